@@ -1,0 +1,5 @@
+"""`python -m pnpkit` runs the command line."""
+
+from pnpkit.cli import main
+
+raise SystemExit(main())

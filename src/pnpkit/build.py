@@ -1,0 +1,156 @@
+"""The pipeline on one screen: load -> check -> render -> compile -> impose -> write.
+
+This is the only module that knows every stage; the stages never import
+each other. validate() stops after compile, so it reports everything a
+build would (template errors, overflowing text, missing glyphs) without
+writing anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from pnpkit import layout, pdf, render, rules, schema, svgdraw
+from pnpkit.errors import Problem
+from pnpkit.model import Face, Pack
+from pnpkit.units import SIZES
+
+
+@dataclass
+class Result:
+    """What validation found: the pack (if it parsed), its faces per language, every problem."""
+
+    pack: Pack | None
+    faces: dict = field(default_factory=dict)  # lang -> [Face]
+    problems: list = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.is_error]
+
+
+def validate(root: Path, langs: list[str] | None = None, overrides: dict | None = None) -> Result:
+    """Every check short of writing files, for the given languages (default: all of the pack's)."""
+    pack, problems = schema.load_pack(root)
+    if pack is None:
+        return Result(None, problems=_sorted(problems))
+    if overrides:
+        pack = dataclasses.replace(pack, print=dataclasses.replace(pack.print, **overrides))
+    problems += rules.check(pack)
+    result = Result(pack, problems=problems)
+    unknown = [lang for lang in langs or [] if lang not in pack.languages]
+    if unknown:
+        problems.append(Problem(pack.where, f"the pack has no language {', '.join(unknown)} (it has {', '.join(pack.languages)})", "usage"))
+        result.problems = _sorted(problems)
+        return result
+    env = render.environment(pack)
+    cache: dict[str, svgdraw.Drawing] = {}
+    for lang in langs or pack.languages:
+        faces, found = render.render(pack, lang, env)
+        problems += found
+        problems += _compile(pack, faces, cache, env)
+        result.faces[lang] = faces
+    result.problems = _sorted(problems)
+    return result
+
+
+def _compile(pack: Pack, faces: list[Face], cache: dict, env) -> list[Problem]:
+    """Compile each distinct SVG once; faces with the same SVG share the Drawing.
+
+    Faces whose rendering already failed are skipped: their problems are
+    reported, and the SVG would only repeat them less precisely.
+    """
+    problems = []
+
+    def resolve(href: str) -> str | None:
+        path = (pack.root / href).resolve()
+        return str(path) if path.is_file() and pack.root.resolve() in path.parents else None
+
+    for face in faces:
+        if face.extra.get("broken"):
+            continue
+        if face.svg not in cache:
+            try:
+                cache[face.svg] = svgdraw.compile_svg(face.svg, resolve)
+            except svgdraw.SvgError as exc:
+                cache[face.svg] = None
+                problems += [_svg_problem(env, face, line, message) for line, message in exc.problems]
+        face.drawing = cache[face.svg]
+    return problems
+
+
+def _svg_problem(env, face: Face, line: int, message: str) -> Problem:
+    """Point at the template line that wrote the offending markup when it can be found there."""
+    found = render.find_in_template(env, face.extra["template"], message)
+    if found is not None:
+        return Problem(found, message, "svg")
+    return Problem(face.where, f"{message} (line {line} of the SVG for the {face.side} of '{face.item}')", "svg")
+
+
+def _sorted(problems: list[Problem]) -> list[Problem]:
+    return sorted(set(problems), key=lambda p: (p.where.file, p.where.line, p.where.column, p.message))
+
+
+def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict | None = None,
+          strict: bool = False, progress: Callable[[str, int, int], None] | None = None) -> Result:
+    """Validate, then write PDFs and per-face SVGs to out/<pack id>/; on any error write nothing."""
+    result = validate(root, langs, overrides)
+    if result.errors or (strict and result.problems) or result.pack is None:
+        return result
+    pack = result.pack
+    final = out / pack.id
+    staging = out / f".{pack.id}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        for lang, faces in result.faces.items():
+            pages, found = layout.impose(faces, pack.print)
+            result.problems += found
+            if found:
+                return result
+            _label(pages, pack, lang)
+            on_page = (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t)) if progress else None
+            pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", f"{pack.name[lang]}",
+                          pack.print.crop_marks, _calibration(pack, lang), on_page)
+            _write_svgs(faces, staging / "svg" / lang)
+        _swap(staging, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return result
+
+
+def _label(pages: list, pack: Pack, lang: str) -> None:
+    total = len(pages) + 1
+    for n, page in enumerate(pages, 2):
+        page.label = f"{pack.name[lang]} · {lang} · {page.side} · {n}/{total}"
+
+
+def _calibration(pack: Pack, lang: str) -> dict:
+    s = pack.print
+    offset = f"{s.back_offset[0]:g} mm, {s.back_offset[1]:g} mm"
+    return {
+        "page": SIZES[s.paper], "lang": lang, "title": pack.name[lang],
+        "settings": [f"paper: {s.paper}", f"backs: {s.backs} (back offset {offset})",
+                     f"bleed: {s.bleed:g} mm, margin: {s.margin:g} mm, gap: {s.gap:g} mm", "made with pnpkit"],
+    }
+
+
+def _write_svgs(faces: list[Face], folder: Path) -> None:
+    for face in faces:
+        path = folder / face.group / f"{face.item}-{face.side}.svg"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(face.svg, encoding="utf-8")
+
+
+def _swap(staging: Path, final: Path) -> None:
+    """Replace the previous output only once the new one is complete."""
+    old = final.with_name(f".{final.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        final.rename(old)
+    staging.rename(final)
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,94 @@
+"""The command line: the only place that prints or chooses an exit code.
+
+Exit codes: 0 clean, 1 problems found (errors; warnings too with --strict),
+2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from pnpkit import __version__
+from pnpkit.build import Result, build, validate
+from pnpkit.model import BACK_MODES
+from pnpkit.units import PAPERS
+
+EPILOG = "Problems print as path:line:col: level: message [rule-id]. Exit 0 clean, 1 problems, 2 usage error."
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pnpkit", description="Print-and-play kits for board games: YAML game packs -> printable PDFs.", epilog=EPILOG)
+    p.add_argument("--version", action="version", version=f"pnpkit {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    v = sub.add_parser("validate", help="check game packs and report every problem", description="Check game packs: structure, game rules, templates, text fit and glyphs. Writes nothing.", epilog=EPILOG)
+    _common(v)
+
+    b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) and per-face SVGs to OUT/<pack>/. Nothing is written when there are errors; the previous output stays as it was.", epilog=EPILOG)
+    _common(b)
+    b.add_argument("--out", type=Path, default=Path("build"), help="output folder (default: build)")
+    b.add_argument("--paper", choices=PAPERS, help="paper size (default: the pack's print.paper)")
+    b.add_argument("--backs", choices=BACK_MODES, help="how backs are printed: duplex long-edge or short-edge flip, gutter-fold, or none")
+    b.add_argument("--back-offset", metavar="X,Y", help="shift every back page by X,Y mm to correct a duplex printer's misregistration, e.g. 0.5,-1")
+    return p
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("packs", nargs="+", type=Path, metavar="PACK", help="game pack folder(s), e.g. components/mammoth-herd")
+    p.add_argument("--lang", action="append", metavar="LANG", help="only this language (repeatable; default: every language of the pack)")
+    p.add_argument("--strict", action="store_true", help="fail on warnings too")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    overrides = {}
+    if args.command == "build":
+        overrides = {k: v for k, v in (("paper", args.paper), ("backs", args.backs)) if v}
+        if args.back_offset:
+            try:
+                x, y = (float(v) for v in args.back_offset.split(","))
+            except ValueError:
+                parser().error(f"--back-offset must be X,Y in mm such as 0.5,-1 (got '{args.back_offset}')")
+            overrides["back_offset"] = (x, y)
+    failed = False
+    for pack in args.packs:
+        if not pack.is_dir():
+            print(f"pnpkit: error: no such pack folder: {pack}", file=sys.stderr)
+            return 2
+        started = time.perf_counter()
+        if args.command == "validate":
+            result = validate(pack, args.lang, overrides)
+        else:
+            result = build(pack, args.out, args.lang, overrides, args.strict, _progress() if sys.stderr.isatty() else None)
+        failed |= _report(result, args, pack, time.perf_counter() - started)
+    return 1 if failed else 0
+
+
+def _report(result: Result, args, pack: Path, seconds: float) -> bool:
+    for problem in result.problems:
+        print(problem)
+    errors = len(result.errors)
+    warnings = len(result.problems) - errors
+    bad = errors > 0 or (args.strict and warnings > 0)
+    if args.command == "build" and not bad and result.pack is not None:
+        where = args.out / result.pack.id
+        print(f"built {pack} -> {where} ({', '.join(result.faces)}) in {seconds:.2f}s", file=sys.stderr)
+    elif bad and args.command == "build":
+        print(f"{pack}: {errors} error(s), {warnings} warning(s); nothing written", file=sys.stderr)
+    elif args.command == "validate":
+        print(f"{pack}: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
+    return bad
+
+
+def _progress():
+    def show(what: str, n: int, total: int) -> None:
+        filled = int(30 * n / total)
+        sys.stderr.write(f"\r{what}: [{'#' * filled}{'.' * (30 - filled)}] {n}/{total} pages")
+        if n == total:
+            sys.stderr.write("\r" + " " * 70 + "\r")
+        sys.stderr.flush()
+    return show

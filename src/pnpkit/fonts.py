@@ -1,0 +1,80 @@
+"""The fonts pnpkit ships, registered explicitly with ReportLab.
+
+Fonts come with the package (src/pnpkit/fonts), never from the machine, so a
+kit prints the same everywhere. Templates name a family and a weight/style;
+anything else is a located problem, never a silent fallback.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from reportlab import rl_config
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+
+FONT_DIR = Path(__file__).parent / "fonts"
+
+# family -> {(bold, italic): file}
+FAMILIES = {
+    "DejaVu Sans": {
+        (False, False): "DejaVuSans.ttf",
+        (True, False): "DejaVuSans-Bold.ttf",
+        (False, True): "DejaVuSans-Oblique.ttf",
+        (True, True): "DejaVuSans-BoldOblique.ttf",
+    },
+}
+DEFAULT_FAMILY = "DejaVu Sans"
+_SUFFIX = {(False, False): "", (True, False): "-Bold", (False, True): "-Italic", (True, True): "-BoldItalic"}
+
+
+def face_name(family: str, bold: bool = False, italic: bool = False) -> str | None:
+    """ReportLab's name for a registered face, or None if the family is not shipped."""
+    if family not in FAMILIES:
+        return None
+    register_all()
+    return family + _SUFFIX[(bold, italic)]
+
+
+@lru_cache(maxsize=None)
+def register_all() -> None:
+    """Register every shipped face once, and make the canvas default a shipped font.
+
+    Without the rl_config change ReportLab puts a non-embedded Helvetica into
+    every page's resources, which print shops' preflight rejects.
+    """
+    for family, faces in FAMILIES.items():
+        for style, filename in faces.items():
+            pdfmetrics.registerFont(TTFont(family + _SUFFIX[style], str(FONT_DIR / filename)))
+    rl_config.canvas_basefontname = DEFAULT_FAMILY
+    rl_config.defaultGraphicsFontName = DEFAULT_FAMILY
+
+
+@lru_cache(maxsize=None)
+def _cmap(font: str) -> frozenset[int]:
+    register_all()
+    return frozenset(pdfmetrics.getFont(font).face.charToGlyph)
+
+
+def missing_glyphs(font: str, text: str) -> str:
+    """The characters of text that the font cannot draw (in order, once each)."""
+    cmap = _cmap(font)
+    seen: dict[str, None] = {}
+    for ch in text:
+        if ord(ch) not in cmap and not ch.isspace():
+            seen[ch] = None
+    return "".join(seen)
+
+
+def string_width(text: str, font: str, size: float) -> float:
+    """Advance width of text in the units of size."""
+    register_all()
+    return pdfmetrics.stringWidth(text, font, size)
+
+
+def ascent_descent(font: str) -> tuple[float, float]:
+    """The font's ascent and (negative) descent per unit of size."""
+    register_all()
+    face = pdfmetrics.getFont(font).face
+    return face.ascent / 1000.0, face.descent / 1000.0

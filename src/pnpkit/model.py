@@ -1,0 +1,146 @@
+"""The checked game pack: plain frozen data, no I/O.
+
+Everything here has passed the schema, so later stages trust it: lengths are
+millimetres, counts are whole numbers, text is a {language: string} mapping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pnpkit.errors import Location
+
+KINDS = ("card", "tile", "hex", "token", "standee", "sheet", "board", "die")
+SIDES = ("front", "back")
+BACK_MODES = ("long-edge", "short-edge", "gutter-fold", "none")
+PROVENANCE = ("seed", "public", "inferred", "design")
+
+
+@dataclass(frozen=True)
+class PrintSettings:
+    """How faces go onto paper."""
+
+    paper: str = "a4"
+    orientation: str = "auto"  # auto | portrait | landscape
+    margin: float = 5.0
+    bleed: float = 3.0
+    safe: float = 3.0
+    gap: float = 0.0
+    backs: str = "long-edge"
+    back_offset: tuple[float, float] = (0.0, 0.0)
+    min_font_pt: float = 6.0
+    crop_marks: bool = True
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """A field that a group's items carry, as declared in the group."""
+
+    name: str
+    type: str  # text | string | int | number | bool | enum | list
+    required: bool = True
+    default: object = None
+    values: tuple = ()  # enum values
+    min: float | None = None
+    max: float | None = None
+    item: "FieldSpec | None" = None  # list element spec
+    rule: str = "schema"  # the rule id a bad value is reported under
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One distinct component design; printed `count` times."""
+
+    id: str
+    group: str
+    count: int
+    fields: dict
+    tags: tuple[str, ...]
+    provenance: dict  # field name (or "count", "*") -> provenance tag
+    templates: dict  # side -> template name
+    where: Location
+    field_where: dict  # field name -> Location
+    template_where: dict  # side -> Location of the template's name (item's own, else the group's)
+
+
+@dataclass(frozen=True)
+class Group:
+    """Items of one kind that share a size, templates and declared fields."""
+
+    name: str
+    kind: str
+    size: tuple[float, float]
+    bleed: float
+    templates: dict  # side -> template name (back may be absent)
+    fields: dict  # name -> FieldSpec
+    items: tuple[Item, ...]
+    where: Location
+    doc: str = ""
+
+    @property
+    def total(self) -> int:
+        return sum(item.count for item in self.items)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One configured game rule: which rule, its id for messages, its options."""
+
+    rule: str
+    id: str
+    level: str
+    options: dict
+    where: Location
+    doc: object  # the loader.Document, so rules can locate their options
+    path: tuple  # where the check's mapping sits in doc
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A whole game pack, checked."""
+
+    root: Path
+    id: str
+    name: dict  # language -> title
+    languages: tuple[str, ...]
+    players: tuple[int, int]
+    print: PrintSettings
+    groups: dict  # name -> Group, in file order
+    strings: dict  # key -> {language: text}
+    data: dict  # free-form game data for rules and templates
+    checks: tuple[Check, ...]
+    where: Location
+    rules_file: Path | None = None
+
+    def items(self, group: str | None = None, tag: str | None = None) -> list[Item]:
+        """Items of one group, or with one tag, or all, in file order."""
+        out = []
+        for g in self.groups.values():
+            if group is not None and g.name != group:
+                continue
+            out += [i for i in g.items if tag is None or tag in i.tags]
+        return out
+
+
+@dataclass
+class Face:
+    """One rendered side of one item: SVG text plus what layout needs."""
+
+    group: str
+    item: str
+    side: str
+    count: int
+    size: tuple[float, float]  # trim, mm
+    bleed: float
+    kind: str
+    svg: str
+    where: Location
+    drawing: object = None  # svgdraw.Drawing once compiled
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def full_size(self) -> tuple[float, float]:
+        """Size including bleed on every side."""
+        return self.size[0] + 2 * self.bleed, self.size[1] + 2 * self.bleed

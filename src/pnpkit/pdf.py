@@ -1,0 +1,213 @@
+"""Pages -> one PDF with ReportLab: faces as reusable forms, crop marks, page boxes, a calibration page.
+
+Each distinct face SVG is drawn once into a PDF Form XObject and placed with
+doForm wherever it is printed, so a back shared by a whole deck costs one
+drawing and the file stays small. `invariant=1` makes the bytes depend on
+the input only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Callable
+
+from reportlab.lib.colors import Color, black
+from reportlab.pdfgen.canvas import Canvas
+
+from pnpkit import fonts
+from pnpkit.layout import Page, Placement
+from pnpkit.units import PT_PER_MM
+
+K = PT_PER_MM
+MARK_WIDTH_PT = 0.25  # thinnest line that survives home printers (print-standards §4.5)
+MARK_LENGTH = 5.0
+MARK_CLEAR = 1.0  # mm between the bleed's edge and a mark
+GREY = Color(0.55, 0.55, 0.55)
+
+
+def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True,
+              calibration: dict | None = None, progress: Callable[[int, int], None] | None = None) -> None:
+    """Write pages to path; page 1 is the calibration page when `calibration` is given."""
+    fonts.register_all()
+    first = pages[0] if pages else None
+    size = (first.w * K, first.h * K) if first else (595.3, 841.9)
+    c = Canvas(str(path), pagesize=size, invariant=1, pageCompression=1)
+    c.setTitle(title)
+    c.setCreator("pnpkit")
+    c.setAuthor("pnpkit")
+    c.setViewerPreference("PrintScaling", "None")
+    forms: dict[str, str] = {}
+    total = len(pages) + (1 if calibration else 0)
+    if calibration:
+        draw_calibration(c, calibration)
+        c.showPage()
+    for n, page in enumerate(pages, 1):
+        c.setPageSize((page.w * K, page.h * K))
+        for placement in page.placements:
+            _place(c, page, placement, forms)
+        if crop_marks and page.side != "calibration":
+            _crop_marks(c, page)
+        if page.fold is not None:
+            _fold_line(c, page)
+        if page.label:
+            _label(c, page)
+        _boxes(c, page)
+        c.showPage()
+        if progress:
+            progress(n + (1 if calibration else 0), total)
+    c.save()
+
+
+def _form(c: Canvas, placement: Placement, forms: dict) -> str:
+    face = placement.face
+    key = hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
+    if key not in forms:
+        name = f"F{key}"
+        w, h = face.full_size
+        c.beginForm(name, 0, 0, w * K, h * K)
+        face.drawing.draw(c, 0, 0)
+        c.endForm()
+        forms[key] = name
+    return forms[key]
+
+
+def _place(c: Canvas, page: Page, p: Placement, forms: dict) -> None:
+    """Draw a face clipped to its trim plus the bleed it may show here."""
+    name = _form(c, p, forms)
+    left, top, right, bottom = p.reach
+    b = p.face.bleed
+    c.saveState()
+    clip = c.beginPath()
+    x0, y0 = (p.x - left) * K, (page.h - p.y - p.h - bottom) * K
+    clip.rect(x0, y0, (p.w + left + right) * K, (p.h + top + bottom) * K)
+    c.clipPath(clip, stroke=0, fill=0)
+    c.translate((p.x - b) * K, (page.h - p.y - p.h - b) * K)
+    c.doForm(name)
+    c.restoreState()
+
+
+def _extent(page: Page) -> tuple[float, float, float, float]:
+    """The printed block, bleed included: left, top, right, bottom in mm."""
+    ps = page.placements
+    return (
+        min(p.x - p.reach[0] for p in ps),
+        min(p.y - p.reach[1] for p in ps),
+        max(p.x + p.w + p.reach[2] for p in ps),
+        max(p.y + p.h + p.reach[3] for p in ps),
+    )
+
+
+def _crop_marks(c: Canvas, page: Page) -> None:
+    """A short mark in the margin on the line of every trim edge, clear of the bleed."""
+    if not page.placements:
+        return
+    left, top, right, bottom = _extent(page)
+    xs = sorted({round(v, 3) for p in page.placements for v in (p.x, p.x + p.w)})
+    ys = sorted({round(v, 3) for p in page.placements for v in (p.y, p.y + p.h)})
+    c.saveState()
+    c.setLineWidth(MARK_WIDTH_PT)
+    c.setStrokeColor(black)
+    for x in xs:
+        _mark(c, page, (x, top - MARK_CLEAR), (x, max(top - MARK_CLEAR - MARK_LENGTH, 1.0)))
+        _mark(c, page, (x, bottom + MARK_CLEAR), (x, min(bottom + MARK_CLEAR + MARK_LENGTH, page.h - 1.0)))
+    for y in ys:
+        _mark(c, page, (left - MARK_CLEAR, y), (max(left - MARK_CLEAR - MARK_LENGTH, 1.0), y))
+        _mark(c, page, (right + MARK_CLEAR, y), (min(right + MARK_CLEAR + MARK_LENGTH, page.w - 1.0), y))
+    c.restoreState()
+
+
+def _mark(c: Canvas, page: Page, a: tuple[float, float], b: tuple[float, float]) -> None:
+    if abs(a[0] - b[0]) + abs(a[1] - b[1]) < 1.0:  # no room in this margin
+        return
+    c.line(a[0] * K, (page.h - a[1]) * K, b[0] * K, (page.h - b[1]) * K)
+
+
+def _fold_line(c: Canvas, page: Page) -> None:
+    c.saveState()
+    c.setStrokeColor(GREY)
+    c.setLineWidth(0.5)
+    c.setDash(4, 3)
+    c.line(page.fold * K, 3 * K, page.fold * K, (page.h - 3) * K)
+    c.restoreState()
+
+
+def _label(c: Canvas, page: Page) -> None:
+    c.saveState()
+    c.setFillColor(GREY)
+    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 6)
+    c.drawCentredString(page.w / 2 * K, 2.5 * K, page.label)
+    c.restoreState()
+
+
+def _boxes(c: Canvas, page: Page) -> None:
+    """TrimBox and BleedBox where a page holds one face (print shops read them); none otherwise."""
+    if not page.single_face or page.side == "calibration":
+        c.setTrimBox(None)
+        c.setBleedBox(None)
+        return
+    p = page.placements[0]
+    b = p.face.bleed
+    x0, y0 = p.x * K, (page.h - p.y - p.h) * K
+    c.setTrimBox((x0, y0, x0 + p.w * K, y0 + p.h * K))
+    c.setBleedBox((max(0, x0 - b * K), max(0, y0 - b * K), min(page.w * K, x0 + (p.w + b) * K), min(page.h * K, y0 + (p.h + b) * K)))
+
+
+# ------------------------------------------------------------------ calibration page
+
+CAL_TEXT = {
+    "en": ("Print check", "Print at 100% / Actual size, not 'Fit to page'.",
+           "The bar must measure exactly 100 mm and the squares 1 inch and 50 mm.",
+           "If not, your printer scaled the page (typically to 95-97%): reprint at actual size."),
+    "pl": ("Kontrola wydruku", "Drukuj w skali 100% / rozmiar rzeczywisty, nie 'Dopasuj do strony'.",
+           "Pasek musi mieć dokładnie 100 mm, a kwadraty 1 cal i 50 mm.",
+           "Jeśli nie, drukarka przeskalowała stronę (zwykle do 95-97%): wydrukuj ponownie w skali 100%."),
+    "it": ("Verifica di stampa", "Stampa al 100% / dimensioni effettive, non 'Adatta alla pagina'.",
+           "La barra deve misurare esattamente 100 mm e i quadrati 1 pollice e 50 mm.",
+           "Altrimenti la stampante ha ridimensionato la pagina (di solito al 95-97%): ristampa al 100%."),
+    "eo": ("Presa kontrolo", "Presu je 100% / reala grandeco, ne 'Adapti al paĝo'.",
+           "La stango devas mezuri ĝuste 100 mm kaj la kvadratoj 1 colon kaj 50 mm.",
+           "Se ne, via presilo skalis la paĝon (kutime al 95-97%): represu je reala grandeco."),
+}
+
+
+def draw_calibration(c: Canvas, info: dict) -> None:
+    """Rulers and squares to prove true size, plus the settings the kit was built with."""
+    w, h = info["page"]
+    c.setPageSize((w * K, h * K))
+    text = CAL_TEXT.get(info.get("lang", "en"), CAL_TEXT["en"])
+    regular, bold = fonts.face_name(fonts.DEFAULT_FAMILY), fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)
+
+    def at(x, y):
+        return x * K, (h - y) * K
+
+    c.setFont(bold, 16)
+    c.drawString(*at(20, 25), f"{info['title']} — {text[0]}")
+    c.setFont(regular, 10)
+    for i, line in enumerate(text[1:]):
+        c.drawString(*at(20, 35 + i * 6), line)
+    _ruler(c, at, 20, 70)
+    c.setLineWidth(0.5)
+    c.setStrokeColor(black)
+    c.rect(*at(20, 110 + 25.4), 25.4 * K, 25.4 * K)
+    c.rect(*at(60, 110 + 50), 50 * K, 50 * K)
+    c.setFont(regular, 8)
+    c.drawString(*at(20, 110 + 25.4 + 5), "1 in")
+    c.drawString(*at(60, 110 + 50 + 5), "50 mm")
+    c.setFont(regular, 9)
+    for i, line in enumerate(info.get("settings", [])):
+        c.drawString(*at(20, 185 + i * 5), line)
+
+
+def _ruler(c: Canvas, at, x0: float, y0: float) -> None:
+    """A 100 mm bar with a tick every millimetre, longer every 5 and 10."""
+    c.setFillColor(black)
+    c.setStrokeColor(black)
+    c.setLineWidth(0.3)
+    c.line(*at(x0, y0), *at(x0 + 100, y0))
+    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 7)
+    for mm in range(101):
+        length = 8 if mm % 10 == 0 else 5 if mm % 5 == 0 else 3
+        c.line(*at(x0 + mm, y0), *at(x0 + mm, y0 - length))
+        if mm % 10 == 0:
+            c.drawCentredString(*at(x0 + mm, y0 - 10), str(mm))

@@ -1,0 +1,237 @@
+"""Pack -> faces: every side of every item rendered through its Jinja2 SVG template.
+
+Templates see plain values: `item` (its fields in the build language), `face`
+(trim size, bleed, safe zone in mm), `s` (the pack's strings), `data`, `lang`,
+and `text_box()` for wrapped, measured text. Template errors, undefined
+variables, text that overflows and glyphs the font lacks come back as
+located problems, never as tracebacks.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import jinja2
+import jinja2.meta
+
+from pnpkit import fonts
+from pnpkit.errors import Location, Problem
+from pnpkit.loader import display_path
+from pnpkit.model import Face, Group, Item, Pack
+from pnpkit.text import fit, svg_text
+
+PROJECT_TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+
+def template_dirs(pack: Pack) -> list[Path]:
+    """The pack's own templates/ first, then the shared templates/ beside components/
+    (or, for a pack kept elsewhere, the ones that come with pnpkit)."""
+    shared = pack.root.parent.parent / "templates"
+    dirs = [pack.root / "templates", shared if shared.is_dir() else PROJECT_TEMPLATES]
+    return [d for d in dirs if d.is_dir()]
+
+
+def environment(pack: Pack) -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(d) for d in template_dirs(pack)]),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render(pack: Pack, lang: str, env: jinja2.Environment | None = None) -> tuple[list[Face], list[Problem]]:
+    """Render every side of every item in the given language."""
+    env = env or environment(pack)
+    faces, problems = [], []
+    strings = {k: v[lang] for k, v in pack.strings.items()}
+    for group in pack.groups.values():
+        for item in group.items:
+            for side, name in item.templates.items():
+                face = _render_face(env, pack, group, item, side, name, lang, strings, problems)
+                if face is not None:
+                    faces.append(face)
+    return faces, problems
+
+
+def _render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, strings: dict, problems: list) -> Face | None:
+    where = item.where
+    try:
+        template = env.get_template(name)
+    except jinja2.TemplateNotFound:
+        dirs = ", ".join(display_path(d) for d in template_dirs(pack))
+        problems.append(Problem(item.template_where[side], f"template '{name}' for the {side} of '{item.id}' not found (looked in {dirs})", "references"))
+        return None
+    except jinja2.TemplateSyntaxError as exc:
+        problems.append(_syntax_problem(exc))
+        return None
+    before = len(problems)
+    boxes = TextBoxes(pack, item, lang, name, problems)
+    context = {
+        "item": _item_values(item, lang),
+        "face": _face_geometry(pack, group, side),
+        "s": strings,
+        "data": pack.data,
+        "lang": lang,
+        "pack": {"id": pack.id, "name": pack.name[lang], "players": pack.players},
+        "text_box": boxes,
+    }
+    try:
+        svg = template.render(context)
+    except jinja2.TemplateSyntaxError as exc:
+        problems.append(_syntax_problem(exc))
+        return None
+    except Exception as exc:  # UndefinedError, TypeError in an expression, ...
+        line = _template_line(exc)
+        problems.append(Problem(where, f"template '{name}'{line}: {_describe(exc)} (rendering the {side} of '{item.id}')", "template"))
+        return None
+    face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where)
+    face.extra.update(template=name, broken=any(p.is_error for p in problems[before:]))
+    return face
+
+
+def _item_values(item: Item, lang: str) -> dict:
+    values = {k: _localise(v, lang) for k, v in item.fields.items()}
+    values.update(id=item.id, count=item.count, tags=list(item.tags))
+    return values
+
+
+def _localise(value, lang):
+    if isinstance(value, dict) and lang in value and all(isinstance(v, str) for v in value.values()):
+        return value[lang]
+    if isinstance(value, list):
+        return [_localise(v, lang) for v in value]
+    return value
+
+
+def _face_geometry(pack: Pack, group: Group, side: str) -> dict:
+    w, h = group.size
+    return {"w": w, "h": h, "bleed": group.bleed, "safe": pack.print.safe, "side": side, "kind": group.kind, "group": group.name}
+
+
+def _syntax_problem(exc: jinja2.TemplateSyntaxError) -> Problem:
+    file = display_path(Path(exc.filename)) if exc.filename else exc.name or "template"
+    return Problem(Location(file, exc.lineno or 0, 1), f"template syntax error: {exc.message}", "template")
+
+
+def _template_line(exc: BaseException) -> str:
+    """Jinja rewrites tracebacks so template frames carry the template's own line numbers."""
+    tb, found = exc.__traceback__, ""
+    while tb is not None:
+        fname = tb.tb_frame.f_code.co_filename
+        if fname.endswith(".j2") or fname.endswith(".svg"):
+            found = f" line {tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, jinja2.UndefinedError):
+        return f"undefined variable: {exc.message}"
+    if isinstance(exc, TextBoxError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+class TextBoxError(ValueError):
+    """A text_box() call with bad arguments."""
+
+
+class TextBoxes:
+    """text_box() as templates call it; records overflow, glyph and size problems for the item."""
+
+    def __init__(self, pack: Pack, item: Item, lang: str, template: str, problems: list):
+        self.pack, self.item, self.lang, self.template, self.problems = pack, item, lang, template, problems
+
+    def __call__(self, text, x, y, w, h, size=9, bold=False, italic=False, anchor="start", valign="top",
+                 fill="#000000", leading=1.2, shrink=True, family=fonts.DEFAULT_FAMILY):
+        if anchor not in ("start", "middle", "end") or valign not in ("top", "middle", "bottom"):
+            raise TextBoxError(f"text_box anchor must be start|middle|end and valign top|middle|bottom (got {anchor}, {valign})")
+        font = fonts.face_name(family, bool(bold), bool(italic))
+        if font is None:
+            raise TextBoxError(f"font family '{family}' is not available (use {', '.join(fonts.FAMILIES)})")
+        text = "" if text is None else str(text)
+        where = self._where(text)
+        min_pt = self.pack.print.min_font_pt
+        if size < min_pt - 1e-9:  # the template's choice, not the data's: report it once, at the call
+            msg = f"font size {size:g}pt is below the minimum {min_pt:g}pt"
+            self._add(Problem(calling_template() or self.item.where, msg, "font-size"))
+        missing = fonts.missing_glyphs(font, text)
+        if missing:
+            chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
+            self._problem(where, f"no glyph for {chars} in {family}: {_excerpt(text)}", "glyphs")
+        fitted = fit(text, font, size, min(min_pt, size) if shrink else size, w, h, leading)
+        if not fitted.fits:
+            self._problem(where, f"text overflows its {w:g}x{h:g}mm box (needs {fitted.needed} lines at {fitted.size_pt:g}pt, room for {fitted.room}): {_excerpt(text)}", "text-fits")
+        return svg_text(fitted, family, bool(bold), bool(italic), x, y, w, h, anchor, valign, fill, leading)
+
+    def _where(self, text: str) -> Location:
+        """The field the text came from, if it came from one; else the item."""
+        for name, value in self.item.fields.items():
+            if value == text or (isinstance(value, dict) and value.get(self.lang) == text):
+                return self.item.field_where.get(name, self.item.where)
+        return self.item.where
+
+    def _problem(self, where: Location, message: str, rule: str) -> None:
+        self._add(Problem(where, f"{message} (language {self.lang}, template '{self.template}')", rule))
+
+    def _add(self, problem: Problem) -> None:
+        if problem not in self.problems:
+            self.problems.append(problem)
+
+
+def calling_template() -> Location | None:
+    """Where in a template the current call stands (Jinja maps its compiled lines back)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        template = frame.f_globals.get("__jinja_template__")
+        if template is not None and template.filename:
+            line = template.get_corresponding_lineno(frame.f_lineno)
+            return Location(display_path(Path(template.filename)), line, 1)
+        frame = frame.f_back
+    return None
+
+
+def _excerpt(text: str, n: int = 40) -> str:
+    flat = " ".join(text.split())
+    return f"'{flat[:n]}…'" if len(flat) > n else f"'{flat}'"
+
+
+
+_TOKEN = re.compile(r"<([\w:-]+)>|'([\w:-]+)'")
+
+
+def find_in_template(env: jinja2.Environment, name: str, message: str) -> Location | None:
+    """The first line of the template (or a template it extends or imports) naming the element
+    or attribute a problem message quotes, e.g. "<mask>" or "'letter-spacing'"."""
+    match = _TOKEN.search(message)
+    if not match:
+        return None
+    needle = f"<{match.group(1)}" if match.group(1) else f"{match.group(2)}="
+    for template in _template_family(env, name):
+        source, filename, _ = env.loader.get_source(env, template)
+        for n, text in enumerate(source.splitlines(), 1):
+            col = text.find(needle)
+            if col >= 0:
+                return Location(display_path(Path(filename)), n, col + 1)
+    return None
+
+
+def _template_family(env: jinja2.Environment, name: str) -> list[str]:
+    """The template and the ones it extends, includes or imports, in that order."""
+    seen, todo = [], [name]
+    while todo:
+        current = todo.pop(0)
+        if current in seen:
+            continue
+        seen.append(current)
+        try:
+            source = env.loader.get_source(env, current)[0]
+            todo += [t for t in jinja2.meta.find_referenced_templates(env.parse(source)) if t]
+        except jinja2.TemplateError:
+            continue
+    return seen

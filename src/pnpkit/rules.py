@@ -1,0 +1,276 @@
+"""Game rules: generic checks configured per game in game.yaml, plus a game's own Python rules.
+
+game.yaml lists checks; each names a rule, an id shown in messages (the
+game's own numbering, e.g. SAM-C01), a level, and the rule's options:
+
+    checks:
+      - {rule: count, id: SAM-C01, group: bonus-tiles, exact: 16}
+
+A rule that the generic ones cannot express is a function in the pack's
+rules.py, decorated with @rule and registered for that pack only. There is
+deliberately no expression language: logic is Python, choices are YAML.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from pnpkit.checker import Reader, did_you_mean, unknown_key
+from pnpkit.errors import Location, Problem
+from pnpkit.model import Check, Pack
+from pnpkit.units import describe
+
+RuleFn = Callable[["Context"], Iterator["str | tuple[str, Location]"]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    fn: RuleFn
+    options: dict  # option name -> kind ("group", "int", "list", "any", "mapping", "string", "bool", "quantity")
+    required: tuple
+
+    @property
+    def doc(self) -> str:
+        return (self.fn.__doc__ or "").strip()
+
+
+BUILTIN: dict[str, Rule] = {}
+_registry = BUILTIN  # where @rule registers; swapped while a pack's rules.py loads
+
+
+def rule(name: str, options: dict | None = None, required: tuple = ()):
+    """Register a rule; options maps each option to its kind, required lists the mandatory ones."""
+
+    def register(fn: RuleFn) -> RuleFn:
+        _registry[name] = Rule(name, fn, options or {}, required)
+        return fn
+
+    return register
+
+
+@dataclass
+class Context:
+    """What a rule sees: the pack, its checked options, and where to point."""
+
+    pack: Pack
+    check: Check
+    opts: dict
+    reader: Reader
+    problems: list = field(default_factory=list)
+
+    def at(self, option: str) -> Location:
+        return self.check.doc.at(self.check.path + (option,))
+
+    def quantity(self, value) -> float | None:
+        """A number, {count: group}, {sum: [group, field]} or {data: key.path}."""
+        return quantity(self.pack, value)
+
+
+def load_rules(pack: Pack) -> tuple[dict[str, Rule], list[Problem]]:
+    """The built-in rules plus the pack's own rules.py, if it has one."""
+    rules = dict(BUILTIN)
+    if pack.rules_file is None:
+        return rules, []
+    global _registry
+    own: dict[str, Rule] = {}
+    _registry = own
+    try:
+        spec = importlib.util.spec_from_file_location(f"pnpkit_rules_{pack.id}", pack.rules_file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except Exception as exc:  # a designer's Python: report it, located, instead of a traceback
+        line = _exc_line(exc, pack.rules_file)
+        return rules, [Problem(Location(str(_rel(pack.rules_file)), line, 1), f"rules file failed to load: {type(exc).__name__}: {exc}", "rules")]
+    finally:
+        _registry = BUILTIN
+    rules.update(own)
+    return rules, []
+
+
+def check(pack: Pack) -> list[Problem]:
+    """Run every configured check; return the problems, each under its check's id."""
+    rules, problems = load_rules(pack)
+    for chk in pack.checks:
+        r = rules.get(chk.rule)
+        if r is None and problems:  # the pack's rules.py failed: its rules are unknown, not wrong
+            continue
+        if r is None:
+            problems.append(Problem(chk.doc.at(chk.path + ("rule",)), f"unknown rule '{chk.rule}'{did_you_mean(chk.rule, rules)}", "rules"))
+            continue
+        reader = Reader(chk.doc, problems)
+        opts = _options(reader, chk, r, pack)
+        if opts is None:
+            continue
+        ctx = Context(pack, chk, opts, reader)
+        try:
+            for found in r.fn(ctx):
+                message, where = found if isinstance(found, tuple) else (found, chk.where)
+                problems.append(Problem(where, message, chk.id, chk.level))
+        except Exception as exc:
+            problems.append(Problem(chk.where, f"rule '{chk.rule}' crashed: {type(exc).__name__}: {exc}", chk.id))
+    return problems
+
+
+def _options(reader: Reader, chk: Check, r: Rule, pack: Pack) -> dict | None:
+    before = len(reader.problems)
+    for key in chk.options:
+        if key not in r.options:
+            reader.problem(chk.path + (key,), unknown_key(key, list(r.options), f"rule '{r.name}'"), "rules", key=True)
+    for key in r.required:
+        if key not in chk.options:
+            reader.problem(chk.path, f"rule '{r.name}' needs the option '{key}'", "rules")
+    opts = {}
+    for key, kind in r.options.items():
+        if key in chk.options:
+            opts[key] = _option(reader, chk.options[key], chk.path + (key,), kind, pack)
+    return opts if len(reader.problems) == before else None
+
+
+def _option(reader: Reader, value, path: tuple, kind: str, pack: Pack):
+    if kind == "group":
+        return reader.choice(value, path, list(pack.groups), "rules")
+    if kind in ("int", "string", "bool", "number"):
+        return reader.typed(value, path, kind, "rules")
+    if kind == "list" and not isinstance(value, list):
+        reader.problem(path, f"'{path[-1]}' must be a list (got {describe(value)})", "rules")
+    if kind == "mapping" and not isinstance(value, dict):
+        reader.problem(path, f"'{path[-1]}' must be a mapping (got {describe(value)})", "rules")
+    if kind == "quantity" and quantity(pack, value) is None:
+        reader.problem(path, f"'{path[-1]}' must be a number, {{count: group}}, {{sum: [group, field]}} or {{data: key}} (got {describe(value)})", "rules")
+    return value
+
+
+def quantity(pack: Pack, value) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if not isinstance(value, dict) or len(value) != 1:
+        return None
+    (how, arg), = value.items()
+    if how == "count" and arg in pack.groups:
+        return pack.groups[arg].total
+    if how == "sum" and isinstance(arg, list) and len(arg) == 2 and arg[0] in pack.groups:
+        return sum((i.fields.get(arg[1]) or 0) * i.count for i in pack.items(arg[0]))
+    if how == "data" and isinstance(arg, str):
+        node = pack.data
+        for part in arg.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        return node if isinstance(node, (int, float)) and not isinstance(node, bool) else None
+    return None
+
+
+def _rel(path: Path) -> Path:
+    from pnpkit.loader import display_path
+    return Path(display_path(path))
+
+
+def _exc_line(exc: BaseException, file: Path) -> int:
+    if isinstance(exc, SyntaxError):
+        return exc.lineno or 1
+    tb = exc.__traceback__
+    line = 1
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve() == file.resolve():
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+# ---------------------------------------------------------------- generic rules
+
+
+def _selected(ctx: Context):
+    if "group" in ctx.opts:
+        return ctx.pack.items(group=ctx.opts["group"]), f"group '{ctx.opts['group']}'"
+    return ctx.pack.items(tag=ctx.opts.get("tag")), f"tag '{ctx.opts.get('tag')}'"
+
+
+@rule("count", {"group": "group", "tag": "string", "exact": "int", "min": "int", "max": "int", "per_player": "int"})
+def count_rule(ctx: Context):
+    """The number of printed components of a group (or a tag) is exact, in a range, or per_player x the most players."""
+    items, what = _selected(ctx)
+    n = sum(i.count for i in items)
+    exact = ctx.opts.get("exact")
+    if "per_player" in ctx.opts:
+        exact = ctx.opts["per_player"] * ctx.pack.players[1]
+    lo, hi = ctx.opts.get("min"), ctx.opts.get("max")
+    if exact is not None and n != exact:
+        yield f"{what} has {n} components; the game needs exactly {exact}"
+    if lo is not None and n < lo:
+        yield f"{what} has {n} components; the game needs at least {lo}"
+    if hi is not None and n > hi:
+        yield f"{what} has {n} components; the game allows at most {hi}"
+
+
+@rule("fields", {"group": "group", "require": "mapping"}, required=("group", "require"))
+def fields_rule(ctx: Context):
+    """Every item of a group has each required field, with a value from its allowed list (or `any`)."""
+    for item in ctx.pack.items(ctx.opts["group"]):
+        for name, allowed in ctx.opts["require"].items():
+            value = item.fields.get(name)
+            if value is None:
+                yield f"item '{item.id}' has no '{name}'", item.where
+            elif allowed != "any" and value not in allowed:
+                listed = ", ".join(str(a).lower() if isinstance(a, bool) else str(a) for a in allowed)
+                yield f"item '{item.id}': '{name}' is {describe(value)}; the game allows {listed}", item.field_where.get(name, item.where)
+
+
+@rule("capacity", {"group": "group", "field": "string", "at_least": "quantity", "at_most": "quantity"}, required=("group", "field"))
+def capacity_rule(ctx: Context):
+    """Each carrier's capacity field lies between at_least and at_most (numbers, counts, sums or data)."""
+    lo = ctx.quantity(ctx.opts.get("at_least")) if "at_least" in ctx.opts else None
+    hi = ctx.quantity(ctx.opts.get("at_most")) if "at_most" in ctx.opts else None
+    name = ctx.opts["field"]
+    for item in ctx.pack.items(ctx.opts["group"]):
+        cap = item.fields.get(name)
+        where = item.field_where.get(name, item.where)
+        if not isinstance(cap, (int, float)) or isinstance(cap, bool):
+            yield f"item '{item.id}' has no numeric '{name}' (got {describe(cap)})", where
+        elif lo is not None and cap < lo:
+            yield f"item '{item.id}' holds {cap}; it must hold at least {lo:g}", where
+        elif hi is not None and cap > hi:
+            yield f"item '{item.id}' holds {cap}; it may hold at most {hi:g}", where
+
+
+@rule("setup-draws", {"group": "group", "tag": "string", "per_player": "int", "fixed": "int"})
+def setup_draws_rule(ctx: Context):
+    """What setup deals (per_player x the most players, plus fixed) is not more than the deck holds."""
+    items, what = _selected(ctx)
+    deck = sum(i.count for i in items)
+    need = ctx.opts.get("per_player", 0) * ctx.pack.players[1] + ctx.opts.get("fixed", 0)
+    if need > deck:
+        yield f"setup deals {need} from {what} at {ctx.pack.players[1]} players, but it holds only {deck}"
+
+
+@rule("die-faces", {"group": "group", "field": "string", "faces": "int", "multiset": "list"}, required=("group", "field"))
+def die_faces_rule(ctx: Context):
+    """Every die has the set number of faces, and (if given) exactly the given multiset of faces."""
+    want = Counter(map(str, ctx.opts.get("multiset", [])))
+    for item in ctx.pack.items(ctx.opts["group"]):
+        faces = item.fields.get(ctx.opts["field"]) or []
+        where = item.field_where.get(ctx.opts["field"], item.where)
+        if "faces" in ctx.opts and len(faces) != ctx.opts["faces"]:
+            yield f"die '{item.id}' has {len(faces)} faces; it needs {ctx.opts['faces']}", where
+        got = Counter(str(f.get("value") if isinstance(f, dict) else f) for f in faces)
+        if want and got != want:
+            yield f"die '{item.id}' has faces {sorted(got.elements())}; the game needs {sorted(want.elements())}", where
+
+
+@rule("reference", {"group": "group", "field": "string", "to_group": "group", "to_data": "string"}, required=("group", "field"))
+def reference_rule(ctx: Context):
+    """Each value of a field (or each element of a list field) names an item of to_group, or a key of data.to_data."""
+    if "to_group" in ctx.opts:
+        targets, what = {i.id for i in ctx.pack.items(ctx.opts["to_group"])}, f"an item of '{ctx.opts['to_group']}'"
+    else:
+        table = ctx.pack.data.get(ctx.opts.get("to_data", ""), {})
+        targets, what = set(table) if isinstance(table, dict) else set(), f"a key of data.{ctx.opts.get('to_data')}"
+    name = ctx.opts["field"]
+    for item in ctx.pack.items(ctx.opts["group"]):
+        value = item.fields.get(name)
+        for v in value if isinstance(value, list) else [value]:
+            if v is not None and v not in targets:
+                yield f"item '{item.id}': '{name}' names '{v}', which is not {what}{did_you_mean(v, targets)}", item.field_where.get(name, item.where)

@@ -1,0 +1,317 @@
+"""Structure of a game pack: raw YAML documents -> a checked Pack, or every problem found.
+
+A pack folder holds game.yaml (the manifest) and any number of component
+files (*.yaml); each top-level key of a component file names a group of
+items that share a kind, a size, templates and declared fields.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pnpkit.checker import Reader, did_you_mean, path_name
+from pnpkit.errors import Location, Problem
+from pnpkit.loader import Document, display_path, load_yaml
+from pnpkit.model import BACK_MODES, KINDS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
+from pnpkit.units import PAPERS, describe
+
+GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
+PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks")
+GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "items", "doc")
+ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
+FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
+FIELD_TYPES = ("text", "string", "int", "number", "bool", "enum", "list")
+CHECK_KEYS = ("rule", "id", "level", "why")
+
+
+def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
+    """Read and check the structure of the pack in root."""
+    manifest = root / "game.yaml"
+    if not manifest.is_file():
+        return None, [Problem(Location(display_path(root), 0, 0), "not a game pack: there is no game.yaml here")]
+    problems: list[Problem] = []
+    docs = []
+    for path in [manifest] + sorted(p for p in root.glob("*.yaml") if p.name != "game.yaml"):
+        doc, found = load_yaml(path)
+        problems += found
+        if not any(p.rule == "yaml" and "syntax" in p.message for p in found):
+            docs.append(doc)
+    if not docs or docs[0].file != display_path(manifest):
+        return None, problems
+    game = _Game(Reader(docs[0], problems), root)
+    if game.languages is None:
+        return None, problems
+    groups: dict[str, Group] = {}
+    for doc in docs[1:]:
+        for group in _read_groups(Reader(doc, problems), game):
+            if group.name in groups:
+                problems.append(Problem(group.where, f"group '{group.name}' is defined twice (first at {groups[group.name].where})"))
+            else:
+                groups[group.name] = group
+    problems += _unique_ids(groups)
+    if any(p.is_error for p in problems):
+        return None, problems
+    return game.pack(groups), problems
+
+
+class _Game:
+    """The manifest, read field by field."""
+
+    def __init__(self, r: Reader, root: Path):
+        self.r, self.root = r, root
+        data = r.mapping(r.doc.data, (), GAME_KEYS, "game.yaml") or {}
+        self.data = data
+        self.languages = self._languages(r.get(data, (), "languages"))
+        langs = self.languages or ("en",)
+        self.id = r.typed(data.get("id", root.name), ("id",), "string") or root.name
+        self.name = r.text(r.get(data, (), "name"), ("name",), langs)
+        self.players = self._players(r.get(data, (), "players"))
+        self.print = self._print(data.get("print", {}))
+        self.strings = self._strings(data.get("strings", {}), langs)
+        self.checks = self._checks(data.get("checks", []))
+        self.rules_file = self._rules_file(data.get("rules"))
+
+    def _languages(self, value):
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+            self.r.problem(("languages",), f"'languages' must be a list of language codes such as [pl, en] (got {describe(value)})")
+            return None
+        return tuple(value)
+
+    def _players(self, value):
+        spec = self.r.mapping(value, ("players",), ("min", "max"))
+        if spec is None:
+            return (1, 1)
+        lo = self.r.typed(self.r.get(spec, ("players",), "min"), ("players", "min"), "int")
+        hi = self.r.typed(self.r.get(spec, ("players",), "max"), ("players", "max"), "int")
+        if lo is not None and hi is not None and not 1 <= lo <= hi:
+            self.r.problem(("players",), f"players must satisfy 1 <= min <= max (got {lo}..{hi})")
+        return (lo or 1, hi or 1)
+
+    def _print(self, value) -> PrintSettings:
+        spec = self.r.mapping(value, ("print",), PRINT_KEYS, "print") or {}
+        r, p, out = self.r, ("print",), {}
+        if "paper" in spec:
+            out["paper"] = r.choice(spec["paper"], p + ("paper",), PAPERS)
+        if "orientation" in spec:
+            out["orientation"] = r.choice(spec["orientation"], p + ("orientation",), ("auto", "portrait", "landscape"))
+        for key in ("margin", "bleed", "safe", "gap"):
+            if key in spec:
+                out[key] = r.length(spec[key], p + (key,))
+        if "backs" in spec:
+            out["backs"] = r.choice(spec["backs"], p + ("backs",), BACK_MODES)
+        if "back_offset" in spec:
+            off = r.mapping(spec["back_offset"], p + ("back_offset",), ("x", "y")) or {}
+            out["back_offset"] = tuple(r.length(off.get(k, 0), p + ("back_offset", k)) or 0.0 for k in "xy")
+        if "min_font_size" in spec:
+            mm = r.length(spec["min_font_size"], p + ("min_font_size",))
+            out["min_font_pt"] = None if mm is None else mm * 72 / 25.4
+        if "crop_marks" in spec:
+            out["crop_marks"] = r.typed(spec["crop_marks"], p + ("crop_marks",), "bool")
+        return PrintSettings(**{k: v for k, v in out.items() if v is not None})
+
+    def _strings(self, value, langs) -> dict:
+        spec = self.r.mapping(value, ("strings",), value.keys() if isinstance(value, dict) else ()) or {}
+        return {k: t for k, v in spec.items() if (t := self.r.text(v, ("strings", k), langs)) is not None}
+
+    def _checks(self, value) -> tuple[Check, ...]:
+        if not isinstance(value, list):
+            self.r.problem(("checks",), f"'checks' must be a list of rule checks (got {describe(value)})")
+            return ()
+        out = []
+        for i, spec in enumerate(value):
+            path = ("checks", i)
+            if not isinstance(spec, dict):
+                self.r.problem(path, f"a check must be a mapping with a 'rule' (got {describe(spec)})")
+                continue
+            rule = self.r.typed(self.r.get(spec, path, "rule"), path + ("rule",), "string")
+            level = self.r.choice(spec.get("level", "error"), path + ("level",), ("error", "warning"))
+            check_id = self.r.typed(spec.get("id", rule), path + ("id",), "string")
+            if rule is None or level is None or check_id is None:
+                continue
+            options = {k: v for k, v in spec.items() if k not in CHECK_KEYS}
+            out.append(Check(rule, check_id, level, options, self.r.doc.at(path), self.r.doc, path))
+        return tuple(out)
+
+    def _rules_file(self, value) -> Path | None:
+        if value is None:
+            default = self.root / "rules.py"
+            return default if default.is_file() else None
+        name = self.r.typed(value, ("rules",), "string")
+        if name is None:
+            return None
+        path = self.root / name
+        if not path.is_file():
+            self.r.problem(("rules",), f"rules file '{name}' not found in {display_path(self.root)}", "references")
+            return None
+        return path
+
+    def pack(self, groups: dict) -> Pack:
+        return Pack(
+            root=self.root, id=self.id, name=self.name, languages=self.languages, players=self.players,
+            print=self.print, groups=groups, strings=self.strings, data=self.data.get("data", {}) or {},
+            checks=self.checks, where=self.r.doc.at(()), rules_file=self.rules_file,
+        )
+
+
+def _read_groups(r: Reader, game: _Game):
+    if r.doc.data is None:
+        return
+    if not isinstance(r.doc.data, dict):
+        r.problem((), f"a component file must map group names to groups (got {describe(r.doc.data)})")
+        return
+    for name, spec in r.doc.data.items():
+        group = _read_group(r, game, name, spec)
+        if group is not None:
+            yield group
+
+
+def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
+    path = (name,)
+    spec = r.mapping(spec, path, GROUP_KEYS, f"group '{name}'")
+    if spec is None:
+        return None
+    kind = r.choice(r.get(spec, path, "kind"), path + ("kind",), KINDS)
+    size = r.size(r.get(spec, path, "size"), path + ("size",))
+    bleed = r.length(spec["bleed"], path + ("bleed",)) if "bleed" in spec else game.print.bleed
+    templates = {side: t for side in SIDES if (t := _template(r, spec, path, side)) is not None}
+    if "front" not in spec:
+        r.problem(path, f"group '{name}' needs a 'front' template")
+    fields = _read_fields(r, spec.get("fields", {}), path + ("fields",))
+    items = _read_items(r, game, name, spec.get("items"), path + ("items",), fields, templates)
+    if None in (kind, size, bleed) or fields is None:
+        return None
+    return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""))
+
+
+def _template(r: Reader, spec: dict, path: tuple, side: str):
+    if side not in spec:
+        return None
+    return r.typed(spec[side], path + (side,), "string")
+
+
+def _read_fields(r: Reader, value, path: tuple) -> dict | None:
+    spec = r.mapping(value, path, value.keys() if isinstance(value, dict) else (), "fields")
+    if spec is None:
+        return None
+    clash = [k for k in spec if k in ITEM_KEYS]
+    for k in clash:
+        r.problem(path + (k,), f"'{k}' is a reserved item key and cannot be a field name", key=True)
+    return {k: f for k, v in spec.items() if k not in clash and (f := _read_field(r, k, v, path + (k,)))}
+
+
+def _read_field(r: Reader, name: str, value, path: tuple) -> FieldSpec | None:
+    if isinstance(value, str):  # shorthand: `cost: int`
+        value = {"type": value}
+    spec = r.mapping(value, path, FIELD_KEYS, f"field '{name}'")
+    if spec is None:
+        return None
+    ftype = r.choice(r.get(spec, path, "type"), path + ("type",), FIELD_TYPES)
+    values = tuple(spec.get("values", ()))
+    if ftype == "enum" and not values:
+        r.problem(path, f"enum field '{name}' needs 'values'")
+    item = _read_field(r, name, spec["item"], path + ("item",)) if ftype == "list" and "item" in spec else None
+    if ftype == "list" and item is None and "item" not in spec:
+        r.problem(path, f"list field '{name}' needs 'item' (the type of its elements)")
+    if ftype is None:
+        return None
+    return FieldSpec(
+        name=name, type=ftype, required=bool(spec.get("required", "default" not in spec)),
+        default=spec.get("default"), values=values, min=spec.get("min"), max=spec.get("max"),
+        item=item, rule=str(spec.get("rule", "schema")), doc=str(spec.get("doc", "")),
+    )
+
+
+def _read_items(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict | None, templates: dict) -> list[Item]:
+    if value is None:
+        r.problem(path[:-1], f"group '{group}' needs 'items' (a list)")
+        return []
+    if not isinstance(value, list):
+        r.problem(path, f"'items' must be a list (got {describe(value)})")
+        return []
+    return [it for i, v in enumerate(value) if (it := _read_item(r, game, group, v, path + (i,), fields or {}, templates))]
+
+
+def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict, templates: dict) -> Item | None:
+    spec = r.mapping(value, path, ITEM_KEYS + tuple(fields), f"an item of '{group}'")
+    if spec is None:
+        return None
+    item_id = r.typed(r.get(spec, path, "id"), path + ("id",), "string")
+    count = _count(r, spec, path, game.players)
+    values, where = {}, {}
+    for name, fspec in fields.items():
+        where[name] = r.doc.at(path + (name,))
+        if name in spec:
+            values[name] = _field_value(r, spec[name], path + (name,), fspec, game.languages or ("en",))
+        elif fspec.required:
+            r.problem(path, f"item '{item_id}' needs the field '{name}'", fspec.rule)
+        else:
+            values[name] = fspec.default
+    tags = spec.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        r.problem(path + ("tags",), f"'tags' must be a list of words (got {describe(tags)})")
+        tags = []
+    sides = dict(templates)
+    sides.update({s: t for s in SIDES if (t := _template(r, spec, path, s)) is not None})
+    group_path = path[:-2]
+    sides_where = {s: r.doc.at(path + (s,) if s in spec else group_path + (s,)) for s in sides}
+    prov = _provenance(r, spec.get("provenance"), path + ("provenance",), fields)
+    if item_id is None or count is None:
+        return None
+    return Item(item_id, group, count, values, tuple(tags), prov, sides, r.doc.at(path), where, sides_where)
+
+
+def _count(r: Reader, spec: dict, path: tuple, players: tuple[int, int]) -> int | None:
+    """`count: 3`, or `per_player: 5` (printed for the most players)."""
+    if "count" in spec and "per_player" in spec:
+        r.problem(path + ("per_player",), "give either 'count' or 'per_player', not both", key=True)
+        return None
+    if "per_player" in spec:
+        n = r.typed(spec["per_player"], path + ("per_player",), "int")
+        return None if n is None else n * players[1]
+    n = r.typed(spec.get("count", 1), path + ("count",), "int")
+    if n is not None and n < 1:
+        r.problem(path + ("count",), f"'count' must be at least 1 (got {n})")
+        return None
+    return n
+
+
+def _provenance(r: Reader, value, path: tuple, fields: dict) -> dict:
+    """`provenance: design` for the whole item, or {field: tag} per number."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        return {"*": value} if r.choice(value, path, PROVENANCE) else {}
+    spec = r.mapping(value, path, ("count",) + tuple(fields), "provenance") or {}
+    return {k: v for k, v in spec.items() if r.choice(v, path + (k,), PROVENANCE)}
+
+
+def _field_value(r: Reader, value, path: tuple, spec: FieldSpec, langs):
+    if spec.type == "text":
+        return r.text(value, path, langs, spec.rule)
+    if spec.type == "enum":
+        return r.choice(value, path, spec.values, spec.rule)
+    if spec.type == "list":
+        if not isinstance(value, list):
+            r.problem(path, f"'{path_name(path)}' must be a list (got {describe(value)})", spec.rule)
+            return None
+        return [_field_value(r, v, path + (i,), spec.item, langs) for i, v in enumerate(value)] if spec.item else value
+    typed = r.typed(value, path, spec.type, spec.rule)
+    if typed is not None and spec.type in ("int", "number"):
+        if (spec.min is not None and typed < spec.min) or (spec.max is not None and typed > spec.max):
+            r.problem(path, f"'{path_name(path)}' must be between {spec.min} and {spec.max} (got {typed})", spec.rule)
+    return typed
+
+
+def _unique_ids(groups: dict) -> list[Problem]:
+    seen: dict[str, Item] = {}
+    problems = []
+    for group in groups.values():
+        for item in group.items:
+            if item.id in seen:
+                problems.append(Problem(item.where, f"duplicate id '{item.id}' (first at {seen[item.id].where})", "unique-ids"))
+            else:
+                seen[item.id] = item
+    return problems
+
+
+__all__ = ["load_pack", "did_you_mean", "Document"]

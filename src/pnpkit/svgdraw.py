@@ -1,0 +1,804 @@
+"""Draw a documented SVG subset straight onto a ReportLab canvas.
+
+svglib is too slow for hundreds of cards and silently drops what it does not
+understand. Here an SVG is parsed strictly and compiled once into plain tuples
+(picklable, no lxml objects); `Drawing.draw` replays them cheaply. Anything
+outside the subset is a problem located by SVG line, and all problems of a
+document are raised together in one `SvgError`.
+
+Subset: root `<svg>` with width/height in mm and a viewBox (always stretched;
+if its aspect ratio differs from width/height, preserveAspectRatio="none" is
+required); `g`, `defs`, `use`, nested `svg` (x y width height viewBox), `rect`,
+`circle`, `ellipse`, `line`, `polyline`, `polygon`, `path`, `text`/`tspan`,
+`image` (PNG/JPEG), `clipPath`; `title`/`desc`/`metadata` are ignored. Lengths
+are plain numbers in user units. Presentation properties may be attributes or
+`style` declarations; see `_PARSERS` for the inherited ones.
+
+Deliberate differences from a browser:
+- `opacity` on `g`/`use`/`svg` is multiplied into each descendant's fill and
+  stroke alpha instead of compositing the group as one layer, so overlapping
+  children show through each other.
+- A clipPath's children are combined into one path under its clip-rule; under
+  nonzero, overlapping children of opposite winding cancel rather than unite.
+- The root and nested `svg` clip to their viewport, as browsers do.
+- Text is laid out from font metrics without kerning or shaping; inline
+  `tspan`s (no x/y/dy) change font or paint mid-line and are measured with
+  their own font. Whitespace collapses to single spaces, trimmed per line.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from lxml import etree
+from reportlab.lib import colors
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO
+from svglib.utils import bezier_arc_from_end_points, convert_quadratic_to_cubic_path, normalise_svg_path
+
+from pnpkit import fonts
+
+MM = 72 / 25.4  # points per millimetre
+IDENTITY = (1, 0, 0, 1, 0, 0)
+SVG = "{http://www.w3.org/2000/svg}"
+_NS_PREFIX = {"http://www.w3.org/1999/xlink": "xlink", "http://www.w3.org/XML/1998/namespace": "xml"}
+KAPPA = 0.5522847498  # control-point distance of a quarter-circle Bézier, per unit radius
+
+_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUM_RE = re.compile(_NUM)
+_ONE_NUM_RE = re.compile(rf"\s*({_NUM})\s*")
+_MM_RE = re.compile(rf"\s*({_NUM})mm\s*")
+_SEPS = " \t\r\n,"
+_XML_SPACE_RE = re.compile(r"[ \t\r\n]+")  # not \s: a no-break space must survive
+_HEX_RE = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+_RGB_RE = re.compile(rf"rgb\(\s*({_NUM})(%?)\s*,\s*({_NUM})(%?)\s*,\s*({_NUM})(%?)\s*\)")
+_URL_RE = re.compile(r"\s*url\(\s*['\"]?#([^'\")\s]+)['\"]?\s*\)\s*")
+_TRANSFORM_RE = re.compile(r"[\s,]*(matrix|translate|scale|rotate|skewX|skewY)\s*\(([^)]*)\)[\s,]*")
+_TRANSFORM_ARGC = {"matrix": (6,), "translate": (1, 2), "scale": (1, 2), "rotate": (1, 3), "skewX": (1,), "skewY": (1,)}
+_PATH_ARGC = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
+_ARC_RE = re.compile(r"[\s,]*".join([_NUM] * 3 + ["[01]"] * 2 + [_NUM] * 2) + r"[\s,]*")
+_DATA_URI_RE = re.compile(r"data:image/(png|jpeg);base64,(.*)", re.S)
+_MAGIC = (b"\x89PNG", b"\xff\xd8")
+
+# CSS colour names: ReportLab's list minus its own inventions, plus the two it lacks.
+_NAMED = {name: (c.red, c.green, c.blue) for name, c in colors.getAllNamedColors().items()
+          if name.isalpha() and name.islower() and name not in {"cornflower", "fidblue", "fidlightblue", "fidred"}}
+_NAMED.update(lightgray=_NAMED["lightgrey"], rebeccapurple=(0x66 / 255, 0x33 / 255, 0x99 / 255), transparent=None)
+
+
+class SvgError(Exception):
+    """The SVG uses something outside the supported subset, or is malformed."""
+
+    def __init__(self, problems: list[tuple[int, str]]):
+        self.problems = list(problems)
+        super().__init__("\n".join(f"line {line}: {message}" for line, message in self.problems))
+
+
+# ---------------------------------------------------------------- drawing
+
+
+@dataclass
+class Drawing:
+    width_mm: float
+    height_mm: float
+    viewbox: tuple[float, float, float, float]
+    ops: tuple[tuple, ...]  # ("save",) ("restore",) ("cm", m) ("clip", ...) ("path", ...) ("text", ...) ("image", ...)
+
+    def draw(self, canvas, x_pt: float = 0, y_pt: float = 0) -> None:
+        """Draw with the SVG's bottom-left corner at (x_pt, y_pt) in canvas units (pt), true size."""
+        minx, miny, vw, vh = self.viewbox
+        height_pt = self.height_mm * MM
+        sx, sy = self.width_mm * MM / vw, height_pt / vh
+        canvas.saveState()
+        # Map y-down user space onto the page box: (minx, miny) lands at its top left.
+        canvas.transform(sx, 0, 0, -sy, x_pt - sx * minx, y_pt + height_pt + sy * miny)
+        for op in self.ops:
+            _DRAW[op[0]](canvas, op)
+        canvas.restoreState()
+
+
+def _build_path(canvas, segs):
+    path = canvas.beginPath()
+    for name, args in segs:
+        getattr(path, name)(*args)
+    return path
+
+
+def _set_paint(canvas, fill, stroke):
+    if fill:
+        canvas.setFillColorRGB(fill[0], fill[1], fill[2])
+        canvas.setFillAlpha(fill[3])
+    if stroke:
+        r, g, b, alpha, width, cap, join, miter, dash, offset = stroke
+        canvas.setStrokeColorRGB(r, g, b)
+        canvas.setStrokeAlpha(alpha)
+        canvas.setLineWidth(width)
+        canvas.setLineCap(cap)
+        canvas.setLineJoin(join)
+        canvas.setMiterLimit(miter)
+        canvas.setDash(list(dash), offset)  # always set: an earlier dash would otherwise leak
+
+
+def _draw_path(canvas, op):
+    _, segs, fill, stroke, evenodd = op
+    _set_paint(canvas, fill, stroke)
+    canvas.drawPath(_build_path(canvas, segs), stroke=stroke is not None, fill=fill is not None,
+                    fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO)
+
+
+def _draw_clip(canvas, op):
+    canvas.clipPath(_build_path(canvas, op[1]), stroke=0, fill=0, fillMode=FILL_EVEN_ODD if op[2] else FILL_NON_ZERO)
+
+
+def _draw_text(canvas, op):
+    _, x, y, font, size, text, fill, stroke = op
+    _set_paint(canvas, fill, stroke)
+    t = canvas.beginText()
+    t.setTextTransform(1, 0, 0, -1, x, y)  # flip the glyphs back upright in y-down space
+    t.setFont(font, size)
+    t.setTextRenderMode(2 if fill and stroke else 1 if stroke else 0)
+    t.textOut(text)
+    t.setTextRenderMode(0)  # Tr outlives ET, but the next text object assumes 0
+    canvas.drawText(t)
+
+
+@lru_cache(maxsize=32)
+def _image_reader(data: bytes) -> ImageReader:
+    return ImageReader(io.BytesIO(data))
+
+
+def _draw_image(canvas, op):
+    _, source, x, y, w, h, alpha, meet = op
+    canvas.saveState()
+    canvas.setFillAlpha(alpha)
+    canvas.scale(1, -1)  # drawImage paints bottom-up; undo the page flip so the image stays upright
+    image = _image_reader(source) if isinstance(source, bytes) else source
+    canvas.drawImage(image, x, -y - h, w, h, mask="auto", preserveAspectRatio=meet, anchor="c")
+    canvas.restoreState()
+
+
+_DRAW = {
+    "save": lambda canvas, op: canvas.saveState(),
+    "restore": lambda canvas, op: canvas.restoreState(),
+    "cm": lambda canvas, op: canvas.transform(*op[1]),
+    "clip": _draw_clip,
+    "path": _draw_path,
+    "text": _draw_text,
+    "image": _draw_image,
+}
+
+# ---------------------------------------------------------------- values
+# Parsers take (value, property name) and raise ValueError with the problem text.
+
+
+def _number(value, prop, nonneg=False):
+    match = _ONE_NUM_RE.fullmatch(value)
+    if not match:
+        raise ValueError(f"bad number '{value}' for {prop} (use a plain number in user units)")
+    number = float(match.group(1))
+    if nonneg and number < 0:
+        raise ValueError(f"{prop} must not be negative (got '{value}')")
+    return number
+
+
+def _numbers(value, prop):
+    if _NUM_RE.sub("", value).strip(_SEPS):
+        raise ValueError(f"bad number list '{value}' for {prop}")
+    return [float(n) for n in _NUM_RE.findall(value)]
+
+
+@lru_cache(maxsize=256)
+def _colour(value, prop):
+    if value == "none":
+        return None
+    if match := _HEX_RE.fullmatch(value):
+        h = match.group(1)
+        h = "".join(ch * 2 for ch in h) if len(h) == 3 else h
+        return tuple(int(h[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    match = _RGB_RE.fullmatch(value)
+    if match and len(set(match.groups()[1::2])) == 1:  # all percentages or none
+        scale = 100 if match.group(2) else 255
+        return tuple(min(max(float(n) / scale, 0.0), 1.0) for n in match.groups()[::2])
+    if value.lower() in _NAMED:
+        return _NAMED[value.lower()]
+    raise ValueError(f"bad colour '{value}' for {prop}")
+
+
+def _opacity(value, prop):
+    return min(max(_number(value, prop), 0.0), 1.0)
+
+
+def _dasharray(value, prop):
+    dash = () if value == "none" else tuple(_numbers(value, prop))
+    if any(d < 0 for d in dash):
+        raise ValueError(f"{prop} must not be negative (got '{value}')")
+    return dash if sum(dash) > 0 else ()  # all zeros means solid, as in SVG
+
+
+def _font_family(value, prop):
+    family = value.split(",")[0].strip().strip("'\"")
+    if fonts.face_name(family) is None:
+        raise ValueError(f"font family '{family}' is not available (use one of: {', '.join(fonts.FAMILIES)})")
+    return family
+
+
+def _font_weight(value, prop):
+    if value not in ("normal", "bold"):
+        raise ValueError(f"font-weight must be normal or bold (got '{value}')")
+    return value == "bold"
+
+
+def _enum(choices):
+    def parse(value, prop):
+        if value not in choices:
+            raise ValueError(f"bad value '{value}' for {prop} (use one of: {', '.join(choices)})")
+        return choices[value]
+    return parse
+
+
+@lru_cache(maxsize=512)
+def _transform(value, prop="transform"):
+    """The matrix (a, b, c, d, e, f) of an SVG transform list."""
+    matrix, pos, value = IDENTITY, 0, value.strip()
+    while pos < len(value):
+        match = _TRANSFORM_RE.match(value, pos)
+        args = _numbers(match.group(2), prop) if match else []
+        if not match or len(args) not in _TRANSFORM_ARGC[match.group(1)]:
+            raise ValueError(f"bad transform '{value}'")
+        matrix = _mul(matrix, _basic_matrix(match.group(1), args))
+        pos = match.end()
+    return matrix
+
+
+def _basic_matrix(name, a):
+    if name == "matrix":
+        return tuple(a)
+    if name == "translate":
+        return (1, 0, 0, 1, a[0], a[1] if len(a) > 1 else 0)
+    if name == "scale":
+        return (a[0], 0, 0, a[-1], 0, 0)
+    if name in ("skewX", "skewY"):
+        t = math.tan(math.radians(a[0]))
+        return (1, 0, t, 1, 0, 0) if name == "skewX" else (1, t, 0, 1, 0, 0)
+    cos, sin = math.cos(math.radians(a[0])), math.sin(math.radians(a[0]))
+    rotation = (cos, sin, -sin, cos, 0, 0)
+    if len(a) == 1:
+        return rotation
+    return _mul(_mul((1, 0, 0, 1, a[1], a[2]), rotation), (1, 0, 0, 1, -a[1], -a[2]))
+
+
+def _mul(m, n):
+    """The matrix applying n first, then m (what canvas.transform(m); transform(n) does)."""
+    a, b, c, d, e, f = m
+    return (a * n[0] + c * n[1], b * n[0] + d * n[1], a * n[2] + c * n[3], b * n[2] + d * n[3],
+            a * n[4] + c * n[5] + e, b * n[4] + d * n[5] + f)
+
+
+_CAPS_JOINS_RULES = {"stroke-linecap": {"butt": 0, "round": 1, "square": 2},
+                     "stroke-linejoin": {"miter": 0, "round": 1, "bevel": 2},
+                     "fill-rule": {"nonzero": False, "evenodd": True}, "clip-rule": {"nonzero": False, "evenodd": True}}
+# Inherited properties: parser and SVG initial value (parsed).
+_PARSERS = {
+    "fill": (_colour, (0.0, 0.0, 0.0)), "stroke": (_colour, None),
+    "stroke-width": (lambda v, p: _number(v, p, nonneg=True), 1.0),
+    "stroke-linecap": (_enum(_CAPS_JOINS_RULES["stroke-linecap"]), 0),
+    "stroke-linejoin": (_enum(_CAPS_JOINS_RULES["stroke-linejoin"]), 0),
+    "stroke-miterlimit": (lambda v, p: max(_number(v, p, nonneg=True), 1.0), 4.0),
+    "stroke-dasharray": (_dasharray, ()), "stroke-dashoffset": (_number, 0.0),
+    "fill-opacity": (_opacity, 1.0), "stroke-opacity": (_opacity, 1.0),
+    "fill-rule": (_enum(_CAPS_JOINS_RULES["fill-rule"]), False),
+    "clip-rule": (_enum(_CAPS_JOINS_RULES["clip-rule"]), False),
+    "font-family": (_font_family, fonts.DEFAULT_FAMILY),
+    "font-size": (lambda v, p: _number(v, p, nonneg=True), 16.0),
+    "font-weight": (_font_weight, False),
+    "font-style": (_enum({"normal": False, "italic": True, "oblique": True}), False),
+    "text-anchor": (_enum({"start": 0.0, "middle": 0.5, "end": 1.0}), 0.0),  # share of the line width to shift left
+    "visibility": (_enum({"visible": True, "hidden": False}), True),
+}
+_DEFAULT_STYLE = {prop: initial for prop, (_, initial) in _PARSERS.items()} | {"alpha": 1.0}
+_DISPLAY = _enum({"inline": True, "none": False})
+
+_INHERITED = set(_PARSERS)
+_ALL_PROPS = _INHERITED | {"opacity", "display", "transform", "clip-path"}
+_SHAPES = {"rect": {"x", "y", "width", "height", "rx", "ry"}, "circle": {"cx", "cy", "r"},
+           "ellipse": {"cx", "cy", "rx", "ry"}, "line": {"x1", "y1", "x2", "y2"},
+           "polyline": {"points"}, "polygon": {"points"}, "path": {"d"}}
+_CLIP_SHAPES = {"rect", "circle", "ellipse", "path", "polygon"}
+# tag -> (own attributes, presentation properties allowed as attributes or in style)
+_ELEMENTS = {
+    "svg": ({"x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version"}, _ALL_PROPS),
+    "g": (set(), _ALL_PROPS), "defs": (set(), set()), "use": ({"x", "y", "href"}, _ALL_PROPS),
+    "text": ({"x", "y"}, _ALL_PROPS), "tspan": ({"x", "y", "dy"}, _INHERITED),
+    "image": ({"x", "y", "width", "height", "href", "preserveAspectRatio"}, _ALL_PROPS),
+    "clipPath": ({"clipPathUnits"}, {"transform", "clip-rule"}),
+    **{tag: (geometry, _ALL_PROPS) for tag, geometry in _SHAPES.items()},
+}
+_SKIPPED = {"title", "desc", "metadata"}
+
+# ---------------------------------------------------------------- geometry
+# Path segments are (PDFPathObject method name, args) pairs in user space.
+
+
+def _rect_segs(x, y, w, h, rx=0.0, ry=0.0):
+    r, b = x + w, y + h
+    if not (rx and ry):
+        return [("moveTo", (x, y)), ("lineTo", (r, y)), ("lineTo", (r, b)), ("lineTo", (x, b)), ("close", ())]
+    kx, ky = rx * (1 - KAPPA), ry * (1 - KAPPA)
+    return [("moveTo", (x + rx, y)), ("lineTo", (r - rx, y)), ("curveTo", (r - kx, y, r, y + ky, r, y + ry)),
+            ("lineTo", (r, b - ry)), ("curveTo", (r, b - ky, r - kx, b, r - rx, b)),
+            ("lineTo", (x + rx, b)), ("curveTo", (x + kx, b, x, b - ky, x, b - ry)),
+            ("lineTo", (x, y + ry)), ("curveTo", (x, y + ky, x + kx, y, x + rx, y)), ("close", ())]
+
+
+def _ellipse_segs(cx, cy, rx, ry):
+    kx, ky = rx * KAPPA, ry * KAPPA
+    return [("moveTo", (cx + rx, cy)), ("curveTo", (cx + rx, cy + ky, cx + kx, cy + ry, cx, cy + ry)),
+            ("curveTo", (cx - kx, cy + ry, cx - rx, cy + ky, cx - rx, cy)),
+            ("curveTo", (cx - rx, cy - ky, cx - kx, cy - ry, cx, cy - ry)),
+            ("curveTo", (cx + kx, cy - ry, cx + rx, cy - ky, cx + rx, cy)), ("close", ())]
+
+
+def _poly_segs(value, closed):
+    pts = _numbers(value, "points")
+    if len(pts) % 2 or not pts:
+        raise ValueError(f"points need an even, non-zero count of numbers (got '{value}')")
+    segs = [("moveTo" if i == 0 else "lineTo", (pts[i], pts[i + 1])) for i in range(0, len(pts), 2)]
+    return segs + [("close", ())] if closed else segs
+
+
+def _check_path_data(d):
+    """Reject path data that normalise_svg_path would silently truncate or misread."""
+    parts = re.split(r"([MmLlHhVvCcSsQqTtAaZz])", d)
+    if parts[0].strip(_SEPS) or (len(parts) > 1 and parts[1] not in "Mm"):
+        raise ValueError(f"path data must start with M or m (got '{d[:20]}')")
+    for cmd, args in zip(parts[1::2], parts[2::2]):
+        if cmd in "Aa":
+            pos = len(args) - len(args.lstrip(_SEPS))
+            while pos < len(args) and (match := _ARC_RE.match(args, pos)):
+                pos = match.end()
+            ok = pos == len(args) and args.strip(_SEPS)
+        else:
+            count, argc = len(_NUM_RE.findall(args)), _PATH_ARGC[cmd.lower()]
+            ok = not _NUM_RE.sub("", args).strip(_SEPS) and (count % argc == 0 and count if argc else not count)
+        if not ok:
+            raise ValueError(f"bad arguments '{args.strip()}' for '{cmd}' in path data")
+
+
+@lru_cache(maxsize=1024)  # a deck's cards share most of their path data
+def _path_segs(d):
+    _check_path_data(d)
+    items = normalise_svg_path(d)
+    segs, x, y, start = [], 0.0, 0.0, (0.0, 0.0)
+    cubic = quad = None  # last control points, reflected by S and T
+    for cmd, a in zip(items[::2], items[1::2]):
+        op, rel = cmd.upper(), cmd.islower()
+        dx, dy = (x, y) if rel else (0.0, 0.0)
+        next_cubic = next_quad = None
+        if op in "ML":
+            x, y = a[0] + dx, a[1] + dy
+            segs.append(("moveTo" if op == "M" else "lineTo", (x, y)))
+            start = (x, y) if op == "M" else start
+        elif op == "H":
+            x = a[0] + dx
+            segs.append(("lineTo", (x, y)))
+        elif op == "V":
+            y = a[0] + dy
+            segs.append(("lineTo", (x, y)))
+        elif op in "CS":
+            c1 = (a[0] + dx, a[1] + dy) if op == "C" else (2 * x - cubic[0], 2 * y - cubic[1]) if cubic else (x, y)
+            x2, y2, x, y = (v + (dx, dy)[i % 2] for i, v in enumerate(a[-4:]))
+            segs.append(("curveTo", (*c1, x2, y2, x, y)))
+            next_cubic = (x2, y2)
+        elif op in "QT":
+            q = (a[0] + dx, a[1] + dy) if op == "Q" else (2 * x - quad[0], 2 * y - quad[1]) if quad else (x, y)
+            end = (a[-2] + dx, a[-1] + dy)
+            _, c1, c2, _ = convert_quadratic_to_cubic_path((x, y), q, end)
+            segs.append(("curveTo", (*c1, *c2, *end)))
+            (x, y), next_quad = end, q
+        elif op == "A":
+            end = (a[5] + dx, a[6] + dy)
+            if a[0] and a[1]:
+                arcs = bezier_arc_from_end_points(x, y, abs(a[0]), abs(a[1]), a[2], int(a[3]), int(a[4]), *end)
+                segs.extend(("curveTo", bez[2:]) for bez in arcs)
+            else:  # a zero radius makes a straight line (SVG implementation notes)
+                segs.append(("lineTo", end))
+            x, y = end
+        else:  # Z
+            segs.append(("close", ()))
+            x, y = start
+        cubic, quad = next_cubic, next_quad
+    return tuple(segs)
+
+
+def _transform_segs(segs, m):
+    a, b, c, d, e, f = m
+    return [(name, tuple(v for i in range(0, len(args), 2)
+                         for v in (a * args[i] + c * args[i + 1] + e, b * args[i] + d * args[i + 1] + f)))
+            for name, args in segs]
+
+
+def _paint(st):
+    """(fill, stroke) tuples for _set_paint, or None for each part that paints nothing."""
+    if not st["visibility"]:
+        return None, None
+    fill, stroke, alpha = st["fill"], st["stroke"], st["alpha"]
+    fill_alpha, stroke_alpha, width = st["fill-opacity"] * alpha, st["stroke-opacity"] * alpha, st["stroke-width"]
+    if stroke and stroke_alpha > 0 and width > 0:  # width 0 would be PDF's thinnest line, SVG draws nothing
+        dash = st["stroke-dasharray"]
+        cycle = sum(dash) * (2 if len(dash) % 2 else 1)
+        offset = st["stroke-dashoffset"] % cycle if dash else 0  # PDF wants a non-negative phase
+        stroke = (*stroke, stroke_alpha, width, st["stroke-linecap"], st["stroke-linejoin"],
+                  st["stroke-miterlimit"], dash, offset)
+    else:
+        stroke = None
+    return ((*fill, fill_alpha) if fill and fill_alpha > 0 else None), stroke
+
+
+def _collapse(raw):
+    """Runs of one line with whitespace collapsed across run boundaries and trimmed at both ends."""
+    runs, space_before = [], True
+    for text, st, source in raw:
+        text = _XML_SPACE_RE.sub(" ", text)
+        text = text.lstrip(" ") if space_before else text
+        if text:
+            runs.append([text, st, source])
+            space_before = text.endswith(" ")
+    if runs:  # the last run has a non-space character, so it cannot become empty
+        runs[-1][0] = runs[-1][0].rstrip(" ")
+    return runs
+
+
+def _tag(el):
+    if el.tag.startswith(SVG):
+        return el.tag[len(SVG):]
+    qname = etree.QName(el)
+    return f"{el.prefix}:{qname.localname}" if el.prefix else "{%s}%s" % (qname.namespace or "", qname.localname)
+
+
+def _is_element(node):
+    return isinstance(node.tag, str)  # comments and processing instructions have callables here
+
+# ---------------------------------------------------------------- compiler
+
+
+class _Compiler:
+    def __init__(self, root, resolve_href):
+        self.resolve_href = resolve_href
+        self.problems: dict[tuple[int, str], None] = {}  # ordered and de-duplicated
+        self.ids, self.clips, self.using = {}, {}, set()
+        for el in root.iter(etree.Element):
+            ident = el.get("id")
+            if ident in self.ids:
+                self.problem(el, f"duplicate id '{ident}'")
+            elif ident is not None:
+                self.ids[ident] = el
+
+    def problem(self, el, message):
+        self.problems[(el.sourceline or 0, message)] = None
+
+    def value(self, el, parse, value, prop, default):
+        try:
+            return parse(value, prop)
+        except ValueError as e:
+            self.problem(el, str(e))
+            return default
+
+    def num(self, el, own, name, default=0.0, nonneg=False):
+        value = own.get(name)
+        return default if value is None else self.value(el, lambda v, p: _number(v, p, nonneg), value, name, default)
+
+    def attributes(self, el, tag):
+        """(own attributes, presentation properties) of el; style wins over attributes."""
+        own_names, prop_names = _ELEMENTS[tag]
+        own, props, style = {}, {}, None
+        for name, value in el.attrib.items():
+            if name[0] == "{":
+                ns, local = name[1:].split("}")
+                prefix = _NS_PREFIX.get(ns) or next((p for p, u in el.nsmap.items() if u == ns), ns)
+                name = "href" if (prefix, local) == ("xlink", "href") else f"{prefix}:{local}"
+            if name in own_names:
+                own[name] = value
+            elif name in prop_names:
+                props[name] = value.strip()
+            elif name == "style":
+                style = value
+            elif name not in ("id", "class") and not name.startswith("data-"):
+                self.problem(el, f"unsupported attribute '{name}' on <{tag}>")
+        for decl in (style or "").split(";"):
+            name, colon, value = (s.strip() for s in decl.partition(":"))
+            if not (name or colon or value):
+                continue
+            if not (name and colon and value):
+                self.problem(el, f"bad style declaration '{decl.strip()}'")
+            elif name in prop_names and name != "transform":  # CSS transforms have other syntax
+                props[name] = value
+            else:
+                self.problem(el, f"unsupported attribute '{name}' on <{tag}>")
+        return own, props
+
+    def style(self, el, parent, props):
+        """The computed inherited style of el; shares parent's dict when el changes nothing."""
+        st = parent
+        for prop, value in props.items():
+            if prop in _PARSERS and value != "inherit":
+                parsed = self.value(el, _PARSERS[prop][0], value, prop, st[prop])
+                if parsed != st[prop]:
+                    st = dict(st) if st is parent else st
+                    st[prop] = parsed
+        if "opacity" in props:  # folded into descendants' alphas, see the module docstring
+            st = dict(st) if st is parent else st
+            st["alpha"] *= self.value(el, _opacity, props["opacity"], "opacity", 1.0)
+        return st
+
+    def children(self, el, st, out):
+        for child in el:
+            if _is_element(child):
+                self.element(child, st, out)
+
+    def no_children(self, el):
+        for child in el:
+            if _is_element(child) and _tag(child) not in _SKIPPED:
+                self.problem(child, f"unsupported element <{_tag(child)}>")
+
+    def element(self, el, st, out):
+        tag = _tag(el)
+        if tag in _SKIPPED:
+            return
+        handler = _HANDLERS.get(tag)
+        if handler is None:
+            self.problem(el, f"unsupported element <{tag}>")
+            return
+        own, props = self.attributes(el, tag)
+        if not self.value(el, _DISPLAY, props.get("display", "inline"), "display", True):
+            return
+        st = self.style(el, st, props)
+        body = []
+        inner, viewport = handler(self, el, own, st, body) or (None, None)
+        self.emit(el, props, body, out, inner, viewport)
+
+    def emit(self, el, props, body, out, inner=None, viewport=None):
+        """Append body to out, wrapped in el's transform, clip-path and viewport when it has them."""
+        matrix = self.value(el, _transform, props["transform"], "transform", None) if "transform" in props else None
+        clip = self.clip_ref(el, props["clip-path"]) if "clip-path" in props else None
+        if not body:
+            return
+        prologue = [("cm", matrix)] if matrix else []
+        prologue += [clip] if clip else []
+        prologue += [("clip", tuple(_rect_segs(*viewport)), False)] if viewport else []
+        prologue += [("cm", inner)] if inner else []
+        if prologue:
+            out += [("save",), *prologue, *body, ("restore",)]
+        else:
+            out += body
+
+    def clip_ref(self, el, value):
+        match = _URL_RE.fullmatch(value)
+        target = self.ids.get(match.group(1)) if match else None
+        if target is None or _tag(target) != "clipPath":
+            self.problem(el, f"clip-path '{value}' does not refer to a <clipPath>")
+            return None
+        if target not in self.clips:
+            self.clips[target] = self.clip_op(target)
+        return self.clips[target]
+
+    def clip_op(self, clip_el):
+        """One ("clip", segs, evenodd) op from a clipPath's shapes, in the referencing element's user space."""
+        own, props = self.attributes(clip_el, "clipPath")
+        if own.get("clipPathUnits", "userSpaceOnUse") != "userSpaceOnUse":
+            self.problem(clip_el, "clipPathUnits must be userSpaceOnUse")
+        outer = self.value(clip_el, _transform, props.get("transform", ""), "transform", IDENTITY)
+        evenodd = self.value(clip_el, _PARSERS["clip-rule"][0], props.get("clip-rule", "nonzero"), "clip-rule", False)
+        segs = []
+        for child in filter(_is_element, clip_el):
+            tag = _tag(child)
+            if tag not in _CLIP_SHAPES:
+                if tag not in _SKIPPED:
+                    self.problem(child, f"unsupported element <{tag}> inside <clipPath>")
+                continue
+            own, props = self.attributes(child, tag)
+            matrix = _mul(outer, self.value(child, _transform, props.get("transform", ""), "transform", IDENTITY))
+            segs += _transform_segs(self.shape_segs(child, tag, own), matrix)
+            evenodd = self.value(child, _PARSERS["clip-rule"][0], props.get("clip-rule", "nonzero"), "clip-rule",
+                                 False) or evenodd
+        return ("clip", tuple(segs or _rect_segs(0, 0, 0, 0)), evenodd)  # no shapes: everything is clipped
+
+    def shape_segs(self, el, tag, own):
+        try:
+            if tag == "path":
+                return _path_segs(own.get("d", ""))
+            if tag in ("polyline", "polygon"):
+                return _poly_segs(own.get("points", ""), tag == "polygon")
+        except ValueError as e:
+            self.problem(el, str(e))
+            return []
+        n = lambda name: self.num(el, own, name, nonneg=name in ("width", "height", "r", "rx", "ry"))  # noqa: E731
+        if tag == "line":
+            return [("moveTo", (n("x1"), n("y1"))), ("lineTo", (n("x2"), n("y2")))]
+        if tag == "circle":
+            r = n("r")
+            return _ellipse_segs(n("cx"), n("cy"), r, r) if r else []
+        if tag == "ellipse":
+            rx, ry = n("rx"), n("ry")
+            return _ellipse_segs(n("cx"), n("cy"), rx, ry) if rx and ry else []
+        w, h = n("width"), n("height")
+        rx, ry = n("rx") if "rx" in own else None, n("ry") if "ry" in own else None
+        rx, ry = (rx if rx is not None else ry) or 0.0, (ry if ry is not None else rx) or 0.0  # one sets both
+        return _rect_segs(n("x"), n("y"), w, h, min(rx, w / 2), min(ry, h / 2)) if w and h else []
+
+    # Handlers fill body and may return (inner matrix, viewport rect) for emit.
+
+    def h_shape(self, el, own, st, body):
+        self.no_children(el)
+        tag = _tag(el)
+        segs = self.shape_segs(el, tag, own)
+        fill, stroke = _paint(st)
+        fill = None if tag == "line" else fill
+        if segs and (fill or stroke):
+            body.append(("path", tuple(segs), fill, stroke, st["fill-rule"]))
+
+    def h_group(self, el, own, st, body):
+        self.children(el, st, body)
+
+    def h_defs(self, el, own, st, body):
+        self.children(el, st, [])  # compiled only to report problems; drawn through <use>
+
+    def h_clip_path(self, el, own, st, body):
+        self.clip_op(el)  # never drawn; compiled to report problems
+
+    def h_svg(self, el, own, st, body):
+        x, y = self.num(el, own, "x"), self.num(el, own, "y")
+        w, h = self.num(el, own, "width", None, True), self.num(el, own, "height", None, True)
+        if w is None or h is None:
+            self.problem(el, "nested <svg> needs width and height")
+            return None
+        inner = (1, 0, 0, 1, x, y)
+        if "viewBox" in own:
+            vx, vy, vw, vh = self.viewbox(el, own["viewBox"])
+            inner = _mul(inner, (w / vw, 0, 0, h / vh, -vx * w / vw, -vy * h / vh))
+        self.children(el, st, body)
+        return inner, (x, y, w, h)
+
+    def viewbox(self, el, value):
+        try:
+            box = _numbers(value, "viewBox")
+        except ValueError:
+            box = []
+        if len(box) != 4 or box[2] <= 0 or box[3] <= 0:
+            self.problem(el, f"bad viewBox '{value}' (use 'min-x min-y width height')")
+            return (0.0, 0.0, 1.0, 1.0)
+        return tuple(box)
+
+    def h_use(self, el, own, st, body):
+        self.no_children(el)
+        href = own.get("href", "")
+        target = self.ids.get(href[1:]) if href.startswith("#") else None
+        if target is None:
+            self.problem(el, f"<use> refers to unknown id '{href}'")
+        elif href in self.using:
+            self.problem(el, f"<use> of '{href}' is circular")
+        else:
+            self.using.add(href)
+            self.element(target, st, body)
+            self.using.discard(href)
+        return (1, 0, 0, 1, self.num(el, own, "x"), self.num(el, own, "y")), None
+
+    def h_image(self, el, own, st, body):
+        self.no_children(el)
+        x, y = self.num(el, own, "x"), self.num(el, own, "y")
+        w, h = self.num(el, own, "width", 0.0, True), self.num(el, own, "height", 0.0, True)
+        aspect = own.get("preserveAspectRatio", "xMidYMid").split()
+        if aspect not in (["none"], ["xMidYMid"], ["xMidYMid", "meet"]):
+            self.problem(el, f"preserveAspectRatio on <image> must be none or xMidYMid meet (got '{' '.join(aspect)}')")
+        source = self.image_source(el, own.get("href", ""))
+        if source and w and h and st["visibility"] and st["alpha"] > 0:
+            body.append(("image", source, x, y, w, h, st["alpha"], aspect != ["none"]))
+
+    def image_source(self, el, href):
+        """The PNG/JPEG bytes of a data: URI or the resolved file path, or None after a problem."""
+        if href.startswith("data:"):
+            match = _DATA_URI_RE.fullmatch(href)
+            try:
+                data = base64.b64decode(_XML_SPACE_RE.sub("", match.group(2)), validate=True) if match else None
+            except binascii.Error:
+                data = None
+            if data is None:
+                self.problem(el, "image data URI must be data:image/png;base64,… or data:image/jpeg;base64,…")
+            head, source = (data or b"")[:4], data
+        else:
+            path = self.resolve_href(href) if self.resolve_href else None
+            try:
+                with open(path, "rb") as f:
+                    head, source = f.read(4), str(path)
+            except (OSError, TypeError):  # TypeError: resolve_href gave None
+                self.problem(el, f"image '{href[:60]}' not found")
+                return None
+        if source is not None and not head.startswith(_MAGIC):
+            self.problem(el, f"image '{href[:60]}' is not a PNG or JPEG")
+            return None
+        return source
+
+    def h_text(self, el, own, st, body):
+        lines = [[self.num(el, own, "x"), self.num(el, own, "y"), st["text-anchor"], []]]
+        self.runs(el, st, lines, nested=False)
+        for x, y, anchor, raw in lines:
+            runs = []
+            for text, rst, source in _collapse(raw):
+                font, size = fonts.face_name(rst["font-family"], rst["font-weight"], rst["font-style"]), rst["font-size"]
+                for ch in fonts.missing_glyphs(font, text):
+                    self.problem(source, f"no glyph for '{ch}' (U+{ord(ch):04X}) in font {font}")
+                runs.append((font, size, text, _paint(rst), fonts.string_width(text, font, size)))
+            x -= anchor * sum(run[4] for run in runs)  # text-anchor applies to the whole line
+            for font, size, text, (fill, stroke), width in runs:
+                if size and (fill or stroke):
+                    body.append(("text", x, y, font, size, text, fill, stroke))
+                x += width
+
+    def runs(self, el, st, lines, nested):
+        """Append el's text runs (text, style, source element) to lines; positioned tspans start a line."""
+        lines[-1][3].append((el.text or "", st, el))
+        for child in el:
+            tag = _tag(child) if _is_element(child) else None
+            if tag == "tspan":
+                own, props = self.attributes(child, tag)
+                cst = self.style(child, st, props)
+                if own.keys() & {"x", "y", "dy"}:
+                    if nested:
+                        self.problem(child, "a <tspan> with x, y or dy must be a direct child of <text>")
+                    elif "x" not in own:
+                        self.problem(child, "a <tspan> with y or dy needs x as well")
+                    else:
+                        y = self.num(child, own, "y", lines[-1][1]) + self.num(child, own, "dy")
+                        lines.append([self.num(child, own, "x"), y, cst["text-anchor"], []])
+                self.runs(child, cst, lines, nested=True)
+            elif tag is not None and tag not in _SKIPPED:
+                self.problem(child, f"unsupported element <{tag}> inside <text>")
+            lines[-1][3].append((child.tail or "", st, el))
+
+    def document(self, root):
+        """Compile the root <svg>; width/height in mm and the viewBox fix the drawing's size."""
+        if root.tag != SVG + "svg":
+            self.problem(root, "root element must be <svg> in the SVG namespace")
+            return None
+        own, props = self.attributes(root, "svg")
+        size = []
+        for name in ("width", "height"):
+            match = _MM_RE.fullmatch(own.get(name, ""))
+            size.append(float(match.group(1)) if match else 0.0)
+            if size[-1] <= 0:
+                self.problem(root, f"{name} must be a positive number in mm like '63mm' (got '{own.get(name, '')}')")
+                size[-1] = 1.0
+        box = self.viewbox(root, own.get("viewBox", ""))
+        stretched = abs(box[2] / box[3] - size[0] / size[1]) > 1e-3 * box[2] / box[3]
+        if stretched and own.get("preserveAspectRatio", "").strip() != "none":
+            self.problem(root, "viewBox and width/height differ in aspect ratio: add preserveAspectRatio=\"none\"")
+        ops = []
+        if self.value(root, _DISPLAY, props.get("display", "inline"), "display", True):
+            st, body = self.style(root, _DEFAULT_STYLE, props), []
+            self.children(root, st, body)
+            self.emit(root, props, body, ops, viewport=box)
+        return Drawing(size[0], size[1], box, tuple(ops))
+
+
+_HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h_defs, "use": _Compiler.h_use,
+             "text": _Compiler.h_text, "image": _Compiler.h_image, "clipPath": _Compiler.h_clip_path,
+             **{tag: _Compiler.h_shape for tag in _SHAPES}}
+
+
+def compile_svg(svg: str, resolve_href=None) -> Drawing:
+    """Parse strictly and compile. Raise SvgError listing EVERY problem found (not just the first)."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+    try:
+        root = etree.fromstring(svg.encode(), parser)
+    except etree.XMLSyntaxError as e:
+        raise SvgError([(e.lineno, e.msg)]) from None
+    compiler = _Compiler(root, resolve_href)
+    drawing = compiler.document(root)
+    if compiler.problems:
+        raise SvgError(sorted(compiler.problems, key=lambda problem: problem[0]))
+    return drawing

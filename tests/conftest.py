@@ -1,0 +1,71 @@
+"""Shared fixtures: a scratch copy of a kit to break, and the CLI run as a user runs it."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pnpkit.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.out.splitlines()
+
+
+class Kit:
+    """A copy of components/<game> and templates/ under a temporary folder, which is the cwd."""
+
+    def __init__(self, root: Path, game: str, capsys):
+        self.root, self.game, self.capsys = root, game, capsys
+        shutil.copytree(ROOT / "components" / game, root / "components" / game)
+        shutil.copytree(ROOT / "templates", root / "templates")
+        self.pack = Path("components") / game
+
+    def edit(self, rel: str, old: str, new: str) -> None:
+        """Replace the first `old` in a file of the copy (relative to the copy's root)."""
+        path = self.root / rel
+        text = path.read_text(encoding="utf-8")
+        assert old in text, f"{old!r} not in {rel}"
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    def run(self, *args: str) -> Run:
+        self.capsys.readouterr()
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse usage errors
+            code = exc.code
+        captured = self.capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    def validate(self) -> Run:
+        return self.run("validate", str(self.pack))
+
+    def build(self, *extra: str) -> Run:
+        return self.run("build", str(self.pack), "--out", "build", *extra)
+
+
+@pytest.fixture
+def kit(tmp_path, monkeypatch, capsys):
+    """A breakable copy of the Mammoth Herd kit; the cwd is its root."""
+    monkeypatch.chdir(tmp_path)
+    return Kit(tmp_path, "mammoth-herd", capsys)
+
+
+@pytest.fixture(scope="session")
+def built_kit(tmp_path_factory):
+    """The Mammoth Herd kit built once for the PDF tests: {lang: Path to PDF}."""
+    out = tmp_path_factory.mktemp("out")
+    assert main(["build", str(ROOT / "components" / "mammoth-herd"), "--out", str(out)]) == 0
+    return {lang: out / "mammoth-herd" / f"mammoth-herd-{lang}.pdf" for lang in ("pl", "en")}
