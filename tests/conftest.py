@@ -69,3 +69,29 @@ def built_kit(tmp_path_factory):
     out = tmp_path_factory.mktemp("out")
     assert main(["build", str(ROOT / "components" / "mammoth-herd"), "--out", str(out)]) == 0
     return {lang: out / "mammoth-herd" / f"mammoth-herd-{lang}.pdf" for lang in ("pl", "en")}
+
+
+def write_pack(root: Path, files: dict[str, str]) -> Path:
+    """A pack from {relative path: text}; templates/ inside the pack are found first."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+SOLID = """{% extends "_face.svg.j2" %}{% block content %}
+<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" height="{{ face.h + 2 * face.bleed }}" fill="{{ item.colour }}"/>
+{% endblock %}
+"""
+
+
+def colour_pack(root: Path, n: int = 9, size: str = "poker", extra_print: str = "") -> Path:
+    """n cards, each front and back a solid colour of its own: a probe for placement and duplex."""
+    items = "\n".join(f"    - {{id: c{i}, colour: '#{(i * 37) % 256:02x}{(i * 91) % 256:02x}{(200 - i * 17) % 256:02x}'}}" for i in range(n))
+    return write_pack(root, {
+        "game.yaml": f"name: Probe\nlanguages: [en]\nplayers: {{min: 1, max: 1}}\nprint:\n  bleed: 3mm\n{extra_print}",
+        "cards.yaml": f"cards:\n  kind: card\n  size: {size}\n  front: solid.svg.j2\n  back: solid.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
+        "templates/solid.svg.j2": SOLID,
+        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+    })

@@ -37,7 +37,8 @@ class Page:
         drawing.draw(canvas, *AT)
         canvas.save()
         page = pypdfium2.PdfDocument(str(self.path))[0]
-        self.image = page.render(scale=DPI / 72, no_smoothpath=True, no_smoothtext=not smooth_text).to_pil().convert("RGB")
+        bitmap = page.render(scale=DPI / 72, no_smoothpath=True, no_smoothtext=not smooth_text)
+        self.image = bitmap.to_pil().convert("RGB")
 
     def pixel_of(self, x_mm: float, y_mm: float) -> tuple[int, int]:
         """Image pixel of the point (x_mm, y_mm) measured from the drawing's top-left corner."""
@@ -64,7 +65,7 @@ class Page:
 
 
 def near(colour, expected, tol=40):
-    return all(abs(a - b) <= tol for a, b in zip(colour, expected))
+    return all(abs(a - b) <= tol for a, b in zip(colour, expected, strict=True))
 
 
 def render(tmp_path, body: str, **kw) -> Page:
@@ -267,8 +268,15 @@ def test_nested_svg_viewbox_scales_and_clips(tmp_path):
       <rect x="0" y="0" width="10" height="0.5" fill="red"/>
     </svg>"""
     page = render(tmp_path, body)
-    assert near(page.at(25, 25), BLUE) and near(page.at(15, 15), WHITE)
+    assert near(page.at(25, 25), BLUE) and near(page.at(15, 18), WHITE)
     assert near(page.at(25, 12), RED) and near(page.at(32, 12), WHITE)  # clipped at the viewport
+
+
+def test_nested_svg_must_opt_in_to_stretching():
+    nested = '<svg x="0" y="0" width="20" height="10" viewBox="0 0 10 10"{}><rect width="10" height="10"/></svg>'
+    assert problems(svg(nested.format(""))) == [
+        (2, 'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"')]
+    compile_svg(svg(nested.format(' preserveAspectRatio="none"')))
 
 
 def test_display_none_and_visibility_hidden_skip(tmp_path):
@@ -321,7 +329,7 @@ def test_text_is_upright_and_extractable(tmp_path):
     page = render(tmp_path, body)
     assert "Zażółć ĉĝĥĵŝŭ più" in PdfReader(str(page.path)).pages[0].extract_text()
     # The T stands on its baseline (y=35) with its bar on top: not mirrored.
-    left, top, right, bottom = page.bbox_mm(lambda p: sum(p) < 300 and True)
+    bottom = page.bbox_mm(lambda p: sum(p) < 300)[3]
     assert abs(bottom - 35) < 0.5
     bar = [x for x in range(40) if page.at(2 + x * 0.2, 35 - 8.3) == (0, 0, 0)]
     foot = [x for x in range(40) if page.at(2 + x * 0.2, 35 - 0.5) == (0, 0, 0)]
@@ -339,16 +347,16 @@ def test_text_anchor_middle_and_end(tmp_path):
 
 
 def test_mixed_font_line_is_laid_out_without_overlap(tmp_path):
-    body = """<text x="20" y="20" font-size="4" text-anchor="middle"><tspan fill="red">mmm</tspan><tspan
-      font-weight="bold" font-size="7" fill="blue">WWW</tspan><tspan fill="lime">mmm</tspan></text>"""
+    body = """<text x="20" y="20" font-size="3" text-anchor="middle"><tspan fill="red">mmm</tspan><tspan
+      font-weight="bold" font-size="5" fill="blue">WWW</tspan><tspan fill="lime">mmm</tspan></text>"""
     page = Page(tmp_path, compile_svg(svg(body)), smooth_text=False)
     red = page.bbox_mm(lambda p: p[0] > 200 and p[1] < 100 and p[2] < 100)
     blue = page.bbox_mm(lambda p: p[2] > 200 and p[0] < 100 and p[1] < 100)
     green = page.bbox_mm(lambda p: p[1] > 200 and p[0] < 100 and p[2] < 100)
     assert red[2] < blue[0] < blue[2] < green[0]
     assert green[0] - blue[2] < 1.0  # no gap as if measured in the wrong font either
-    regular = fonts.string_width("mmm", "DejaVu Sans", 4)
-    bold = fonts.string_width("WWW", "DejaVu Sans-Bold", 7)
+    regular = fonts.string_width("mmm", "DejaVu Sans", 3)
+    bold = fonts.string_width("WWW", "DejaVu Sans-Bold", 5)
     assert abs((green[2] + red[0]) / 2 - 20) < 0.5  # the whole line is centred
     assert abs((green[2] - red[0]) - (2 * regular + bold)) < 1.0
 
@@ -471,6 +479,12 @@ def test_several_problems_are_reported_at_once():
     ]
 
 
+def test_unresolved_entity_is_a_problem_not_lost_text():
+    source = f'<!DOCTYPE svg [<!ENTITY co "Acme">]>\n<svg {NS} width="9mm" height="9mm" viewBox="0 0 9 9">\n' \
+             '<text>(c) &co;</text></svg>'
+    assert problems(source) == [(3, "unsupported entity reference &co;")]
+
+
 def test_error_message_lists_lines():
     with pytest.raises(SvgError, match=r"line 2: unsupported element <mask>"):
         compile_svg(svg("<mask/>"))
@@ -482,6 +496,7 @@ if __name__ == "__main__":  # a quick speed figure; the real benchmark lives els
     card = svg("".join(f'<rect x="{i}" y="{i}" width="5" height="5" fill="#{i:02x}0000" stroke="black"/>'
                        for i in range(15)) + "".join(f'<text x="2" y="{4 * i + 2}" font-size="3">Line {i} of the '
                                                      'card text</text>' for i in range(8)), w=63, h=88)
+    compile_svg(card)  # registers the fonts
     start = time.perf_counter()
     for _ in range(200):
         compile_svg(card)

@@ -1,10 +1,12 @@
-"""Imposition: faces + print settings -> pages of placements. Pure geometry, millimetres,
-origin at the page's top-left corner with y pointing down (as on the printed sheet).
+"""Imposition: faces + print settings -> pages of placements. Pure geometry in millimetres,
+origin at the page's top-left corner, y pointing down (as on the printed sheet).
 
-Fronts fill a centred grid; in duplex modes a back page follows each front
-page with every back at the mirror image of its front's place, so the two
-line up after the flip. Because the grid is centred, mirroring a slot's
-rectangle about the page's centre line is the whole rule, whatever the grid.
+Faces fill pages in blocks: a block is a grid of faces of one size, centred
+across the page; blocks of other sizes stack below it on the same page, far
+enough apart that each block gets its own crop marks. In duplex modes a back
+page follows each front page with every back at the mirror image of its
+front's place: mirroring a rectangle about the page's centre line is the
+whole rule, whatever the blocks look like.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pnpkit.model import Face, PrintSettings
 from pnpkit.units import SIZES
 
 FOLD_CLEARANCE = 5.0  # mm from the fold line to the nearest trim (print-standards §4.4)
+FOLD_BLOCKS = 1000  # block numbers of gutter-fold backs start here
+MARK_ROOM = 6.0  # mm a block keeps clear beyond its bleed for crop marks between blocks
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class Placement:
     x: float
     y: float
     reach: tuple[float, float, float, float]  # left, top, right, bottom
+    block: int = 0
 
     @property
     def w(self) -> float:
@@ -36,12 +41,15 @@ class Placement:
     def h(self) -> float:
         return self.face.size[1]
 
+    def moved(self, dx: float, dy: float) -> "Placement":
+        return Placement(self.face, self.x + dx, self.y + dy, self.reach, self.block)
+
 
 @dataclass
 class Page:
     w: float
     h: float
-    side: str  # front | back | calibration
+    side: str  # front | back
     placements: list[Placement] = field(default_factory=list)
     fold: float | None = None  # x of a gutter-fold line
     label: str = ""
@@ -50,48 +58,28 @@ class Page:
     def single_face(self) -> bool:
         return len(self.placements) == 1
 
-
-@dataclass(frozen=True)
-class Grid:
-    cols: int
-    rows: int
-    page: tuple[float, float]
-    origin: tuple[float, float]  # top-left of the block (of the front half for gutter-fold)
-    fold: float | None = None
-
-    @property
-    def slots(self) -> int:
-        return self.cols * self.rows
+    def blocks(self) -> list[list[Placement]]:
+        out: dict[int, list[Placement]] = {}
+        for p in self.placements:
+            out.setdefault(p.block, []).append(p)
+        return list(out.values())
 
 
 def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list[Problem]]:
-    """Lay out every printed copy of every face; backs follow their fronts' pages."""
+    """Lay out every printed copy of every front; backs follow their fronts' pages."""
     backs = {(f.group, f.item): f for f in faces if f.side == "back"}
-    fronts = [f for f in faces if f.side == "front"]
+    copies = [f for f in faces if f.side == "front" for _ in range(f.count)]
+    fronts, problems = _fill(copies, settings)
     pages: list[Page] = []
-    problems: list[Problem] = []
-    for run in _runs(fronts):
-        grid = choose_grid(run[0], settings)
-        if grid is None:
-            w, h = run[0].size
-            problems.append(Problem(run[0].where, f"'{run[0].group}' faces of {w:g}x{h:g}mm do not fit on {settings.paper} paper with {settings.margin:g}mm margins", "layout"))
-            continue
-        copies = [f for f in run for _ in range(f.count)]
-        for start in range(0, len(copies), grid.slots):
-            chunk = copies[start:start + grid.slots]
-            pages += _sheet(chunk, grid, backs, settings)
-    return pages, problems
-
-
-def _runs(fronts: list[Face]) -> list[list[Face]]:
-    """Consecutive faces of one size and bleed share pages."""
-    runs: list[list[Face]] = []
-    for f in fronts:
-        if runs and (runs[-1][0].size, runs[-1][0].bleed) == (f.size, f.bleed):
-            runs[-1].append(f)
+    for page in fronts:
+        _centre_vertically(page)
+        back = _backs(page, backs, settings)
+        if settings.backs == "gutter-fold":  # backs on the other half: their own blocks, their own marks
+            page.placements += [Placement(b.face, b.x, b.y, b.reach, b.block + FOLD_BLOCKS) for b in back.placements]
+            pages.append(page)
         else:
-            runs.append([f])
-    return runs
+            pages += [page, back] if back.placements else [page]
+    return pages, problems
 
 
 def paper_size(settings: PrintSettings, landscape: bool) -> tuple[float, float]:
@@ -99,76 +87,142 @@ def paper_size(settings: PrintSettings, landscape: bool) -> tuple[float, float]:
     return (h, w) if landscape else (w, h)
 
 
-def choose_grid(face: Face, settings: PrintSettings) -> Grid | None:
-    """The orientation that holds the most faces (portrait on a tie), or the one the pack fixes."""
-    options = {"portrait": [False], "landscape": [True], "auto": [False, True]}[settings.orientation]
-    grids = [g for land in options if (g := _grid(face, settings, paper_size(settings, land)))]
-    return max(grids, key=lambda g: g.slots, default=None)
+def _area(settings: PrintSettings, page: tuple[float, float]) -> tuple[float, float, float]:
+    """Left edge and size of the area fronts may use (the left half for gutter-fold)."""
+    left, width = settings.margin, page[0] - 2 * settings.margin
+    if settings.backs == "gutter-fold":
+        width = (width - 2 * FOLD_CLEARANCE) / 2
+    return left, width, page[1] - 2 * settings.margin
 
 
-def _grid(face: Face, s: PrintSettings, page: tuple[float, float]) -> Grid | None:
+def _fits(n: float, size: float, gap: float) -> int:
+    return max(0, math.floor((n + gap) / (size + gap) + 1e-9))
+
+
+def _fill(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Problem]]:
+    """Fill pages in order; each page takes the orientation that holds more of what comes next."""
+    pages: list[Page] = []
+    problems: list[Problem] = []
+    options = {"portrait": [False], "landscape": [True], "auto": [False, True]}[s.orientation]
+    i = 0
+    while i < len(copies):
+        best, best_n = None, 0
+        for landscape in options:
+            page = _new_page(paper_size(s, landscape), s)
+            n = _fill_page(page, copies[i:], s)
+            if n > best_n:
+                best, best_n = page, n
+        if best is None:
+            face = copies[i]
+            w, h = face.size
+            problems.append(Problem(face.where, f"'{face.group}' faces of {w:g}x{h:g}mm do not fit on {s.paper} paper with {s.margin:g}mm margins", "layout"))
+            i += _run_length(copies, i)
+            continue
+        pages.append(best)
+        i += best_n
+    return pages, problems
+
+
+def _fill_page(page: Page, copies: list[Face], s: PrintSettings) -> int:
+    """Place blocks from the top down until a run does not fit whole; return how many faces went on."""
+    top, block, i = s.margin, 0, 0
+    while i < len(copies):
+        run = _run_length(copies, i)
+        placed = _block(page, copies[i:i + run], top, block, s)
+        i += placed
+        if placed < run:
+            break
+        top = max(p.y + p.h + p.reach[3] for p in page.placements if p.block == block) + 2 * MARK_ROOM
+        block += 1
+    return i
+
+
+def _run_length(copies: list[Face], i: int) -> int:
+    n = i
+    while n < len(copies) and (copies[n].size, copies[n].bleed) == (copies[i].size, copies[i].bleed):
+        n += 1
+    return n - i
+
+
+def _new_page(size: tuple[float, float], s: PrintSettings) -> Page:
+    fold = size[0] / 2 if s.backs == "gutter-fold" else None
+    return Page(size[0], size[1], "front", fold=fold)
+
+
+def _block(page: Page, run: list[Face], top: float, block: int, s: PrintSettings) -> int:
+    """Place as many of run as fit below `top` as one grid; return how many."""
+    face = run[0]
     w, h = face.size
-    pw, ph = page
-    avail_w, avail_h = pw - 2 * s.margin, ph - 2 * s.margin
-    if s.backs == "gutter-fold":
-        avail_w = (avail_w - 2 * FOLD_CLEARANCE) / 2
-    cols = math.floor((avail_w + s.gap) / (w + s.gap) + 1e-9)
-    rows = math.floor((avail_h + s.gap) / (h + s.gap) + 1e-9)
+    left, aw, _ = _area(s, (page.w, page.h))
+    first = top == s.margin
+    room = page.h - s.margin - top - (0 if first else face.bleed)
+    cols, rows = _fits(aw, w, s.gap), _fits(room, h, s.gap)
+    rows = min(rows, math.ceil(len(run) / max(cols, 1)))
     if cols < 1 or rows < 1:
-        return None
-    block_w, block_h = cols * w + (cols - 1) * s.gap, rows * h + (rows - 1) * s.gap
-    top = (ph - block_h) / 2
-    if s.backs == "gutter-fold":
-        fold = pw / 2
-        return Grid(cols, rows, page, (fold - FOLD_CLEARANCE - block_w, top), fold)
-    return Grid(cols, rows, page, ((pw - block_w) / 2, top))
+        return 0
+    n = min(len(run), cols * rows)
+    used_cols = min(cols, n)
+    block_w = used_cols * w + (used_cols - 1) * s.gap
+    x0 = left + (aw - block_w) / 2
+    y0 = top + (0 if first else face.bleed)
+    for k, f in enumerate(run[:n]):
+        row, col = divmod(k, cols)
+        reach = _reach(f, row, col, n, cols, s.gap)
+        page.placements.append(Placement(f, x0 + col * (w + s.gap), y0 + row * (h + s.gap), reach, block))
+    return n
 
 
-def _sheet(chunk: list[Face], grid: Grid, backs: dict, s: PrintSettings) -> list[Page]:
-    front = Page(*grid.page, side="front", fold=grid.fold)
-    back = Page(*grid.page, side="back")
-    for i, face in enumerate(chunk):
-        row, col = divmod(i, grid.cols)
-        x = grid.origin[0] + col * (face.size[0] + s.gap)
-        y = grid.origin[1] + row * (face.size[1] + s.gap)
-        front.placements.append(Placement(face, x, y, _reach(face, row, col, grid, s)))
-        partner = backs.get((face.group, face.item))
-        if partner is not None and s.backs != "none":
-            reach = _reach(partner, row, col, grid, s)
-            back.placements.append(_back_placement(partner, x, y, reach, grid, s))
-    if s.backs == "gutter-fold":
-        front.placements += back.placements
-        return [front]
-    return [front, back] if back.placements else [front]
+def _reach(face: Face, row: int, col: int, n: int, cols: int, gap: float) -> tuple[float, float, float, float]:
+    """How far bleed may show past each trim edge: all of it where no neighbour is, half the gap otherwise."""
+    inner = min(face.bleed, gap / 2)
+
+    def filled(r: int, c: int) -> bool:
+        return r >= 0 and 0 <= c < cols and r * cols + c < n
+
+    return (
+        inner if filled(row, col - 1) else face.bleed,
+        inner if filled(row - 1, col) else face.bleed,
+        inner if filled(row, col + 1) else face.bleed,
+        inner if filled(row + 1, col) else face.bleed,
+    )
 
 
-def _reach(face: Face, row: int, col: int, grid: Grid, s: PrintSettings) -> tuple[float, float, float, float]:
-    """How far bleed may show past each trim edge: all of it at the block's edge, half the gap inside."""
-    inner = min(face.bleed, s.gap / 2)
-    left = face.bleed if col == 0 else inner
-    right = face.bleed if col == grid.cols - 1 else inner
-    top = face.bleed if row == 0 else inner
-    bottom = face.bleed if row == grid.rows - 1 else inner
-    return (left, top, right, bottom)
+def _centre_vertically(page: Page) -> None:
+    top = min(p.y for p in page.placements)
+    bottom = max(p.y + p.h for p in page.placements)
+    shift = (page.h - (bottom - top)) / 2 - top
+    page.placements = [p.moved(0, shift) for p in page.placements]
 
 
 def mirror_axis(settings: PrintSettings, page: tuple[float, float]) -> str:
-    """'x' when backs mirror left-right (flip about the vertical axis), 'y' when top-bottom."""
+    """'x' when backs mirror left-right (flip about the vertical axis), 'y' when top-bottom.
+
+    A long-edge flip turns a portrait sheet about its vertical axis and a
+    landscape sheet about its horizontal one; short-edge is the other way.
+    """
     portrait = page[0] <= page[1]
+    if settings.backs == "gutter-fold":
+        return "x"
     return "x" if (settings.backs == "long-edge") == portrait else "y"
 
 
-def _back_placement(back: Face, x: float, y: float, reach: tuple, grid: Grid, s: PrintSettings) -> Placement:
-    """The back at the mirror image of its front's slot, its bleed reach mirrored too."""
-    pw, ph = grid.page
-    w, h = back.size
-    left, top, right, bottom = reach
-    if s.backs == "gutter-fold":
-        return Placement(back, 2 * grid.fold - x - w, y, (right, top, left, bottom))
-    dx, dy = s.back_offset
-    if mirror_axis(s, grid.page) == "x":
-        return Placement(back, pw - x - w + dx, y + dy, (right, top, left, bottom))
-    return Placement(back, x + dx, ph - y - h + dy, (left, bottom, right, top))
+def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
+    page = Page(front.w, front.h, "back")
+    if s.backs == "none":
+        return page
+    axis = mirror_axis(s, (front.w, front.h))
+    dx, dy = (0.0, 0.0) if s.backs == "gutter-fold" else s.back_offset
+    for p in front.placements:
+        back = backs.get((p.face.group, p.face.item))
+        if back is None:
+            continue
+        left, top, right, bottom = p.reach
+        if axis == "x":
+            x = (2 * front.fold if front.fold is not None else front.w) - p.x - p.w
+            page.placements.append(Placement(back, x + dx, p.y + dy, (right, top, left, bottom), p.block))
+        else:
+            page.placements.append(Placement(back, p.x + dx, front.h - p.y - p.h + dy, (left, bottom, right, top), p.block))
+    return page
 
 
 def describe(pages: list[Page]) -> str:
@@ -177,5 +231,5 @@ def describe(pages: list[Page]) -> str:
     for n, page in enumerate(pages, 1):
         lines.append(f"p{n} {page.side} {page.w:g}x{page.h:g}")
         for p in page.placements:
-            lines.append(f"  {p.face.group}/{p.face.item} {p.face.side} at ({p.x:.2f}, {p.y:.2f}) {p.w:g}x{p.h:g}")
+            lines.append(f"  {p.face.group}/{p.face.item} {p.face.side} at ({p.x:.2f}, {p.y:.2f}) {p.w:g}x{p.h:g} block {p.block}")
     return "\n".join(lines)

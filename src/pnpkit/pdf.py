@@ -21,7 +21,7 @@ from pnpkit.units import PT_PER_MM
 
 K = PT_PER_MM
 MARK_WIDTH_PT = 0.25  # thinnest line that survives home printers (print-standards §4.5)
-MARK_LENGTH = 5.0
+MARK_LENGTH = 4.0  # with MARK_CLEAR, fits twice in the room layout leaves between blocks
 MARK_CLEAR = 1.0  # mm between the bleed's edge and a mark
 GREY = Color(0.55, 0.55, 0.55)
 
@@ -46,7 +46,7 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
         c.setPageSize((page.w * K, page.h * K))
         for placement in page.placements:
             _place(c, page, placement, forms)
-        if crop_marks and page.side != "calibration":
+        if crop_marks and page.placements:
             _crop_marks(c, page)
         if page.fold is not None:
             _fold_line(c, page)
@@ -87,33 +87,29 @@ def _place(c: Canvas, page: Page, p: Placement, forms: dict) -> None:
     c.restoreState()
 
 
-def _extent(page: Page) -> tuple[float, float, float, float]:
-    """The printed block, bleed included: left, top, right, bottom in mm."""
-    ps = page.placements
+def _extent(block: list[Placement]) -> tuple[float, float, float, float]:
+    """A block of faces, bleed included: left, top, right, bottom in mm."""
     return (
-        min(p.x - p.reach[0] for p in ps),
-        min(p.y - p.reach[1] for p in ps),
-        max(p.x + p.w + p.reach[2] for p in ps),
-        max(p.y + p.h + p.reach[3] for p in ps),
+        min(p.x - p.reach[0] for p in block),
+        min(p.y - p.reach[1] for p in block),
+        max(p.x + p.w + p.reach[2] for p in block),
+        max(p.y + p.h + p.reach[3] for p in block),
     )
 
 
 def _crop_marks(c: Canvas, page: Page) -> None:
-    """A short mark in the margin on the line of every trim edge, clear of the bleed."""
-    if not page.placements:
-        return
-    left, top, right, bottom = _extent(page)
-    xs = sorted({round(v, 3) for p in page.placements for v in (p.x, p.x + p.w)})
-    ys = sorted({round(v, 3) for p in page.placements for v in (p.y, p.y + p.h)})
+    """Around each block, a short mark on the line of every trim edge, clear of the bleed."""
     c.saveState()
     c.setLineWidth(MARK_WIDTH_PT)
     c.setStrokeColor(black)
-    for x in xs:
-        _mark(c, page, (x, top - MARK_CLEAR), (x, max(top - MARK_CLEAR - MARK_LENGTH, 1.0)))
-        _mark(c, page, (x, bottom + MARK_CLEAR), (x, min(bottom + MARK_CLEAR + MARK_LENGTH, page.h - 1.0)))
-    for y in ys:
-        _mark(c, page, (left - MARK_CLEAR, y), (max(left - MARK_CLEAR - MARK_LENGTH, 1.0), y))
-        _mark(c, page, (right + MARK_CLEAR, y), (min(right + MARK_CLEAR + MARK_LENGTH, page.w - 1.0), y))
+    for block in page.blocks():
+        left, top, right, bottom = _extent(block)
+        for x in sorted({round(v, 3) for p in block for v in (p.x, p.x + p.w)}):
+            _mark(c, page, (x, top - MARK_CLEAR), (x, max(top - MARK_CLEAR - MARK_LENGTH, 1.0)))
+            _mark(c, page, (x, bottom + MARK_CLEAR), (x, min(bottom + MARK_CLEAR + MARK_LENGTH, page.h - 1.0)))
+        for y in sorted({round(v, 3) for p in block for v in (p.y, p.y + p.h)}):
+            _mark(c, page, (left - MARK_CLEAR, y), (max(left - MARK_CLEAR - MARK_LENGTH, 1.0), y))
+            _mark(c, page, (right + MARK_CLEAR, y), (min(right + MARK_CLEAR + MARK_LENGTH, page.w - 1.0), y))
     c.restoreState()
 
 

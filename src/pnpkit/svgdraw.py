@@ -45,10 +45,10 @@ from svglib.utils import bezier_arc_from_end_points, convert_quadratic_to_cubic_
 from pnpkit import fonts
 
 MM = 72 / 25.4  # points per millimetre
-IDENTITY = (1, 0, 0, 1, 0, 0)
-SVG = "{http://www.w3.org/2000/svg}"
+_IDENTITY = (1, 0, 0, 1, 0, 0)
+_SVG = "{http://www.w3.org/2000/svg}"
 _NS_PREFIX = {"http://www.w3.org/1999/xlink": "xlink", "http://www.w3.org/XML/1998/namespace": "xml"}
-KAPPA = 0.5522847498  # control-point distance of a quarter-circle Bézier, per unit radius
+_KAPPA = 0.5522847498  # control-point distance of a quarter-circle Bézier, per unit radius
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _NUM_RE = re.compile(_NUM)
@@ -85,10 +85,17 @@ class SvgError(Exception):
 
 @dataclass
 class Drawing:
+    """A compiled SVG: operations in SVG user space, replayed by draw().
+
+    ops are ("save",), ("restore",), ("cm", matrix), ("clip", segs, evenodd),
+    ("path", segs, fill, stroke, evenodd), ("text", x, y, font, size, text, fill, stroke)
+    and ("image", path or bytes, x, y, w, h, alpha, keep_aspect); see _set_paint for fill and stroke.
+    """
+
     width_mm: float
     height_mm: float
     viewbox: tuple[float, float, float, float]
-    ops: tuple[tuple, ...]  # ("save",) ("restore",) ("cm", m) ("clip", ...) ("path", ...) ("text", ...) ("image", ...)
+    ops: tuple[tuple, ...]
 
     def draw(self, canvas, x_pt: float = 0, y_pt: float = 0) -> None:
         """Draw with the SVG's bottom-left corner at (x_pt, y_pt) in canvas units (pt), true size."""
@@ -163,15 +170,9 @@ def _draw_image(canvas, op):
     canvas.restoreState()
 
 
-_DRAW = {
-    "save": lambda canvas, op: canvas.saveState(),
-    "restore": lambda canvas, op: canvas.restoreState(),
-    "cm": lambda canvas, op: canvas.transform(*op[1]),
-    "clip": _draw_clip,
-    "path": _draw_path,
-    "text": _draw_text,
-    "image": _draw_image,
-}
+_DRAW = {"save": lambda canvas, op: canvas.saveState(), "restore": lambda canvas, op: canvas.restoreState(),
+         "cm": lambda canvas, op: canvas.transform(*op[1]),
+         "clip": _draw_clip, "path": _draw_path, "text": _draw_text, "image": _draw_image}
 
 # ---------------------------------------------------------------- values
 # Parsers take (value, property name) and raise ValueError with the problem text.
@@ -185,6 +186,10 @@ def _number(value, prop, nonneg=False):
     if nonneg and number < 0:
         raise ValueError(f"{prop} must not be negative (got '{value}')")
     return number
+
+
+def _nonneg(value, prop):
+    return _number(value, prop, nonneg=True)
 
 
 def _numbers(value, prop):
@@ -245,7 +250,7 @@ def _enum(choices):
 @lru_cache(maxsize=512)
 def _transform(value, prop="transform"):
     """The matrix (a, b, c, d, e, f) of an SVG transform list."""
-    matrix, pos, value = IDENTITY, 0, value.strip()
+    matrix, pos, value = _IDENTITY, 0, value.strip()
     while pos < len(value):
         match = _TRANSFORM_RE.match(value, pos)
         args = _numbers(match.group(2), prop) if match else []
@@ -280,22 +285,17 @@ def _mul(m, n):
             a * n[4] + c * n[5] + e, b * n[4] + d * n[5] + f)
 
 
-_CAPS_JOINS_RULES = {"stroke-linecap": {"butt": 0, "round": 1, "square": 2},
-                     "stroke-linejoin": {"miter": 0, "round": 1, "bevel": 2},
-                     "fill-rule": {"nonzero": False, "evenodd": True}, "clip-rule": {"nonzero": False, "evenodd": True}}
+_RULE = _enum({"nonzero": False, "evenodd": True})
 # Inherited properties: parser and SVG initial value (parsed).
 _PARSERS = {
-    "fill": (_colour, (0.0, 0.0, 0.0)), "stroke": (_colour, None),
-    "stroke-width": (lambda v, p: _number(v, p, nonneg=True), 1.0),
-    "stroke-linecap": (_enum(_CAPS_JOINS_RULES["stroke-linecap"]), 0),
-    "stroke-linejoin": (_enum(_CAPS_JOINS_RULES["stroke-linejoin"]), 0),
-    "stroke-miterlimit": (lambda v, p: max(_number(v, p, nonneg=True), 1.0), 4.0),
+    "fill": (_colour, (0.0, 0.0, 0.0)), "stroke": (_colour, None), "stroke-width": (_nonneg, 1.0),
+    "stroke-linecap": (_enum({"butt": 0, "round": 1, "square": 2}), 0),
+    "stroke-linejoin": (_enum({"miter": 0, "round": 1, "bevel": 2}), 0),
+    "stroke-miterlimit": (lambda v, p: max(_nonneg(v, p), 1.0), 4.0),
     "stroke-dasharray": (_dasharray, ()), "stroke-dashoffset": (_number, 0.0),
     "fill-opacity": (_opacity, 1.0), "stroke-opacity": (_opacity, 1.0),
-    "fill-rule": (_enum(_CAPS_JOINS_RULES["fill-rule"]), False),
-    "clip-rule": (_enum(_CAPS_JOINS_RULES["clip-rule"]), False),
-    "font-family": (_font_family, fonts.DEFAULT_FAMILY),
-    "font-size": (lambda v, p: _number(v, p, nonneg=True), 16.0),
+    "fill-rule": (_RULE, False), "clip-rule": (_RULE, False),
+    "font-family": (_font_family, fonts.DEFAULT_FAMILY), "font-size": (_nonneg, 16.0),
     "font-weight": (_font_weight, False),
     "font-style": (_enum({"normal": False, "italic": True, "oblique": True}), False),
     "text-anchor": (_enum({"start": 0.0, "middle": 0.5, "end": 1.0}), 0.0),  # share of the line width to shift left
@@ -329,7 +329,7 @@ def _rect_segs(x, y, w, h, rx=0.0, ry=0.0):
     r, b = x + w, y + h
     if not (rx and ry):
         return [("moveTo", (x, y)), ("lineTo", (r, y)), ("lineTo", (r, b)), ("lineTo", (x, b)), ("close", ())]
-    kx, ky = rx * (1 - KAPPA), ry * (1 - KAPPA)
+    kx, ky = rx * (1 - _KAPPA), ry * (1 - _KAPPA)
     return [("moveTo", (x + rx, y)), ("lineTo", (r - rx, y)), ("curveTo", (r - kx, y, r, y + ky, r, y + ry)),
             ("lineTo", (r, b - ry)), ("curveTo", (r, b - ky, r - kx, b, r - rx, b)),
             ("lineTo", (x + rx, b)), ("curveTo", (x + kx, b, x, b - ky, x, b - ry)),
@@ -337,7 +337,7 @@ def _rect_segs(x, y, w, h, rx=0.0, ry=0.0):
 
 
 def _ellipse_segs(cx, cy, rx, ry):
-    kx, ky = rx * KAPPA, ry * KAPPA
+    kx, ky = rx * _KAPPA, ry * _KAPPA
     return [("moveTo", (cx + rx, cy)), ("curveTo", (cx + rx, cy + ky, cx + kx, cy + ry, cx, cy + ry)),
             ("curveTo", (cx - kx, cy + ry, cx - rx, cy + ky, cx - rx, cy)),
             ("curveTo", (cx - rx, cy - ky, cx - kx, cy - ry, cx, cy - ry)),
@@ -349,7 +349,7 @@ def _poly_segs(value, closed):
     if len(pts) % 2 or not pts:
         raise ValueError(f"points need an even, non-zero count of numbers (got '{value}')")
     segs = [("moveTo" if i == 0 else "lineTo", (pts[i], pts[i + 1])) for i in range(0, len(pts), 2)]
-    return segs + [("close", ())] if closed else segs
+    return [*segs, ("close", ())] if closed else segs
 
 
 def _check_path_data(d):
@@ -357,7 +357,7 @@ def _check_path_data(d):
     parts = re.split(r"([MmLlHhVvCcSsQqTtAaZz])", d)
     if parts[0].strip(_SEPS) or (len(parts) > 1 and parts[1] not in "Mm"):
         raise ValueError(f"path data must start with M or m (got '{d[:20]}')")
-    for cmd, args in zip(parts[1::2], parts[2::2]):
+    for cmd, args in zip(parts[1::2], parts[2::2], strict=True):
         if cmd in "Aa":
             pos = len(args) - len(args.lstrip(_SEPS))
             while pos < len(args) and (match := _ARC_RE.match(args, pos)):
@@ -376,7 +376,7 @@ def _path_segs(d):
     items = normalise_svg_path(d)
     segs, x, y, start = [], 0.0, 0.0, (0.0, 0.0)
     cubic = quad = None  # last control points, reflected by S and T
-    for cmd, a in zip(items[::2], items[1::2]):
+    for cmd, a in zip(items[::2], items[1::2], strict=True):
         op, rel = cmd.upper(), cmd.islower()
         dx, dy = (x, y) if rel else (0.0, 0.0)
         next_cubic = next_quad = None
@@ -449,16 +449,17 @@ def _collapse(raw):
         if text:
             runs.append([text, st, source])
             space_before = text.endswith(" ")
-    if runs:  # the last run has a non-space character, so it cannot become empty
+    if runs:  # only a lone " " can empty out; the run before it then ends in a non-space
         runs[-1][0] = runs[-1][0].rstrip(" ")
+        runs = runs if runs[-1][0] else runs[:-1]
     return runs
 
 
 def _tag(el):
-    if el.tag.startswith(SVG):
-        return el.tag[len(SVG):]
+    if el.tag.startswith(_SVG):
+        return el.tag[len(_SVG):]
     qname = etree.QName(el)
-    return f"{el.prefix}:{qname.localname}" if el.prefix else "{%s}%s" % (qname.namespace or "", qname.localname)
+    return f"{el.prefix}:{qname.localname}" if el.prefix else f"{{{qname.namespace or ''}}}{qname.localname}"
 
 
 def _is_element(node):
@@ -491,7 +492,7 @@ class _Compiler:
 
     def num(self, el, own, name, default=0.0, nonneg=False):
         value = own.get(name)
-        return default if value is None else self.value(el, lambda v, p: _number(v, p, nonneg), value, name, default)
+        return default if value is None else self.value(el, _nonneg if nonneg else _number, value, name, default)
 
     def attributes(self, el, tag):
         """(own attributes, presentation properties) of el; style wins over attributes."""
@@ -592,8 +593,8 @@ class _Compiler:
         own, props = self.attributes(clip_el, "clipPath")
         if own.get("clipPathUnits", "userSpaceOnUse") != "userSpaceOnUse":
             self.problem(clip_el, "clipPathUnits must be userSpaceOnUse")
-        outer = self.value(clip_el, _transform, props.get("transform", ""), "transform", IDENTITY)
-        evenodd = self.value(clip_el, _PARSERS["clip-rule"][0], props.get("clip-rule", "nonzero"), "clip-rule", False)
+        outer = self.value(clip_el, _transform, props.get("transform", ""), "transform", _IDENTITY)
+        evenodd = self.value(clip_el, _RULE, props.get("clip-rule", "nonzero"), "clip-rule", False)
         segs = []
         for child in filter(_is_element, clip_el):
             tag = _tag(child)
@@ -602,9 +603,9 @@ class _Compiler:
                     self.problem(child, f"unsupported element <{tag}> inside <clipPath>")
                 continue
             own, props = self.attributes(child, tag)
-            matrix = _mul(outer, self.value(child, _transform, props.get("transform", ""), "transform", IDENTITY))
+            matrix = _mul(outer, self.value(child, _transform, props.get("transform", ""), "transform", _IDENTITY))
             segs += _transform_segs(self.shape_segs(child, tag, own), matrix)
-            evenodd = self.value(child, _PARSERS["clip-rule"][0], props.get("clip-rule", "nonzero"), "clip-rule",
+            evenodd = self.value(child, _RULE, props.get("clip-rule", "nonzero"), "clip-rule",
                                  False) or evenodd
         return ("clip", tuple(segs or _rect_segs(0, 0, 0, 0)), evenodd)  # no shapes: everything is clipped
 
@@ -660,9 +661,15 @@ class _Compiler:
         inner = (1, 0, 0, 1, x, y)
         if "viewBox" in own:
             vx, vy, vw, vh = self.viewbox(el, own["viewBox"])
+            self.check_aspect(el, own, w, h, vw, vh)
             inner = _mul(inner, (w / vw, 0, 0, h / vh, -vx * w / vw, -vy * h / vh))
         self.children(el, st, body)
         return inner, (x, y, w, h)
+
+    def check_aspect(self, el, own, w, h, vw, vh):
+        """A viewBox is always stretched; where a browser would letterbox instead, make the author say so."""
+        if w and h and abs(vw / vh - w / h) > 1e-3 * vw / vh and own.get("preserveAspectRatio", "").strip() != "none":
+            self.problem(el, 'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"')
 
     def viewbox(self, el, value):
         try:
@@ -729,7 +736,8 @@ class _Compiler:
         for x, y, anchor, raw in lines:
             runs = []
             for text, rst, source in _collapse(raw):
-                font, size = fonts.face_name(rst["font-family"], rst["font-weight"], rst["font-style"]), rst["font-size"]
+                font = fonts.face_name(rst["font-family"], rst["font-weight"], rst["font-style"])
+                size = rst["font-size"]
                 for ch in fonts.missing_glyphs(font, text):
                     self.problem(source, f"no glyph for '{ch}' (U+{ord(ch):04X}) in font {font}")
                 runs.append((font, size, text, _paint(rst), fonts.string_width(text, font, size)))
@@ -756,27 +764,30 @@ class _Compiler:
                         y = self.num(child, own, "y", lines[-1][1]) + self.num(child, own, "dy")
                         lines.append([self.num(child, own, "x"), y, cst["text-anchor"], []])
                 self.runs(child, cst, lines, nested=True)
+            elif child.tag is etree.Entity:  # left unresolved by the parser, so its text would vanish
+                self.problem(el, f"unsupported entity reference {child.text}")
             elif tag is not None and tag not in _SKIPPED:
                 self.problem(child, f"unsupported element <{tag}> inside <text>")
             lines[-1][3].append((child.tail or "", st, el))
 
     def document(self, root):
         """Compile the root <svg>; width/height in mm and the viewBox fix the drawing's size."""
-        if root.tag != SVG + "svg":
+        if root.tag != _SVG + "svg":
             self.problem(root, "root element must be <svg> in the SVG namespace")
             return None
         own, props = self.attributes(root, "svg")
+        known = len(self.problems)
         size = []
         for name in ("width", "height"):
             match = _MM_RE.fullmatch(own.get(name, ""))
             size.append(float(match.group(1)) if match else 0.0)
             if size[-1] <= 0:
                 self.problem(root, f"{name} must be a positive number in mm like '63mm' (got '{own.get(name, '')}')")
-                size[-1] = 1.0
         box = self.viewbox(root, own.get("viewBox", ""))
-        stretched = abs(box[2] / box[3] - size[0] / size[1]) > 1e-3 * box[2] / box[3]
-        if stretched and own.get("preserveAspectRatio", "").strip() != "none":
-            self.problem(root, "viewBox and width/height differ in aspect ratio: add preserveAspectRatio=\"none\"")
+        if len(self.problems) > known:  # a placeholder size and box keep the rest of the checks going
+            size = [s if s > 0 else 1.0 for s in size]
+        else:
+            self.check_aspect(root, own, *size, *box[2:])
         ops = []
         if self.value(root, _DISPLAY, props.get("display", "inline"), "display", True):
             st, body = self.style(root, _DEFAULT_STYLE, props), []
@@ -791,7 +802,10 @@ _HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h
 
 
 def compile_svg(svg: str, resolve_href=None) -> Drawing:
-    """Parse strictly and compile. Raise SvgError listing EVERY problem found (not just the first)."""
+    """Parse strictly and compile. Raise SvgError listing EVERY problem found (not just the first).
+
+    resolve_href maps an <image> href to a file path, or None when there is no such image.
+    """
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
     try:
         root = etree.fromstring(svg.encode(), parser)

@@ -1,0 +1,114 @@
+"""Imposition maths: how many faces a sheet holds, where backs go, how blocks share a page."""
+
+from __future__ import annotations
+
+import pytest
+
+from pnpkit.layout import impose, mirror_axis
+from pnpkit.model import Face, PrintSettings
+from pnpkit.errors import Location
+
+HERE = Location("x.yaml", 1, 1)
+
+
+def faces(n: int, size=(63.5, 88.9), group="cards", back=True, bleed=3.0):
+    out = []
+    for i in range(n):
+        out.append(Face(group, f"{group}{i}", "front", 1, size, bleed, "card", f"<f{group}{i}>", HERE))
+        if back:
+            out.append(Face(group, f"{group}{i}", "back", 1, size, bleed, "card", "<back>", HERE))
+    return out
+
+
+class TestGrid:
+    def test_nine_poker_cards_per_a4_page(self):
+        pages, problems = impose(faces(10), PrintSettings(paper="a4", backs="none"))
+        assert problems == []
+        assert [len(p.placements) for p in pages] == [9, 1]
+        assert (pages[0].w, pages[0].h) == (210, 297)
+
+    def test_nine_poker_cards_per_letter_page_butted(self):
+        pages, _ = impose(faces(9), PrintSettings(paper="letter", backs="none"))
+        assert len(pages) == 1 and len(pages[0].placements) == 9
+
+    def test_grid_is_centred_and_butted(self):
+        pages, _ = impose(faces(9), PrintSettings(paper="a4", backs="none"))
+        xs = sorted({round(p.x, 3) for p in pages[0].placements})
+        ys = sorted({round(p.y, 3) for p in pages[0].placements})
+        assert xs == pytest.approx([9.75, 73.25, 136.75])  # (210 - 190.5) / 2 and one card apart
+        assert ys == pytest.approx([15.15, 104.05, 192.95])
+
+    def test_bleed_shows_only_at_block_edges_when_butted(self):
+        pages, _ = impose(faces(9), PrintSettings(paper="a4", backs="none", gap=0))
+        corner, middle = pages[0].placements[0], pages[0].placements[4]
+        assert corner.reach == (3, 3, 0, 0)
+        assert middle.reach == (0, 0, 0, 0)
+
+    def test_gutters_show_half_the_gap_of_bleed(self):
+        pages, _ = impose(faces(4), PrintSettings(paper="a4", backs="none", gap=2))
+        assert pages[0].placements[0].reach == (3, 3, 1, 1)
+
+    def test_landscape_chosen_when_it_holds_more(self):
+        pages, _ = impose(faces(9, size=(88.9, 63.5)), PrintSettings(paper="a4", backs="none"))
+        assert (pages[0].w, pages[0].h) == (297, 210)  # 3 x 3 instead of 2 x 4 on portrait
+        assert len(pages[0].placements) == 9
+
+    def test_face_larger_than_paper_is_a_problem(self):
+        _, problems = impose(faces(1, size=(300, 400)), PrintSettings(paper="a4"))
+        assert [p.message for p in problems] == ["'cards' faces of 300x400mm do not fit on a4 paper with 5mm margins"]
+
+    def test_sizes_share_a_page_in_separate_blocks(self):
+        mixed = faces(2, size=(40, 100), group="standee", back=False) + faces(2, size=(69.85, 120.65), group="ref")
+        pages, _ = impose(mixed, PrintSettings(paper="a4"))
+        assert [p.side for p in pages] == ["front", "back"]
+        blocks = pages[0].blocks()
+        assert [len(b) for b in blocks] == [2, 2]
+        gap = min(p.y for p in blocks[1]) - max(p.y + p.h for p in blocks[0])
+        assert gap >= 3 + 3 + 12  # both bleeds plus room for two rows of crop marks
+
+
+class TestBacks:
+    def test_long_edge_portrait_mirrors_columns(self):
+        pages, _ = impose(faces(9), PrintSettings(paper="a4", backs="long-edge"))
+        front, back = pages
+        for f, b in zip(front.placements, back.placements):
+            assert b.face.item == f.face.item
+            assert b.x == pytest.approx(210 - f.x - f.w)
+            assert b.y == pytest.approx(f.y)
+
+    def test_short_edge_portrait_mirrors_rows(self):
+        pages, _ = impose(faces(9), PrintSettings(paper="a4", backs="short-edge"))
+        front, back = pages
+        for f, b in zip(front.placements, back.placements):
+            assert b.x == pytest.approx(f.x)
+            assert b.y == pytest.approx(297 - f.y - f.h)
+
+    @pytest.mark.parametrize("backs, page, axis", [
+        ("long-edge", (210, 297), "x"), ("short-edge", (210, 297), "y"),
+        ("long-edge", (297, 210), "y"), ("short-edge", (297, 210), "x"),
+    ])
+    def test_flip_axis_names_swap_on_landscape(self, backs, page, axis):
+        assert mirror_axis(PrintSettings(backs=backs), page) == axis
+
+    def test_back_offset_shifts_backs_only(self):
+        plain, _ = impose(faces(1), PrintSettings(backs="long-edge"))
+        shifted, _ = impose(faces(1), PrintSettings(backs="long-edge", back_offset=(0.5, -1.0)))
+        assert shifted[0].placements[0].x == plain[0].placements[0].x
+        assert shifted[1].placements[0].x == pytest.approx(plain[1].placements[0].x + 0.5)
+        assert shifted[1].placements[0].y == pytest.approx(plain[1].placements[0].y - 1.0)
+
+    def test_backs_none_prints_fronts_only(self):
+        pages, _ = impose(faces(9), PrintSettings(backs="none"))
+        assert [p.side for p in pages] == ["front"]
+
+    def test_gutter_fold_puts_backs_across_the_fold(self):
+        pages, _ = impose(faces(4), PrintSettings(paper="a4", backs="gutter-fold"))
+        assert len(pages) == 1
+        page = pages[0]
+        fronts = [p for p in page.placements if p.face.side == "front"]
+        backs = [p for p in page.placements if p.face.side == "back"]
+        assert len(fronts) == len(backs) == 4
+        for f, b in zip(fronts, backs):
+            assert f.x + f.w <= page.fold - 5 + 1e-9  # clear of the fold
+            assert b.x == pytest.approx(2 * page.fold - f.x - f.w)
+            assert b.y == pytest.approx(f.y)

@@ -1,0 +1,140 @@
+"""The PDFs as a printer and a person see them: pages, boxes, fonts, text, and pixels."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pypdfium2
+import pytest
+from pypdf import PdfReader
+
+from conftest import colour_pack
+from pnpkit.cli import main
+
+MM = 72 / 25.4
+A4 = (595.2756, 841.8898)
+DPI = 150
+PX = DPI / 25.4  # pixels per mm
+
+
+def render(pdf_path, index: int, dpi: int = DPI):
+    page = pypdfium2.PdfDocument(str(pdf_path))[index]
+    return page.render(scale=dpi / 72, no_smoothpath=True, no_smoothtext=True).to_pil().convert("RGB")
+
+
+def dark(pixel) -> bool:
+    return sum(pixel) < 3 * 100
+
+
+def dark_near(image, x: float, y: float) -> bool:
+    """A hairline at (x, y) px lands on one of the neighbouring pixel columns/rows."""
+    return any(dark(image.getpixel((round(x) + dx, round(y) + dy))) for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+
+
+def build_probe(tmp_path, *args, **kw):
+    pack = colour_pack(tmp_path / "probe", **kw)
+    out = tmp_path / "out"
+    assert main(["build", str(pack), "--out", str(out), *args]) == 0
+    return out / "probe" / "probe-en.pdf"
+
+
+class TestKitPdf:
+    def test_pages_are_a4_with_the_calibration_page_first(self, built_kit):
+        reader = PdfReader(built_kit["pl"])
+        assert len(reader.pages) == 5  # calibration, standee + reference, its back, tiles, their backs
+        for page in reader.pages:
+            assert (float(page.mediabox.width), float(page.mediabox.height)) == pytest.approx(A4, abs=0.01)
+        assert "Kontrola wydruku" in reader.pages[0].extract_text()
+
+    def test_every_font_is_embedded_and_subset(self, built_kit):
+        for page in PdfReader(built_kit["pl"]).pages:
+            fonts = page["/Resources"].get("/Font", {})
+            for ref in fonts.values():
+                font = ref.get_object()
+                assert font["/Subtype"] != "/Type3"
+                assert "+" in font["/BaseFont"], font["/BaseFont"]
+                descriptor = font["/FontDescriptor"].get_object()
+                assert "/FontFile2" in descriptor
+
+    def test_polish_and_english_text_is_real_text(self, built_kit):
+        pl = "".join(p.extract_text() for p in PdfReader(built_kit["pl"]).pages)
+        en = "".join(p.extract_text() for p in PdfReader(built_kit["en"]).pages)
+        assert "Stado mamutów" in pl and "Oswajanie i punkty" in pl and "wszystko" in pl
+        assert "zakryty" in pl and "Zwycięzca" in pl
+        assert "Taming and scoring" in en and "Mammoth herd" in en
+
+    def test_same_input_gives_identical_bytes(self, tmp_path):
+        a = build_probe(tmp_path / "a")
+        b = build_probe(tmp_path / "b")
+        assert hashlib.sha256(a.read_bytes()).digest() == hashlib.sha256(b.read_bytes()).digest()
+
+    def test_letter_paper(self, tmp_path):
+        pdf = build_probe(tmp_path, "--paper", "letter")
+        for page in PdfReader(pdf).pages:
+            assert (float(page.mediabox.width), float(page.mediabox.height)) == pytest.approx((612, 792), abs=0.01)
+
+
+class TestBoxes:
+    def test_a_page_with_one_face_has_trim_and_bleed_boxes(self, tmp_path):
+        pdf = build_probe(tmp_path, n=1, size="tarot")
+        page = PdfReader(pdf).pages[1]
+        trim = [float(v) for v in page.trimbox]
+        bleed = [float(v) for v in page.bleedbox]
+        assert trim[2] - trim[0] == pytest.approx(69.85 * MM, abs=0.01)
+        assert trim[3] - trim[1] == pytest.approx(120.65 * MM, abs=0.01)
+        assert [b - t for b, t in zip(bleed, trim)] == pytest.approx([-3 * MM, -3 * MM, 3 * MM, 3 * MM], abs=0.01)
+
+    def test_a_sheet_of_many_faces_has_no_trim_box(self, tmp_path):
+        pdf = build_probe(tmp_path, n=9)
+        page = PdfReader(pdf).pages[1]
+        assert "/TrimBox" not in page
+
+
+class TestPixels:
+    def test_calibration_bar_is_100_mm(self, built_kit):
+        image = render(built_kit["en"], 0, dpi=300)
+        row = round(70 * 300 / 25.4)  # the bar's baseline, 70 mm from the top
+        run = [x for x in range(image.width) if any(dark(image.getpixel((x, row + d))) for d in (-1, 0, 1))]
+        assert (max(run) - min(run)) / (300 / 25.4) == pytest.approx(100, abs=0.3)
+
+    def test_crop_marks_lie_on_every_trim_line_outside_the_art(self, tmp_path):
+        pdf = build_probe(tmp_path, n=9)
+        image = render(pdf, 1)
+        top_y = 15.15 - 3 - 1 - 2  # in the mark: above the bleed edge and the clearance
+        for x_mm in (9.75, 73.25, 136.75, 200.25):
+            assert dark_near(image, x_mm * PX, top_y * PX), x_mm
+            assert not dark_near(image, (x_mm + 1) * PX, top_y * PX), x_mm
+        left_x = 9.75 - 3 - 1 - 2
+        for y_mm in (15.15, 104.05, 192.95, 281.85):
+            assert dark_near(image, left_x * PX, y_mm * PX), y_mm
+            assert not dark_near(image, left_x * PX, (y_mm + 1) * PX), y_mm
+        # no mark reaches into the bleed: just outside the block's top-left bleed corner is white
+        assert not dark(image.getpixel((round(9.75 * PX), round((15.15 - 3 - 0.4) * PX))))
+
+    @pytest.mark.parametrize("backs", ["long-edge", "short-edge"])
+    def test_each_back_is_at_the_mirror_image_of_its_front(self, tmp_path, backs):
+        pdf = build_probe(tmp_path, "--backs", backs, n=9)
+        front, back = render(pdf, 1), render(pdf, 2)
+        assert back.size == front.size
+        for col in range(3):
+            for row in range(3):
+                fx = (9.75 + 63.5 * col + 16) * PX
+                fy = (15.15 + 88.9 * row + 22) * PX
+                if backs == "long-edge":
+                    bx, by = front.width - fx, fy
+                else:
+                    bx, by = fx, front.height - fy
+                f = front.getpixel((round(fx), round(fy)))
+                b = back.getpixel((round(bx), round(by)))
+                assert f != (255, 255, 255)
+                assert max(abs(u - v) for u, v in zip(f, b)) <= 2, (row, col)
+
+    def test_gutter_fold_backs_face_their_fronts_across_the_fold(self, tmp_path):
+        pdf = build_probe(tmp_path, "--backs", "gutter-fold", n=4)
+        assert len(PdfReader(pdf).pages) == 2
+        image = render(pdf, 1)
+        fold = image.width / 2
+        for y in range(image.height // 4, image.height * 3 // 4, 40):
+            for x in range(int(fold - 4.5 * PX), int(fold - 1 * PX), 3):
+                left, right = image.getpixel((x, y)), image.getpixel((round(2 * fold - x), y))
+                assert max(abs(u - v) for u, v in zip(left, right)) <= 2
