@@ -1,0 +1,71 @@
+"""The command line as a user meets it: help, exit codes, what build writes and keeps."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import ROOT
+
+M = "components/mammoth-herd"
+
+
+def test_python_dash_m_shows_complete_help():
+    out = subprocess.run([sys.executable, "-m", "pnpkit", "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0
+    assert "validate" in out.stdout and "build" in out.stdout
+    build = subprocess.run([sys.executable, "-m", "pnpkit", "build", "--help"], capture_output=True, text=True)
+    for option in ("--out", "--paper", "--lang", "--backs", "--back-offset", "--strict"):
+        assert option in build.stdout
+
+
+def test_usage_errors_exit_2(kit):
+    assert kit.run("build").code == 2
+    assert kit.run("build", M, "--paper", "a7").code == 2
+    run = kit.run("validate", "components/no-such-game")
+    assert run.code == 2 and "no such pack folder" in run.err
+
+
+def test_not_a_pack_is_a_located_problem(kit, tmp_path):
+    (tmp_path / "empty").mkdir()
+    run = kit.run("validate", "empty")
+    assert run.lines == ["empty:0:0: error: not a game pack: there is no game.yaml here [schema]"]
+    assert run.code == 1
+
+
+def test_build_writes_one_pdf_per_language_and_the_svgs(kit):
+    run = kit.build()
+    assert run.code == 0, run.out
+    out = kit.root / "build" / "mammoth-herd"
+    assert sorted(p.name for p in out.glob("*.pdf")) == ["mammoth-herd-en.pdf", "mammoth-herd-pl.pdf"]
+    assert (out / "svg" / "pl" / "bonus-tiles" / "bonus-01-front.svg").read_text().startswith("<?xml")
+    assert len(list((out / "svg" / "en").rglob("*.svg"))) == 16 * 2 + 1 + 2
+
+
+def test_lang_option_builds_one_language(kit):
+    assert kit.build("--lang", "en").code == 0
+    assert [p.name for p in (kit.root / "build" / "mammoth-herd").glob("*.pdf")] == ["mammoth-herd-en.pdf"]
+    run = kit.build("--lang", "de")
+    assert run.code == 1 and "the pack has no language de (it has pl, en) [usage]" in run.out
+
+
+def test_failed_build_leaves_the_last_good_output_untouched(kit):
+    assert kit.build().code == 0
+    out = kit.root / "build" / "mammoth-herd"
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: no")
+    run = kit.build()
+    assert run.code == 1 and "nothing written" in run.err
+    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    assert not list((kit.root / "build").glob(".*"))  # no half-written leftovers
+
+
+def test_warnings_fail_only_with_strict(kit):
+    kit.edit(f"{M}/game.yaml", "exact: 16,", "exact: 17, level: warning,")
+    run = kit.validate()
+    assert run.code == 0
+    assert run.lines == [f"{M}/game.yaml:42:5: warning: group 'bonus-tiles' has 16 components; the game needs exactly 17 [SAM-C01]"]
+    assert kit.run("validate", M, "--strict").code == 1
+    assert kit.build("--strict").code == 1
+    assert kit.build().code == 0
