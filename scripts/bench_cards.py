@@ -1,0 +1,105 @@
+"""Benchmark: a synthetic deck of 1,000 distinct poker cards, built end to end.
+
+Each card has a title, 4-7 lines of wrapped text, 3 icons and a frame; all share
+one back; 9 go on an A4 page, with duplex backs. Prints cards per second for
+the whole build (load, check, render, compile, impose, write the PDF) and the
+time of each stage.
+
+    .venv/bin/python scripts/bench_cards.py [--cards 1000] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from pnpkit import build, layout, pdf  # noqa: E402
+
+WORDS = ("zażółć gęślą jaźń eĥoŝanĝo ĉiuĵaŭde perché più città draw two cards then discard one "
+         "gain a wood each player may trade with the bank move the herd score ten points").split()
+ICONS = ["wood", "brick", "stone", "gold", "food", "tool", "field", "card", "points", "person", "die", "mammoth"]
+
+FRONT = """{% extends "_face.svg.j2" %}
+{% import "_icons.svg.j2" as icons %}
+{% block content %}
+<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" height="{{ face.h + 2 * face.bleed }}" fill="{{ item.colour }}"/>
+<rect x="{{ face.safe }}" y="{{ face.safe }}" width="{{ face.w - 2 * face.safe }}" height="{{ face.h - 2 * face.safe }}" rx="3" fill="#fbf7ec" stroke="#333333" stroke-width="0.6"/>
+<rect x="{{ face.safe }}" y="{{ face.safe }}" width="{{ face.w - 2 * face.safe }}" height="11" rx="3" fill="{{ item.colour }}"/>
+{{ text_box(item.title, face.safe + 2, face.safe + 1, face.w - 2 * face.safe - 4, 9, size=11, bold=true, anchor='middle', valign='middle', fill='#ffffff') }}
+{% for icon in item.icons %}{{ icons.icon(icon, 12 + loop.index0 * 15, 20, 10) }}{% endfor %}
+{{ text_box(item.text, face.safe + 3, 34, face.w - 2 * face.safe - 6, 44, size=8) }}
+<text x="{{ face.w - face.safe - 2 }}" y="{{ face.h - face.safe - 2 }}" font-family="DejaVu Sans" font-size="2.5" text-anchor="end">{{ item.id }}</text>
+{% endblock %}
+"""
+BACK = """{% extends "_face.svg.j2" %}
+{% import "_icons.svg.j2" as icons %}
+{% block content %}
+<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" height="{{ face.h + 2 * face.bleed }}" fill="#3b2f5c"/>
+<circle cx="{{ face.w / 2 }}" cy="{{ face.h / 2 }}" r="22" fill="none" stroke="#e8b923" stroke-width="1.5"/>
+{{ icons.icon('mammoth', face.w / 2 - 15, face.h / 2 - 15, 30) }}
+{% endblock %}
+"""
+
+
+def make_pack(root: Path, n: int) -> Path:
+    rng = random.Random(1)
+    lines = ["cards:", "  kind: card", "  size: poker", "  front: bench/front.svg.j2", "  back: bench/back.svg.j2",
+             "  fields:", "    title: text", "    text: text", "    colour: string", "    icons: {type: list, item: string}", "  items:"]
+    for i in range(n):
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(18, 34)))
+        colour = f"#{rng.randrange(0x202020, 0xa0a0a0):06x}"
+        icons = ", ".join(rng.sample(ICONS, 3))
+        lines.append(f"    - {{id: card-{i:04d}, title: 'Card {i} {rng.choice(WORDS)}', text: '{text}', colour: '{colour}', icons: [{icons}]}}")
+    pack = root / "components" / "bench"
+    pack.mkdir(parents=True)
+    (pack / "game.yaml").write_text("name: Bench\nlanguages: [en]\nplayers: {min: 1, max: 4}\nprint: {paper: a4, bleed: 0mm, backs: long-edge}\n")
+    (pack / "cards.yaml").write_text("\n".join(lines) + "\n")
+    templates = root / "templates"
+    shutil.copytree(ROOT / "templates", templates)
+    (templates / "bench").mkdir()
+    (templates / "bench" / "front.svg.j2").write_text(FRONT)
+    (templates / "bench" / "back.svg.j2").write_text(BACK)
+    return pack
+
+
+def run_once(pack: Path, out: Path) -> dict:
+    t0 = time.perf_counter()
+    result = build.validate(pack)
+    t1 = time.perf_counter()
+    assert not result.errors, [str(p) for p in result.errors[:5]]
+    faces = result.faces["en"]
+    pages, _ = layout.impose(faces, result.pack.print)
+    t2 = time.perf_counter()
+    pdf.write_pdf(pages, out / "bench.pdf", "Bench", True, None)
+    t3 = time.perf_counter()
+    return {"check+render+compile": t1 - t0, "impose": t2 - t1, "pdf": t3 - t2, "total": t3 - t0, "pages": len(pages)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cards", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        pack = make_pack(Path(tmp), args.cards)
+        runs = [run_once(pack, Path(tmp)) for _ in range(args.runs)]
+        size = (Path(tmp) / "bench.pdf").stat().st_size
+    total = statistics.median(r["total"] for r in runs)
+    print(f"{args.cards} distinct poker cards + shared back, 9 per A4 page, duplex: {runs[0]['pages']} pages, {size / 1e6:.2f} MB")
+    for stage in ("check+render+compile", "impose", "pdf", "total"):
+        values = " / ".join(f"{r[stage]:.2f}" for r in runs)
+        print(f"  {stage:22} {values} s (median {statistics.median(r[stage] for r in runs):.2f} s)")
+    print(f"cards per second (end to end, median of {args.runs}): {args.cards / total:.0f}")
+
+
+if __name__ == "__main__":
+    main()
