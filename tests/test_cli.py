@@ -69,3 +69,12 @@ def test_warnings_fail_only_with_strict(kit):
     assert kit.run("validate", M, "--strict").code == 1
     assert kit.build("--strict").code == 1
     assert kit.build().code == 0
+
+
+def test_ampersand_and_angle_bracket_print_as_themselves(kit):
+    """Text is escaped into the SVG, so markup characters reach the page as text."""
+    from pypdf import PdfReader
+    kit.edit(f"{M}/herd.yaml", 'en: "Mammoth herd"', 'en: "Salt & Pepper <3"')
+    assert kit.build("--lang", "en").code == 0
+    text = "".join(p.extract_text() for p in PdfReader(kit.root / "build/mammoth-herd/mammoth-herd-en.pdf").pages)
+    assert "Salt & Pepper <3" in text
