@@ -95,3 +95,20 @@ def colour_pack(root: Path, n: int = 9, size: str = "poker", extra_print: str = 
         "templates/solid.svg.j2": SOLID,
         "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
     })
+
+
+GRID = """{% extends "_face.svg.j2" %}{% block content %}
+<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" height="{{ face.h + 2 * face.bleed }}" fill="#dde8f0"/>
+{% for i in range(0, face.w | int, 20) %}<rect x="{{ i }}" y="0" width="10" height="{{ face.h }}" fill="#{{ '%02x' % (i % 256) }}4080"/>{% endfor %}
+{% endblock %}
+"""
+
+
+def board_pack(root: Path, size: str = "380x270mm") -> Path:
+    """One board larger than A4, striped so every column of it has its own colour."""
+    return write_pack(root, {
+        "game.yaml": "name: Board\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+        "board.yaml": f"board:\n  kind: board\n  size: {size}\n  front: grid.svg.j2\n  items:\n    - id: map\n",
+        "templates/grid.svg.j2": GRID,
+        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+    })

@@ -53,9 +53,15 @@ class TestGrid:
         assert (pages[0].w, pages[0].h) == (297, 210)  # 3 x 3 instead of 2 x 4 on portrait
         assert len(pages[0].placements) == 9
 
-    def test_face_larger_than_paper_is_a_problem(self):
-        _, problems = impose(faces(1, size=(300, 400)), PrintSettings(paper="a4"))
-        assert [p.message for p in problems] == ["'cards' faces of 300x400mm do not fit on a4 paper with 5mm margins"]
+    def test_face_larger_than_paper_is_split_over_overlapping_sheets(self):
+        pages, problems = impose(faces(1, size=(300, 400), back=False), PrintSettings(paper="a4", overlap=12))
+        assert problems == []
+        assert [(p.tile.name, p.w, p.h) for p in pages] == [("A1", 210, 297), ("A2", 210, 297), ("B1", 210, 297), ("B2", 210, 297)]
+        a1, a2, b1 = pages[0].tile, pages[1].tile, pages[2].tile
+        assert a1.window == (0, 0, 200, 287)  # printable area inside 5 mm margins
+        assert a2.window[0] == a1.window[2] - 12  # neighbours share a 12 mm strip
+        assert b1.window[1] == a1.window[3] - 12
+        assert pages[3].tile.window[2:] == (306, 406)  # the last sheet reaches the far bleed edge
 
     def test_sizes_share_a_page_in_separate_blocks(self):
         mixed = faces(2, size=(40, 100), group="standee", back=False) + faces(2, size=(69.85, 120.65), group="ref")

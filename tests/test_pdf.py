@@ -138,3 +138,52 @@ class TestPixels:
             for x in range(int(fold - 4.5 * PX), int(fold - 1 * PX), 3):
                 left, right = image.getpixel((x, y)), image.getpixel((round(2 * fold - x), y))
                 assert max(abs(u - v) for u, v in zip(left, right)) <= 2
+
+
+class TestSplitBoards:
+    def build(self, tmp_path):
+        from conftest import board_pack
+        out = tmp_path / "out"
+        assert main(["build", str(board_pack(tmp_path / "board")), "--out", str(out)]) == 0
+        return out / "board"
+
+    def test_board_larger_than_a4_is_split_with_overlap_and_also_on_a3(self, tmp_path):
+        out = self.build(tmp_path)
+        sheets = PdfReader(out / "board-en.pdf").pages[1:]
+        assert len(sheets) == 2
+        assert "sheet A1 of 1x2" in sheets[0].extract_text() and "sheet A2 of 1x2" in sheets[1].extract_text()
+        a3 = PdfReader(out / "board-en-a3.pdf").pages
+        assert [(round(float(p.mediabox.width)), round(float(p.mediabox.height))) for p in a3] == [(842, 1191), (1191, 842)]
+
+    def test_sheets_repeat_the_overlap_strip_and_their_targets_coincide(self, tmp_path):
+        from pnpkit.build import validate
+        from pnpkit.layout import impose
+        from pnpkit.pdf import alignment_marks
+        from conftest import board_pack
+        root = board_pack(tmp_path / "board")
+        out = tmp_path / "out"
+        assert main(["build", str(root), "--out", str(out)]) == 0
+        pdf = out / "board" / "board-en.pdf"
+        result = validate(root)
+        t1, t2 = [page.tile for page in impose(result.faces["en"], result.pack.print)[0]]
+        assert (t1.rows, t1.cols) == (1, 2) and t2.window[0] == t1.window[2] - 12
+        a1, a2 = render(pdf, 1), render(pdf, 2)
+
+        def on(tile, fx, fy):  # a board point (mm, bleed-box origin) -> pixel on that sheet
+            return (tile.origin[0] + fx - tile.window[0]) * PX, (tile.origin[1] + fy - tile.window[1]) * PX
+
+        # the shared strip shows the same board on both sheets
+        for fx in (t2.window[0] + 2, t2.window[0] + 6, t2.window[0] + 10):
+            for fy in (40, 100, 160):
+                p1, p2 = a1.getpixel(tuple(map(round, on(t1, fx, fy)))), a2.getpixel(tuple(map(round, on(t2, fx, fy))))
+                assert max(abs(u - v) for u, v in zip(p1, p2)) <= 2, (fx, fy)
+        # both sheets carry targets at the same board points, in that strip
+        marks = alignment_marks(t1)
+        assert marks == alignment_marks(t2) and len(marks) == 2
+        for fx, fy in marks:
+            assert t2.window[0] < fx < t1.window[2]
+            assert dark_near(a1, *on(t1, fx, fy)) and dark_near(a2, *on(t2, fx, fy))
+        # on A1, a dashed line shows where A2's cut edge goes
+        line_x = on(t1, t2.window[0], 0)[0]
+        hits = sum(dark_near(a1, line_x, on(t1, 0, fy)[1]) for fy in range(20, 250, 2))
+        assert hits > 40

@@ -116,6 +116,7 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
             on_page = (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t)) if progress else None
             pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", f"{pack.name[lang]}",
                           pack.print.crop_marks, _calibration(pack, lang), on_page)
+            _write_large(pages, pack, lang, staging)
             _write_svgs(faces, staging / "svg" / lang)
         _swap(staging, final)
     finally:
@@ -123,10 +124,27 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
     return result
 
 
+def _write_large(pages: list, pack: Pack, lang: str, folder: Path) -> None:
+    """Faces split over several sheets also get a PDF on A3, where most fit whole."""
+    split = {id(p.placements[0].face): p.placements[0].face for p in pages if p.tile is not None}
+    if not split or pack.print.paper == "a3":
+        return
+    settings = dataclasses.replace(pack.print, paper="a3", backs="none")
+    large, _ = layout.impose(list(split.values()), settings)
+    _label(large, pack, lang)
+    title = f"{pack.name[lang]} (A3)"
+    pdf.write_pdf(large, folder / f"{pack.id}-{lang}-a3.pdf", title, settings.crop_marks,
+                  _calibration(dataclasses.replace(pack, print=settings), lang))
+
+
 def _label(pages: list, pack: Pack, lang: str) -> None:
     total = len(pages) + 1
     for n, page in enumerate(pages, 2):
         page.label = f"{pack.name[lang]} · {lang} · {page.side} · {n}/{total}"
+        if page.tile is not None:
+            t = page.tile
+            page.label += (f" · {page.placements[0].face.item}: sheet {t.name} of {t.rows}x{t.cols}"
+                           " · cut left and top edges along the print, lay on the neighbour, match the targets")
 
 
 def _calibration(pack: Pack, lang: str) -> dict:

@@ -32,6 +32,7 @@ class Placement:
     y: float
     reach: tuple[float, float, float, float]  # left, top, right, bottom
     block: int = 0
+    clip: tuple[float, float, float, float] | None = None  # page rect (left, top, right, bottom) that overrides reach
 
     @property
     def w(self) -> float:
@@ -42,7 +43,7 @@ class Placement:
         return self.face.size[1]
 
     def moved(self, dx: float, dy: float) -> "Placement":
-        return Placement(self.face, self.x + dx, self.y + dy, self.reach, self.block)
+        return Placement(self.face, self.x + dx, self.y + dy, self.reach, self.block, self.clip)
 
 
 @dataclass
@@ -53,6 +54,7 @@ class Page:
     placements: list[Placement] = field(default_factory=list)
     fold: float | None = None  # x of a gutter-fold line
     label: str = ""
+    tile: "Tile | None" = None  # set on the pages of a face split over several sheets
 
     @property
     def single_face(self) -> bool:
@@ -65,6 +67,23 @@ class Page:
         return list(out.values())
 
 
+@dataclass(frozen=True)
+class Tile:
+    """One sheet of a face too large for the paper: which part of it, and where it overlaps."""
+
+    row: int
+    col: int
+    rows: int
+    cols: int
+    window: tuple[float, float, float, float]  # the part shown, in the face's own mm (bleed box origin)
+    origin: tuple[float, float]  # page position of the window's top-left corner
+    overlap: float
+
+    @property
+    def name(self) -> str:
+        return f"{chr(ord('A') + self.row)}{self.col + 1}"
+
+
 def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Lay out every printed copy of every front; backs follow their fronts' pages."""
     backs = {(f.group, f.item): f for f in faces if f.side == "back"}
@@ -72,6 +91,9 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
     fronts, problems = _fill(copies, settings)
     pages: list[Page] = []
     for page in fronts:
+        if page.tile is not None:
+            pages.append(page)
+            continue
         _centre_vertically(page)
         back = _backs(page, backs, settings)
         if settings.backs == "gutter-fold":  # backs on the other half: their own blocks, their own marks
@@ -113,10 +135,8 @@ def _fill(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Proble
             if n > best_n:
                 best, best_n = page, n
         if best is None:
-            face = copies[i]
-            w, h = face.size
-            problems.append(Problem(face.where, f"'{face.group}' faces of {w:g}x{h:g}mm do not fit on {s.paper} paper with {s.margin:g}mm margins", "layout"))
-            i += _run_length(copies, i)
+            pages += tile_face(copies[i], s)
+            i += 1
             continue
         pages.append(best)
         i += best_n
@@ -185,6 +205,40 @@ def _reach(face: Face, row: int, col: int, n: int, cols: int, gap: float) -> tup
         inner if filled(row, col + 1) else face.bleed,
         inner if filled(row + 1, col) else face.bleed,
     )
+
+
+def tile_face(face: Face, s: PrintSettings) -> list[Page]:
+    """Split a face larger than the paper over sheets that overlap by s.overlap mm.
+
+    Sheet (r, c) shows the window starting at (c, r) x (printable size - overlap)
+    of the face, bleed included, so neighbours repeat the overlap strip: lay the
+    next sheet's cut edge on the line drawn there and match the marks.
+    """
+    options = {"portrait": [False], "landscape": [True], "auto": [False, True]}[s.orientation]
+    plans = [_tile_plan(face, s, paper_size(s, land)) for land in options]
+    size, cols, rows, aw, ah = min(plans, key=lambda p: (p[1] * p[2], p[0][0] > p[0][1]))
+    fw, fh = face.full_size
+    step_x, step_y = aw - s.overlap, ah - s.overlap
+    pages = []
+    for r in range(rows):
+        for c in range(cols):
+            x0, y0 = c * step_x, r * step_y
+            window = (x0, y0, min(x0 + aw, fw), min(y0 + ah, fh))
+            left = (size[0] - (window[2] - x0)) / 2
+            top = (size[1] - (window[3] - y0)) / 2
+            clip = (left, top, left + window[2] - x0, top + window[3] - y0)
+            trim = Placement(face, left - x0 + face.bleed, top - y0 + face.bleed, (0, 0, 0, 0), 0, clip)
+            tile = Tile(r, c, rows, cols, window, (left, top), s.overlap)
+            pages.append(Page(size[0], size[1], "front", [trim], tile=tile))
+    return pages
+
+
+def _tile_plan(face: Face, s: PrintSettings, size: tuple[float, float]):
+    aw, ah = size[0] - 2 * s.margin, size[1] - 2 * s.margin
+    fw, fh = face.full_size
+    cols = 1 if fw <= aw else math.ceil((fw - s.overlap) / (aw - s.overlap))
+    rows = 1 if fh <= ah else math.ceil((fh - s.overlap) / (ah - s.overlap))
+    return size, cols, rows, aw, ah
 
 
 def _centre_vertically(page: Page) -> None:

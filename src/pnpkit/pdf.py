@@ -46,7 +46,9 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
         c.setPageSize((page.w * K, page.h * K))
         for placement in page.placements:
             _place(c, page, placement, forms)
-        if crop_marks and page.placements:
+        if page.tile is not None:
+            _tile_marks(c, page, crop_marks)
+        elif crop_marks and page.placements:
             _crop_marks(c, page)
         if page.fold is not None:
             _fold_line(c, page)
@@ -75,12 +77,11 @@ def _form(c: Canvas, placement: Placement, forms: dict) -> str:
 def _place(c: Canvas, page: Page, p: Placement, forms: dict) -> None:
     """Draw a face clipped to its trim plus the bleed it may show here."""
     name = _form(c, p, forms)
-    left, top, right, bottom = p.reach
+    left, top, right, bottom = p.clip or (p.x - p.reach[0], p.y - p.reach[1], p.x + p.w + p.reach[2], p.y + p.h + p.reach[3])
     b = p.face.bleed
     c.saveState()
     clip = c.beginPath()
-    x0, y0 = (p.x - left) * K, (page.h - p.y - p.h - bottom) * K
-    clip.rect(x0, y0, (p.w + left + right) * K, (p.h + top + bottom) * K)
+    clip.rect(left * K, (page.h - bottom) * K, (right - left) * K, (bottom - top) * K)
     c.clipPath(clip, stroke=0, fill=0)
     c.translate((p.x - b) * K, (page.h - p.y - p.h - b) * K)
     c.doForm(name)
@@ -111,6 +112,76 @@ def _crop_marks(c: Canvas, page: Page) -> None:
             _mark(c, page, (left - MARK_CLEAR, y), (max(left - MARK_CLEAR - MARK_LENGTH, 1.0), y))
             _mark(c, page, (right + MARK_CLEAR, y), (min(right + MARK_CLEAR + MARK_LENGTH, page.w - 1.0), y))
     c.restoreState()
+
+
+def _tile_marks(c: Canvas, page: Page, crop_marks: bool) -> None:
+    """A sheet of a split face: where the next sheet's edge goes, marks to match, the board's cut lines."""
+    t, face = page.tile, page.placements[0].face
+    x0, y0, x1, y1 = t.window
+    left, top = t.origin
+    right, bottom = left + x1 - x0, top + y1 - y0
+
+    def px(fx: float) -> float:
+        return left + fx - x0
+
+    def py(fy: float) -> float:
+        return top + fy - y0
+
+    c.saveState()
+    c.setLineWidth(0.5)
+    c.setStrokeColor(black)
+    c.setDash(3, 2)
+    if t.col < t.cols - 1:  # the next sheet's cut edge lies on this line
+        c.line(px(x1 - t.overlap) * K, (page.h - top) * K, px(x1 - t.overlap) * K, (page.h - bottom) * K)
+    if t.row < t.rows - 1:
+        c.line(left * K, (page.h - py(y1 - t.overlap)) * K, right * K, (page.h - py(y1 - t.overlap)) * K)
+    c.setDash()
+    for fx, fy in alignment_marks(t):
+        _target(c, page, px(fx), py(fy))
+    if crop_marks:
+        fw, fh = face.full_size
+        b = face.bleed
+        c.setLineWidth(MARK_WIDTH_PT)
+        for fx in (b, fw - b):
+            if x0 <= fx <= x1:
+                _mark(c, page, (px(fx), top - MARK_CLEAR), (px(fx), max(top - MARK_CLEAR - MARK_LENGTH, 1.0)))
+                _mark(c, page, (px(fx), bottom + MARK_CLEAR), (px(fx), min(bottom + MARK_CLEAR + MARK_LENGTH, page.h - 1.0)))
+        for fy in (b, fh - b):
+            if y0 <= fy <= y1:
+                _mark(c, page, (left - MARK_CLEAR, py(fy)), (max(left - MARK_CLEAR - MARK_LENGTH, 1.0), py(fy)))
+                _mark(c, page, (right + MARK_CLEAR, py(fy)), (min(right + MARK_CLEAR + MARK_LENGTH, page.w - 1.0), py(fy)))
+    c.restoreState()
+
+
+def alignment_marks(t) -> list[tuple[float, float]]:
+    """Targets in the face's own mm, in the middle of every overlap strip this sheet shares.
+
+    Neighbours compute the same points for their common strip, so the marks
+    coincide when the sheets are laid together.
+    """
+    x0, y0, x1, y1 = t.window
+    marks = []
+    ys = [y0 + (y1 - y0) * f for f in (0.25, 0.75)]
+    xs = [x0 + (x1 - x0) * f for f in (0.25, 0.75)]
+    if t.col > 0:
+        marks += [(x0 + t.overlap / 2, y) for y in ys]
+    if t.col < t.cols - 1:
+        marks += [(x1 - t.overlap / 2, y) for y in ys]
+    if t.row > 0:
+        marks += [(x, y0 + t.overlap / 2) for x in xs]
+    if t.row < t.rows - 1:
+        marks += [(x, y1 - t.overlap / 2) for x in xs]
+    return marks
+
+
+def _target(c: Canvas, page: Page, x: float, y: float, r: float = 3.0) -> None:
+    """A registration target: a circle and a cross, white under black so it shows on any art."""
+    for colour, width in ((Color(1, 1, 1), 1.6), (black, 0.5)):
+        c.setStrokeColor(colour)
+        c.setLineWidth(width)
+        c.circle(x * K, (page.h - y) * K, r * K, stroke=1, fill=0)
+        c.line((x - r - 1.5) * K, (page.h - y) * K, (x + r + 1.5) * K, (page.h - y) * K)
+        c.line(x * K, (page.h - y + r + 1.5) * K, x * K, (page.h - y - r - 1.5) * K)
 
 
 def _mark(c: Canvas, page: Page, a: tuple[float, float], b: tuple[float, float]) -> None:

@@ -16,7 +16,7 @@ from pnpkit.model import BACK_MODES, KINDS, PROVENANCE, SIDES, Check, FieldSpec,
 from pnpkit.units import PAPERS, describe
 
 GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
-PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks")
+PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "overlap")
 GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "items", "doc")
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
@@ -94,7 +94,7 @@ class _Game:
             out["paper"] = r.choice(spec["paper"], p + ("paper",), PAPERS)
         if "orientation" in spec:
             out["orientation"] = r.choice(spec["orientation"], p + ("orientation",), ("auto", "portrait", "landscape"))
-        for key in ("margin", "bleed", "safe", "gap"):
+        for key in ("margin", "bleed", "safe", "gap", "overlap"):
             if key in spec:
                 out[key] = r.length(spec[key], p + (key,))
         if "backs" in spec:
