@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import layout, pdf, render, rules, schema, svgdraw
+from pnpkit import dice, hexes, layout, pdf, render, rules, schema, svgdraw  # noqa: F401 (dice, hexes register themselves)
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Pack
 from pnpkit.units import SIZES

@@ -7,6 +7,7 @@ Exit codes: 0 clean, 1 problems found (errors; warnings too with --strict),
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 from pathlib import Path
@@ -34,7 +35,14 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--paper", choices=PAPERS, help="paper size (default: the pack's print.paper)")
     b.add_argument("--backs", choices=BACK_MODES, help="how backs are printed: duplex long-edge or short-edge flip, gutter-fold, or none")
     b.add_argument("--back-offset", metavar="X,Y", help="shift every back page by X,Y mm to correct a duplex printer's misregistration, e.g. 0.5,-1")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).configure(sub)
     return p
+
+
+# Modules that add a command: each has configure(subparsers), which adds its parser
+# and sets `run=function(args) -> exit code` as a default.
+COMMAND_MODULES: tuple[str, ...] = ()
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -45,6 +53,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if hasattr(args, "run"):
+        return args.run(args)
     overrides = {}
     if args.command == "build":
         overrides = {k: v for k, v in (("paper", args.paper), ("backs", args.backs)) if v}

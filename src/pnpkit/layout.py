@@ -33,6 +33,7 @@ class Placement:
     reach: tuple[float, float, float, float]  # left, top, right, bottom
     block: int = 0
     clip: tuple[float, float, float, float] | None = None  # page rect (left, top, right, bottom) that overrides reach
+    outline: tuple[tuple[float, float], ...] | None = None  # page polygon to clip to instead (e.g. a hex)
 
     @property
     def w(self) -> float:
@@ -43,7 +44,9 @@ class Placement:
         return self.face.size[1]
 
     def moved(self, dx: float, dy: float) -> "Placement":
-        return Placement(self.face, self.x + dx, self.y + dy, self.reach, self.block, self.clip)
+        outline = tuple((x + dx, y + dy) for x, y in self.outline) if self.outline else None
+        clip = (self.clip[0] + dx, self.clip[1] + dy, self.clip[2] + dx, self.clip[3] + dy) if self.clip else None
+        return Placement(self.face, self.x + dx, self.y + dy, self.reach, self.block, clip, outline)
 
 
 @dataclass
@@ -55,6 +58,8 @@ class Page:
     fold: float | None = None  # x of a gutter-fold line
     label: str = ""
     tile: "Tile | None" = None  # set on the pages of a face split over several sheets
+    lines: list[tuple[float, float, float, float]] = field(default_factory=list)  # extra cut marks (x1, y1, x2, y2)
+    packed: bool = False  # laid out by a packer (PACKERS): not re-centred
 
     @property
     def single_face(self) -> bool:
@@ -84,24 +89,47 @@ class Tile:
         return f"{chr(ord('A') + self.row)}{self.col + 1}"
 
 
+# kind -> function(copies of fronts, settings) -> (front pages, problems). A kind whose
+# faces do not sit on a rectangular grid (hex tiles) registers its own packer here.
+PACKERS: dict = {}
+
+
 def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Lay out every printed copy of every front; backs follow their fronts' pages."""
     backs = {(f.group, f.item): f for f in faces if f.side == "back"}
     copies = [f for f in faces if f.side == "front" for _ in range(f.count)]
-    fronts, problems = _fill(copies, settings)
+    fronts, problems = [], []
+    for packer, run in _by_packer(copies):
+        pages, found = packer(run, settings)
+        fronts += pages
+        problems += found
     pages: list[Page] = []
     for page in fronts:
         if page.tile is not None:
             pages.append(page)
             continue
-        _centre_vertically(page)
+        if not page.packed:
+            _centre_vertically(page)
         back = _backs(page, backs, settings)
         if settings.backs == "gutter-fold":  # backs on the other half: their own blocks, their own marks
-            page.placements += [Placement(b.face, b.x, b.y, b.reach, b.block + FOLD_BLOCKS) for b in back.placements]
+            page.placements += [Placement(b.face, b.x, b.y, b.reach, b.block + FOLD_BLOCKS, b.clip, b.outline) for b in back.placements]
+            page.lines += back.lines
             pages.append(page)
         else:
             pages += [page, back] if back.placements else [page]
     return pages, problems
+
+
+def _by_packer(copies: list[Face]):
+    """Consecutive faces that share a packer, in order."""
+    runs: list = []
+    for face in copies:
+        packer = PACKERS.get(face.kind, _fill)
+        if runs and runs[-1][0] is packer:
+            runs[-1][1].append(face)
+        else:
+            runs.append((packer, [face]))
+    return runs
 
 
 def paper_size(settings: PrintSettings, landscape: bool) -> tuple[float, float]:
@@ -261,21 +289,28 @@ def mirror_axis(settings: PrintSettings, page: tuple[float, float]) -> str:
 
 
 def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
-    page = Page(front.w, front.h, "back")
+    page = Page(front.w, front.h, "back", packed=front.packed)
     if s.backs == "none":
         return page
     axis = mirror_axis(s, (front.w, front.h))
     dx, dy = (0.0, 0.0) if s.backs == "gutter-fold" else s.back_offset
+    across = 2 * front.fold if front.fold is not None else front.w
+
+    def mirror(x: float, y: float) -> tuple[float, float]:
+        return (across - x + dx, y + dy) if axis == "x" else (x + dx, front.h - y + dy)
+
     for p in front.placements:
         back = backs.get((p.face.group, p.face.item))
         if back is None:
             continue
         left, top, right, bottom = p.reach
+        outline = tuple(mirror(x, y) for x, y in p.outline) if p.outline else None
         if axis == "x":
-            x = (2 * front.fold if front.fold is not None else front.w) - p.x - p.w
-            page.placements.append(Placement(back, x + dx, p.y + dy, (right, top, left, bottom), p.block))
+            page.placements.append(Placement(back, across - p.x - p.w + dx, p.y + dy, (right, top, left, bottom), p.block, None, outline))
         else:
-            page.placements.append(Placement(back, p.x + dx, front.h - p.y - p.h + dy, (left, bottom, right, top), p.block))
+            page.placements.append(Placement(back, p.x + dx, front.h - p.y - p.h + dy, (left, bottom, right, top), p.block, None, outline))
+    if page.placements:
+        page.lines = [(*mirror(x1, y1), *mirror(x2, y2)) for x1, y1, x2, y2 in front.lines]
     return page
 
 

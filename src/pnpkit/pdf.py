@@ -48,8 +48,10 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
             _place(c, page, placement, forms)
         if page.tile is not None:
             _tile_marks(c, page, crop_marks)
-        elif crop_marks and page.placements:
+        elif crop_marks and page.placements and not page.packed:
             _crop_marks(c, page)
+        if crop_marks and page.lines:
+            _lines(c, page)
         if page.fold is not None:
             _fold_line(c, page)
         if page.label:
@@ -81,7 +83,13 @@ def _place(c: Canvas, page: Page, p: Placement, forms: dict) -> None:
     b = p.face.bleed
     c.saveState()
     clip = c.beginPath()
-    clip.rect(left * K, (page.h - bottom) * K, (right - left) * K, (bottom - top) * K)
+    if p.outline:
+        clip.moveTo(p.outline[0][0] * K, (page.h - p.outline[0][1]) * K)
+        for x, y in p.outline[1:]:
+            clip.lineTo(x * K, (page.h - y) * K)
+        clip.close()
+    else:
+        clip.rect(left * K, (page.h - bottom) * K, (right - left) * K, (bottom - top) * K)
     c.clipPath(clip, stroke=0, fill=0)
     c.translate((p.x - b) * K, (page.h - p.y - p.h - b) * K)
     c.doForm(name)
@@ -111,6 +119,16 @@ def _crop_marks(c: Canvas, page: Page) -> None:
         for y in sorted({round(v, 3) for p in block for v in (p.y, p.y + p.h)}):
             _mark(c, page, (left - MARK_CLEAR, y), (max(left - MARK_CLEAR - MARK_LENGTH, 1.0), y))
             _mark(c, page, (right + MARK_CLEAR, y), (min(right + MARK_CLEAR + MARK_LENGTH, page.w - 1.0), y))
+    c.restoreState()
+
+
+def _lines(c: Canvas, page: Page) -> None:
+    """Cut marks a packer chose itself (for shapes whose edges are not grid lines)."""
+    c.saveState()
+    c.setLineWidth(MARK_WIDTH_PT)
+    c.setStrokeColor(black)
+    for x1, y1, x2, y2 in page.lines:
+        c.line(x1 * K, (page.h - y1) * K, x2 * K, (page.h - y2) * K)
     c.restoreState()
 
 

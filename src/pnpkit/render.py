@@ -33,8 +33,19 @@ def template_dirs(pack: Pack) -> list[Path]:
     return [d for d in dirs if d.is_dir()]
 
 
+# Functions templates may call besides text_box(): geometry built in code (hex
+# outlines, dice nets). Modules register them with @template_global.
+GLOBALS: dict = {}
+
+
+def template_global(fn):
+    """Make fn callable from every template under its own name."""
+    GLOBALS[fn.__name__] = fn
+    return fn
+
+
 def environment(pack: Pack) -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(d) for d in template_dirs(pack)]),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -42,6 +53,8 @@ def environment(pack: Pack) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.globals.update(GLOBALS)
+    return env
 
 
 def render(pack: Pack, lang: str, env: jinja2.Environment | None = None) -> tuple[list[Face], list[Problem]]:
