@@ -14,6 +14,7 @@ deliberately no expression language: logic is Python, choices are YAML.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,12 +83,14 @@ def load_rules(pack: Pack) -> tuple[dict[str, Rule], list[Problem]]:
     try:
         spec = importlib.util.spec_from_file_location(f"pnpkit_rules_{pack.id}", pack.rules_file)
         module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses and pickling look their module up here
         spec.loader.exec_module(module)
     except Exception as exc:  # a designer's Python: report it, located, instead of a traceback
         line = _exc_line(exc, pack.rules_file)
         return rules, [Problem(Location(str(_rel(pack.rules_file)), line, 1), f"rules file failed to load: {type(exc).__name__}: {exc}", "rules")]
     finally:
         _registry = BUILTIN
+        sys.modules.pop(f"pnpkit_rules_{pack.id}", None)
     rules.update(own)
     return rules, []
 
