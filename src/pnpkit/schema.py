@@ -7,6 +7,7 @@ items that share a kind, a size, templates and declared fields.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from pnpkit.checker import Reader, did_you_mean, path_name
@@ -17,7 +18,7 @@ from pnpkit.units import PAPERS, describe
 
 GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
 PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "overlap")
-GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "items", "doc")
+GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "items", "items_from", "doc")
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
 FIELD_TYPES = ("text", "string", "int", "number", "bool", "enum", "list")
@@ -49,6 +50,7 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
             else:
                 groups[group.name] = group
     problems += _unique_ids(groups)
+    groups = _items_from(groups, game.derived, problems)
     if any(p.is_error for p in problems):
         return None, problems
     return game.pack(groups), problems
@@ -59,6 +61,7 @@ class _Game:
 
     def __init__(self, r: Reader, root: Path):
         self.r, self.root = r, root
+        self.derived: dict = {}  # group name -> (source group, where items_from is, where its templates are)
         data = r.mapping(r.doc.data, (), GAME_KEYS, "game.yaml") or {}
         self.data = data
         self.languages = self._languages(r.get(data, (), "languages"))
@@ -176,11 +179,46 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     templates = {side: t for side in SIDES if (t := _template(r, spec, path, side)) is not None}
     if "front" not in spec:
         r.problem(path, f"group '{name}' needs a 'front' template")
+    if "items_from" in spec:
+        return _derived_group(r, game, name, spec, path, kind, size, bleed, templates)
     fields = _read_fields(r, spec.get("fields", {}), path + ("fields",))
     items = _read_items(r, game, name, spec.get("items"), path + ("items",), fields, templates)
     if None in (kind, size, bleed) or fields is None:
         return None
     return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""))
+
+
+def _derived_group(r: Reader, game: _Game, name: str, spec: dict, path: tuple, kind, size, bleed, templates) -> Group | None:
+    """`items_from: dice`: the items (and fields) of another group, with this group's kind, size and templates."""
+    source = r.typed(spec["items_from"], path + ("items_from",), "string")
+    for key in ("items", "fields"):
+        if key in spec:
+            r.problem(path + (key,), f"group '{name}' takes its items and fields from '{source}'; it cannot have '{key}' too", key=True)
+    if None in (kind, size, bleed, source):
+        return None
+    game.derived[name] = (source, r.doc.at(path + ("items_from",)), {s: r.doc.at(path + (s,)) for s in templates})
+    return Group(name, kind, size, bleed, templates, {}, (), r.doc.at(path, key=True), spec.get("doc", ""))
+
+
+def _items_from(groups: dict, derived: dict, problems: list) -> dict:
+    """Fill each `items_from` group with its source group's items, under its own name and templates."""
+    out = dict(groups)
+    for name, (source, where, template_where) in derived.items():
+        if name not in groups:
+            continue
+        group = groups[name]
+        src = groups.get(source)
+        if src is None or source in derived:
+            why = "which takes its own items from another group" if src is not None else "which is not a group"
+            hint = "" if src is not None else did_you_mean(source, [g for g in groups if g not in derived])
+            problems.append(Problem(where, f"group '{name}' takes its items from '{source}', {why}{hint}"))
+            continue
+        items = tuple(
+            dataclasses.replace(item, group=name, templates=dict(group.templates), template_where=dict(template_where))
+            for item in src.items
+        )
+        out[name] = dataclasses.replace(group, fields=src.fields, items=items)
+    return out
 
 
 def _template(r: Reader, spec: dict, path: tuple, side: str):
