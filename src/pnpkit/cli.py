@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from pnpkit import __version__
+from pnpkit import export
 from pnpkit.build import Result, build, validate
 from pnpkit.model import BACK_MODES
 from pnpkit.units import PAPERS
@@ -35,6 +36,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--paper", choices=PAPERS, help="paper size (default: the pack's print.paper)")
     b.add_argument("--backs", choices=BACK_MODES, help="how backs are printed: duplex long-edge or short-edge flip, gutter-fold, or none")
     b.add_argument("--back-offset", metavar="X,Y", help="shift every back page by X,Y mm to correct a duplex printer's misregistration, e.g. 0.5,-1")
+    b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
     for name in COMMAND_MODULES:
         importlib.import_module(name).configure(sub)
     return p
@@ -74,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             result = validate(pack, args.lang, overrides)
         else:
             result = build(pack, args.out, args.lang, overrides, args.strict, _progress() if sys.stderr.isatty() else None)
+            export.run(result, args.out, args.profile, args.strict)
         failed |= _report(result, args, pack, time.perf_counter() - started)
     return 1 if failed else 0
 

@@ -1,0 +1,67 @@
+"""Benchmark: PNG export at 300 dpi, in faces per second.
+
+The same synthetic deck as bench_cards.py (distinct poker cards with a title,
+wrapped text, icons and a frame; one shared back), with 1/8 in of bleed, is
+exported with The Game Crafter's profile: every face drawn one per page into the
+faces PDF, rasterised with pypdfium2 at 825 x 1125 px (300 dpi) and written as a
+PNG, on every core. Validation (load, render, compile) is not timed: it is the
+build's, not the export's.
+
+    .venv/bin/python scripts/bench_png.py [--cards 300] [--runs 3] [--profile thegamecrafter]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_cards import make_pack  # noqa: E402
+from pnpkit import build, export, profile  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cards", type=int, default=300)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--profile", default="thegamecrafter", help="an image profile (default: thegamecrafter)")
+    args = ap.parse_args()
+    chosen, problems = profile.load(args.profile)
+    if chosen is None or chosen.output != "images":
+        sys.exit(f"{args.profile}: not an image profile {[str(p) for p in problems]}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        pack = make_pack(root, args.cards)
+        game = pack / "game.yaml"
+        game.write_text(game.read_text().replace("bleed: 0mm", "bleed: 0.125in"))
+        result = build.validate(pack)
+        assert not result.errors, [str(p) for p in result.errors[:5]]
+        faces = len(result.faces["en"])
+        distinct = faces - args.cards + 1  # the shared back is written once
+        times = []
+        for run in range(args.runs):
+            out = root / f"out{run}"
+            started = time.perf_counter()
+            found = export.export(result.pack, result.faces, out, chosen)
+            times.append(time.perf_counter() - started)
+            assert not found, [str(p) for p in found]
+            pngs = list((out / result.pack.id / chosen.id).rglob("*.png"))
+            assert len(pngs) == distinct, (len(pngs), distinct)
+            shutil.rmtree(out)
+    best, median = min(times), statistics.median(times)
+    print(f"{distinct} PNG faces ({args.cards} fronts + 1 shared back) at {chosen.dpi} dpi, profile {chosen.id}, "
+          f"{os.cpu_count()} cores")
+    print(f"  best {best:.2f}s = {distinct / best:.1f} faces/s; median {median:.2f}s = {distinct / median:.1f} faces/s")
+
+
+if __name__ == "__main__":
+    main()

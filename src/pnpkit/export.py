@@ -1,0 +1,432 @@
+"""Export a built kit for a print-on-demand service or a virtual tabletop (`build --profile NAME`).
+
+Every face is drawn one per page into a PDF whose page is the face's trim plus
+the profile's bleed, TrimBox and BleedBox set. That PDF is the deliverable of
+the page services (DriveThruCards, PrintNinja), and it is also the source the
+PNGs of the image services (The Game Crafter, MakePlayingCards, Tabletop
+Simulator) are rasterised from with pypdfium2, so what you see is what prints.
+
+Faces are drawn with the pack's bleed and never stretched: when a profile wants
+more bleed than the art has, a located warning says so and the difference stays
+blank. Output goes to OUT/<game>/<profile>/<lang>/, names that sort in deck
+order: NN-<group>/NNNa-<item>-front.png, NNNb-<item>-back.png, back.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import os
+import shutil
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from reportlab.pdfgen.canvas import Canvas
+
+from pnpkit import fonts
+from pnpkit import profile as profiles
+from pnpkit.errors import Location, Problem
+from pnpkit.loader import load_yaml
+from pnpkit.model import Face, Pack
+from pnpkit.profile import MM_PER_IN, Profile
+from pnpkit.units import PT_PER_MM
+
+K = PT_PER_MM
+PNG_COMPRESS = 3  # as fast as level 1 and 3 % smaller; level 6 (Pillow's default) costs 25 % more time for 8 %
+POOL_FROM = 24  # pages: below this a process pool costs more than it saves
+EPS = 0.01  # mm: bleed differences smaller than this are rounding
+
+
+# ------------------------------------------------------------------ entry points
+
+PROFILE_HELP = ("also export for a print service or a virtual tabletop, into OUT/<pack>/NAME/ (repeatable): "
+                f"{', '.join(profiles.names())}, or a profile .yaml file (default: home, the sheets only)")
+
+
+def profile_option(name: str) -> Profile:
+    """argparse type for --profile: a checked profile, or a usage error that says what is wrong."""
+    profile, problems = profiles.load(name)
+    if profile is None:
+        raise argparse.ArgumentTypeError("\n".join(p.message if p.rule == "usage" else str(p) for p in problems if p.is_error))
+    return profile
+
+
+def run(result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
+    """After a successful build, export it for each chosen profile; problems go onto result.problems."""
+    if result.pack is None or result.errors or (strict and result.problems):
+        return
+    for profile in chosen or []:
+        result.problems += export(result.pack, result.faces, out, profile, strict)
+
+
+def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = False) -> list[Problem]:
+    """Write the kit in the profile's form to out/<pack id>/<profile id>/; return what the profile found.
+
+    `faces` is {lang: [Face]} as build.validate() gives it. With strict, a
+    warning means nothing is written for this profile.
+    """
+    if profile.output == "sheets":  # the engine's own output, already in out/<pack id>/
+        return []
+    problems = check(pack, faces, profile)
+    if strict and problems:
+        return problems
+    final = out / pack.id / profile.id
+    staging = out / pack.id / f".{profile.id}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        for lang, lang_faces in faces.items():
+            folder = staging / lang
+            folder.mkdir()
+            decks = group_faces(pack, lang_faces)
+            if profile.output == "images":
+                write_images(decks, profile, folder)
+            elif profile.output == "pages":
+                write_pages(decks, profile, folder, pack.name[lang])
+            else:
+                from pnpkit import tts  # here, not at the top: tts builds on this module
+                tts.write(pack, lang, decks, profile, folder, final / lang)
+        (staging / "README.txt").write_text(_readme(pack, profile), encoding="utf-8")
+        # swap in whole, as build does: a failed export leaves the previous one as it was
+        old = final.with_name(f".{profile.id}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        if final.exists():
+            final.rename(old)
+        staging.rename(final)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return problems
+
+
+def _readme(pack: Pack, profile: Profile) -> str:
+    return (f"{profile.name}: {pack.id}, exported by pnpkit with the profile '{profile.id}'.\n\n"
+            f"{profile.notes.strip()}\n")
+
+
+# ------------------------------------------------------------------ the deck, in order
+
+@dataclass
+class DeckItem:
+    """One item of a group: its faces and how many copies the game needs."""
+
+    number: int  # 1-based, in pack order
+    id: str
+    count: int
+    front: Face | None
+    back: Face | None
+
+
+@dataclass
+class Deck:
+    """A group's items in pack order, with its folder name (NN-group) and its shared back if any."""
+
+    number: int
+    name: str
+    kind: str
+    size: tuple[float, float]
+    bleed: float
+    items: list[DeckItem]
+
+    @property
+    def folder(self) -> str:
+        return f"{self.number:02d}-{self.name}"
+
+    @property
+    def shared_back(self) -> Face | None:
+        """The back every item shows, when there is one and more than one item shares it."""
+        backs = [i.back for i in self.items]
+        if len(backs) > 1 and all(b is not None for b in backs) and len({b.svg for b in backs}) == 1:
+            return backs[0]
+        return None
+
+    @property
+    def copies(self) -> int:
+        return sum(i.count for i in self.items)
+
+
+def group_faces(pack: Pack, faces: list[Face]) -> list[Deck]:
+    """Faces (in render order: group, item, side) as decks of items."""
+    numbers = {name: n for n, name in enumerate(pack.groups, 1)}
+    decks: dict[str, Deck] = {}
+    for face in faces:
+        deck = decks.get(face.group)
+        if deck is None:
+            deck = decks[face.group] = Deck(numbers[face.group], face.group, face.kind, face.size, face.bleed, [])
+        if not deck.items or deck.items[-1].id != face.item:
+            deck.items.append(DeckItem(len(deck.items) + 1, face.item, face.count, None, None))
+        setattr(deck.items[-1], face.side, face)
+    return sorted(decks.values(), key=lambda d: d.number)
+
+
+def face_stem(item: DeckItem, side: str) -> str:
+    """NNNa-<item>-front / NNNb-<item>-back: sorts in deck order, front before back."""
+    return f"{item.number:03d}{'a' if side == 'front' else 'b'}-{item.id}-{side}"
+
+
+# ------------------------------------------------------------------ checks
+
+def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
+    """Warnings about the pack for this profile: too little bleed, sizes the service does not sell."""
+    if profile.output == "sheets":
+        return []
+    problems = []
+    decks = group_faces(pack, next(iter(faces.values()), []))
+    if profile.output == "tts":
+        return [_image_only(pack, d) for d in decks if profile.objects[d.kind] == "image"]
+    short = [d for d in decks if profile.bleed - d.bleed > EPS]
+    if short:
+        problems += _bleed_warnings(pack, short, profile)
+    if profile.products:
+        for deck in decks:
+            product, _ = profile.product_for(deck.size)
+            if product is None:
+                problems.append(_unknown_size(pack, deck, profile))
+    return problems
+
+
+def _bleed_warnings(pack: Pack, short: list[Deck], profile: Profile) -> list[Problem]:
+    """One warning where the bleed is set: game.yaml's print.bleed for groups that take it, else the group."""
+    own = [d for d in short if d.bleed != pack.print.bleed]
+    inherited = [d for d in short if d.bleed == pack.print.bleed]
+    problems = []
+    want = f"{_mm(profile.bleed)} mm ({profile.bleed / MM_PER_IN:.3g} in)"
+    if inherited:
+        names = _and([d.name for d in inherited])
+        lack = profile.bleed - pack.print.bleed
+        problems.append(Problem(_print_bleed_where(pack), (
+            f"bleed is {pack.print.bleed:g} mm; {profile.id} wants {want} on every side: the outer {_mm(lack)} mm "
+            f"of every face of {names} stays blank (art is never stretched); set print.bleed to {profile.bleed / MM_PER_IN:g}in for this service"),
+            "export", "warning"))
+    for deck in own:
+        lack = profile.bleed - deck.bleed
+        group = pack.groups[deck.name]
+        problems.append(Problem(group.where, (
+            f"group '{deck.name}' has {deck.bleed:g} mm bleed; {profile.id} wants {want} on every side: the outer {_mm(lack)} mm "
+            f"of its faces stays blank (art is never stretched)"), "export", "warning"))
+    return problems
+
+
+def _mm(value: float) -> str:
+    return f"{round(value, 3):g}"
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def _print_bleed_where(pack: Pack) -> Location:
+    """Where game.yaml sets print.bleed (or print, or the file's start)."""
+    doc, _ = load_yaml(pack.root / "game.yaml")
+    return doc.at(("print", "bleed")) if doc.data is not None else pack.where
+
+
+def _image_only(pack: Pack, deck: Deck) -> Problem:
+    return Problem(pack.groups[deck.name].where, (
+        f"group '{deck.name}' ({deck.kind}) is exported as images only: Tabletop Simulator has no object "
+        f"pnpkit can make for it; import the images by hand"), "export", "warning")
+
+
+def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
+    w, h = deck.size
+    nearest = profile.nearest(deck.size)
+    hint = f" (nearest: {nearest.name}, {nearest.trim[0]:g} x {nearest.trim[1]:g} mm)" if nearest else ""
+    if profile.output == "images":
+        px = image_pixels(deck.size, profile)
+        what = f"its images are {px[0]} x {px[1]} px, trim plus bleed at {profile.dpi} dpi"
+    else:
+        what = "its pages are trim plus bleed"
+    return Problem(pack.groups[deck.name].where, (
+        f"group '{deck.name}' is {w:g} x {h:g} mm, which matches no product in the {profile.id} profile{hint}; {what}"), "export", "warning")
+
+
+# ------------------------------------------------------------------ sizes
+
+def image_pixels(size: tuple[float, float], profile: Profile) -> tuple[int, int]:
+    """The image size for a face of this trim: the product's pixels, else trim + 2 x bleed at the dpi."""
+    product, turned = profile.product_for(size)
+    if product is not None and product.pixels is not None:
+        return (product.pixels[1], product.pixels[0]) if turned else product.pixels
+    return tuple(round((s + 2 * profile.bleed) / MM_PER_IN * profile.dpi) for s in size)
+
+
+def pixels_to_mm(px: tuple[int, int], dpi: int) -> tuple[float, float]:
+    return px[0] / dpi * MM_PER_IN, px[1] / dpi * MM_PER_IN
+
+
+# ------------------------------------------------------------------ one face per page
+
+@dataclass(frozen=True)
+class Sheet:
+    """One PDF page holding one face: the page size (mm), the face's trim centred on it."""
+
+    face: Face
+    page: tuple[float, float]
+
+
+def write_faces_pdf(sheets: list[Sheet], path: Path, title: str) -> None:
+    """One face per page, trim centred, clipped to the face's own bleed; TrimBox and BleedBox set.
+
+    Each distinct face is one form, so a deck's shared back costs one drawing
+    however many pages repeat it.
+    """
+    fonts.register_all()
+    c = Canvas(str(path), invariant=1, pageCompression=1)
+    c.setTitle(title)
+    c.setCreator("pnpkit")
+    c.setAuthor("pnpkit")
+    forms: dict[str, str] = {}
+    for sheet in sheets:
+        face, (pw, ph) = sheet.face, sheet.page
+        w, h = face.size
+        b = face.bleed
+        x0, y0 = (pw - w) / 2, (ph - h) / 2  # trim's lower-left corner, mm from the page's lower-left
+        c.setPageSize((pw * K, ph * K))
+        c.saveState()
+        clip = c.beginPath()
+        left, bottom = max(0.0, x0 - b), max(0.0, y0 - b)
+        clip.rect(left * K, bottom * K, (min(pw, x0 + w + b) - left) * K, (min(ph, y0 + h + b) - bottom) * K)
+        c.clipPath(clip, stroke=0, fill=0)
+        c.translate((x0 - b) * K, (y0 - b) * K)
+        c.doForm(_form(c, face, forms))
+        c.restoreState()
+        c.setTrimBox((x0 * K, y0 * K, (x0 + w) * K, (y0 + h) * K))
+        c.setBleedBox((0, 0, pw * K, ph * K))
+        c.showPage()
+    c.save()
+
+
+def _form(c: Canvas, face: Face, forms: dict) -> str:
+    key = hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
+    if key not in forms:
+        fw, fh = face.full_size
+        c.beginForm(f"F{key}", 0, 0, fw * K, fh * K)
+        face.drawing.draw(c, 0, 0)
+        c.endForm()
+        forms[key] = f"F{key}"
+    return forms[key]
+
+
+# ------------------------------------------------------------------ rasterising
+
+@dataclass(frozen=True)
+class Shot:
+    """Page `page` of a faces PDF rasterised to exactly `px` pixels; saved as a PNG at `path` (with its dpi), or returned."""
+
+    page: int
+    px: tuple[int, int]
+    dpi: float
+    path: Path | None = None
+
+
+def rasterise(pdf: Path, shots: list[Shot], workers: int | None = None) -> list:
+    """Render the shots; returns a PIL image for each shot without a path (None for the others).
+
+    pypdfium2 is not thread-safe, so large jobs go to a pool of processes,
+    each with its own copy of the document, in contiguous chunks.
+    """
+    workers = workers or os.cpu_count() or 1
+    if workers < 2 or len(shots) < POOL_FROM:
+        return _render_chunk(str(pdf), shots)
+    size = -(-len(shots) // (workers * 4))  # a few chunks per worker keeps both busy to the end
+    chunks = [shots[i:i + size] for i in range(0, len(shots), size)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        results = pool.map(_render_chunk, [str(pdf)] * len(chunks), chunks)
+        return [image for chunk in results for image in chunk]
+
+
+def _render_chunk(pdf: str, shots: list[Shot]) -> list:
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    doc = pdfium.PdfDocument(pdf)
+    out = []
+    try:
+        for shot in shots:
+            page = doc[shot.page]
+            w, h = shot.px
+            # Render to a bitmap of exactly w x h: page.render() sizes it with ceil(points x scale),
+            # which a float's last bit can push one pixel over.
+            bitmap = pdfium.PdfBitmap.new_native(w, h, raw.FPDFBitmap_BGR, rev_byteorder=True)
+            bitmap.fill_rect((255, 255, 255, 255), 0, 0, w, h)
+            raw.FPDF_RenderPageBitmap(bitmap, page, 0, 0, w, h, 0, raw.FPDF_ANNOT | raw.FPDF_REVERSE_BYTE_ORDER)
+            image = bitmap.to_pil()
+            page.close()
+            if shot.path is None:
+                out.append(image.copy())
+            else:
+                image.save(shot.path, dpi=(shot.dpi, shot.dpi), compress_level=PNG_COMPRESS)
+                out.append(None)
+    finally:
+        doc.close()
+    return out
+
+
+# ------------------------------------------------------------------ images: one PNG per face
+
+def write_images(decks: list[Deck], profile: Profile, folder: Path) -> None:
+    """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv lists them."""
+    sheets, shots, rows = [], [], []
+    for deck in decks:
+        px = image_pixels(deck.size, profile)
+        product, _ = profile.product_for(deck.size)
+        label = product.name if product else "(true size)"
+        page = pixels_to_mm(px, profile.dpi)
+        (folder / deck.folder).mkdir()
+        shared = deck.shared_back if profile.shared_back == "once" else None
+        for face, stem, count in _image_faces(deck, shared):
+            path = folder / deck.folder / f"{stem}.png"
+            shots.append(Shot(len(sheets), px, profile.dpi, path))
+            sheets.append(Sheet(face, page))
+            rows.append([f"{deck.folder}/{path.name}", deck.name, face.item if stem != "back" else "", face.side, count, px[0], px[1], profile.dpi, label])
+    pdf = folder / ".faces.pdf"
+    write_faces_pdf(sheets, pdf, "faces")
+    rasterise(pdf, shots)
+    pdf.unlink()
+    with open(folder / "manifest.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["file", "group", "item", "side", "copies", "width_px", "height_px", "dpi", "product"])
+        writer.writerows(rows)
+
+
+def _image_faces(deck: Deck, shared: Face | None):
+    """(face, file stem, copies) in deck order: each item's front and own back, then the shared back."""
+    for item in deck.items:
+        if item.front is not None:
+            yield item.front, face_stem(item, "front"), item.count
+        if item.back is not None and shared is None:
+            yield item.back, face_stem(item, "back"), item.count
+    if shared is not None:
+        yield shared, "back", deck.copies
+
+
+# ------------------------------------------------------------------ pages: one PDF per group
+
+def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str) -> None:
+    """One PDF per group, a face per page, in the order and with the copies the service expects."""
+    for deck in decks:
+        page = (deck.size[0] + 2 * profile.bleed, deck.size[1] + 2 * profile.bleed)
+        sheets = [Sheet(face, page) for face in page_order(deck, profile)]
+        write_faces_pdf(sheets, folder / f"{deck.folder}.pdf", f"{title} · {deck.name}")
+
+
+def page_order(deck: Deck, profile: Profile) -> list[Face]:
+    """The faces of a group in the order the service wants its pages."""
+    shared = deck.shared_back if profile.shared_back == "once" else None
+    n = (lambda item: item.count) if profile.copies == "each" else (lambda item: 1)
+    fronts, backs, pairs = [], [], []
+    for item in deck.items:
+        for _ in range(n(item)):
+            front = [item.front] if item.front is not None else []
+            back = [item.back] if item.back is not None and shared is None else []
+            fronts += front
+            backs += back
+            pairs += front + back
+    if profile.order == "front-back":
+        faces = pairs
+    else:
+        faces = fronts + backs
+    return faces + ([shared] if shared is not None else [])
+

@@ -1,0 +1,228 @@
+"""Export profiles: what a print-on-demand service or a virtual tabletop wants, as data.
+
+A profile is a YAML file (the shipped ones live in src/pnpkit/profiles/; any
+other file can be named by its path) read with the project's YAML loader and
+checked with located errors like a game pack. Adding a service means writing a
+profile, not code: its output form, bleed, dpi, the products it sells with their
+pixel sizes, the page order it expects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pnpkit.checker import Reader, did_you_mean
+from pnpkit.errors import Location, Problem
+from pnpkit.loader import load_yaml
+
+PROFILE_DIR = Path(__file__).parent / "profiles"
+OUTPUTS = ("sheets", "images", "pages", "tts")
+TTS_OBJECTS = ("deck", "tile", "hex-tile", "round-tile", "rounded-tile", "figurine", "image")
+KINDS_FOR_TTS = ("card", "tile", "hex", "token", "standee", "sheet", "board", "die")
+
+# The keys each output form understands; any other key is an error with a "did you mean".
+KEYS = {
+    "sheets": ("name", "output", "notes"),
+    "images": ("name", "output", "dpi", "bleed", "products", "shared_back", "notes"),
+    "pages": ("name", "output", "bleed", "copies", "order", "shared_back", "products", "notes"),
+    "tts": ("name", "output", "dpi", "sheet", "image_url", "objects", "tile_width", "notes"),
+}
+PRODUCT_KEYS = ("name", "trim", "pixels")
+SHEET_KEYS = ("columns", "rows", "max_pixels")
+_PIXELS = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$")
+MM_PER_IN = 25.4
+
+
+@dataclass(frozen=True)
+class Product:
+    """Something a service sells: its trim (mm) and, for image services, its image size in pixels."""
+
+    name: str
+    trim: tuple[float, float]
+    pixels: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One export profile, checked."""
+
+    id: str  # the file's name without .yaml; names the output folder
+    name: str
+    output: str  # sheets | images | pages | tts
+    where: Location
+    dpi: int = 300
+    bleed: float = 0.0  # mm on every side of every face
+    copies: str = "once"  # pages: "each" repeats a face for every printed copy
+    order: str = "front-back"  # pages: front-back | fronts-then-backs
+    shared_back: str = "once"  # a back common to a whole group: once, or after each front
+    products: tuple[Product, ...] = ()
+    notes: str = ""
+    sheet: tuple[int, int, int] = (10, 7, 4096)  # tts: columns, rows, max pixels a side
+    image_url: str = ""
+    objects: dict = field(default_factory=dict)  # tts: kind -> object
+    tile_width: float = 50.8  # tts: mm a scale-1 tile stands for
+
+    def product_for(self, size: tuple[float, float], tolerance: float = 0.25) -> tuple[Product | None, bool]:
+        """The product whose trim is this size within `tolerance` mm, and whether it is turned 90°."""
+        for product in self.products:
+            pw, ph = product.trim
+            if abs(pw - size[0]) <= tolerance and abs(ph - size[1]) <= tolerance:
+                return product, False
+            if abs(ph - size[0]) <= tolerance and abs(pw - size[1]) <= tolerance:
+                return product, True
+        return None, False
+
+    def nearest(self, size: tuple[float, float]) -> Product | None:
+        """The product closest in size (either way round), for a helpful message."""
+        def distance(p: Product) -> float:
+            return min(abs(p.trim[0] - size[0]) + abs(p.trim[1] - size[1]), abs(p.trim[1] - size[0]) + abs(p.trim[0] - size[1]))
+        return min(self.products, key=distance, default=None)
+
+
+def names() -> list[str]:
+    """The shipped profiles, by name."""
+    return sorted(p.stem for p in PROFILE_DIR.glob("*.yaml"))
+
+
+def find(name: str) -> Path | None:
+    """A shipped profile by name, or a profile file by its path."""
+    if name in names():
+        return PROFILE_DIR / f"{name}.yaml"
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml") and path.is_file():
+        return path
+    return None
+
+
+def load(name: str) -> tuple[Profile | None, list[Problem]]:
+    """Read and check a profile named NAME (shipped) or given by its path."""
+    path = find(name)
+    if path is None:
+        hint = did_you_mean(name, names())
+        return None, [Problem(Location(name, 0, 0), f"no export profile '{name}'{hint}; profiles: {', '.join(names())}, or a .yaml file", "usage")]
+    doc, problems = load_yaml(path)
+    if problems:
+        return None, problems
+    r = Reader(doc, problems)
+    profile = _read(r, path.stem)
+    # the shared readers file length and size errors under the pack's [schema]; here they are the profile's
+    problems = [dataclasses.replace(p, rule="profile") if p.rule == "schema" else p for p in problems]
+    if any(p.is_error for p in problems):
+        return None, problems
+    return profile, problems
+
+
+def _read(r: Reader, ident: str) -> Profile | None:
+    data = r.doc.data
+    if not isinstance(data, dict):
+        r.problem((), "an export profile must be a mapping with 'name' and 'output'", "profile")
+        return None
+    output = r.choice(r.get(data, (), "output"), ("output",), OUTPUTS, "profile")
+    if output is None:
+        return None
+    r.mapping(data, (), KEYS[output], f"a profile with output '{output}'", "profile")
+    values: dict = {"id": ident, "output": output, "where": r.doc.at(())}
+    values["name"] = r.typed(r.get(data, (), "name"), ("name",), "string", "profile")
+    if "notes" in data:
+        values["notes"] = r.typed(data["notes"], ("notes",), "string", "profile")
+    if "dpi" in data:
+        dpi = r.typed(data["dpi"], ("dpi",), "int", "profile")
+        if dpi is not None and not 36 <= dpi <= 2400:
+            r.problem(("dpi",), f"'dpi' must be between 36 and 2400 (got {dpi})", "profile")
+        values["dpi"] = dpi
+    if "bleed" in data:
+        values["bleed"] = _length(r, data["bleed"], ("bleed",))
+    for key, options in (("copies", ("once", "each")), ("order", ("front-back", "fronts-then-backs")), ("shared_back", ("once", "each"))):
+        if key in data:
+            values[key] = r.choice(data[key], (key,), options, "profile")
+    if "image_url" in data:
+        values["image_url"] = r.typed(data["image_url"], ("image_url",), "string", "profile")
+    if "tile_width" in data:
+        values["tile_width"] = _length(r, data["tile_width"], ("tile_width",))
+    if "sheet" in data:
+        values["sheet"] = _sheet(r, data["sheet"])
+    if output == "tts":
+        values["objects"] = _objects(r, data.get("objects", {}))
+    products = _products(r, data.get("products", []), values.get("dpi") or 300, values.get("bleed") or 0.0, output)
+    values["products"] = tuple(products)
+    if any(v is None for v in values.values()):
+        return None
+    return Profile(**values)
+
+
+def _length(r: Reader, value, path: tuple) -> float | None:
+    mm = r.length(value, path)
+    if mm is not None and mm < 0:
+        r.problem(path, f"'{path[-1]}' must not be negative", "profile")
+        return None
+    return mm
+
+
+def _sheet(r: Reader, value) -> tuple[int, int, int] | None:
+    spec = r.mapping(value, ("sheet",), SHEET_KEYS, "'sheet'", "profile")
+    if spec is None:
+        return None
+    out = []
+    for key, default, low in (("columns", 10, 1), ("rows", 7, 1), ("max_pixels", 4096, 64)):
+        n = r.typed(spec.get(key, default), ("sheet", key), "int", "profile")
+        if n is not None and n < low:
+            r.problem(("sheet", key), f"'{key}' must be at least {low} (got {n})", "profile")
+            n = None
+        out.append(n)
+    if None in out:
+        return None
+    if not 2 <= out[0] * out[1] <= 100:  # a face and the hidden image; card ids are sheet x 100 + slot
+        r.problem(("sheet",), f"a deck sheet needs 2 to 100 cells, a face and the hidden image at least (got {out[0]} x {out[1]})", "profile")
+        return None
+    return tuple(out)
+
+
+def _objects(r: Reader, value) -> dict | None:
+    spec = r.mapping(value, ("objects",), KINDS_FOR_TTS, "'objects'", "profile")
+    if spec is None:
+        return None
+    out = {}
+    for kind in KINDS_FOR_TTS:
+        if kind not in spec:
+            r.problem(("objects",), f"'objects' needs the kind '{kind}' (one of {', '.join(TTS_OBJECTS)})", "profile")
+            continue
+        out[kind] = r.choice(spec[kind], ("objects", kind), TTS_OBJECTS, "profile")
+    return out if None not in out.values() and len(out) == len(KINDS_FOR_TTS) else None
+
+
+def _products(r: Reader, value, dpi: int, bleed: float, output: str) -> list[Product]:
+    if not isinstance(value, list):
+        r.problem(("products",), "'products' must be a list of {name, trim, pixels}", "profile")
+        return []
+    out = []
+    for i, spec in enumerate(value):
+        path = ("products", i)
+        spec = r.mapping(spec, path, PRODUCT_KEYS, "a product", "profile")
+        if spec is None:
+            continue
+        name = r.typed(r.get(spec, path, "name"), path + ("name",), "string", "profile")
+        trim = r.size(r.get(spec, path, "trim"), path + ("trim",))
+        pixels = _pixels(r, spec, path, output)
+        if pixels is not None and trim is not None:
+            expected = tuple(round((t + 2 * bleed) / MM_PER_IN * dpi) for t in trim)
+            if pixels != expected:
+                r.problem(path + ("pixels",), f"'pixels' {pixels[0]}x{pixels[1]} is not the trim plus 2 x bleed at {dpi} dpi ({expected[0]}x{expected[1]})", "profile")
+        if name is not None and trim is not None:
+            out.append(Product(name, trim, pixels))
+    return out
+
+
+def _pixels(r: Reader, spec: dict, path: tuple, output: str) -> tuple[int, int] | None:
+    if "pixels" not in spec:
+        return None
+    if output != "images":
+        r.problem(path + ("pixels",), "'pixels' only applies to profiles with output 'images'", "profile", key=True)
+        return None
+    match = _PIXELS.match(str(spec["pixels"]))
+    if not match:
+        r.problem(path + ("pixels",), f"'pixels' must be WIDTHxHEIGHT such as 825x1125 (got '{spec['pixels']}')", "profile")
+        return None
+    return int(match.group(1)), int(match.group(2))

@@ -1,0 +1,268 @@
+"""Tabletop Simulator: deck sheets, single images and a saved object that spawns them.
+
+Cards become deck sheets: at most `columns` x `rows` cells (10 x 7) and at most
+`max_pixels` (4096) a side, every cell the same whole number of pixels, and the
+last cell of each sheet holding the "hidden" image TTS shows for cards in a hand
+(BackIsHidden is set too, so either reading works). A card printed several
+times is one cell that the deck lists several times. A back shared by the deck
+is its own image; different backs make back sheets laid out like the fronts.
+Tiles, tokens, boards and standees are single images. TTS shows the whole
+image, so every image is the trim only: no bleed (print-standards.md §5).
+
+The JSON is a TTS saved object (Saves/Saved Objects/<name>.json): one object
+per group, side by side. Sizes in TTS are approximate: a scale-1 card is taken
+to be poker-sized and a scale-1 tile `tile_width` wide.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PIL import Image
+
+from pnpkit.export import Deck, Sheet, Shot, face_stem, rasterise, write_faces_pdf
+from pnpkit.model import Face, Pack
+from pnpkit.profile import MM_PER_IN, Profile
+
+POKER = (63.5, 88.9)  # mm: what a scale-1 TTS card stands for
+TILE_TYPES = {"tile": 0, "hex-tile": 1, "round-tile": 2, "rounded-tile": 3}  # CustomTile.Type
+HIDDEN_GREY = (128, 128, 128)
+
+
+@dataclass
+class Grid:
+    """One deck sheet: which items, its grid, and its cell size in pixels."""
+
+    items: list
+    columns: int
+    rows: int
+    cell: tuple[int, int]
+    key: int = 0  # the CustomDeck key (unique in the save); card ids are key * 100 + slot
+
+    @property
+    def hidden_slot(self) -> int:
+        return self.columns * self.rows - 1
+
+
+@dataclass
+class Plan:
+    """Everything to rasterise for one language: faces PDF pages, then how to assemble them."""
+
+    sheets: list = field(default_factory=list)  # export.Sheet, one per page of the faces PDF
+    shots: list = field(default_factory=list)  # export.Shot, one per page
+    cells: dict = field(default_factory=dict)  # page index -> (sheet image path, x, y) for cells of deck sheets
+
+    def add(self, face: Face, px: tuple[int, int], dpi: float, path: Path | None) -> int:
+        self.shots.append(Shot(len(self.sheets), px, dpi, path))
+        self.sheets.append(Sheet(face, face.size))  # trim only: the page is the face without bleed
+        return len(self.sheets) - 1
+
+
+def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Path, final: Path) -> None:
+    """Write the images and <game>-<lang>.json into folder; URLs point at `final` (where folder ends up)."""
+    plan, objects, canvases = Plan(), [], {}
+    keys = iter(range(1, 10_000))
+    x = 0.0
+    for deck in decks:
+        kind = profile.objects[deck.kind]
+        if not any(i.front is not None for i in deck.items):
+            continue
+        url = _urls(profile, folder, final)
+        if kind == "deck":
+            obj, width = _deck(deck, profile, folder, plan, canvases, keys, url)
+        elif kind == "image":
+            _singles(deck, profile, folder, plan)
+            continue
+        else:
+            obj, width = _pieces(deck, kind, profile, folder, plan, url)
+        obj["Transform"]["posX"] = round(x + width / 2, 3)
+        x += width + 1.0
+        objects.append(obj)
+    pdf = folder / ".faces.pdf"
+    write_faces_pdf(plan.sheets, pdf, "faces")
+    images = rasterise(pdf, plan.shots)
+    pdf.unlink()
+    for index, image in enumerate(images):
+        if index in plan.cells:
+            path, cx, cy = plan.cells[index]
+            canvases[path].paste(image, (cx, cy))
+    for path, canvas in canvases.items():
+        canvas.save(path, compress_level=6)
+    save = {
+        "SaveName": f"{pack.name[lang]}", "GameMode": "", "Gravity": 0.5, "PlayArea": 0.5, "Date": "",
+        "Table": "", "Sky": "", "Note": "", "Rules": "", "XmlUI": "", "LuaScript": "", "LuaScriptState": "",
+        "ObjectStates": objects, "TabStates": {}, "VersionNumber": "",
+    }
+    (folder / f"{pack.id}-{lang}.json").write_text(json.dumps(save, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _urls(profile: Profile, folder: Path, final: Path):
+    """file path in folder -> the URL the JSON names it by."""
+    def url(path: Path) -> str:
+        rel = path.relative_to(folder).as_posix()
+        if profile.image_url:
+            return f"{profile.image_url.rstrip('/')}/{final.name}/{rel}"
+        return (final.resolve() / rel).as_uri()
+    return url
+
+
+# ------------------------------------------------------------------ decks
+
+def sheet_grids(n: int, size: tuple[float, float], profile: Profile) -> list[Grid]:
+    """Split n distinct faces over sheets; each takes the smallest grid that holds its faces plus the hidden slot."""
+    columns, rows, max_px = profile.sheet
+    per_sheet = columns * rows - 1
+    grids = []
+    for start in range(0, n, per_sheet):
+        count = min(per_sheet, n - start)
+        slots = count + 1
+        options = [(c, math.ceil(slots / c)) for c in range(1, columns + 1) if math.ceil(slots / c) <= rows]
+        # fewest cells, then the squarest sheet in pixels
+        c, r = min(options, key=lambda cr: (cr[0] * cr[1], abs(math.log(cr[0] * size[0] / (cr[1] * size[1])))))
+        grids.append(Grid(list(range(start, start + count)), c, r, cell_pixels(size, c, r, profile)))
+    return grids
+
+
+def cell_pixels(size: tuple[float, float], columns: int, rows: int, profile: Profile) -> tuple[int, int]:
+    """A cell at the profile's dpi, shrunk (keeping the shape) until the sheet fits max_pixels a side."""
+    max_px = profile.sheet[2]
+    w, h = (s / MM_PER_IN * profile.dpi for s in size)
+    f = min(1.0, max_px / (columns * w), max_px / (rows * h))
+    return max(1, math.floor(w * f)), max(1, math.floor(h * f))
+
+
+def _deck(deck: Deck, profile: Profile, folder: Path, plan: Plan, canvases: dict, keys, url) -> tuple[dict, float]:
+    items = [i for i in deck.items if i.front is not None]
+    grids = sheet_grids(len(items), deck.size, profile)
+    shared = _shared_back(deck)
+    unique_backs = shared is None and any(i.back is not None for i in items)
+    back_path = None
+    if not unique_backs:  # the back as its own image (plain grey when the cards have none)
+        back_path = folder / f"{deck.folder}-back.png"
+        cell = grids[0].cell
+        if shared is not None:
+            plan.add(shared, cell, _dpi(deck, cell), back_path)
+        else:
+            Image.new("RGB", cell, HIDDEN_GREY).save(back_path)
+    entries, cards = {}, []
+    for k, grid in enumerate(grids, 1):
+        grid.key = next(keys)
+        face_path = folder / f"{deck.folder}-faces-{k}.png"
+        back_sheet = folder / f"{deck.folder}-backs-{k}.png" if unique_backs else None
+        for path in filter(None, (face_path, back_sheet)):
+            canvases[path] = Image.new("RGB", (grid.columns * grid.cell[0], grid.rows * grid.cell[1]), (255, 255, 255))
+        for slot, index in enumerate(grid.items + [None]):
+            if index is None:  # the hidden image goes in the last cell of the grid: the back, or grey
+                slot = grid.hidden_slot
+            cx, cy = (slot % grid.columns) * grid.cell[0], (slot // grid.columns) * grid.cell[1]
+            if index is None:
+                if shared is not None:
+                    plan.cells[plan.add(shared, grid.cell, _dpi(deck, grid.cell), None)] = (face_path, cx, cy)
+                else:
+                    canvases[face_path].paste(Image.new("RGB", grid.cell, HIDDEN_GREY), (cx, cy))
+                continue
+            item = items[index]
+            plan.cells[plan.add(item.front, grid.cell, _dpi(deck, grid.cell), None)] = (face_path, cx, cy)
+            if back_sheet is not None and item.back is not None:
+                plan.cells[plan.add(item.back, grid.cell, _dpi(deck, grid.cell), None)] = (back_sheet, cx, cy)
+            cards.append((item, grid.key * 100 + slot, grid.key))
+        entries[grid.key] = {
+            "FaceURL": url(face_path), "BackURL": url(back_sheet or back_path),
+            "NumWidth": grid.columns, "NumHeight": grid.rows,
+            "BackIsHidden": True, "UniqueBack": unique_backs, "Type": 0,
+        }
+    sideways = deck.size[0] > deck.size[1]
+    scale = {"scaleX": round(deck.size[0] / POKER[0], 4), "scaleY": 1.0, "scaleZ": round(deck.size[1] / POKER[1], 4)}
+    contained, ids = [], []
+    for item, card_id, key in cards:
+        for copy in range(item.count):
+            ids.append(card_id)
+            card = _object("Card", f"{deck.name}/{item.id}/{copy}", item.id, scale, face_down=True)
+            card.update(CardID=card_id, CustomDeck={str(key): entries[key]}, SidewaysCard=sideways, Hands=True)
+            contained.append(card)
+    width = deck.size[0] / MM_PER_IN
+    if len(contained) == 1:
+        return contained[0], width
+    obj = _object("DeckCustom", deck.name, deck.name, scale, face_down=True)
+    obj.update(DeckIDs=ids, CustomDeck={str(k): v for k, v in entries.items()}, ContainedObjects=contained,
+               SidewaysCard=sideways, HideWhenFaceDown=True, Hands=True)
+    return obj, width
+
+
+def _shared_back(deck: Deck) -> Face | None:
+    """The back all cards of the deck show (also when the deck is a single card)."""
+    backs = [i.back for i in deck.items if i.front is not None]
+    if backs and all(b is not None for b in backs) and len({b.svg for b in backs}) == 1:
+        return backs[0]
+    return None
+
+
+def _dpi(deck: Deck, px: tuple[int, int]) -> float:
+    return round(px[0] / (deck.size[0] / MM_PER_IN), 2)
+
+
+# ------------------------------------------------------------------ tiles, tokens, boards, standees
+
+def single_pixels(size: tuple[float, float], profile: Profile) -> tuple[int, int]:
+    """A single image at the profile's dpi, shrunk until its long side is at most max_pixels."""
+    max_px = profile.sheet[2]
+    w, h = (s / MM_PER_IN * profile.dpi for s in size)
+    f = min(1.0, max_px / max(w, h))
+    return max(1, math.floor(w * f)), max(1, math.floor(h * f))
+
+
+def _singles(deck: Deck, profile: Profile, folder: Path, plan: Plan) -> list[tuple]:
+    """Each item's front and back as its own PNG in NN-group/; returns (item, front path, back path)."""
+    px = single_pixels(deck.size, profile)
+    (folder / deck.folder).mkdir(exist_ok=True)
+    out = []
+    for item in deck.items:
+        paths = []
+        for side in ("front", "back"):
+            face = getattr(item, side)
+            path = folder / deck.folder / f"{face_stem(item, side)}.png" if face is not None else None
+            if face is not None:
+                plan.add(face, px, _dpi(deck, px), path)
+            paths.append(path)
+        out.append((item, *paths))
+    return out
+
+
+def _pieces(deck: Deck, kind: str, profile: Profile, folder: Path, plan: Plan, url) -> tuple[dict, float]:
+    """Tiles or figurines, one per printed copy; several copies go into a bag named after the group."""
+    scale = round(deck.size[0] / profile.tile_width, 4)
+    scales = {"scaleX": scale, "scaleY": 1.0, "scaleZ": scale}
+    pieces = []
+    for item, front, back in _singles(deck, profile, folder, plan):
+        if front is None:
+            continue
+        image = {"ImageURL": url(front), "ImageSecondaryURL": url(back) if back else "", "ImageScalar": 1.0, "WidthScale": 0.0}
+        if kind != "figurine":
+            image["CustomTile"] = {"Type": TILE_TYPES[kind], "Thickness": 0.2, "Stackable": True, "Stretch": False}
+        for copy in range(item.count):
+            piece = _object("Figurine_Custom" if kind == "figurine" else "Custom_Tile", f"{deck.name}/{item.id}/{copy}", item.id, scales)
+            piece["CustomImage"] = dict(image)
+            pieces.append(piece)
+    width = deck.size[0] / MM_PER_IN
+    if len(pieces) == 1:
+        return pieces[0], width
+    bag = _object("Bag", deck.name, deck.name, {"scaleX": 1.0, "scaleY": 1.0, "scaleZ": 1.0})
+    bag["ContainedObjects"] = pieces
+    return bag, max(width, 2.0)
+
+
+def _object(name: str, ident: str, nickname: str, scale: dict, face_down: bool = False) -> dict:
+    """The fields every TTS object carries; the GUID is derived from `ident`, so output is reproducible."""
+    return {
+        "GUID": hashlib.sha1(ident.encode("utf-8")).hexdigest()[:6],
+        "Name": name,
+        "Transform": {"posX": 0.0, "posY": 1.0, "posZ": 0.0, "rotX": 0.0, "rotY": 180.0, "rotZ": 180.0 if face_down else 0.0, **scale},
+        "Nickname": nickname, "Description": "", "GMNotes": "",
+        "ColorDiffuse": {"r": 1.0, "g": 1.0, "b": 1.0},
+        "Locked": False, "Grid": True, "Snap": True, "Autoraise": True, "Sticky": True, "Tooltip": True,
+        "LuaScript": "", "LuaScriptState": "", "XmlUI": "",
+    }

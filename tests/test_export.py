@@ -1,0 +1,351 @@
+"""Export profiles: pixel sizes, counts, file names, page boxes and Tabletop Simulator's grid limits."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import pypdfium2
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+
+from conftest import ROOT, SOLID, board_pack, colour_pack, write_pack
+from pnpkit import build, export, profile, tts
+from pnpkit.cli import main
+
+PT = 72 / 25.4
+
+
+def colours(n: int) -> list[tuple[int, int, int]]:
+    """The colours colour_pack gives cards c0..c(n-1)."""
+    return [((i * 37) % 256, (i * 91) % 256, (200 - i * 17) % 256) for i in range(n)]
+
+
+def near(a, b, tol: int = 3) -> bool:
+    return all(abs(x - y) <= tol for x, y in zip(a, b))
+
+
+def load(name: str) -> profile.Profile:
+    found, problems = profile.load(name)
+    assert found is not None, [str(p) for p in problems]
+    return found
+
+
+def exported(pack: Path, out: Path, name: str, strict: bool = False):
+    """Validate a pack and export it with one profile: (problems, the profile's output folder)."""
+    result = build.validate(pack)
+    assert not result.errors, [str(p) for p in result.errors]
+    problems = export.export(result.pack, result.faces, out, load(name), strict)
+    return problems, out / result.pack.id / name
+
+
+def cards(root: Path, n: int = 4, count: int = 1, bleed: str = "0.125in", size: str = "poker", shared_back: bool = True) -> Path:
+    """n cards in colour_pack's colours, each printed `count` times; all with one navy back, or each its own colour."""
+    items = "\n".join(f"    - {{id: c{i}, count: {count}, colour: '#{r:02x}{g:02x}{b:02x}'}}" for i, (r, g, b) in enumerate(colours(n)))
+    back = "navy.svg.j2" if shared_back else "solid.svg.j2"
+    return write_pack(root, {
+        "game.yaml": f"name: Probe\nlanguages: [en]\nplayers: {{min: 1, max: 1}}\nprint:\n  bleed: {bleed}\n",
+        "cards.yaml": f"cards:\n  kind: card\n  size: {size}\n  front: solid.svg.j2\n  back: {back}\n  fields:\n    colour: string\n  items:\n{items}\n",
+        "templates/solid.svg.j2": SOLID,
+        "templates/navy.svg.j2": SOLID.replace("{{ item.colour }}", "#102060"),
+        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+    })
+
+
+NAVY = (0x10, 0x20, 0x60)
+
+
+def manifest(folder: Path) -> list[dict]:
+    with open(folder / "manifest.csv", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def render(pdf: Path, index: int, dpi: int = 100) -> Image.Image:
+    return pypdfium2.PdfDocument(str(pdf))[index].render(scale=dpi / 72).to_pil().convert("RGB")
+
+
+# ------------------------------------------------------------------ profiles as data
+
+@pytest.mark.parametrize("name", ["home", "thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator"])
+def test_every_shipped_profile_loads_clean(name):
+    found, problems = profile.load(name)
+    assert problems == [] and found.id == name
+
+
+def test_published_pixel_sizes_are_trim_plus_bleed():
+    tgc, mpc = load("thegamecrafter"), load("makeplayingcards")
+    assert export.image_pixels((63.5, 88.9), tgc) == (825, 1125)
+    assert export.image_pixels((69.85, 120.65), tgc) == (900, 1500)
+    assert export.image_pixels((88.9, 63.5), tgc) == (1125, 825)  # a landscape card keeps its shape
+    assert export.image_pixels((63.5, 88.9), mpc) == (822, 1122)
+    assert export.image_pixels((69.85, 120.65), mpc) == (897, 1497)
+    assert export.image_pixels((45, 45), tgc) == (606, 606)  # no such product: trim + 1/8 in a side at 300 dpi
+
+
+def test_profile_problems_are_located(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("bad.yaml").write_text(
+        "name: Bad\n"
+        "output: images\n"
+        "dpi: 300\n"
+        "bleed: 0.125in\n"
+        "copys: each\n"
+        "products:\n"
+        "  - {name: poker, trim: 2.5x3.5in, pixels: 826x1125}\n"
+        "  - {name: tarot, trim: 2.75x4.75, pixels: 900x1500}\n",
+        encoding="utf-8")
+    found, problems = profile.load("bad.yaml")
+    assert found is None
+    assert [str(p) for p in problems] == [
+        "bad.yaml:5:1: error: unknown key 'copys' in a profile with output 'images' (known keys: name, output, dpi, bleed, products, shared_back, notes) [profile]",
+        "bad.yaml:7:44: error: 'pixels' 826x1125 is not the trim plus 2 x bleed at 300 dpi (825x1125) [profile]",
+        "bad.yaml:8:25: error: 'trim' must be a size such as '63x88mm', '2.5x3.5in' or a name (poker, euro-poker, bridge, tarot, mini, euro-mini, square, small-square, jumbo, business, micro, a5, a4, a3, letter) (got '2.75x4.75') [profile]",
+    ]
+
+
+def test_profile_output_and_tts_objects_are_checked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("p.yaml").write_text("name: P\noutput: pictures\n", encoding="utf-8")
+    assert [str(p) for p in profile.load("p.yaml")[1]] == [
+        "p.yaml:2:9: error: 'output' must be one of sheets, images, pages, tts (got 'pictures') [profile]"]
+    text = (ROOT / "src/pnpkit/profiles/tabletop-simulator.yaml").read_text().replace("  board: tile", "  board: bord").replace("  die: image", "  dice: image")
+    Path("t.yaml").write_text(text, encoding="utf-8")
+    line = {key: n for n, row in enumerate(text.splitlines(), 1) for key in ("objects:", "  card:", "  board:", "  dice:") if row.startswith(key)}
+    assert [str(p) for p in profile.load("t.yaml")[1]] == [
+        f"t.yaml:{line['  dice:']}:3: error: unknown key 'dice' in 'objects' (did you mean 'die'?) [profile]",
+        f"t.yaml:{line['  board:']}:10: error: 'board' must be one of deck, tile, hex-tile, round-tile, rounded-tile, figurine, image (got 'bord') [profile]",
+        f"t.yaml:{line['  card:']}:3: error: 'objects' needs the kind 'die' (one of deck, tile, hex-tile, round-tile, rounded-tile, figurine, image) [profile]",
+    ]
+
+
+def test_unknown_profile_is_a_usage_error(kit):
+    run = kit.build("--profile", "thegamecrafte")
+    assert run.code == 2
+    assert "argument --profile: no export profile 'thegamecrafte' (did you mean 'thegamecrafter'?)" in run.err
+    assert not (kit.root / "build").exists()
+
+
+# ------------------------------------------------------------------ images: The Game Crafter, MakePlayingCards
+
+def test_tgc_writes_one_png_per_face_at_the_product_size(tmp_path):
+    problems, out = exported(cards(tmp_path / "probe", n=3, shared_back=False), tmp_path / "out", "thegamecrafter")
+    assert problems == []
+    folder = out / "en" / "01-cards"
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["001a-c0-front.png", "001b-c0-back.png", "002a-c1-front.png", "002b-c1-back.png", "003a-c2-front.png", "003b-c2-back.png"]
+    for i, colour in enumerate(colours(3)):
+        image = Image.open(folder / f"{i + 1:03d}a-c{i}-front.png")
+        assert image.size == (825, 1125) and image.mode == "RGB"
+        assert round(image.info["dpi"][0]) == 300
+        # the art fills the image to its edges: the bleed is the service's 1/8 in
+        for xy in ((0, 0), (824, 1124), (412, 562)):
+            assert near(image.getpixel(xy), colour), (i, xy)
+    rows = manifest(out / "en")
+    assert [r["file"] for r in rows] == sorted(r["file"] for r in rows)  # file names sort in deck order
+    assert {(r["product"], r["width_px"], r["height_px"], r["copies"]) for r in rows} == {("poker deck", "825", "1125", "1")}
+    assert (out / "README.txt").read_text().startswith("The Game Crafter: probe")
+
+
+def test_less_bleed_than_the_service_wants_is_a_located_warning_and_stays_blank(tmp_path):
+    problems, out = exported(colour_pack(tmp_path / "probe", n=1), tmp_path / "out", "thegamecrafter")
+    [warning] = problems
+    assert (warning.level, warning.rule, warning.where.line, warning.where.column) == ("warning", "export", 5, 10)
+    assert warning.where.file.endswith("probe/game.yaml")  # where print.bleed is set
+    assert warning.message == ("bleed is 3 mm; thegamecrafter wants 3.175 mm (0.125 in) on every side: the outer 0.175 mm of every face"
+                               " of cards stays blank (art is never stretched); set print.bleed to 0.125in for this service")
+    image = Image.open(out / "en" / "01-cards" / "001a-c0-front.png")
+    assert image.size == (825, 1125)  # the product's size all the same: the art is not stretched
+    assert image.getpixel((0, 562)) == (255, 255, 255)  # the missing 0.175 mm (2 px) is blank
+    assert near(image.getpixel((3, 562)), colours(1)[0])
+
+
+def test_a_shared_back_is_written_once_with_the_deck_count(tmp_path):
+    problems, out = exported(cards(tmp_path / "probe", n=4, count=2), tmp_path / "out", "makeplayingcards")
+    assert problems == []  # 1/8 in of bleed covers MPC's 0.12 in
+    folder = out / "en" / "01-cards"
+    assert sorted(p.name for p in folder.iterdir()) == ["001a-c0-front.png", "002a-c1-front.png", "003a-c2-front.png", "004a-c3-front.png", "back.png"]
+    back = Image.open(folder / "back.png")
+    assert back.size == (822, 1122) and near(back.getpixel((411, 561)), NAVY)
+    rows = manifest(out / "en")
+    assert [(r["side"], r["copies"]) for r in rows] == [("front", "2")] * 4 + [("back", "8")]
+
+
+def test_sizes_the_service_does_not_sell_are_true_size_with_a_warning(tmp_path):
+    problems, out = exported(cards(tmp_path / "probe", n=1, size="45x45mm", shared_back=False), tmp_path / "out", "thegamecrafter")
+    assert len(problems) == 1 and problems[0].where.line == 1 and problems[0].where.file.endswith("cards.yaml")
+    assert problems[0].message == ("group 'cards' is 45 x 45 mm, which matches no product in the thegamecrafter profile (nearest: small hex tile, 50.8 x 44.45 mm);"
+                                   " its images are 606 x 606 px, trim plus bleed at 300 dpi")
+    assert Image.open(out / "en" / "01-cards" / "001a-c0-front.png").size == (606, 606)
+    assert manifest(out / "en")[0]["product"] == "(true size)"
+
+
+def test_many_faces_are_rasterised_in_a_process_pool_identically(tmp_path):
+    pack = cards(tmp_path / "probe", n=30, shared_back=False)
+    result = build.validate(pack)
+    decks = export.group_faces(result.pack, result.faces["en"])
+    sheets = [export.Sheet(f, export.pixels_to_mm((825, 1125), 300)) for f in result.faces["en"]]
+    pdf = tmp_path / "faces.pdf"
+    export.write_faces_pdf(sheets, pdf, "t")
+    shots = [export.Shot(i, (825, 1125), 300) for i in range(len(sheets))]
+    assert len(shots) >= export.POOL_FROM and len(decks[0].items) == 30
+    pooled = export.rasterise(pdf, shots, workers=2)
+    single = export.rasterise(pdf, shots, workers=1)
+    assert [im.tobytes() for im in pooled] == [im.tobytes() for im in single]
+    assert [near(im.getpixel((400, 500)), colours(30)[i // 2]) for i, im in enumerate(pooled) if i % 2 == 0] == [True] * 30
+
+
+# ------------------------------------------------------------------ pages: DriveThruCards, PrintNinja
+
+def test_dtc_pages_are_face_plus_bleed_with_trim_and_bleed_boxes(tmp_path):
+    problems, out = exported(cards(tmp_path / "probe", n=2, count=2), tmp_path / "out", "drivethrucards")
+    assert problems == []
+    pdf = out / "en" / "01-cards.pdf"
+    reader = PdfReader(pdf)
+    assert len(reader.pages) == 8  # 2 cards x 2 copies x (front, back)
+    for page in reader.pages:
+        assert [float(v) for v in page.mediabox] == pytest.approx([0, 0, 198, 270])  # 2.75 x 3.75 in
+        assert [float(v) for v in page.trimbox] == pytest.approx([9, 9, 189, 261])  # 2.5 x 3.5 in, 1/8 in in
+        assert [float(v) for v in page.bleedbox] == pytest.approx([0, 0, 198, 270])
+        order = [render(pdf, i).getpixel((137, 187)) for i in range(8)]
+    c0, c1 = colours(2)
+    assert [near(p, c) for p, c in zip(order, [c0, NAVY, c0, NAVY, c1, NAVY, c1, NAVY])] == [True] * 8
+
+
+def test_printninja_prints_every_copy_and_a_shared_back_once_last(tmp_path):
+    _, out = exported(cards(tmp_path / "probe", n=3, count=2), tmp_path / "out", "printninja")
+    pdf = out / "en" / "01-cards.pdf"
+    assert len(PdfReader(pdf).pages) == 3 * 2 + 1
+    got = [render(pdf, i).getpixel((137, 187)) for i in range(7)]
+    c0, c1, c2 = colours(3)
+    assert [near(p, c) for p, c in zip(got, [c0, c0, c1, c1, c2, c2, NAVY])] == [True] * 7
+
+
+def test_printninja_with_own_backs_puts_the_backs_after_the_fronts(tmp_path):
+    _, out = exported(cards(tmp_path / "probe", n=2, shared_back=False), tmp_path / "out", "printninja")
+    pdf = out / "en" / "01-cards.pdf"
+    got = [render(pdf, i).getpixel((137, 187)) for i in range(4)]
+    c0, c1 = colours(2)
+    assert [near(p, c) for p, c in zip(got, [c0, c1, c0, c1])] == [True] * 4
+
+
+def test_page_pdfs_are_byte_identical_for_identical_input(tmp_path):
+    pack = cards(tmp_path / "probe", n=2)
+    _, a = exported(pack, tmp_path / "a", "drivethrucards")
+    _, b = exported(pack, tmp_path / "b", "drivethrucards")
+    assert (a / "en" / "01-cards.pdf").read_bytes() == (b / "en" / "01-cards.pdf").read_bytes()
+
+
+# ------------------------------------------------------------------ Tabletop Simulator
+
+def test_tts_sheets_keep_to_10_by_7_and_4096_px(tmp_path):
+    n = 150
+    problems, out = exported(colour_pack(tmp_path / "probe", n=n), tmp_path / "out", "tabletop-simulator")
+    assert problems == []
+    folder = out / "en"
+    save = json.loads((folder / "probe-en.json").read_text())
+    [deck] = save["ObjectStates"]
+    assert deck["Name"] == "DeckCustom" and len(deck["DeckIDs"]) == n == len(deck["ContainedObjects"])
+    sheets = sorted(folder.glob("01-cards-faces-*.png"))
+    backs = sorted(folder.glob("01-cards-backs-*.png"))  # every card has its own back: back sheets
+    assert [p.name for p in sheets] == ["01-cards-faces-1.png", "01-cards-faces-2.png", "01-cards-faces-3.png"]
+    assert len(backs) == 3
+    seen = []
+    for key, entry in deck["CustomDeck"].items():
+        k = int(key)
+        assert entry["NumWidth"] <= 10 and entry["NumHeight"] <= 7 and entry["BackIsHidden"] and entry["UniqueBack"]
+        sheet = Image.open(Path(entry["FaceURL"].removeprefix("file://")))
+        assert sheet.width <= 4096 and sheet.height <= 4096
+        cw, ch = sheet.width // entry["NumWidth"], sheet.height // entry["NumHeight"]
+        assert (cw * entry["NumWidth"], ch * entry["NumHeight"]) == sheet.size  # whole-pixel cells
+        assert abs(cw / ch - 63.5 / 88.9) < 0.01
+        ids = [i for i in deck["DeckIDs"] if i // 100 == k]
+        assert max(i % 100 for i in ids) < entry["NumWidth"] * entry["NumHeight"] - 1  # the last slot stays hidden
+        for card_id in ids:
+            slot = card_id % 100
+            x, y = (slot % entry["NumWidth"]) * cw + cw // 2, (slot // entry["NumWidth"]) * ch + ch // 2
+            seen.append(sheet.getpixel((x, y)))
+    assert [near(a, b) for a, b in zip(seen, colours(n))] == [True] * n  # each card id shows its own card
+
+
+def test_tts_counts_copies_and_gives_the_shared_back_its_own_image(tmp_path):
+    _, out = exported(cards(tmp_path / "probe", n=3, count=2), tmp_path / "out", "tabletop-simulator")
+    folder = out / "en"
+    [deck] = json.loads((folder / "probe-en.json").read_text())["ObjectStates"]
+    [(key, entry)] = deck["CustomDeck"].items()
+    assert deck["DeckIDs"] == [int(key) * 100 + s for s in (0, 0, 1, 1, 2, 2)]
+    assert (entry["NumWidth"], entry["NumHeight"], entry["UniqueBack"]) == (2, 2, False)  # 3 faces + the hidden slot
+    back = Image.open(folder / "01-cards-back.png")
+    assert entry["BackURL"].endswith("/en/01-cards-back.png")
+    assert near(back.getpixel((back.width // 2, back.height // 2)), NAVY)
+    sheet = Image.open(folder / "01-cards-faces-1.png")
+    cw, ch = sheet.width // 2, sheet.height // 2
+    assert near(sheet.getpixel((cw + cw // 2, ch + ch // 2)), NAVY)  # the hidden slot shows the back
+    assert sheet.getpixel((0, 0)) != (255, 255, 255)  # trim only: the card's colour reaches the cell's corner
+
+
+def test_tts_boards_are_single_images_within_4096_px(tmp_path):
+    problems, out = exported(board_pack(tmp_path / "board", size="600x400mm"), tmp_path / "out", "tabletop-simulator")
+    assert problems == []
+    folder = out / "en"
+    image = Image.open(folder / "01-board" / "001a-map-front.png")
+    assert image.width == 4096 and image.height == math.floor(4096 * 400 / 600)
+    [board] = json.loads((folder / "board-en.json").read_text())["ObjectStates"]
+    assert board["Name"] == "Custom_Tile" and board["CustomImage"]["CustomTile"]["Type"] == 0
+    assert board["CustomImage"]["ImageURL"] == (folder / "01-board" / "001a-map-front.png").resolve().as_uri()
+
+
+def test_tts_grid_choice():
+    tts_profile = load("tabletop-simulator")
+    grids = tts.sheet_grids(69 + 69 + 5, (63.5, 88.9), tts_profile)
+    assert [(len(g.items), g.columns, g.rows) for g in grids] == [(69, 10, 7), (69, 10, 7), (5, 3, 2)]
+    assert grids[0].cell == (409, 573)  # 4096 // 10 wide, the card's shape: 4090 x 4011 px
+    assert tts.cell_pixels((63.5, 88.9), 2, 1, tts_profile) == (750, 1050)  # small decks keep 300 dpi
+
+
+# ------------------------------------------------------------------ the command line and the seed kit
+
+@pytest.mark.parametrize("name", ["thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator"])
+def test_every_profile_exports_the_mammoth_herd(kit, name):
+    run = kit.build("--profile", name, "--lang", "en")
+    assert run.code == 0, run.out
+    out = kit.root / "build" / "mammoth-herd"
+    assert (out / "mammoth-herd-en.pdf").is_file()  # the home sheets are still built
+    folder = out / name / "en"
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    if name in ("thegamecrafter", "makeplayingcards"):
+        assert len(files) == 1 + 2 + 32 + 1  # herd front, reference front and back, 16 tiles x 2, manifest
+        assert files[:4] == ["01-herd/001a-herd-front.png", "02-reference/001a-reference-front.png",
+                             "02-reference/001b-reference-back.png", "03-bonus-tiles/001a-bonus-01-front.png"]
+        tarot = Image.open(folder / "02-reference" / "001a-reference-front.png").size
+        assert tarot == {"thegamecrafter": (900, 1500), "makeplayingcards": (897, 1497)}[name]
+    elif name in ("drivethrucards", "printninja"):
+        assert files == ["01-herd.pdf", "02-reference.pdf", "03-bonus-tiles.pdf"]
+        assert [len(PdfReader(folder / f).pages) for f in files] == [1, 2, 32]
+    else:
+        assert "mammoth-herd-en.json" in files and "02-reference-faces-1.png" in files
+        names = [o["Name"] for o in json.loads((folder / "mammoth-herd-en.json").read_text())["ObjectStates"]]
+        assert names == ["Figurine_Custom", "Card", "Bag"]
+
+
+def test_profiles_are_repeatable_and_strict_refuses_their_warnings(kit):
+    run = kit.build("--profile", "thegamecrafter", "--profile", "tabletop-simulator", "--lang", "en")
+    assert run.code == 0
+    line = next(n for n, row in enumerate((kit.root / kit.pack / "game.yaml").read_text().splitlines(), 1) if row.startswith("  bleed:"))
+    assert f"game.yaml:{line}:10: warning: bleed is 3 mm; thegamecrafter wants 3.175 mm" in run.out
+    out = kit.root / "build" / "mammoth-herd"
+    assert (out / "thegamecrafter").is_dir() and (out / "tabletop-simulator").is_dir()
+    run = kit.build("--profile", "thegamecrafter", "--lang", "en", "--strict")
+    assert run.code == 1
+    assert not (out / "thegamecrafter").exists()
+
+
+def test_a_profile_file_given_by_path(kit):
+    text = (ROOT / "src/pnpkit/profiles/tabletop-simulator.yaml").read_text().replace('image_url: ""', 'image_url: "https://example.com/kit"')
+    (kit.root / "my-tts.yaml").write_text(text, encoding="utf-8")
+    assert kit.build("--profile", "my-tts.yaml", "--lang", "en").code == 0
+    folder = kit.root / "build" / "mammoth-herd" / "my-tts" / "en"
+    save = json.loads((folder / "mammoth-herd-en.json").read_text())
+    assert save["ObjectStates"][0]["CustomImage"]["ImageURL"] == "https://example.com/kit/en/01-herd/001a-herd-front.png"
