@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from reportlab.lib.colors import Color, black
+from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import fonts
@@ -72,8 +73,23 @@ def _form(c: Canvas, placement: Placement, forms: dict) -> str:
         c.beginForm(name, 0, 0, w * K, h * K)
         face.drawing.draw(c, 0, 0)
         c.endForm()
+        _give_form_its_graphics_states(c, name)
         forms[key] = name
     return forms[key]
+
+
+def _give_form_its_graphics_states(c: Canvas, name: str) -> None:
+    """ReportLab 5 leaves a form's ExtGState (transparency) out of its resources, so opacity
+    inside a face would print opaque: build the resources it would, plus the states."""
+    form = c._doc.idToObject[pdfdoc.xObjectName(name)]
+    if not form.ExtGState:
+        return
+    resources = pdfdoc.PDFResourceDictionary(ExtGState=form.ExtGState)
+    resources.basicFonts()
+    resources.allProcs()
+    if form.XObjects:
+        resources.XObject = form.XObjects
+    form.Resources = resources
 
 
 def _place(c: Canvas, page: Page, p: Placement, forms: dict) -> None:
@@ -146,13 +162,14 @@ def _tile_marks(c: Canvas, page: Page, crop_marks: bool) -> None:
         return top + fy - y0
 
     c.saveState()
-    c.setLineWidth(0.5)
-    c.setStrokeColor(black)
-    c.setDash(3, 2)
-    if t.col < t.cols - 1:  # the next sheet's cut edge lies on this line
-        c.line(px(x1 - t.overlap) * K, (page.h - top) * K, px(x1 - t.overlap) * K, (page.h - bottom) * K)
-    if t.row < t.rows - 1:
-        c.line(left * K, (page.h - py(y1 - t.overlap)) * K, right * K, (page.h - py(y1 - t.overlap)) * K)
+    for colour, width, dash in ((Color(1, 1, 1), 1.5, ()), (black, 0.5, (3, 2))):  # white under black: shows on any art
+        c.setStrokeColor(colour)
+        c.setLineWidth(width)
+        c.setDash(*dash) if dash else c.setDash()
+        if t.col < t.cols - 1:  # the next sheet's cut edge lies on this line
+            c.line(px(x1 - t.overlap) * K, (page.h - top) * K, px(x1 - t.overlap) * K, (page.h - bottom) * K)
+        if t.row < t.rows - 1:
+            c.line(left * K, (page.h - py(y1 - t.overlap)) * K, right * K, (page.h - py(y1 - t.overlap)) * K)
     c.setDash()
     for fx, fy in alignment_marks(t):
         _target(c, page, px(fx), py(fy))
