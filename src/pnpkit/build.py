@@ -3,21 +3,27 @@
 This is the only module that knows every stage; the stages never import
 each other. validate() stops after compile, so it reports everything a
 build would (template errors, overflowing text, missing glyphs) without
-writing anything.
+writing anything. Render and compile go through a content-keyed cache
+(cache.py): build() keeps it in OUT/pnpkit-cache/, so a rebuild redoes only the
+faces whose inputs changed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import dice, hexes, layout, pdf, render, rules, schema, svgdraw  # noqa: F401 (dice, hexes register themselves)
+from pnpkit import dice, hexes, layout, pdf, preview, render, rules, schema, svgdraw  # noqa: F401 (dice, hexes register themselves)
+from pnpkit.cache import Cache
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Pack
 from pnpkit.units import SIZES
+
+CACHE_DIR = "pnpkit-cache"  # under OUT; visible, and no pack id would choose it
 
 
 @dataclass
@@ -33,8 +39,11 @@ class Result:
         return [p for p in self.problems if p.is_error]
 
 
-def validate(root: Path, langs: list[str] | None = None, overrides: dict | None = None) -> Result:
-    """Every check short of writing files, for the given languages (default: all of the pack's)."""
+def validate(root: Path, langs: list[str] | None = None, overrides: dict | None = None,
+             cache: Cache | None = None) -> Result:
+    """Every check short of writing files, for the given languages (default: all of the pack's).
+
+    `cache` serves faces and drawings whose inputs did not change (default: none, everything is made)."""
     pack, problems = schema.load_pack(root)
     if pack is None:
         return Result(None, problems=_sorted(problems))
@@ -48,18 +57,21 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         result.problems = _sorted(problems)
         return result
     env = render.environment(pack)
-    cache: dict[str, svgdraw.Drawing] = {}
+    if cache is not None:
+        cache.begin(pack)
+    compiled: dict[str, svgdraw.Drawing | None] = {}
     for lang in langs or pack.languages:
-        faces, found = render.render(pack, lang, env)
+        faces, found = cache.render(pack, lang, env) if cache else render.render(pack, lang, env)
         problems += found
-        problems += _compile(pack, faces, cache, env)
+        problems += _compile(pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env)
         result.faces[lang] = faces
     result.problems = _sorted(problems)
     return result
 
 
-def _compile(pack: Pack, faces: list[Face], cache: dict, env) -> list[Problem]:
-    """Compile each distinct SVG once; faces with the same SVG share the Drawing.
+def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) -> list[Problem]:
+    """Compile each distinct SVG once (compile_svg may take it from the cache); faces with the same
+    SVG share the Drawing.
 
     Faces whose rendering already failed are skipped: their problems are
     reported, and the SVG would only repeat them less precisely.
@@ -73,13 +85,13 @@ def _compile(pack: Pack, faces: list[Face], cache: dict, env) -> list[Problem]:
     for face in faces:
         if face.extra.get("broken"):
             continue
-        if face.svg not in cache:
+        if face.svg not in compiled:
             try:
-                cache[face.svg] = svgdraw.compile_svg(face.svg, resolve)
+                compiled[face.svg] = compile_svg(face.svg, resolve)
             except svgdraw.SvgError as exc:
-                cache[face.svg] = None
+                compiled[face.svg] = None
                 problems += [_svg_problem(env, face, line, message) for line, message in exc.problems]
-        face.drawing = cache[face.svg]
+        face.drawing = compiled[face.svg]
     return problems
 
 
@@ -96,9 +108,12 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 
 
 def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict | None = None,
-          strict: bool = False, progress: Callable[[str, int, int], None] | None = None) -> Result:
-    """Validate, then write PDFs and per-face SVGs to out/<pack id>/; on any error write nothing."""
-    result = validate(root, langs, overrides)
+          strict: bool = False, progress: Callable[[str, int, int], None] | None = None,
+          cache: Cache | None = None) -> Result:
+    """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
+    write nothing. `cache` defaults to the one kept in out/pnpkit-cache/."""
+    cache = cache or Cache(out / CACHE_DIR)
+    result = validate(root, langs, overrides, cache)
     if result.errors or (strict and result.problems) or result.pack is None:
         return result
     pack = result.pack
@@ -106,6 +121,7 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
     staging = out / f".{pack.id}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
+    kept: list[tuple[Path, Path]] = []  # (new, old): unchanged SVGs taken over from the last build
     try:
         for lang, faces in result.faces.items():
             pages, found = layout.impose(faces, pack.print)
@@ -114,17 +130,23 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
                 return result
             _label(pages, pack, lang)
             on_page = (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t)) if progress else None
-            pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", f"{pack.name[lang]}",
-                          pack.print.crop_marks, _calibration(pack, lang), on_page)
-            _write_large(pages, pack, lang, staging)
-            _write_svgs(faces, staging / "svg" / lang)
+            with cache.pdf_forms(pages):
+                pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", f"{pack.name[lang]}",
+                              pack.print.crop_marks, _calibration(pack, lang), on_page)
+            _write_large(pages, pack, lang, staging, cache)
+            _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang, kept)
+        preview.write_index(result, staging)
         _swap(staging, final)
+        kept.clear()
     finally:
+        for new, old in kept:  # a build that fails gives the last one back what it took
+            os.replace(new, old)
         shutil.rmtree(staging, ignore_errors=True)
+    cache.save()
     return result
 
 
-def _write_large(pages: list, pack: Pack, lang: str, folder: Path) -> None:
+def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache) -> None:
     """Faces split over several sheets also get a PDF on A3, where most fit whole."""
     split = {id(p.placements[0].face): p.placements[0].face for p in pages if p.tile is not None}
     if not split or pack.print.paper == "a3":
@@ -133,8 +155,9 @@ def _write_large(pages: list, pack: Pack, lang: str, folder: Path) -> None:
     large, _ = layout.impose(list(split.values()), settings)
     _label(large, pack, lang)
     title = f"{pack.name[lang]} (A3)"
-    pdf.write_pdf(large, folder / f"{pack.id}-{lang}-a3.pdf", title, settings.crop_marks,
-                  _calibration(dataclasses.replace(pack, print=settings), lang))
+    with cache.pdf_forms(large):
+        pdf.write_pdf(large, folder / f"{pack.id}-{lang}-a3.pdf", title, settings.crop_marks,
+                      _calibration(dataclasses.replace(pack, print=settings), lang))
 
 
 def _label(pages: list, pack: Pack, lang: str) -> None:
@@ -157,11 +180,26 @@ def _calibration(pack: Pack, lang: str) -> dict:
     }
 
 
-def _write_svgs(faces: list[Face], folder: Path) -> None:
+def _write_svgs(faces: list[Face], folder: Path, previous: Path, kept: list) -> None:
+    """Each face's SVG. A file of the previous build with the same bytes is moved over instead
+    of written again: renaming is cheap and steady, while writing thousands of files can stall
+    for a second when the disk is busy."""
+    for group in {face.group for face in faces}:
+        (folder / group).mkdir(parents=True, exist_ok=True)
     for face in faces:
-        path = folder / face.group / f"{face.item}-{face.side}.svg"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(face.svg, encoding="utf-8")
+        name = f"{face.group}/{face.item}-{face.side}.svg"
+        data = face.svg.encode("utf-8")
+        try:
+            with open(previous / name, "rb") as f:
+                same = f.read() == data
+        except OSError:
+            same = False
+        if same:
+            os.replace(previous / name, folder / name)
+            kept.append((folder / name, previous / name))
+        else:
+            with open(folder / name, "wb") as f:
+                f.write(data)
 
 
 def _swap(staging: Path, final: Path) -> None:

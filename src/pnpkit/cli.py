@@ -44,7 +44,7 @@ def parser() -> argparse.ArgumentParser:
 
 # Modules that add a command: each has configure(subparsers), which adds its parser
 # and sets `run=function(args) -> exit code` as a default.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpkit.scaffold")
 
 
 def _common(p: argparse.ArgumentParser) -> None:

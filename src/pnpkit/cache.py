@@ -1,0 +1,386 @@
+"""Content-keyed cache of rendered faces and compiled drawings: a rebuild redoes only what changed.
+
+A face's SVG is looked up under a hash of everything its template sees (the
+item's values, the face geometry, the pack's strings, data and name, the
+language, the minimum font size), the source of its template and of every
+template it extends, imports or includes, the pack's rules.py (it may add
+template globals), and the engine itself (pnpkit's code and fonts, the
+versions of the libraries that shape the output). A compiled drawing is looked
+up under a hash of its SVG and checked against the content of every file the
+SVG draws (art). So an entry is never served for inputs that differ from the
+ones it was made from, and deleting the cache only costs time.
+
+Only faces rendered without any problem are stored: a face with a problem is
+rendered again on every build, so its problems are always reported.
+
+Writing the PDF is the larger half of a rebuild, and most of it is drawing
+each face into its PDF form. pdf_forms() lets the faces of a PDF replay their
+form's content from the cache instead (FormDrawing). That content depends on
+the document only through its fonts: which PDF font name and which character
+code each glyph gets. So before the first form is drawn the fonts are given
+every character the forms use, in a fixed order, and the entry's key includes
+the resulting font state. A character that appears for the first time changes
+that state, and every form is drawn again (correctly, just not faster).
+
+The cache of a pack is one file, OUT/pnpkit-cache/<pack id>.marshal (marshal: fast,
+and unlike pickle it cannot run code). Entries unused for KEEP builds in a row
+are dropped when it is saved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import hashlib
+import importlib.metadata
+import marshal
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+import jinja2
+import jinja2.meta
+from reportlab.pdfbase import pdfmetrics
+
+from pnpkit import render, svgdraw
+from pnpkit.errors import Problem
+from pnpkit.model import Face, Pack
+
+FORMAT = b"pnpkit-cache 2\n"
+KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
+LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml")
+CONTEXT = ("item", "face", "s", "data", "lang", "pack", "text_box")  # what _face_key covers; tests compare it with render's
+
+
+@functools.lru_cache(maxsize=1)
+def engine() -> bytes:
+    """A hash of what turns the same inputs into different output: pnpkit's code and fonts,
+    the Python and library versions. Computed once per process, i.e. of the code it runs."""
+    h = hashlib.sha256(sys.version.encode())
+    for name in LIBRARIES:
+        try:
+            h.update(f"{name} {importlib.metadata.version(name)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            h.update(name.encode())
+    package = Path(__file__).resolve().parent
+    for path in sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(str(path.relative_to(package)).encode())
+        h.update(path.read_bytes())
+    return h.digest()
+
+
+class Cache:
+    """Faces and drawings of one pack, in memory, optionally kept in a folder between processes.
+
+    begin(pack) starts a build; render() and drawing() serve or make entries;
+    save() writes the pack's file. `stats` counts what the last build did.
+    """
+
+    def __init__(self, folder: Path | None = None, deferred: bool = False):
+        self.folder = folder
+        self.deferred = deferred  # save() writes only when forced (watch writes when idle)
+        self.dirty = False
+        self.path: Path | None = None
+        self.faces: dict[bytes, list] = {}  # key -> [generation, svg]
+        self.drawings: dict[bytes, list] = {}  # key -> [generation, drawing fields, deps]
+        self.forms: dict[bytes, list] = {}  # key -> [generation, PDF content, graphics states]
+        self.generation = 0
+        self.stats: Counter = Counter()
+        self.error = ""  # why the last save failed, if it did
+        self._memo: dict = {}  # per build: key parts, file hashes, Drawing objects
+
+    # ------------------------------------------------------------ lifecycle
+
+    def begin(self, pack: Pack) -> None:
+        """Start a build of pack: load its cache file the first time it is seen."""
+        path = self.folder / f"{pack.id}.marshal" if self.folder else None
+        if path != self.path:
+            self.path = path
+            self.generation, self.faces, self.drawings, self.forms = _read(path)
+        self.generation += 1
+        self.dirty = True
+        self.stats = Counter()
+        self._memo = {}
+
+    def save(self, force: bool = False) -> None:
+        """Drop entries unused for KEEP builds; write the file atomically (a failure only costs time)."""
+        if (self.deferred and not force) or not self.dirty:
+            return
+        oldest = self.generation - KEEP
+        self.faces = {k: v for k, v in self.faces.items() if v[0] > oldest}
+        self.drawings = {k: v for k, v in self.drawings.items() if v[0] > oldest}
+        self.forms = {k: v for k, v in self.forms.items() if v[0] > oldest}
+        self.dirty = False
+        if self.path is None:
+            return
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            data = FORMAT + engine() + marshal.dumps((self.generation, self.faces, self.drawings, self.forms))
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(data)
+            os.replace(tmp, self.path)
+            self.error = ""
+        except (OSError, ValueError) as exc:  # ValueError: marshal met a value it cannot write
+            self.error = f"could not save the build cache: {exc}"
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    # ------------------------------------------------------------ faces
+
+    def render(self, pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], list[Problem]]:
+        """render.render(), serving unchanged faces from the cache."""
+        faces, problems = [], []
+        strings = {k: v[lang] for k, v in pack.strings.items()}
+        for group in pack.groups.values():
+            for item in group.items:
+                for side, name in item.templates.items():
+                    key = self._face_key(pack, group, item, side, name, lang, env)
+                    entry = self.faces.get(key) if key else None
+                    if entry is not None:
+                        entry[0] = self.generation
+                        face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, entry[1], item.where)
+                        face.extra.update(template=name, broken=False)
+                        self.stats["faces reused"] += 1
+                    else:
+                        found: list[Problem] = []
+                        face = render._render_face(env, pack, group, item, side, name, lang, strings, found)
+                        problems += found
+                        self.stats["faces rendered"] += 1
+                        if face is not None and not found and key:
+                            self.faces[key] = [self.generation, face.svg]
+                    if face is not None:
+                        faces.append(face)
+        return faces, problems
+
+    def _face_key(self, pack, group, item, side, name, lang, env) -> bytes | None:
+        """Everything the face's SVG depends on, hashed; None if its template cannot be read."""
+        base = self._base(pack, lang)
+        source = self._template_sources(env, name)
+        if source is None:
+            return None
+        h = hashlib.sha256(base)
+        h.update(source)
+        h.update(repr(render._item_values(item, lang)).encode())
+        h.update(repr(render._face_geometry(pack, group, side)).encode())
+        return h.digest()
+
+    def _base(self, pack: Pack, lang: str) -> bytes:
+        """The pack-wide part of a face's inputs in one language, hashed once per build."""
+        key = ("base", lang)
+        if key not in self._memo:
+            strings = {k: v[lang] for k, v in pack.strings.items()}
+            meta = {"id": pack.id, "name": pack.name[lang], "players": pack.players}
+            h = hashlib.sha256(engine())
+            for part in (lang, strings, pack.data, meta, pack.print.min_font_pt):
+                h.update(repr(part).encode() + b"\0")
+            if pack.rules_file is not None:
+                h.update(_file_bytes(pack.rules_file))
+            self._memo[key] = h.digest()
+        return self._memo[key]
+
+    def _template_sources(self, env: jinja2.Environment, name: str) -> bytes | None:
+        """The file names and sources of a template and every template it uses (all of them
+        when it names one by a variable), hashed; None if one cannot be read or parsed."""
+        key = ("template", name)
+        if key not in self._memo:
+            self._memo[key] = _family_hash(env, name)
+        return self._memo[key]
+
+    # ------------------------------------------------------------ drawings
+
+    def drawing(self, svg: str, resolve) -> svgdraw.Drawing:
+        """svgdraw.compile_svg(svg, resolve), from the cache while the SVG and the files it draws
+        are unchanged. Raises svgdraw.SvgError as compile_svg does (failures are not stored)."""
+        key = hashlib.sha256(engine() + svg.encode("utf-8")).digest()
+        memo = ("drawing", key)
+        if memo in self._memo:
+            return self._memo[memo]
+        entry = self.drawings.get(key)
+        if entry is not None and all(self._dep(href, resolve) == tuple(dep) for href, *dep in entry[2]):
+            entry[0] = self.generation
+            self.stats["drawings reused"] += 1
+            drawing = FormDrawing(*entry[1], key=key)
+        else:
+            deps = []
+
+            def recording(href: str) -> str | None:
+                dep = self._dep(href, resolve)
+                deps.append((href, *dep))
+                return dep[0]
+
+            compiled = svgdraw.compile_svg(svg, recording)
+            self.stats["drawings compiled"] += 1
+            fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
+            self.drawings[key] = [self.generation, fields, tuple(deps)]
+            drawing = FormDrawing(*fields, key=key)
+        self._memo[memo] = drawing
+        return drawing
+
+    def _dep(self, href: str, resolve) -> tuple:
+        """(resolved path, hash of its content) of a file an SVG draws."""
+        path = resolve(href)
+        if path is None:
+            return (None, None)
+        memo = ("file", path)
+        if memo not in self._memo:
+            self._memo[memo] = hashlib.sha256(_file_bytes(Path(path))).hexdigest()
+        return (path, self._memo[memo])
+
+    # ------------------------------------------------------------ PDF forms
+
+    @contextlib.contextmanager
+    def pdf_forms(self, pages):
+        """While one PDF of these pages is written, its faces replay their form content from the cache."""
+        faces = [f for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
+                 if isinstance(f.drawing, FormDrawing)]
+        drawings = {id(f.drawing): f.drawing for f in faces}
+        plan = _FormPlan(self, list(drawings.values()))
+        bound = {k: d.bound(plan) for k, d in drawings.items()}
+        for face in faces:
+            face.drawing = bound[id(face.drawing)]
+        try:
+            yield
+        finally:
+            for face in faces:
+                face.drawing = face.drawing.unbound
+
+
+class _FormPlan:
+    """What one PDF's forms need: every character each font draws, and the cache to replay from."""
+
+    def __init__(self, cache: Cache, drawings: list):
+        self.cache = cache
+        self.chars: dict[str, set] = {}
+        for d in drawings:
+            for font, chars in d.chars.items():
+                self.chars.setdefault(font, set()).update(chars)
+
+    def seed(self, canvas) -> bytes:
+        """Give the document's fonts every character, in order; the font state that results
+        (b"" when it cannot be had, which turns replaying off for this PDF)."""
+        done = getattr(canvas, "_pnpkit_fonts", None)
+        if done is not None:
+            return done
+        h = hashlib.sha256()
+        try:
+            for name in sorted(self.chars):
+                font = pdfmetrics.getFont(name)
+                if not font._dynamicFont:
+                    raise TypeError(name)
+                font.splitString("".join(sorted(self.chars[name])), canvas._doc)
+                state = font.state[canvas._doc]
+                for subset in range(len(state.subsets)):
+                    font.getSubsetInternalName(subset, canvas._doc)
+                h.update(repr((name, state.internalName, sorted(state.assignments.items()))).encode())
+            done = h.digest()
+        except (AttributeError, KeyError, TypeError):  # another ReportLab inside: draw everything
+            done = b""
+        canvas._pnpkit_fonts = done
+        return done
+
+
+class FormDrawing(svgdraw.Drawing):
+    """A compiled drawing that knows its cache key and, once bound to a PDF's plan, replays the
+    content it drew into a PDF form with the same font state."""
+
+    def __init__(self, *fields, key: bytes):
+        super().__init__(*fields)
+        self.key, self.plan, self.unbound = key, None, self
+
+    @functools.cached_property
+    def images(self) -> bool:
+        """Images cannot be replayed: their XObjects belong to each document."""
+        return any(op[0] == "image" for op in self.ops)
+
+    @functools.cached_property
+    def chars(self) -> dict[str, set]:
+        """font -> the characters this drawing sets in it."""
+        chars: dict[str, set] = {}
+        for op in self.ops:
+            if op[0] == "text":
+                chars.setdefault(op[3], set()).update(op[5])
+        return chars
+
+    @functools.cached_property
+    def paints(self) -> bool:
+        """Whether drawing calls setFillAlpha/setStrokeAlpha (svgdraw._set_paint), which mark the PDF as 1.4."""
+        return any((op[0] == "path" and (op[2] or op[3])) or (op[0] == "text" and (op[6] or op[7])) for op in self.ops)
+
+    def bound(self, plan: _FormPlan) -> FormDrawing:
+        """This drawing, replaying for the PDF of plan."""
+        twin = copy.copy(self)
+        twin.plan = plan
+        return twin
+
+    def draw(self, canvas, x_pt: float = 0, y_pt: float = 0) -> None:
+        """Drawing.draw(), or the content it drew before into a PDF form with the same font state."""
+        state = self.plan.seed(canvas) if self.plan else b""
+        seeded = bool(state) and all(chars <= self.plan.chars.get(font, set()) for font, chars in self.chars.items())
+        fresh_form = not canvas._code and not canvas._extgstate._c  # nothing drawn before it in this form
+        if not (seeded and fresh_form) or self.images:
+            return super().draw(canvas, x_pt, y_pt)
+        cache = self.plan.cache
+        key = hashlib.sha256(self.key + state + repr((x_pt, y_pt)).encode()).digest()
+        entry = cache.forms.get(key)
+        if entry is not None:
+            entry[0] = cache.generation
+            canvas._code.append(entry[1])
+            canvas._extgstate._c.update(dict(entry[2]))
+            if self.paints:  # what setFillAlpha() would have said
+                canvas._doc.ensureMinPdfVersion("transparency")
+            cache.stats["forms reused"] += 1
+            return None
+        super().draw(canvas, x_pt, y_pt)
+        cache.forms[key] = [cache.generation, "\n".join(canvas._code), tuple(canvas._extgstate._c.items())]
+        cache.stats["forms drawn"] += 1
+        return None
+
+
+def _family_hash(env: jinja2.Environment, name: str) -> bytes | None:
+    h = hashlib.sha256()
+    seen, todo = set(), [name]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            source, filename, _ = env.loader.get_source(env, current)
+            refs = list(jinja2.meta.find_referenced_templates(env.parse(source)))
+        except jinja2.TemplateError:
+            return None
+        h.update(f"{current}\0{filename}\0{source}\0".encode())
+        if None in refs:  # a name computed at render time: any template may be used
+            todo += env.list_templates()
+        todo += [r for r in refs if r]
+    return h.digest()
+
+
+def _file_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _read(path: Path | None) -> tuple[int, dict, dict, dict]:
+    """A cache file's generation and entries; nothing if it is missing, damaged or from another engine."""
+    empty = (0, {}, {}, {})
+    if path is None:
+        return empty
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return empty
+    head = FORMAT + engine()
+    if not data.startswith(head):
+        return empty
+    try:
+        generation, faces, drawings, forms = marshal.loads(data[len(head):])
+    except (EOFError, ValueError, TypeError):
+        return empty
+    if not (isinstance(generation, int) and all(isinstance(d, dict) for d in (faces, drawings, forms))):
+        return empty
+    return generation, faces, drawings, forms

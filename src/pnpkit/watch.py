@@ -1,0 +1,308 @@
+"""`pnpkit watch PACK`: rebuild on every save, keep going when the pack is broken, optionally serve the preview.
+
+The watcher polls: every INTERVAL it lists the pack's folder and its template
+folders (name, size, modification time and inode of each file, which is what
+an editor's save changes) and compares the list with the last one. Polling a
+few dozen files costs well under a millisecond, needs no dependency and works
+the same on every system and file system. A change is built once the files
+have stopped changing for SETTLE seconds, since editors save in several steps.
+
+Rebuilds go through one long-lived cache (cache.py), so only the faces whose
+inputs changed are rendered again; it is written to OUT/pnpkit-cache/ when the
+watcher has been idle for a moment and when it stops.
+
+With --serve, OUT/<pack>/ is served on 127.0.0.1 and the preview page polls
+STATE_URL, reloading itself after each rebuild and listing the problems while
+the pack is broken. Ctrl-C stops everything and exits with 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+import webbrowser
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
+from urllib.parse import urlsplit
+
+from pnpkit import build as pipeline
+from pnpkit import preview, render
+from pnpkit.build import Result
+from pnpkit.cache import Cache
+from pnpkit.model import BACK_MODES
+from pnpkit.units import PAPERS
+
+INTERVAL = 0.05  # seconds between looks at the files
+SETTLE = 0.05  # seconds the files must stay unchanged before a build
+SAVE_AFTER = 3.0  # seconds of quiet before the cache is written to disk
+IGNORED_SUFFIXES = (".swp", ".swx", ".tmp", "~", ".pyc")  # editors' and Python's scratch files
+
+
+def configure(sub) -> None:
+    w = sub.add_parser(
+        "watch", help="rebuild a pack on every save; --serve shows a live preview",
+        description="Build the pack, then rebuild it whenever a file of the pack, its templates or its art "
+                    "changes. Only faces whose inputs changed are rendered again. A broken pack prints its "
+                    "problems and the last good build stays in place until the next save fixes it. Ctrl-C stops.")
+    w.add_argument("pack", type=Path, metavar="PACK", help="game pack folder, e.g. components/mammoth-herd")
+    w.add_argument("--lang", action="append", metavar="LANG", help="only this language (repeatable)")
+    w.add_argument("--strict", action="store_true", help="treat warnings as failures")
+    w.add_argument("--out", type=Path, default=Path("build"), help="output folder (default: build)")
+    w.add_argument("--paper", choices=PAPERS, help="paper size (default: the pack's print.paper)")
+    w.add_argument("--backs", choices=BACK_MODES, help="how backs are printed")
+    w.add_argument("--back-offset", metavar="X,Y", help="shift every back page by X,Y mm")
+    w.add_argument("--serve", action="store_true", help="serve the preview on http://127.0.0.1:PORT/; the open page refreshes itself after each rebuild")
+    w.add_argument("--port", type=int, help="port for --serve (default: 8000, or the next free one)")
+    w.add_argument("--open", action="store_true", help="with --serve: open the preview in the default browser")
+    w.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The watch command: 0 when stopped with Ctrl-C, 2 on a usage error."""
+    if not args.pack.is_dir():
+        print(f"pnpkit: error: no such pack folder: {args.pack}", file=sys.stderr)
+        return 2
+    overrides = _overrides(args)
+    if overrides is None:
+        return 2
+    watcher = Watcher(args.pack, args.out, args.lang, overrides, args.strict)
+    server = None
+    previous = _stop_on_sigterm()
+    try:
+        if args.serve:
+            server = Server(watcher, args.port)
+            print(f"serving the preview on {server.url}", file=sys.stderr)
+            if args.open:
+                webbrowser.open(server.url)
+        print(f"watching {args.pack} and its templates; Ctrl-C stops", file=sys.stderr)
+        watcher.loop(report)
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:  # the port is taken, the output folder is not writable, ...
+        print(f"pnpkit: error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if server is not None:
+            server.close()
+        watcher.cache.save(force=True)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    print("\nstopped watching", file=sys.stderr)
+    return 0
+
+
+def _stop_on_sigterm():
+    """A process manager's polite stop ends the watcher as Ctrl-C does; returns the previous
+    handler (None where signals cannot be set: not the main thread, whose caller stops it)."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    try:
+        return signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:
+        return None
+
+
+def _overrides(args) -> dict | None:
+    overrides = {k: v for k, v in (("paper", args.paper), ("backs", args.backs)) if v}
+    if args.back_offset:
+        try:
+            x, y = (float(v) for v in args.back_offset.split(","))
+        except ValueError:
+            print(f"pnpkit: error: --back-offset must be X,Y in mm such as 0.5,-1 (got '{args.back_offset}')", file=sys.stderr)
+            return None
+        overrides["back_offset"] = (x, y)
+    return overrides
+
+
+# ---------------------------------------------------------------- watching
+
+
+@dataclass
+class Build:
+    """One build attempt, as the watcher reports and serves it."""
+
+    serial: int
+    result: Result | None
+    seconds: float
+    ok: bool
+    site: Path  # OUT/<pack id>
+    stats: dict = field(default_factory=dict)
+    crash: str = ""  # a traceback, if pnpkit itself failed
+    finished: str = field(default_factory=lambda: time.strftime("%H:%M:%S"))
+
+    def state(self) -> dict:
+        """What the preview page polls."""
+        problems = [str(p) for p in self.result.problems] if self.result else []
+        errors = len(self.result.errors) if self.result else 0
+        return {"serial": self.serial, "ok": self.ok, "build": preview.build_id(self.site),
+                "errors": errors + bool(self.crash), "warnings": len(problems) - errors,
+                "problems": problems + ([self.crash] if self.crash else []),
+                "time": self.finished, "seconds": round(self.seconds, 2)}
+
+
+class Watcher:
+    """Rebuilds one pack when its files change."""
+
+    def __init__(self, pack: Path, out: Path, langs=None, overrides=None, strict=False, interval=INTERVAL):
+        self.pack, self.out, self.langs, self.overrides, self.strict = pack, out, langs, overrides or {}, strict
+        self.interval = interval
+        self.cache = Cache(out / pipeline.CACHE_DIR, deferred=True)
+        self.last: Build | None = None
+        self.stop = threading.Event()
+        self.listeners: list[Callable[[Build], None]] = []
+
+    def folders(self) -> list[Path]:
+        """The pack's folder and the template folders it renders with (shared ones included)."""
+        dirs = [self.pack] + render.template_dirs(SimpleNamespace(root=self.pack))
+        return list(dict.fromkeys(d.resolve() for d in dirs if d.is_dir()))
+
+    def snapshot(self) -> dict[str, tuple]:
+        """Every watched file with what a save changes; the output folder is left out."""
+        out = self.out.resolve()
+        files = {}
+        for folder in self.folders():
+            for dirpath, dirnames, filenames in os.walk(folder):
+                here = Path(dirpath)
+                dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__" and here / d != out]
+                for name in filenames:
+                    if name.startswith((".", "#")) or name.endswith(IGNORED_SUFFIXES):
+                        continue
+                    try:
+                        st = os.stat(here / name)
+                    except OSError:  # deleted between listing and looking
+                        continue
+                    files[str(here / name)] = (st.st_size, st.st_mtime_ns, st.st_ino)
+        return files
+
+    def rebuild(self) -> Build:
+        """Build once; never raises for a broken pack, and reports a crash of pnpkit itself."""
+        serial = self.last.serial + 1 if self.last else 1
+        started = time.perf_counter()
+        result, crash = None, ""
+        try:
+            result = pipeline.build(self.pack, self.out, self.langs, self.overrides, self.strict, cache=self.cache)
+        except Exception:  # a bug in pnpkit: say so, and keep watching for the save that avoids it
+            crash = "pnpkit failed (a bug, please report it):\n" + traceback.format_exc()
+        seconds = time.perf_counter() - started
+        ok = result is not None and not crash and result.pack is not None and not (
+            result.errors or (self.strict and result.problems))
+        pack_id = result.pack.id if result and result.pack else (self.last.site.name if self.last else self.pack.name)
+        self.last = Build(serial, result, seconds, ok, self.out / pack_id, dict(self.cache.stats), crash)
+        for listener in self.listeners:
+            listener(self.last)
+        return self.last
+
+    def loop(self, report: Callable[[Build], None]) -> None:
+        """Build now, then after every change, until stop is set (or Ctrl-C)."""
+        seen = self.snapshot()
+        report(self.rebuild())
+        quiet_since = time.monotonic()
+        while not self.stop.wait(self.interval):
+            current = self.snapshot()
+            if current == seen:
+                if time.monotonic() - quiet_since > SAVE_AFTER:
+                    self.cache.save(force=True)  # cheap when nothing changed since the last save
+                continue
+            while not self.stop.wait(SETTLE):  # let the editor finish writing
+                settled = self.snapshot()
+                if settled == current:
+                    break
+                current = settled
+            seen = current
+            report(self.rebuild())
+            quiet_since = time.monotonic()
+
+
+def report(b: Build) -> None:
+    """Print a build as the terminal shows it: problems, then one line of what happened."""
+    stamp = time.strftime("%H:%M:%S")
+    for problem in b.result.problems if b.result else []:
+        print(problem)
+    if b.crash:
+        print(b.crash, file=sys.stderr)
+    if b.ok:
+        langs = ", ".join(b.result.faces)
+        rendered, reused = b.stats.get("faces rendered", 0), b.stats.get("faces reused", 0)
+        print(f"{stamp} built {b.site} ({langs}) in {b.seconds:.2f}s: {rendered} face(s) rendered, "
+              f"{reused} unchanged", file=sys.stderr)
+    else:
+        errors = len(b.result.errors) if b.result else 1
+        warnings = len(b.result.problems) - errors if b.result else 0
+        kept = f"{b.site} keeps the last good build" if (b.site / "index.html").is_file() else "nothing written"
+        print(f"{stamp} {errors} error(s), {warnings} warning(s): {kept}; waiting for the next save", file=sys.stderr)
+    sys.stdout.flush()
+
+
+# ---------------------------------------------------------------- serving
+
+
+class Server:
+    """The preview of the watched pack on 127.0.0.1, in a background thread."""
+
+    def __init__(self, watcher: Watcher, port: int | None = None):
+        self.watcher = watcher
+        handler = functools.partial(_Handler, watcher)
+        ports = [port] if port is not None else range(8000, 8020)
+        for candidate in ports:
+            try:
+                self.httpd = ThreadingHTTPServer(("127.0.0.1", candidate), handler)
+                break
+            except OSError:
+                if candidate == ports[-1]:
+                    raise
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="pnpkit-preview", daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Files of OUT/<pack>/ as they are after the last good build, plus the build state."""
+
+    def __init__(self, watcher: Watcher, *args, **kwargs):
+        self.watcher = watcher
+        last = watcher.last
+        site = last.site if last else watcher.out / watcher.pack.name
+        super().__init__(*args, directory=str(site), **kwargs)
+
+    def do_GET(self):
+        path = urlsplit(self.path).path
+        if path == preview.STATE_URL:
+            last = self.watcher.last
+            state = last.state() if last else {"serial": 0, "ok": False, "build": "", "errors": 0, "warnings": 0,
+                                               "problems": ["building…"], "time": "", "seconds": 0}
+            return self._send(json.dumps(state).encode(), "application/json")
+        if path in ("/", "/index.html") and not (Path(self.directory) / "index.html").is_file():
+            return self._send(preview.waiting_page(f"{self.watcher.pack.name}: waiting for a good build").encode(), "text/html; charset=utf-8")
+        return super().do_GET()
+
+    def _send(self, body: bytes, kind: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def end_headers(self):
+        # Face images carry their content hash (?v=...), so they never change under one URL;
+        # everything else is asked for again, so a reload shows the new build.
+        versioned = "?v=" in self.path
+        self.send_header("Cache-Control", "max-age=31536000, immutable" if versioned else "no-store")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        pass  # the terminal is for the pack's problems

@@ -1,0 +1,258 @@
+"""Incremental builds: only faces whose inputs changed are rendered again, and the output is
+always byte for byte what a build from nothing gives (the cache can never serve a stale face)."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import jinja2
+import pypdfium2
+import pytest
+from PIL import Image
+from reportlab.pdfgen.canvas import Canvas
+
+from conftest import ROOT, colour_pack, write_pack
+from pnpkit import build, cache, fonts, preview
+from pnpkit.cache import Cache
+
+M = "components/mammoth-herd"
+FACES = 16 * 2 + 1 + 2  # per language: bonus tiles front and back, the herd, the reference card
+
+
+def incremental(kit, out="build"):
+    """A build of the kit through one long-lived cache kept in out/pnpkit-cache, as watch does."""
+    c = Cache(kit.root / out / build.CACHE_DIR)
+
+    def run():
+        result = build.build(kit.pack, kit.root / out, cache=c)
+        assert not result.errors, [str(p) for p in result.errors]
+        return dict(c.stats)
+    return run
+
+
+def outputs(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def cold_build_equals(kit, out: str = "build") -> None:
+    """The kit built from nothing into another folder gives exactly the same files."""
+    shutil.rmtree(kit.root / "cold", ignore_errors=True)
+    assert not build.build(kit.pack, kit.root / "cold", cache=Cache()).errors
+    assert outputs(kit.root / out / "mammoth-herd") == outputs(kit.root / "cold" / "mammoth-herd")
+
+
+def test_a_rebuild_of_an_unchanged_pack_renders_and_compiles_nothing(kit):
+    run = incremental(kit)
+    first = run()
+    assert set(first) == {"faces rendered", "drawings compiled", "forms drawn"}
+    assert first["faces rendered"] == 2 * FACES
+    before = outputs(kit.root / "build" / "mammoth-herd")
+    again = run()
+    assert again == {"faces reused": 2 * FACES, "drawings reused": first["drawings compiled"],
+                     "forms reused": first["forms drawn"]}
+    assert outputs(kit.root / "build" / "mammoth-herd") == before
+
+
+def test_changing_one_item_renders_only_its_faces(kit):
+    run = incremental(kit)
+    run()
+    kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd beside the stack.")
+    stats = run()
+    assert stats["faces rendered"] == 2  # the reference card's front and back in English; Polish is unchanged
+    assert stats["drawings compiled"] == 1  # the text is on the front: the back's SVG is the same as before
+    assert stats["faces reused"] == 2 * FACES - 2
+    assert stats["forms drawn"] == 1  # only that front is drawn into the PDF again; the rest is replayed
+    kit.edit(f"{M}/tiles.yaml", "{id: bonus-03, first: gold2, all: brick1, resource: wood,",
+             "{id: bonus-03, first: gold2, all: brick1, resource: gold,")
+    stats = run()
+    assert stats["faces rendered"] == 2 * 2  # its front and back, in pl and en
+    assert stats.get("drawings compiled", 0) == 0  # the front shows no resource; the back is the other gold tiles' back
+    cold_build_equals(kit)
+
+
+def test_a_character_new_to_the_pdf_redraws_its_forms_correctly(kit):
+    """Form content depends on the fonts' character codes: a new character changes them."""
+    run = incremental(kit)
+    first = run()
+    kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd next to the stack Ω.")
+    stats = run()
+    assert stats["forms drawn"] == first["forms drawn"] // 2  # every form of the English PDF (the Polish one is unchanged)
+    cold_build_equals(kit)
+
+
+def test_changing_a_template_renders_the_faces_that_use_it(kit):
+    run = incremental(kit)
+    run()
+    kit.edit("templates/mammoth-herd/bonus-back.svg.j2", 'fill="#5a3d26"', 'fill="#5a3d27"')
+    assert run()["faces rendered"] == 16 * 2
+    kit.edit("templates/_icons.svg.j2", 'fill="#8a5a2b"', 'fill="#8a5a2c"')  # imported by every template
+    assert run()["faces rendered"] == 2 * FACES
+    cold_build_equals(kit)
+
+
+def test_changing_pack_wide_inputs_renders_every_face(kit):
+    run = incremental(kit)
+    run()
+    kit.edit(f"{M}/game.yaml", 'all_label: {pl: "wszystko", en: "all"}', 'all_label: {pl: "wszystko", en: "all!"}')
+    assert run()["faces rendered"] == FACES  # strings reach every template (s), in the language that changed
+    kit.edit(f"{M}/game.yaml", "safe: 3mm", "safe: 3.5mm")
+    assert run()["faces rendered"] == 2 * FACES  # face.safe
+    cold_build_equals(kit)
+
+
+def test_print_settings_a_face_does_not_see_change_the_pdf_but_render_nothing(kit):
+    run = incremental(kit)
+    run()
+    pdf = kit.root / "build" / "mammoth-herd" / "mammoth-herd-en.pdf"
+    before = pdf.read_bytes()
+    kit.edit(f"{M}/game.yaml", "margin: 5mm", "margin: 8mm")
+    stats = run()
+    assert stats.get("faces rendered", 0) == 0
+    assert pdf.read_bytes() != before
+    cold_build_equals(kit)
+
+
+def test_new_art_in_the_same_svg_is_drawn_again(tmp_path, monkeypatch):
+    """The drawing of an SVG that shows a file of the pack is keyed by that file's content too."""
+    monkeypatch.chdir(tmp_path)
+    root = write_pack(tmp_path / "components" / "art", {
+        "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\nprint: {bleed: 0mm}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: art.svg.j2\n  items:\n    - id: one\n",
+        "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
+                                '<image href="art/picture.png" x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" preserveAspectRatio="none"/>'
+                                "{% endblock %}",
+        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+    })
+    (root / "art").mkdir()
+    out = tmp_path / "build"
+    c = Cache(out / build.CACHE_DIR)
+    colours = [(200, 30, 30), (30, 30, 200)]
+    for n, colour in enumerate(colours):
+        Image.new("RGB", (8, 8), colour).save(root / "art" / "picture.png")
+        assert not build.build(root, out, cache=c).errors
+        assert c.stats["drawings compiled"] == 1
+        page = pypdfium2.PdfDocument(str(out / "art" / "art-en.pdf"))[1]
+        image = page.render(scale=50 / 72).to_pil().convert("RGB")
+        centre = image.getpixel((image.width // 2, image.height // 2))
+        assert all(abs(a - b) < 20 for a, b in zip(centre, colour)), (centre, colour)
+    assert c.stats.get("faces reused") == 1  # the SVG did not change, only the file it draws
+
+
+def test_deleting_or_damaging_the_cache_only_costs_time(kit):
+    run = incremental(kit)
+    run()
+    before = outputs(kit.root / "build" / "mammoth-herd")
+    cache_file = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
+    assert cache_file.is_file()
+    cache_file.write_bytes(cache_file.read_bytes()[:1000])  # cut short, as by a full disk
+    assert kit.build().code == 0
+    assert outputs(kit.root / "build" / "mammoth-herd") == before
+    shutil.rmtree(kit.root / "build" / build.CACHE_DIR)
+    assert kit.build().code == 0
+    assert outputs(kit.root / "build" / "mammoth-herd") == before
+
+
+def test_a_new_process_reads_the_cache_from_the_build_folder(kit):
+    assert kit.build().code == 0
+    fresh = Cache(kit.root / "build" / build.CACHE_DIR)
+    assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
+    assert fresh.stats.get("faces rendered", 0) == 0
+
+
+def test_another_engine_never_reuses_an_entry(kit, monkeypatch):
+    run = incremental(kit)
+    run()
+    monkeypatch.setattr(cache, "engine", lambda: b"pnpkit with other code or fonts")
+    assert run()["faces rendered"] == 2 * FACES
+
+
+def test_faces_with_problems_are_rendered_and_reported_every_time(kit):
+    kit.edit(f"{M}/herd.yaml", 'en: "Mammoth herd"', 'en: "' + "Mammoth herd " * 40 + '"')
+    c = Cache()
+    first = build.validate(kit.pack, cache=c)
+    second = build.validate(kit.pack, cache=c)
+    assert [p for p in first.problems if p.rule == "text-fits"]
+    assert second.problems == first.problems
+    assert c.stats["faces rendered"] == 1  # the overflowing herd (en); every other face came from the cache
+
+
+def test_a_face_from_the_cache_is_the_face_render_makes(kit):
+    warm = Cache()
+    build.validate(kit.pack, cache=warm)
+    cached = build.validate(kit.pack, cache=warm)
+    fresh = build.validate(kit.pack, cache=Cache())
+    assert warm.stats["faces reused"] == 2 * FACES
+    for lang in ("pl", "en"):
+        for a, b in zip(cached.faces[lang], fresh.faces[lang], strict=True):
+            assert (a.group, a.item, a.side, a.count, a.size, a.bleed, a.kind, a.svg, a.where, a.extra) == \
+                   (b.group, b.item, b.side, b.count, b.size, b.bleed, b.kind, b.svg, b.where, b.extra)
+
+
+def test_the_key_covers_every_name_a_template_sees(kit, monkeypatch):
+    """If render gives templates a new name, the cache key must learn it (cache.CONTEXT)."""
+    seen = set()
+    real = jinja2.Template.render
+
+    def spy(self, *args, **kwargs):
+        seen.update(dict(*args, **kwargs))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Template, "render", spy)
+    build.validate(kit.pack, cache=Cache())
+    assert seen == set(cache.CONTEXT)
+
+
+def test_entries_unused_for_many_builds_are_dropped(tmp_path):
+    root = colour_pack(tmp_path / "p", n=2)
+    c = Cache(tmp_path / "cache")
+    assert not build.validate(root, cache=c).errors
+    c.save()
+    (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("id: c0,", "id: c9,"))
+    for _ in range(cache.KEEP):
+        build.validate(root, cache=c)
+        c.save()
+    assert len(c.faces) == 4  # c9 and c1, front and back; c0 is gone
+    again = Cache(tmp_path / "cache")
+    build.validate(root, cache=again)
+    assert again.stats.get("faces rendered", 0) == 0
+
+
+def test_a_build_that_fails_late_gives_back_the_files_it_took_over(kit, monkeypatch):
+    """Unchanged SVGs are moved from the last build, not rewritten; a failure must return them."""
+    assert kit.build().code == 0
+    out = kit.root / "build" / "mammoth-herd"
+    before = outputs(out)
+    kit.edit(f"{M}/tiles.yaml", "resource: wood, provenance: design}", "resource: gold, provenance: design}")
+
+    def broken(result, folder):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(preview, "write_index", broken)
+    with pytest.raises(OSError):
+        build.build(kit.pack, kit.root / "build")
+    assert outputs(out) == before
+    assert not list((kit.root / "build").glob(".*"))
+
+
+def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_replayed():
+    """Replaying is only safe when the PDF's fonts were seeded with every character of the form."""
+    fonts.register_all()
+    c = Cache()
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewBox="0 0 20 10">'
+           '<text x="1" y="5" font-family="DejaVu Sans" font-size="3">{}</text></svg>')
+    seen, unseen = (c.drawing(svg.format(text), None) for text in ("AB", "AZ"))
+    face = SimpleNamespace(drawing=seen)  # a PDF of one face, whose text is "AB"
+    with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
+        plan = face.drawing.plan
+    for drawing, replayable in ((seen, True), (unseen, False)):
+        for _ in range(2):
+            canvas = Canvas(io.BytesIO(), invariant=1)
+            canvas.beginForm("f")
+            drawing.bound(plan).draw(canvas)
+            canvas.endForm()
+        assert (c.stats["forms reused"] == 1) is replayable
+        c.stats.clear()
+    assert len(c.forms) == 1

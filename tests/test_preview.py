@@ -1,0 +1,305 @@
+"""The preview page, build/<game>/index.html: every face with its id, count and warnings, links
+to the PDFs; and, in a real headless browser, the page served by watch --serve loads, shows
+every face, and follows the pack as it is edited and broken."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from PIL import Image
+
+from conftest import ROOT, colour_pack, write_pack
+from pnpkit import build
+from pnpkit.cache import Cache
+from pnpkit.watch import Server, Watcher
+
+M = "components/mammoth-herd"
+
+
+class Page(HTMLParser):
+    """The parts of index.html a person looks at."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.figures: dict[str, dict] = {}  # figure id -> {id, count, images, notes}
+        self.links: list[str] = []
+        self.general: list[str] = []
+        self._figure = None
+        self._in = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self._in.append((tag, a.get("class", "")))
+        if tag == "figure":
+            self._figure = self.figures.setdefault(a["id"], {"id": a["data-id"], "count": int(a["data-count"]), "images": [], "notes": []})
+        elif tag == "img" and self._figure is not None:
+            self._figure["images"].append(a["src"])
+        elif tag == "a" and "pdf" in a.get("class", ""):
+            self.links.append(a["href"])
+
+    def handle_endtag(self, tag):
+        while self._in and self._in.pop()[0] != tag:
+            pass
+        if tag == "figure":
+            self._figure = None
+
+    def handle_data(self, data):
+        if any(tag == "li" for tag, _ in self._in):
+            if self._figure is not None:
+                self._figure["notes"].append(data)
+            elif any(cls == "general" for _, cls in self._in):
+                self.general.append(data)
+
+
+def test_the_page_shows_every_face_with_its_id_and_count_and_links_the_pdfs(kit):
+    assert kit.build().code == 0
+    out = kit.root / "build" / "mammoth-herd"
+    page = Page((out / "index.html").read_text(encoding="utf-8"))
+    assert sorted(page.links) == ["mammoth-herd-en.pdf", "mammoth-herd-pl.pdf"]
+    assert all((out / link).is_file() for link in page.links)
+    result = build.validate(kit.pack)
+    for lang, faces in result.faces.items():
+        for face in faces:
+            figure = page.figures[f"{lang}-{face.item}"]
+            assert figure["id"] == face.item and figure["count"] == face.count
+            src = f"svg/{lang}/{face.group}/{face.item}-{face.side}.svg"
+            [shown] = [s for s in figure["images"] if s.split("?")[0] == src]
+            assert (out / src).read_text(encoding="utf-8") == face.svg
+    assert sum(len(f["images"]) for f in page.figures.values()) == sum(len(f) for f in result.faces.values())
+
+
+def test_warnings_stand_next_to_their_item_and_the_rest_on_top(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    root = colour_pack(tmp_path / "components" / "probe", n=3)
+    with open(root / "game.yaml", "a") as f:
+        f.write("checks:\n"
+                "  - {rule: fields, id: PR-1, group: cards, require: {colour: ['#000000']}, level: warning}\n"
+                "  - {rule: count, id: PR-2, group: cards, exact: 4, level: warning}\n")
+    result = build.build(Path("components/probe"), Path("build"))
+    assert not result.errors and len(result.problems) == 4
+    page = Page((tmp_path / "build" / "probe" / "index.html").read_text(encoding="utf-8"))
+    for i in range(3):
+        notes = " ".join(page.figures[f"en-c{i}"]["notes"])
+        assert f"item 'c{i}': 'colour' is" in notes and "[PR-1]" in notes
+    assert len(page.general) == 1 and "the game needs exactly 4 [PR-2]" in page.general[0]
+
+
+def test_a_face_that_draws_art_is_previewed_with_the_art_inlined(tmp_path, monkeypatch):
+    """A browser draws an SVG shown as an image without loading the files it names."""
+    monkeypatch.chdir(tmp_path)
+    root = write_pack(tmp_path / "components" / "art", {
+        "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: art.svg.j2\n  items:\n    - id: one\n",
+        "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
+                                '<image href="art/p.png" x="0" y="0" width="10" height="10"/>{% endblock %}',
+        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+    })
+    (root / "art").mkdir()
+    Image.new("RGB", (4, 4), (0, 128, 0)).save(root / "art" / "p.png")
+    assert not build.build(Path("components/art"), Path("build")).errors
+    out = tmp_path / "build" / "art"
+    [src] = Page((out / "index.html").read_text(encoding="utf-8")).figures["en-one"]["images"]
+    preview = (out / src.split("?")[0]).read_text(encoding="utf-8")
+    assert src.startswith("preview/") and 'href="data:image/png;base64,' in preview
+    assert (out / "svg" / "en" / "cards" / "one-front.svg").read_text(encoding="utf-8").count('href="art/p.png"') == 1
+
+
+def test_the_page_is_the_same_for_the_same_build(tmp_path):
+    root = colour_pack(tmp_path / "p", n=2)
+    for out in ("a", "b"):
+        assert not build.build(root, tmp_path / out, cache=Cache()).errors
+    assert (tmp_path / "a" / "p" / "index.html").read_bytes() == (tmp_path / "b" / "p" / "index.html").read_bytes()
+
+
+# ---------------------------------------------------------------- a real browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium): the preview's browser test needs it")
+
+
+class Browser:
+    """Headless Chromium driven over the DevTools protocol (a minimal WebSocket client)."""
+
+    def __init__(self):
+        self.profile = tempfile.mkdtemp(prefix="pnpkit-chromium-")
+        self.proc = subprocess.Popen(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--no-first-run", "--no-default-browser-check", f"--user-data-dir={self.profile}",
+             "--remote-debugging-port=0", "--window-size=1400,1000", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        port_file = Path(self.profile) / "DevToolsActivePort"
+        deadline = time.monotonic() + 60
+        while not (port_file.is_file() and port_file.read_text().count("\n") >= 1):
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise RuntimeError("chromium did not start")
+            time.sleep(0.1)
+        port = int(port_file.read_text().split()[0])
+        targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30).read())
+        url = next(t["webSocketDebuggerUrl"] for t in targets if t["type"] == "page")
+        self.sock = self._connect(url)
+        self.buffer = b""
+        self.next_id = 0
+
+    def close(self):
+        try:
+            self.sock.close()
+        finally:
+            self.proc.terminate()
+            self.proc.wait(30)
+            shutil.rmtree(self.profile, ignore_errors=True)
+
+    def call(self, method: str, **params):
+        self.next_id += 1
+        self._send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self._receive())
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError(message["error"])
+                return message["result"]
+
+    def open(self, url: str) -> None:
+        """Go to url and wait until it has loaded."""
+        self.call("Page.navigate", url=url)
+        self.wait_for(f"location.href === {json.dumps(url)} && document.readyState === 'complete'")
+
+    def js(self, expression: str):
+        """The value of a JavaScript expression in the page (promises awaited); None while it reloads."""
+        result = self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        if "exceptionDetails" in result:
+            return None
+        return result["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                value = self.js(expression)
+            except RuntimeError:  # the page is navigating
+                value = None
+            if value:
+                return value
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for: {expression}")
+
+    # -- WebSocket (RFC 6455), just what the DevTools protocol needs
+
+    @staticmethod
+    def _connect(url: str) -> socket.socket:
+        u = urlsplit(url)
+        sock = socket.create_connection((u.hostname, u.port), timeout=60)
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall((f"GET {u.path} HTTP/1.1\r\nHost: {u.hostname}:{u.port}\r\nUpgrade: websocket\r\n"
+                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += sock.recv(1)
+        assert b" 101 " in head.split(b"\r\n")[0], head
+        return sock
+
+    def _send(self, text: str) -> None:
+        data = text.encode()
+        header = bytearray([0x81])
+        if len(data) < 126:
+            header.append(0x80 | len(data))
+        elif len(data) < 1 << 16:
+            header += bytes([0x80 | 126]) + len(data).to_bytes(2, "big")
+        else:
+            header += bytes([0x80 | 127]) + len(data).to_bytes(8, "big")
+        mask = os.urandom(4)
+        self.sock.sendall(bytes(header) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+    def _exactly(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("chromium closed the connection")
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def _receive(self) -> str:
+        parts = []
+        while True:
+            b0, b1 = self._exactly(2)
+            n = b1 & 0x7F
+            if n == 126:
+                n = int.from_bytes(self._exactly(2), "big")
+            elif n == 127:
+                n = int.from_bytes(self._exactly(8), "big")
+            payload = self._exactly(n)
+            if b0 & 0x0F in (0x8, 0x9, 0xA):  # close, ping, pong: not messages
+                continue
+            parts.append(payload)
+            if b0 & 0x80:
+                return b"".join(parts).decode()
+
+
+SHOWN = """(async () => {
+  const images = [...document.querySelectorAll('a.face img')];
+  images.forEach(img => { img.loading = 'eager'; });
+  await Promise.all(images.map(img => img.decode().catch(() => null)));
+  return {faces: images.length, drawn: images.filter(img => img.complete && img.naturalWidth > 0).length,
+          items: document.querySelectorAll('figure.item').length};
+})()"""
+
+
+@needs_chromium
+def test_the_served_page_loads_shows_every_face_and_follows_each_rebuild(kit):
+    watcher = Watcher(kit.pack, Path("build"))
+    assert watcher.rebuild().ok
+    server = Server(watcher, port=0)
+    browser = Browser()
+    try:
+        browser.open(server.url)
+        shown = browser.wait_for(SHOWN)
+        assert shown == {"faces": 2 * 35, "drawn": 2 * 35, "items": 2 * 18}
+        assert browser.wait_for("document.getElementById('status').textContent.includes('build 1')")
+
+        front = "document.querySelector('[data-face=\"en/reference/reference/front\"] img').src"
+        before = browser.js(front)
+        kit.edit(f"{M}/reference.yaml", "- id: reference", "- id: reference\n      count: 3")
+        kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd beside the stack.")
+        watcher.rebuild()  # as the watch loop does after a save
+        assert browser.wait_for("document.querySelector('#en-reference .count')?.textContent === '×3'")
+        assert browser.js(front) != before  # the new face, not the one the browser had
+        assert browser.wait_for(SHOWN)["drawn"] == 2 * 35
+
+        kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: no")
+        watcher.rebuild()
+        problems = browser.wait_for("!document.getElementById('problems').hidden && document.getElementById('problems').textContent")
+        assert "herd.yaml:12:12: error: 'tab' must be a number (got 'no') [schema]" in problems
+        assert browser.js("document.title").startswith("\u26a0")
+        assert browser.js("document.querySelectorAll('figure.item').length") == 2 * 18  # the last good build stays
+
+        kit.edit(f"{M}/herd.yaml", "tab: no", "tab: 14")
+        watcher.rebuild()
+        assert browser.wait_for("document.getElementById('problems').hidden && document.title.includes('build 4')")
+    finally:
+        browser.close()
+        server.close()
+
+
+@needs_chromium
+def test_the_page_opened_as_a_file_shows_every_face(kit):
+    assert kit.build().code == 0
+    browser = Browser()
+    try:
+        browser.open((kit.root / "build" / "mammoth-herd" / "index.html").as_uri())
+        assert browser.wait_for(SHOWN) == {"faces": 70, "drawn": 70, "items": 36}
+    finally:
+        browser.close()

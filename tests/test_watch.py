@@ -1,0 +1,191 @@
+"""pnpkit watch: a rebuild after every save, a broken pack that waits for the fix, the preview
+server, and Ctrl-C that ends it cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pnpkit import build, watch
+from pnpkit.watch import Server, Watcher
+
+M = "components/mammoth-herd"
+TIMEOUT = 60  # seconds to wait for a build before the test gives up (a hang, not a speed check)
+
+
+class Running:
+    """A watcher looping in a thread, its builds in a queue."""
+
+    def __init__(self, kit, **options):
+        self.watcher = Watcher(kit.pack, Path("build"), interval=0.05, **options)
+        self.builds: queue.Queue = queue.Queue()
+        self.thread = threading.Thread(target=self.watcher.loop, args=(self.builds.put,), daemon=True)
+        self.thread.start()
+
+    def next(self) -> watch.Build:
+        return self.builds.get(timeout=TIMEOUT)
+
+    def quiet(self, seconds: float = 0.5) -> bool:
+        """True if no build comes within `seconds`."""
+        try:
+            self.builds.get(timeout=seconds)
+        except queue.Empty:
+            return True
+        return False
+
+    def stop(self) -> None:
+        self.watcher.stop.set()
+        self.thread.join(TIMEOUT)
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def running(kit):
+    started = []
+
+    def start(**options):
+        started.append(Running(kit, **options))
+        return started[-1]
+    yield start
+    for r in started:
+        r.stop()
+
+
+def files(folder: Path) -> dict:
+    return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_builds_at_once_then_after_each_save_rendering_only_what_changed(kit, running):
+    w = running()
+    first = w.next()
+    assert first.ok and first.serial == 1
+    assert (kit.root / "build" / "mammoth-herd" / "mammoth-herd-en.pdf").is_file()
+    assert first.stats["faces rendered"] == 70
+    kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd beside the stack.")
+    second = w.next()
+    assert second.ok and second.serial == 2
+    assert second.stats["faces rendered"] == 2 and second.stats["faces reused"] == 68
+    kit.edit("templates/mammoth-herd/bonus-back.svg.j2", 'fill="#5a3d26"', 'fill="#5a3d27"')  # a shared template folder
+    assert w.next().stats["faces rendered"] == 32
+    assert w.quiet()  # nothing changed since: no build
+
+
+def test_a_broken_pack_prints_its_problems_keeps_the_last_good_build_and_waits(kit, running):
+    w = running()
+    assert w.next().ok
+    out = kit.root / "build" / "mammoth-herd"
+    good = files(out)
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: no")
+    broken = w.next()
+    assert not broken.ok
+    assert [str(p) for p in broken.result.problems] == [
+        f"{M}/herd.yaml:12:12: error: 'tab' must be a number (got 'no') [schema]"]
+    assert broken.state()["problems"] == [str(p) for p in broken.result.problems]
+    assert files(out) == good
+    kit.edit(f"{M}/herd.yaml", "tab: no", "{{ nonsense")  # now not even YAML
+    assert not w.next().ok
+    assert w.thread.is_alive()
+    kit.edit(f"{M}/herd.yaml", "{{ nonsense", "tab: 14")
+    fixed = w.next()
+    assert fixed.ok and fixed.serial == 4
+    assert files(out) != good
+
+
+def test_new_art_in_the_pack_triggers_a_build(kit, running):
+    w = running()
+    assert w.next().ok
+    (kit.root / M / "art").mkdir()
+    (kit.root / M / "art" / "mammoth.png").write_bytes(b"\x89PNG not really")
+    assert w.next().ok
+
+
+def test_editor_scratch_files_and_the_output_folder_are_not_watched(kit):
+    watcher = Watcher(kit.pack, kit.pack / "out")
+    before = watcher.snapshot()
+    for name in (".herd.yaml.swp", "herd.yaml~", "#herd.yaml#", ".#herd.yaml"):
+        (kit.root / M / name).write_text("scratch")
+    (kit.root / M / "out").mkdir()
+    (kit.root / M / "out" / "kit.pdf").write_text("output")
+    assert watcher.snapshot() == before
+    (kit.root / "templates" / "mammoth-herd" / "extra.svg.j2").write_text("new")
+    assert len(watcher.snapshot()) == len(before) + 1
+
+
+def test_a_crash_of_pnpkit_is_reported_and_watching_goes_on(kit, running, monkeypatch):
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("boom")
+        return real(*args, **kwargs)
+
+    real = build.build
+    monkeypatch.setattr(watch.pipeline, "build", flaky)
+    w = running()
+    crashed = w.next()
+    assert not crashed.ok and "RuntimeError: boom" in crashed.crash
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 13")
+    assert w.next().ok
+
+
+def test_the_server_answers_the_state_and_serves_the_last_good_build(kit):
+    watcher = Watcher(kit.pack, Path("build"))
+    server = Server(watcher, port=0)
+    try:
+        waiting = _get(server.url)
+        assert b"no successful build yet" in waiting.read()
+        watcher.rebuild()
+        state = json.loads(_get(server.url + "__pnpkit/state").read())
+        assert state["ok"] and state["serial"] == 1 and len(state["build"]) == 16
+        page = _get(server.url)
+        assert page.headers["Cache-Control"] == "no-store"
+        assert f'content="{state["build"]}"'.encode() in page.read()
+        face = _get(server.url + "svg/en/herd/herd-front.svg?v=0123")
+        assert face.headers["Cache-Control"].startswith("max-age=")
+        assert face.read().startswith(b"<?xml")
+        kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: no")
+        watcher.rebuild()
+        state2 = json.loads(_get(server.url + "__pnpkit/state").read())
+        assert not state2["ok"] and state2["errors"] == 1 and state2["build"] == state["build"]
+        assert "'tab' must be a number" in state2["problems"][0]
+    finally:
+        server.close()
+
+
+def _get(url: str):
+    return urllib.request.urlopen(url, timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_ends_the_command_cleanly(kit, stop):
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "pnpkit", "watch", M, "--serve", "--port", "0"],
+                            cwd=kit.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True).start()
+    seen = []
+    deadline = time.monotonic() + TIMEOUT
+    while not any(" built " in line for line in seen) and time.monotonic() < deadline:
+        seen.append(lines.get(timeout=TIMEOUT))
+    url = next(line.split()[-1] for line in seen if line.startswith("serving"))
+    assert json.loads(_get(url + "__pnpkit/state").read())["ok"]
+    proc.send_signal(stop)
+    assert proc.wait(TIMEOUT) == 0
+    time.sleep(0.1)
+    rest = []
+    while not lines.empty():
+        rest.append(lines.get())
+    err = "".join(seen + rest)
+    assert "stopped watching" in err and "Traceback" not in err
+    assert (kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal").is_file()
