@@ -340,6 +340,7 @@ def test_profiles_are_repeatable_and_strict_refuses_their_warnings(kit):
     run = kit.build("--profile", "thegamecrafter", "--lang", "en", "--strict")
     assert run.code == 1
     assert not (out / "thegamecrafter").exists()
+    assert "the sheets were written, the profile export was not" in run.err
 
 
 def test_a_profile_file_given_by_path(kit):

@@ -32,6 +32,8 @@ class Result:
 
     pack: Pack | None
     faces: dict = field(default_factory=dict)  # lang -> [Face]
+    pages: dict = field(default_factory=dict)  # lang -> [layout.Page]
+    written: bool = False  # build() replaced the output folder
     problems: list = field(default_factory=list)
 
     @property
@@ -65,6 +67,8 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         problems += found
         problems += _compile(pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env)
         result.faces[lang] = faces
+        result.pages[lang], found = layout.impose(faces, pack.print)  # cheap, and it has problems of its own
+        problems += found
     result.problems = _sorted(problems)
     return result
 
@@ -124,10 +128,7 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
     kept: list[tuple[Path, Path]] = []  # (new, old): unchanged SVGs taken over from the last build
     try:
         for lang, faces in result.faces.items():
-            pages, found = layout.impose(faces, pack.print)
-            result.problems += found
-            if found:
-                return result
+            pages = result.pages[lang]
             _label(pages, pack, lang)
             on_page = (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t)) if progress else None
             with cache.pdf_forms(pages):
@@ -137,6 +138,7 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
             _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang, kept)
         preview.write_index(result, staging)
         _swap(staging, final)
+        result.written = True
         kept.clear()
     finally:
         for new, old in kept:  # a build that fails gives the last one back what it took

@@ -91,7 +91,8 @@ def _report(result: Result, args, pack: Path, seconds: float) -> bool:
         where = args.out / result.pack.id
         print(f"built {pack} -> {where} ({', '.join(result.faces)}) in {seconds:.2f}s", file=sys.stderr)
     elif bad and args.command == "build":
-        print(f"{pack}: {errors} error(s), {warnings} warning(s); nothing written", file=sys.stderr)
+        what = "the sheets were written, the profile export was not" if result.written else "nothing written"
+        print(f"{pack}: {errors} error(s), {warnings} warning(s); {what}", file=sys.stderr)
     elif args.command == "validate":
         print(f"{pack}: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
     return bad
