@@ -145,7 +145,7 @@ class Cache:
                         self.stats["faces reused"] += 1
                     else:
                         found: list[Problem] = []
-                        face = render._render_face(env, pack, group, item, side, name, lang, strings, found)
+                        face = render.render_face(env, pack, group, item, side, name, lang, strings, found)
                         problems += found
                         self.stats["faces rendered"] += 1
                         if face is not None and not found and key:
@@ -162,8 +162,8 @@ class Cache:
             return None
         h = hashlib.sha256(base)
         h.update(source)
-        h.update(repr(render._item_values(item, lang)).encode())
-        h.update(repr(render._face_geometry(pack, group, side)).encode())
+        h.update(repr(render.item_values(item, lang)).encode())
+        h.update(repr(render.face_geometry(pack, group, side)).encode())
         return h.digest()
 
     def _base(self, pack: Pack, lang: str) -> bytes:

@@ -329,12 +329,11 @@ def pack_nets(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], 
     Pages are `packed`: no grid crop marks (they would mark the net's bounding box,
     which is not a cut line). Each page takes the orientation that holds more nets.
     """
-    options = {"portrait": [False], "landscape": [True], "auto": [False, True]}[s.orientation]
     pages, problems, i = [], [], 0
     while i < len(copies):
         best, best_n = None, 0
-        for landscape in options:
-            page = layout.Page(*layout.paper_size(s, landscape), "front", packed=True)
+        for size in layout.paper_sizes(s):
+            page = layout.Page(*size, "front", packed=True)
             n = _fill_nets(page, copies[i:], s)
             if n > best_n:
                 best, best_n = page, n

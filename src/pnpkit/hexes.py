@@ -179,13 +179,11 @@ def _runs(copies: list[Face]) -> list[list[Face]]:
 
 
 def _pack_run(run: list[Face], lattice: _Lattice, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
-    options = {"portrait": [False], "landscape": [True], "auto": [False, True]}[s.orientation]
     pages = []
     i = 0
     while i < len(run):
         best = None
-        for landscape in options:
-            size = layout.paper_size(s, landscape)
+        for size in layout.paper_sizes(s):
             cols = lattice.columns(*_room(lattice, _area(s, size)))
             n = min(sum(cols), len(run) - i)
             if n > 0 and (best is None or n > best[2]):

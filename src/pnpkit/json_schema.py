@@ -26,11 +26,10 @@ import sys
 from pathlib import Path
 
 from pnpkit import build, rules, schema, units  # noqa: F401 (build registers the dice and hex rules)
-from pnpkit.model import BACK_MODES, KINDS, PROVENANCE
+from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE
 
 DRAFT = "http://json-schema.org/draft-07/schema#"  # the draft editors' YAML servers support best
 FILES = {"game": "pnpkit-game.schema.json", "components": "pnpkit-components.schema.json"}
-ORIENTATIONS = ("auto", "portrait", "landscape")  # as schema._Game._print reads them
 
 LENGTH = {"oneOf": [{"type": "string", "pattern": units._LENGTH.pattern}, {"const": 0}],
           "description": "A length with its unit: mm, cm, in or pt, e.g. 3mm or 0.125in (0 needs none)."}

@@ -137,6 +137,12 @@ def paper_size(settings: PrintSettings, landscape: bool) -> tuple[float, float]:
     return (h, w) if landscape else (w, h)
 
 
+def paper_sizes(settings: PrintSettings) -> list[tuple[float, float]]:
+    """The page sizes a packer may choose from: the pack's orientation, or both (portrait first)."""
+    landscape = {"portrait": [False], "landscape": [True], "auto": [False, True]}[settings.orientation]
+    return [paper_size(settings, land) for land in landscape]
+
+
 def _area(settings: PrintSettings, page: tuple[float, float]) -> tuple[float, float, float]:
     """Left edge and size of the area fronts may use (the left half for gutter-fold)."""
     left, width = settings.margin, page[0] - 2 * settings.margin
@@ -153,12 +159,11 @@ def _fill(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Proble
     """Fill pages in order; each page takes the orientation that holds more of what comes next."""
     pages: list[Page] = []
     problems: list[Problem] = []
-    options = {"portrait": [False], "landscape": [True], "auto": [False, True]}[s.orientation]
     i = 0
     while i < len(copies):
         best, best_n = None, 0
-        for landscape in options:
-            page = _new_page(paper_size(s, landscape), s)
+        for size in paper_sizes(s):
+            page = _new_page(size, s)
             n = _fill_page(page, copies[i:], s)
             if n > best_n:
                 best, best_n = page, n
@@ -242,8 +247,7 @@ def tile_face(face: Face, s: PrintSettings) -> list[Page]:
     of the face, bleed included, so neighbours repeat the overlap strip: lay the
     next sheet's cut edge on the line drawn there and match the marks.
     """
-    options = {"portrait": [False], "landscape": [True], "auto": [False, True]}[s.orientation]
-    plans = [_tile_plan(face, s, paper_size(s, land)) for land in options]
+    plans = [_tile_plan(face, s, size) for size in paper_sizes(s)]
     size, cols, rows, aw, ah = min(plans, key=lambda p: (p[1] * p[2], p[0][0] > p[0][1]))
     fw, fh = face.full_size
     step_x, step_y = aw - s.overlap, ah - s.overlap

@@ -14,6 +14,7 @@ from pnpkit.errors import Location
 KINDS = ("card", "tile", "hex", "token", "standee", "sheet", "board", "die")
 SIDES = ("front", "back")
 BACK_MODES = ("long-edge", "short-edge", "gutter-fold", "none")
+ORIENTATIONS = ("auto", "portrait", "landscape")
 PROVENANCE = ("seed", "public", "inferred", "design")
 
 

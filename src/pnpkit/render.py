@@ -65,13 +65,13 @@ def render(pack: Pack, lang: str, env: jinja2.Environment | None = None) -> tupl
     for group in pack.groups.values():
         for item in group.items:
             for side, name in item.templates.items():
-                face = _render_face(env, pack, group, item, side, name, lang, strings, problems)
+                face = render_face(env, pack, group, item, side, name, lang, strings, problems)
                 if face is not None:
                     faces.append(face)
     return faces, problems
 
 
-def _render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, strings: dict, problems: list) -> Face | None:
+def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, strings: dict, problems: list) -> Face | None:
     where = item.where
     try:
         template = env.get_template(name)
@@ -85,8 +85,8 @@ def _render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str
     before = len(problems)
     boxes = TextBoxes(pack, item, lang, name, problems)
     context = {
-        "item": _item_values(item, lang),
-        "face": _face_geometry(pack, group, side),
+        "item": item_values(item, lang),
+        "face": face_geometry(pack, group, side),
         "s": strings,
         "data": pack.data,
         "lang": lang,
@@ -107,7 +107,7 @@ def _render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str
     return face
 
 
-def _item_values(item: Item, lang: str) -> dict:
+def item_values(item: Item, lang: str) -> dict:
     values = {k: _localise(v, lang) for k, v in item.fields.items()}
     values.update(id=item.id, count=item.count, tags=list(item.tags))
     return values
@@ -121,7 +121,7 @@ def _localise(value, lang):
     return value
 
 
-def _face_geometry(pack: Pack, group: Group, side: str) -> dict:
+def face_geometry(pack: Pack, group: Group, side: str) -> dict:
     w, h = group.size
     return {"w": w, "h": h, "bleed": group.bleed, "safe": pack.print.safe, "side": side, "kind": group.kind, "group": group.name}
 

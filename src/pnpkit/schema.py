@@ -13,7 +13,7 @@ from pathlib import Path
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import Document, display_path, load_yaml
-from pnpkit.model import BACK_MODES, KINDS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
+from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
 from pnpkit.units import PAPERS, describe
 
 GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
@@ -96,7 +96,7 @@ class _Game:
         if "paper" in spec:
             out["paper"] = r.choice(spec["paper"], p + ("paper",), PAPERS)
         if "orientation" in spec:
-            out["orientation"] = r.choice(spec["orientation"], p + ("orientation",), ("auto", "portrait", "landscape"))
+            out["orientation"] = r.choice(spec["orientation"], p + ("orientation",), ORIENTATIONS)
         for key in ("margin", "bleed", "safe", "gap", "overlap"):
             if key in spec:
                 out[key] = r.length(spec[key], p + (key,))
