@@ -137,7 +137,7 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
             _write_large(pages, pack, lang, staging, cache)
             _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang, kept)
         preview.write_index(result, staging)
-        _swap(staging, final)
+        swap_in(staging, final)
         result.written = True
         kept.clear()
     finally:
@@ -204,7 +204,7 @@ def _write_svgs(faces: list[Face], folder: Path, previous: Path, kept: list) -> 
                 f.write(data)
 
 
-def _swap(staging: Path, final: Path) -> None:
+def swap_in(staging: Path, final: Path) -> None:
     """Replace the previous output only once the new one is complete."""
     old = final.with_name(f".{final.name}.old")
     shutil.rmtree(old, ignore_errors=True)

@@ -27,6 +27,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import fonts
 from pnpkit import profile as profiles
+from pnpkit.build import swap_in
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import load_yaml
 from pnpkit.model import Face, Pack
@@ -89,13 +90,7 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
                 from pnpkit import tts  # here, not at the top: tts builds on this module
                 tts.write(pack, lang, decks, profile, folder, final / lang)
         (staging / "README.txt").write_text(_readme(pack, profile), encoding="utf-8")
-        # swap in whole, as build does: a failed export leaves the previous one as it was
-        old = final.with_name(f".{profile.id}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        if final.exists():
-            final.rename(old)
-        staging.rename(final)
-        shutil.rmtree(old, ignore_errors=True)
+        swap_in(staging, final)  # a failed export leaves the previous one as it was
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return problems
