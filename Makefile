@@ -5,7 +5,7 @@ BIN = $(VENV)/bin
 STAMP = $(VENV)/.installed-stamp
 PACKS = $(wildcard components/*)
 
-.PHONY: kits test validate bench clean setup
+.PHONY: kits test validate bench watch clean setup
 
 kits: $(STAMP)
 	$(BIN)/pnpkit build $(PACKS) --out build
@@ -18,6 +18,11 @@ validate: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_cards.py
+	$(BIN)/python scripts/bench_incremental.py
+	$(BIN)/python scripts/bench_png.py
+
+watch: $(STAMP)        # one game: make watch GAME=mammoth-herd
+	$(BIN)/pnpkit watch components/$(GAME) --serve
 
 setup: $(STAMP)
 
