@@ -86,7 +86,7 @@ def stages(pack: Path, out: Path, edits: int) -> tuple[dict[str, list[float]], d
         return wrapper
 
     originals = {(build, "validate"), (layout, "impose"), (pdf, "write_pdf"), (build, "_write_svgs"),
-                 (preview, "write_index"), (build, "_swap")}
+                 (preview, "write_index"), (build, "swap_in")}
     saved = {(m, n): getattr(m, n) for m, n in originals}
     for (module, name), fn in saved.items():
         setattr(module, name, timed(f"{name}", fn))
