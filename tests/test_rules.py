@@ -101,6 +101,15 @@ class TestGenericRules:
     def test_rule_fires_exactly(self, tmp_path, check, expected):
         assert probe(tmp_path, f"  - {check}\n", DECK) == expected
 
+    def test_a_misspelt_rule_is_reported_after_other_checks_fail(self, tmp_path):
+        assert probe(tmp_path, "  - {rule: count, group: deck, exact: 6}\n  - {rule: cuont, group: deck}\n", DECK) == [
+            "error: group 'deck' has 5 components; the game needs exactly 6 [count]",
+            "error: unknown rule 'cuont' (did you mean 'count'?) [rules]",
+        ]
+
+    def test_count_needs_a_group_or_a_tag(self, tmp_path):
+        assert probe(tmp_path, "  - {rule: count, exact: 6}\n", DECK) == ["error: rule 'count' needs 'group' or 'tag' [rules]"]
+
     def test_options_are_checked_like_the_schema(self, tmp_path):
         assert probe(tmp_path, "  - {rule: count, group: dekc, exact: no}\n", DECK) == [
             "error: 'group' must be one of deck (got 'dekc') (did you mean 'deck'?) [rules]",

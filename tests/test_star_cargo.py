@@ -168,7 +168,7 @@ class TestBoard:
         loaded, _ = engine_rules.load_rules(pack)
         read_board = loaded["reachable"].fn.__globals__["read_board"]  # the pack's rules.py
         check = next(c for c in pack.checks if c.rule == "reachable")
-        board, problems = read_board(engine_rules.Context(pack, check, {}, None))
+        board, problems = read_board(engine_rules.Context(pack, check, {}))
         assert problems == []
         dist = board.steps_from("G8")
         # every planet is reachable, and the nearest are two steps from Home (E7, F10)

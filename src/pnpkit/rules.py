@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -61,8 +61,6 @@ class Context:
     pack: Pack
     check: Check
     opts: dict
-    reader: Reader
-    problems: list = field(default_factory=list)
 
     def at(self, option: str) -> Location:
         return self.check.doc.at(self.check.path + (option,))
@@ -98,23 +96,24 @@ def load_rules(pack: Pack) -> tuple[dict[str, Rule], list[Problem]]:
 def check(pack: Pack) -> list[Problem]:
     """Run every configured check; return the problems, each under its check's id."""
     rules, problems = load_rules(pack)
+    load_failed = bool(problems)
     for chk in pack.checks:
         r = rules.get(chk.rule)
-        if r is None and problems:  # the pack's rules.py failed: its rules are unknown, not wrong
+        if r is None and load_failed:  # the pack's rules.py failed: its rules are unknown, not wrong
             continue
         if r is None:
             problems.append(Problem(chk.doc.at(chk.path + ("rule",)), f"unknown rule '{chk.rule}'{did_you_mean(chk.rule, rules)}", "rules"))
             continue
-        reader = Reader(chk.doc, problems)
-        opts = _options(reader, chk, r, pack)
-        if opts is None:
-            continue
-        ctx = Context(pack, chk, opts, reader)
         try:
-            for found in r.fn(ctx):
+            opts = _options(Reader(chk.doc, problems), chk, r, pack)
+            if opts is None:
+                continue
+            for found in r.fn(Context(pack, chk, opts)):
                 message, where = found if isinstance(found, tuple) else (found, chk.where)
                 problems.append(Problem(where, message, chk.id, chk.level))
-        except Exception as exc:
+        except RuleOptionError as exc:
+            problems.append(Problem(chk.where, str(exc), "rules"))
+        except Exception as exc:  # a game's own rule, or options the table let through
             problems.append(Problem(chk.where, f"rule '{chk.rule}' crashed: {type(exc).__name__}: {exc}", chk.id))
     return problems
 
@@ -189,7 +188,13 @@ def _exc_line(exc: BaseException, file: Path) -> int:
 def _selected(ctx: Context):
     if "group" in ctx.opts:
         return ctx.pack.items(group=ctx.opts["group"]), f"group '{ctx.opts['group']}'"
-    return ctx.pack.items(tag=ctx.opts.get("tag")), f"tag '{ctx.opts.get('tag')}'"
+    if "tag" in ctx.opts:
+        return ctx.pack.items(tag=ctx.opts["tag"]), f"tag '{ctx.opts['tag']}'"
+    raise RuleOptionError(f"rule '{ctx.check.rule}' needs 'group' or 'tag'")
+
+
+class RuleOptionError(ValueError):
+    """A rule's options are incomplete in a way the option table cannot say."""
 
 
 @rule("count", {"group": "group", "tag": "string", "exact": "int", "min": "int", "max": "int", "per_player": "int"})
