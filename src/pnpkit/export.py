@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -25,7 +24,7 @@ from pathlib import Path
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts
+from pnpkit import fonts, pdf
 from pnpkit import profile as profiles
 from pnpkit.build import swap_in
 from pnpkit.errors import Location, Problem
@@ -285,23 +284,12 @@ def write_faces_pdf(sheets: list[Sheet], path: Path, title: str) -> None:
         clip.rect(left * K, bottom * K, (min(pw, x0 + w + b) - left) * K, (min(ph, y0 + h + b) - bottom) * K)
         c.clipPath(clip, stroke=0, fill=0)
         c.translate((x0 - b) * K, (y0 - b) * K)
-        c.doForm(_form(c, face, forms))
+        c.doForm(pdf.face_form(c, face, forms))
         c.restoreState()
         c.setTrimBox((x0 * K, y0 * K, (x0 + w) * K, (y0 + h) * K))
         c.setBleedBox((0, 0, pw * K, ph * K))
         c.showPage()
     c.save()
-
-
-def _form(c: Canvas, face: Face, forms: dict) -> str:
-    key = hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
-    if key not in forms:
-        fw, fh = face.full_size
-        c.beginForm(f"F{key}", 0, 0, fw * K, fh * K)
-        face.drawing.draw(c, 0, 0)
-        c.endForm()
-        forms[key] = f"F{key}"
-    return forms[key]
 
 
 # ------------------------------------------------------------------ rasterising

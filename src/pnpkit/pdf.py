@@ -64,8 +64,8 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
     c.save()
 
 
-def _form(c: Canvas, placement: Placement, forms: dict) -> str:
-    face = placement.face
+def face_form(c: Canvas, face, forms: dict) -> str:
+    """The name of the form holding this face's drawing, drawn into the PDF the first time."""
     key = hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
     if key not in forms:
         name = f"F{key}"
@@ -94,7 +94,7 @@ def _give_form_its_graphics_states(c: Canvas, name: str) -> None:
 
 def _place(c: Canvas, page: Page, p: Placement, forms: dict) -> None:
     """Draw a face clipped to its trim plus the bleed it may show here."""
-    name = _form(c, p, forms)
+    name = face_form(c, p.face, forms)
     left, top, right, bottom = p.clip or (p.x - p.reach[0], p.y - p.reach[1], p.x + p.w + p.reach[2], p.y + p.h + p.reach[3])
     b = p.face.bleed
     c.saveState()
