@@ -118,3 +118,23 @@ class TestBacks:
             assert f.x + f.w <= page.fold - 5 + 1e-9  # clear of the fold
             assert b.x == pytest.approx(2 * page.fold - f.x - f.w)
             assert b.y == pytest.approx(f.y)
+
+
+class TestSplitFaceBacks:
+    def test_each_sheet_of_a_split_face_is_followed_by_its_mirrored_back(self):
+        pages, problems = impose(faces(1, size=(300, 400)), PrintSettings(paper="a4", backs="long-edge"))
+        assert problems == []
+        assert [(p.side, p.tile.name if p.tile else None) for p in pages] == [
+            ("front", "A1"), ("back", None), ("front", "A2"), ("back", None),
+            ("front", "B1"), ("back", None), ("front", "B2"), ("back", None)]
+        front, back = pages[0].placements[0], pages[1].placements[0]
+        assert back.face.side == "back"
+        l, t, r, b = front.clip
+        assert back.clip == pytest.approx((210 - r, t, 210 - l, b))  # the window, mirrored across the page
+
+    def test_gutter_fold_cannot_back_a_split_face_and_says_so(self):
+        pages, problems = impose(faces(1, size=(300, 400)), PrintSettings(paper="a4", backs="gutter-fold"))
+        assert all(p.side == "front" for p in pages)
+        assert [p.message for p in problems] == [
+            "'cards0' is split over sheets, so gutter-fold cannot put its back beside it; its back is not printed (use long-edge or short-edge backs)"]
+        assert problems[0].level == "warning"

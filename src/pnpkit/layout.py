@@ -106,7 +106,7 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
     pages: list[Page] = []
     for page in fronts:
         if page.tile is not None:
-            pages.append(page)
+            pages += _tile_with_back(page, backs, settings, problems)
             continue
         if not page.packed:
             _centre_vertically(page)
@@ -118,6 +118,20 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
         else:
             pages += [page, back] if back.placements else [page]
     return pages, problems
+
+
+def _tile_with_back(page: Page, backs: dict, s: PrintSettings, problems: list) -> list[Page]:
+    """A sheet of a split face, and in duplex modes the matching sheet of its back."""
+    face = page.placements[0].face
+    if (face.group, face.item) not in backs or s.backs == "none":
+        return [page]
+    if s.backs == "gutter-fold":
+        if page.tile.row == page.tile.col == 0:  # once per face
+            problems.append(Problem(face.where, f"'{face.item}' is split over sheets, so gutter-fold cannot put its back beside it; its back is not printed (use long-edge or short-edge backs)", "layout", "warning"))
+        return [page]
+    back = _backs(page, backs, s)
+    back.packed = True  # the split face's own marks are on the front; the back is cut with it
+    return [page, back]
 
 
 def _by_packer(copies: list[Face]):
@@ -309,13 +323,19 @@ def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
             continue
         left, top, right, bottom = p.reach
         outline = tuple(mirror(x, y) for x, y in p.outline) if p.outline else None
+        clip = _mirror_rect(p.clip, mirror) if p.clip else None
         if axis == "x":
-            page.placements.append(Placement(back, across - p.x - p.w + dx, p.y + dy, (right, top, left, bottom), p.block, None, outline))
+            page.placements.append(Placement(back, across - p.x - p.w + dx, p.y + dy, (right, top, left, bottom), p.block, clip, outline))
         else:
-            page.placements.append(Placement(back, p.x + dx, front.h - p.y - p.h + dy, (left, bottom, right, top), p.block, None, outline))
+            page.placements.append(Placement(back, p.x + dx, front.h - p.y - p.h + dy, (left, bottom, right, top), p.block, clip, outline))
     if page.placements:
         page.lines = [(*mirror(x1, y1), *mirror(x2, y2)) for x1, y1, x2, y2 in front.lines]
     return page
+
+
+def _mirror_rect(rect: tuple, mirror) -> tuple[float, float, float, float]:
+    (x1, y1), (x2, y2) = mirror(rect[0], rect[1]), mirror(rect[2], rect[3])
+    return (min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2))
 
 
 def describe(pages: list[Page]) -> str:
