@@ -7,12 +7,14 @@ reads the same everywhere: what, expected, got, and a hint where there is one.
 from __future__ import annotations
 
 import difflib
+import re
 
 from pnpkit.errors import Problem
 from pnpkit.loader import Document
 from pnpkit.units import UnitError, describe, parse_length, parse_size
 
 MISSING = object()
+IDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class Reader:
@@ -55,6 +57,15 @@ class Reader:
         if not ok:
             noun = {"string": "a string", "int": "a whole number", "number": "a number", "bool": "true or false"}[kind]
             self.problem(path, f"'{path_name(path)}' must be {noun} (got {describe(value)})", rule)
+            return None
+        return value
+
+    def ident(self, value, path: tuple, what: str):
+        """A name that becomes part of file names: letters, digits, '.', '_', '-', starting with a letter or digit."""
+        if self.typed(value, path, "string") is None:
+            return None
+        if not IDENT.match(value):
+            self.problem(path, f"{what} '{value}' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit (it names files)")
             return None
         return value
 

@@ -14,7 +14,7 @@ from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import Document, display_path, load_yaml
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
-from pnpkit.units import PAPERS, describe
+from pnpkit.units import PAPERS, SIZES, describe
 
 GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
 PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "overlap")
@@ -66,7 +66,7 @@ class _Game:
         self.data = data
         self.languages = self._languages(r.get(data, (), "languages"))
         langs = self.languages or ("en",)
-        self.id = r.typed(data.get("id", root.name), ("id",), "string") or root.name
+        self.id = r.ident(data.get("id", root.name), ("id",), "pack id") or root.name
         self.name = r.text(r.get(data, (), "name"), ("name",), langs)
         self.players = self._players(r.get(data, (), "players"))
         self.print = self._print(data.get("print", {}))
@@ -100,6 +100,12 @@ class _Game:
         for key in ("margin", "bleed", "safe", "gap", "overlap"):
             if key in spec:
                 out[key] = r.length(spec[key], p + (key,))
+                if out[key] is not None and out[key] < 0:
+                    r.problem(p + (key,), f"'{key}' cannot be negative (got {spec[key]})")
+        margin = out.get("margin") or PrintSettings.margin
+        most = (SIZES["a4"][0] - 2 * margin) / 2  # split sheets must advance by at least half a sheet
+        if (out.get("overlap") or 0) > most:
+            r.problem(p + ("overlap",), f"'overlap' must be at most {most:g}mm, half the printable width of A4 (got {spec['overlap']})")
         if "backs" in spec:
             out["backs"] = r.choice(spec["backs"], p + ("backs",), BACK_MODES)
         if "back_offset" in spec:
@@ -163,6 +169,8 @@ def _read_groups(r: Reader, game: _Game):
         r.problem((), f"a component file must map group names to groups (got {describe(r.doc.data)})")
         return
     for name, spec in r.doc.data.items():
+        if r.ident(name, (name,), "group name") is None:
+            continue
         group = _read_group(r, game, name, spec)
         if group is not None:
             yield group
@@ -244,17 +252,22 @@ def _read_field(r: Reader, name: str, value, path: tuple) -> FieldSpec | None:
     if spec is None:
         return None
     ftype = r.choice(r.get(spec, path, "type"), path + ("type",), FIELD_TYPES)
-    values = tuple(spec.get("values", ()))
+    values = spec.get("values", [])
+    if not isinstance(values, list):
+        r.problem(path + ("values",), f"'values' must be a list (got {describe(values)})")
+        values = []
     if ftype == "enum" and not values:
         r.problem(path, f"enum field '{name}' needs 'values'")
+    bounds = {k: r.typed(spec[k], path + (k,), "number") for k in ("min", "max") if k in spec}
+    required = r.typed(spec.get("required", "default" not in spec), path + ("required",), "bool")
     item = _read_field(r, name, spec["item"], path + ("item",)) if ftype == "list" and "item" in spec else None
     if ftype == "list" and item is None and "item" not in spec:
         r.problem(path, f"list field '{name}' needs 'item' (the type of its elements)")
     if ftype is None:
         return None
     return FieldSpec(
-        name=name, type=ftype, required=bool(spec.get("required", "default" not in spec)),
-        default=spec.get("default"), values=values, min=spec.get("min"), max=spec.get("max"),
+        name=name, type=ftype, required=bool(required),
+        default=spec.get("default"), values=tuple(values), min=bounds.get("min"), max=bounds.get("max"),
         item=item, rule=str(spec.get("rule", "schema")), doc=str(spec.get("doc", "")),
     )
 
@@ -273,7 +286,7 @@ def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: d
     spec = r.mapping(value, path, ITEM_KEYS + tuple(fields), f"an item of '{group}'")
     if spec is None:
         return None
-    item_id = r.typed(r.get(spec, path, "id"), path + ("id",), "string")
+    item_id = r.ident(r.get(spec, path, "id"), path + ("id",), "id")
     count = _count(r, spec, path, game.players)
     values, where = {}, {}
     for name, fspec in fields.items():
@@ -305,6 +318,9 @@ def _count(r: Reader, spec: dict, path: tuple, players: tuple[int, int]) -> int 
         return None
     if "per_player" in spec:
         n = r.typed(spec["per_player"], path + ("per_player",), "int")
+        if n is not None and n < 1:
+            r.problem(path + ("per_player",), f"'per_player' must be at least 1 (got {n})")
+            return None
         return None if n is None else n * players[1]
     n = r.typed(spec.get("count", 1), path + ("count",), "int")
     if n is not None and n < 1:
@@ -326,8 +342,8 @@ def _provenance(r: Reader, value, path: tuple, fields: dict) -> dict:
 def _field_value(r: Reader, value, path: tuple, spec: FieldSpec, langs):
     if spec.type == "text":
         return r.text(value, path, langs, spec.rule)
-    if spec.type == "enum":
-        return r.choice(value, path, spec.values, spec.rule)
+    if spec.type == "enum":  # an enum without values is reported once, at its declaration
+        return r.choice(value, path, spec.values, spec.rule) if spec.values else value
     if spec.type == "list":
         if not isinstance(value, list):
             r.problem(path, f"'{path_name(path)}' must be a list (got {describe(value)})", spec.rule)

@@ -55,7 +55,7 @@ def parse_size(value: object) -> tuple[float, float]:
         return SIZES[value]
     if isinstance(value, str):
         match = _SIZE.match(value)
-        if match:
+        if match and float(match.group(1)) > 0 and float(match.group(2)) > 0:
             unit = MM_PER[match.group(3)]
             return float(match.group(1)) * unit, float(match.group(2)) * unit
     names = ", ".join(SIZES)
