@@ -46,7 +46,7 @@ def test_lang_option_builds_one_language(kit):
     assert kit.build("--lang", "en").code == 0
     assert [p.name for p in (kit.root / "build" / "mammoth-herd").glob("*.pdf")] == ["mammoth-herd-en.pdf"]
     run = kit.build("--lang", "de")
-    assert run.code == 1 and "the pack has no language de (it has pl, en) [usage]" in run.out
+    assert run.code == 2 and "the pack has no language de (it has pl, en) [usage]" in run.out
 
 
 def test_failed_build_leaves_the_last_good_output_untouched(kit):

@@ -53,6 +53,8 @@ CATALOGUE = [
      [f"{M}/herd.yaml:10:11: error: id '../herd' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit (it names files) [schema]"]),
     ("overlap-too-large", f"{M}/game.yaml", "  margin: 5mm", "  margin: 5mm\n  overlap: 200mm",
      [f"{M}/game.yaml:16:12: error: 'overlap' must be at most 100mm, half the printable width of A4 (got 200mm) [schema]"]),
+    ("name-glyph", f"{M}/game.yaml", 'en: "Stone Age: The Mammoth Herd"', 'en: "石器時代: The Mammoth Herd"',
+     [f"{M}/game.yaml:7:7: error: no glyph for '石' (U+77F3), '器' (U+5668), '時' (U+6642), '代' (U+4EE3) in DejaVu Sans: the pack's name is printed on every page [glyphs]"]),
     ("bare-number-length", f"{M}/game.yaml", "bleed: 3mm", "bleed: 3",
      [f"{M}/game.yaml:13:10: error: 'bleed' needs a unit: write '3mm', '3in' or '3pt' [schema]"]),
 ]

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             except ValueError:
                 parser().error(f"--back-offset must be X,Y in mm such as 0.5,-1 (got '{args.back_offset}')")
             overrides["back_offset"] = (x, y)
-    failed = False
+    failed = usage = False
     for pack in args.packs:
         if not pack.is_dir():
             print(f"pnpkit: error: no such pack folder: {pack}", file=sys.stderr)
@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             result = build(pack, args.out, args.lang, overrides, args.strict, _progress() if sys.stderr.isatty() else None)
             export.run(result, args.out, args.profile, args.strict)
         failed |= _report(result, args, pack, time.perf_counter() - started)
-    return 1 if failed else 0
+        usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
+    return 2 if usage else 1 if failed else 0
 
 
 def _report(result: Result, args, pack: Path, seconds: float) -> bool:

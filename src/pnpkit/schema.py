@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from pnpkit import fonts
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import Document, display_path, load_yaml
@@ -68,11 +69,23 @@ class _Game:
         langs = self.languages or ("en",)
         self.id = r.ident(data.get("id", root.name), ("id",), "pack id") or root.name
         self.name = r.text(r.get(data, (), "name"), ("name",), langs)
+        self._check_name_glyphs()
         self.players = self._players(r.get(data, (), "players"))
         self.print = self._print(data.get("print", {}))
         self.strings = self._strings(data.get("strings", {}), langs)
         self.checks = self._checks(data.get("checks", []))
         self.rules_file = self._rules_file(data.get("rules"))
+
+    def _check_name_glyphs(self) -> None:
+        """The name is printed on every page (bold on the print check), so every letter needs a glyph."""
+        for lang, text in (self.name or {}).items():
+            for style in (fonts.face_name(fonts.DEFAULT_FAMILY), fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)):
+                missing = fonts.missing_glyphs(style, text)
+                if missing:
+                    chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
+                    self.r.problem(("name", lang) if isinstance(self.data.get("name"), dict) else ("name",),
+                                   f"no glyph for {chars} in {fonts.DEFAULT_FAMILY}: the pack's name is printed on every page", "glyphs")
+                    break
 
     def _languages(self, value):
         if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
