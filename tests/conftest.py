@@ -31,6 +31,8 @@ class Kit:
         self.root, self.game, self.capsys = root, game, capsys
         shutil.copytree(ROOT / "components" / game, root / "components" / game)
         shutil.copytree(ROOT / "templates", root / "templates")
+        for base in (ROOT / "src/pnpkit/templates").glob("*.j2"):  # the copy is whole: base templates too
+            shutil.copy(base, root / "templates" / base.name)
         self.pack = Path("components") / game
 
     def edit(self, rel: str, old: str, new: str) -> None:
@@ -93,7 +95,7 @@ def colour_pack(root: Path, n: int = 9, size: str = "poker", extra_print: str = 
         "game.yaml": f"name: Probe\nlanguages: [en]\nplayers: {{min: 1, max: 1}}\nprint:\n  bleed: 3mm\n{extra_print}",
         "cards.yaml": f"cards:\n  kind: card\n  size: {size}\n  front: solid.svg.j2\n  back: solid.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
         "templates/solid.svg.j2": SOLID,
-        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })
 
 
@@ -110,5 +112,5 @@ def board_pack(root: Path, size: str = "380x270mm") -> Path:
         "game.yaml": "name: Board\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
         "board.yaml": f"board:\n  kind: board\n  size: {size}\n  front: grid.svg.j2\n  items:\n    - id: map\n",
         "templates/grid.svg.j2": GRID,
-        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })

@@ -124,7 +124,7 @@ def test_new_art_in_the_same_svg_is_drawn_again(tmp_path, monkeypatch):
         "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
                                 '<image href="art/picture.png" x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" preserveAspectRatio="none"/>'
                                 "{% endblock %}",
-        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })
     (root / "art").mkdir()
     out = tmp_path / "build"

@@ -193,7 +193,7 @@ def dice_pack(root, count=1, dice_yaml=DICE, game=GAME):
         "dice.yaml": dice_yaml.replace("COUNT", str(count)),
         "templates/net.svg.j2": NET,
         "templates/sticker.svg.j2": STICKER,
-        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })
 
 

@@ -21,7 +21,7 @@ CATALOGUE = [
     ("duplicate-id", f"{M}/tiles.yaml", "id: bonus-02", "id: bonus-01",
      [f"{M}/tiles.yaml:17:7: error: duplicate id 'bonus-01' (first at {M}/tiles.yaml:16:7) [unique-ids]"]),
     ("missing-template", f"{M}/herd.yaml", "herd-standee.svg.j2", "herd.svg.j2",
-     [f"{M}/herd.yaml:5:10: error: template 'mammoth-herd/herd.svg.j2' for the front of 'herd' not found (looked in templates) [references]"]),
+     [f"{M}/herd.yaml:5:10: error: template 'mammoth-herd/herd.svg.j2' for the front of 'herd' not found (looked in templates, pnpkit's own) [references]"]),
     ("undefined-variable", f"{T}/herd-standee.svg.j2", "item.tab", "item.tabs",
      [f"{M}/herd.yaml:10:7: error: template 'mammoth-herd/herd-standee.svg.j2' line 8: undefined variable: 'dict object' has no attribute 'tabs' (rendering the front of 'herd') [template]"]),
     ("template-syntax", f"{T}/herd-standee.svg.j2", "{% set tab = item.tab %}", "{% set tab = item.tab %",

@@ -51,7 +51,7 @@ def cards(root: Path, n: int = 4, count: int = 1, bleed: str = "0.125in", size: 
         "cards.yaml": f"cards:\n  kind: card\n  size: {size}\n  front: solid.svg.j2\n  back: {back}\n  fields:\n    colour: string\n  items:\n{items}\n",
         "templates/solid.svg.j2": SOLID,
         "templates/navy.svg.j2": SOLID.replace("{{ item.colour }}", "#102060"),
-        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })
 
 
@@ -363,7 +363,7 @@ def test_transparency_survives_into_exported_pngs(tmp_path):
         "game.yaml": "name: Alpha\nlanguages: [en]\nplayers: {min: 1, max: 1}\nprint: {bleed: 0.125in}\n",
         "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: a.svg.j2\n  items:\n    - {id: a}\n",
         "templates/a.svg.j2": template,
-        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })
     assert main(["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "thegamecrafter"]) == 0
     png = next((tmp_path / "out" / "alpha" / "thegamecrafter").rglob("*.png"))

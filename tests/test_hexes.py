@@ -190,7 +190,7 @@ def hex_pack(root, n: int = 7):
         "game.yaml": "name: Hexes\nlanguages: [en]\nplayers: {min: 1, max: 1}\nprint:\n  backs: none\n",
         "tiles.yaml": f"tiles:\n  kind: hex\n  size: 57.74x50mm\n  front: hex.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
         "templates/hex.svg.j2": HEX,
-        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })
 
 

@@ -199,7 +199,7 @@ def test_transparency_inside_a_face_prints_transparent(tmp_path):
         "game.yaml": "name: Alpha\nlanguages: [en]\nplayers: {min: 1, max: 1}\nprint: {bleed: 0mm}\n",
         "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: a.svg.j2\n  items:\n    - {id: a}\n",
         "templates/a.svg.j2": template,
-        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })
     assert main(["build", str(pack), "--out", str(tmp_path / "out")]) == 0
     image = render(tmp_path / "out" / "alpha" / "alpha-en.pdf", 1)

@@ -105,7 +105,7 @@ def test_a_face_that_draws_art_is_previewed_with_the_art_inlined(tmp_path, monke
         "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: art.svg.j2\n  items:\n    - id: one\n",
         "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
                                 '<image href="art/p.png" x="0" y="0" width="10" height="10"/>{% endblock %}',
-        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })
     (root / "art").mkdir()
     Image.new("RGB", (4, 4), (0, 128, 0)).save(root / "art" / "p.png")

@@ -58,7 +58,7 @@ def probe(tmp_path, checks: str, groups: str) -> list[str]:
         "game.yaml": GAME + checks,
         "parts.yaml": groups,
         "templates/card.svg.j2": CARD,
-        "templates/_face.svg.j2": (ROOT / "templates" / "_face.svg.j2").read_text(),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })
     return [f"{p.level}: {p.message} [{p.rule}]" for p in validate(root).problems]
 

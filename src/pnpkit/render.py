@@ -22,15 +22,15 @@ from pnpkit.loader import display_path
 from pnpkit.model import Face, Group, Item, Pack
 from pnpkit.text import fit, svg_text
 
-PROJECT_TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"  # _face.svg.j2, _icons.svg.j2
 
 
 def template_dirs(pack: Pack) -> list[Path]:
-    """The pack's own templates/ first, then the shared templates/ beside components/
-    (or, for a pack kept elsewhere, the ones that come with pnpkit)."""
+    """Where templates are looked up, first match wins: the pack's own templates/, the shared
+    templates/ beside components/, then the base templates that come with pnpkit."""
     shared = pack.root.parent.parent / "templates"
-    dirs = [pack.root / "templates", shared if shared.is_dir() else PROJECT_TEMPLATES]
-    return [d for d in dirs if d.is_dir()]
+    dirs = [d for d in (pack.root / "templates", shared) if d.is_dir()]
+    return dirs + [BUILTIN_TEMPLATES]
 
 
 # Functions templates may call besides text_box(): geometry built in code (hex
@@ -76,7 +76,7 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
     try:
         template = env.get_template(name)
     except jinja2.TemplateNotFound:
-        dirs = ", ".join(display_path(d) for d in template_dirs(pack))
+        dirs = ", ".join("pnpkit's own" if d == BUILTIN_TEMPLATES else display_path(d) for d in template_dirs(pack))
         problems.append(Problem(item.template_where[side], f"template '{name}' for the {side} of '{item.id}' not found (looked in {dirs})", "references"))
         return None
     except jinja2.TemplateSyntaxError as exc:
