@@ -15,7 +15,7 @@ from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, colour_pack, write_pack
-from pnpkit import build, cache, fonts, preview
+from pnpkit import build, cache, fonts, preview, render
 from pnpkit.cache import Cache
 
 M = "components/mammoth-herd"
@@ -192,7 +192,7 @@ def test_a_face_from_the_cache_is_the_face_render_makes(kit):
 
 
 def test_the_key_covers_every_name_a_template_sees(kit, monkeypatch):
-    """If render gives templates a new name, the cache key must learn it (cache.CONTEXT)."""
+    """The key hashes the very context templates get: every name but text_box comes from it."""
     seen = set()
     real = jinja2.Template.render
 
@@ -201,8 +201,21 @@ def test_the_key_covers_every_name_a_template_sees(kit, monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(jinja2.Template, "render", spy)
-    build.validate(kit.pack, cache=Cache())
-    assert seen == set(cache.CONTEXT)
+    result = build.validate(kit.pack, cache=Cache())
+    group = next(iter(result.pack.groups.values()))
+    item = group.items[0]
+    keyed = set(render.pack_context(result.pack, "pl")) | set(render.face_context(result.pack, group, item, "front", "pl"))
+    assert seen - keyed == {"text_box"}
+
+
+def test_a_change_in_data_only_a_template_reads_renders_again(kit):
+    """Nothing the template sees escapes the key: a data value no field names still counts."""
+    c = Cache()
+    build.validate(kit.pack, cache=c)
+    kit.edit("components/mammoth-herd/game.yaml", "tool: {icon: tool, amount: 1}", "tool: {icon: tool, amount: 2}")
+    c.stats.clear()
+    build.validate(kit.pack, cache=c)
+    assert c.stats["faces rendered"] == 70  # data is pack-wide: every face is rendered again
 
 
 def test_entries_unused_for_many_builds_are_dropped(tmp_path):

@@ -41,7 +41,6 @@ from collections import Counter
 from pathlib import Path
 
 import jinja2
-import jinja2.meta
 from reportlab.pdfbase import pdfmetrics
 
 from pnpkit import render, svgdraw
@@ -51,7 +50,6 @@ from pnpkit.model import Face, Pack
 FORMAT = b"pnpkit-cache 2\n"
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
 LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml")
-CONTEXT = ("item", "face", "s", "data", "lang", "pack", "text_box")  # what _face_key covers; tests compare it with render's
 
 
 @functools.lru_cache(maxsize=1)
@@ -132,11 +130,11 @@ class Cache:
     def render(self, pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], list[Problem]]:
         """render.render(), serving unchanged faces from the cache."""
         faces, problems = [], []
-        strings = {k: v[lang] for k, v in pack.strings.items()}
+        shared = render.pack_context(pack, lang)
         for group in pack.groups.values():
             for item in group.items:
                 for side, name in item.templates.items():
-                    key = self._face_key(pack, group, item, side, name, lang, env)
+                    key = self._face_key(pack, group, item, side, name, lang, shared, env)
                     entry = self.faces.get(key) if key else None
                     if entry is not None:
                         entry[0] = self.generation
@@ -145,7 +143,7 @@ class Cache:
                         self.stats["faces reused"] += 1
                     else:
                         found: list[Problem] = []
-                        face = render.render_face(env, pack, group, item, side, name, lang, strings, found)
+                        face = render.render_face(env, pack, group, item, side, name, lang, shared, found)
                         problems += found
                         self.stats["faces rendered"] += 1
                         if face is not None and not found and key:
@@ -154,28 +152,28 @@ class Cache:
                         faces.append(face)
         return faces, problems
 
-    def _face_key(self, pack, group, item, side, name, lang, env) -> bytes | None:
-        """Everything the face's SVG depends on, hashed; None if its template cannot be read."""
-        base = self._base(pack, lang)
+    def _face_key(self, pack, group, item, side, name, lang, shared, env) -> bytes | None:
+        """Everything the face's SVG depends on, hashed; None if its template cannot be read.
+
+        The context is the one render_face() hands the template (bar text_box, whose
+        behaviour depends on the minimum font size, hashed with the pack's part)."""
+        base = self._base(pack, lang, shared)
         source = self._template_sources(env, name)
         if source is None:
             return None
         h = hashlib.sha256(base)
         h.update(source)
-        h.update(repr(render.item_values(item, lang)).encode())
-        h.update(repr(render.face_geometry(pack, group, side)).encode())
+        h.update(repr(render.face_context(pack, group, item, side, lang)).encode())
         return h.digest()
 
-    def _base(self, pack: Pack, lang: str) -> bytes:
+    def _base(self, pack: Pack, lang: str, shared: dict) -> bytes:
         """The pack-wide part of a face's inputs in one language, hashed once per build."""
         key = ("base", lang)
         if key not in self._memo:
-            strings = {k: v[lang] for k, v in pack.strings.items()}
-            meta = {"id": pack.id, "name": pack.name[lang], "players": pack.players}
             h = hashlib.sha256(engine())
-            for part in (lang, strings, pack.data, meta, pack.print.min_font_pt):
+            for part in (shared, pack.print.min_font_pt):
                 h.update(repr(part).encode() + b"\0")
-            if pack.rules_file is not None:
+            if pack.rules_file is not None:  # it may register template functions
                 h.update(_file_bytes(pack.rules_file))
             self._memo[key] = h.digest()
         return self._memo[key]
@@ -339,22 +337,13 @@ class FormDrawing(svgdraw.Drawing):
 
 
 def _family_hash(env: jinja2.Environment, name: str) -> bytes | None:
+    try:
+        family = render.template_family(env, name)
+    except jinja2.TemplateError:
+        return None
     h = hashlib.sha256()
-    seen, todo = set(), [name]
-    while todo:
-        current = todo.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        try:
-            source, filename, _ = env.loader.get_source(env, current)
-            refs = list(jinja2.meta.find_referenced_templates(env.parse(source)))
-        except jinja2.TemplateError:
-            return None
+    for current, filename, source in family:
         h.update(f"{current}\0{filename}\0{source}\0".encode())
-        if None in refs:  # a name computed at render time: any template may be used
-            todo += env.list_templates()
-        todo += [r for r in refs if r]
     return h.digest()
 
 

@@ -61,17 +61,33 @@ def render(pack: Pack, lang: str, env: jinja2.Environment | None = None) -> tupl
     """Render every side of every item in the given language."""
     env = env or environment(pack)
     faces, problems = [], []
-    strings = {k: v[lang] for k, v in pack.strings.items()}
+    shared = pack_context(pack, lang)
     for group in pack.groups.values():
         for item in group.items:
             for side, name in item.templates.items():
-                face = render_face(env, pack, group, item, side, name, lang, strings, problems)
+                face = render_face(env, pack, group, item, side, name, lang, shared, problems)
                 if face is not None:
                     faces.append(face)
     return faces, problems
 
 
-def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, strings: dict, problems: list) -> Face | None:
+def pack_context(pack: Pack, lang: str) -> dict:
+    """What every template of the pack sees in one language."""
+    return {
+        "s": {k: v[lang] for k, v in pack.strings.items()},
+        "data": pack.data,
+        "lang": lang,
+        "pack": {"id": pack.id, "name": pack.name[lang], "players": pack.players},
+    }
+
+
+def face_context(pack: Pack, group: Group, item: Item, side: str, lang: str) -> dict:
+    """What one face's template sees besides pack_context() and text_box()."""
+    return {"item": item_values(item, lang), "face": face_geometry(pack, group, side)}
+
+
+def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, shared: dict, problems: list) -> Face | None:
+    """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang)."""
     where = item.where
     try:
         template = env.get_template(name)
@@ -83,16 +99,7 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         problems.append(_syntax_problem(exc))
         return None
     before = len(problems)
-    boxes = TextBoxes(pack, item, lang, name, problems)
-    context = {
-        "item": item_values(item, lang),
-        "face": face_geometry(pack, group, side),
-        "s": strings,
-        "data": pack.data,
-        "lang": lang,
-        "pack": {"id": pack.id, "name": pack.name[lang], "players": pack.players},
-        "text_box": boxes,
-    }
+    context = {**shared, **face_context(pack, group, item, side, lang), "text_box": TextBoxes(pack, item, lang, name, problems)}
     try:
         svg = template.render(context)
     except jinja2.TemplateSyntaxError as exc:
@@ -225,8 +232,11 @@ def find_in_template(env: jinja2.Environment, name: str, message: str) -> Locati
     if not match:
         return None
     needle = f"<{match.group(1)}" if match.group(1) else f"{match.group(2)}="
-    for template in _template_family(env, name):
-        source, filename, _ = env.loader.get_source(env, template)
+    try:
+        family = template_family(env, name)
+    except jinja2.TemplateError:
+        return None
+    for _, filename, source in family:
         for n, text in enumerate(source.splitlines(), 1):
             col = text.find(needle)
             if col >= 0:
@@ -234,17 +244,19 @@ def find_in_template(env: jinja2.Environment, name: str, message: str) -> Locati
     return None
 
 
-def _template_family(env: jinja2.Environment, name: str) -> list[str]:
-    """The template and the ones it extends, includes or imports, in that order."""
-    seen, todo = [], [name]
+def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
+    """The template and every one it extends, includes or imports (all of them when it names
+    one by a variable), in the order met, as (name, file, source). Raises jinja2.TemplateError."""
+    out, seen, todo = [], set(), [name]
     while todo:
         current = todo.pop(0)
         if current in seen:
             continue
-        seen.append(current)
-        try:
-            source = env.loader.get_source(env, current)[0]
-            todo += [t for t in jinja2.meta.find_referenced_templates(env.parse(source)) if t]
-        except jinja2.TemplateError:
-            continue
-    return seen
+        seen.add(current)
+        source, filename, _ = env.loader.get_source(env, current)
+        refs = list(jinja2.meta.find_referenced_templates(env.parse(source)))
+        out.append((current, filename, source))
+        if None in refs:
+            todo += sorted(env.list_templates())
+        todo += [r for r in refs if r]
+    return out
