@@ -15,8 +15,7 @@ from pathlib import Path
 from pnpkit import __version__
 from pnpkit import export
 from pnpkit.build import Result, build, validate
-from pnpkit.model import BACK_MODES
-from pnpkit.units import PAPERS
+from pnpkit.options import add_print_options, print_overrides
 
 EPILOG = "Problems print as path:line:col: level: message [rule-id]. Exit 0 clean, 1 problems, 2 usage error."
 
@@ -32,10 +31,7 @@ def parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) and per-face SVGs to OUT/<pack>/. Nothing is written when there are errors; the previous output stays as it was.", epilog=EPILOG)
     _common(b)
-    b.add_argument("--out", type=Path, default=Path("build"), help="output folder (default: build)")
-    b.add_argument("--paper", choices=PAPERS, help="paper size (default: the pack's print.paper)")
-    b.add_argument("--backs", choices=BACK_MODES, help="how backs are printed: duplex long-edge or short-edge flip, gutter-fold, or none")
-    b.add_argument("--back-offset", metavar="X,Y", help="shift every back page by X,Y mm to correct a duplex printer's misregistration, e.g. 0.5,-1")
+    add_print_options(b)
     b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
     for name in COMMAND_MODULES:
         importlib.import_module(name).configure(sub)
@@ -57,15 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if hasattr(args, "run"):
         return args.run(args)
-    overrides = {}
-    if args.command == "build":
-        overrides = {k: v for k, v in (("paper", args.paper), ("backs", args.backs)) if v}
-        if args.back_offset:
-            try:
-                x, y = (float(v) for v in args.back_offset.split(","))
-            except ValueError:
-                parser().error(f"--back-offset must be X,Y in mm such as 0.5,-1 (got '{args.back_offset}')")
-            overrides["back_offset"] = (x, y)
+    overrides = print_overrides(args) if args.command == "build" else {}
     failed = usage = False
     for pack in args.packs:
         if not pack.is_dir():

@@ -144,14 +144,6 @@ class _Lattice:
         return out
 
 
-def _area(s: PrintSettings, page: tuple[float, float]) -> tuple[float, float, float, float]:
-    """Left, top, width and height fronts may use: inside the margins (the left half for gutter-fold)."""
-    width = page[0] - 2 * s.margin
-    if s.backs == "gutter-fold":
-        width = (width - 2 * layout.FOLD_CLEARANCE) / 2
-    return s.margin, s.margin, width, page[1] - 2 * s.margin
-
-
 def pack_hexes(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Hex faces onto pages, edge to edge; each run of one size starts a new page."""
     pages: list[Page] = []
@@ -184,7 +176,7 @@ def _pack_run(run: list[Face], lattice: _Lattice, s: PrintSettings) -> tuple[lis
     while i < len(run):
         best = None
         for size in layout.paper_sizes(s):
-            cols = lattice.columns(*_room(lattice, _area(s, size)))
+            cols = lattice.columns(*_room(lattice, layout.printable_area(s, size)))
             n = min(sum(cols), len(run) - i)
             if n > 0 and (best is None or n > best[2]):
                 best = (size, cols, n)
@@ -209,7 +201,7 @@ def _page(faces: list[Face], lattice: _Lattice, cols: list[int], size, s: PrintS
     """One page: the hexes on their lattice, centred in the area, with outlines and cut lines."""
     shape = lattice.shape
     ab = lattice.centres(cols, len(faces))
-    left, top, w, h = _area(s, size)
+    left, top, w, h = layout.printable_area(s, size)
     # centre the block of trims in the area
     a_lo, a_hi = min(a for a, _ in ab) - shape.side, max(a for a, _ in ab) + shape.side
     b_lo, b_hi = min(b for _, b in ab) - shape.flat / 2, max(b for _, b in ab) + shape.flat / 2

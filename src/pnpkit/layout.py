@@ -157,12 +157,12 @@ def paper_sizes(settings: PrintSettings) -> list[tuple[float, float]]:
     return [paper_size(settings, land) for land in landscape]
 
 
-def _area(settings: PrintSettings, page: tuple[float, float]) -> tuple[float, float, float]:
-    """Left edge and size of the area fronts may use (the left half for gutter-fold)."""
-    left, width = settings.margin, page[0] - 2 * settings.margin
+def printable_area(settings: PrintSettings, page: tuple[float, float]) -> tuple[float, float, float, float]:
+    """Left, top, width and height fronts may use: inside the margins (the left half for gutter-fold)."""
+    width = page[0] - 2 * settings.margin
     if settings.backs == "gutter-fold":
         width = (width - 2 * FOLD_CLEARANCE) / 2
-    return left, width, page[1] - 2 * settings.margin
+    return settings.margin, settings.margin, width, page[1] - 2 * settings.margin
 
 
 def _fits(n: float, size: float, gap: float) -> int:
@@ -220,7 +220,7 @@ def _block(page: Page, run: list[Face], top: float, block: int, s: PrintSettings
     """Place as many of run as fit below `top` as one grid; return how many."""
     face = run[0]
     w, h = face.size
-    left, aw, _ = _area(s, (page.w, page.h))
+    left, _, aw, _ = printable_area(s, (page.w, page.h))
     first = top == s.margin
     room = page.h - s.margin - top - (0 if first else face.bleed)
     cols, rows = _fits(aw, w, s.gap), _fits(room, h, s.gap)

@@ -17,11 +17,13 @@ from pathlib import Path
 from pnpkit.checker import Reader, did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import load_yaml
+from pnpkit.model import KINDS
+from pnpkit.units import MM_PER
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 OUTPUTS = ("sheets", "images", "pages", "tts")
 TTS_OBJECTS = ("deck", "tile", "hex-tile", "round-tile", "rounded-tile", "figurine", "image")
-KINDS_FOR_TTS = ("card", "tile", "hex", "token", "standee", "sheet", "board", "die")
+KINDS_FOR_TTS = KINDS  # every kind says how Tabletop Simulator shows it
 
 # The keys each output form understands; any other key is an error with a "did you mean".
 KEYS = {
@@ -33,7 +35,7 @@ KEYS = {
 PRODUCT_KEYS = ("name", "trim", "pixels")
 SHEET_KEYS = ("columns", "rows", "max_pixels")
 _PIXELS = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$")
-MM_PER_IN = 25.4
+MM_PER_IN = MM_PER["in"]
 
 
 @dataclass(frozen=True)

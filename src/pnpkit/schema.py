@@ -15,7 +15,7 @@ from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import Document, display_path, load_yaml
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
-from pnpkit.units import PAPERS, SIZES, describe
+from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
 GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
 PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "overlap")
@@ -126,7 +126,7 @@ class _Game:
             out["back_offset"] = tuple(r.length(off.get(k, 0), p + ("back_offset", k)) or 0.0 for k in "xy")
         if "min_font_size" in spec:
             mm = r.length(spec["min_font_size"], p + ("min_font_size",))
-            out["min_font_pt"] = None if mm is None else mm * 72 / 25.4
+            out["min_font_pt"] = None if mm is None else mm * PT_PER_MM
         if "crop_marks" in spec:
             out["crop_marks"] = r.typed(spec["crop_marks"], p + ("crop_marks",), "bool")
         return PrintSettings(**{k: v for k, v in out.items() if v is not None})

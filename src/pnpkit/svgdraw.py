@@ -43,8 +43,9 @@ from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO
 from svglib.utils import bezier_arc_from_end_points, convert_quadratic_to_cubic_path, normalise_svg_path
 
 from pnpkit import fonts
+from pnpkit.units import PT_PER_MM
 
-MM = 72 / 25.4  # points per millimetre
+MM = PT_PER_MM  # points per millimetre
 _IDENTITY = (1, 0, 0, 1, 0, 0)
 _SVG = "{http://www.w3.org/2000/svg}"
 _NS_PREFIX = {"http://www.w3.org/1999/xlink": "xlink", "http://www.w3.org/XML/1998/namespace": "xml"}

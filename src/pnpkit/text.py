@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from pnpkit import fonts
+from pnpkit.units import MM_PER
 
-PT = 25.4 / 72  # mm per point
+PT = MM_PER["pt"]  # mm per point
 
 
 @dataclass

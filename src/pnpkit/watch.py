@@ -39,8 +39,7 @@ from pnpkit import build as pipeline
 from pnpkit import preview, render
 from pnpkit.build import Result
 from pnpkit.cache import Cache
-from pnpkit.model import BACK_MODES
-from pnpkit.units import PAPERS
+from pnpkit.options import add_print_options, print_overrides
 
 INTERVAL = 0.05  # seconds between looks at the files
 SETTLE = 0.05  # seconds the files must stay unchanged before a build
@@ -57,10 +56,7 @@ def configure(sub) -> None:
     w.add_argument("pack", type=Path, metavar="PACK", help="game pack folder, e.g. components/mammoth-herd")
     w.add_argument("--lang", action="append", metavar="LANG", help="only this language (repeatable)")
     w.add_argument("--strict", action="store_true", help="treat warnings as failures")
-    w.add_argument("--out", type=Path, default=Path("build"), help="output folder (default: build)")
-    w.add_argument("--paper", choices=PAPERS, help="paper size (default: the pack's print.paper)")
-    w.add_argument("--backs", choices=BACK_MODES, help="how backs are printed")
-    w.add_argument("--back-offset", metavar="X,Y", help="shift every back page by X,Y mm")
+    add_print_options(w)
     w.add_argument("--serve", action="store_true", help="serve the preview on http://127.0.0.1:PORT/; the open page refreshes itself after each rebuild")
     w.add_argument("--port", type=int, help="port for --serve (default: 8000, or the next free one)")
     w.add_argument("--open", action="store_true", help="with --serve: open the preview in the default browser")
@@ -72,10 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.pack.is_dir():
         print(f"pnpkit: error: no such pack folder: {args.pack}", file=sys.stderr)
         return 2
-    overrides = _overrides(args)
-    if overrides is None:
-        return 2
-    watcher = Watcher(args.pack, args.out, args.lang, overrides, args.strict)
+    watcher = Watcher(args.pack, args.out, args.lang, print_overrides(args), args.strict)
     server = None
     previous = _stop_on_sigterm()
     try:
@@ -110,18 +103,6 @@ def _stop_on_sigterm():
         return signal.signal(signal.SIGTERM, interrupt)
     except ValueError:
         return None
-
-
-def _overrides(args) -> dict | None:
-    overrides = {k: v for k, v in (("paper", args.paper), ("backs", args.backs)) if v}
-    if args.back_offset:
-        try:
-            x, y = (float(v) for v in args.back_offset.split(","))
-        except ValueError:
-            print(f"pnpkit: error: --back-offset must be X,Y in mm such as 0.5,-1 (got '{args.back_offset}')", file=sys.stderr)
-            return None
-        overrides["back_offset"] = (x, y)
-    return overrides
 
 
 # ---------------------------------------------------------------- watching
