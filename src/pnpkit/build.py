@@ -34,6 +34,7 @@ class Result:
     faces: dict = field(default_factory=dict)  # lang -> [Face]
     pages: dict = field(default_factory=dict)  # lang -> [layout.Page]
     written: bool = False  # build() replaced the output folder
+    notes: list = field(default_factory=list)  # news for the user that is not about the pack
     problems: list = field(default_factory=list)
 
     @property
@@ -145,6 +146,8 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
             os.replace(new, old)
         shutil.rmtree(staging, ignore_errors=True)
     cache.save()
+    if cache.error:  # the build is fine; the next one will just be slower
+        result.notes.append(cache.error)
     return result
 
 

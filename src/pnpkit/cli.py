@@ -73,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
 def _report(result: Result, args, pack: Path, seconds: float) -> bool:
     for problem in result.problems:
         print(problem)
+    for note in result.notes:
+        print(f"pnpkit: warning: {note}", file=sys.stderr)
     errors = len(result.errors)
     warnings = len(result.problems) - errors
     bad = errors > 0 or (args.strict and warnings > 0)

@@ -32,11 +32,3 @@ class Problem:
     @property
     def is_error(self) -> bool:
         return self.level == "error"
-
-
-class PackError(Exception):
-    """Raised when a pack has errors; carries every problem found."""
-
-    def __init__(self, problems: list[Problem]):
-        super().__init__(f"{len(problems)} problem(s)")
-        self.problems = problems

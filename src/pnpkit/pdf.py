@@ -244,7 +244,7 @@ def _label(c: Canvas, page: Page) -> None:
 
 def _boxes(c: Canvas, page: Page) -> None:
     """TrimBox and BleedBox where a page holds one face (print shops read them); none otherwise."""
-    if not page.single_face or page.side == "calibration":
+    if not page.single_face:
         c.setTrimBox(None)
         c.setBleedBox(None)
         return

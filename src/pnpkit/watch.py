@@ -140,7 +140,6 @@ class Watcher:
         self.cache = Cache(out / pipeline.CACHE_DIR, deferred=True)
         self.last: Build | None = None
         self.stop = threading.Event()
-        self.listeners: list[Callable[[Build], None]] = []
 
     def folders(self) -> list[Path]:
         """The pack's folder and the template folders it renders with (shared ones included)."""
@@ -179,8 +178,6 @@ class Watcher:
             result.errors or (self.strict and result.problems))
         pack_id = result.pack.id if result and result.pack else (self.last.site.name if self.last else self.pack.name)
         self.last = Build(serial, result, seconds, ok, self.out / pack_id, dict(self.cache.stats), crash)
-        for listener in self.listeners:
-            listener(self.last)
         return self.last
 
     def loop(self, report: Callable[[Build], None]) -> None:
