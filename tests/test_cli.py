@@ -78,3 +78,14 @@ def test_ampersand_and_angle_bracket_print_as_themselves(kit):
     assert kit.build("--lang", "en").code == 0
     text = "".join(p.extract_text() for p in PdfReader(kit.root / "build/mammoth-herd/mammoth-herd-en.pdf").pages)
     assert "Salt & Pepper <3" in text
+
+
+def test_provenance_lists_what_is_still_a_design_choice(kit):
+    run = kit.run("validate", M, "--provenance")
+    assert run.code == 0
+    assert run.lines[:3] == [
+        f"{M}/herd.yaml:12:12: note: herd, 'tab': design [provenance]",
+        f"{M}/reference.yaml:15:7: note: reference, all values: design [provenance]",
+        f"{M}/tiles.yaml:16:7: note: bonus-01, all values: design [provenance]",
+    ]
+    assert len(run.lines) == 18

@@ -28,6 +28,7 @@ def parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check game packs and report every problem", description="Check game packs: structure, game rules, templates, text fit and glyphs. Writes nothing.", epilog=EPILOG)
     _common(v)
+    v.add_argument("--provenance", action="store_true", help="also list every value marked with where it comes from (seed, public, inferred, design), e.g. to find what is still a design choice")
 
     b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) and per-face SVGs to OUT/<pack>/. Nothing is written when there are errors; the previous output stays as it was.", epilog=EPILOG)
     _common(b)
@@ -75,6 +76,9 @@ def _report(result: Result, args, pack: Path, seconds: float) -> bool:
         print(problem)
     for note in result.notes:
         print(f"pnpkit: warning: {note}", file=sys.stderr)
+    if getattr(args, "provenance", False) and result.pack is not None:
+        for where, what, tag in result.pack.provenance():
+            print(f"{where}: note: {what}: {tag} [provenance]")
     errors = len(result.errors)
     warnings = len(result.problems) - errors
     bad = errors > 0 or (args.strict and warnings > 0)

@@ -116,6 +116,15 @@ class Pack:
     where: Location
     rules_file: Path | None = None
 
+    def provenance(self) -> list[tuple[Location, str, str]]:
+        """Where each value that says where it comes from stands: (place, what, tag), file order."""
+        out = []
+        for item in self.items():
+            for name, tag in item.provenance.items():
+                where = item.where if name == "*" else item.field_where.get(name, item.where)
+                out.append((where, f"{item.id}, " + ("all values" if name == "*" else f"'{name}'"), tag))
+        return out
+
     def items(self, group: str | None = None, tag: str | None = None) -> list[Item]:
         """Items of one group, or with one tag, or all, in file order."""
         out = []
