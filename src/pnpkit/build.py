@@ -1,9 +1,11 @@
 """The pipeline on one screen: load -> check -> render -> compile -> impose -> write.
 
-This is the only module that knows every stage; the stages never import
-each other. validate() stops after compile, so it reports everything a
-build would (template errors, overflowing text, missing glyphs) without
-writing anything. Render and compile go through a content-keyed cache
+This is the only module that knows every stage; the core stages hand data
+on and do not call each other (the shape plug-ins, hexes and dice, register
+with layout, render and rules when this module imports them). validate()
+stops after layout, so it reports everything a build would (template errors,
+overflowing text, missing glyphs, faces that do not fit) without writing
+anything. Render and compile go through a content-keyed cache
 (cache.py): build() keeps it in OUT/pnpkit-cache/, so a rebuild redoes only the
 faces whose inputs changed.
 """
