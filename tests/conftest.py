@@ -114,3 +114,20 @@ def board_pack(root: Path, size: str = "380x270mm") -> Path:
         "templates/grid.svg.j2": GRID,
         "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })
+
+
+def alpha_pack(root: Path, bleed: str = "0mm") -> Path:
+    """One poker card, half-opaque red over its whole bleed: pink if transparency survives, red if not."""
+    template = ('{% extends "_face.svg.j2" %}{% block content %}'
+                '<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" '
+                'height="{{ face.h + 2 * face.bleed }}" fill="#ff0000" fill-opacity="0.5"/>{% endblock %}')
+    return write_pack(root, {
+        "game.yaml": f"name: Alpha\nlanguages: [en]\nplayers: {{min: 1, max: 1}}\nprint: {{bleed: {bleed}}}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: a.svg.j2\n  items:\n    - {id: a}\n",
+        "templates/a.svg.j2": template,
+    })
+
+
+def is_pink(pixel) -> bool:
+    r, g, b = pixel[:3]
+    return r > 240 and 110 < g < 150 and 110 < b < 150

@@ -354,18 +354,8 @@ def test_a_profile_file_given_by_path(kit):
 
 def test_transparency_survives_into_exported_pngs(tmp_path):
     """Export draws faces as PDF forms too; a half-opaque red must come out pink, not red."""
-    from PIL import Image
-    from conftest import write_pack
-    template = ('{% extends "_face.svg.j2" %}{% block content %}'
-                '<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" '
-                'height="{{ face.h + 2 * face.bleed }}" fill="#ff0000" fill-opacity="0.5"/>{% endblock %}')
-    pack = write_pack(tmp_path / "alpha", {
-        "game.yaml": "name: Alpha\nlanguages: [en]\nplayers: {min: 1, max: 1}\nprint: {bleed: 0.125in}\n",
-        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: a.svg.j2\n  items:\n    - {id: a}\n",
-        "templates/a.svg.j2": template,
-        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-    })
+    from conftest import alpha_pack, is_pink
+    pack = alpha_pack(tmp_path / "alpha", bleed="0.125in")
     assert main(["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "thegamecrafter"]) == 0
     png = next((tmp_path / "out" / "alpha" / "thegamecrafter").rglob("*.png"))
-    r, g, b = Image.open(png).convert("RGB").getpixel((400, 560))
-    assert r > 240 and 110 < g < 150 and 110 < b < 150
+    assert is_pink(Image.open(png).convert("RGB").getpixel((400, 560)))
