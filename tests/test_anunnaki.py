@@ -36,22 +36,22 @@ class TestCounts:
         anu.edit(f"{A}/hexes.yaml", "{id: water, terrain: water, count: 16}", "{id: water, terrain: water, count: 15}")
         assert anu.validate().lines == [
             f"{A}/game.yaml:130:5: error: group 'terrain-tiles' has 55 components; the game needs exactly 56 [ANU-C01]",
-            f"{A}/game.yaml:131:80: error: group 'terrain-tiles' has 15 with terrain water; the game needs 16 [ANU-C01]",
-            f"{A}/game.yaml:134:5: error: the pack has 60 components of kind hex ('terrain-tiles' 55, 'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]",
+            f"{A}/game.yaml:131:74: error: group 'terrain-tiles' has 15 with terrain water; the game needs 16 [ANU-C01]",
+            f"{A}/game.yaml:134:5: error: kind 'hex' has 60 components ('terrain-tiles' 55, 'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]",
         ]
 
     def test_anu_c02_one_of_each_catastrophe(self, anu):
         anu.edit(f"{A}/hexes.yaml", "{id: tsunami, catastrophe: tsunami}", "{id: tsunami, catastrophe: volcano}")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:133:88: error: group 'catastrophe-tiles' has 0 with catastrophe tsunami; the game needs 1 [ANU-C02]",
-            f"{A}/game.yaml:133:88: error: group 'catastrophe-tiles' has 2 with catastrophe volcano; the game needs 1 [ANU-C02]",
+            f"{A}/game.yaml:133:82: error: group 'catastrophe-tiles' has 0 with catastrophe tsunami; the game needs 1 [ANU-C02]",
+            f"{A}/game.yaml:133:82: error: group 'catastrophe-tiles' has 2 with catastrophe volcano; the game needs 1 [ANU-C02]",
         ]
 
     def test_anu_c03_sixty_one_hexes_in_all(self, anu):
         anu.edit(f"{A}/hexes.yaml", "catastrophe-tiles:\n", "spare-tiles:\n  kind: hex\n  size: 57.74x50mm\n"
                  "  front: anunnaki/catastrophe-back.svg.j2\n  items:\n    - {id: spare}\n\ncatastrophe-tiles:\n")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:134:5: error: the pack has 62 components of kind hex ('terrain-tiles' 56, 'spare-tiles' 1, 'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]"]
+            f"{A}/game.yaml:134:5: error: kind 'hex' has 62 components ('terrain-tiles' 56, 'spare-tiles' 1, 'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]"]
 
     def test_anu_c04_pieces_per_colour(self, anu):
         anu.edit(f"{A}/pieces.yaml", "{id: man-red, colour: red, count: 5}", "{id: man-red, colour: red, count: 4}")

@@ -88,6 +88,13 @@ class TestGenericRules:
                                                         "error: group 'deck' has 5 components; the game needs at least 6 [count]"]),
         ("{rule: count, group: deck, per_player: 1}", ["error: group 'deck' has 5 components; the game needs exactly 4 [count]"]),
         ("{rule: count, group: deck, per_player: 1, level: warning}", ["warning: group 'deck' has 5 components; the game needs exactly 4 [count]"]),
+        ("{rule: count, kind: card, exact: 6}", ["error: kind 'card' has 5 components ('deck' 5); the game needs exactly 6 [count]"]),
+        ("{rule: count, group: deck, by: goes, exact: {b: 3, nowhere: 1}}", [
+            "error: group 'deck' has 2 with goes nowhere; the game needs 1 [count]"]),
+        ("{rule: count, group: deck, by: goes, each: 3, values: [b, c]}", [
+            "error: group 'deck' has 0 c; every goes needs exactly 3 [count]",
+            "error: item 'b' has goes nowhere, which is not one of b, c [count]"]),
+        ("{rule: count, group: deck, by: goes, each: 3}", ["error: 'each' needs 'values': a list, or {data: key} naming a table of the pack's data [rules]"]),
         ("{rule: setup-draws, group: deck, per_player: 1, fixed: 2}", ["error: setup deals 6 from group 'deck' at 4 players, but it holds only 5 [setup-draws]"]),
         ("{rule: setup-draws, group: deck, per_player: 1, fixed: 1}", []),
         ("{rule: capacity, group: deck, field: carry, at_least: 5}", ["error: item 'a' holds 4; it must hold at least 5 [capacity]"]),
@@ -108,7 +115,7 @@ class TestGenericRules:
         ]
 
     def test_count_needs_a_group_or_a_tag(self, tmp_path):
-        assert probe(tmp_path, "  - {rule: count, exact: 6}\n", DECK) == ["error: rule 'count' needs 'group' or 'tag' [rules]"]
+        assert probe(tmp_path, "  - {rule: count, exact: 6}\n", DECK) == ["error: rule 'count' needs 'group', 'tag' or 'kind' [rules]"]
 
     def test_options_are_checked_like_the_schema(self, tmp_path):
         assert probe(tmp_path, "  - {rule: count, group: dekc, exact: no}\n", DECK) == [

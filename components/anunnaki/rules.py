@@ -35,46 +35,6 @@ def _piece_name(piece: str, number: int) -> str:
     return f"{piece} {number}" if number else piece
 
 
-@rule("count-by", {"group": "group", "field": "string", "exact": "mapping"}, required=("group", "field", "exact"))
-def count_by(ctx):
-    """A group's printed components, counted per value of a field, are exactly the given numbers."""
-    group, field, want = ctx.opts["group"], ctx.opts["field"], ctx.opts["exact"]
-    got = Counter()
-    for item in ctx.pack.items(group):
-        got[item.fields.get(field)] += item.count
-    for value in list(want) + [v for v in got if v not in want]:
-        need = want.get(value, 0)
-        if got[value] != need:
-            yield f"group '{group}' has {got[value]} with {field} {value}; the game needs {need}", ctx.at("exact")
-
-
-@rule("kind-count", {"kind": "string", "exact": "int"}, required=("kind", "exact"))
-def kind_count(ctx):
-    """All printed components of one kind (every group of that kind together) number exactly `exact`."""
-    groups = [g for g in ctx.pack.groups.values() if g.kind == ctx.opts["kind"]]
-    n = sum(g.total for g in groups)
-    if n != ctx.opts["exact"]:
-        names = ", ".join(f"'{g.name}' {g.total}" for g in groups) or "none"
-        yield f"the pack has {n} components of kind {ctx.opts['kind']} ({names}); the game needs exactly {ctx.opts['exact']}"
-
-
-@rule("per-colour", {"group": "group", "each": "int"}, required=("group", "each"))
-def per_colour(ctx):
-    """Each player colour (the keys of data.colours) has exactly `each` printed components in the group."""
-    group, each = ctx.opts["group"], ctx.opts["each"]
-    got = Counter()
-    for item in ctx.pack.items(group):
-        got[item.fields.get("colour")] += item.count
-    for colour in _colours(ctx):
-        if got[colour] != each:
-            yield f"group '{group}' has {got[colour]} {colour}; every colour needs exactly {each}"
-    for item in ctx.pack.items(group):
-        colour = item.fields.get("colour")
-        if colour not in ctx.pack.data.get("colours", {}):
-            yield (f"item '{item.id}' is {colour}, which is not a player colour in data.colours{did_you_mean(colour, _colours(ctx))}",
-                   item.field_where.get("colour", item.where))
-
-
 @rule("start-planet", {"group": "group", "planet": "string"}, required=("group", "planet"))
 def start_planet(ctx):
     """The Solar Map's track holds the given planet, and Nibiru starts there."""

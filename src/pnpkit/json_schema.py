@@ -118,7 +118,11 @@ QUANTITY = {"anyOf": [
 ]}
 OPTION_KINDS = {"group": {"type": "string"}, "string": {"type": "string"}, "int": {"type": "integer"},
                 "number": {"type": "number"}, "bool": {"type": "boolean"}, "list": {"type": "array"},
-                "mapping": {"type": "object"}, "quantity": QUANTITY, "any": {}}
+                "mapping": {"type": "object"}, "quantity": QUANTITY, "any": {},
+                "kind": {"enum": list(KINDS)},
+                "int or mapping": {"anyOf": [{"type": "integer"}, {"type": "object", "additionalProperties": {"type": "integer"}}]},
+                "list or data key": {"anyOf": [{"type": "array"}, {"type": "object", "required": ["data"], "additionalProperties": False,
+                                                                    "properties": {"data": {"type": "string"}}}]}}
 
 
 def _object(table: dict, keys, what: str) -> dict:

@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 
 from pnpkit.checker import Reader, did_you_mean, unknown_key
 from pnpkit.errors import Location, Problem
-from pnpkit.model import Check, Pack
+from pnpkit.model import KINDS, Check, Pack
 from pnpkit.units import describe
 
 RuleFn = Callable[["Context"], Iterator["str | tuple[str, Location]"]]
@@ -136,6 +136,10 @@ def _options(reader: Reader, chk: Check, r: Rule, pack: Pack) -> dict | None:
 def _option(reader: Reader, value, path: tuple, kind: str, pack: Pack):
     if kind == "group":
         return reader.choice(value, path, list(pack.groups), "rules")
+    if kind == "kind":
+        return reader.choice(value, path, KINDS, "rules")
+    if kind == "int or mapping" and not isinstance(value, dict):
+        return reader.typed(value, path, "int", "rules")
     if kind in ("int", "string", "bool", "number"):
         return reader.typed(value, path, kind, "rules")
     if kind == "list" and not isinstance(value, list):
@@ -190,28 +194,81 @@ def _selected(ctx: Context):
         return ctx.pack.items(group=ctx.opts["group"]), f"group '{ctx.opts['group']}'"
     if "tag" in ctx.opts:
         return ctx.pack.items(tag=ctx.opts["tag"]), f"tag '{ctx.opts['tag']}'"
-    raise RuleOptionError(f"rule '{ctx.check.rule}' needs 'group' or 'tag'")
+    if "kind" in ctx.opts:
+        items = [i for g in ctx.pack.groups.values() if g.kind == ctx.opts["kind"] for i in g.items]
+        return items, f"kind '{ctx.opts['kind']}'"
+    raise RuleOptionError(f"rule '{ctx.check.rule}' needs 'group', 'tag' or 'kind'")
 
 
 class RuleOptionError(ValueError):
     """A rule's options are incomplete in a way the option table cannot say."""
 
 
-@rule("count", {"group": "group", "tag": "string", "exact": "int", "min": "int", "max": "int", "per_player": "int"})
+@rule("count", {"group": "group", "tag": "string", "kind": "kind", "exact": "int or mapping", "min": "int", "max": "int",
+               "per_player": "int", "by": "string", "each": "int", "values": "list or data key"})
 def count_rule(ctx: Context):
-    """The number of printed components of a group (or a tag) is exact, in a range, or per_player x the most players."""
+    """The number of printed components of a group, a tag or a kind is exact, in a range, or
+    per_player x the most players; with `by: field`, counted per value of that field: `exact`
+    maps values to numbers, or `each` is the number for every value of `values` (a list, or
+    {data: key} for the keys of a data table such as the player colours)."""
+    if "by" in ctx.opts:
+        yield from _count_by(ctx)
+        return
     items, what = _selected(ctx)
     n = sum(i.count for i in items)
     exact = ctx.opts.get("exact")
+    if isinstance(exact, dict):
+        raise RuleOptionError("'exact' may be a mapping only with 'by'")
     if "per_player" in ctx.opts:
         exact = ctx.opts["per_player"] * ctx.pack.players[1]
     lo, hi = ctx.opts.get("min"), ctx.opts.get("max")
     if exact is not None and n != exact:
-        yield f"{what} has {n} components; the game needs exactly {exact}"
+        yield f"{what} has {n} components{_kinds(ctx)}; the game needs exactly {exact}"
     if lo is not None and n < lo:
         yield f"{what} has {n} components; the game needs at least {lo}"
     if hi is not None and n > hi:
         yield f"{what} has {n} components; the game allows at most {hi}"
+
+
+def _kinds(ctx: Context) -> str:
+    """For a count by kind, which groups make it up."""
+    if "kind" not in ctx.opts or "group" in ctx.opts or "tag" in ctx.opts:
+        return ""
+    groups = [g for g in ctx.pack.groups.values() if g.kind == ctx.opts["kind"]]
+    return " (" + (", ".join(f"'{g.name}' {g.total}" for g in groups) or "none") + ")"
+
+
+def _count_by(ctx: Context):
+    items, what = _selected(ctx)
+    field = ctx.opts["by"]
+    got = Counter()
+    for item in items:
+        got[item.fields.get(field)] += item.count
+    want = ctx.opts.get("exact")
+    if isinstance(want, dict):
+        for value in list(want) + [v for v in got if v not in want]:
+            if got[value] != want.get(value, 0):
+                yield f"{what} has {got[value]} with {field} {value}; the game needs {want.get(value, 0)}", ctx.at("exact")
+    elif "each" in ctx.opts:
+        values, source = _values(ctx)
+        for value in values:
+            if got[value] != ctx.opts["each"]:
+                yield f"{what} has {got[value]} {value}; every {field} needs exactly {ctx.opts['each']}"
+        for item in items:
+            value = item.fields.get(field)
+            if value not in values:
+                yield f"item '{item.id}' has {field} {value}, which is not one of {source}{did_you_mean(value, values)}", item.field_where.get(field, item.where)
+    else:
+        raise RuleOptionError("with 'by', give 'exact' (a mapping of values to numbers) or 'each' with 'values'")
+
+
+def _values(ctx: Context) -> tuple[list, str]:
+    values = ctx.opts.get("values")
+    if isinstance(values, list):
+        return values, ", ".join(map(str, values))
+    if isinstance(values, dict) and isinstance(values.get("data"), str) and isinstance(ctx.pack.data.get(values["data"]), dict):
+        return list(ctx.pack.data[values["data"]]), f"data.{values['data']}"
+    raise RuleOptionError("'each' needs 'values': a list, or {data: key} naming a table of the pack's data")
 
 
 @rule("fields", {"group": "group", "require": "mapping"}, required=("group", "require"))
