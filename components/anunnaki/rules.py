@@ -11,11 +11,6 @@ from pnpkit.checker import did_you_mean
 from pnpkit.rules import rule
 
 
-def _data_at(ctx, *path):
-    """Where a value of game.yaml's data: section stands."""
-    return ctx.check.doc.at(("data",) + path)
-
-
 def _colours(ctx) -> list:
     return list(ctx.pack.data.get("colours", {}))
 
@@ -58,7 +53,7 @@ def sheet_boxes(ctx):
     seen = {}
     for i, box in enumerate(boxes):
         key = (box.get("piece"), box.get("number", 0))
-        where = _data_at(ctx, "sheet_boxes", i)
+        where = ctx.data_at("sheet_boxes", i)
         if key[0] not in pieces:
             yield f"sheet box {i + 1} is for '{key[0]}', which is not a piece of data.pieces{did_you_mean(key[0], pieces)}", where
             continue
@@ -87,7 +82,7 @@ def piece_capacity(ctx):
     if spec is None:
         yield f"data.pieces has no '{piece}'{did_you_mean(piece, ctx.pack.data.get('pieces', {}))}", ctx.at("piece")
     elif spec.get("capacity") != want:
-        yield f"a {piece} carries {spec.get('capacity')} gold; the game says {want}", _data_at(ctx, "pieces", piece, "capacity")
+        yield f"a {piece} carries {spec.get('capacity')} gold; the game says {want}", ctx.data_at("pieces", piece, "capacity")
 
 
 @rule("hold-capacity", {"hold": "string", "feeder": "string"}, required=("hold", "feeder"))
@@ -100,7 +95,7 @@ def hold_capacity(ctx):
     full = per_colour * (feeder.get("capacity") or 0)
     if hold.get("capacity") != full:
         yield (f"the {ctx.opts['hold']} carries {hold.get('capacity')} gold, but {per_colour:g} {ctx.opts['feeder']}s of "
-               f"{feeder.get('capacity')} bring {full:g}", _data_at(ctx, "pieces", ctx.opts["hold"], "capacity"))
+               f"{feeder.get('capacity')} bring {full:g}", ctx.data_at("pieces", ctx.opts["hold"], "capacity"))
 
 
 @rule("gold-carriers", {"carriers": "list"}, required=("carriers",))
@@ -112,9 +107,9 @@ def gold_carriers(ctx):
         on_map = isinstance(spec.get("moves"), int)
         cap = spec.get("capacity") or 0
         if on_map and name not in want and cap > 0:
-            yield f"a {name} carries {cap} gold; only the {_listing(named)} carry gold on the map", _data_at(ctx, "pieces", name, "capacity")
+            yield f"a {name} carries {cap} gold; only the {_listing(named)} carry gold on the map", ctx.data_at("pieces", name, "capacity")
         if name in want and (cap <= 0 or not on_map):
-            yield f"a {name} must carry gold across the map (it has capacity {cap}, moves {spec.get('moves')})", _data_at(ctx, "pieces", name)
+            yield f"a {name} must carry gold across the map (it has capacity {cap}, moves {spec.get('moves')})", ctx.data_at("pieces", name)
     for name in sorted(want - set(ctx.pack.data.get("pieces", {}))):
         yield f"data.pieces has no '{name}'", ctx.at("carriers")
 
@@ -129,25 +124,25 @@ def movement_table(ctx):
         yield from _terrain_lists(ctx, name, spec, terrains)
         moves = spec.get("moves")
         if not (moves == "base" or (isinstance(moves, int) and not isinstance(moves, bool) and moves > 0)):
-            yield f"'{name}' moves {moves!r}; write a number of tiles or base", _data_at(ctx, "pieces", name, "moves")
+            yield f"'{name}' moves {moves!r}; write a number of tiles or base", ctx.data_at("pieces", name, "moves")
         if spec.get("group") not in ctx.pack.groups:
-            yield f"'{name}' is printed in group '{spec.get('group')}', which the pack does not have{did_you_mean(spec.get('group'), ctx.pack.groups)}", _data_at(ctx, "pieces", name, "group")
+            yield f"'{name}' is printed in group '{spec.get('group')}', which the pack does not have{did_you_mean(spec.get('group'), ctx.pack.groups)}", ctx.data_at("pieces", name, "group")
         if spec.get("stop_with") not in ctx.pack.strings:
-            yield f"'{name}' stops with '{spec.get('stop_with')}', which is not a key of strings", _data_at(ctx, "pieces", name, "stop_with")
+            yield f"'{name}' stops with '{spec.get('stop_with')}', which is not a key of strings", ctx.data_at("pieces", name, "stop_with")
         cap = spec.get("capacity")
         if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
-            yield f"'{name}' carries {cap!r} gold; write a whole number, 0 for none", _data_at(ctx, "pieces", name, "capacity")
+            yield f"'{name}' carries {cap!r} gold; write a whole number, 0 for none", ctx.data_at("pieces", name, "capacity")
         elif cap > 0 and name not in boxed:
-            yield f"a {name} carries {cap} gold but the personal sheet has no box for it", _data_at(ctx, "pieces", name, "capacity")
+            yield f"a {name} carries {cap} gold but the personal sheet has no box for it", ctx.data_at("pieces", name, "capacity")
         elif cap == 0 and name in boxed:
-            yield f"the personal sheet has a gold box for '{name}', which carries no gold", _data_at(ctx, "pieces", name, "capacity")
+            yield f"the personal sheet has a gold box for '{name}', which carries no gold", ctx.data_at("pieces", name, "capacity")
 
 
 def _terrain_lists(ctx, name, spec, terrains):
     for key, verb in (("enter", "may enter"), ("stop", "may stop on")):
         for i, terrain in enumerate(spec.get(key) or []):
             if terrain not in terrains:
-                yield f"'{name}' {verb} '{terrain}', which is not a terrain of data.terrains{did_you_mean(terrain, terrains)}", _data_at(ctx, "pieces", name, key, i)
+                yield f"'{name}' {verb} '{terrain}', which is not a terrain of data.terrains{did_you_mean(terrain, terrains)}", ctx.data_at("pieces", name, key, i)
     for i, terrain in enumerate(spec.get("stop") or []):
         if terrain not in (spec.get("enter") or []):
-            yield f"'{name}' may stop on {terrain} but may not enter it", _data_at(ctx, "pieces", name, "stop", i)
+            yield f"'{name}' may stop on {terrain} but may not enter it", ctx.data_at("pieces", name, "stop", i)

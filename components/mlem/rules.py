@@ -11,11 +11,6 @@ from pnpkit.rules import rule
 FACES = ("1", "2", "3", "4", "afterburner")
 
 
-def _at(ctx, *path):
-    """Where a value of game.yaml's data stands."""
-    return ctx.check.doc.at(("data",) + path)
-
-
 def _spaces(ctx):
     spaces = ctx.pack.data.get("track", {}).get("spaces")
     return spaces if isinstance(spaces, list) else []
@@ -89,7 +84,7 @@ def score_supply(ctx):
     total = sum(t.fields["value"] * t.count for t in tokens)
     need = ctx.pack.data.get("scoring", {}).get("supply_at_least", 0)
     if total < need:
-        yield f"the score tokens hold {total} points; the game needs at least {need}", _at(ctx, "scoring", "supply_at_least")
+        yield f"the score tokens hold {total} points; the game needs at least {need}", ctx.data_at("scoring", "supply_at_least")
 
 
 def _scores(ctx):
@@ -99,14 +94,14 @@ def _scores(ctx):
     for i, space in enumerate(_spaces(ctx)):
         for j, moon in enumerate(space.get("moons") or []):
             for f in factor:
-                yield moon * f, f"the moon {moon} of space {space.get('space')}" + (" (doubled)" if f == 2 else ""), _at(ctx, "track", "spaces", i, "moons", j)
+                yield moon * f, f"the moon {moon} of space {space.get('space')}" + (" (doubled)" if f == 2 else ""), ctx.data_at("track", "spaces", i, "moons", j)
     for name, planet in data.get("planets", {}).items():
         for key in ("first", "second", "other"):
             for f in factor:
-                yield planet.get(key, 0) * f, f"planet '{name}' ({key})" + (" doubled" if f == 2 else ""), _at(ctx, "planets", name, key)
+                yield planet.get(key, 0) * f, f"planet '{name}' ({key})" + (" doubled" if f == 2 else ""), ctx.data_at("planets", name, key)
     for key in ("comet", "galaxy"):
         for f in factor:
-            yield data.get("deep_space", {}).get(key, 0) * f, f"the {key}" + (" (doubled)" if f == 2 else ""), _at(ctx, "deep_space", key)
+            yield data.get("deep_space", {}).get(key, 0) * f, f"the {key}" + (" (doubled)" if f == 2 else ""), ctx.data_at("deep_space", key)
     for item in ctx.pack.items("objectives"):
         yield item.fields["value"], f"objective '{item.id}'", item.field_where["value"]
 
@@ -125,7 +120,7 @@ def failure_track(ctx):
     """MLEM-C07: the failure track runs to the 11th crash, which ends the game."""
     crashes = ctx.pack.data.get("failure_track", {}).get("crashes")
     if crashes != 11:
-        yield f"the failure track ends at crash {crashes}; the game ends at the 11th crash", _at(ctx, "failure_track", "crashes")
+        yield f"the failure track ends at crash {crashes}; the game ends at the 11th crash", ctx.data_at("failure_track", "crashes")
 
 
 # ------------------------------------------------------------------ the cosmic track
@@ -136,15 +131,15 @@ def track_spaces(ctx):
     """MLEM-T01: 26 spaces numbered 0 to 25 in order; the last, and only the last, is deep space."""
     spaces = _spaces(ctx)
     if len(spaces) != 26:
-        yield f"the track has {len(spaces)} spaces; the game has 26 (0-25)", _at(ctx, "track", "spaces")
+        yield f"the track has {len(spaces)} spaces; the game has 26 (0-25)", ctx.data_at("track", "spaces")
     for i, space in enumerate(spaces):
         if space.get("space") != i:
-            yield f"space {i} of the track is numbered {space.get('space')}", _at(ctx, "track", "spaces", i, "space")
+            yield f"space {i} of the track is numbered {space.get('space')}", ctx.data_at("track", "spaces", i, "space")
         deep = space.get("deep_space", False)
         if deep and i != len(spaces) - 1:
-            yield f"space {i} is deep space, but only the last space is", _at(ctx, "track", "spaces", i, "deep_space")
+            yield f"space {i} is deep space, but only the last space is", ctx.data_at("track", "spaces", i, "deep_space")
         if not deep and i == len(spaces) - 1:
-            yield f"the last space ({i}) must be deep space", _at(ctx, "track", "spaces", i)
+            yield f"the last space ({i}) must be deep space", ctx.data_at("track", "spaces", i)
 
 
 @rule("space-faces")
@@ -154,7 +149,7 @@ def space_faces(ctx):
     spaces = _spaces(ctx)
     for i, space in enumerate(spaces[:-1]):
         faces = space.get("faces") or []
-        where = _at(ctx, "track", "spaces", i, "faces")
+        where = ctx.data_at("track", "spaces", i, "faces")
         names = [str(f) for f in faces]
         if not 2 <= len(set(names)) <= 3 or len(set(names)) != len(names):
             yield f"space {i} allows {len(faces)} faces ({', '.join(names)}); a space allows 2 or 3 different faces", where
@@ -163,11 +158,11 @@ def space_faces(ctx):
                 yield f"space {i} allows '{name}', which is not a die face ({', '.join(FACES)})", where
         ab = space.get("ab")
         if "afterburner" in names and ab is None:
-            yield f"space {i} allows the afterburner but gives it no move; add ab: 1 or more", _at(ctx, "track", "spaces", i)
+            yield f"space {i} allows the afterburner but gives it no move; add ab: 1 or more", ctx.data_at("track", "spaces", i)
         elif "afterburner" in names and not (_is_count(ab) and ab >= 1):
-            yield f"space {i} gives the afterburner a move of {ab!r}; it needs 1 or more", _at(ctx, "track", "spaces", i, "ab")
+            yield f"space {i} gives the afterburner a move of {ab!r}; it needs 1 or more", ctx.data_at("track", "spaces", i, "ab")
         if "afterburner" not in names and ab is not None:
-            yield f"space {i} gives the afterburner a move (ab: {ab}) but does not allow it", _at(ctx, "track", "spaces", i, "ab")
+            yield f"space {i} gives the afterburner a move (ab: {ab}) but does not allow it", ctx.data_at("track", "spaces", i, "ab")
 
 
 @rule("published-track")
@@ -181,7 +176,7 @@ def published_track(ctx):
         got = {str(f) for f in (spaces[i].get("faces") or [])} if i < len(spaces) else set()
         if got != want:
             yield (f"space {i} allows {', '.join(sorted(got))}; the published track allows {', '.join(sorted(want))} there"
-                   f" (or set track.published: false)"), _at(ctx, "track", "spaces", i, "faces")
+                   f" (or set track.published: false)"), ctx.data_at("track", "spaces", i, "faces")
 
 
 @rule("landing-sites")
@@ -189,15 +184,15 @@ def landing_sites(ctx):
     """MLEM-T04: nobody lands before space 6; a landing space has moons or exactly one planet, not both."""
     start = ctx.pack.data.get("track", {}).get("landing_from")
     if start != 6:
-        yield f"landing starts at space {start}; the game allows it from space 6", _at(ctx, "track", "landing_from")
+        yield f"landing starts at space {start}; the game allows it from space 6", ctx.data_at("track", "landing_from")
     for i, space in enumerate(_spaces(ctx)):
         moons, planet = space.get("moons"), space.get("planet")
         if (moons or planet) and i < (start or 6):
-            yield f"space {i} has a landing site; nobody lands before space {start}", _at(ctx, "track", "spaces", i)
+            yield f"space {i} has a landing site; nobody lands before space {start}", ctx.data_at("track", "spaces", i)
         if moons and planet:
-            yield f"space {i} has both moons and a planet; a landing space has one or the other", _at(ctx, "track", "spaces", i, "planet")
+            yield f"space {i} has both moons and a planet; a landing space has one or the other", ctx.data_at("track", "spaces", i, "planet")
         if planet is not None and not isinstance(planet, str):
-            yield f"space {i} names its planet as {planet!r}; it lies beside exactly one planet", _at(ctx, "track", "spaces", i, "planet")
+            yield f"space {i} names its planet as {planet!r}; it lies beside exactly one planet", ctx.data_at("track", "spaces", i, "planet")
 
 
 @rule("moons")
@@ -205,10 +200,10 @@ def moons_rule(ctx):
     """MLEM-T05: a moon holds one astronaut; the moons of a space have distinct values (the highest free one is taken)."""
     capacity = ctx.pack.data.get("track", {}).get("moon_capacity")
     if capacity != 1:
-        yield f"a moon holds {capacity} astronauts; it holds one", _at(ctx, "track", "moon_capacity")
+        yield f"a moon holds {capacity} astronauts; it holds one", ctx.data_at("track", "moon_capacity")
     for i, space in enumerate(_spaces(ctx)):
         values = space.get("moons") or []
-        where = _at(ctx, "track", "spaces", i, "moons")
+        where = ctx.data_at("track", "spaces", i, "moons")
         bad = [v for v in values if not (_is_count(v) and v >= 1)]
         if bad:
             yield f"space {i} has a moon worth {bad[0]!r}; moons are worth 1 point or more", where
@@ -222,20 +217,20 @@ def planets_rule(ctx):
     """MLEM-T06: five planets, each beside one space, holding any number of astronauts, scoring first >= second >= other >= 0."""
     planets = ctx.pack.data.get("planets", {})
     if len(planets) != 5:
-        yield f"the game has {len(planets)} planets; it needs 5", _at(ctx, "planets")
+        yield f"the game has {len(planets)} planets; it needs 5", ctx.data_at("planets")
     beside = Counter(space.get("planet") for space in _spaces(ctx) if space.get("planet"))
     for i, space in enumerate(_spaces(ctx)):
         name = space.get("planet")
         if name and name not in planets:
-            yield f"space {i} lies beside the planet '{name}', which is not in data.planets", _at(ctx, "track", "spaces", i, "planet")
+            yield f"space {i} lies beside the planet '{name}', which is not in data.planets", ctx.data_at("track", "spaces", i, "planet")
     for name, planet in planets.items():
         if beside[name] != 1:
-            yield f"planet '{name}' lies beside {beside[name]} spaces; it needs exactly one", _at(ctx, "planets", name)
+            yield f"planet '{name}' lies beside {beside[name]} spaces; it needs exactly one", ctx.data_at("planets", name)
         scores = [planet.get(k) for k in ("first", "second", "other")]
         if not all(_is_count(v) for v in scores) or not scores[0] >= scores[1] >= scores[2] >= 0:
-            yield f"planet '{name}' scores {'/'.join(map(str, scores))}; the game needs first >= second >= other >= 0", _at(ctx, "planets", name)
+            yield f"planet '{name}' scores {'/'.join(map(str, scores))}; the game needs first >= second >= other >= 0", ctx.data_at("planets", name)
         if planet.get("capacity") != "unlimited":
-            yield f"planet '{name}' holds {planet.get('capacity')} astronauts; planets hold any number (unlimited)", _at(ctx, "planets", name, "capacity")
+            yield f"planet '{name}' holds {planet.get('capacity')} astronauts; planets hold any number (unlimited)", ctx.data_at("planets", name, "capacity")
 
 
 @rule("deep-space")
@@ -244,6 +239,6 @@ def deep_space(ctx):
     deep = ctx.pack.data.get("deep_space", {})
     for key, want in (("comet", 7), ("galaxy", 5)):
         if deep.get(key) != want:
-            yield f"the {key} gives {deep.get(key)} points; the game gives {want}", _at(ctx, "deep_space", key)
+            yield f"the {key} gives {deep.get(key)} points; the game gives {want}", ctx.data_at("deep_space", key)
     if deep.get("capacity") != "unlimited":
-        yield f"deep space holds {deep.get('capacity')} astronauts; it holds everyone (unlimited)", _at(ctx, "deep_space", "capacity")
+        yield f"deep space holds {deep.get('capacity')} astronauts; it holds everyone (unlimited)", ctx.data_at("deep_space", "capacity")

@@ -82,7 +82,7 @@ class _Data:
         self.langs = ctx.pack.languages
 
     def at(self, *path, key: bool = False):
-        return self.ctx.check.doc.at(("data",) + path, key=key)
+        return self.ctx.data_at(*path, key=key)
 
     def bad(self, message: str, *path, key: bool = False) -> None:
         self.problems.append((message, self.at(*path, key=key)))
@@ -241,11 +241,8 @@ def _board_or_report(ctx):
 
 
 def _planet_where(ctx, pid: str, key: str = "cell"):
-    return ctx.check.doc.at(("data", "planets", pid, key))
+    return ctx.data_at("planets", pid, key)
 
-
-def _data_where(ctx, *path):
-    return ctx.check.doc.at(("data",) + path)
 
 
 # ------------------------------------------------------------------ rules
@@ -265,7 +262,7 @@ def setup_value(ctx):
     node = ctx.pack.data
     for part in path:
         node = node.get(part) if isinstance(node, dict) else None
-    where = _data_where(ctx, *path)
+    where = ctx.data_at(*path)
     if node is None:
         yield f"data.{ctx.opts['key']} is missing; the game needs {ctx.opts['equals']}", where
     elif node != ctx.opts["equals"] or isinstance(node, bool):
@@ -339,7 +336,7 @@ def home_rule(ctx):
     yield from problems
     if board is None:
         return
-    where = _data_where(ctx, "board", "home")
+    where = ctx.data_at("board", "home")
     if board.home != SEED_HOME:
         yield f"Home is at {board.home}; the seed puts it at {SEED_HOME}", where
     if board.home in board.void:
@@ -403,28 +400,28 @@ def inspection_rule(ctx):
     if board is None:
         return
     if not any(p["inspection"] for p in board.planets.values()):
-        yield "no planet inspects cargo; the seed's board has spaces with a magnifier", _data_where(ctx, "planets")
+        yield "no planet inspects cargo; the seed's board has spaces with a magnifier", ctx.data_at("planets")
     glyphs = {}
     for cid, cargo in board.cargo.items():
         fee, glyph = cargo["fee"], cargo["glyph"]
-        where = _data_where(ctx, "cargo", cid, "fee")
+        where = ctx.data_at("cargo", cid, "fee")
         if fee not in FEES:
             yield f"cargo type '{cid}' pays '{fee}', which is not a row of the fee table ({', '.join(FEES)}){did_you_mean(str(fee), FEES)}", where
         elif glyph is None and fee != "other":
             yield f"cargo type '{cid}' is not in the seed's table, so it pays 'other' (5%), not '{fee}' ({FEES[fee]})", where
         elif glyph is not None and glyph not in SEED_FEES:
-            yield f"cargo type '{cid}' has glyph '{glyph}', which is not in the seed's fee table", _data_where(ctx, "cargo", cid, "glyph")
+            yield f"cargo type '{cid}' has glyph '{glyph}', which is not in the seed's fee table", ctx.data_at("cargo", cid, "glyph")
         elif glyph is not None and SEED_FEES[glyph] != fee:
             yield f"cargo type '{cid}' ('{glyph}') pays '{fee}' ({FEES[fee]}); the seed's table puts it at '{SEED_FEES[glyph]}' ({FEES[SEED_FEES[glyph]]})", where
         if glyph is not None and glyph in glyphs:
-            yield f"cargo types '{glyphs[glyph]}' and '{cid}' are both the seed's '{glyph}'", _data_where(ctx, "cargo", cid, "glyph")
+            yield f"cargo types '{glyphs[glyph]}' and '{cid}' are both the seed's '{glyph}'", ctx.data_at("cargo", cid, "glyph")
         elif glyph is not None:
             glyphs[glyph] = cid
     for glyph, fee in SEED_FEES.items():
         if glyph not in glyphs:
-            yield f"no cargo type decodes the seed's '{glyph}' (fee {FEES[fee]})", _data_where(ctx, "cargo")
+            yield f"no cargo type decodes the seed's '{glyph}' (fee {FEES[fee]})", ctx.data_at("cargo")
     if not any(c["fee"] == "other" for c in board.cargo.values()):
-        yield "no cargo type pays the table's 'everything else' rate (5%)", _data_where(ctx, "cargo")
+        yield "no cargo type pays the table's 'everything else' rate (5%)", ctx.data_at("cargo")
     for card in ctx.pack.items("contracts"):
         cargo = card.fields["cargo"]
         if cargo not in board.cargo:

@@ -63,7 +63,12 @@ class Context:
     opts: dict
 
     def at(self, option: str) -> Location:
+        """Where one of this check's options stands."""
         return self.check.doc.at(self.check.path + (option,))
+
+    def data_at(self, *path, key: bool = False) -> Location:
+        """Where a value of the pack's `data:` (in game.yaml, beside the checks) stands."""
+        return self.check.doc.at(("data",) + path, key=key)
 
     def quantity(self, value) -> float | None:
         """A number, {count: group}, {sum: [group, field]} or {data: key.path}."""
