@@ -111,6 +111,14 @@ class TestPixels:
         # no mark reaches into the bleed: just outside the block's top-left bleed corner is white
         assert not dark(image.getpixel((round(9.75 * PX), round((15.15 - 3 - 0.4) * PX))))
 
+    def test_back_marks_can_be_left_off(self, tmp_path):
+        """With print.back_marks false the back pages carry no crop marks; the fronts keep theirs."""
+        pdf = build_probe(tmp_path, n=9, extra_print="  back_marks: false\n")
+        front, back = render(pdf, 1), render(pdf, 2)
+        top_y = (15.15 - 3 - 1 - 2) * PX
+        assert dark_near(front, 9.75 * PX, top_y)
+        assert not any(dark_near(back, x_mm * PX, top_y) for x_mm in (9.75, 73.25, 136.75, 200.25))
+
     @pytest.mark.parametrize("backs", ["long-edge", "short-edge"])
     def test_each_back_is_at_the_mirror_image_of_its_front(self, tmp_path, backs):
         pdf = build_probe(tmp_path, "--backs", backs, n=9)

@@ -66,6 +66,7 @@ PRINT = {
                     "description": "Shift of every back page, to correct a printer's duplex misregistration."},
     "min_font_size": {**LENGTH, "description": "text_box() refuses smaller text, e.g. 6pt."},
     "crop_marks": {"type": "boolean", "description": "Crop marks on every trim line."},
+    "back_marks": {"type": "boolean", "description": "Crop marks on back pages too (default true); off when a duplex drift would show them on the backs."},
     "overlap": {**LENGTH, "description": "Shared strip of a face split over several sheets."},
 }
 GROUP = {

@@ -58,6 +58,7 @@ class Page:
     fold: float | None = None  # x of a gutter-fold line
     label: str = ""
     tile: "Tile | None" = None  # set on the pages of a face split over several sheets
+    marks: bool = True  # crop marks and cut lines wanted on this page
     lines: list[tuple[float, float, float, float]] = field(default_factory=list)  # extra cut marks (x1, y1, x2, y2)
     packed: bool = False  # laid out by a packer (PACKERS): not re-centred
 
@@ -307,7 +308,7 @@ def mirror_axis(settings: PrintSettings, page: tuple[float, float]) -> str:
 
 
 def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
-    page = Page(front.w, front.h, "back", packed=front.packed)
+    page = Page(front.w, front.h, "back", packed=front.packed, marks=s.back_marks)
     if s.backs == "none":
         return page
     axis = mirror_axis(s, (front.w, front.h))

@@ -32,6 +32,7 @@ class PrintSettings:
     back_offset: tuple[float, float] = (0.0, 0.0)
     min_font_pt: float = 6.0
     crop_marks: bool = True
+    back_marks: bool = True  # crop marks on back pages too; off keeps a duplex drift from showing them
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
 
 

@@ -47,11 +47,12 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
         c.setPageSize((page.w * K, page.h * K))
         for placement in page.placements:
             _place(c, page, placement, forms)
+        marks = crop_marks and page.marks
         if page.tile is not None:
-            _tile_marks(c, page, crop_marks)
-        elif crop_marks and page.placements and not page.packed:
+            _tile_marks(c, page, marks)
+        elif marks and page.placements and not page.packed:
             _crop_marks(c, page)
-        if crop_marks and page.lines:
+        if marks and page.lines:
             _lines(c, page)
         if page.fold is not None:
             _fold_line(c, page)

@@ -18,7 +18,7 @@ from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Che
 from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
 GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
-PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "overlap")
+PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap")
 GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "items", "items_from", "doc")
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
@@ -127,8 +127,9 @@ class _Game:
         if "min_font_size" in spec:
             mm = r.length(spec["min_font_size"], p + ("min_font_size",))
             out["min_font_pt"] = None if mm is None else mm * PT_PER_MM
-        if "crop_marks" in spec:
-            out["crop_marks"] = r.typed(spec["crop_marks"], p + ("crop_marks",), "bool")
+        for key in ("crop_marks", "back_marks"):
+            if key in spec:
+                out[key] = r.typed(spec[key], p + (key,), "bool")
         return PrintSettings(**{k: v for k, v in out.items() if v is not None})
 
     def _strings(self, value, langs) -> dict:
