@@ -10,11 +10,13 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import ROOT, Kit
-from pnpkit import hexes
+from pnpkit import calibration, hexes
 from pnpkit.build import validate
 from pnpkit.cli import main
 from pnpkit.layout import impose
 from pnpkit.pdf import alignment_marks
+
+FIRST = calibration.page_count("long-edge")  # the PDF index of layout page 0: after the print check and its back
 
 A = "components/anunnaki"
 
@@ -241,7 +243,7 @@ class TestBuiltKit:
         pages = impose(result.faces["it"], result.pack.print)[0]
         page = pages[0]
         assert [p.face.group for p in page.placements] == ["terrain-tiles"] * 20
-        image = raster(out / "anunnaki-it.pdf", 1)
+        image = raster(out / "anunnaki-it.pdf", FIRST)
         for p in page.placements:
             cx, cy = p.x + p.w / 2, p.y + p.h / 2
             pts = hexes.corners(cx, cy, 50)
@@ -259,7 +261,7 @@ class TestBuiltKit:
         assert len(index) == 2
         t1, t2 = pages[index[0]].tile, pages[index[1]].tile
         assert (t1.rows, t1.cols) == (1, 2) and t2.window[0] == t1.window[2] - result.pack.print.overlap
-        a1, a2 = raster(out / "anunnaki-it.pdf", index[0] + 1), raster(out / "anunnaki-it.pdf", index[1] + 1)
+        a1, a2 = raster(out / "anunnaki-it.pdf", index[0] + FIRST), raster(out / "anunnaki-it.pdf", index[1] + FIRST)
 
         def on(tile, fx, fy):  # a map point (mm, bleed-box origin) -> page mm on that sheet
             return tile.origin[0] + fx - tile.window[0], tile.origin[1] + fy - tile.window[1]

@@ -15,7 +15,7 @@ from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, colour_pack, write_pack
-from pnpkit import build, cache, fonts, preview, render
+from pnpkit import build, cache, calibration, fonts, preview, render
 from pnpkit.cache import Cache
 
 M = "components/mammoth-herd"
@@ -134,7 +134,7 @@ def test_new_art_in_the_same_svg_is_drawn_again(tmp_path, monkeypatch):
         Image.new("RGB", (8, 8), colour).save(root / "art" / "picture.png")
         assert not build.build(root, out, cache=c).errors
         assert c.stats["drawings compiled"] == 1
-        page = pypdfium2.PdfDocument(str(out / "art" / "art-en.pdf"))[1]
+        page = pypdfium2.PdfDocument(str(out / "art" / "art-en.pdf"))[calibration.page_count("long-edge")]
         image = page.render(scale=50 / 72).to_pil().convert("RGB")
         centre = image.getpixel((image.width // 2, image.height // 2))
         assert all(abs(a - b) < 20 for a, b in zip(centre, colour)), (centre, colour)

@@ -85,13 +85,13 @@ class TestGeometry:
 
 class TestPacker:
     def test_twenty_50mm_hexes_per_a4_page(self):
-        pages, problems = impose(hex_faces(61, back=False), PrintSettings(paper="a4"))
+        pages, problems = impose(hex_faces(61, back=False), PrintSettings(paper="a4", backs="none"))
         assert problems == []
         assert [len(p.placements) for p in pages] == [20, 20, 20, 1]
         assert all(p.packed and (p.w, p.h) == (210, 297) for p in pages)
 
     def test_pointy_hexes_take_the_orientation_that_holds_more(self):
-        pages, _ = impose(hex_faces(20, size=POINTY_TOP, back=False), PrintSettings(paper="a4"))
+        pages, _ = impose(hex_faces(20, size=POINTY_TOP, back=False), PrintSettings(paper="a4", backs="none"))
         assert [(p.w, p.h, len(p.placements)) for p in pages] == [(297, 210, 20)]
 
     @pytest.mark.parametrize("size", [FLAT_TOP, POINTY_TOP])
@@ -156,7 +156,7 @@ class TestPacker:
 
     def test_each_size_starts_a_page_of_its_own(self):
         faces = hex_faces(3, back=False) + hex_faces(2, size=(46.19, 40), back=False, group="small")
-        pages, problems = impose(faces, PrintSettings())
+        pages, problems = impose(faces, PrintSettings(backs="none"))
         assert problems == [] and [len(p.placements) for p in pages] == [3, 2]
 
     def test_irregular_hex_is_a_located_problem(self):

@@ -54,7 +54,7 @@ class TestGrid:
         assert len(pages[0].placements) == 9
 
     def test_face_larger_than_paper_is_split_over_overlapping_sheets(self):
-        pages, problems = impose(faces(1, size=(300, 400), back=False), PrintSettings(paper="a4", overlap=12))
+        pages, problems = impose(faces(1, size=(300, 400), back=False), PrintSettings(paper="a4", overlap=12, backs="none"))
         assert problems == []
         assert [(p.tile.name, p.w, p.h) for p in pages] == [("A1", 210, 297), ("A2", 210, 297), ("B1", 210, 297), ("B2", 210, 297)]
         a1, a2, b1 = pages[0].tile, pages[1].tile, pages[2].tile
@@ -138,3 +138,14 @@ class TestSplitFaceBacks:
         assert [p.message for p in problems] == [
             "'cards0' is split over sheets, so gutter-fold cannot put its back beside it; its back is not printed (use long-edge or short-edge backs)"]
         assert problems[0].level == "warning"
+
+
+class TestDuplexParity:
+    def test_a_front_page_without_backs_still_gets_its_blank_back_page(self):
+        """Printed double-sided, page 2n is the back of page 2n-1: a missing back would put the next
+        fronts on the back of this sheet."""
+        mixed = faces(2, size=(40, 100), group="standee", back=False) + faces(9)
+        pages, _ = impose(mixed, PrintSettings(paper="a4", backs="long-edge"))
+        assert [p.side for p in pages] == ["front", "back"] * (len(pages) // 2)
+        pages, _ = impose(faces(2, back=False), PrintSettings(paper="a4", backs="none"))
+        assert [p.side for p in pages] == ["front"]

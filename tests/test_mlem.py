@@ -11,11 +11,13 @@ from PIL import Image, ImageChops
 from pypdf import PdfReader
 
 from conftest import ROOT, Kit
-from pnpkit import dice
+from pnpkit import calibration, dice
 from pnpkit.build import validate
 from pnpkit.cli import main
 from pnpkit.layout import impose
 from pnpkit.pdf import alignment_marks
+
+FIRST = calibration.page_count("long-edge")  # the PDF index of layout page 0: after the print check and its back
 
 M = "components/mlem"
 DPI = 300
@@ -258,7 +260,7 @@ def share(mask: Image.Image, box) -> float:
 
 
 def net_placements(built, group):
-    return [(n, p) for n, page in enumerate(built["pages"], 1) for p in page.placements if p.face.group == group]
+    return [(n, p) for n, page in enumerate(built["pages"], FIRST) for p in page.placements if p.face.group == group]
 
 
 class TestDiceNetsOnPaper:
@@ -319,7 +321,7 @@ class TestDiceNetsOnPaper:
         assert all(dark_share(*line) > 0.98 for line in net.cuts)
 
     def test_nets_have_no_grid_crop_marks_and_room_between_them(self, built):
-        for n, page in enumerate(built["pages"], 1):
+        for n, page in enumerate(built["pages"], FIRST):
             if page.placements and page.placements[0].face.kind == "die":
                 assert page.packed
                 for a, b in itertools.combinations(page.placements, 2):
@@ -341,7 +343,7 @@ class TestDiceNetsOnPaper:
 
 class TestTrackOnPaper:
     def sheets(self, built):
-        return [(n, page) for n, page in enumerate(built["pages"], 1) if page.tile is not None]
+        return [(n, page) for n, page in enumerate(built["pages"], FIRST) if page.tile is not None]
 
     def test_a_metre_over_four_a4_sheets_and_three_a3_sheets(self, built):
         sheets = self.sheets(built)

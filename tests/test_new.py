@@ -42,7 +42,8 @@ def test_a_new_pack_validates_without_a_single_problem_and_builds(project):
     text = "".join(page.extract_text() for page in pdf.pages)
     for words in ("Scout", "Guard", "Start", "How to play", "Moon Base"):
         assert words in text
-    assert len(pdf.pages) == 1 + 4  # print check; cards, their backs; the die; the sheet and the tile
+    # print check and its back; cards, their backs; the die, a blank back; the sheet and the tile, a blank back
+    assert len(pdf.pages) == 2 + 6
     assert (project.root / "build" / "moon-base" / "index.html").is_file()
 
 

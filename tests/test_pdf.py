@@ -9,9 +9,11 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import colour_pack
+from pnpkit import calibration
 from pnpkit.cli import main
 
 MM = 72 / 25.4
+FIRST = calibration.page_count("long-edge")  # the kit's first page after the print check and its back
 A4 = (595.2756, 841.8898)
 DPI = 150
 PX = DPI / 25.4  # pixels per mm
@@ -41,7 +43,7 @@ def build_probe(tmp_path, *args, **kw):
 class TestKitPdf:
     def test_pages_are_a4_with_the_calibration_page_first(self, built_kit):
         reader = PdfReader(built_kit["pl"])
-        assert len(reader.pages) == 5  # calibration, standee + reference, its back, tiles, their backs
+        assert len(reader.pages) == 6  # print check and its back, standee + reference, its back, tiles, their backs
         for page in reader.pages:
             assert (float(page.mediabox.width), float(page.mediabox.height)) == pytest.approx(A4, abs=0.01)
         assert "Kontrola wydruku" in reader.pages[0].extract_text()
@@ -77,7 +79,7 @@ class TestKitPdf:
 class TestBoxes:
     def test_a_page_with_one_face_has_trim_and_bleed_boxes(self, tmp_path):
         pdf = build_probe(tmp_path, n=1, size="tarot")
-        page = PdfReader(pdf).pages[1]
+        page = PdfReader(pdf).pages[FIRST]
         trim = [float(v) for v in page.trimbox]
         bleed = [float(v) for v in page.bleedbox]
         assert trim[2] - trim[0] == pytest.approx(69.85 * MM, abs=0.01)
@@ -86,7 +88,7 @@ class TestBoxes:
 
     def test_a_sheet_of_many_faces_has_no_trim_box(self, tmp_path):
         pdf = build_probe(tmp_path, n=9)
-        page = PdfReader(pdf).pages[1]
+        page = PdfReader(pdf).pages[FIRST]
         assert "/TrimBox" not in page
 
 
@@ -99,7 +101,7 @@ class TestPixels:
 
     def test_crop_marks_lie_on_every_trim_line_outside_the_art(self, tmp_path):
         pdf = build_probe(tmp_path, n=9)
-        image = render(pdf, 1)
+        image = render(pdf, FIRST)
         top_y = 15.15 - 3 - 1 - 2  # in the mark: above the bleed edge and the clearance
         for x_mm in (9.75, 73.25, 136.75, 200.25):
             assert dark_near(image, x_mm * PX, top_y * PX), x_mm
@@ -114,7 +116,7 @@ class TestPixels:
     def test_back_marks_can_be_left_off(self, tmp_path):
         """With print.back_marks false the back pages carry no crop marks; the fronts keep theirs."""
         pdf = build_probe(tmp_path, n=9, extra_print="  back_marks: false\n")
-        front, back = render(pdf, 1), render(pdf, 2)
+        front, back = render(pdf, FIRST), render(pdf, FIRST + 1)
         top_y = (15.15 - 3 - 1 - 2) * PX
         assert dark_near(front, 9.75 * PX, top_y)
         assert not any(dark_near(back, x_mm * PX, top_y) for x_mm in (9.75, 73.25, 136.75, 200.25))
@@ -122,7 +124,7 @@ class TestPixels:
     @pytest.mark.parametrize("backs", ["long-edge", "short-edge"])
     def test_each_back_is_at_the_mirror_image_of_its_front(self, tmp_path, backs):
         pdf = build_probe(tmp_path, "--backs", backs, n=9)
-        front, back = render(pdf, 1), render(pdf, 2)
+        front, back = render(pdf, FIRST), render(pdf, FIRST + 1)
         assert back.size == front.size
         for col in range(3):
             for row in range(3):
@@ -139,7 +141,7 @@ class TestPixels:
 
     def test_gutter_fold_backs_face_their_fronts_across_the_fold(self, tmp_path):
         pdf = build_probe(tmp_path, "--backs", "gutter-fold", n=4)
-        assert len(PdfReader(pdf).pages) == 2
+        assert len(PdfReader(pdf).pages) == 2  # gutter-fold is single-sided: one print-check page
         image = render(pdf, 1)
         fold = image.width / 2
         for y in range(image.height // 4, image.height * 3 // 4, 40):
@@ -157,8 +159,9 @@ class TestSplitBoards:
 
     def test_board_larger_than_a4_is_split_with_overlap_and_also_on_a3(self, tmp_path):
         out = self.build(tmp_path)
-        sheets = PdfReader(out / "board-en.pdf").pages[1:]
-        assert len(sheets) == 2
+        pages = PdfReader(out / "board-en.pdf").pages
+        assert len(pages) == FIRST + 4  # sheet A1, its (blank) back, A2, its back
+        sheets = [pages[FIRST], pages[FIRST + 2]]
         assert "sheet A1 of 1x2" in sheets[0].extract_text() and "sheet A2 of 1x2" in sheets[1].extract_text()
         a3 = PdfReader(out / "board-en-a3.pdf").pages
         assert [(round(float(p.mediabox.width)), round(float(p.mediabox.height))) for p in a3] == [(842, 1191), (1191, 842)]
@@ -173,9 +176,9 @@ class TestSplitBoards:
         assert main(["build", str(root), "--out", str(out)]) == 0
         pdf = out / "board" / "board-en.pdf"
         result = validate(root)
-        t1, t2 = [page.tile for page in impose(result.faces["en"], result.pack.print)[0]]
+        t1, t2 = [page.tile for page in impose(result.faces["en"], result.pack.print)[0] if page.tile]
         assert (t1.rows, t1.cols) == (1, 2) and t2.window[0] == t1.window[2] - 12
-        a1, a2 = render(pdf, 1), render(pdf, 2)
+        a1, a2 = render(pdf, FIRST), render(pdf, FIRST + 2)
 
         def on(tile, fx, fy):  # a board point (mm, bleed-box origin) -> pixel on that sheet
             return (tile.origin[0] + fx - tile.window[0]) * PX, (tile.origin[1] + fy - tile.window[1]) * PX
@@ -201,5 +204,33 @@ def test_transparency_inside_a_face_prints_transparent(tmp_path):
     """Faces are PDF forms; their transparency must survive (a half-opaque red on white is pink)."""
     from conftest import alpha_pack, is_pink
     assert main(["build", str(alpha_pack(tmp_path / "alpha")), "--out", str(tmp_path / "out")]) == 0
-    image = render(tmp_path / "out" / "alpha" / "alpha-en.pdf", 1)
+    image = render(tmp_path / "out" / "alpha" / "alpha-en.pdf", FIRST)
     assert is_pink(image.getpixel((image.width // 2, image.height // 2)))
+
+
+class TestDuplexCheck:
+    """The print check's back carries red ticks behind the front's black ones, tick k moved k x 0.5 mm."""
+
+    def red_near(self, image, x_mm: float, y_mm: float) -> bool:
+        return any(self.red(image.getpixel((round(x_mm * PX) + d, round(y_mm * PX)))) for d in (-1, 0, 1))
+
+    @staticmethod
+    def red(pixel) -> bool:
+        r, g, b = pixel
+        return r > 150 and g < 100 and b < 100
+
+    @pytest.mark.parametrize("offset", [(0.0, 0.0), (1.0, 0.0)])
+    def test_back_ticks_sit_at_the_mirror_of_the_front_ticks(self, tmp_path, offset):
+        args = ["--back-offset", f"{offset[0]},{offset[1]}"] if offset != (0.0, 0.0) else []
+        pdf = build_probe(tmp_path, *args, n=1)
+        front, back = render(pdf, 0), render(pdf, 1)
+        across, _ = calibration.ladder_ticks((210, 297))
+        for k, x, y in across:
+            assert dark_near(front, x * PX, (y - 3) * PX), k
+            expected = 210 - x + offset[0] + k * calibration.STEP  # long-edge: mirrored across the page
+            assert self.red_near(back, expected, y - 3), (k, expected)
+            assert not self.red_near(back, expected + 0.5, y - 3) or k == 4, (k, expected)
+
+    def test_single_sided_modes_have_no_duplex_check(self, tmp_path):
+        pdf = build_probe(tmp_path, "--backs", "none", n=1)
+        assert len(PdfReader(pdf).pages) == 2  # the print check, one page of cards

@@ -9,10 +9,13 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import ROOT, Kit
+from pnpkit import calibration
 from pnpkit.build import validate
 from pnpkit.cli import main
 from pnpkit.layout import impose
 from pnpkit.pdf import alignment_marks
+
+FIRST = calibration.page_count("long-edge")  # the PDF index of layout page 0: after the print check and its back
 
 S = "components/star-cargo"
 MM = 72 / 25.4  # PDF points per mm
@@ -296,7 +299,7 @@ class TestBoardPrint:
         out, result = built
         data, bleed = result.pack.data, 3.0
         pages, _ = impose(result.faces["eo"], result.pack.print)
-        sheets = [(n, p.tile) for n, p in enumerate(pages, 1) if p.tile is not None]
+        sheets = [(n, p.tile) for n, p in enumerate(pages, FIRST) if p.tile is not None]
         assert [t.name for _, t in sheets] == ["A1", "A2"]
         (n1, t1), (n2, t2) = sheets
         seen = {}
@@ -328,7 +331,7 @@ class TestBoardPrint:
     def test_the_left_sheet_marks_where_the_right_one_goes(self, built):
         out, result = built
         pages, _ = impose(result.faces["eo"], result.pack.print)
-        (n1, t1), (_, t2) = [(n, p.tile) for n, p in enumerate(pages, 1) if p.tile is not None]
+        (n1, t1), (_, t2) = [(n, p.tile) for n, p in enumerate(pages, FIRST) if p.tile is not None]
         img = image(pdf_page(out / "star-cargo-eo.pdf", n1))
         x = (t1.origin[0] + t2.window[0] - t1.window[0]) * PX
         column = [any(sum(img.getpixel((round(x) + d, y))) < 3 * 110 for d in (-1, 0, 1)) for y in range(img.height)]
@@ -345,7 +348,7 @@ class TestCardsPrint:
         pages, _ = impose(result.faces["eo"], result.pack.print)
         printed = set()
         checked = 0
-        for n, page in enumerate(pages, 1):
+        for n, page in enumerate(pages, FIRST):
             cards = [p for p in page.placements if p.face.group in ("contracts", "movement", "aids")]
             if page.tile is not None or not cards:
                 continue

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import dice, hexes, layout, pdf, preview, render, rules, schema, svgdraw  # noqa: F401 (dice, hexes register themselves)
+from pnpkit import calibration, dice, hexes, layout, pdf, preview, render, rules, schema, svgdraw  # noqa: F401 (dice, hexes register themselves)
 from pnpkit.cache import Cache
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Pack
@@ -168,8 +168,9 @@ def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache)
 
 
 def _label(pages: list, pack: Pack, lang: str) -> None:
-    total = len(pages) + 1
-    for n, page in enumerate(pages, 2):
+    before = calibration.page_count(pack.print.backs)
+    total = len(pages) + before
+    for n, page in enumerate(pages, before + 1):
         page.label = f"{pack.name[lang]} · {lang} · {page.side} · {n}/{total}"
         if page.tile is not None:
             t = page.tile
@@ -180,8 +181,10 @@ def _label(pages: list, pack: Pack, lang: str) -> None:
 def _calibration(pack: Pack, lang: str) -> dict:
     s = pack.print
     offset = f"{s.back_offset[0]:g} mm, {s.back_offset[1]:g} mm"
+    duplex = s.backs in ("long-edge", "short-edge")
     return {
         "page": SIZES[s.paper], "lang": lang, "title": pack.name[lang],
+        "axis": layout.mirror_axis(s, SIZES[s.paper]) if duplex else None, "back_offset": s.back_offset,
         "settings": [f"paper: {s.paper}", f"backs: {s.backs} (back offset {offset})",
                      f"bleed: {s.bleed:g} mm, margin: {s.margin:g} mm, gap: {s.gap:g} mm", "made with pnpkit"],
     }

@@ -117,7 +117,7 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
             page.lines += back.lines
             pages.append(page)
         else:
-            pages += [page, back] if back.placements else [page]
+            pages += [page, back] if back.placements or _duplex(settings) else [page]
     return pages, problems
 
 
@@ -125,7 +125,7 @@ def _tile_with_back(page: Page, backs: dict, s: PrintSettings, problems: list) -
     """A sheet of a split face, and in duplex modes the matching sheet of its back."""
     face = page.placements[0].face
     if (face.group, face.item) not in backs or s.backs == "none":
-        return [page]
+        return [page, Page(page.w, page.h, "back")] if _duplex(s) else [page]
     if s.backs == "gutter-fold":
         if page.tile.row == page.tile.col == 0:  # once per face
             problems.append(Problem(face.where, f"'{face.item}' is split over sheets, so gutter-fold cannot put its back beside it; its back is not printed (use long-edge or short-edge backs)", "layout", "warning"))
@@ -133,6 +133,12 @@ def _tile_with_back(page: Page, backs: dict, s: PrintSettings, problems: list) -
     back = _backs(page, backs, s)
     back.packed = True  # the split face's own marks are on the front; the back is cut with it
     return [page, back]
+
+
+def _duplex(s: PrintSettings) -> bool:
+    """Printed on both sides: every front page then needs its back page, even a blank one,
+    or the next front would land on the back of this sheet."""
+    return s.backs in ("long-edge", "short-edge")
 
 
 def _by_packer(copies: list[Face]):

@@ -1,4 +1,4 @@
-"""Pages -> one PDF with ReportLab: faces as reusable forms, crop marks, page boxes, a calibration page.
+"""Pages -> one PDF with ReportLab: faces as reusable forms, crop marks, page boxes.
 
 Each distinct face SVG is drawn once into a PDF Form XObject and placed with
 doForm wherever it is printed, so a back shared by a whole deck costs one
@@ -16,6 +16,7 @@ from reportlab.lib.colors import Color, black
 from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
 
+from pnpkit import calibration as calibration_pages
 from pnpkit import fonts
 from pnpkit.layout import Page, Placement
 from pnpkit.units import PT_PER_MM
@@ -29,7 +30,7 @@ GREY = Color(0.55, 0.55, 0.55)
 
 def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True,
               calibration: dict | None = None, progress: Callable[[int, int], None] | None = None) -> None:
-    """Write pages to path; page 1 is the calibration page when `calibration` is given."""
+    """Write pages to path, after the print-check page(s) when `calibration` is given."""
     fonts.register_all()
     first = pages[0] if pages else None
     size = (first.w * K, first.h * K) if first else (595.3, 841.9)
@@ -39,10 +40,8 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
     c.setAuthor("pnpkit")
     c.setViewerPreference("PrintScaling", "None")
     forms: dict[str, str] = {}
-    total = len(pages) + (1 if calibration else 0)
-    if calibration:
-        draw_calibration(c, calibration)
-        c.showPage()
+    first_page = calibration_pages.draw(c, calibration) if calibration else 0
+    total = len(pages) + first_page
     for n, page in enumerate(pages, 1):
         c.setPageSize((page.w * K, page.h * K))
         for placement in page.placements:
@@ -61,7 +60,7 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
         _boxes(c, page)
         c.showPage()
         if progress:
-            progress(n + (1 if calibration else 0), total)
+            progress(n + first_page, total)
     c.save()
 
 
@@ -254,63 +253,3 @@ def _boxes(c: Canvas, page: Page) -> None:
     x0, y0 = p.x * K, (page.h - p.y - p.h) * K
     c.setTrimBox((x0, y0, x0 + p.w * K, y0 + p.h * K))
     c.setBleedBox((max(0, x0 - b * K), max(0, y0 - b * K), min(page.w * K, x0 + (p.w + b) * K), min(page.h * K, y0 + (p.h + b) * K)))
-
-
-# ------------------------------------------------------------------ calibration page
-
-CAL_TEXT = {
-    "en": ("Print check", "Print at 100% / Actual size, not 'Fit to page'.",
-           "The bar must measure exactly 100 mm and the squares 1 inch and 50 mm.",
-           "If not, your printer scaled the page (typically to 95-97%): reprint at actual size."),
-    "pl": ("Kontrola wydruku", "Drukuj w skali 100% / rozmiar rzeczywisty, nie 'Dopasuj do strony'.",
-           "Pasek musi mieć dokładnie 100 mm, a kwadraty 1 cal i 50 mm.",
-           "Jeśli nie, drukarka przeskalowała stronę (zwykle do 95-97%): wydrukuj ponownie w skali 100%."),
-    "it": ("Verifica di stampa", "Stampa al 100% / dimensioni effettive, non 'Adatta alla pagina'.",
-           "La barra deve misurare esattamente 100 mm e i quadrati 1 pollice e 50 mm.",
-           "Altrimenti la stampante ha ridimensionato la pagina (di solito al 95-97%): ristampa al 100%."),
-    "eo": ("Presa kontrolo", "Presu je 100% / reala grandeco, ne 'Adapti al paĝo'.",
-           "La stango devas mezuri ĝuste 100 mm kaj la kvadratoj 1 colon kaj 50 mm.",
-           "Se ne, via presilo skalis la paĝon (kutime al 95-97%): represu je reala grandeco."),
-}
-
-
-def draw_calibration(c: Canvas, info: dict) -> None:
-    """Rulers and squares to prove true size, plus the settings the kit was built with."""
-    w, h = info["page"]
-    c.setPageSize((w * K, h * K))
-    text = CAL_TEXT.get(info.get("lang", "en"), CAL_TEXT["en"])
-    regular, bold = fonts.face_name(fonts.DEFAULT_FAMILY), fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)
-
-    def at(x, y):
-        return x * K, (h - y) * K
-
-    c.setFont(bold, 16)
-    c.drawString(*at(20, 25), f"{info['title']} — {text[0]}")
-    c.setFont(regular, 10)
-    for i, line in enumerate(text[1:]):
-        c.drawString(*at(20, 35 + i * 6), line)
-    _ruler(c, at, 20, 70)
-    c.setLineWidth(0.5)
-    c.setStrokeColor(black)
-    c.rect(*at(20, 110 + 25.4), 25.4 * K, 25.4 * K)
-    c.rect(*at(60, 110 + 50), 50 * K, 50 * K)
-    c.setFont(regular, 8)
-    c.drawString(*at(20, 110 + 25.4 + 5), "1 in")
-    c.drawString(*at(60, 110 + 50 + 5), "50 mm")
-    c.setFont(regular, 9)
-    for i, line in enumerate(info.get("settings", [])):
-        c.drawString(*at(20, 185 + i * 5), line)
-
-
-def _ruler(c: Canvas, at, x0: float, y0: float) -> None:
-    """A 100 mm bar with a tick every millimetre, longer every 5 and 10."""
-    c.setFillColor(black)
-    c.setStrokeColor(black)
-    c.setLineWidth(0.3)
-    c.line(*at(x0, y0), *at(x0 + 100, y0))
-    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 7)
-    for mm in range(101):
-        length = 8 if mm % 10 == 0 else 5 if mm % 5 == 0 else 3
-        c.line(*at(x0 + mm, y0), *at(x0 + mm, y0 - length))
-        if mm % 10 == 0:
-            c.drawCentredString(*at(x0 + mm, y0 - 10), str(mm))

@@ -1,0 +1,166 @@
+"""The print-check sheet that opens every kit: true size on the front, duplex alignment on the back.
+
+Front: a 100 mm ruler, a 1-inch and a 50 mm square, the settings the kit was
+built with. In duplex modes a back page follows (so every kit page after it
+starts on a fresh sheet) carrying the other half of a duplex ladder: ticks
+on the back sit at the mirror image of the front's ticks, tick k moved by
+k x 0.5 mm. Held to the light, the back tick that covers its front partner
+says how much to add to --back-offset, across (X) and down (Y).
+"""
+
+from __future__ import annotations
+
+from reportlab.lib.colors import Color, black
+from reportlab.pdfgen.canvas import Canvas
+
+from pnpkit import fonts
+from pnpkit.units import PT_PER_MM
+
+K = PT_PER_MM
+STEP = 0.5  # mm of back offset between neighbouring ticks
+LADDER = range(-4, 5)
+PITCH = 12.0  # mm between ticks of a ladder
+RED = Color(0.8, 0.1, 0.1)
+
+TEXT = {
+    "en": ("Print check", "Print at 100% / Actual size, not 'Fit to page'.",
+           "The bar must measure exactly 100 mm and the squares 1 inch and 50 mm.",
+           "If not, your printer scaled the page (typically to 95-97%): reprint at actual size.",
+           "Duplex check: hold this sheet to the light. In each ladder, find the red tick (printed on the back)",
+           "that covers a black tick: the number under it is what to add to your back offset, X across, Y down."),
+    "pl": ("Kontrola wydruku", "Drukuj w skali 100% / rozmiar rzeczywisty, nie 'Dopasuj do strony'.",
+           "Pasek musi mieć dokładnie 100 mm, a kwadraty 1 cal i 50 mm.",
+           "Jeśli nie, drukarka przeskalowała stronę (zwykle do 95-97%): wydrukuj ponownie w skali 100%.",
+           "Kontrola druku dwustronnego: obejrzyj kartkę pod światło. W każdej drabince znajdź czerwoną kreskę",
+           "(z rewersu), która zakrywa czarną: liczba pod nią to poprawka przesunięcia rewersu, X w poziomie, Y w pionie."),
+    "it": ("Verifica di stampa", "Stampa al 100% / dimensioni effettive, non 'Adatta alla pagina'.",
+           "La barra deve misurare esattamente 100 mm e i quadrati 1 pollice e 50 mm.",
+           "Altrimenti la stampante ha ridimensionato la pagina (di solito al 95-97%): ristampa al 100%.",
+           "Verifica fronte-retro: guarda il foglio in controluce. In ogni scala trova il segno rosso (sul retro)",
+           "che copre un segno nero: il numero sotto è da aggiungere allo spostamento del retro, X in orizzontale, Y in verticale."),
+    "eo": ("Presa kontrolo", "Presu je 100% / reala grandeco, ne 'Adapti al paĝo'.",
+           "La stango devas mezuri ĝuste 100 mm kaj la kvadratoj 1 colon kaj 50 mm.",
+           "Se ne, via presilo skalis la paĝon (kutime al 95-97%): represu je reala grandeco.",
+           "Dupleksa kontrolo: rigardu la folion kontraŭ lumo. En ĉiu ŝtupetaro trovu la ruĝan streketon (de la dorso)",
+           "kiu kovras nigran: la nombro sub ĝi estas aldonota al la dorsa ŝovo, X horizontale, Y vertikale."),
+}
+
+
+def page_count(backs: str) -> int:
+    """How many pages the print check takes: in duplex modes its back too, so that the kit's
+    pages after it start on a fresh sheet."""
+    return 2 if backs in ("long-edge", "short-edge") else 1
+
+
+def draw(c: Canvas, info: dict) -> int:
+    """Draw the print-check page (and its back in duplex modes); return how many pages that took."""
+    _front(c, info)
+    c.showPage()
+    if info.get("axis") is None:
+        return 1
+    _back(c, info)
+    c.showPage()
+    return 2
+
+
+def ladder_ticks(page: tuple[float, float]) -> tuple[list[tuple[int, float, float]], list[tuple[int, float, float]]]:
+    """Front positions (mm, top-left origin) of the X ladder's and the Y ladder's ticks: (k, x, y)."""
+    w, h = page
+    across = [(k, w / 2 + k * PITCH, h - 48) for k in LADDER]
+    down = [(k, w - 22, h - 120 + k * PITCH * 0.55) for k in LADDER]
+    return across, down
+
+
+def back_position(info: dict, x: float, y: float, extra: tuple[float, float]) -> tuple[float, float]:
+    """Where on the back page a mark must go to sit behind (x, y) of the front, with the current
+    back offset plus `extra` applied as the layout applies back offsets."""
+    w, h = info["page"]
+    dx, dy = info["back_offset"][0] + extra[0], info["back_offset"][1] + extra[1]
+    return (w - x + dx, y + dy) if info["axis"] == "x" else (x + dx, h - y + dy)
+
+
+def _front(c: Canvas, info: dict) -> None:
+    w, h = info["page"]
+    c.setPageSize((w * K, h * K))
+    text = TEXT.get(info.get("lang", "en"), TEXT["en"])
+    regular, bold = fonts.face_name(fonts.DEFAULT_FAMILY), fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)
+
+    def at(x, y):
+        return x * K, (h - y) * K
+
+    c.setFont(bold, 16)
+    c.drawString(*at(20, 25), f"{info['title']} — {text[0]}")
+    c.setFont(regular, 10)
+    for i, line in enumerate(text[1:4]):
+        c.drawString(*at(20, 35 + i * 6), line)
+    _ruler(c, at, 20, 70)
+    c.setLineWidth(0.5)
+    c.setStrokeColor(black)
+    c.rect(*at(20, 110 + 25.4), 25.4 * K, 25.4 * K)
+    c.rect(*at(60, 110 + 50), 50 * K, 50 * K)
+    c.setFont(regular, 8)
+    c.drawString(*at(20, 110 + 25.4 + 5), "1 in")
+    c.drawString(*at(60, 110 + 50 + 5), "50 mm")
+    c.setFont(regular, 9)
+    for i, line in enumerate(info.get("settings", [])):
+        c.drawString(*at(20, 175 + i * 5), line)
+    if info.get("axis") is not None:
+        _front_ladders(c, at, info, text[4:])
+
+
+def _front_ladders(c: Canvas, at, info: dict, lines: tuple[str, ...]) -> None:
+    w, h = info["page"]
+    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 7.5)
+    c.setFillColor(black)
+    for i, line in enumerate(lines):
+        c.drawString(*at(20, h - 75 + i * 4.5), line)
+    across, down = ladder_ticks(info["page"])
+    c.setStrokeColor(black)
+    c.setLineWidth(0.6)
+    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 6)
+    for k, x, y in across:
+        c.line(*at(x, y - 6), *at(x, y))
+        c.drawCentredString(*at(x, y + 3.5), f"{k * STEP:+g}" if k else "0")
+    c.drawString(*at(across[0][1] - 10, across[0][2] - 1.5), "X")
+    for k, x, y in down:
+        c.line(*at(x - 6, y), *at(x, y))
+        c.drawString(*at(x + 1.5, y + 1), f"{k * STEP:+g}" if k else "0")
+    c.drawString(*at(down[0][1] - 4, down[0][2] - 4), "Y")
+
+
+def _back(c: Canvas, info: dict) -> None:
+    """Red ticks behind the front's, tick k shifted by k x STEP along its ladder."""
+    w, h = info["page"]
+    c.setPageSize((w * K, h * K))
+
+    def at(x, y):
+        return x * K, (h - y) * K
+
+    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 7.5)
+    c.setFillColor(RED)
+    c.drawString(*at(20, 25), f"{info['title']} — {TEXT.get(info.get('lang', 'en'), TEXT['en'])[0]}: ↔ ↕")
+    across, down = ladder_ticks(info["page"])
+    c.setStrokeColor(RED)
+    c.setLineWidth(0.6)
+    for k, x, y in across:
+        bx0, by0 = back_position(info, x, y - 6, (k * STEP, 0))
+        bx1, by1 = back_position(info, x, y, (k * STEP, 0))
+        c.line(*at(bx0, by0), *at(bx1, by1))
+    for k, x, y in down:
+        bx0, by0 = back_position(info, x - 6, y, (0, k * STEP))
+        bx1, by1 = back_position(info, x, y, (0, k * STEP))
+        c.line(*at(bx0, by0), *at(bx1, by1))
+
+
+def _ruler(c: Canvas, at, x0: float, y0: float) -> None:
+    """A 100 mm bar with a tick every millimetre, longer every 5 and 10."""
+    c.setFillColor(black)
+    c.setStrokeColor(black)
+    c.setLineWidth(0.3)
+    c.line(*at(x0, y0), *at(x0 + 100, y0))
+    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 7)
+    for mm in range(101):
+        length = 8 if mm % 10 == 0 else 5 if mm % 5 == 0 else 3
+        c.line(*at(x0 + mm, y0), *at(x0 + mm, y0 - length))
+        if mm % 10 == 0:
+            c.drawCentredString(*at(x0 + mm, y0 - 10), str(mm))
