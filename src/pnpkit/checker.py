@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from pathlib import Path
 
 from pnpkit.errors import Problem
 from pnpkit.loader import Document
@@ -32,7 +33,8 @@ class Reader:
         if key in data:
             return data[key]
         if default is MISSING:
-            self.problem(path, f"'{path_name(path)}' needs the key '{key}'")
+            where = f"'{path_name(path)}'" if path else Path(self.doc.file).name
+            self.problem(path, f"{where} needs the key '{key}'")
             return None
         return default
 

@@ -73,6 +73,7 @@ class _Game:
         self.players = self._players(r.get(data, (), "players"))
         self.print = self._print(data.get("print", {}))
         self.strings = self._strings(data.get("strings", {}), langs)
+        self.game_data = self.r.mapping(data.get("data", {}) or {}, ("data",), (data.get("data") or {}).keys() if isinstance(data.get("data"), dict) else (), "data") or {}
         self.checks = self._checks(data.get("checks", []))
         self.rules_file = self._rules_file(data.get("rules"))
 
@@ -171,7 +172,7 @@ class _Game:
     def pack(self, groups: dict) -> Pack:
         return Pack(
             root=self.root, id=self.id, name=self.name, languages=self.languages, players=self.players,
-            print=self.print, groups=groups, strings=self.strings, data=self.data.get("data", {}) or {},
+            print=self.print, groups=groups, strings=self.strings, data=self.game_data,
             checks=self.checks, where=self.r.doc.at(()), rules_file=self.rules_file,
         )
 
