@@ -63,12 +63,16 @@ class _Game:
     def __init__(self, r: Reader, root: Path):
         self.r, self.root = r, root
         self.derived: dict = {}  # group name -> (source group, where items_from is, where its templates are)
-        data = r.mapping(r.doc.data, (), GAME_KEYS, "game.yaml") or {}
-        self.data = data
+        data = r.mapping(r.doc.data, (), GAME_KEYS, "game.yaml")
+        self.data = data or {}
+        if data is None:  # nothing else can be read; one problem says so
+            self.languages = None
+            return
         self.languages = self._languages(r.get(data, (), "languages"))
         langs = self.languages or ("en",)
         self.id = r.ident(data.get("id", root.name), ("id",), "pack id") or root.name
-        self.name = r.text(r.get(data, (), "name"), ("name",), langs)
+        name = r.get(data, (), "name")
+        self.name = None if name is None else r.text(name, ("name",), langs)
         self._check_name_glyphs()
         self.players = self._players(r.get(data, (), "players"))
         self.print = self._print(data.get("print", {}))
@@ -89,12 +93,16 @@ class _Game:
                     break
 
     def _languages(self, value):
+        if value is None:  # reported as missing already
+            return None
         if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
             self.r.problem(("languages",), f"'languages' must be a list of language codes such as [pl, en] (got {describe(value)})")
             return None
         return tuple(value)
 
     def _players(self, value):
+        if value is None:  # reported as missing already
+            return (1, 1)
         spec = self.r.mapping(value, ("players",), ("min", "max"))
         if spec is None:
             return (1, 1)
