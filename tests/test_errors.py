@@ -91,3 +91,20 @@ def test_rules_file_error_is_located(kit):
     kit.edit(f"{M}/rules.py", "from pnpkit.rules import rule", "from pnpkit.rules import rule\nundefined_name + 1")
     run = kit.validate()
     assert run.lines == [f"{M}/rules.py:4:1: error: rules file failed to load: NameError: name 'undefined_name' is not defined [rules]"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", ["game.yaml:1:1: error: game.yaml must be a mapping (got nothing) [schema]"]),
+    ("id: p\n", ["game.yaml:1:1: error: game.yaml needs the key 'languages' [schema]",
+                 "game.yaml:1:1: error: game.yaml needs the key 'name' [schema]",
+                 "game.yaml:1:1: error: game.yaml needs the key 'players' [schema]"]),
+    ("name: P\nlanguages: [en]\nplayers: {min: 1, max: 2}\ndata: [1, 2]\n", ["game.yaml:4:7: error: data must be a mapping (got a list) [schema]"]),
+])
+def test_a_broken_manifest_gives_one_line_per_mistake(tmp_path, monkeypatch, capsys, text, expected):
+    """No cascade: each mistake in game.yaml is reported once."""
+    from pnpkit.cli import main
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "game.yaml").write_text(text)
+    assert main(["validate", "p"]) == 1
+    assert capsys.readouterr().out.splitlines() == [f"p/{line}" for line in expected]
