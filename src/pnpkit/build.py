@@ -181,10 +181,9 @@ def _label(pages: list, pack: Pack, lang: str) -> None:
 def _calibration(pack: Pack, lang: str) -> dict:
     s = pack.print
     offset = f"{s.back_offset[0]:g} mm, {s.back_offset[1]:g} mm"
-    duplex = s.backs in ("long-edge", "short-edge")
     return {
         "page": SIZES[s.paper], "lang": lang, "title": pack.name[lang],
-        "axis": layout.mirror_axis(s, SIZES[s.paper]) if duplex else None, "back_offset": s.back_offset,
+        "axis": layout.mirror_axis(s, SIZES[s.paper]) if s.duplex else None, "back_offset": s.back_offset,
         "settings": [f"paper: {s.paper}", f"backs: {s.backs} (back offset {offset})",
                      f"bleed: {s.bleed:g} mm, margin: {s.margin:g} mm, gap: {s.gap:g} mm", "made with pnpkit"],
     }

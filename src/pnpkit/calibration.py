@@ -14,6 +14,7 @@ from reportlab.lib.colors import Color, black
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import fonts
+from pnpkit.model import DUPLEX_MODES
 from pnpkit.units import PT_PER_MM
 
 K = PT_PER_MM
@@ -49,7 +50,7 @@ TEXT = {
 def page_count(backs: str) -> int:
     """How many pages the print check takes: in duplex modes its back too, so that the kit's
     pages after it start on a fresh sheet."""
-    return 2 if backs in ("long-edge", "short-edge") else 1
+    return 2 if backs in DUPLEX_MODES else 1
 
 
 def draw(c: Canvas, info: dict) -> int:

@@ -48,6 +48,10 @@ class Reader:
                 self.problem(path + (key,), unknown_key(key, allowed, what or path_name(path)), rule, key=True)
         return value
 
+    def table(self, value, path: tuple, what: str = "") -> dict | None:
+        """A mapping whose keys are the author's own (strings, data, fields): only its type is checked."""
+        return self.mapping(value, path, value.keys() if isinstance(value, dict) else (), what)
+
     def typed(self, value, path: tuple, kind: str, rule: str = "schema"):
         """A str, int, number or bool; YAML's loose spellings are not accepted."""
         ok = {

@@ -329,22 +329,12 @@ def pack_nets(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], 
     Pages are `packed`: no grid crop marks (they would mark the net's bounding box,
     which is not a cut line). Each page takes the orientation that holds more nets.
     """
-    pages, problems, i = [], [], 0
-    while i < len(copies):
-        best, best_n = None, 0
-        for size in layout.paper_sizes(s):
-            page = layout.Page(*size, "front", packed=True)
-            n = _fill_nets(page, copies[i:], s)
-            if n > best_n:
-                best, best_n = page, n
-        if best is None:
-            face = copies[i]
-            problems.append(Problem(face.where, f"the die net of '{face.item}' ({face.size[0]:g}x{face.size[1]:g}mm) does not fit on {s.paper} paper", "layout"))
-            i += 1
-            continue
-        pages.append(best)
-        i += best_n
-    return pages, problems
+    def too_big(face: Face):
+        size = f"{face.size[0]:g}x{face.size[1]:g}mm"
+        return [], [Problem(face.where, f"the die net of '{face.item}' ({size}) does not fit on {s.paper} paper", "layout")]
+
+    return layout.fill_pages(copies, s, lambda size: layout.Page(*size, "front", packed=True),
+                             lambda page, rest: _fill_nets(page, rest, s), too_big)
 
 
 def _fill_nets(page: layout.Page, copies: list[Face], s: PrintSettings) -> int:

@@ -28,7 +28,6 @@ from pnpkit import fonts, pdf
 from pnpkit import profile as profiles
 from pnpkit.build import swap_in
 from pnpkit.errors import Location, Problem
-from pnpkit.loader import load_yaml
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
 from pnpkit.units import PT_PER_MM
@@ -213,8 +212,7 @@ def _and(words: list[str]) -> str:
 
 def _print_bleed_where(pack: Pack) -> Location:
     """Where game.yaml sets print.bleed (or print, or the file's start)."""
-    doc, _ = load_yaml(pack.root / "game.yaml")
-    return doc.at(("print", "bleed")) if doc.data is not None else pack.where
+    return pack.manifest.at(("print", "bleed"))
 
 
 def _image_only(pack: Pack, deck: Deck) -> Problem:

@@ -117,7 +117,7 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
             page.lines += back.lines
             pages.append(page)
         else:
-            pages += [page, back] if back.placements or _duplex(settings) else [page]
+            pages += [page, back] if back.placements or settings.duplex else [page]
     return pages, problems
 
 
@@ -125,7 +125,7 @@ def _tile_with_back(page: Page, backs: dict, s: PrintSettings, problems: list) -
     """A sheet of a split face, and in duplex modes the matching sheet of its back."""
     face = page.placements[0].face
     if (face.group, face.item) not in backs or s.backs == "none":
-        return [page, Page(page.w, page.h, "back")] if _duplex(s) else [page]
+        return [page, Page(page.w, page.h, "back")] if s.duplex else [page]
     if s.backs == "gutter-fold":
         if page.tile.row == page.tile.col == 0:  # once per face
             problems.append(Problem(face.where, f"'{face.item}' is split over sheets, so gutter-fold cannot put its back beside it; its back is not printed (use long-edge or short-edge backs)", "layout", "warning"))
@@ -133,12 +133,6 @@ def _tile_with_back(page: Page, backs: dict, s: PrintSettings, problems: list) -
     back = _backs(page, backs, s)
     back.packed = True  # the split face's own marks are on the front; the back is cut with it
     return [page, back]
-
-
-def _duplex(s: PrintSettings) -> bool:
-    """Printed on both sides: every front page then needs its back page, even a blank one,
-    or the next front would land on the back of this sheet."""
-    return s.backs in ("long-edge", "short-edge")
 
 
 def _by_packer(copies: list[Face]):
@@ -176,25 +170,37 @@ def _fits(n: float, size: float, gap: float) -> int:
     return max(0, math.floor((n + gap) / (size + gap) + 1e-9))
 
 
-def _fill(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Problem]]:
-    """Fill pages in order; each page takes the orientation that holds more of what comes next."""
+def fill_pages(copies: list[Face], s: PrintSettings, new_page, fill, too_big) -> tuple[list[Page], list[Problem]]:
+    """Fill pages in order; each page takes the paper orientation that holds more of what comes next.
+
+    new_page(size) makes an empty page, fill(page, faces) places what fits and says how
+    many, too_big(face) answers (pages, problems) for a face no page can hold.
+    """
     pages: list[Page] = []
     problems: list[Problem] = []
     i = 0
     while i < len(copies):
         best, best_n = None, 0
         for size in paper_sizes(s):
-            page = _new_page(size, s)
-            n = _fill_page(page, copies[i:], s)
+            page = new_page(size)
+            n = fill(page, copies[i:])
             if n > best_n:
                 best, best_n = page, n
         if best is None:
-            pages += tile_face(copies[i], s)
+            more, found = too_big(copies[i])
+            pages += more
+            problems += found
             i += 1
             continue
         pages.append(best)
         i += best_n
     return pages, problems
+
+
+def _fill(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Problem]]:
+    """The grid packer: blocks of same-size faces; a face larger than the paper is split over sheets."""
+    return fill_pages(copies, s, lambda size: _new_page(size, s), lambda page, rest: _fill_page(page, rest, s),
+                      lambda face: (tile_face(face, s), []))
 
 
 def _fill_page(page: Page, copies: list[Face], s: PrintSettings) -> int:
@@ -329,12 +335,11 @@ def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
         if back is None:
             continue
         left, top, right, bottom = p.reach
+        reach = (right, top, left, bottom) if axis == "x" else (left, bottom, right, top)
+        x, y, _, _ = _mirror_rect((p.x, p.y, p.x + p.w, p.y + p.h), mirror)
         outline = tuple(mirror(x, y) for x, y in p.outline) if p.outline else None
         clip = _mirror_rect(p.clip, mirror) if p.clip else None
-        if axis == "x":
-            page.placements.append(Placement(back, across - p.x - p.w + dx, p.y + dy, (right, top, left, bottom), p.block, clip, outline))
-        else:
-            page.placements.append(Placement(back, p.x + dx, front.h - p.y - p.h + dy, (left, bottom, right, top), p.block, clip, outline))
+        page.placements.append(Placement(back, x, y, reach, p.block, clip, outline))
     if page.placements:
         page.lines = [(*mirror(x1, y1), *mirror(x2, y2)) for x1, y1, x2, y2 in front.lines]
     return page
@@ -343,13 +348,3 @@ def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
 def _mirror_rect(rect: tuple, mirror) -> tuple[float, float, float, float]:
     (x1, y1), (x2, y2) = mirror(rect[0], rect[1]), mirror(rect[2], rect[3])
     return (min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2))
-
-
-def describe(pages: list[Page]) -> str:
-    """A text dump of the layout, one line per placement (for tests and debugging)."""
-    lines = []
-    for n, page in enumerate(pages, 1):
-        lines.append(f"p{n} {page.side} {page.w:g}x{page.h:g}")
-        for p in page.placements:
-            lines.append(f"  {p.face.group}/{p.face.item} {p.face.side} at ({p.x:.2f}, {p.y:.2f}) {p.w:g}x{p.h:g} block {p.block}")
-    return "\n".join(lines)

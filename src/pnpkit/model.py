@@ -14,6 +14,7 @@ from pnpkit.errors import Location
 KINDS = ("card", "tile", "hex", "token", "standee", "sheet", "board", "die")
 SIDES = ("front", "back")
 BACK_MODES = ("long-edge", "short-edge", "gutter-fold", "none")
+DUPLEX_MODES = ("long-edge", "short-edge")  # printed on both sides of the sheet
 ORIENTATIONS = ("auto", "portrait", "landscape")
 PROVENANCE = ("seed", "public", "inferred", "design")
 
@@ -34,6 +35,12 @@ class PrintSettings:
     crop_marks: bool = True
     back_marks: bool = True  # crop marks on back pages too; off keeps a duplex drift from showing them
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
+
+    @property
+    def duplex(self) -> bool:
+        """Printed on both sides: every front page then needs its back page, even a blank one,
+        or the next front would land on the back of this sheet."""
+        return self.backs in DUPLEX_MODES
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,7 @@ class Pack:
     data: dict  # free-form game data for rules and templates
     checks: tuple[Check, ...]
     where: Location
+    manifest: object = None  # game.yaml as the loader read it: manifest.at(path) locates any of its values
     rules_file: Path | None = None
 
     def provenance(self) -> list[tuple[Location, str, str]]:

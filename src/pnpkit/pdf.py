@@ -65,17 +65,20 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
 
 
 def face_form(c: Canvas, face, forms: dict) -> str:
-    """The name of the form holding this face's drawing, drawn into the PDF the first time."""
-    key = hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
-    if key not in forms:
-        name = f"F{key}"
+    """The name of the form holding this face's drawing, drawn into the PDF the first time.
+
+    `forms` is keyed by the SVG text (Python keeps a string's hash, so a repeat costs a
+    lookup); the name comes from its content, so the bytes never depend on build order.
+    """
+    if face.svg not in forms:
+        name = "F" + hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
         w, h = face.full_size
         c.beginForm(name, 0, 0, w * K, h * K)
         face.drawing.draw(c, 0, 0)
         c.endForm()
         _give_form_its_graphics_states(c, name)
-        forms[key] = name
-    return forms[key]
+        forms[face.svg] = name
+    return forms[face.svg]
 
 
 def _give_form_its_graphics_states(c: Canvas, name: str) -> None:

@@ -221,7 +221,6 @@ def _excerpt(text: str, n: int = 40) -> str:
     return f"'{flat[:n]}…'" if len(flat) > n else f"'{flat}'"
 
 
-
 _TOKEN = re.compile(r"<([\w:-]+)>|'([\w:-]+)'")
 
 

@@ -22,6 +22,7 @@ from typing import Callable, Iterator
 
 from pnpkit.checker import Reader, did_you_mean, unknown_key
 from pnpkit.errors import Location, Problem
+from pnpkit.loader import display_path
 from pnpkit.model import KINDS, Check, Pack
 from pnpkit.units import describe
 
@@ -90,7 +91,7 @@ def load_rules(pack: Pack) -> tuple[dict[str, Rule], list[Problem]]:
         spec.loader.exec_module(module)
     except Exception as exc:  # a designer's Python: report it, located, instead of a traceback
         line = _exc_line(exc, pack.rules_file)
-        return rules, [Problem(Location(str(_rel(pack.rules_file)), line, 1), f"rules file failed to load: {type(exc).__name__}: {exc}", "rules")]
+        return rules, [Problem(Location(display_path(pack.rules_file), line, 1), f"rules file failed to load: {type(exc).__name__}: {exc}", "rules")]
     finally:
         _registry = BUILTIN
         sys.modules.pop(f"pnpkit_rules_{pack.id}", None)
@@ -172,11 +173,6 @@ def quantity(pack: Pack, value) -> float | None:
             node = node.get(part) if isinstance(node, dict) else None
         return node if isinstance(node, (int, float)) and not isinstance(node, bool) else None
     return None
-
-
-def _rel(path: Path) -> Path:
-    from pnpkit.loader import display_path
-    return Path(display_path(path))
 
 
 def _exc_line(exc: BaseException, file: Path) -> int:

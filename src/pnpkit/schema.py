@@ -77,7 +77,7 @@ class _Game:
         self.players = self._players(r.get(data, (), "players"))
         self.print = self._print(data.get("print", {}))
         self.strings = self._strings(data.get("strings", {}), langs)
-        self.game_data = self.r.mapping(data.get("data", {}) or {}, ("data",), (data.get("data") or {}).keys() if isinstance(data.get("data"), dict) else (), "data") or {}
+        self.game_data = self.r.table(data.get("data") or {}, ("data",), "data") or {}
         self.checks = self._checks(data.get("checks", []))
         self.rules_file = self._rules_file(data.get("rules"))
 
@@ -142,7 +142,7 @@ class _Game:
         return PrintSettings(**{k: v for k, v in out.items() if v is not None})
 
     def _strings(self, value, langs) -> dict:
-        spec = self.r.mapping(value, ("strings",), value.keys() if isinstance(value, dict) else ()) or {}
+        spec = self.r.table(value, ("strings",)) or {}
         return {k: t for k, v in spec.items() if (t := self.r.text(v, ("strings", k), langs)) is not None}
 
     def _checks(self, value) -> tuple[Check, ...]:
@@ -181,7 +181,7 @@ class _Game:
         return Pack(
             root=self.root, id=self.id, name=self.name, languages=self.languages, players=self.players,
             print=self.print, groups=groups, strings=self.strings, data=self.game_data,
-            checks=self.checks, where=self.r.doc.at(()), rules_file=self.rules_file,
+            checks=self.checks, where=self.r.doc.at(()), manifest=self.r.doc, rules_file=self.rules_file,
         )
 
 
@@ -259,7 +259,7 @@ def _template(r: Reader, spec: dict, path: tuple, side: str):
 
 
 def _read_fields(r: Reader, value, path: tuple) -> dict | None:
-    spec = r.mapping(value, path, value.keys() if isinstance(value, dict) else (), "fields")
+    spec = r.table(value, path, "fields")
     if spec is None:
         return None
     clash = [k for k in spec if k in ITEM_KEYS]
