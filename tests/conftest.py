@@ -59,10 +59,16 @@ class Kit:
 
 
 @pytest.fixture
-def kit(tmp_path, monkeypatch, capsys):
-    """A breakable copy of the Mammoth Herd kit; the cwd is its root."""
+def breakable(tmp_path, monkeypatch, capsys):
+    """breakable(game): a copy of components/<game> and the templates, to break; the cwd is its root."""
     monkeypatch.chdir(tmp_path)
-    return Kit(tmp_path, "mammoth-herd", capsys)
+    return lambda game: Kit(tmp_path, game, capsys)
+
+
+@pytest.fixture
+def kit(breakable):
+    """A breakable copy of the Mammoth Herd kit."""
+    return breakable("mammoth-herd")
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import ROOT, Kit
+from conftest import ROOT
 from pnpkit import calibration, hexes
 from pnpkit.build import validate
 from pnpkit.cli import main
@@ -22,10 +22,9 @@ A = "components/anunnaki"
 
 
 @pytest.fixture
-def anu(tmp_path, monkeypatch, capsys):
-    """A breakable copy of the Anunnaki kit; the cwd is its root."""
-    monkeypatch.chdir(tmp_path)
-    return Kit(tmp_path, "anunnaki", capsys)
+def anu(breakable):
+    """A breakable copy of the Anunnaki kit."""
+    return breakable("anunnaki")
 
 
 def test_the_kit_is_clean(anu):

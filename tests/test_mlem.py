@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageChops
 from pypdf import PdfReader
 
-from conftest import ROOT, Kit
+from conftest import ROOT
 from pnpkit import calibration, dice
 from pnpkit.build import validate
 from pnpkit.cli import main
@@ -25,10 +25,9 @@ PX = DPI / 25.4  # pixels per mm
 
 
 @pytest.fixture
-def mlem(tmp_path, monkeypatch, capsys):
-    """A breakable copy of the MLEM kit; the cwd is its root."""
-    monkeypatch.chdir(tmp_path)
-    return Kit(tmp_path, "mlem", capsys)
+def mlem(breakable):
+    """A breakable copy of the MLEM kit."""
+    return breakable("mlem")
 
 
 @pytest.fixture(scope="module")

@@ -25,10 +25,9 @@ ESPERANTO = "ĉĝĥĵŝŭĈĜĤĴŜ"
 
 
 @pytest.fixture
-def cargo(tmp_path, monkeypatch, capsys):
-    """A breakable copy of the Starfreight kit; the cwd is its root."""
-    monkeypatch.chdir(tmp_path)
-    return Kit(tmp_path, "star-cargo", capsys)
+def cargo(breakable):
+    """A breakable copy of the Starfreight kit."""
+    return breakable("star-cargo")
 
 
 def broken(kit: Kit, *edits: tuple[str, str, str]) -> list[str]:
