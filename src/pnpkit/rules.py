@@ -68,8 +68,8 @@ class Context:
         return self.check.doc.at(self.check.path + (option,))
 
     def data_at(self, *path, key: bool = False) -> Location:
-        """Where a value of the pack's `data:` (in game.yaml, beside the checks) stands."""
-        return self.check.doc.at(("data",) + path, key=key)
+        """Where a value of the pack's `data:` (in game.yaml) stands."""
+        return self.pack.manifest.at(("data",) + path, key=key)
 
     def quantity(self, value) -> float | None:
         """A number, {count: group}, {sum: [group, field]} or {data: key.path}."""
