@@ -8,9 +8,22 @@ from pathlib import Path
 
 import pytest
 
+from pnpkit import trust
 from pnpkit.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def trusted_here(tmp_path_factory):
+    """The suite's own trust list, never the user's: the shipped kits and every scratch copy
+    the tests make are trusted (their rules.py are what the tests check); tests of untrusted
+    packs point XDG_CONFIG_HOME at an empty folder of their own."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+        trust.remember(ROOT / "components")
+        trust.remember(tmp_path_factory.getbasetemp())
+        yield
 
 
 @dataclass

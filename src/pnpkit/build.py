@@ -19,13 +19,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, dice, hexes, layout, pdf, preview, render, rules, schema, svgdraw  # noqa: F401 (dice, hexes register themselves)
+from pnpkit import calibration, dice, hexes, layout, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
 from pnpkit.cache import Cache
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Pack
 from pnpkit.units import SIZES
 
 CACHE_DIR = "pnpkit-cache"  # under OUT; visible, and no pack id would choose it
+
+
+@dataclass(frozen=True)
+class Code:
+    """Whether a pack's own Python may run, and for how long per check."""
+
+    trusted: bool
+    seconds: float = trust.CODE_SECONDS
 
 
 @dataclass
@@ -45,16 +53,18 @@ class Result:
 
 
 def validate(root: Path, langs: list[str] | None = None, overrides: dict | None = None,
-             cache: Cache | None = None) -> Result:
+             cache: Cache | None = None, code: Code | None = None) -> Result:
     """Every check short of writing files, for the given languages (default: all of the pack's).
 
-    `cache` serves faces and drawings whose inputs did not change (default: none, everything is made)."""
+    `cache` serves faces and drawings whose inputs did not change (default: none, everything is made).
+    `code` says whether the pack's own Python may run (default: if the user trusts its folder)."""
     pack, problems = schema.load_pack(root)
     if pack is None:
         return Result(None, problems=_sorted(problems))
     if overrides:
         pack = dataclasses.replace(pack, print=dataclasses.replace(pack.print, **overrides))
-    problems += rules.check(pack)
+    code = code or Code(trust.is_trusted(root))
+    problems += rules.check(pack, code.trusted, code.seconds)
     result = Result(pack, problems=problems)
     unknown = [lang for lang in langs or [] if lang not in pack.languages]
     if unknown:
@@ -116,11 +126,11 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 
 def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict | None = None,
           strict: bool = False, progress: Callable[[str, int, int], None] | None = None,
-          cache: Cache | None = None) -> Result:
+          cache: Cache | None = None, code: Code | None = None) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/."""
     cache = cache or Cache(out / CACHE_DIR)
-    result = validate(root, langs, overrides, cache)
+    result = validate(root, langs, overrides, cache, code)
     if result.errors or (strict and result.problems) or result.pack is None:
         return result
     pack = result.pack

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from pnpkit import __version__
-from pnpkit import export
-from pnpkit.build import Result, build, validate
+from pnpkit import export, trust
+from pnpkit.build import Code, Result, build, validate
 from pnpkit.options import add_print_options, print_overrides
 
 EPILOG = "Problems print as path:line:col: level: message [rule-id]. Exit 0 clean, 1 problems, 2 usage error."
@@ -41,13 +41,14 @@ def parser() -> argparse.ArgumentParser:
 
 # Modules that add a command: each has configure(subparsers), which adds its parser
 # and sets `run=function(args) -> exit code` as a default.
-COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpkit.scaffold")
+COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpkit.scaffold", "pnpkit.trust")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("packs", nargs="+", type=Path, metavar="PACK", help="game pack folder(s), e.g. components/mammoth-herd")
     p.add_argument("--lang", action="append", metavar="LANG", help="only this language (repeatable; default: every language of the pack)")
     p.add_argument("--strict", action="store_true", help="fail on warnings too")
+    trust.add_options(p)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,10 +62,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"pnpkit: error: no such pack folder: {pack}", file=sys.stderr)
             return 2
         started = time.perf_counter()
+        code = Code(args.trust or trust.is_trusted(pack), args.code_timeout)
         if args.command == "validate":
-            result = validate(pack, args.lang, overrides)
+            result = validate(pack, args.lang, overrides, code=code)
         else:
-            result = build(pack, args.out, args.lang, overrides, args.strict, _progress() if sys.stderr.isatty() else None)
+            result = build(pack, args.out, args.lang, overrides, args.strict,
+                           _progress() if sys.stderr.isatty() else None, code=code)
             export.run(result, args.out, args.profile, args.strict)
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pnpkit import layout
 from pnpkit.errors import Problem
 from pnpkit.model import Face, PrintSettings
-from pnpkit.render import template_global
+from pnpkit.render import template_global, template_type
 from pnpkit.rules import rule
 from pnpkit.units import describe
 
@@ -177,6 +177,7 @@ def opposite_problem(faces, opposite) -> str | None:
     return None
 
 
+@template_type
 @dataclass(frozen=True)
 class NetFace:
     """One square of a net: its trim position (mm) and the die face printed on it."""
@@ -189,6 +190,7 @@ class NetFace:
     opposite: int  # index in Net.faces of the square opposite this one
 
 
+@template_type
 @dataclass(frozen=True)
 class Net:
     """A die net laid out inside a face, in the face's mm (trim origin)."""

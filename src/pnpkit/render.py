@@ -15,6 +15,8 @@ from pathlib import Path
 
 import jinja2
 import jinja2.meta
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from markupsafe import Markup
 
 from pnpkit import fonts
 from pnpkit.errors import Location, Problem
@@ -44,8 +46,36 @@ def template_global(fn):
     return fn
 
 
+# The types whose attributes and methods a template may use. Everything else a template
+# meets (text_box's own state, a Path, the Pack) is opaque to it: the sandbox alone would
+# let a template call Path.write_text() on an object it was handed. Helpers that return
+# objects of their own register the class with @template_type.
+READABLE: set[type] = {
+    str, int, float, bool, type(None), dict, list, tuple, Markup,
+    jinja2.runtime.LoopContext, jinja2.runtime.Macro, jinja2.utils.Namespace,
+    jinja2.utils.Cycler, jinja2.utils.Joiner, jinja2.environment.TemplateModule,
+}
+
+
+def template_type(cls):
+    """Let templates read the attributes of cls's instances (plain values a helper returns)."""
+    READABLE.add(cls)
+    return cls
+
+
+class Sandbox(ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox, narrowed to the types in READABLE."""
+
+    def is_safe_attribute(self, obj, attr, value) -> bool:
+        return type(obj) in READABLE and super().is_safe_attribute(obj, attr, value)
+
+
 def environment(pack: Pack) -> jinja2.Environment:
-    env = jinja2.Environment(
+    """Templates come from strangers' packs, so they run in Jinja's immutable sandbox: they
+    can read the values they are given and call the helpers in GLOBALS, but not reach Python
+    internals (`__class__`, `__globals__`, ...) nor change the pack's data, which every face
+    shares and the cache keys describe. Building a list goes through `namespace()`."""
+    env = Sandbox(
         loader=jinja2.FileSystemLoader([str(d) for d in template_dirs(pack)]),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -154,6 +184,8 @@ def _describe(exc: BaseException) -> str:
         return f"undefined variable: {exc.message}"
     if isinstance(exc, TextBoxError):
         return str(exc)
+    if isinstance(exc, SecurityError):
+        return f"not allowed in a template: {exc} (templates may use their values and pnpkit's helpers only)"
     return f"{type(exc).__name__}: {exc}"
 
 

@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from pnpkit import packcode
 from pnpkit.checker import Reader, did_you_mean, unknown_key
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import KINDS, Check, Pack
+from pnpkit.trust import CODE_SECONDS
 from pnpkit.units import describe
 
 RuleFn = Callable[["Context"], Iterator["str | tuple[str, Location]"]]
@@ -99,29 +101,101 @@ def load_rules(pack: Pack) -> tuple[dict[str, Rule], list[Problem]]:
     return rules, []
 
 
-def check(pack: Pack) -> list[Problem]:
-    """Run every configured check; return the problems, each under its check's id."""
-    rules, problems = load_rules(pack)
-    load_failed = bool(problems)
+def check(pack: Pack, trusted: bool = True, seconds: float = CODE_SECONDS) -> list[Problem]:
+    """Run every configured check; return the problems, each under its check's id.
+
+    The built-in rules run here. The pack's own rules (its rules.py) run only when the pack
+    is trusted, and then in a child process with a time limit (packcode.py); otherwise a
+    warning names the checks left out and how to trust the pack."""
+    own: set[str] | None = set()
+    problems: list[Problem] = []
+    if pack.rules_file is not None:
+        own, problems = _run_own(pack, seconds) if trusted else (None, [_untrusted(pack)])
     for chk in pack.checks:
-        r = rules.get(chk.rule)
-        if r is None and load_failed:  # the pack's rules.py failed: its rules are unknown, not wrong
+        if own is not None and chk.rule in own:
+            continue
+        r = BUILTIN.get(chk.rule)
+        if r is None and own is None:  # rules.py did not run: its rules are unknown, not wrong
             continue
         if r is None:
-            problems.append(Problem(chk.doc.at(chk.path + ("rule",)), f"unknown rule '{chk.rule}'{did_you_mean(chk.rule, rules)}", "rules"))
+            known = sorted(set(BUILTIN) | (own or set()))
+            problems.append(Problem(chk.doc.at(chk.path + ("rule",)), f"unknown rule '{chk.rule}'{did_you_mean(chk.rule, known)}", "rules"))
             continue
-        try:
-            opts = _options(Reader(chk.doc, problems), chk, r, pack)
-            if opts is None:
-                continue
-            for found in r.fn(Context(pack, chk, opts)):
-                message, where = found if isinstance(found, tuple) else (found, chk.where)
-                problems.append(Problem(where, message, chk.id, chk.level))
-        except RuleOptionError as exc:
-            problems.append(Problem(chk.where, str(exc), "rules"))
-        except Exception as exc:  # a game's own rule, or options the table let through
-            problems.append(Problem(chk.where, f"rule '{chk.rule}' crashed: {type(exc).__name__}: {exc}", chk.id))
+        problems += run_check(pack, chk, r)
     return problems
+
+
+def run_check(pack: Pack, chk: Check, r: Rule) -> list[Problem]:
+    """One check's problems; a rule that crashes is a problem too."""
+    problems: list[Problem] = []
+    try:
+        opts = _options(Reader(chk.doc, problems), chk, r, pack)
+        if opts is None:
+            return problems
+        for found in r.fn(Context(pack, chk, opts)):
+            message, where = found if isinstance(found, tuple) else (found, chk.where)
+            problems.append(Problem(where, message, chk.id, chk.level))
+    except RuleOptionError as exc:
+        problems.append(Problem(chk.where, str(exc), "rules"))
+    except Exception as exc:  # a game's own rule, or options the table let through
+        problems.append(Problem(chk.where, f"rule '{chk.rule}' crashed: {type(exc).__name__}: {exc}", chk.id))
+    return problems
+
+
+def _untrusted(pack: Pack) -> Problem:
+    left_out = [f"{c.id} ({c.rule})" for c in pack.checks if c.rule not in BUILTIN]
+    what = {0: "no check of its was skipped", 1: "its check {} was skipped"}.get(len(left_out), "its checks {} were skipped")
+    what = what.format(", ".join(left_out))
+    where = pack.manifest.at(("rules",)) if ("rules",) in pack.manifest.values else pack.where
+    return Problem(where, f"the pack is not trusted, so its Python ({display_path(pack.rules_file)}) did not run and {what}; "
+                          f"if you trust its author: pnpkit trust {display_path(pack.root)} (or --trust for one run)", "trust", "warning")
+
+
+def _run_own(pack: Pack, seconds: float) -> tuple[set[str] | None, list[Problem]]:
+    """Load rules.py and run the checks that use its rules, in a child with a time limit.
+    Returns the names rules.py registered (None when it did not load) and the problems."""
+    checks = list(pack.checks)
+
+    def work(step) -> list:
+        rules, found = load_rules(pack)
+        if found:
+            return [_dump(p) for p in found]
+        own = {name: r for name, r in rules.items() if r is not BUILTIN.get(name)}
+        step(sorted(own))
+        out = []
+        for i, chk in enumerate(checks):
+            if chk.rule in own:
+                step(i)
+                out += run_check(pack, chk, own[chk.rule])
+        return [_dump(p) for p in out]
+
+    outcome = packcode.run(work, seconds)
+    names = outcome.step if isinstance(outcome.step, list) else None
+    own = set(names) if names is not None else None
+    if outcome.done:
+        return own, [_load(p) for p in outcome.value]
+    return own, [_stopped(pack, checks, outcome, seconds)]
+
+
+def _stopped(pack: Pack, checks: list[Check], outcome, seconds: float) -> Problem:
+    """The pack's code ran out of time or memory: say where it was."""
+    if outcome.timed_out:
+        what = f"did not finish within {seconds:g} s and was stopped (if it is just slow: --code-timeout SECONDS)"
+    else:
+        what = f"was stopped: {outcome.crashed}"
+    if isinstance(outcome.step, int):
+        chk = checks[outcome.step]
+        return Problem(chk.where, f"rule '{chk.rule}' (the pack's own Python) {what}", chk.id)
+    return Problem(Location(display_path(pack.rules_file), 1, 1), f"loading the rules file {what}", "rules")
+
+
+def _dump(p: Problem) -> list:
+    return [p.where.file, p.where.line, p.where.column, p.message, p.rule, p.level]
+
+
+def _load(row: list) -> Problem:
+    file, line, column, message, rule, level = row
+    return Problem(Location(file, line, column), message, rule, level)
 
 
 def _options(reader: Reader, chk: Check, r: Rule, pack: Pack) -> dict | None:

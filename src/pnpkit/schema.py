@@ -165,13 +165,16 @@ class _Game:
         return tuple(out)
 
     def _rules_file(self, value) -> Path | None:
-        if value is None:
-            default = self.root / "rules.py"
-            return default if default.is_file() else None
-        name = self.r.typed(value, ("rules",), "string")
+        if value is None and not (self.root / "rules.py").exists():
+            return None
+        name = "rules.py" if value is None else self.r.typed(value, ("rules",), "string")
         if name is None:
             return None
         path = self.root / name
+        root = self.root.resolve()
+        if root not in path.resolve().parents:  # symlinks followed: a pack's code is its own or none
+            self.r.problem(("rules",), f"rules file '{name}' lies outside the pack {display_path(self.root)}; it must be a file inside it", "references")
+            return None
         if not path.is_file():
             self.r.problem(("rules",), f"rules file '{name}' not found in {display_path(self.root)}", "references")
             return None

@@ -36,7 +36,7 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from pnpkit import build as pipeline
-from pnpkit import preview, render
+from pnpkit import preview, render, trust
 from pnpkit.build import Result
 from pnpkit.cache import Cache
 from pnpkit.options import add_print_options, print_overrides
@@ -56,6 +56,7 @@ def configure(sub) -> None:
     w.add_argument("pack", type=Path, metavar="PACK", help="game pack folder, e.g. components/mammoth-herd")
     w.add_argument("--lang", action="append", metavar="LANG", help="only this language (repeatable)")
     w.add_argument("--strict", action="store_true", help="treat warnings as failures")
+    trust.add_options(w)
     add_print_options(w)
     w.add_argument("--serve", action="store_true", help="serve the preview on http://127.0.0.1:PORT/; the open page refreshes itself after each rebuild")
     w.add_argument("--port", type=int, help="port for --serve (default: 8000, or the next free one)")
@@ -68,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.pack.is_dir():
         print(f"pnpkit: error: no such pack folder: {args.pack}", file=sys.stderr)
         return 2
-    watcher = Watcher(args.pack, args.out, args.lang, print_overrides(args), args.strict)
+    code = pipeline.Code(args.trust or trust.is_trusted(args.pack), args.code_timeout)
+    watcher = Watcher(args.pack, args.out, args.lang, print_overrides(args), args.strict, code=code)
     server = None
     previous = _stop_on_sigterm()
     try:
@@ -134,9 +136,10 @@ class Build:
 class Watcher:
     """Rebuilds one pack when its files change."""
 
-    def __init__(self, pack: Path, out: Path, langs=None, overrides=None, strict=False, interval=INTERVAL):
+    def __init__(self, pack: Path, out: Path, langs=None, overrides=None, strict=False, interval=INTERVAL,
+                 code: pipeline.Code | None = None):
         self.pack, self.out, self.langs, self.overrides, self.strict = pack, out, langs, overrides or {}, strict
-        self.interval = interval
+        self.interval, self.code = interval, code
         self.cache = Cache(out / pipeline.CACHE_DIR, deferred=True)
         self.last: Build | None = None
         self.stop = threading.Event()
@@ -170,7 +173,8 @@ class Watcher:
         started = time.perf_counter()
         result, crash = None, ""
         try:
-            result = pipeline.build(self.pack, self.out, self.langs, self.overrides, self.strict, cache=self.cache)
+            result = pipeline.build(self.pack, self.out, self.langs, self.overrides, self.strict, cache=self.cache,
+                                    code=self.code)
         except Exception:  # a bug in pnpkit: say so, and keep watching for the save that avoids it
             crash = "pnpkit failed (a bug, please report it):\n" + traceback.format_exc()
         seconds = time.perf_counter() - started

@@ -1,0 +1,121 @@
+"""Which packs may run their own Python (rules.py): the folders the user has trusted.
+
+A pack downloaded from a stranger is data until its user says otherwise: its
+YAML, templates and art are checked and drawn, but its rules.py only runs once
+the user has trusted the pack's folder, or a folder above it, with
+`pnpkit trust PACK` (remembered), or for one run with `--trust`. The list is a
+text file of absolute folder paths, one a line, in the user's configuration
+folder ($XDG_CONFIG_HOME/pnpkit/trusted-folders.txt, else
+~/.config/pnpkit/...), never inside a pack, so a pack cannot trust itself.
+Trusting a folder trusts every pack below it, as editors' workspace trust does;
+the project's own `make kits` passes --trust.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+STORE_NAME = "trusted-folders.txt"
+CODE_SECONDS = 10.0  # a pack's own code gets this long per build unless the user gives more
+
+
+def store() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "pnpkit" / STORE_NAME
+
+
+def trusted_folders() -> list[Path]:
+    try:
+        lines = store().read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [Path(line) for line in lines if line.strip() and Path(line).is_absolute()]
+
+
+def is_trusted(pack: Path) -> bool:
+    """True when the pack's real folder is a trusted folder or lies below one."""
+    real = pack.resolve()
+    return any(real == folder or folder in real.parents for folder in trusted_folders())
+
+
+def remember(folder: Path) -> bool:
+    """Trust folder; False if it already was (itself, not through a folder above)."""
+    real = folder.resolve()
+    folders = trusted_folders()
+    if real in folders:
+        return False
+    _save(folders + [real])
+    return True
+
+
+def forget(folder: Path) -> bool:
+    """Stop trusting folder; False if it was not on the list."""
+    real = folder.resolve()
+    folders = trusted_folders()
+    if real not in folders:
+        return False
+    _save([f for f in folders if f != real])
+    return True
+
+
+def _save(folders: list[Path]) -> None:
+    path = store()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{STORE_NAME}.{os.getpid()}")
+    temp.write_text("".join(f"{f}\n" for f in folders), encoding="utf-8")
+    os.replace(temp, path)  # never a half-written list
+
+
+def seconds(text: str) -> float:
+    """--code-timeout: a finite, positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 3600:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from 0 to 3600 (got '{text}')")
+    return value
+
+
+def add_options(p: argparse.ArgumentParser) -> None:
+    """--trust and --code-timeout, for every command that checks a pack."""
+    p.add_argument("--trust", action="store_true",
+                   help="run the pack's own Python (rules.py) this time, without remembering it (see 'pnpkit trust')")
+    p.add_argument("--code-timeout", type=seconds, default=CODE_SECONDS, metavar="SECONDS",
+                   help=f"how long a pack's own Python may run per check (default: {CODE_SECONDS:g})")
+
+
+def configure(sub) -> None:
+    t = sub.add_parser(
+        "trust", help="let packs run their own Python (rules.py)",
+        description="A pack's rules.py is Python: it runs only for packs you trust. 'pnpkit trust PACK' "
+                    "remembers the folder (and every pack below it); --remove forgets it; with no PACK it "
+                    f"lists the trusted folders. The list is kept in {store()}.")
+    t.add_argument("packs", nargs="*", type=Path, metavar="PACK", help="pack folder (or a folder of packs)")
+    t.add_argument("--remove", action="store_true", help="stop trusting these folders")
+    t.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.packs:
+        for folder in trusted_folders():
+            print(folder)
+        return 0
+    missing = [p for p in args.packs if not p.is_dir()]
+    if missing:
+        print(f"pnpkit: error: no such folder: {missing[0]}", file=sys.stderr)
+        return 2
+    for folder in args.packs:
+        if args.remove:
+            done = forget(folder)
+            print(f"{'no longer trusted' if done else 'was not trusted'}: {folder.resolve()}", file=sys.stderr)
+            above = [f for f in trusted_folders() if f in folder.resolve().parents]
+            if above:
+                print(f"still trusted through {above[0]} (pnpkit trust --remove {above[0]})", file=sys.stderr)
+        else:
+            done = remember(folder)
+            print(f"{'trusted' if done else 'already trusted'}: {folder.resolve()}", file=sys.stderr)
+    return 0
