@@ -392,3 +392,22 @@ def test_an_edited_face_is_rasterised_again_and_only_it(kit, monkeypatch):
     kit.edit("components/mammoth-herd/tiles.yaml", "{id: bonus-01, first: tool, all: food1", "{id: bonus-01, first: tool, all: brick1")
     assert kit.build("--profile", "thegamecrafter", "--lang", "en").code == 0
     assert [s.path.name for s in rendered] == ["001a-bonus-01-front.png"]
+
+
+def test_png_switch_writes_every_face_at_the_chosen_dpi(kit):
+    run = kit.build("--png", "150", "--lang", "en")
+    assert run.code == 0, run.out
+    folder = kit.root / "build" / "mammoth-herd" / "png-150" / "en"
+    tile = Image.open(folder / "03-bonus-tiles" / "001a-bonus-01-front.png")
+    assert tile.size == (round(45 / 25.4 * 150), round(45 / 25.4 * 150))  # trim only, no bleed
+    assert round(tile.info["dpi"][0]) == 150
+    rows = list(csv.DictReader(open(folder / "manifest.csv", encoding="utf-8")))
+    assert len(rows) == 1 + 2 + 32 and {r["dpi"] for r in rows} == {"150"}
+
+
+@pytest.mark.parametrize("value", ["5", "3000", "x", "nan"])
+def test_png_switch_refuses_a_silly_dpi(kit, capsys, value):
+    with pytest.raises(SystemExit) as exc:
+        main(["build", str(kit.pack), "--png", value])
+    assert exc.value.code == 2
+    assert f"argument --png: must be a whole number of dots per inch from 36 to 2400 (got '{value}')" in capsys.readouterr().err

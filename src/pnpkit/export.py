@@ -54,6 +54,18 @@ def profile_option(name: str) -> Profile:
     return profile
 
 
+def png_option(text: str) -> Profile:
+    """argparse type for --png DPI: a plain image profile, trim size, no products."""
+    try:
+        dpi = int(text)
+    except ValueError:
+        dpi = 0
+    if not 36 <= dpi <= 2400:
+        raise argparse.ArgumentTypeError(f"must be a whole number of dots per inch from 36 to 2400 (got '{text}')")
+    return Profile(id=f"png-{dpi}", name=f"PNG images at {dpi} dpi", output="images", where=Location("--png"), dpi=dpi,
+                   notes=f"One PNG per distinct face at {dpi} dpi, trim size (no bleed); manifest.csv lists them with their copies.")
+
+
 def run(result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
     """After a successful build, export it for each chosen profile; problems go onto result.problems."""
     if result.pack is None or result.errors or (strict and result.problems):
