@@ -191,7 +191,7 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
     problems = []
     decks = group_faces(pack, next(iter(faces.values()), []))
     if profile.output == "tts":
-        return [_image_only(pack, d) for d in decks if profile.objects[d.kind] == "image"]
+        return [p for d in decks if (p := _tts_warning(pack, d, profile.objects[d.kind])) is not None]
     short = [d for d in decks if profile.bleed - d.bleed > EPS]
     if short:
         problems += _bleed_warnings(pack, short, profile)
@@ -238,10 +238,22 @@ def _print_bleed_where(pack: Pack) -> Location:
     return pack.manifest.at(("print", "bleed"))
 
 
-def _image_only(pack: Pack, deck: Deck) -> Problem:
-    return Problem(pack.groups[deck.name].where, (
-        f"group '{deck.name}' ({deck.kind}) is exported as images only: Tabletop Simulator has no object "
-        f"pnpkit can make for it; import the images by hand"), "export", "warning")
+def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
+    """What the Tabletop Simulator export cannot do for a group, said where the group is."""
+    group = pack.groups[deck.name]
+    if kind == "image" and deck.kind == "die":
+        why = ("TTS's Custom Dice take an image laid out like the templates TTS installs (Modding/Dice Templates), "
+               "a layout that is not published, so pnpkit cannot place the faces on it; import the images by hand")
+    elif kind == "image":
+        why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
+    elif kind == "figurine" and group.base == 0:
+        return Problem(group.where, (
+            f"group '{deck.name}' becomes a figurine of its whole print layout (tabs and the upside-down panel "
+            f"included); declare its fold-over layout, e.g. standee: {{base: 12mm}}, and the figure is cut out"),
+            "export", "warning")
+    else:
+        return None
+    return Problem(group.where, f"group '{deck.name}' ({deck.kind}) is exported as images only: {why}", "export", "warning")
 
 
 def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
