@@ -52,7 +52,8 @@ def locked(out: Path, what: str, say: Callable[[str], None] | None = None, timeo
     the folder cannot be written."""
     path = out / LOCK
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)  # never truncate a file a symlink names
+    fd = os.open(path, flags, 0o644)
     try:
         _acquire(fd, out, timeout if timeout is not None else TIMEOUT, say or _say)
         os.ftruncate(fd, 0)
