@@ -24,9 +24,9 @@ from pathlib import Path
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, pdf
+from pnpkit import fonts, output, pdf
 from pnpkit import profile as profiles
-from pnpkit.build import CACHE_DIR, swap_in
+from pnpkit.build import CACHE_DIR
 from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
@@ -86,10 +86,21 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
     if strict and problems:
         return problems
     final = out / pack.id / profile.id
-    staging = out / pack.id / f".{profile.id}.partial"
-    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        with output.locked(out, f"exporting {pack.id} for {profile.id}"):
+            output.tidy(final.parent)  # a killed export's staging folder
+            raster = RasterCache(out / CACHE_DIR / "raster")
+            _write(pack, faces, profile, final, raster)
+            raster.prune()
+    except output.Busy as exc:
+        problems.append(Problem(Location(str(out)), str(exc), "output"))
+    return problems
+
+
+def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: RasterCache) -> None:
+    """The export into a staging folder, swapped in whole: a failed export leaves the previous one."""
+    staging = output.staging_for(final)
     staging.mkdir(parents=True)
-    raster = RasterCache(out / CACHE_DIR / "raster")
     try:
         for lang, lang_faces in faces.items():
             folder = staging / lang
@@ -103,11 +114,9 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
                 from pnpkit import tts  # here, not at the top: tts builds on this module
                 tts.write(pack, lang, decks, profile, folder, final / lang, raster)
         (staging / "README.txt").write_text(_readme(pack, profile), encoding="utf-8")
-        swap_in(staging, final)  # a failed export leaves the previous one as it was
+        output.swap_in(staging, final)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    raster.prune()
-    return problems
 
 
 def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path, raster: RasterCache | None) -> list:
