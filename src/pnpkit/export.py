@@ -83,7 +83,7 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
             if profile.output == "images":
                 write_images(decks, profile, folder)
             elif profile.output == "pages":
-                write_pages(decks, profile, folder, pack.name[lang])
+                write_pages(group_faces(pack, _press_ready(lang_faces, profile)), profile, folder, pack.name[lang])
             else:
                 from pnpkit import tts  # here, not at the top: tts builds on this module
                 tts.write(pack, lang, decks, profile, folder, final / lang)
@@ -169,6 +169,8 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
     decks = group_faces(pack, next(iter(faces.values()), []))
     if profile.output == "tts":
         return [_image_only(pack, d) for d in decks if profile.objects[d.kind] == "image"]
+    if profile.pdfx:
+        problems += _pdfx_check(next(iter(faces.values()), []), profile)
     short = [d for d in decks if profile.bleed - d.bleed > EPS]
     if short:
         problems += _bleed_warnings(pack, short, profile)
@@ -178,6 +180,13 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
             if product is None:
                 problems.append(_unknown_size(pack, deck, profile))
     return problems
+
+
+def _pdfx_check(faces: list[Face], profile: Profile) -> list[Problem]:
+    """What PDF/X-1a will change or the press will not like: transparency (flattened), ink over the limit."""
+    from pnpkit import pdfx  # here: only PDF/X exports need littleCMS
+
+    return pdfx.transparency_problems(faces) + pdfx.ink_problems(faces, pdfx.separation(profile.press), profile.id)
 
 
 def _bleed_warnings(pack: Pack, short: list[Deck], profile: Profile) -> list[Problem]:
@@ -258,14 +267,20 @@ class Sheet:
     page: tuple[float, float]
 
 
-def write_faces_pdf(sheets: list[Sheet], path: Path, title: str) -> None:
+def write_faces_pdf(sheets: list[Sheet], path: Path, title: str, separation=None) -> None:
     """One face per page, trim centred, clipped to the face's own bleed; TrimBox and BleedBox set.
 
     Each distinct face is one form, so a deck's shared back costs one drawing
-    however many pages repeat it.
+    however many pages repeat it. With a pdfx.Separation the file is PDF/X-1a
+    in CMYK (faces with transparency must have been flattened).
     """
     fonts.register_all()
-    c = Canvas(str(path), invariant=1, pageCompression=1)
+    if separation is None:
+        c = Canvas(str(path), invariant=1, pageCompression=1)
+    else:
+        from pnpkit.pdfx import CmykCanvas
+
+        c = CmykCanvas(str(path), separation, invariant=1, pageCompression=1)
     c.setTitle(title)
     c.setCreator("pnpkit")
     c.setAuthor("pnpkit")
@@ -288,6 +303,10 @@ def write_faces_pdf(sheets: list[Sheet], path: Path, title: str) -> None:
         c.setBleedBox((0, 0, pw * K, ph * K))
         c.showPage()
     c.save()
+    if separation is not None:
+        from pnpkit import pdfx
+
+        pdfx.mark(path, separation.press, title)
 
 
 # ------------------------------------------------------------------ rasterising
@@ -387,10 +406,24 @@ def _image_faces(deck: Deck, shared: Face | None):
 
 def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str) -> None:
     """One PDF per group, a face per page, in the order and with the copies the service expects."""
+    separation = None
+    if profile.pdfx:
+        from pnpkit import pdfx
+
+        separation = pdfx.separation(profile.press)
     for deck in decks:
         page = (deck.size[0] + 2 * profile.bleed, deck.size[1] + 2 * profile.bleed)
         sheets = [Sheet(face, page) for face in page_order(deck, profile)]
-        write_faces_pdf(sheets, folder / f"{deck.folder}.pdf", f"{title} · {deck.name}")
+        write_faces_pdf(sheets, folder / f"{deck.folder}.pdf", f"{title} · {deck.name}", separation)
+
+
+def _press_ready(faces: list[Face], profile: Profile) -> list[Face]:
+    """For PDF/X, faces with transparency flattened to images; otherwise the faces as they are."""
+    if not profile.pdfx:
+        return faces
+    from pnpkit import pdfx
+
+    return pdfx.flatten(faces)
 
 
 def page_order(deck: Deck, profile: Profile) -> list[Face]:

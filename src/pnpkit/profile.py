@@ -25,11 +25,12 @@ OUTPUTS = ("sheets", "images", "pages", "tts")
 TTS_OBJECTS = ("deck", "tile", "hex-tile", "round-tile", "rounded-tile", "figurine", "image")
 KINDS_FOR_TTS = KINDS  # every kind says how Tabletop Simulator shows it
 
+PDFX_KEYS = ("pdfx", "icc", "output_condition", "ink_limit", "rich_black")
 # The keys each output form understands; any other key is an error with a "did you mean".
 KEYS = {
     "sheets": ("name", "output", "notes"),
     "images": ("name", "output", "dpi", "bleed", "products", "shared_back", "notes"),
-    "pages": ("name", "output", "bleed", "copies", "order", "shared_back", "products", "notes"),
+    "pages": ("name", "output", "bleed", "copies", "order", "shared_back", "products", "notes", *PDFX_KEYS),
     "tts": ("name", "output", "dpi", "sheet", "image_url", "objects", "tile_width", "notes"),
 }
 PRODUCT_KEYS = ("name", "trim", "pixels")
@@ -66,6 +67,8 @@ class Profile:
     image_url: str = ""
     objects: dict = field(default_factory=dict)  # tts: kind -> object
     tile_width: float = 50.8  # tts: mm a scale-1 tile stands for
+    pdfx: bool = False  # pages: PDF/X-1a:2003 in CMYK, separated for `press`
+    press: object = None  # pdfx.Press: ICC profile, output condition, ink limit, rich black
 
     def product_for(self, size: tuple[float, float], tolerance: float = 0.25) -> tuple[Product | None, bool]:
         """The product whose trim is this size within `tolerance` mm, and whether it is turned 90°."""
@@ -146,6 +149,8 @@ def _read(r: Reader, ident: str) -> Profile | None:
         values["tile_width"] = _length(r, data["tile_width"], ("tile_width",))
     if "sheet" in data:
         values["sheet"] = _sheet(r, data["sheet"])
+    if output == "pages":
+        values.update(_press(r, data, Path(r.doc.file).parent))
     if output == "tts":
         values["objects"] = _objects(r, data.get("objects", {}))
     products = _products(r, data.get("products", []), values.get("dpi") or 300, values.get("bleed") or 0.0, output)
@@ -153,6 +158,50 @@ def _read(r: Reader, ident: str) -> Profile | None:
     if any(v is None for v in values.values()):
         return None
     return Profile(**values)
+
+
+def _press(r: Reader, data: dict, folder: Path) -> dict:
+    """pdfx and the press it is separated for; an icc path is relative to the profile file."""
+    from pnpkit.pdfx import Press  # here: pdfx needs Pillow's ImageCms, which only PDF/X exports use
+
+    pdfx = r.typed(data.get("pdfx", False), ("pdfx",), "bool", "profile")
+    press = Press()
+    if "icc" in data:
+        name = r.typed(data["icc"], ("icc",), "string", "profile")
+        icc = (folder / name) if name else None
+        if icc is not None and not icc.is_file():
+            r.problem(("icc",), f"no ICC profile '{name}' (a path relative to the profile file)", "profile")
+            icc = None
+        elif icc is not None and not _is_cmyk_output_profile(icc):
+            r.problem(("icc",), f"'{name}' is not a CMYK output ICC profile", "profile")
+            icc = None
+        if icc is None:
+            return {"pdfx": None}
+        press = dataclasses.replace(press, icc=icc)
+    if "output_condition" in data:
+        press = dataclasses.replace(press, condition=r.typed(data["output_condition"], ("output_condition",), "string", "profile"))
+    if "ink_limit" in data:
+        limit = r.typed(data["ink_limit"], ("ink_limit",), "int", "profile")
+        if limit is not None and not 100 <= limit <= 400:
+            r.problem(("ink_limit",), f"'ink_limit' is a total ink coverage in %, 100 to 400 (got {limit})", "profile")
+            limit = None
+        press = dataclasses.replace(press, ink_limit=float(limit)) if limit is not None else None
+    if "rich_black" in data and press is not None:
+        black = _rich_black(r, data["rich_black"])
+        press = dataclasses.replace(press, rich_black=black) if black else None
+    return {"pdfx": pdfx, "press": press}
+
+
+def _rich_black(r: Reader, value) -> tuple | None:
+    if not (isinstance(value, list) and len(value) == 4 and all(isinstance(v, int) and 0 <= v <= 100 for v in value)):
+        r.problem(("rich_black",), "'rich_black' must be [C, M, Y, K] in % such as [60, 40, 40, 100]", "profile")
+        return None
+    return tuple(v / 100 for v in value)
+
+
+def _is_cmyk_output_profile(path: Path) -> bool:
+    head = path.read_bytes()[:128]
+    return len(head) == 128 and head[16:20] == b"CMYK" and head[36:40] == b"acsp"
 
 
 def _length(r: Reader, value, path: tuple) -> float | None:
