@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from pnpkit import __version__
-from pnpkit import export
+from pnpkit import export, preflight
 from pnpkit.build import Result, build, validate
 from pnpkit.options import add_print_options, print_overrides
 
@@ -41,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
 
 # Modules that add a command: each has configure(subparsers), which adds its parser
 # and sets `run=function(args) -> exit code` as a default.
-COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpkit.scaffold")
+COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpkit.scaffold", "pnpkit.preflight")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -66,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             result = build(pack, args.out, args.lang, overrides, args.strict, _progress() if sys.stderr.isatty() else None)
             export.run(result, args.out, args.profile, args.strict)
+            if result.written:  # check what was written, as a print shop would
+                pdfx = {p.id for p in args.profile or [] if p.pdfx}
+                result.problems += preflight.check_build(args.out / result.pack.id, pdfx)
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
     return 2 if usage else 1 if failed else 0

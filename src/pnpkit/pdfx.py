@@ -41,7 +41,7 @@ from pnpkit.model import Face
 ICC_DIR = Path(__file__).parent / "icc"
 DEFAULT_ICC = ICC_DIR / "pnpkit-coated-cmyk.icc"
 VERSION = "PDF/X-1a:2003"
-FLATTEN_DPI = 400  # transparent faces become images at this resolution
+FLATTEN_DPI = 300  # transparent faces become images at this resolution, the usual one for print images
 RICH_AREA = 100.0  # mm^2: a black fill at least this big prints rich black (1 cm^2, far more than any glyph)
 _NUM = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)")
 _PT_PER_MM = 72 / 25.4
@@ -354,5 +354,6 @@ def mark(path: Path, press: Press, title: str) -> None:
         info.GTS_PDFXConformance = VERSION
         info.Trapped = pikepdf.Name("/False")
         # invariant output: keep ReportLab's fixed dates and ID, and the PDF 1.4 header X-1a:2003 needs
-        pdf.save(path, min_version="1.4", force_version="1.4", deterministic_id=True, static_id=False)
+        pdf.save(path, force_version="1.4", deterministic_id=True,
+                 stream_decode_level=pikepdf.StreamDecodeLevel.none)  # keep ReportLab's compressed streams as they are
 
