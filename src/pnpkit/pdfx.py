@@ -77,7 +77,7 @@ class Separation:
         ramp = Image.new("CMYK", (256, 1))
         ramp.putdata([(0, 0, 0, k) for k in range(256)])
         # the grey each amount of K alone prints as, to put neutral greys on K
-        self._k_grey = [px[1] for px in ImageCms.applyTransform(ramp, back).getdata()]
+        self._k_grey = list(ImageCms.applyTransform(ramp, back).tobytes()[1::3])  # the green of each RGB pixel
         self._images: dict = {}
 
     def colour(self, rgb: tuple[float, float, float]) -> tuple[float, float, float, float]:
