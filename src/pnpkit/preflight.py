@@ -131,10 +131,10 @@ class _Run:
         resources = holder.get("/Resources", pikepdf.Dictionary())
         for font_name, font in resources.get("/Font", {}).items():
             if not _embedded(font):
-                out.append(f"font {font.get('/BaseFont', font_name)} in {name} is not embedded")
+                out.append(f"font {str(font.get('/BaseFont', font_name)).lstrip('/')} in {name} is not embedded")
         if self.pdfx:
             out += self.colours(holder, resources, name)
-        for xname, xobject in resources.get("/XObject", {}).items():
+        for xname, xobject in _named(resources, "/XObject"):
             subtype = xobject.get("/Subtype")
             if subtype == "/Form":
                 out += self.content(xobject, f"form {xname}")
@@ -148,7 +148,7 @@ class _Run:
         import pikepdf
 
         out = []
-        for gs_name, state in resources.get("/ExtGState", {}).items():
+        for gs_name, state in _named(resources, "/ExtGState"):
             for key in ("/ca", "/CA"):
                 if key in state and float(state[key]) < 1:
                     out.append(f"transparency: graphics state {gs_name} in {name} sets {key[1:]} {float(state[key]):g}")
@@ -156,11 +156,10 @@ class _Run:
                 out.append(f"transparency: graphics state {gs_name} in {name} has a soft mask")
             if "/BM" in state and str(state["/BM"]) not in _OK_BLEND:
                 out.append(f"transparency: graphics state {gs_name} in {name} uses blend mode {state['/BM']}")
-        spaces = resources.get("/ColorSpace", {})
-        for space_name, space in spaces.items():
+        for space_name, space in _named(resources, "/ColorSpace"):
             if _space_name(space) not in _GOOD_SPACES:
                 out.append(f"colour space {space_name} in {name} is {_space_name(space)[1:]}; PDF/X-1a allows CMYK, grey and spot colours only")
-        for shading_name, shading in resources.get("/Shading", {}).items():
+        for shading_name, shading in _named(resources, "/Shading"):
             if _space_name(shading.get("/ColorSpace")) not in _GOOD_SPACES:
                 out.append(f"shading {shading_name} in {name} is in {_space_name(shading.get('/ColorSpace'))[1:]}")
         rgb = []
@@ -175,6 +174,11 @@ class _Run:
         if rgb:
             out.append(f"RGB colour in {name}: {len(rgb)} operator(s), the first '{rgb[0]}'")
         return out
+
+
+def _named(resources, kind: str):
+    """(name without its slash, object) of one kind of resource."""
+    return [(str(name).lstrip("/"), value) for name, value in resources.get(kind, {}).items()]
 
 
 def _intents(pdf) -> list:
