@@ -71,7 +71,7 @@ def render(pdf: Path, index: int, dpi: int = 100) -> Image.Image:
 
 # ------------------------------------------------------------------ profiles as data
 
-@pytest.mark.parametrize("name", ["home", "thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator"])
+@pytest.mark.parametrize("name", ["home", "thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator", "pdfx", "showcase"])
 def test_every_shipped_profile_loads_clean(name):
     found, problems = profile.load(name)
     assert problems == [] and found.id == name

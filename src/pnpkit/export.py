@@ -82,6 +82,10 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
             decks = group_faces(pack, lang_faces)
             if profile.output == "images":
                 write_images(decks, profile, folder)
+            elif profile.output == "showcase":
+                from pnpkit import showcase  # here, not at the top: showcase builds on this module
+
+                showcase.write(decks, profile, folder)
             elif profile.output == "pages":
                 write_pages(group_faces(pack, _press_ready(lang_faces, profile)), profile, folder, pack.name[lang])
             else:
@@ -163,7 +167,7 @@ def face_stem(item: DeckItem, side: str) -> str:
 
 def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
     """Warnings about the pack for this profile: too little bleed, sizes the service does not sell."""
-    if profile.output == "sheets":
+    if profile.output in ("sheets", "showcase"):  # the home sheets; store images need no bleed or product
         return []
     problems = []
     decks = group_faces(pack, next(iter(faces.values()), []))

@@ -21,7 +21,7 @@ from pnpkit.model import KINDS
 from pnpkit.units import MM_PER
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
-OUTPUTS = ("sheets", "images", "pages", "tts")
+OUTPUTS = ("sheets", "images", "pages", "tts", "showcase")
 TTS_OBJECTS = ("deck", "tile", "hex-tile", "round-tile", "rounded-tile", "figurine", "image")
 KINDS_FOR_TTS = KINDS  # every kind says how Tabletop Simulator shows it
 
@@ -32,9 +32,11 @@ KEYS = {
     "images": ("name", "output", "dpi", "bleed", "products", "shared_back", "notes"),
     "pages": ("name", "output", "bleed", "copies", "order", "shared_back", "products", "notes", *PDFX_KEYS),
     "tts": ("name", "output", "dpi", "sheet", "image_url", "objects", "tile_width", "notes"),
+    "showcase": ("name", "output", "width", "background", "hand", "notes"),
 }
 PRODUCT_KEYS = ("name", "trim", "pixels")
 SHEET_KEYS = ("columns", "rows", "max_pixels")
+_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _PIXELS = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$")
 MM_PER_IN = MM_PER["in"]
 
@@ -69,6 +71,9 @@ class Profile:
     tile_width: float = 50.8  # tts: mm a scale-1 tile stands for
     pdfx: bool = False  # pages: PDF/X-1a:2003 in CMYK, separated for `press`
     press: object = None  # pdfx.Press: ICC profile, output condition, ink limit, rich black
+    width: int = 1600  # showcase: pixels across every image
+    background: str = "transparent"  # showcase: transparent, or a colour #rrggbb
+    hand: int = 7  # showcase: cards in a fanned hand at most
 
     def product_for(self, size: tuple[float, float], tolerance: float = 0.25) -> tuple[Product | None, bool]:
         """The product whose trim is this size within `tolerance` mm, and whether it is turned 90°."""
@@ -151,6 +156,8 @@ def _read(r: Reader, ident: str) -> Profile | None:
         values["sheet"] = _sheet(r, data["sheet"])
     if output == "pages":
         values.update(_press(r, data, Path(r.doc.file).parent))
+    if output == "showcase":
+        values.update(_showcase(r, data))
     if output == "tts":
         values["objects"] = _objects(r, data.get("objects", {}))
     products = _products(r, data.get("products", []), values.get("dpi") or 300, values.get("bleed") or 0.0, output)
@@ -158,6 +165,24 @@ def _read(r: Reader, ident: str) -> Profile | None:
     if any(v is None for v in values.values()):
         return None
     return Profile(**values)
+
+
+def _showcase(r: Reader, data: dict) -> dict:
+    values = {}
+    for key, low, high in (("width", 200, 8000), ("hand", 1, 12)):
+        if key in data:
+            n = r.typed(data[key], (key,), "int", "profile")
+            if n is not None and not low <= n <= high:
+                r.problem((key,), f"'{key}' must be between {low} and {high} (got {n})", "profile")
+                n = None
+            values[key] = n
+    if "background" in data:
+        colour = r.typed(data["background"], ("background",), "string", "profile")
+        if colour is not None and colour != "transparent" and not _COLOUR.match(colour):
+            r.problem(("background",), f"'background' must be transparent or a colour #rrggbb (got '{colour}')", "profile")
+            colour = None
+        values["background"] = colour
+    return values
 
 
 def _press(r: Reader, data: dict, folder: Path) -> dict:
