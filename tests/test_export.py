@@ -71,7 +71,7 @@ def render(pdf: Path, index: int, dpi: int = 100) -> Image.Image:
 
 # ------------------------------------------------------------------ profiles as data
 
-@pytest.mark.parametrize("name", ["home", "thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator", "pdfx", "showcase"])
+@pytest.mark.parametrize("name", ["home", "thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator", "pdfx", "showcase", "low-ink"])
 def test_every_shipped_profile_loads_clean(name):
     found, problems = profile.load(name)
     assert problems == [] and found.id == name
@@ -112,7 +112,7 @@ def test_profile_output_and_tts_objects_are_checked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("p.yaml").write_text("name: P\noutput: pictures\n", encoding="utf-8")
     assert [str(p) for p in profile.load("p.yaml")[1]] == [
-        "p.yaml:2:9: error: 'output' must be one of sheets, images, pages, tts, showcase (got 'pictures') [profile]"]
+        "p.yaml:2:9: error: 'output' must be one of sheets, images, pages, tts, showcase, low-ink (got 'pictures') [profile]"]
     text = (ROOT / "src/pnpkit/profiles/tabletop-simulator.yaml").read_text().replace("  board: tile", "  board: bord").replace("  die: image", "  dice: image")
     Path("t.yaml").write_text(text, encoding="utf-8")
     line = {key: n for n, row in enumerate(text.splitlines(), 1) for key in ("objects:", "  card:", "  board:", "  dice:") if row.startswith(key)}

@@ -82,6 +82,10 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
             decks = group_faces(pack, lang_faces)
             if profile.output == "images":
                 write_images(decks, profile, folder)
+            elif profile.output == "low-ink":
+                from pnpkit import lowink
+
+                lowink.write(pack, lang_faces, folder, lang, lowink.Rule(profile.keep / 100, float(profile.min_area)))
             elif profile.output == "showcase":
                 from pnpkit import showcase  # here, not at the top: showcase builds on this module
 
@@ -167,7 +171,7 @@ def face_stem(item: DeckItem, side: str) -> str:
 
 def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
     """Warnings about the pack for this profile: too little bleed, sizes the service does not sell."""
-    if profile.output in ("sheets", "showcase"):  # the home sheets; store images need no bleed or product
+    if profile.output in ("sheets", "showcase", "low-ink"):  # the home sheets and their kin; store images
         return []
     problems = []
     decks = group_faces(pack, next(iter(faces.values()), []))

@@ -169,7 +169,7 @@ class CmykCanvas(Canvas):
 
     def drawImage(self, image, x, y, width=None, height=None, mask=None, preserveAspectRatio=False, anchor="c", **kwargs):
         pil = Image.open(image) if isinstance(image, (str, Path)) else image._image
-        key = image if isinstance(image, (str, Path)) else id(image)
+        key = str(image) if isinstance(image, (str, Path)) else id(pil)  # the cache holds pil, so its id stays unique
         cmyk = self.separation.image(key, pil)
         return super().drawImage(ImageReader(cmyk), x, y, width, height, None, preserveAspectRatio, anchor, **kwargs)
 

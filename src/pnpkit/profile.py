@@ -21,7 +21,7 @@ from pnpkit.model import KINDS
 from pnpkit.units import MM_PER
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
-OUTPUTS = ("sheets", "images", "pages", "tts", "showcase")
+OUTPUTS = ("sheets", "images", "pages", "tts", "showcase", "low-ink")
 TTS_OBJECTS = ("deck", "tile", "hex-tile", "round-tile", "rounded-tile", "figurine", "image")
 KINDS_FOR_TTS = KINDS  # every kind says how Tabletop Simulator shows it
 
@@ -33,6 +33,7 @@ KEYS = {
     "pages": ("name", "output", "bleed", "copies", "order", "shared_back", "products", "notes", *PDFX_KEYS),
     "tts": ("name", "output", "dpi", "sheet", "image_url", "objects", "tile_width", "notes"),
     "showcase": ("name", "output", "width", "background", "hand", "notes"),
+    "low-ink": ("name", "output", "keep", "min_area", "notes"),
 }
 PRODUCT_KEYS = ("name", "trim", "pixels")
 SHEET_KEYS = ("columns", "rows", "max_pixels")
@@ -74,6 +75,8 @@ class Profile:
     width: int = 1600  # showcase: pixels across every image
     background: str = "transparent"  # showcase: transparent, or a colour #rrggbb
     hand: int = 7  # showcase: cards in a fanned hand at most
+    keep: int = 35  # low-ink: % of the ink large fills keep
+    min_area: int = 100  # low-ink: mm^2 from which a fill counts as large
 
     def product_for(self, size: tuple[float, float], tolerance: float = 0.25) -> tuple[Product | None, bool]:
         """The product whose trim is this size within `tolerance` mm, and whether it is turned 90°."""
@@ -158,6 +161,8 @@ def _read(r: Reader, ident: str) -> Profile | None:
         values.update(_press(r, data, Path(r.doc.file).parent))
     if output == "showcase":
         values.update(_showcase(r, data))
+    if output == "low-ink":
+        values.update(_ints(r, data, (("keep", 5, 100), ("min_area", 1, 100000))))
     if output == "tts":
         values["objects"] = _objects(r, data.get("objects", {}))
     products = _products(r, data.get("products", []), values.get("dpi") or 300, values.get("bleed") or 0.0, output)
@@ -167,15 +172,21 @@ def _read(r: Reader, ident: str) -> Profile | None:
     return Profile(**values)
 
 
-def _showcase(r: Reader, data: dict) -> dict:
+def _ints(r: Reader, data: dict, bounds) -> dict:
+    """Whole-number keys, each between its bounds."""
     values = {}
-    for key, low, high in (("width", 200, 8000), ("hand", 1, 12)):
+    for key, low, high in bounds:
         if key in data:
             n = r.typed(data[key], (key,), "int", "profile")
             if n is not None and not low <= n <= high:
                 r.problem((key,), f"'{key}' must be between {low} and {high} (got {n})", "profile")
                 n = None
             values[key] = n
+    return values
+
+
+def _showcase(r: Reader, data: dict) -> dict:
+    values = _ints(r, data, (("width", 200, 8000), ("hand", 1, 12)))
     if "background" in data:
         colour = r.typed(data["background"], ("background",), "string", "profile")
         if colour is not None and colour != "transparent" and not _COLOUR.match(colour):
