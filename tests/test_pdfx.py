@@ -157,16 +157,31 @@ def test_ink_over_the_limit_is_a_warning_at_the_face(tmp_path):
         f"{tmp_path}/pack/cards.yaml:6:7: warning: the front of 'one' needs 400 % ink where pdfx allows 300 %: image art.jpg [ink-limit]"]
 
 
-def test_a_vector_colour_over_a_lower_limit_is_named(tmp_path):
-    """DriveThruCards' limit is 240 %: pnpkit's profile puts a near-black brown at more."""
+def test_colours_are_separated_within_a_lower_ink_limit(tmp_path):
+    """DriveThruCards' limit is 240 %: a near-black brown that pnpkit's profile puts at 300 % keeps its K and loses C, M and Y."""
     template = CARD.replace("#c83232", "#201008")
-    pack = card_pack(tmp_path / "pack", template=template)
-    problems, _ = export_pdfx(pack, tmp_path / "out", "drivethrucards")
-    cmyk = " ".join(f"{k}{round(v * 100)}" for k, v in zip("CMYK", icc_cmyk((0x20, 0x10, 0x08))))
-    total = round(sum(round(v * 100, 2) for v in icc_cmyk((0x20, 0x10, 0x08))))
-    assert shown(problems) == [
-        f"{tmp_path}/pack/cards.yaml:6:7: warning: the front of 'one' needs {total} % ink where drivethrucards allows 240 %: "
-        f"colour #201008 separates to {cmyk} [ink-limit]"]
+    problems, [path] = export_pdfx(card_pack(tmp_path / "pack", template=template), tmp_path / "out", "drivethrucards")
+    assert problems == []
+    icc = icc_cmyk((0x20, 0x10, 0x08))
+    assert sum(icc) > 2.9  # what the profile alone gives
+    scale = (2.4 - icc[3]) / sum(icc[:3])
+    want = tuple(v * scale for v in icc[:3]) + (icc[3],)
+    with pikepdf.open(path) as pdf:
+        fills = [tuple(float(v) for v in operands) for _, ops in streams(pdf) for operands, op in ops if str(op) in ("k", "K")]
+        images_ink = [max(sum(px) for px in zip(*[iter(image.read_bytes())] * 4)) for image in images(pdf)]
+    assert any(f == pytest.approx(want, abs=0.002) for f in fills), (want, fills)
+    assert max(sum(f) for f in fills) <= 2.4 + 1e-6
+    assert (0.4, 0.3, 0.3, 1) in fills  # DriveThruCards' rich black, within its limit
+    assert images_ink and max(images_ink) <= 2.4 * 255 + 2
+
+
+def test_a_rich_black_over_the_ink_limit_is_a_profile_error(tmp_path):
+    path = tmp_path / "press.yaml"
+    path.write_text("name: P\noutput: pages\npdfx: true\nink_limit: 240\nrich_black: [60, 50, 50, 100]\n", encoding="utf-8")
+    found, problems = profile.load(str(path))
+    assert found is None
+    assert [(p.where.line, p.where.column, p.message) for p in problems] == [
+        (5, 13, "the rich black 60/50/50/100 is 260 % ink, over the ink limit of 240 %")]
 
 
 # ------------------------------------------------------------------ the preflight

@@ -6,9 +6,9 @@ and image on its way into the PDF:
 
 * vector colours through the press's ICC profile with littleCMS (Pillow's
   ImageCms; sRGB source, relative colorimetric with black-point compensation,
-  as Acrobat converts), except neutral greys, which print on K alone so text
-  and hairlines stay sharp and free of colour casts; black areas of at least
-  RICH_AREA are filled with the press's rich black instead of flat K;
+  as Acrobat converts), held within the press's total ink limit; neutral
+  greys print on K alone so text and hairlines stay sharp and free of colour
+  casts, and black areas of at least RICH_AREA get the press's rich black;
 * images the same way (a CMYK image is taken as it is).
 
 PDF/X-1a forbids transparency, so a face that uses any (opacity, an image with
@@ -16,7 +16,8 @@ an alpha channel) is flattened: rasterised whole at FLATTEN_DPI through the
 same PDF renderer the image exports use, then separated like any image, with
 a located warning. `mark()` then adds what ReportLab cannot write, with pikepdf:
 the OutputIntent carrying the ICC profile and the PDF/X keys of the Info
-dictionary. `ink_problems()` reports colours over the press's total ink limit.
+dictionary. `ink_problems()` reports faces over the press's total ink limit
+(only what is taken as it is, a CMYK image, can be: the rest is limited).
 """
 
 from __future__ import annotations
@@ -102,8 +103,7 @@ class Separation:
             if image.mode == "CMYK":
                 out = image.copy()
             else:
-                rgb = _on_white(image)
-                out = ImageCms.applyTransform(rgb, self._to_cmyk)
+                out = limit_image(ImageCms.applyTransform(_on_white(image), self._to_cmyk), self.press.ink_limit)
             self._images[key] = (image, out)  # holding the source keeps an id() key from being reused
         return self._images[key][1]
 
@@ -119,7 +119,31 @@ def _colour(sep: Separation, rgb: tuple[int, int, int]) -> tuple[float, float, f
     if rgb[0] == rgb[1] == rgb[2]:
         return sep.grey(rgb[0])
     pixel = ImageCms.applyTransform(Image.new("RGB", (1, 1), rgb), sep._to_cmyk).getpixel((0, 0))
-    return tuple(round(v / 255, 4) for v in pixel)
+    return limit(tuple(round(v / 255, 4) for v in pixel), sep.press.ink_limit)
+
+
+def limit(cmyk: tuple[float, ...], percent: float) -> tuple[float, ...]:
+    """Within the total ink limit: C, M and Y scaled down together, K kept (what an ink-limited profile does)."""
+    c, m, y, k = cmyk
+    over = c + m + y + k - percent / 100
+    if over <= 1e-6 or c + m + y == 0:
+        return cmyk
+    scale = max(0.0, percent / 100 - k) / (c + m + y)
+    return (round(c * scale, 4), round(m * scale, 4), round(y * scale, 4), k)
+
+
+def limit_image(cmyk: Image.Image, percent: float) -> Image.Image:
+    """limit() for every pixel of a CMYK image."""
+    c, m, y, k = cmyk.split()
+    cap = percent / 100 * 255
+
+    def scaled(a):  # 1 where within the limit, else the share of C, M and Y that fits beside K
+        cmy = a["float"](a["c"] + a["m"] + a["y"])
+        room = a["max"](a["float"](a["k"]) * -1.0 + cap, 0.0)
+        return a["min"](room / a["max"](cmy, 1.0), 1.0)
+    factor = ImageMath.lambda_eval(scaled, c=c, m=m, y=y, k=k)
+    channels = [ImageMath.lambda_eval(lambda a: a["convert"](a["ch"] * a["f"] + 0.5, "L"), ch=ch, f=factor) for ch in (c, m, y)]
+    return Image.merge("CMYK", (*channels, k))
 
 
 def _on_white(image: Image.Image) -> Image.Image:

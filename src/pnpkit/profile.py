@@ -225,6 +225,11 @@ def _press(r: Reader, data: dict, folder: Path) -> dict:
     if "rich_black" in data and press is not None:
         black = _rich_black(r, data["rich_black"])
         press = dataclasses.replace(press, rich_black=black) if black else None
+    if press is not None and sum(press.rich_black) * 100 > press.ink_limit + 1e-6:
+        r.problem(("rich_black",) if "rich_black" in data else ("ink_limit",),
+                  f"the rich black {'/'.join(f'{v * 100:g}' for v in press.rich_black)} is {sum(press.rich_black) * 100:g} % ink, "
+                  f"over the ink limit of {press.ink_limit:g} %", "profile")
+        press = None
     return {"pdfx": pdfx, "press": press}
 
 
