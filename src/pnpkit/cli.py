@@ -55,8 +55,18 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if hasattr(args, "run"):
-        return args.run(args)
+    try:
+        return args.run(args) if hasattr(args, "run") else _check_packs(args)
+    except KeyboardInterrupt:  # Ctrl-C: the output is as the last whole build left it
+        print("\npnpkit: stopped", file=sys.stderr)
+        return 130
+    except OSError as exc:  # the output folder is not writable, the disk is full, ...
+        print(f"pnpkit: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+
+
+def _check_packs(args) -> int:
+    """validate or build each pack; the exit code of the worst."""
     overrides = print_overrides(args) if args.command == "build" else {}
     failed = usage = False
     for pack in args.packs:
