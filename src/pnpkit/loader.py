@@ -10,6 +10,7 @@ wrong type is reported instead of passing as 0 or 1).
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +71,9 @@ def display_path(path: Path) -> str:
 def load_yaml(path: Path) -> tuple[Document, list[Problem]]:
     """Parse one YAML file; syntax errors and duplicate keys become problems."""
     doc = Document(display_path(path))
+    too_large = _too_large(path, doc)
+    if too_large:
+        return doc, too_large
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -80,7 +84,10 @@ def load_yaml(path: Path) -> tuple[Document, list[Problem]]:
         if root is None:
             doc.data = None
             return doc, []
-        problems = _index(doc, root, ())
+        unbounded = bounds(doc, root)
+        if any(p.rule == "limits" for p in unbounded):
+            return doc, unbounded
+        problems = unbounded + _index(doc, root, ())
         doc.data = loader.construct_document(root)
         return doc, problems
     except yaml.MarkedYAMLError as exc:
@@ -116,3 +123,91 @@ def _index(doc: Document, node: yaml.Node, path: Path_) -> list[Problem]:
         for i, item in enumerate(node.value):
             problems += _index(doc, item, path + (i,))
     return problems
+
+
+# ---------------------------------------------------------------- bounds
+# A stranger's pack must not exhaust the machine: a YAML file is read only when it is
+# small, and its node tree is measured (aliases expanded, without expanding them)
+# before anything walks it. The shipped kits are far inside these limits: their largest
+# file is 11 kB and about 1,000 values.
+
+MAX_FILE_BYTES = 5_000_000  # bytes of one YAML file
+MAX_VALUES = 200_000  # keys and values of one file, counting every use of an alias
+MAX_DEPTH = 100  # mappings and lists nested in each other
+MAX_DIGITS = 30  # of an integer; Python refuses to read one of 4,300 digits with a traceback
+_SCALARS = yaml.constructor.SafeConstructor()  # reads a float node as the loader will
+
+
+def _too_large(path: Path, doc: Document) -> list[Problem]:
+    """A file too large to read, refused before reading it."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return []  # reading it reports the problem
+    if size <= MAX_FILE_BYTES:
+        return []
+    return [Problem(Location(doc.file, 1, 1), f"the file has {size} bytes; pnpkit reads YAML files of at most {MAX_FILE_BYTES} bytes (split it into several component files)", "limits")]
+
+
+def bounds(doc: Document, root: yaml.Node) -> list[Problem]:
+    """Refuse a node tree that is too large once its aliases are expanded, nested too deep,
+    or holds numbers that are not finite; the tree is visited once, aliases or not."""
+    sizes: dict[int, int] = {}  # id(node) -> values below it, itself included, aliases expanded
+    open_: set[int] = set()  # nodes being measured: meeting one again is an alias loop
+    problems: list[Problem] = []
+    stack = [(root, 0, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        key = id(node)
+        kids = _children(node)
+        if done:
+            open_.discard(key)
+            sizes[key] = 1 + sum(sizes[id(kid)] for kid in kids)
+            continue
+        if key in sizes:
+            continue
+        if key in open_:
+            return [Problem(_loc(doc, node), "a YAML alias here refers to a value that contains it (a loop)", "limits")]
+        if depth > MAX_DEPTH:
+            return [Problem(_loc(doc, node), f"values are nested more than {MAX_DEPTH} deep here", "limits")]
+        open_.add(key)
+        stack.append((node, depth, True))
+        stack += [(kid, depth + 1, False) for kid in reversed(kids) if id(kid) not in sizes]
+        problems += _number_problems(doc, node)
+    if sizes[id(root)] > MAX_VALUES:
+        node = _explosion(root, sizes)
+        return [Problem(_loc(doc, node), f"this value expands to {sizes[id(node)]} keys and values (YAML aliases counted at every use); a file may hold at most {MAX_VALUES}", "limits")]
+    return problems
+
+
+def _children(node: yaml.Node) -> list:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _explosion(node: yaml.Node, sizes: dict) -> yaml.Node:
+    """The innermost value that is too large although each of its parts is not: where an alias bomb goes off."""
+    while True:
+        larger = [kid for kid in _children(node) if sizes[id(kid)] > MAX_VALUES]
+        if not larger:
+            return node
+        node = larger[0]
+
+
+def _number_problems(doc: Document, node: yaml.Node) -> list[Problem]:
+    """.nan and .inf (and floats too large to hold) are never a length, a count or a price."""
+    if not isinstance(node, yaml.ScalarNode):
+        return []
+    if node.tag == "tag:yaml.org,2002:float":
+        try:
+            finite = math.isfinite(_SCALARS.construct_yaml_float(node))
+        except ValueError:
+            finite = False
+        if not finite:
+            return [Problem(_loc(doc, node), f"'{node.value}' is not a finite number", "numbers")]
+    if node.tag == "tag:yaml.org,2002:int" and len(node.value) > MAX_DIGITS:
+        return [Problem(_loc(doc, node), f"a number of {len(node.value)} digits; numbers have at most {MAX_DIGITS}", "limits")]
+    return []

@@ -36,7 +36,7 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     for path in [manifest] + sorted(p for p in root.glob("*.yaml") if p.name != "game.yaml"):
         doc, found = load_yaml(path)
         problems += found
-        if not any(p.rule == "yaml" and "syntax" in p.message for p in found):
+        if not any((p.rule == "yaml" and "syntax" in p.message) or p.rule == "limits" for p in found):
             docs.append(doc)
     if not docs or docs[0].file != display_path(manifest):
         return None, problems
@@ -124,10 +124,7 @@ class _Game:
                 out[key] = r.length(spec[key], p + (key,))
                 if out[key] is not None and out[key] < 0:
                     r.problem(p + (key,), f"'{key}' cannot be negative (got {spec[key]})")
-        margin = out.get("margin") or PrintSettings.margin
-        most = (SIZES["a4"][0] - 2 * margin) / 2  # split sheets must advance by at least half a sheet
-        if (out.get("overlap") or 0) > most:
-            r.problem(p + ("overlap",), f"'overlap' must be at most {most:g}mm, half the printable width of A4 (got {spec['overlap']})")
+        _against_paper(r, spec, out)
         if "backs" in spec:
             out["backs"] = r.choice(spec["backs"], p + ("backs",), BACK_MODES)
         if "back_offset" in spec:
@@ -185,6 +182,32 @@ class _Game:
         )
 
 
+# Print lengths are checked against the narrowest paper (A4's 210mm), as --paper may choose any.
+NARROWEST = min(min(SIZES[paper]) for paper in PAPERS)
+MAX_BLEED = 25.0  # mm; print services ask for 3mm to 1/4in, and a larger one is a slip of the unit
+
+
+def _against_paper(r: Reader, spec: dict, out: dict) -> None:
+    """Margins that leave half the sheet to print on, a gap and an overlap that fit in that, a sane bleed:
+    otherwise the packers would divide by zero, loop, or drop every face."""
+    p = ("print",)
+    margin = out.get("margin")
+    if margin is not None and margin > NARROWEST / 4:
+        r.problem(p + ("margin",), f"'margin' must be at most {NARROWEST / 4:g}mm, a quarter of A4's width, to leave half the sheet to print on (got {spec['margin']})")
+        margin = None
+    room = NARROWEST - 2 * (PrintSettings.margin if margin is None else margin)
+    if (out.get("overlap") or 0) > room / 2:  # split sheets must advance by at least half a sheet
+        r.problem(p + ("overlap",), f"'overlap' must be at most {room / 2:g}mm, half the printable width of A4 (got {spec['overlap']})")
+    if (out.get("gap") or 0) >= room / 2:
+        r.problem(p + ("gap",), f"'gap' must be less than {room / 2:g}mm, half the printable width of A4 (got {spec['gap']})")
+    if (out.get("bleed") or 0) > MAX_BLEED:
+        r.problem(p + ("bleed",), bleed_problem(spec["bleed"]))
+
+
+def bleed_problem(given) -> str:
+    return f"'bleed' must be at most {MAX_BLEED:g}mm; print services ask for 3mm to 1/4in (got {given})"
+
+
 def _read_groups(r: Reader, game: _Game):
     if r.doc.data is None:
         return
@@ -207,6 +230,9 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     kind = r.choice(r.get(spec, path, "kind"), path + ("kind",), KINDS)
     size = r.size(r.get(spec, path, "size"), path + ("size",))
     bleed = r.length(spec["bleed"], path + ("bleed",)) if "bleed" in spec else game.print.bleed
+    if bleed is not None and not 0 <= bleed <= MAX_BLEED:
+        r.problem(path + ("bleed",), bleed_problem(spec["bleed"]) if bleed > 0 else f"'bleed' cannot be negative (got {spec['bleed']})")
+        bleed = None
     templates = {side: t for side in SIDES if (t := _template(r, spec, path, side)) is not None}
     if "front" not in spec:
         r.problem(path, f"group '{name}' needs a 'front' template")
