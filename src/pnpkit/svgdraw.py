@@ -32,6 +32,7 @@ import base64
 import binascii
 import io
 import math
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -729,6 +730,10 @@ class _Compiler:
         if source is not None and not head.startswith(_MAGIC):
             self.problem(el, f"image '{href[:60]}' is not a PNG or JPEG")
             return None
+        too_large = image_too_large(source) if source is not None else None
+        if too_large:
+            self.problem(el, f"image '{href[:60]}' {too_large}")
+            return None
         return source
 
     def h_text(self, el, own, st, body):
@@ -795,6 +800,32 @@ class _Compiler:
             self.children(root, st, body)
             self.emit(root, props, body, ops, viewport=box)
         return Drawing(size[0], size[1], box, tuple(ops))
+
+
+# An image is decoded whole to go into the PDF (about 10 bytes a pixel at the peak), so a
+# stranger's 30000x30000 PNG would take gigabytes. 50 megapixels is a 50x70cm board at
+# 300 dpi (it builds in 7 s and 540 MB); 50 MB is more than such a board's PNG needs.
+MAX_IMAGE_PIXELS = 50_000_000
+MAX_IMAGE_BYTES = 50_000_000
+
+
+def image_too_large(source) -> str | None:
+    """Why the PNG/JPEG (bytes or a file path) is too large to embed, or None. Only its header is read."""
+    from PIL import JpegImagePlugin, PngImagePlugin, UnidentifiedImageError  # the plug-ins skip Pillow's own bomb check
+
+    size = len(source) if isinstance(source, bytes) else os.path.getsize(source)
+    if size > MAX_IMAGE_BYTES:
+        return f"has {size} bytes; an image may have at most {MAX_IMAGE_BYTES}"
+    try:
+        with open(source, "rb") if isinstance(source, str) else io.BytesIO(source) as f:
+            png = f.read(4) == b"\x89PNG"
+            f.seek(0)
+            w, h = (PngImagePlugin.PngImageFile if png else JpegImagePlugin.JpegImageFile)(f).size
+    except (OSError, SyntaxError, ValueError, UnidentifiedImageError) as exc:
+        return f"cannot be read: {exc}"
+    if w * h > MAX_IMAGE_PIXELS:
+        return f"has {w}x{h} = {w * h} pixels; an image may have at most {MAX_IMAGE_PIXELS} (scale it down)"
+    return None
 
 
 _HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h_defs, "use": _Compiler.h_use,
