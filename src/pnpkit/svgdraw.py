@@ -185,6 +185,8 @@ def _number(value, prop, nonneg=False):
     if not match:
         raise ValueError(f"bad number '{value}' for {prop} (use a plain number in user units)")
     number = float(match.group(1))
+    if not math.isfinite(number):  # 1e999
+        raise ValueError(f"bad number '{value}' for {prop} (too large)")
     if nonneg and number < 0:
         raise ValueError(f"{prop} must not be negative (got '{value}')")
     return number
@@ -197,7 +199,10 @@ def _nonneg(value, prop):
 def _numbers(value, prop):
     if _NUM_RE.sub("", value).strip(_SEPS):
         raise ValueError(f"bad number list '{value}' for {prop}")
-    return [float(n) for n in _NUM_RE.findall(value)]
+    numbers = [float(n) for n in _NUM_RE.findall(value)]
+    if not all(map(math.isfinite, numbers)):
+        raise ValueError(f"bad number list '{value}' for {prop} (a number too large)")
+    return numbers
 
 
 @lru_cache(maxsize=256)
@@ -370,6 +375,8 @@ def _check_path_data(d):
             ok = not _NUM_RE.sub("", args).strip(_SEPS) and (count % argc == 0 and count if argc else not count)
         if not ok:
             raise ValueError(f"bad arguments '{args.strip()}' for '{cmd}' in path data")
+        if not all(math.isfinite(float(n)) for n in _NUM_RE.findall(args)):
+            raise ValueError(f"bad arguments '{args.strip()[:40]}' for '{cmd}' in path data (a number too large)")
 
 
 @lru_cache(maxsize=1024)  # a deck's cards share most of their path data
@@ -787,7 +794,7 @@ class _Compiler:
         for name in ("width", "height"):
             match = _MM_RE.fullmatch(own.get(name, ""))
             size.append(float(match.group(1)) if match else 0.0)
-            if size[-1] <= 0:
+            if not 0 < size[-1] < math.inf:
                 self.problem(root, f"{name} must be a positive number in mm like '63mm' (got '{own.get(name, '')}')")
         box = self.viewbox(root, own.get("viewBox", ""))
         if len(self.problems) > known:  # a placeholder size and box keep the rest of the checks going
