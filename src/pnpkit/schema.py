@@ -230,7 +230,7 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     kind = r.choice(r.get(spec, path, "kind"), path + ("kind",), KINDS)
     size = r.size(r.get(spec, path, "size"), path + ("size",))
     bleed = r.length(spec["bleed"], path + ("bleed",)) if "bleed" in spec else game.print.bleed
-    if bleed is not None and not 0 <= bleed <= MAX_BLEED:
+    if "bleed" in spec and bleed is not None and not 0 <= bleed <= MAX_BLEED:
         r.problem(path + ("bleed",), bleed_problem(spec["bleed"]) if bleed > 0 else f"'bleed' cannot be negative (got {spec['bleed']})")
         bleed = None
     templates = {side: t for side in SIDES if (t := _template(r, spec, path, side)) is not None}
