@@ -54,8 +54,9 @@ def test_a_yaml_alias_bomb_is_refused_where_it_goes_off(kit):
     with Timed():
         run = kit.validate()
     # lol5 lists nine times lol4 (66,430 values each): 597,871 in all, the first value over the limit
+    # (of 100,000 less the 208 keys and values of game.yaml, read first)
     assert run.lines == ["components/mammoth-herd/bomb.yaml:6:7: error: this value expands to 597871 keys and values "
-                         "(YAML aliases counted at every use); a file may hold at most 200000 [limits]"]
+                         "(YAML aliases counted at every use); a pack's YAML files may hold at most 100000 in all, and 99792 are left for this one [limits]"]
     assert run.code == 1
 
 
@@ -342,3 +343,26 @@ def test_svg_numbers_too_large_for_a_float_are_refused():
         "bad arguments '1e999 1' for 'L' in path data (a number too large)",
         "bad number list '0 0 1 1e400 3 3' for points (a number too large)",
     ]
+
+
+def test_too_many_distinct_items_are_refused_before_rendering(tmp_path, monkeypatch, capsys):
+    """Fifty thousand distinct items would take minutes to render: they are counted first."""
+    monkeypatch.chdir(tmp_path)
+    items = "".join(f"    - {{id: c{i}}}\n" for i in range(2_001))
+    write_pack(tmp_path / "components" / "many", {
+        "game.yaml": "name: Many\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+        "cards.yaml": f"cards:\n  kind: card\n  size: poker\n  front: c.svg.j2\n  items:\n{items}",
+        "templates/c.svg.j2": "{% extends '_face.svg.j2' %}{% block content %}{{ text_box(item.id, 5, 5, 50, 10) }}{% endblock %}",
+        "templates/_face.svg.j2": FACE,
+    })
+    from pnpkit import render
+    from pnpkit.cli import main
+
+    def no_rendering(*args):
+        raise AssertionError("rendered")
+    monkeypatch.setattr(render, "render", no_rendering)
+    code = main(["validate", "components/many", "--max-faces", "2000"])
+    assert capsys.readouterr().out.splitlines() == [
+        "components/many/cards.yaml:2006:7: error: with 'c2000' the pack prints more than 2000 faces, the limit "
+        "(a larger game can raise it: --max-faces N) [limits]"]
+    assert code == 1

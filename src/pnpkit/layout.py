@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from pnpkit.errors import Problem
+from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, PrintSettings
 from pnpkit.units import SIZES
 
@@ -97,7 +97,7 @@ PACKERS: dict = {}
 
 def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Lay out every printed copy of every front; backs follow their fronts' pages."""
-    too_many = _too_many(faces, settings.max_faces)
+    too_many = too_many_faces([(f.item, f.count, f.where) for f in faces if f.side == "front"], settings.max_faces)
     if too_many:
         return [], too_many
     backs = {(f.group, f.item): f for f in faces if f.side == "back"}
@@ -125,18 +125,16 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
     return pages, problems
 
 
-def _too_many(faces: list[Face], limit: int) -> list[Problem]:
+def too_many_faces(items: list[tuple[str, int, Location]], limit: int) -> list[Problem]:
     """Every copy is placed on a page, so a count of a hundred million would fill the memory
-    before anything is printed: the copies are counted first."""
+    before anything is printed: the copies of the (item, count, where)s are counted first."""
     total = 0
-    for face in faces:
-        if face.side != "front":
-            continue
-        total += face.count
+    for item, count, where in items:
+        total += count
         if total > limit:
-            what = f"its {face.count} copies" if face.count > limit else f"'{face.item}'"
-            return [Problem(face.where, f"with {what} the pack prints more than {limit} faces, the limit "
-                                        f"(a larger game can raise it: --max-faces N)", "limits")]
+            what = f"its {count} copies" if count > limit else f"'{item}'"
+            return [Problem(where, f"with {what} the pack prints more than {limit} faces, the limit "
+                                   f"(a larger game can raise it: --max-faces N)", "limits")]
     return []
 
 

@@ -68,8 +68,9 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def load_yaml(path: Path) -> tuple[Document, list[Problem]]:
-    """Parse one YAML file; syntax errors and duplicate keys become problems."""
+def load_yaml(path: Path, max_values: int | None = None) -> tuple[Document, list[Problem]]:
+    """Parse one YAML file; syntax errors and duplicate keys become problems. A file of more than
+    max_values keys and values (default MAX_VALUES) is refused: a pack shares that budget across its files."""
     doc = Document(display_path(path))
     too_large = _too_large(path, doc)
     if too_large:
@@ -84,7 +85,7 @@ def load_yaml(path: Path) -> tuple[Document, list[Problem]]:
         if root is None:
             doc.data = None
             return doc, []
-        unbounded = bounds(doc, root)
+        unbounded = bounds(doc, root, MAX_VALUES if max_values is None else max_values)
         if any(p.rule == "limits" for p in unbounded):
             return doc, unbounded
         problems = unbounded + _index(doc, root, ())
@@ -129,10 +130,10 @@ def _index(doc: Document, node: yaml.Node, path: Path_) -> list[Problem]:
 # A stranger's pack must not exhaust the machine: a YAML file is read only when it is
 # small, and its node tree is measured (aliases expanded, without expanding them)
 # before anything walks it. The shipped kits are far inside these limits: their largest
-# file is 11 kB and about 1,000 values.
+# file is 11 kB and 1,021 values, their largest pack 2,150 values in all.
 
 MAX_FILE_BYTES = 5_000_000  # bytes of one YAML file
-MAX_VALUES = 200_000  # keys and values of one file, counting every use of an alias
+MAX_VALUES = 100_000  # keys and values of a pack's files, every use of an alias counted: about 2 s to read
 MAX_DEPTH = 100  # mappings and lists nested in each other
 MAX_DIGITS = 30  # of an integer; Python refuses to read one of 4,300 digits with a traceback
 _SCALARS = yaml.constructor.SafeConstructor()  # reads a float node as the loader will
@@ -149,18 +150,17 @@ def _too_large(path: Path, doc: Document) -> list[Problem]:
     return [Problem(Location(doc.file, 1, 1), f"the file has {size} bytes; pnpkit reads YAML files of at most {MAX_FILE_BYTES} bytes (split it into several component files)", "limits")]
 
 
-def bounds(doc: Document, root: yaml.Node) -> list[Problem]:
-    """Refuse a node tree that is too large once its aliases are expanded, nested too deep,
-    or holds numbers that are not finite; the tree is visited once, aliases or not."""
+def bounds(doc: Document, root: yaml.Node, max_values: int = MAX_VALUES) -> list[Problem]:
+    """Refuse a node tree of more than max_values once its aliases are expanded, nested too deep,
+    or holding numbers that are not finite; the tree is visited once, aliases or not."""
     sizes: dict[int, int] = {}  # id(node) -> values below it, itself included, aliases expanded
     open_: set[int] = set()  # nodes being measured: meeting one again is an alias loop
     problems: list[Problem] = []
-    stack = [(root, 0, False)]
+    stack: list = [(root, 0, None)]
     while stack:
-        node, depth, done = stack.pop()
+        node, depth, kids = stack.pop()
         key = id(node)
-        kids = _children(node)
-        if done:
+        if kids is not None:  # its children are measured
             open_.discard(key)
             sizes[key] = 1 + sum(sizes[id(kid)] for kid in kids)
             continue
@@ -171,12 +171,15 @@ def bounds(doc: Document, root: yaml.Node) -> list[Problem]:
         if depth > MAX_DEPTH:
             return [Problem(_loc(doc, node), f"values are nested more than {MAX_DEPTH} deep here", "limits")]
         open_.add(key)
-        stack.append((node, depth, True))
-        stack += [(kid, depth + 1, False) for kid in reversed(kids) if id(kid) not in sizes]
-        problems += _number_problems(doc, node)
-    if sizes[id(root)] > MAX_VALUES:
-        node = _explosion(root, sizes)
-        return [Problem(_loc(doc, node), f"this value expands to {sizes[id(node)]} keys and values (YAML aliases counted at every use); a file may hold at most {MAX_VALUES}", "limits")]
+        kids = _children(node)
+        stack.append((node, depth, kids))
+        stack += [(kid, depth + 1, None) for kid in reversed(kids) if id(kid) not in sizes]
+        if not kids:
+            problems += _number_problems(doc, node)
+    if sizes[id(root)] > max_values:
+        node = _explosion(root, sizes, max_values)
+        return [Problem(_loc(doc, node), f"this value expands to {sizes[id(node)]} keys and values (YAML aliases counted at every use); "
+                                         f"a pack's YAML files may hold at most {MAX_VALUES} in all" + (f", and {max_values} are left for this one" if max_values < MAX_VALUES else ""), "limits")]
     return problems
 
 
@@ -188,10 +191,10 @@ def _children(node: yaml.Node) -> list:
     return []
 
 
-def _explosion(node: yaml.Node, sizes: dict) -> yaml.Node:
+def _explosion(node: yaml.Node, sizes: dict, limit: int) -> yaml.Node:
     """The innermost value that is too large although each of its parts is not: where an alias bomb goes off."""
     while True:
-        larger = [kid for kid in _children(node) if sizes[id(kid)] > MAX_VALUES]
+        larger = [kid for kid in _children(node) if sizes[id(kid)] > limit]
         if not larger:
             return node
         node = larger[0]

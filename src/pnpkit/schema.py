@@ -13,7 +13,7 @@ from pathlib import Path
 from pnpkit import fonts
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
-from pnpkit.loader import Document, display_path, load_yaml
+from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
 from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
@@ -33,8 +33,10 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
         return None, [Problem(Location(display_path(root), 0, 0), "not a game pack: there is no game.yaml here")]
     problems: list[Problem] = []
     docs = []
+    budget = MAX_VALUES  # the pack's files share it, so many files cannot take longer than one
     for path in [manifest] + sorted(p for p in root.glob("*.yaml") if p.name != "game.yaml"):
-        doc, found = load_yaml(path)
+        doc, found = load_yaml(path, max(budget, 0))
+        budget -= len(doc.values) + len(doc.keys)
         problems += found
         if not any((p.rule == "yaml" and "syntax" in p.message) or p.rule == "limits" for p in found):
             docs.append(doc)
