@@ -74,6 +74,16 @@ def test_a_yaml_file_over_5_mb_is_refused_unread(kit):
                          "of at most 5000000 bytes (split it into several component files) [limits]"]
 
 
+def test_a_dense_file_is_refused_while_it_streams_not_after_building_its_tree(kit):
+    """5 MB of `[1,1,…]` would be 2.4 million nodes: a gigabyte and 90 s to compose."""
+    (kit.root / kit.pack / "dense.yaml").write_text("x: [" + "1," * 2_400_000 + "1]\n", encoding="utf-8")
+    with Timed():
+        run = kit.validate()
+    # event 99,793 (after game.yaml's 208): the mapping, its key, the list, then scalars two columns apart
+    assert run.lines == ["components/mammoth-herd/dense.yaml:1:199583: error: the file holds more keys and values than this; "
+                         "a pack's YAML files may hold at most 100000 in all, and 99792 are left for this one [limits]"]
+
+
 def test_values_nested_over_100_deep_are_refused(kit):
     (kit.root / kit.pack / "deep.yaml").write_text("deep:" + " {a:" * 150 + " 1" + "}" * 150 + "\n", encoding="utf-8")
     run = kit.validate()

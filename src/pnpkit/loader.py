@@ -79,13 +79,17 @@ def load_yaml(path: Path, max_values: int | None = None) -> tuple[Document, list
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return doc, [Problem(Location(doc.file, 1, 1), f"cannot read file: {exc}")]
+    max_values = MAX_VALUES if max_values is None else max_values
+    too_many = _too_many_events(doc, text, max_values)
+    if too_many:
+        return doc, too_many
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
         if root is None:
             doc.data = None
             return doc, []
-        unbounded = bounds(doc, root, MAX_VALUES if max_values is None else max_values)
+        unbounded = bounds(doc, root, max_values)
         if any(p.rule == "limits" for p in unbounded):
             return doc, unbounded
         problems = unbounded + _index(doc, root, ())
@@ -150,6 +154,31 @@ def _too_large(path: Path, doc: Document) -> list[Problem]:
     return [Problem(Location(doc.file, 1, 1), f"the file has {size} bytes; pnpkit reads YAML files of at most {MAX_FILE_BYTES} bytes (split it into several component files)", "limits")]
 
 
+def _too_many_events(doc: Document, text: str, max_values: int) -> list[Problem]:
+    """Count the values as the parser streams them, before a node tree is built: a 5 MB file of
+    `[1,1,1,…]` is 2.4 million nodes, a gigabyte and a minute and a half to compose."""
+    loader = _Loader(text)
+    n = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                n += 1
+                if n > max_values:
+                    where = Location(doc.file, event.start_mark.line + 1, event.start_mark.column + 1)
+                    return [Problem(where, f"the file holds more keys and values than this; {_budget(max_values)}", "limits")]
+    except yaml.YAMLError:
+        return []  # reading it properly reports the problem
+    finally:
+        loader.dispose()
+    return []
+
+
+def _budget(max_values: int) -> str:
+    left = f", and {max_values} are left for this one" if max_values < MAX_VALUES else ""
+    return f"a pack's YAML files may hold at most {MAX_VALUES} in all{left}"
+
+
 def bounds(doc: Document, root: yaml.Node, max_values: int = MAX_VALUES) -> list[Problem]:
     """Refuse a node tree of more than max_values once its aliases are expanded, nested too deep,
     or holding numbers that are not finite; the tree is visited once, aliases or not."""
@@ -178,8 +207,8 @@ def bounds(doc: Document, root: yaml.Node, max_values: int = MAX_VALUES) -> list
             problems += _number_problems(doc, node)
     if sizes[id(root)] > max_values:
         node = _explosion(root, sizes, max_values)
-        return [Problem(_loc(doc, node), f"this value expands to {sizes[id(node)]} keys and values (YAML aliases counted at every use); "
-                                         f"a pack's YAML files may hold at most {MAX_VALUES} in all" + (f", and {max_values} are left for this one" if max_values < MAX_VALUES else ""), "limits")]
+        return [Problem(_loc(doc, node), f"this value expands to {sizes[id(node)]} keys and values (YAML aliases "
+                                         f"counted at every use); {_budget(max_values)}", "limits")]
     return problems
 
 
