@@ -16,7 +16,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from conftest import ROOT, write_pack
-from pnpkit import layout, svgdraw
+from pnpkit import layout, schema, svgdraw
 from pnpkit.errors import Location
 from pnpkit.model import Face, PrintSettings
 
@@ -376,3 +376,11 @@ def test_too_many_distinct_items_are_refused_before_rendering(tmp_path, monkeypa
         "components/many/cards.yaml:2006:7: error: with 'c2000' the pack prints more than 2000 faces, the limit "
         "(a larger game can raise it: --max-faces N) [limits]"]
     assert code == 1
+
+
+def test_a_pack_of_too_many_yaml_files_is_refused_unread(kit, monkeypatch):
+    monkeypatch.setattr(schema, "MAX_FILES", 10)  # 1000 files work the same, only slower to make
+    for i in range(7):
+        (kit.root / kit.pack / f"g{i}.yaml").write_text("", encoding="utf-8")
+    run = kit.validate()
+    assert run.lines == ["components/mammoth-herd:0:0: error: the pack has 11 YAML files; a pack may have at most 10 [limits]"]

@@ -26,6 +26,9 @@ FIELD_TYPES = ("text", "string", "int", "number", "bool", "enum", "list")
 CHECK_KEYS = ("rule", "id", "level", "why")
 
 
+MAX_FILES = 1000  # YAML files in a pack (our kits have at most 5): each costs a read and a parse
+
+
 def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     """Read and check the structure of the pack in root."""
     manifest = root / "game.yaml"
@@ -34,7 +37,10 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     problems: list[Problem] = []
     docs = []
     budget = MAX_VALUES  # the pack's files share it, so many files cannot take longer than one
-    for path in [manifest] + sorted(p for p in root.glob("*.yaml") if p.name != "game.yaml"):
+    files = [manifest] + sorted(p for p in root.glob("*.yaml") if p.name != "game.yaml")
+    if len(files) > MAX_FILES:
+        return None, [Problem(Location(display_path(root), 0, 0), f"the pack has {len(files)} YAML files; a pack may have at most {MAX_FILES}", "limits")]
+    for path in files:
         doc, found = load_yaml(path, max(budget, 0))
         budget -= len(doc.values) + len(doc.keys)
         problems += found
