@@ -3,6 +3,7 @@ exit 1 (or 2 for a bad option), quickly, with no traceback."""
 
 from __future__ import annotations
 
+import base64
 import os
 import struct
 import subprocess
@@ -16,9 +17,11 @@ from PIL import Image
 from pypdf import PdfReader
 
 from conftest import ROOT, write_pack
-from pnpkit import layout, schema, svgdraw
+from pnpkit import build, layout, render, schema, svgdraw
+from pnpkit.cli import main, parser
 from pnpkit.errors import Location
 from pnpkit.model import Face, PrintSettings
+from pnpkit.options import print_overrides
 
 FACE = (ROOT / "src/pnpkit/templates/_face.svg.j2").read_text(encoding="utf-8")
 
@@ -163,7 +166,6 @@ def test_a_face_may_be_split_over_at_most_100_sheets(tmp_path, monkeypatch, caps
         "board.yaml": "board:\n  kind: board\n  size: 1990x1990mm\n  front: b.svg.j2\n  items:\n    - id: map\n",
         "templates/b.svg.j2": board, "templates/_face.svg.j2": FACE,
     })
-    from pnpkit.cli import main
     with Timed():
         code = main(["validate", "components/big"])
     # A4 less 40mm margins is 130x217mm; with 12mm of overlap a sheet advances 118x205mm: 17x10 sheets
@@ -305,7 +307,6 @@ def test_a_30000_pixel_square_png_is_refused_by_its_header(tmp_path, monkeypatch
     root = art_pack(tmp_path)
     (root / "art").mkdir()
     (root / "art" / "p.png").write_bytes(png_header(30000, 30000))
-    from pnpkit.cli import main
     with Timed():
         code = main(["build", "components/art", "--out", "build"])
     assert capsys.readouterr().out.splitlines() == [
@@ -316,7 +317,6 @@ def test_a_30000_pixel_square_png_is_refused_by_its_header(tmp_path, monkeypatch
 
 def test_image_bytes_are_bounded_in_files_and_data_uris(monkeypatch):
     monkeypatch.setattr(svgdraw, "MAX_IMAGE_BYTES", 100)
-    import base64
     data = png_header(10, 10) + b"\0" * 100
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm" viewBox="0 0 10 10">'
            f'<image href="data:image/png;base64,{base64.b64encode(data).decode()}" width="5" height="5"/></svg>')
@@ -330,7 +330,6 @@ def test_an_image_is_embedded_once_per_pdf_and_copied_once_for_the_preview(tmp_p
     root = art_pack(tmp_path, cards=5)
     (root / "art").mkdir()
     Image.frombytes("RGB", (300, 400), os.urandom(300 * 400 * 3)).save(root / "art" / "p.png")  # 360 kB: noise
-    from pnpkit import build
     assert not build.build(Path("components/art"), Path("build")).errors
     out = tmp_path / "build" / "art"
     reader = PdfReader(out / "art-en.pdf")
@@ -365,8 +364,6 @@ def test_too_many_distinct_items_are_refused_before_rendering(tmp_path, monkeypa
         "templates/c.svg.j2": "{% extends '_face.svg.j2' %}{% block content %}{{ text_box(item.id, 5, 5, 50, 10) }}{% endblock %}",
         "templates/_face.svg.j2": FACE,
     })
-    from pnpkit import render
-    from pnpkit.cli import main
 
     def no_rendering(*args):
         raise AssertionError("rendered")
@@ -384,3 +381,8 @@ def test_a_pack_of_too_many_yaml_files_is_refused_unread(kit, monkeypatch):
         (kit.root / kit.pack / f"g{i}.yaml").write_text("", encoding="utf-8")
     run = kit.validate()
     assert run.lines == ["components/mammoth-herd:0:0: error: the pack has 11 YAML files; a pack may have at most 10 [limits]"]
+
+
+def test_watch_takes_the_face_limit_too():
+    args = parser().parse_args(["watch", "components/x", "--max-faces", "50000"])
+    assert print_overrides(args) == {"max_faces": 50000}
