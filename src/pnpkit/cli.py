@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _tolerant_output() -> None:
-    """A file name the terminal's encoding cannot show (a non-UTF-8 name in a C locale) is
-    printed escaped rather than ending the run with UnicodeEncodeError."""
+    """A file name or a letter the output's encoding cannot show (a non-UTF-8 file name, Polish
+    text on a Latin-1 terminal) is printed escaped rather than ending the run with UnicodeEncodeError."""
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):  # not a test's capture or a pipe replaced by a StringIO
             stream.reconfigure(errors="backslashreplace")
