@@ -197,12 +197,21 @@ def test_the_largest_margin_still_prints_every_face(kit):
     ("gap", "100mm", "'gap' must be less than 100mm, half the printable width of A4 (got 100mm)"),
     ("overlap", "101mm", "'overlap' must be at most 100mm, half the printable width of A4 (got 101mm)"),
     ("bleed", "26mm", "'bleed' must be at most 25mm; print services ask for 3mm to 1/4in (got 26mm)"),
+    ("safe", "1000000000000000000000000mm", "'safe' must be at most 50mm; a safe zone is a few millimetres (got 1000000000000000000000000mm)"),
 ])
 def test_print_lengths_are_checked_against_the_paper(kit, key, value, message):
     kit.edit("components/mammoth-herd/game.yaml", "  margin: 5mm\n", f"  margin: 5mm\n  {key}: {value}\n")
-    kit.edit("components/mammoth-herd/game.yaml", "  bleed: 3mm\n", "")  # (a second bleed would be a duplicate key)
+    for given in ("  bleed: 3mm\n", "  safe: 3mm\n"):  # (a second one would be a duplicate key)
+        kit.edit("components/mammoth-herd/game.yaml", given, "")
     run = kit.validate()
-    assert run.lines == [f"components/mammoth-herd/game.yaml:15:{len(key) + 5}: error: {message} [schema]"]
+    assert run.lines == [f"components/mammoth-herd/game.yaml:14:{len(key) + 5}: error: {message} [schema]"]
+
+
+def test_a_back_offset_in_the_pack_is_bounded(kit):
+    kit.edit("components/mammoth-herd/game.yaml", "  margin: 5mm\n", "  margin: 5mm\n  back_offset: {x: 0mm, y: 100000000000000000000000mm}\n")
+    run = kit.validate()
+    assert run.lines == ["components/mammoth-herd/game.yaml:16:28: error: 'y' must be at most 20mm either way; a duplex printer "
+                         "misregisters by a few (got 100000000000000000000000mm) [schema]"]
 
 
 def test_a_group_bleed_is_bounded_too(kit):
@@ -259,11 +268,12 @@ def test_text_box_coordinates_are_finite(kit, name):
 # ---------------------------------------------------------------- command line
 
 
-@pytest.mark.parametrize("value", ["nan,inf", "0,inf", "nan,0", "1e999,0"])
-def test_a_back_offset_that_is_not_finite_is_a_usage_error(kit, value):
+@pytest.mark.parametrize("value", ["nan,inf", "0,inf", "nan,0", "1e999,0", "1e300,0", "0,-20.5"])
+def test_a_back_offset_that_is_not_finite_or_too_large_is_a_usage_error(kit, value):
+    """1e300 is finite, but the PDF cannot hold it: ReportLab raised while writing."""
     run = kit.run("build", str(kit.pack), f"--back-offset={value}")
     assert run.code == 2 and "Traceback" not in run.err
-    assert f"argument --back-offset: must be X,Y in mm such as 0.5,-1 (got '{value}')" in run.err
+    assert f"argument --back-offset: must be X,Y in mm such as 0.5,-1, each at most 20 either way (got '{value}')" in run.err
 
 
 def test_a_file_name_the_terminal_cannot_encode_is_printed_escaped(tmp_path):
@@ -342,15 +352,19 @@ def test_an_image_is_embedded_once_per_pdf_and_copied_once_for_the_preview(tmp_p
     assert sum(p.stat().st_size for p in (out / "preview").rglob("*.svg")) < art.stat().st_size  # the art is not in them
 
 
-def test_svg_numbers_too_large_for_a_float_are_refused():
+def test_svg_numbers_too_large_for_the_pdf_are_refused():
+    """1e999 reads as infinity; 1e25 is finite, but ReportLab cannot write it into the PDF."""
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm" viewBox="0 0 10 10">'
-           '<rect x="1e999" width="1" height="1"/><path d="M0 0L1e999 1"/><polygon points="0 0 1 1e400 3 3"/></svg>')
+           '<rect x="1e999" width="1" height="1"/><rect x="-1e25" width="1" height="1"/><path d="M0 0L1e999 1"/>'
+           '<polygon points="0 0 1 1e400 3 3"/><g transform="scale(1e25)"/></svg>')
     with pytest.raises(svgdraw.SvgError) as exc:
         svgdraw.compile_svg(svg)
     assert [m for _, m in exc.value.problems] == [
-        "bad number '1e999' for x (too large)",
-        "bad arguments '1e999 1' for 'L' in path data (a number too large)",
-        "bad number list '0 0 1 1e400 3 3' for points (a number too large)",
+        "bad number '1e999' for x (at most 1e+07 either way)",
+        "bad number '-1e25' for x (at most 1e+07 either way)",
+        "bad arguments '1e999 1' for 'L' in path data (each at most 1e+07 either way)",
+        "bad number list '0 0 1 1e400 3 3' for points (each at most 1e+07 either way)",
+        "bad number list '1e25' for transform (each at most 1e+07 either way)",
     ]
 
 

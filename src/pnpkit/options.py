@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 from pnpkit.model import BACK_MODES, PrintSettings
+from pnpkit.schema import MAX_BACK_OFFSET
 from pnpkit.units import PAPERS
 
 
@@ -16,8 +17,8 @@ def back_offset(text: str) -> tuple[float, float]:
         x, y = (float(v) for v in text.split(","))
     except ValueError:
         x = y = math.nan
-    if not (math.isfinite(x) and math.isfinite(y)):  # float() reads 'nan' and 'inf' too
-        raise argparse.ArgumentTypeError(f"must be X,Y in mm such as 0.5,-1 (got '{text}')")
+    if not (abs(x) <= MAX_BACK_OFFSET and abs(y) <= MAX_BACK_OFFSET):  # float() reads 'nan' and 'inf' too
+        raise argparse.ArgumentTypeError(f"must be X,Y in mm such as 0.5,-1, each at most {MAX_BACK_OFFSET:g} either way (got '{text}')")
     return x, y
 
 

@@ -138,6 +138,9 @@ class _Game:
         if "back_offset" in spec:
             off = r.mapping(spec["back_offset"], p + ("back_offset",), ("x", "y")) or {}
             out["back_offset"] = tuple(r.length(off.get(k, 0), p + ("back_offset", k)) or 0.0 for k in "xy")
+            for k, v in zip("xy", out["back_offset"]):
+                if abs(v) > MAX_BACK_OFFSET:
+                    r.problem(p + ("back_offset", k), f"'{k}' must be at most {MAX_BACK_OFFSET:g}mm either way; a duplex printer misregisters by a few (got {off[k]})")
         if "min_font_size" in spec:
             mm = r.length(spec["min_font_size"], p + ("min_font_size",))
             out["min_font_pt"] = None if mm is None else mm * PT_PER_MM
@@ -193,6 +196,8 @@ class _Game:
 # Print lengths are checked against the narrowest paper (A4's 210mm), as --paper may choose any.
 NARROWEST = min(min(SIZES[paper]) for paper in PAPERS)
 MAX_BLEED = 25.0  # mm; print services ask for 3mm to 1/4in, and a larger one is a slip of the unit
+MAX_SAFE = 50.0  # mm; templates draw with it, so it is bounded like every length that reaches the PDF
+MAX_BACK_OFFSET = 20.0  # mm either way; a duplex printer misregisters by a few
 
 
 def _against_paper(r: Reader, spec: dict, out: dict) -> None:
@@ -210,6 +215,8 @@ def _against_paper(r: Reader, spec: dict, out: dict) -> None:
         r.problem(p + ("gap",), f"'gap' must be less than {room / 2:g}mm, half the printable width of A4 (got {spec['gap']})")
     if (out.get("bleed") or 0) > MAX_BLEED:
         r.problem(p + ("bleed",), bleed_problem(spec["bleed"]))
+    if (out.get("safe") or 0) > MAX_SAFE:
+        r.problem(p + ("safe",), f"'safe' must be at most {MAX_SAFE:g}mm; a safe zone is a few millimetres (got {spec['safe']})")
 
 
 def bleed_problem(given) -> str:

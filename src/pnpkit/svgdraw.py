@@ -180,13 +180,18 @@ _DRAW = {"save": lambda canvas, op: canvas.saveState(), "restore": lambda canvas
 # Parsers take (value, property name) and raise ValueError with the problem text.
 
 
+# Every number of the SVG, in user units. The PDF cannot hold a coordinate of 1e21 (ReportLab
+# raises while writing), and no face needs more than this: 2 m in micrometres is 2e6.
+MAX_NUMBER = 1e7
+
+
 def _number(value, prop, nonneg=False):
     match = _ONE_NUM_RE.fullmatch(value)
     if not match:
         raise ValueError(f"bad number '{value}' for {prop} (use a plain number in user units)")
     number = float(match.group(1))
-    if not math.isfinite(number):  # 1e999
-        raise ValueError(f"bad number '{value}' for {prop} (too large)")
+    if not abs(number) <= MAX_NUMBER:  # 1e999 is infinite, NaN fails every comparison
+        raise ValueError(f"bad number '{value}' for {prop} (at most {MAX_NUMBER:g} either way)")
     if nonneg and number < 0:
         raise ValueError(f"{prop} must not be negative (got '{value}')")
     return number
@@ -200,8 +205,8 @@ def _numbers(value, prop):
     if _NUM_RE.sub("", value).strip(_SEPS):
         raise ValueError(f"bad number list '{value}' for {prop}")
     numbers = [float(n) for n in _NUM_RE.findall(value)]
-    if not all(map(math.isfinite, numbers)):
-        raise ValueError(f"bad number list '{value}' for {prop} (a number too large)")
+    if not all(abs(n) <= MAX_NUMBER for n in numbers):
+        raise ValueError(f"bad number list '{value[:60]}' for {prop} (each at most {MAX_NUMBER:g} either way)")
     return numbers
 
 
@@ -375,8 +380,8 @@ def _check_path_data(d):
             ok = not _NUM_RE.sub("", args).strip(_SEPS) and (count % argc == 0 and count if argc else not count)
         if not ok:
             raise ValueError(f"bad arguments '{args.strip()}' for '{cmd}' in path data")
-        if not all(math.isfinite(float(n)) for n in _NUM_RE.findall(args)):
-            raise ValueError(f"bad arguments '{args.strip()[:40]}' for '{cmd}' in path data (a number too large)")
+        if not all(abs(float(n)) <= MAX_NUMBER for n in _NUM_RE.findall(args)):
+            raise ValueError(f"bad arguments '{args.strip()[:40]}' for '{cmd}' in path data (each at most {MAX_NUMBER:g} either way)")
 
 
 @lru_cache(maxsize=1024)  # a deck's cards share most of their path data
@@ -794,7 +799,7 @@ class _Compiler:
         for name in ("width", "height"):
             match = _MM_RE.fullmatch(own.get(name, ""))
             size.append(float(match.group(1)) if match else 0.0)
-            if not 0 < size[-1] < math.inf:
+            if not 0 < size[-1] <= MAX_NUMBER:
                 self.problem(root, f"{name} must be a positive number in mm like '63mm' (got '{own.get(name, '')}')")
         box = self.viewbox(root, own.get("viewBox", ""))
         if len(self.problems) > known:  # a placeholder size and box keep the rest of the checks going
