@@ -400,3 +400,19 @@ def test_a_pack_of_too_many_yaml_files_is_refused_unread(kit, monkeypatch):
 def test_watch_takes_the_face_limit_too():
     args = parser().parse_args(["watch", "components/x", "--max-faces", "50000"])
     assert print_overrides(args) == {"max_faces": 50000}
+
+
+@pytest.mark.parametrize("body", [
+    '<g transform="scale(1e7)"><g transform="scale(1e7)"><g transform="scale(1e7)"><rect width="1e7" height="1"/></g></g></g>',
+    '<svg viewBox="0 0 1e-9 1e-9" width="10" height="10"><rect width="1e7" height="1"/></svg>',
+    '<g transform="translate(1e7)">' * 3 + '<rect width="1" height="1"/>' + '</g>' * 3,  # adds up, but stays near
+])
+def test_transforms_cannot_carry_a_drawing_beyond_what_the_pdf_holds(body):
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm" viewBox="0 0 10 10">{body}</svg>'
+    if "translate" in body:
+        assert svgdraw.compile_svg(svg).ops  # 3e7 mm: far, but a PDF holds it
+        return
+    with pytest.raises(svgdraw.SvgError) as exc:
+        svgdraw.compile_svg(svg)
+    assert [m for _, m in exc.value.problems] == [
+        "the drawing reaches more than 1e+16mm from the face (transforms or a viewBox that scale it up that far)"]

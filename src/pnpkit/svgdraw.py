@@ -845,6 +845,43 @@ _HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h
              **{tag: _Compiler.h_shape for tag in _SHAPES}}
 
 
+MAX_REACH = 1e16  # mm from the face's origin; ReportLab cannot write a PDF number of 1e21
+_OP_MAX = 1e15  # no op holds a larger number: each is at most MAX_NUMBER, a clip's transformed by one more
+
+
+def _too_far(drawing: Drawing) -> str | None:
+    """Each number is bounded, but scales multiply: scale(1e7) inside scale(1e7), or a viewBox
+    1e-9 wide, would put points where the PDF cannot reach. Follows the ops' transforms with a
+    bound on how far they can carry a point (in mm), and says why when it is too far."""
+    w, h = drawing.viewbox[2:]
+    scale = max(drawing.width_mm / w, drawing.height_mm / h)
+    shift = scale * max(abs(drawing.viewbox[0]), abs(drawing.viewbox[1]))
+    saved = []
+    for op in drawing.ops:
+        if op[0] == "save":
+            saved.append((scale, shift))
+        elif op[0] == "restore":
+            scale, shift = saved.pop()
+        elif op[0] == "cm":
+            a, b, c, d, e, f = op[1]
+            shift += scale * max(abs(e), abs(f))
+            scale *= max(abs(a) + abs(c), abs(b) + abs(d))
+        if scale * _OP_MAX + shift > MAX_REACH and scale * _largest(op[1:]) + shift > MAX_REACH:  # the scan only when it could fail
+            return f"the drawing reaches more than {MAX_REACH:g}mm from the face (transforms or a viewBox that scale it up that far)"
+    return None
+
+
+def _largest(values) -> float:
+    """The largest magnitude among the numbers in an op's arguments (nested tuples included)."""
+    best = 0.0
+    for v in values:
+        if isinstance(v, (tuple, list)):
+            best = max(best, _largest(v))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            best = max(best, abs(v))
+    return best
+
+
 def compile_svg(svg: str, resolve_href=None) -> Drawing:
     """Parse strictly and compile. Raise SvgError listing EVERY problem found (not just the first).
 
@@ -857,6 +894,9 @@ def compile_svg(svg: str, resolve_href=None) -> Drawing:
         raise SvgError([(e.lineno, e.msg)]) from None
     compiler = _Compiler(root, resolve_href)
     drawing = compiler.document(root)
+    too_far = _too_far(drawing) if drawing is not None and not compiler.problems else None
+    if too_far:
+        compiler.problem(root, too_far)
     if compiler.problems:
         raise SvgError(sorted(compiler.problems, key=lambda problem: problem[0]))
     return drawing
