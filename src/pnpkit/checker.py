@@ -7,15 +7,14 @@ reads the same everywhere: what, expected, got, and a hint where there is one.
 from __future__ import annotations
 
 import difflib
-import re
 from pathlib import Path
 
 from pnpkit.errors import Problem
 from pnpkit.loader import Document
+from pnpkit.paths import name_problem
 from pnpkit.units import UnitError, describe, parse_length, parse_size
 
 MISSING = object()
-IDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class Reader:
@@ -70,8 +69,9 @@ class Reader:
         """A name that becomes part of file names: letters, digits, '.', '_', '-', starting with a letter or digit."""
         if self.typed(value, path, "string") is None:
             return None
-        if not IDENT.match(value):
-            self.problem(path, f"{what} '{value}' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit (it names files)")
+        problem = name_problem(value, what)
+        if problem:
+            self.problem(path, problem)
             return None
         return value
 

@@ -10,13 +10,13 @@ wrong type is reported instead of passing as 0 or 1).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from pnpkit.errors import Location, Problem
+from pnpkit.paths import Outside, confined, display_path, regular_file  # noqa: F401 (display_path: re-exported)
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -59,21 +59,24 @@ class Document:
         return self.values.get((), Location(self.file, 1, 1))
 
 
-def display_path(path: Path) -> str:
-    """Path as the user sees it: relative to where the command was run."""
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
+def load_yaml(path: Path, roots: tuple[Path, ...] | None = None) -> tuple[Document, list[Problem]]:
+    """Parse one YAML file; syntax errors and duplicate keys become problems.
 
-
-def load_yaml(path: Path) -> tuple[Document, list[Problem]]:
-    """Parse one YAML file; syntax errors and duplicate keys become problems."""
+    With roots, the file (its links followed) must lie inside one of them, or it is not read."""
     doc = Document(display_path(path))
+    start = Location(doc.file, 1, 1)
     try:
+        if roots is not None:
+            confined(path, roots)
+        if not regular_file(path):  # a FIFO or a device would hang or never end
+            return doc, [Problem(start, "cannot read file: not a regular file")]
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return doc, [Problem(Location(doc.file, 1, 1), f"cannot read file: {exc}")]
+    except Outside as exc:
+        return doc, [Problem(start, f"{exc} (a pack's YAML files must lie inside its folder)", "paths")]
+    except UnicodeDecodeError as exc:  # its text would quote the file's bytes
+        return doc, [Problem(start, f"cannot read file: it is not UTF-8 text (byte {exc.start})")]
+    except OSError as exc:
+        return doc, [Problem(start, f"cannot read file: {exc.strerror or exc}")]
     loader = _Loader(text)
     try:
         root = loader.get_single_node()

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from pnpkit import paths
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Item, Pack
 
@@ -135,16 +136,23 @@ def _draws_files(face: Face) -> bool:
 
 
 def _inline_art(svg: str, root: Path) -> bytes:
-    """The SVG with every <image> that names a file of the pack carrying the file as a data: URI."""
-    tree = etree.fromstring(svg.encode("utf-8"), etree.XMLParser(huge_tree=True))
+    """The SVG with every <image> that names a file of the pack carrying the file as a data: URI.
+
+    The build checked every <image> already; files are found again the same way (paths.image_file),
+    so nothing outside the pack is ever read here either."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
+    tree = etree.fromstring(svg.encode("utf-8"), parser)
     for el in tree.iter("{http://www.w3.org/2000/svg}image"):
         for attr in ("href", _XLINK):
             href = el.get(attr)
             if not href or href.startswith("data:"):
                 continue
             try:
-                data = (root / href).read_bytes()
-            except OSError:
+                path = paths.image_file(root, href)
+                data = Path(path).read_bytes() if path else None
+            except (OSError, ValueError):  # ValueError: paths.Outside
+                data = None
+            if data is None:
                 continue
             mime = "image/png" if data.startswith(b"\x89PNG") else "image/jpeg"
             el.set(attr, f"data:{mime};base64,{base64.b64encode(data).decode()}")

@@ -16,10 +16,11 @@ from pathlib import Path
 import jinja2
 import jinja2.meta
 
-from pnpkit import fonts
+from pnpkit import fonts, paths
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Group, Item, Pack
+from pnpkit.packloader import PackLoader, TemplateRefused
 from pnpkit.text import fit, svg_text
 
 BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"  # _face.svg.j2, _icons.svg.j2
@@ -28,9 +29,18 @@ BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"  # _face.svg.j
 def template_dirs(pack: Pack) -> list[Path]:
     """Where templates are looked up, first match wins: the pack's own templates/, the shared
     templates/ beside components/, then the base templates that come with pnpkit."""
-    shared = pack.root.parent.parent / "templates"
-    dirs = [d for d in (pack.root / "templates", shared) if d.is_dir()]
+    dirs = [d for d in (pack.root / "templates", shared_templates(pack)) if d.is_dir()]
     return dirs + [BUILTIN_TEMPLATES]
+
+
+def shared_templates(pack: Pack) -> Path:
+    return pack.root.parent.parent / "templates"
+
+
+def template_loader(pack: Pack) -> PackLoader:
+    """Looks templates up in template_dirs(pack) and reads none from outside the pack, the shared
+    templates/ folder or pnpkit's own (see packloader)."""
+    return PackLoader(template_dirs(pack), paths.template_roots(pack.root, shared_templates(pack)))
 
 
 # Functions templates may call besides text_box(): geometry built in code (hex
@@ -46,7 +56,7 @@ def template_global(fn):
 
 def environment(pack: Pack) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader([str(d) for d in template_dirs(pack)]),
+        loader=template_loader(pack),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -91,6 +101,9 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
     where = item.where
     try:
         template = env.get_template(name)
+    except TemplateRefused as exc:
+        problems.append(Problem(item.template_where[side], f"template '{name}' for the {side} of '{item.id}': {exc.message}", "paths"))
+        return None
     except jinja2.TemplateNotFound:
         dirs = ", ".join("pnpkit's own" if d == BUILTIN_TEMPLATES else display_path(d) for d in template_dirs(pack))
         problems.append(Problem(item.template_where[side], f"template '{name}' for the {side} of '{item.id}' not found (looked in {dirs})", "references"))
@@ -107,7 +120,8 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         return None
     except Exception as exc:  # UndefinedError, TypeError in an expression, ...
         line = _template_line(exc)
-        problems.append(Problem(where, f"template '{name}'{line}: {_describe(exc)} (rendering the {side} of '{item.id}')", "template"))
+        rule = "paths" if isinstance(exc, TemplateRefused) else "template"
+        problems.append(Problem(where, f"template '{name}'{line}: {_describe(exc)} (rendering the {side} of '{item.id}')", rule))
         return None
     face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where)
     face.extra.update(template=name, broken=any(p.is_error for p in problems[before:]))
@@ -154,6 +168,8 @@ def _describe(exc: BaseException) -> str:
         return f"undefined variable: {exc.message}"
     if isinstance(exc, TextBoxError):
         return str(exc)
+    if isinstance(exc, TemplateRefused):  # an {% include %}, {% import %} or {% extends %}
+        return f"template '{exc.name}': {exc.message}"
     return f"{type(exc).__name__}: {exc}"
 
 

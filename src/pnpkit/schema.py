@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from pnpkit import fonts
+from pnpkit import fonts, paths
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import Document, display_path, load_yaml
@@ -24,6 +24,7 @@ ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back",
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
 FIELD_TYPES = ("text", "string", "int", "number", "bool", "enum", "list")
 CHECK_KEYS = ("rule", "id", "level", "why")
+RESERVED_ID = "pnpkit-cache"  # build.CACHE_DIR, under OUT beside the kits
 
 
 def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
@@ -34,9 +35,9 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     problems: list[Problem] = []
     docs = []
     for path in [manifest] + sorted(p for p in root.glob("*.yaml") if p.name != "game.yaml"):
-        doc, found = load_yaml(path)
+        doc, found = load_yaml(path, paths.pack_roots(root))
         problems += found
-        if not any(p.rule == "yaml" and "syntax" in p.message for p in found):
+        if not any(p.rule == "yaml" and "syntax" in p.message or p.rule == "paths" for p in found):
             docs.append(doc)
     if not docs or docs[0].file != display_path(manifest):
         return None, problems
@@ -70,7 +71,7 @@ class _Game:
             return
         self.languages = self._languages(r.get(data, (), "languages"))
         langs = self.languages or ("en",)
-        self.id = r.ident(data.get("id", root.name), ("id",), "pack id") or root.name
+        self.id = self._pack_id(data.get("id", root.resolve().name))
         name = r.get(data, (), "name")
         self.name = None if name is None else r.text(name, ("name",), langs)
         self._check_name_glyphs()
@@ -92,13 +93,30 @@ class _Game:
                                    f"no glyph for {chars} in {fonts.DEFAULT_FAMILY}: the pack's name is printed on every page", "glyphs")
                     break
 
+    def _pack_id(self, value) -> str:
+        """The pack id names OUT/<id>/, beside the cache folder it must not take."""
+        pack_id = self.r.ident(value, ("id",), "pack id")
+        if pack_id == RESERVED_ID:
+            self.r.problem(("id",), f"pack id '{pack_id}' is reserved: pnpkit keeps its cache in OUT/{RESERVED_ID}/")
+        return pack_id or "pack"
+
     def _languages(self, value):
+        """Language codes name files (<id>-<lang>.pdf, svg/<lang>/), so each must be a plain tag."""
         if value is None:  # reported as missing already
             return None
         if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
             self.r.problem(("languages",), f"'languages' must be a list of language codes such as [pl, en] (got {describe(value)})")
             return None
-        return tuple(value)
+        good = []
+        for i, lang in enumerate(value):
+            problem = paths.lang_problem(lang)
+            if problem is None and lang in good:
+                problem = f"language '{lang}' is listed twice"
+            if problem:  # reported here, and left out so texts are checked against the good ones only
+                self.r.problem(("languages", i), problem)
+            else:
+                good.append(lang)
+        return tuple(good) or None
 
     def _players(self, value):
         if value is None:  # reported as missing already

@@ -474,6 +474,7 @@ class _Compiler:
         self.resolve_href = resolve_href
         self.problems: dict[tuple[int, str], None] = {}  # ordered and de-duplicated
         self.ids, self.clips, self.using = {}, {}, set()
+        self.checked = set()  # elements attributes() has read; unchecked() looks at all the others
         for el in root.iter(etree.Element):
             ident = el.get("id")
             if ident in self.ids:
@@ -499,6 +500,7 @@ class _Compiler:
         """(own attributes, presentation properties) of el; style wins over attributes."""
         own_names, prop_names = _ELEMENTS[tag]
         own, props, style = {}, {}, None
+        self.checked.add(el)
         for name, value in el.attrib.items():
             if name[0] == "{":
                 ns, local = name[1:].split("}")
@@ -557,12 +559,12 @@ class _Compiler:
             self.problem(el, f"unsupported element <{tag}>")
             return
         own, props = self.attributes(el, tag)
-        if not self.value(el, _DISPLAY, props.get("display", "inline"), "display", True):
-            return
+        shown = self.value(el, _DISPLAY, props.get("display", "inline"), "display", True)
         st = self.style(el, st, props)
         body = []
         inner, viewport = handler(self, el, own, st, body) or (None, None)
-        self.emit(el, props, body, out, inner, viewport)
+        if shown:  # display="none" is compiled all the same: hidden content is checked like the rest
+            self.emit(el, props, body, out, inner, viewport)
 
     def emit(self, el, props, body, out, inner=None, viewport=None):
         """Append body to out, wrapped in el's transform, clip-path and viewport when it has them."""
@@ -719,7 +721,11 @@ class _Compiler:
                 self.problem(el, "image data URI must be data:image/png;base64,… or data:image/jpeg;base64,…")
             head, source = (data or b"")[:4], data
         else:
-            path = self.resolve_href(href) if self.resolve_href else None
+            try:
+                path = self.resolve_href(href) if self.resolve_href else None
+            except ValueError as exc:  # the resolver refuses it, e.g. it leads outside the pack
+                self.problem(el, str(exc))
+                return None
             try:
                 with open(path, "rb") as f:
                     head, source = f.read(4), str(path)
@@ -802,6 +808,43 @@ _HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h
              **{tag: _Compiler.h_shape for tag in _SHAPES}}
 
 
+# Checked wherever they sit, even where nothing is drawn (<metadata>, <title>, <desc>, inside an
+# unsupported element): what would run or load something if a browser opened the SVG.
+_NEVER = {"script", "style", "foreignObject", "iframe", "object", "embed", "link", "feImage", "audio",
+          "video", "handler", "listener", "include", "animation", "discard", "set", "animate"}
+_LINK_ATTRS = {"href", "src"}
+_CSS_URL_RE = re.compile(r"url\(\s*['\"]?\s*(?!#)", re.I)
+
+
+def _unchecked(compiler, root):
+    """Report what could load or run something in the elements the compiler did not read."""
+    for el in root.iter(etree.Element):
+        if el in compiler.checked:
+            continue
+        tag = _tag(el)
+        if etree.QName(el).localname in _NEVER:
+            compiler.problem(el, f"unsupported element <{tag}>")
+        for name, value in el.attrib.items():
+            local = etree.QName(name).localname
+            shown = f"'{value[:60]}…'" if len(value) > 60 else f"'{value}'"
+            if local in _LINK_ATTRS and tag == "image":
+                compiler.image_source(el, value)
+            elif local in _LINK_ATTRS and not value.startswith("#"):
+                compiler.problem(el, f"<{tag}> links to {shown}: only an <image> may name a file")
+            elif local.startswith("on") or _CSS_URL_RE.search(value):
+                compiler.problem(el, f"unsupported attribute '{local}' on <{tag}>")
+
+
+def _preamble(svg, tree, compiler, root):
+    """DTDs (and so entities) and processing instructions are refused: they can pull in files."""
+    if tree.docinfo.doctype:
+        line = svg.count("\n", 0, max(svg.find("<!DOCTYPE"), 0)) + 1
+        compiler.problems[(line, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)")] = None
+    for node in [*root.itersiblings(preceding=True), *root.itersiblings(), *root.iter(etree.PI)]:
+        if node.tag is etree.PI:
+            compiler.problem(node, f"processing instruction <?{node.target}?> is not supported")
+
+
 def compile_svg(svg: str, resolve_href=None) -> Drawing:
     """Parse strictly and compile. Raise SvgError listing EVERY problem found (not just the first).
 
@@ -813,7 +856,9 @@ def compile_svg(svg: str, resolve_href=None) -> Drawing:
     except etree.XMLSyntaxError as e:
         raise SvgError([(e.lineno, e.msg)]) from None
     compiler = _Compiler(root, resolve_href)
+    _preamble(svg, root.getroottree(), compiler, root)
     drawing = compiler.document(root)
+    _unchecked(compiler, root)
     if compiler.problems:
         raise SvgError(sorted(compiler.problems, key=lambda problem: problem[0]))
     return drawing
