@@ -40,7 +40,8 @@ class Reader:
     def mapping(self, value, path: tuple, allowed, what: str = "", rule: str = "schema") -> dict | None:
         """A mapping with only the allowed keys; unknown keys get a 'did you mean'."""
         if not isinstance(value, dict):
-            self.problem(path, f"{what or path_name(path)} must be a mapping (got {describe(value)})", rule)
+            got = "text" if path == () and isinstance(value, str) else describe(value)  # a whole file is not quoted
+            self.problem(path, f"{what or path_name(path)} must be a mapping (got {got})", rule)
             return None
         for key in value:
             if key not in allowed:
@@ -65,13 +66,13 @@ class Reader:
             return None
         return value
 
-    def ident(self, value, path: tuple, what: str):
+    def ident(self, value, path: tuple, what: str, key: bool = False):
         """A name that becomes part of file names: letters, digits, '.', '_', '-', starting with a letter or digit."""
         if self.typed(value, path, "string") is None:
             return None
         problem = name_problem(value, what)
         if problem:
-            self.problem(path, problem)
+            self.problem(path, problem, key=key)
             return None
         return value
 

@@ -207,10 +207,11 @@ def _read_groups(r: Reader, game: _Game):
     if r.doc.data is None:
         return
     if not isinstance(r.doc.data, dict):
-        r.problem((), f"a component file must map group names to groups (got {describe(r.doc.data)})")
+        got = "text" if isinstance(r.doc.data, str) else describe(r.doc.data)  # a whole file of text is not quoted
+        r.problem((), f"a component file must map group names to groups (got {got})")
         return
     for name, spec in r.doc.data.items():
-        if r.ident(name, (name,), "group name") is None:
+        if r.ident(name, (name,), "group name", key=True) is None:
             continue
         group = _read_group(r, game, name, spec)
         if group is not None:

@@ -10,9 +10,15 @@ Subset: root `<svg>` with width/height in mm and a viewBox (always stretched;
 if its aspect ratio differs from width/height, preserveAspectRatio="none" is
 required); `g`, `defs`, `use`, nested `svg` (x y width height viewBox), `rect`,
 `circle`, `ellipse`, `line`, `polyline`, `polygon`, `path`, `text`/`tspan`,
-`image` (PNG/JPEG), `clipPath`; `title`/`desc`/`metadata` are ignored. Lengths
+`image` (PNG/JPEG), `clipPath`; `title`/`desc`/`metadata` are not drawn. Lengths
 are plain numbers in user units. Presentation properties may be attributes or
 `style` declarations; see `_PARSERS` for the inherited ones.
+
+What is not drawn is checked all the same: `display="none"` content is compiled
+and dropped, and every element the compiler did not read (inside `metadata`,
+`title`, `desc` or an unsupported element) is searched for what would load or
+run something in a browser (_unchecked). DOCTYPEs, so DTDs and entities, and
+processing instructions are refused.
 
 Deliberate differences from a browser:
 - `opacity` on `g`/`use`/`svg` is multiplied into each descendant's fill and
@@ -835,11 +841,17 @@ def _unchecked(compiler, root):
                 compiler.problem(el, f"unsupported attribute '{local}' on <{tag}>")
 
 
+_NO_DTD = "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"
+
+
+def _doctype_line(svg):
+    return svg.count("\n", 0, max(svg.find("<!DOCTYPE"), 0)) + 1
+
+
 def _preamble(svg, tree, compiler, root):
     """DTDs (and so entities) and processing instructions are refused: they can pull in files."""
     if tree.docinfo.doctype:
-        line = svg.count("\n", 0, max(svg.find("<!DOCTYPE"), 0)) + 1
-        compiler.problems[(line, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)")] = None
+        compiler.problems[(_doctype_line(svg), _NO_DTD)] = None
     for node in [*root.itersiblings(preceding=True), *root.itersiblings(), *root.iter(etree.PI)]:
         if node.tag is etree.PI:
             compiler.problem(node, f"processing instruction <?{node.target}?> is not supported")
@@ -853,8 +865,8 @@ def compile_svg(svg: str, resolve_href=None) -> Drawing:
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
     try:
         root = etree.fromstring(svg.encode(), parser)
-    except etree.XMLSyntaxError as e:
-        raise SvgError([(e.lineno, e.msg)]) from None
+    except etree.XMLSyntaxError as e:  # an entity bomb fails here: say what is not allowed
+        raise SvgError([(_doctype_line(svg), _NO_DTD)] if "<!DOCTYPE" in svg else [(e.lineno, e.msg)]) from None
     compiler = _Compiler(root, resolve_href)
     _preamble(svg, root.getroottree(), compiler, root)
     drawing = compiler.document(root)
