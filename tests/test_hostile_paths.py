@@ -56,6 +56,24 @@ def hostile_build(kit, *extra: str, code: int = 1):
     return run
 
 
+def place(kit, rel: str, text: str, shift: int = 0) -> str:
+    """'rel:line:column' where text first starts in a file of the copy (plus shift columns), so
+    the expected messages stay exact when the kit's files move a line."""
+    source = (kit.root / rel).read_text(encoding="utf-8")
+    before = source[:source.index(text)]
+    return f"{rel}:{before.count(chr(10)) + 1}:{len(before) - before.rfind(chr(10)) + shift}"
+
+
+def front(kit) -> str:
+    """Where herd.yaml names the standee's template."""
+    return place(kit, f"{M}/herd.yaml", "mammoth-herd/herd-standee.svg.j2")
+
+
+def item(kit) -> str:
+    """Where herd.yaml's one item starts."""
+    return place(kit, f"{M}/herd.yaml", "id: herd")
+
+
 def inject(kit, markup: str) -> None:
     """Put markup at the top of the standee's drawing (line 7 of its template)."""
     kit.edit(HERD, "{% block content %}\n", "{% block content %}\n" + markup + "\n")
@@ -102,16 +120,18 @@ def test_lang_option_that_is_a_path_is_a_usage_error(kit):
     ('"ok\\n"', "'ok\\n'"), ('"a\\0b"', "'a\\x00b'"), ('"a\\tb"', "'a\\tb'"),
 ])
 def test_item_ids_that_are_not_file_names(kit, value, shown):
+    at = place(kit, f"{M}/herd.yaml", "id: herd", 4)
     kit.edit(f"{M}/herd.yaml", "- id: herd", f"- id: {value}")
     run = hostile_build(kit)
-    assert run.lines == [f"{M}/herd.yaml:10:11: error: id {shown} may hold only letters, digits, '.', '_' and '-', "
+    assert run.lines == [f"{at}: error: id {shown} may hold only letters, digits, '.', '_' and '-', "
                          "starting with a letter or digit (it names files) [schema]"]
 
 
 def test_overlong_id(kit):
+    at = place(kit, f"{M}/herd.yaml", "id: herd", 4)
     kit.edit(f"{M}/herd.yaml", "- id: herd", "- id: " + "h" * 65)
     assert hostile_build(kit).lines == [
-        f"{M}/herd.yaml:10:11: error: id 'hhhhhhhhhhhhhhhhhhhh…' is 65 characters long; at most 64 (it names files) [schema]"]
+        f"{at}: error: id 'hhhhhhhhhhhhhhhhhhhh…' is 65 characters long; at most 64 (it names files) [schema]"]
 
 
 def test_group_name_that_climbs_out(kit):
@@ -178,7 +198,7 @@ def test_face_template_linked_outside(kit, outside):
     link.unlink()
     link.symlink_to(outside / "secret.svg.j2")
     assert hostile_build(kit, *EN).lines == [
-        f"{M}/herd.yaml:5:10: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"{front(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
         f"'{HERD}' {TEMPLATE_HINT} [paths]"]
 
 
@@ -187,7 +207,7 @@ def test_face_template_linked_to_etc_passwd(kit):
     link.unlink()
     link.symlink_to("/etc/passwd")
     assert hostile_build(kit, *EN).lines == [
-        f"{M}/herd.yaml:5:10: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"{front(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
         f"'{HERD}' {TEMPLATE_HINT} [paths]"]
 
 
@@ -199,7 +219,7 @@ def test_included_or_imported_template_linked_outside(kit, outside, statement, l
     (kit.root / "templates/mammoth-herd/stolen.svg.j2").symlink_to(outside / "secret.svg.j2")
     inject(kit, statement)
     assert hostile_build(kit, *EN).lines == [
-        f"{M}/herd.yaml:10:7: error: template 'mammoth-herd/herd-standee.svg.j2' line {line}: template "
+        f"{item(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' line {line}: template "
         f"'mammoth-herd/stolen.svg.j2': 'templates/mammoth-herd/stolen.svg.j2' {TEMPLATE_HINT} "
         "(rendering the front of 'herd') [paths]"]
 
@@ -210,7 +230,7 @@ def test_extended_base_template_linked_outside(kit, outside):
     base.symlink_to(outside / "secret.svg.j2")
     run = hostile_build(kit, *EN)
     assert run.lines[0] == (
-        f"{M}/herd.yaml:10:7: error: template 'mammoth-herd/herd-standee.svg.j2' line 4: template '_face.svg.j2': "
+        f"{item(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' line 4: template '_face.svg.j2': "
         f"'templates/_face.svg.j2' {TEMPLATE_HINT} (rendering the front of 'herd') [paths]")
     assert all("[paths]" in line for line in run.lines)
 
@@ -220,14 +240,32 @@ def test_pack_templates_folder_linked_outside(kit, outside):
     (outside / "mammoth-herd" / "herd-standee.svg.j2").write_text(f"<svg>{SECRET}</svg>", encoding="utf-8")
     (kit.root / M / "templates").symlink_to(outside)  # the pack's own templates/ is searched first
     assert hostile_build(kit, *EN).lines == [
-        f"{M}/herd.yaml:5:10: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"{front(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
         f"'{M}/templates/mammoth-herd/herd-standee.svg.j2' {TEMPLATE_HINT} [paths]"]
+
+
+def test_shared_templates_folder_linked_elsewhere(kit, outside):
+    """The shared templates/ is taken where it stands: a link of that name leads outside."""
+    (kit.root / "templates").rename(outside / "templates")
+    (kit.root / "templates").symlink_to(outside / "templates")
+    run = hostile_build(kit, *EN)
+    assert (f"{front(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+            f"'{HERD}' {TEMPLATE_HINT} [paths]") in run.lines
+    assert all(line.endswith(f"{TEMPLATE_HINT} [paths]") for line in run.lines)  # every face's template
+
+
+def test_pack_folder_named_through_a_link_builds(kit):
+    """The pack folder is the user's choice: a link to it is followed, and what lies inside it is inside."""
+    (kit.root / "components" / "herd-link").symlink_to(kit.root / M)
+    run = kit.run("build", "components/herd-link", "--out", "build", *EN)
+    assert run.code == 0, run.out
+    assert (kit.root / "build/mammoth-herd/mammoth-herd-en.pdf").is_file()
 
 
 def test_template_that_is_not_utf8(kit):
     (kit.root / HERD).write_bytes(b"<svg>\xff\xfe</svg>")
     assert hostile_build(kit, *EN).lines == [
-        f"{M}/herd.yaml:5:10: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"{front(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
         f"'{HERD}' is not UTF-8 text (byte 5) [paths]"]
 
 
@@ -237,8 +275,9 @@ def test_template_that_is_not_utf8(kit):
 IMAGE_HINT = "leads outside the pack; it was not read (an image must be a file in the pack or a data: URI)"
 
 
-def svg_problem(line: int, message: str) -> str:
-    return f"{M}/herd.yaml:10:7: error: {message} (line {line} of the SVG for the front of 'herd') [svg]"
+def svg_problem(kit, line: int, message: str) -> str:
+    """A problem in the standee's SVG that the template does not show, placed at the item."""
+    return f"{item(kit)}: error: {message} (line {line} of the SVG for the front of 'herd') [svg]"
 
 
 HIDING_PLACES = [
@@ -259,33 +298,33 @@ def test_image_hidden_where_nothing_is_drawn(kit, outside):
     inject(kit, "\n".join(place.format(image) for place in HIDING_PLACES))
     run = hostile_build(kit, "--lang", "en")
     leak = f"image '../../outside/secret.png' {IMAGE_HINT}"
-    assert run.lines == sorted([svg_problem(3 + n, leak) for n in range(len(HIDING_PLACES))]
+    assert run.lines == sorted([svg_problem(kit, 3 + n, leak) for n in range(len(HIDING_PLACES))]
                                + [f"{HERD}:7:23: error: unsupported element <image> inside <clipPath> [svg]"])
 
 
 @pytest.mark.parametrize("href", ["/etc/passwd", "../../outside/secret.png", "../mammoth-herd/../../outside/secret.png"])
 def test_image_path_outside_the_pack(kit, outside, href):
     inject(kit, f'<image href="{href}" width="5" height="5"/>')
-    assert hostile_build(kit, *EN).lines == [svg_problem(3, f"image '{href}' {IMAGE_HINT}")]
+    assert hostile_build(kit, *EN).lines == [svg_problem(kit, 3, f"image '{href}' {IMAGE_HINT}")]
 
 
 @pytest.mark.parametrize("href", ["file:///etc/passwd", "http://example.com/a.png", "//example.com/a.png"])
 def test_image_url(kit, href):
     inject(kit, f'<image xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="{href}" width="5" height="5"/>')
     assert hostile_build(kit, *EN).lines == [
-        svg_problem(3, f"image '{href}' is a URL; an image must be a file in the pack or a data: URI")]
+        svg_problem(kit, 3, f"image '{href}' is a URL; an image must be a file in the pack or a data: URI")]
 
 
 def test_image_linked_outside_from_inside_the_pack(kit, outside):
     (kit.root / M / "art.png").symlink_to(outside / "secret.png")
     inject(kit, '<image href="art.png" width="5" height="5"/>')
-    assert hostile_build(kit, *EN).lines == [svg_problem(3, f"image 'art.png' {IMAGE_HINT}")]
+    assert hostile_build(kit, *EN).lines == [svg_problem(kit, 3, f"image 'art.png' {IMAGE_HINT}")]
 
 
 def test_image_folder_linked_outside(kit, outside):
     (kit.root / M / "art").symlink_to(outside)
     inject(kit, '<image href="art/secret.png" width="5" height="5"/>')
-    assert hostile_build(kit, *EN).lines == [svg_problem(3, f"image 'art/secret.png' {IMAGE_HINT}")]
+    assert hostile_build(kit, *EN).lines == [svg_problem(kit, 3, f"image 'art/secret.png' {IMAGE_HINT}")]
 
 
 def test_image_of_the_pack_still_draws_and_previews(kit):
@@ -325,7 +364,7 @@ def test_active_content_wherever_it_sits(kit, markup, column, message):
 
 def test_xml_stylesheet_instruction(kit):
     inject(kit, '<?xml-stylesheet href="/etc/passwd"?>')
-    assert hostile_build(kit, *EN).lines == [svg_problem(3, "processing instruction <?xml-stylesheet?> is not supported")]
+    assert hostile_build(kit, *EN).lines == [svg_problem(kit, 3, "processing instruction <?xml-stylesheet?> is not supported")]
 
 
 def test_external_entity_is_refused_and_never_read(kit, outside):
@@ -335,8 +374,8 @@ def test_external_entity_is_refused_and_never_read(kit, outside):
         '<svg xmlns="http://www.w3.org/2000/svg" width="46mm" height="106mm" viewBox="-3 -3 46 106">\n'
         '<text x="1" y="5">&stolen;</text></svg>\n', encoding="utf-8")
     assert hostile_build(kit, *EN).lines == [
-        svg_problem(2, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"),
-        svg_problem(4, "unsupported entity reference &stolen;"),
+        svg_problem(kit, 2, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"),
+        svg_problem(kit, 4, "unsupported entity reference &stolen;"),
     ]
 
 
@@ -367,8 +406,9 @@ def test_yaml_message_quotes_one_line_at_most(kit):
 
 
 def test_value_spanning_lines_is_quoted_to_its_first_line(kit):
-    kit.edit(f"{M}/herd.yaml", "tab: 12", f"tab: |\n        12 mm\n        {SECRET}")
-    assert hostile_build(kit).lines == [f"{M}/herd.yaml:12:12: error: 'tab' must be a number (got '12 mm…') [schema]"]
+    kit.edit(f"{M}/game.yaml", "players: {min: 2, max: 4}", f"players:\n  max: 4\n  min: |\n    2 players\n    {SECRET}")
+    at = place(kit, f"{M}/game.yaml", "|\n    2 players")
+    assert hostile_build(kit).lines == [f"{at}: error: 'min' must be a whole number (got '2 players…') [schema]"]
 
 
 def test_yaml_that_is_not_utf8(kit):
