@@ -315,6 +315,12 @@ def test_image_url(kit, href):
         svg_problem(kit, 3, f"image '{href}' is a URL; an image must be a file in the pack or a data: URI")]
 
 
+def test_image_with_two_hrefs(kit):
+    """A browser takes href, an old one xlink:href: both would need checking, so one is allowed."""
+    inject(kit, '<image xmlns:xlink="http://www.w3.org/1999/xlink" href="/etc/passwd" xlink:href="a.png" width="5" height="5"/>')
+    assert f"{HERD}:7:1: error: <image> has both href and xlink:href: give one [svg]" in hostile_build(kit, *EN).lines
+
+
 def test_image_linked_outside_from_inside_the_pack(kit, outside):
     (kit.root / M / "art.png").symlink_to(outside / "secret.png")
     inject(kit, '<image href="art.png" width="5" height="5"/>')

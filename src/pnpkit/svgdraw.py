@@ -480,7 +480,7 @@ class _Compiler:
         self.resolve_href = resolve_href
         self.problems: dict[tuple[int, str], None] = {}  # ordered and de-duplicated
         self.ids, self.clips, self.using = {}, {}, set()
-        self.checked = set()  # elements attributes() has read; unchecked() looks at all the others
+        self.checked = set()  # elements attributes() has read; _unchecked() looks at all the others
         for el in root.iter(etree.Element):
             ident = el.get("id")
             if ident in self.ids:
@@ -512,6 +512,8 @@ class _Compiler:
                 ns, local = name[1:].split("}")
                 prefix = _NS_PREFIX.get(ns) or next((p for p, u in el.nsmap.items() if u == ns), ns)
                 name = "href" if (prefix, local) == ("xlink", "href") else f"{prefix}:{local}"
+            if name == "href" and "href" in own:  # a browser would take one, we would check the other
+                self.problem(el, f"<{tag}> has both href and xlink:href: give one")
             if name in own_names:
                 own[name] = value
             elif name in prop_names:
@@ -848,9 +850,9 @@ def _doctype_line(svg):
     return svg.count("\n", 0, max(svg.find("<!DOCTYPE"), 0)) + 1
 
 
-def _preamble(svg, tree, compiler, root):
+def _preamble(svg, compiler, root):
     """DTDs (and so entities) and processing instructions are refused: they can pull in files."""
-    if tree.docinfo.doctype:
+    if root.getroottree().docinfo.doctype:
         compiler.problems[(_doctype_line(svg), _NO_DTD)] = None
     for node in [*root.itersiblings(preceding=True), *root.itersiblings(), *root.iter(etree.PI)]:
         if node.tag is etree.PI:
@@ -868,7 +870,7 @@ def compile_svg(svg: str, resolve_href=None) -> Drawing:
     except etree.XMLSyntaxError as e:  # an entity bomb fails here: say what is not allowed
         raise SvgError([(_doctype_line(svg), _NO_DTD)] if "<!DOCTYPE" in svg else [(e.lineno, e.msg)]) from None
     compiler = _Compiler(root, resolve_href)
-    _preamble(svg, root.getroottree(), compiler, root)
+    _preamble(svg, compiler, root)
     drawing = compiler.document(root)
     _unchecked(compiler, root)
     if compiler.problems:
