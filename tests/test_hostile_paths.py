@@ -127,6 +127,32 @@ def test_item_ids_that_are_not_file_names(kit, value, shown):
                          "starting with a letter or digit (it names files) [schema]"]
 
 
+@pytest.mark.parametrize("value", ["NUL", "con", "Com1.x", "herd."])
+def test_ids_windows_cannot_write(kit, value):
+    at = place(kit, f"{M}/herd.yaml", "id: herd", 4)
+    kit.edit(f"{M}/herd.yaml", "- id: herd", f"- id: {value}")
+    assert hostile_build(kit).lines == [
+        f"{at}: error: id '{value}' cannot name a file on Windows (a device name, or a final '.') [schema]"]
+
+
+def test_ids_that_differ_only_in_case(kit):
+    first = place(kit, f"{M}/tiles.yaml", "{id: bonus-01")
+    second = place(kit, f"{M}/tiles.yaml", "{id: bonus-02")
+    kit.edit(f"{M}/tiles.yaml", "id: bonus-02", "id: BONUS-01")
+    assert hostile_build(kit).lines == [
+        f"{second}: error: id 'BONUS-01' differs from 'bonus-01' (at {first}) only in case: "
+        "they would name the same file on Windows and macOS [unique-ids]"]
+
+
+def test_group_names_that_differ_only_in_case(kit):
+    kit.edit(f"{M}/herd.yaml", "\nherd:", "\nBonus-Tiles:")
+    first = place(kit, f"{M}/herd.yaml", "Bonus-Tiles:")  # herd.yaml is read before tiles.yaml
+    second = place(kit, f"{M}/tiles.yaml", "bonus-tiles:")
+    assert hostile_build(kit).lines == [
+        f"{second}: error: group 'bonus-tiles' differs from 'Bonus-Tiles' (at {first}) only in case: "
+        "they would name the same folder on Windows and macOS [unique-ids]"]
+
+
 def test_overlong_id(kit):
     at = place(kit, f"{M}/herd.yaml", "id: herd", 4)
     kit.edit(f"{M}/herd.yaml", "- id: herd", "- id: " + "h" * 65)

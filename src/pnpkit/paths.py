@@ -26,6 +26,7 @@ MAX_LANG = 35
 # A name that becomes one file or folder name: no '/', no '..', no leading dot, no control characters.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MAX_NAME = 64
+_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(10)), *(f"LPT{n}" for n in range(10))}
 
 
 def display_path(path: Path) -> str:
@@ -48,6 +49,8 @@ def name_problem(value: str, what: str) -> str | None:
     if not NAME.fullmatch(value):
         return (f"{what} {_quoted(value)} may hold only letters, digits, '.', '_' and '-', "
                 "starting with a letter or digit (it names files)")
+    if value.endswith(".") or value.split(".")[0].upper() in _DEVICES:
+        return f"{what} '{value}' cannot name a file on Windows (a device name, or a final '.')"
     if len(value) > MAX_NAME:
         return f"{what} '{value[:20]}…' is {len(value)} characters long; at most {MAX_NAME} (it names files)"
     return None

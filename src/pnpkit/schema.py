@@ -399,14 +399,26 @@ def _field_value(r: Reader, value, path: tuple, spec: FieldSpec, langs):
 
 
 def _unique_ids(groups: dict) -> list[Problem]:
+    """Ids are unique; ids, and group names, that differ only in case would share a file on
+    Windows and macOS, whose file systems ignore case, so they are reported too."""
     seen: dict[str, Item] = {}
     problems = []
     for group in groups.values():
         for item in group.items:
-            if item.id in seen:
-                problems.append(Problem(item.where, f"duplicate id '{item.id}' (first at {seen[item.id].where})", "unique-ids"))
+            first = seen.get(item.id.casefold())
+            if first is None:
+                seen[item.id.casefold()] = item
+            elif first.id == item.id:
+                problems.append(Problem(item.where, f"duplicate id '{item.id}' (first at {first.where})", "unique-ids"))
             else:
-                seen[item.id] = item
+                problems.append(Problem(item.where, f"id '{item.id}' differs from '{first.id}' (at {first.where}) only in case: "
+                                                     "they would name the same file on Windows and macOS", "unique-ids"))
+    names: dict[str, Group] = {}
+    for group in groups.values():
+        first = names.setdefault(group.name.casefold(), group)
+        if first is not group:
+            problems.append(Problem(group.where, f"group '{group.name}' differs from '{first.name}' (at {first.where}) only in case: "
+                                                 "they would name the same folder on Windows and macOS", "unique-ids"))
     return problems
 
 
