@@ -68,7 +68,7 @@ def load_yaml(path: Path, roots: tuple[Path, ...] | None = None) -> tuple[Docume
     try:
         if roots is not None:
             confined(path, roots)
-        if not regular_file(path):  # a FIFO or a device would hang or never end
+        if path.exists() and not regular_file(path):  # a FIFO or a device would hang or never end
             return doc, [Problem(start, "cannot read file: not a regular file")]
         text = path.read_text(encoding="utf-8")
     except Outside as exc:
