@@ -9,10 +9,12 @@ outside the pack shows up nowhere: not in the messages, not in the output.
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from pnpkit import paths, preview
 from pnpkit.svgdraw import SvgError, compile_svg
@@ -353,6 +355,21 @@ def test_image_linked_outside_from_inside_the_pack(kit, outside):
     assert hostile_build(kit, *EN).lines == [svg_problem(kit, 3, f"image 'art.png' {IMAGE_HINT}")]
 
 
+def test_image_swapped_for_a_link_after_a_build(kit, outside):
+    """The build cache knows the drawing and its image: a link put in the image's place is still refused."""
+    png = io.BytesIO()
+    Image.new("RGB", (4, 4), (200, 30, 30)).save(png, "PNG")
+    (kit.root / M / "art.png").write_bytes(png.getvalue())
+    inject(kit, '<image href="art.png" width="5" height="5"/>')
+    assert kit.build(*EN).code == 0
+    (kit.root / M / "art.png").unlink()
+    (kit.root / M / "art.png").symlink_to(outside / "secret.png")
+    before = files(kit.root)
+    run = kit.build(*EN)
+    assert (run.code, run.lines) == (1, [svg_problem(kit, 3, f"image 'art.png' {IMAGE_HINT}")])
+    assert files(kit.root) == before and SECRET not in run.out + run.err
+
+
 def test_image_folder_linked_outside(kit, outside):
     (kit.root / M / "art").symlink_to(outside)
     inject(kit, '<image href="art/secret.png" width="5" height="5"/>')
@@ -361,9 +378,6 @@ def test_image_folder_linked_outside(kit, outside):
 
 def test_image_of_the_pack_still_draws_and_previews(kit):
     """The control: a real PNG inside the pack builds, and the preview inlines it."""
-    import io
-
-    from PIL import Image
     buf = io.BytesIO()
     Image.new("RGB", (4, 4), (200, 30, 30)).save(buf, "PNG")
     (kit.root / M / "art.png").write_bytes(buf.getvalue())
