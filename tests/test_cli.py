@@ -89,3 +89,12 @@ def test_provenance_lists_what_is_still_a_design_choice(kit):
         f"{M}/tiles.yaml:16:7: note: bonus-01, all values: design [provenance]",
     ]
     assert len(run.lines) == 18
+
+
+def test_pack_named_as_dot_from_inside_it(kit, monkeypatch):
+    """`pnpkit build .` in the pack folder: the id is the folder's name, the shared templates are found."""
+    kit.edit(f"{M}/game.yaml", "id: mammoth-herd\n", "")
+    monkeypatch.chdir(kit.root / M)
+    run = kit.run("build", ".", "--out", "../../build", "--lang", "en")
+    assert run.code == 0, run.out
+    assert (kit.root / "build/mammoth-herd/mammoth-herd-en.pdf").is_file()

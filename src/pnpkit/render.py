@@ -9,6 +9,7 @@ located problems, never as tracebacks.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -34,7 +35,9 @@ def template_dirs(pack: Pack) -> list[Path]:
 
 
 def shared_templates(pack: Pack) -> Path:
-    return pack.root.parent.parent / "templates"
+    """templates/ beside components/: found from the pack folder as named (made absolute, so that
+    `pnpkit build .` finds it too, but with links not followed, so a linked pack finds its own)."""
+    return Path(os.path.abspath(pack.root)).parent.parent / "templates"
 
 
 def template_loader(pack: Pack) -> PackLoader:
