@@ -107,6 +107,12 @@ def test_language_listed_twice(kit):
     assert hostile_build(kit).lines == [f"{M}/game.yaml:8:21: error: language 'pl' is listed twice [schema]"]
 
 
+def test_language_listed_twice_in_other_case(kit):
+    kit.edit(f"{M}/game.yaml", "languages: [pl, en]", "languages: [pl, en, zh-Hant, zh-hant]")
+    run = hostile_build(kit)  # and zh-Hant has no texts: those problems are reported too
+    assert f"{M}/game.yaml:8:30: error: language 'zh-hant' is listed twice (as 'zh-Hant') [schema]" in run.lines
+
+
 def test_language_tags_that_are_fine():
     for tag in ("en", "pl", "eo", "pt-BR", "zh-Hant", "sr-Latn-RS", "ast", "es-419"):
         assert paths.lang_problem(tag) is None, tag

@@ -110,8 +110,9 @@ class _Game:
         good = []
         for i, lang in enumerate(value):
             problem = paths.lang_problem(lang)
-            if problem is None and lang in good:
-                problem = f"language '{lang}' is listed twice"
+            twin = next((g for g in good if g.casefold() == lang.casefold()), None)  # tags ignore case
+            if problem is None and twin is not None:
+                problem = f"language '{lang}' is listed twice" + (f" (as '{twin}')" if twin != lang else "")
             if problem:  # reported here, and left out so texts are checked against the good ones only
                 self.r.problem(("languages", i), problem)
             else:
