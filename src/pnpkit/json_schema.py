@@ -78,7 +78,16 @@ GROUP = {
     "fields": {"type": "object", "additionalProperties": {"$ref": "#/definitions/field"},
                "propertyNames": {"not": {"enum": list(schema.ITEM_KEYS)}},
                "description": "What each item carries: name: type, or name: {type: ..., ...}."},
-    "items": {"type": "array", "items": {"$ref": "#/definitions/item"}, "description": "The distinct designs of this group."},
+    "items": {"anyOf": [
+        {"type": "array", "items": {"$ref": "#/definitions/item"}},
+        {"type": "string", "pattern": r"\.(csv|tsv|xlsx|ods|CSV|TSV|XLSX|ODS)$"},
+        {"type": "object", "additionalProperties": False, "required": ["from"],
+         "properties": {"from": {"type": "string"}, "sheet": {"type": "string"}}}],
+        "description": "The distinct designs of this group: a list, or a sheet beside this file (cards.csv, cards.tsv, "
+                       "cards.xlsx, cards.ods; {from: cards.xlsx, sheet: Deck}) whose header row names the columns."},
+    "defaults": {"type": "object", "description": "Values every item of the group has unless it gives its own: fields, tags, provenance, count, ..."},
+    "generate": {"anyOf": [{"$ref": "#/definitions/generator"}, {"type": "array", "items": {"$ref": "#/definitions/generator"}}],
+                 "description": "Items made as the product of value lists, e.g. {product: {suit: [...], rank: [...]}, id: '{suit}-{rank}'}; 'items' then holds only the extras."},
     "items_from": {"type": "string", "description": "Take the items and fields of another group, with this group's kind, size and templates."},
     "doc": {"type": "string", "description": "What the group is, for people reading the pack."},
 }
@@ -151,8 +160,8 @@ def _definitions() -> dict:
     group = _object(GROUP, schema.GROUP_KEYS, "group")
     group.update(required=["kind", "size", "front"], **{
         "if": {"required": ["items_from"]},
-        "then": {"not": {"anyOf": [{"required": ["items"]}, {"required": ["fields"]}]}},
-        "else": {"required": ["items"]}})
+        "then": {"not": {"anyOf": [{"required": ["items"]}, {"required": ["fields"]}, {"required": ["generate"]}, {"required": ["defaults"]}]}},
+        "else": {"anyOf": [{"required": ["items"]}, {"required": ["generate"]}]}})
     item = _object(ITEM, schema.ITEM_KEYS, "item")
     item.update(additionalProperties=True, required=["id"], **{"not": {"required": ["count", "per_player"]}},
                 description="An item: id, count, ... and a value for each of the group's fields.")
@@ -163,6 +172,13 @@ def _definitions() -> dict:
         "check": _check(),
         "group": group,
         "item": item,
+        "generator": {"type": "object", "required": ["product", "id"], "properties": {
+            "product": {"type": "object", "minProperties": 1, "additionalProperties": {"anyOf": [
+                {"type": "array", "minItems": 1},
+                {"type": "object", "required": ["data"], "additionalProperties": False, "properties": {"data": {"type": "string"}}}]},
+                "description": "Field (or item key) -> its values; one item for every combination, the first key varying slowest."},
+            "id": {"type": "string", "description": "The id of each generated item, e.g. '{suit}-{rank}'."}},
+            "description": "A product of value lists; any other key (a field, count, tags, provenance) is given to every generated item."},
         "field": {"anyOf": [{"enum": list(schema.FIELD_TYPES)}, field]},
     }
 

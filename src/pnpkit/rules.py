@@ -190,12 +190,12 @@ def _stopped(pack: Pack, checks: list[Check], outcome, seconds: float) -> Proble
 
 
 def _dump(p: Problem) -> list:
-    return [p.where.file, p.where.line, p.where.column, p.message, p.rule, p.level]
+    return [p.where.file, p.where.line, p.where.column, p.message, p.rule, p.level, p.where.sheet]
 
 
 def _load(row: list) -> Problem:
-    file, line, column, message, rule, level = row
-    return Problem(Location(file, line, column), message, rule, level)
+    file, line, column, message, rule, level, sheet = row
+    return Problem(Location(file, line, column, sheet), message, rule, level)
 
 
 def _options(reader: Reader, chk: Check, r: Rule, pack: Pack) -> dict | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from pnpkit import fonts
+from pnpkit import fonts, itemsource
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import Document, display_path, load_yaml
@@ -19,7 +19,7 @@ from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
 GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
 PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap")
-GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "items", "items_from", "doc")
+GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "defaults", "items", "generate", "items_from", "doc")
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
 FIELD_TYPES = ("text", "string", "int", "number", "bool", "enum", "list")
@@ -216,7 +216,7 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     if "items_from" in spec:
         return _derived_group(r, game, name, spec, path, kind, size, bleed, templates)
     fields = _read_fields(r, spec.get("fields", {}), path + ("fields",))
-    items = _read_items(r, game, name, spec.get("items"), path + ("items",), fields, templates)
+    items = _read_items(r, game, name, spec, fields, templates)
     if None in (kind, size, bleed) or fields is None:
         return None
     return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""))
@@ -225,7 +225,7 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
 def _derived_group(r: Reader, game: _Game, name: str, spec: dict, path: tuple, kind, size, bleed, templates) -> Group | None:
     """`items_from: dice`: the items (and fields) of another group, with this group's kind, size and templates."""
     source = r.typed(spec["items_from"], path + ("items_from",), "string")
-    for key in ("items", "fields"):
+    for key in ("items", "fields", "generate", "defaults"):
         if key in spec:
             r.problem(path + (key,), f"group '{name}' takes its items and fields from '{source}'; it cannot have '{key}' too", key=True)
     if None in (kind, size, bleed, source):
@@ -298,14 +298,10 @@ def _read_field(r: Reader, name: str, value, path: tuple) -> FieldSpec | None:
     )
 
 
-def _read_items(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict | None, templates: dict) -> list[Item]:
-    if value is None:
-        r.problem(path[:-1], f"group '{group}' needs 'items' (a list)")
-        return []
-    if not isinstance(value, list):
-        r.problem(path, f"'items' must be a list (got {describe(value)})")
-        return []
-    return [it for i, v in enumerate(value) if (it := _read_item(r, game, group, v, path + (i,), fields or {}, templates))]
+def _read_items(r: Reader, game: _Game, group: str, spec: dict, fields: dict | None, templates: dict) -> list[Item]:
+    """Written, sheet and generated items alike (itemsource.py), each checked by _read_item."""
+    raw = itemsource.raw_items(r, game.root, group, spec, fields or {}, ITEM_KEYS, game.game_data)
+    return [it for rr, v, p in raw if (it := _read_item(rr, game, group, v, p, fields or {}, templates))]
 
 
 def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict, templates: dict) -> Item | None:

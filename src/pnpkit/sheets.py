@@ -1,0 +1,333 @@
+"""Read a spreadsheet (CSV, TSV, XLSX, ODS) into located cells, refusing what could hurt.
+
+A sheet is read whole into rows of `Cell`s, each with its place: line and column
+of the text for CSV/TSV (`cards.csv:14:3`), sheet and cell for workbooks
+(`cards.xlsx:Deck!C14`). Empty rows are dropped here; what the columns mean is
+itemsheet.py's business.
+
+Packs come from strangers, so reading is bounded: a sheet file larger than
+MAX_BYTES, a workbook that unpacks to more than MAX_UNPACKED, a sheet with more
+than MAX_ROWS rows or MAX_COLUMNS columns, and any XML document type declaration
+(where entities are declared: "billion laughs", external files) are refused with a
+located error before a parser sees the data. Workbooks are read with openpyxl in
+read_only mode (streaming) and ODS with python-calamine (Rust, no DTD processing).
+"""
+
+from __future__ import annotations
+
+import math
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pnpkit.errors import Location, Problem
+
+MAX_BYTES = 20_000_000  # a 10,000-card XLSX is well under 1 MB
+MAX_UNPACKED = 200_000_000  # all the XML inside a workbook, unzipped
+MAX_ROWS = 50_000
+MAX_COLUMNS = 200
+MAX_CELL_CHARS = 20_000
+RULE = "sheet"
+
+
+class SheetError(Exception):
+    """A sheet that cannot be read; carries the place and the message."""
+
+    def __init__(self, where: Location, message: str):
+        super().__init__(message)
+        self.where = where
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: object  # str, int, float or bool; never None (empty cells are left out)
+    where: Location
+
+
+@dataclass
+class Sheet:
+    """The non-empty rows of one sheet: rows[0] is the header."""
+
+    file: str
+    name: str = ""  # a workbook's sheet name; "" for CSV/TSV
+    rows: list[list[Cell | None]] = field(default_factory=list)
+
+
+def read_sheet(path: Path, shown: str, sheet: str | None, where: Location) -> tuple[Sheet | None, list[Problem]]:
+    """The sheet in path (shown to the user as `shown`); problems are located at `where` (the `items:`
+    line) when the file as a whole is wrong, else at the cell."""
+    suffix = path.suffix.lower()
+    reader = READERS.get(suffix)
+    if reader is None:
+        known = ", ".join(sorted(READERS))
+        return None, [Problem(where, f"items file '{path.name}' is not a sheet pnpkit reads (it reads {known})", RULE)]
+    if sheet is not None and suffix in (".csv", ".tsv"):
+        return None, [Problem(where, f"'{path.name}' is a {suffix[1:].upper()} file, which has one sheet: drop 'sheet'", RULE)]
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise SheetError(where, f"sheet file '{path.name}' is {size:,} bytes; pnpkit reads sheets of at most {MAX_BYTES:,} bytes")
+        return reader(path, shown, sheet, where), []
+    except SheetError as exc:
+        return None, [Problem(exc.where, str(exc), RULE)]
+    except OSError as exc:
+        return None, [Problem(where, f"cannot read '{path.name}': {exc.strerror or exc}", RULE)]
+
+
+def _too_many(what: str, n: int, limit: int, where: Location) -> SheetError:
+    return SheetError(where, f"the sheet has more than {limit:,} {what} (found {n:,} or more); pnpkit reads at most {limit:,}")
+
+
+def _add_row(sheet: Sheet, cells: list[Cell | None], where: Location) -> None:
+    while cells and cells[-1] is None:  # a workbook pads rows to its widest one
+        cells.pop()
+    if len(cells) > MAX_COLUMNS:
+        raise _too_many("columns", len(cells), MAX_COLUMNS, where)
+    if any(c is not None for c in cells):
+        sheet.rows.append(cells)
+        if len(sheet.rows) > MAX_ROWS + 1:  # the header does not count
+            raise _too_many("rows", len(sheet.rows) - 1, MAX_ROWS, where)
+
+
+def _cell(value, where: Location) -> Cell | None:
+    """A cell's value as read, or None when empty; text is trimmed, numbers must be finite."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = value.strip()
+        if not value:
+            return None
+        if len(value) > MAX_CELL_CHARS:
+            raise SheetError(where, f"the cell holds {len(value):,} characters; pnpkit reads at most {MAX_CELL_CHARS:,} in one cell")
+        return Cell(value, where)
+    if isinstance(value, bool):
+        return Cell(value, where)
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise SheetError(where, f"the cell holds {value}, which is not a finite number")
+        return Cell(value, where)
+    return Cell(str(value), where)  # dates, times: as text, so a field of another type reports them
+
+
+# ---------------------------------------------------------------- CSV and TSV
+
+
+def _read_delimited(path: Path, shown: str, sheet: str | None, where: Location, delimiter: str = ",") -> Sheet:
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):  # Excel's "CSV UTF-8" starts with a byte-order mark
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SheetError(Location(shown, line, col),
+                         f"'{path.name}' is not UTF-8 text (byte 0x{data[exc.start]:02x}); save the sheet as CSV UTF-8") from None
+    out = Sheet(shown)
+    for cells, at in _records(text, delimiter, shown):
+        _add_row(out, cells, at)
+    return out
+
+
+def _records(text: str, delimiter: str, shown: str):
+    """RFC 4180 records with the line and column where each field starts (quoted fields may span lines)."""
+    i, n, line, col = 0, len(text), 1, 1
+    row: list[Cell | None] = []
+    row_at = Location(shown, 1, 1)
+    while i <= n:
+        start = Location(shown, line, col)
+        if not row:
+            row_at = start
+        if i < n and text[i] == '"':  # quoted: "" is a quote, newlines are kept
+            i, col = i + 1, col + 1
+            parts = []
+            while True:
+                j = text.find('"', i)
+                if j < 0:
+                    raise SheetError(start, "this quoted field is never closed (a '\"' is missing)")
+                chunk = text[i:j]
+                parts.append(chunk)
+                line, col = _advance(chunk, line, col)
+                i, col = j + 1, col + 1
+                if i < n and text[i] == '"':
+                    parts.append('"')
+                    i, col = i + 1, col + 1
+                    continue
+                break
+            value = "".join(parts)
+            j = i  # anything between the closing quote and the delimiter is kept, as spreadsheets do
+            while j < n and text[j] not in (delimiter, "\n", "\r"):
+                j += 1
+            value += text[i:j]
+            col += j - i
+            i = j
+        else:
+            j = i
+            while j < n and text[j] not in (delimiter, "\n", "\r"):
+                j += 1
+            value = text[i:j]
+            col += j - i
+            i = j
+        row.append(_cell(value, start))
+        if i < n and text[i] == delimiter:
+            i, col = i + 1, col + 1
+            continue
+        yield row, row_at  # end of line or of text
+        row = []
+        if i >= n:
+            return
+        i += 2 if text.startswith("\r\n", i) else 1
+        line, col = line + 1, 1
+        if i >= n:
+            return
+
+
+def _advance(chunk: str, line: int, col: int) -> tuple[int, int]:
+    newlines = chunk.count("\n")
+    if newlines:
+        return line + newlines, len(chunk) - chunk.rfind("\n")
+    return line, col + len(chunk)
+
+
+def _read_tsv(path: Path, shown: str, sheet: str | None, where: Location) -> Sheet:
+    return _read_delimited(path, shown, sheet, where, "\t")
+
+
+# ---------------------------------------------------------------- workbooks
+
+
+def _check_zip(path: Path, where: Location) -> tuple[bool]:
+    """Refuse a workbook that unpacks too large or declares a DTD (entities); say whether it has formulas."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise SheetError(where, f"'{path.name}' is not a readable workbook ({exc})") from None
+    with archive:
+        infos = archive.infolist()
+        total = sum(i.file_size for i in infos)
+        if total > MAX_UNPACKED:
+            raise SheetError(where, f"workbook '{path.name}' unpacks to {total:,} bytes; pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
+        formulas = False
+        for info in infos:
+            if not info.filename.endswith((".xml", ".rels")):
+                continue
+            found = _scan(archive, info, total)
+            if b"<!DOCTYPE" in found or b"<!ENTITY" in found:
+                raise SheetError(where, f"workbook '{path.name}' declares an XML document type ({info.filename}); "
+                                        "pnpkit refuses XML entities in sheets (save the workbook again from a spreadsheet program)")
+            formulas |= b"<f" in found or b"table:formula" in found
+        return (formulas,)
+
+
+_MARKERS = (b"<!DOCTYPE", b"<!ENTITY", b"<f>", b"<f ", b"table:formula")
+
+
+def _scan(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
+    """Which markers occur in one member, streamed (the declared size is not trusted: read is capped)."""
+    found, tail, read = set(), b"", 0
+    with archive.open(info) as f:
+        while chunk := f.read(1 << 20):
+            read += len(chunk)
+            if read > MAX_UNPACKED:
+                raise SheetError(Location(info.filename), "a workbook member unpacks larger than it says")
+            window = tail + chunk
+            found.update(m for m in _MARKERS if m in window)
+            tail = window[-16:]
+    return b" ".join(found)
+
+
+def _read_xlsx(path: Path, shown: str, sheet: str | None, where: Location) -> Sheet:
+    (formulas,) = _check_zip(path, where)
+    import openpyxl  # imported on use: most packs have no workbook
+
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many types for a damaged file
+        raise SheetError(where, f"'{path.name}' is not a readable XLSX workbook ({type(exc).__name__}: {exc})") from None
+    try:
+        ws = _pick(wb.sheetnames, sheet, path, where)
+        name = ws
+        out = Sheet(shown, name)
+        for r, values in enumerate(wb[ws].iter_rows(min_row=1, min_col=1, values_only=True), 1):
+            at = Location(shown, r, 1, name)
+            if r > 2 * MAX_ROWS:  # blank rows are skipped, but not without end
+                raise _too_many("rows", r, 2 * MAX_ROWS, at)
+            _add_row(out, [_cell(v, Location(shown, r, c, name)) for c, v in enumerate(values, 1)], at)
+    finally:
+        wb.close()
+    if formulas:
+        _formulas_without_values(path, name, out)
+    return out
+
+
+def _formulas_without_values(path: Path, name: str, sheet: Sheet) -> None:
+    """openpyxl gives a formula's saved value; a formula never calculated has none (files written by
+    programs rather than spreadsheets): find the first such cell among the empty ones."""
+    import openpyxl
+
+    filled = {(c.where.line, c.where.column) for cells in sheet.rows for c in cells if c is not None}
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:
+        for r, values in enumerate(wb[name].iter_rows(min_row=1, min_col=1, values_only=True), 1):
+            for c, v in enumerate(values, 1):
+                if isinstance(v, str) and v.startswith("=") and (r, c) not in filled:
+                    raise SheetError(Location(sheet.file, r, c, name),
+                                     f"the formula {v} has no saved value; open and save the workbook in a spreadsheet program")
+    finally:
+        wb.close()
+
+
+
+
+def _pick(names: list[str], sheet: str | None, path: Path, where: Location) -> str:
+    if not names:
+        raise SheetError(where, f"workbook '{path.name}' has no sheets")
+    if sheet is None:
+        return names[0]
+    if sheet not in names:
+        from pnpkit.checker import did_you_mean
+
+        raise SheetError(where, f"workbook '{path.name}' has no sheet '{sheet}' (it has {', '.join(names)}){did_you_mean(sheet, names)}")
+    return sheet
+
+
+def _read_ods(path: Path, shown: str, sheet: str | None, where: Location) -> Sheet:
+    (formulas,) = _check_zip(path, where)
+    import python_calamine
+
+    try:
+        wb = python_calamine.CalamineWorkbook.from_path(str(path))
+    except Exception as exc:  # calamine's errors are its own types
+        raise SheetError(where, f"'{path.name}' is not a readable ODS spreadsheet ({type(exc).__name__}: {exc})") from None
+    with wb:
+        name = _pick(wb.sheet_names, sheet, path, where)
+        ws = wb.get_sheet_by_name(name)
+        start_row, start_col = ws.start or (0, 0)
+        if ws.height > MAX_ROWS + 1:
+            raise _too_many("rows", ws.height - 1, MAX_ROWS, where)
+        if ws.width > MAX_COLUMNS:
+            raise _too_many("columns", ws.width, MAX_COLUMNS, where)
+        out = Sheet(shown, name)
+        for r, values in enumerate(ws.iter_rows(), start_row + 1):
+            at = Location(shown, r, 1, name)
+            _add_row(out, [_cell(_ods_value(v), Location(shown, r, c, name)) for c, v in enumerate(values, start_col + 1)], at)
+    if formulas:
+        from pnpkit import odsformula
+
+        found = odsformula.first_without_value(path, name)
+        if found is not None:
+            (r, c), formula = found
+            raise SheetError(Location(shown, r, c, name), f"the formula {formula} has no saved value; open and save the spreadsheet in a spreadsheet program")
+    return out
+
+
+def _ods_value(v):
+    """calamine reads every number as a float; a whole one is an int, as in YAML and openpyxl."""
+    if v == "":
+        return None
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+READERS = {".csv": _read_delimited, ".tsv": _read_tsv, ".xlsx": _read_xlsx, ".ods": _read_ods}

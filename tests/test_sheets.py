@@ -1,0 +1,165 @@
+"""Items from sheets (CSV, TSV, XLSX, ODS): the same PDFs as YAML, and every bad sheet located to its cell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pnpkit.cli import main
+from sheetfiles import Formula, write_delimited, write_ods, write_xlsx
+
+GAME = """\
+id: deck
+name: {en: Deck, pl: Talia}
+languages: [en, pl]
+players: {min: 2, max: 4}
+"""
+GROUP = """\
+cards:
+  kind: card
+  size: poker
+  front: card.svg.j2
+  fields:
+    suit: {type: enum, values: [sun, moon]}
+    cost: number
+    power: {type: int, default: 0}
+    title: text
+    keys: {type: list, item: int}
+    wild: {type: bool, default: false}
+  items: ITEMS
+"""
+TEMPLATE = """\
+{% extends "_face.svg.j2" %}{% block content %}
+<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="{{ '#fc0' if item.suit == 'sun' else '#33c' }}"/>
+<text x="5" y="10" font-size="4">{{ item.title }} {{ item.cost }} {{ item.power }} {{ item['keys'] | join(',') }} {{ item.wild }} x{{ item.count }} {{ item.tags | join(',') }}</text>
+{% endblock %}
+"""
+HEADER = ["id", "suit", "cost", "power", "title.en", "title.pl", "keys", "count", "tags"]
+ROWS = [
+    ["sun-1", "sun", 1, 2, "Dawn", "Świt", "1; 2", 2, "a; b"],
+    ["sun-2", "sun", 2.5, None, "Noon", "Południe", "3", None, None],
+    ["moon-1", "moon", 3, 0, "Dusk", "Zmierzch", None, 1, "b"],
+]
+YAML_ITEMS = """
+    - {id: sun-1, suit: sun, cost: 1, power: 2, title: {en: Dawn, pl: "Świt"}, keys: [1, 2], count: 2, tags: [a, b]}
+    - {id: sun-2, suit: sun, cost: 2.5, title: {en: Noon, pl: "Południe"}, keys: [3]}
+    - {id: moon-1, suit: moon, cost: 3, power: 0, title: {en: Dusk, pl: Zmierzch}, keys: [], count: 1, tags: [b]}
+"""
+WRITERS = {
+    "csv": lambda p, rows, **kw: write_delimited(p, rows),
+    "tsv": lambda p, rows, **kw: write_delimited(p, rows, "\t"),
+    "xlsx": write_xlsx,
+    "ods": write_ods,
+}
+
+
+def make_pack(root: Path, items: str) -> Path:
+    pack = root / "deck"
+    (pack / "templates").mkdir(parents=True)
+    (pack / "game.yaml").write_text(GAME, encoding="utf-8")
+    (pack / "cards.yaml").write_text(GROUP.replace("ITEMS", items), encoding="utf-8")
+    (pack / "templates" / "card.svg.j2").write_text(TEMPLATE, encoding="utf-8")
+    return pack
+
+
+def sheet_pack(root: Path, fmt: str, rows: list, items: str | None = None, **kw) -> Path:
+    pack = make_pack(root, items or f"cards.{fmt}")
+    WRITERS[fmt](pack / f"cards.{fmt}", rows, **kw)
+    return pack
+
+
+def run(capsys, *args) -> tuple[int, list[str]]:
+    capsys.readouterr()
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
+    return code, out.out.splitlines()
+
+
+def test_one_deck_from_yaml_csv_tsv_xlsx_and_ods_gives_byte_identical_pdfs(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    packs = {"yaml": make_pack(tmp_path / "yaml", YAML_ITEMS)}
+    for fmt in WRITERS:
+        packs[fmt] = sheet_pack(tmp_path / fmt, fmt, [HEADER] + ROWS)
+    pdfs = {}
+    for fmt, pack in packs.items():
+        code, lines = run(capsys, "build", pack, "--out", tmp_path / "out" / fmt)
+        assert (code, lines) == (0, []), fmt
+        pdfs[fmt] = {lang: (tmp_path / "out" / fmt / "deck" / f"deck-{lang}.pdf").read_bytes() for lang in ("en", "pl")}
+    for fmt in WRITERS:
+        assert pdfs[fmt] == pdfs["yaml"], fmt
+    from pypdf import PdfReader  # and the deck really is in them: the values, typed as YAML types them
+
+    text = PdfReader(tmp_path / "out/ods/deck/deck-pl.pdf").pages[2].extract_text()
+    assert "Świt 1 2 1,2 False x2 a,b" in text and "Południe 2.5 0 3 False x1" in text
+
+
+BAD_CELL = {
+    "csv": "deck/cards.csv:3:11: error: 'cost' must be a number (got 'x') [schema]",
+    "tsv": "deck/cards.tsv:3:11: error: 'cost' must be a number (got 'x') [schema]",
+    "xlsx": "deck/cards.xlsx:Deck!C3: error: 'cost' must be a number (got 'x') [schema]",
+    "ods": "deck/cards.ods:Deck!C3: error: 'cost' must be a number (got 'x') [schema]",
+}
+
+
+@pytest.mark.parametrize("fmt", list(WRITERS))
+def test_a_wrong_cell_is_located_to_the_cell(tmp_path, capsys, monkeypatch, fmt):
+    monkeypatch.chdir(tmp_path)
+    rows = [HEADER] + [list(r) for r in ROWS]
+    rows[2][2] = "x"
+    if fmt in ("xlsx", "ods"):
+        pack = sheet_pack(tmp_path, fmt, rows, "{from: cards.%s, sheet: Deck}" % fmt, sheet="Deck")
+    else:
+        pack = sheet_pack(tmp_path, fmt, rows)
+    assert run(capsys, "validate", pack.relative_to(tmp_path)) == (1, [BAD_CELL[fmt]])
+
+
+def _catalogue(root: Path) -> dict:
+    """name -> (pack folder, the one line expected)."""
+    good = [HEADER] + ROWS
+    cases = {}
+
+    def case(name, fmt, rows, items=None, line="", **kw):
+        cases[name] = (sheet_pack(root / name, fmt, rows, items, **kw), line)
+
+    bad_type = [HEADER] + [list(r) for r in ROWS]
+    bad_type[1][3] = "lots"
+    case("bad-type", "xlsx", bad_type, line="bad-type/deck/cards.xlsx:Sheet1!D2: error: 'power' must be a whole number (got 'lots') [schema]")
+    case("unknown-column", "csv", [["id", "suit", "cots", "title", "keys"], ["a", "sun", 1, "A", ""]],
+         line="unknown-column/deck/cards.csv:1:9: error: unknown column 'cots' in 'cards.csv' (did you mean 'cost'?) [sheet]")
+    dup = [HEADER, ROWS[0], ROWS[1], ["sun-1"] + ROWS[2][1:]]
+    case("duplicate-id", "ods", dup,
+         line="duplicate-id/deck/cards.ods:Sheet1!A4: error: duplicate id 'sun-1' (first at duplicate-id/deck/cards.ods:Sheet1!A2) [unique-ids]")
+    case("missing-file", "csv", good, items="cardz.csv",
+         line="missing-file/deck/cards.yaml:12:10: error: items file 'cardz.csv' not found in missing-file/deck [references]")
+    case("empty-sheet", "csv", [],
+         line="empty-sheet/deck/cards.yaml:12:10: error: sheet 'cards.csv' is empty: its first row names the columns (id, suit, cost, power, title, keys, wild, ...) [sheet]")
+    formula = [HEADER] + [list(r) for r in ROWS]
+    formula[3][2] = Formula("1+2")
+    case("formula-xlsx", "xlsx", formula,
+         line="formula-xlsx/deck/cards.xlsx:Sheet1!C4: error: the formula =1+2 has no saved value; open and save the workbook in a spreadsheet program [sheet]")
+    case("formula-ods", "ods", formula,
+         line="formula-ods/deck/cards.ods:Sheet1!C4: error: the formula of:=1+2 has no saved value; open and save the spreadsheet in a spreadsheet program [sheet]")
+    case("wrong-sheet", "xlsx", good, items="{from: cards.xlsx, sheet: Dekc}", sheet="Deck", first="Notes",
+         line="wrong-sheet/deck/cards.yaml:12:10: error: workbook 'cards.xlsx' has no sheet 'Dekc' (it has Notes, Deck) (did you mean 'Deck'?) [sheet]")
+    case("latin1-csv", "csv", good,
+         line="latin1-csv/deck/cards.csv:3:16: error: 'cards.csv' is not UTF-8 text (byte 0xe9); save the sheet as CSV UTF-8 [sheet]")
+    path = cases["latin1-csv"][0] / "cards.csv"
+    path.write_bytes(b"id,suit,cost,title,keys\nsun-1,sun,1,Dawn,\nsun-2,sun,2,Caf\xe9,\n")
+    return cases
+
+
+def test_each_broken_sheet_gives_one_clear_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name, (pack, line) in _catalogue(tmp_path).items():
+        code, lines = run(capsys, "validate", pack.relative_to(tmp_path))
+        assert (code, lines) == (1, [line]), name
+
+
+def test_formulas_with_saved_values_are_read_as_their_values(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rows = [HEADER] + [list(r) for r in ROWS]
+    rows[3][2] = Formula("1+2", 3)
+    pack = sheet_pack(tmp_path, "ods", rows)
+    assert run(capsys, "validate", pack) == (0, [])
