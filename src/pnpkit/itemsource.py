@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from pnpkit import sheets
-from pnpkit.checker import Reader, did_you_mean
+from pnpkit.checker import IDENT, Reader, did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import Document, display_path
 from pnpkit.model import SIDES
@@ -105,7 +105,13 @@ def _generated(r: Reader, value, group: str, fields: dict, item_keys: tuple, dat
             continue
         fixed = {k: v for k, v in spec.items() if k not in ("product", "id")}
         names = list(product)
-        for combo in itertools.product(*(product[n] for n in names)):
+        combos = list(itertools.product(*(product[n] for n in names)))
+        ids = [PLACEHOLDER.sub(lambda m, c=c: _id_text(m, names, c), pattern) for c in combos]
+        bad = next((i for i in ids if not IDENT.match(i)), None)
+        if bad is not None:  # one line for the pattern, not one per generated item
+            r.problem(gpath + ("id",), f"the id pattern gives ids such as '{bad}', but an id may hold only letters, digits, '.', '_' and '-', starting with a letter or digit (it names files)")
+            continue
+        for combo, item_id in zip(combos, ids):
             k = len(out)
             ipath = (group, "items", f"generated {k}")
             doc.values[ipath] = r.doc.at(gpath)
@@ -115,7 +121,7 @@ def _generated(r: Reader, value, group: str, fields: dict, item_keys: tuple, dat
             for name, (v, where_path) in zip(names, combo):
                 item[name] = v
                 _graft(r.doc, where_path, doc, ipath + (name,))
-            item["id"] = PLACEHOLDER.sub(lambda m: _id_text(m, names, combo), pattern)
+            item["id"] = item_id
             doc.values[ipath + ("id",)] = r.doc.at(gpath + ("id",))
             out.append((gr, item, ipath))
     return out

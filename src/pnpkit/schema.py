@@ -330,7 +330,8 @@ def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: d
     prov = _provenance(r, spec.get("provenance"), path + ("provenance",), fields)
     if item_id is None or count is None:
         return None
-    return Item(item_id, group, count, values, tuple(tags), prov, sides, r.doc.at(path), where, sides_where)
+    prov_where = {k: r.doc.at(path + ("provenance",) + (() if k == "*" else (k,))) for k in prov}
+    return Item(item_id, group, count, values, tuple(tags), prov, sides, r.doc.at(path), where, sides_where, prov_where)
 
 
 def _count(r: Reader, spec: dict, path: tuple, players: tuple[int, int]) -> int | None:
