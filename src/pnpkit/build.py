@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from datetime import datetime, timezone
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, dice, hexes, layout, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
+from pnpkit import calibration, changes, dice, hexes, layout, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
 from pnpkit.cache import Cache
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Pack
@@ -45,6 +46,7 @@ class Result:
     pages: dict = field(default_factory=dict)  # lang -> [layout.Page]
     written: bool = False  # build() replaced the output folder
     notes: list = field(default_factory=list)  # news for the user that is not about the pack
+    changes: list = field(default_factory=list)  # with --changes: a changes.Changes per language
     problems: list = field(default_factory=list)
 
     @property
@@ -126,9 +128,10 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 
 def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict | None = None,
           strict: bool = False, progress: Callable[[str, int, int], None] | None = None,
-          cache: Cache | None = None, code: Code | None = None) -> Result:
+          cache: Cache | None = None, code: Code | None = None, changed: bool = False) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
-    write nothing. `cache` defaults to the one kept in out/pnpkit-cache/."""
+    write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
+    <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build."""
     cache = cache or Cache(out / CACHE_DIR)
     result = validate(root, langs, overrides, cache, code)
     if result.errors or (strict and result.problems) or result.pack is None:
@@ -146,9 +149,13 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
             on_page = (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t)) if progress else None
             with cache.pdf_forms(pages):
                 pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", f"{pack.name[lang]}",
-                              pack.print.crop_marks, _calibration(pack, lang), on_page)
+                              pack.print.crop_marks, _calibration(pack, lang), on_page, _stamp(pack))
             _write_large(pages, pack, lang, staging, cache)
+            if changed:  # before _write_svgs, which takes the previous build's files over
+                result.changes.append(_write_changes(faces, pack, lang, final / "svg" / lang, staging, cache))
             _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang, kept)
+        if changed:
+            (staging / "changes.txt").write_text("".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8")
         preview.write_index(result, staging)
         swap_in(staging, final)
         result.written = True
@@ -174,7 +181,27 @@ def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache)
     title = f"{pack.name[lang]} (A3)"
     with cache.pdf_forms(large):
         pdf.write_pdf(large, folder / f"{pack.id}-{lang}-a3.pdf", title, settings.crop_marks,
-                      _calibration(dataclasses.replace(pack, print=settings), lang))
+                      _calibration(dataclasses.replace(pack, print=settings), lang), stamp=_stamp(pack))
+
+
+def _write_changes(faces: list, pack: Pack, lang: str, previous: Path, folder: Path, cache: Cache) -> changes.Changes:
+    """<id>-<lang>-changes.pdf: the print check, then only the faces that differ, imposed as usual."""
+    report, subset = changes.compare(faces, previous, lang)
+    pages, _ = layout.impose(subset, pack.print)
+    _label(pages, pack, lang)
+    with cache.pdf_forms(pages):
+        pdf.write_pdf(pages, folder / f"{pack.id}-{lang}-changes.pdf", f"{pack.name[lang]} (changes)",
+                      pack.print.crop_marks, _calibration(pack, lang), stamp=_stamp(pack))
+    return report
+
+
+def _stamp(pack: Pack) -> str | None:
+    """print.stamp: the pack's version and the build's date (SOURCE_DATE_EPOCH for reproducible builds)."""
+    if not pack.print.stamp:
+        return None
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    when = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch.isdigit() else datetime.now(timezone.utc)
+    return " · ".join(p for p in (pack.id, pack.version and f"v{pack.version}", when.strftime("%Y-%m-%d")) if p)
 
 
 def _label(pages: list, pack: Pack, lang: str) -> None:

@@ -33,6 +33,7 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) and per-face SVGs to OUT/<pack>/. Nothing is written when there are errors; the previous output stays as it was.", epilog=EPILOG)
     _common(b)
     add_print_options(b)
+    b.add_argument("--changes", action="store_true", help="also write <game>-<lang>-changes.pdf with only the faces that differ from the previous build in --out, and list them (also in changes.txt)")
     b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
     for name in COMMAND_MODULES:
         importlib.import_module(name).configure(sub)
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             result = validate(pack, args.lang, overrides, code=code)
         else:
             result = build(pack, args.out, args.lang, overrides, args.strict,
-                           _progress() if sys.stderr.isatty() else None, code=code)
+                           _progress() if sys.stderr.isatty() else None, code=code, changed=args.changes)
             export.run(result, args.out, args.profile, args.strict)
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
@@ -79,6 +80,9 @@ def _report(result: Result, args, pack: Path, seconds: float) -> bool:
         print(problem)
     for note in result.notes:
         print(f"pnpkit: warning: {note}", file=sys.stderr)
+    for changes in result.changes if result.written else ():
+        for line in changes.lines():
+            print(f"{result.pack.id}: {line}")
     if getattr(args, "provenance", False) and result.pack is not None:
         for where, what, tag in result.pack.provenance():
             print(f"{where}: note: {what}: {tag} [provenance]")

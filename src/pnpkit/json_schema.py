@@ -43,6 +43,7 @@ PROVENANCE_TAG = {"enum": list(PROVENANCE), "description": "Where a value comes 
 GAME = {
     "id": {"type": "string", "description": "The pack's id (default: the folder name); names build/<id>/."},
     "name": {**TEXT, "description": "The game's title, per language."},
+    "version": {"type": ["string", "number"], "description": "The designer's version of the pack, e.g. 0.3; print.stamp prints it on every face."},
     "languages": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1,
                   "description": "Language codes, e.g. [pl, en]; every text needs each one; the first is the default."},
     "players": {"type": "object", "required": ["min", "max"], "additionalProperties": False,
@@ -68,6 +69,7 @@ PRINT = {
     "crop_marks": {"type": "boolean", "description": "Crop marks on every trim line."},
     "back_marks": {"type": "boolean", "description": "Crop marks on back pages too (default true); off when a duplex drift would show them on the backs."},
     "overlap": {**LENGTH, "description": "Shared strip of a face split over several sheets."},
+    "stamp": {"type": "boolean", "description": "Print the pack's id, version and the build date small on every face, in the band between trim and safe area, to tell printings apart."},
 }
 GROUP = {
     "kind": {"enum": list(KINDS), "description": "What the items are: " + ", ".join(KINDS) + "."},

@@ -35,6 +35,7 @@ class PrintSettings:
     crop_marks: bool = True
     back_marks: bool = True  # crop marks on back pages too; off keeps a duplex drift from showing them
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
+    stamp: bool = False  # the pack's version and the build date in small print on every face
 
     @property
     def duplex(self) -> bool:
@@ -125,6 +126,7 @@ class Pack:
     where: Location
     manifest: object = None  # game.yaml as the loader read it: manifest.at(path) locates any of its values
     rules_file: Path | None = None
+    version: str = ""  # the designer's version of the pack, for print.stamp
 
     def provenance(self) -> list[tuple[Location, str, str]]:
         """Each distinct note of where values come from: (place, what, tag), file order. A note that

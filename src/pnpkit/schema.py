@@ -17,8 +17,8 @@ from pnpkit.loader import Document, display_path, load_yaml
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
 from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
-GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
-PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap")
+GAME_KEYS = ("id", "name", "version", "languages", "players", "print", "strings", "data", "checks", "rules")
+PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap", "stamp")
 GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "defaults", "items", "generate", "items_from", "doc")
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
@@ -80,6 +80,8 @@ class _Game:
         self.game_data = self.r.table(data.get("data") or {}, ("data",), "data") or {}
         self.checks = self._checks(data.get("checks", []))
         self.rules_file = self._rules_file(data.get("rules"))
+        version = data.get("version", "")
+        self.version = str(version) if isinstance(version, (int, float)) and not isinstance(version, bool) else r.typed(version, ("version",), "string") or ""
 
     def _check_name_glyphs(self) -> None:
         """The name is printed on every page (bold on the print check), so every letter needs a glyph."""
@@ -136,7 +138,7 @@ class _Game:
         if "min_font_size" in spec:
             mm = r.length(spec["min_font_size"], p + ("min_font_size",))
             out["min_font_pt"] = None if mm is None else mm * PT_PER_MM
-        for key in ("crop_marks", "back_marks"):
+        for key in ("crop_marks", "back_marks", "stamp"):
             if key in spec:
                 out[key] = r.typed(spec[key], p + (key,), "bool")
         return PrintSettings(**{k: v for k, v in out.items() if v is not None})
@@ -185,6 +187,7 @@ class _Game:
             root=self.root, id=self.id, name=self.name, languages=self.languages, players=self.players,
             print=self.print, groups=groups, strings=self.strings, data=self.game_data,
             checks=self.checks, where=self.r.doc.at(()), manifest=self.r.doc, rules_file=self.rules_file,
+            version=self.version,
         )
 
 
