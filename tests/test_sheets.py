@@ -163,3 +163,78 @@ def test_formulas_with_saved_values_are_read_as_their_values(tmp_path, capsys, m
     rows[3][2] = Formula("1+2", 3)
     pack = sheet_pack(tmp_path, "ods", rows)
     assert run(capsys, "validate", pack) == (0, [])
+
+
+def test_a_sheet_may_start_below_and_right_of_a1_and_is_still_located(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rows = [[None]] + [[None] + list(r) for r in [HEADER] + ROWS]
+    rows[3][3] = "x"
+    for fmt in ("xlsx", "ods"):
+        pack = sheet_pack(tmp_path / fmt, fmt, rows)
+        assert run(capsys, "validate", pack.relative_to(tmp_path)) == (
+            1, [f"{fmt}/deck/cards.{fmt}:Sheet1!D4: error: 'cost' must be a number (got 'x') [schema]"])
+
+
+# ---------------------------------------------------------------- a pack from a stranger
+
+
+def _inject(path: Path, member: str, old: bytes, new: bytes) -> None:
+    """Rewrite one member of a zip (a workbook) as a hostile author would."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        parts = {i.filename: z.read(i.filename) for i in z.infolist()}
+    assert old in parts[member]
+    parts[member] = parts[member].replace(old, new, 1)
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+
+
+LAUGHS = b'<!DOCTYPE lol [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+
+
+def test_hostile_sheets_are_refused_with_a_located_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    good = [HEADER] + ROWS
+    outside = sheet_pack(tmp_path / "outside", "csv", good, items="../secret.csv")
+    write_delimited(outside.parent / "secret.csv", good)
+    link = sheet_pack(tmp_path / "link", "csv", good)
+    (link / "cards.csv").unlink()
+    (link / "cards.csv").symlink_to(tmp_path / "outside/secret.csv")
+    xlsx = sheet_pack(tmp_path / "xlsx-dtd", "xlsx", good)
+    _inject(xlsx / "cards.xlsx", "xl/worksheets/sheet1.xml", b"<worksheet", LAUGHS + b"<worksheet")
+    ods = sheet_pack(tmp_path / "ods-dtd", "ods", good)
+    _inject(ods / "cards.ods", "content.xml", b"?>", b"?>" + LAUGHS)
+    inf = sheet_pack(tmp_path / "xlsx-inf", "xlsx", good)
+    _inject(inf / "cards.xlsx", "xl/worksheets/sheet1.xml", b"<v>2.5</v>", b"<v>1E999</v>")
+    cases = {
+        outside: "outside/deck/cards.yaml:12:10: error: items file '../secret.csv' lies outside the pack outside/deck; it must be a file inside it [references]",
+        link: "link/deck/cards.yaml:12:10: error: items file 'cards.csv' lies outside the pack link/deck; it must be a file inside it [references]",
+        xlsx: "xlsx-dtd/deck/cards.yaml:12:10: error: workbook 'cards.xlsx' declares an XML document type (xl/worksheets/sheet1.xml); pnpkit refuses XML entities in sheets (save the workbook again from a spreadsheet program) [sheet]",
+        ods: "ods-dtd/deck/cards.yaml:12:10: error: workbook 'cards.ods' declares an XML document type (content.xml); pnpkit refuses XML entities in sheets (save the workbook again from a spreadsheet program) [sheet]",
+        inf: "xlsx-inf/deck/cards.xlsx:Sheet1!C3: error: the cell holds inf, which is not a finite number [sheet]",
+    }
+    for pack, line in cases.items():
+        assert run(capsys, "validate", pack.relative_to(tmp_path)) == (1, [line])
+
+
+def test_sheets_are_bounded_and_the_message_names_the_limit(tmp_path, capsys, monkeypatch):
+    from pnpkit import sheets
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sheets, "MAX_ROWS", 2)
+    rows = sheet_pack(tmp_path / "rows", "csv", [HEADER] + ROWS)
+    assert run(capsys, "validate", rows.relative_to(tmp_path)) == (1, [
+        "rows/deck/cards.csv:4:1: error: the sheet has more than 2 rows (found 3 or more); pnpkit reads at most 2 [sheet]"])
+    monkeypatch.setattr(sheets, "MAX_BYTES", 100)
+    big = sheet_pack(tmp_path / "big", "ods", [HEADER] + ROWS)
+    size = (big / "cards.ods").stat().st_size
+    assert run(capsys, "validate", big.relative_to(tmp_path)) == (1, [
+        f"big/deck/cards.yaml:12:10: error: sheet file 'cards.ods' is {size:,} bytes; pnpkit reads sheets of at most 100 bytes [sheet]"])
+    monkeypatch.setattr(sheets, "MAX_UNPACKED", 1000)
+    zipped = sheet_pack(tmp_path / "zip", "xlsx", [HEADER] + ROWS)
+    monkeypatch.setattr(sheets, "MAX_BYTES", 10**6)
+    code, lines = run(capsys, "validate", zipped.relative_to(tmp_path))
+    assert code == 1 and lines[0].startswith("zip/deck/cards.yaml:12:10: error: workbook 'cards.xlsx' unpacks to ") and lines[0].endswith(
+        " bytes; pnpkit reads workbooks of at most 1,000 [sheet]")

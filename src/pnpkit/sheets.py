@@ -245,14 +245,18 @@ def _read_xlsx(path: Path, shown: str, sheet: str | None, where: Location) -> Sh
     except Exception as exc:  # openpyxl raises many types for a damaged file
         raise SheetError(where, f"'{path.name}' is not a readable XLSX workbook ({type(exc).__name__}: {exc})") from None
     try:
-        ws = _pick(wb.sheetnames, sheet, path, where)
-        name = ws
+        name = _pick(wb.sheetnames, sheet, path, where)
         out = Sheet(shown, name)
-        for r, values in enumerate(wb[ws].iter_rows(min_row=1, min_col=1, values_only=True), 1):
+        r = 0
+        for r, values in enumerate(wb[name].iter_rows(min_row=1, min_col=1, values_only=True), 1):
             at = Location(shown, r, 1, name)
             if r > 2 * MAX_ROWS:  # blank rows are skipped, but not without end
                 raise _too_many("rows", r, 2 * MAX_ROWS, at)
             _add_row(out, [_cell(v, Location(shown, r, c, name)) for c, v in enumerate(values, 1)], at)
+    except SheetError:
+        raise
+    except Exception as exc:  # a damaged sheet part (a number that is not one, bad XML, ...)
+        raise SheetError(Location(shown, r + 1, 1, name), f"cannot read this row of '{path.name}' ({type(exc).__name__}: {exc})") from None
     finally:
         wb.close()
     if formulas:
@@ -267,7 +271,7 @@ def _formulas_without_values(path: Path, name: str, sheet: Sheet) -> None:
 
     filled = {(c.where.line, c.where.column) for cells in sheet.rows for c in cells if c is not None}
     wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
-    try:
+    try:  # the first pass read the same XML, so this one cannot fail where that one did not
         for r, values in enumerate(wb[name].iter_rows(min_row=1, min_col=1, values_only=True), 1):
             for c, v in enumerate(values, 1):
                 if isinstance(v, str) and v.startswith("=") and (r, c) not in filled:
@@ -299,25 +303,38 @@ def _read_ods(path: Path, shown: str, sheet: str | None, where: Location) -> She
         wb = python_calamine.CalamineWorkbook.from_path(str(path))
     except Exception as exc:  # calamine's errors are its own types
         raise SheetError(where, f"'{path.name}' is not a readable ODS spreadsheet ({type(exc).__name__}: {exc})") from None
-    with wb:
-        name = _pick(wb.sheet_names, sheet, path, where)
-        ws = wb.get_sheet_by_name(name)
-        start_row, start_col = ws.start or (0, 0)
-        if ws.height > MAX_ROWS + 1:
-            raise _too_many("rows", ws.height - 1, MAX_ROWS, where)
-        if ws.width > MAX_COLUMNS:
-            raise _too_many("columns", ws.width, MAX_COLUMNS, where)
-        out = Sheet(shown, name)
-        for r, values in enumerate(ws.iter_rows(), start_row + 1):
-            at = Location(shown, r, 1, name)
-            _add_row(out, [_cell(_ods_value(v), Location(shown, r, c, name)) for c, v in enumerate(values, start_col + 1)], at)
+    try:
+        with wb:
+            name = _pick(wb.sheet_names, sheet, path, where)
+            out = _ods_rows(wb.get_sheet_by_name(name), shown, name, where)
+    except SheetError:
+        raise
+    except Exception as exc:  # calamine's own error types
+        raise SheetError(where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})") from None
     if formulas:
         from pnpkit import odsformula
 
-        found = odsformula.first_without_value(path, name)
+        try:
+            found = odsformula.first_without_value(path, name)
+        except Exception as exc:  # lxml's syntax errors: calamine read it, but be safe
+            raise SheetError(where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})") from None
         if found is not None:
             (r, c), formula = found
             raise SheetError(Location(shown, r, c, name), f"the formula {formula} has no saved value; open and save the spreadsheet in a spreadsheet program")
+    return out
+
+
+def _ods_rows(ws, shown: str, name: str, where: Location) -> Sheet:
+    rows, cols = (ws.end[0] + 1, ws.end[1] + 1) if ws.end else (0, 0)
+    if rows > 2 * MAX_ROWS:  # blank rows are skipped, but not without end
+        raise _too_many("rows", rows, 2 * MAX_ROWS, where)
+    if cols > MAX_COLUMNS:
+        raise _too_many("columns", cols, MAX_COLUMNS, where)
+    out = Sheet(shown, name)
+    # to_python from A1 (iter_rows starts its rows at 1 but its columns at the first used one)
+    for r, values in enumerate(ws.to_python(skip_empty_area=False), 1):
+        at = Location(shown, r, 1, name)
+        _add_row(out, [_cell(_ods_value(v), Location(shown, r, c, name)) for c, v in enumerate(values, 1)], at)
     return out
 
 
