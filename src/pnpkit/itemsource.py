@@ -219,6 +219,7 @@ def _rows(r: Reader, table: sheets.Sheet, group: str, fields: dict, item_keys: t
     if len(r.problems) > before:  # every row would repeat a misnamed column's absence: the header first
         return []
     lists = [n for n in columns if n and (n == "tags" or (n in fields and fields[n].type == "list"))]
+    plan = [(n.partition(".")[0], n.partition(".")[2], _converter(n, fields)) if n else None for n in columns]
     out = []
     for i, cells in enumerate(table.rows[1:]):
         ipath = (group, "items", i)
@@ -232,7 +233,7 @@ def _rows(r: Reader, table: sheets.Sheet, group: str, fields: dict, item_keys: t
             if name is None:
                 r.problems.append(Problem(cell.where, "this cell's column has no name in the header row", sheets.RULE))
             elif name:
-                _put(sr, item, ipath, name, cell, fields)
+                _put(doc.values, item, ipath, plan[c], cell)
         for name in lists:  # an empty cell of a list column is the empty list, as a sheet cannot write []
             item.setdefault(name, [])
         out.append((sr, _lists_of_text(sr, item, ipath, fields), ipath))
@@ -264,35 +265,32 @@ def _header(problems: list, table: sheets.Sheet, fields: dict, item_keys: tuple)
     return names
 
 
-def _put(r: Reader, item: dict, ipath: tuple, name: str, cell: sheets.Cell, fields: dict) -> None:
-    """One cell into the item, typed by the declared field (as YAML would have typed it)."""
-    if "." in name:
-        head, sub = name.split(".", 1)
-        item.setdefault(head, {})
-        if isinstance(item[head], dict):
-            spec = fields.get(head)
-            item[head][sub] = _typed(cell.value, spec) if spec is not None and spec.type == "list" else _text(cell.value)
-            r.doc.values.setdefault(ipath + (head,), cell.where)
-            _place(r.doc, ipath + (head, sub), cell.where, item[head][sub])
-        return
-    spec = fields.get(name)
-    if spec is not None:
-        value = _typed(cell.value, spec)
-    elif name in INT_KEYS:
-        value = _number(cell.value)
-    elif name == "tags":
-        value = _split(cell.value)
+def _converter(name: str, fields: dict):
+    """How one column's cells are typed: by the declared field, as YAML would have typed them."""
+    head, _, sub = name.partition(".")
+    spec = fields.get(head)
+    if spec is not None and (not sub or spec.type == "list"):
+        return lambda value: _typed(value, spec)
+    if sub or name not in INT_KEYS + ("tags",):
+        return _text
+    return _number if name in INT_KEYS else _split
+
+
+def _put(values: dict, item: dict, ipath: tuple, column: tuple, cell: sheets.Cell) -> None:
+    """One cell into the item; its place goes into the sheet's Document (values)."""
+    head, sub, convert = column
+    value = convert(cell.value)
+    if sub:  # title.en: one language of a text
+        item.setdefault(head, {})[sub] = value
+        values.setdefault(ipath + (head,), cell.where)
+        path = ipath + (head, sub)
     else:
-        value = _text(cell.value)
-    item[name] = value
-    _place(r.doc, ipath + (name,), cell.where, value)
-
-
-def _place(doc: Document, path: tuple, where: Location, value) -> None:
-    doc.values[path] = where
+        item[head] = value
+        path = ipath + (head,)
+    values[path] = cell.where
     if isinstance(value, list):  # a list's elements all stand in its cell
         for j in range(len(value)):
-            doc.values[path + (j,)] = where
+            values[path + (j,)] = cell.where
 
 
 def _lists_of_text(r: Reader, item: dict, ipath: tuple, fields: dict) -> dict:

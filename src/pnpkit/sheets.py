@@ -16,6 +16,7 @@ read_only mode (streaming) and ODS with python-calamine (Rust, no DTD processing
 from __future__ import annotations
 
 import math
+import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,48 +132,31 @@ def _read_delimited(path: Path, shown: str, sheet: str | None, where: Location, 
 
 def _records(text: str, delimiter: str, shown: str):
     """RFC 4180 records with the line and column where each field starts (quoted fields may span lines)."""
+    d = re.escape(delimiter)
+    field_rx = re.compile(f'"((?:[^"]|"")*)"([^{d}\\r\\n]*)|([^{d}\\r\\n]*)')
     i, n, line, col = 0, len(text), 1, 1
     row: list[Cell | None] = []
     row_at = Location(shown, 1, 1)
-    while i <= n:
+    while True:
         start = Location(shown, line, col)
         if not row:
             row_at = start
-        if i < n and text[i] == '"':  # quoted: "" is a quote, newlines are kept
-            i, col = i + 1, col + 1
-            parts = []
-            while True:
-                j = text.find('"', i)
-                if j < 0:
-                    raise SheetError(start, "this quoted field is never closed (a '\"' is missing)")
-                chunk = text[i:j]
-                parts.append(chunk)
-                line, col = _advance(chunk, line, col)
-                i, col = j + 1, col + 1
-                if i < n and text[i] == '"':
-                    parts.append('"')
-                    i, col = i + 1, col + 1
-                    continue
-                break
-            value = "".join(parts)
-            j = i  # anything between the closing quote and the delimiter is kept, as spreadsheets do
-            while j < n and text[j] not in (delimiter, "\n", "\r"):
-                j += 1
-            value += text[i:j]
-            col += j - i
-            i = j
+        m = field_rx.match(text, i)
+        if m.group(1) is not None:  # quoted: "" is a quote, newlines are kept; text after the quote too
+            value = m.group(1).replace('""', '"') + m.group(2)
+            line, col = _advance(m.group(0), line, col)
+        elif i < n and text[i] == '"':
+            raise SheetError(start, "this quoted field is never closed (a '\"' is missing)")
         else:
-            j = i
-            while j < n and text[j] not in (delimiter, "\n", "\r"):
-                j += 1
-            value = text[i:j]
-            col += j - i
-            i = j
+            value = m.group(3)
+            col += len(value)
+        i = m.end()
         row.append(_cell(value, start))
         if i < n and text[i] == delimiter:
             i, col = i + 1, col + 1
             continue
-        yield row, row_at  # end of line or of text
+        if row != [None] or i < n:  # the newline after the last record ends no further record
+            yield row, row_at
         row = []
         if i >= n:
             return
