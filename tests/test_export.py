@@ -359,3 +359,55 @@ def test_transparency_survives_into_exported_pngs(tmp_path):
     assert main(["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "thegamecrafter"]) == 0
     png = next((tmp_path / "out" / "alpha" / "thegamecrafter").rglob("*.png"))
     assert is_pink(Image.open(png).convert("RGB").getpixel((400, 560)))
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_warm_export_rasterises_nothing_and_writes_the_same_bytes(kit, monkeypatch):
+    profiles = ["--profile", "thegamecrafter", "--profile", "drivethrucards", "--profile", "tabletop-simulator"]
+    assert kit.build(*profiles, "--lang", "en").code == 0
+    out = kit.root / "build" / "mammoth-herd"
+    cold = {name: _tree(out / name) for name in ("thegamecrafter", "drivethrucards", "tabletop-simulator")}
+
+    def no_raster(*args, **kwargs):
+        raise AssertionError("a warm export rasterised a face")
+
+    def no_pages(*args, **kwargs):
+        raise AssertionError("a warm export drew a page PDF again")
+
+    monkeypatch.setattr(export, "rasterise", no_raster)
+    monkeypatch.setattr(export, "write_faces_pdf", no_pages)
+    assert kit.build(*profiles, "--lang", "en").code == 0
+    for name, files in cold.items():
+        assert _tree(out / name) == files, name
+
+
+def test_an_edited_face_is_rasterised_again_and_only_it(kit, monkeypatch):
+    assert kit.build("--profile", "thegamecrafter", "--lang", "en").code == 0
+    rendered = []
+    real = export.rasterise
+    monkeypatch.setattr(export, "rasterise", lambda pdf, shots, *a: rendered.extend(shots) or real(pdf, shots, *a))
+    kit.edit("components/mammoth-herd/tiles.yaml", "{id: bonus-01, first: tool, all: food1", "{id: bonus-01, first: tool, all: brick1")
+    assert kit.build("--profile", "thegamecrafter", "--lang", "en").code == 0
+    assert [s.path.name for s in rendered] == ["001a-bonus-01-front.png"]
+
+
+def test_png_switch_writes_every_face_at_the_chosen_dpi(kit):
+    run = kit.build("--png", "150", "--lang", "en")
+    assert run.code == 0, run.out
+    folder = kit.root / "build" / "mammoth-herd" / "png-150" / "en"
+    tile = Image.open(folder / "03-bonus-tiles" / "001a-bonus-01-front.png")
+    assert tile.size == (round(45 / 25.4 * 150), round(45 / 25.4 * 150))  # trim only, no bleed
+    assert round(tile.info["dpi"][0]) == 150
+    rows = list(csv.DictReader(open(folder / "manifest.csv", encoding="utf-8")))
+    assert len(rows) == 1 + 2 + 32 and {r["dpi"] for r in rows} == {"150"}
+
+
+@pytest.mark.parametrize("value", ["5", "3000", "x", "nan"])
+def test_png_switch_refuses_a_silly_dpi(kit, capsys, value):
+    with pytest.raises(SystemExit) as exc:
+        main(["build", str(kit.pack), "--png", value])
+    assert exc.value.code == 2
+    assert f"argument --png: must be a whole number of dots per inch from 36 to 2400 (got '{value}')" in capsys.readouterr().err

@@ -26,10 +26,12 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import fonts, pdf
 from pnpkit import profile as profiles
-from pnpkit.build import swap_in
+from pnpkit.build import CACHE_DIR, swap_in
 from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
+from pnpkit.rastercache import RasterCache, combine, sheet_key
+from pnpkit.rastercache import render as render_cached
 from pnpkit.units import PT_PER_MM
 
 K = PT_PER_MM
@@ -50,6 +52,18 @@ def profile_option(name: str) -> Profile:
     if profile is None:
         raise argparse.ArgumentTypeError("\n".join(p.message if p.rule == "usage" else str(p) for p in problems if p.is_error))
     return profile
+
+
+def png_option(text: str) -> Profile:
+    """argparse type for --png DPI: a plain image profile, trim size, no products."""
+    try:
+        dpi = int(text)
+    except ValueError:
+        dpi = 0
+    if not 36 <= dpi <= 2400:
+        raise argparse.ArgumentTypeError(f"must be a whole number of dots per inch from 36 to 2400 (got '{text}')")
+    return Profile(id=f"png-{dpi}", name=f"PNG images at {dpi} dpi", output="images", where=Location("--png"), dpi=dpi,
+                   notes=f"One PNG per distinct face at {dpi} dpi, trim size (no bleed); manifest.csv lists them with their copies.")
 
 
 def run(result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
@@ -75,23 +89,32 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
     staging = out / pack.id / f".{profile.id}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
+    raster = RasterCache(out / CACHE_DIR / "raster")
     try:
         for lang, lang_faces in faces.items():
             folder = staging / lang
             folder.mkdir()
             decks = group_faces(pack, lang_faces)
             if profile.output == "images":
-                write_images(decks, profile, folder)
+                write_images(decks, profile, folder, raster)
             elif profile.output == "pages":
-                write_pages(decks, profile, folder, pack.name[lang])
+                write_pages(decks, profile, folder, pack.name[lang], raster)
             else:
                 from pnpkit import tts  # here, not at the top: tts builds on this module
-                tts.write(pack, lang, decks, profile, folder, final / lang)
+                tts.write(pack, lang, decks, profile, folder, final / lang, raster)
         (staging / "README.txt").write_text(_readme(pack, profile), encoding="utf-8")
         swap_in(staging, final)  # a failed export leaves the previous one as it was
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    raster.prune()
     return problems
+
+
+def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path, raster: RasterCache | None) -> list:
+    """Draw the sheets one face per page and rasterise the shots, serving from `raster` what it
+    holds; returns a PIL image for each shot without a path."""
+    return render_cached(sheets, shots, folder / ".faces.pdf", "faces", raster or RasterCache(None), "",
+                         write_faces_pdf, rasterise)
 
 
 def _readme(pack: Pack, profile: Profile) -> str:
@@ -347,7 +370,7 @@ def _render_chunk(pdf: str, shots: list[Shot]) -> list:
 
 # ------------------------------------------------------------------ images: one PNG per face
 
-def write_images(decks: list[Deck], profile: Profile, folder: Path) -> None:
+def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: RasterCache | None = None) -> None:
     """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv lists them."""
     sheets, shots, rows = [], [], []
     for deck in decks:
@@ -362,10 +385,7 @@ def write_images(decks: list[Deck], profile: Profile, folder: Path) -> None:
             shots.append(Shot(len(sheets), px, profile.dpi, path))
             sheets.append(Sheet(face, page))
             rows.append([f"{deck.folder}/{path.name}", deck.name, face.item if stem != "back" else "", face.side, count, px[0], px[1], profile.dpi, label])
-    pdf = folder / ".faces.pdf"
-    write_faces_pdf(sheets, pdf, "faces")
-    rasterise(pdf, shots)
-    pdf.unlink()
+    rasterise_faces(sheets, shots, folder, raster)
     with open(folder / "manifest.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["file", "group", "item", "side", "copies", "width_px", "height_px", "dpi", "product"])
@@ -385,12 +405,16 @@ def _image_faces(deck: Deck, shared: Face | None):
 
 # ------------------------------------------------------------------ pages: one PDF per group
 
-def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str) -> None:
-    """One PDF per group, a face per page, in the order and with the copies the service expects."""
+def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, raster: RasterCache | None = None) -> None:
+    """One PDF per group, a face per page, in the order and with the copies the service expects.
+    A group whose pages are all as before is copied from the cache (the PDF is invariant)."""
+    raster = raster or RasterCache(None)
     for deck in decks:
         page = (deck.size[0] + 2 * profile.bleed, deck.size[1] + 2 * profile.bleed)
         sheets = [Sheet(face, page) for face in page_order(deck, profile)]
-        write_faces_pdf(sheets, folder / f"{deck.folder}.pdf", f"{title} · {deck.name}")
+        name = f"{title} · {deck.name}"
+        k = combine([sheet_key(s) for s in sheets], f"pages {name}")
+        raster.made(k, folder / f"{deck.folder}.pdf", lambda path: write_faces_pdf(sheets, path, name))
 
 
 def page_order(deck: Deck, profile: Profile) -> list[Face]:

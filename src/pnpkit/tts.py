@@ -19,14 +19,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from PIL import Image
 
-from pnpkit.export import Deck, Sheet, Shot, face_stem, rasterise, write_faces_pdf
+from pnpkit.export import Deck, Sheet, Shot, face_stem, rasterise_faces
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
+from pnpkit.rastercache import RasterCache, combine, key
 
 POKER = (63.5, 88.9)  # mm: what a scale-1 TTS card stands for
 TILE_TYPES = {"tile": 0, "hex-tile": 1, "round-tile": 2, "rounded-tile": 3}  # CustomTile.Type
@@ -62,7 +64,8 @@ class Plan:
         return len(self.sheets) - 1
 
 
-def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Path, final: Path) -> None:
+def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Path, final: Path,
+          raster: RasterCache | None = None) -> None:
     """Write the images and <game>-<lang>.json into folder; URLs point at `final` (where folder ends up)."""
     plan, objects, canvases = Plan(), [], {}
     keys = iter(range(1, 10_000))
@@ -82,22 +85,46 @@ def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Pa
         obj["Transform"]["posX"] = round(x + width / 2, 3)
         x += width + 1.0
         objects.append(obj)
-    pdf = folder / ".faces.pdf"
-    write_faces_pdf(plan.sheets, pdf, "faces")
-    images = rasterise(pdf, plan.shots)
-    pdf.unlink()
-    for index, image in enumerate(images):
-        if index in plan.cells:
-            path, cx, cy = plan.cells[index]
-            canvases[path].paste(image, (cx, cy))
-    for path, canvas in canvases.items():
-        canvas.save(path, compress_level=6)
+    _assemble(plan, canvases, folder, raster or RasterCache(None))
     save = {
         "SaveName": f"{pack.name[lang]}", "GameMode": "", "Gravity": 0.5, "PlayArea": 0.5, "Date": "",
         "Table": "", "Sky": "", "Note": "", "Rules": "", "XmlUI": "", "LuaScript": "", "LuaScriptState": "",
         "ObjectStates": objects, "TabStates": {}, "VersionNumber": "",
     }
     (folder / f"{pack.id}-{lang}.json").write_text(json.dumps(save, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _assemble(plan: Plan, canvases: dict, folder: Path, raster: RasterCache) -> None:
+    """Rasterise the shots and paste the cells into their deck sheets. A sheet whose cells are
+    all as before is copied from the cache, and its cells are not rasterised at all."""
+    keys = {path: _canvas_key(path, canvas, plan) for path, canvas in canvases.items()}
+    done = set()
+    for path, k in keys.items():
+        hit = raster.get(k)
+        if hit is not None:
+            shutil.copyfile(hit, path)
+            done.add(path)
+    todo = [i for i in range(len(plan.shots)) if plan.cells.get(i, (None,))[0] not in done]
+    images = rasterise_faces(plan.sheets, [plan.shots[i] for i in todo], folder, raster)
+    for index, image in zip(todo, images):
+        if index in plan.cells:
+            path, cx, cy = plan.cells[index]
+            canvases[path].paste(image, (cx, cy))
+    for path, canvas in canvases.items():
+        if path not in done:
+            canvas.save(path, compress_level=6)
+            raster.put(keys[path], source=path)
+
+
+def _canvas_key(path: Path, canvas: Image.Image, plan: Plan) -> str | None:
+    """What a deck sheet's pixels depend on: what is painted on it already (the grey hidden
+    cells) and each cell's face and place."""
+    parts: list = [hashlib.sha256(canvas.tobytes()).digest(), repr(canvas.size)]
+    for index, (target, cx, cy) in sorted(plan.cells.items()):
+        if target == path:
+            shot = plan.shots[index]
+            parts += [key(plan.sheets[shot.page], shot), repr((cx, cy))]
+    return combine(parts, "tts sheet")
 
 
 def _urls(profile: Profile, folder: Path, final: Path):
