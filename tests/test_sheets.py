@@ -238,3 +238,27 @@ def test_sheets_are_bounded_and_the_message_names_the_limit(tmp_path, capsys, mo
     code, lines = run(capsys, "validate", zipped.relative_to(tmp_path))
     assert code == 1 and lines[0].startswith("zip/deck/cards.yaml:12:10: error: workbook 'cards.xlsx' unpacks to ") and lines[0].endswith(
         " bytes; pnpkit reads workbooks of at most 1,000 [sheet]")
+
+
+def test_watch_rebuilds_when_the_sheet_is_saved_and_redoes_only_the_changed_card(tmp_path, monkeypatch):
+    import queue
+    import threading
+
+    from pnpkit.watch import Watcher
+
+    monkeypatch.chdir(tmp_path)
+    pack = sheet_pack(tmp_path, "csv", [HEADER] + ROWS)
+    watcher = Watcher(pack, tmp_path / "build", interval=0.05)
+    builds: queue.Queue = queue.Queue()
+    thread = threading.Thread(target=watcher.loop, args=(builds.put,), daemon=True)
+    thread.start()
+    try:
+        assert builds.get(timeout=60).ok
+        rows = [HEADER] + [list(r) for r in ROWS]
+        rows[3][4] = "Dusky"  # moon-1's English title: one face in one language
+        write_delimited(pack / "cards.csv", rows)
+        second = builds.get(timeout=60)
+        assert second.ok and second.stats["faces rendered"] == 1 and second.stats["faces reused"] == 5
+    finally:
+        watcher.stop.set()
+        thread.join(60)
