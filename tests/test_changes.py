@@ -71,3 +71,15 @@ def test_the_stamp_prints_the_version_and_date_on_every_face(tmp_path, capsys, m
     pages = texts("out/deck/deck-en.pdf")
     assert pages[2].count("deck · v0.3 · 2026-05-28") == 4 and pages[3].count("deck · v0.3 · 2026-05-28") == 4
     assert "2026-05-28" not in pages[0]
+
+
+def test_a_one_tile_edit_in_a_kit_reprints_just_that_tile_and_its_back(breakable):
+    kit = breakable("mammoth-herd")
+    assert kit.build("--lang", "en").code == 0
+    kit.edit("components/mammoth-herd/tiles.yaml", "{id: bonus-01, first: tool, all: food1", "{id: bonus-01, first: tool, all: wood1")
+    run = kit.build("--lang", "en", "--changes")
+    assert (run.code, run.lines) == (0, ["mammoth-herd: en: changed bonus-tiles/bonus-01-front"])
+    reader = PdfReader(kit.root / "build/mammoth-herd/mammoth-herd-en-changes.pdf")
+    assert len(reader.pages) == CALIBRATION_PAGES + 2
+    front, back = (reader.pages[CALIBRATION_PAGES + i] for i in (0, 1))
+    assert len(front["/Resources"]["/XObject"]) == 1 and len(back["/Resources"]["/XObject"]) == 1  # one face each
