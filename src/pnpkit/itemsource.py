@@ -77,10 +77,18 @@ def _with_defaults(r: Reader, raw: Raw, defaults: dict) -> Raw:
 
 def _graft(source: Document, src: tuple, target: Document, dst: tuple) -> None:
     """Give target the places of source's values below src, as if they stood at dst."""
-    n = len(src)
-    for p, loc in list(source.values.items()):
-        if p[:n] == src:
-            target.values.setdefault(dst + p[n:], loc)
+    for rest, loc in _subtree(source, src):
+        target.values.setdefault(dst + rest, loc)
+
+
+def _subtree(doc: Document, path: tuple) -> list:
+    """The places below path, as (path below it, place); found once per document and path, as
+    defaults and generators graft the same subtree onto every item."""
+    memo = doc.__dict__.setdefault("_subtrees", {})
+    if path not in memo:
+        n = len(path)
+        memo[path] = [(p[n:], loc) for p, loc in doc.values.items() if p[:n] == path]
+    return memo[path]
 
 
 # ---------------------------------------------------------------- generated items

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,33 +192,41 @@ def _check_zip(path: Path, where: Location) -> tuple[bool]:
         total = sum(i.file_size for i in infos)
         if total > MAX_UNPACKED:
             raise SheetError(where, f"workbook '{path.name}' unpacks to {total:,} bytes; pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
-        formulas = False
+        formulas, budget = False, [MAX_UNPACKED]
         for info in infos:
-            if not info.filename.endswith((".xml", ".rels")):
-                continue
-            found = _scan(archive, info, total)
+            try:
+                found = _scan(archive, info, budget, where)
+            except SheetError:
+                raise
+            except Exception as exc:  # zipfile, zlib and lzma raise many types for a damaged member
+                raise SheetError(where, f"'{path.name}' is not a readable workbook ({info.filename}: {type(exc).__name__}: {exc})") from None
+            if found.startswith((b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<")):  # UTF-16 would hide a DTD from the scan
+                raise SheetError(where, f"workbook '{path.name}' has an XML part in UTF-16 ({info.filename}); pnpkit reads UTF-8 workbooks")
             if b"<!DOCTYPE" in found or b"<!ENTITY" in found:
                 raise SheetError(where, f"workbook '{path.name}' declares an XML document type ({info.filename}); "
                                         "pnpkit refuses XML entities in sheets (save the workbook again from a spreadsheet program)")
-            formulas |= b"<f" in found or b"table:formula" in found
+            formulas |= b"<f>" in found or b"<f " in found or b"table:formula" in found
         return (formulas,)
 
 
 _MARKERS = (b"<!DOCTYPE", b"<!ENTITY", b"<f>", b"<f ", b"table:formula")
 
 
-def _scan(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
-    """Which markers occur in one member, streamed (the declared size is not trusted: read is capped)."""
-    found, tail, read = set(), b"", 0
+def _scan(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list, where: Location) -> bytes:
+    """The member's first two bytes, then which markers occur in it, streamed; every member is
+    scanned, whatever its name, since a workbook's parts are found through its own listings.
+    The sizes the zip declares are not trusted: what is read is counted against `budget`."""
+    found, tail, head = set(), b"", b""
     with archive.open(info) as f:
         while chunk := f.read(1 << 20):
-            read += len(chunk)
-            if read > MAX_UNPACKED:
-                raise SheetError(Location(info.filename), "a workbook member unpacks larger than it says")
+            head = head or chunk[:2]
+            budget[0] -= len(chunk)
+            if budget[0] < 0:
+                raise SheetError(where, f"workbook '{Path(archive.filename or '').name}' unpacks to more than {MAX_UNPACKED:,} bytes; pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
             window = tail + chunk
             found.update(m for m in _MARKERS if m in window)
             tail = window[-16:]
-    return b" ".join(found)
+    return head + b" " + b" ".join(found)
 
 
 def _read_xlsx(path: Path, shown: str, sheet: str | None, where: Location) -> Sheet:
@@ -225,7 +234,9 @@ def _read_xlsx(path: Path, shown: str, sheet: str | None, where: Location) -> Sh
     import openpyxl  # imported on use: most packs have no workbook
 
     try:
-        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        with warnings.catch_warnings():  # openpyxl warns about parts it skips; the sheet is what we read
+            warnings.simplefilter("ignore")
+            wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a damaged file
         raise SheetError(where, f"'{path.name}' is not a readable XLSX workbook ({type(exc).__name__}: {exc})") from None
     try:
@@ -254,7 +265,9 @@ def _formulas_without_values(path: Path, name: str, sheet: Sheet) -> None:
     import openpyxl
 
     filled = {(c.where.line, c.where.column) for cells in sheet.rows for c in cells if c is not None}
-    wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
     try:  # the first pass read the same XML, so this one cannot fail where that one did not
         for r, values in enumerate(wb[name].iter_rows(min_row=1, min_col=1, values_only=True), 1):
             for c, v in enumerate(values, 1):
