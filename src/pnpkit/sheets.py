@@ -247,7 +247,7 @@ def _read_xlsx(path: Path, shown: str, sheet: str | None, where: Location) -> Sh
             at = Location(shown, r, 1, name)
             if r > 2 * MAX_ROWS:  # blank rows are skipped, but not without end
                 raise _too_many("rows", r, 2 * MAX_ROWS, at)
-            _add_row(out, [_cell(v, Location(shown, r, c, name)) for c, v in enumerate(values, 1)], at)
+            _add_row(out, [None if v is None else _cell(v, Location(shown, r, c, name)) for c, v in enumerate(values, 1)], at)
     except SheetError:
         raise
     except Exception as exc:  # a damaged sheet part (a number that is not one, bad XML, ...)
@@ -331,14 +331,12 @@ def _ods_rows(ws, shown: str, name: str, where: Location) -> Sheet:
     # to_python from A1 (iter_rows starts its rows at 1 but its columns at the first used one)
     for r, values in enumerate(ws.to_python(skip_empty_area=False), 1):
         at = Location(shown, r, 1, name)
-        _add_row(out, [_cell(_ods_value(v), Location(shown, r, c, name)) for c, v in enumerate(values, 1)], at)
+        _add_row(out, [None if v == "" else _cell(_ods_value(v), Location(shown, r, c, name)) for c, v in enumerate(values, 1)], at)
     return out
 
 
 def _ods_value(v):
     """calamine reads every number as a float; a whole one is an int, as in YAML and openpyxl."""
-    if v == "":
-        return None
     if isinstance(v, float) and v.is_integer():
         return int(v)
     return v
