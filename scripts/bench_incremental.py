@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_cards  # noqa: E402
-from pnpkit import build, layout, pdf, preview  # noqa: E402
+from pnpkit import build, layout, output, pdf, preview  # noqa: E402
 from pnpkit.cache import Cache  # noqa: E402
 from pnpkit.watch import Watcher  # noqa: E402
 
@@ -86,7 +86,7 @@ def stages(pack: Path, out: Path, edits: int) -> tuple[dict[str, list[float]], d
         return wrapper
 
     originals = {(build, "validate"), (layout, "impose"), (pdf, "write_pdf"), (build, "_write_svgs"),
-                 (preview, "write_index"), (build, "swap_in")}
+                 (preview, "write_index"), (output, "swap_in")}
     saved = {(m, n): getattr(m, n) for m, n in originals}
     for (module, name), fn in saved.items():
         setattr(module, name, timed(f"{name}", fn))

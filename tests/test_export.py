@@ -411,3 +411,42 @@ def test_png_switch_refuses_a_silly_dpi(kit, capsys, value):
         main(["build", str(kit.pack), "--png", value])
     assert exc.value.code == 2
     assert f"argument --png: must be a whole number of dots per inch from 36 to 2400 (got '{value}')" in capsys.readouterr().err
+
+
+def test_tts_standee_is_the_figure_cut_from_its_fold_over_layout(kit):
+    assert kit.build("--profile", "tabletop-simulator", "--lang", "en").code == 0
+    folder = kit.root / "build" / "mammoth-herd" / "tabletop-simulator" / "en"
+    figure = json.loads((folder / "mammoth-herd-en.json").read_text())["ObjectStates"][0]
+    assert figure["Name"] == "Figurine_Custom"
+    image = figure["CustomImage"]
+    front = Image.open(Path(image["ImageURL"].removeprefix("file://"))).convert("RGB")
+    back = Image.open(Path(image["ImageSecondaryURL"].removeprefix("file://"))).convert("RGB")
+    mm = 1181 / 100  # the 40 x 100 mm standee at 300 dpi; each panel leaves out 0.3 mm of fold line at both ends
+    assert front.size == back.size == (472, round((100 - 12 - 0.3) * mm) - round((50 + 0.3) * mm))
+    for panel in (front, back):  # the mammoth in the middle, sky above it, grass at its feet
+        w, h = panel.size
+        assert panel.getpixel((w // 2, h // 2)) == (110, 74, 47)
+        assert panel.getpixel((w // 2, 0)) == (223, 233, 239)
+        assert panel.getpixel((w // 2, h - 1)) == (185, 204, 142)
+    # the back panel is printed upside down: turned, the mammoth faces the same way as on the front
+    assert back.getpixel((int(w * 0.8), int(h * 0.55))) == front.getpixel((int(w * 0.8), int(h * 0.55)))
+
+
+def test_a_standee_without_its_layout_is_the_whole_print_with_a_warning(kit):
+    kit.edit("components/mammoth-herd/herd.yaml", "  standee: {base: 12mm}", "  # no layout")
+    run = kit.build("--profile", "tabletop-simulator", "--lang", "en")
+    assert run.code == 0
+    assert ("components/mammoth-herd/herd.yaml:2:1: warning: group 'herd' becomes a figurine of its whole print layout "
+            "(tabs and the upside-down panel included); declare its fold-over layout, e.g. standee: {base: 12mm}, "
+            "and the figure is cut out [export]") in run.lines
+
+
+@pytest.mark.parametrize("layout, message", [
+    ("{base: 50mm}", "herd.yaml:14:19: error: a standee's two base tabs (50 mm each) must leave room for its panels in its 100 mm height [schema]"),
+    ("{bsae: 12mm}", "herd.yaml:14:13: error: unknown key 'bsae' in 'standee' (did you mean 'base'?) [schema]"),
+])
+def test_the_standee_layout_is_checked(kit, layout, message):
+    kit.edit("components/mammoth-herd/herd.yaml", "standee: {base: 12mm}", f"standee: {layout}")
+    run = kit.validate()
+    assert run.code == 1
+    assert f"components/mammoth-herd/{message}" in run.lines, run.lines

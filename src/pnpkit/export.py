@@ -24,9 +24,9 @@ from pathlib import Path
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, pdf
+from pnpkit import fonts, output, pdf
 from pnpkit import profile as profiles
-from pnpkit.build import CACHE_DIR, swap_in
+from pnpkit.build import CACHE_DIR
 from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
@@ -86,10 +86,21 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
     if strict and problems:
         return problems
     final = out / pack.id / profile.id
-    staging = out / pack.id / f".{profile.id}.partial"
-    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        with output.locked(out, f"exporting {pack.id} for {profile.id}"):
+            output.tidy(final.parent)  # a killed export's staging folder
+            raster = RasterCache(out / CACHE_DIR / "raster")
+            _write(pack, faces, profile, final, raster)
+            raster.prune()
+    except output.Busy as exc:
+        problems.append(Problem(Location(str(out)), str(exc), "output"))
+    return problems
+
+
+def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: RasterCache) -> None:
+    """The export into a staging folder, swapped in whole: a failed export leaves the previous one."""
+    staging = output.staging_for(final)
     staging.mkdir(parents=True)
-    raster = RasterCache(out / CACHE_DIR / "raster")
     try:
         for lang, lang_faces in faces.items():
             folder = staging / lang
@@ -103,11 +114,9 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
                 from pnpkit import tts  # here, not at the top: tts builds on this module
                 tts.write(pack, lang, decks, profile, folder, final / lang, raster)
         (staging / "README.txt").write_text(_readme(pack, profile), encoding="utf-8")
-        swap_in(staging, final)  # a failed export leaves the previous one as it was
+        output.swap_in(staging, final)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    raster.prune()
-    return problems
 
 
 def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path, raster: RasterCache | None) -> list:
@@ -191,7 +200,7 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
     problems = []
     decks = group_faces(pack, next(iter(faces.values()), []))
     if profile.output == "tts":
-        return [_image_only(pack, d) for d in decks if profile.objects[d.kind] == "image"]
+        return [p for d in decks if (p := _tts_warning(pack, d, profile.objects[d.kind])) is not None]
     short = [d for d in decks if profile.bleed - d.bleed > EPS]
     if short:
         problems += _bleed_warnings(pack, short, profile)
@@ -238,10 +247,22 @@ def _print_bleed_where(pack: Pack) -> Location:
     return pack.manifest.at(("print", "bleed"))
 
 
-def _image_only(pack: Pack, deck: Deck) -> Problem:
-    return Problem(pack.groups[deck.name].where, (
-        f"group '{deck.name}' ({deck.kind}) is exported as images only: Tabletop Simulator has no object "
-        f"pnpkit can make for it; import the images by hand"), "export", "warning")
+def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
+    """What the Tabletop Simulator export cannot do for a group, said where the group is."""
+    group = pack.groups[deck.name]
+    if kind == "image" and deck.kind == "die":
+        why = ("TTS's Custom Dice take an image laid out like the templates TTS installs (Modding/Dice Templates), "
+               "a layout that is not published, so pnpkit cannot place the faces on it; import the images by hand")
+    elif kind == "image":
+        why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
+    elif kind == "figurine" and group.base == 0:
+        return Problem(group.where, (
+            f"group '{deck.name}' becomes a figurine of its whole print layout (tabs and the upside-down panel "
+            f"included); declare its fold-over layout, e.g. standee: {{base: 12mm}}, and the figure is cut out"),
+            "export", "warning")
+    else:
+        return None
+    return Problem(group.where, f"group '{deck.name}' ({deck.kind}) is exported as images only: {why}", "export", "warning")
 
 
 def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:

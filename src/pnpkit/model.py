@@ -90,6 +90,7 @@ class Group:
     items: tuple[Item, ...]
     where: Location
     doc: str = ""
+    base: float = 0.0  # a fold-over standee's base tab depth, mm (0: not declared)
 
     @property
     def total(self) -> int:
