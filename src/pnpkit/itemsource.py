@@ -19,13 +19,11 @@ from pnpkit import sheets
 from pnpkit.checker import IDENT, Reader, did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import Document, display_path
-from pnpkit.model import SIDES
 from pnpkit.units import describe
 
 Raw = tuple  # (Reader, raw item mapping, its data path)
 NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-TEXT_KEYS = ("id", "front", "back", "doc", "provenance")
 INT_KEYS = ("count", "per_player")
 SHEET_KEYS = ("from", "sheet")
 
@@ -57,7 +55,8 @@ def _defaults(r: Reader, spec: dict, group: str, fields: dict, item_keys: tuple)
     if "defaults" not in spec:
         return None
     allowed = tuple(k for k in item_keys if k != "id") + tuple(fields)
-    return r.mapping(spec["defaults"], (group, "defaults"), allowed, f"the defaults of '{group}'")
+    given = r.mapping(spec["defaults"], (group, "defaults"), allowed, f"the defaults of '{group}'")
+    return {k: v for k, v in given.items() if k in allowed} if given else None  # an unknown key is reported once, here
 
 
 def _with_defaults(r: Reader, raw: Raw, defaults: dict) -> Raw:
@@ -355,4 +354,4 @@ def _split(value) -> list:
     return [value]
 
 
-__all__ = ["raw_items", "SIDES"]
+__all__ = ["raw_items"]
