@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from pnpkit import __version__
-from pnpkit import export, trust
+from pnpkit import export, preflight, trust
 from pnpkit.build import Code, Result, build, validate
 from pnpkit.options import add_print_options, print_overrides
 
@@ -44,7 +44,7 @@ def parser() -> argparse.ArgumentParser:
 
 # Modules that add a command: each has configure(subparsers), which adds its parser
 # and sets `run=function(args) -> exit code` as a default.
-COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpkit.scaffold", "pnpkit.trust")
+COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpkit.scaffold", "pnpkit.trust", "pnpkit.preflight")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -56,8 +56,18 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if hasattr(args, "run"):
-        return args.run(args)
+    try:
+        return args.run(args) if hasattr(args, "run") else _check_packs(args)
+    except KeyboardInterrupt:  # Ctrl-C: the output is as the last whole build left it
+        print("\npnpkit: stopped", file=sys.stderr)
+        return 130
+    except OSError as exc:  # the output folder is not writable, the disk is full, ...
+        print(f"pnpkit: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+
+
+def _check_packs(args) -> int:
+    """validate or build each pack; the exit code of the worst."""
     overrides = print_overrides(args) if args.command == "build" else {}
     failed = usage = False
     for pack in args.packs:
@@ -71,7 +81,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             result = build(pack, args.out, args.lang, overrides, args.strict,
                            _progress() if sys.stderr.isatty() else None, code=code, changed=args.changes)
-            export.run(result, args.out, (args.profile or []) + ([args.png] if args.png else []), args.strict)
+            chosen = (args.profile or []) + ([args.png] if args.png else [])
+            export.run(result, args.out, chosen, args.strict)
+            if result.written:  # check what was written, as a print shop would
+                pdfx = {p.id for p in chosen if p.pdfx}
+                result.problems += preflight.check_build(args.out / result.pack.id, pdfx)
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
     return 2 if usage else 1 if failed else 0
