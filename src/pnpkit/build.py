@@ -165,7 +165,7 @@ def _write(result: Result, out: Path, progress, cache: Cache, changed: bool = Fa
                 pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", f"{pack.name[lang]}",
                               pack.print.crop_marks, _calibration(pack, lang), on_page, _stamp(pack))
             _write_large(pages, pack, lang, staging, cache)
-            if changed:  # before _write_svgs, which takes the previous build's files over
+            if changed:  # compared with the previous build's SVGs, still in place until the swap
                 result.changes.append(_write_changes(faces, pack, lang, final / "svg" / lang, staging, cache))
             _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang)
         if changed:

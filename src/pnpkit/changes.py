@@ -8,6 +8,8 @@ both go into the changes PDF, so fronts and backs still pair up on the paper.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +34,16 @@ class Changes:
         return out or [f"{self.lang}: nothing changed since the previous build"]
 
 
+def _read(path: Path) -> bytes | None:
+    """A previous face's SVG; a symlink planted in the output is not followed (it is no face of ours)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not hang us
+    except OSError:
+        return None
+    with open(fd, "rb") as f:
+        return f.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
+
+
 def compare(faces: list[Face], previous: Path, lang: str) -> tuple[Changes, list[Face]]:
     """The comparison, and the faces to reprint: every side of each item with a new or changed side."""
     if not previous.is_dir():
@@ -41,15 +53,14 @@ def compare(faces: list[Face], previous: Path, lang: str) -> tuple[Changes, list
     for face in faces:
         name = f"{face.group}/{face.item}-{face.side}"
         seen.add(name)
-        try:
-            old = (previous / f"{name}.svg").read_bytes()
-        except OSError:
+        old = _read(previous / f"{name}.svg")
+        if old is None:
             report.added.append(name)
             reprint.add((face.group, face.item))
             continue
         if old != face.svg.encode("utf-8"):
             report.changed.append(name)
             reprint.add((face.group, face.item))
-    report.removed = sorted(str(p.relative_to(previous).with_suffix("")) for p in previous.glob("*/*.svg")
-                            if str(p.relative_to(previous).with_suffix("")) not in seen)
+    old_names = (p.relative_to(previous).with_suffix("").as_posix() for p in previous.glob("*/*.svg"))
+    report.removed = sorted(name for name in old_names if name not in seen)
     return report, [f for f in faces if (f.group, f.item) in reprint]
