@@ -71,6 +71,23 @@ def test_the_stamp_prints_the_version_and_date_on_every_face(tmp_path, capsys, m
     pages = texts("out/deck/deck-en.pdf")
     assert pages[2].count("deck · v0.3 · 2026-05-28") == 4 and pages[3].count("deck · v0.3 · 2026-05-28") == 4
     assert "2026-05-28" not in pages[0]
+    # where: centred on each face, its baseline 0.6 mm above the trim's bottom edge (inside the cut)
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    from pnpkit import fonts
+    from pnpkit.build import validate
+    from pnpkit.pdf import STAMP_PT
+
+    found = []
+
+    def visit(text, cm, tm, font, size):
+        if "v0.3" in text:
+            found.append((round(cm[4] + tm[4] * cm[0], 2), round(cm[5] + tm[5] * cm[3], 2)))
+    PdfReader("out/deck/deck-en.pdf").pages[2].extract_text(visitor_text=visit)
+    half = stringWidth("deck · v0.3 · 2026-05-28", fonts.face_name(fonts.DEFAULT_FAMILY), STAMP_PT) / 2
+    page = validate(pack, ["en"]).pages["en"][0]
+    k = 72 / 25.4
+    assert found == [(round((p.x + p.w / 2) * k - half, 2), round((page.h - p.y - p.h + 0.6) * k, 2)) for p in page.placements]
 
 
 def test_a_one_tile_edit_in_a_kit_reprints_just_that_tile_and_its_back(breakable):
