@@ -145,6 +145,10 @@ def _catalogue(root: Path) -> dict:
          line="wrong-sheet/deck/cards.yaml:12:10: error: workbook 'cards.xlsx' has no sheet 'Dekc' (it has Notes, Deck) (did you mean 'Deck'?) [sheet]")
     case("latin1-csv", "csv", good,
          line="latin1-csv/deck/cards.csv:3:16: error: 'cards.csv' is not UTF-8 text (byte 0xe9); save the sheet as CSV UTF-8 [sheet]")
+    case("twice-column", "tsv", [HEADER[:5] + ["title"] + HEADER[6:]] + ROWS,
+         line="twice-column/deck/cards.tsv:1:29: error: column 'title' is given twice (or whole and per language) [sheet]")
+    case("nameless-column", "csv", [HEADER] + [ROWS[0] + ["stray"]] + ROWS[1:],
+         line="nameless-column/deck/cards.csv:2:37: error: this cell's column has no name in the header row [sheet]")
     path = cases["latin1-csv"][0] / "cards.csv"
     path.write_bytes(b"id,suit,cost,title,keys\nsun-1,sun,1,Dawn,\nsun-2,sun,2,Caf\xe9,\n")
     return cases
