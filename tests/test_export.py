@@ -452,3 +452,13 @@ def test_the_standee_layout_is_checked(kit, layout, message):
     run = kit.validate()
     assert run.code == 1
     assert f"components/mammoth-herd/{message}" in run.lines, run.lines
+
+
+def test_an_image_export_too_large_to_rasterise_is_refused(kit):
+    kit.edit("components/mammoth-herd/herd.yaml", "size: 40x100mm", "size: 1900x1900mm")
+    kit.edit("components/mammoth-herd/herd.yaml", "  standee: {base: 12mm}", "  # no layout")
+    run = kit.build("--png", "300", "--lang", "en")
+    assert run.code == 1
+    assert ("components/mammoth-herd/herd.yaml:2:1: error: group 'herd' would be 22441 x 22441 px images at 300 dpi, "
+            "over the 150 megapixels an image may have; export it at a lower dpi [export]") in run.lines
+    assert not (kit.root / "build" / "mammoth-herd" / "png-300").exists()

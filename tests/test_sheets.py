@@ -219,6 +219,9 @@ def test_hostile_sheets_are_refused_with_a_located_line(tmp_path, capsys, monkey
         ods: "ods-dtd/deck/cards.yaml:12:10: error: workbook 'cards.ods' declares an XML document type (content.xml); pnpkit refuses XML entities in sheets (save the workbook again from a spreadsheet program) [sheet]",
         inf: "xlsx-inf/deck/cards.xlsx:Sheet1!C3: error: the cell holds inf, which is not a finite number [sheet]",
     }
+    huge = [HEADER] + [list(r) for r in ROWS]
+    huge[2][2] = "1e999"
+    cases[sheet_pack(tmp_path / "csv-inf", "csv", huge)] = "csv-inf/deck/cards.csv:3:11: error: 'cost' must be a number (got '1e999') [schema]"
     for pack, line in cases.items():
         assert run(capsys, "validate", pack.relative_to(tmp_path)) == (1, [line])
 
@@ -266,3 +269,13 @@ def test_watch_rebuilds_when_the_sheet_is_saved_and_redoes_only_the_changed_card
     finally:
         watcher.stop.set()
         thread.join(60)
+
+
+def test_a_sheet_with_too_many_filled_cells_is_refused(tmp_path, capsys, monkeypatch):
+    from pnpkit import sheets
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sheets, "MAX_CELLS", 20)
+    pack = sheet_pack(tmp_path, "xlsx", [HEADER] + ROWS)
+    assert run(capsys, "validate", pack.relative_to(tmp_path)) == (1, [
+        "deck/cards.xlsx:Sheet1!A3: error: the sheet has more than 20 filled cells (found 24 or more); pnpkit reads at most 20 [sheet]"])

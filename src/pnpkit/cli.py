@@ -15,7 +15,7 @@ from pathlib import Path
 from pnpkit import __version__
 from pnpkit import export, preflight, trust
 from pnpkit.build import Code, Result, build, validate
-from pnpkit.options import add_print_options, print_overrides
+from pnpkit.options import add_limit_options, add_print_options, print_overrides
 
 EPILOG = "Problems print as path:line:col: level: message [rule-id]. Exit 0 clean, 1 problems, 2 usage error."
 
@@ -28,6 +28,7 @@ def parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check game packs and report every problem", description="Check game packs: structure, game rules, templates, text fit and glyphs. Writes nothing.", epilog=EPILOG)
     _common(v)
+    add_limit_options(v)
     v.add_argument("--provenance", action="store_true", help="also list every value marked with where it comes from (seed, public, inferred, design), e.g. to find what is still a design choice")
 
     b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) and per-face SVGs to OUT/<pack>/. Nothing is written when there are errors; the previous output stays as it was.", epilog=EPILOG)
@@ -55,6 +56,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    _tolerant_output()
     args = parser().parse_args(argv)
     try:
         return args.run(args) if hasattr(args, "run") else _check_packs(args)
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check_packs(args) -> int:
     """validate or build each pack; the exit code of the worst."""
-    overrides = print_overrides(args) if args.command == "build" else {}
+    overrides = print_overrides(args)
     failed = usage = False
     for pack in args.packs:
         if not pack.is_dir():
@@ -89,6 +91,14 @@ def _check_packs(args) -> int:
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
     return 2 if usage else 1 if failed else 0
+
+
+def _tolerant_output() -> None:
+    """A file name or a letter the output's encoding cannot show (a non-UTF-8 file name, Polish
+    text on a Latin-1 terminal) is printed escaped rather than ending the run with UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):  # not a test's capture or a pipe replaced by a StringIO
+            stream.reconfigure(errors="backslashreplace")
 
 
 def _report(result: Result, args, pack: Path, seconds: float) -> bool:

@@ -39,6 +39,7 @@ K = PT_PER_MM
 PNG_COMPRESS = 3  # as fast as level 1 and 3 % smaller; level 6 (Pillow's default) costs 25 % more time for 8 %
 POOL_FROM = 24  # pages: below this a process pool costs more than it saves
 EPS = 0.01  # mm: bleed differences smaller than this are rounding
+MAX_PIXELS = 150 * 10**6  # an image a service could take (a 1 m board at 300 dpi is 26 MP); 600 MB of RGB to rasterise
 
 
 # ------------------------------------------------------------------ entry points
@@ -84,7 +85,7 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
     if profile.output == "sheets":  # the engine's own output, already in out/<pack id>/
         return []
     problems = check(pack, faces, profile)
-    if strict and problems:
+    if (strict and problems) or any(p.is_error for p in problems):
         return problems
     final = out / pack.id / profile.id
     try:
@@ -220,7 +221,21 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
             product, _ = profile.product_for(deck.size)
             if product is None:
                 problems.append(_unknown_size(pack, deck, profile))
+    if profile.output in ("images", "showcase"):
+        problems += [_too_many_pixels(pack, d, profile) for d in decks if _pixels(d, profile) > MAX_PIXELS]
     return problems
+
+
+def _pixels(deck: Deck, profile: Profile) -> int:
+    w, h = image_pixels(deck.size, profile)
+    return w * h
+
+
+def _too_many_pixels(pack: Pack, deck: Deck, profile: Profile) -> Problem:
+    w, h = image_pixels(deck.size, profile)
+    return Problem(pack.groups[deck.name].where, (
+        f"group '{deck.name}' would be {w} x {h} px images at {profile.dpi} dpi, over the {MAX_PIXELS // 10**6} "
+        f"megapixels an image may have; export it at a lower dpi"), "export")
 
 
 def _pdfx_check(faces: list[Face], profile: Profile) -> list[Problem]:

@@ -12,6 +12,7 @@ their own place in game files.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from pathlib import Path
 
@@ -334,7 +335,10 @@ def _typed(value, spec):
 def _number(value):
     """'3' -> 3, '2.5' -> 2.5, 3.0 -> 3 (a sheet does not tell 3 from 3.0; YAML's 3 is an int)."""
     if isinstance(value, str) and NUMBER.match(value):
-        value = float(value) if any(ch in value for ch in ".eE") else int(value)
+        number = float(value) if any(ch in value for ch in ".eE") else int(value)
+        if isinstance(number, float) and not math.isfinite(number):  # 1e999: left as text, so it is reported
+            return value
+        value = number
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value

@@ -36,6 +36,9 @@ class PrintSettings:
     back_marks: bool = True  # crop marks on back pages too; off keeps a duplex drift from showing them
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
     stamp: bool = False  # the pack's version and the build date in small print on every face
+    # Not a pack setting: only `--max-faces` raises it, so a stranger's pack cannot. 20,000 is
+    # ten times a large card game (about 2,000 cards) and 80 times our largest kit (240).
+    max_faces: int = 20_000
 
     @property
     def duplex(self) -> bool:

@@ -29,6 +29,7 @@ MAX_UNPACKED = 200_000_000  # all the XML inside a workbook, unzipped
 MAX_ROWS = 50_000
 MAX_COLUMNS = 200
 MAX_CELL_CHARS = 20_000
+MAX_CELLS = 500_000  # filled cells in one sheet: about 250 MB once read and placed (a 10,000-card deck has 80,000)
 RULE = "sheet"
 
 
@@ -53,6 +54,7 @@ class Sheet:
     file: str
     name: str = ""  # a workbook's sheet name; "" for CSV/TSV
     rows: list[list[Cell | None]] = field(default_factory=list)
+    cells: int = 0  # filled cells so far, against MAX_CELLS
 
 
 def read_sheet(path: Path, shown: str, sheet: str | None, where: Location) -> tuple[Sheet | None, list[Problem]]:
@@ -85,10 +87,14 @@ def _add_row(sheet: Sheet, cells: list[Cell | None], where: Location) -> None:
         cells.pop()
     if len(cells) > MAX_COLUMNS:
         raise _too_many("columns", len(cells), MAX_COLUMNS, where)
-    if any(c is not None for c in cells):
+    filled = sum(c is not None for c in cells)
+    if filled:
         sheet.rows.append(cells)
+        sheet.cells += filled
         if len(sheet.rows) > MAX_ROWS + 1:  # the header does not count
             raise _too_many("rows", len(sheet.rows) - 1, MAX_ROWS, where)
+        if sheet.cells > MAX_CELLS:
+            raise _too_many("filled cells", sheet.cells, MAX_CELLS, where)
 
 
 def _cell(value, where: Location) -> Cell | None:
