@@ -20,6 +20,7 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench_cards.py
 	$(BIN)/python scripts/bench_incremental.py
 	$(BIN)/python scripts/bench_png.py
+	$(BIN)/python scripts/bench_sheet.py
 
 watch: $(STAMP)        # one game: make watch GAME=mammoth-herd
 	$(BIN)/pnpkit watch components/$(GAME) --serve --trust

@@ -14,6 +14,7 @@ SCRIPTS = [
     ("bench_cards.py", ["--quick"], "pnpkit build, new process, one card edited: median"),
     ("bench_incremental.py", ["--cards", "12", "--edits", "1"], "one card changed, new `pnpkit build` process: median"),
     ("bench_png.py", ["--cards", "4", "--runs", "1"], "faces/s"),
+    ("bench_sheet.py", ["--rows", "20"], "read and validated 20 items in"),
 ]
 
 

@@ -14,6 +14,7 @@ from pnpkit.build import validate
 from pnpkit.cli import main
 from pnpkit.layout import impose
 from pnpkit.pdf import alignment_marks
+from pnpkit.schema import load_pack
 
 FIRST = calibration.page_count("long-edge")  # the PDF index of layout page 0: after the print check and its back
 
@@ -35,6 +36,17 @@ def broken(kit: Kit, *edits: tuple[str, str, str]) -> list[str]:
     for file, old, new in edits:
         kit.edit(f"{S}/{file}", old, new)
     return kit.validate().lines
+
+
+def test_the_banknotes_sheet_gives_the_items_the_yaml_list_gave():
+    """banknotes.csv replaced a YAML list (the PDFs stayed byte for byte the same): the same items."""
+    pack, problems = load_pack(ROOT / S)
+    assert problems == []
+    notes = [(i.id, i.count, i.fields, i.provenance) for i in pack.items("banknotes")]
+    assert notes == [(f"note-{v}", n, {"value": v, "colour": c}, {"*": "design"}) for v, n, c in (
+        (1, 20, "#8a8f98"), (5, 20, "#3f8f7a"), (10, 25, "#4a78b5"), (50, 20, "#7b58a6"),
+        (100, 30, "#b8862b"), (500, 12, "#b5473c"), (1000, 8, "#2b2f3a"))]
+    assert str(pack.items("banknotes")[2].field_where["value"]) == f"{S}/banknotes.csv:4:9"
 
 
 def test_the_pack_is_clean():
@@ -71,15 +83,15 @@ class TestCounts:
         ]
 
     def test_c04_notes_run_from_one_to_a_thousand(self, cargo):
-        assert broken(cargo, ("money.yaml", "    - {id: note-1, value: 1,", "    # - {id: note-1, value: 1,"),
-                      ("money.yaml", "value: 1000, count: 8", "value: 2000, count: 8")) == [
+        assert broken(cargo, ("banknotes.csv", "note-1,1,20,#8a8f98\n", ""),
+                      ("banknotes.csv", "note-1000,1000,8", "note-1000,2000,8")) == [
+            f"{S}/banknotes.csv:7:11: error: banknote 'note-1000' is worth ✯2,000; notes run from ✯1 to ✯1,000 [CARGO-C04]",
             f"{S}/game.yaml:127:5: error: no banknote is worth ✯1,000; the notes run from ✯1 to ✯1,000 [CARGO-C04]",
             f"{S}/game.yaml:127:5: error: no banknote is worth ✯1; the notes run from ✯1 to ✯1,000 [CARGO-C04]",
-            f"{S}/money.yaml:20:30: error: banknote 'note-1000' is worth ✯2,000; notes run from ✯1 to ✯1,000 [CARGO-C04]",
         ]
 
     def test_c04_bank_covers_purses_and_payoffs(self, cargo):
-        assert broken(cargo, ("money.yaml", "value: 1000, count: 8", "value: 1000, count: 2")) == [
+        assert broken(cargo, ("banknotes.csv", "note-1000,1000,8", "note-1000,1000,2")) == [
             f"{S}/game.yaml:127:5: error: the bank holds ✯12,370; it needs at least ✯14,610 "
             "(✯1,000 for each of 6 players plus ✯8,610 of payoffs) [CARGO-C04]",
         ]

@@ -16,11 +16,12 @@ import dataclasses
 import os
 import shutil
 import stat
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, dice, hexes, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
+from pnpkit import calibration, changes, dice, hexes, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
 from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, Pack
@@ -46,6 +47,7 @@ class Result:
     pages: dict = field(default_factory=dict)  # lang -> [layout.Page]
     written: bool = False  # build() replaced the output folder
     notes: list = field(default_factory=list)  # news for the user that is not about the pack
+    changes: list = field(default_factory=list)  # with --changes: a changes.Changes per language
     problems: list = field(default_factory=list)
 
     @property
@@ -129,9 +131,10 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 
 def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict | None = None,
           strict: bool = False, progress: Callable[[str, int, int], None] | None = None,
-          cache: Cache | None = None, code: Code | None = None) -> Result:
+          cache: Cache | None = None, code: Code | None = None, changed: bool = False) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
-    write nothing. `cache` defaults to the one kept in out/pnpkit-cache/."""
+    write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
+    <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build."""
     cache = cache or Cache(out / CACHE_DIR)
     result = validate(root, langs, overrides, cache, code)
     if result.errors or (strict and result.problems) or result.pack is None:
@@ -139,7 +142,7 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
     try:
         with output.locked(out, f"building {root}"):
             output.tidy(out)  # what a killed build left: a kit to put back, staging folders
-            _write(result, out, progress, cache)
+            _write(result, out, progress, cache, changed)
     except output.Busy as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
@@ -149,7 +152,7 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
     return result
 
 
-def _write(result: Result, out: Path, progress, cache: Cache) -> None:
+def _write(result: Result, out: Path, progress, cache: Cache, changed: bool = False) -> None:
     """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole."""
     pack = result.pack
     final = out / pack.id
@@ -162,9 +165,13 @@ def _write(result: Result, out: Path, progress, cache: Cache) -> None:
             on_page = (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t)) if progress else None
             with cache.pdf_forms(pages):
                 pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", f"{pack.name[lang]}",
-                              pack.print.crop_marks, _calibration(pack, lang), on_page)
+                              pack.print.crop_marks, _calibration(pack, lang), on_page, _stamp(pack))
             _write_large(pages, pack, lang, staging, cache)
+            if changed:  # compared with the previous build's SVGs, still in place until the swap
+                result.changes.append(_write_changes(faces, pack, lang, final / "svg" / lang, staging, cache))
             _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang)
+        if changed:
+            (staging / "changes.txt").write_text("".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8")
         preview.write_index(result, staging)
         output.swap_in(staging, final)
         result.written = True
@@ -183,7 +190,27 @@ def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache)
     title = f"{pack.name[lang]} (A3)"
     with cache.pdf_forms(large):
         pdf.write_pdf(large, folder / f"{pack.id}-{lang}-a3.pdf", title, settings.crop_marks,
-                      _calibration(dataclasses.replace(pack, print=settings), lang))
+                      _calibration(dataclasses.replace(pack, print=settings), lang), stamp=_stamp(pack))
+
+
+def _write_changes(faces: list, pack: Pack, lang: str, previous: Path, folder: Path, cache: Cache) -> changes.Changes:
+    """<id>-<lang>-changes.pdf: the print check, then only the faces that differ, imposed as usual."""
+    report, subset = changes.compare(faces, previous, lang)
+    pages, _ = layout.impose(subset, pack.print)
+    _label(pages, pack, lang)
+    with cache.pdf_forms(pages):
+        pdf.write_pdf(pages, folder / f"{pack.id}-{lang}-changes.pdf", f"{pack.name[lang]} (changes)",
+                      pack.print.crop_marks, _calibration(pack, lang), stamp=_stamp(pack))
+    return report
+
+
+def _stamp(pack: Pack) -> str | None:
+    """print.stamp: the pack's version and the build's date (SOURCE_DATE_EPOCH for reproducible builds)."""
+    if not pack.print.stamp:
+        return None
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    when = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch.isdigit() else datetime.now(timezone.utc)
+    return " · ".join(p for p in (pack.id, pack.version and f"v{pack.version}", when.strftime("%Y-%m-%d")) if p)
 
 
 def _label(pages: list, pack: Pack, lang: str) -> None:

@@ -54,13 +54,7 @@ class Reader:
 
     def typed(self, value, path: tuple, kind: str, rule: str = "schema"):
         """A str, int, number or bool; YAML's loose spellings are not accepted."""
-        ok = {
-            "string": isinstance(value, str),
-            "int": isinstance(value, int) and not isinstance(value, bool),
-            "number": isinstance(value, (int, float)) and not isinstance(value, bool),
-            "bool": isinstance(value, bool),
-        }[kind]
-        if not ok:
+        if not _TYPED[kind](value):
             noun = {"string": "a string", "int": "a whole number", "number": "a number", "bool": "true or false"}[kind]
             self.problem(path, f"'{path_name(path)}' must be {noun} (got {describe(value)})", rule)
             return None
@@ -116,6 +110,14 @@ class Reader:
             self.problem(path, f"'{path_name(path)}' has no text for language {', '.join(missing)}", rule)
             return None
         return out if len(out) == len(languages) else None
+
+
+_TYPED = {  # one predicate per kind: typed() runs for every value of every item
+    "string": lambda v: isinstance(v, str),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, bool),
+}
 
 
 def path_name(path: tuple) -> str:

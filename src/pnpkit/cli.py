@@ -35,6 +35,7 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) and per-face SVGs to OUT/<pack>/. Nothing is written when there are errors; the previous output stays as it was.", epilog=EPILOG)
     _common(b)
     add_print_options(b)
+    b.add_argument("--changes", action="store_true", help="also write <game>-<lang>-changes.pdf with only the faces that differ from the previous build in --out, and list them (also in changes.txt)")
     b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
     b.add_argument("--png", type=export.png_option, metavar="DPI", dest="png",
                    help="also write one PNG per distinct face, trim size at DPI (36-2400), into OUT/<pack>/png-DPI/")
@@ -82,7 +83,7 @@ def _check_packs(args) -> int:
             result = validate(pack, args.lang, overrides, code=code)
         else:
             result = build(pack, args.out, args.lang, overrides, args.strict,
-                           _progress() if sys.stderr.isatty() else None, code=code)
+                           _progress() if sys.stderr.isatty() else None, code=code, changed=args.changes)
             chosen = (args.profile or []) + ([args.png] if args.png else [])
             export.run(result, args.out, chosen, args.strict)
             if result.written:  # check what was written, as a print shop would
@@ -106,6 +107,9 @@ def _report(result: Result, args, pack: Path, seconds: float) -> bool:
         print(problem)
     for note in result.notes:
         print(f"pnpkit: warning: {note}", file=sys.stderr)
+    for changes in result.changes if result.written else ():
+        for line in changes.lines():
+            print(f"{result.pack.id}: {line}")
     if getattr(args, "provenance", False) and result.pack is not None:
         for where, what, tag in result.pack.provenance():
             print(f"{where}: note: {what}: {tag} [provenance]")

@@ -12,9 +12,21 @@ class Location:
     file: str
     line: int = 0
     column: int = 0
+    sheet: str = ""  # a workbook's sheet: then line is the row, column the column, shown as Deck!C14
 
     def __str__(self) -> str:
+        if self.sheet:
+            return f"{self.file}:{self.sheet}!{column_letters(self.column)}{self.line}"
         return f"{self.file}:{self.line}:{self.column}"
+
+
+def column_letters(n: int) -> str:
+    """1 -> A, 26 -> Z, 27 -> AA: a spreadsheet's column name."""
+    out = ""
+    while n > 0:
+        n, rest = divmod(n - 1, 26)
+        out = chr(65 + rest) + out
+    return out
 
 
 @dataclass(frozen=True, order=True)

@@ -45,6 +45,7 @@ GAME = {
     "id": {"type": "string", "pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME,
            "description": "The pack's id (default: the folder name); names build/<id>/."},
     "name": {**TEXT, "description": "The game's title, per language."},
+    "version": {"type": ["string", "number"], "description": "The designer's version of the pack, e.g. 0.3; print.stamp prints it on every face."},
     "languages": {"type": "array", "items": {"type": "string", "pattern": f"^{LANG_TAG.pattern}$", "maxLength": MAX_LANG},
                   "minItems": 1, "uniqueItems": True,
                   "description": "Language codes, e.g. [pl, en]; every text needs each one; the first is the default."},
@@ -71,6 +72,7 @@ PRINT = {
     "crop_marks": {"type": "boolean", "description": "Crop marks on every trim line."},
     "back_marks": {"type": "boolean", "description": "Crop marks on back pages too (default true); off when a duplex drift would show them on the backs."},
     "overlap": {**LENGTH, "description": "Shared strip of a face split over several sheets."},
+    "stamp": {"type": "boolean", "description": "Print the pack's id, version and the build date small on every face, in the band between trim and safe area, to tell printings apart."},
 }
 GROUP = {
     "kind": {"enum": list(KINDS), "description": "What the items are: " + ", ".join(KINDS) + "."},
@@ -81,7 +83,16 @@ GROUP = {
     "fields": {"type": "object", "additionalProperties": {"$ref": "#/definitions/field"},
                "propertyNames": {"not": {"enum": list(schema.ITEM_KEYS)}},
                "description": "What each item carries: name: type, or name: {type: ..., ...}."},
-    "items": {"type": "array", "items": {"$ref": "#/definitions/item"}, "description": "The distinct designs of this group."},
+    "items": {"anyOf": [
+        {"type": "array", "items": {"$ref": "#/definitions/item"}},
+        {"type": "string", "pattern": r"\.(csv|tsv|xlsx|ods|CSV|TSV|XLSX|ODS)$"},
+        {"type": "object", "additionalProperties": False, "required": ["from"],
+         "properties": {"from": {"type": "string"}, "sheet": {"type": "string"}}}],
+        "description": "The distinct designs of this group: a list, or a sheet beside this file (cards.csv, cards.tsv, "
+                       "cards.xlsx, cards.ods; {from: cards.xlsx, sheet: Deck}) whose header row names the columns."},
+    "defaults": {"type": "object", "description": "Values every item of the group has unless it gives its own: fields, tags, provenance, count, ..."},
+    "generate": {"anyOf": [{"$ref": "#/definitions/generator"}, {"type": "array", "items": {"$ref": "#/definitions/generator"}}],
+                 "description": "Items made as the product of value lists, e.g. {product: {suit: [...], rank: [...]}, id: '{suit}-{rank}'}; 'items' then holds only the extras."},
     "items_from": {"type": "string", "description": "Take the items and fields of another group, with this group's kind, size and templates."},
     "standee": {"type": "object", "additionalProperties": False, "required": ["base"],
                 "properties": {"base": {**LENGTH, "description": "Depth of each base tab, e.g. 12mm."}},
@@ -159,8 +170,8 @@ def _definitions() -> dict:
     group = _object(GROUP, schema.GROUP_KEYS, "group")
     group.update(required=["kind", "size", "front"], **{
         "if": {"required": ["items_from"]},
-        "then": {"not": {"anyOf": [{"required": ["items"]}, {"required": ["fields"]}]}},
-        "else": {"required": ["items"]}})
+        "then": {"not": {"anyOf": [{"required": ["items"]}, {"required": ["fields"]}, {"required": ["generate"]}, {"required": ["defaults"]}]}},
+        "else": {"anyOf": [{"required": ["items"]}, {"required": ["generate"]}]}})
     item = _object(ITEM, schema.ITEM_KEYS, "item")
     item.update(additionalProperties=True, required=["id"], **{"not": {"required": ["count", "per_player"]}},
                 description="An item: id, count, ... and a value for each of the group's fields.")
@@ -171,6 +182,13 @@ def _definitions() -> dict:
         "check": _check(),
         "group": group,
         "item": item,
+        "generator": {"type": "object", "required": ["product", "id"], "properties": {
+            "product": {"type": "object", "minProperties": 1, "additionalProperties": {"anyOf": [
+                {"type": "array", "minItems": 1},
+                {"type": "object", "required": ["data"], "additionalProperties": False, "properties": {"data": {"type": "string"}}}]},
+                "description": "Field (or item key) -> its values; one item for every combination, the first key varying slowest."},
+            "id": {"type": "string", "description": "The id of each generated item, e.g. '{suit}-{rank}'."}},
+            "description": "A product of value lists; any other key (a field, count, tags, provenance) is given to every generated item."},
         "field": {"anyOf": [{"enum": list(schema.FIELD_TYPES)}, field]},
     }
 

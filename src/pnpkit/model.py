@@ -35,6 +35,7 @@ class PrintSettings:
     crop_marks: bool = True
     back_marks: bool = True  # crop marks on back pages too; off keeps a duplex drift from showing them
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
+    stamp: bool = False  # the pack's version and the build date in small print on every face
     # Not a pack setting: only `--max-faces` raises it, so a stranger's pack cannot. 20,000 is
     # ten times a large card game (about 2,000 cards) and 80 times our largest kit (240).
     max_faces: int = 20_000
@@ -76,6 +77,7 @@ class Item:
     where: Location
     field_where: dict  # field name -> Location
     template_where: dict  # side -> Location of the template's name (item's own, else the group's)
+    provenance_where: dict = field(default_factory=dict)  # provenance key -> where that note is written
 
 
 @dataclass(frozen=True)
@@ -128,14 +130,26 @@ class Pack:
     where: Location
     manifest: object = None  # game.yaml as the loader read it: manifest.at(path) locates any of its values
     rules_file: Path | None = None
+    version: str = ""  # the designer's version of the pack, for print.stamp
 
     def provenance(self) -> list[tuple[Location, str, str]]:
-        """Where each value that says where it comes from stands: (place, what, tag), file order."""
-        out = []
+        """Each distinct note of where values come from: (place, what, tag), file order. A note that
+        many items share (a group's defaults, a generator, a sheet's one cell) is one line."""
+        notes: dict = {}
         for item in self.items():
             for name, tag in item.provenance.items():
+                written = item.provenance_where.get(name, item.where)
+                notes.setdefault((written, item.group, name, tag), []).append(item)
+        out = []
+        for (written, group, name, tag), items in notes.items():
+            values = "all values" if name == "*" else f"'{name}'"
+            if len(items) == 1:
+                item = items[0]
                 where = item.where if name == "*" else item.field_where.get(name, item.where)
-                out.append((where, f"{item.id}, " + ("all values" if name == "*" else f"'{name}'"), tag))
+                out.append((where, f"{item.id}, {values}", tag))
+            else:
+                ids = f"{items[0].id} ... {items[-1].id}" if len(items) > 2 else f"{items[0].id}, {items[1].id}"
+                out.append((written, f"{len(items)} items of '{group}' ({ids}), {values}", tag))
         return out
 
     def items(self, group: str | None = None, tag: str | None = None) -> list[Item]:

@@ -29,8 +29,10 @@ GREY = Color(0.55, 0.55, 0.55)
 
 
 def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True,
-              calibration: dict | None = None, progress: Callable[[int, int], None] | None = None) -> None:
-    """Write pages to path, after the print-check page(s) when `calibration` is given."""
+              calibration: dict | None = None, progress: Callable[[int, int], None] | None = None,
+              stamp: str | None = None) -> None:
+    """Write pages to path, after the print-check page(s) when `calibration` is given; `stamp`
+    (print.stamp) is a small note on every face, in the band between its trim and its safe area."""
     fonts.register_all()
     first = pages[0] if pages else None
     size = (first.w * K, first.h * K) if first else (595.3, 841.9)
@@ -45,7 +47,7 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
     for n, page in enumerate(pages, 1):
         c.setPageSize((page.w * K, page.h * K))
         for placement in page.placements:
-            _place(c, page, placement, forms)
+            _place(c, page, placement, forms, stamp)
         marks = crop_marks and page.marks
         if page.tile is not None:
             _tile_marks(c, page, marks)
@@ -95,7 +97,7 @@ def _give_form_its_graphics_states(c: Canvas, name: str) -> None:
     form.Resources = resources
 
 
-def _place(c: Canvas, page: Page, p: Placement, forms: dict) -> None:
+def _place(c: Canvas, page: Page, p: Placement, forms: dict, stamp: str | None = None) -> None:
     """Draw a face clipped to its trim plus the bleed it may show here."""
     name = face_form(c, p.face, forms)
     left, top, right, bottom = p.clip or (p.x - p.reach[0], p.y - p.reach[1], p.x + p.w + p.reach[2], p.y + p.h + p.reach[3])
@@ -112,7 +114,21 @@ def _place(c: Canvas, page: Page, p: Placement, forms: dict) -> None:
     c.clipPath(clip, stroke=0, fill=0)
     c.translate((p.x - b) * K, (page.h - p.y - p.h - b) * K)
     c.doForm(name)
+    if stamp and p.clip is None:
+        _stamp(c, p, stamp)
     c.restoreState()
+
+
+STAMP_PT = 4.5  # a note for playtesters, not for players
+
+
+def _stamp(c: Canvas, p: Placement, text: str) -> None:
+    """The stamp centred in the bottom edge band of the face (inside the trim, so it survives the cut),
+    in the face's coordinates with (0, 0) at the bleed's bottom-left corner."""
+    b = p.face.bleed
+    c.setFillColor(GREY)
+    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), STAMP_PT)
+    c.drawCentredString((b + p.w / 2) * K, b * K + 0.6 * K, text)
 
 
 def _extent(block: list[Placement]) -> tuple[float, float, float, float]:

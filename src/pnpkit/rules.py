@@ -190,12 +190,12 @@ def _stopped(pack: Pack, checks: list[Check], outcome, seconds: float) -> Proble
 
 
 def _dump(p: Problem) -> list:
-    return [p.where.file, p.where.line, p.where.column, p.message, p.rule, p.level]
+    return [p.where.file, p.where.line, p.where.column, p.message, p.rule, p.level, p.where.sheet]
 
 
 def _load(row: list) -> Problem:
-    file, line, column, message, rule, level = row
-    return Problem(Location(file, line, column), message, rule, level)
+    file, line, column, message, rule, level, sheet = row
+    return Problem(Location(file, line, column, sheet), message, rule, level)
 
 
 def _options(reader: Reader, chk: Check, r: Rule, pack: Pack) -> dict | None:
@@ -280,15 +280,18 @@ class RuleOptionError(ValueError):
 
 
 @rule("count", {"group": "group", "tag": "string", "kind": "kind", "exact": "int or mapping", "min": "int", "max": "int",
-               "per_player": "int", "by": "string", "each": "int", "values": "list or data key"})
+               "per_player": "int", "by": "string", "each": "int", "values": "list or data key", "others": "string"})
 def count_rule(ctx: Context):
     """The number of printed components of a group, a tag or a kind is exact, in a range, or
     per_player x the most players; with `by: field`, counted per value of that field: `exact`
     maps values to numbers, or `each` is the number for every value of `values` (a list, or
-    {data: key} for the keys of a data table such as the player colours)."""
+    {data: key} for the keys of a data table such as the player colours). Values not listed must not
+    occur, unless `others: ignore` (count a subset: 13 of each suit while the jokers share the field)."""
     if "by" in ctx.opts:
         yield from _count_by(ctx)
         return
+    if "others" in ctx.opts:
+        raise RuleOptionError("'others' goes with 'by'")
     items, what = _selected(ctx)
     n = sum(i.count for i in items)
     exact = ctx.opts.get("exact")
@@ -320,8 +323,11 @@ def _count_by(ctx: Context):
     for item in items:
         got[item.fields.get(field)] += item.count
     want = ctx.opts.get("exact")
+    others = ctx.opts.get("others", "error")
+    if others not in ("error", "ignore"):
+        raise RuleOptionError(f"'others' must be error or ignore (got '{others}')")
     if isinstance(want, dict):
-        for value in list(want) + [v for v in got if v not in want]:
+        for value in list(want) + [v for v in got if v not in want and others == "error"]:
             if got[value] != want.get(value, 0):
                 yield f"{what} has {got[value]} with {field} {value}; the game needs {want.get(value, 0)}", ctx.at("exact")
     elif "each" in ctx.opts:
@@ -329,7 +335,7 @@ def _count_by(ctx: Context):
         for value in values:
             if got[value] != ctx.opts["each"]:
                 yield f"{what} has {got[value]} {value}; every {field} needs exactly {ctx.opts['each']}"
-        for item in items:
+        for item in items if others == "error" else ():
             value = item.fields.get(field)
             if value not in values:
                 yield f"item '{item.id}' has {field} {value}, which is not one of {source}{did_you_mean(value, values)}", item.field_where.get(field, item.where)

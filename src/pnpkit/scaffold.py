@@ -47,7 +47,7 @@ def run(args) -> int:
     except OSError as exc:
         print(f"pnpkit: error: {exc}", file=sys.stderr)
         return 2
-    print(f"created {shown}: game.yaml, cards.yaml, tiles.yaml, dice.yaml, sheets.yaml and templates/{args.name}/", file=sys.stderr)
+    print(f"created {shown}: game.yaml, cards.yaml, tiles.yaml (with tiles.csv), dice.yaml, sheets.yaml and templates/{args.name}/", file=sys.stderr)
     print(f"next: pnpkit watch {shown} --serve   (rebuilds on every save; the open preview refreshes itself)", file=sys.stderr)
     return 0
 
@@ -112,6 +112,7 @@ data:                            # free-form values for templates (data.colours)
 
 checks:                          # the game's rules; each problem is reported under the check's id
   - {rule: count, id: NEW-C01, group: cards, exact: 6, why: the deck has six cards}
+  - {rule: count, id: NEW-C04, group: cards, by: colour, exact: {red: 1}, others: ignore, why: one red card; the other colours are free}
   - {rule: die-faces, id: NEW-C02, group: dice, field: faces, faces: 6, why: a die has six faces}
   - {rule: die-opposites, id: NEW-C03, group: dice, why: each face has one opposite}
 """,
@@ -145,17 +146,27 @@ cards:
     - {id: guard, count: 2, title: Guard, cost: 0, text: "Play when another player targets you: nothing happens."}
 """,
     "tiles.yaml": """\
-# A tile with a front only: no `back`, so nothing prints behind it.
+# A tile with a front only: no `back`, so nothing prints behind it. Its items come from two
+# places: a sheet, tiles.csv (edit it in any spreadsheet; its header row names the columns),
+# and a generator, which makes one item for every combination of its value lists.
 tiles:
   kind: tile
   size: 50x50mm
   bleed: 2mm                     # a group may set its own bleed
   front: @NAME@/tile.svg.j2
   fields:
-    label: text
+    label: text                  # in a sheet: a column `label`, or one per language: label.en, label.pl
     points: {type: int, min: 0}
-  items:
-    - {id: start, label: Start, points: 2}
+  defaults: {provenance: design} # every item of the group has these, unless it gives its own
+  generate:                      # road-1 and road-2; two lists would make every pair (suit x rank)
+    product: {points: [1, 2]}
+    id: "road-{points}"
+    label: Road                  # any other key is given to every generated item
+  items: tiles.csv               # or tiles.tsv, tiles.xlsx, tiles.ods, {from: tiles.xlsx, sheet: Tiles}
+""",
+    "tiles.csv": """\
+id,label,points
+start,Start,2
 """,
     "dice.yaml": """\
 # A die printed as a net to cut out, fold and glue. die_net() in the template places the faces

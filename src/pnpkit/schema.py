@@ -10,16 +10,16 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from pnpkit import fonts, paths
+from pnpkit import fonts, itemsource, paths
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
 from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
-GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
-PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap")
-GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "items", "items_from", "standee", "doc")
+GAME_KEYS = ("id", "name", "version", "languages", "players", "print", "strings", "data", "checks", "rules")
+PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap", "stamp")
+GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "defaults", "items", "generate", "items_from", "standee", "doc")
 STANDEE_KEYS = ("base",)
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
@@ -90,6 +90,8 @@ class _Game:
         self.game_data = self.r.table(data.get("data") or {}, ("data",), "data") or {}
         self.checks = self._checks(data.get("checks", []))
         self.rules_file = self._rules_file(data.get("rules"))
+        version = data.get("version", "")
+        self.version = str(version) if isinstance(version, (int, float)) and not isinstance(version, bool) else r.typed(version, ("version",), "string") or ""
 
     def _check_name_glyphs(self) -> None:
         """The name is printed on every page (bold on the print check), so every letter needs a glyph."""
@@ -164,7 +166,7 @@ class _Game:
         if "min_font_size" in spec:
             mm = r.length(spec["min_font_size"], p + ("min_font_size",))
             out["min_font_pt"] = None if mm is None else mm * PT_PER_MM
-        for key in ("crop_marks", "back_marks"):
+        for key in ("crop_marks", "back_marks", "stamp"):
             if key in spec:
                 out[key] = r.typed(spec[key], p + (key,), "bool")
         return PrintSettings(**{k: v for k, v in out.items() if v is not None})
@@ -213,6 +215,7 @@ class _Game:
             root=self.root, id=self.id, name=self.name, languages=self.languages, players=self.players,
             print=self.print, groups=groups, strings=self.strings, data=self.game_data,
             checks=self.checks, where=self.r.doc.at(()), manifest=self.r.doc, rules_file=self.rules_file,
+            version=self.version,
         )
 
 
@@ -278,7 +281,7 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     if "items_from" in spec:
         return _derived_group(r, game, name, spec, path, kind, size, bleed, templates)
     fields = _read_fields(r, spec.get("fields", {}), path + ("fields",))
-    items = _read_items(r, game, name, spec.get("items"), path + ("items",), fields, templates)
+    items = _read_items(r, game, name, spec, fields, templates)
     base = _standee(r, spec, path, kind, size)
     if None in (kind, size, bleed, base) or fields is None:
         return None
@@ -310,7 +313,7 @@ def _standee(r: Reader, spec: dict, path: tuple, kind, size) -> float | None:
 def _derived_group(r: Reader, game: _Game, name: str, spec: dict, path: tuple, kind, size, bleed, templates) -> Group | None:
     """`items_from: dice`: the items (and fields) of another group, with this group's kind, size and templates."""
     source = r.typed(spec["items_from"], path + ("items_from",), "string")
-    for key in ("items", "fields"):
+    for key in ("items", "fields", "generate", "defaults"):
         if key in spec:
             r.problem(path + (key,), f"group '{name}' takes its items and fields from '{source}'; it cannot have '{key}' too", key=True)
     if None in (kind, size, bleed, source):
@@ -383,14 +386,10 @@ def _read_field(r: Reader, name: str, value, path: tuple) -> FieldSpec | None:
     )
 
 
-def _read_items(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict | None, templates: dict) -> list[Item]:
-    if value is None:
-        r.problem(path[:-1], f"group '{group}' needs 'items' (a list)")
-        return []
-    if not isinstance(value, list):
-        r.problem(path, f"'items' must be a list (got {describe(value)})")
-        return []
-    return [it for i, v in enumerate(value) if (it := _read_item(r, game, group, v, path + (i,), fields or {}, templates))]
+def _read_items(r: Reader, game: _Game, group: str, spec: dict, fields: dict | None, templates: dict) -> list[Item]:
+    """Written, sheet and generated items alike (itemsource.py), each checked by _read_item."""
+    raw = itemsource.raw_items(r, game.root, group, spec, fields or {}, ITEM_KEYS, game.game_data)
+    return [it for rr, v, p in raw if (it := _read_item(rr, game, group, v, p, fields or {}, templates))]
 
 
 def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict, templates: dict) -> Item | None:
@@ -419,7 +418,8 @@ def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: d
     prov = _provenance(r, spec.get("provenance"), path + ("provenance",), fields)
     if item_id is None or count is None:
         return None
-    return Item(item_id, group, count, values, tuple(tags), prov, sides, r.doc.at(path), where, sides_where)
+    prov_where = {k: r.doc.at(path + ("provenance",) + (() if k == "*" else (k,))) for k in prov}
+    return Item(item_id, group, count, values, tuple(tags), prov, sides, r.doc.at(path), where, sides_where, prov_where)
 
 
 def _count(r: Reader, spec: dict, path: tuple, players: tuple[int, int]) -> int | None:

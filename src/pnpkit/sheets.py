@@ -1,0 +1,351 @@
+"""Read a spreadsheet (CSV, TSV, XLSX, ODS) into located cells, refusing what could hurt.
+
+A sheet is read whole into rows of `Cell`s, each with its place: line and column
+of the text for CSV/TSV (`cards.csv:14:3`), sheet and cell for workbooks
+(`cards.xlsx:Deck!C14`). Empty rows are dropped here; what the columns mean is
+itemsheet.py's business.
+
+Packs come from strangers, so reading is bounded: a sheet file larger than
+MAX_BYTES, a workbook that unpacks to more than MAX_UNPACKED, a sheet with more
+than MAX_ROWS rows or MAX_COLUMNS columns, and any XML document type declaration
+(where entities are declared: "billion laughs", external files) are refused with a
+located error before a parser sees the data. Workbooks are read with openpyxl in
+read_only mode (streaming) and ODS with python-calamine (Rust, no DTD processing).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pnpkit.errors import Location, Problem
+
+MAX_BYTES = 20_000_000  # a 10,000-card XLSX is well under 1 MB
+MAX_UNPACKED = 200_000_000  # all the XML inside a workbook, unzipped
+MAX_ROWS = 50_000
+MAX_COLUMNS = 200
+MAX_CELL_CHARS = 20_000
+MAX_CELLS = 500_000  # filled cells in one sheet: about 250 MB once read and placed (a 10,000-card deck has 80,000)
+RULE = "sheet"
+
+
+class SheetError(Exception):
+    """A sheet that cannot be read; carries the place and the message."""
+
+    def __init__(self, where: Location, message: str):
+        super().__init__(message)
+        self.where = where
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: object  # str, int, float or bool; never None (empty cells are left out)
+    where: Location
+
+
+@dataclass
+class Sheet:
+    """The non-empty rows of one sheet: rows[0] is the header."""
+
+    file: str
+    name: str = ""  # a workbook's sheet name; "" for CSV/TSV
+    rows: list[list[Cell | None]] = field(default_factory=list)
+    cells: int = 0  # filled cells so far, against MAX_CELLS
+
+
+def read_sheet(path: Path, shown: str, sheet: str | None, where: Location) -> tuple[Sheet | None, list[Problem]]:
+    """The sheet in path (shown to the user as `shown`); problems are located at `where` (the `items:`
+    line) when the file as a whole is wrong, else at the cell."""
+    suffix = path.suffix.lower()
+    reader = READERS.get(suffix)
+    if reader is None:
+        known = ", ".join(sorted(READERS))
+        return None, [Problem(where, f"items file '{path.name}' is not a sheet pnpkit reads (it reads {known})", RULE)]
+    if sheet is not None and suffix in (".csv", ".tsv"):
+        return None, [Problem(where, f"'{path.name}' is a {suffix[1:].upper()} file, which has one sheet: drop 'sheet'", RULE)]
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise SheetError(where, f"sheet file '{path.name}' is {size:,} bytes; pnpkit reads sheets of at most {MAX_BYTES:,} bytes")
+        return reader(path, shown, sheet, where), []
+    except SheetError as exc:
+        return None, [Problem(exc.where, str(exc), RULE)]
+    except OSError as exc:
+        return None, [Problem(where, f"cannot read '{path.name}': {exc.strerror or exc}", RULE)]
+
+
+def _too_many(what: str, n: int, limit: int, where: Location) -> SheetError:
+    return SheetError(where, f"the sheet has more than {limit:,} {what} (found {n:,} or more); pnpkit reads at most {limit:,}")
+
+
+def _add_row(sheet: Sheet, cells: list[Cell | None], where: Location) -> None:
+    while cells and cells[-1] is None:  # a workbook pads rows to its widest one
+        cells.pop()
+    if len(cells) > MAX_COLUMNS:
+        raise _too_many("columns", len(cells), MAX_COLUMNS, where)
+    filled = sum(c is not None for c in cells)
+    if filled:
+        sheet.rows.append(cells)
+        sheet.cells += filled
+        if len(sheet.rows) > MAX_ROWS + 1:  # the header does not count
+            raise _too_many("rows", len(sheet.rows) - 1, MAX_ROWS, where)
+        if sheet.cells > MAX_CELLS:
+            raise _too_many("filled cells", sheet.cells, MAX_CELLS, where)
+
+
+def _cell(value, where: Location) -> Cell | None:
+    """A cell's value as read, or None when empty; text is trimmed, numbers must be finite."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = value.strip()
+        if not value:
+            return None
+        if len(value) > MAX_CELL_CHARS:
+            raise SheetError(where, f"the cell holds {len(value):,} characters; pnpkit reads at most {MAX_CELL_CHARS:,} in one cell")
+        return Cell(value, where)
+    if isinstance(value, bool):
+        return Cell(value, where)
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise SheetError(where, f"the cell holds {value}, which is not a finite number")
+        return Cell(value, where)
+    return Cell(str(value), where)  # dates, times: as text, so a field of another type reports them
+
+
+# ---------------------------------------------------------------- CSV and TSV
+
+
+def _read_delimited(path: Path, shown: str, sheet: str | None, where: Location, delimiter: str = ",") -> Sheet:
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):  # Excel's "CSV UTF-8" starts with a byte-order mark
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SheetError(Location(shown, line, col),
+                         f"'{path.name}' is not UTF-8 text (byte 0x{data[exc.start]:02x}); save the sheet as CSV UTF-8") from None
+    out = Sheet(shown)
+    for cells, at in _records(text, delimiter, shown):
+        _add_row(out, cells, at)
+    return out
+
+
+def _records(text: str, delimiter: str, shown: str):
+    """RFC 4180 records with the line and column where each field starts (quoted fields may span lines)."""
+    d = re.escape(delimiter)
+    field_rx = re.compile(f'"((?:[^"]|"")*)"([^{d}\\r\\n]*)|([^{d}\\r\\n]*)')
+    i, n, line, col = 0, len(text), 1, 1
+    row: list[Cell | None] = []
+    row_at = Location(shown, 1, 1)
+    while True:
+        start = Location(shown, line, col)
+        if not row:
+            row_at = start
+        m = field_rx.match(text, i)
+        if m.group(1) is not None:  # quoted: "" is a quote, newlines are kept; text after the quote too
+            value = m.group(1).replace('""', '"') + m.group(2)
+            line, col = _advance(m.group(0), line, col)
+        elif i < n and text[i] == '"':
+            raise SheetError(start, "this quoted field is never closed (a '\"' is missing)")
+        else:
+            value = m.group(3)
+            col += len(value)
+        i = m.end()
+        row.append(_cell(value, start))
+        if i < n and text[i] == delimiter:
+            i, col = i + 1, col + 1
+            continue
+        if row != [None] or i < n:  # the newline after the last record ends no further record
+            yield row, row_at
+        row = []
+        if i >= n:
+            return
+        i += 2 if text.startswith("\r\n", i) else 1
+        line, col = line + 1, 1
+        if i >= n:
+            return
+
+
+def _advance(chunk: str, line: int, col: int) -> tuple[int, int]:
+    newlines = chunk.count("\n")
+    if newlines:
+        return line + newlines, len(chunk) - chunk.rfind("\n")
+    return line, col + len(chunk)
+
+
+def _read_tsv(path: Path, shown: str, sheet: str | None, where: Location) -> Sheet:
+    return _read_delimited(path, shown, sheet, where, "\t")
+
+
+# ---------------------------------------------------------------- workbooks
+
+
+def _check_zip(path: Path, where: Location) -> tuple[bool]:
+    """Refuse a workbook that unpacks too large or declares a DTD (entities); say whether it has formulas."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise SheetError(where, f"'{path.name}' is not a readable workbook ({exc})") from None
+    with archive:
+        infos = archive.infolist()
+        total = sum(i.file_size for i in infos)
+        if total > MAX_UNPACKED:
+            raise SheetError(where, f"workbook '{path.name}' unpacks to {total:,} bytes; pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
+        formulas, budget = False, [MAX_UNPACKED]
+        for info in infos:
+            try:
+                found = _scan(archive, info, budget, where)
+            except SheetError:
+                raise
+            except Exception as exc:  # zipfile, zlib and lzma raise many types for a damaged member
+                raise SheetError(where, f"'{path.name}' is not a readable workbook ({info.filename}: {type(exc).__name__}: {exc})") from None
+            if found.startswith((b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<")):  # UTF-16 would hide a DTD from the scan
+                raise SheetError(where, f"workbook '{path.name}' has an XML part in UTF-16 ({info.filename}); pnpkit reads UTF-8 workbooks")
+            if b"<!DOCTYPE" in found or b"<!ENTITY" in found:
+                raise SheetError(where, f"workbook '{path.name}' declares an XML document type ({info.filename}); "
+                                        "pnpkit refuses XML entities in sheets (save the workbook again from a spreadsheet program)")
+            formulas |= b"<f>" in found or b"<f " in found or b"table:formula" in found
+        return (formulas,)
+
+
+_MARKERS = (b"<!DOCTYPE", b"<!ENTITY", b"<f>", b"<f ", b"table:formula")
+
+
+def _scan(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list, where: Location) -> bytes:
+    """The member's first two bytes, then which markers occur in it, streamed; every member is
+    scanned, whatever its name, since a workbook's parts are found through its own listings.
+    The sizes the zip declares are not trusted: what is read is counted against `budget`."""
+    found, tail, head = set(), b"", b""
+    with archive.open(info) as f:
+        while chunk := f.read(1 << 20):
+            head = head or chunk[:2]
+            budget[0] -= len(chunk)
+            if budget[0] < 0:
+                raise SheetError(where, f"workbook '{Path(archive.filename or '').name}' unpacks to more than {MAX_UNPACKED:,} bytes; pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
+            window = tail + chunk
+            found.update(m for m in _MARKERS if m in window)
+            tail = window[-16:]
+    return head + b" " + b" ".join(found)
+
+
+def _read_xlsx(path: Path, shown: str, sheet: str | None, where: Location) -> Sheet:
+    (formulas,) = _check_zip(path, where)
+    import openpyxl  # imported on use: most packs have no workbook
+
+    try:
+        with warnings.catch_warnings():  # openpyxl warns about parts it skips; the sheet is what we read
+            warnings.simplefilter("ignore")
+            wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many types for a damaged file
+        raise SheetError(where, f"'{path.name}' is not a readable XLSX workbook ({type(exc).__name__}: {exc})") from None
+    try:
+        name = _pick(wb.sheetnames, sheet, path, where)
+        out = Sheet(shown, name)
+        r = 0
+        for r, values in enumerate(wb[name].iter_rows(min_row=1, min_col=1, values_only=True), 1):
+            at = Location(shown, r, 1, name)
+            if r > 2 * MAX_ROWS:  # blank rows are skipped, but not without end
+                raise _too_many("rows", r, 2 * MAX_ROWS, at)
+            _add_row(out, [None if v is None else _cell(v, Location(shown, r, c, name)) for c, v in enumerate(values, 1)], at)
+    except SheetError:
+        raise
+    except Exception as exc:  # a damaged sheet part (a number that is not one, bad XML, ...)
+        raise SheetError(Location(shown, r + 1, 1, name), f"cannot read this row of '{path.name}' ({type(exc).__name__}: {exc})") from None
+    finally:
+        wb.close()
+    if formulas:
+        _formulas_without_values(path, name, out)
+    return out
+
+
+def _formulas_without_values(path: Path, name: str, sheet: Sheet) -> None:
+    """openpyxl gives a formula's saved value; a formula never calculated has none (files written by
+    programs rather than spreadsheets): find the first such cell among the empty ones."""
+    import openpyxl
+
+    filled = {(c.where.line, c.where.column) for cells in sheet.rows for c in cells if c is not None}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:  # the first pass read the same XML, so this one cannot fail where that one did not
+        for r, values in enumerate(wb[name].iter_rows(min_row=1, min_col=1, values_only=True), 1):
+            for c, v in enumerate(values, 1):
+                if isinstance(v, str) and v.startswith("=") and (r, c) not in filled:
+                    raise SheetError(Location(sheet.file, r, c, name),
+                                     f"the formula {v} has no saved value; open and save the workbook in a spreadsheet program")
+    finally:
+        wb.close()
+
+
+
+
+def _pick(names: list[str], sheet: str | None, path: Path, where: Location) -> str:
+    if not names:
+        raise SheetError(where, f"workbook '{path.name}' has no sheets")
+    if sheet is None:
+        return names[0]
+    if sheet not in names:
+        from pnpkit.checker import did_you_mean
+
+        raise SheetError(where, f"workbook '{path.name}' has no sheet '{sheet}' (it has {', '.join(names)}){did_you_mean(sheet, names)}")
+    return sheet
+
+
+def _read_ods(path: Path, shown: str, sheet: str | None, where: Location) -> Sheet:
+    (formulas,) = _check_zip(path, where)
+    import python_calamine
+
+    try:
+        wb = python_calamine.CalamineWorkbook.from_path(str(path))
+    except Exception as exc:  # calamine's errors are its own types
+        raise SheetError(where, f"'{path.name}' is not a readable ODS spreadsheet ({type(exc).__name__}: {exc})") from None
+    try:
+        with wb:
+            name = _pick(wb.sheet_names, sheet, path, where)
+            out = _ods_rows(wb.get_sheet_by_name(name), shown, name, where)
+    except SheetError:
+        raise
+    except Exception as exc:  # calamine's own error types
+        raise SheetError(where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})") from None
+    if formulas:
+        from pnpkit import odsformula
+
+        try:
+            found = odsformula.first_without_value(path, name)
+        except Exception as exc:  # lxml's syntax errors: calamine read it, but be safe
+            raise SheetError(where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})") from None
+        if found is not None:
+            (r, c), formula = found
+            raise SheetError(Location(shown, r, c, name), f"the formula {formula} has no saved value; open and save the spreadsheet in a spreadsheet program")
+    return out
+
+
+def _ods_rows(ws, shown: str, name: str, where: Location) -> Sheet:
+    rows, cols = (ws.end[0] + 1, ws.end[1] + 1) if ws.end else (0, 0)
+    if rows > 2 * MAX_ROWS:  # blank rows are skipped, but not without end
+        raise _too_many("rows", rows, 2 * MAX_ROWS, where)
+    if cols > MAX_COLUMNS:
+        raise _too_many("columns", cols, MAX_COLUMNS, where)
+    out = Sheet(shown, name)
+    # to_python from A1 (iter_rows starts its rows at 1 but its columns at the first used one)
+    for r, values in enumerate(ws.to_python(skip_empty_area=False), 1):
+        at = Location(shown, r, 1, name)
+        _add_row(out, [None if v == "" else _cell(_ods_value(v), Location(shown, r, c, name)) for c, v in enumerate(values, 1)], at)
+    return out
+
+
+def _ods_value(v):
+    """calamine reads every number as a float; a whole one is an int, as in YAML and openpyxl."""
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+READERS = {".csv": _read_delimited, ".tsv": _read_tsv, ".xlsx": _read_xlsx, ".ods": _read_ods}
