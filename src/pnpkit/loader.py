@@ -81,7 +81,11 @@ def load_yaml(path: Path) -> tuple[Document, list[Problem]]:
             doc.data = None
             return doc, []
         problems = _index(doc, root, ())
-        doc.data = loader.construct_document(root)
+        try:
+            doc.data = loader.construct_document(root)
+        except (ValueError, TypeError, AttributeError, OverflowError):  # PyYAML's tag constructors: `!!int x`
+            doc.data = None
+            return doc, [_unreadable(doc, root)]
         return doc, problems
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -90,6 +94,23 @@ def load_yaml(path: Path) -> tuple[Document, list[Problem]]:
         return doc, [Problem(where, f"YAML syntax error: {what}", "yaml")]
     finally:
         loader.dispose()
+
+
+def _unreadable(doc: Document, root: yaml.Node) -> Problem:
+    """The first scalar whose explicit tag cannot read it (`!!int abc`, `!!timestamp x`): PyYAML's
+    constructors raise plain Python errors without a place, so each scalar is tried on its own."""
+    stack = [root]
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                _Loader("").construct_object(node)
+            except (ValueError, TypeError, AttributeError, OverflowError):
+                tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+                return Problem(_loc(doc, node), f"YAML syntax error: cannot read {node.value!r} as {tag}", "yaml")
+        else:
+            stack[:0] = [n for pair in node.value for n in (pair if isinstance(pair, tuple) else (pair,))]
+    return Problem(Location(doc.file, 1, 1), "YAML syntax error: a value cannot be read as its tag says", "yaml")
 
 
 def _loc(doc: Document, node: yaml.Node) -> Location:
