@@ -261,14 +261,20 @@ class Campaign:
 
     # running
     def run(self, mutants, on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-        """Run the mutants; one that ran out of time is run again alone (a busy machine, e.g.
-        another test run beside this one, must not fail it), and fails only if it times out again."""
+        """Run the mutants. One that ran out of time is run again alone, its wall-clock limit
+        stretched by the machine's load beyond its cores (another test run beside this one must
+        not fail it); it fails if it runs out of time again, or used more CPU than the limit."""
         with compiled_templates_kept(self.bytecode):
             self._run(mutants, self.slots, on_outcome)
             slow = [n for n, o in enumerate(self.outcomes) if any(sig.startswith("timeout") for sig, _ in o.failures)]
             for n in slow:
                 first = self.outcomes[n]
-                self._run([first.mutant], self.slots[:1], None)
+                limit = self.time_limit
+                self.time_limit = limit * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+                try:
+                    self._run([first.mutant], self.slots[:1], None)
+                finally:
+                    self.time_limit = limit
                 self.outcomes[n] = again = self.outcomes.pop()
                 again.retried = first
                 if on_outcome:
@@ -367,6 +373,8 @@ class Campaign:
         mutant, fail = outcome.mutant, outcome.failures.append
         if slot.signalled:
             fail((f"timeout at {_hang_site(outcome.output)}", f"still running after {self.time_limit:.0f}s"))
+        elif outcome.cpu > TIME_LIMIT:
+            fail(("timeout (CPU)", f"{outcome.cpu:.1f}s of CPU"))
         elif outcome.code not in (0, 1, 2):
             fail((crash_signature(outcome.output, outcome.code), f"exit code {outcome.code}"))
         elif "Traceback" in outcome.output:
@@ -430,6 +438,7 @@ class Campaign:
             "mutants": len(outcomes),
             "exits": dict(sorted(codes.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))),
             "slowest_s": round(slowest.seconds, 2) if slowest else 0,
+            "most_cpu_s": round(max((o.cpu for o in outcomes), default=0), 2),
             "slowest": slowest.mutant.describe() if slowest else "",
             "peak_mb": max((o.max_rss_kb for o in outcomes), default=0) // 1024,
             "children_cpu_s": round(sum(o.cpu for o in outcomes), 1),

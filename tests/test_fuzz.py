@@ -182,3 +182,18 @@ def test_fuzz_found_an_svg_error_on_every_face_parses_each_template_once(kit, mo
     run = kit.validate()
     assert run.lines == ["templates/mammoth-herd/bonus-front.svg.j2:4:20: error: unsupported element <mask> [svg]"]
     assert len(parsed) == 3  # bonus-front, the _face it extends and the _icons it imports: once each
+
+
+def test_fuzz_found_a_control_character_in_yaml_is_located(kit):
+    """libyaml refuses NUL and other controls with a ReaderError, which is not a MarkedYAMLError."""
+    kit.edit("components/mammoth-herd/game.yaml", '"Stone Age: The Mammoth Herd"', '"Stone Age: The\x00Mammoth Herd"')
+    run = kit.validate()
+    assert run.lines == ["components/mammoth-herd/game.yaml:7:22: error: YAML syntax error: control characters are not allowed (U+0000) [yaml]"]
+
+
+def test_fuzz_found_a_language_listed_twice_is_an_error(kit):
+    """Every text then lacked the second one without saying so, and rendering crashed."""
+    kit.edit("components/mammoth-herd/game.yaml", "languages: [pl, en]", "languages: [pl, en, pl]")
+    run = kit.validate()
+    assert run.code == 1
+    assert run.lines == ["components/mammoth-herd/game.yaml:8:21: error: language 'pl' is listed twice in 'languages' [schema]"]

@@ -74,8 +74,9 @@ def load_yaml(path: Path) -> tuple[Document, list[Problem]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return doc, [Problem(Location(doc.file, 1, 1), f"cannot read file: {exc}")]
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)
         root = loader.get_single_node()
         if root is None:
             doc.data = None
@@ -92,8 +93,20 @@ def load_yaml(path: Path) -> tuple[Document, list[Problem]]:
         where = Location(doc.file, mark.line + 1, mark.column + 1) if mark else Location(doc.file, 1, 1)
         what = exc.problem or "invalid YAML"
         return doc, [Problem(where, f"YAML syntax error: {what}", "yaml")]
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, other controls)
+        char = f" (U+{exc.character:04X})" if isinstance(exc.character, int) else ""
+        return doc, [Problem(_reader_where(doc, text, exc.position), f"YAML syntax error: {exc.reason}{char}", "yaml")]
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+
+
+def _reader_where(doc: Document, text: str, position: int) -> Location:
+    """Where a ReaderError's position is: libyaml counts bytes of UTF-8, PyYAML characters."""
+    if _Base is not yaml.SafeLoader:
+        position = len(text.encode("utf-8")[:position].decode("utf-8", "ignore"))
+    line = text.count("\n", 0, position)
+    return Location(doc.file, line + 1, position - (text.rfind("\n", 0, position) + 1) + 1)
 
 
 def _unreadable(doc: Document, root: yaml.Node) -> Problem:

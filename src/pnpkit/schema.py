@@ -98,7 +98,10 @@ class _Game:
         if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
             self.r.problem(("languages",), f"'languages' must be a list of language codes such as [pl, en] (got {describe(value)})")
             return None
-        return tuple(value)
+        for i, lang in enumerate(value):  # unchecked, every text lacked the second one and rendering crashed
+            if lang in value[:i]:
+                self.r.problem(("languages", i), f"language '{lang}' is listed twice in 'languages'")
+        return tuple(dict.fromkeys(value))
 
     def _players(self, value):
         if value is None:  # reported as missing already
