@@ -49,7 +49,12 @@ def main() -> int:
         campaign.prepare(kits)
         prepared = time.perf_counter() - started
 
+        done = [0]
+
         def show(outcome):
+            done[0] += 1
+            if done[0] % 100 == 0:
+                print(f"... {done[0]} mutants, {time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
             if outcome.failures and not args.quiet:
                 print(("allowed " if outcome.allowed else "") + outcome.report(), flush=True)
             elif outcome.retried and not args.quiet:

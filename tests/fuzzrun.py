@@ -295,17 +295,17 @@ class Campaign:
             running = [s for s in slots if s.pid is not None]
             if not running:
                 return self.outcomes
-            pid, status, usage = os.wait4(-1, os.WNOHANG)
-            if pid == 0:
+            ended = False
+            for slot in running:
+                pid, status, usage = os.wait4(slot.pid, os.WNOHANG)  # only our own children
+                if pid:
+                    ended = True
+                    outcome = self._finish(slot, status, usage)
+                    if on_outcome:
+                        on_outcome(outcome)
+            if not ended:
                 self._police(running)
                 time.sleep(0.003)
-                continue
-            slot = next((s for s in running if s.pid == pid), None)
-            if slot is None:
-                continue
-            outcome = self._finish(slot, status, usage)
-            if on_outcome:
-                on_outcome(outcome)
 
     def _start(self, slot: Slot, mutant: Mutant) -> None:
         self._sync(slot, mutant)
