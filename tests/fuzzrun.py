@@ -270,7 +270,7 @@ class Campaign:
             for n in slow:
                 first = self.outcomes[n]
                 limit = self.time_limit
-                self.time_limit = limit * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+                self.time_limit = limit * min(4.0, max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1)))
                 try:
                     self._run([first.mutant], self.slots[:1], None)
                 finally:

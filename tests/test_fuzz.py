@@ -18,6 +18,8 @@ import pytest
 from fuzzmutate import KITS, OPS, Mutant, mutate, pristine
 from fuzzrun import Campaign, campaign_mutants
 
+from pnpkit import fonts, text
+
 FIRST_SEED = int(os.environ.get("PNPKIT_FUZZ_SEED", "0"))
 COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "1000"))
 
@@ -197,3 +199,44 @@ def test_fuzz_found_a_language_listed_twice_is_an_error(kit):
     run = kit.validate()
     assert run.code == 1
     assert run.lines == ["components/mammoth-herd/game.yaml:8:21: error: language 'pl' is listed twice in 'languages' [schema]"]
+
+
+def _wrap_measuring_every_line(text, font, size_mm, width):
+    """text.wrap as it was: every trial line measured whole."""
+    lines = []
+    for para in text.split("\n"):
+        line = ""
+        for word in para.split():
+            trial = f"{line} {word}" if line else word
+            if line and fonts.string_width(trial, font, size_mm) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = trial
+        lines.append(line)
+    return lines
+
+
+def test_fuzz_found_wrapping_adds_word_widths_and_breaks_where_measuring_lines_does():
+    face = fonts.face_name(fonts.DEFAULT_FAMILY)
+    words = "Zażółć gęślą jaźń — the herd moves to the area of the resource; WWWWWWWWWW i i l.".split()
+    rng = random.Random(7)
+    for _ in range(200):
+        sample = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 40)))
+        size, width = rng.choice([2.1, 3.175, 3.5]), rng.uniform(5, 80)
+        assert text.wrap(sample, face, size, width) == _wrap_measuring_every_line(sample, face, size, width)
+    line = "ab cd ab"  # a box exactly as wide as a line: the sum of words must not break it early
+    exact = fonts.string_width(line, face, 3.0)
+    assert text.wrap(line + " cd", face, 3.0, exact) == [line, "cd"]
+
+
+def test_fuzz_found_a_long_text_in_a_small_box_is_measured_in_linear_time(monkeypatch):
+    """A pasted page of rules in a small box measured every trial line at every size tried: ~10 s."""
+    face = fonts.face_name(fonts.DEFAULT_FAMILY)
+    calls = []
+    measure = fonts.string_width
+    monkeypatch.setattr(fonts, "string_width", lambda *a: calls.append(a) or measure(*a))
+    text._unit_width.cache_clear()
+    fitted = text.fit("ab cd " * 3000, face, 9, 6, 169, 11, 1.2)
+    assert (fitted.fits, fitted.size_pt, fitted.needed, fitted.room) == (False, 6, 116, 4)
+    assert len(calls) < 2 * 116  # each line of the last size once, and little else (was ~80,000)
