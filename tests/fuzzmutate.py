@@ -29,6 +29,7 @@ STRINGS = ["''", '""', "' '", "../../x", "../../../../../x", "/etc/passwd", f"{S
            "x.svg.j2", "../templates/x.svg.j2", "'#zzzzzz'", "'   '"]
 VALUES = ["7", "-3", "1.5", "true", "no", "~", "[]", "{}", "[1, [2]]", "{a: 1}", '"str"',
           "2020-01-01", "[a, b, c]", "{data: nope}", "{count: bonus-tiles}", "3mm", "poker"]
+KEYS = ["1", "~", "true", "1.5", "''", "[a]", "{a: 1}", "2020-01-01", "<<", "? x"]  # keys of another type
 TAGS = ["!!str ", "!!int ", "!!float ", "!!binary ", "!!set ", "!!omap ", "!!timestamp ",
         "!!python/object/apply:os.system ", "!custom "]
 TEMPLATE_INSERTS = ["{% if item.id %}", "{% for x in data %}", "{% endif %}", "{% endblock %}",
@@ -201,11 +202,12 @@ def _misspell(rng: random.Random, word: str) -> str:
 
 
 def _rename_key(rng, text, pairs, items):
+    """Misspell a key, or (1 in 4) give it another type: a number, null, a list."""
     pair = rng.choice(pairs)
     key = pair.key
     if not isinstance(key, yaml.ScalarNode) or key.style:
         return None
-    new = _misspell(rng, key.value)
+    new = rng.choice(KEYS) if rng.random() < 0.25 else _misspell(rng, key.value)
     return _replace(text, key.start_mark.index, key.end_mark.index, new), f"{_where(text, key)} -> {new!r}"
 
 
@@ -407,7 +409,7 @@ def _argv(rng: random.Random, mutant: Mutant, op: str) -> None:
 OPS = {  # name: (weight, edit)
     "delete-key": (10, _yaml_op(_delete_key)),
     "duplicate-key": (6, _yaml_op(_duplicate_key)),
-    "rename-key": (8, _yaml_op(_rename_key)),
+    "rename-key": (8, _yaml_op(_rename_key)),  # misspelt, or retyped
     "retype": (10, _yaml_op(_retype)),
     "swap": (8, _yaml_op(_swap)),
     "extreme-number": (14, _yaml_op(_extreme)),

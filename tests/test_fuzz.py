@@ -27,6 +27,8 @@ COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "1000"))
 # exact signature the campaign gives them. TEMPORARY: delete this list once those branches are
 # merged; the campaign must then pass without it.
 ALLOWED: dict[str, str] = {
+    # bounds: a face 1e20 mm long is tiled over sheets without end (issue 13, "face sizes")
+    "timeout at layout.py:tile_face": "bounds",
 }
 
 
