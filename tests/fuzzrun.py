@@ -277,6 +277,9 @@ class Campaign:
                     self.time_limit = limit
                 self.outcomes[n] = again = self.outcomes.pop()
                 again.retried = first
+                # what the first run did besides running late still counts (a kill that damaged the last build)
+                again.failures[:0] = [f for f in first.failures if not f[0].startswith("timeout")]
+                again.allowed = bool(again.failures) and all(sig in self.allowed for sig, _ in again.failures)
                 if on_outcome:
                     on_outcome(again)
         return self.outcomes
@@ -403,7 +406,8 @@ class Campaign:
         bad = sorted(k for k in good.keys() | now.keys()
                      if k.split(os.sep)[0] in kept and good.get(k) != now.get(k))
         if bad:
-            outcome.failures.append(("previous build damaged", f"a failed build changed {', '.join(bad[:10])}"))
+            how = f" by a kill at {_hang_site(outcome.output)}" if slot.signalled else ""
+            outcome.failures.append((f"previous build damaged{how}", f"a failed build changed {', '.join(bad[:10])}"))
 
     def _restore(self, slot: Slot, kit: str) -> None:
         out = slot.out(kit)

@@ -29,6 +29,9 @@ COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "1000"))
 ALLOWED: dict[str, str] = {
     # bounds: a face 1e20 mm long is tiled over sheets without end (issue 13, "face sizes")
     "timeout at layout.py:tile_face": "bounds",
+    # output: a build killed (here: over time on a busy machine) while moving the last build's
+    # SVGs into the new one leaves the last build without them (issue 13, "Atomicity")
+    "previous build damaged by a kill at build.py:_write_svgs": "output",
 }
 
 
@@ -37,12 +40,13 @@ def test_fuzz_campaign(tmp_path):
     campaign.prepare()
     campaign.run(campaign_mutants(FIRST_SEED, COUNT))
     figures = campaign.summary()
+    print(f"fuzz campaign, seeds {FIRST_SEED}..{FIRST_SEED + COUNT - 1}: {figures}")  # shown by pytest -rP
     failed = campaign.failed()
     assert not failed, f"{len(failed)} of {COUNT} mutants failed: {figures}\n\n" + "\n\n".join(o.report() for o in failed[:10])
     assert figures["mutants"] == COUNT
-    # The campaign reaches deep: some mutants still pass, most are refused, and builds ran.
-    assert figures["exits"].get(0, 0) > COUNT // 50 and figures["exits"].get(1, 0) > COUNT // 2
-    assert figures["builds"] > COUNT // 10
+    if COUNT >= 200:  # the campaign reaches deep: some mutants still pass, most are refused, builds ran
+        assert figures["exits"].get(0, 0) > COUNT // 50 and figures["exits"].get(1, 0) > COUNT // 2
+        assert figures["builds"] > COUNT // 10
 
 
 # --- the mutator ---------------------------------------------------------------------------------
