@@ -39,7 +39,10 @@ def main() -> int:
         mutant = mutate(args.kit, args.seed)
         write(mutant, args.keep, args.keep / "sentinel")
         print(mutant.describe())
-        print(f"cd {args.keep} && python -m pnpkit {' '.join(mutant.argv('out'))}")
+        run = f"PYTHONPATH={ROOT / 'src'} {sys.executable} -m pnpkit"
+        if mutant.command == "build":  # the campaign builds over a good build of the kit
+            print(f"cd {args.keep} && {run} build {ROOT / 'components' / args.kit} --out out")
+        print(f"cd {args.keep} && {run} {' '.join(mutant.argv('out'))}")
         return 0
     from test_fuzz import ALLOWED
     kits = (args.kit,) if args.kit else KITS

@@ -47,7 +47,7 @@ OUTPUT_KEPT = 4000  # characters of a failing mutant's output in the report
 @dataclass
 class Outcome:
     mutant: Mutant
-    code: int | None = None  # None: killed
+    code: int | None = None  # negative: killed by that signal
     seconds: float = 0.0
     max_rss_kb: int = 0
     cpu: float = 0.0  # seconds of CPU, user and system
@@ -67,8 +67,9 @@ class Outcome:
 
 
 def reproducer(mutant: Mutant) -> str:
+    """The command that writes this mutant out and prints how to run it (`pnpkit <argv>` in that folder)."""
     return (f"PYTHONPATH=src python scripts/fuzz.py --kit {mutant.kit} --seed {mutant.seed} --keep /tmp/mutant"
-            f"  # then: cd /tmp/mutant && python -m pnpkit {' '.join(mutant.argv('out'))}")
+            f"  # then, in /tmp/mutant: pnpkit {' '.join(mutant.argv('out'))}")
 
 
 # --- the child ----------------------------------------------------------------------------------
