@@ -407,8 +407,8 @@ class Campaign:
         bad = sorted(k for k in good.keys() | now.keys()
                      if k.split(os.sep)[0] in kept and good.get(k) != now.get(k))
         if bad:
-            how = f" by a kill at {_hang_site(outcome.output)}" if slot.signalled else ""
-            outcome.failures.append((f"previous build damaged{how}", f"a failed build changed {', '.join(bad[:10])}"))
+            how, where = (" by a kill", f" (killed at {_hang_site(outcome.output)})") if slot.signalled else ("", "")
+            outcome.failures.append((f"previous build damaged{how}", f"a failed build changed {', '.join(bad[:10])}{where}"))
 
     def _restore(self, slot: Slot, kit: str) -> None:
         out = slot.out(kit)
