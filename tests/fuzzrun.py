@@ -40,6 +40,7 @@ from pnpkit import cli, render
 
 TIME_LIMIT = 10.0  # seconds of wall clock per mutant
 MEMORY_LIMIT = 1 << 30  # bytes of address space per mutant
+CPU_BACKSTOP = 60  # seconds of CPU after which the kernel ends a child the parent no longer watches
 CRASH = 70  # a child's exit code when an exception escaped main()
 OUTPUT_KEPT = 4000  # characters of a failing mutant's output in the report
 
@@ -88,6 +89,7 @@ def _child(argv: list[str], cwd: Path, out_file: Path, target: Callable[[list[st
         sys.stdin = io.StringIO()
         faulthandler.register(signal.SIGUSR1, file=open(2, "w", closefd=False), all_threads=True)
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        resource.setrlimit(resource.RLIMIT_CPU, (CPU_BACKSTOP, CPU_BACKSTOP + 1))  # if the parent dies, no runaway
         os.chdir(cwd)
         try:
             code = target(argv)
