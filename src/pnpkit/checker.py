@@ -136,5 +136,5 @@ def did_you_mean(word: str, options) -> str:
 def unknown_key(key, allowed, where: str) -> str:
     hint = did_you_mean(key, allowed)
     if not hint:
-        hint = f" (known keys: {', '.join(allowed)})" if len(allowed) <= 12 else ""
+        hint = f" (known keys: {', '.join(map(str, allowed))})" if len(allowed) <= 12 else ""  # a YAML key may be a number
     return f"unknown key '{key}' in {where}{hint}"

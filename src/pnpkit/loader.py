@@ -89,8 +89,9 @@ def load_yaml(path: Path, roots: tuple[Path, ...] | None = None,
     too_many = _too_many_events(doc, text, max_values)
     if too_many:
         return doc, too_many
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)
         root = loader.get_single_node()
         if root is None:
             doc.data = None
@@ -99,15 +100,48 @@ def load_yaml(path: Path, roots: tuple[Path, ...] | None = None,
         if any(p.rule == "limits" for p in unbounded):
             return doc, unbounded
         problems = unbounded + _index(doc, root, ())
-        doc.data = loader.construct_document(root)
+        try:
+            doc.data = loader.construct_document(root)
+        except (ValueError, TypeError, AttributeError, OverflowError):  # PyYAML's tag constructors: `!!int x`
+            doc.data = None
+            return doc, [_unreadable(doc, root)]
         return doc, problems
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Location(doc.file, mark.line + 1, mark.column + 1) if mark else Location(doc.file, 1, 1)
         what = exc.problem or "invalid YAML"
         return doc, [Problem(where, f"YAML syntax error: {what}", "yaml")]
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, other controls)
+        char = f" (U+{exc.character:04X})" if isinstance(exc.character, int) else ""
+        return doc, [Problem(_reader_where(doc, text, exc.position), f"YAML syntax error: {exc.reason}{char}", "yaml")]
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+
+
+def _reader_where(doc: Document, text: str, position: int) -> Location:
+    """Where a ReaderError's position is: libyaml counts bytes of UTF-8, PyYAML characters."""
+    if _Base is not yaml.SafeLoader:
+        position = len(text.encode("utf-8")[:position].decode("utf-8", "ignore"))
+    line = text.count("\n", 0, position)
+    return Location(doc.file, line + 1, position - (text.rfind("\n", 0, position) + 1) + 1)
+
+
+def _unreadable(doc: Document, root: yaml.Node) -> Problem:
+    """The first scalar whose explicit tag cannot read it (`!!int abc`, `!!timestamp x`): PyYAML's
+    constructors raise plain Python errors without a place, so each scalar is tried on its own."""
+    stack = [root]
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                _Loader("").construct_object(node)
+            except (ValueError, TypeError, AttributeError, OverflowError):
+                tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+                return Problem(_loc(doc, node), f"YAML syntax error: cannot read {node.value!r} as {tag}", "yaml")
+        else:
+            stack[:0] = [n for pair in node.value for n in (pair if isinstance(pair, tuple) else (pair,))]
+    return Problem(Location(doc.file, 1, 1), "YAML syntax error: a value cannot be read as its tag says", "yaml")
 
 
 def _loc(doc: Document, node: yaml.Node) -> Location:
@@ -163,9 +197,9 @@ def _too_large(path: Path, doc: Document) -> list[Problem]:
 def _too_many_events(doc: Document, text: str, max_values: int) -> list[Problem]:
     """Count the values as the parser streams them, before a node tree is built: a 5 MB file of
     `[1,1,1,…]` is 2.4 million nodes, a gigabyte and a minute and a half to compose."""
-    loader = _Loader(text)
-    n = 0
+    loader, n = None, 0
     try:
+        loader = _Loader(text)
         while loader.check_event():
             event = loader.get_event()
             if isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
@@ -176,7 +210,8 @@ def _too_many_events(doc: Document, text: str, max_values: int) -> list[Problem]
     except yaml.YAMLError:
         return []  # reading it properly reports the problem
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return []
 
 

@@ -13,6 +13,7 @@ import math
 import os
 import re
 import sys
+import weakref
 from pathlib import Path
 
 import jinja2
@@ -130,9 +131,34 @@ def face_context(pack: Pack, group: Group, item: Item, side: str, lang: str) -> 
     return {"item": item_values(item, lang), "face": face_geometry(pack, group, side)}
 
 
+class _FailFast(jinja2.BaseLoader):
+    """A loader that remembers which templates do not compile: a syntax error in a template
+    every face imports would otherwise be compiled again for every face (seconds for a deck)."""
+
+    def __init__(self, inner: jinja2.BaseLoader):
+        self.inner, self.broken = inner, {}
+
+    def get_source(self, environment, name):
+        return self.inner.get_source(environment, name)
+
+    def list_templates(self):
+        return self.inner.list_templates()
+
+    def load(self, environment, name, globals=None):
+        if name in self.broken:
+            raise self.broken[name].with_traceback(None)
+        try:
+            return self.inner.load(environment, name, globals)
+        except jinja2.TemplateSyntaxError as exc:
+            self.broken[name] = exc
+            raise
+
+
 def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, shared: dict, problems: list) -> Face | None:
     """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang)."""
     where = item.where
+    if not isinstance(env.loader, _FailFast):
+        env.loader = _FailFast(env.loader)
     try:
         template = env.get_template(name)
     except TemplateRefused as exc:
@@ -314,9 +340,21 @@ def find_in_template(env: jinja2.Environment, name: str, message: str) -> Locati
     return None
 
 
+# Families already found, per environment (one environment per validation): a template error
+# on every face of a deck asks for the same family once per face, and parsing is slow.
+_FAMILIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
     """The template and every one it extends, includes or imports (all of them when it names
     one by a variable), in the order met, as (name, file, source). Raises jinja2.TemplateError."""
+    known = _FAMILIES.setdefault(env, {})
+    if name not in known:
+        known[name] = _family(env, name)
+    return known[name]
+
+
+def _family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
     out, seen, todo = [], set(), [name]
     while todo:
         current = todo.pop(0)

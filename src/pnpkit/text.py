@@ -8,6 +8,7 @@ which measures with the same TTF the PDF embeds and emits one positioned
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
@@ -29,20 +30,40 @@ class Fit:
     room: int  # lines that fit at the final size
 
 
-def wrap(text: str, font: str, size_mm: float, width: float) -> list[str]:
-    """Greedy word wrap; explicit newlines are kept; a word wider than the box stands alone."""
+def wrap(text: str, font: str, size_mm: float, width: float, limit: int | None = None) -> list[str]:
+    """Greedy word wrap; explicit newlines are kept; a word wider than the box stands alone.
+    With `limit`, stop once there are more lines than that (the size is too large anyway).
+
+    A line's width is the sum of its glyphs' widths, so words are measured once (per font, at
+    unit size) and added up; only a sum within a hair of the box's width is measured whole, so
+    the breaks are exactly those of measuring every trial line, in linear time (a pasted page
+    of rules took seconds)."""
+    space = _unit_width(" ", font) * size_mm
     lines: list[str] = []
     for para in text.split("\n"):
-        line = ""
+        line, line_w = "", 0.0
         for word in para.split():
-            trial = f"{line} {word}" if line else word
-            if line and fonts.string_width(trial, font, size_mm) > width:
+            word_w = _unit_width(word, font) * size_mm
+            if not line:
+                line, line_w = word, word_w
+                continue
+            trial_w = line_w + space + word_w
+            if abs(trial_w - width) <= 1e-6 * max(1.0, abs(width)):
+                trial_w = fonts.string_width(f"{line} {word}", font, size_mm)
+            if trial_w > width:
                 lines.append(line)
-                line = word
+                if limit is not None and len(lines) > limit:
+                    return lines
+                line, line_w = word, word_w
             else:
-                line = trial
+                line, line_w = f"{line} {word}", trial_w
         lines.append(line)
     return lines
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _unit_width(word: str, font: str) -> float:
+    return fonts.string_width(word, font, 1.0)
 
 
 def fit(text: str, font: str, size_pt: float, min_pt: float, w: float, h: float, leading: float) -> Fit:
@@ -51,12 +72,13 @@ def fit(text: str, font: str, size_pt: float, min_pt: float, w: float, h: float,
     while size * PT > h and size - 0.25 >= min_pt - 1e-9:
         size -= 0.25  # not one line fits at this size: skip the wrapping, which is what costs
     while True:
-        lines = wrap(text, font, size * PT, w)
         room = max(0, int((h - size * PT) // (size * PT * leading)) + 1) if h >= size * PT else 0
+        last = size - 0.25 < min_pt - 1e-9
+        lines = wrap(text, font, size * PT, w, None if last else room)  # the last size says how many are needed
         too_wide = any(fonts.string_width(l, font, size * PT) > w + 1e-6 for l in lines)
         if len(lines) <= room and not too_wide:
             return Fit(lines, size, True, len(lines), room)
-        if size - 0.25 < min_pt - 1e-9:
+        if last:
             return Fit(lines, size, False, len(lines), room)
         size -= 0.25
 
