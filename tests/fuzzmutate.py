@@ -406,6 +406,39 @@ def _argv(rng: random.Random, mutant: Mutant, op: str) -> None:
     mutant.edits.append("argv " + " ".join(extra))
 
 
+CELLS = ["", "x", "1e999", "nan", "-inf", "-1", "0", "99999999999999999999", '"unclosed', "a;;b", "../../x",
+         "/etc/passwd", "=SUM(A1:A9)", "\u00e9" * 300, "true"]
+
+
+def _sheet(rng: random.Random, mutant: Mutant, op: str) -> None:
+    """A spreadsheet of items (star-cargo's banknotes.csv): a cell, the header or a row broken."""
+    name = _pick(rng, mutant, ".csv")
+    text = _text(mutant, name) if name else None
+    if text is None:
+        return _truncate(rng, mutant, "truncate")
+    rows = text.split("\n")
+    i = rng.randrange(len(rows))
+    cells = rows[i].split(",")
+    kind = rng.choice(["cell", "cell", "cell", "drop-column", "duplicate-row", "extra-column"])
+    if kind == "cell":
+        j = rng.randrange(len(cells))
+        cells[j] = rng.choice(CELLS)
+        what = f"row {i + 1} column {j + 1} -> {cells[j][:20]!r}"
+    elif kind == "drop-column":
+        j = rng.randrange(len(cells))
+        rows = [",".join(c for k, c in enumerate(r.split(",")) if k != j) for r in rows]
+        _set(mutant, name, "\n".join(rows), f"{op}: column {j + 1} removed")
+        return
+    elif kind == "duplicate-row":
+        rows.insert(i, rows[i])
+        what = f"row {i + 1} duplicated"
+    else:
+        cells.append(rng.choice(CELLS))
+        what = f"row {i + 1} gets an extra cell"
+    rows[i] = ",".join(cells)
+    _set(mutant, name, "\n".join(rows), f"{op}: {what}")
+
+
 OPS = {  # name: (weight, edit)
     "delete-key": (10, _yaml_op(_delete_key)),
     "duplicate-key": (6, _yaml_op(_duplicate_key)),
@@ -422,6 +455,7 @@ OPS = {  # name: (weight, edit)
     "bytes": (3, _bytes),
     "template": (8, _template),
     "argv": (3, _argv),
+    "sheet": (3, _sheet),
 }
 
 
