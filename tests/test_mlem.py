@@ -350,7 +350,9 @@ class TestTrackOnPaper:
         face = sheets[0][1].placements[0].face
         assert face.size == (1000, 190)
         windows = [page.tile.window for _, page in sheets]
-        assert windows[0][0] == 0 and windows[-1][2] == pytest.approx(1006)  # the whole track, bleed included
+        # the whole track; its bleed is left off (the art's edge is the cut): with it, and room for its
+        # crop marks, the track would not fit one row of landscape A4 inside the margins
+        assert windows[0][:2] == (3, 3) and windows[-1][2:] == pytest.approx((1003, 193))
         for a, b in zip(windows, windows[1:]):
             assert a[2] - b[0] == pytest.approx(15)  # the pack's overlap
         text = PdfReader(built["it"]).pages[sheets[0][0]].extract_text()
@@ -397,10 +399,27 @@ class TestTrackOnPaper:
 def test_italian_and_english_text(built):
     it = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(built["it"]).pages)
     en = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(built["en"]).pages)
-    for word in ("Comandante", "Paracadute", "Una spedizione", "Il primo con 4 astronauti sulle lune", "colonna = facce opposte", "Niente atterraggi"):
+    for word in ("Comandante", "Paracadute", "Una spedizione", "Il primo con 4 astronauti sulle lune", "Niente atterraggi"):
         assert word in it, word
-    for word in ("Commander", "Parachute", "An expedition", "First to have 4 astronauts on moons", "column = opposite faces", "No landing"):
+    for word in ("Commander", "Parachute", "An expedition", "First to have 4 astronauts on moons", "No landing"):
         assert word in en, word
+
+
+def test_one_way_to_make_the_dice_prints_by_default(built):
+    """The dice are three variants (16 mm nets, 25 mm nets, stickers); game.yaml prints the 16 mm nets.
+    The others are still drawn (their SVGs), for --variant."""
+    printed = {p.face.group for page in built["pages"] for p in page.placements}
+    assert "dice" in printed and not {"dice-large", "die-stickers"} & printed
+    assert built["pack"].print.variants == ("nets-16mm",)
+    sticker = built["it"].parent / "svg" / "it" / "die-stickers" / "die-1-front.svg"
+    assert "colonna = facce opposte" in sticker.read_text(encoding="utf-8")
+
+
+def test_variant_chooses_what_prints(tmp_path):
+    from pnpkit.build import validate as check
+    result = check(ROOT / M, ["en"], {"variants": ("stickers", "nets-25mm")})
+    printed = {p.face.group for page in result.pages["en"] for p in page.placements}
+    assert {"dice-large", "die-stickers"} <= printed and "dice" not in printed
 
 
 # Machado, Oliveira & Fernandes (2009), full severity, on linear RGB.

@@ -35,6 +35,7 @@ class PrintSettings:
     crop_marks: bool = True
     back_marks: bool = True  # crop marks on back pages too; off keeps a duplex drift from showing them
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
+    variants: tuple[str, ...] | None = None  # the groups' variants that print; None: every group prints
 
     @property
     def duplex(self) -> bool:
@@ -88,6 +89,12 @@ class Group:
     items: tuple[Item, ...]
     where: Location
     doc: str = ""
+    variant: str = ""  # one of several ways to make the same components; print.variants chooses
+    shape: tuple = ("rect", 0.0)  # ("rect", 0) | ("rounded", radius mm) | ("circle", 0) | ("hex", 0): cut guide and clip
+
+    def prints(self, settings: "PrintSettings") -> bool:
+        """Whether this group is imposed: it is no variant, or a chosen one."""
+        return not self.variant or settings.variants is None or self.variant in settings.variants
 
     @property
     def total(self) -> int:
@@ -159,6 +166,7 @@ class Face:
     where: Location
     drawing: object = None  # svgdraw.Drawing once compiled
     extra: dict = field(default_factory=dict)
+    shape: tuple = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet
 
     @property
     def full_size(self) -> tuple[float, float]:

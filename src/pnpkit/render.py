@@ -139,7 +139,7 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         line = _template_line(exc)
         problems.append(Problem(where, f"template '{name}'{line}: {_describe(exc)} (rendering the {side} of '{item.id}')", "template"))
         return None
-    face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where)
+    face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where, shape=group.shape)
     face.extra.update(template=name, broken=any(p.is_error for p in problems[before:]))
     return face
 
@@ -270,6 +270,24 @@ def find_in_template(env: jinja2.Environment, name: str, message: str) -> Locati
     for _, filename, source in family:
         for n, text in enumerate(source.splitlines(), 1):
             col = text.find(needle)
+            if col >= 0:
+                return Location(display_path(Path(filename)), n, col + 1)
+    return None
+
+
+def find_text_in_template(env: jinja2.Environment, name: str, text: str) -> Location | None:
+    """The first line of the template (or one it extends or imports) that holds this text
+    literally, as a raw <text> written in the template does; None when the text comes from data."""
+    needle = text.strip()
+    if not needle:
+        return None
+    try:
+        family = template_family(env, name)
+    except jinja2.TemplateError:
+        return None
+    for _, filename, source in family:
+        for n, line in enumerate(source.splitlines(), 1):
+            col = line.find(needle)
             if col >= 0:
                 return Location(display_path(Path(filename)), n, col + 1)
     return None
