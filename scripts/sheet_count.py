@@ -34,7 +34,7 @@ def count(pack_dir: Path, overrides: dict) -> tuple[int, float]:
     pages = result.pages[lang]
     sheets = sum(1 for p in pages if p.side == "front")
     sides = ("front", "back") if s.backs == "gutter-fold" else ("front",)
-    printed = [f for f in result.faces[lang] if f.side in sides and result.pack.groups[f.group].prints(s)]
+    printed = [f for f in result.faces[lang] if f.side in sides and s.prints(f.variant)]
     area = sum(f.size[0] * f.size[1] * f.count for f in printed)
     w, h = SIZES[s.paper]
     return sheets, area / ((w - 2 * s.margin) * (h - 2 * s.margin))

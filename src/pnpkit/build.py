@@ -86,8 +86,7 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         problems += _compile(pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env)
         problems += _check_texts(pack, faces, env)
         result.faces[lang] = faces
-        printed = [f for f in faces if pack.groups[f.group].prints(pack.print)]  # the chosen variants
-        result.pages[lang], found = layout.impose(printed, pack.print)  # cheap, and it has problems of its own
+        result.pages[lang], found = layout.impose(faces, pack.print)  # cheap, and it has problems of its own
         problems += found
     result.problems = _sorted(problems)
     return result

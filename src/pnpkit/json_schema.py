@@ -68,11 +68,16 @@ PRINT = {
     "crop_marks": {"type": "boolean", "description": "Crop marks on every trim line."},
     "back_marks": {"type": "boolean", "description": "Crop marks on back pages too (default true); off when a duplex drift would show them on the backs."},
     "overlap": {**LENGTH, "description": "Shared strip of a face split over several sheets."},
+    "variants": {"type": "array", "items": {"type": "string"},
+                 "description": "Which variants print (groups marked variant: NAME); default: every group. --variant overrides."},
 }
 GROUP = {
     "kind": {"enum": list(KINDS), "description": "What the items are: " + ", ".join(KINDS) + "."},
     "size": SIZE,
     "bleed": {**LENGTH, "description": "This group's bleed (default: print.bleed)."},
+    "shape": {"type": "string", "pattern": r"^(rect|circle|hex|rounded\(.+\))$",
+              "description": "rect, rounded(3mm), circle or hex: the cut guide printed and the bleed's clip."},
+    "variant": {"type": "string", "description": "One of several ways to make the same components; print.variants chooses which print."},
     "front": {**TEMPLATE, "description": "Template of the front of each item."},
     "back": {**TEMPLATE, "description": "Template of the back (optional; an item may override it)."},
     "fields": {"type": "object", "additionalProperties": {"$ref": "#/definitions/field"},

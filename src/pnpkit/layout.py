@@ -103,6 +103,7 @@ PACKERS: dict = {}
 
 def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Lay out every printed copy of every front; backs follow their fronts' pages."""
+    faces = [f for f in faces if settings.prints(f.variant)]  # the variants chosen (print.variants, --variant)
     backs = {(f.group, f.item): f for f in faces if f.side == "back"}
     copies = [f for f in faces if f.side == "front" for _ in range(f.count)]
     fronts, problems = [], []
@@ -144,15 +145,12 @@ def _tile_with_back(page: Page, backs: dict, s: PrintSettings) -> list[Page]:
 
 
 def _by_packer(copies: list[Face]):
-    """Consecutive faces that share a packer, in order."""
-    runs: list = []
+    """The faces of each packer, packers in the order their first face comes: a packer sees all of
+    its faces at once, so a later group can fill the room an earlier one left."""
+    runs: dict = {}
     for face in copies:
-        packer = PACKERS.get(face.kind, _fill)
-        if runs and runs[-1][0] is packer:
-            runs[-1][1].append(face)
-        else:
-            runs.append((packer, [face]))
-    return runs
+        runs.setdefault(PACKERS.get(face.kind, _fill), []).append(face)
+    return list(runs.items())
 
 
 def paper_size(settings: PrintSettings, landscape: bool) -> tuple[float, float]:
@@ -228,9 +226,33 @@ def fill_pages(copies: list[Face], s: PrintSettings, new_page, fill, too_big) ->
 
 
 def _fill(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Problem]]:
-    """The grid packer: blocks of same-size faces; a face larger than the paper is split over sheets."""
-    return fill_pages(copies, s, lambda size: _new_page(size, s), lambda page, rest: _fill_page(page, rest, s),
-                      lambda face: (tile_face(face, s), []))
+    """The grid packer: blocks of same-size faces; a face larger than the paper is split over sheets.
+
+    Each run of same-size faces first takes the room left below the blocks of the pages
+    already made (first fit), then starts pages of its own, which later runs may fill in turn.
+    """
+    pages: list[Page] = []
+    problems: list[Problem] = []
+    i = 0
+    while i < len(copies):
+        n = _run_length(copies, i)
+        run = copies[i:i + n]
+        for page in pages:
+            if run and page.tile is None and not page.own_sheet:
+                run = run[_fill_below(page, run, s):]
+        more, found = fill_pages(run, s, lambda size: _new_page(size, s), lambda page, rest: _fill_page(page, rest, s),
+                                 lambda face: (tile_face(face, s), []))
+        pages += more
+        problems += found
+        i += n
+    return pages, problems
+
+
+def _fill_below(page: Page, run: list[Face], s: PrintSettings) -> int:
+    """Place what fits of run as a new block below the page's last one; return how many."""
+    block = max(p.block for p in page.placements) + 1
+    top = max(p.y + p.h + p.reach[3] for p in page.placements) + 2 * max(mark_room(s), 1.0)
+    return _block(page, run, top, block, s)
 
 
 def _fill_page(page: Page, copies: list[Face], s: PrintSettings) -> int:

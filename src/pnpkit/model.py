@@ -37,6 +37,10 @@ class PrintSettings:
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
     variants: tuple[str, ...] | None = None  # the groups' variants that print; None: every group prints
 
+    def prints(self, variant: str) -> bool:
+        """Whether faces of this variant ("" for none) are imposed: no variant, or a chosen one."""
+        return not variant or self.variants is None or variant in self.variants
+
     @property
     def duplex(self) -> bool:
         """Printed on both sides: every front page then needs its back page, even a blank one,
@@ -91,10 +95,6 @@ class Group:
     doc: str = ""
     variant: str = ""  # one of several ways to make the same components; print.variants chooses
     shape: tuple = ("rect", 0.0)  # ("rect", 0) | ("rounded", radius mm) | ("circle", 0) | ("hex", 0): cut guide and clip
-
-    def prints(self, settings: "PrintSettings") -> bool:
-        """Whether this group is imposed: it is no variant, or a chosen one."""
-        return not self.variant or settings.variants is None or self.variant in settings.variants
 
     @property
     def total(self) -> int:
@@ -167,6 +167,7 @@ class Face:
     drawing: object = None  # svgdraw.Drawing once compiled
     extra: dict = field(default_factory=dict)
     shape: tuple = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet
+    variant: str = ""  # the group's variant: imposed only when print.variants chooses it
 
     @property
     def full_size(self) -> tuple[float, float]:
