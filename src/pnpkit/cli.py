@@ -34,6 +34,8 @@ def parser() -> argparse.ArgumentParser:
     _common(b)
     add_print_options(b)
     b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
+    b.add_argument("--png", type=export.png_option, metavar="DPI", dest="png",
+                   help="also write one PNG per distinct face, trim size at DPI (36-2400), into OUT/<pack>/png-DPI/")
     for name in COMMAND_MODULES:
         importlib.import_module(name).configure(sub)
     return p
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             result = build(pack, args.out, args.lang, overrides, args.strict,
                            _progress() if sys.stderr.isatty() else None, code=code)
-            export.run(result, args.out, args.profile, args.strict)
+            export.run(result, args.out, (args.profile or []) + ([args.png] if args.png else []), args.strict)
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
     return 2 if usage else 1 if failed else 0

@@ -24,12 +24,14 @@ from pathlib import Path
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, pdf
+from pnpkit import fonts, output, pdf
 from pnpkit import profile as profiles
-from pnpkit.build import swap_in
+from pnpkit.build import CACHE_DIR
 from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
+from pnpkit.rastercache import RasterCache, combine, sheet_key
+from pnpkit.rastercache import render as render_cached
 from pnpkit.units import PT_PER_MM
 
 K = PT_PER_MM
@@ -52,6 +54,18 @@ def profile_option(name: str) -> Profile:
     return profile
 
 
+def png_option(text: str) -> Profile:
+    """argparse type for --png DPI: a plain image profile, trim size, no products."""
+    try:
+        dpi = int(text)
+    except ValueError:
+        dpi = 0
+    if not 36 <= dpi <= 2400:
+        raise argparse.ArgumentTypeError(f"must be a whole number of dots per inch from 36 to 2400 (got '{text}')")
+    return Profile(id=f"png-{dpi}", name=f"PNG images at {dpi} dpi", output="images", where=Location("--png"), dpi=dpi,
+                   notes=f"One PNG per distinct face at {dpi} dpi, trim size (no bleed); manifest.csv lists them with their copies.")
+
+
 def run(result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
     """After a successful build, export it for each chosen profile; problems go onto result.problems."""
     if result.pack is None or result.errors or (strict and result.problems):
@@ -72,8 +86,20 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
     if strict and problems:
         return problems
     final = out / pack.id / profile.id
-    staging = out / pack.id / f".{profile.id}.partial"
-    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        with output.locked(out, f"exporting {pack.id} for {profile.id}"):
+            output.tidy(final.parent)  # a killed export's staging folder
+            raster = RasterCache(out / CACHE_DIR / "raster")
+            _write(pack, faces, profile, final, raster)
+            raster.prune()
+    except output.Busy as exc:
+        problems.append(Problem(Location(str(out)), str(exc), "output"))
+    return problems
+
+
+def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: RasterCache) -> None:
+    """The export into a staging folder, swapped in whole: a failed export leaves the previous one."""
+    staging = output.staging_for(final)
     staging.mkdir(parents=True)
     try:
         for lang, lang_faces in faces.items():
@@ -81,17 +107,23 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
             folder.mkdir()
             decks = group_faces(pack, lang_faces)
             if profile.output == "images":
-                write_images(decks, profile, folder)
+                write_images(decks, profile, folder, raster)
             elif profile.output == "pages":
-                write_pages(decks, profile, folder, pack.name[lang])
+                write_pages(decks, profile, folder, pack.name[lang], raster)
             else:
                 from pnpkit import tts  # here, not at the top: tts builds on this module
-                tts.write(pack, lang, decks, profile, folder, final / lang)
+                tts.write(pack, lang, decks, profile, folder, final / lang, raster)
         (staging / "README.txt").write_text(_readme(pack, profile), encoding="utf-8")
-        swap_in(staging, final)  # a failed export leaves the previous one as it was
+        output.swap_in(staging, final)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return problems
+
+
+def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path, raster: RasterCache | None) -> list:
+    """Draw the sheets one face per page and rasterise the shots, serving from `raster` what it
+    holds; returns a PIL image for each shot without a path."""
+    return render_cached(sheets, shots, folder / ".faces.pdf", "faces", raster or RasterCache(None), "",
+                         write_faces_pdf, rasterise)
 
 
 def _readme(pack: Pack, profile: Profile) -> str:
@@ -168,7 +200,7 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
     problems = []
     decks = group_faces(pack, next(iter(faces.values()), []))
     if profile.output == "tts":
-        return [_image_only(pack, d) for d in decks if profile.objects[d.kind] == "image"]
+        return [p for d in decks if (p := _tts_warning(pack, d, profile.objects[d.kind])) is not None]
     short = [d for d in decks if profile.bleed - d.bleed > EPS]
     if short:
         problems += _bleed_warnings(pack, short, profile)
@@ -215,10 +247,22 @@ def _print_bleed_where(pack: Pack) -> Location:
     return pack.manifest.at(("print", "bleed"))
 
 
-def _image_only(pack: Pack, deck: Deck) -> Problem:
-    return Problem(pack.groups[deck.name].where, (
-        f"group '{deck.name}' ({deck.kind}) is exported as images only: Tabletop Simulator has no object "
-        f"pnpkit can make for it; import the images by hand"), "export", "warning")
+def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
+    """What the Tabletop Simulator export cannot do for a group, said where the group is."""
+    group = pack.groups[deck.name]
+    if kind == "image" and deck.kind == "die":
+        why = ("TTS's Custom Dice take an image laid out like the templates TTS installs (Modding/Dice Templates), "
+               "a layout that is not published, so pnpkit cannot place the faces on it; import the images by hand")
+    elif kind == "image":
+        why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
+    elif kind == "figurine" and group.base == 0:
+        return Problem(group.where, (
+            f"group '{deck.name}' becomes a figurine of its whole print layout (tabs and the upside-down panel "
+            f"included); declare its fold-over layout, e.g. standee: {{base: 12mm}}, and the figure is cut out"),
+            "export", "warning")
+    else:
+        return None
+    return Problem(group.where, f"group '{deck.name}' ({deck.kind}) is exported as images only: {why}", "export", "warning")
 
 
 def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
@@ -347,7 +391,7 @@ def _render_chunk(pdf: str, shots: list[Shot]) -> list:
 
 # ------------------------------------------------------------------ images: one PNG per face
 
-def write_images(decks: list[Deck], profile: Profile, folder: Path) -> None:
+def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: RasterCache | None = None) -> None:
     """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv lists them."""
     sheets, shots, rows = [], [], []
     for deck in decks:
@@ -362,10 +406,7 @@ def write_images(decks: list[Deck], profile: Profile, folder: Path) -> None:
             shots.append(Shot(len(sheets), px, profile.dpi, path))
             sheets.append(Sheet(face, page))
             rows.append([f"{deck.folder}/{path.name}", deck.name, face.item if stem != "back" else "", face.side, count, px[0], px[1], profile.dpi, label])
-    pdf = folder / ".faces.pdf"
-    write_faces_pdf(sheets, pdf, "faces")
-    rasterise(pdf, shots)
-    pdf.unlink()
+    rasterise_faces(sheets, shots, folder, raster)
     with open(folder / "manifest.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["file", "group", "item", "side", "copies", "width_px", "height_px", "dpi", "product"])
@@ -385,12 +426,16 @@ def _image_faces(deck: Deck, shared: Face | None):
 
 # ------------------------------------------------------------------ pages: one PDF per group
 
-def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str) -> None:
-    """One PDF per group, a face per page, in the order and with the copies the service expects."""
+def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, raster: RasterCache | None = None) -> None:
+    """One PDF per group, a face per page, in the order and with the copies the service expects.
+    A group whose pages are all as before is copied from the cache (the PDF is invariant)."""
+    raster = raster or RasterCache(None)
     for deck in decks:
         page = (deck.size[0] + 2 * profile.bleed, deck.size[1] + 2 * profile.bleed)
         sheets = [Sheet(face, page) for face in page_order(deck, profile)]
-        write_faces_pdf(sheets, folder / f"{deck.folder}.pdf", f"{title} · {deck.name}")
+        name = f"{title} · {deck.name}"
+        k = combine([sheet_key(s) for s in sheets], f"pages {name}")
+        raster.made(k, folder / f"{deck.folder}.pdf", lambda path: write_faces_pdf(sheets, path, name))
 
 
 def page_order(deck: Deck, profile: Profile) -> list[Face]:

@@ -95,6 +95,7 @@ class Group:
     doc: str = ""
     variant: str = ""  # one of several ways to make the same components; print.variants chooses
     shape: tuple = ("rect", 0.0)  # ("rect", 0) | ("rounded", radius mm) | ("circle", 0) | ("hex", 0): cut guide and clip
+    base: float = 0.0  # a fold-over standee's base tab depth, mm (0: not declared)
 
     @property
     def total(self) -> int:

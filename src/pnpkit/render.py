@@ -160,7 +160,8 @@ def _localise(value, lang):
 
 def face_geometry(pack: Pack, group: Group, side: str) -> dict:
     w, h = group.size
-    return {"w": w, "h": h, "bleed": group.bleed, "safe": pack.print.safe, "side": side, "kind": group.kind, "group": group.name}
+    return {"w": w, "h": h, "bleed": group.bleed, "safe": pack.print.safe, "side": side, "kind": group.kind, "group": group.name,
+            "base": group.base}
 
 
 def _syntax_problem(exc: jinja2.TemplateSyntaxError) -> Problem:

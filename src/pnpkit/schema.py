@@ -20,7 +20,8 @@ from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
 GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
 PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap", "variants")
-GROUP_KEYS = ("kind", "size", "bleed", "shape", "variant", "front", "back", "fields", "items", "items_from", "doc")
+GROUP_KEYS = ("kind", "size", "bleed", "shape", "variant", "front", "back", "fields", "items", "items_from", "standee", "doc")
+STANDEE_KEYS = ("base",)
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
 FIELD_TYPES = ("text", "string", "int", "number", "bool", "enum", "list")
@@ -240,9 +241,10 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
         return group and dataclasses.replace(group, **extra)
     fields = _read_fields(r, spec.get("fields", {}), path + ("fields",))
     items = _read_items(r, game, name, spec.get("items"), path + ("items",), fields, templates)
-    if None in (kind, size, bleed) or fields is None:
+    base = _standee(r, spec, path, kind, size)
+    if None in (kind, size, bleed, base) or fields is None:
         return None
-    return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""), **extra)
+    return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""), base=base, **extra)
 
 
 SHAPES = ("rect", "rounded(R)", "circle", "hex")
@@ -275,6 +277,28 @@ def _shape(r: Reader, value, path: tuple, kind, size) -> tuple:
         r.problem(path, "'shape: hex' goes with 'kind: hex', and a hex group is a hex")
         return ("hex", 0.0) if kind == "hex" else ("rect", 0.0)
     return (text, 0.0)
+
+
+def _standee(r: Reader, spec: dict, path: tuple, kind, size) -> float | None:
+    """`standee: {base: 12mm}`: the fold-over layout (base tab, upside-down back panel, fold,
+    upright front panel, base tab), so exports can cut out the figure; 0 when not given."""
+    if "standee" not in spec:
+        return 0.0
+    where = path + ("standee",)
+    if kind is not None and kind != "standee":
+        r.problem(where, f"'standee' describes a fold-over standee; this group's kind is '{kind}'", key=True)
+        return None
+    layout = r.mapping(spec["standee"], where, STANDEE_KEYS, "'standee'")
+    if layout is None:
+        return None
+    base = r.get(layout, where, "base")
+    base = r.length(base, where + ("base",)) if base is not None else None
+    if base is None or size is None:
+        return None
+    if not 0 < 2 * base < size[1]:
+        r.problem(where + ("base",), f"a standee's two base tabs ({base:g} mm each) must leave room for its panels in its {size[1]:g} mm height")
+        return None
+    return base
 
 
 def _derived_group(r: Reader, game: _Game, name: str, spec: dict, path: tuple, kind, size, bleed, templates) -> Group | None:
