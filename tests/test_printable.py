@@ -12,10 +12,12 @@ from __future__ import annotations
 import dataclasses
 
 import pypdfium2
+from PIL import ImageChops
 import pytest
 
 from conftest import ROOT
 from pnpkit import build, pdf
+from pnpkit.cli import main
 from pnpkit.cache import Cache
 from pnpkit.model import BACK_MODES
 from pnpkit.units import PAPERS, PT_PER_MM
@@ -155,3 +157,92 @@ def test_text_sizes_boxes_and_contrast_are_measured_where_they_print(tmp_path):
     assert textcheck.contrast((0, 0, 0), (1, 1, 1)) == pytest.approx(21)
     grey = dict(textcheck.problems(face, 6, safe=3, contrasts=True))["grey"]
     assert grey == "text 'grey' has a contrast of 3.5:1 with the colour under it, below 4.5:1 (WCAG)"
+
+
+# ------------------------------------------------------------------ label sheets
+
+from pnpkit import labels  # noqa: E402
+
+LABEL = """{% extends "_face.svg.j2" %}{% block content %}
+<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="#ff0000"/>
+{% endblock %}
+"""
+
+
+def label_pack(root, sheet="a4-3x7", size="63.5x38.1mm", count=22, extra=""):
+    return write_pack(root, {
+        "game.yaml": "name: L\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+        "labels.yaml": f"stickers:\n  kind: token\n  size: {size}\n  bleed: 0mm\n  labels: {sheet}\n{extra}"
+                       f"  front: l.svg.j2\n  items:\n    - {{id: s, count: {count}}}\n",
+        "templates/l.svg.j2": LABEL,
+    })
+
+
+@pytest.mark.parametrize("sheet", ["a4-3x7", "letter-3x10"])
+def test_labels_print_in_the_cells_of_their_sheet(sheet, tmp_path):
+    """Rasterised at 254 dpi (10 px/mm): every red label lies on its cell within 0.2 mm."""
+    spec = labels.load(sheet)
+    w, h = spec.cell
+    out = tmp_path / "out"
+    assert main(["build", str(label_pack(tmp_path / "probe", sheet, f"{w}x{h}mm", count=len(spec.cells()) + 1)),
+                 "--out", str(out), "--backs", "none"]) == 0
+    document = pypdfium2.PdfDocument(str(out / "probe" / "probe-en.pdf"))
+    # the print check, the test page, a full sheet, and a sheet holding the one label left over
+    assert len(document) == 4
+    assert [round(v, 1) for v in document[2].get_size()] == [round(v * PT_PER_MM, 1) for v in spec.paper]
+    image = document[2].render(scale=254 / 72).to_pil().convert("RGB")
+    r, g, b = image.split()
+    mask = ImageChops.multiply(r.point(lambda v: 255 if v > 200 else 0),
+                               ImageChops.multiply(g.point(lambda v: 255 if v < 80 else 0), b.point(lambda v: 255 if v < 80 else 0)))
+    cols, rows = spec.grid
+    for x, y in spec.cells():
+        inner = mask.crop(tuple(round(v * 10) for v in (x + 0.3, y + 0.3, x + w - 0.3, y + h - 0.3)))
+        assert inner.getextrema() == (255, 255), (x, y)  # red all over the cell
+        # the red run through the cell's middle ends on the cell's edges (on the first and last
+        # cell's where labels butt, as a4-3x7's rows do)
+        across = run(mask, (x + w / 2) * 10, (y + h / 2) * 10, 1, 0)
+        down = run(mask, (x + w / 2) * 10, (y + h / 2) * 10, 0, 1)
+        butt_x, butt_y = spec.pitch[0] - w < 0.01, spec.pitch[1] - h < 0.01
+        want_x = (spec.first[0], spec.first[0] + (cols - 1) * spec.pitch[0] + w) if butt_x else (x, x + w)
+        want_y = (spec.first[1], spec.first[1] + (rows - 1) * spec.pitch[1] + h) if butt_y else (y, y + h)
+        assert all(abs(a / 10 - b) <= 0.2 for a, b in zip(across, want_x)), (x, y, across, want_x)
+        assert all(abs(a / 10 - b) <= 0.2 for a, b in zip(down, want_y)), (x, y, down, want_y)
+    last = document[3].render(scale=254 / 72).to_pil().convert("L")
+    x, y = spec.cells()[0]
+    assert last.getpixel((round((x + w / 2) * 10), round((y + h / 2) * 10))) < 150  # the 22nd/31st label, first cell
+
+
+def run(mask, x: float, y: float, dx: int, dy: int) -> tuple[int, int]:
+    """The ends (px, edges) of the set pixels through (x, y) along (dx, dy)."""
+    x, y = round(x), round(y)
+    lo = hi = 0
+    while mask.getpixel((x - (lo + 1) * dx, y - (lo + 1) * dy)):
+        lo += 1
+    while mask.getpixel((x + (hi + 1) * dx, y + (hi + 1) * dy)):
+        hi += 1
+    return (x - lo, y - lo)[dy], (x + hi + 1, y + hi + 1)[dy]
+
+
+def test_the_test_page_outlines_every_cell(tmp_path):
+    spec = labels.load("a4-3x7")
+    out = tmp_path / "out"
+    assert main(["build", str(label_pack(tmp_path / "probe", count=1)), "--out", str(out), "--backs", "none"]) == 0
+    page = pypdfium2.PdfDocument(str(out / "probe" / "probe-en.pdf"))[1]
+    image = page.render(scale=254 / 72, grayscale=True).to_pil()
+    assert "label test: print on plain paper" in page.get_textpage().get_text_range()
+    for x, y in spec.cells():
+        for px, py in ((x + spec.cell[0] / 2, y), (x, y + spec.cell[1] / 2)):  # the top and left edges
+            box = (round(px * 10) - 2, round(py * 10) - 2, round(px * 10) + 3, round(py * 10) + 3)
+            assert image.crop(box).getextrema()[0] < 128, (x, y)
+
+
+def test_label_mistakes_are_located(tmp_path):
+    root = label_pack(tmp_path / "one" / "probe", sheet="a4-3x8")
+    found = [str(p).split("probe/", 1)[-1] for p in build.validate(root).problems]
+    assert found == [f"labels.yaml:5:11: error: 'labels' must be one of {', '.join(labels.names())} (got 'a4-3x8') (did you mean 'a4-3x7'?) [schema]"]
+    root = label_pack(tmp_path / "two" / "probe", size="70x40mm")
+    found = [str(p).split("probe/", 1)[-1] for p in build.validate(root).problems]
+    assert found == ["labels.yaml:8:7: error: 's' (70x40mm) is larger than a label of sheet a4-3x7 (63.5x38.1mm) [layout]"]
+    root = label_pack(tmp_path / "three" / "probe", extra="  back: l.svg.j2\n")
+    found = [str(p).split("probe/", 1)[-1] for p in build.validate(root).problems]
+    assert found == ["labels.yaml:6:3: error: a group printed on label sheets has no back (a label is one-sided) [schema]"]

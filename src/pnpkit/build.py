@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, dice, hexes, layout, output, pdf, preview, render, rules, schema, svgdraw, textcheck, trust  # noqa: F401 (dice, hexes register themselves)
+from pnpkit import calibration, dice, hexes, labels, layout, output, pdf, preview, render, rules, schema, svgdraw, textcheck, trust  # noqa: F401 (dice, hexes register themselves)
 from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, Pack
@@ -215,6 +215,8 @@ def _label(pages: list, pack: Pack, lang: str) -> None:
             t = page.tile
             page.label += (f" · {page.placements[0].face.item}: sheet {t.name} of {t.rows}x{t.cols}"
                            " · cut left and top edges along the print, lay on the neighbour, match the targets")
+        if page.note:
+            page.label += f" · {page.note}"
         if page.fold_pair:
             page.label += " · too large to fold beside its front: lay this sheet left of the last one, edges touching; tape, fold along the join"
 

@@ -25,7 +25,7 @@ import os
 import sys
 from pathlib import Path
 
-from pnpkit import build, rules, schema, units  # noqa: F401 (build registers the dice and hex rules)
+from pnpkit import build, labels, rules, schema, units  # noqa: F401 (build registers the dice and hex rules)
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE
 
 DRAFT = "http://json-schema.org/draft-07/schema#"  # the draft editors' YAML servers support best
@@ -77,6 +77,7 @@ GROUP = {
     "bleed": {**LENGTH, "description": "This group's bleed (default: print.bleed)."},
     "shape": {"type": "string", "pattern": r"^(rect|circle|hex|rounded\(.+\))$",
               "description": "rect, rounded(3mm), circle or hex: the cut guide printed and the bleed's clip."},
+    "labels": {"enum": labels.names(), "description": "Print on this label sheet, one face per label, no crop marks."},
     "variant": {"type": "string", "description": "One of several ways to make the same components; print.variants chooses which print."},
     "front": {**TEMPLATE, "description": "Template of the front of each item."},
     "back": {**TEMPLATE, "description": "Template of the back (optional; an item may override it)."},

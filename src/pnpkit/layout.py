@@ -64,6 +64,7 @@ class Page:
     marks: bool = True  # crop marks and cut lines wanted on this page
     lines: list[tuple[float, float, float, float]] = field(default_factory=list)  # extra cut marks (x1, y1, x2, y2)
     packed: bool = False  # laid out by a packer (PACKERS): not re-centred
+    note: str = ""  # said in the page's label: what the page is for
     own_sheet: bool = False  # a face too large to share the sheet (split or whole): its back cannot sit beside it
     fold_pair: bool = False  # gutter-fold back on a sheet of its own: taped to its front's left edge and folded
     ink: tuple[float, float, float, float] | None = None  # where marks and lines may go (left, top, right, bottom); the label goes below
@@ -149,7 +150,7 @@ def _by_packer(copies: list[Face]):
     its faces at once, so a later group can fill the room an earlier one left."""
     runs: dict = {}
     for face in copies:
-        runs.setdefault(PACKERS.get(face.kind, _fill), []).append(face)
+        runs.setdefault(PACKERS["labels"] if face.labels else PACKERS.get(face.kind, _fill), []).append(face)
     return list(runs.items())
 
 

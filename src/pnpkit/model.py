@@ -96,6 +96,7 @@ class Group:
     variant: str = ""  # one of several ways to make the same components; print.variants chooses
     shape: tuple = ("rect", 0.0)  # ("rect", 0) | ("rounded", radius mm) | ("circle", 0) | ("hex", 0): cut guide and clip
     base: float = 0.0  # a fold-over standee's base tab depth, mm (0: not declared)
+    labels: str = ""  # a label sheet (labels.py) the group prints on, cell by cell
 
     @property
     def total(self) -> int:
@@ -169,6 +170,7 @@ class Face:
     extra: dict = field(default_factory=dict)
     shape: tuple = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet
     variant: str = ""  # the group's variant: imposed only when print.variants chooses it
+    labels: str = ""  # the label sheet the group prints on (labels.py), if any
 
     @property
     def full_size(self) -> tuple[float, float]:

@@ -139,7 +139,7 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         line = _template_line(exc)
         problems.append(Problem(where, f"template '{name}'{line}: {_describe(exc)} (rendering the {side} of '{item.id}')", "template"))
         return None
-    face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where, shape=group.shape, variant=group.variant)
+    face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where, shape=group.shape, variant=group.variant, labels=group.labels)
     face.extra.update(template=name, broken=any(p.is_error for p in problems[before:]))
     return face
 

@@ -11,7 +11,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from pnpkit import fonts
+from pnpkit import fonts, labels
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import Document, display_path, load_yaml
@@ -20,7 +20,7 @@ from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
 GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
 PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap", "variants")
-GROUP_KEYS = ("kind", "size", "bleed", "shape", "variant", "front", "back", "fields", "items", "items_from", "standee", "doc")
+GROUP_KEYS = ("kind", "size", "bleed", "shape", "variant", "labels", "front", "back", "fields", "items", "items_from", "standee", "doc")
 STANDEE_KEYS = ("base",)
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
@@ -235,7 +235,8 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     if "front" not in spec:
         r.problem(path, f"group '{name}' needs a 'front' template")
     extra = {"variant": r.ident(spec["variant"], path + ("variant",), "variant") or "" if "variant" in spec else "",
-             "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size)}
+             "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size),
+             "labels": _labels(r, spec, path)}
     if "items_from" in spec:
         group = _derived_group(r, game, name, spec, path, kind, size, bleed, templates)
         return group and dataclasses.replace(group, **extra)
@@ -245,6 +246,16 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     if None in (kind, size, bleed, base) or fields is None:
         return None
     return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""), base=base, **extra)
+
+
+def _labels(r: Reader, spec: dict, path: tuple) -> str:
+    """`labels: a4-3x7`: a shipped label sheet; its faces are one-sided stickers."""
+    if "labels" not in spec:
+        return ""
+    name = r.choice(spec["labels"], path + ("labels",), labels.names())
+    if name and "back" in spec:
+        r.problem(path + ("back",), "a group printed on label sheets has no back (a label is one-sided)", key=True)
+    return name or ""
 
 
 SHAPES = ("rect", "rounded(R)", "circle", "hex")
