@@ -150,7 +150,7 @@ class TestSplitFaceBacks:
     def test_gutter_fold_backs_a_face_too_wide_for_half_a_sheet(self):
         pages, problems = impose(faces(1, size=(190, 260)), PrintSettings(paper="a4", backs="gutter-fold"))
         assert problems == [] and [(p.side, p.fold_pair, p.tile.name if p.tile else None) for p in pages] == [
-            ("front", False, "A1"), ("back", True, None)]
+            ("front", False, None), ("back", True, None)]  # whole on a sheet of its own: not split
 
 
 class TestDuplexParity:

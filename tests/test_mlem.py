@@ -374,9 +374,10 @@ class TestTrackOnPaper:
             targets = alignment_marks(t1)
             points = [(strip[0] + f * (strip[1] - strip[0]), fy) for f in (0.1, 0.3, 0.5, 0.7, 0.9) for fy in range(5, 190, 5)]
             points = [(x, y) for x, y in points if min(math.dist((x, y), m) for m in targets) > 5]  # off the targets
-            for fx, fy in points:
-                c1, c2 = img1.getpixel(on(t1, fx, fy)), img2.getpixel(on(t2, fx, fy))
-                same += max(abs(u - v) for u, v in zip(c1, c2)) <= 2
+            for fx, fy in points:  # within a pixel: the sheets place the track at different fractions of one
+                c1, (x2, y2) = img1.getpixel(on(t1, fx, fy)), on(t2, fx, fy)
+                near = [img2.getpixel((x2 + dx, y2 + dy)) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+                same += any(max(abs(u - v) for u, v in zip(c1, c2)) <= 2 for c2 in near)
             assert same == len(points) > 150  # the same art on both sheets
             marks = [m for m in alignment_marks(t1) if strip[0] < m[0] < strip[1]]
             assert marks == [m for m in alignment_marks(t2) if strip[0] < m[0] < strip[1]] and len(marks) == 2

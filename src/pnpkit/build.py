@@ -124,8 +124,8 @@ def _check_texts(pack: Pack, faces: list[Face], env) -> list[Problem]:
     template line that wrote it, else once per item."""
     out, seen = [], set()
     for face in faces:
-        if face.drawing is None or face.svg in seen:
-            continue
+        if face.drawing is None or face.extra.get("broken") or face.svg in seen:
+            continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg)
         for text, message in textcheck.problems(face, pack.print.min_font_pt):
             where = render.find_text_in_template(env, face.extra.get("template", ""), text)
