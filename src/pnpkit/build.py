@@ -85,7 +85,7 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         faces, found = cache.render(pack, lang, env) if cache else render.render(pack, lang, env)
         problems += found
         problems += _compile(pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env)
-        problems += _check_texts(pack, faces, env)
+        problems += _check_texts(pack, faces, env, any(p.rule == "font-size" for p in problems))
         result.faces[lang] = faces
         result.pages[lang], found = layout.impose(faces, pack.print)  # cheap, and it has problems of its own
         problems += found
@@ -119,15 +119,16 @@ def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) ->
     return problems
 
 
-def _check_texts(pack: Pack, faces: list[Face], env) -> list[Problem]:
+def _check_texts(pack: Pack, faces: list[Face], env, sizes_reported: bool) -> list[Problem]:
     """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once per
-    template line that wrote it, else once per item."""
+    template line that wrote it, else once per item. When text_box() has refused a size already
+    (an error), the sizes are not measured again: that would repeat it for every item."""
     out, seen = [], set()
     for face in faces:
         if face.drawing is None or face.extra.get("broken") or face.svg in seen:
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg)
-        for text, message in textcheck.problems(face, pack.print.min_font_pt):
+        for text, message in textcheck.problems(face, 0.0 if sizes_reported else pack.print.min_font_pt):
             where = render.find_text_in_template(env, face.extra.get("template", ""), text)
             where = where or face.where
             detail = "" if where is not face.where else f" (the {face.side} of '{face.item}')"
