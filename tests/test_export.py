@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -34,11 +35,12 @@ def load(name: str) -> profile.Profile:
     return found
 
 
-def exported(pack: Path, out: Path, name: str, strict: bool = False):
-    """Validate a pack and export it with one profile: (problems, the profile's output folder)."""
+def exported(pack: Path, out: Path, name: str, strict: bool = False, pdfx: bool | None = None):
+    """Validate a pack and export it with one profile (its PDF/X switched as given): (problems, the profile's output folder)."""
     result = build.validate(pack)
     assert not result.errors, [str(p) for p in result.errors]
-    problems = export.export(result.pack, result.faces, out, load(name), strict)
+    chosen = load(name) if pdfx is None else dataclasses.replace(load(name), pdfx=pdfx)
+    problems = export.export(result.pack, result.faces, out, chosen, strict)
     return problems, out / result.pack.id / name
 
 
@@ -69,7 +71,7 @@ def render(pdf: Path, index: int, dpi: int = 100) -> Image.Image:
 
 # ------------------------------------------------------------------ profiles as data
 
-@pytest.mark.parametrize("name", ["home", "thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator"])
+@pytest.mark.parametrize("name", ["home", "thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator", "pdfx", "showcase", "low-ink"])
 def test_every_shipped_profile_loads_clean(name):
     found, problems = profile.load(name)
     assert problems == [] and found.id == name
@@ -110,7 +112,7 @@ def test_profile_output_and_tts_objects_are_checked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("p.yaml").write_text("name: P\noutput: pictures\n", encoding="utf-8")
     assert [str(p) for p in profile.load("p.yaml")[1]] == [
-        "p.yaml:2:9: error: 'output' must be one of sheets, images, pages, tts (got 'pictures') [profile]"]
+        "p.yaml:2:9: error: 'output' must be one of sheets, images, pages, tts, showcase, low-ink (got 'pictures') [profile]"]
     text = (ROOT / "src/pnpkit/profiles/tabletop-simulator.yaml").read_text().replace("  board: tile", "  board: bord").replace("  die: image", "  dice: image")
     Path("t.yaml").write_text(text, encoding="utf-8")
     line = {key: n for n, row in enumerate(text.splitlines(), 1) for key in ("objects:", "  card:", "  board:", "  dice:") if row.startswith(key)}
@@ -200,7 +202,7 @@ def test_many_faces_are_rasterised_in_a_process_pool_identically(tmp_path):
 # ------------------------------------------------------------------ pages: DriveThruCards, PrintNinja
 
 def test_dtc_pages_are_face_plus_bleed_with_trim_and_bleed_boxes(tmp_path):
-    problems, out = exported(cards(tmp_path / "probe", n=2, count=2), tmp_path / "out", "drivethrucards")
+    problems, out = exported(cards(tmp_path / "probe", n=2, count=2), tmp_path / "out", "drivethrucards", pdfx=False)
     assert problems == []
     pdf = out / "en" / "01-cards.pdf"
     reader = PdfReader(pdf)
@@ -215,7 +217,7 @@ def test_dtc_pages_are_face_plus_bleed_with_trim_and_bleed_boxes(tmp_path):
 
 
 def test_printninja_prints_every_copy_and_a_shared_back_once_last(tmp_path):
-    _, out = exported(cards(tmp_path / "probe", n=3, count=2), tmp_path / "out", "printninja")
+    _, out = exported(cards(tmp_path / "probe", n=3, count=2), tmp_path / "out", "printninja", pdfx=False)
     pdf = out / "en" / "01-cards.pdf"
     assert len(PdfReader(pdf).pages) == 3 * 2 + 1
     got = [render(pdf, i).getpixel((137, 187)) for i in range(7)]
@@ -224,7 +226,7 @@ def test_printninja_prints_every_copy_and_a_shared_back_once_last(tmp_path):
 
 
 def test_printninja_with_own_backs_puts_the_backs_after_the_fronts(tmp_path):
-    _, out = exported(cards(tmp_path / "probe", n=2, shared_back=False), tmp_path / "out", "printninja")
+    _, out = exported(cards(tmp_path / "probe", n=2, shared_back=False), tmp_path / "out", "printninja", pdfx=False)
     pdf = out / "en" / "01-cards.pdf"
     got = [render(pdf, i).getpixel((137, 187)) for i in range(4)]
     c0, c1 = colours(2)
@@ -450,3 +452,13 @@ def test_the_standee_layout_is_checked(kit, layout, message):
     run = kit.validate()
     assert run.code == 1
     assert f"components/mammoth-herd/{message}" in run.lines, run.lines
+
+
+def test_an_image_export_too_large_to_rasterise_is_refused(kit):
+    kit.edit("components/mammoth-herd/herd.yaml", "size: 40x100mm", "size: 1900x1900mm")
+    kit.edit("components/mammoth-herd/herd.yaml", "  standee: {base: 12mm}", "  # no layout")
+    run = kit.build("--png", "300", "--lang", "en")
+    assert run.code == 1
+    assert ("components/mammoth-herd/herd.yaml:2:1: error: group 'herd' would be 22441 x 22441 px images at 300 dpi, "
+            "over the 150 megapixels an image may have; export it at a lower dpi [export]") in run.lines
+    assert not (kit.root / "build" / "mammoth-herd" / "png-300").exists()

@@ -64,6 +64,9 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         return Result(None, problems=_sorted(problems))
     if overrides:
         pack = dataclasses.replace(pack, print=dataclasses.replace(pack.print, **overrides))
+    too_many = layout.too_many_faces([(i.id, i.count, i.where) for i in pack.items()], pack.print.max_faces)
+    if too_many:  # before rendering: fifty thousand distinct items would take minutes
+        return Result(pack, problems=_sorted(problems + too_many))
     code = code or Code(trust.is_trusted(root))
     problems += rules.check(pack, code.trusted, code.seconds)
     result = Result(pack, problems=problems)

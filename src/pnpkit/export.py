@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -38,6 +39,7 @@ K = PT_PER_MM
 PNG_COMPRESS = 3  # as fast as level 1 and 3 % smaller; level 6 (Pillow's default) costs 25 % more time for 8 %
 POOL_FROM = 24  # pages: below this a process pool costs more than it saves
 EPS = 0.01  # mm: bleed differences smaller than this are rounding
+MAX_PIXELS = 150 * 10**6  # an image a service could take (a 1 m board at 300 dpi is 26 MP); 600 MB of RGB to rasterise
 
 
 # ------------------------------------------------------------------ entry points
@@ -83,7 +85,7 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
     if profile.output == "sheets":  # the engine's own output, already in out/<pack id>/
         return []
     problems = check(pack, faces, profile)
-    if strict and problems:
+    if (strict and problems) or any(p.is_error for p in problems):
         return problems
     final = out / pack.id / profile.id
     try:
@@ -108,8 +110,16 @@ def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: Raste
             decks = group_faces(pack, lang_faces)
             if profile.output == "images":
                 write_images(decks, profile, folder, raster)
+            elif profile.output == "low-ink":
+                from pnpkit import lowink
+
+                lowink.write(pack, lang_faces, folder, lang, lowink.Rule(profile.keep / 100, float(profile.min_area)))
+            elif profile.output == "showcase":
+                from pnpkit import showcase  # here, not at the top: showcase builds on this module
+
+                showcase.write(decks, profile, folder)
             elif profile.output == "pages":
-                write_pages(decks, profile, folder, pack.name[lang], raster)
+                write_pages(group_faces(pack, _press_ready(lang_faces, profile)), profile, folder, pack.name[lang], raster)
             else:
                 from pnpkit import tts  # here, not at the top: tts builds on this module
                 tts.write(pack, lang, decks, profile, folder, final / lang, raster)
@@ -195,12 +205,14 @@ def face_stem(item: DeckItem, side: str) -> str:
 
 def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
     """Warnings about the pack for this profile: too little bleed, sizes the service does not sell."""
-    if profile.output == "sheets":
+    if profile.output in ("sheets", "showcase", "low-ink"):  # the home sheets and their kin; store images
         return []
     problems = []
     decks = group_faces(pack, next(iter(faces.values()), []))
     if profile.output == "tts":
         return [p for d in decks if (p := _tts_warning(pack, d, profile.objects[d.kind])) is not None]
+    if profile.pdfx:
+        problems += _pdfx_check(next(iter(faces.values()), []), profile)
     short = [d for d in decks if profile.bleed - d.bleed > EPS]
     if short:
         problems += _bleed_warnings(pack, short, profile)
@@ -209,7 +221,28 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
             product, _ = profile.product_for(deck.size)
             if product is None:
                 problems.append(_unknown_size(pack, deck, profile))
+    if profile.output in ("images", "showcase"):
+        problems += [_too_many_pixels(pack, d, profile) for d in decks if _pixels(d, profile) > MAX_PIXELS]
     return problems
+
+
+def _pixels(deck: Deck, profile: Profile) -> int:
+    w, h = image_pixels(deck.size, profile)
+    return w * h
+
+
+def _too_many_pixels(pack: Pack, deck: Deck, profile: Profile) -> Problem:
+    w, h = image_pixels(deck.size, profile)
+    return Problem(pack.groups[deck.name].where, (
+        f"group '{deck.name}' would be {w} x {h} px images at {profile.dpi} dpi, over the {MAX_PIXELS // 10**6} "
+        f"megapixels an image may have; export it at a lower dpi"), "export")
+
+
+def _pdfx_check(faces: list[Face], profile: Profile) -> list[Problem]:
+    """What PDF/X-1a will change or the press will not like: transparency (flattened), ink over the limit."""
+    from pnpkit import pdfx  # here: only PDF/X exports need littleCMS
+
+    return pdfx.transparency_problems(faces) + pdfx.ink_problems(faces, pdfx.separation(profile.press), profile.id)
 
 
 def _bleed_warnings(pack: Pack, short: list[Deck], profile: Profile) -> list[Problem]:
@@ -302,14 +335,20 @@ class Sheet:
     page: tuple[float, float]
 
 
-def write_faces_pdf(sheets: list[Sheet], path: Path, title: str) -> None:
+def write_faces_pdf(sheets: list[Sheet], path: Path, title: str, separation=None) -> None:
     """One face per page, trim centred, clipped to the face's own bleed; TrimBox and BleedBox set.
 
     Each distinct face is one form, so a deck's shared back costs one drawing
-    however many pages repeat it.
+    however many pages repeat it. With a pdfx.Separation the file is PDF/X-1a
+    in CMYK (faces with transparency must have been flattened).
     """
     fonts.register_all()
-    c = Canvas(str(path), invariant=1, pageCompression=1)
+    if separation is None:
+        c = Canvas(str(path), invariant=1, pageCompression=1)
+    else:
+        from pnpkit.pdfx import CmykCanvas
+
+        c = CmykCanvas(str(path), separation, invariant=1, pageCompression=1)
     c.setTitle(title)
     c.setCreator("pnpkit")
     c.setAuthor("pnpkit")
@@ -332,6 +371,10 @@ def write_faces_pdf(sheets: list[Sheet], path: Path, title: str) -> None:
         c.setBleedBox((0, 0, pw * K, ph * K))
         c.showPage()
     c.save()
+    if separation is not None:
+        from pnpkit import pdfx
+
+        pdfx.mark(path, separation.press, title)
 
 
 # ------------------------------------------------------------------ rasterising
@@ -430,12 +473,36 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, r
     """One PDF per group, a face per page, in the order and with the copies the service expects.
     A group whose pages are all as before is copied from the cache (the PDF is invariant)."""
     raster = raster or RasterCache(None)
+    separation = None
+    if profile.pdfx:
+        from pnpkit import pdfx
+
+        separation = pdfx.separation(profile.press)
     for deck in decks:
         page = (deck.size[0] + 2 * profile.bleed, deck.size[1] + 2 * profile.bleed)
         sheets = [Sheet(face, page) for face in page_order(deck, profile)]
         name = f"{title} · {deck.name}"
-        k = combine([sheet_key(s) for s in sheets], f"pages {name}")
-        raster.made(k, folder / f"{deck.folder}.pdf", lambda path: write_faces_pdf(sheets, path, name))
+        k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)}")
+        raster.made(k, folder / f"{deck.folder}.pdf", lambda path: write_faces_pdf(sheets, path, name, separation))
+
+
+def _press_key(profile: Profile) -> str:
+    """What of the profile shapes a page PDF's bytes: PDF/X or not, and the press (its ICC profile's content)."""
+    if not profile.pdfx:
+        return "rgb"
+    press = profile.press
+    icc = getattr(press, "icc", None)
+    content = hashlib.sha256(Path(icc).read_bytes()).hexdigest() if icc else ""
+    return f"pdfx {press!r} {content}"
+
+
+def _press_ready(faces: list[Face], profile: Profile) -> list[Face]:
+    """For PDF/X, faces with transparency flattened to images; otherwise the faces as they are."""
+    if not profile.pdfx:
+        return faces
+    from pnpkit import pdfx
+
+    return pdfx.flatten(faces)
 
 
 def page_order(deck: Deck, profile: Profile) -> list[Face]:

@@ -15,7 +15,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
-from pnpkit.errors import Problem
+from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, PrintSettings
 from pnpkit.units import SIZES
 
@@ -105,6 +105,9 @@ PACKERS: dict = {}
 def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Lay out every printed copy of every front; backs follow their fronts' pages."""
     faces = [f for f in faces if settings.prints(f.variant)]  # the variants chosen (print.variants, --variant)
+    too_many = too_many_faces([(f.item, f.count, f.where) for f in faces if f.side == "front"], settings.max_faces)
+    if too_many:
+        return [], too_many
     backs = {(f.group, f.item): f for f in faces if f.side == "back"}
     copies = [f for f in faces if f.side == "front" for _ in range(f.count)]
     fronts, problems = [], []
@@ -112,6 +115,7 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
         pages, found = packer(run, settings)
         fronts += pages
         problems += found
+    problems += _dropped(faces, fronts, problems, settings)
     pages: list[Page] = []
     for page in fronts:
         if page.own_sheet:
@@ -130,6 +134,39 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
     for page in pages:
         page.ink = ink_area(settings, (page.w, page.h))
     return pages, problems
+
+
+def too_many_faces(items: list[tuple[str, int, Location]], limit: int) -> list[Problem]:
+    """Every copy is placed on a page, so a count of a hundred million would fill the memory
+    before anything is printed: the copies of the (item, count, where)s are counted first."""
+    total = 0
+    for item, count, where in items:
+        total += count
+        if total > limit:
+            what = f"its {count} copies" if count > limit else f"'{item}'"
+            return [Problem(where, f"with {what} the pack prints more than {limit} faces, the limit "
+                                   f"(a larger game can raise it: --max-faces N)", "limits")]
+    return []
+
+
+def _dropped(faces: list[Face], fronts: list[Page], problems: list[Problem], s: PrintSettings) -> list[Problem]:
+    """A face that no page took is an error, never a silently shorter kit."""
+    placed: dict[tuple[str, str], int] = {}
+    for page in fronts:
+        if page.tile is not None and (page.tile.row, page.tile.col) != (0, 0):
+            continue  # a split face counts once, on its first sheet
+        for p in page.placements:
+            key = (p.face.group, p.face.item)
+            placed[key] = placed.get(key, 0) + 1
+    reported = {p.where for p in problems if p.is_error}
+    out = []
+    for face in faces:
+        missing = face.count - placed.get((face.group, face.item), 0)
+        if face.side == "front" and missing > 0 and face.where not in reported:
+            w, h = face.full_size
+            out.append(Problem(face.where, f"{missing} of the {face.count} copies of '{face.item}' ({w:g}x{h:g}mm with bleed) "
+                                           f"found no place on {s.paper} paper inside {s.margin:g}mm margins", "layout"))
+    return out
 
 
 def _tile_with_back(page: Page, backs: dict, s: PrintSettings) -> list[Page]:
@@ -242,7 +279,7 @@ def _fill(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Proble
             if run and page.tile is None and not page.own_sheet:
                 run = run[_fill_below(page, run, s):]
         more, found = fill_pages(run, s, lambda size: _new_page(size, s), lambda page, rest: _fill_page(page, rest, s),
-                                 lambda face: (tile_face(face, s), []))
+                                 lambda face: _split(face, s))
         pages += more
         problems += found
         i += n
@@ -254,6 +291,23 @@ def _fill_below(page: Page, run: list[Face], s: PrintSettings) -> int:
     block = max(p.block for p in page.placements) + 1
     top = max(p.y + p.h + p.reach[3] for p in page.placements) + 2 * max(mark_room(s), 1.0)
     return _block(page, run, top, block, s)
+
+
+MAX_SHEETS = 100  # sheets one split face may take: a 2x2m face on A4 takes 88
+
+
+def _split(face: Face, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
+    """A face larger than the paper over several sheets, unless it would take too many (or the
+    paper leaves no room to advance: then it is reported as dropped)."""
+    plans = _tile_plans(face, s)
+    if not plans:
+        return [], []
+    sheets = min(cols * rows for _, cols, rows, _, _, _ in plans)
+    if sheets > MAX_SHEETS:
+        w, h = face.full_size
+        return [], [Problem(face.where, f"'{face.item}' ({w:g}x{h:g}mm with bleed) would take {sheets} sheets of {s.paper} paper; "
+                                        f"a face may take at most {MAX_SHEETS} (choose larger paper, or split it into parts)", "limits")]
+    return tile_face(face, s, plans), []
 
 
 def _fill_page(page: Page, copies: list[Face], s: PrintSettings) -> int:
@@ -326,7 +380,7 @@ def _reach(face: Face, row: int, col: int, n: int, cols: int, gap: float) -> tup
     )
 
 
-def tile_face(face: Face, s: PrintSettings) -> list[Page]:
+def tile_face(face: Face, s: PrintSettings, plans: list | None = None) -> list[Page]:
     """Split a face larger than the paper over sheets that overlap by s.overlap mm.
 
     Sheet (r, c) shows the window starting at (c, r) x (printable size - overlap)
@@ -335,7 +389,7 @@ def tile_face(face: Face, s: PrintSettings) -> list[Page]:
     dropping the bleed (and with it the crop marks' room: the art's edge is then
     the cut) saves sheets, the face is printed without it.
     """
-    plans = [_tile_plan(face, s, size, bleed) for size in paper_sizes(s) for bleed in (face.bleed, 0.0)]
+    plans = plans or _tile_plans(face, s)
     size, cols, rows, aw, ah, bleed = min(plans, key=lambda p: (p[1] * p[2], p[5] < face.bleed, p[0][0] > p[0][1]))
     inset = face.bleed - bleed  # of the face's bleed, this much is not printed
     if rows == cols == 1:  # whole on one sheet once its bleed is given up: a page of its own, not a split
@@ -365,10 +419,18 @@ def _whole_sheet(s: PrintSettings, size: tuple[float, float], marks: bool = True
     return face_area(dataclasses.replace(s, backs="none"), size, marks)
 
 
+def _tile_plans(face: Face, s: PrintSettings) -> list[tuple]:
+    """Every way to split the face: each paper orientation, with its bleed and without."""
+    return [plan for size in paper_sizes(s) for bleed in (face.bleed, 0.0) if (plan := _tile_plan(face, s, size, bleed))]
+
+
 def _tile_plan(face: Face, s: PrintSettings, size: tuple[float, float], bleed: float):
-    """(paper, cols, rows, window w, h, bleed printed) for the face on this paper with this much of its bleed."""
+    """(paper, cols, rows, window w, h, bleed printed) for the face on this paper with this much of its
+    bleed, or None when a sheet cannot advance past the overlap."""
     left, top, right, bottom = _whole_sheet(s, size, bleed > 0)
     aw, ah = right - left, bottom - top
+    if min(aw, ah) <= s.overlap:
+        return None
     fw, fh = face.size[0] + 2 * bleed, face.size[1] + 2 * bleed
     cols = 1 if fw <= aw else math.ceil((fw - s.overlap) / (aw - s.overlap))
     rows = 1 if fh <= ah else math.ceil((fh - s.overlap) / (ah - s.overlap))

@@ -36,6 +36,10 @@ class PrintSettings:
     back_marks: bool = True  # crop marks on back pages too; off keeps a duplex drift from showing them
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
     variants: tuple[str, ...] | None = None  # the groups' variants that print; None: every group prints
+    # Not a pack setting: only `--max-faces` raises it, so a stranger's pack cannot. 20,000 is
+    # ten times a large card game (about 2,000 cards) and 80 times our largest kit (240).
+    max_faces: int = 20_000
+
 
     def prints(self, variant: str) -> bool:
         """Whether faces of this variant ("" for none) are imposed: no variant, or a chosen one."""

@@ -33,17 +33,28 @@ def key(sheet, shot, variant: str = "") -> str | None:
 def sheet_key(sheet) -> bytes | None:
     """The hash of what shapes one face drawn on its page: drawing, art, trim, bleed, page."""
     face = sheet.face
-    if face.drawing is None:
-        return None
-    try:  # repr, not marshal: marshal's bytes depend on which equal objects happen to be shared
-        ops = repr(tuple(_keyed(op) for op in face.drawing.ops)).encode()
-    except OSError:  # an art file gone: just make it
+    content = _drawing_content(face.drawing)
+    if content is None:
         return None
     h = hashlib.sha256(engine())
-    h.update(ops)
-    h.update(repr((face.drawing.width_mm, face.drawing.height_mm, face.drawing.viewbox, face.size, face.bleed,
-                   sheet.page)).encode())
+    h.update(content)
+    h.update(repr((face.drawing.width_mm, face.drawing.height_mm, getattr(face.drawing, "viewbox", None),
+                   face.size, face.bleed, sheet.page)).encode())
     return h.digest()
+
+
+def _drawing_content(drawing) -> bytes | None:
+    """A compiled SVG's operations with its art files' content, or a flattened face's pixels
+    (pdfx.Raster); None for anything else."""
+    if drawing is None:
+        return None
+    if hasattr(drawing, "ops"):
+        try:  # repr, not marshal: marshal's bytes depend on which equal objects happen to be shared
+            return repr(tuple(_keyed(op) for op in drawing.ops)).encode()
+        except OSError:  # an art file gone: just make it
+            return None
+    image = getattr(drawing, "image", None)
+    return repr((image.mode, image.size)).encode() + image.tobytes() if image is not None else None
 
 
 def combine(parts: list, extra: str = "") -> str | None:
