@@ -96,3 +96,12 @@ def test_an_output_folder_that_cannot_be_written_is_one_line_not_a_traceback(kit
     run = kit.run("build", str(kit.pack), "--out", "taken")
     assert run.code == 1
     assert run.err.strip() == "pnpkit: error: Not a directory: taken/pnpkit-cache"
+
+
+def test_pack_named_as_dot_from_inside_it(kit, monkeypatch):
+    """`pnpkit build .` in the pack folder: the id is the folder's name, the shared templates are found."""
+    kit.edit(f"{M}/game.yaml", "id: mammoth-herd\n", "")
+    monkeypatch.chdir(kit.root / M)
+    run = kit.run("build", ".", "--out", "../../build", "--lang", "en")
+    assert run.code == 0, run.out
+    assert (kit.root / "build/mammoth-herd/mammoth-herd-en.pdf").is_file()

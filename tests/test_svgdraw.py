@@ -482,7 +482,8 @@ def test_several_problems_are_reported_at_once():
 def test_unresolved_entity_is_a_problem_not_lost_text():
     source = f'<!DOCTYPE svg [<!ENTITY co "Acme">]>\n<svg {NS} width="9mm" height="9mm" viewBox="0 0 9 9">\n' \
              '<text>(c) &co;</text></svg>'
-    assert problems(source) == [(3, "unsupported entity reference &co;")]
+    assert problems(source) == [(1, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"),
+                                (3, "unsupported entity reference &co;")]
 
 
 def test_error_message_lists_lines():

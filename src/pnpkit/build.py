@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, dice, hexes, labels, layout, output, pdf, preview, render, rules, schema, svgdraw, textcheck, trust  # noqa: F401 (dice, hexes register themselves)
+from pnpkit import calibration, dice, hexes, labels, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust  # noqa: F401 (dice, hexes, labels register themselves)
 from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, Pack
@@ -105,9 +105,8 @@ def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) ->
     """
     problems = []
 
-    def resolve(href: str) -> str | None:
-        path = (pack.root / href).resolve()
-        return str(path) if path.is_file() and pack.root.resolve() in path.parents else None
+    def resolve(href: str) -> str | None:  # raises paths.Outside, which compile_svg reports
+        return paths.image_file(pack.root, href)
 
     for face in faces:
         if face.extra.get("broken"):

@@ -204,6 +204,7 @@ class Cache:
             deps = []
 
             def recording(href: str) -> str | None:
+                resolve(href)  # a file outside the pack raises here, for compile_svg to report
                 dep = self._dep(href, resolve)
                 deps.append((href, *dep))
                 return dep[0]
@@ -217,8 +218,11 @@ class Cache:
         return drawing
 
     def _dep(self, href: str, resolve) -> tuple:
-        """(resolved path, hash of its content) of a file an SVG draws."""
-        path = resolve(href)
+        """(resolved path, hash of its content) of a file an SVG draws; (None, None) if there is none."""
+        try:
+            path = resolve(href)
+        except ValueError:  # it now leads outside the pack: no cached drawing matches
+            return (None, None)
         if path is None:
             return (None, None)
         memo = ("file", path)

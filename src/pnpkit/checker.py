@@ -7,15 +7,14 @@ reads the same everywhere: what, expected, got, and a hint where there is one.
 from __future__ import annotations
 
 import difflib
-import re
 from pathlib import Path
 
 from pnpkit.errors import Problem
 from pnpkit.loader import Document
+from pnpkit.paths import name_problem
 from pnpkit.units import UnitError, describe, parse_length, parse_size
 
 MISSING = object()
-IDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class Reader:
@@ -41,7 +40,8 @@ class Reader:
     def mapping(self, value, path: tuple, allowed, what: str = "", rule: str = "schema") -> dict | None:
         """A mapping with only the allowed keys; unknown keys get a 'did you mean'."""
         if not isinstance(value, dict):
-            self.problem(path, f"{what or path_name(path)} must be a mapping (got {describe(value)})", rule)
+            got = "text" if path == () and isinstance(value, str) else describe(value)  # a whole file is not quoted
+            self.problem(path, f"{what or path_name(path)} must be a mapping (got {got})", rule)
             return None
         for key in value:
             if key not in allowed:
@@ -66,12 +66,13 @@ class Reader:
             return None
         return value
 
-    def ident(self, value, path: tuple, what: str):
+    def ident(self, value, path: tuple, what: str, key: bool = False):
         """A name that becomes part of file names: letters, digits, '.', '_', '-', starting with a letter or digit."""
         if self.typed(value, path, "string") is None:
             return None
-        if not IDENT.match(value):
-            self.problem(path, f"{what} '{value}' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit (it names files)")
+        problem = name_problem(value, what)
+        if problem:
+            self.problem(path, problem, key=key)
             return None
         return value
 

@@ -16,6 +16,7 @@ from pnpkit import __version__
 from pnpkit import export, preflight, trust
 from pnpkit.build import Code, Result, build, validate
 from pnpkit.options import add_limit_options, add_print_options, print_overrides
+from pnpkit.paths import lang_option
 
 EPILOG = "Problems print as path:line:col: level: message [rule-id]. Exit 0 clean, 1 problems, 2 usage error."
 
@@ -49,7 +50,7 @@ COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpki
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("packs", nargs="+", type=Path, metavar="PACK", help="game pack folder(s), e.g. components/mammoth-herd")
-    p.add_argument("--lang", action="append", metavar="LANG", help="only this language (repeatable; default: every language of the pack)")
+    p.add_argument("--lang", action="append", metavar="LANG", type=lang_option, help="only this language (repeatable; default: every language of the pack)")
     p.add_argument("--strict", action="store_true", help="fail on warnings too")
     trust.add_options(p)
 

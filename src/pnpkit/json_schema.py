@@ -27,6 +27,7 @@ from pathlib import Path
 
 from pnpkit import build, labels, rules, schema, units  # noqa: F401 (build registers the dice and hex rules)
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE
+from pnpkit.paths import LANG_TAG, MAX_LANG, MAX_NAME, NAME
 
 DRAFT = "http://json-schema.org/draft-07/schema#"  # the draft editors' YAML servers support best
 FILES = {"game": "pnpkit-game.schema.json", "components": "pnpkit-components.schema.json"}
@@ -41,9 +42,11 @@ TEMPLATE = {"type": "string", "description": "A Jinja2 SVG template, relative to
 PROVENANCE_TAG = {"enum": list(PROVENANCE), "description": "Where a value comes from: seed, public, inferred or design."}
 
 GAME = {
-    "id": {"type": "string", "description": "The pack's id (default: the folder name); names build/<id>/."},
+    "id": {"type": "string", "pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME,
+           "description": "The pack's id (default: the folder name); names build/<id>/."},
     "name": {**TEXT, "description": "The game's title, per language."},
-    "languages": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1,
+    "languages": {"type": "array", "items": {"type": "string", "pattern": f"^{LANG_TAG.pattern}$", "maxLength": MAX_LANG},
+                  "minItems": 1, "uniqueItems": True,
                   "description": "Language codes, e.g. [pl, en]; every text needs each one; the first is the default."},
     "players": {"type": "object", "required": ["min", "max"], "additionalProperties": False,
                 "properties": {"min": {"type": "integer", "minimum": 1}, "max": {"type": "integer", "minimum": 1}},
@@ -93,7 +96,8 @@ GROUP = {
     "doc": {"type": "string", "description": "What the group is, for people reading the pack."},
 }
 ITEM = {
-    "id": {"type": "string", "description": "Unique across the pack; names the face's SVG file."},
+    "id": {"type": "string", "pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME,
+           "description": "Unique across the pack; names the face's SVG file."},
     "count": {"type": "integer", "minimum": 1, "description": "Copies printed (default 1)."},
     "per_player": {"type": "integer", "description": "Copies per player, printed for players.max."},
     "tags": {"type": "array", "items": {"type": "string"}, "description": "Words that rules select items by."},
@@ -183,6 +187,7 @@ def schemas() -> dict[str, dict]:
     game = _object(GAME, schema.GAME_KEYS, "game.yaml")
     game.update(required=["name", "languages", "players"])
     components = {"type": "object", "additionalProperties": {"$ref": "#/definitions/group"},
+                  "propertyNames": {"pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME},
                   "description": "A component file: each top-level key names a group of items."}
     return {
         "game": {"$schema": DRAFT, "title": "pnpkit game.yaml", **game, "definitions": definitions},

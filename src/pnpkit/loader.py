@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from pnpkit.errors import Location, Problem
+from pnpkit.paths import Outside, confined, display_path, regular_file  # noqa: F401 (display_path: re-exported)
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -60,25 +61,30 @@ class Document:
         return self.values.get((), Location(self.file, 1, 1))
 
 
-def display_path(path: Path) -> str:
-    """Path as the user sees it: relative to where the command was run."""
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
+def load_yaml(path: Path, roots: tuple[Path, ...] | None = None,
+              max_values: int | None = None) -> tuple[Document, list[Problem]]:
+    """Parse one YAML file; syntax errors and duplicate keys become problems.
 
-
-def load_yaml(path: Path, max_values: int | None = None) -> tuple[Document, list[Problem]]:
-    """Parse one YAML file; syntax errors and duplicate keys become problems. A file of more than
-    max_values keys and values (default MAX_VALUES) is refused: a pack shares that budget across its files."""
+    With roots, the file (its links followed) must lie inside one of them, or it is not read.
+    A file of more than max_values keys and values (default MAX_VALUES) is refused: a pack
+    shares that budget across its files."""
     doc = Document(display_path(path))
-    too_large = _too_large(path, doc)
-    if too_large:
-        return doc, too_large
+    start = Location(doc.file, 1, 1)
     try:
+        if roots is not None:
+            confined(path, roots)
+        if path.exists() and not regular_file(path):  # a FIFO or a device would hang or never end
+            return doc, [Problem(start, "cannot read file: not a regular file")]
+        too_large = _too_large(path, doc)
+        if too_large:
+            return doc, too_large
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return doc, [Problem(Location(doc.file, 1, 1), f"cannot read file: {exc}")]
+    except Outside as exc:
+        return doc, [Problem(start, f"{exc} (a pack's YAML files must lie inside its folder)", "paths")]
+    except UnicodeDecodeError as exc:  # its text would quote the file's bytes
+        return doc, [Problem(start, f"cannot read file: it is not UTF-8 text (byte {exc.start})")]
+    except OSError as exc:
+        return doc, [Problem(start, f"cannot read file: {exc.strerror or exc}")]
     max_values = MAX_VALUES if max_values is None else max_values
     too_many = _too_many_events(doc, text, max_values)
     if too_many:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from pnpkit import paths
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Item, Pack
 
@@ -144,18 +145,22 @@ def _linked_art(svg: str, root: Path, art: Path) -> bytes:
     `art`, made once per build however many faces draw it (a 48 MB picture on 32 cards is 48 MB,
     not 2 GB). An <img> would not load the linked files, so the page shows these copies in a
     sandboxed frame (no scripts), sized to the frame as an <img> would be."""
-    tree = etree.fromstring(svg.encode("utf-8"), etree.XMLParser(huge_tree=True))
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
+    tree = etree.fromstring(svg.encode("utf-8"), parser)
     tree.set("width", "100%")
     tree.set("height", "100%")
-    inside = root.resolve()
     for el in tree.iter("{http://www.w3.org/2000/svg}image"):
         for attr in ("href", _XLINK):
             href = el.get(attr)
             if not href or href.startswith("data:"):
                 continue
-            source = (root / href).resolve()
-            if inside not in source.parents or not source.is_file():
+            try:  # found again the way the build found it (paths.image_file): nothing outside the pack
+                found = paths.image_file(root, href)
+            except (OSError, ValueError):  # ValueError: paths.Outside
+                found = None
+            if found is None:
                 continue  # compiling the face has reported it
+            source = Path(found)
             with open(source, "rb") as f:
                 suffix = ".png" if f.read(4) == b"\x89PNG" else ".jpg"
             name = hashlib.sha256(str(source).encode("utf-8")).hexdigest()[:16] + suffix

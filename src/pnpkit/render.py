@@ -10,6 +10,7 @@ located problems, never as tracebacks.
 from __future__ import annotations
 
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -19,10 +20,11 @@ import jinja2.meta
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from markupsafe import Markup
 
-from pnpkit import fonts
+from pnpkit import fonts, paths
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Group, Item, Pack
+from pnpkit.packloader import PackLoader, TemplateRefused
 from pnpkit.text import fit, svg_text
 
 BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"  # _face.svg.j2, _icons.svg.j2
@@ -31,9 +33,20 @@ BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"  # _face.svg.j
 def template_dirs(pack: Pack) -> list[Path]:
     """Where templates are looked up, first match wins: the pack's own templates/, the shared
     templates/ beside components/, then the base templates that come with pnpkit."""
-    shared = pack.root.parent.parent / "templates"
-    dirs = [d for d in (pack.root / "templates", shared) if d.is_dir()]
+    dirs = [d for d in (pack.root / "templates", shared_templates(pack)) if d.is_dir()]
     return dirs + [BUILTIN_TEMPLATES]
+
+
+def shared_templates(pack: Pack) -> Path:
+    """templates/ beside components/: found from the pack folder as named (made absolute, so that
+    `pnpkit build .` finds it too, but with links not followed, so a linked pack finds its own)."""
+    return Path(os.path.abspath(pack.root)).parent.parent / "templates"
+
+
+def template_loader(pack: Pack) -> PackLoader:
+    """Looks templates up in template_dirs(pack) and reads none from outside the pack, the shared
+    templates/ folder or pnpkit's own (see packloader)."""
+    return PackLoader(template_dirs(pack), paths.template_roots(pack.root, shared_templates(pack)))
 
 
 # Functions templates may call besides text_box(): geometry built in code (hex
@@ -77,7 +90,7 @@ def environment(pack: Pack) -> jinja2.Environment:
     internals (`__class__`, `__globals__`, ...) nor change the pack's data, which every face
     shares and the cache keys describe. Building a list goes through `namespace()`."""
     env = Sandbox(
-        loader=jinja2.FileSystemLoader([str(d) for d in template_dirs(pack)]),
+        loader=template_loader(pack),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -122,6 +135,9 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
     where = item.where
     try:
         template = env.get_template(name)
+    except TemplateRefused as exc:
+        problems.append(Problem(item.template_where[side], f"template '{name}' for the {side} of '{item.id}': {exc.message}", "paths"))
+        return None
     except jinja2.TemplateNotFound:
         dirs = ", ".join("pnpkit's own" if d == BUILTIN_TEMPLATES else display_path(d) for d in template_dirs(pack))
         problems.append(Problem(item.template_where[side], f"template '{name}' for the {side} of '{item.id}' not found (looked in {dirs})", "references"))
@@ -138,7 +154,8 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         return None
     except Exception as exc:  # UndefinedError, TypeError in an expression, ...
         line = _template_line(exc)
-        problems.append(Problem(where, f"template '{name}'{line}: {_describe(exc)} (rendering the {side} of '{item.id}')", "template"))
+        rule = "paths" if isinstance(exc, TemplateRefused) else "template"
+        problems.append(Problem(where, f"template '{name}'{line}: {_describe(exc)} (rendering the {side} of '{item.id}')", rule))
         return None
     face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where, shape=group.shape, variant=group.variant, labels=group.labels)
     face.extra.update(template=name, broken=any(p.is_error for p in problems[before:]))
@@ -188,6 +205,8 @@ def _describe(exc: BaseException) -> str:
         return str(exc)
     if isinstance(exc, SecurityError):
         return f"not allowed in a template: {exc} (templates may use their values and pnpkit's helpers only)"
+    if isinstance(exc, TemplateRefused):  # an {% include %}, {% import %} or {% extends %}
+        return f"template '{exc.name}': {exc.message}"
     return f"{type(exc).__name__}: {exc}"
 
 

@@ -11,7 +11,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from pnpkit import fonts, labels
+from pnpkit import fonts, labels, paths
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
@@ -26,6 +26,7 @@ ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back",
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
 FIELD_TYPES = ("text", "string", "int", "number", "bool", "enum", "list")
 CHECK_KEYS = ("rule", "id", "level", "why")
+RESERVED_ID = "pnpkit-cache"  # build.CACHE_DIR, under OUT beside the kits
 
 
 MAX_FILES = 1000  # YAML files in a pack (our kits have at most 5): each costs a read and a parse
@@ -43,10 +44,10 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     if len(files) > MAX_FILES:
         return None, [Problem(Location(display_path(root), 0, 0), f"the pack has {len(files)} YAML files; a pack may have at most {MAX_FILES}", "limits")]
     for path in files:
-        doc, found = load_yaml(path, max(budget, 0))
+        doc, found = load_yaml(path, paths.pack_roots(root), max(budget, 0))
         budget -= len(doc.values) + len(doc.keys)
         problems += found
-        if not any((p.rule == "yaml" and "syntax" in p.message) or p.rule == "limits" for p in found):
+        if not any((p.rule == "yaml" and "syntax" in p.message) or p.rule in ("limits", "paths") for p in found):
             docs.append(doc)
     if not docs or docs[0].file != display_path(manifest):
         return None, problems
@@ -93,7 +94,7 @@ class _Game:
             return
         self.languages = self._languages(r.get(data, (), "languages"))
         langs = self.languages or ("en",)
-        self.id = r.ident(data.get("id", root.name), ("id",), "pack id") or root.name
+        self.id = self._pack_id(data.get("id", root.resolve().name))
         name = r.get(data, (), "name")
         self.name = None if name is None else r.text(name, ("name",), langs)
         self._check_name_glyphs()
@@ -115,13 +116,31 @@ class _Game:
                                    f"no glyph for {chars} in {fonts.DEFAULT_FAMILY}: the pack's name is printed on every page", "glyphs")
                     break
 
+    def _pack_id(self, value) -> str:
+        """The pack id names OUT/<id>/, beside the cache folder it must not take."""
+        pack_id = self.r.ident(value, ("id",), "pack id")
+        if pack_id == RESERVED_ID:
+            self.r.problem(("id",), f"pack id '{pack_id}' is reserved: pnpkit keeps its cache in OUT/{RESERVED_ID}/")
+        return pack_id or "pack"
+
     def _languages(self, value):
+        """Language codes name files (<id>-<lang>.pdf, svg/<lang>/), so each must be a plain tag."""
         if value is None:  # reported as missing already
             return None
         if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
             self.r.problem(("languages",), f"'languages' must be a list of language codes such as [pl, en] (got {describe(value)})")
             return None
-        return tuple(value)
+        good = []
+        for i, lang in enumerate(value):
+            problem = paths.lang_problem(lang)
+            twin = next((g for g in good if g.casefold() == lang.casefold()), None)  # tags ignore case
+            if problem is None and twin is not None:
+                problem = f"language '{lang}' is listed twice" + (f" (as '{twin}')" if twin != lang else "")
+            if problem:  # reported here, and left out so texts are checked against the good ones only
+                self.r.problem(("languages", i), problem)
+            else:
+                good.append(lang)
+        return tuple(good) or None
 
     def _players(self, value):
         if value is None:  # reported as missing already
@@ -251,10 +270,11 @@ def _read_groups(r: Reader, game: _Game):
     if r.doc.data is None:
         return
     if not isinstance(r.doc.data, dict):
-        r.problem((), f"a component file must map group names to groups (got {describe(r.doc.data)})")
+        got = "text" if isinstance(r.doc.data, str) else describe(r.doc.data)  # a whole file of text is not quoted
+        r.problem((), f"a component file must map group names to groups (got {got})")
         return
     for name, spec in r.doc.data.items():
-        if r.ident(name, (name,), "group name") is None:
+        if r.ident(name, (name,), "group name", key=True) is None:
             continue
         group = _read_group(r, game, name, spec)
         if group is not None:
@@ -514,14 +534,26 @@ def _field_value(r: Reader, value, path: tuple, spec: FieldSpec, langs):
 
 
 def _unique_ids(groups: dict) -> list[Problem]:
+    """Ids are unique; ids, and group names, that differ only in case would share a file on
+    Windows and macOS, whose file systems ignore case, so they are reported too."""
     seen: dict[str, Item] = {}
     problems = []
     for group in groups.values():
         for item in group.items:
-            if item.id in seen:
-                problems.append(Problem(item.where, f"duplicate id '{item.id}' (first at {seen[item.id].where})", "unique-ids"))
+            first = seen.get(item.id.casefold())
+            if first is None:
+                seen[item.id.casefold()] = item
+            elif first.id == item.id:
+                problems.append(Problem(item.where, f"duplicate id '{item.id}' (first at {first.where})", "unique-ids"))
             else:
-                seen[item.id] = item
+                problems.append(Problem(item.where, f"id '{item.id}' differs from '{first.id}' (at {first.where}) only in case: "
+                                                     "they would name the same file on Windows and macOS", "unique-ids"))
+    names: dict[str, Group] = {}
+    for group in groups.values():
+        first = names.setdefault(group.name.casefold(), group)
+        if first is not group:
+            problems.append(Problem(group.where, f"group '{group.name}' differs from '{first.name}' (at {first.where}) only in case: "
+                                                 "they would name the same folder on Windows and macOS", "unique-ids"))
     return problems
 
 

@@ -10,9 +10,15 @@ Subset: root `<svg>` with width/height in mm and a viewBox (always stretched;
 if its aspect ratio differs from width/height, preserveAspectRatio="none" is
 required); `g`, `defs`, `use`, nested `svg` (x y width height viewBox), `rect`,
 `circle`, `ellipse`, `line`, `polyline`, `polygon`, `path`, `text`/`tspan`,
-`image` (PNG/JPEG), `clipPath`; `title`/`desc`/`metadata` are ignored. Lengths
+`image` (PNG/JPEG), `clipPath`; `title`/`desc`/`metadata` are not drawn. Lengths
 are plain numbers in user units. Presentation properties may be attributes or
 `style` declarations; see `_PARSERS` for the inherited ones.
+
+What is not drawn is checked all the same: `display="none"` content is compiled
+and dropped, and every element the compiler did not read (inside `metadata`,
+`title`, `desc` or an unsupported element) is searched for what would load or
+run something in a browser (_unchecked). DOCTYPEs, so DTDs and entities, and
+processing instructions are refused.
 
 Deliberate differences from a browser:
 - `opacity` on `g`/`use`/`svg` is multiplied into each descendant's fill and
@@ -487,6 +493,7 @@ class _Compiler:
         self.resolve_href = resolve_href
         self.problems: dict[tuple[int, str], None] = {}  # ordered and de-duplicated
         self.ids, self.clips, self.using = {}, {}, set()
+        self.checked = set()  # elements attributes() has read; _unchecked() looks at all the others
         for el in root.iter(etree.Element):
             ident = el.get("id")
             if ident in self.ids:
@@ -512,11 +519,14 @@ class _Compiler:
         """(own attributes, presentation properties) of el; style wins over attributes."""
         own_names, prop_names = _ELEMENTS[tag]
         own, props, style = {}, {}, None
+        self.checked.add(el)
         for name, value in el.attrib.items():
             if name[0] == "{":
                 ns, local = name[1:].split("}")
                 prefix = _NS_PREFIX.get(ns) or next((p for p, u in el.nsmap.items() if u == ns), ns)
                 name = "href" if (prefix, local) == ("xlink", "href") else f"{prefix}:{local}"
+            if name == "href" and "href" in own:  # a browser would take one, we would check the other
+                self.problem(el, f"<{tag}> has both href and xlink:href: give one")
             if name in own_names:
                 own[name] = value
             elif name in prop_names:
@@ -570,12 +580,12 @@ class _Compiler:
             self.problem(el, f"unsupported element <{tag}>")
             return
         own, props = self.attributes(el, tag)
-        if not self.value(el, _DISPLAY, props.get("display", "inline"), "display", True):
-            return
+        shown = self.value(el, _DISPLAY, props.get("display", "inline"), "display", True)
         st = self.style(el, st, props)
         body = []
         inner, viewport = handler(self, el, own, st, body) or (None, None)
-        self.emit(el, props, body, out, inner, viewport)
+        if shown:  # display="none" is compiled all the same: hidden content is checked like the rest
+            self.emit(el, props, body, out, inner, viewport)
 
     def emit(self, el, props, body, out, inner=None, viewport=None):
         """Append body to out, wrapped in el's transform, clip-path and viewport when it has them."""
@@ -732,7 +742,11 @@ class _Compiler:
                 self.problem(el, "image data URI must be data:image/png;base64,… or data:image/jpeg;base64,…")
             head, source = (data or b"")[:4], data
         else:
-            path = self.resolve_href(href) if self.resolve_href else None
+            try:
+                path = self.resolve_href(href) if self.resolve_href else None
+            except ValueError as exc:  # the resolver refuses it, e.g. it leads outside the pack
+                self.problem(el, str(exc))
+                return None
             try:
                 with open(path, "rb") as f:
                     head, source = f.read(4), str(path)
@@ -882,6 +896,49 @@ def _largest(values) -> float:
     return best
 
 
+# Checked wherever they sit, even where nothing is drawn (<metadata>, <title>, <desc>, inside an
+# unsupported element): what would run or load something if a browser opened the SVG.
+_NEVER = {"script", "style", "foreignObject", "iframe", "object", "embed", "link", "feImage", "audio",
+          "video", "handler", "listener", "include", "animation", "discard", "set", "animate"}
+_LINK_ATTRS = {"href", "src"}
+_CSS_URL_RE = re.compile(r"url\(\s*['\"]?\s*(?!#)", re.I)
+
+
+def _unchecked(compiler, root):
+    """Report what could load or run something in the elements the compiler did not read."""
+    for el in root.iter(etree.Element):
+        if el in compiler.checked:
+            continue
+        tag = _tag(el)
+        if etree.QName(el).localname in _NEVER:
+            compiler.problem(el, f"unsupported element <{tag}>")
+        for name, value in el.attrib.items():
+            local = etree.QName(name).localname
+            shown = f"'{value[:60]}…'" if len(value) > 60 else f"'{value}'"
+            if local in _LINK_ATTRS and tag == "image":
+                compiler.image_source(el, value)
+            elif local in _LINK_ATTRS and not value.startswith("#"):
+                compiler.problem(el, f"<{tag}> links to {shown}: only an <image> may name a file")
+            elif local.startswith("on") or _CSS_URL_RE.search(value):
+                compiler.problem(el, f"unsupported attribute '{local}' on <{tag}>")
+
+
+_NO_DTD = "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"
+
+
+def _doctype_line(svg):
+    return svg.count("\n", 0, max(svg.find("<!DOCTYPE"), 0)) + 1
+
+
+def _preamble(svg, compiler, root):
+    """DTDs (and so entities) and processing instructions are refused: they can pull in files."""
+    if root.getroottree().docinfo.doctype:
+        compiler.problems[(_doctype_line(svg), _NO_DTD)] = None
+    for node in [*root.itersiblings(preceding=True), *root.itersiblings(), *root.iter(etree.PI)]:
+        if node.tag is etree.PI:
+            compiler.problem(node, f"processing instruction <?{node.target}?> is not supported")
+
+
 def compile_svg(svg: str, resolve_href=None) -> Drawing:
     """Parse strictly and compile. Raise SvgError listing EVERY problem found (not just the first).
 
@@ -890,10 +947,12 @@ def compile_svg(svg: str, resolve_href=None) -> Drawing:
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
     try:
         root = etree.fromstring(svg.encode(), parser)
-    except etree.XMLSyntaxError as e:
-        raise SvgError([(e.lineno, e.msg)]) from None
+    except etree.XMLSyntaxError as e:  # an entity bomb fails here: say what is not allowed
+        raise SvgError([(_doctype_line(svg), _NO_DTD)] if "<!DOCTYPE" in svg else [(e.lineno, e.msg)]) from None
     compiler = _Compiler(root, resolve_href)
+    _preamble(svg, compiler, root)
     drawing = compiler.document(root)
+    _unchecked(compiler, root)
     too_far = _too_far(drawing) if drawing is not None and not compiler.problems else None
     if too_far:
         compiler.problem(root, too_far)

@@ -82,8 +82,9 @@ def describe(value: object) -> str:
         return "nothing"
     if isinstance(value, bool):
         return f"boolean {str(value).lower()}"
-    if isinstance(value, str):
-        return f"'{value}'"
+    if isinstance(value, str):  # one line of it at most: a message never quotes a file at length
+        line = value.split("\n", 1)[0]
+        return f"'{line[:60]}…'" if len(line) > 60 or line != value else f"'{value}'"
     if isinstance(value, (list, tuple)):
         return "a list"
     if isinstance(value, dict):

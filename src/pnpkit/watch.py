@@ -42,6 +42,7 @@ from pnpkit import preview, render, trust
 from pnpkit.build import Result
 from pnpkit.cache import Cache
 from pnpkit.options import add_print_options, print_overrides
+from pnpkit.paths import lang_option
 
 INTERVAL = 0.05  # seconds between looks at the files
 SETTLE = 0.05  # seconds the files must stay unchanged before a build
@@ -56,7 +57,7 @@ def configure(sub) -> None:
                     "changes. Only faces whose inputs changed are rendered again. A broken pack prints its "
                     "problems and the last good build stays in place until the next save fixes it. Ctrl-C stops.")
     w.add_argument("pack", type=Path, metavar="PACK", help="game pack folder, e.g. components/mammoth-herd")
-    w.add_argument("--lang", action="append", metavar="LANG", help="only this language (repeatable)")
+    w.add_argument("--lang", action="append", metavar="LANG", type=lang_option, help="only this language (repeatable)")
     w.add_argument("--strict", action="store_true", help="treat warnings as failures")
     trust.add_options(w)
     add_print_options(w)
