@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import ROOT, write_pack
-from pnpkit import dice
+from pnpkit import dice, layout
 from pnpkit.build import validate
 from pnpkit.layout import impose
 from pnpkit.schema import load_pack
@@ -259,9 +259,10 @@ class TestNetPacker:
         ys = sorted({round(p.y, 3) for p in page.placements})
         assert xs[1] - xs[0] == pytest.approx(69 + dice.NET_GAP)
         assert ys[1] - ys[0] == pytest.approx(48 + dice.NET_GAP)
-        # centred on the page
+        # centred between the margins, and above the page's label
         assert xs[0] - 0 == pytest.approx(210 - (xs[-1] + 69))
-        assert ys[0] == pytest.approx(297 - (ys[-1] + 48))
+        assert ys[0] - page.ink[1] == pytest.approx(page.ink[3] - (ys[-1] + 48))
+        assert page.ink[1] == 5 and page.ink[3] == pytest.approx(297 - 5 - layout.FOOTER)
 
     def test_each_group_of_nets_starts_a_page(self, tmp_path):
         big = DICE.replace("stickers:\n  kind: token\n  size: 30x20mm", "big:\n  kind: die\n  size: 69x48mm")

@@ -8,7 +8,7 @@ import pypdfium2
 import pytest
 
 from conftest import ROOT, write_pack
-from pnpkit import hexes, render
+from pnpkit import hexes, layout, render
 from pnpkit.cli import main
 from pnpkit.errors import Location
 from pnpkit.layout import impose
@@ -107,13 +107,16 @@ class TestPacker:
     def test_tiles_are_the_set_size_and_inside_the_margins_bleed_included(self):
         s = PrintSettings(margin=5)
         page = impose(hex_faces(20, back=False), s)[0][0]
+        assert page.ink == pytest.approx((5, 5, 205, 297 - 5 - layout.FOOTER))
         for p in page.placements:
             assert (p.w, p.h) == FLAT_TOP
             xs, ys = [x for x, _ in p.outline], [y for _, y in p.outline]
-            assert min(xs) >= 5 - 1e-6 and max(xs) <= 205 + 1e-6 and min(ys) >= 5 - 1e-6 and max(ys) <= 292 + 1e-6
+            assert min(xs) >= 5 - 1e-6 and max(xs) <= 205 + 1e-6 and min(ys) >= 5 - 1e-6 and max(ys) <= page.ink[3] + 1e-6
 
-    def test_outline_grows_by_the_bleed_only_where_no_neighbour_is(self):
-        page = impose(hex_faces(20, back=False, bleed=3), PrintSettings())[0][0]
+    @pytest.mark.parametrize("count, bleed", [(7, 3), (20, 1.5)])  # 20 fit a page only with half the bleed outside
+    def test_outline_grows_by_the_bleed_only_where_no_neighbour_is(self, count, bleed):
+        page = impose(hex_faces(count, back=False, bleed=3), PrintSettings())[0][0]
+        assert len(page.placements) == count
         taken = [centre(p) for p in page.placements]
         for p in page.placements:
             c = centre(p)
@@ -125,7 +128,7 @@ class TestPacker:
                 if shared:  # the outline stops on the shared cut line: neighbours never overlap
                     assert reach == pytest.approx(FLAT / 2), (p.face.item, angle)
                 else:
-                    assert reach >= FLAT / 2 + 3 - 1e-6, (p.face.item, angle)
+                    assert reach >= FLAT / 2 + bleed - 1e-6, (p.face.item, angle)
 
     def test_cut_lines_are_every_edge_once(self):
         page = impose(hex_faces(20, back=False), PrintSettings())[0][0]

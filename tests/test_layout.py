@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pnpkit import layout
 from pnpkit.layout import impose, mirror_axis
 from pnpkit.model import Face, PrintSettings
 from pnpkit.errors import Location
@@ -27,21 +28,26 @@ class TestGrid:
         assert [len(p.placements) for p in pages] == [9, 1]
         assert (pages[0].w, pages[0].h) == (210, 297)
 
-    def test_nine_poker_cards_per_letter_page_butted(self):
+    def test_eight_poker_cards_per_letter_page_butted(self):
+        # 3 x 3 would need 266.7 mm of Letter's 279.4 mm inside 5 mm margins, leaving none for the
+        # crop marks and the label, which the margin never takes: 4 x 2 on landscape instead
         pages, _ = impose(faces(9), PrintSettings(paper="letter", backs="none"))
-        assert len(pages) == 1 and len(pages[0].placements) == 9
+        assert [len(p.placements) for p in pages] == [8, 1]
+        assert (pages[0].w, pages[0].h) == (279.4, 215.9)
 
     def test_grid_is_centred_and_butted(self):
         pages, _ = impose(faces(9), PrintSettings(paper="a4", backs="none"))
         xs = sorted({round(p.x, 3) for p in pages[0].placements})
         ys = sorted({round(p.y, 3) for p in pages[0].placements})
         assert xs == pytest.approx([9.75, 73.25, 136.75])  # (210 - 190.5) / 2 and one card apart
-        assert ys == pytest.approx([15.15, 104.05, 192.95])
+        # centred between the top margin plus the marks' room (5 + 3.5) and the bottom one plus the label (5 + 2.5 + 3.5)
+        assert ys == pytest.approx([8.5 + (297 - 8.5 - 11 - 266.7) / 2 + k * 88.9 for k in range(3)])
 
     def test_bleed_shows_only_at_block_edges_when_butted(self):
         pages, _ = impose(faces(9), PrintSettings(paper="a4", backs="none", gap=0))
         corner, middle = pages[0].placements[0], pages[0].placements[4]
-        assert corner.reach == (3, 3, 0, 0)
+        # beside the block only (210 - 2 x 8.5 - 190.5) / 2 = 1.25 mm is left inside the margin and the marks
+        assert corner.reach == pytest.approx((1.25, 3, 0, 0))
         assert middle.reach == (0, 0, 0, 0)
 
     def test_gutters_show_half_the_gap_of_bleed(self):
@@ -58,7 +64,7 @@ class TestGrid:
         assert problems == []
         assert [(p.tile.name, p.w, p.h) for p in pages] == [("A1", 210, 297), ("A2", 210, 297), ("B1", 210, 297), ("B2", 210, 297)]
         a1, a2, b1 = pages[0].tile, pages[1].tile, pages[2].tile
-        assert a1.window == (0, 0, 200, 287)  # printable area inside 5 mm margins
+        assert a1.window == pytest.approx((0, 0, 193, 277.5))  # inside 5 mm margins, the marks' room, the label
         assert a2.window[0] == a1.window[2] - 12  # neighbours share a 12 mm strip
         assert b1.window[1] == a1.window[3] - 12
         assert pages[3].tile.window[2:] == (306, 406)  # the last sheet reaches the far bleed edge
@@ -70,7 +76,7 @@ class TestGrid:
         blocks = pages[0].blocks()
         assert [len(b) for b in blocks] == [2, 2]
         gap = min(p.y for p in blocks[1]) - max(p.y + p.h for p in blocks[0])
-        assert gap >= 3 + 3 + 12  # both bleeds plus room for two rows of crop marks
+        assert gap >= 3 + 3 + 2 * layout.mark_room(PrintSettings())  # both bleeds plus room for two rows of crop marks
 
 
 class TestBacks:
@@ -132,12 +138,19 @@ class TestSplitFaceBacks:
         l, t, r, b = front.clip
         assert back.clip == pytest.approx((210 - r, t, 210 - l, b))  # the window, mirrored across the page
 
-    def test_gutter_fold_cannot_back_a_split_face_and_says_so(self):
+    def test_gutter_fold_gives_a_split_face_back_sheets_to_fold_against_its_fronts(self):
         pages, problems = impose(faces(1, size=(300, 400)), PrintSettings(paper="a4", backs="gutter-fold"))
-        assert all(p.side == "front" for p in pages)
-        assert [p.message for p in problems] == [
-            "'cards0' is split over sheets, so gutter-fold cannot put its back beside it; its back is not printed (use long-edge or short-edge backs)"]
-        assert problems[0].level == "warning"
+        assert problems == []
+        assert [(p.side, p.fold_pair) for p in pages] == [("front", False), ("back", True)] * 4
+        for front, back in zip(pages[::2], pages[1::2]):  # mirrored across the sheet's edge: taped there, they fold
+            l, t, r, b = front.placements[0].clip
+            assert back.placements[0].clip == pytest.approx((210 - r, t, 210 - l, b))
+            assert back.placements[0].face.side == "back"
+
+    def test_gutter_fold_backs_a_face_too_wide_for_half_a_sheet(self):
+        pages, problems = impose(faces(1, size=(190, 260)), PrintSettings(paper="a4", backs="gutter-fold"))
+        assert problems == [] and [(p.side, p.fold_pair, p.tile.name if p.tile else None) for p in pages] == [
+            ("front", False, None), ("back", True, None)]  # whole on a sheet of its own: not split
 
 
 class TestDuplexParity:

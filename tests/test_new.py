@@ -36,15 +36,17 @@ def test_a_new_pack_validates_without_a_single_problem_and_builds(project):
     result = build.validate(pack)
     assert result.problems == []
     groups = {g.name: (g.kind, len(g.items), "back" in g.templates) for g in result.pack.groups.values()}
-    assert groups == {"cards": ("card", 4, True), "dice": ("die", 1, False), "sheets": ("sheet", 1, False), "tiles": ("tile", 3, False)}
+    assert groups == {"cards": ("card", 4, True), "dice": ("die", 1, False), "sheets": ("sheet", 1, False), "tiles": ("tile", 3, False),
+                      "box-labels": ("sheet", 1, False)}
     run = project.run("build", str(pack))
     assert run.code == 0, run.out
     pdf = PdfReader(project.root / "build" / "moon-base" / "moon-base-en.pdf")
     text = "".join(page.extract_text() for page in pdf.pages)
     for words in ("Scout", "Guard", "Start", "Road", "How to play", "Moon Base"):
         assert words in text
-    # print check and its back; cards, their backs; the die, a blank back; the sheet and the tiles, a blank back
-    assert len(pdf.pages) == 2 + 6
+    # print check and its back; cards, their backs; the die, a blank back; the sheet and the tile, a blank back;
+    # the label sheet's test page and the labels, each with a blank back
+    assert len(pdf.pages) == 2 + 6 + 4
     assert (project.root / "build" / "moon-base" / "index.html").is_file()
 
 

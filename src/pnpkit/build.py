@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, changes, dice, hexes, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
+from pnpkit import calibration, changes, dice, hexes, labels, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust  # noqa: F401 (dice, hexes, labels register themselves)
 from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, Pack
@@ -75,6 +75,11 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
     unknown = [lang for lang in langs or [] if lang not in pack.languages]
     if unknown:
         problems.append(Problem(pack.where, f"the pack has no language {', '.join(unknown)} (it has {', '.join(pack.languages)})", "usage"))
+    variants = sorted({g.variant for g in pack.groups.values() if g.variant})
+    strangers = [v for v in (overrides or {}).get("variants") or () if v not in variants]
+    if strangers:
+        problems.append(Problem(pack.where, f"the pack has no variant {', '.join(strangers)} (it has {', '.join(variants) or 'none'})", "usage"))
+    if unknown or strangers:
         result.problems = _sorted(problems)
         return result
     env = render.environment(pack)
@@ -85,6 +90,7 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         faces, found = cache.render(pack, lang, env) if cache else render.render(pack, lang, env)
         problems += found
         problems += _compile(pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env)
+        problems += _check_texts(pack, faces, env, any(p.rule == "font-size" for p in problems))
         result.faces[lang] = faces
         result.pages[lang], found = layout.impose(faces, pack.print)  # cheap, and it has problems of its own
         problems += found
@@ -115,6 +121,23 @@ def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) ->
                 problems += [_svg_problem(env, face, line, message) for line, message in exc.problems]
         face.drawing = compiled[face.svg]
     return problems
+
+
+def _check_texts(pack: Pack, faces: list[Face], env, sizes_reported: bool) -> list[Problem]:
+    """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once per
+    template line that wrote it, else once per item. When text_box() has refused a size already
+    (an error), the sizes are not measured again: that would repeat it for every item."""
+    out, seen = [], set()
+    for face in faces:
+        if face.drawing is None or face.extra.get("broken") or face.svg in seen:
+            continue  # a broken face has its errors (text_box's own size check among them)
+        seen.add(face.svg)
+        for text, message in textcheck.problems(face, 0.0 if sizes_reported else pack.print.min_font_pt):
+            where = render.find_text_in_template(env, face.extra.get("template", ""), text)
+            where = where or face.where
+            detail = "" if where is not face.where else f" (the {face.side} of '{face.item}')"
+            out.append(Problem(where, message + detail, "text", "warning"))
+    return list(dict.fromkeys(out))
 
 
 def _svg_problem(env, face: Face, line: int, message: str) -> Problem:
@@ -222,6 +245,10 @@ def _label(pages: list, pack: Pack, lang: str) -> None:
             t = page.tile
             page.label += (f" · {page.placements[0].face.item}: sheet {t.name} of {t.rows}x{t.cols}"
                            " · cut left and top edges along the print, lay on the neighbour, match the targets")
+        if page.note:
+            page.label += f" · {page.note}"
+        if page.fold_pair:
+            page.label += " · too large to fold beside its front: lay this sheet left of the last one, edges touching; tape, fold along the join"
 
 
 def _calibration(pack: Pack, lang: str) -> dict:

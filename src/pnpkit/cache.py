@@ -138,7 +138,7 @@ class Cache:
                     entry = self.faces.get(key) if key else None
                     if entry is not None:
                         entry[0] = self.generation
-                        face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, entry[1], item.where)
+                        face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, entry[1], item.where, shape=group.shape, variant=group.variant, labels=group.labels)
                         face.extra.update(template=name, broken=False)
                         self.stats["faces reused"] += 1
                     else:

@@ -341,7 +341,7 @@ def pack_nets(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], 
 
 def _fill_nets(page: layout.Page, copies: list[Face], s: PrintSettings) -> int:
     """Shelf-pack nets onto the page; centre each row and the rows as a whole. Returns how many went on."""
-    aw, ah = page.w - 2 * s.margin, page.h - 2 * s.margin
+    left, area_top, aw, ah = layout.printable_area(s, (page.w, page.h), marks=False)  # nets carry their own cut lines
     rows: list[list[Face]] = []
     y, n = 0.0, 0
     for face in copies:
@@ -360,10 +360,10 @@ def _fill_nets(page: layout.Page, copies: list[Face], s: PrintSettings) -> int:
             rows.append([face])
         n += 1
     total_h = y + (max(f.size[1] for f in rows[-1]) if rows else 0.0)
-    top = s.margin + (ah - total_h) / 2
+    top = area_top + (ah - total_h) / 2
     for row in rows:
         row_w = sum(f.size[0] for f in row) + NET_GAP * (len(row) - 1)
-        x = s.margin + (aw - row_w) / 2
+        x = left + (aw - row_w) / 2
         for face in row:
             page.placements.append(layout.Placement(face, x, top, (0.0, 0.0, 0.0, 0.0)))
             x += face.size[0] + NET_GAP

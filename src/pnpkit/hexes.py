@@ -171,22 +171,24 @@ def _runs(copies: list[Face]) -> list[list[Face]]:
 
 
 def _pack_run(run: list[Face], lattice: _Lattice, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
+    """Pages of hexes; each takes the paper orientation and the bleed (all of it, half, none) that hold the most."""
     pages = []
     i = 0
     while i < len(run):
         best = None
         for size in layout.paper_sizes(s):
-            cols = lattice.columns(*_room(lattice, layout.printable_area(s, size)))
-            n = min(sum(cols), len(run) - i)
-            if n > 0 and (best is None or n > best[2]):
-                best = (size, cols, n)
+            for bleed in (run[i].bleed, run[i].bleed / 2, 0.0):  # outer bleed gives way before a row does
+                cols = lattice.columns(*_room(lattice, layout.printable_area(s, size, bleed, marks=False)))
+                n = min(sum(cols), len(run) - i)
+                if n > 0 and (best is None or n > best[2]):
+                    best = (size, cols, n, bleed)
         if best is None:
             face = run[i]
             msg = (f"hex '{face.item}' ({lattice.shape.flat:g}mm across the flats, {face.bleed:g}mm bleed) "
                    f"does not fit on {s.paper} paper inside {s.margin:g}mm margins")
             return pages, [Problem(face.where, msg, "layout")]
-        size, cols, n = best
-        pages.append(_page(run[i:i + n], lattice, cols, size, s))
+        size, cols, n, bleed = best
+        pages.append(_page(run[i:i + n], lattice, cols, size, s, bleed))
         i += n
     return pages, []
 
@@ -197,11 +199,11 @@ def _room(lattice: _Lattice, area) -> tuple[float, float]:
     return (h, w) if lattice.shape.pointy else (w, h)
 
 
-def _page(faces: list[Face], lattice: _Lattice, cols: list[int], size, s: PrintSettings) -> Page:
+def _page(faces: list[Face], lattice: _Lattice, cols: list[int], size, s: PrintSettings, bleed: float) -> Page:
     """One page: the hexes on their lattice, centred in the area, with outlines and cut lines."""
     shape = lattice.shape
     ab = lattice.centres(cols, len(faces))
-    left, top, w, h = layout.printable_area(s, size)
+    left, top, w, h = layout.printable_area(s, size, bleed, marks=False)  # the outlines are the cut lines
     # centre the block of trims in the area
     a_lo, a_hi = min(a for a, _ in ab) - shape.side, max(a for a, _ in ab) + shape.side
     b_lo, b_hi = min(b for _, b in ab) - shape.flat / 2, max(b for _, b in ab) + shape.flat / 2
@@ -217,7 +219,7 @@ def _page(faces: list[Face], lattice: _Lattice, cols: list[int], size, s: PrintS
                 fold=size[0] / 2 if s.backs == "gutter-fold" else None)
     taken = {_key(c) for c in centres}
     for face, (cx, cy) in zip(faces, centres):
-        outline = _outline(cx, cy, shape, face.bleed, taken)
+        outline = _outline(cx, cy, shape, bleed, taken)
         fw, fh = face.size
         x, y = cx - fw / 2, cy - fh / 2
         reach = (max(0.0, x - min(p[0] for p in outline)), max(0.0, y - min(p[1] for p in outline)),

@@ -25,7 +25,7 @@ import os
 import sys
 from pathlib import Path
 
-from pnpkit import build, rules, schema, units  # noqa: F401 (build registers the dice and hex rules)
+from pnpkit import build, labels, rules, schema, units  # noqa: F401 (build registers the dice and hex rules)
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE
 from pnpkit.paths import LANG_TAG, MAX_LANG, MAX_NAME, NAME
 
@@ -73,11 +73,17 @@ PRINT = {
     "back_marks": {"type": "boolean", "description": "Crop marks on back pages too (default true); off when a duplex drift would show them on the backs."},
     "overlap": {**LENGTH, "description": "Shared strip of a face split over several sheets."},
     "stamp": {"type": "boolean", "description": "Print the pack's id, version and the build date small on every face, in the band between trim and safe area, to tell printings apart."},
+    "variants": {"type": "array", "items": {"type": "string"},
+                 "description": "Which variants print (groups marked variant: NAME); default: every group. --variant overrides."},
 }
 GROUP = {
     "kind": {"enum": list(KINDS), "description": "What the items are: " + ", ".join(KINDS) + "."},
     "size": SIZE,
     "bleed": {**LENGTH, "description": "This group's bleed (default: print.bleed)."},
+    "shape": {"type": "string", "pattern": r"^(rect|circle|hex|rounded\(.+\))$",
+              "description": "rect, rounded(3mm), circle or hex: the cut guide printed and the bleed's clip."},
+    "labels": {"enum": labels.names(), "description": "Print on this label sheet, one face per label, no crop marks."},
+    "variant": {"type": "string", "description": "One of several ways to make the same components; print.variants chooses which print."},
     "front": {**TEMPLATE, "description": "Template of the front of each item."},
     "back": {**TEMPLATE, "description": "Template of the back (optional; an item may override it)."},
     "fields": {"type": "object", "additionalProperties": {"$ref": "#/definitions/field"},

@@ -11,6 +11,7 @@ whole rule, whatever the blocks look like.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -18,9 +19,11 @@ from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, PrintSettings
 from pnpkit.units import SIZES
 
-FOLD_CLEARANCE = 5.0  # mm from the fold line to the nearest trim (print-standards §4.4)
+FOLD_CLEARANCE = 5.0  # mm from the fold line to the nearest bleed (print-standards §4.4)
 FOLD_BLOCKS = 1000  # block numbers of gutter-fold backs start here
-MARK_ROOM = 6.0  # mm a block keeps clear beyond its bleed for crop marks between blocks
+MARK_CLEAR = 0.5  # mm between the bleed's edge and a crop mark
+MARK_LENGTH = 3.0  # mm; with MARK_CLEAR the room crop marks take beyond a block's bleed
+FOOTER = 2.5  # mm above the bottom margin for the page's label (6 pt): with the marks, 3 x 3 poker cards still fit A4 either way
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,10 @@ class Page:
     marks: bool = True  # crop marks and cut lines wanted on this page
     lines: list[tuple[float, float, float, float]] = field(default_factory=list)  # extra cut marks (x1, y1, x2, y2)
     packed: bool = False  # laid out by a packer (PACKERS): not re-centred
+    note: str = ""  # said in the page's label: what the page is for
+    own_sheet: bool = False  # a face too large to share the sheet (split or whole): its back cannot sit beside it
+    fold_pair: bool = False  # gutter-fold back on a sheet of its own: taped to its front's left edge and folded
+    ink: tuple[float, float, float, float] | None = None  # where marks and lines may go (left, top, right, bottom); the label goes below
 
     @property
     def single_face(self) -> bool:
@@ -97,6 +104,7 @@ PACKERS: dict = {}
 
 def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Lay out every printed copy of every front; backs follow their fronts' pages."""
+    faces = [f for f in faces if settings.prints(f.variant)]  # the variants chosen (print.variants, --variant)
     too_many = too_many_faces([(f.item, f.count, f.where) for f in faces if f.side == "front"], settings.max_faces)
     if too_many:
         return [], too_many
@@ -110,11 +118,12 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
     problems += _dropped(faces, fronts, problems, settings)
     pages: list[Page] = []
     for page in fronts:
-        if page.tile is not None:
-            pages += _tile_with_back(page, backs, settings, problems)
+        if page.own_sheet:
+            pages += _tile_with_back(page, backs, settings)
             continue
         if not page.packed:
-            _centre_vertically(page)
+            _centre_vertically(page, face_area(settings, (page.w, page.h)))
+            _clamp_reach(page, face_area(settings, (page.w, page.h)))
         back = _backs(page, backs, settings)
         if settings.backs == "gutter-fold":  # backs on the other half: their own blocks, their own marks
             page.placements += [Placement(b.face, b.x, b.y, b.reach, b.block + FOLD_BLOCKS, b.clip, b.outline) for b in back.placements]
@@ -122,6 +131,8 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
             pages.append(page)
         else:
             pages += [page, back] if back.placements or settings.duplex else [page]
+    for page in pages:
+        page.ink = ink_area(settings, (page.w, page.h))
     return pages, problems
 
 
@@ -158,30 +169,26 @@ def _dropped(faces: list[Face], fronts: list[Page], problems: list[Problem], s: 
     return out
 
 
-def _tile_with_back(page: Page, backs: dict, s: PrintSettings, problems: list) -> list[Page]:
-    """A sheet of a split face, and in duplex modes the matching sheet of its back."""
+def _tile_with_back(page: Page, backs: dict, s: PrintSettings) -> list[Page]:
+    """A sheet of a face that takes whole sheets, and (duplex or gutter-fold) the matching sheet of its back."""
     face = page.placements[0].face
     if (face.group, face.item) not in backs or s.backs == "none":
         return [page, Page(page.w, page.h, "back")] if s.duplex else [page]
-    if s.backs == "gutter-fold":
-        if page.tile.row == page.tile.col == 0:  # once per face
-            problems.append(Problem(face.where, f"'{face.item}' is split over sheets, so gutter-fold cannot put its back beside it; its back is not printed (use long-edge or short-edge backs)", "layout", "warning"))
-        return [page]
     back = _backs(page, backs, s)
     back.packed = True  # the split face's own marks are on the front; the back is cut with it
+    # gutter-fold: a back too large to sit beside its front gets a sheet of its own, the front's
+    # mirror image across the sheet's left edge: lay the two sheets edge to edge, tape, fold there
+    back.fold_pair = s.backs == "gutter-fold"
     return [page, back]
 
 
 def _by_packer(copies: list[Face]):
-    """Consecutive faces that share a packer, in order."""
-    runs: list = []
+    """The faces of each packer, packers in the order their first face comes: a packer sees all of
+    its faces at once, so a later group can fill the room an earlier one left."""
+    runs: dict = {}
     for face in copies:
-        packer = PACKERS.get(face.kind, _fill)
-        if runs and runs[-1][0] is packer:
-            runs[-1][1].append(face)
-        else:
-            runs.append((packer, [face]))
-    return runs
+        runs.setdefault(PACKERS["labels"] if face.labels else PACKERS.get(face.kind, _fill), []).append(face)
+    return list(runs.items())
 
 
 def paper_size(settings: PrintSettings, landscape: bool) -> tuple[float, float]:
@@ -195,12 +202,34 @@ def paper_sizes(settings: PrintSettings) -> list[tuple[float, float]]:
     return [paper_size(settings, land) for land in landscape]
 
 
-def printable_area(settings: PrintSettings, page: tuple[float, float]) -> tuple[float, float, float, float]:
-    """Left, top, width and height fronts may use: inside the margins (the left half for gutter-fold)."""
-    width = page[0] - 2 * settings.margin
+def ink_area(settings: PrintSettings, page: tuple[float, float]) -> tuple[float, float, float, float]:
+    """Left, top, right, bottom of where anything may be inked except the label: inside print.margin,
+    which most home printers cannot print (print-standards §4.1), and above the footer."""
+    m = settings.margin
+    return m, m, page[0] - m, page[1] - m - FOOTER
+
+
+def mark_room(settings: PrintSettings) -> float:
+    """Room crop marks take beyond a block's bleed."""
+    return MARK_CLEAR + MARK_LENGTH if settings.crop_marks else 0.0
+
+
+def face_area(settings: PrintSettings, page: tuple[float, float], marks: bool = True) -> tuple[float, float, float, float]:
+    """Left, top, right, bottom where faces (bleed included) may go: the ink area less the crop marks'
+    room (`marks`), and for gutter-fold only the left half, FOLD_CLEARANCE from the fold."""
+    left, top, right, bottom = ink_area(settings, page)
+    r = mark_room(settings) if marks else 0.0
+    left, top, right, bottom = left + r, top + r, right - r, bottom - r
     if settings.backs == "gutter-fold":
-        width = (width - 2 * FOLD_CLEARANCE) / 2
-    return settings.margin, settings.margin, width, page[1] - 2 * settings.margin
+        right = min(right, page[0] / 2 - FOLD_CLEARANCE)
+    return left, top, right, bottom
+
+
+def printable_area(settings: PrintSettings, page: tuple[float, float], bleed: float = 0.0,
+                   marks: bool = True) -> tuple[float, float, float, float]:
+    """Left, top, width and height that trims may use when `bleed` must fit around them (face_area less bleed)."""
+    left, top, right, bottom = face_area(settings, page, marks)
+    return left + bleed, top + bleed, right - left - 2 * bleed, bottom - top - 2 * bleed
 
 
 def _fits(n: float, size: float, gap: float) -> int:
@@ -235,9 +264,33 @@ def fill_pages(copies: list[Face], s: PrintSettings, new_page, fill, too_big) ->
 
 
 def _fill(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Problem]]:
-    """The grid packer: blocks of same-size faces; a face larger than the paper is split over sheets."""
-    return fill_pages(copies, s, lambda size: _new_page(size, s), lambda page, rest: _fill_page(page, rest, s),
-                      lambda face: _split(face, s))
+    """The grid packer: blocks of same-size faces; a face larger than the paper is split over sheets.
+
+    Each run of same-size faces first takes the room left below the blocks of the pages
+    already made (first fit), then starts pages of its own, which later runs may fill in turn.
+    """
+    pages: list[Page] = []
+    problems: list[Problem] = []
+    i = 0
+    while i < len(copies):
+        n = _run_length(copies, i)
+        run = copies[i:i + n]
+        for page in pages:
+            if run and page.tile is None and not page.own_sheet:
+                run = run[_fill_below(page, run, s):]
+        more, found = fill_pages(run, s, lambda size: _new_page(size, s), lambda page, rest: _fill_page(page, rest, s),
+                                 lambda face: _split(face, s))
+        pages += more
+        problems += found
+        i += n
+    return pages, problems
+
+
+def _fill_below(page: Page, run: list[Face], s: PrintSettings) -> int:
+    """Place what fits of run as a new block below the page's last one; return how many."""
+    block = max(p.block for p in page.placements) + 1
+    top = max(p.y + p.h + p.reach[3] for p in page.placements) + 2 * max(mark_room(s), 1.0)
+    return _block(page, run, top, block, s)
 
 
 MAX_SHEETS = 100  # sheets one split face may take: a 2x2m face on A4 takes 88
@@ -246,10 +299,10 @@ MAX_SHEETS = 100  # sheets one split face may take: a 2x2m face on A4 takes 88
 def _split(face: Face, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """A face larger than the paper over several sheets, unless it would take too many (or the
     paper leaves no room to advance: then it is reported as dropped)."""
-    plans = [plan for size in paper_sizes(s) if (plan := _tile_plan(face, s, size))]
+    plans = _tile_plans(face, s)
     if not plans:
         return [], []
-    sheets = min(cols * rows for _, cols, rows, _, _ in plans)
+    sheets = min(cols * rows for _, cols, rows, _, _, _ in plans)
     if sheets > MAX_SHEETS:
         w, h = face.full_size
         return [], [Problem(face.where, f"'{face.item}' ({w:g}x{h:g}mm with bleed) would take {sheets} sheets of {s.paper} paper; "
@@ -259,14 +312,14 @@ def _split(face: Face, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
 
 def _fill_page(page: Page, copies: list[Face], s: PrintSettings) -> int:
     """Place blocks from the top down until a run does not fit whole; return how many faces went on."""
-    top, block, i = s.margin, 0, 0
+    top, block, i = printable_area(s, (page.w, page.h))[1], 0, 0
     while i < len(copies):
         run = _run_length(copies, i)
         placed = _block(page, copies[i:i + run], top, block, s)
         i += placed
         if placed < run:
             break
-        top = max(p.y + p.h + p.reach[3] for p in page.placements if p.block == block) + 2 * MARK_ROOM
+        top = max(p.y + p.h + p.reach[3] for p in page.placements if p.block == block) + 2 * max(mark_room(s), 1.0)
         block += 1
     return i
 
@@ -284,13 +337,20 @@ def _new_page(size: tuple[float, float], s: PrintSettings) -> Page:
 
 
 def _block(page: Page, run: list[Face], top: float, block: int, s: PrintSettings) -> int:
-    """Place as many of run as fit below `top` as one grid; return how many."""
+    """Place as many of run as fit below `top` as one grid; return how many.
+
+    Trims must lie inside the printable area; the bleed beyond the block's outer
+    edges shows as far as the room allows (_clamp_reach), so marks and margin
+    keep their room and the faces give way.
+    """
     face = run[0]
     w, h = face.size
-    left, _, aw, _ = printable_area(s, (page.w, page.h))
-    first = top == s.margin
-    room = page.h - s.margin - top - (0 if first else face.bleed)
-    cols, rows = _fits(aw, w, s.gap), _fits(room, h, s.gap)
+    left, area_top, aw, ah = printable_area(s, (page.w, page.h))
+    bottom = area_top + ah
+    y0 = top + face.bleed
+    if block == 0 and _fits(bottom - top, h, s.gap) > _fits(bottom - y0, h, s.gap):
+        y0 = top  # a row more with less bleed at the top
+    cols, rows = _fits(aw, w, s.gap), _fits(bottom - y0, h, s.gap)
     rows = min(rows, math.ceil(len(run) / max(cols, 1)))
     if cols < 1 or rows < 1:
         return 0
@@ -298,7 +358,6 @@ def _block(page: Page, run: list[Face], top: float, block: int, s: PrintSettings
     used_cols = min(cols, n)
     block_w = used_cols * w + (used_cols - 1) * s.gap
     x0 = left + (aw - block_w) / 2
-    y0 = top + (0 if first else face.bleed)
     for k, f in enumerate(run[:n]):
         row, col = divmod(k, cols)
         reach = _reach(f, row, col, n, cols, s.gap)
@@ -326,42 +385,72 @@ def tile_face(face: Face, s: PrintSettings, plans: list | None = None) -> list[P
 
     Sheet (r, c) shows the window starting at (c, r) x (printable size - overlap)
     of the face, bleed included, so neighbours repeat the overlap strip: lay the
-    next sheet's cut edge on the line drawn there and match the marks.
+    next sheet's cut edge on the line drawn there and match the marks. When
+    dropping the bleed (and with it the crop marks' room: the art's edge is then
+    the cut) saves sheets, the face is printed without it.
     """
-    plans = plans or [plan for size in paper_sizes(s) if (plan := _tile_plan(face, s, size))]
-    size, cols, rows, aw, ah = min(plans, key=lambda p: (p[1] * p[2], p[0][0] > p[0][1]))
+    plans = plans or _tile_plans(face, s)
+    size, cols, rows, aw, ah, bleed = min(plans, key=lambda p: (p[1] * p[2], p[5] < face.bleed, p[0][0] > p[0][1]))
+    inset = face.bleed - bleed  # of the face's bleed, this much is not printed
+    if rows == cols == 1:  # whole on one sheet once its bleed is given up: a page of its own, not a split
+        area = _whole_sheet(s, size, False)
+        x = area[0] + (area[2] - area[0] - face.size[0]) / 2
+        y = area[1] + (area[3] - area[1] - face.size[1]) / 2
+        return [Page(size[0], size[1], "front", [Placement(face, x, y, (0.0, 0.0, 0.0, 0.0))], packed=True, own_sheet=True)]
     fw, fh = face.full_size
     step_x, step_y = aw - s.overlap, ah - s.overlap
     pages = []
+    area = _whole_sheet(s, size, bleed > 0)
     for r in range(rows):
         for c in range(cols):
-            x0, y0 = c * step_x, r * step_y
-            window = (x0, y0, min(x0 + aw, fw), min(y0 + ah, fh))
-            left = (size[0] - (window[2] - x0)) / 2
-            top = (size[1] - (window[3] - y0)) / 2
+            x0, y0 = inset + c * step_x, inset + r * step_y
+            window = (x0, y0, min(x0 + aw, fw - inset), min(y0 + ah, fh - inset))
+            left = area[0] + (area[2] - area[0] - (window[2] - x0)) / 2
+            top = area[1] + (area[3] - area[1] - (window[3] - y0)) / 2
             clip = (left, top, left + window[2] - x0, top + window[3] - y0)
             trim = Placement(face, left - x0 + face.bleed, top - y0 + face.bleed, (0, 0, 0, 0), 0, clip)
             tile = Tile(r, c, rows, cols, window, (left, top), s.overlap)
-            pages.append(Page(size[0], size[1], "front", [trim], tile=tile))
+            pages.append(Page(size[0], size[1], "front", [trim], tile=tile, own_sheet=True))
     return pages
 
 
-def _tile_plan(face: Face, s: PrintSettings, size: tuple[float, float]):
-    """(size, cols, rows, printable w, h), or None when a sheet cannot advance past the overlap."""
-    aw, ah = size[0] - 2 * s.margin, size[1] - 2 * s.margin
+def _whole_sheet(s: PrintSettings, size: tuple[float, float], marks: bool = True) -> tuple[float, float, float, float]:
+    """A split face takes the whole sheet, also with gutter-fold (its back gets a sheet of its own)."""
+    return face_area(dataclasses.replace(s, backs="none"), size, marks)
+
+
+def _tile_plans(face: Face, s: PrintSettings) -> list[tuple]:
+    """Every way to split the face: each paper orientation, with its bleed and without."""
+    return [plan for size in paper_sizes(s) for bleed in (face.bleed, 0.0) if (plan := _tile_plan(face, s, size, bleed))]
+
+
+def _tile_plan(face: Face, s: PrintSettings, size: tuple[float, float], bleed: float):
+    """(paper, cols, rows, window w, h, bleed printed) for the face on this paper with this much of its
+    bleed, or None when a sheet cannot advance past the overlap."""
+    left, top, right, bottom = _whole_sheet(s, size, bleed > 0)
+    aw, ah = right - left, bottom - top
     if min(aw, ah) <= s.overlap:
         return None
-    fw, fh = face.full_size
+    fw, fh = face.size[0] + 2 * bleed, face.size[1] + 2 * bleed
     cols = 1 if fw <= aw else math.ceil((fw - s.overlap) / (aw - s.overlap))
     rows = 1 if fh <= ah else math.ceil((fh - s.overlap) / (ah - s.overlap))
-    return size, cols, rows, aw, ah
+    return size, cols, rows, aw, ah, bleed
 
 
-def _centre_vertically(page: Page) -> None:
+def _centre_vertically(page: Page, area: tuple[float, float, float, float]) -> None:
     top = min(p.y for p in page.placements)
     bottom = max(p.y + p.h for p in page.placements)
-    shift = (page.h - (bottom - top)) / 2 - top
+    shift = area[1] + (area[3] - area[1] - (bottom - top)) / 2 - top
     page.placements = [p.moved(0, shift) for p in page.placements]
+
+
+def _clamp_reach(page: Page, area: tuple[float, float, float, float]) -> None:
+    """Bleed shows only as far as the area allows: the margin and the marks' room stay clear."""
+    left, top, right, bottom = area
+    page.placements = [Placement(p.face, p.x, p.y, (
+        max(0.0, min(p.reach[0], p.x - left)), max(0.0, min(p.reach[1], p.y - top)),
+        max(0.0, min(p.reach[2], right - p.x - p.w)), max(0.0, min(p.reach[3], bottom - p.y - p.h))),
+        p.block, p.clip, p.outline) for p in page.placements]
 
 
 def mirror_axis(settings: PrintSettings, page: tuple[float, float]) -> str:

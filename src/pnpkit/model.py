@@ -36,9 +36,15 @@ class PrintSettings:
     back_marks: bool = True  # crop marks on back pages too; off keeps a duplex drift from showing them
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
     stamp: bool = False  # the pack's version and the build date in small print on every face
+    variants: tuple[str, ...] | None = None  # the groups' variants that print; None: every group prints
     # Not a pack setting: only `--max-faces` raises it, so a stranger's pack cannot. 20,000 is
     # ten times a large card game (about 2,000 cards) and 80 times our largest kit (240).
     max_faces: int = 20_000
+
+
+    def prints(self, variant: str) -> bool:
+        """Whether faces of this variant ("" for none) are imposed: no variant, or a chosen one."""
+        return not variant or self.variants is None or variant in self.variants
 
     @property
     def duplex(self) -> bool:
@@ -93,7 +99,10 @@ class Group:
     items: tuple[Item, ...]
     where: Location
     doc: str = ""
+    variant: str = ""  # one of several ways to make the same components; print.variants chooses
+    shape: tuple = ("rect", 0.0)  # ("rect", 0) | ("rounded", radius mm) | ("circle", 0) | ("hex", 0): cut guide and clip
     base: float = 0.0  # a fold-over standee's base tab depth, mm (0: not declared)
+    labels: str = ""  # a label sheet (labels.py) the group prints on, cell by cell
 
     @property
     def total(self) -> int:
@@ -177,6 +186,9 @@ class Face:
     where: Location
     drawing: object = None  # svgdraw.Drawing once compiled
     extra: dict = field(default_factory=dict)
+    shape: tuple = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet
+    variant: str = ""  # the group's variant: imposed only when print.variants chooses it
+    labels: str = ""  # the label sheet the group prints on (labels.py), if any
 
     @property
     def full_size(self) -> tuple[float, float]:

@@ -43,12 +43,15 @@ def add_print_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=Path("build"), help="output folder (default: build)")
     p.add_argument("--paper", choices=PAPERS, help="paper size (default: the pack's print.paper)")
     p.add_argument("--backs", choices=BACK_MODES, help="how backs are printed: duplex long-edge or short-edge flip, gutter-fold, or none")
+    p.add_argument("--variant", action="append", metavar="NAME", help="print this variant of the components (repeatable; default: the pack's print.variants, else all)")
     p.add_argument("--back-offset", type=back_offset, metavar="X,Y", help="shift every back page by X,Y mm to correct a duplex printer's misregistration, e.g. 0.5,-1")
     add_limit_options(p)
 
 
 def print_overrides(args: argparse.Namespace) -> dict:
     """The print settings (and limits) given on the command line, as PrintSettings fields."""
+    variants = getattr(args, "variant", None)
     chosen = {"paper": getattr(args, "paper", None), "backs": getattr(args, "backs", None),
-              "back_offset": getattr(args, "back_offset", None), "max_faces": getattr(args, "max_faces", None)}
+              "back_offset": getattr(args, "back_offset", None), "max_faces": getattr(args, "max_faces", None),
+              "variants": tuple(variants) if variants else None}
     return {k: v for k, v in chosen.items() if v}

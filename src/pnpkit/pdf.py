@@ -18,13 +18,12 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
 from pnpkit import fonts
-from pnpkit.layout import Page, Placement
+from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement
 from pnpkit.units import PT_PER_MM
 
 K = PT_PER_MM
 MARK_WIDTH_PT = 0.25  # thinnest line that survives home printers (print-standards §4.5)
-MARK_LENGTH = 4.0  # with MARK_CLEAR, fits twice in the room layout leaves between blocks
-MARK_CLEAR = 1.0  # mm between the bleed's edge and a mark
+LABEL_PT = 6.0  # the page label's size, shrunk to fit the width between the margins
 GREY = Color(0.55, 0.55, 0.55)
 
 
@@ -55,6 +54,8 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
             _crop_marks(c, page)
         if marks and page.lines:
             _lines(c, page)
+        if marks:
+            _shape_guides(c, page)
         if page.fold is not None:
             _fold_line(c, page)
         if page.label:
@@ -112,6 +113,10 @@ def _place(c: Canvas, page: Page, p: Placement, forms: dict, stamp: str | None =
     else:
         clip.rect(left * K, (page.h - bottom) * K, (right - left) * K, (bottom - top) * K)
     c.clipPath(clip, stroke=0, fill=0)
+    if p.face.shape[0] == "circle" and not p.outline:  # a round token's bleed is a ring, not a square
+        ring = c.beginPath()
+        ring.circle((p.x + p.w / 2) * K, (page.h - p.y - p.h / 2) * K, (p.w / 2 + b) * K)
+        c.clipPath(ring, stroke=0, fill=0)
     c.translate((p.x - b) * K, (page.h - p.y - p.h - b) * K)
     c.doForm(name)
     if stamp and p.clip is None:
@@ -147,14 +152,43 @@ def _crop_marks(c: Canvas, page: Page) -> None:
     c.setLineWidth(MARK_WIDTH_PT)
     c.setStrokeColor(black)
     for block in page.blocks():
-        left, top, right, bottom = _extent(block)
-        for x in sorted({round(v, 3) for p in block for v in (p.x, p.x + p.w)}):
-            _mark(c, page, (x, top - MARK_CLEAR), (x, max(top - MARK_CLEAR - MARK_LENGTH, 1.0)))
-            _mark(c, page, (x, bottom + MARK_CLEAR), (x, min(bottom + MARK_CLEAR + MARK_LENGTH, page.h - 1.0)))
-        for y in sorted({round(v, 3) for p in block for v in (p.y, p.y + p.h)}):
-            _mark(c, page, (left - MARK_CLEAR, y), (max(left - MARK_CLEAR - MARK_LENGTH, 1.0), y))
-            _mark(c, page, (right + MARK_CLEAR, y), (min(right + MARK_CLEAR + MARK_LENGTH, page.w - 1.0), y))
+        _marks_around(c, page, _extent(block), {round(v, 3) for p in block for v in (p.x, p.x + p.w)},
+                      {round(v, 3) for p in block for v in (p.y, p.y + p.h)})
     c.restoreState()
+
+
+def _marks_around(c: Canvas, page: Page, extent: tuple, xs, ys) -> None:
+    """Marks on the lines x in xs and y in ys, beyond the extent (bleed included), never past page.ink."""
+    left, top, right, bottom = extent
+    il, it, ir, ib = page.ink or (0.0, 0.0, page.w, page.h)
+    for x in sorted(xs):
+        _mark(c, page, (x, top - MARK_CLEAR), (x, max(top - MARK_CLEAR - MARK_LENGTH, it)))
+        _mark(c, page, (x, bottom + MARK_CLEAR), (x, min(bottom + MARK_CLEAR + MARK_LENGTH, ib)))
+    for y in sorted(ys):
+        _mark(c, page, (left - MARK_CLEAR, y), (max(left - MARK_CLEAR - MARK_LENGTH, il), y))
+        _mark(c, page, (right + MARK_CLEAR, y), (min(right + MARK_CLEAR + MARK_LENGTH, ir), y))
+
+
+def _shape_guides(c: Canvas, page: Page) -> None:
+    """The cut line of a round token and the corners of a rounded card, on the trim: straight crop
+    marks cannot show them."""
+    c.saveState()
+    c.setLineWidth(MARK_WIDTH_PT)
+    c.setStrokeColor(GREY)
+    for p in page.placements:
+        kind, r = p.face.shape
+        x, y = p.x * K, (page.h - p.y - p.h) * K
+        if kind == "circle":
+            c.circle(x + p.w / 2 * K, y + p.h / 2 * K, p.w / 2 * K, stroke=1, fill=0)
+        elif kind == "rounded":
+            _corners(c, x, y, p.w * K, p.h * K, r * K)
+    c.restoreState()
+
+
+def _corners(c: Canvas, x: float, y: float, w: float, h: float, r: float) -> None:
+    """Four quarter circles of radius r, one in each corner of the rectangle (points)."""
+    for cx, cy, start in ((x + r, y + r, 180), (x + w - r, y + r, 270), (x + w - r, y + h - r, 0), (x + r, y + h - r, 90)):
+        c.arc(cx - r, cy - r, cx + r, cy + r, start, 90)
 
 
 def _lines(c: Canvas, page: Page) -> None:
@@ -196,14 +230,8 @@ def _tile_marks(c: Canvas, page: Page, crop_marks: bool) -> None:
         fw, fh = face.full_size
         b = face.bleed
         c.setLineWidth(MARK_WIDTH_PT)
-        for fx in (b, fw - b):
-            if x0 <= fx <= x1:
-                _mark(c, page, (px(fx), top - MARK_CLEAR), (px(fx), max(top - MARK_CLEAR - MARK_LENGTH, 1.0)))
-                _mark(c, page, (px(fx), bottom + MARK_CLEAR), (px(fx), min(bottom + MARK_CLEAR + MARK_LENGTH, page.h - 1.0)))
-        for fy in (b, fh - b):
-            if y0 <= fy <= y1:
-                _mark(c, page, (left - MARK_CLEAR, py(fy)), (max(left - MARK_CLEAR - MARK_LENGTH, 1.0), py(fy)))
-                _mark(c, page, (right + MARK_CLEAR, py(fy)), (min(right + MARK_CLEAR + MARK_LENGTH, page.w - 1.0), py(fy)))
+        _marks_around(c, page, (left, top, right, bottom), {px(fx) for fx in (b, fw - b) if x0 <= fx <= x1},
+                      {py(fy) for fy in (b, fh - b) if y0 <= fy <= y1})
     c.restoreState()
 
 
@@ -249,15 +277,20 @@ def _fold_line(c: Canvas, page: Page) -> None:
     c.setStrokeColor(GREY)
     c.setLineWidth(0.5)
     c.setDash(4, 3)
-    c.line(page.fold * K, 3 * K, page.fold * K, (page.h - 3) * K)
+    _, top, _, bottom = page.ink or (0.0, 3.0, page.w, page.h - 3.0)
+    c.line(page.fold * K, (page.h - top) * K, page.fold * K, (page.h - bottom) * K)
     c.restoreState()
 
 
 def _label(c: Canvas, page: Page) -> None:
+    """The page's label in the footer under the ink area, shrunk to fit between the margins."""
+    left, _, right, bottom = page.ink or (5.0, 5.0, page.w - 5.0, page.h - 5.0 - FOOTER)
+    name = fonts.face_name(fonts.DEFAULT_FAMILY)
+    size = min(LABEL_PT, LABEL_PT * (right - left) * K / max(c.stringWidth(page.label, name, LABEL_PT), 1e-6))
     c.saveState()
     c.setFillColor(GREY)
-    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 6)
-    c.drawCentredString(page.w / 2 * K, 2.5 * K, page.label)
+    c.setFont(name, size)
+    c.drawCentredString((left + right) / 2 * K, (page.h - bottom - FOOTER + 0.5) * K, page.label)
     c.restoreState()
 
 
@@ -269,7 +302,7 @@ def _boxes(c: Canvas, page: Page) -> None:
         c.setBleedBox(None)
         return
     p = page.placements[0]
-    b = p.face.bleed
+    left, top, right, bottom = p.reach  # the bleed box is the bleed printed, which the page may have cut short
     x0, y0 = p.x * K, (page.h - p.y - p.h) * K
     c.setTrimBox((x0, y0, x0 + p.w * K, y0 + p.h * K))
-    c.setBleedBox((max(0, x0 - b * K), max(0, y0 - b * K), min(page.w * K, x0 + (p.w + b) * K), min(page.h * K, y0 + (p.h + b) * K)))
+    c.setBleedBox((x0 - left * K, y0 - bottom * K, x0 + (p.w + right) * K, y0 + (p.h + top) * K))

@@ -183,7 +183,7 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         rule = "paths" if isinstance(exc, TemplateRefused) else "template"
         problems.append(Problem(where, f"template '{name}'{line}: {_describe(exc)} (rendering the {side} of '{item.id}')", rule))
         return None
-    face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where)
+    face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where, shape=group.shape, variant=group.variant, labels=group.labels)
     face.extra.update(template=name, broken=any(p.is_error for p in problems[before:]))
     return face
 
@@ -343,6 +343,24 @@ def find_in_template(env: jinja2.Environment, name: str, message: str) -> Locati
 # Families already found, per environment (one environment per validation): a template error
 # on every face of a deck asks for the same family once per face, and parsing is slow.
 _FAMILIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def find_text_in_template(env: jinja2.Environment, name: str, text: str) -> Location | None:
+    """The first line of the template (or one it extends or imports) that holds this text
+    literally, as a raw <text> written in the template does; None when the text comes from data."""
+    needle = text.strip()
+    if not needle:
+        return None
+    try:
+        family = template_family(env, name)
+    except jinja2.TemplateError:
+        return None
+    for _, filename, source in family:
+        for n, line in enumerate(source.splitlines(), 1):
+            col = line.find(needle)
+            if col >= 0:
+                return Location(display_path(Path(filename)), n, col + 1)
+    return None
 
 
 def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:

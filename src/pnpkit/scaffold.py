@@ -197,6 +197,27 @@ sheets:
         - "Shuffle the cards and deal three to each player. Put the start tile in the middle of the table."
         - "On your turn, play a card and pay its cost, or roll the die and take that many points."
         - "The first player to reach 20 points wins."
+
+# Stickers printed on a sheet of labels (labels: a4-3x7 is 21 labels of 63.5 x 38.1 mm on A4;
+# also letter-3x10 and a4-round-40). No crop marks: the sheet is cut already. The first page
+# of a label sheet is a test print: lay it on a label sheet against the light.
+box-labels:
+  kind: sheet
+  size: 63.5x38.1mm
+  bleed: 0mm
+  labels: a4-3x7
+  shape: rounded(3mm)            # the corners of the labels, drawn as a guide
+  front: @NAME@/box-label.svg.j2
+  items:
+    - {id: box-label, count: 3}
+""",
+    "templates/@NAME@/box-label.svg.j2": """\
+{#- A label for the game's box: the sheet of labels decides where each one prints. -#}
+{% extends "_face.svg.j2" %}
+{% block content %}
+<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" rx="3" fill="#2d3142"/>
+{{ text_box(pack.name, face.safe + 1, face.safe, face.w - 2 * face.safe - 2, face.h - 2 * face.safe, size=14, bold=true, anchor='middle', valign='middle', fill='#e0c872') }}
+{% endblock %}
 """,
     "templates/@NAME@/card-front.svg.j2": """\
 {#- A card's front. Units are millimetres; (0, 0) is the top-left corner of the cut line and the

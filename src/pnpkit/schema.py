@@ -8,9 +8,10 @@ items that share a kind, a size, templates and declared fields.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
-from pnpkit import fonts, itemsource, paths
+from pnpkit import fonts, itemsource, labels, paths
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
@@ -18,8 +19,8 @@ from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Che
 from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
 GAME_KEYS = ("id", "name", "version", "languages", "players", "print", "strings", "data", "checks", "rules")
-PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap", "stamp")
-GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "defaults", "items", "generate", "items_from", "standee", "doc")
+PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap", "stamp", "variants")
+GROUP_KEYS = ("kind", "size", "bleed", "shape", "variant", "labels", "front", "back", "fields", "defaults", "items", "generate", "items_from", "standee", "doc")
 STANDEE_KEYS = ("base",)
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
@@ -62,9 +63,22 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
                 groups[group.name] = group
     problems += _unique_ids(groups)
     groups = _items_from(groups, game.derived, problems)
+    problems += _unknown_variants(game, groups)
     if any(p.is_error for p in problems):
         return None, problems
     return game.pack(groups), problems
+
+
+def _unknown_variants(game: "_Game", groups: dict) -> list[Problem]:
+    """print.variants may only name variants that groups declare."""
+    known = sorted({g.variant for g in groups.values() if g.variant})
+    out = []
+    for i, name in enumerate(game.print.variants or ()):
+        if name not in known:
+            where = game.r.doc.at(("print", "variants", i))
+            listed = ", ".join(known) or "none: no group has a 'variant'"
+            out.append(Problem(where, f"no group is the variant '{name}' (the variants are {listed}){did_you_mean(name, known)}"))
+    return out
 
 
 class _Game:
@@ -169,6 +183,12 @@ class _Game:
         for key in ("crop_marks", "back_marks", "stamp"):
             if key in spec:
                 out[key] = r.typed(spec[key], p + (key,), "bool")
+        if "variants" in spec:
+            names = spec["variants"]
+            if not isinstance(names, list):
+                r.problem(p + ("variants",), f"'variants' must be a list of variant names (got {describe(names)})")
+            else:
+                out["variants"] = tuple(n for i, v in enumerate(names) if (n := r.ident(v, p + ("variants", i), "variant")))
         return PrintSettings(**{k: v for k, v in out.items() if v is not None})
 
     def _strings(self, value, langs) -> dict:
@@ -278,14 +298,60 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     templates = {side: t for side in SIDES if (t := _template(r, spec, path, side)) is not None}
     if "front" not in spec:
         r.problem(path, f"group '{name}' needs a 'front' template")
+    extra = {"variant": r.ident(spec["variant"], path + ("variant",), "variant") or "" if "variant" in spec else "",
+             "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size),
+             "labels": _labels(r, spec, path)}
     if "items_from" in spec:
-        return _derived_group(r, game, name, spec, path, kind, size, bleed, templates)
+        group = _derived_group(r, game, name, spec, path, kind, size, bleed, templates)
+        return group and dataclasses.replace(group, **extra)
     fields = _read_fields(r, spec.get("fields", {}), path + ("fields",))
     items = _read_items(r, game, name, spec, fields, templates)
     base = _standee(r, spec, path, kind, size)
     if None in (kind, size, bleed, base) or fields is None:
         return None
-    return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""), base)
+    return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""), base=base, **extra)
+
+
+def _labels(r: Reader, spec: dict, path: tuple) -> str:
+    """`labels: a4-3x7`: a shipped label sheet; its faces are one-sided stickers."""
+    if "labels" not in spec:
+        return ""
+    name = r.choice(spec["labels"], path + ("labels",), labels.names())
+    if name and "back" in spec:
+        r.problem(path + ("back",), "a group printed on label sheets has no back (a label is one-sided)", key=True)
+    return name or ""
+
+
+SHAPES = ("rect", "rounded(R)", "circle", "hex")
+_ROUNDED = re.compile(r"rounded\((.*)\)\Z")
+
+
+def _shape(r: Reader, value, path: tuple, kind, size) -> tuple:
+    """`shape: rect | rounded(3mm) | circle | hex` -> ("rect", 0) ... ("rounded", 3.0); a hex group is a hex."""
+    if value is None:
+        return ("hex", 0.0) if kind == "hex" else ("rect", 0.0)
+    text = r.typed(value, path, "string")
+    if text is None:
+        return ("rect", 0.0)
+    found = _ROUNDED.match(text.strip())
+    if found:
+        radius = r.length(found.group(1).strip(), path)
+        if radius is None:
+            return ("rect", 0.0)
+        if size and not 0 < radius <= min(size) / 2:
+            r.problem(path, f"the corner radius must be more than 0 and at most half the shorter side ({min(size) / 2:g}mm); got {found.group(1).strip()}")
+            return ("rect", 0.0)
+        return ("rounded", radius)
+    if text not in ("rect", "circle", "hex"):
+        r.problem(path, f"'shape' must be one of {', '.join(SHAPES)} (got '{text}')")
+        return ("rect", 0.0)
+    if text == "circle" and size and abs(size[0] - size[1]) > 1e-6:
+        r.problem(path, f"a circle needs a square size (got {size[0]:g}x{size[1]:g}mm)")
+        return ("rect", 0.0)
+    if (text == "hex") != (kind == "hex"):
+        r.problem(path, "'shape: hex' goes with 'kind: hex', and a hex group is a hex")
+        return ("hex", 0.0) if kind == "hex" else ("rect", 0.0)
+    return (text, 0.0)
 
 
 def _standee(r: Reader, spec: dict, path: tuple, kind, size) -> float | None:
