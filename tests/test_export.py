@@ -462,3 +462,18 @@ def test_an_image_export_too_large_to_rasterise_is_refused(kit):
     assert ("components/mammoth-herd/herd.yaml:2:1: error: group 'herd' would be 22441 x 22441 px images at 300 dpi, "
             "over the 150 megapixels an image may have; export it at a lower dpi [export]") in run.lines
     assert not (kit.root / "build" / "mammoth-herd" / "png-300").exists()
+
+
+def test_tts_round_tokens_come_in_as_round_tiles(breakable):
+    kit = breakable("anunnaki")
+    assert kit.build("--profile", "tabletop-simulator", "--lang", "en").code == 0
+    save = json.loads((kit.root / "build/anunnaki/tabletop-simulator/en/anunnaki-en.json").read_text())
+    types = {}  # item id -> the CustomTile types its tiles have
+    for obj in save["ObjectStates"]:
+        for piece in obj.get("ContainedObjects", [obj]):
+            if piece["Name"] == "Custom_Tile":
+                types.setdefault(piece["Nickname"], set()).add(piece["CustomImage"]["CustomTile"]["Type"])
+    round_tile, hex_tile = tts.TILE_TYPES["round-tile"], tts.TILE_TYPES["hex-tile"]
+    assert types["gold"] == {round_tile} and types["nibiru-ring"] == {round_tile}  # shape: circle
+    hexes = [i for i, kinds in types.items() if kinds == {hex_tile}]
+    assert len(hexes) >= 5  # the hex tiles stay hexes

@@ -72,7 +72,7 @@ def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Pa
     keys = iter(range(1, 10_000))
     x = 0.0
     for deck in decks:
-        kind = profile.objects[deck.kind]
+        kind = _shaped(profile.objects[deck.kind], pack.groups[deck.name].shape[0])
         if not any(i.front is not None for i in deck.items):
             continue
         url = _urls(profile, folder, final)
@@ -93,6 +93,14 @@ def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Pa
         "ObjectStates": objects, "TabStates": {}, "VersionNumber": "",
     }
     (folder / f"{pack.id}-{lang}.json").write_text(json.dumps(save, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+# A tile of a group whose shape pnpkit knows comes in with that outline, not as a square.
+SHAPED_TILES = {"circle": "round-tile", "rounded": "rounded-tile", "hex": "hex-tile"}
+
+
+def _shaped(kind: str, shape: str) -> str:
+    return SHAPED_TILES.get(shape, kind) if kind == "tile" else kind
 
 
 def _assemble(plan: Plan, canvases: dict, folder: Path, raster: RasterCache) -> None:
