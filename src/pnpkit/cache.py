@@ -43,13 +43,13 @@ from pathlib import Path
 import jinja2
 from reportlab.pdfbase import pdfmetrics
 
-from pnpkit import render, svgdraw
+from pnpkit import render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Pack
 
 FORMAT = b"pnpkit-cache 2\n"
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
-LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml")
+LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml", "uharfbuzz", "python-bidi")
 
 
 @functools.lru_cache(maxsize=1)
@@ -298,6 +298,8 @@ class FormDrawing(svgdraw.Drawing):
         chars: dict[str, set] = {}
         for op in self.ops:
             if op[0] == "text":
+                if op[8] is not None:  # glyphs without a character of their own: known before seeding
+                    shaping.register_private(op[3], op[5], op[8])
                 chars.setdefault(op[3], set()).update(op[5])
         return chars
 

@@ -68,9 +68,11 @@ def missing_glyphs(font: str, text: str) -> str:
 
 
 def string_width(text: str, font: str, size: float) -> float:
-    """Advance width of text in the units of size."""
+    """Advance width of one line of text, shaped (kerning, ligatures, joining, bidi), in the units of size."""
     register_all()
-    return pdfmetrics.stringWidth(text, font, size)
+    from pnpkit import shaping  # shaping needs registered fonts; fonts is imported first
+
+    return shaping.width(text, font, size)
 
 
 def ascent_descent(font: str) -> tuple[float, float]:

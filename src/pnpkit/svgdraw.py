@@ -21,9 +21,13 @@ Deliberate differences from a browser:
 - A clipPath's children are combined into one path under its clip-rule; under
   nonzero, overlapping children of opposite winding cancel rather than unite.
 - The root and nested `svg` clip to their viewport, as browsers do.
-- Text is laid out from font metrics without kerning or shaping; inline
-  `tspan`s (no x/y/dy) change font or paint mid-line and are measured with
-  their own font. Whitespace collapses to single spaces, trimmed per line.
+- Text is shaped with HarfBuzz (kerning, ligatures, joining) and each line is
+  reordered with the Unicode bidi algorithm (shaping.py); without a
+  `direction` attribute a line takes its direction from its first strong
+  character (a browser would assume ltr), and in a right-to-left line
+  text-anchor start is the right end. Inline `tspan`s (no x/y/dy) change font
+  or paint mid-line and are measured with their own font. Whitespace
+  collapses to single spaces, trimmed per line.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO
 from svglib.utils import bezier_arc_from_end_points, convert_quadratic_to_cubic_path, normalise_svg_path
 
-from pnpkit import fonts
+from pnpkit import fonts, shaping
 from pnpkit.units import PT_PER_MM
 
 MM = PT_PER_MM  # points per millimetre
@@ -89,7 +93,8 @@ class Drawing:
     """A compiled SVG: operations in SVG user space, replayed by draw().
 
     ops are ("save",), ("restore",), ("cm", matrix), ("clip", segs, evenodd),
-    ("path", segs, fill, stroke, evenodd), ("text", x, y, font, size, text, fill, stroke)
+    ("path", segs, fill, stroke, evenodd), ("text", x, y, font, size, text, fill, stroke, shape data
+    or None; see shaping.shape)
     and ("image", path or bytes, x, y, w, h, alpha, keep_aspect); see _set_paint for fill and stroke.
     """
 
@@ -145,8 +150,11 @@ def _draw_clip(canvas, op):
 
 
 def _draw_text(canvas, op):
-    _, x, y, font, size, text, fill, stroke = op
+    _, x, y, font, size, text, fill, stroke, data = op
     _set_paint(canvas, fill, stroke)
+    if data is not None:  # a shaped run: glyphs standing as characters, with their positions
+        shaping.register_private(font, text, data)
+        text = shaping.drawable(text, data)
     t = canvas.beginText()
     t.setTextTransform(1, 0, 0, -1, x, y)  # flip the glyphs back upright in y-down space
     t.setFont(font, size)
@@ -300,6 +308,7 @@ _PARSERS = {
     "font-weight": (_font_weight, False),
     "font-style": (_enum({"normal": False, "italic": True, "oblique": True}), False),
     "text-anchor": (_enum({"start": 0.0, "middle": 0.5, "end": 1.0}), 0.0),  # share of the line width to shift left
+    "direction": (_enum({"ltr": "ltr", "rtl": "rtl"}), "auto"),  # auto: from the first strong character
     "visibility": (_enum({"visible": True, "hidden": False}), True),
 }
 _DEFAULT_STYLE = {prop: initial for prop, (_, initial) in _PARSERS.items()} | {"alpha": 1.0}
@@ -732,25 +741,31 @@ class _Compiler:
         return source
 
     def h_text(self, el, own, st, body):
-        lines = [[self.num(el, own, "x"), self.num(el, own, "y"), st["text-anchor"], []]]
+        lines = [[self.num(el, own, "x"), self.num(el, own, "y"), st["text-anchor"], st["direction"], []]]
         self.runs(el, st, lines, nested=False)
-        for x, y, anchor, raw in lines:
+        for x, y, anchor, direction, raw in lines:
             runs = []
             for text, rst, source in _collapse(raw):
                 font = fonts.face_name(rst["font-family"], rst["font-weight"], rst["font-style"])
-                size = rst["font-size"]
                 for ch in fonts.missing_glyphs(font, text):
                     self.problem(source, f"no glyph for '{ch}' (U+{ord(ch):04X}) in font {font}")
-                runs.append((font, size, text, _paint(rst), fonts.string_width(text, font, size)))
-            x -= anchor * sum(run[4] for run in runs)  # text-anchor applies to the whole line
-            for font, size, text, (fill, stroke), width in runs:
+                runs.append((text, (font, rst["font-size"], _paint(rst))))
+            line = "".join(text for text, _ in runs)
+            if shaping.base_level(line, direction):  # start and end swap sides in right-to-left text
+                anchor = 1.0 - anchor
+            pieces = []
+            for text, (font, size, paint), rtl in shaping.visual_pieces(runs, direction):
+                chars, data, width = shaping.shape(text, font, rtl)
+                pieces.append((font, size, chars, data, paint, width * size))
+            x -= anchor * sum(piece[5] for piece in pieces)  # text-anchor applies to the whole line
+            for font, size, chars, data, (fill, stroke), width in pieces:
                 if size and (fill or stroke):
-                    body.append(("text", x, y, font, size, text, fill, stroke))
+                    body.append(("text", x, y, font, size, chars, fill, stroke, data))
                 x += width
 
     def runs(self, el, st, lines, nested):
         """Append el's text runs (text, style, source element) to lines; positioned tspans start a line."""
-        lines[-1][3].append((el.text or "", st, el))
+        lines[-1][4].append((el.text or "", st, el))
         for child in el:
             tag = _tag(child) if _is_element(child) else None
             if tag == "tspan":
@@ -763,13 +778,13 @@ class _Compiler:
                         self.problem(child, "a <tspan> with y or dy needs x as well")
                     else:
                         y = self.num(child, own, "y", lines[-1][1]) + self.num(child, own, "dy")
-                        lines.append([self.num(child, own, "x"), y, cst["text-anchor"], []])
+                        lines.append([self.num(child, own, "x"), y, cst["text-anchor"], cst["direction"], []])
                 self.runs(child, cst, lines, nested=True)
             elif child.tag is etree.Entity:  # left unresolved by the parser, so its text would vanish
                 self.problem(el, f"unsupported entity reference {child.text}")
             elif tag is not None and tag not in _SKIPPED:
                 self.problem(child, f"unsupported element <{tag}> inside <text>")
-            lines[-1][3].append((child.tail or "", st, el))
+            lines[-1][4].append((child.tail or "", st, el))
 
     def document(self, root):
         """Compile the root <svg>; width/height in mm and the viewBox fix the drawing's size."""
