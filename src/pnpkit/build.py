@@ -21,7 +21,8 @@ from typing import Callable
 
 from pnpkit import calibration, dice, hexes, layout, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
 from pnpkit.cache import Cache
-from pnpkit.errors import Problem
+from pnpkit.errors import Location, Problem
+from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack
 from pnpkit.units import SIZES
 
@@ -107,13 +108,16 @@ def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) ->
                 compiled[face.svg] = compile_svg(face.svg, resolve)
             except svgdraw.SvgError as exc:
                 compiled[face.svg] = None
-                problems += [_svg_problem(env, face, line, message) for line, message in exc.problems]
+                problems += [_svg_problem(env, face, line, message, *art) for line, message, *art in exc.problems]
         face.drawing = compiled[face.svg]
     return problems
 
 
-def _svg_problem(env, face: Face, line: int, message: str) -> Problem:
-    """Point at the template line that wrote the offending markup when it can be found there."""
+def _svg_problem(env, face: Face, line: int, message: str, art: str | None = None) -> Problem:
+    """Point at the template line that wrote the offending markup when it can be found there;
+    a problem inside an SVG image file points into that file."""
+    if art is not None:
+        return Problem(Location(display_path(Path(art)), line, 1), message, "svg")
     found = render.find_in_template(env, face.extra["template"], message)
     if found is not None:
         return Problem(found, message, "svg")

@@ -479,8 +479,8 @@ def _is_element(node):
 
 
 class _Compiler:
-    def __init__(self, root, resolve_href):
-        self.resolve_href = resolve_href
+    def __init__(self, root, resolve_href, depth=0, art_stack=frozenset()):
+        self.resolve_href, self.depth, self.art_stack = resolve_href, depth, art_stack
         self.problems: dict[tuple[int, str], None] = {}  # ordered and de-duplicated
         self.ids, self.clips, self.using = {}, {}, set()
         for el in root.iter(etree.Element):
@@ -712,9 +712,39 @@ class _Compiler:
         aspect = own.get("preserveAspectRatio", "xMidYMid").split()
         if aspect not in (["none"], ["xMidYMid"], ["xMidYMid", "meet"]):
             self.problem(el, f"preserveAspectRatio on <image> must be none or xMidYMid meet (got '{' '.join(aspect)}')")
-        source = self.image_source(el, own.get("href", ""))
+        href = own.get("href", "")
+        if _is_art(href):
+            if w and h and st["visibility"]:
+                self.art(el, href, x, y, w, h, aspect != ["none"], st, body)
+            return
+        source = self.image_source(el, href)
         if source and w and h and st["visibility"] and st["alpha"] > 0:
             body.append(("image", source, x, y, w, h, st["alpha"], aspect != ["none"]))
+
+    def art(self, el, href, x, y, w, h, meet, st, body):
+        """An SVG file drawn as vectors: compiled by the same rules, its problems located in it."""
+        path = self.resolve_href(href) if self.resolve_href else None
+        if path is None:
+            self.problem(el, f"image '{href[:60]}' not found")
+            return
+        if self.depth >= _ART_DEPTH or path in self.art_stack:
+            self.problem(el, f"image '{href[:60]}' draws itself (or nests deeper than {_ART_DEPTH} files)")
+            return
+        try:
+            box, ops = _compile_art(path, self.resolve_href, self.depth + 1, self.art_stack | {path})
+        except SvgError as exc:
+            for line, message, *where in exc.problems:
+                self.problems[(line, message, where[0] if where else path)] = None
+            return
+        vx, vy, vw, vh = box
+        sx, sy = w / vw, h / vh
+        dx = dy = 0.0
+        if meet:  # xMidYMid meet: uniform scale, centred
+            sx = sy = min(sx, sy)
+            dx, dy = (w - vw * sx) / 2, (h - vh * sy) / 2
+        ops = _fade(ops, st["alpha"]) if st["alpha"] < 1 else ops
+        body += [("save",), ("clip", tuple(_rect_segs(x, y, w, h)), False),
+                 ("cm", (sx, 0, 0, sy, x + dx - vx * sx, y + dy - vy * sy)), *ops, ("restore",)]
 
     def image_source(self, el, href):
         """The PNG/JPEG bytes of a data: URI or the resolved file path, or None after a problem."""
@@ -810,6 +840,83 @@ class _Compiler:
             self.children(root, st, body)
             self.emit(root, props, body, ops, viewport=box)
         return Drawing(size[0], size[1], box, tuple(ops))
+
+
+    def art_document(self, root):
+        """The root <svg> of an art file: its viewBox (or plain width and height) is its drawing box;
+        it is scaled into the <image> box that draws it."""
+        if root.tag != _SVG + "svg":
+            self.problem(root, "root element must be <svg> in the SVG namespace")
+            return (0.0, 0.0, 1.0, 1.0), ()
+        own, props = self.attributes(root, "svg")
+        if "viewBox" in own:
+            box = self.viewbox(root, own["viewBox"])
+        else:
+            size = [_ONE_NUM_RE.fullmatch(own.get(n, "").removesuffix("px")) for n in ("width", "height")]
+            if not all(size) or min(float(m.group(1)) for m in size) <= 0:
+                self.problem(root, "an SVG image needs a viewBox (or a plain width and height)")
+                return (0.0, 0.0, 1.0, 1.0), ()
+            box = (0.0, 0.0, float(size[0].group(1)), float(size[1].group(1)))
+        ops = []
+        if self.value(root, _DISPLAY, props.get("display", "inline"), "display", True):
+            st, body = self.style(root, _DEFAULT_STYLE, props), []
+            self.children(root, st, body)
+            self.emit(root, {k: v for k, v in props.items() if k != "transform"}, body, ops, viewport=box)
+        return box, tuple(ops)
+
+
+_ART_DEPTH = 8  # art files drawing art files
+_ART_SUFFIX = (".svg",)
+
+
+def _is_art(href: str) -> bool:
+    return not href.startswith("data:") and href.lower().endswith(_ART_SUFFIX)
+
+
+def _fade(ops, alpha):
+    """An <image>'s opacity folded into the art's paint, as group opacity is (see the docstring)."""
+    out = []
+    for op in ops:
+        if op[0] == "path":
+            fill = op[2] and (*op[2][:3], op[2][3] * alpha)
+            stroke = op[3] and (*op[3][:3], op[3][3] * alpha, *op[3][4:])
+            op = (op[0], op[1], fill, stroke, op[4])
+        elif op[0] == "text":
+            fill = op[6] and (*op[6][:3], op[6][3] * alpha)
+            stroke = op[7] and (*op[7][:3], op[7][3] * alpha, *op[7][4:])
+            op = (*op[:6], fill, stroke, op[8])
+        elif op[0] == "image":
+            op = (*op[:6], op[6] * alpha, op[7])
+        elif op[0] == "grad":
+            op = (*op[:-1], op[-1] * alpha)
+        out.append(op)
+    return tuple(out)
+
+
+@lru_cache(maxsize=128)
+def _art_bytes_compiled(data: bytes, path: str, resolve_href, depth: int, art_stack: frozenset):
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as e:
+        raise SvgError([(e.lineno, e.msg, path)]) from None
+    if root.getroottree().docinfo.internalDTD is not None or root.getroottree().docinfo.doctype:
+        raise SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
+    compiler = _Compiler(root, resolve_href, depth, art_stack)
+    box, ops = compiler.art_document(root)
+    if compiler.problems:
+        raise SvgError(sorted(((p[0], p[1], p[2] if len(p) > 2 else path) for p in compiler.problems), key=lambda p: p[0]))
+    return box, ops
+
+
+def _compile_art(path: str, resolve_href, depth: int, art_stack: frozenset):
+    """(viewBox, ops) of an SVG art file; SvgError with (line, message, file) problems."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise SvgError([(0, f"cannot read image: {exc.strerror}", path)]) from None
+    return _art_bytes_compiled(data, path, resolve_href, depth, art_stack)
 
 
 _HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h_defs, "use": _Compiler.h_use,
