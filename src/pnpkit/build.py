@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, dice, hexes, layout, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
+from pnpkit import calibration, dice, fonts, hexes, layout, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
 from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
@@ -64,6 +64,7 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         return Result(None, problems=_sorted(problems))
     if overrides:
         pack = dataclasses.replace(pack, print=dataclasses.replace(pack.print, **overrides))
+    fonts.use(pack.fonts)  # the families templates may name, for this pack
     code = code or Code(trust.is_trusted(root))
     problems += rules.check(pack, code.trusted, code.seconds)
     result = Result(pack, problems=problems)
@@ -73,6 +74,7 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         result.problems = _sorted(problems)
         return result
     env = render.environment(pack)
+    env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
     if cache is not None:
         cache.begin(pack)
     compiled: dict[str, svgdraw.Drawing | None] = {}

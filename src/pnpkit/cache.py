@@ -43,7 +43,7 @@ from pathlib import Path
 import jinja2
 from reportlab.pdfbase import pdfmetrics
 
-from pnpkit import render, shaping, svgdraw
+from pnpkit import fonts, render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Pack
 
@@ -131,6 +131,7 @@ class Cache:
         """render.render(), serving unchanged faces from the cache."""
         faces, problems = [], []
         shared = render.pack_context(pack, lang)
+        py = render.python_faces(env, pack, lang, shared, problems)
         for group in pack.groups.values():
             for item in group.items:
                 for side, name in item.templates.items():
@@ -143,7 +144,7 @@ class Cache:
                         self.stats["faces reused"] += 1
                     else:
                         found: list[Problem] = []
-                        face = render.render_face(env, pack, group, item, side, name, lang, shared, found)
+                        face = render.render_face(env, pack, group, item, side, name, lang, shared, found, py)
                         problems += found
                         self.stats["faces rendered"] += 1
                         if face is not None and not found and key:
@@ -171,7 +172,7 @@ class Cache:
         key = ("base", lang)
         if key not in self._memo:
             h = hashlib.sha256(engine())
-            for part in (shared, pack.print.min_font_pt):
+            for part in (shared, pack.print.min_font_pt, fonts.signature(), sorted(render.icon_files(pack))):
                 h.update(repr(part).encode() + b"\0")
             if pack.rules_file is not None:  # it may register template functions
                 h.update(_file_bytes(pack.rules_file))
@@ -191,7 +192,7 @@ class Cache:
     def drawing(self, svg: str, resolve) -> svgdraw.Drawing:
         """svgdraw.compile_svg(svg, resolve), from the cache while the SVG and the files it draws
         are unchanged. Raises svgdraw.SvgError as compile_svg does (failures are not stored)."""
-        key = hashlib.sha256(engine() + svg.encode("utf-8")).digest()
+        key = hashlib.sha256(engine() + fonts.signature().encode() + svg.encode("utf-8")).digest()
         memo = ("drawing", key)
         if memo in self._memo:
             return self._memo[memo]

@@ -124,6 +124,7 @@ class Pack:
     where: Location
     manifest: object = None  # game.yaml as the loader read it: manifest.at(path) locates any of its values
     rules_file: Path | None = None
+    fonts: dict = field(default_factory=dict)  # family -> {(bold, italic): (path, sha)} (packfonts.py)
 
     def provenance(self) -> list[tuple[Location, str, str]]:
         """Where each value that says where it comes from stands: (place, what, tag), file order."""

@@ -18,7 +18,7 @@ import jinja2.meta
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from markupsafe import Markup, escape
 
-from pnpkit import fonts, icons, richtext
+from pnpkit import fonts, icons, pyfaces, richtext, trust
 from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
@@ -93,10 +93,11 @@ def render(pack: Pack, lang: str, env: jinja2.Environment | None = None) -> tupl
     env = env or environment(pack)
     faces, problems = [], []
     shared = pack_context(pack, lang)
+    py = python_faces(env, pack, lang, shared, problems)
     for group in pack.groups.values():
         for item in group.items:
             for side, name in item.templates.items():
-                face = render_face(env, pack, group, item, side, name, lang, shared, problems)
+                face = render_face(env, pack, group, item, side, name, lang, shared, problems, py)
                 if face is not None:
                     faces.append(face)
     return faces, problems
@@ -117,9 +118,37 @@ def face_context(pack: Pack, group: Group, item: Item, side: str, lang: str) -> 
     return {"item": item_values(item, lang), "face": face_geometry(pack, group, side)}
 
 
-def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, shared: dict, problems: list) -> Face | None:
-    """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang)."""
+def python_faces(env, pack: Pack, lang: str, shared: dict, problems: list) -> dict:
+    """The SVG of every face drawn by the pack's Python (pyfaces.py), all in one child process;
+    (group, item, side) -> svg. The build says through env.pnpkit_code whether that may run."""
+    jobs = []
+    for group in pack.groups.values():
+        for item in group.items:
+            for side, name in item.templates.items():
+                if pyfaces.is_python(name):
+                    context = {**shared, **face_context(pack, group, item, side, lang)}
+                    make = (lambda found, item=item, name=name: TextBoxes(pack, item, lang, name, found, env))
+                    jobs.append(((group.name, item.id, side), name, item.template_where[side], context, make))
+    if not jobs:
+        return {}
+    trusted, seconds = getattr(env, "pnpkit_code", None) or (trust.is_trusted(pack.root), trust.CODE_SECONDS)
+    faces, found = pyfaces.run(pack, jobs, trusted, seconds)
+    problems += found
+    return faces
+
+
+def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, shared: dict, problems: list,
+                py: dict | None = None) -> Face | None:
+    """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang);
+    `py` holds the faces python_faces() drew."""
     where = item.where
+    if pyfaces.is_python(name):
+        svg = (py or {}).get((group.name, item.id, side))
+        if svg is None:  # python_faces() said why
+            return None
+        face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where)
+        face.extra.update(template=name, broken=False)
+        return face
     try:
         template = env.get_template(name)
     except jinja2.TemplateNotFound:
@@ -204,6 +233,14 @@ class TextBlock(Markup):
         return block
 
 
+def icon_files(pack: Pack) -> list[tuple[str, str]]:
+    """(name, content hash) of the pack's icon files: their aspect ratios shape faces' SVG."""
+    import hashlib
+
+    folder = icons.folder(pack)
+    return [(p.name, hashlib.sha256(p.read_bytes()).hexdigest()) for p in folder.glob("*.svg") if p.is_file()] if folder.is_dir() else []
+
+
 class TextBoxError(ValueError):
     """A text_box() call with bad arguments."""
 
@@ -221,7 +258,7 @@ class TextBoxes:
             raise TextBoxError(f"text_box anchor must be start|middle|end and valign top|middle|bottom (got {anchor}, {valign})")
         font = fonts.face_name(family, bool(bold), bool(italic))
         if font is None:
-            raise TextBoxError(f"font family '{family}' is not available (use {', '.join(fonts.FAMILIES)})")
+            raise TextBoxError(f"font family '{family}' is not available (use {', '.join(fonts.families())})")
         text = "" if text is None else str(text)
         where = self._where(text)
         min_pt = self.pack.print.min_font_pt

@@ -10,14 +10,14 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from pnpkit import fonts
+from pnpkit import fonts, packfonts
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import Document, display_path, load_yaml
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
 from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
-GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules")
+GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules", "fonts")
 PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap")
 GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "items", "items_from", "doc")
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
@@ -80,6 +80,7 @@ class _Game:
         self.game_data = self.r.table(data.get("data") or {}, ("data",), "data") or {}
         self.checks = self._checks(data.get("checks", []))
         self.rules_file = self._rules_file(data.get("rules"))
+        self.fonts = packfonts.read(r, data["fonts"], root) if "fonts" in data else {}
 
     def _check_name_glyphs(self) -> None:
         """The name is printed on every page (bold on the print check), so every letter needs a glyph."""
@@ -185,6 +186,7 @@ class _Game:
             root=self.root, id=self.id, name=self.name, languages=self.languages, players=self.players,
             print=self.print, groups=groups, strings=self.strings, data=self.game_data,
             checks=self.checks, where=self.r.doc.at(()), manifest=self.r.doc, rules_file=self.rules_file,
+            fonts=self.fonts,
         )
 
 

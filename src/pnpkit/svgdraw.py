@@ -238,7 +238,7 @@ def _dasharray(value, prop):
 def _font_family(value, prop):
     family = value.split(",")[0].strip().strip("'\"")
     if fonts.face_name(family) is None:
-        raise ValueError(f"font family '{family}' is not available (use one of: {', '.join(fonts.FAMILIES)})")
+        raise ValueError(f"font family '{family}' is not available (use one of: {', '.join(fonts.families())})")
     return family
 
 
@@ -322,7 +322,7 @@ _SHAPES = {"rect": {"x", "y", "width", "height", "rx", "ry"}, "circle": {"cx", "
 _CLIP_SHAPES = {"rect", "circle", "ellipse", "path", "polygon"}
 # tag -> (own attributes, presentation properties allowed as attributes or in style)
 _ELEMENTS = {
-    "svg": ({"x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version"}, _ALL_PROPS),
+    "svg": ({"x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version", "baseProfile"}, _ALL_PROPS),
     "g": (set(), _ALL_PROPS), "defs": (set(), set()), "use": ({"x", "y", "href"}, _ALL_PROPS),
     "text": ({"x", "y"}, _ALL_PROPS), "tspan": ({"x", "y", "dy"}, _INHERITED),
     "image": ({"x", "y", "width", "height", "href", "preserveAspectRatio"}, _ALL_PROPS),
@@ -777,6 +777,10 @@ class _Compiler:
             runs = []
             for text, rst, source in _collapse(raw):
                 font = fonts.face_name(rst["font-family"], rst["font-weight"], rst["font-style"])
+                if font is None:
+                    style = " ".join(w for w, on in (("bold", rst["font-weight"]), ("italic", rst["font-style"])) if on)
+                    self.problem(source, f"font family '{rst['font-family']}' has no {style} face")
+                    continue
                 for ch in fonts.missing_glyphs(font, text):
                     self.problem(source, f"no glyph for '{ch}' (U+{ord(ch):04X}) in font {font}")
                 runs.append((text, (font, rst["font-size"], _paint(rst))))
