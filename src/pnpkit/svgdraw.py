@@ -82,7 +82,7 @@ class SvgError(Exception):
 
     def __init__(self, problems: list[tuple[int, str]]):
         self.problems = list(problems)
-        super().__init__("\n".join(f"line {line}: {message}" for line, message in self.problems))
+        super().__init__("\n".join(f"line {line}: {message}" for line, message, *_ in self.problems))
 
 
 # ---------------------------------------------------------------- drawing
