@@ -312,3 +312,34 @@ def test_python_face_builds_only_when_trusted_and_errors_are_located(tmp_path, c
     assert [l for l in out.splitlines() if ": error: " in l] == [
         "rt/cards.yaml:4:10: error: the pack is not trusted, so its Python faces (board.py:broken: 1 face(s)) were not drawn; "
         "if you trust its author: pnpkit trust rt (or --trust for one run) [trust]"]
+
+
+@pytest.mark.parametrize("gradient, left, right", [
+    ('<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop offset="100%" stop-color="#0000ff"/></linearGradient>',
+     (255, 0, 0), (0, 0, 255)),
+    ('<radialGradient id="g" r="0.5"><stop offset="0.2" stop-color="#ffffff"/><stop offset="1" stop-color="#000000"/></radialGradient>',
+     (0, 0, 0), (0, 0, 0)),
+])
+def test_gradient_renders(tmp_path, gradient, left, right):
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="40mm" height="20mm" viewBox="0 0 40 20">'
+           f'<defs>{gradient}</defs><rect x="0" y="0" width="40" height="20" fill="url(#g)"/></svg>')
+    img = raster(svg, tmp_path)
+    px = img.load()
+    near = lambda a, b: all(abs(x - y) < 30 for x, y in zip(a, b))  # noqa: E731
+    assert near(px[3, 100], left) and near(px[396, 100], right), (px[3, 100], px[396, 100])
+    middle = px[200, 100]
+    assert near(middle, (128, 0, 128)) if "linear" in gradient else near(middle, (255, 255, 255)), middle
+
+
+def test_gradient_problems_are_located():
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="40mm" height="20mm" viewBox="0 0 40 20">\n'
+           '<linearGradient id="g" spreadMethod="repeat"><stop offset="0" stop-color="red" stop-opacity="0.5"/></linearGradient>\n'
+           '<rect width="40" height="20" fill="url(#g)"/><text fill="url(#g)">x</text><rect width="1" height="1" fill="url(#nope)"/></svg>')
+    with pytest.raises(svgdraw.SvgError) as exc:
+        svgdraw.compile_svg(svg)
+    assert [p[:2] for p in exc.value.problems] == [
+        (2, "spreadMethod must be pad (reflect and repeat are not supported)"),
+        (2, "stop-opacity below 1 is not supported (PDF shadings are opaque; use fill-opacity on the shape)"),
+        (3, "a gradient fills shapes only, not text"),
+        (3, "fill 'url(#nope)' does not refer to a <linearGradient> or <radialGradient>"),
+    ]

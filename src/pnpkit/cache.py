@@ -290,8 +290,8 @@ class FormDrawing(svgdraw.Drawing):
 
     @functools.cached_property
     def images(self) -> bool:
-        """Images cannot be replayed: their XObjects belong to each document."""
-        return any(op[0] == "image" for op in self.ops)
+        """Images and gradients cannot be replayed: their XObjects and shadings belong to each document."""
+        return any(op[0] in ("image", "grad") for op in self.ops)
 
     @functools.cached_property
     def chars(self) -> dict[str, set]:
@@ -307,7 +307,8 @@ class FormDrawing(svgdraw.Drawing):
     @functools.cached_property
     def paints(self) -> bool:
         """Whether drawing calls setFillAlpha/setStrokeAlpha (svgdraw._set_paint), which mark the PDF as 1.4."""
-        return any((op[0] == "path" and (op[2] or op[3])) or (op[0] == "text" and (op[6] or op[7])) for op in self.ops)
+        return any((op[0] == "path" and (op[2] or op[3])) or (op[0] == "text" and (op[6] or op[7])) or op[0] == "grad"
+                   for op in self.ops)
 
     def bound(self, plan: _FormPlan) -> FormDrawing:
         """This drawing, replaying for the PDF of plan."""

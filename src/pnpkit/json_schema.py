@@ -53,6 +53,11 @@ GAME = {
     "data": {"type": "object", "description": "Free-form game data for templates (data.KEY) and rules."},
     "checks": {"type": "array", "items": {"$ref": "#/definitions/check"}, "description": "The game's rules, each under the game's own id."},
     "rules": {"type": "string", "description": "The pack's Python rules file (default: rules.py if there is one)."},
+    "fonts": {"type": "object", "description": "The pack's own TrueType fonts by family: a file, or {regular, bold, italic, bold_italic}.",
+              "additionalProperties": {"oneOf": [
+                  {"type": "string"},
+                  {"type": "object", "additionalProperties": False, "required": ["regular"],
+                   "properties": {k: {"type": "string"} for k in ("regular", "bold", "italic", "bold_italic")}}]}},
 }
 PRINT = {
     "paper": {"enum": list(units.PAPERS), "description": "Paper size."},

@@ -95,7 +95,8 @@ class Drawing:
     ops are ("save",), ("restore",), ("cm", matrix), ("clip", segs, evenodd),
     ("path", segs, fill, stroke, evenodd), ("text", x, y, font, size, text, fill, stroke, shape data
     or None; see shaping.shape)
-    and ("image", path or bytes, x, y, w, h, alpha, keep_aspect); see _set_paint for fill and stroke.
+    ("image", path or bytes, x, y, w, h, alpha, keep_aspect) and ("grad", segs, evenodd, kind, coords,
+    colours, offsets, matrix, alpha); see _set_paint for fill and stroke.
     """
 
     width_mm: float
@@ -164,6 +165,20 @@ def _draw_text(canvas, op):
     canvas.drawText(t)
 
 
+def _draw_gradient(canvas, op):
+    _, segs, evenodd, kind, coords, colours, offsets, matrix, alpha = op
+    canvas.saveState()
+    canvas.clipPath(_build_path(canvas, segs), stroke=0, fill=0, fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO)
+    canvas.transform(*matrix)
+    canvas.setFillAlpha(alpha)
+    rgb = [colors.Color(*c) for c in colours]
+    if kind == "linear":
+        canvas.linearGradient(*coords, rgb, list(offsets), extend=True)
+    else:
+        canvas.radialGradient(*coords, rgb, list(offsets), extend=True)
+    canvas.restoreState()
+
+
 @lru_cache(maxsize=32)
 def _image_reader(data: bytes) -> ImageReader:
     return ImageReader(io.BytesIO(data))
@@ -181,7 +196,7 @@ def _draw_image(canvas, op):
 
 _DRAW = {"save": lambda canvas, op: canvas.saveState(), "restore": lambda canvas, op: canvas.restoreState(),
          "cm": lambda canvas, op: canvas.transform(*op[1]),
-         "clip": _draw_clip, "path": _draw_path, "text": _draw_text, "image": _draw_image}
+         "clip": _draw_clip, "path": _draw_path, "text": _draw_text, "image": _draw_image, "grad": _draw_gradient}
 
 # ---------------------------------------------------------------- values
 # Parsers take (value, property name) and raise ValueError with the problem text.
@@ -195,6 +210,12 @@ def _number(value, prop, nonneg=False):
     if nonneg and number < 0:
         raise ValueError(f"{prop} must not be negative (got '{value}')")
     return number
+
+
+def _fraction(value, prop):
+    """A number, or a percentage as a fraction ("50%" -> 0.5)."""
+    text = value.strip()
+    return _number(text[:-1], prop) / 100 if text.endswith("%") else _number(text, prop)
 
 
 def _nonneg(value, prop):
@@ -222,6 +243,16 @@ def _colour(value, prop):
     if value.lower() in _NAMED:
         return _NAMED[value.lower()]
     raise ValueError(f"bad colour '{value}' for {prop}")
+
+
+def _fill(value, prop):
+    """A colour, or ("url", id) of a gradient (shapes only; see _Compiler.gradient)."""
+    match = _URL_RE.fullmatch(value)
+    return ("url", match.group(1)) if match else _colour(value, prop)
+
+
+def _is_url(paint) -> bool:
+    return isinstance(paint, tuple) and len(paint) == 2 and paint[0] == "url"
 
 
 def _opacity(value, prop):
@@ -297,7 +328,7 @@ def _mul(m, n):
 _RULE = _enum({"nonzero": False, "evenodd": True})
 # Inherited properties: parser and SVG initial value (parsed).
 _PARSERS = {
-    "fill": (_colour, (0.0, 0.0, 0.0)), "stroke": (_colour, None), "stroke-width": (_nonneg, 1.0),
+    "fill": (_fill, (0.0, 0.0, 0.0)), "stroke": (_colour, None), "stroke-width": (_nonneg, 1.0),
     "stroke-linecap": (_enum({"butt": 0, "round": 1, "square": 2}), 0),
     "stroke-linejoin": (_enum({"miter": 0, "round": 1, "bevel": 2}), 0),
     "stroke-miterlimit": (lambda v, p: max(_nonneg(v, p), 1.0), 4.0),
@@ -327,6 +358,9 @@ _ELEMENTS = {
     "text": ({"x", "y"}, _ALL_PROPS), "tspan": ({"x", "y", "dy"}, _INHERITED),
     "image": ({"x", "y", "width", "height", "href", "preserveAspectRatio"}, _ALL_PROPS),
     "clipPath": ({"clipPathUnits"}, {"transform", "clip-rule"}),
+    "linearGradient": ({"x1", "y1", "x2", "y2", "gradientUnits", "gradientTransform", "spreadMethod", "href"}, set()),
+    "radialGradient": ({"cx", "cy", "r", "fx", "fy", "gradientUnits", "gradientTransform", "spreadMethod", "href"}, set()),
+    "stop": ({"offset"}, {"stop-color", "stop-opacity"}),
     **{tag: (geometry, _ALL_PROPS) for tag, geometry in _SHAPES.items()},
 }
 _SKIPPED = {"title", "desc", "metadata"}
@@ -648,10 +682,84 @@ class _Compiler:
         self.no_children(el)
         tag = _tag(el)
         segs = self.shape_segs(el, tag, own)
+        grad = None
+        if _is_url(st["fill"]):
+            grad = self.gradient(el, st["fill"][1], segs, st) if tag != "line" and segs else None
+            st = {**st, "fill": None}
         fill, stroke = _paint(st)
         fill = None if tag == "line" else fill
+        if grad is not None:
+            body.append(grad)
         if segs and (fill or stroke):
             body.append(("path", tuple(segs), fill, stroke, st["fill-rule"]))
+
+    def gradient(self, el, ident, segs, st):
+        """("grad", segs, evenodd, kind, coords, colours, offsets, matrix, alpha) painting a shape
+        with a <linearGradient> or <radialGradient> (pad spread, opaque stops)."""
+        target = self.ids.get(ident)
+        if target is None or _tag(target) not in ("linearGradient", "radialGradient"):
+            self.problem(el, f"fill 'url(#{ident})' does not refer to a <linearGradient> or <radialGradient>")
+            return None
+        found = self.gradient_spec(target)
+        alpha = st["fill-opacity"] * st["alpha"]
+        if found is None or not st["visibility"] or alpha <= 0:
+            return None
+        kind, coords, colours, offsets, units, transform = found
+        matrix = transform
+        if units == "objectBoundingBox":
+            xs = [a[i] for _, a in segs for i in range(0, len(a), 2)]
+            ys = [a[i] for _, a in segs for i in range(1, len(a), 2)]
+            bw, bh = max(xs) - min(xs), max(ys) - min(ys)
+            if not (bw and bh):  # SVG: a bounding-box gradient on a zero-area box paints nothing
+                return None
+            matrix = _mul((bw, 0, 0, bh, min(xs), min(ys)), transform)
+        return ("grad", tuple(segs), st["fill-rule"], kind, coords, colours, offsets, matrix, alpha)
+
+    def gradient_spec(self, g):
+        """(kind, coords, colours, offsets, units, transform) of a gradient element, or None after problems."""
+        tag = _tag(g)
+        own, props = self.attributes(g, tag)
+        before = len(self.problems)
+        units = own.get("gradientUnits", "objectBoundingBox")
+        if units not in ("objectBoundingBox", "userSpaceOnUse"):
+            self.problem(g, f"bad gradientUnits '{units}' (use objectBoundingBox or userSpaceOnUse)")
+        if own.get("spreadMethod", "pad") != "pad":
+            self.problem(g, "spreadMethod must be pad (reflect and repeat are not supported)")
+        if "href" in own:
+            self.problem(g, "a gradient cannot take its stops from another (href): give it its own <stop>s")
+        transform = self.value(g, _transform, own.get("gradientTransform", ""), "gradientTransform", _IDENTITY)
+        bbox = units == "objectBoundingBox"
+        names = ("x1", "y1", "x2", "y2") if tag == "linearGradient" else ("cx", "cy", "r")
+        defaults = {"x1": "0%", "y1": "0%", "x2": "100%", "y2": "0%", "cx": "50%", "cy": "50%", "r": "50%"}
+        coords = tuple(self.value(g, _fraction if bbox else _number, own.get(n, defaults[n]), n, 0.0) for n in names)
+        if tag == "radialGradient":
+            for f, c in (("fx", "cx"), ("fy", "cy")):
+                if f in own and own[f] != own.get(c, defaults[c]):
+                    self.problem(g, f"{f} must equal {c} (a moved focal point is not supported)")
+        colours, offsets, last = [], [], 0.0
+        for stop in filter(_is_element, g):
+            if _tag(stop) != "stop":
+                if _tag(stop) not in _SKIPPED:
+                    self.problem(stop, f"unsupported element <{_tag(stop)}> inside <{tag}>")
+                continue
+            sown, sprops = self.attributes(stop, "stop")
+            offset = min(max(self.value(stop, _fraction, sown.get("offset", "0"), "offset", 0.0), last), 1.0)
+            colour = self.value(stop, _colour, sprops.get("stop-color", "black"), "stop-color", (0.0, 0.0, 0.0))
+            if self.value(stop, _opacity, sprops.get("stop-opacity", "1"), "stop-opacity", 1.0) < 1:
+                self.problem(stop, "stop-opacity below 1 is not supported (PDF shadings are opaque; use fill-opacity on the shape)")
+            colours.append(colour or (0.0, 0.0, 0.0))
+            offsets.append(offset)
+            last = offset
+        if not colours:
+            self.problem(g, f"<{tag}> needs at least one <stop>")
+        if len(self.problems) > before:
+            return None
+        if len(colours) == 1:
+            colours, offsets = colours * 2, [0.0, 1.0]
+        return ("linear" if tag == "linearGradient" else "radial", coords, tuple(colours), tuple(offsets), units, transform)
+
+    def h_gradient(self, el, own, st, body):
+        self.gradient_spec(el)  # never drawn itself; compiled to report problems
 
     def h_group(self, el, own, st, body):
         self.children(el, st, body)
@@ -783,6 +891,9 @@ class _Compiler:
                     continue
                 for ch in fonts.missing_glyphs(font, text):
                     self.problem(source, f"no glyph for '{ch}' (U+{ord(ch):04X}) in font {font}")
+                if _is_url(rst["fill"]):
+                    self.problem(source, "a gradient fills shapes only, not text")
+                    rst = {**rst, "fill": None}
                 runs.append((text, (font, rst["font-size"], _paint(rst))))
             line = "".join(text for text, _ in runs)
             if shaping.base_level(line, direction):  # start and end swap sides in right-to-left text
@@ -925,6 +1036,7 @@ def _compile_art(path: str, resolve_href, depth: int, art_stack: frozenset):
 
 _HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h_defs, "use": _Compiler.h_use,
              "text": _Compiler.h_text, "image": _Compiler.h_image, "clipPath": _Compiler.h_clip_path,
+             "linearGradient": _Compiler.h_gradient, "radialGradient": _Compiler.h_gradient,
              **{tag: _Compiler.h_shape for tag in _SHAPES}}
 
 
