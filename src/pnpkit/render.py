@@ -304,7 +304,9 @@ class TextBoxes:
         while True:
             layout = richtext.Layout(family, current * PT, aspects)
             lines = richtext.wrap(parsed, layout, w)
-            height = richtext.block_height(lines, current * PT, leading, paragraph)
+            # an icon is one em tall on the baseline: on the first line it stands above the ascent
+            lift = max(0.0, 1 - layout.ascent) * current * PT if lines and any(r[1] is None for r in lines[0].runs) else 0.0
+            height = richtext.block_height(lines, current * PT, leading, paragraph) + lift
             fits = height <= h + 1e-6 and all(line.width <= w + 1e-6 for line in lines)
             if fits or current - 0.25 < min_pt - 1e-9:
                 break
@@ -314,7 +316,7 @@ class TextBoxes:
         size_mm = current * PT
         top = y if valign == "top" else y + (h - height) / 2 if valign == "middle" else y + h - height
         spans, extra = [], []
-        for line, base in zip(lines, richtext.baselines(lines, top, layout.ascent, size_mm, leading, paragraph)):
+        for line, base in zip(lines, richtext.baselines(lines, top + lift, layout.ascent, size_mm, leading, paragraph)):
             side = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor]
             lx = x + w * (1.0 - side if line.rtl else side)
             inner, after = richtext.line_svg(line, lx, base, anchor, (x, w), layout, (bold, italic), self.icon_svg)

@@ -8,8 +8,8 @@ Markup (in any text a template hands to text_box()):
 Text is cut into words at whitespace; a word may mix spans and icons, so an
 icon followed by a punctuation mark (":wood:,") never wraps apart from it.
 Lines are filled greedily and measured exactly as the renderer draws them:
-each run of one style is shaped (shaping.py), an icon is as wide as its
-aspect ratio makes it at the font's ascent. A line that is one run of the
+each run of one style is shaped (shaping.py), an icon is one em tall and as
+wide as its aspect ratio makes it, its bottom on the baseline. A line that is one run of the
 box's own style is written as before rich text existed (one <tspan> per line),
 so plain text gives the same SVG; a line with spans is one <tspan> with inline
 style <tspan>s; a line with icons is cut into pieces in visual order, each
@@ -136,7 +136,8 @@ class Layout:
         return fonts.face_name(self.family, bold, italic)
 
     def icon_size(self, name: str) -> tuple[float, float]:
-        h = self.ascent * self.size
+        h = self.size  # one em: an icon reads as large as a word's capitals and ascenders
+
         return h * self.aspects.get(name, 1.0), h
 
     def run_width(self, run) -> float:
