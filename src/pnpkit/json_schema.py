@@ -37,7 +37,7 @@ SIZE = {"anyOf": [{"enum": list(units.SIZES)}, {"type": "string", "pattern": uni
         "description": "Trim size: a name (" + ", ".join(units.SIZES) + ") or WxH with a unit, e.g. 63x88mm, 2.5x3.5in."}
 TEXT = {"anyOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1}],
         "description": "Text: one string for every language, or {lang: text} covering each language of the pack."}
-TEMPLATE = {"type": "string", "description": "A Jinja2 SVG template, relative to templates/ (the pack's own first), e.g. game/card-front.svg.j2."}
+TEMPLATE = {"type": "string", "description": "A Jinja2 SVG template, relative to templates/ (the pack's own first), e.g. game/card-front.svg.j2; or a Python function of the pack, e.g. board.py:draw (runs only for a trusted pack)."}
 PROVENANCE_TAG = {"enum": list(PROVENANCE), "description": "Where a value comes from: seed, public, inferred or design."}
 
 GAME = {
