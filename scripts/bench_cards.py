@@ -3,9 +3,12 @@
 Each card has a title, 4-7 lines of wrapped text, 3 icons and a frame; all share
 one back; 9 go on an A4 page, with duplex backs. Prints cards per second for
 the whole build (load, check, render, compile, impose, write the PDF) and the
-time of each stage.
+time of each stage, measured in this process; then what a designer waits for:
+`pnpkit build` as a new process with every output the command line writes
+(PDF, per-face SVGs, preview, cache), cold (empty --out) and after a one-card
+edit. --quick runs a small deck once (CI runs it so the script cannot rot).
 
-    .venv/bin/python scripts/bench_cards.py [--cards 1000] [--runs 3]
+    .venv/bin/python scripts/bench_cards.py [--cards 1000] [--runs 3] [--quick]
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import argparse
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -87,22 +91,48 @@ def run_once(pack: Path, out: Path) -> dict:
     return {"check+render+compile": t1 - t0, "impose": t2 - t1, "pdf": t3 - t2, "total": t3 - t0, "pages": len(pages)}
 
 
+def command_line(pack: Path, out: Path, runs: int) -> tuple[list[float], list[float]]:
+    """Seconds of a new `pnpkit build` process: cold (empty --out), then after a one-card edit."""
+    command = [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out)]
+    cold, edited = [], []
+    for run in range(runs):
+        shutil.rmtree(out, ignore_errors=True)
+        cold.append(_timed(command))
+        cards = pack / "cards.yaml"
+        text = cards.read_text(encoding="utf-8")
+        cards.write_text(text.replace("title: 'Card 1 ", f"title: 'Card 1{'x' * (run + 1)} ", 1), encoding="utf-8")
+        edited.append(_timed(command))
+    return cold, edited
+
+
+def _timed(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="30 cards, one run: checks that the script works")
     ap.add_argument("--rich", action="store_true", help="rich text in every card (inline icon, bold and italic spans)")
     args = ap.parse_args()
+    if args.quick:
+        args.cards, args.runs = 30, 1
     with tempfile.TemporaryDirectory() as tmp:
         pack = make_pack(Path(tmp), args.cards)
         runs = [run_once(pack, Path(tmp)) for _ in range(args.runs)]
         size = (Path(tmp) / "bench.pdf").stat().st_size
+        cold, edited = command_line(pack, Path(tmp) / "out", args.runs)
     total = statistics.median(r["total"] for r in runs)
     print(f"{args.cards} distinct poker cards + shared back, 9 per A4 page, duplex: {runs[0]['pages']} pages, {size / 1e6:.2f} MB")
     for stage in ("check+render+compile", "impose", "pdf", "total"):
         values = " / ".join(f"{r[stage]:.2f}" for r in runs)
         print(f"  {stage:22} {values} s (median {statistics.median(r[stage] for r in runs):.2f} s)")
     print(f"cards per second (end to end, median of {args.runs}): {args.cards / total:.0f}")
+    print(f"pnpkit build, new process, empty --out: median {statistics.median(cold):.2f} s (n={len(cold)})")
+    print(f"pnpkit build, new process, one card edited: median {statistics.median(edited):.2f} s (n={len(edited)})")
 
 
 if __name__ == "__main__":

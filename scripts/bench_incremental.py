@@ -32,15 +32,16 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_cards  # noqa: E402
-from pnpkit import build, layout, pdf, preview  # noqa: E402
+from pnpkit import build, layout, output, pdf, preview  # noqa: E402
 from pnpkit.cache import Cache  # noqa: E402
 from pnpkit.watch import Watcher  # noqa: E402
 
 
 def edit_card(pack: Path, n: int, tag: str) -> None:
-    """Rename card n's title, as a designer saving one change would."""
+    """Rename card n's title (n wraps around the deck), as a designer saving one change would."""
     path = pack / "cards.yaml"
     text = path.read_text(encoding="utf-8")
+    n %= text.count("title: 'Card ")
     old = f"title: 'Card {n} "
     assert old in text, old
     path.write_text(text.replace(old, f"title: 'Card {n}{tag} ", 1), encoding="utf-8")
@@ -50,8 +51,7 @@ def watch_loop(pack: Path, out: Path, edits: int) -> tuple[float, list[float], d
     """The cold first build and, per edit, seconds from the save to the swapped-in kit."""
     watcher = Watcher(pack, out)
     done: queue.Queue = queue.Queue()
-    watcher.listeners.append(lambda b: done.put((time.perf_counter(), b)))
-    thread = threading.Thread(target=watcher.loop, args=(lambda b: None,), daemon=True)
+    thread = threading.Thread(target=watcher.loop, args=(lambda b: done.put((time.perf_counter(), b)),), daemon=True)
     thread.start()
     _, first = done.get(timeout=300)
     assert first.ok, [str(p) for p in first.result.problems[:5]]
@@ -86,7 +86,7 @@ def stages(pack: Path, out: Path, edits: int) -> tuple[dict[str, list[float]], d
         return wrapper
 
     originals = {(build, "validate"), (layout, "impose"), (pdf, "write_pdf"), (build, "_write_svgs"),
-                 (preview, "write_index"), (build, "swap_in")}
+                 (preview, "write_index"), (output, "swap_in")}
     saved = {(m, n): getattr(m, n) for m, n in originals}
     for (module, name), fn in saved.items():
         setattr(module, name, timed(f"{name}", fn))

@@ -83,14 +83,14 @@ class TestSheetBoxes:
         anu.edit(f"{A}/game.yaml", "    - {piece: shuttle, number: 3}\n", "")
         assert anu.validate().lines == [
             f"{A}/pieces.yaml:{line}:{col}: error: piece 'shuttle-{colour}-3' (shuttle 3) has no box on the personal sheet [ANU-C06]"
-            for line, col, colour in ((69, 50, "blue"), (72, 48, "red"), (75, 52, "green"), (78, 54, "yellow"))]
+            for line, col, colour in ((74, 50, "blue"), (77, 48, "red"), (80, 52, "green"), (83, 54, "yellow"))]
 
     def test_a_numbered_piece_beyond_the_boxes(self, anu):
         anu.edit(f"{A}/pieces.yaml", "    - {id: giant-blue-2, colour: blue, number: 2}\n",
                  "    - {id: giant-blue-2, colour: blue, number: 2}\n    - {id: giant-blue-3, colour: blue, number: 3}\n")
         assert anu.validate().lines == [
             f"{A}/game.yaml:136:5: error: group 'giants' has 3 blue; every colour needs exactly 2 [ANU-C04]",
-            f"{A}/pieces.yaml:39:48: error: piece 'giant-blue-3' (giant 3) has no box on the personal sheet [ANU-C06]",
+            f"{A}/pieces.yaml:42:48: error: piece 'giant-blue-3' (giant 3) has no box on the personal sheet [ANU-C06]",
         ]
 
     def test_a_box_without_its_piece(self, anu):
@@ -145,7 +145,7 @@ class TestCapacities:
             f"{A}/game.yaml:112:157: error: a man carries 1 gold; only the mammoth and giant carry gold on the map [ANU-K05]",
         ]
         assert lines[2:] == [f"{A}/pieces.yaml:{n}:7: error: piece 'man-{c}' (man) has no box on the personal sheet [ANU-C06]"
-                             for n, c in ((14, "blue"), (15, "red"), (16, "green"), (17, "yellow"))]
+                             for n, c in ((15, "blue"), (16, "red"), (17, "green"), (18, "yellow"))]
 
 
 class TestMovementTable:

@@ -233,8 +233,8 @@ def test_entries_unused_for_many_builds_are_dropped(tmp_path):
     assert again.stats.get("faces rendered", 0) == 0
 
 
-def test_a_build_that_fails_late_gives_back_the_files_it_took_over(kit, monkeypatch):
-    """Unchanged SVGs are moved from the last build, not rewritten; a failure must return them."""
+def test_a_build_that_fails_late_leaves_the_last_one_as_it_was(kit, monkeypatch):
+    """Unchanged SVGs are linked from the last build, not rewritten; a failure leaves it whole and no staging."""
     assert kit.build().code == 0
     out = kit.root / "build" / "mammoth-herd"
     before = outputs(out)

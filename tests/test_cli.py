@@ -89,3 +89,10 @@ def test_provenance_lists_what_is_still_a_design_choice(kit):
         f"{M}/tiles.yaml:16:7: note: bonus-01, all values: design [provenance]",
     ]
     assert len(run.lines) == 18
+
+
+def test_an_output_folder_that_cannot_be_written_is_one_line_not_a_traceback(kit):
+    (kit.root / "taken").write_text("a file where the output folder should be")
+    run = kit.run("build", str(kit.pack), "--out", "taken")
+    assert run.code == 1
+    assert run.err.strip() == "pnpkit: error: Not a directory: taken/pnpkit-cache"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -34,11 +35,12 @@ def load(name: str) -> profile.Profile:
     return found
 
 
-def exported(pack: Path, out: Path, name: str, strict: bool = False):
-    """Validate a pack and export it with one profile: (problems, the profile's output folder)."""
+def exported(pack: Path, out: Path, name: str, strict: bool = False, pdfx: bool | None = None):
+    """Validate a pack and export it with one profile (its PDF/X switched as given): (problems, the profile's output folder)."""
     result = build.validate(pack)
     assert not result.errors, [str(p) for p in result.errors]
-    problems = export.export(result.pack, result.faces, out, load(name), strict)
+    chosen = load(name) if pdfx is None else dataclasses.replace(load(name), pdfx=pdfx)
+    problems = export.export(result.pack, result.faces, out, chosen, strict)
     return problems, out / result.pack.id / name
 
 
@@ -69,7 +71,7 @@ def render(pdf: Path, index: int, dpi: int = 100) -> Image.Image:
 
 # ------------------------------------------------------------------ profiles as data
 
-@pytest.mark.parametrize("name", ["home", "thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator"])
+@pytest.mark.parametrize("name", ["home", "thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator", "pdfx", "showcase", "low-ink"])
 def test_every_shipped_profile_loads_clean(name):
     found, problems = profile.load(name)
     assert problems == [] and found.id == name
@@ -110,7 +112,7 @@ def test_profile_output_and_tts_objects_are_checked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("p.yaml").write_text("name: P\noutput: pictures\n", encoding="utf-8")
     assert [str(p) for p in profile.load("p.yaml")[1]] == [
-        "p.yaml:2:9: error: 'output' must be one of sheets, images, pages, tts (got 'pictures') [profile]"]
+        "p.yaml:2:9: error: 'output' must be one of sheets, images, pages, tts, showcase, low-ink (got 'pictures') [profile]"]
     text = (ROOT / "src/pnpkit/profiles/tabletop-simulator.yaml").read_text().replace("  board: tile", "  board: bord").replace("  die: image", "  dice: image")
     Path("t.yaml").write_text(text, encoding="utf-8")
     line = {key: n for n, row in enumerate(text.splitlines(), 1) for key in ("objects:", "  card:", "  board:", "  dice:") if row.startswith(key)}
@@ -200,7 +202,7 @@ def test_many_faces_are_rasterised_in_a_process_pool_identically(tmp_path):
 # ------------------------------------------------------------------ pages: DriveThruCards, PrintNinja
 
 def test_dtc_pages_are_face_plus_bleed_with_trim_and_bleed_boxes(tmp_path):
-    problems, out = exported(cards(tmp_path / "probe", n=2, count=2), tmp_path / "out", "drivethrucards")
+    problems, out = exported(cards(tmp_path / "probe", n=2, count=2), tmp_path / "out", "drivethrucards", pdfx=False)
     assert problems == []
     pdf = out / "en" / "01-cards.pdf"
     reader = PdfReader(pdf)
@@ -215,7 +217,7 @@ def test_dtc_pages_are_face_plus_bleed_with_trim_and_bleed_boxes(tmp_path):
 
 
 def test_printninja_prints_every_copy_and_a_shared_back_once_last(tmp_path):
-    _, out = exported(cards(tmp_path / "probe", n=3, count=2), tmp_path / "out", "printninja")
+    _, out = exported(cards(tmp_path / "probe", n=3, count=2), tmp_path / "out", "printninja", pdfx=False)
     pdf = out / "en" / "01-cards.pdf"
     assert len(PdfReader(pdf).pages) == 3 * 2 + 1
     got = [render(pdf, i).getpixel((137, 187)) for i in range(7)]
@@ -224,7 +226,7 @@ def test_printninja_prints_every_copy_and_a_shared_back_once_last(tmp_path):
 
 
 def test_printninja_with_own_backs_puts_the_backs_after_the_fronts(tmp_path):
-    _, out = exported(cards(tmp_path / "probe", n=2, shared_back=False), tmp_path / "out", "printninja")
+    _, out = exported(cards(tmp_path / "probe", n=2, shared_back=False), tmp_path / "out", "printninja", pdfx=False)
     pdf = out / "en" / "01-cards.pdf"
     got = [render(pdf, i).getpixel((137, 187)) for i in range(4)]
     c0, c1 = colours(2)
@@ -359,3 +361,104 @@ def test_transparency_survives_into_exported_pngs(tmp_path):
     assert main(["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "thegamecrafter"]) == 0
     png = next((tmp_path / "out" / "alpha" / "thegamecrafter").rglob("*.png"))
     assert is_pink(Image.open(png).convert("RGB").getpixel((400, 560)))
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_warm_export_rasterises_nothing_and_writes_the_same_bytes(kit, monkeypatch):
+    profiles = ["--profile", "thegamecrafter", "--profile", "drivethrucards", "--profile", "tabletop-simulator"]
+    assert kit.build(*profiles, "--lang", "en").code == 0
+    out = kit.root / "build" / "mammoth-herd"
+    cold = {name: _tree(out / name) for name in ("thegamecrafter", "drivethrucards", "tabletop-simulator")}
+
+    def no_raster(*args, **kwargs):
+        raise AssertionError("a warm export rasterised a face")
+
+    def no_pages(*args, **kwargs):
+        raise AssertionError("a warm export drew a page PDF again")
+
+    monkeypatch.setattr(export, "rasterise", no_raster)
+    monkeypatch.setattr(export, "write_faces_pdf", no_pages)
+    assert kit.build(*profiles, "--lang", "en").code == 0
+    for name, files in cold.items():
+        assert _tree(out / name) == files, name
+
+
+def test_an_edited_face_is_rasterised_again_and_only_it(kit, monkeypatch):
+    assert kit.build("--profile", "thegamecrafter", "--lang", "en").code == 0
+    rendered = []
+    real = export.rasterise
+    monkeypatch.setattr(export, "rasterise", lambda pdf, shots, *a: rendered.extend(shots) or real(pdf, shots, *a))
+    kit.edit("components/mammoth-herd/tiles.yaml", "{id: bonus-01, first: tool, all: food1", "{id: bonus-01, first: tool, all: brick1")
+    assert kit.build("--profile", "thegamecrafter", "--lang", "en").code == 0
+    assert [s.path.name for s in rendered] == ["001a-bonus-01-front.png"]
+
+
+def test_png_switch_writes_every_face_at_the_chosen_dpi(kit):
+    run = kit.build("--png", "150", "--lang", "en")
+    assert run.code == 0, run.out
+    folder = kit.root / "build" / "mammoth-herd" / "png-150" / "en"
+    tile = Image.open(folder / "03-bonus-tiles" / "001a-bonus-01-front.png")
+    assert tile.size == (round(45 / 25.4 * 150), round(45 / 25.4 * 150))  # trim only, no bleed
+    assert round(tile.info["dpi"][0]) == 150
+    rows = list(csv.DictReader(open(folder / "manifest.csv", encoding="utf-8")))
+    assert len(rows) == 1 + 2 + 32 and {r["dpi"] for r in rows} == {"150"}
+
+
+@pytest.mark.parametrize("value", ["5", "3000", "x", "nan"])
+def test_png_switch_refuses_a_silly_dpi(kit, capsys, value):
+    with pytest.raises(SystemExit) as exc:
+        main(["build", str(kit.pack), "--png", value])
+    assert exc.value.code == 2
+    assert f"argument --png: must be a whole number of dots per inch from 36 to 2400 (got '{value}')" in capsys.readouterr().err
+
+
+def test_tts_standee_is_the_figure_cut_from_its_fold_over_layout(kit):
+    assert kit.build("--profile", "tabletop-simulator", "--lang", "en").code == 0
+    folder = kit.root / "build" / "mammoth-herd" / "tabletop-simulator" / "en"
+    figure = json.loads((folder / "mammoth-herd-en.json").read_text())["ObjectStates"][0]
+    assert figure["Name"] == "Figurine_Custom"
+    image = figure["CustomImage"]
+    front = Image.open(Path(image["ImageURL"].removeprefix("file://"))).convert("RGB")
+    back = Image.open(Path(image["ImageSecondaryURL"].removeprefix("file://"))).convert("RGB")
+    mm = 1181 / 100  # the 40 x 100 mm standee at 300 dpi; each panel leaves out 0.3 mm of fold line at both ends
+    assert front.size == back.size == (472, round((100 - 12 - 0.3) * mm) - round((50 + 0.3) * mm))
+    for panel in (front, back):  # the mammoth in the middle, sky above it, grass at its feet
+        w, h = panel.size
+        assert panel.getpixel((w // 2, h // 2)) == (110, 74, 47)
+        assert panel.getpixel((w // 2, 0)) == (223, 233, 239)
+        assert panel.getpixel((w // 2, h - 1)) == (185, 204, 142)
+    # the back panel is printed upside down: turned, the mammoth faces the same way as on the front
+    assert back.getpixel((int(w * 0.8), int(h * 0.55))) == front.getpixel((int(w * 0.8), int(h * 0.55)))
+
+
+def test_a_standee_without_its_layout_is_the_whole_print_with_a_warning(kit):
+    kit.edit("components/mammoth-herd/herd.yaml", "  standee: {base: 12mm}", "  # no layout")
+    run = kit.build("--profile", "tabletop-simulator", "--lang", "en")
+    assert run.code == 0
+    assert ("components/mammoth-herd/herd.yaml:2:1: warning: group 'herd' becomes a figurine of its whole print layout "
+            "(tabs and the upside-down panel included); declare its fold-over layout, e.g. standee: {base: 12mm}, "
+            "and the figure is cut out [export]") in run.lines
+
+
+@pytest.mark.parametrize("layout, message", [
+    ("{base: 50mm}", "herd.yaml:14:19: error: a standee's two base tabs (50 mm each) must leave room for its panels in its 100 mm height [schema]"),
+    ("{bsae: 12mm}", "herd.yaml:14:13: error: unknown key 'bsae' in 'standee' (did you mean 'base'?) [schema]"),
+])
+def test_the_standee_layout_is_checked(kit, layout, message):
+    kit.edit("components/mammoth-herd/herd.yaml", "standee: {base: 12mm}", f"standee: {layout}")
+    run = kit.validate()
+    assert run.code == 1
+    assert f"components/mammoth-herd/{message}" in run.lines, run.lines
+
+
+def test_an_image_export_too_large_to_rasterise_is_refused(kit):
+    kit.edit("components/mammoth-herd/herd.yaml", "size: 40x100mm", "size: 1900x1900mm")
+    kit.edit("components/mammoth-herd/herd.yaml", "  standee: {base: 12mm}", "  # no layout")
+    run = kit.build("--png", "300", "--lang", "en")
+    assert run.code == 1
+    assert ("components/mammoth-herd/herd.yaml:2:1: error: group 'herd' would be 22441 x 22441 px images at 300 dpi, "
+            "over the 150 megapixels an image may have; export it at a lower dpi [export]") in run.lines
+    assert not (kit.root / "build" / "mammoth-herd" / "png-300").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -78,3 +79,17 @@ def test_a_new_pack_never_overwrites_and_needs_a_plain_name(project):
         run = project.run("new", bad)
         assert run.code == 2 and "lowercase letters, digits and dashes" in run.err
     assert sorted(p.name for p in (project.root / "components").iterdir()) == ["moon-base"]
+
+
+@pytest.mark.parametrize("stand_in", ["components", "components/old-game", "components/old-game/templates"])
+def test_new_inside_the_project_uses_its_components_folder(project, monkeypatch, stand_in):
+    (project.root / "components/old-game/templates").mkdir(parents=True)
+    monkeypatch.chdir(project.root / stand_in)
+    run = project.run("new", "moon-base")
+    assert run.code == 0, run.err
+    expected = os.path.relpath(project.root / "components/moon-base", project.root / stand_in)
+    assert f"created {expected}:" in run.err
+    assert (project.root / "components/moon-base/game.yaml").is_file()
+    assert (project.root / "schema").is_dir()
+    assert not (project.root / "components/components").exists()
+    assert not (project.root / "components/schema").exists()

@@ -45,7 +45,7 @@ class Page(HTMLParser):
         self._in.append((tag, a.get("class", "")))
         if tag == "figure":
             self._figure = self.figures.setdefault(a["id"], {"id": a["data-id"], "count": int(a["data-count"]), "images": [], "notes": []})
-        elif tag == "img" and self._figure is not None:
+        elif tag in ("img", "iframe") and self._figure is not None:
             self._figure["images"].append(a["src"])
         elif tag == "a" and "pdf" in a.get("class", ""):
             self.links.append(a["href"])
@@ -97,8 +97,9 @@ def test_warnings_stand_next_to_their_item_and_the_rest_on_top(tmp_path, monkeyp
     assert len(page.general) == 1 and "the game needs exactly 4 [PR-2]" in page.general[0]
 
 
-def test_a_face_that_draws_art_is_previewed_with_the_art_inlined(tmp_path, monkeypatch):
-    """A browser draws an SVG shown as an image without loading the files it names."""
+def test_a_face_that_draws_art_is_previewed_linking_one_copy_of_the_art(tmp_path, monkeypatch):
+    """A browser draws an SVG shown as an image without loading the files it names: such a face
+    is shown in a sandboxed frame, from a copy that links to the art copied beside it."""
     monkeypatch.chdir(tmp_path)
     root = write_pack(tmp_path / "components" / "art", {
         "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
@@ -113,7 +114,10 @@ def test_a_face_that_draws_art_is_previewed_with_the_art_inlined(tmp_path, monke
     out = tmp_path / "build" / "art"
     [src] = Page((out / "index.html").read_text(encoding="utf-8")).figures["en-one"]["images"]
     preview = (out / src.split("?")[0]).read_text(encoding="utf-8")
-    assert src.startswith("preview/") and 'href="data:image/png;base64,' in preview
+    [art] = (out / "preview" / "art").iterdir()
+    assert src.startswith("preview/") and f'href="../../art/{art.name}"' in preview
+    assert art.read_bytes() == (root / "art" / "p.png").read_bytes()
+    assert '<iframe sandbox src="preview/en/cards/one-front.svg' in (out / "index.html").read_text(encoding="utf-8")
     assert (out / "svg" / "en" / "cards" / "one-front.svg").read_text(encoding="utf-8").count('href="art/p.png"') == 1
 
 

@@ -87,16 +87,16 @@ class TestCounts:
     def test_c05_one_ship_and_one_marker_per_player(self, cargo):
         assert broken(cargo, ("players.yaml", "{id: ship-red, colour: red", "{id: ship-red, colour: blue"),
                       ("players.yaml", "    - {id: marker-orange", "    # - {id: marker-orange")) == [
-            f"{S}/players.yaml:48:7: error: colour orange has a ship ('ship-orange') but no cargo marker [CARGO-C05]",
-            f"{S}/players.yaml:49:31: error: 'ship-red' and 'ship-blue' are both blue: each player has one piece of their colour [CARGO-C05]",
-            f"{S}/players.yaml:55:1: error: group 'markers' prints 5 pieces; the game needs exactly one per player, 6 [CARGO-C05]",
-            f"{S}/players.yaml:63:7: error: colour red has a cargo marker ('marker-red') but no ship [CARGO-C05]",
+            f"{S}/players.yaml:49:7: error: colour orange has a ship ('ship-orange') but no cargo marker [CARGO-C05]",
+            f"{S}/players.yaml:50:31: error: 'ship-red' and 'ship-blue' are both blue: each player has one piece of their colour [CARGO-C05]",
+            f"{S}/players.yaml:56:1: error: group 'markers' prints 5 pieces; the game needs exactly one per player, 6 [CARGO-C05]",
+            f"{S}/players.yaml:64:7: error: colour red has a cargo marker ('marker-red') but no ship [CARGO-C05]",
         ]
 
     def test_c06_one_ordinary_die(self, cargo):
         assert broken(cargo, ("players.yaml", "'5', '6']", "'5', '7']"), ("players.yaml", "    - {id: die, faces", "    - {id: die, count: 2, faces")) == [
             f"{S}/game.yaml:129:5: error: group 'dice' has 2 components; the game needs exactly 1 [CARGO-C06]",
-            f"{S}/players.yaml:80:34: error: die 'die' has faces ['1', '2', '3', '4', '5', '7']; the game needs ['1', '2', '3', '4', '5', '6'] [CARGO-C06]",
+            f"{S}/players.yaml:81:34: error: die 'die' has faces ['1', '2', '3', '4', '5', '7']; the game needs ['1', '2', '3', '4', '5', '6'] [CARGO-C06]",
         ]
 
 

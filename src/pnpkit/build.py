@@ -15,11 +15,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, dice, fonts, hexes, layout, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
+from pnpkit import calibration, dice, fonts, hexes, layout, output, pdf, preview, render, rules, schema, svgdraw, trust  # noqa: F401 (dice, hexes register themselves)
 from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
@@ -65,6 +66,9 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
     if overrides:
         pack = dataclasses.replace(pack, print=dataclasses.replace(pack.print, **overrides))
     fonts.use(pack.fonts)  # the families templates may name, for this pack
+    too_many = layout.too_many_faces([(i.id, i.count, i.where) for i in pack.items()], pack.print.max_faces)
+    if too_many:  # before rendering: fifty thousand distinct items would take minutes
+        return Result(pack, problems=_sorted(problems + too_many))
     code = code or Code(trust.is_trusted(root))
     problems += rules.check(pack, code.trusted, code.seconds)
     result = Result(pack, problems=problems)
@@ -139,12 +143,25 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
     result = validate(root, langs, overrides, cache, code)
     if result.errors or (strict and result.problems) or result.pack is None:
         return result
+    try:
+        with output.locked(out, f"building {root}"):
+            output.tidy(out)  # what a killed build left: a kit to put back, staging folders
+            _write(result, out, progress, cache)
+    except output.Busy as exc:
+        result.problems.append(Problem(Location(str(out)), str(exc), "output"))
+        return result
+    cache.save()
+    if cache.error:  # the build is fine; the next one will just be slower
+        result.notes.append(cache.error)
+    return result
+
+
+def _write(result: Result, out: Path, progress, cache: Cache) -> None:
+    """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole."""
     pack = result.pack
     final = out / pack.id
-    staging = out / f".{pack.id}.partial"
-    shutil.rmtree(staging, ignore_errors=True)
+    staging = output.staging_for(final)
     staging.mkdir(parents=True)
-    kept: list[tuple[Path, Path]] = []  # (new, old): unchanged SVGs taken over from the last build
     try:
         for lang, faces in result.faces.items():
             pages = result.pages[lang]
@@ -154,19 +171,12 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
                 pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", f"{pack.name[lang]}",
                               pack.print.crop_marks, _calibration(pack, lang), on_page)
             _write_large(pages, pack, lang, staging, cache)
-            _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang, kept)
+            _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang)
         preview.write_index(result, staging)
-        swap_in(staging, final)
+        output.swap_in(staging, final)
         result.written = True
-        kept.clear()
     finally:
-        for new, old in kept:  # a build that fails gives the last one back what it took
-            os.replace(new, old)
-        shutil.rmtree(staging, ignore_errors=True)
-    cache.save()
-    if cache.error:  # the build is fine; the next one will just be slower
-        result.notes.append(cache.error)
-    return result
+        shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap; a failure leaves no trace
 
 
 def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache) -> None:
@@ -205,33 +215,35 @@ def _calibration(pack: Pack, lang: str) -> dict:
     }
 
 
-def _write_svgs(faces: list[Face], folder: Path, previous: Path, kept: list) -> None:
-    """Each face's SVG. A file of the previous build with the same bytes is moved over instead
-    of written again: renaming is cheap and steady, while writing thousands of files can stall
-    for a second when the disk is busy."""
+def _write_svgs(faces: list[Face], folder: Path, previous: Path) -> None:
+    """Each face's SVG. A file of the previous build with the same bytes is hard-linked instead of
+    written again: linking is cheap and steady, while writing thousands of files can stall for a
+    second when the disk is busy. Unlike moving, linking leaves the live output as it is, so a
+    build killed here leaves the previous kit whole. Where a link is refused, the file is written."""
     for group in {face.group for face in faces}:
         (folder / group).mkdir(parents=True, exist_ok=True)
     for face in faces:
         name = f"{face.group}/{face.item}-{face.side}.svg"
         data = face.svg.encode("utf-8")
-        try:
-            with open(previous / name, "rb") as f:
-                same = f.read() == data
-        except OSError:
-            same = False
-        if same:
-            os.replace(previous / name, folder / name)
-            kept.append((folder / name, previous / name))
-        else:
+        if not (_same(previous / name, data) and _link(previous / name, folder / name)):
             with open(folder / name, "wb") as f:
                 f.write(data)
 
 
-def swap_in(staging: Path, final: Path) -> None:
-    """Replace the previous output only once the new one is complete."""
-    old = final.with_name(f".{final.name}.old")
-    shutil.rmtree(old, ignore_errors=True)
-    if final.exists():
-        final.rename(old)
-    staging.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
+def _same(path: Path, data: bytes) -> bool:
+    """Is `path` a regular file (not a symlink) holding exactly `data`?"""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    with open(fd, "rb") as f:
+        st = os.fstat(fd)
+        return stat.S_ISREG(st.st_mode) and st.st_size == len(data) and f.read() == data
+
+
+def _link(source: Path, target: Path) -> bool:
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError:  # a file system without hard links, another device, too many links
+        return False
+    return True

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from pnpkit import __version__
-from pnpkit import export, trust
+from pnpkit import export, preflight, trust
 from pnpkit.build import Code, Result, build, validate
-from pnpkit.options import add_print_options, print_overrides
+from pnpkit.options import add_limit_options, add_print_options, print_overrides
 
 EPILOG = "Problems print as path:line:col: level: message [rule-id]. Exit 0 clean, 1 problems, 2 usage error."
 
@@ -28,12 +28,15 @@ def parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check game packs and report every problem", description="Check game packs: structure, game rules, templates, text fit and glyphs. Writes nothing.", epilog=EPILOG)
     _common(v)
+    add_limit_options(v)
     v.add_argument("--provenance", action="store_true", help="also list every value marked with where it comes from (seed, public, inferred, design), e.g. to find what is still a design choice")
 
     b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) and per-face SVGs to OUT/<pack>/. Nothing is written when there are errors; the previous output stays as it was.", epilog=EPILOG)
     _common(b)
     add_print_options(b)
     b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
+    b.add_argument("--png", type=export.png_option, metavar="DPI", dest="png",
+                   help="also write one PNG per distinct face, trim size at DPI (36-2400), into OUT/<pack>/png-DPI/")
     for name in COMMAND_MODULES:
         importlib.import_module(name).configure(sub)
     return p
@@ -41,7 +44,7 @@ def parser() -> argparse.ArgumentParser:
 
 # Modules that add a command: each has configure(subparsers), which adds its parser
 # and sets `run=function(args) -> exit code` as a default.
-COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpkit.scaffold", "pnpkit.trust")
+COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpkit.scaffold", "pnpkit.trust", "pnpkit.preflight")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -52,10 +55,21 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    _tolerant_output()
     args = parser().parse_args(argv)
-    if hasattr(args, "run"):
-        return args.run(args)
-    overrides = print_overrides(args) if args.command == "build" else {}
+    try:
+        return args.run(args) if hasattr(args, "run") else _check_packs(args)
+    except KeyboardInterrupt:  # Ctrl-C: the output is as the last whole build left it
+        print("\npnpkit: stopped", file=sys.stderr)
+        return 130
+    except OSError as exc:  # the output folder is not writable, the disk is full, ...
+        print(f"pnpkit: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+
+
+def _check_packs(args) -> int:
+    """validate or build each pack; the exit code of the worst."""
+    overrides = print_overrides(args)
     failed = usage = False
     for pack in args.packs:
         if not pack.is_dir():
@@ -68,10 +82,22 @@ def main(argv: list[str] | None = None) -> int:
         else:
             result = build(pack, args.out, args.lang, overrides, args.strict,
                            _progress() if sys.stderr.isatty() else None, code=code)
-            export.run(result, args.out, args.profile, args.strict)
+            chosen = (args.profile or []) + ([args.png] if args.png else [])
+            export.run(result, args.out, chosen, args.strict)
+            if result.written:  # check what was written, as a print shop would
+                pdfx = {p.id for p in chosen if p.pdfx}
+                result.problems += preflight.check_build(args.out / result.pack.id, pdfx)
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
     return 2 if usage else 1 if failed else 0
+
+
+def _tolerant_output() -> None:
+    """A file name or a letter the output's encoding cannot show (a non-UTF-8 file name, Polish
+    text on a Latin-1 terminal) is printed escaped rather than ending the run with UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):  # not a test's capture or a pipe replaced by a StringIO
+            stream.reconfigure(errors="backslashreplace")
 
 
 def _report(result: Result, args, pack: Path, seconds: float) -> bool:

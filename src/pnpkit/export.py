@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -24,18 +25,21 @@ from pathlib import Path
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, pdf
+from pnpkit import fonts, output, pdf
 from pnpkit import profile as profiles
-from pnpkit.build import swap_in
+from pnpkit.build import CACHE_DIR
 from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
+from pnpkit.rastercache import RasterCache, combine, sheet_key
+from pnpkit.rastercache import render as render_cached
 from pnpkit.units import PT_PER_MM
 
 K = PT_PER_MM
 PNG_COMPRESS = 3  # as fast as level 1 and 3 % smaller; level 6 (Pillow's default) costs 25 % more time for 8 %
 POOL_FROM = 24  # pages: below this a process pool costs more than it saves
 EPS = 0.01  # mm: bleed differences smaller than this are rounding
+MAX_PIXELS = 150 * 10**6  # an image a service could take (a 1 m board at 300 dpi is 26 MP); 600 MB of RGB to rasterise
 
 
 # ------------------------------------------------------------------ entry points
@@ -50,6 +54,18 @@ def profile_option(name: str) -> Profile:
     if profile is None:
         raise argparse.ArgumentTypeError("\n".join(p.message if p.rule == "usage" else str(p) for p in problems if p.is_error))
     return profile
+
+
+def png_option(text: str) -> Profile:
+    """argparse type for --png DPI: a plain image profile, trim size, no products."""
+    try:
+        dpi = int(text)
+    except ValueError:
+        dpi = 0
+    if not 36 <= dpi <= 2400:
+        raise argparse.ArgumentTypeError(f"must be a whole number of dots per inch from 36 to 2400 (got '{text}')")
+    return Profile(id=f"png-{dpi}", name=f"PNG images at {dpi} dpi", output="images", where=Location("--png"), dpi=dpi,
+                   notes=f"One PNG per distinct face at {dpi} dpi, trim size (no bleed); manifest.csv lists them with their copies.")
 
 
 def run(result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
@@ -69,11 +85,23 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
     if profile.output == "sheets":  # the engine's own output, already in out/<pack id>/
         return []
     problems = check(pack, faces, profile)
-    if strict and problems:
+    if (strict and problems) or any(p.is_error for p in problems):
         return problems
     final = out / pack.id / profile.id
-    staging = out / pack.id / f".{profile.id}.partial"
-    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        with output.locked(out, f"exporting {pack.id} for {profile.id}"):
+            output.tidy(final.parent)  # a killed export's staging folder
+            raster = RasterCache(out / CACHE_DIR / "raster")
+            _write(pack, faces, profile, final, raster)
+            raster.prune()
+    except output.Busy as exc:
+        problems.append(Problem(Location(str(out)), str(exc), "output"))
+    return problems
+
+
+def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: RasterCache) -> None:
+    """The export into a staging folder, swapped in whole: a failed export leaves the previous one."""
+    staging = output.staging_for(final)
     staging.mkdir(parents=True)
     try:
         for lang, lang_faces in faces.items():
@@ -81,17 +109,31 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
             folder.mkdir()
             decks = group_faces(pack, lang_faces)
             if profile.output == "images":
-                write_images(decks, profile, folder)
+                write_images(decks, profile, folder, raster)
+            elif profile.output == "low-ink":
+                from pnpkit import lowink
+
+                lowink.write(pack, lang_faces, folder, lang, lowink.Rule(profile.keep / 100, float(profile.min_area)))
+            elif profile.output == "showcase":
+                from pnpkit import showcase  # here, not at the top: showcase builds on this module
+
+                showcase.write(decks, profile, folder)
             elif profile.output == "pages":
-                write_pages(decks, profile, folder, pack.name[lang])
+                write_pages(group_faces(pack, _press_ready(lang_faces, profile)), profile, folder, pack.name[lang], raster)
             else:
                 from pnpkit import tts  # here, not at the top: tts builds on this module
-                tts.write(pack, lang, decks, profile, folder, final / lang)
+                tts.write(pack, lang, decks, profile, folder, final / lang, raster)
         (staging / "README.txt").write_text(_readme(pack, profile), encoding="utf-8")
-        swap_in(staging, final)  # a failed export leaves the previous one as it was
+        output.swap_in(staging, final)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return problems
+
+
+def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path, raster: RasterCache | None) -> list:
+    """Draw the sheets one face per page and rasterise the shots, serving from `raster` what it
+    holds; returns a PIL image for each shot without a path."""
+    return render_cached(sheets, shots, folder / ".faces.pdf", "faces", raster or RasterCache(None), "",
+                         write_faces_pdf, rasterise)
 
 
 def _readme(pack: Pack, profile: Profile) -> str:
@@ -163,12 +205,14 @@ def face_stem(item: DeckItem, side: str) -> str:
 
 def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
     """Warnings about the pack for this profile: too little bleed, sizes the service does not sell."""
-    if profile.output == "sheets":
+    if profile.output in ("sheets", "showcase", "low-ink"):  # the home sheets and their kin; store images
         return []
     problems = []
     decks = group_faces(pack, next(iter(faces.values()), []))
     if profile.output == "tts":
-        return [_image_only(pack, d) for d in decks if profile.objects[d.kind] == "image"]
+        return [p for d in decks if (p := _tts_warning(pack, d, profile.objects[d.kind])) is not None]
+    if profile.pdfx:
+        problems += _pdfx_check(next(iter(faces.values()), []), profile)
     short = [d for d in decks if profile.bleed - d.bleed > EPS]
     if short:
         problems += _bleed_warnings(pack, short, profile)
@@ -177,7 +221,28 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
             product, _ = profile.product_for(deck.size)
             if product is None:
                 problems.append(_unknown_size(pack, deck, profile))
+    if profile.output in ("images", "showcase"):
+        problems += [_too_many_pixels(pack, d, profile) for d in decks if _pixels(d, profile) > MAX_PIXELS]
     return problems
+
+
+def _pixels(deck: Deck, profile: Profile) -> int:
+    w, h = image_pixels(deck.size, profile)
+    return w * h
+
+
+def _too_many_pixels(pack: Pack, deck: Deck, profile: Profile) -> Problem:
+    w, h = image_pixels(deck.size, profile)
+    return Problem(pack.groups[deck.name].where, (
+        f"group '{deck.name}' would be {w} x {h} px images at {profile.dpi} dpi, over the {MAX_PIXELS // 10**6} "
+        f"megapixels an image may have; export it at a lower dpi"), "export")
+
+
+def _pdfx_check(faces: list[Face], profile: Profile) -> list[Problem]:
+    """What PDF/X-1a will change or the press will not like: transparency (flattened), ink over the limit."""
+    from pnpkit import pdfx  # here: only PDF/X exports need littleCMS
+
+    return pdfx.transparency_problems(faces) + pdfx.ink_problems(faces, pdfx.separation(profile.press), profile.id)
 
 
 def _bleed_warnings(pack: Pack, short: list[Deck], profile: Profile) -> list[Problem]:
@@ -215,10 +280,22 @@ def _print_bleed_where(pack: Pack) -> Location:
     return pack.manifest.at(("print", "bleed"))
 
 
-def _image_only(pack: Pack, deck: Deck) -> Problem:
-    return Problem(pack.groups[deck.name].where, (
-        f"group '{deck.name}' ({deck.kind}) is exported as images only: Tabletop Simulator has no object "
-        f"pnpkit can make for it; import the images by hand"), "export", "warning")
+def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
+    """What the Tabletop Simulator export cannot do for a group, said where the group is."""
+    group = pack.groups[deck.name]
+    if kind == "image" and deck.kind == "die":
+        why = ("TTS's Custom Dice take an image laid out like the templates TTS installs (Modding/Dice Templates), "
+               "a layout that is not published, so pnpkit cannot place the faces on it; import the images by hand")
+    elif kind == "image":
+        why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
+    elif kind == "figurine" and group.base == 0:
+        return Problem(group.where, (
+            f"group '{deck.name}' becomes a figurine of its whole print layout (tabs and the upside-down panel "
+            f"included); declare its fold-over layout, e.g. standee: {{base: 12mm}}, and the figure is cut out"),
+            "export", "warning")
+    else:
+        return None
+    return Problem(group.where, f"group '{deck.name}' ({deck.kind}) is exported as images only: {why}", "export", "warning")
 
 
 def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
@@ -258,14 +335,20 @@ class Sheet:
     page: tuple[float, float]
 
 
-def write_faces_pdf(sheets: list[Sheet], path: Path, title: str) -> None:
+def write_faces_pdf(sheets: list[Sheet], path: Path, title: str, separation=None) -> None:
     """One face per page, trim centred, clipped to the face's own bleed; TrimBox and BleedBox set.
 
     Each distinct face is one form, so a deck's shared back costs one drawing
-    however many pages repeat it.
+    however many pages repeat it. With a pdfx.Separation the file is PDF/X-1a
+    in CMYK (faces with transparency must have been flattened).
     """
     fonts.register_all()
-    c = Canvas(str(path), invariant=1, pageCompression=1)
+    if separation is None:
+        c = Canvas(str(path), invariant=1, pageCompression=1)
+    else:
+        from pnpkit.pdfx import CmykCanvas
+
+        c = CmykCanvas(str(path), separation, invariant=1, pageCompression=1)
     c.setTitle(title)
     c.setCreator("pnpkit")
     c.setAuthor("pnpkit")
@@ -288,6 +371,10 @@ def write_faces_pdf(sheets: list[Sheet], path: Path, title: str) -> None:
         c.setBleedBox((0, 0, pw * K, ph * K))
         c.showPage()
     c.save()
+    if separation is not None:
+        from pnpkit import pdfx
+
+        pdfx.mark(path, separation.press, title)
 
 
 # ------------------------------------------------------------------ rasterising
@@ -347,7 +434,7 @@ def _render_chunk(pdf: str, shots: list[Shot]) -> list:
 
 # ------------------------------------------------------------------ images: one PNG per face
 
-def write_images(decks: list[Deck], profile: Profile, folder: Path) -> None:
+def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: RasterCache | None = None) -> None:
     """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv lists them."""
     sheets, shots, rows = [], [], []
     for deck in decks:
@@ -362,10 +449,7 @@ def write_images(decks: list[Deck], profile: Profile, folder: Path) -> None:
             shots.append(Shot(len(sheets), px, profile.dpi, path))
             sheets.append(Sheet(face, page))
             rows.append([f"{deck.folder}/{path.name}", deck.name, face.item if stem != "back" else "", face.side, count, px[0], px[1], profile.dpi, label])
-    pdf = folder / ".faces.pdf"
-    write_faces_pdf(sheets, pdf, "faces")
-    rasterise(pdf, shots)
-    pdf.unlink()
+    rasterise_faces(sheets, shots, folder, raster)
     with open(folder / "manifest.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["file", "group", "item", "side", "copies", "width_px", "height_px", "dpi", "product"])
@@ -385,12 +469,40 @@ def _image_faces(deck: Deck, shared: Face | None):
 
 # ------------------------------------------------------------------ pages: one PDF per group
 
-def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str) -> None:
-    """One PDF per group, a face per page, in the order and with the copies the service expects."""
+def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, raster: RasterCache | None = None) -> None:
+    """One PDF per group, a face per page, in the order and with the copies the service expects.
+    A group whose pages are all as before is copied from the cache (the PDF is invariant)."""
+    raster = raster or RasterCache(None)
+    separation = None
+    if profile.pdfx:
+        from pnpkit import pdfx
+
+        separation = pdfx.separation(profile.press)
     for deck in decks:
         page = (deck.size[0] + 2 * profile.bleed, deck.size[1] + 2 * profile.bleed)
         sheets = [Sheet(face, page) for face in page_order(deck, profile)]
-        write_faces_pdf(sheets, folder / f"{deck.folder}.pdf", f"{title} · {deck.name}")
+        name = f"{title} · {deck.name}"
+        k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)}")
+        raster.made(k, folder / f"{deck.folder}.pdf", lambda path: write_faces_pdf(sheets, path, name, separation))
+
+
+def _press_key(profile: Profile) -> str:
+    """What of the profile shapes a page PDF's bytes: PDF/X or not, and the press (its ICC profile's content)."""
+    if not profile.pdfx:
+        return "rgb"
+    press = profile.press
+    icc = getattr(press, "icc", None)
+    content = hashlib.sha256(Path(icc).read_bytes()).hexdigest() if icc else ""
+    return f"pdfx {press!r} {content}"
+
+
+def _press_ready(faces: list[Face], profile: Profile) -> list[Face]:
+    """For PDF/X, faces with transparency flattened to images; otherwise the faces as they are."""
+    if not profile.pdfx:
+        return faces
+    from pnpkit import pdfx
+
+    return pdfx.flatten(faces)
 
 
 def page_order(deck: Deck, profile: Profile) -> list[Face]:

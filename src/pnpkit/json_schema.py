@@ -85,6 +85,10 @@ GROUP = {
                "description": "What each item carries: name: type, or name: {type: ..., ...}."},
     "items": {"type": "array", "items": {"$ref": "#/definitions/item"}, "description": "The distinct designs of this group."},
     "items_from": {"type": "string", "description": "Take the items and fields of another group, with this group's kind, size and templates."},
+    "standee": {"type": "object", "additionalProperties": False, "required": ["base"],
+                "properties": {"base": {**LENGTH, "description": "Depth of each base tab, e.g. 12mm."}},
+                "description": "A fold-over standee: base tab, upside-down back panel, fold, upright front panel, base tab. "
+                               "Templates get the tab as face.base; exports cut the figure out of the layout."},
     "doc": {"type": "string", "description": "What the group is, for people reading the pack."},
 }
 ITEM = {

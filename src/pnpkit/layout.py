@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from pnpkit.errors import Problem
+from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, PrintSettings
 from pnpkit.units import SIZES
 
@@ -97,6 +97,9 @@ PACKERS: dict = {}
 
 def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Lay out every printed copy of every front; backs follow their fronts' pages."""
+    too_many = too_many_faces([(f.item, f.count, f.where) for f in faces if f.side == "front"], settings.max_faces)
+    if too_many:
+        return [], too_many
     backs = {(f.group, f.item): f for f in faces if f.side == "back"}
     copies = [f for f in faces if f.side == "front" for _ in range(f.count)]
     fronts, problems = [], []
@@ -104,6 +107,7 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
         pages, found = packer(run, settings)
         fronts += pages
         problems += found
+    problems += _dropped(faces, fronts, problems, settings)
     pages: list[Page] = []
     for page in fronts:
         if page.tile is not None:
@@ -119,6 +123,39 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
         else:
             pages += [page, back] if back.placements or settings.duplex else [page]
     return pages, problems
+
+
+def too_many_faces(items: list[tuple[str, int, Location]], limit: int) -> list[Problem]:
+    """Every copy is placed on a page, so a count of a hundred million would fill the memory
+    before anything is printed: the copies of the (item, count, where)s are counted first."""
+    total = 0
+    for item, count, where in items:
+        total += count
+        if total > limit:
+            what = f"its {count} copies" if count > limit else f"'{item}'"
+            return [Problem(where, f"with {what} the pack prints more than {limit} faces, the limit "
+                                   f"(a larger game can raise it: --max-faces N)", "limits")]
+    return []
+
+
+def _dropped(faces: list[Face], fronts: list[Page], problems: list[Problem], s: PrintSettings) -> list[Problem]:
+    """A face that no page took is an error, never a silently shorter kit."""
+    placed: dict[tuple[str, str], int] = {}
+    for page in fronts:
+        if page.tile is not None and (page.tile.row, page.tile.col) != (0, 0):
+            continue  # a split face counts once, on its first sheet
+        for p in page.placements:
+            key = (p.face.group, p.face.item)
+            placed[key] = placed.get(key, 0) + 1
+    reported = {p.where for p in problems if p.is_error}
+    out = []
+    for face in faces:
+        missing = face.count - placed.get((face.group, face.item), 0)
+        if face.side == "front" and missing > 0 and face.where not in reported:
+            w, h = face.full_size
+            out.append(Problem(face.where, f"{missing} of the {face.count} copies of '{face.item}' ({w:g}x{h:g}mm with bleed) "
+                                           f"found no place on {s.paper} paper inside {s.margin:g}mm margins", "layout"))
+    return out
 
 
 def _tile_with_back(page: Page, backs: dict, s: PrintSettings, problems: list) -> list[Page]:
@@ -200,7 +237,24 @@ def fill_pages(copies: list[Face], s: PrintSettings, new_page, fill, too_big) ->
 def _fill(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """The grid packer: blocks of same-size faces; a face larger than the paper is split over sheets."""
     return fill_pages(copies, s, lambda size: _new_page(size, s), lambda page, rest: _fill_page(page, rest, s),
-                      lambda face: (tile_face(face, s), []))
+                      lambda face: _split(face, s))
+
+
+MAX_SHEETS = 100  # sheets one split face may take: a 2x2m face on A4 takes 88
+
+
+def _split(face: Face, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
+    """A face larger than the paper over several sheets, unless it would take too many (or the
+    paper leaves no room to advance: then it is reported as dropped)."""
+    plans = [plan for size in paper_sizes(s) if (plan := _tile_plan(face, s, size))]
+    if not plans:
+        return [], []
+    sheets = min(cols * rows for _, cols, rows, _, _ in plans)
+    if sheets > MAX_SHEETS:
+        w, h = face.full_size
+        return [], [Problem(face.where, f"'{face.item}' ({w:g}x{h:g}mm with bleed) would take {sheets} sheets of {s.paper} paper; "
+                                        f"a face may take at most {MAX_SHEETS} (choose larger paper, or split it into parts)", "limits")]
+    return tile_face(face, s, plans), []
 
 
 def _fill_page(page: Page, copies: list[Face], s: PrintSettings) -> int:
@@ -267,14 +321,14 @@ def _reach(face: Face, row: int, col: int, n: int, cols: int, gap: float) -> tup
     )
 
 
-def tile_face(face: Face, s: PrintSettings) -> list[Page]:
+def tile_face(face: Face, s: PrintSettings, plans: list | None = None) -> list[Page]:
     """Split a face larger than the paper over sheets that overlap by s.overlap mm.
 
     Sheet (r, c) shows the window starting at (c, r) x (printable size - overlap)
     of the face, bleed included, so neighbours repeat the overlap strip: lay the
     next sheet's cut edge on the line drawn there and match the marks.
     """
-    plans = [_tile_plan(face, s, size) for size in paper_sizes(s)]
+    plans = plans or [plan for size in paper_sizes(s) if (plan := _tile_plan(face, s, size))]
     size, cols, rows, aw, ah = min(plans, key=lambda p: (p[1] * p[2], p[0][0] > p[0][1]))
     fw, fh = face.full_size
     step_x, step_y = aw - s.overlap, ah - s.overlap
@@ -293,7 +347,10 @@ def tile_face(face: Face, s: PrintSettings) -> list[Page]:
 
 
 def _tile_plan(face: Face, s: PrintSettings, size: tuple[float, float]):
+    """(size, cols, rows, printable w, h), or None when a sheet cannot advance past the overlap."""
     aw, ah = size[0] - 2 * s.margin, size[1] - 2 * s.margin
+    if min(aw, ah) <= s.overlap:
+        return None
     fw, fh = face.full_size
     cols = 1 if fw <= aw else math.ceil((fw - s.overlap) / (aw - s.overlap))
     rows = 1 if fh <= ah else math.ceil((fh - s.overlap) / (ah - s.overlap))

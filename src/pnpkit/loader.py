@@ -10,6 +10,7 @@ wrong type is reported instead of passing as 0 or 1).
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,20 +68,31 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def load_yaml(path: Path) -> tuple[Document, list[Problem]]:
-    """Parse one YAML file; syntax errors and duplicate keys become problems."""
+def load_yaml(path: Path, max_values: int | None = None) -> tuple[Document, list[Problem]]:
+    """Parse one YAML file; syntax errors and duplicate keys become problems. A file of more than
+    max_values keys and values (default MAX_VALUES) is refused: a pack shares that budget across its files."""
     doc = Document(display_path(path))
+    too_large = _too_large(path, doc)
+    if too_large:
+        return doc, too_large
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return doc, [Problem(Location(doc.file, 1, 1), f"cannot read file: {exc}")]
+    max_values = MAX_VALUES if max_values is None else max_values
+    too_many = _too_many_events(doc, text, max_values)
+    if too_many:
+        return doc, too_many
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
         if root is None:
             doc.data = None
             return doc, []
-        problems = _index(doc, root, ())
+        unbounded = bounds(doc, root, max_values)
+        if any(p.rule == "limits" for p in unbounded):
+            return doc, unbounded
+        problems = unbounded + _index(doc, root, ())
         doc.data = loader.construct_document(root)
         return doc, problems
     except yaml.MarkedYAMLError as exc:
@@ -116,3 +128,118 @@ def _index(doc: Document, node: yaml.Node, path: Path_) -> list[Problem]:
         for i, item in enumerate(node.value):
             problems += _index(doc, item, path + (i,))
     return problems
+
+
+# ---------------------------------------------------------------- bounds
+# A stranger's pack must not exhaust the machine: a YAML file is read only when it is
+# small, and its node tree is measured (aliases expanded, without expanding them)
+# before anything walks it. The shipped kits are far inside these limits: their largest
+# file is 11 kB and 1,021 values, their largest pack 2,150 values in all.
+
+MAX_FILE_BYTES = 5_000_000  # bytes of one YAML file
+MAX_VALUES = 100_000  # keys and values of a pack's files, every use of an alias counted: about 2 s to read
+MAX_DEPTH = 100  # mappings and lists nested in each other
+MAX_DIGITS = 30  # of an integer; Python refuses to read one of 4,300 digits with a traceback
+_SCALARS = yaml.constructor.SafeConstructor()  # reads a float node as the loader will
+
+
+def _too_large(path: Path, doc: Document) -> list[Problem]:
+    """A file too large to read, refused before reading it."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return []  # reading it reports the problem
+    if size <= MAX_FILE_BYTES:
+        return []
+    return [Problem(Location(doc.file, 1, 1), f"the file has {size} bytes; pnpkit reads YAML files of at most {MAX_FILE_BYTES} bytes (split it into several component files)", "limits")]
+
+
+def _too_many_events(doc: Document, text: str, max_values: int) -> list[Problem]:
+    """Count the values as the parser streams them, before a node tree is built: a 5 MB file of
+    `[1,1,1,…]` is 2.4 million nodes, a gigabyte and a minute and a half to compose."""
+    loader = _Loader(text)
+    n = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                n += 1
+                if n > max_values:
+                    where = Location(doc.file, event.start_mark.line + 1, event.start_mark.column + 1)
+                    return [Problem(where, f"the file holds more keys and values than this; {_budget(max_values)}", "limits")]
+    except yaml.YAMLError:
+        return []  # reading it properly reports the problem
+    finally:
+        loader.dispose()
+    return []
+
+
+def _budget(max_values: int) -> str:
+    left = f", and {max_values} are left for this one" if max_values < MAX_VALUES else ""
+    return f"a pack's YAML files may hold at most {MAX_VALUES} in all{left}"
+
+
+def bounds(doc: Document, root: yaml.Node, max_values: int = MAX_VALUES) -> list[Problem]:
+    """Refuse a node tree of more than max_values once its aliases are expanded, nested too deep,
+    or holding numbers that are not finite; the tree is visited once, aliases or not."""
+    sizes: dict[int, int] = {}  # id(node) -> values below it, itself included, aliases expanded
+    open_: set[int] = set()  # nodes being measured: meeting one again is an alias loop
+    problems: list[Problem] = []
+    stack: list = [(root, 0, None)]
+    while stack:
+        node, depth, kids = stack.pop()
+        key = id(node)
+        if kids is not None:  # its children are measured
+            open_.discard(key)
+            sizes[key] = 1 + sum(sizes[id(kid)] for kid in kids)
+            continue
+        if key in sizes:
+            continue
+        if key in open_:
+            return [Problem(_loc(doc, node), "a YAML alias here refers to a value that contains it (a loop)", "limits")]
+        if depth > MAX_DEPTH:
+            return [Problem(_loc(doc, node), f"values are nested more than {MAX_DEPTH} deep here", "limits")]
+        open_.add(key)
+        kids = _children(node)
+        stack.append((node, depth, kids))
+        stack += [(kid, depth + 1, None) for kid in reversed(kids) if id(kid) not in sizes]
+        if not kids:
+            problems += _number_problems(doc, node)
+    if sizes[id(root)] > max_values:
+        node = _explosion(root, sizes, max_values)
+        return [Problem(_loc(doc, node), f"this value expands to {sizes[id(node)]} keys and values (YAML aliases "
+                                         f"counted at every use); {_budget(max_values)}", "limits")]
+    return problems
+
+
+def _children(node: yaml.Node) -> list:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _explosion(node: yaml.Node, sizes: dict, limit: int) -> yaml.Node:
+    """The innermost value that is too large although each of its parts is not: where an alias bomb goes off."""
+    while True:
+        larger = [kid for kid in _children(node) if sizes[id(kid)] > limit]
+        if not larger:
+            return node
+        node = larger[0]
+
+
+def _number_problems(doc: Document, node: yaml.Node) -> list[Problem]:
+    """.nan and .inf (and floats too large to hold) are never a length, a count or a price."""
+    if not isinstance(node, yaml.ScalarNode):
+        return []
+    if node.tag == "tag:yaml.org,2002:float":
+        try:
+            finite = math.isfinite(_SCALARS.construct_yaml_float(node))
+        except ValueError:
+            finite = False
+        if not finite:
+            return [Problem(_loc(doc, node), f"'{node.value}' is not a finite number", "numbers")]
+    if node.tag == "tag:yaml.org,2002:int" and len(node.value) > MAX_DIGITS:
+        return [Problem(_loc(doc, node), f"a number of {len(node.value)} digits; numbers have at most {MAX_DIGITS}", "limits")]
+    return []

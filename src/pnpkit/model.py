@@ -35,6 +35,9 @@ class PrintSettings:
     crop_marks: bool = True
     back_marks: bool = True  # crop marks on back pages too; off keeps a duplex drift from showing them
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
+    # Not a pack setting: only `--max-faces` raises it, so a stranger's pack cannot. 20,000 is
+    # ten times a large card game (about 2,000 cards) and 80 times our largest kit (240).
+    max_faces: int = 20_000
 
     @property
     def duplex(self) -> bool:
@@ -88,6 +91,7 @@ class Group:
     items: tuple[Item, ...]
     where: Location
     doc: str = ""
+    base: float = 0.0  # a fold-over standee's base tab depth, mm (0: not declared)
 
     @property
     def total(self) -> int:

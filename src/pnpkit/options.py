@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
-from pnpkit.model import BACK_MODES
+from pnpkit.model import BACK_MODES, PrintSettings
+from pnpkit.schema import MAX_BACK_OFFSET
 from pnpkit.units import PAPERS
 
 
@@ -14,8 +16,27 @@ def back_offset(text: str) -> tuple[float, float]:
     try:
         x, y = (float(v) for v in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be X,Y in mm such as 0.5,-1 (got '{text}')") from None
+        x = y = math.nan
+    if not (abs(x) <= MAX_BACK_OFFSET and abs(y) <= MAX_BACK_OFFSET):  # float() reads 'nan' and 'inf' too
+        raise argparse.ArgumentTypeError(f"must be X,Y in mm such as 0.5,-1, each at most {MAX_BACK_OFFSET:g} either way (got '{text}')")
     return x, y
+
+
+def max_faces(text: str) -> int:
+    """A positive whole number of faces."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of faces such as 50000 (got '{text}')")
+    return n
+
+
+def add_limit_options(p: argparse.ArgumentParser) -> None:
+    """Limits that keep a stranger's pack from exhausting the machine; only the user may raise them."""
+    p.add_argument("--max-faces", type=max_faces, metavar="N",
+                   help=f"print at most N faces per pack, every copy counted (default {PrintSettings.max_faces}); raise it for a larger game")
 
 
 def add_print_options(p: argparse.ArgumentParser) -> None:
@@ -23,9 +44,11 @@ def add_print_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--paper", choices=PAPERS, help="paper size (default: the pack's print.paper)")
     p.add_argument("--backs", choices=BACK_MODES, help="how backs are printed: duplex long-edge or short-edge flip, gutter-fold, or none")
     p.add_argument("--back-offset", type=back_offset, metavar="X,Y", help="shift every back page by X,Y mm to correct a duplex printer's misregistration, e.g. 0.5,-1")
+    add_limit_options(p)
 
 
 def print_overrides(args: argparse.Namespace) -> dict:
-    """The print settings given on the command line, as PrintSettings fields."""
-    chosen = {"paper": args.paper, "backs": args.backs, "back_offset": args.back_offset}
+    """The print settings (and limits) given on the command line, as PrintSettings fields."""
+    chosen = {"paper": getattr(args, "paper", None), "backs": getattr(args, "backs", None),
+              "back_offset": getattr(args, "back_offset", None), "max_faces": getattr(args, "max_faces", None)}
     return {k: v for k, v in chosen.items() if v}

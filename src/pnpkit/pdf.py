@@ -246,8 +246,9 @@ def _label(c: Canvas, page: Page) -> None:
 
 
 def _boxes(c: Canvas, page: Page) -> None:
-    """TrimBox and BleedBox where a page holds one face (print shops read them); none otherwise."""
-    if not page.single_face:
+    """TrimBox and BleedBox where a page holds one whole face (print shops read them); none otherwise,
+    nor on a sheet of a face split over several, whose trim is not on the page."""
+    if not page.single_face or page.tile is not None:
         c.setTrimBox(None)
         c.setBleedBox(None)
         return

@@ -3,8 +3,8 @@
 Each face is shown from the SVG the build wrote (svg/<lang>/<group>/<id>-<side>.svg),
 at true relative size, with its id, count, and the warnings located in its
 item. A browser draws an SVG shown as an image without loading the files it
-links to, so a face that draws art from the pack gets a preview copy with the
-art inlined (preview/...). Served by `pnpkit watch --serve`, the page asks the
+links to, so a face that draws art from the pack gets a preview copy linking to
+one copy of each file (preview/art/), shown in a sandboxed frame instead. Served by `pnpkit watch --serve`, the page asks the
 server for the build state twice a second: it reloads itself after a rebuild
 and shows the problems while the pack is broken. Opened as a file it is
 simply a static page.
@@ -12,10 +12,10 @@ simply a static page.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import html
 import re
+import shutil
 from pathlib import Path
 
 from lxml import etree
@@ -109,17 +109,19 @@ def _figure(pack: Pack, lang: str, item: Item, sides: dict[str, Face], problems:
 
 def _image(pack: Pack, lang: str, face: Face, folder: Path) -> str:
     rel = f"svg/{lang}/{face.group}/{face.item}-{face.side}.svg"
+    version = hashlib.sha256(face.svg.encode("utf-8")).hexdigest()[:12]
+    shown = f'<img src="{_e(rel)}?v={version}" alt="{_e(face.item)} {face.side}" loading="lazy">'
     if _draws_files(face):
         rel = f"preview/{lang}/{face.group}/{face.item}-{face.side}.svg"
         target = folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(_inline_art(face.svg, pack.root))
-    version = hashlib.sha256(face.svg.encode("utf-8")).hexdigest()[:12]
+        target.write_bytes(_linked_art(face.svg, pack.root, folder / ART))
+        shown = f'<iframe sandbox src="{_e(rel)}?v={version}" title="{_e(face.item)} {face.side}" loading="lazy" tabindex="-1"></iframe>'
     fw, fh = face.full_size
     trim, safe = _inset(face.bleed, fw, fh), _inset(face.bleed + pack.print.safe, fw, fh)
     return (f'<a class="face {face.side}" href="{_e(rel)}" target="_blank" style="--w:{fw:.2f};--h:{fh:.2f}" '
             f'title="{_e(face.item)} ({face.side})" data-face="{_e(lang)}/{_e(face.group)}/{_e(face.item)}/{face.side}">'
-            f'<img src="{_e(rel)}?v={version}" alt="{_e(face.item)} {face.side}" loading="lazy">'
+            f'{shown}'
             f'<i class="trim" style="{trim}"></i><i class="safe" style="{safe}"></i><span class="side">{face.side}</span></a>')
 
 
@@ -134,20 +136,33 @@ def _draws_files(face: Face) -> bool:
     return any(op[0] == "image" and isinstance(op[1], str) for op in ops)
 
 
-def _inline_art(svg: str, root: Path) -> bytes:
-    """The SVG with every <image> that names a file of the pack carrying the file as a data: URI."""
+ART = "preview/art"  # the pack's image files, one copy each, that preview copies of faces link to
+
+
+def _linked_art(svg: str, root: Path, art: Path) -> bytes:
+    """The SVG with every <image> that names a file of the pack linking to one copy of the file in
+    `art`, made once per build however many faces draw it (a 48 MB picture on 32 cards is 48 MB,
+    not 2 GB). An <img> would not load the linked files, so the page shows these copies in a
+    sandboxed frame (no scripts), sized to the frame as an <img> would be."""
     tree = etree.fromstring(svg.encode("utf-8"), etree.XMLParser(huge_tree=True))
+    tree.set("width", "100%")
+    tree.set("height", "100%")
+    inside = root.resolve()
     for el in tree.iter("{http://www.w3.org/2000/svg}image"):
         for attr in ("href", _XLINK):
             href = el.get(attr)
             if not href or href.startswith("data:"):
                 continue
-            try:
-                data = (root / href).read_bytes()
-            except OSError:
-                continue
-            mime = "image/png" if data.startswith(b"\x89PNG") else "image/jpeg"
-            el.set(attr, f"data:{mime};base64,{base64.b64encode(data).decode()}")
+            source = (root / href).resolve()
+            if inside not in source.parents or not source.is_file():
+                continue  # compiling the face has reported it
+            with open(source, "rb") as f:
+                suffix = ".png" if f.read(4) == b"\x89PNG" else ".jpg"
+            name = hashlib.sha256(str(source).encode("utf-8")).hexdigest()[:16] + suffix
+            if not (art / name).exists():
+                art.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, art / name)
+            el.set(attr, f"../../art/{name}")  # from preview/<lang>/<group>/
     return etree.tostring(tree, xml_declaration=True, encoding="UTF-8")
 
 
@@ -199,7 +214,8 @@ nav a.pdf { display: inline-block; margin-right: .8rem; padding: .2rem .6rem; ba
 figure.item { margin: 0; padding: .4rem; background: #fff; border-radius: 6px; box-shadow: 0 1px 3px #0002; }
 .sides { display: flex; gap: .4rem; }
 a.face { position: relative; display: block; width: calc(var(--w) * var(--mm)); height: calc(var(--h) * var(--mm)); }
-a.face img { width: 100%; height: 100%; display: block; }
+a.face img, a.face iframe { width: 100%; height: 100%; display: block; border: 0; }
+a.face iframe { pointer-events: none; }
 a.face img.failed { outline: 3px solid #c00; }
 a.face i { position: absolute; display: none; pointer-events: none; }
 body.lines a.face i.trim { display: block; border: 1px dashed #d00; }

@@ -21,19 +21,23 @@ from pnpkit.model import KINDS
 from pnpkit.units import MM_PER
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
-OUTPUTS = ("sheets", "images", "pages", "tts")
+OUTPUTS = ("sheets", "images", "pages", "tts", "showcase", "low-ink")
 TTS_OBJECTS = ("deck", "tile", "hex-tile", "round-tile", "rounded-tile", "figurine", "image")
 KINDS_FOR_TTS = KINDS  # every kind says how Tabletop Simulator shows it
 
+PDFX_KEYS = ("pdfx", "icc", "output_condition", "ink_limit", "rich_black")
 # The keys each output form understands; any other key is an error with a "did you mean".
 KEYS = {
     "sheets": ("name", "output", "notes"),
     "images": ("name", "output", "dpi", "bleed", "products", "shared_back", "notes"),
-    "pages": ("name", "output", "bleed", "copies", "order", "shared_back", "products", "notes"),
+    "pages": ("name", "output", "bleed", "copies", "order", "shared_back", "products", "notes", *PDFX_KEYS),
     "tts": ("name", "output", "dpi", "sheet", "image_url", "objects", "tile_width", "notes"),
+    "showcase": ("name", "output", "width", "background", "hand", "notes"),
+    "low-ink": ("name", "output", "keep", "min_area", "notes"),
 }
 PRODUCT_KEYS = ("name", "trim", "pixels")
 SHEET_KEYS = ("columns", "rows", "max_pixels")
+_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _PIXELS = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$")
 MM_PER_IN = MM_PER["in"]
 
@@ -66,6 +70,13 @@ class Profile:
     image_url: str = ""
     objects: dict = field(default_factory=dict)  # tts: kind -> object
     tile_width: float = 50.8  # tts: mm a scale-1 tile stands for
+    pdfx: bool = False  # pages: PDF/X-1a:2003 in CMYK, separated for `press`
+    press: object = None  # pdfx.Press: ICC profile, output condition, ink limit, rich black
+    width: int = 1600  # showcase: pixels across every image
+    background: str = "transparent"  # showcase: transparent, or a colour #rrggbb
+    hand: int = 7  # showcase: cards in a fanned hand at most
+    keep: int = 35  # low-ink: % of the ink large fills keep
+    min_area: int = 100  # low-ink: mm^2 from which a fill counts as large
 
     def product_for(self, size: tuple[float, float], tolerance: float = 0.25) -> tuple[Product | None, bool]:
         """The product whose trim is this size within `tolerance` mm, and whether it is turned 90°."""
@@ -146,6 +157,12 @@ def _read(r: Reader, ident: str) -> Profile | None:
         values["tile_width"] = _length(r, data["tile_width"], ("tile_width",))
     if "sheet" in data:
         values["sheet"] = _sheet(r, data["sheet"])
+    if output == "pages":
+        values.update(_press(r, data, Path(r.doc.file).parent))
+    if output == "showcase":
+        values.update(_showcase(r, data))
+    if output == "low-ink":
+        values.update(_ints(r, data, (("keep", 5, 100), ("min_area", 1, 100000))))
     if output == "tts":
         values["objects"] = _objects(r, data.get("objects", {}))
     products = _products(r, data.get("products", []), values.get("dpi") or 300, values.get("bleed") or 0.0, output)
@@ -153,6 +170,79 @@ def _read(r: Reader, ident: str) -> Profile | None:
     if any(v is None for v in values.values()):
         return None
     return Profile(**values)
+
+
+def _ints(r: Reader, data: dict, bounds) -> dict:
+    """Whole-number keys, each between its bounds."""
+    values = {}
+    for key, low, high in bounds:
+        if key in data:
+            n = r.typed(data[key], (key,), "int", "profile")
+            if n is not None and not low <= n <= high:
+                r.problem((key,), f"'{key}' must be between {low} and {high} (got {n})", "profile")
+                n = None
+            values[key] = n
+    return values
+
+
+def _showcase(r: Reader, data: dict) -> dict:
+    values = _ints(r, data, (("width", 200, 8000), ("hand", 1, 12)))
+    if "background" in data:
+        colour = r.typed(data["background"], ("background",), "string", "profile")
+        if colour is not None and colour != "transparent" and not _COLOUR.match(colour):
+            r.problem(("background",), f"'background' must be transparent or a colour #rrggbb (got '{colour}')", "profile")
+            colour = None
+        values["background"] = colour
+    return values
+
+
+def _press(r: Reader, data: dict, folder: Path) -> dict:
+    """pdfx and the press it is separated for; an icc path is relative to the profile file."""
+    from pnpkit.pdfx import Press  # here: pdfx needs Pillow's ImageCms, which only PDF/X exports use
+
+    pdfx = r.typed(data.get("pdfx", False), ("pdfx",), "bool", "profile")
+    press = Press()
+    if "icc" in data:
+        name = r.typed(data["icc"], ("icc",), "string", "profile")
+        icc = (folder / name) if name else None
+        if icc is not None and not icc.is_file():
+            r.problem(("icc",), f"no ICC profile '{name}' (a path relative to the profile file)", "profile")
+            icc = None
+        elif icc is not None and not _is_cmyk_output_profile(icc):
+            r.problem(("icc",), f"'{name}' is not a CMYK output ICC profile", "profile")
+            icc = None
+        if icc is None:
+            return {"pdfx": None}
+        press = dataclasses.replace(press, icc=icc)
+    if "output_condition" in data:
+        press = dataclasses.replace(press, condition=r.typed(data["output_condition"], ("output_condition",), "string", "profile"))
+    if "ink_limit" in data:
+        limit = r.typed(data["ink_limit"], ("ink_limit",), "int", "profile")
+        if limit is not None and not 100 <= limit <= 400:
+            r.problem(("ink_limit",), f"'ink_limit' is a total ink coverage in %, 100 to 400 (got {limit})", "profile")
+            limit = None
+        press = dataclasses.replace(press, ink_limit=float(limit)) if limit is not None else None
+    if "rich_black" in data and press is not None:
+        black = _rich_black(r, data["rich_black"])
+        press = dataclasses.replace(press, rich_black=black) if black else None
+    if press is not None and sum(press.rich_black) * 100 > press.ink_limit + 1e-6:
+        r.problem(("rich_black",) if "rich_black" in data else ("ink_limit",),
+                  f"the rich black {'/'.join(f'{v * 100:g}' for v in press.rich_black)} is {sum(press.rich_black) * 100:g} % ink, "
+                  f"over the ink limit of {press.ink_limit:g} %", "profile")
+        press = None
+    return {"pdfx": pdfx, "press": press}
+
+
+def _rich_black(r: Reader, value) -> tuple | None:
+    if not (isinstance(value, list) and len(value) == 4 and all(isinstance(v, int) and 0 <= v <= 100 for v in value)):
+        r.problem(("rich_black",), "'rich_black' must be [C, M, Y, K] in % such as [60, 40, 40, 100]", "profile")
+        return None
+    return tuple(v / 100 for v in value)
+
+
+def _is_cmyk_output_profile(path: Path) -> bool:
+    head = path.read_bytes()[:128]
+    return len(head) == 128 and head[16:20] == b"CMYK" and head[36:40] == b"acsp"
 
 
 def _length(r: Reader, value, path: tuple) -> float | None:

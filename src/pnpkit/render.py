@@ -9,6 +9,7 @@ located problems, never as tracebacks.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from pathlib import Path
@@ -190,7 +191,8 @@ def _localise(value, lang):
 
 def face_geometry(pack: Pack, group: Group, side: str) -> dict:
     w, h = group.size
-    return {"w": w, "h": h, "bleed": group.bleed, "safe": pack.print.safe, "side": side, "kind": group.kind, "group": group.name}
+    return {"w": w, "h": h, "bleed": group.bleed, "safe": pack.print.safe, "side": side, "kind": group.kind, "group": group.name,
+            "base": group.base}
 
 
 def _syntax_problem(exc: jinja2.TemplateSyntaxError) -> Problem:
@@ -252,8 +254,14 @@ class TextBoxes:
         self.pack, self.item, self.lang, self.template, self.problems = pack, item, lang, template, problems
         self.env, self._icons = env, None
 
+    MAX_SIZE_PT = 1000.0  # 35cm letters; the shrink loop steps 0.25pt from here, so the size bounds its time
+    MAX_LEADING = 10.0
+
     def __call__(self, text, x, y, w, h, size=9, bold=False, italic=False, anchor="start", valign="top",
                  fill="#000000", leading=1.2, shrink=True, family=fonts.DEFAULT_FAMILY, paragraph=1.0, markup=True):
+        self._check_numbers(x=x, y=y, w=w, h=h, size=size, leading=leading, paragraph=paragraph)
+        if not 0 <= paragraph <= self.MAX_LEADING:
+            raise TextBoxError(f"text_box paragraph must be from 0 to {self.MAX_LEADING:g} (line steps; got {paragraph:g})")
         if anchor not in ("start", "middle", "end") or valign not in ("top", "middle", "bottom"):
             raise TextBoxError(f"text_box anchor must be start|middle|end and valign top|middle|bottom (got {anchor}, {valign})")
         font = fonts.face_name(family, bool(bold), bool(italic))
@@ -338,6 +346,20 @@ class TextBoxes:
 
     def icon_svg(self, name: str, x: float, y: float, w: float, h: float) -> str:
         return icons.markup(self.icons()[name], self.env, x, y, w, h) if name in self.icons() else ""
+
+    def _check_numbers(self, **numbers) -> None:
+        """Finite numbers only: a NaN size never shrinks to fit, so the fitting loop would never end."""
+        for name, value in numbers.items():
+            try:
+                finite = not isinstance(value, bool) and math.isfinite(value)
+            except (TypeError, OverflowError):  # a string, None, an int too large for a float
+                finite = False
+            if not finite:
+                raise TextBoxError(f"text_box {name} must be a finite number (got {_excerpt(str(value))})")
+        if not 0 < numbers["size"] <= self.MAX_SIZE_PT:
+            raise TextBoxError(f"text_box size must be more than 0 and at most {self.MAX_SIZE_PT:g} (pt; got {numbers['size']:g})")
+        if not 0 < numbers["leading"] <= self.MAX_LEADING:
+            raise TextBoxError(f"text_box leading must be more than 0 and at most {self.MAX_LEADING:g} (got {numbers['leading']:g})")
 
     def _where(self, text: str) -> Location:
         """The field the text came from, if it came from one; else the item."""

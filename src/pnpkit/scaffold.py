@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from pnpkit import dice, json_schema
+from pnpkit.loader import display_path
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 SIDE, TAB = 16, 5  # the die's squares and glue tabs, mm
@@ -22,12 +23,13 @@ SIDE, TAB = 16, 5  # the die's squares and glue tabs, mm
 
 def configure(sub) -> None:
     n = sub.add_parser("new", help="create a small game pack to start from",
-                       description="Create DIR/NAME/ (default components/NAME/): a deck of cards with backs, a tile, "
-                                   "a die and a sheet, with templates and comments that explain the format. It "
-                                   "validates and builds as created. Also writes the JSON Schemas editors use into "
-                                   "schema/ beside DIR.")
+                       description="Create DIR/NAME/: a deck of cards with backs, a tile, a die and a sheet, with "
+                                   "templates and comments that explain the format. It validates and builds as "
+                                   "created. Also writes the JSON Schemas editors use into schema/ beside DIR. "
+                                   "DIR defaults to the project's components/ folder: the one you stand in or "
+                                   "below, else components/ here.")
     n.add_argument("name", metavar="NAME", help="the pack's id: lowercase letters, digits and dashes, e.g. my-game")
-    n.add_argument("--dir", type=Path, default=Path("components"), help="where packs live (default: components)")
+    n.add_argument("--dir", type=Path, help="where packs live (default: the project's components/ folder)")
     n.set_defaults(run=run)
 
 
@@ -35,18 +37,30 @@ def run(args) -> int:
     if not NAME.match(args.name):
         print(f"pnpkit: error: a pack name is lowercase letters, digits and dashes, such as my-game (got '{args.name}')", file=sys.stderr)
         return 2
-    root = args.dir / args.name
+    root = (args.dir or packs_folder(Path.cwd())) / args.name
+    shown = display_path(root)
     if root.exists():
-        print(f"pnpkit: error: {root} already exists; choose another name or remove it", file=sys.stderr)
+        print(f"pnpkit: error: {shown} already exists; choose another name or remove it", file=sys.stderr)
         return 2
     try:
         create(root)
     except OSError as exc:
         print(f"pnpkit: error: {exc}", file=sys.stderr)
         return 2
-    print(f"created {root}: game.yaml, cards.yaml, tiles.yaml, dice.yaml, sheets.yaml and templates/{args.name}/", file=sys.stderr)
-    print(f"next: pnpkit watch {root} --serve   (rebuilds on every save; the open preview refreshes itself)", file=sys.stderr)
+    print(f"created {shown}: game.yaml, cards.yaml, tiles.yaml, dice.yaml, sheets.yaml and templates/{args.name}/", file=sys.stderr)
+    print(f"next: pnpkit watch {shown} --serve   (rebuilds on every save; the open preview refreshes itself)", file=sys.stderr)
     return 0
+
+
+def packs_folder(here: Path) -> Path:
+    """Where a new pack goes: the components/ folder we stand in or below (so running inside
+    components/ or inside a pack does not nest a second components/), else components/ here."""
+    for folder in (here, *here.parents):
+        if folder.name == "components":
+            return folder
+        if (folder / "components").is_dir():
+            return folder / "components"
+    return here / "components"
 
 
 def create(root: Path) -> list[Path]:

@@ -13,17 +13,21 @@ from pathlib import Path
 from pnpkit import fonts, packfonts
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
-from pnpkit.loader import Document, display_path, load_yaml
+from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
 from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
 GAME_KEYS = ("id", "name", "languages", "players", "print", "strings", "data", "checks", "rules", "fonts")
 PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap")
-GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "items", "items_from", "doc")
+GROUP_KEYS = ("kind", "size", "bleed", "front", "back", "fields", "items", "items_from", "standee", "doc")
+STANDEE_KEYS = ("base",)
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
 FIELD_TYPES = ("text", "string", "int", "number", "bool", "enum", "list")
 CHECK_KEYS = ("rule", "id", "level", "why")
+
+
+MAX_FILES = 1000  # YAML files in a pack (our kits have at most 5): each costs a read and a parse
 
 
 def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
@@ -33,10 +37,15 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
         return None, [Problem(Location(display_path(root), 0, 0), "not a game pack: there is no game.yaml here")]
     problems: list[Problem] = []
     docs = []
-    for path in [manifest] + sorted(p for p in root.glob("*.yaml") if p.name != "game.yaml"):
-        doc, found = load_yaml(path)
+    budget = MAX_VALUES  # the pack's files share it, so many files cannot take longer than one
+    files = [manifest] + sorted(p for p in root.glob("*.yaml") if p.name != "game.yaml")
+    if len(files) > MAX_FILES:
+        return None, [Problem(Location(display_path(root), 0, 0), f"the pack has {len(files)} YAML files; a pack may have at most {MAX_FILES}", "limits")]
+    for path in files:
+        doc, found = load_yaml(path, max(budget, 0))
+        budget -= len(doc.values) + len(doc.keys)
         problems += found
-        if not any(p.rule == "yaml" and "syntax" in p.message for p in found):
+        if not any((p.rule == "yaml" and "syntax" in p.message) or p.rule == "limits" for p in found):
             docs.append(doc)
     if not docs or docs[0].file != display_path(manifest):
         return None, problems
@@ -125,15 +134,15 @@ class _Game:
                 out[key] = r.length(spec[key], p + (key,))
                 if out[key] is not None and out[key] < 0:
                     r.problem(p + (key,), f"'{key}' cannot be negative (got {spec[key]})")
-        margin = out.get("margin") or PrintSettings.margin
-        most = (SIZES["a4"][0] - 2 * margin) / 2  # split sheets must advance by at least half a sheet
-        if (out.get("overlap") or 0) > most:
-            r.problem(p + ("overlap",), f"'overlap' must be at most {most:g}mm, half the printable width of A4 (got {spec['overlap']})")
+        _against_paper(r, spec, out)
         if "backs" in spec:
             out["backs"] = r.choice(spec["backs"], p + ("backs",), BACK_MODES)
         if "back_offset" in spec:
             off = r.mapping(spec["back_offset"], p + ("back_offset",), ("x", "y")) or {}
             out["back_offset"] = tuple(r.length(off.get(k, 0), p + ("back_offset", k)) or 0.0 for k in "xy")
+            for k, v in zip("xy", out["back_offset"]):
+                if abs(v) > MAX_BACK_OFFSET:
+                    r.problem(p + ("back_offset", k), f"'{k}' must be at most {MAX_BACK_OFFSET:g}mm either way; a duplex printer misregisters by a few (got {off[k]})")
         if "min_font_size" in spec:
             mm = r.length(spec["min_font_size"], p + ("min_font_size",))
             out["min_font_pt"] = None if mm is None else mm * PT_PER_MM
@@ -190,6 +199,36 @@ class _Game:
         )
 
 
+# Print lengths are checked against the narrowest paper (A4's 210mm), as --paper may choose any.
+NARROWEST = min(min(SIZES[paper]) for paper in PAPERS)
+MAX_BLEED = 25.0  # mm; print services ask for 3mm to 1/4in, and a larger one is a slip of the unit
+MAX_SAFE = 50.0  # mm; templates draw with it, so it is bounded like every length that reaches the PDF
+MAX_BACK_OFFSET = 20.0  # mm either way; a duplex printer misregisters by a few
+
+
+def _against_paper(r: Reader, spec: dict, out: dict) -> None:
+    """Margins that leave half the sheet to print on, a gap and an overlap that fit in that, a sane bleed:
+    otherwise the packers would divide by zero, loop, or drop every face."""
+    p = ("print",)
+    margin = out.get("margin")
+    if margin is not None and margin > NARROWEST / 4:
+        r.problem(p + ("margin",), f"'margin' must be at most {NARROWEST / 4:g}mm, a quarter of A4's width, to leave half the sheet to print on (got {spec['margin']})")
+        margin = None
+    room = NARROWEST - 2 * (PrintSettings.margin if margin is None else margin)
+    if (out.get("overlap") or 0) > room / 2:  # split sheets must advance by at least half a sheet
+        r.problem(p + ("overlap",), f"'overlap' must be at most {room / 2:g}mm, half the printable width of A4 (got {spec['overlap']})")
+    if (out.get("gap") or 0) >= room / 2:
+        r.problem(p + ("gap",), f"'gap' must be less than {room / 2:g}mm, half the printable width of A4 (got {spec['gap']})")
+    if (out.get("bleed") or 0) > MAX_BLEED:
+        r.problem(p + ("bleed",), bleed_problem(spec["bleed"]))
+    if (out.get("safe") or 0) > MAX_SAFE:
+        r.problem(p + ("safe",), f"'safe' must be at most {MAX_SAFE:g}mm; a safe zone is a few millimetres (got {spec['safe']})")
+
+
+def bleed_problem(given) -> str:
+    return f"'bleed' must be at most {MAX_BLEED:g}mm; print services ask for 3mm to 1/4in (got {given})"
+
+
 def _read_groups(r: Reader, game: _Game):
     if r.doc.data is None:
         return
@@ -212,6 +251,9 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     kind = r.choice(r.get(spec, path, "kind"), path + ("kind",), KINDS)
     size = r.size(r.get(spec, path, "size"), path + ("size",))
     bleed = r.length(spec["bleed"], path + ("bleed",)) if "bleed" in spec else game.print.bleed
+    if "bleed" in spec and bleed is not None and not 0 <= bleed <= MAX_BLEED:
+        r.problem(path + ("bleed",), bleed_problem(spec["bleed"]) if bleed > 0 else f"'bleed' cannot be negative (got {spec['bleed']})")
+        bleed = None
     templates = {side: t for side in SIDES if (t := _template(r, spec, path, side)) is not None}
     if "front" not in spec:
         r.problem(path, f"group '{name}' needs a 'front' template")
@@ -219,9 +261,32 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
         return _derived_group(r, game, name, spec, path, kind, size, bleed, templates)
     fields = _read_fields(r, spec.get("fields", {}), path + ("fields",))
     items = _read_items(r, game, name, spec.get("items"), path + ("items",), fields, templates)
-    if None in (kind, size, bleed) or fields is None:
+    base = _standee(r, spec, path, kind, size)
+    if None in (kind, size, bleed, base) or fields is None:
         return None
-    return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""))
+    return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""), base)
+
+
+def _standee(r: Reader, spec: dict, path: tuple, kind, size) -> float | None:
+    """`standee: {base: 12mm}`: the fold-over layout (base tab, upside-down back panel, fold,
+    upright front panel, base tab), so exports can cut out the figure; 0 when not given."""
+    if "standee" not in spec:
+        return 0.0
+    where = path + ("standee",)
+    if kind is not None and kind != "standee":
+        r.problem(where, f"'standee' describes a fold-over standee; this group's kind is '{kind}'", key=True)
+        return None
+    layout = r.mapping(spec["standee"], where, STANDEE_KEYS, "'standee'")
+    if layout is None:
+        return None
+    base = r.get(layout, where, "base")
+    base = r.length(base, where + ("base",)) if base is not None else None
+    if base is None or size is None:
+        return None
+    if not 0 < 2 * base < size[1]:
+        r.problem(where + ("base",), f"a standee's two base tabs ({base:g} mm each) must leave room for its panels in its {size[1]:g} mm height")
+        return None
+    return base
 
 
 def _derived_group(r: Reader, game: _Game, name: str, spec: dict, path: tuple, kind, size, bleed, templates) -> Group | None:

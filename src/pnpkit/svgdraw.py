@@ -36,6 +36,7 @@ import base64
 import binascii
 import io
 import math
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -202,11 +203,18 @@ _DRAW = {"save": lambda canvas, op: canvas.saveState(), "restore": lambda canvas
 # Parsers take (value, property name) and raise ValueError with the problem text.
 
 
+# Every number of the SVG, in user units. The PDF cannot hold a coordinate of 1e21 (ReportLab
+# raises while writing), and no face needs more than this: 2 m in micrometres is 2e6.
+MAX_NUMBER = 1e7
+
+
 def _number(value, prop, nonneg=False):
     match = _ONE_NUM_RE.fullmatch(value)
     if not match:
         raise ValueError(f"bad number '{value}' for {prop} (use a plain number in user units)")
     number = float(match.group(1))
+    if not abs(number) <= MAX_NUMBER:  # 1e999 is infinite, NaN fails every comparison
+        raise ValueError(f"bad number '{value}' for {prop} (at most {MAX_NUMBER:g} either way)")
     if nonneg and number < 0:
         raise ValueError(f"{prop} must not be negative (got '{value}')")
     return number
@@ -225,7 +233,10 @@ def _nonneg(value, prop):
 def _numbers(value, prop):
     if _NUM_RE.sub("", value).strip(_SEPS):
         raise ValueError(f"bad number list '{value}' for {prop}")
-    return [float(n) for n in _NUM_RE.findall(value)]
+    numbers = [float(n) for n in _NUM_RE.findall(value)]
+    if not all(abs(n) <= MAX_NUMBER for n in numbers):
+        raise ValueError(f"bad number list '{value[:60]}' for {prop} (each at most {MAX_NUMBER:g} either way)")
+    return numbers
 
 
 @lru_cache(maxsize=256)
@@ -412,6 +423,8 @@ def _check_path_data(d):
             ok = not _NUM_RE.sub("", args).strip(_SEPS) and (count % argc == 0 and count if argc else not count)
         if not ok:
             raise ValueError(f"bad arguments '{args.strip()}' for '{cmd}' in path data")
+        if not all(abs(float(n)) <= MAX_NUMBER for n in _NUM_RE.findall(args)):
+            raise ValueError(f"bad arguments '{args.strip()[:40]}' for '{cmd}' in path data (each at most {MAX_NUMBER:g} either way)")
 
 
 @lru_cache(maxsize=1024)  # a deck's cards share most of their path data
@@ -876,6 +889,10 @@ class _Compiler:
         if source is not None and not head.startswith(_MAGIC):
             self.problem(el, f"image '{href[:60]}' is not a PNG or JPEG")
             return None
+        too_large = image_too_large(source) if source is not None else None
+        if too_large:
+            self.problem(el, f"image '{href[:60]}' {too_large}")
+            return None
         return source
 
     def h_text(self, el, own, st, body):
@@ -942,7 +959,7 @@ class _Compiler:
         for name in ("width", "height"):
             match = _MM_RE.fullmatch(own.get(name, ""))
             size.append(float(match.group(1)) if match else 0.0)
-            if size[-1] <= 0:
+            if not 0 < size[-1] <= MAX_NUMBER:
                 self.problem(root, f"{name} must be a positive number in mm like '63mm' (got '{own.get(name, '')}')")
         box = self.viewbox(root, own.get("viewBox", ""))
         if len(self.problems) > known:  # a placeholder size and box keep the rest of the checks going
@@ -1034,10 +1051,73 @@ def _compile_art(path: str, resolve_href, depth: int, art_stack: frozenset):
     return _art_bytes_compiled(data, path, resolve_href, depth, art_stack)
 
 
+# An image is decoded whole to go into the PDF (about 10 bytes a pixel at the peak), so a
+# stranger's 30000x30000 PNG would take gigabytes. 50 megapixels is a 50x70cm board at
+# 300 dpi (it builds in 7 s and 540 MB); 50 MB is more than such a board's PNG needs.
+MAX_IMAGE_PIXELS = 50_000_000
+MAX_IMAGE_BYTES = 50_000_000
+
+
+def image_too_large(source) -> str | None:
+    """Why the PNG/JPEG (bytes or a file path) is too large to embed, or None. Only its header is read."""
+    from PIL import JpegImagePlugin, PngImagePlugin, UnidentifiedImageError  # the plug-ins skip Pillow's own bomb check
+
+    size = len(source) if isinstance(source, bytes) else os.path.getsize(source)
+    if size > MAX_IMAGE_BYTES:
+        return f"has {size} bytes; an image may have at most {MAX_IMAGE_BYTES}"
+    try:
+        with open(source, "rb") if isinstance(source, str) else io.BytesIO(source) as f:
+            png = f.read(4) == b"\x89PNG"
+            f.seek(0)
+            w, h = (PngImagePlugin.PngImageFile if png else JpegImagePlugin.JpegImageFile)(f).size
+    except (OSError, SyntaxError, ValueError, UnidentifiedImageError) as exc:
+        return f"cannot be read: {exc}"
+    if w * h > MAX_IMAGE_PIXELS:
+        return f"has {w}x{h} = {w * h} pixels; an image may have at most {MAX_IMAGE_PIXELS} (scale it down)"
+    return None
+
+
 _HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h_defs, "use": _Compiler.h_use,
              "text": _Compiler.h_text, "image": _Compiler.h_image, "clipPath": _Compiler.h_clip_path,
              "linearGradient": _Compiler.h_gradient, "radialGradient": _Compiler.h_gradient,
              **{tag: _Compiler.h_shape for tag in _SHAPES}}
+
+
+MAX_REACH = 1e16  # mm from the face's origin; ReportLab cannot write a PDF number of 1e21
+_OP_MAX = 1e15  # no op holds a larger number: each is at most MAX_NUMBER, a clip's transformed by one more
+
+
+def _too_far(drawing: Drawing) -> str | None:
+    """Each number is bounded, but scales multiply: scale(1e7) inside scale(1e7), or a viewBox
+    1e-9 wide, would put points where the PDF cannot reach. Follows the ops' transforms with a
+    bound on how far they can carry a point (in mm), and says why when it is too far."""
+    w, h = drawing.viewbox[2:]
+    scale = max(drawing.width_mm / w, drawing.height_mm / h)
+    shift = scale * max(abs(drawing.viewbox[0]), abs(drawing.viewbox[1]))
+    saved = []
+    for op in drawing.ops:
+        if op[0] == "save":
+            saved.append((scale, shift))
+        elif op[0] == "restore":
+            scale, shift = saved.pop()
+        elif op[0] == "cm":
+            a, b, c, d, e, f = op[1]
+            shift += scale * max(abs(e), abs(f))
+            scale *= max(abs(a) + abs(c), abs(b) + abs(d))
+        if scale * _OP_MAX + shift > MAX_REACH and scale * _largest(op[1:]) + shift > MAX_REACH:  # the scan only when it could fail
+            return f"the drawing reaches more than {MAX_REACH:g}mm from the face (transforms or a viewBox that scale it up that far)"
+    return None
+
+
+def _largest(values) -> float:
+    """The largest magnitude among the numbers in an op's arguments (nested tuples included)."""
+    best = 0.0
+    for v in values:
+        if isinstance(v, (tuple, list)):
+            best = max(best, _largest(v))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            best = max(best, abs(v))
+    return best
 
 
 def compile_svg(svg: str, resolve_href=None) -> Drawing:
@@ -1052,6 +1132,9 @@ def compile_svg(svg: str, resolve_href=None) -> Drawing:
         raise SvgError([(e.lineno, e.msg)]) from None
     compiler = _Compiler(root, resolve_href)
     drawing = compiler.document(root)
+    too_far = _too_far(drawing) if drawing is not None and not compiler.problems else None
+    if too_far:
+        compiler.problem(root, too_far)
     if compiler.problems:
         raise SvgError(sorted(compiler.problems, key=lambda problem: problem[0]))
     return drawing

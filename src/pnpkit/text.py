@@ -48,6 +48,8 @@ def wrap(text: str, font: str, size_mm: float, width: float) -> list[str]:
 def fit(text: str, font: str, size_pt: float, min_pt: float, w: float, h: float, leading: float) -> Fit:
     """Largest size from size_pt down to min_pt (in 0.25 pt steps) at which text fits w x h mm."""
     size = size_pt
+    while size * PT > h and size - 0.25 >= min_pt - 1e-9:
+        size -= 0.25  # not one line fits at this size: skip the wrapping, which is what costs
     while True:
         lines = wrap(text, font, size * PT, w)
         room = max(0, int((h - size * PT) // (size * PT * leading)) + 1) if h >= size * PT else 0

@@ -19,14 +19,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from PIL import Image
 
-from pnpkit.export import Deck, Sheet, Shot, face_stem, rasterise, write_faces_pdf
+from pnpkit.export import Deck, Sheet, Shot, face_stem, rasterise_faces
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
+from pnpkit.rastercache import RasterCache, combine, key
 
 POKER = (63.5, 88.9)  # mm: what a scale-1 TTS card stands for
 TILE_TYPES = {"tile": 0, "hex-tile": 1, "round-tile": 2, "rounded-tile": 3}  # CustomTile.Type
@@ -55,6 +57,7 @@ class Plan:
     sheets: list = field(default_factory=list)  # export.Sheet, one per page of the faces PDF
     shots: list = field(default_factory=list)  # export.Shot, one per page
     cells: dict = field(default_factory=dict)  # page index -> (sheet image path, x, y) for cells of deck sheets
+    cuts: dict = field(default_factory=dict)  # page index -> [(image path, pixel box, upside down)] for figures
 
     def add(self, face: Face, px: tuple[int, int], dpi: float, path: Path | None) -> int:
         self.shots.append(Shot(len(self.sheets), px, dpi, path))
@@ -62,7 +65,8 @@ class Plan:
         return len(self.sheets) - 1
 
 
-def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Path, final: Path) -> None:
+def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Path, final: Path,
+          raster: RasterCache | None = None) -> None:
     """Write the images and <game>-<lang>.json into folder; URLs point at `final` (where folder ends up)."""
     plan, objects, canvases = Plan(), [], {}
     keys = iter(range(1, 10_000))
@@ -78,26 +82,53 @@ def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Pa
             _singles(deck, profile, folder, plan)
             continue
         else:
-            obj, width = _pieces(deck, kind, profile, folder, plan, url)
+            obj, width = _pieces(deck, kind, profile, folder, plan, url, pack.groups[deck.name].base)
         obj["Transform"]["posX"] = round(x + width / 2, 3)
         x += width + 1.0
         objects.append(obj)
-    pdf = folder / ".faces.pdf"
-    write_faces_pdf(plan.sheets, pdf, "faces")
-    images = rasterise(pdf, plan.shots)
-    pdf.unlink()
-    for index, image in enumerate(images):
-        if index in plan.cells:
-            path, cx, cy = plan.cells[index]
-            canvases[path].paste(image, (cx, cy))
-    for path, canvas in canvases.items():
-        canvas.save(path, compress_level=6)
+    _assemble(plan, canvases, folder, raster or RasterCache(None))
     save = {
         "SaveName": f"{pack.name[lang]}", "GameMode": "", "Gravity": 0.5, "PlayArea": 0.5, "Date": "",
         "Table": "", "Sky": "", "Note": "", "Rules": "", "XmlUI": "", "LuaScript": "", "LuaScriptState": "",
         "ObjectStates": objects, "TabStates": {}, "VersionNumber": "",
     }
     (folder / f"{pack.id}-{lang}.json").write_text(json.dumps(save, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _assemble(plan: Plan, canvases: dict, folder: Path, raster: RasterCache) -> None:
+    """Rasterise the shots and paste the cells into their deck sheets. A sheet whose cells are
+    all as before is copied from the cache, and its cells are not rasterised at all."""
+    keys = {path: _canvas_key(path, canvas, plan) for path, canvas in canvases.items()}
+    done = set()
+    for path, k in keys.items():
+        hit = raster.get(k)
+        if hit is not None:
+            shutil.copyfile(hit, path)
+            done.add(path)
+    todo = [i for i in range(len(plan.shots)) if plan.cells.get(i, (None,))[0] not in done]
+    images = rasterise_faces(plan.sheets, [plan.shots[i] for i in todo], folder, raster)
+    for index, image in zip(todo, images):
+        if index in plan.cells:
+            path, cx, cy = plan.cells[index]
+            canvases[path].paste(image, (cx, cy))
+        for path, box, upside_down in plan.cuts.get(index, ()):
+            part = image.crop(box)
+            (part.rotate(180) if upside_down else part).save(path, compress_level=6)
+    for path, canvas in canvases.items():
+        if path not in done:
+            canvas.save(path, compress_level=6)
+            raster.put(keys[path], source=path)
+
+
+def _canvas_key(path: Path, canvas: Image.Image, plan: Plan) -> str | None:
+    """What a deck sheet's pixels depend on: what is painted on it already (the grey hidden
+    cells) and each cell's face and place."""
+    parts: list = [hashlib.sha256(canvas.tobytes()).digest(), repr(canvas.size)]
+    for index, (target, cx, cy) in sorted(plan.cells.items()):
+        if target == path:
+            shot = plan.shots[index]
+            parts += [key(plan.sheets[shot.page], shot), repr((cx, cy))]
+    return combine(parts, "tts sheet")
 
 
 def _urls(profile: Profile, folder: Path, final: Path):
@@ -232,12 +263,35 @@ def _singles(deck: Deck, profile: Profile, folder: Path, plan: Plan) -> list[tup
     return out
 
 
-def _pieces(deck: Deck, kind: str, profile: Profile, folder: Path, plan: Plan, url) -> tuple[dict, float]:
-    """Tiles or figurines, one per printed copy; several copies go into a bag named after the group."""
+def _figures(deck: Deck, base: float, profile: Profile, folder: Path, plan: Plan) -> list[tuple]:
+    """A fold-over standee's two panels cut out of its print layout: the upright panel is the
+    figure's front, the upside-down one (turned) its back. Returns (item, front path, back path)."""
+    px = single_pixels(deck.size, profile)
+    h = deck.size[1]
+    mm = px[1] / h
+    fold = 0.3  # mm: the fold lines lie on the panels' edges; the figure leaves them out
+    top, bottom = round((base + fold) * mm), round((h - base - fold) * mm)
+    above, below = round((h / 2 - fold) * mm), round((h / 2 + fold) * mm)
+    (folder / deck.folder).mkdir(exist_ok=True)
+    out = []
+    for item in deck.items:
+        if item.front is None:
+            continue
+        paths = [folder / deck.folder / f"{face_stem(item, side)}.png" for side in ("front", "back")]
+        index = plan.add(item.front, px, _dpi(deck, px), None)
+        plan.cuts[index] = [(paths[0], (0, below, px[0], bottom), False), (paths[1], (0, top, px[0], above), True)]
+        out.append((item, *paths))
+    return out
+
+
+def _pieces(deck: Deck, kind: str, profile: Profile, folder: Path, plan: Plan, url, base: float = 0.0) -> tuple[dict, float]:
+    """Tiles or figurines, one per printed copy; several copies go into a bag named after the group.
+    A fold-over standee (base > 0) becomes a figure of its panels, not of its whole print layout."""
     scale = round(deck.size[0] / profile.tile_width, 4)
     scales = {"scaleX": scale, "scaleY": 1.0, "scaleZ": scale}
     pieces = []
-    for item, front, back in _singles(deck, profile, folder, plan):
+    cut = kind == "figurine" and base > 0
+    for item, front, back in (_figures(deck, base, profile, folder, plan) if cut else _singles(deck, profile, folder, plan)):
         if front is None:
             continue
         image = {"ImageURL": url(front), "ImageSecondaryURL": url(back) if back else "", "ImageScalar": 1.0, "WidthScale": 0.0}

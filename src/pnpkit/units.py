@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 MM_PER = {"mm": 1.0, "cm": 10.0, "in": 25.4, "pt": 25.4 / 72}
@@ -27,6 +28,11 @@ SIZES = {
 }
 PAPERS = ("a4", "letter", "a3")
 
+# The largest face pnpkit prints, mm a side: twice our longest face (MLEM's metre-long track)
+# and larger than any table. A larger size is a slip of the unit (1000cm for 1000mm), and
+# drawing it would take thousands of sheets and gigabytes of raster in an export.
+MAX_FACE_SIDE = 2000.0
+
 _LENGTH = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(mm|cm|in|pt)\s*$")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*x\s*(\d+(?:\.\d+)?)\s*(mm|cm|in|pt)\s*$")
 
@@ -42,11 +48,16 @@ def parse_length(value: object) -> float:
     if not isinstance(value, str):
         if value == 0:
             return 0.0
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UnitError(f"must be a length such as '3mm' or '0.125in' (got {describe(value)})")
         raise UnitError(f"needs a unit: write '{value}mm', '{value}in' or '{value}pt'")
     match = _LENGTH.match(value)
     if not match:
         raise UnitError(f"must be a length such as '3mm' or '0.125in' (got '{value}')")
-    return float(match.group(1)) * MM_PER[match.group(2)]
+    mm = float(match.group(1)) * MM_PER[match.group(2)]
+    if not math.isfinite(mm):  # 400 digits read as infinity
+        raise UnitError(f"is too long a length (got '{value}')")
+    return mm
 
 
 def parse_size(value: object) -> tuple[float, float]:
@@ -57,7 +68,10 @@ def parse_size(value: object) -> tuple[float, float]:
         match = _SIZE.match(value)
         if match and float(match.group(1)) > 0 and float(match.group(2)) > 0:
             unit = MM_PER[match.group(3)]
-            return float(match.group(1)) * unit, float(match.group(2)) * unit
+            w, h = float(match.group(1)) * unit, float(match.group(2)) * unit
+            if max(w, h) > MAX_FACE_SIDE:
+                raise UnitError(f"must be at most {MAX_FACE_SIDE:g}mm a side, the largest face pnpkit prints (got '{value}': is the unit right?)")
+            return w, h
     names = ", ".join(SIZES)
     raise UnitError(f"must be a size such as '63x88mm', '2.5x3.5in' or a name ({names}) (got {describe(value)})")
 

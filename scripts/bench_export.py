@@ -1,0 +1,72 @@
+"""Benchmark: every export profile of a kit, cold (empty --out) and warm (nothing changed).
+
+The warm export should redo little: the faces come from the build cache and their
+pixels from the raster cache. Both runs are new `pnpkit build` processes, as a
+designer runs them; the two output trees are compared byte for byte.
+
+    .venv/bin/python scripts/bench_export.py [--pack components/star-cargo] [--runs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROFILES = ("thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator")
+
+
+def build(pack: Path, out: Path) -> float:
+    command = [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out), "--trust"]
+    for name in PROFILES:
+        command += ["--profile", name]
+    started = time.perf_counter()
+    run = subprocess.run(command, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"build failed:\n{run.stdout}{run.stderr}")
+    return time.perf_counter() - started
+
+
+def differences(a: Path, b: Path, skip: str = "pnpkit-cache") -> list[str]:
+    """Files that differ between two output trees (the caches and the lock aside)."""
+    found = []
+    cmp = filecmp.dircmp(a, b, ignore=[skip, ".pnpkit.lock"])
+    found += [str(Path(a, n)) for n in cmp.left_only + cmp.right_only + cmp.diff_files]
+    _, mismatch, errors = filecmp.cmpfiles(a, b, cmp.common_files, shallow=False)
+    found += [str(Path(a, n)) for n in mismatch + errors]
+    for sub in cmp.common_dirs:
+        found += differences(a / sub, b / sub, skip)
+    return sorted(set(found))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pack", type=Path, default=ROOT / "components" / "star-cargo")
+    ap.add_argument("--runs", type=int, default=2)
+    args = ap.parse_args()
+    colds, warms = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for run in range(args.runs):
+            out = Path(tmp) / f"out{run}"
+            colds.append(build(args.pack, out))
+            reference = Path(tmp) / f"ref{run}"
+            subprocess.run(["cp", "-a", str(out), str(reference)], check=True)
+            warms.append(build(args.pack, out))
+        changed = differences(Path(tmp) / "ref0" / args.pack.name, Path(tmp) / "out0" / args.pack.name)
+    cold, warm = statistics.median(colds), statistics.median(warms)
+    print(f"{args.pack.name}, profiles {', '.join(PROFILES)}")
+    print(f"cold export (empty --out): median {cold:.2f} s (n={len(colds)})")
+    print(f"warm export (nothing changed): median {warm:.2f} s (n={len(warms)}), {100 * warm / cold:.0f} % of cold")
+    print(f"files that differ between the cold and the warm output: {len(changed)}")
+    for path in changed[:10]:
+        print(f"  {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""The output folder: one writer at a time, and a new kit replaces the old one whole.
+
+A build (or an export) writes its kit into a staging folder beside the live one
+(`.<name>.partial`) and, once it is complete, swaps the two in one step. On
+Linux that step is renameat2(RENAME_EXCHANGE) and on macOS renamex_np(RENAME_SWAP):
+the live name points at the old folder, then at the new one, never at nothing,
+so a process killed at any moment leaves either the previous kit or the new one,
+each whole. Where neither call exists (or the file system refuses it) the swap
+falls back to two renames, final -> `.<name>.old` then staging -> final; a kill
+between them leaves no kit under the live name for a moment, and the next build
+puts `.old` back before anything else (tidy()).
+
+Writers hold an exclusive lock (flock) on OUT/pnpkit-cache/build.lock while they
+touch the output, so two builds into the same --out take turns instead of
+renaming folders under each other. The kernel drops the lock when its holder
+dies, even by kill -9, so a crash never leaves a stale lock. The holder writes
+its pid and what it builds into the file; a build that has to wait says so once
+on stderr and gives up after TIMEOUT seconds with an error naming the holder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; builds there are not made exclusive
+    fcntl = None
+
+LOCK = Path("pnpkit-cache") / "build.lock"  # under OUT, beside the cache it also protects
+TIMEOUT = 300.0  # seconds to wait for another build before giving up
+POLL = 0.05  # seconds between attempts to take the lock
+
+
+class Busy(Exception):
+    """Another build held the output folder for longer than TIMEOUT."""
+
+
+@contextlib.contextmanager
+def locked(out: Path, what: str, say: Callable[[str], None] | None = None, timeout: float | None = None):
+    """Hold the output folder `out` for the block; `what` tells a waiting build who holds it.
+
+    Raises Busy after `timeout` (default TIMEOUT) seconds of waiting, OSError when
+    the folder cannot be written."""
+    path = out / LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)  # never truncate a file a symlink names
+    fd = os.open(path, flags, 0o644)
+    try:
+        _acquire(fd, out, timeout if timeout is not None else TIMEOUT, say or _say)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, {what}\n".encode(), 0)
+        yield
+        os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _acquire(fd: int, out: Path, timeout: float, say: Callable[[str], None]) -> None:
+    if fcntl is None:
+        return
+    deadline = time.monotonic() + timeout
+    told = False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        holder = _holder(fd)
+        if time.monotonic() >= deadline:
+            raise Busy(f"{out} is still in use by another build ({holder}) after {timeout:g} s; "
+                       "wait for it to finish or stop it, then build again")
+        if not told:
+            say(f"pnpkit: {out} is in use by another build ({holder}); waiting for it to finish "
+                f"(up to {timeout:g} s, Ctrl-C stops)")
+            told = True
+        time.sleep(POLL)
+
+
+def _holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
+    except OSError:
+        text = ""
+    return text or "pid unknown"
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- staging and swapping
+
+
+def staging_for(final: Path) -> Path:
+    return final.with_name(f".{final.name}.partial")
+
+
+def _old_for(final: Path) -> Path:
+    return final.with_name(f".{final.name}.old")
+
+
+def tidy(folder: Path) -> None:
+    """Under the lock, before writing into `folder`: put back a kit a killed fallback swap left
+    as `.<name>.old`, and remove every staging folder a killed writer left behind."""
+    if not folder.is_dir():
+        return
+    for old in folder.glob(".*.old"):
+        final = old.with_name(old.name[1:-len(".old")])
+        if final.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            continue
+        with contextlib.suppress(OSError):  # if it cannot go back, the new build replaces it anyway
+            os.rename(old, final)
+    for partial in folder.glob(".*.partial"):
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def swap_in(staging: Path, final: Path) -> None:
+    """Replace `final` by the complete folder `staging` in one step (the caller holds the lock)."""
+    if not final.exists():
+        os.rename(staging, final)
+    elif exchange(staging, final):
+        shutil.rmtree(staging, ignore_errors=True)  # now the previous output
+    else:
+        old = _old_for(final)
+        shutil.rmtree(old, ignore_errors=True)
+        os.rename(final, old)  # a kill from here to the next line leaves the kit in `old`; tidy() restores it
+        os.rename(staging, final)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two existing paths atomically; False where the system or file system cannot."""
+    call = _exchange_call()
+    if call is None:
+        return False
+    if call(os.fsencode(a), os.fsencode(b)) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in _UNSUPPORTED:  # an old kernel, or a file system without the call: two renames will do
+        return False
+    raise OSError(err, os.strerror(err), str(a), None, str(b))
+
+
+_UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
+_CALL: list = []
+
+
+def _exchange_call():
+    """A function (a, b) -> 0 or -1 that swaps two paths, found once; None if the C library has none."""
+    if not _CALL:
+        _CALL.append(_find_exchange())
+    return _CALL[0]
+
+
+def _find_exchange():
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+    if sys.platform.startswith("linux") and hasattr(libc, "renameat2"):  # glibc 2.28+, musl 1.2.5+
+        fn = libc.renameat2
+        fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+        at_fdcwd, rename_exchange = -100, 2
+        return lambda a, b: fn(at_fdcwd, a, at_fdcwd, b, rename_exchange)
+    if sys.platform == "darwin" and hasattr(libc, "renamex_np"):
+        fn = libc.renamex_np
+        fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
+        rename_swap = 2
+        return lambda a, b: fn(a, b, rename_swap)
+    return None

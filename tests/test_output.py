@@ -1,0 +1,257 @@
+"""The output folder: one build at a time, and a kill at any moment leaves a whole kit.
+
+The kill test runs real `python -m pnpkit build` processes and kills them with
+SIGKILL at seeded random moments while they hold the output (from taking the
+lock to exiting), alternating between two versions of a pack, and checks each
+time that the kit folder is byte for byte one of the two whole kits.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, colour_pack
+from pnpkit import build, output
+
+M = "components/mammoth-herd"
+ENV = dict(os.environ, PYTHONPATH=str(ROOT / "src"), PYTHONUNBUFFERED="1")
+TIMEOUT = 120  # seconds before a test gives up on a process (a hang, not a speed check)
+
+
+def files(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def start_build(pack: Path, out: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out)],
+                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+# Builds to kill come from a zygote: a Python that has imported pnpkit once and forks a child
+# per build, which runs the command line's main() as `python -m pnpkit build` does. Starting
+# a fresh interpreter for each of the kills would cost ~1 s of imports each; what is killed
+# (the build holding the output) is the same.
+ZYGOTE = """
+import os, sys
+from pnpkit.cli import main
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        try:
+            code = main(line.split())
+        except BaseException:
+            code = 70
+        os._exit(code)
+    print(pid, flush=True)
+    _, status = os.waitpid(pid, 0)
+    print(status, flush=True)
+"""
+
+
+class Zygote:
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-c", ZYGOTE], env=ENV, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def start(self, pack: Path, out: Path) -> int:
+        self.proc.stdin.write(f"build {pack} --out {out}\n")
+        self.proc.stdin.flush()
+        return int(self.proc.stdout.readline())
+
+    def wait(self) -> int:
+        """The wait status of the last build: 0 for success, SIGKILL if killed."""
+        return int(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(TIMEOUT)
+
+
+def lock_taken(pid: int, out: Path) -> float | None:
+    """Wait until process pid holds the output lock; the monotonic time it was seen, or None if it ended first."""
+    lock = out / output.LOCK
+    mark = f"pid {pid},".encode()
+    while Path(f"/proc/{pid}/status").is_file() and b"State:\tZ" not in Path(f"/proc/{pid}/status").read_bytes():
+        try:
+            if lock.read_bytes().startswith(mark):
+                return time.monotonic()
+        except OSError:
+            pass
+        time.sleep(0.002)
+    return None
+
+
+def versions(pack: Path) -> dict[str, str]:
+    """Two versions of the pack's cards.yaml, A and B: the first card's colour differs, so do its SVG and the PDF."""
+    text = (pack / "cards.yaml").read_text()
+    first = text[text.index("colour: '"):text.index("}", text.index("colour: '"))]
+    return {"A": text.replace(first, "colour: '#00aa11'", 1), "B": text.replace(first, "colour: '#bb0022'", 1)}
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="watches processes through /proc")
+def test_a_kill_at_any_moment_leaves_the_previous_kit_whole(tmp_path):
+    pack = colour_pack(tmp_path / "probe", n=120)
+    cards = versions(pack)
+    out = tmp_path / "out"
+    kit = out / "probe"
+    zygote = Zygote()
+    whole, holding = {}, {}
+    for version in ("A", "B", "A"):  # each built whole once: what a kit may look like; and how long it is held
+        (pack / "cards.yaml").write_text(cards[version])
+        taken = lock_taken(zygote.start(pack, out), out)
+        assert zygote.wait() == 0
+        holding[version] = time.monotonic() - taken
+        assert whole.setdefault(version, files(kit)) == files(kit)  # a build is byte-for-byte repeatable
+    assert whole["A"] != whole["B"]
+    held = sorted(holding.values())[1]  # the median: a busy machine makes one build slow now and then
+    rng = random.Random(13)
+    current, killed = "A", 0
+    for _ in range(20):
+        target = "B" if current == "A" else "A"
+        (pack / "cards.yaml").write_text(cards[target])
+        pid = zygote.start(pack, out)
+        taken = lock_taken(pid, out)
+        if taken is not None:
+            time.sleep(max(0.0, taken + rng.uniform(0, held) - time.monotonic()))
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:  # it had finished
+            pass
+        killed += zygote.wait() == signal.SIGKILL
+        now = files(kit)
+        assert now in (whole["A"], whole["B"]), f"a kill left a kit that is neither whole build ({len(now)} files)"
+        current = "A" if now == whole["A"] else "B"
+    zygote.close()
+    assert killed >= 12  # most kills hit a build while it held the output, not after
+    target = "B" if current == "A" else "A"
+    (pack / "cards.yaml").write_text(cards[target])
+    proc = start_build(pack, out)  # the next build: a fresh `python -m pnpkit build`
+    assert proc.wait(TIMEOUT) == 0, proc.stderr.read()
+    assert files(kit) == whole[target]
+    assert sorted(p.name for p in out.iterdir()) == ["pnpkit-cache", "probe"]  # every leftover cleaned
+
+
+def test_two_builds_into_one_folder_take_turns(tmp_path):
+    pack = colour_pack(tmp_path / "probe", n=60)
+    alone = tmp_path / "alone"
+    assert not build.build(pack, alone).errors
+    out = tmp_path / "out"
+    procs = [start_build(pack, out) for _ in range(2)]
+    runs = [(p.wait(TIMEOUT), p.stderr.read()) for p in procs]
+    assert [code for code, _ in runs] == [0, 0], runs
+    assert files(out / "probe") == files(alone / "probe")
+    for _, err in runs:  # a build that waited said so once, naming the other
+        assert err.count("is in use by another build") <= 1
+        assert "Traceback" not in err
+    assert sorted(p.name for p in out.iterdir()) == ["pnpkit-cache", "probe"]
+
+
+def test_a_waiting_build_says_once_which_build_holds_the_folder(tmp_path):
+    pack = colour_pack(tmp_path / "probe", n=2)
+    out = tmp_path / "out"
+    with output.locked(out, "the test's own build"):
+        proc = start_build(pack, out)
+        first = proc.stderr.readline()
+        time.sleep(0.3)  # still waiting: nothing more is said
+        assert proc.poll() is None and not (out / "probe").exists()
+    assert proc.wait(TIMEOUT) == 0
+    rest = proc.stderr.read()
+    assert first == (f"pnpkit: {out} is in use by another build (pid {os.getpid()}, the test's own build); "
+                     f"waiting for it to finish (up to {output.TIMEOUT:g} s, Ctrl-C stops)\n")
+    assert "in use" not in rest and (out / "probe" / "probe-en.pdf").is_file()
+
+
+def test_a_build_that_waits_too_long_fails_with_the_holder_named(kit, monkeypatch):
+    assert kit.build().code == 0
+    before = files(kit.root / "build" / "mammoth-herd")
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    monkeypatch.setattr(output, "TIMEOUT", 0.3)
+    said = []
+    monkeypatch.setattr(output, "_say", said.append)
+    with output.locked(Path("build"), "building elsewhere"):
+        run = kit.build()
+    assert run.code == 1
+    assert run.lines == [f"build:0:0: error: build is still in use by another build (pid {os.getpid()}, building elsewhere) "
+                         "after 0.3 s; wait for it to finish or stop it, then build again [output]"]
+    assert said == [f"pnpkit: build is in use by another build (pid {os.getpid()}, building elsewhere); "
+                    "waiting for it to finish (up to 0.3 s, Ctrl-C stops)"]
+    assert files(kit.root / "build" / "mammoth-herd") == before
+
+
+def test_unchanged_svgs_are_linked_from_the_live_kit_never_moved(kit, monkeypatch):
+    assert kit.build().code == 0
+    svg = kit.root / "build" / "mammoth-herd" / "svg" / "en"
+    kept, changed = svg / "herd" / "herd-front.svg", svg / "bonus-tiles" / "bonus-01-back.svg"
+    inodes = {p: p.stat().st_ino for p in (kept, changed)}
+    kit.edit(f"{M}/tiles.yaml", "resource: wood, provenance: design}", "resource: gold, provenance: design}")
+    seen = []
+    real_swap = output.swap_in
+
+    def look_then_swap(staging, final):  # just before the swap: the live kit still has every file
+        seen.append(kept.is_file() and kept.stat().st_nlink == 2 and changed.is_file())
+        real_swap(staging, final)
+
+    monkeypatch.setattr(output, "swap_in", look_then_swap)
+    assert kit.build().code == 0
+    assert seen == [True]
+    assert kept.stat().st_ino == inodes[kept] and kept.stat().st_nlink == 1
+    assert changed.stat().st_ino != inodes[changed]
+
+
+def test_without_an_atomic_exchange_two_renames_still_give_the_new_kit(kit, monkeypatch):
+    assert kit.build().code == 0
+    monkeypatch.setattr(output, "exchange", lambda a, b: False)
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    assert kit.build().code == 0
+    assert sorted(p.name for p in (kit.root / "build").iterdir()) == ["mammoth-herd", "pnpkit-cache"]
+
+
+def test_the_next_build_puts_back_a_kit_a_killed_fallback_swap_left_aside(kit):
+    """Killed between the fallback's two renames: the kit is in `.<id>.old`, the staging folder beside it."""
+    assert kit.build().code == 0
+    out = kit.root / "build"
+    before = files(out / "mammoth-herd")
+    os.rename(out / "mammoth-herd", out / ".mammoth-herd.old")
+    (out / ".mammoth-herd.partial" / "svg").mkdir(parents=True)
+    (out / ".other-game.partial").mkdir()
+    with output.locked(out, "test"):
+        output.tidy(out)
+    assert sorted(p.name for p in out.iterdir()) == ["mammoth-herd", "pnpkit-cache"]
+    assert files(out / "mammoth-herd") == before
+    (out / ".mammoth-herd.old").mkdir()  # a kit and an old one: the swap had finished, the old one goes
+    output.tidy(out)
+    assert sorted(p.name for p in out.iterdir()) == ["mammoth-herd", "pnpkit-cache"]
+    assert files(out / "mammoth-herd") == before
+
+
+def test_exchange_swaps_two_folders_in_one_step(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder in (a, b):
+        folder.mkdir()
+        (folder / "name").write_text(folder.name)
+    if not output.exchange(a, b):
+        pytest.skip("this system or file system has no atomic exchange; the fallback is tested above")
+    assert (a / "name").read_text() == "b" and (b / "name").read_text() == "a"
+
+
+def test_the_lock_is_released_when_its_holder_dies(tmp_path):
+    """flock belongs to the process: a holder killed with SIGKILL leaves no stale lock."""
+    out = tmp_path / "out"
+    code = f"from pnpkit import output; from pathlib import Path; import time\nwith output.locked(Path({str(out)!r}), 'x'):\n    print('held', flush=True); time.sleep(60)"
+    holder = subprocess.Popen([sys.executable, "-c", code], env=ENV, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    holder.kill()
+    holder.wait(TIMEOUT)
+    with output.locked(out, "after", timeout=5):  # Busy if the dead holder still had it
+        pass
