@@ -166,26 +166,30 @@ def _join(runs: list, more: list) -> list:
 
 
 def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
-    """Greedy fill; a word wider than the box stands alone on its line."""
+    """Greedy fill; a word wider than the box stands alone on its line. A line is measured as its
+    words plus its spaces, each shaped on its own (words repeat, so their shapes are cached); no
+    font kerns across a space by more than a hair."""
     lines: list[Line] = []
     for p, paragraph in enumerate(parsed.paragraphs):
         plain = " ".join(s.text for line in paragraph for w in line for s in w if not s.icon)
         rtl = shaping.base_level(plain) == 1
         for given in paragraph:
             current: list = []
+            used = 0.0
             for word in given:
                 runs = _word_runs(word)
+                word_w = layout.width(runs)
                 if current:
                     space = (" ", current[-1][1], current[-1][2]) if current[-1][1] is not None else (" ", runs[0][1] or False, runs[0][2] or False)
-                    trial = _join(_join(current, [space]), runs)
-                    if layout.width(trial) > width:
-                        lines.append(Line(current, layout.width(current), p, rtl))
-                        current = _join([], runs)
+                    trial_w = used + layout.run_width(space) + word_w
+                    if trial_w > width:
+                        lines.append(Line(current, used, p, rtl))
+                        current, used = _join([], runs), word_w
                     else:
-                        current = trial
+                        current, used = _join(_join(current, [space]), runs), trial_w
                 else:
-                    current = _join([], runs)
-            lines.append(Line(current, layout.width(current), p, rtl))
+                    current, used = _join([], runs), word_w
+            lines.append(Line(current, used, p, rtl))
     return lines
 
 

@@ -148,27 +148,27 @@ def shape(text: str, font: str, rtl: bool = False) -> tuple[str, tuple | None, f
     buf.direction = "rtl" if rtl else "ltr"
     hb.shape(hbfont, buf, FEATURES)
     scale = 1000.0 / upem
-    chars, data, plain, total = [], [], not rtl, 0.0
-    glyph_to_char = rl.face.glyphToChar
-    widths = rl.face.charWidths
+    face = rl.face
+    c2g, g2c, widths = face.charToGlyph, face.glyphToChar, face.charWidths
+    n = len(text)
+    chars, data, plain, total = [], [], not rtl, 0
     for i, (info, pos) in enumerate(zip(buf.glyph_infos, buf.glyph_positions)):
-        gid = info.codepoint
-        adv, xo, yo = pos.x_advance * scale, pos.x_offset * scale, pos.y_offset * scale
-        source = text[info.cluster] if info.cluster < len(text) else ""
-        if source and rl.face.charToGlyph.get(ord(source)) == gid:
-            code = ord(source)  # keep the text's own character (a no-break space stays one)
-        else:
-            codes = glyph_to_char.get(gid)
-            code = codes[0] if codes else _private(rl, gid, adv)
+        gid, cluster = info.codepoint, info.cluster
+        x_advance, x_offset, y_offset = pos.x_advance, pos.x_offset, pos.y_offset
+        code = ord(text[cluster]) if cluster < n else -1
+        if c2g.get(code) != gid:
+            codes = g2c.get(gid)
+            code = codes[0] if codes else _private(rl, gid, x_advance * scale)
+        adv = x_advance * scale
         width = widths.get(code, adv)
-        if plain and (i >= len(text) or ord(text[i]) != code or abs(adv - width) > 1e-6 or xo or yo):
+        if plain and (cluster != i or abs(adv - width) > 1e-6 or x_offset or y_offset):
             plain = False
-        chars.append(chr(code))
-        data.append((info.cluster, adv, pos.y_advance * scale, xo, yo, width))
-        total += adv
-    if plain and len(chars) == len(text):
+        chars.append(code)
+        data.append((cluster, adv, pos.y_advance * scale, x_offset * scale, y_offset * scale, width))
+        total += x_advance
+    if plain and len(chars) == n:
         return text, None, pdfmetrics.stringWidth(text, font, 1.0)
-    return "".join(chars), tuple(data), total / 1000.0
+    return "".join(map(chr, chars)), tuple(data), total / upem
 
 
 def drawable(chars: str, data: tuple | None):
@@ -182,5 +182,7 @@ def width(text: str, font: str, size: float, direction: str = "auto") -> float:
     """The advance width of one line of text, shaped, in the units of size."""
     if not text:
         return 0.0
+    if direction != "rtl" and not needs_bidi(text):  # one left-to-right run: the common case, kept cheap
+        return size * shape(text, font, False)[2]
     pieces = visual_pieces([(text, None)], direction)
     return size * sum(shape(t, font, rtl)[2] for t, _, rtl in pieces)
