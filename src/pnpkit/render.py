@@ -340,8 +340,13 @@ class TextBoxes:
 
     def icons(self) -> dict:
         """name -> (aspect ratio, source): the pack's icons/*.svg files, then the icon template's names."""
-        if self._icons is None:
-            self._icons = icons.available(self.pack, self.env)
+        if self._icons is None:  # once per build: the environment lives as long as the build
+            memo = getattr(self.env, "pnpkit_icons", None) if self.env is not None else None
+            if memo is None or memo[0] is not self.pack:
+                memo = (self.pack, icons.available(self.pack, self.env))
+                if self.env is not None:
+                    self.env.pnpkit_icons = memo
+            self._icons = memo[1]
         return self._icons
 
     def icon_svg(self, name: str, x: float, y: float, w: float, h: float) -> str:
