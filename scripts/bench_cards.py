@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from pnpkit import build, layout, pdf  # noqa: E402
 
+RICH = "--rich" in sys.argv
 WORDS = ("zażółć gęślą jaźń eĥoŝanĝo ĉiuĵaŭde perché più città draw two cards then discard one "
          "gain a wood each player may trade with the bank move the herd score ten points").split()
 ICONS = ["wood", "brick", "stone", "gold", "food", "tool", "field", "card", "points", "person", "die", "mammoth"]
@@ -60,6 +61,8 @@ def make_pack(root: Path, n: int) -> Path:
              "  fields:", "    title: text", "    text: text", "    colour: string", "    icons: {type: list, item: string}", "  items:"]
     for i in range(n):
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(18, 34)))
+        if RICH:  # rich text in every card: an inline icon, a bold and an italic span
+            text = f"Gain :{rng.choice(ICONS)}: and **{rng.choice(WORDS)}** *{rng.choice(WORDS)}*, " + text
         colour = f"#{rng.randrange(0x202020, 0xa0a0a0):06x}"
         icons = ", ".join(rng.sample(ICONS, 3))
         lines.append(f"    - {{id: card-{i:04d}, title: 'Card {i} {rng.choice(WORDS)}', text: '{text}', colour: '{colour}', icons: [{icons}]}}")
@@ -113,6 +116,7 @@ def main() -> None:
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="30 cards, one run: checks that the script works")
+    ap.add_argument("--rich", action="store_true", help="rich text in every card (inline icon, bold and italic spans)")
     args = ap.parse_args()
     if args.quick:
         args.cards, args.runs = 30, 1

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, changes, dice, hexes, labels, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust  # noqa: F401 (dice, hexes, labels register themselves)
+from pnpkit import calibration, changes, dice, fonts, hexes, labels, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust  # noqa: F401 (dice, hexes, labels register themselves)
 from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
+from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack
 from pnpkit.units import SIZES
 
@@ -66,6 +67,7 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         return Result(None, problems=_sorted(problems))
     if overrides:
         pack = dataclasses.replace(pack, print=dataclasses.replace(pack.print, **overrides))
+    fonts.use(pack.fonts)  # the families templates may name, for this pack
     too_many = layout.too_many_faces([(i.id, i.count, i.where) for i in pack.items()], pack.print.max_faces)
     if too_many:  # before rendering: fifty thousand distinct items would take minutes
         return Result(pack, problems=_sorted(problems + too_many))
@@ -83,6 +85,7 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         result.problems = _sorted(problems)
         return result
     env = render.environment(pack)
+    env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
     if cache is not None:
         cache.begin(pack)
     compiled: dict[str, svgdraw.Drawing | None] = {}
@@ -118,7 +121,7 @@ def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) ->
                 compiled[face.svg] = compile_svg(face.svg, resolve)
             except svgdraw.SvgError as exc:
                 compiled[face.svg] = None
-                problems += [_svg_problem(env, face, line, message) for line, message in exc.problems]
+                problems += [_svg_problem(env, face, line, message, *art) for line, message, *art in exc.problems]
         face.drawing = compiled[face.svg]
     return problems
 
@@ -140,8 +143,11 @@ def _check_texts(pack: Pack, faces: list[Face], env, sizes_reported: bool) -> li
     return list(dict.fromkeys(out))
 
 
-def _svg_problem(env, face: Face, line: int, message: str) -> Problem:
-    """Point at the template line that wrote the offending markup when it can be found there."""
+def _svg_problem(env, face: Face, line: int, message: str, art: str | None = None) -> Problem:
+    """Point at the template line that wrote the offending markup when it can be found there;
+    a problem inside an SVG image file points into that file."""
+    if art is not None:
+        return Problem(Location(display_path(Path(art)), line, 1), message, "svg")
     found = render.find_in_template(env, face.extra["template"], message)
     if found is not None:
         return Problem(found, message, "svg")

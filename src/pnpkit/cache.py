@@ -43,13 +43,13 @@ from pathlib import Path
 import jinja2
 from reportlab.pdfbase import pdfmetrics
 
-from pnpkit import render, svgdraw
+from pnpkit import fonts, render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Pack
 
 FORMAT = b"pnpkit-cache 2\n"
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
-LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml")
+LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml", "uharfbuzz", "python-bidi")
 
 
 @functools.lru_cache(maxsize=1)
@@ -131,6 +131,7 @@ class Cache:
         """render.render(), serving unchanged faces from the cache."""
         faces, problems = [], []
         shared = render.pack_context(pack, lang)
+        py = render.python_faces(env, pack, lang, shared, problems)
         for group in pack.groups.values():
             for item in group.items:
                 for side, name in item.templates.items():
@@ -143,7 +144,7 @@ class Cache:
                         self.stats["faces reused"] += 1
                     else:
                         found: list[Problem] = []
-                        face = render.render_face(env, pack, group, item, side, name, lang, shared, found)
+                        face = render.render_face(env, pack, group, item, side, name, lang, shared, found, py)
                         problems += found
                         self.stats["faces rendered"] += 1
                         if face is not None and not found and key:
@@ -171,7 +172,7 @@ class Cache:
         key = ("base", lang)
         if key not in self._memo:
             h = hashlib.sha256(engine())
-            for part in (shared, pack.print.min_font_pt):
+            for part in (shared, pack.print.min_font_pt, fonts.signature(), sorted(render.icon_files(pack))):
                 h.update(repr(part).encode() + b"\0")
             if pack.rules_file is not None:  # it may register template functions
                 h.update(_file_bytes(pack.rules_file))
@@ -191,7 +192,7 @@ class Cache:
     def drawing(self, svg: str, resolve) -> svgdraw.Drawing:
         """svgdraw.compile_svg(svg, resolve), from the cache while the SVG and the files it draws
         are unchanged. Raises svgdraw.SvgError as compile_svg does (failures are not stored)."""
-        key = hashlib.sha256(engine() + svg.encode("utf-8")).digest()
+        key = hashlib.sha256(engine() + fonts.signature().encode() + svg.encode("utf-8")).digest()
         memo = ("drawing", key)
         if memo in self._memo:
             return self._memo[memo]
@@ -293,8 +294,8 @@ class FormDrawing(svgdraw.Drawing):
 
     @functools.cached_property
     def images(self) -> bool:
-        """Images cannot be replayed: their XObjects belong to each document."""
-        return any(op[0] == "image" for op in self.ops)
+        """Images and gradients cannot be replayed: their XObjects and shadings belong to each document."""
+        return any(op[0] in ("image", "grad") for op in self.ops)
 
     @functools.cached_property
     def chars(self) -> dict[str, set]:
@@ -302,13 +303,16 @@ class FormDrawing(svgdraw.Drawing):
         chars: dict[str, set] = {}
         for op in self.ops:
             if op[0] == "text":
+                if op[8] is not None:  # glyphs without a character of their own: known before seeding
+                    shaping.register_private(op[3], op[5], op[8])
                 chars.setdefault(op[3], set()).update(op[5])
         return chars
 
     @functools.cached_property
     def paints(self) -> bool:
         """Whether drawing calls setFillAlpha/setStrokeAlpha (svgdraw._set_paint), which mark the PDF as 1.4."""
-        return any((op[0] == "path" and (op[2] or op[3])) or (op[0] == "text" and (op[6] or op[7])) for op in self.ops)
+        return any((op[0] == "path" and (op[2] or op[3])) or (op[0] == "text" and (op[6] or op[7])) or op[0] == "grad"
+                   for op in self.ops)
 
     def bound(self, plan: _FormPlan) -> FormDrawing:
         """This drawing, replaying for the PDF of plan."""

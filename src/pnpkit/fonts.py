@@ -29,8 +29,40 @@ DEFAULT_FAMILY = "DejaVu Sans"
 _SUFFIX = {(False, False): "", (True, False): "-Bold", (False, True): "-Italic", (True, True): "-BoldItalic"}
 
 
+# The fonts of the pack being built (packfonts.py): family -> {(bold, italic): ReportLab name}.
+# ReportLab's names carry a hash of the file, so two packs' "Body" never meet.
+_PACK: dict = {}
+
+
+def use(pack_fonts: dict) -> None:
+    """Make a pack's fonts (family -> {(bold, italic): (path, sha)}) the ones templates may name."""
+    _PACK.clear()
+    for family, styles in pack_fonts.items():
+        _PACK[family] = {}
+        for style, (path, sha) in styles.items():
+            name = f"{family}#{sha}"
+            if name not in _registered:
+                pdfmetrics.registerFont(TTFont(name, path))
+                _registered.add(name)
+            _PACK[family][style] = name
+
+
+_registered: set = set()
+
+
+def families() -> list[str]:
+    return list(FAMILIES) + list(_PACK)
+
+
+def signature() -> str:
+    """What the fonts in use are, for cache keys."""
+    return repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
+
+
 def face_name(family: str, bold: bool = False, italic: bool = False) -> str | None:
-    """ReportLab's name for a registered face, or None if the family is not shipped."""
+    """ReportLab's name for a registered face, or None if there is no such family or face."""
+    if family in _PACK:
+        return _PACK[family].get((bold, italic))
     if family not in FAMILIES:
         return None
     register_all()
@@ -68,9 +100,11 @@ def missing_glyphs(font: str, text: str) -> str:
 
 
 def string_width(text: str, font: str, size: float) -> float:
-    """Advance width of text in the units of size."""
+    """Advance width of one line of text, shaped (kerning, ligatures, joining, bidi), in the units of size."""
     register_all()
-    return pdfmetrics.stringWidth(text, font, size)
+    from pnpkit import shaping  # shaping needs registered fonts; fonts is imported first
+
+    return shaping.width(text, font, size)
 
 
 def ascent_descent(font: str) -> tuple[float, float]:
@@ -78,3 +112,7 @@ def ascent_descent(font: str) -> tuple[float, float]:
     register_all()
     face = pdfmetrics.getFont(font).face
     return face.ascent / 1000.0, face.descent / 1000.0
+
+
+def glyph_count(font: str) -> int:
+    return len(_cmap(font))

@@ -38,7 +38,7 @@ SIZE = {"anyOf": [{"enum": list(units.SIZES)}, {"type": "string", "pattern": uni
         "description": "Trim size: a name (" + ", ".join(units.SIZES) + ") or WxH with a unit, e.g. 63x88mm, 2.5x3.5in."}
 TEXT = {"anyOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1}],
         "description": "Text: one string for every language, or {lang: text} covering each language of the pack."}
-TEMPLATE = {"type": "string", "description": "A Jinja2 SVG template, relative to templates/ (the pack's own first), e.g. game/card-front.svg.j2."}
+TEMPLATE = {"type": "string", "description": "A Jinja2 SVG template, relative to templates/ (the pack's own first), e.g. game/card-front.svg.j2; or a Python function of the pack, e.g. board.py:draw (runs only for a trusted pack)."}
 PROVENANCE_TAG = {"enum": list(PROVENANCE), "description": "Where a value comes from: seed, public, inferred or design."}
 
 GAME = {
@@ -57,6 +57,11 @@ GAME = {
     "data": {"type": "object", "description": "Free-form game data for templates (data.KEY) and rules."},
     "checks": {"type": "array", "items": {"$ref": "#/definitions/check"}, "description": "The game's rules, each under the game's own id."},
     "rules": {"type": "string", "description": "The pack's Python rules file (default: rules.py if there is one)."},
+    "fonts": {"type": "object", "description": "The pack's own TrueType fonts by family: a file, or {regular, bold, italic, bold_italic}.",
+              "additionalProperties": {"oneOf": [
+                  {"type": "string"},
+                  {"type": "object", "additionalProperties": False, "required": ["regular"],
+                   "properties": {k: {"type": "string"} for k in ("regular", "bold", "italic", "bold_italic")}}]}},
 }
 PRINT = {
     "paper": {"enum": list(units.PAPERS), "description": "Paper size."},

@@ -140,6 +140,7 @@ class Pack:
     manifest: object = None  # game.yaml as the loader read it: manifest.at(path) locates any of its values
     rules_file: Path | None = None
     version: str = ""  # the designer's version of the pack, for print.stamp
+    fonts: dict = field(default_factory=dict)  # family -> {(bold, italic): (path, sha)} (packfonts.py)
 
     def provenance(self) -> list[tuple[Location, str, str]]:
         """Each distinct note of where values come from: (place, what, tag), file order. A note that

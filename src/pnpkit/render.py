@@ -19,14 +19,15 @@ from pathlib import Path
 import jinja2
 import jinja2.meta
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-from pnpkit import fonts, paths
+from pnpkit import fonts, icons, paths, pyfaces, richtext, trust
+from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Group, Item, Pack
 from pnpkit.packloader import PackLoader, TemplateRefused
-from pnpkit.text import fit, svg_text
+from pnpkit.text import PT, fit, svg_text
 
 BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"  # _face.svg.j2, _icons.svg.j2
 
@@ -107,10 +108,11 @@ def render(pack: Pack, lang: str, env: jinja2.Environment | None = None) -> tupl
     env = env or environment(pack)
     faces, problems = [], []
     shared = pack_context(pack, lang)
+    py = python_faces(env, pack, lang, shared, problems)
     for group in pack.groups.values():
         for item in group.items:
             for side, name in item.templates.items():
-                face = render_face(env, pack, group, item, side, name, lang, shared, problems)
+                face = render_face(env, pack, group, item, side, name, lang, shared, problems, py)
                 if face is not None:
                     faces.append(face)
     return faces, problems
@@ -154,11 +156,39 @@ class _FailFast(jinja2.BaseLoader):
             raise
 
 
-def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, shared: dict, problems: list) -> Face | None:
-    """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang)."""
+def python_faces(env, pack: Pack, lang: str, shared: dict, problems: list) -> dict:
+    """The SVG of every face drawn by the pack's Python (pyfaces.py), all in one child process;
+    (group, item, side) -> svg. The build says through env.pnpkit_code whether that may run."""
+    jobs = []
+    for group in pack.groups.values():
+        for item in group.items:
+            for side, name in item.templates.items():
+                if pyfaces.is_python(name):
+                    context = {**shared, **face_context(pack, group, item, side, lang)}
+                    make = (lambda found, item=item, name=name: TextBoxes(pack, item, lang, name, found, env))
+                    jobs.append(((group.name, item.id, side), name, item.template_where[side], context, make))
+    if not jobs:
+        return {}
+    trusted, seconds = getattr(env, "pnpkit_code", None) or (trust.is_trusted(pack.root), trust.CODE_SECONDS)
+    faces, found = pyfaces.run(pack, jobs, trusted, seconds)
+    problems += found
+    return faces
+
+
+def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, shared: dict, problems: list,
+                py: dict | None = None) -> Face | None:
+    """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang);
+    `py` holds the faces python_faces() drew."""
     where = item.where
     if not isinstance(env.loader, _FailFast):
         env.loader = _FailFast(env.loader)
+    if pyfaces.is_python(name):
+        svg = (py or {}).get((group.name, item.id, side))
+        if svg is None:  # python_faces() said why
+            return None
+        face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where)
+        face.extra.update(template=name, broken=False)
+        return face
     try:
         template = env.get_template(name)
     except TemplateRefused as exc:
@@ -172,7 +202,7 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         problems.append(_syntax_problem(exc))
         return None
     before = len(problems)
-    context = {**shared, **face_context(pack, group, item, side, lang), "text_box": TextBoxes(pack, item, lang, name, problems)}
+    context = {**shared, **face_context(pack, group, item, side, lang), "text_box": TextBoxes(pack, item, lang, name, problems, env)}
     try:
         svg = template.render(context)
     except jinja2.TemplateSyntaxError as exc:
@@ -236,6 +266,28 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+@template_type
+class TextBlock(Markup):
+    """What text_box() returns: the SVG, plus the room it took, so a template can stack boxes:
+    `{% set t = text_box(...) %}{{ t }}{{ text_box(more, x, t.bottom + 2, ...) }}`."""
+
+    @classmethod
+    def of(cls, svg: str, y: float, h: float, height: float, valign: str, lines: int, size_pt: float) -> "TextBlock":
+        block = cls(svg)
+        top = y if valign == "top" else y + (h - height) / 2 if valign == "middle" else y + h - height
+        block.height, block.top, block.bottom = height, top, top + height  # mm
+        block.lines, block.size = lines, size_pt
+        return block
+
+
+def icon_files(pack: Pack) -> list[tuple[str, str]]:
+    """(name, content hash) of the pack's icon files: their aspect ratios shape faces' SVG."""
+    import hashlib
+
+    folder = icons.folder(pack)
+    return [(p.name, hashlib.sha256(p.read_bytes()).hexdigest()) for p in folder.glob("*.svg") if p.is_file()] if folder.is_dir() else []
+
+
 class TextBoxError(ValueError):
     """A text_box() call with bad arguments."""
 
@@ -243,26 +295,32 @@ class TextBoxError(ValueError):
 class TextBoxes:
     """text_box() as templates call it; records overflow, glyph and size problems for the item."""
 
-    def __init__(self, pack: Pack, item: Item, lang: str, template: str, problems: list):
+    def __init__(self, pack: Pack, item: Item, lang: str, template: str, problems: list, env=None):
         self.pack, self.item, self.lang, self.template, self.problems = pack, item, lang, template, problems
+        self.env, self._icons = env, None
 
     MAX_SIZE_PT = 1000.0  # 35cm letters; the shrink loop steps 0.25pt from here, so the size bounds its time
     MAX_LEADING = 10.0
 
     def __call__(self, text, x, y, w, h, size=9, bold=False, italic=False, anchor="start", valign="top",
-                 fill="#000000", leading=1.2, shrink=True, family=fonts.DEFAULT_FAMILY):
-        self._check_numbers(x=x, y=y, w=w, h=h, size=size, leading=leading)
+                 fill="#000000", leading=1.2, shrink=True, family=fonts.DEFAULT_FAMILY, paragraph=1.0, markup=True):
+        self._check_numbers(x=x, y=y, w=w, h=h, size=size, leading=leading, paragraph=paragraph)
+        if not 0 <= paragraph <= self.MAX_LEADING:
+            raise TextBoxError(f"text_box paragraph must be from 0 to {self.MAX_LEADING:g} (line steps; got {paragraph:g})")
         if anchor not in ("start", "middle", "end") or valign not in ("top", "middle", "bottom"):
             raise TextBoxError(f"text_box anchor must be start|middle|end and valign top|middle|bottom (got {anchor}, {valign})")
         font = fonts.face_name(family, bool(bold), bool(italic))
         if font is None:
-            raise TextBoxError(f"font family '{family}' is not available (use {', '.join(fonts.FAMILIES)})")
+            raise TextBoxError(f"font family '{family}' is not available (use {', '.join(fonts.families())})")
         text = "" if text is None else str(text)
         where = self._where(text)
         min_pt = self.pack.print.min_font_pt
         if size < min_pt - 1e-9:  # the template's choice, not the data's: report it once, at the call
             msg = f"font size {size:g}pt is below the minimum {min_pt:g}pt"
             self._add(Problem(calling_template() or self.item.where, msg, "font-size"))
+        if markup and richtext.has_markup(text):
+            return self.rich(text, where, x, y, w, h, size, bool(bold), bool(italic), anchor, valign, fill, leading,
+                             min(min_pt, size) if shrink else size, family, paragraph)
         missing = fonts.missing_glyphs(font, text)
         if missing:
             chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
@@ -270,7 +328,74 @@ class TextBoxes:
         fitted = fit(text, font, size, min(min_pt, size) if shrink else size, w, h, leading)
         if not fitted.fits:
             self._problem(where, f"text overflows its {w:g}x{h:g}mm box (needs {fitted.needed} lines at {fitted.size_pt:g}pt, room for {fitted.room}): {_excerpt(text)}", "text-fits")
-        return svg_text(fitted, family, bool(bold), bool(italic), x, y, w, h, anchor, valign, fill, leading)
+        svg = svg_text(fitted, family, bool(bold), bool(italic), x, y, w, h, anchor, valign, fill, leading)
+        height = fitted.size_pt * PT * (1 + leading * (len(fitted.lines) - 1)) if fitted.lines else 0.0
+        return TextBlock.of(svg, y, h, height, valign, len(fitted.lines), fitted.size_pt)
+
+    def rich(self, text, where, x, y, w, h, size, bold, italic, anchor, valign, fill, leading, min_pt, family, paragraph):
+        """text_box() for marked-up or right-to-left text (richtext.py)."""
+        parsed = richtext.parse(text, bold, italic)
+        for message in parsed.problems:
+            self._problem(where, f"{message}: {_excerpt(text)}", "markup")
+        icons = self.icons()
+        for name in dict.fromkeys(parsed.icons):
+            if name not in icons:
+                self._problem(where, f"unknown icon ':{name}:'{did_you_mean(name, list(icons))} (icons: the pack's icons/ folder and _icons.svg.j2)", "icons")
+        styles = {(s.bold, s.italic) for para in parsed.paragraphs for line in para for word in line for s in word if not s.icon}
+        for b, i in sorted(styles):
+            face = fonts.face_name(family, b, i)
+            if face is None:
+                raise TextBoxError(f"font family '{family}' has no {'bold ' if b else ''}{'italic' if i else ''} face".replace(" face", " face").strip())
+            chunk = "".join(s.text for para in parsed.paragraphs for line in para for word in line for s in word
+                            if not s.icon and (s.bold, s.italic) == (b, i))
+            missing = fonts.missing_glyphs(face, chunk)
+            if missing:
+                chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
+                self._problem(where, f"no glyph for {chars} in {face}: {_excerpt(text)}", "glyphs")
+        aspects = {name: icons[name][0] for name in parsed.icons if name in icons}
+        current = size
+        while True:
+            layout = richtext.Layout(family, current * PT, aspects)
+            lines = richtext.wrap(parsed, layout, w)
+            # an icon is one em tall on the baseline: on the first line it stands above the ascent
+            lift = max(0.0, 1 - layout.ascent) * current * PT if lines and any(r[1] is None for r in lines[0].runs) else 0.0
+            height = richtext.block_height(lines, current * PT, leading, paragraph) + lift
+            fits = height <= h + 1e-6 and all(line.width <= w + 1e-6 for line in lines)
+            if fits or current - 0.25 < min_pt - 1e-9:
+                break
+            current -= 0.25
+        if not fits:
+            self._problem(where, f"text overflows its {w:g}x{h:g}mm box (needs {height:.1f}mm at {current:g}pt, {len(lines)} lines): {_excerpt(text)}", "text-fits")
+        size_mm = current * PT
+        top = y if valign == "top" else y + (h - height) / 2 if valign == "middle" else y + h - height
+        spans, extra = [], []
+        for line, base in zip(lines, richtext.baselines(lines, top + lift, layout.ascent, size_mm, leading, paragraph)):
+            side = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor]
+            lx = x + w * (1.0 - side if line.rtl else side)
+            inner, after = richtext.line_svg(line, lx, base, anchor, (x, w), layout, (bold, italic), self.icon_svg)
+            spans.append(inner)
+            extra.append(after)
+        attrs = f'font-family="{escape(family)}" font-size="{size_mm:.3f}" fill="{escape(fill)}" text-anchor="{anchor}"'
+        if bold:
+            attrs += ' font-weight="bold"'
+        if italic:
+            attrs += ' font-style="italic"'
+        svg = Markup(f"<text {attrs}>{''.join(spans)}</text>{''.join(extra)}")
+        return TextBlock.of(svg, y, h, height, valign, len(lines), current)
+
+    def icons(self) -> dict:
+        """name -> (aspect ratio, source): the pack's icons/*.svg files, then the icon template's names."""
+        if self._icons is None:  # once per build: the environment lives as long as the build
+            memo = getattr(self.env, "pnpkit_icons", None) if self.env is not None else None
+            if memo is None or memo[0] is not self.pack:
+                memo = (self.pack, icons.available(self.pack, self.env))
+                if self.env is not None:
+                    self.env.pnpkit_icons = memo
+            self._icons = memo[1]
+        return self._icons
+
+    def icon_svg(self, name: str, x: float, y: float, w: float, h: float) -> str:
+        return icons.markup(self.icons()[name], self.env, x, y, w, h) if name in self.icons() else ""
 
     def _check_numbers(self, **numbers) -> None:
         """Finite numbers only: a NaN size never shrinks to fit, so the fitting loop would never end."""

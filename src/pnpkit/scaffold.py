@@ -107,6 +107,9 @@ strings:                         # labels the templates print, as s.cost
   cost: {en: "cost"}
   rules: {en: "How to play"}
 
+# fonts: {Body: fonts/Body.ttf}   # your own TrueType fonts, by family, from files in this pack:
+#                                  text_box(..., family='Body'); {regular:, bold:, italic:, bold_italic:}
+
 data:                            # free-form values for templates (data.colours) and rules
   colours: {red: "#b23a48", blue: "#3b6e8f", green: "#4f7d3a"}
 
@@ -195,7 +198,7 @@ sheets:
     - id: rules
       paragraphs:
         - "Shuffle the cards and deal three to each player. Put the start tile in the middle of the table."
-        - "On your turn, play a card and pay its cost, or roll the die and take that many points."
+        - "On your turn, play a card and pay its **cost**, or roll the die and take that many :points:."
         - "The first player to reach 20 points wins."
 
 # Stickers printed on a sheet of labels (labels: a4-3x7 is 21 labels of 63.5 x 38.1 mm on A4;
@@ -276,13 +279,17 @@ box-labels:
 {% endblock %}
 """,
     "templates/@NAME@/sheet.svg.j2": """\
-{#- A sheet of running text: one text_box per paragraph, stacked down the page. -#}
+{#- A sheet of running text: one text_box per paragraph, each below the last. Text may hold
+    **bold**, *italic* and :icons: (the pack's icons/*.svg, or pnpkit's: wood, gold, points, ...);
+    text_box() returns the room it took (t.bottom, t.height), so boxes stack without fixed slots. -#}
 {% extends "_face.svg.j2" %}
 {% block content %}
 <rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="#ffffff" stroke="#999999" stroke-width="0.3"/>
 {{ text_box(s.rules, 12, 12, face.w - 24, 12, size=16, bold=true) }}
+{% set ns = namespace(y=30) %}
 {% for paragraph in item.paragraphs %}
-{{ text_box(paragraph, 12, 30 + loop.index0 * 16, face.w - 24, 14, size=10) }}
+{% set t = text_box(paragraph, 12, ns.y, face.w - 24, 40, size=10) %}{{ t }}
+{% set ns.y = t.bottom + 4 %}
 {% endfor %}
 {% endblock %}
 """,

@@ -11,14 +11,14 @@ import dataclasses
 import re
 from pathlib import Path
 
-from pnpkit import fonts, itemsource, labels, paths
+from pnpkit import fonts, itemsource, labels, packfonts, paths
 from pnpkit.checker import Reader, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
 from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
 
-GAME_KEYS = ("id", "name", "version", "languages", "players", "print", "strings", "data", "checks", "rules")
+GAME_KEYS = ("id", "name", "version", "languages", "players", "print", "strings", "data", "checks", "rules", "fonts")
 PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap", "stamp", "variants")
 GROUP_KEYS = ("kind", "size", "bleed", "shape", "variant", "labels", "front", "back", "fields", "defaults", "items", "generate", "items_from", "standee", "doc")
 STANDEE_KEYS = ("base",)
@@ -106,6 +106,7 @@ class _Game:
         self.rules_file = self._rules_file(data.get("rules"))
         version = data.get("version", "")
         self.version = str(version) if isinstance(version, (int, float)) and not isinstance(version, bool) else r.typed(version, ("version",), "string") or ""
+        self.fonts = packfonts.read(r, data["fonts"], root) if "fonts" in data else {}
 
     def _check_name_glyphs(self) -> None:
         """The name is printed on every page (bold on the print check), so every letter needs a glyph."""
@@ -236,6 +237,7 @@ class _Game:
             print=self.print, groups=groups, strings=self.strings, data=self.game_data,
             checks=self.checks, where=self.r.doc.at(()), manifest=self.r.doc, rules_file=self.rules_file,
             version=self.version,
+            fonts=self.fonts,
         )
 
 

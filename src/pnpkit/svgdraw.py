@@ -27,9 +27,13 @@ Deliberate differences from a browser:
 - A clipPath's children are combined into one path under its clip-rule; under
   nonzero, overlapping children of opposite winding cancel rather than unite.
 - The root and nested `svg` clip to their viewport, as browsers do.
-- Text is laid out from font metrics without kerning or shaping; inline
-  `tspan`s (no x/y/dy) change font or paint mid-line and are measured with
-  their own font. Whitespace collapses to single spaces, trimmed per line.
+- Text is shaped with HarfBuzz (kerning, ligatures, joining) and each line is
+  reordered with the Unicode bidi algorithm (shaping.py); without a
+  `direction` attribute a line takes its direction from its first strong
+  character (a browser would assume ltr), and in a right-to-left line
+  text-anchor start is the right end. Inline `tspan`s (no x/y/dy) change font
+  or paint mid-line and are measured with their own font. Whitespace
+  collapses to single spaces, trimmed per line.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO
 from svglib.utils import bezier_arc_from_end_points, convert_quadratic_to_cubic_path, normalise_svg_path
 
-from pnpkit import fonts
+from pnpkit import fonts, shaping
 from pnpkit.units import PT_PER_MM
 
 MM = PT_PER_MM  # points per millimetre
@@ -85,7 +89,7 @@ class SvgError(Exception):
 
     def __init__(self, problems: list[tuple[int, str]]):
         self.problems = list(problems)
-        super().__init__("\n".join(f"line {line}: {message}" for line, message in self.problems))
+        super().__init__("\n".join(f"line {line}: {message}" for line, message, *_ in self.problems))
 
 
 # ---------------------------------------------------------------- drawing
@@ -96,8 +100,10 @@ class Drawing:
     """A compiled SVG: operations in SVG user space, replayed by draw().
 
     ops are ("save",), ("restore",), ("cm", matrix), ("clip", segs, evenodd),
-    ("path", segs, fill, stroke, evenodd), ("text", x, y, font, size, text, fill, stroke)
-    and ("image", path or bytes, x, y, w, h, alpha, keep_aspect); see _set_paint for fill and stroke.
+    ("path", segs, fill, stroke, evenodd), ("text", x, y, font, size, text, fill, stroke, shape data
+    or None; see shaping.shape)
+    ("image", path or bytes, x, y, w, h, alpha, keep_aspect) and ("grad", segs, evenodd, kind, coords,
+    colours, offsets, matrix, alpha); see _set_paint for fill and stroke.
     """
 
     width_mm: float
@@ -152,8 +158,11 @@ def _draw_clip(canvas, op):
 
 
 def _draw_text(canvas, op):
-    _, x, y, font, size, text, fill, stroke = op
+    _, x, y, font, size, text, fill, stroke, data = op
     _set_paint(canvas, fill, stroke)
+    if data is not None:  # a shaped run: glyphs standing as characters, with their positions
+        shaping.register_private(font, text, data)
+        text = shaping.drawable(text, data)
     t = canvas.beginText()
     t.setTextTransform(1, 0, 0, -1, x, y)  # flip the glyphs back upright in y-down space
     t.setFont(font, size)
@@ -161,6 +170,20 @@ def _draw_text(canvas, op):
     t.textOut(text)
     t.setTextRenderMode(0)  # Tr outlives ET, but the next text object assumes 0
     canvas.drawText(t)
+
+
+def _draw_gradient(canvas, op):
+    _, segs, evenodd, kind, coords, colours, offsets, matrix, alpha = op
+    canvas.saveState()
+    canvas.clipPath(_build_path(canvas, segs), stroke=0, fill=0, fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO)
+    canvas.transform(*matrix)
+    canvas.setFillAlpha(alpha)
+    rgb = [colors.Color(*c) for c in colours]
+    if kind == "linear":
+        canvas.linearGradient(*coords, rgb, list(offsets), extend=True)
+    else:
+        canvas.radialGradient(*coords, rgb, list(offsets), extend=True)
+    canvas.restoreState()
 
 
 @lru_cache(maxsize=32)
@@ -180,7 +203,7 @@ def _draw_image(canvas, op):
 
 _DRAW = {"save": lambda canvas, op: canvas.saveState(), "restore": lambda canvas, op: canvas.restoreState(),
          "cm": lambda canvas, op: canvas.transform(*op[1]),
-         "clip": _draw_clip, "path": _draw_path, "text": _draw_text, "image": _draw_image}
+         "clip": _draw_clip, "path": _draw_path, "text": _draw_text, "image": _draw_image, "grad": _draw_gradient}
 
 # ---------------------------------------------------------------- values
 # Parsers take (value, property name) and raise ValueError with the problem text.
@@ -201,6 +224,12 @@ def _number(value, prop, nonneg=False):
     if nonneg and number < 0:
         raise ValueError(f"{prop} must not be negative (got '{value}')")
     return number
+
+
+def _fraction(value, prop):
+    """A number, or a percentage as a fraction ("50%" -> 0.5)."""
+    text = value.strip()
+    return _number(text[:-1], prop) / 100 if text.endswith("%") else _number(text, prop)
 
 
 def _nonneg(value, prop):
@@ -233,6 +262,16 @@ def _colour(value, prop):
     raise ValueError(f"bad colour '{value}' for {prop}")
 
 
+def _fill(value, prop):
+    """A colour, or ("url", id) of a gradient (shapes only; see _Compiler.gradient)."""
+    match = _URL_RE.fullmatch(value)
+    return ("url", match.group(1)) if match else _colour(value, prop)
+
+
+def _is_url(paint) -> bool:
+    return isinstance(paint, tuple) and len(paint) == 2 and paint[0] == "url"
+
+
 def _opacity(value, prop):
     return min(max(_number(value, prop), 0.0), 1.0)
 
@@ -247,7 +286,7 @@ def _dasharray(value, prop):
 def _font_family(value, prop):
     family = value.split(",")[0].strip().strip("'\"")
     if fonts.face_name(family) is None:
-        raise ValueError(f"font family '{family}' is not available (use one of: {', '.join(fonts.FAMILIES)})")
+        raise ValueError(f"font family '{family}' is not available (use one of: {', '.join(fonts.families())})")
     return family
 
 
@@ -306,7 +345,7 @@ def _mul(m, n):
 _RULE = _enum({"nonzero": False, "evenodd": True})
 # Inherited properties: parser and SVG initial value (parsed).
 _PARSERS = {
-    "fill": (_colour, (0.0, 0.0, 0.0)), "stroke": (_colour, None), "stroke-width": (_nonneg, 1.0),
+    "fill": (_fill, (0.0, 0.0, 0.0)), "stroke": (_colour, None), "stroke-width": (_nonneg, 1.0),
     "stroke-linecap": (_enum({"butt": 0, "round": 1, "square": 2}), 0),
     "stroke-linejoin": (_enum({"miter": 0, "round": 1, "bevel": 2}), 0),
     "stroke-miterlimit": (lambda v, p: max(_nonneg(v, p), 1.0), 4.0),
@@ -317,6 +356,7 @@ _PARSERS = {
     "font-weight": (_font_weight, False),
     "font-style": (_enum({"normal": False, "italic": True, "oblique": True}), False),
     "text-anchor": (_enum({"start": 0.0, "middle": 0.5, "end": 1.0}), 0.0),  # share of the line width to shift left
+    "direction": (_enum({"ltr": "ltr", "rtl": "rtl"}), "auto"),  # auto: from the first strong character
     "visibility": (_enum({"visible": True, "hidden": False}), True),
 }
 _DEFAULT_STYLE = {prop: initial for prop, (_, initial) in _PARSERS.items()} | {"alpha": 1.0}
@@ -330,11 +370,14 @@ _SHAPES = {"rect": {"x", "y", "width", "height", "rx", "ry"}, "circle": {"cx", "
 _CLIP_SHAPES = {"rect", "circle", "ellipse", "path", "polygon"}
 # tag -> (own attributes, presentation properties allowed as attributes or in style)
 _ELEMENTS = {
-    "svg": ({"x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version"}, _ALL_PROPS),
+    "svg": ({"x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version", "baseProfile"}, _ALL_PROPS),
     "g": (set(), _ALL_PROPS), "defs": (set(), set()), "use": ({"x", "y", "href"}, _ALL_PROPS),
     "text": ({"x", "y"}, _ALL_PROPS), "tspan": ({"x", "y", "dy"}, _INHERITED),
     "image": ({"x", "y", "width", "height", "href", "preserveAspectRatio"}, _ALL_PROPS),
     "clipPath": ({"clipPathUnits"}, {"transform", "clip-rule"}),
+    "linearGradient": ({"x1", "y1", "x2", "y2", "gradientUnits", "gradientTransform", "spreadMethod", "href"}, set()),
+    "radialGradient": ({"cx", "cy", "r", "fx", "fy", "gradientUnits", "gradientTransform", "spreadMethod", "href"}, set()),
+    "stop": ({"offset"}, {"stop-color", "stop-opacity"}),
     **{tag: (geometry, _ALL_PROPS) for tag, geometry in _SHAPES.items()},
 }
 _SKIPPED = {"title", "desc", "metadata"}
@@ -489,8 +532,8 @@ def _is_element(node):
 
 
 class _Compiler:
-    def __init__(self, root, resolve_href):
-        self.resolve_href = resolve_href
+    def __init__(self, root, resolve_href, depth=0, art_stack=frozenset()):
+        self.resolve_href, self.depth, self.art_stack = resolve_href, depth, art_stack
         self.problems: dict[tuple[int, str], None] = {}  # ordered and de-duplicated
         self.ids, self.clips, self.using = {}, {}, set()
         self.checked = set()  # elements attributes() has read; _unchecked() looks at all the others
@@ -662,10 +705,84 @@ class _Compiler:
         self.no_children(el)
         tag = _tag(el)
         segs = self.shape_segs(el, tag, own)
+        grad = None
+        if _is_url(st["fill"]):
+            grad = self.gradient(el, st["fill"][1], segs, st) if tag != "line" and segs else None
+            st = {**st, "fill": None}
         fill, stroke = _paint(st)
         fill = None if tag == "line" else fill
+        if grad is not None:
+            body.append(grad)
         if segs and (fill or stroke):
             body.append(("path", tuple(segs), fill, stroke, st["fill-rule"]))
+
+    def gradient(self, el, ident, segs, st):
+        """("grad", segs, evenodd, kind, coords, colours, offsets, matrix, alpha) painting a shape
+        with a <linearGradient> or <radialGradient> (pad spread, opaque stops)."""
+        target = self.ids.get(ident)
+        if target is None or _tag(target) not in ("linearGradient", "radialGradient"):
+            self.problem(el, f"fill 'url(#{ident})' does not refer to a <linearGradient> or <radialGradient>")
+            return None
+        found = self.gradient_spec(target)
+        alpha = st["fill-opacity"] * st["alpha"]
+        if found is None or not st["visibility"] or alpha <= 0:
+            return None
+        kind, coords, colours, offsets, units, transform = found
+        matrix = transform
+        if units == "objectBoundingBox":
+            xs = [a[i] for _, a in segs for i in range(0, len(a), 2)]
+            ys = [a[i] for _, a in segs for i in range(1, len(a), 2)]
+            bw, bh = max(xs) - min(xs), max(ys) - min(ys)
+            if not (bw and bh):  # SVG: a bounding-box gradient on a zero-area box paints nothing
+                return None
+            matrix = _mul((bw, 0, 0, bh, min(xs), min(ys)), transform)
+        return ("grad", tuple(segs), st["fill-rule"], kind, coords, colours, offsets, matrix, alpha)
+
+    def gradient_spec(self, g):
+        """(kind, coords, colours, offsets, units, transform) of a gradient element, or None after problems."""
+        tag = _tag(g)
+        own, props = self.attributes(g, tag)
+        before = len(self.problems)
+        units = own.get("gradientUnits", "objectBoundingBox")
+        if units not in ("objectBoundingBox", "userSpaceOnUse"):
+            self.problem(g, f"bad gradientUnits '{units}' (use objectBoundingBox or userSpaceOnUse)")
+        if own.get("spreadMethod", "pad") != "pad":
+            self.problem(g, "spreadMethod must be pad (reflect and repeat are not supported)")
+        if "href" in own:
+            self.problem(g, "a gradient cannot take its stops from another (href): give it its own <stop>s")
+        transform = self.value(g, _transform, own.get("gradientTransform", ""), "gradientTransform", _IDENTITY)
+        bbox = units == "objectBoundingBox"
+        names = ("x1", "y1", "x2", "y2") if tag == "linearGradient" else ("cx", "cy", "r")
+        defaults = {"x1": "0%", "y1": "0%", "x2": "100%", "y2": "0%", "cx": "50%", "cy": "50%", "r": "50%"}
+        coords = tuple(self.value(g, _fraction if bbox else _number, own.get(n, defaults[n]), n, 0.0) for n in names)
+        if tag == "radialGradient":
+            for f, c in (("fx", "cx"), ("fy", "cy")):
+                if f in own and own[f] != own.get(c, defaults[c]):
+                    self.problem(g, f"{f} must equal {c} (a moved focal point is not supported)")
+        colours, offsets, last = [], [], 0.0
+        for stop in filter(_is_element, g):
+            if _tag(stop) != "stop":
+                if _tag(stop) not in _SKIPPED:
+                    self.problem(stop, f"unsupported element <{_tag(stop)}> inside <{tag}>")
+                continue
+            sown, sprops = self.attributes(stop, "stop")
+            offset = min(max(self.value(stop, _fraction, sown.get("offset", "0"), "offset", 0.0), last), 1.0)
+            colour = self.value(stop, _colour, sprops.get("stop-color", "black"), "stop-color", (0.0, 0.0, 0.0))
+            if self.value(stop, _opacity, sprops.get("stop-opacity", "1"), "stop-opacity", 1.0) < 1:
+                self.problem(stop, "stop-opacity below 1 is not supported (PDF shadings are opaque; use fill-opacity on the shape)")
+            colours.append(colour or (0.0, 0.0, 0.0))
+            offsets.append(offset)
+            last = offset
+        if not colours:
+            self.problem(g, f"<{tag}> needs at least one <stop>")
+        if len(self.problems) > before:
+            return None
+        if len(colours) == 1:
+            colours, offsets = colours * 2, [0.0, 1.0]
+        return ("linear" if tag == "linearGradient" else "radial", coords, tuple(colours), tuple(offsets), units, transform)
+
+    def h_gradient(self, el, own, st, body):
+        self.gradient_spec(el)  # never drawn itself; compiled to report problems
 
     def h_group(self, el, own, st, body):
         self.children(el, st, body)
@@ -726,9 +843,39 @@ class _Compiler:
         aspect = own.get("preserveAspectRatio", "xMidYMid").split()
         if aspect not in (["none"], ["xMidYMid"], ["xMidYMid", "meet"]):
             self.problem(el, f"preserveAspectRatio on <image> must be none or xMidYMid meet (got '{' '.join(aspect)}')")
-        source = self.image_source(el, own.get("href", ""))
+        href = own.get("href", "")
+        if _is_art(href):
+            if w and h and st["visibility"]:
+                self.art(el, href, x, y, w, h, aspect != ["none"], st, body)
+            return
+        source = self.image_source(el, href)
         if source and w and h and st["visibility"] and st["alpha"] > 0:
             body.append(("image", source, x, y, w, h, st["alpha"], aspect != ["none"]))
+
+    def art(self, el, href, x, y, w, h, meet, st, body):
+        """An SVG file drawn as vectors: compiled by the same rules, its problems located in it."""
+        path = self.resolve_href(href) if self.resolve_href else None
+        if path is None:
+            self.problem(el, f"image '{href[:60]}' not found")
+            return
+        if self.depth >= _ART_DEPTH or path in self.art_stack:
+            self.problem(el, f"image '{href[:60]}' draws itself (or nests deeper than {_ART_DEPTH} files)")
+            return
+        try:
+            box, ops = _compile_art(path, self.resolve_href, self.depth + 1, self.art_stack | {path})
+        except SvgError as exc:
+            for line, message, *where in exc.problems:
+                self.problems[(line, message, where[0] if where else path)] = None
+            return
+        vx, vy, vw, vh = box
+        sx, sy = w / vw, h / vh
+        dx = dy = 0.0
+        if meet:  # xMidYMid meet: uniform scale, centred
+            sx = sy = min(sx, sy)
+            dx, dy = (w - vw * sx) / 2, (h - vh * sy) / 2
+        ops = _fade(ops, st["alpha"]) if st["alpha"] < 1 else ops
+        body += [("save",), ("clip", tuple(_rect_segs(x, y, w, h)), False),
+                 ("cm", (sx, 0, 0, sy, x + dx - vx * sx, y + dy - vy * sy)), *ops, ("restore",)]
 
     def image_source(self, el, href):
         """The PNG/JPEG bytes of a data: URI or the resolved file path, or None after a problem."""
@@ -763,25 +910,38 @@ class _Compiler:
         return source
 
     def h_text(self, el, own, st, body):
-        lines = [[self.num(el, own, "x"), self.num(el, own, "y"), st["text-anchor"], []]]
+        lines = [[self.num(el, own, "x"), self.num(el, own, "y"), st["text-anchor"], st["direction"], []]]
         self.runs(el, st, lines, nested=False)
-        for x, y, anchor, raw in lines:
+        for x, y, anchor, direction, raw in lines:
             runs = []
             for text, rst, source in _collapse(raw):
                 font = fonts.face_name(rst["font-family"], rst["font-weight"], rst["font-style"])
-                size = rst["font-size"]
+                if font is None:
+                    style = " ".join(w for w, on in (("bold", rst["font-weight"]), ("italic", rst["font-style"])) if on)
+                    self.problem(source, f"font family '{rst['font-family']}' has no {style} face")
+                    continue
                 for ch in fonts.missing_glyphs(font, text):
                     self.problem(source, f"no glyph for '{ch}' (U+{ord(ch):04X}) in font {font}")
-                runs.append((font, size, text, _paint(rst), fonts.string_width(text, font, size)))
-            x -= anchor * sum(run[4] for run in runs)  # text-anchor applies to the whole line
-            for font, size, text, (fill, stroke), width in runs:
+                if _is_url(rst["fill"]):
+                    self.problem(source, "a gradient fills shapes only, not text")
+                    rst = {**rst, "fill": None}
+                runs.append((text, (font, rst["font-size"], _paint(rst))))
+            line = "".join(text for text, _ in runs)
+            if shaping.base_level(line, direction):  # start and end swap sides in right-to-left text
+                anchor = 1.0 - anchor
+            pieces = []
+            for text, (font, size, paint), rtl in shaping.visual_pieces(runs, direction):
+                chars, data, width = shaping.shape(text, font, rtl)
+                pieces.append((font, size, chars, data, paint, width * size))
+            x -= anchor * sum(piece[5] for piece in pieces)  # text-anchor applies to the whole line
+            for font, size, chars, data, (fill, stroke), width in pieces:
                 if size and (fill or stroke):
-                    body.append(("text", x, y, font, size, text, fill, stroke))
+                    body.append(("text", x, y, font, size, chars, fill, stroke, data))
                 x += width
 
     def runs(self, el, st, lines, nested):
         """Append el's text runs (text, style, source element) to lines; positioned tspans start a line."""
-        lines[-1][3].append((el.text or "", st, el))
+        lines[-1][4].append((el.text or "", st, el))
         for child in el:
             tag = _tag(child) if _is_element(child) else None
             if tag == "tspan":
@@ -794,13 +954,13 @@ class _Compiler:
                         self.problem(child, "a <tspan> with y or dy needs x as well")
                     else:
                         y = self.num(child, own, "y", lines[-1][1]) + self.num(child, own, "dy")
-                        lines.append([self.num(child, own, "x"), y, cst["text-anchor"], []])
+                        lines.append([self.num(child, own, "x"), y, cst["text-anchor"], cst["direction"], []])
                 self.runs(child, cst, lines, nested=True)
             elif child.tag is etree.Entity:  # left unresolved by the parser, so its text would vanish
                 self.problem(el, f"unsupported entity reference {child.text}")
             elif tag is not None and tag not in _SKIPPED:
                 self.problem(child, f"unsupported element <{tag}> inside <text>")
-            lines[-1][3].append((child.tail or "", st, el))
+            lines[-1][4].append((child.tail or "", st, el))
 
     def document(self, root):
         """Compile the root <svg>; width/height in mm and the viewBox fix the drawing's size."""
@@ -826,6 +986,83 @@ class _Compiler:
             self.children(root, st, body)
             self.emit(root, props, body, ops, viewport=box)
         return Drawing(size[0], size[1], box, tuple(ops))
+
+
+    def art_document(self, root):
+        """The root <svg> of an art file: its viewBox (or plain width and height) is its drawing box;
+        it is scaled into the <image> box that draws it."""
+        if root.tag != _SVG + "svg":
+            self.problem(root, "root element must be <svg> in the SVG namespace")
+            return (0.0, 0.0, 1.0, 1.0), ()
+        own, props = self.attributes(root, "svg")
+        if "viewBox" in own:
+            box = self.viewbox(root, own["viewBox"])
+        else:
+            size = [_ONE_NUM_RE.fullmatch(own.get(n, "").removesuffix("px")) for n in ("width", "height")]
+            if not all(size) or min(float(m.group(1)) for m in size) <= 0:
+                self.problem(root, "an SVG image needs a viewBox (or a plain width and height)")
+                return (0.0, 0.0, 1.0, 1.0), ()
+            box = (0.0, 0.0, float(size[0].group(1)), float(size[1].group(1)))
+        ops = []
+        if self.value(root, _DISPLAY, props.get("display", "inline"), "display", True):
+            st, body = self.style(root, _DEFAULT_STYLE, props), []
+            self.children(root, st, body)
+            self.emit(root, {k: v for k, v in props.items() if k != "transform"}, body, ops, viewport=box)
+        return box, tuple(ops)
+
+
+_ART_DEPTH = 8  # art files drawing art files
+_ART_SUFFIX = (".svg",)
+
+
+def _is_art(href: str) -> bool:
+    return not href.startswith("data:") and href.lower().endswith(_ART_SUFFIX)
+
+
+def _fade(ops, alpha):
+    """An <image>'s opacity folded into the art's paint, as group opacity is (see the docstring)."""
+    out = []
+    for op in ops:
+        if op[0] == "path":
+            fill = op[2] and (*op[2][:3], op[2][3] * alpha)
+            stroke = op[3] and (*op[3][:3], op[3][3] * alpha, *op[3][4:])
+            op = (op[0], op[1], fill, stroke, op[4])
+        elif op[0] == "text":
+            fill = op[6] and (*op[6][:3], op[6][3] * alpha)
+            stroke = op[7] and (*op[7][:3], op[7][3] * alpha, *op[7][4:])
+            op = (*op[:6], fill, stroke, op[8])
+        elif op[0] == "image":
+            op = (*op[:6], op[6] * alpha, op[7])
+        elif op[0] == "grad":
+            op = (*op[:-1], op[-1] * alpha)
+        out.append(op)
+    return tuple(out)
+
+
+@lru_cache(maxsize=128)
+def _art_bytes_compiled(data: bytes, path: str, resolve_href, depth: int, art_stack: frozenset):
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as e:
+        raise SvgError([(e.lineno, e.msg, path)]) from None
+    if root.getroottree().docinfo.internalDTD is not None or root.getroottree().docinfo.doctype:
+        raise SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
+    compiler = _Compiler(root, resolve_href, depth, art_stack)
+    box, ops = compiler.art_document(root)
+    if compiler.problems:
+        raise SvgError(sorted(((p[0], p[1], p[2] if len(p) > 2 else path) for p in compiler.problems), key=lambda p: p[0]))
+    return box, ops
+
+
+def _compile_art(path: str, resolve_href, depth: int, art_stack: frozenset):
+    """(viewBox, ops) of an SVG art file; SvgError with (line, message, file) problems."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise SvgError([(0, f"cannot read image: {exc.strerror}", path)]) from None
+    return _art_bytes_compiled(data, path, resolve_href, depth, art_stack)
 
 
 # An image is decoded whole to go into the PDF (about 10 bytes a pixel at the peak), so a
@@ -856,6 +1093,7 @@ def image_too_large(source) -> str | None:
 
 _HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h_defs, "use": _Compiler.h_use,
              "text": _Compiler.h_text, "image": _Compiler.h_image, "clipPath": _Compiler.h_clip_path,
+             "linearGradient": _Compiler.h_gradient, "radialGradient": _Compiler.h_gradient,
              **{tag: _Compiler.h_shape for tag in _SHAPES}}
 
 

@@ -53,7 +53,7 @@ def texts(drawing) -> list[Text]:
 
 
 def _text(op, ctm, fills) -> Text:
-    _, x, y, font, size, text, fill, _stroke = op
+    _, x, y, font, size, text, fill, _stroke = op[:8]  # a 9th field holds the shaping
     width = fonts.string_width(text, font, size)
     corners = [(x, y - ASCENT * size), (x + width, y - ASCENT * size), (x, y + DESCENT * size), (x + width, y + DESCENT * size)]
     box = _bounds([_apply(ctm, p) for p in corners])

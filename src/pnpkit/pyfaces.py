@@ -1,0 +1,148 @@
+"""Faces written in Python: `front: board.py:draw` names a function in a file of the pack.
+
+The function gets what a template gets (item, face, s, data, lang, pack and
+text_box, as a dict) and returns an SVG drawing (drawing(ctx), an svgwrite
+Drawing set up like _face.svg.j2) or SVG text. That SVG then goes through the
+same renderer, cache and checks as a template's. It is the pack's own code, so
+it runs only when the user trusts the pack (trust.py), and then all of one
+build's Python faces run together in one child process with the build's time
+and memory limit (packcode.py); only SVG text and problems come back, as JSON.
+
+svgwrite (archived upstream, used with debug=False: its validator rejects
+valid path data) is imported here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+import traceback
+from pathlib import Path
+
+from pnpkit import packcode
+from pnpkit.errors import Location, Problem
+from pnpkit.loader import display_path
+
+SPEC = re.compile(r"^([\w./-]+\.py):([A-Za-z_]\w*)$")
+
+
+def is_python(name: str) -> bool:
+    return SPEC.match(name) is not None
+
+
+def drawing(ctx: dict):
+    """An svgwrite Drawing of the face: millimetres, (0, 0) at the trim's top-left, bleed outside."""
+    import svgwrite
+
+    f = ctx["face"]
+    b, w, h = f["bleed"], f["w"] + 2 * f["bleed"], f["h"] + 2 * f["bleed"]
+    return svgwrite.Drawing(size=(f"{w:.3f}mm", f"{h:.3f}mm"), viewBox=f"{-b:.3f} {-b:.3f} {w:.3f} {h:.3f}", debug=False)
+
+
+class Markup:
+    """SVG markup (what text_box() returns) that can be added to an svgwrite drawing:
+    `d.add(ctx["text_box"](...))`; it keeps text_box's height, top, bottom, lines and size."""
+
+    def __init__(self, block):
+        self.svg = str(block)
+        for name in ("height", "top", "bottom", "lines", "size"):
+            setattr(self, name, getattr(block, name, None))
+
+    def get_xml(self):
+        from xml.etree import ElementTree
+
+        return ElementTree.fromstring(f'<g xmlns="http://www.w3.org/2000/svg">{self.svg}</g>')
+
+    def __str__(self) -> str:
+        return self.svg
+
+
+def _svg_text(result) -> str:
+    if isinstance(result, str):
+        return result
+    if hasattr(result, "tostring"):
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + result.tostring()
+    raise TypeError(f"a Python face must return drawing(ctx) or SVG text (got {type(result).__name__})")
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"pnpkit_face_{abs(hash(str(path)))}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _where_in(path: Path, exc: BaseException) -> int:
+    """The last line of the face's file in the traceback."""
+    line = 1
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == path.resolve():
+            line = frame.lineno or 1
+    return line
+
+
+def run(pack, jobs: list, trusted: bool, seconds: float) -> tuple[dict, list[Problem]]:
+    """Draw every Python face of a build. jobs: [(key, spec, where, context, make_text_box)].
+    Returns ({key: svg}, problems)."""
+    if not jobs:
+        return {}, []
+    if not trusted:
+        names = sorted({spec for _, spec, *_ in jobs})
+        return {}, [Problem(jobs[0][2], f"the pack is not trusted, so its Python faces ({', '.join(names)}: {len(jobs)} face(s)) "
+                                        f"were not drawn; if you trust its author: pnpkit trust {display_path(pack.root)} "
+                                        "(or --trust for one run)", "trust")]
+    problems, runnable = [], []
+    for job in jobs:
+        file = SPEC.match(job[1]).group(1)
+        path = pack.root / file
+        if pack.root.resolve() not in path.resolve().parents:
+            problems.append(Problem(job[2], f"Python face file '{file}' lies outside the pack; it must be a file inside it", "references"))
+        elif not path.is_file():
+            problems.append(Problem(job[2], f"Python face file '{file}' not found in {display_path(pack.root)}", "references"))
+        else:
+            runnable.append(job)
+
+    def work(step) -> list:
+        out, modules = [], {}
+        for n, (key, spec, where, context, make_text_box) in enumerate(runnable):
+            step(n)
+            file, fn_name = SPEC.match(spec).groups()
+            path = pack.root / file
+            found: list[Problem] = []
+            try:
+                if file not in modules:
+                    modules[file] = _load(path)
+                fn = getattr(modules[file], fn_name, None)
+                if not callable(fn):
+                    raise AttributeError(f"{file} has no function '{fn_name}'")
+                boxes = make_text_box(found)
+                svg = _svg_text(fn({**context, "text_box": lambda *a, **k: Markup(boxes(*a, **k))}))
+                out.append([n, svg, None, [_dump(p) for p in found]])
+            except Exception as exc:  # noqa: BLE001 (the pack's code)
+                out.append([n, None, [display_path(path), _where_in(path, exc), f"{type(exc).__name__}: {exc}"], [_dump(p) for p in found]])
+        return out
+
+    outcome = packcode.run(work, seconds)
+    faces = {}
+    if not outcome.done:
+        n = outcome.step if isinstance(outcome.step, int) else 0
+        what = (f"did not finish within {seconds:g} s and was stopped (if it is just slow: --code-timeout SECONDS)"
+                if outcome.timed_out else f"was stopped: {outcome.crashed}")
+        if runnable:
+            problems.append(Problem(runnable[n][2], f"Python face {runnable[n][1]} {what}", "python-face"))
+        return faces, problems
+    for n, svg, error, found in outcome.value:
+        key, spec, where = runnable[n][:3]
+        problems += [Problem(Location(*row[:3]), *row[3:]) for row in found]
+        if error is not None:
+            file, line, message = error
+            problems.append(Problem(Location(file, line, 1), f"Python face {spec} raised {message} (drawing {key[2]} of '{key[1]}')", "python-face"))
+        else:
+            faces[key] = svg
+    return faces, problems
+
+
+def _dump(p: Problem) -> list:
+    return [p.where.file, p.where.line, p.where.column, p.message, p.rule, p.level]

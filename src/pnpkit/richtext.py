@@ -1,0 +1,259 @@
+"""Rich text in text_box(): inline icons, bold and italic spans, paragraphs, escapes, both directions.
+
+Markup (in any text a template hands to text_box()):
+
+    Gain :wood: and **two** cards.      :name: an icon, **bold**, *italic*
+    A blank line starts a paragraph.    \\: \\* \\\\ stand for themselves
+
+Text is cut into words at whitespace; a word may mix spans and icons, so an
+icon followed by a punctuation mark (":wood:,") never wraps apart from it.
+Lines are filled greedily and measured exactly as the renderer draws them:
+each run of one style is shaped (shaping.py), an icon is one em tall and as
+wide as its aspect ratio makes it, its bottom on the baseline. A line that is one run of the
+box's own style is written as before rich text existed (one <tspan> per line),
+so plain text gives the same SVG; a line with spans is one <tspan> with inline
+style <tspan>s; a line with icons is cut into pieces in visual order, each
+placed at its measured x, with the icons drawn beside the <text>.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from markupsafe import escape
+
+from pnpkit import fonts, shaping
+from pnpkit.units import MM_PER
+
+PT = MM_PER["pt"]  # mm per point
+ICON = "\ufffc"  # OBJECT REPLACEMENT CHARACTER: an icon's place in the bidi algorithm (a neutral)
+_ICON_RE = re.compile(r":([A-Za-z0-9][A-Za-z0-9_-]*):")
+_MARKUP = re.compile(r"[*:\\]|\n[ \t]*\n")
+
+
+def has_markup(text: str) -> bool:
+    """Whether text needs the rich path at all (plain text keeps the plain one)."""
+    return _MARKUP.search(text) is not None or shaping.needs_bidi(text)
+
+
+@dataclass(frozen=True)
+class Seg:
+    """A piece of a word: text in one style, or an icon (text is its name)."""
+
+    text: str
+    bold: bool = False
+    italic: bool = False
+    icon: bool = False
+
+
+@dataclass
+class Parsed:
+    paragraphs: list  # [[line: [word: (Seg, ...)]]]: explicit newlines keep their line breaks
+    problems: list = field(default_factory=list)  # messages about the markup
+    icons: list = field(default_factory=list)  # icon names in order
+
+
+def parse(text: str, bold: bool = False, italic: bool = False) -> Parsed:
+    """The paragraphs, lines and words of marked-up text; the box's own bold/italic are the base."""
+    out = Parsed([[[]]])
+    word: list[Seg] = []
+    buf: list[str] = []
+    b, i = False, False
+    pos = 0
+
+    def flush_text():
+        if buf:
+            word.append(Seg("".join(buf), bold or b, italic or i))
+            buf.clear()
+
+    def end_word():
+        flush_text()
+        if word:
+            out.paragraphs[-1][-1].append(tuple(word))
+            word.clear()
+
+    while pos < len(text):
+        ch = text[pos]
+        if ch == "\\" and pos + 1 < len(text):
+            buf.append(text[pos + 1])
+            pos += 2
+            continue
+        if ch == "*":
+            flush_text()
+            if text.startswith("**", pos):
+                b, pos = not b, pos + 2
+            else:
+                i, pos = not i, pos + 1
+            continue
+        if ch == ":" and (m := _ICON_RE.match(text, pos)):
+            flush_text()
+            word.append(Seg(m.group(1), bold or b, italic or i, icon=True))
+            out.icons.append(m.group(1))
+            pos = m.end()
+            continue
+        if ch == "\n":
+            end_word()
+            blank = re.match(r"\n[ \t]*\n\s*", text[pos:])
+            if blank:
+                out.paragraphs.append([[]])
+                pos += blank.end()
+            else:
+                out.paragraphs[-1].append([])
+                pos += 1
+            continue
+        if ch.isspace():
+            end_word()
+        else:
+            buf.append(ch)
+        pos += 1
+    end_word()
+    if b:
+        out.problems.append("'**' opens bold text that is never closed (write \\* for a star)")
+    if i:
+        out.problems.append("'*' opens italic text that is never closed (write \\* for a star)")
+    return out
+
+
+@dataclass
+class Line:
+    """One laid-out line: runs (text, bold, italic) or (icon name, None, None), and where it belongs."""
+
+    runs: list
+    width: float = 0.0
+    paragraph: int = 0  # index of its paragraph
+    rtl: bool = False  # its paragraph's direction
+
+
+class Layout:
+    """Measures runs at one font size: text shaped in its style's font, icons by their aspect."""
+
+    def __init__(self, family: str, size_mm: float, aspects: dict):
+        self.family, self.size, self.aspects = family, size_mm, aspects
+        self.ascent = fonts.ascent_descent(fonts.face_name(family))[0]
+
+    def font(self, bold: bool, italic: bool) -> str:
+        return fonts.face_name(self.family, bold, italic)
+
+    def icon_size(self, name: str) -> tuple[float, float]:
+        h = self.size  # one em: an icon reads as large as a word's capitals and ascenders
+
+        return h * self.aspects.get(name, 1.0), h
+
+    def run_width(self, run) -> float:
+        text, bold, italic = run
+        if bold is None:
+            return self.icon_size(text)[0]
+        return fonts.string_width(text, self.font(bold, italic), self.size)
+
+    def width(self, runs) -> float:
+        return sum(self.run_width(r) for r in runs)
+
+
+def _word_runs(word) -> list:
+    return [(s.text, None, None) if s.icon else (s.text, s.bold, s.italic) for s in word]
+
+
+def _join(runs: list, more: list) -> list:
+    """runs followed by more, merging neighbouring text runs of one style."""
+    out = list(runs)
+    for r in more:
+        if out and r[1] is not None and out[-1][1] is not None and out[-1][1:] == r[1:]:
+            out[-1] = (out[-1][0] + r[0], r[1], r[2])
+        else:
+            out.append(r)
+    return out
+
+
+def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
+    """Greedy fill; a word wider than the box stands alone on its line. A line is measured as its
+    words plus its spaces, each shaped on its own (words repeat, so their shapes are cached); no
+    font kerns across a space by more than a hair."""
+    lines: list[Line] = []
+    for p, paragraph in enumerate(parsed.paragraphs):
+        plain = " ".join(s.text for line in paragraph for w in line for s in w if not s.icon)
+        rtl = shaping.base_level(plain) == 1
+        for given in paragraph:
+            current: list = []
+            used = 0.0
+            for word in given:
+                runs = _word_runs(word)
+                word_w = layout.width(runs)
+                if current:
+                    space = (" ", current[-1][1], current[-1][2]) if current[-1][1] is not None else (" ", runs[0][1] or False, runs[0][2] or False)
+                    trial_w = used + layout.run_width(space) + word_w
+                    if trial_w > width:
+                        lines.append(Line(current, used, p, rtl))
+                        current, used = _join([], runs), word_w
+                    else:
+                        current, used = _join(_join(current, [space]), runs), trial_w
+                else:
+                    current, used = _join([], runs), word_w
+            lines.append(Line(current, used, p, rtl))
+    return lines
+
+
+def block_height(lines: list[Line], size_mm: float, leading: float, paragraph: float) -> float:
+    """From the top of the first line's em box to the baseline-bottom of the last line's."""
+    if not lines:
+        return 0.0
+    step = size_mm * leading
+    breaks = sum(1 for a, b in zip(lines, lines[1:]) if a.paragraph != b.paragraph)
+    return size_mm + step * (len(lines) - 1) + step * paragraph * breaks
+
+
+def baselines(lines: list[Line], top: float, ascent: float, size_mm: float, leading: float, paragraph: float) -> list[float]:
+    step, y, out = size_mm * leading, top + ascent * size_mm, []
+    for n, line in enumerate(lines):
+        if n and line.paragraph != lines[n - 1].paragraph:
+            y += step * paragraph
+        out.append(y)
+        y += step
+    return out
+
+
+def _style_attrs(bold, italic, base_bold, base_italic) -> str:
+    attrs = ""
+    if bold != base_bold:
+        attrs += f' font-weight="{"bold" if bold else "normal"}"'
+    if italic != base_italic:
+        attrs += f' font-style="{"italic" if italic else "normal"}"'
+    return attrs
+
+
+def line_svg(line: Line, x: float, y: float, anchor: str, box: tuple, layout: Layout, base: tuple, icon_svg) -> tuple[str, str]:
+    """(tspans inside the <text>, icon markup after it) for one line.
+
+    x is the anchor point as text_box computed it; box is (x, w) of the text box."""
+    direction = ' direction="rtl"' if line.rtl else (' direction="ltr"' if any(shaping.needs_bidi(r[0]) for r in line.runs if r[1] is not None) else "")
+    if not any(r[1] is None for r in line.runs):
+        inner = "".join(
+            escape(text) if (bold, italic) == base else f"<tspan{_style_attrs(bold, italic, *base)}>{escape(text)}</tspan>"
+            for text, bold, italic in line.runs)
+        return f'<tspan x="{x:.3f}" y="{y:.3f}"{direction}>{inner}</tspan>', ""
+    # Icons: place every piece where the measured line puts it, in visual order.
+    share = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor]
+    if line.rtl:
+        share = 1.0 - share
+    cursor = x - share * line.width
+    runs = [(ICON if bold is None else text, (text, bold, italic)) for text, bold, italic in line.runs]
+    spans, icons = [], []
+    for text, run, rtl in shaping.visual_pieces(runs, "rtl" if line.rtl else "ltr"):
+        name, bold, italic = run
+        if bold is None:
+            for _ in text:  # one piece may hold two neighbouring icons
+                w, h = layout.icon_size(name)
+                icons.append(icon_svg(name, cursor, y - h, w, h))
+                cursor += w
+            continue
+        font = layout.font(bold, italic)
+        total = shaping.shape(text, font, rtl)[2] * layout.size
+        body = text.strip()
+        if body:
+            lead = text[:len(text) - len(text.lstrip())]
+            lead_w = fonts.string_width(lead, font, layout.size) if lead else 0.0
+            at = cursor + total - lead_w if rtl else cursor + lead_w
+            spans.append(f'<tspan x="{at:.3f}" y="{y:.3f}" text-anchor="start" direction="{"rtl" if rtl else "ltr"}"'
+                         f'{_style_attrs(bold, italic, *base)}>{escape(body)}</tspan>')
+        cursor += total
+    return "".join(spans), "".join(icons)

@@ -1,0 +1,345 @@
+"""Rich text, pack fonts, shaping, SVG art and Python faces (issue 11), on a scratch pack."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pypdfium2
+import pytest
+import uharfbuzz as hb
+from PIL import Image, ImageChops
+
+from pnpkit import fonts, shaping, svgdraw
+from pnpkit.cli import main
+
+FONTS = Path(__file__).parent / "fonts"
+GAME = """id: rt
+name: RT
+languages: [en, he, ar, zh]
+players: {min: 1, max: 2}
+print: {bleed: 0mm, backs: none, crop_marks: false}
+"""
+CARD = """{% extends "_face.svg.j2" %}
+{% block content %}
+{% set t = text_box(item.text, 2, 2, 56, 30, size=10, family=item.family) %}{{ t }}
+<rect x="2" y="{{ '%.3f' % t.bottom }}" width="56" height="0.5" fill="#ff0000"/>
+{% endblock %}
+"""
+
+
+@pytest.fixture(autouse=True)
+def here(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # problems name files relative to the cwd
+
+
+def pack(tmp_path: Path, text, family="DejaVu Sans", extra="", files=None) -> Path:
+    root = tmp_path / "rt"
+    (root / "templates").mkdir(parents=True)
+    (root / "icons").mkdir()
+    (root / "game.yaml").write_text(GAME + extra, encoding="utf-8")
+    (root / "templates" / "card.svg.j2").write_text(CARD, encoding="utf-8")
+    (root / "icons" / "gem.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 10">'
+                                            '<rect width="20" height="10" fill="#00aa00"/></svg>', encoding="utf-8")
+    (root / "cards.yaml").write_text(
+        "cards:\n  kind: card\n  size: 60x40mm\n  front: card.svg.j2\n"
+        f"  fields: {{text: text, family: {{type: string, default: '{family}'}}}}\n"
+        f"  items:\n    - {{id: c1, text: {text}}}\n", encoding="utf-8")
+    for name, data in (files or {}).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data) if isinstance(data, bytes) else (root / name).write_text(data, encoding="utf-8")
+    return root
+
+
+def run(capsys, *args) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def built_svg(out: Path, lang: str) -> str:
+    return (out / "rt" / "svg" / lang / "cards" / "c1-front.svg").read_text(encoding="utf-8")
+
+
+def raster(svg: str, root: Path, scale: float = 10) -> Image.Image:
+    """The SVG drawn by svgdraw into a PDF and rasterised: what prints."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    drawing = svgdraw.compile_svg(svg, lambda h: str(root / h))
+    pdf = root.parent / "one.pdf"
+    canvas = Canvas(str(pdf), pagesize=(drawing.width_mm * 72 / 25.4, drawing.height_mm * 72 / 25.4))
+    drawing.draw(canvas)
+    canvas.save()
+    return pypdfium2.PdfDocument(str(pdf))[0].render(scale=scale * 25.4 / 72, no_smoothpath=True).to_pil().convert("RGB")
+
+
+def columns(img: Image.Image, test) -> list[int]:
+    w, h = img.size
+    px = img.load()
+    return [x for x in range(w) if any(test(px[x, y]) for y in range(h))]
+
+
+def rows(img: Image.Image, test) -> list[int]:
+    w, h = img.size
+    px = img.load()
+    return [y for y in range(h) if any(test(px[x, y]) for x in range(w))]
+
+
+def green(p):
+    return p[1] > 120 and p[0] < 60 and p[2] < 60
+
+
+def test_inline_icon_sits_on_the_baseline_after_its_word(tmp_path, capsys):
+    root = pack(tmp_path, '"Gain :gem: now"')
+    code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en")
+    assert code == 0, out
+    img = raster(built_svg(tmp_path / "out", "en"), root)
+    size = 10 * 25.4 / 72  # the font size in mm
+    ascent = fonts.ascent_descent("DejaVu Sans")[0]
+    gain = fonts.string_width("Gain ", "DejaVu Sans", size)
+    xs, ys = columns(img, green), rows(img, green)
+    # x: after "Gain ", width 2:1 at one em; y: bottom on the first baseline
+    assert xs[0] == pytest.approx((2 + gain) * 10, abs=1.5)
+    assert xs[-1] - xs[0] + 1 == pytest.approx(2 * size * 10, abs=1.5)
+    assert ys[-1] + 1 == pytest.approx((2 + size) * 10, abs=1.5)  # the line moved down so the icon stays in the box
+    assert ys[-1] - ys[0] + 1 == pytest.approx(size * 10, abs=1.5)
+
+
+def test_bold_span_uses_the_bold_face_and_height_is_reported(tmp_path, capsys):
+    root = pack(tmp_path, '"plain **bold** *it*\\n\\nnext paragraph"')
+    code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en")
+    assert code == 0, out
+    svg = built_svg(tmp_path / "out", "en")
+    assert '>plain <tspan font-weight="bold">bold </tspan><tspan font-style="italic">it</tspan></tspan>' in svg
+    size = 10 * 25.4 / 72
+    # two lines a paragraph apart: em + 1 step + 1 paragraph step
+    assert f'y="{2 + size * (1 + 1.2 * 2):.3f}"' in svg
+    pdffonts = shutil.which("pdffonts")
+    if pdffonts:
+        listed = subprocess.run([pdffonts, str(tmp_path / "out" / "rt" / "rt-en.pdf")], capture_output=True, text=True).stdout
+        assert "DejaVuSans-Bold" in listed and "DejaVuSans-Oblique" in listed
+    from pypdf import PdfReader
+
+    names = {str(f["/BaseFont"]) for page in PdfReader(tmp_path / "out" / "rt" / "rt-en.pdf").pages
+             for f in page["/Resources"]["/Font"].values()}
+    assert any(n.endswith("DejaVuSans-Bold") for n in names), names
+
+
+@pytest.mark.parametrize("text, message", [
+    ('"Gain :wod:"', "unknown icon ':wod:' (did you mean 'wood'?)"),
+    ('"**never closed"', "'**' opens bold text that is never closed"),
+])
+def test_bad_markup_is_one_located_line(tmp_path, capsys, text, message):
+    root = pack(tmp_path, text)
+    code, out = run(capsys, "validate", str(root), "--lang", "en")
+    assert code == 1
+    errors = [l for l in out.splitlines() if ": error: " in l]
+    assert len(errors) == 1 and message in errors[0] and errors[0].startswith(f"{root.name}/cards.yaml:7:") or \
+        errors[0].endswith("]"), out
+
+
+def hb_reference(text: str, font: str, size_mm: float, scale: float):
+    """HarfBuzz's own shaping of text, straight from uharfbuzz: the reference."""
+    hbfont, upem = shaping._hb(font)
+    buf = hb.Buffer()
+    buf.add_str(text)
+    buf.guess_segment_properties()
+    hb.shape(hbfont, buf, shaping.FEATURES)
+    return buf, upem
+
+
+def test_hebrew_and_arabic_match_harfbuzz(tmp_path):
+    """Each line as svgdraw draws it equals HarfBuzz's glyph sequence and advances, right to left."""
+    fonts.register_all()
+    for text in ("שלום עולם", "السلام عليكم"):
+        chars, data, width = shaping.shape(text, "DejaVu Sans", True)
+        buf, upem = hb_reference(text, "DejaVu Sans", 1, 1)
+        gids = [info.codepoint for info in buf.glyph_infos]
+        face = __import__("reportlab.pdfbase.pdfmetrics", fromlist=["x"]).getFont("DejaVu Sans").face
+        assert [face.charToGlyph[ord(c)] for c in chars] == gids  # same glyphs, in visual order
+        assert width == pytest.approx(sum(p.x_advance for p in buf.glyph_positions) / upem)
+        # drawn: the ink runs from the right end leftwards and matches the reference raster
+        svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="60mm" height="12mm" viewBox="0 0 60 12">'
+               f'<text x="58" y="8" font-size="6" font-family="DejaVu Sans">{text}</text></svg>')
+        root = tmp_path / "x"
+        root.mkdir(exist_ok=True)
+        ours = raster(svg, root)
+        ref = reference_raster(text, chars, data, tmp_path)
+        diff = ImageChops.difference(ours.convert("L"), ref.convert("L"))
+        ink = sum(1 for v in ref.convert("L").tobytes() if v < 128)
+        # edge pixels differ by rounding (TJ adjustments vs one position per glyph); a reversed or
+        # unjoined line differs in most of its ink
+        assert ink > 500 and sum(1 for v in diff.tobytes() if v > 128) < ink * 0.05
+
+
+def reference_raster(text, chars, data, tmp_path):
+    """Each HarfBuzz glyph placed at its own pen position, one drawString per glyph."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    pdf = tmp_path / "ref.pdf"
+    k = 72 / 25.4
+    canvas = Canvas(str(pdf), pagesize=(60 * k, 12 * k))
+    canvas.setFont("DejaVu Sans", 6 * k)
+    total = sum(d[1] for d in data) / 1000 * 6
+    x = 58 - total
+    for ch, d in zip(chars, data):
+        canvas.drawString((x + d[3] / 1000 * 6) * k, (12 - 8 + d[4] / 1000 * 6) * k, ch)
+        x += d[1] / 1000 * 6
+    canvas.save()
+    return pypdfium2.PdfDocument(str(pdf))[0].render(scale=10 * 25.4 / 72, no_smoothpath=True).to_pil().convert("RGB")
+
+
+def test_cjk_with_a_pack_font_is_embedded(tmp_path, capsys):
+    font = (FONTS / "WQYMicroHei-subset.ttf").read_bytes()
+    root = pack(tmp_path, '{en: "a", he: "a", ar: "a", zh: "你好世界"}', family="Hei",
+                extra="fonts: {Hei: fonts/hei.ttf}\n", files={"fonts/hei.ttf": font})
+    code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "zh")
+    assert code == 0, out
+    from pypdf import PdfReader
+
+    reader = PdfReader(tmp_path / "out" / "rt" / "rt-zh.pdf")
+    assert "你好世界" in "".join(p.extract_text() for p in reader.pages)
+    embedded = [f for page in reader.pages for f in page["/Resources"]["/Font"].values()
+                if "Hei" in str(f["/BaseFont"])]
+    assert embedded and all("+" in str(f["/BaseFont"]) for f in embedded)
+    assert "/FontFile2" in embedded[0]["/DescendantFonts"][0]["/FontDescriptor"] if "/DescendantFonts" in embedded[0] \
+        else "/FontFile2" in embedded[0]["/FontDescriptor"]
+
+
+def test_pack_font_problems_are_located(tmp_path, capsys):
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.t2CharStringPen import T2CharStringPen
+
+    fb = FontBuilder(1000, isTTF=False)
+    fb.setupGlyphOrder([".notdef", "a"])
+    fb.setupCharacterMap({ord("a"): "a"})
+    pen = T2CharStringPen(500, None)
+    pen.moveTo((0, 0)); pen.lineTo((400, 0)); pen.lineTo((400, 400)); pen.closePath()
+    fb.setupCFF("Cff", {"FullName": "Cff"}, {".notdef": pen.getCharString(), "a": pen.getCharString()}, {})
+    fb.setupHorizontalMetrics({".notdef": (500, 0), "a": (500, 0)})
+    fb.setupHorizontalHeader(ascent=800, descent=-200)
+    fb.setupNameTable({"familyName": "Cff", "styleName": "Regular"})
+    fb.setupOS2()
+    fb.setupPost()
+    cff = tmp_path / "cff.otf"
+    fb.save(str(cff))
+    root = pack(tmp_path, '"a"', extra="fonts: {Cff: fonts/cff.otf, Gone: fonts/none.ttf, Out: ../cff.otf}\n",
+                files={"fonts/cff.otf": cff.read_bytes()})
+    code, out = run(capsys, "validate", str(root))
+    assert code == 1
+    lines = sorted(l for l in out.splitlines() if ": error: " in l)
+    assert lines == [
+        "rt/game.yaml:6:14: error: font 'fonts/cff.otf' has PostScript (CFF) outlines, which cannot be embedded as a subset: use the TrueType (.ttf) version of the font, or convert it (fontTools: otf2ttf) [fonts]",
+        "rt/game.yaml:6:35: error: font 'fonts/none.ttf' not found in rt [references]",
+        "rt/game.yaml:6:56: error: font '../cff.otf' lies outside the pack rt; it must be a file inside it [references]",
+    ]
+
+
+def test_missing_glyph_in_a_pack_font_is_located(tmp_path, capsys):
+    font = (FONTS / "WQYMicroHei-subset.ttf").read_bytes()
+    root = pack(tmp_path, '"你好 Ω"', family="Hei", extra="fonts: {Hei: fonts/hei.ttf}\n", files={"fonts/hei.ttf": font})
+    code, out = run(capsys, "validate", str(root), "--lang", "en")
+    assert code == 1
+    assert "rt/cards.yaml:7:" in out and "no glyph for 'Ω' (U+03A9) in Hei" in out
+
+
+ART = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
+       '<defs><linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop offset="1" stop-color="#0000ff"/></linearGradient></defs>'
+       '<rect width="10" height="10" fill="#00aa00"/></svg>')
+
+
+def test_svg_art_is_drawn_as_paths(tmp_path, capsys):
+    root = pack(tmp_path, '"x"', files={"art/a.svg": ART.replace('<defs>', '<!-- -->').split('<linearGradient')[0] +
+                                          '<rect width="10" height="10" fill="#00aa00"/></svg>'})
+    (root / "templates" / "card.svg.j2").write_text(
+        '{% extends "_face.svg.j2" %}{% block content %}<image href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}')
+    code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en")
+    assert code == 0, out
+    from pypdf import PdfReader
+
+    reader = PdfReader(tmp_path / "out" / "rt" / "rt-en.pdf")
+    for page in reader.pages:  # vectors: no image XObject anywhere
+        for xobj in (page["/Resources"].get("/XObject") or {}).values():
+            assert xobj.get_object()["/Subtype"] != "/Image"
+    img = raster(built_svg(tmp_path / "out", "en"), root)
+    xs, ys = columns(img, green), rows(img, green)
+    assert (xs[0], xs[-1], ys[0], ys[-1]) == pytest.approx((100, 299, 100, 299), abs=1.5)
+
+
+def test_broken_svg_art_points_into_the_file(tmp_path, capsys):
+    root = pack(tmp_path, '"x"', files={"art/a.svg": '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
+                                                     '<mask id="m"/>\n</svg>'})
+    (root / "templates" / "card.svg.j2").write_text(
+        '{% extends "_face.svg.j2" %}{% block content %}<image href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}')
+    code, out = run(capsys, "validate", str(root), "--lang", "en")
+    assert code == 1
+    assert [l for l in out.splitlines() if ": error: " in l] == ["rt/art/a.svg:2:1: error: unsupported element <mask> [svg]"]
+
+
+FACE_PY = '''from pnpkit.pyfaces import drawing
+
+
+def draw(ctx):
+    d = drawing(ctx)
+    d.add(d.rect((10, 10), (20, 20), fill="#00aa00"))
+    d.add(ctx["text_box"]("Made :gold: in Python", 2, 32, 56, 6, size=8))
+    return d
+
+
+def broken(ctx):
+    values = {}
+    return values["missing"]
+'''
+
+
+def test_python_face_builds_only_when_trusted_and_errors_are_located(tmp_path, capsys, monkeypatch):
+    root = pack(tmp_path, '"x"', files={"board.py": FACE_PY})
+    (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("front: card.svg.j2", "front: board.py:draw"))
+    code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en", "--trust")
+    assert code == 0, out
+    img = raster(built_svg(tmp_path / "out", "en"), root)
+    assert (columns(img, green)[0], rows(img, green)[0]) == pytest.approx((100, 100), abs=1.5)
+    (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("board.py:draw", "board.py:broken"))
+    code, out = run(capsys, "validate", str(root), "--lang", "en", "--trust")
+    assert code == 1
+    assert [l for l in out.splitlines() if ": error: " in l] == [
+        "rt/board.py:13:1: error: Python face board.py:broken raised KeyError: 'missing' (drawing front of 'c1') [python-face]"]
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nobody"))
+    code, out = run(capsys, "validate", str(root), "--lang", "en")
+    assert code == 1
+    assert [l for l in out.splitlines() if ": error: " in l] == [
+        "rt/cards.yaml:4:10: error: the pack is not trusted, so its Python faces (board.py:broken: 1 face(s)) were not drawn; "
+        "if you trust its author: pnpkit trust rt (or --trust for one run) [trust]"]
+
+
+@pytest.mark.parametrize("gradient, left, right", [
+    ('<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop offset="100%" stop-color="#0000ff"/></linearGradient>',
+     (255, 0, 0), (0, 0, 255)),
+    ('<radialGradient id="g" r="0.5"><stop offset="0.2" stop-color="#ffffff"/><stop offset="1" stop-color="#000000"/></radialGradient>',
+     (0, 0, 0), (0, 0, 0)),
+])
+def test_gradient_renders(tmp_path, gradient, left, right):
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="40mm" height="20mm" viewBox="0 0 40 20">'
+           f'<defs>{gradient}</defs><rect x="0" y="0" width="40" height="20" fill="url(#g)"/></svg>')
+    img = raster(svg, tmp_path)
+    px = img.load()
+    near = lambda a, b: all(abs(x - y) < 30 for x, y in zip(a, b))  # noqa: E731
+    assert near(px[3, 100], left) and near(px[396, 100], right), (px[3, 100], px[396, 100])
+    middle = px[200, 100]
+    assert near(middle, (128, 0, 128)) if "linear" in gradient else near(middle, (255, 255, 255)), middle
+
+
+def test_gradient_problems_are_located():
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="40mm" height="20mm" viewBox="0 0 40 20">\n'
+           '<linearGradient id="g" spreadMethod="repeat"><stop offset="0" stop-color="red" stop-opacity="0.5"/></linearGradient>\n'
+           '<rect width="40" height="20" fill="url(#g)"/><text fill="url(#g)">x</text><rect width="1" height="1" fill="url(#nope)"/></svg>')
+    with pytest.raises(svgdraw.SvgError) as exc:
+        svgdraw.compile_svg(svg)
+    assert [p[:2] for p in exc.value.problems] == [
+        (2, "spreadMethod must be pad (reflect and repeat are not supported)"),
+        (2, "stop-opacity below 1 is not supported (PDF shadings are opaque; use fill-opacity on the shape)"),
+        (3, "a gradient fills shapes only, not text"),
+        (3, "fill 'url(#nope)' does not refer to a <linearGradient> or <radialGradient>"),
+    ]
