@@ -453,29 +453,18 @@ def find_in_template(env: jinja2.Environment, name: str, message: str) -> Locati
     if not match:
         return None
     needle = f"<{match.group(1)}" if match.group(1) else f"{match.group(2)}="
-    try:
-        family = template_family(env, name)
-    except jinja2.TemplateError:
-        return None
-    for _, filename, source in family:
-        for n, text in enumerate(source.splitlines(), 1):
-            col = text.find(needle)
-            if col >= 0:
-                return Location(display_path(Path(filename)), n, col + 1)
-    return None
-
-
-# Families already found, per environment (one environment per validation): a template error
-# on every face of a deck asks for the same family once per face, and parsing is slow.
-_FAMILIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+    return _first_line(env, name, needle)
 
 
 def find_text_in_template(env: jinja2.Environment, name: str, text: str) -> Location | None:
     """The first line of the template (or one it extends or imports) that holds this text
     literally, as a raw <text> written in the template does; None when the text comes from data."""
     needle = text.strip()
-    if not needle:
-        return None
+    return _first_line(env, name, needle) if needle else None
+
+
+def _first_line(env: jinja2.Environment, name: str, needle: str) -> Location | None:
+    """Where needle first stands in the template or the family it draws on."""
     try:
         family = template_family(env, name)
     except jinja2.TemplateError:
@@ -486,6 +475,11 @@ def find_text_in_template(env: jinja2.Environment, name: str, text: str) -> Loca
             if col >= 0:
                 return Location(display_path(Path(filename)), n, col + 1)
     return None
+
+
+# Families already found, per environment (one environment per validation): a template error
+# on every face of a deck asks for the same family once per face, and parsing is slow.
+_FAMILIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
