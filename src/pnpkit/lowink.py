@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from pnpkit.svgdraw import Drawing
+from pnpkit.svgdraw import Drawing, apply, compose
 
 MIN_CONTRAST = 4.5  # WCAG AA for normal text
 
@@ -51,7 +51,7 @@ def lighten(drawing: Drawing, rule: Rule) -> Lightened:
         elif kind == "restore":
             matrix = stack.pop() if stack else matrix
         elif kind == "cm":
-            matrix = _mul(matrix, op[1])
+            matrix = compose(matrix, op[1])
         elif kind == "path" and op[2]:
             box = _bbox([pt for _, args in op[1] for pt in zip(args[0::2], args[1::2])], matrix, sx, sy)
             if _area(box) >= rule.min_area:
@@ -63,7 +63,7 @@ def lighten(drawing: Drawing, rule: Rule) -> Lightened:
             if _area(box) >= rule.min_area:
                 op = (op[0], _image_mixed(op[1], rule.keep), *op[2:])
         elif kind == "text" and op[6]:
-            x, y = _apply(matrix, op[1], op[2])
+            x, y = apply(matrix, (op[1], op[2]))
             fill, fixed = _readable(op[6], (x * sx, y * sy), under)
             fixes += fixed
             op = op[:6] + (fill,) + op[7:]
@@ -110,18 +110,8 @@ def _image_mixed(source, keep: float) -> bytes:
     return out.getvalue()
 
 
-def _mul(m, n):
-    a, b, c, d, e, f = m
-    return (a * n[0] + c * n[1], b * n[0] + d * n[1], a * n[2] + c * n[3], b * n[2] + d * n[3],
-            a * n[4] + c * n[5] + e, b * n[4] + d * n[5] + f)
-
-
-def _apply(m, x, y):
-    return m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]
-
-
 def _bbox(points, matrix, sx, sy):
-    pts = [_apply(matrix, x, y) for x, y in points]
+    pts = [apply(matrix, p) for p in points]
     if not pts:
         return (0.0, 0.0, 0.0, 0.0)
     xs, ys = [p[0] * sx for p in pts], [p[1] * sy for p in pts]

@@ -92,7 +92,7 @@ def environment(pack: Pack) -> jinja2.Environment:
     internals (`__class__`, `__globals__`, ...) nor change the pack's data, which every face
     shares and the cache keys describe. Building a list goes through `namespace()`."""
     env = Sandbox(
-        loader=template_loader(pack),
+        loader=_FailFast(template_loader(pack)),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -180,8 +180,6 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
     """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang);
     `py` holds the faces python_faces() drew."""
     where = item.where
-    if not isinstance(env.loader, _FailFast):
-        env.loader = _FailFast(env.loader)
     if pyfaces.is_python(name):
         svg = (py or {}).get((group.name, item.id, side))
         if svg is None:  # python_faces() said why

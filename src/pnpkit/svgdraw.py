@@ -313,7 +313,7 @@ def _transform(value, prop="transform"):
         args = _numbers(match.group(2), prop) if match else []
         if not match or len(args) not in _TRANSFORM_ARGC[match.group(1)]:
             raise ValueError(f"bad transform '{value}'")
-        matrix = _mul(matrix, _basic_matrix(match.group(1), args))
+        matrix = compose(matrix, _basic_matrix(match.group(1), args))
         pos = match.end()
     return matrix
 
@@ -332,14 +332,19 @@ def _basic_matrix(name, a):
     rotation = (cos, sin, -sin, cos, 0, 0)
     if len(a) == 1:
         return rotation
-    return _mul(_mul((1, 0, 0, 1, a[1], a[2]), rotation), (1, 0, 0, 1, -a[1], -a[2]))
+    return compose(compose((1, 0, 0, 1, a[1], a[2]), rotation), (1, 0, 0, 1, -a[1], -a[2]))
 
 
-def _mul(m, n):
+def compose(m, n):
     """The matrix applying n first, then m (what canvas.transform(m); transform(n) does)."""
     a, b, c, d, e, f = m
     return (a * n[0] + c * n[1], b * n[0] + d * n[1], a * n[2] + c * n[3], b * n[2] + d * n[3],
             a * n[4] + c * n[5] + e, b * n[4] + d * n[5] + f)
+
+
+def apply(m, p):
+    """The point p = (x, y) moved by the matrix m."""
+    return m[0] * p[0] + m[2] * p[1] + m[4], m[1] * p[0] + m[3] * p[1] + m[5]
 
 
 _RULE = _enum({"nonzero": False, "evenodd": True})
@@ -670,7 +675,7 @@ class _Compiler:
                     self.problem(child, f"unsupported element <{tag}> inside <clipPath>")
                 continue
             own, props = self.attributes(child, tag)
-            matrix = _mul(outer, self.value(child, _transform, props.get("transform", ""), "transform", _IDENTITY))
+            matrix = compose(outer, self.value(child, _transform, props.get("transform", ""), "transform", _IDENTITY))
             segs += _transform_segs(self.shape_segs(child, tag, own), matrix)
             evenodd = self.value(child, _RULE, props.get("clip-rule", "nonzero"), "clip-rule",
                                  False) or evenodd
@@ -735,7 +740,7 @@ class _Compiler:
             bw, bh = max(xs) - min(xs), max(ys) - min(ys)
             if not (bw and bh):  # SVG: a bounding-box gradient on a zero-area box paints nothing
                 return None
-            matrix = _mul((bw, 0, 0, bh, min(xs), min(ys)), transform)
+            matrix = compose((bw, 0, 0, bh, min(xs), min(ys)), transform)
         return ("grad", tuple(segs), st["fill-rule"], kind, coords, colours, offsets, matrix, alpha)
 
     def gradient_spec(self, g):
@@ -803,7 +808,7 @@ class _Compiler:
         if "viewBox" in own:
             vx, vy, vw, vh = self.viewbox(el, own["viewBox"])
             self.check_aspect(el, own, w, h, vw, vh)
-            inner = _mul(inner, (w / vw, 0, 0, h / vh, -vx * w / vw, -vy * h / vh))
+            inner = compose(inner, (w / vw, 0, 0, h / vh, -vx * w / vw, -vy * h / vh))
         self.children(el, st, body)
         return inner, (x, y, w, h)
 

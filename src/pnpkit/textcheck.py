@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from pnpkit import fonts
 from pnpkit.model import Face
+from pnpkit.svgdraw import apply, compose
 from pnpkit.units import PT_PER_MM
 
 ASCENT, DESCENT = 0.76, 0.24  # of the font size, DejaVu Sans' caps-and-accents height and descender
@@ -42,9 +43,9 @@ def texts(drawing) -> list[Text]:
         elif kind == "restore":
             ctm = stack.pop() if stack else ctm
         elif kind == "cm":
-            ctm = _mul(ctm, op[1])
+            ctm = compose(ctm, op[1])
         elif kind == "path" and op[2] is not None and op[2][3] >= 0.999:
-            box = _bounds([_apply(ctm, p) for p in _points(op[1])])
+            box = _bounds([apply(ctm, p) for p in _points(op[1])])
             if box:
                 fills.append((box, op[2]))
         elif kind == "text":
@@ -56,22 +57,11 @@ def _text(op, ctm, fills) -> Text:
     _, x, y, font, size, text, fill, _stroke = op[:8]  # a 9th field holds the shaping
     width = fonts.string_width(text, font, size)
     corners = [(x, y - ASCENT * size), (x + width, y - ASCENT * size), (x, y + DESCENT * size), (x + width, y + DESCENT * size)]
-    box = _bounds([_apply(ctm, p) for p in corners])
+    box = _bounds([apply(ctm, p) for p in corners])
     scale = abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]) ** 0.5
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     under = next((paint for (l, t, r, b), paint in reversed(fills) if l <= cx <= r and t <= cy <= b), None)
     return Text(text, size * scale * PT_PER_MM, box, "Bold" in font, fill, under)
-
-
-def _mul(m, n):
-    """n applied first, then m (as svgdraw composes a nested transform)."""
-    a, b, c, d, e, f = m
-    return (a * n[0] + c * n[1], b * n[0] + d * n[1], a * n[2] + c * n[3], b * n[2] + d * n[3],
-            a * n[4] + c * n[5] + e, b * n[4] + d * n[5] + f)
-
-
-def _apply(m, p):
-    return m[0] * p[0] + m[2] * p[1] + m[4], m[1] * p[0] + m[3] * p[1] + m[5]
 
 
 def _points(segs):
