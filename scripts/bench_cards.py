@@ -84,7 +84,7 @@ def run_once(pack: Path, out: Path) -> dict:
     t1 = time.perf_counter()
     assert not result.errors, [str(p) for p in result.errors[:5]]
     faces = result.faces["en"]
-    pages, _ = layout.impose(faces, result.pack.print)
+    pages, _ = layout.impose(faces, result.pack.print, result.registry.packers)
     t2 = time.perf_counter()
     pdf.write_pdf(pages, out / "bench.pdf", "Bench", True, None)
     t3 = time.perf_counter()

@@ -61,8 +61,9 @@ MEASURE = """
 import json, resource, sys, time
 started = time.perf_counter()
 from pnpkit import rules, schema
+from pnpkit.registry import default_registry
 pack, problems = schema.load_pack(__import__("pathlib").Path(sys.argv[1]))
-problems += rules.check(pack, trusted=False) if pack else []
+problems += rules.check(pack, default_registry(), trusted=False) if pack else []
 seconds = time.perf_counter() - started
 usage = resource.getrusage(resource.RUSAGE_SELF)
 peak = usage.ru_maxrss / 1024

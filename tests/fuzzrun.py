@@ -206,8 +206,8 @@ def compiled_templates_kept(cache: _Bytecode):
     checksum, so an edited template is compiled afresh; nothing else about a run changes."""
     original = render.environment
 
-    def environment(pack):
-        env = original(pack)
+    def environment(pack, reg):
+        env = original(pack, reg)
         env.bytecode_cache = cache
         return env
 

@@ -13,7 +13,7 @@ from conftest import ROOT
 from pnpkit import calibration, hexes
 from pnpkit.build import validate
 from pnpkit.cli import main
-from pnpkit.layout import impose
+from registered import impose
 from pnpkit.pdf import alignment_marks
 
 FIRST = calibration.page_count("long-edge")  # the PDF index of layout page 0: after the print check and its back

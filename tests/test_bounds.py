@@ -225,7 +225,7 @@ def test_a_face_no_page_can_take_is_an_error_never_silently_dropped():
     where = Location("cards.yaml", 7, 5)
     face = Face("cards", "c1", "front", 3, (63.5, 88.9), 3.0, "card", "<svg/>", where)
     with Timed(2.0):
-        pages, problems = layout.impose([face], PrintSettings(margin=100.0))
+        pages, problems = layout.impose([face], PrintSettings(margin=100.0), {})
     assert pages == []
     assert [str(p) for p in problems] == [
         "cards.yaml:7:5: error: 3 of the 3 copies of 'c1' (69.5x94.9mm with bleed) found no place on a4 paper inside 100mm margins [layout]"]

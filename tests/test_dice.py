@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT, write_pack
 from pnpkit import dice, layout
 from pnpkit.build import validate
-from pnpkit.layout import impose
+from registered import impose
 from pnpkit.schema import load_pack
 
 CROSS = dice.NETS["cross"]

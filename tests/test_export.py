@@ -14,7 +14,8 @@ from PIL import Image
 from pypdf import PdfReader
 
 from conftest import ROOT, SOLID, board_pack, colour_pack, write_pack
-from pnpkit import build, export, profile, tts
+from pnpkit import build, export, facepages, profile, tts
+from pnpkit.decks import group_faces
 from pnpkit.cli import main
 
 PT = 72 / 25.4
@@ -187,14 +188,14 @@ def test_sizes_the_service_does_not_sell_are_true_size_with_a_warning(tmp_path):
 def test_many_faces_are_rasterised_in_a_process_pool_identically(tmp_path):
     pack = cards(tmp_path / "probe", n=30, shared_back=False)
     result = build.validate(pack)
-    decks = export.group_faces(result.pack, result.faces["en"])
-    sheets = [export.Sheet(f, export.pixels_to_mm((825, 1125), 300)) for f in result.faces["en"]]
+    decks = group_faces(result.pack, result.faces["en"])
+    sheets = [facepages.Sheet(f, export.pixels_to_mm((825, 1125), 300)) for f in result.faces["en"]]
     pdf = tmp_path / "faces.pdf"
-    export.write_faces_pdf(sheets, pdf, "t")
-    shots = [export.Shot(i, (825, 1125), 300) for i in range(len(sheets))]
-    assert len(shots) >= export.POOL_FROM and len(decks[0].items) == 30
-    pooled = export.rasterise(pdf, shots, workers=2)
-    single = export.rasterise(pdf, shots, workers=1)
+    facepages.write_faces_pdf(sheets, pdf, "t")
+    shots = [facepages.Shot(i, (825, 1125), 300) for i in range(len(sheets))]
+    assert len(shots) >= facepages.POOL_FROM and len(decks[0].items) == 30
+    pooled = facepages.rasterise(pdf, shots, workers=2)
+    single = facepages.rasterise(pdf, shots, workers=1)
     assert [im.tobytes() for im in pooled] == [im.tobytes() for im in single]
     assert [near(im.getpixel((400, 500)), colours(30)[i // 2]) for i, im in enumerate(pooled) if i % 2 == 0] == [True] * 30
 
@@ -379,8 +380,8 @@ def test_a_warm_export_rasterises_nothing_and_writes_the_same_bytes(kit, monkeyp
     def no_pages(*args, **kwargs):
         raise AssertionError("a warm export drew a page PDF again")
 
-    monkeypatch.setattr(export, "rasterise", no_raster)
-    monkeypatch.setattr(export, "write_faces_pdf", no_pages)
+    monkeypatch.setattr(facepages, "rasterise", no_raster)
+    monkeypatch.setattr(facepages, "write_faces_pdf", no_pages)
     assert kit.build(*profiles, "--lang", "en").code == 0
     for name, files in cold.items():
         assert _tree(out / name) == files, name
@@ -389,8 +390,9 @@ def test_a_warm_export_rasterises_nothing_and_writes_the_same_bytes(kit, monkeyp
 def test_an_edited_face_is_rasterised_again_and_only_it(kit, monkeypatch):
     assert kit.build("--profile", "thegamecrafter", "--lang", "en").code == 0
     rendered = []
-    real = export.rasterise
-    monkeypatch.setattr(export, "rasterise", lambda pdf, shots, *a: rendered.extend(shots) or real(pdf, shots, *a))
+    real = facepages.rasterise
+    monkeypatch.setattr(facepages, "rasterise",
+                        lambda pdf, shots, *a: rendered.extend(shots) or real(pdf, shots, *a))
     kit.edit("components/mammoth-herd/tiles.yaml", "{id: bonus-01, first: tool, all: food1", "{id: bonus-01, first: tool, all: brick1")
     assert kit.build("--profile", "thegamecrafter", "--lang", "en").code == 0
     assert [s.path.name for s in rendered] == ["001a-bonus-01-front.png"]

@@ -8,10 +8,10 @@ import pypdfium2
 import pytest
 
 from conftest import ROOT, write_pack
-from pnpkit import hexes, layout, render
+from pnpkit import hexes, layout
 from pnpkit.cli import main
 from pnpkit.errors import Location
-from pnpkit.layout import impose
+from registered import REGISTRY, impose
 from pnpkit.model import Face, PrintSettings
 
 HERE = Location("hexes.yaml", 3, 5)
@@ -76,11 +76,12 @@ class TestGeometry:
         assert max(y for _, y in pts) == pytest.approx(FLAT / 2 - 2)
 
     def test_template_helpers_are_registered(self):
+        helpers = REGISTRY.helpers
         for name in ("hex_corners", "hex_points", "hex_info", "face_hex"):
-            assert name in render.GLOBALS
+            assert name in helpers
         face = {"w": FLAT_TOP[0], "h": FLAT_TOP[1]}
-        assert render.GLOBALS["face_hex"](face).split()[0] == f"{FLAT_TOP[0] / 2 + SIDE:.3f},25.000"
-        assert render.GLOBALS["hex_info"](face)["flat"] == 50.0
+        assert helpers["face_hex"](face).split()[0] == f"{FLAT_TOP[0] / 2 + SIDE:.3f},25.000"
+        assert helpers["hex_info"](face)["flat"] == 50.0
 
 
 class TestPacker:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pnpkit import layout
-from pnpkit.layout import impose, mirror_axis
+from pnpkit.layout import mirror_axis
+from registered import impose
 from pnpkit.model import Face, PrintSettings
 from pnpkit.errors import Location
 

@@ -169,7 +169,7 @@ class TestSplitBoards:
 
     def test_sheets_repeat_the_overlap_strip_and_their_targets_coincide(self, tmp_path):
         from pnpkit.build import validate
-        from pnpkit.layout import impose
+        from registered import impose
         from pnpkit.pdf import alignment_marks
         from conftest import board_pack
         root = board_pack(tmp_path / "board")

@@ -15,7 +15,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, alpha_pack, write_pack
-from pnpkit import build, export, pdfx, preflight, profile
+from pnpkit import build, export, facepages, pdfx, preflight, profile
 from pnpkit.cli import main
 
 FACE = (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text()
@@ -244,14 +244,14 @@ def test_preflight_command(tmp_path, capsys):
 def test_a_build_reports_what_the_preflight_finds(tmp_path, monkeypatch, capsys):
     """build runs the preflight on its own output: a fault slipped into a PDF is reported, and fails the build."""
     pack = card_pack(tmp_path / "pack")
-    real = export.write_faces_pdf
+    real = facepages.write_faces_pdf
 
     def broken(sheets, path, title, separation=None):
         real(sheets, path, title, separation)
         with pikepdf.open(path, allow_overwriting_input=True) as pdf:
             del pdf.pages[0].obj["/TrimBox"]
             pdf.save(path)
-    monkeypatch.setattr(export, "write_faces_pdf", broken)
+    monkeypatch.setattr(facepages, "write_faces_pdf", broken)
     assert main(["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "pdfx"]) == 1
     out = capsys.readouterr().out
     assert f"{tmp_path}/out/pack/pdfx/en/01-cards.pdf:1:0: error: page 1: no TrimBox; PDF/X needs one on every page [preflight]" in out

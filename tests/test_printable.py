@@ -47,7 +47,7 @@ def write_all(pack, cache, paper: str, backs: str, folder) -> list:
     main = folder / f"{paper}-{backs}.pdf"
     with cache.pdf_forms(pages):
         pdf.write_pdf(pages, main, "t", pack.print.crop_marks, build._calibration(pack, lang))
-    build._write_large(pages, pack, lang, folder, cache)
+    build._write_large(pages, pack, lang, folder, cache, result.registry)
     return [main] + sorted(folder.glob("*-a3.pdf"))
 
 

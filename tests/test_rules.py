@@ -6,7 +6,7 @@ import pytest
 
 from conftest import write_pack
 from pnpkit.build import validate
-from pnpkit.rules import BUILTIN
+from registered import REGISTRY
 
 M = "components/mammoth-herd"
 
@@ -79,7 +79,7 @@ DECK = """deck:
 
 class TestGenericRules:
     def test_every_rule_is_documented(self):
-        for rule in BUILTIN.values():
+        for rule in REGISTRY.rules.values():
             assert rule.doc, rule.name
 
     @pytest.mark.parametrize("check, expected", [
@@ -122,3 +122,25 @@ class TestGenericRules:
             "error: 'group' must be one of deck (got 'dekc') (did you mean 'deck'?) [rules]",
             "error: 'exact' must be a whole number (got 'no') [rules]",
         ]
+
+
+def test_a_packs_rules_go_into_a_child_registry_and_leave_the_base_as_it_was(tmp_path):
+    """rules.py adds its rules to a copy; a built-in it imports is not taken for one of its own."""
+    from pnpkit import rules, schema
+    from pnpkit.registry import default_registry
+
+    root = write_pack(tmp_path / "pack", {
+        "game.yaml": "name: Own\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+        "rules.py": ("from pnpkit.rules import count_rule, rule\n\n\n"
+                     "@rule('mine')\ndef mine(ctx):\n    yield 'always'\n"),
+    })
+    pack, problems = schema.load_pack(root)
+    assert problems == []
+    base = default_registry()
+    before = dict(base.rules)
+    loaded, problems = rules.load_rules(pack, base)
+    assert problems == []
+    assert base.rules == before
+    assert set(loaded.rules) - set(before) == {"mine"}
+    assert loaded.rules["count"] is before["count"]
+    assert loaded.packers == base.packers and loaded.packers is not base.packers

@@ -12,7 +12,7 @@ from conftest import ROOT, Kit
 from pnpkit import calibration
 from pnpkit.build import validate
 from pnpkit.cli import main
-from pnpkit.layout import impose
+from registered import REGISTRY, impose
 from pnpkit.pdf import alignment_marks
 from pnpkit.schema import load_pack
 
@@ -179,8 +179,8 @@ class TestBoard:
     def test_b05_reads_the_same_data_the_board_draws(self):
         from pnpkit import rules as engine_rules
         pack = validate(ROOT / S).pack
-        loaded, _ = engine_rules.load_rules(pack)
-        read_board = loaded["reachable"].fn.__globals__["read_board"]  # the pack's rules.py
+        loaded, _ = engine_rules.load_rules(pack, REGISTRY)
+        read_board = loaded.rules["reachable"].fn.__globals__["read_board"]  # the pack's rules.py
         check = next(c for c in pack.checks if c.rule == "reachable")
         board, problems = read_board(engine_rules.Context(pack, check, {}))
         assert problems == []

@@ -1,8 +1,8 @@
 """The pipeline on one screen: load -> check -> render -> compile -> impose -> write.
 
 This is the only module that knows every stage; the core stages hand data
-on and do not call each other (the shape plug-ins, hexes and dice, register
-with layout, render and rules when this module imports them). validate()
+on and do not call each other (the plug-ins, hexes, dice and labels, reach
+layout, render and rules through the registry validate() hands them). validate()
 stops after layout, so it reports everything a build would (template errors,
 overflowing text, missing glyphs, faces that do not fit) without writing
 anything. Render and compile go through a content-keyed cache
@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, changes, dice, fonts, hexes, labels, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust  # noqa: F401 (dice, hexes, labels register themselves)
+from pnpkit import calibration, changes, fonts, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust
+from pnpkit.registry import Registry, default_registry
 from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
@@ -46,6 +47,7 @@ class Result:
     pack: Pack | None
     faces: dict = field(default_factory=dict)  # lang -> [Face]
     pages: dict = field(default_factory=dict)  # lang -> [layout.Page]
+    registry: Registry = field(default_factory=default_registry)  # what validate() used
     written: bool = False  # build() replaced the output folder
     notes: list = field(default_factory=list)  # news for the user that is not about the pack
     changes: list = field(default_factory=list)  # with --changes: a changes.Changes per language
@@ -57,11 +59,14 @@ class Result:
 
 
 def validate(root: Path, langs: list[str] | None = None, overrides: dict | None = None,
-             cache: Cache | None = None, code: Code | None = None) -> Result:
+             cache: Cache | None = None, code: Code | None = None,
+             registry: Registry | None = None) -> Result:
     """Every check short of writing files, for the given languages (default: all of the pack's).
 
     `cache` serves faces and drawings whose inputs did not change (default: none, everything is made).
-    `code` says whether the pack's own Python may run (default: if the user trusts its folder)."""
+    `code` says whether the pack's own Python may run (default: if the user trusts its folder).
+    `registry` holds the packers, template helpers and rules (default: pnpkit's own)."""
+    reg = registry or default_registry()
     pack, problems = schema.load_pack(root)
     if pack is None:
         return Result(None, problems=_sorted(problems))
@@ -72,8 +77,8 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
     if too_many:  # before rendering: fifty thousand distinct items would take minutes
         return Result(pack, problems=_sorted(problems + too_many))
     code = code or Code(trust.is_trusted(root))
-    problems += rules.check(pack, code.trusted, code.seconds)
-    result = Result(pack, problems=problems)
+    problems += rules.check(pack, reg, code.trusted, code.seconds)
+    result = Result(pack, problems=problems, registry=reg)
     unknown = [lang for lang in langs or [] if lang not in pack.languages]
     if unknown:
         problems.append(Problem(pack.where, f"the pack has no language {', '.join(unknown)} (it has {', '.join(pack.languages)})", "usage"))
@@ -84,7 +89,7 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
     if unknown or strangers:
         result.problems = _sorted(problems)
         return result
-    env = render.environment(pack)
+    env = render.environment(pack, reg)
     env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
     if cache is not None:
         cache.begin(pack)
@@ -95,7 +100,7 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         problems += _compile(pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env)
         problems += _check_texts(pack, faces, env, any(p.rule == "font-size" for p in problems))
         result.faces[lang] = faces
-        result.pages[lang], found = layout.impose(faces, pack.print)  # cheap, and it has problems of its own
+        result.pages[lang], found = layout.impose(faces, pack.print, reg.packers)  # cheap, and it has problems of its own
         problems += found
     result.problems = _sorted(problems)
     return result
@@ -195,9 +200,10 @@ def _write(result: Result, out: Path, progress, cache: Cache, changed: bool = Fa
             with cache.pdf_forms(pages):
                 pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", f"{pack.name[lang]}",
                               pack.print.crop_marks, _calibration(pack, lang), on_page, _stamp(pack))
-            _write_large(pages, pack, lang, staging, cache)
+            _write_large(pages, pack, lang, staging, cache, result.registry)
             if changed:  # compared with the previous build's SVGs, still in place until the swap
-                result.changes.append(_write_changes(faces, pack, lang, final / "svg" / lang, staging, cache))
+                result.changes.append(_write_changes(faces, pack, lang, final / "svg" / lang, staging, cache,
+                                                     result.registry))
             _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang)
         if changed:
             (staging / "changes.txt").write_text("".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8")
@@ -208,13 +214,14 @@ def _write(result: Result, out: Path, progress, cache: Cache, changed: bool = Fa
         shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap; a failure leaves no trace
 
 
-def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache) -> None:
+def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache,
+                 reg: Registry) -> None:
     """Faces split over several sheets also get a PDF on A3, where most fit whole."""
     split = {id(p.placements[0].face): p.placements[0].face for p in pages if p.tile is not None}
     if not split or pack.print.paper == "a3":
         return
     settings = dataclasses.replace(pack.print, paper="a3", backs="none")
-    large, _ = layout.impose(list(split.values()), settings)
+    large, _ = layout.impose(list(split.values()), settings, reg.packers)
     _label(large, pack, lang)
     title = f"{pack.name[lang]} (A3)"
     with cache.pdf_forms(large):
@@ -222,10 +229,11 @@ def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache)
                       _calibration(dataclasses.replace(pack, print=settings), lang), stamp=_stamp(pack))
 
 
-def _write_changes(faces: list, pack: Pack, lang: str, previous: Path, folder: Path, cache: Cache) -> changes.Changes:
+def _write_changes(faces: list, pack: Pack, lang: str, previous: Path, folder: Path, cache: Cache,
+                   reg: Registry) -> changes.Changes:
     """<id>-<lang>-changes.pdf: the print check, then only the faces that differ, imposed as usual."""
     report, subset = changes.compare(faces, previous, lang)
-    pages, _ = layout.impose(subset, pack.print)
+    pages, _ = layout.impose(subset, pack.print, reg.packers)
     _label(pages, pack, lang)
     with cache.pdf_forms(pages):
         pdf.write_pdf(pages, folder / f"{pack.id}-{lang}-changes.pdf", f"{pack.name[lang]} (changes)",

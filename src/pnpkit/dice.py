@@ -21,13 +21,16 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pnpkit import layout
 from pnpkit.errors import Problem
 from pnpkit.model import Face, PrintSettings
-from pnpkit.render import template_global, template_type
 from pnpkit.rules import rule
 from pnpkit.units import describe
+
+if TYPE_CHECKING:
+    from pnpkit.registry import Registry
 
 # Cells (column, row) of named nets, in the order faces are assigned to them. The
 # cross is the classic net: a row of four with one square above and one below the second.
@@ -155,7 +158,6 @@ def tab_edges(cells) -> list[tuple[tuple, str]]:
 # ------------------------------------------------------------------ dice
 
 
-@template_global
 def die_pairs(faces, opposite) -> list[tuple]:
     """The opposite pairs as tuples, checked: three pairs that together are exactly the die's faces."""
     problem = opposite_problem(faces, opposite)
@@ -177,7 +179,6 @@ def opposite_problem(faces, opposite) -> str | None:
     return None
 
 
-@template_type
 @dataclass(frozen=True)
 class NetFace:
     """One square of a net: its trim position (mm) and the die face printed on it."""
@@ -190,7 +191,6 @@ class NetFace:
     opposite: int  # index in Net.faces of the square opposite this one
 
 
-@template_type
 @dataclass(frozen=True)
 class Net:
     """A die net laid out inside a face, in the face's mm (trim origin)."""
@@ -234,14 +234,12 @@ def net_extent(cells, side: float, tab: float) -> tuple[float, float, float, flo
     return left, top, right, bottom
 
 
-@template_global
 def die_net_size(side: float, tab: float, layout: str = "cross") -> tuple[float, float]:
     """Width and height (mm) of a net of squares `side` mm with tabs `tab` mm deep: a die group's size."""
     left, top, right, bottom = net_extent(_cells(layout), side, tab)
     return round(right - left, 3), round(bottom - top, 3)
 
 
-@template_global
 def die_net(face: dict, faces, opposite, side: float, tab: float, layout: str = "cross") -> Net:
     """The net of a die with squares `side` mm and tabs `tab` mm, centred in the face.
 
@@ -371,7 +369,14 @@ def _fill_nets(page: layout.Page, copies: list[Face], s: PrintSettings) -> int:
     return n
 
 
-layout.PACKERS["die"] = pack_nets
+def register(reg: Registry) -> None:
+    """The die-net packer, the net helpers (and the types they return) and die-opposites."""
+    reg.add_packer("die", pack_nets)
+    for helper in (die_pairs, die_net_size, die_net):
+        reg.add_helper(helper)
+    for cls in (NetFace, Net):
+        reg.add_type(cls)
+    reg.add_rule(die_opposites_rule)
 
 
 # ------------------------------------------------------------------ the rule

@@ -17,27 +17,19 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import os
 import shutil
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
-from reportlab.pdfgen.canvas import Canvas
-
-from pnpkit import fonts, output, pdf
+from pnpkit import facepages, output
 from pnpkit import profile as profiles
 from pnpkit.build import CACHE_DIR
+from pnpkit.decks import Deck, face_stem, group_faces
 from pnpkit.errors import Location, Problem
+from pnpkit.facepages import Sheet, Shot, rasterise_faces
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
 from pnpkit.rastercache import RasterCache, combine, sheet_key
-from pnpkit.rastercache import render as render_cached
-from pnpkit.units import PT_PER_MM
 
-K = PT_PER_MM
-PNG_COMPRESS = 3  # as fast as level 1 and 3 % smaller; level 6 (Pillow's default) costs 25 % more time for 8 %
-POOL_FROM = 24  # pages: below this a process pool costs more than it saves
 EPS = 0.01  # mm: bleed differences smaller than this are rounding
 MAX_PIXELS = 150 * 10**6  # an image a service could take (a 1 m board at 300 dpi is 26 MP); 600 MB of RGB to rasterise
 
@@ -129,76 +121,9 @@ def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: Raste
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path, raster: RasterCache | None) -> list:
-    """Draw the sheets one face per page and rasterise the shots, serving from `raster` what it
-    holds; returns a PIL image for each shot without a path."""
-    return render_cached(sheets, shots, folder / ".faces.pdf", "faces", raster or RasterCache(None), "",
-                         write_faces_pdf, rasterise)
-
-
 def _readme(pack: Pack, profile: Profile) -> str:
     return (f"{profile.name}: {pack.id}, exported by pnpkit with the profile '{profile.id}'.\n\n"
             f"{profile.notes.strip()}\n")
-
-
-# ------------------------------------------------------------------ the deck, in order
-
-@dataclass
-class DeckItem:
-    """One item of a group: its faces and how many copies the game needs."""
-
-    number: int  # 1-based, in pack order
-    id: str
-    count: int
-    front: Face | None
-    back: Face | None
-
-
-@dataclass
-class Deck:
-    """A group's items in pack order, with its folder name (NN-group) and its shared back if any."""
-
-    number: int
-    name: str
-    kind: str
-    size: tuple[float, float]
-    bleed: float
-    items: list[DeckItem]
-
-    @property
-    def folder(self) -> str:
-        return f"{self.number:02d}-{self.name}"
-
-    @property
-    def shared_back(self) -> Face | None:
-        """The back every item shows, when there is one and more than one item shares it."""
-        backs = [i.back for i in self.items]
-        if len(backs) > 1 and all(b is not None for b in backs) and len({b.svg for b in backs}) == 1:
-            return backs[0]
-        return None
-
-    @property
-    def copies(self) -> int:
-        return sum(i.count for i in self.items)
-
-
-def group_faces(pack: Pack, faces: list[Face]) -> list[Deck]:
-    """Faces (in render order: group, item, side) as decks of items."""
-    numbers = {name: n for n, name in enumerate(pack.groups, 1)}
-    decks: dict[str, Deck] = {}
-    for face in faces:
-        deck = decks.get(face.group)
-        if deck is None:
-            deck = decks[face.group] = Deck(numbers[face.group], face.group, face.kind, face.size, face.bleed, [])
-        if not deck.items or deck.items[-1].id != face.item:
-            deck.items.append(DeckItem(len(deck.items) + 1, face.item, face.count, None, None))
-        setattr(deck.items[-1], face.side, face)
-    return sorted(decks.values(), key=lambda d: d.number)
-
-
-def face_stem(item: DeckItem, side: str) -> str:
-    """NNNa-<item>-front / NNNb-<item>-back: sorts in deck order, front before back."""
-    return f"{item.number:03d}{'a' if side == 'front' else 'b'}-{item.id}-{side}"
 
 
 # ------------------------------------------------------------------ checks
@@ -325,113 +250,6 @@ def pixels_to_mm(px: tuple[int, int], dpi: int) -> tuple[float, float]:
     return px[0] / dpi * MM_PER_IN, px[1] / dpi * MM_PER_IN
 
 
-# ------------------------------------------------------------------ one face per page
-
-@dataclass(frozen=True)
-class Sheet:
-    """One PDF page holding one face: the page size (mm), the face's trim centred on it."""
-
-    face: Face
-    page: tuple[float, float]
-
-
-def write_faces_pdf(sheets: list[Sheet], path: Path, title: str, separation=None) -> None:
-    """One face per page, trim centred, clipped to the face's own bleed; TrimBox and BleedBox set.
-
-    Each distinct face is one form, so a deck's shared back costs one drawing
-    however many pages repeat it. With a pdfx.Separation the file is PDF/X-1a
-    in CMYK (faces with transparency must have been flattened).
-    """
-    fonts.register_all()
-    if separation is None:
-        c = Canvas(str(path), invariant=1, pageCompression=1)
-    else:
-        from pnpkit.pdfx import CmykCanvas
-
-        c = CmykCanvas(str(path), separation, invariant=1, pageCompression=1)
-    c.setTitle(title)
-    c.setCreator("pnpkit")
-    c.setAuthor("pnpkit")
-    forms: dict[str, str] = {}
-    for sheet in sheets:
-        face, (pw, ph) = sheet.face, sheet.page
-        w, h = face.size
-        b = face.bleed
-        x0, y0 = (pw - w) / 2, (ph - h) / 2  # trim's lower-left corner, mm from the page's lower-left
-        c.setPageSize((pw * K, ph * K))
-        c.saveState()
-        clip = c.beginPath()
-        left, bottom = max(0.0, x0 - b), max(0.0, y0 - b)
-        clip.rect(left * K, bottom * K, (min(pw, x0 + w + b) - left) * K, (min(ph, y0 + h + b) - bottom) * K)
-        c.clipPath(clip, stroke=0, fill=0)
-        c.translate((x0 - b) * K, (y0 - b) * K)
-        c.doForm(pdf.face_form(c, face, forms))
-        c.restoreState()
-        c.setTrimBox((x0 * K, y0 * K, (x0 + w) * K, (y0 + h) * K))
-        c.setBleedBox((0, 0, pw * K, ph * K))
-        c.showPage()
-    c.save()
-    if separation is not None:
-        from pnpkit import pdfx
-
-        pdfx.mark(path, separation.press, title)
-
-
-# ------------------------------------------------------------------ rasterising
-
-@dataclass(frozen=True)
-class Shot:
-    """Page `page` of a faces PDF rasterised to exactly `px` pixels; saved as a PNG at `path` (with its dpi), or returned."""
-
-    page: int
-    px: tuple[int, int]
-    dpi: float
-    path: Path | None = None
-
-
-def rasterise(pdf: Path, shots: list[Shot], workers: int | None = None) -> list:
-    """Render the shots; returns a PIL image for each shot without a path (None for the others).
-
-    pypdfium2 is not thread-safe, so large jobs go to a pool of processes,
-    each with its own copy of the document, in contiguous chunks.
-    """
-    workers = workers or os.cpu_count() or 1
-    if workers < 2 or len(shots) < POOL_FROM:
-        return _render_chunk(str(pdf), shots)
-    size = -(-len(shots) // (workers * 4))  # a few chunks per worker keeps both busy to the end
-    chunks = [shots[i:i + size] for i in range(0, len(shots), size)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        results = pool.map(_render_chunk, [str(pdf)] * len(chunks), chunks)
-        return [image for chunk in results for image in chunk]
-
-
-def _render_chunk(pdf: str, shots: list[Shot]) -> list:
-    import pypdfium2 as pdfium
-    import pypdfium2.raw as raw
-
-    doc = pdfium.PdfDocument(pdf)
-    out = []
-    try:
-        for shot in shots:
-            page = doc[shot.page]
-            w, h = shot.px
-            # Render to a bitmap of exactly w x h: page.render() sizes it with ceil(points x scale),
-            # which a float's last bit can push one pixel over.
-            bitmap = pdfium.PdfBitmap.new_native(w, h, raw.FPDFBitmap_BGR, rev_byteorder=True)
-            bitmap.fill_rect((255, 255, 255, 255), 0, 0, w, h)
-            raw.FPDF_RenderPageBitmap(bitmap, page, 0, 0, w, h, 0, raw.FPDF_ANNOT | raw.FPDF_REVERSE_BYTE_ORDER)
-            image = bitmap.to_pil()
-            page.close()
-            if shot.path is None:
-                out.append(image.copy())
-            else:
-                image.save(shot.path, dpi=(shot.dpi, shot.dpi), compress_level=PNG_COMPRESS)
-                out.append(None)
-    finally:
-        doc.close()
-    return out
-
-
 # ------------------------------------------------------------------ images: one PNG per face
 
 def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: RasterCache | None = None) -> None:
@@ -483,7 +301,8 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, r
         sheets = [Sheet(face, page) for face in page_order(deck, profile)]
         name = f"{title} · {deck.name}"
         k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)}")
-        raster.made(k, folder / f"{deck.folder}.pdf", lambda path: write_faces_pdf(sheets, path, name, separation))
+        raster.made(k, folder / f"{deck.folder}.pdf",
+                    lambda path: facepages.write_faces_pdf(sheets, path, name, separation))
 
 
 def _press_key(profile: Profile) -> str:

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pnpkit import layout
 from pnpkit.errors import Problem
 from pnpkit.layout import Page, Placement
 from pnpkit.model import Face, PrintSettings
-from pnpkit.render import template_global
+
+if TYPE_CHECKING:
+    from pnpkit.registry import Registry
 
 SQRT3 = math.sqrt(3.0)
 TOLERANCE = 0.1  # mm the corner-to-corner side may differ from flat x 2/sqrt(3) (rounding in YAML)
@@ -76,31 +79,28 @@ def _points(pts) -> str:
 # ------------------------------------------------------------------ template helpers
 
 
-@template_global
-def hex_corners(cx, cy, flat, pointy=False, inset=0.0):
+def hex_corners(cx: float, cy: float, flat: float, pointy: bool = False,
+                inset: float = 0.0) -> list[tuple[float, float]]:
     """Corners of a hex centred on (cx, cy) with `flat` mm across the flats: [(x, y), ...]."""
     return corners(float(cx), float(cy), float(flat), bool(pointy), float(inset))
 
 
-@template_global
-def hex_points(cx, cy, flat, pointy=False, inset=0.0):
+def hex_points(cx: float, cy: float, flat: float, pointy: bool = False, inset: float = 0.0) -> str:
     """The same corners as a <polygon points="..."> value."""
     return _points(hex_corners(cx, cy, flat, pointy, inset))
 
 
-@template_global
-def hex_info(face):
+def hex_info(face: dict[str, float]) -> dict[str, float | bool]:
     """The face's own hex: {cx, cy, flat, side, corner, pointy}; an error if the face is not hex-shaped."""
     shape = shape_of((face["w"], face["h"]))
     return {"cx": face["w"] / 2, "cy": face["h"] / 2, "flat": shape.flat, "side": shape.side,
             "corner": shape.corner, "pointy": shape.pointy}
 
 
-@template_global
-def face_hex(face, inset=0.0):
+def face_hex(face: dict[str, float], inset: float = 0.0) -> str:
     """The face's own hex outline as polygon points, `inset` mm inside its trim (0 = the cut line)."""
     info = hex_info(face)
-    return _points(corners(info["cx"], info["cy"], info["flat"], info["pointy"], float(inset)))
+    return _points(corners(info["cx"], info["cy"], info["flat"], bool(info["pointy"]), float(inset)))
 
 
 # ------------------------------------------------------------------ the packer
@@ -273,4 +273,8 @@ def cut_lines(centres: list[tuple[float, float]], shape: HexShape) -> list[tuple
     return out
 
 
-layout.PACKERS["hex"] = pack_hexes
+def register(reg: Registry) -> None:
+    """The hex packer and the hex helpers templates call."""
+    reg.add_packer("hex", pack_hexes)
+    for helper in (hex_corners, hex_points, hex_info, face_hex):
+        reg.add_helper(helper)

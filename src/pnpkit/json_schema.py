@@ -25,12 +25,14 @@ import os
 import sys
 from pathlib import Path
 
-from pnpkit import build, labels, rules, schema, units  # noqa: F401 (build registers the dice and hex rules)
+from pnpkit import labels, schema, units
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE
 from pnpkit.paths import LANG_TAG, MAX_LANG, MAX_NAME, NAME
+from pnpkit.registry import default_registry
 
 DRAFT = "http://json-schema.org/draft-07/schema#"  # the draft editors' YAML servers support best
 FILES = {"game": "pnpkit-game.schema.json", "components": "pnpkit-components.schema.json"}
+BUILTIN_RULES = default_registry().rules  # the rules every pack can use
 
 LENGTH = {"oneOf": [{"type": "string", "pattern": units._LENGTH.pattern}, {"const": 0}],
           "description": "A length with its unit: mm, cm, in or pt, e.g. 3mm or 0.125in (0 needs none)."}
@@ -135,7 +137,7 @@ FIELD = {
     "doc": {"type": "string", "description": "What the field means."},
 }
 CHECK = {
-    "rule": {"anyOf": [{"enum": sorted(rules.BUILTIN)}, {"type": "string"}],
+    "rule": {"anyOf": [{"enum": sorted(BUILTIN_RULES)}, {"type": "string"}],
              "description": "A built-in rule or one of the pack's rules.py."},
     "id": {"type": "string", "description": "The game's own id for it, shown in messages, e.g. SAM-C01."},
     "level": {"enum": ["error", "warning"], "description": "error (default) or warning."},
@@ -168,7 +170,7 @@ def _check() -> dict:
     """A check: its common keys, and for each built-in rule exactly that rule's options."""
     common = _object(CHECK, schema.CHECK_KEYS, "check")
     by_rule = []
-    for name, r in sorted(rules.BUILTIN.items()):
+    for name, r in sorted(BUILTIN_RULES.items()):
         props = dict(common["properties"])
         props.update({k: OPTION_KINDS[kind] for k, kind in r.options.items()})
         by_rule.append({"if": {"properties": {"rule": {"const": name}}, "required": ["rule"]},

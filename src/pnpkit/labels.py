@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -20,6 +21,9 @@ from pnpkit import layout
 from pnpkit.errors import Problem
 from pnpkit.model import Face, PrintSettings
 from pnpkit.units import parse_length
+
+if TYPE_CHECKING:
+    from pnpkit.registry import Registry
 
 LABEL_DIR = Path(__file__).parent / "labels"
 TEST_NOTE = "label test: print on plain paper, lay on a label sheet against the light; each outline should sit on a label's edge"
@@ -95,4 +99,6 @@ def _test_page(sheet: LabelSheet) -> layout.Page:
     return layout.Page(*sheet.paper, "front", packed=True, lines=lines, note=TEST_NOTE)
 
 
-layout.PACKERS["labels"] = pack_labels
+def register(reg: Registry) -> None:
+    """Faces printed on a label sheet (`labels:`), whatever their kind."""
+    reg.add_packer(layout.LABELS, pack_labels)

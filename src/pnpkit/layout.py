@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import Callable, Mapping
 
 from pnpkit.errors import Location, Problem
 from pnpkit.model import Face, PrintSettings
@@ -63,7 +64,7 @@ class Page:
     tile: "Tile | None" = None  # set on the pages of a face split over several sheets
     marks: bool = True  # crop marks and cut lines wanted on this page
     lines: list[tuple[float, float, float, float]] = field(default_factory=list)  # extra cut marks (x1, y1, x2, y2)
-    packed: bool = False  # laid out by a packer (PACKERS): not re-centred
+    packed: bool = False  # laid out by a packer of its own (hexes, dice, labels): not re-centred
     note: str = ""  # said in the page's label: what the page is for
     own_sheet: bool = False  # a face too large to share the sheet (split or whole): its back cannot sit beside it
     fold_pair: bool = False  # gutter-fold back on a sheet of its own: taped to its front's left edge and folded
@@ -97,13 +98,16 @@ class Tile:
         return f"{chr(ord('A') + self.row)}{self.col + 1}"
 
 
-# kind -> function(copies of fronts, settings) -> (front pages, problems). A kind whose
-# faces do not sit on a rectangular grid (hex tiles) registers its own packer here.
-PACKERS: dict = {}
+# kind -> function(copies of fronts, settings) -> (front pages, problems). A kind whose faces
+# do not sit on a rectangular grid (hex tiles) has its own packer in the registry (registry.py).
+Packer = Callable[[list[Face], PrintSettings], "tuple[list[Page], list[Problem]]"]
+LABELS = "labels"  # the packer of the faces printed on a label sheet, whatever their kind
 
 
-def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list[Problem]]:
-    """Lay out every printed copy of every front; backs follow their fronts' pages."""
+def impose(faces: list[Face], settings: PrintSettings,
+           packers: Mapping[str, Packer]) -> tuple[list[Page], list[Problem]]:
+    """Lay out every printed copy of every front; backs follow their fronts' pages. `packers`
+    (a registry's) lay out the kinds they name; every other kind fills the grid."""
     faces = [f for f in faces if settings.prints(f.variant)]  # the variants chosen (print.variants, --variant)
     too_many = too_many_faces([(f.item, f.count, f.where) for f in faces if f.side == "front"], settings.max_faces)
     if too_many:
@@ -111,7 +115,7 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
     backs = {(f.group, f.item): f for f in faces if f.side == "back"}
     copies = [f for f in faces if f.side == "front" for _ in range(f.count)]
     fronts, problems = [], []
-    for packer, run in _by_packer(copies):
+    for packer, run in _by_packer(copies, packers):
         pages, found = packer(run, settings)
         fronts += pages
         problems += found
@@ -182,12 +186,14 @@ def _tile_with_back(page: Page, backs: dict, s: PrintSettings) -> list[Page]:
     return [page, back]
 
 
-def _by_packer(copies: list[Face]):
+def _by_packer(copies: list[Face],
+               packers: Mapping[str, Packer]) -> list[tuple[Packer, list[Face]]]:
     """The faces of each packer, packers in the order their first face comes: a packer sees all of
     its faces at once, so a later group can fill the room an earlier one left."""
-    runs: dict = {}
+    runs: dict[Packer, list[Face]] = {}
     for face in copies:
-        runs.setdefault(PACKERS["labels"] if face.labels else PACKERS.get(face.kind, _fill), []).append(face)
+        packer = packers[LABELS] if face.labels else packers.get(face.kind, _fill)
+        runs.setdefault(packer, []).append(face)
     return list(runs.items())
 
 

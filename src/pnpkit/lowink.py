@@ -127,6 +127,7 @@ def write(pack, faces: list, folder, lang: str, rule: Rule) -> int:
     import dataclasses
 
     from pnpkit import build, layout, pdf
+    from pnpkit.registry import default_registry
 
     lightened, fixes, done = [], 0, {}
     for face in faces:
@@ -137,7 +138,7 @@ def write(pack, faces: list, folder, lang: str, rule: Rule) -> int:
             fixes += done[face.svg].contrast_fixes
         # a distinct svg key: the PDF's forms are keyed by it
         lightened.append(dataclasses.replace(face, drawing=done[face.svg].drawing, svg=face.svg + "<!-- low-ink -->"))
-    pages, _ = layout.impose(lightened, pack.print)
+    pages, _ = layout.impose(lightened, pack.print, default_registry().packers)
     build._label(pages, pack, lang)
     pdf.write_pdf(pages, folder / f"{pack.id}-{lang}-low-ink.pdf", f"{pack.name[lang]} (low ink)",
                   pack.print.crop_marks, build._calibration(pack, lang))

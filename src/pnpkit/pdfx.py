@@ -35,7 +35,7 @@ from reportlab.lib.colors import CMYKColor, Color
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts
+from pnpkit import facepages, fonts
 from pnpkit.errors import Problem
 from pnpkit.model import Face
 
@@ -80,6 +80,14 @@ class Separation:
         # the grey each amount of K alone prints as, to put neutral greys on K
         self._k_grey = list(ImageCms.applyTransform(ramp, back).tobytes()[1::3])  # the green of each RGB pixel
         self._images: dict = {}
+
+    def canvas(self, path: str, **options: object) -> CmykCanvas:
+        """A canvas that separates everything drawn on it for this press."""
+        return CmykCanvas(path, self, **options)
+
+    def mark(self, path: Path, title: str) -> None:
+        """Make the CMYK file written on canvas() a PDF/X-1a file for this press."""
+        mark(path, self.press, title)
 
     def colour(self, rgb: tuple[float, float, float]) -> tuple[float, float, float, float]:
         """CMYK (0..1) for an sRGB colour (0..1)."""
@@ -280,8 +288,6 @@ def transparency_problems(faces: list[Face]) -> list[Problem]:
 
 def flatten(faces: list[Face], dpi: int = FLATTEN_DPI) -> list[Face]:
     """The faces, those with transparency replaced by an RGB image of themselves (separated when drawn)."""
-    from pnpkit import export  # export builds on this module
-
     todo = {}
     for face in faces:
         if face.drawing is not None and face.svg not in todo and transparency(face):
@@ -292,9 +298,9 @@ def flatten(faces: list[Face], dpi: int = FLATTEN_DPI) -> list[Face]:
     with tempfile.TemporaryDirectory() as tmp:
         pdf = Path(tmp) / "flatten.pdf"
         firsts = list(todo.values())
-        export.write_faces_pdf([export.Sheet(f, f.full_size) for f in firsts], pdf, "flatten")
-        shots = [export.Shot(i, _pixels(f, dpi), dpi) for i, f in enumerate(firsts)]
-        for face, image in zip(firsts, export.rasterise(pdf, shots)):
+        facepages.write_faces_pdf([facepages.Sheet(f, f.full_size) for f in firsts], pdf, "flatten")
+        shots = [facepages.Shot(i, _pixels(f, dpi), dpi) for i, f in enumerate(firsts)]
+        for face, image in zip(firsts, facepages.rasterise(pdf, shots)):
             rasters[face.svg] = Raster(image, *face.full_size)
     return [dataclasses.replace(face, drawing=rasters[face.svg]) if face.svg in rasters else face for face in faces]
 

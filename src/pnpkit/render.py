@@ -15,6 +15,7 @@ import re
 import sys
 import weakref
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 import jinja2.meta
@@ -28,6 +29,9 @@ from pnpkit.loader import display_path
 from pnpkit.model import Face, Group, Item, Pack
 from pnpkit.packloader import PackLoader, TemplateRefused
 from pnpkit.text import PT, fit, svg_text
+
+if TYPE_CHECKING:
+    from pnpkit.registry import Registry
 
 BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"  # _face.svg.j2, _icons.svg.j2
 
@@ -51,44 +55,29 @@ def template_loader(pack: Pack) -> PackLoader:
     return PackLoader(template_dirs(pack), paths.template_roots(pack.root, shared_templates(pack)))
 
 
-# Functions templates may call besides text_box(): geometry built in code (hex
-# outlines, dice nets). Modules register them with @template_global.
-GLOBALS: dict = {}
-
-
-def template_global(fn):
-    """Make fn callable from every template under its own name."""
-    GLOBALS[fn.__name__] = fn
-    return fn
-
-
 # The types whose attributes and methods a template may use. Everything else a template
 # meets (text_box's own state, a Path, the Pack) is opaque to it: the sandbox alone would
 # let a template call Path.write_text() on an object it was handed. Helpers that return
-# objects of their own register the class with @template_type.
-READABLE: set[type] = {
+# objects of their own add the class to the registry (Registry.add_type).
+READABLE: frozenset[type] = frozenset({
     str, int, float, bool, type(None), dict, list, tuple, Markup,
     jinja2.runtime.LoopContext, jinja2.runtime.Macro, jinja2.utils.Namespace,
     jinja2.utils.Cycler, jinja2.utils.Joiner, jinja2.environment.TemplateModule,
-}
-
-
-def template_type(cls):
-    """Let templates read the attributes of cls's instances (plain values a helper returns)."""
-    READABLE.add(cls)
-    return cls
+})
 
 
 class Sandbox(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox, narrowed to the types in READABLE."""
+    """Jinja's immutable sandbox, narrowed to the types in READABLE and the registry's."""
 
-    def is_safe_attribute(self, obj, attr, value) -> bool:
-        return type(obj) in READABLE and super().is_safe_attribute(obj, attr, value)
+    readable: frozenset[type] = READABLE
+
+    def is_safe_attribute(self, obj: object, attr: str, value: object) -> bool:
+        return type(obj) in self.readable and super().is_safe_attribute(obj, attr, value)
 
 
-def environment(pack: Pack) -> jinja2.Environment:
+def environment(pack: Pack, reg: Registry) -> jinja2.Environment:
     """Templates come from strangers' packs, so they run in Jinja's immutable sandbox: they
-    can read the values they are given and call the helpers in GLOBALS, but not reach Python
+    can read the values they are given and call the registry's helpers, but not reach Python
     internals (`__class__`, `__globals__`, ...) nor change the pack's data, which every face
     shares and the cache keys describe. Building a list goes through `namespace()`."""
     env = Sandbox(
@@ -99,13 +88,13 @@ def environment(pack: Pack) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.globals.update(GLOBALS)
+    env.readable = READABLE | {TextBlock} | frozenset(reg.types)
+    env.globals.update(reg.helpers)
     return env
 
 
-def render(pack: Pack, lang: str, env: jinja2.Environment | None = None) -> tuple[list[Face], list[Problem]]:
-    """Render every side of every item in the given language."""
-    env = env or environment(pack)
+def render(pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], list[Problem]]:
+    """Render every side of every item in the given language, in environment(pack, registry)."""
     faces, problems = [], []
     shared = pack_context(pack, lang)
     py = python_faces(env, pack, lang, shared, problems)
@@ -264,7 +253,6 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-@template_type
 class TextBlock(Markup):
     """What text_box() returns: the SVG, plus the room it took, so a template can stack boxes:
     `{% set t = text_box(...) %}{{ t }}{{ text_box(more, x, t.bottom + 2, ...) }}`."""

@@ -7,8 +7,10 @@ game's own numbering, e.g. SAM-C01), a level, and the rule's options:
       - {rule: count, id: SAM-C01, group: bonus-tiles, exact: 16}
 
 A rule that the generic ones cannot express is a function in the pack's
-rules.py, decorated with @rule and registered for that pack only. There is
-deliberately no expression language: logic is Python, choices are YAML.
+rules.py, decorated with @rule and added to a child of the build's registry for
+that pack only (registry.py). @rule only declares: nothing is registered anywhere
+until a registry adds the function. There is deliberately no expression
+language: logic is Python, choices are YAML.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from pnpkit import packcode
 from pnpkit.checker import Reader, did_you_mean, unknown_key
@@ -27,6 +29,9 @@ from pnpkit.loader import display_path
 from pnpkit.model import KINDS, Check, Pack
 from pnpkit.trust import CODE_SECONDS
 from pnpkit.units import describe
+
+if TYPE_CHECKING:
+    from pnpkit.registry import Registry
 
 RuleFn = Callable[["Context"], Iterator["str | tuple[str, Location]"]]
 
@@ -43,18 +48,34 @@ class Rule:
         return (self.fn.__doc__ or "").strip()
 
 
-BUILTIN: dict[str, Rule] = {}
-_registry = BUILTIN  # where @rule registers; swapped while a pack's rules.py loads
+def rule(name: str, options: dict | None = None,
+         required: tuple = ()) -> Callable[[RuleFn], RuleFn]:
+    """Declare fn a rule; options maps each option to its kind, required lists the mandatory ones.
+    The declaration rides on the function; a registry adds it (Registry.add_rule)."""
 
-
-def rule(name: str, options: dict | None = None, required: tuple = ()):
-    """Register a rule; options maps each option to its kind, required lists the mandatory ones."""
-
-    def register(fn: RuleFn) -> RuleFn:
-        _registry[name] = Rule(name, fn, options or {}, required)
+    def declare(fn: RuleFn) -> RuleFn:
+        setattr(fn, _DECLARED, Rule(name, fn, options or {}, required))
         return fn
 
-    return register
+    return declare
+
+
+_DECLARED = "pnpkit_rule"  # the attribute @rule sets
+
+
+def declared(fn: Callable[..., object]) -> Rule:
+    """The Rule that @rule declared on fn."""
+    found = getattr(fn, _DECLARED, None)
+    if not isinstance(found, Rule):
+        raise TypeError(f"{getattr(fn, '__name__', fn)!r} is not declared with @rule")
+    return found
+
+
+def register(reg: Registry) -> None:
+    """The generic rules (dice.py adds the die rules)."""
+    for fn in (count_rule, fields_rule, capacity_rule, setup_draws_rule, die_faces_rule,
+               reference_rule):
+        reg.add_rule(fn)
 
 
 @dataclass
@@ -78,30 +99,30 @@ class Context:
         return quantity(self.pack, value)
 
 
-def load_rules(pack: Pack) -> tuple[dict[str, Rule], list[Problem]]:
-    """The built-in rules plus the pack's own rules.py, if it has one."""
-    rules = dict(BUILTIN)
+def load_rules(pack: Pack, base: Registry) -> tuple[Registry, list[Problem]]:
+    """A child of `base` with the pack's own rules.py added, if it has one (base stays as it was)."""
+    reg = base.child()
     if pack.rules_file is None:
-        return rules, []
-    global _registry
-    own: dict[str, Rule] = {}
-    _registry = own
+        return reg, []
+    name = f"pnpkit_rules_{pack.id}"
     try:
-        spec = importlib.util.spec_from_file_location(f"pnpkit_rules_{pack.id}", pack.rules_file)
+        spec = importlib.util.spec_from_file_location(name, pack.rules_file)
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # dataclasses and pickling look their module up here
         spec.loader.exec_module(module)
     except Exception as exc:  # a designer's Python: report it, located, instead of a traceback
         line = _exc_line(exc, pack.rules_file)
-        return rules, [Problem(Location(display_path(pack.rules_file), line, 1), f"rules file failed to load: {type(exc).__name__}: {exc}", "rules")]
+        return reg, [Problem(Location(display_path(pack.rules_file), line, 1), f"rules file failed to load: {type(exc).__name__}: {exc}", "rules")]
     finally:
-        _registry = BUILTIN
-        sys.modules.pop(f"pnpkit_rules_{pack.id}", None)
-    rules.update(own)
-    return rules, []
+        sys.modules.pop(name, None)
+    for fn in vars(module).values():  # the file's own rules, in order; not ones it imported
+        if callable(fn) and getattr(fn, "__module__", None) == name and hasattr(fn, _DECLARED):
+            reg.add_rule(fn)
+    return reg, []
 
 
-def check(pack: Pack, trusted: bool = True, seconds: float = CODE_SECONDS) -> list[Problem]:
+def check(pack: Pack, reg: Registry, trusted: bool = True,
+          seconds: float = CODE_SECONDS) -> list[Problem]:
     """Run every configured check; return the problems, each under its check's id.
 
     The built-in rules run here. The pack's own rules (its rules.py) run only when the pack
@@ -110,15 +131,15 @@ def check(pack: Pack, trusted: bool = True, seconds: float = CODE_SECONDS) -> li
     own: set[str] | None = set()
     problems: list[Problem] = []
     if pack.rules_file is not None:
-        own, problems = _run_own(pack, seconds) if trusted else (None, [_untrusted(pack)])
+        own, problems = _run_own(pack, reg, seconds) if trusted else (None, [_untrusted(pack, reg)])
     for chk in pack.checks:
         if own is not None and chk.rule in own:
             continue
-        r = BUILTIN.get(chk.rule)
+        r = reg.rules.get(chk.rule)
         if r is None and own is None:  # rules.py did not run: its rules are unknown, not wrong
             continue
         if r is None:
-            known = sorted(set(BUILTIN) | (own or set()))
+            known = sorted(set(reg.rules) | (own or set()))
             problems.append(Problem(chk.doc.at(chk.path + ("rule",)), f"unknown rule '{chk.rule}'{did_you_mean(chk.rule, known)}", "rules"))
             continue
         problems += run_check(pack, chk, r)
@@ -142,8 +163,8 @@ def run_check(pack: Pack, chk: Check, r: Rule) -> list[Problem]:
     return problems
 
 
-def _untrusted(pack: Pack) -> Problem:
-    left_out = [f"{c.id} ({c.rule})" for c in pack.checks if c.rule not in BUILTIN]
+def _untrusted(pack: Pack, reg: Registry) -> Problem:
+    left_out = [f"{c.id} ({c.rule})" for c in pack.checks if c.rule not in reg.rules]
     what = {0: "no check of its was skipped", 1: "its check {} was skipped"}.get(len(left_out), "its checks {} were skipped")
     what = what.format(", ".join(left_out))
     where = pack.manifest.at(("rules",)) if ("rules",) in pack.manifest.values else pack.where
@@ -151,16 +172,16 @@ def _untrusted(pack: Pack) -> Problem:
                           f"if you trust its author: pnpkit trust {display_path(pack.root)} (or --trust for one run)", "trust", "warning")
 
 
-def _run_own(pack: Pack, seconds: float) -> tuple[set[str] | None, list[Problem]]:
+def _run_own(pack: Pack, reg: Registry, seconds: float) -> tuple[set[str] | None, list[Problem]]:
     """Load rules.py and run the checks that use its rules, in a child with a time limit.
     Returns the names rules.py registered (None when it did not load) and the problems."""
     checks = list(pack.checks)
 
     def work(step) -> list:
-        rules, found = load_rules(pack)
+        loaded, found = load_rules(pack, reg)
         if found:
             return [_dump(p) for p in found]
-        own = {name: r for name, r in rules.items() if r is not BUILTIN.get(name)}
+        own = {name: r for name, r in loaded.rules.items() if r is not reg.rules.get(name)}
         step(sorted(own))
         out = []
         for i, chk in enumerate(checks):

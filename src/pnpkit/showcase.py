@@ -21,7 +21,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter
 
-from pnpkit import hexes
+from pnpkit import facepages, hexes
 from pnpkit.model import Face
 
 CARD_CORNER = 3.175  # mm: the 1/8 in corner of a playing card
@@ -112,13 +112,12 @@ def hero(face: Face, profile) -> Image.Image:
 
 def pieces_of(faces: list[Face], width_px: float) -> list[Image.Image]:
     """Each face's trim as an RGBA image about width_px wide, cut to the piece's outline."""
-    from pnpkit import export  # export builds on the profiles this module is one of
-
     sizes = [(max(8, round(width_px)), max(8, round(width_px * f.size[1] / f.size[0]))) for f in faces]
     with tempfile.TemporaryDirectory() as tmp:
         pdf = Path(tmp) / "pieces.pdf"
-        export.write_faces_pdf([export.Sheet(f, f.size) for f in faces], pdf, "showcase")
-        images = export.rasterise(pdf, [export.Shot(i, px, 72.0) for i, px in enumerate(sizes)])
+        facepages.write_faces_pdf([facepages.Sheet(f, f.size) for f in faces], pdf, "showcase")
+        shots = [facepages.Shot(i, px, 72.0) for i, px in enumerate(sizes)]
+        images = facepages.rasterise(pdf, shots)
     out = []
     for face, px, image in zip(faces, sizes, images):
         image = image.convert("RGBA")

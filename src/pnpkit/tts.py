@@ -25,7 +25,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from pnpkit.export import Deck, Sheet, Shot, face_stem, rasterise_faces
+from pnpkit.decks import Deck, face_stem
+from pnpkit.facepages import Sheet, Shot, rasterise_faces
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
 from pnpkit.rastercache import RasterCache, combine, key
@@ -54,8 +55,8 @@ class Grid:
 class Plan:
     """Everything to rasterise for one language: faces PDF pages, then how to assemble them."""
 
-    sheets: list = field(default_factory=list)  # export.Sheet, one per page of the faces PDF
-    shots: list = field(default_factory=list)  # export.Shot, one per page
+    sheets: list = field(default_factory=list)  # facepages.Sheet, one per page of the faces PDF
+    shots: list = field(default_factory=list)  # facepages.Shot, one per page
     cells: dict = field(default_factory=dict)  # page index -> (sheet image path, x, y) for cells of deck sheets
     cuts: dict = field(default_factory=dict)  # page index -> [(image path, pixel box, upside down)] for figures
 

@@ -1,0 +1,15 @@
+"""pnpkit's own registry, for tests that call one stage directly as build.validate() would."""
+
+from __future__ import annotations
+
+from pnpkit import layout
+from pnpkit.errors import Problem
+from pnpkit.model import Face, PrintSettings
+from pnpkit.registry import default_registry
+
+REGISTRY = default_registry()
+
+
+def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[layout.Page], list[Problem]]:
+    """layout.impose with pnpkit's packers (hex, die, labels)."""
+    return layout.impose(faces, settings, REGISTRY.packers)

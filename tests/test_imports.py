@@ -1,0 +1,115 @@
+"""Every module stands on its own: it imports alone, no two modules import each other (even
+inside a function), and nothing is registered by importing a module (registry.py)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "pnpkit"
+MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__"))
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_every_module_imports_alone_in_a_fresh_interpreter():
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = dict(zip(MODULES, pool.map(lambda m: _python(f"import pnpkit.{m}"), MODULES)))
+    failed = {m: r.stderr.strip().splitlines()[-1] for m, r in runs.items() if r.returncode != 0}
+    assert failed == {}
+
+
+def _imports(tree: ast.Module) -> set[str]:
+    """The pnpkit modules a module imports at any depth (functions too), except under
+    `if TYPE_CHECKING:`, which never runs."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        skipped = ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        if isinstance(node, ast.If) and ast.unparse(node.test) in skipped:
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.ImportFrom) and node.module == "pnpkit":
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pnpkit."):
+            found.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("pnpkit."))
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph = {}
+    for name in MODULES:
+        tree = ast.parse((PACKAGE / f"{name}.py").read_text(encoding="utf-8"))
+        graph[name] = {m for m in _imports(tree) if m in MODULES and m != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each import cycle once, as the path that closes it (a depth-first search)."""
+    found, state = [], {}  # state: 1 on the current path, 2 done
+
+    def walk(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                found.append(path[path.index(nxt):] + [nxt])
+            elif nxt not in state:
+                walk(nxt, path + [nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            walk(node, [node])
+    return found
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_a_function_level_import_counts_and_type_checking_does_not():
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pnpkit import a\n"
+                     "def f():\n    from pnpkit import b\n    import pnpkit.c\n")
+    assert _imports(tree) == {"b", "c"}
+
+
+@pytest.mark.parametrize("first", ["rules", "render", "layout", "dice"])
+def test_the_registry_is_whole_whatever_was_imported_first(first):
+    run = _python(f"import pnpkit.{first}\nfrom pnpkit.registry import default_registry\n"
+                  "r = default_registry()\n"
+                  "print(sorted(r.packers), 'die-opposites' in r.rules, 'face_hex' in r.helpers)")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n")[0] == "['die', 'hex', 'labels'] True True"
+
+
+def test_importing_a_module_registers_nothing():
+    """No module-level registry is left to fill by importing: the plug-ins only have register()."""
+    run = _python("import pnpkit.rules as r, pnpkit.render as t, pnpkit.layout as l\n"
+                  "import pnpkit.dice, pnpkit.hexes\n"
+                  "print([n for n in ('BUILTIN', 'GLOBALS', 'PACKERS', 'template_global') "
+                  "if hasattr(r, n) or hasattr(t, n) or hasattr(l, n)])")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"
