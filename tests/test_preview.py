@@ -121,6 +121,20 @@ def test_a_face_that_draws_art_is_previewed_linking_one_copy_of_the_art(tmp_path
     assert (out / "svg" / "en" / "cards" / "one-front.svg").read_text(encoding="utf-8").count('href="art/p.png"') == 1
 
 
+def test_the_packs_own_text_is_escaped_on_the_page(tmp_path):
+    """The page is a Jinja template with autoescape: a pack's name and its problems are text."""
+    root = colour_pack(tmp_path / "p", n=1)
+    (root / "game.yaml").write_text((root / "game.yaml").read_text().replace(
+        "name: Probe", "name: '<script>alert(1)</script> & \"Co\"'"))
+    with open(root / "game.yaml", "a") as f:
+        f.write("checks:\n  - {rule: count, id: '<b>X</b>', group: cards, exact: 2, level: warning}\n")
+    assert not build.build(root, tmp_path / "out").errors
+    text = (tmp_path / "out" / "p" / "index.html").read_text(encoding="utf-8")
+    assert text.count("<script>") == 1 and "<b>X</b>" not in text  # only the page's own script
+    assert "<h1>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#34;Co&#34;</h1>" in text
+    assert "[&lt;b&gt;X&lt;/b&gt;]</li>" in text
+
+
 def test_the_page_is_the_same_for_the_same_build(tmp_path):
     root = colour_pack(tmp_path / "p", n=2)
     for out in ("a", "b"):

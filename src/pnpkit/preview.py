@@ -8,17 +8,23 @@ one copy of each file (preview/art/), shown in a sandboxed frame instead. Served
 server for the build state twice a second: it reloads itself after a rebuild
 and shows the problems while the pack is broken. Opened as a file it is
 simply a static page.
+
+The page itself is files shipped in the package (assets/preview/: the Jinja
+templates, autoescaped, and the page's CSS and JavaScript); this module only
+gathers what they show.
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 import shutil
+from functools import lru_cache
 from pathlib import Path
 
+import jinja2
 from lxml import etree
+from markupsafe import Markup
 
 from pnpkit import paths
 from pnpkit.errors import Problem
@@ -27,6 +33,21 @@ from pnpkit.model import Face, Item, Pack
 STATE_URL = "/__pnpkit/state"  # what watch --serve answers with the build state (JSON)
 _BUILD_META = re.compile(rb'<meta name="pnpkit-build" content="([0-9a-f]+)">')
 _XLINK = "{http://www.w3.org/1999/xlink}href"
+
+
+@lru_cache(maxsize=1)
+def _templates() -> jinja2.Environment:
+    """The page's templates, from the package (a wheel or a zip install too); HTML is escaped."""
+    return jinja2.Environment(loader=jinja2.PackageLoader("pnpkit", "assets/preview"),
+                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+                              lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def _page(title: str, body: Markup) -> str:
+    """The whole page around a body; its build fingerprint is a hash of what it shows."""
+    build = hashlib.sha256(f"{title}\n{body}".encode("utf-8")).hexdigest()[:16]
+    page = _templates().get_template("page.html.j2")
+    return page.render(build=build, state_url=STATE_URL, title=title, body=body)
 
 
 def write_index(result, folder: Path) -> Path:
@@ -38,25 +59,16 @@ def write_index(result, folder: Path) -> Path:
     for problem in result.problems:
         owner = _owner(owners, problem)
         (by_item.setdefault(owner, []) if owner else general).append(problem)
-    pdfs = sorted(p.name for p in folder.glob("*.pdf"))
-    sections = [_language(pack, lang, faces, by_item, folder) for lang, faces in result.faces.items()]
     total = sum(len(faces) for faces in result.faces.values())
-    body = "\n".join([
-        f"<header><h1>{_e(pack.name[pack.languages[0]])}</h1>",
-        "<nav>" + " ".join(f'<a class="pdf" href="{_e(name)}">{_e(name)}</a>' for name in pdfs)
-        + (" " + " ".join(f'<a href="#lang-{_e(lang)}">{_e(lang)}</a>' for lang in result.faces) if len(result.faces) > 1 else "")
-        + "</nav>",
-        '<p class="controls"><label>size <input id="zoom" type="range" min="1" max="8" step="0.5" value="2.5"></label> '
-        '<label><input id="lines" type="checkbox"> trim and safe lines</label> '
-        f'<span id="status">{total} faces</span></p>',
-        _warnings(general), '<div id="problems" hidden></div></header>',
-        *sections,
-    ])
-    title = _e(f"{pack.name[pack.languages[0]]} · {total} faces")
-    build = hashlib.sha256(f"{title}\n{body}".encode("utf-8")).hexdigest()[:16]  # what the page shows
-    page = PAGE.replace("@BUILD@", build).replace("@TITLE@", title).replace("@BODY@", body)  # the pack's text last
+    name = pack.name[pack.languages[0]]
+    sections = [_language(pack, lang, faces, by_item, folder)
+                for lang, faces in result.faces.items()]
+    pdfs = sorted(p.name for p in folder.glob("*.pdf"))
+    body = _templates().get_template("index.html.j2").render(
+        name=name, pdfs=pdfs, langs=list(result.faces), total=total, general=general,
+        sections=sections)
     path = folder / "index.html"
-    path.write_text(page, encoding="utf-8")
+    path.write_text(_page(f"{name} · {total} faces", Markup(body.rstrip("\n"))), encoding="utf-8")
     return path
 
 
@@ -71,59 +83,56 @@ def build_id(folder: Path) -> str:
 
 def waiting_page(title: str) -> str:
     """What watch --serve shows before the pack has ever built: the problems, live."""
-    body = f'<header><h1>{_e(title)}</h1><p id="status">no successful build yet</p><div id="problems" hidden></div></header>'
-    return PAGE.replace("@BUILD@", "").replace("@TITLE@", _e(title)).replace("@BODY@", body)
+    body = Markup(_templates().get_template("waiting.html.j2").render(title=title).rstrip("\n"))
+    page = _templates().get_template("page.html.j2")
+    return page.render(build="", state_url=STATE_URL, title=title, body=body)
 
 
 # ---------------------------------------------------------------- sections
 
 
-def _language(pack: Pack, lang: str, faces: list[Face], by_item: dict, folder: Path) -> str:
+def _language(pack: Pack, lang: str, faces: list[Face], by_item: dict[str, list[Problem]],
+              folder: Path) -> dict[str, object]:
+    """What index.html.j2 shows of one language: its groups, each with its items' figures."""
     items: dict[tuple[str, str], dict[str, Face]] = {}
     for face in faces:
         items.setdefault((face.group, face.item), {})[face.side] = face
-    parts = [f'<section id="lang-{_e(lang)}"><h2>{_e(lang)}</h2>']
+    groups = []
     for group in pack.groups.values():
         members = [(item, items[(group.name, item.id)]) for item in group.items if (group.name, item.id) in items]
         if not members:
             continue
         w, h = group.size
-        designs = f"{len(members)} design{'s' if len(members) != 1 else ''}"
-        parts.append(f'<h3>{_e(group.name)} <small>{_e(group.kind)} · {w:g}×{h:g} mm · '
-                     f'{designs} · {group.total} printed</small></h3><div class="grid">')
-        for item, sides in members:
-            parts.append(_figure(pack, lang, item, sides, by_item.get(item.id, []), folder))
-        parts.append("</div>")
-    parts.append("</section>")
-    return "\n".join(parts)
+        groups.append({"name": group.name, "kind": group.kind, "size": f"{w:g}×{h:g}",
+                       "printed": group.total,
+                       "designs": f"{len(members)} design{'s' if len(members) != 1 else ''}",
+                       "figures": [_figure(pack, lang, item, sides, by_item.get(item.id, []),
+                                           folder) for item, sides in members]})
+    return {"lang": lang, "groups": groups}
 
 
-def _figure(pack: Pack, lang: str, item: Item, sides: dict[str, Face], problems: list[Problem], folder: Path) -> str:
-    images = "".join(_image(pack, lang, face, folder) for side in ("front", "back") if (face := sides.get(side)))
-    notes = "".join(f'<li class="{p.level}">{_e(p.level)}: {_e(p.message)} <small>{_e(str(p.where))} [{_e(p.rule)}]</small></li>'
-                    for p in problems)
-    count = f' <span class="count">×{item.count}</span>'
-    return (f'<figure class="item" id="{_e(lang)}-{_e(item.id)}" data-id="{_e(item.id)}" data-count="{item.count}">'
-            f'<div class="sides">{images}</div><figcaption><b>{_e(item.id)}</b>{count}'
-            f'{f"<ul>{notes}</ul>" if notes else ""}</figcaption></figure>')
+def _figure(pack: Pack, lang: str, item: Item, sides: dict[str, Face], problems: list[Problem],
+            folder: Path) -> dict[str, object]:
+    faces = [_image(pack, lang, face, folder)
+             for side in ("front", "back") if (face := sides.get(side))]
+    return {"id": item.id, "count": item.count, "faces": faces, "notes": problems}
 
 
-def _image(pack: Pack, lang: str, face: Face, folder: Path) -> str:
+def _image(pack: Pack, lang: str, face: Face, folder: Path) -> dict[str, object]:
+    """One side as the page shows it: an image of its SVG, or a framed preview copy (art)."""
     rel = f"svg/{lang}/{face.group}/{face.item}-{face.side}.svg"
-    version = hashlib.sha256(face.svg.encode("utf-8")).hexdigest()[:12]
-    shown = f'<img src="{_e(rel)}?v={version}" alt="{_e(face.item)} {face.side}" loading="lazy">'
-    if _draws_files(face):
+    framed = _draws_files(face)
+    if framed:
         rel = f"preview/{lang}/{face.group}/{face.item}-{face.side}.svg"
         target = folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(_linked_art(face.svg, pack.root, folder / ART))
-        shown = f'<iframe sandbox src="{_e(rel)}?v={version}" title="{_e(face.item)} {face.side}" loading="lazy" tabindex="-1"></iframe>'
     fw, fh = face.full_size
-    trim, safe = _inset(face.bleed, fw, fh), _inset(face.bleed + pack.print.safe, fw, fh)
-    return (f'<a class="face {face.side}" href="{_e(rel)}" target="_blank" style="--w:{fw:.2f};--h:{fh:.2f}" '
-            f'title="{_e(face.item)} ({face.side})" data-face="{_e(lang)}/{_e(face.group)}/{_e(face.item)}/{face.side}">'
-            f'{shown}'
-            f'<i class="trim" style="{trim}"></i><i class="safe" style="{safe}"></i><span class="side">{face.side}</span></a>')
+    return {"side": face.side, "group": face.group, "href": rel, "framed": framed,
+            "version": hashlib.sha256(face.svg.encode("utf-8")).hexdigest()[:12],
+            "w": f"{fw:.2f}", "h": f"{fh:.2f}",
+            "trim": _inset(face.bleed, fw, fh),
+            "safe": _inset(face.bleed + pack.print.safe, fw, fh)}
 
 
 def _inset(d: float, w: float, h: float) -> str:
@@ -188,92 +197,3 @@ def _owner(owners: dict, problem: Problem) -> str | None:
         if first <= problem.where.line <= last:
             return item_id
     return None
-
-
-def _warnings(problems: list[Problem]) -> str:
-    if not problems:
-        return ""
-    rows = "".join(f'<li class="{p.level}">{_e(str(p))}</li>' for p in problems)
-    return f'<ul class="general">{rows}</ul>'
-
-
-def _e(text: str) -> str:
-    return html.escape(str(text), quote=True)
-
-
-# ---------------------------------------------------------------- the page
-
-PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="pnpkit-build" content="@BUILD@">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>@TITLE@</title>
-<style>
-:root { --mm: 2.5px; font-family: "DejaVu Sans", sans-serif; color: #222; background: #eceae4; }
-body { margin: 0 1.5rem 3rem; }
-header { position: sticky; top: 0; background: #eceae4ee; padding: .5rem 0; z-index: 2; border-bottom: 1px solid #ccc; }
-h1 { font-size: 1.3rem; margin: .3rem 0; } h2 { margin-top: 1.5rem; } h3 small { font-weight: normal; color: #666; }
-nav a.pdf { display: inline-block; margin-right: .8rem; padding: .2rem .6rem; background: #3b2f5c; color: #fff; border-radius: 4px; text-decoration: none; }
-.controls { font-size: .85rem; color: #444; } .controls label { margin-right: 1rem; }
-.grid { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
-figure.item { margin: 0; padding: .4rem; background: #fff; border-radius: 6px; box-shadow: 0 1px 3px #0002; }
-.sides { display: flex; gap: .4rem; }
-a.face { position: relative; display: block; width: calc(var(--w) * var(--mm)); height: calc(var(--h) * var(--mm)); }
-a.face img, a.face iframe { width: 100%; height: 100%; display: block; border: 0; }
-a.face iframe { pointer-events: none; }
-a.face img.failed { outline: 3px solid #c00; }
-a.face i { position: absolute; display: none; pointer-events: none; }
-body.lines a.face i.trim { display: block; border: 1px dashed #d00; }
-body.lines a.face i.safe { display: block; border: 1px dotted #06c; }
-a.face .side { position: absolute; right: 2px; bottom: 2px; font-size: 9px; background: #fffc; padding: 0 3px; border-radius: 3px; color: #555; }
-figcaption { font-size: .8rem; margin-top: .3rem; max-width: 30rem; }
-figcaption .count { color: #666; } figcaption ul, ul.general { margin: .3rem 0 0; padding-left: 1.1rem; }
-li.warning { color: #8a5a00; } li.error { color: #b00; }
-#problems { background: #b00; color: #fff; padding: .5rem 1rem; border-radius: 6px; font-family: "DejaVu Sans Mono", monospace; font-size: .8rem; white-space: pre-wrap; }
-#status.stale { color: #b00; font-weight: bold; }
-</style></head>
-<body>
-@BODY@
-<script>
-(function () {
-  const build = document.querySelector('meta[name="pnpkit-build"]').content;
-  const title = document.title, body = document.body;
-  const zoom = document.getElementById('zoom'), lines = document.getElementById('lines');
-  const status = document.getElementById('status'), problems = document.getElementById('problems');
-  function setZoom(v) { document.documentElement.style.setProperty('--mm', v + 'px'); }
-  if (zoom) {
-    zoom.value = localStorage.getItem('pnpkit-zoom') || zoom.value; setZoom(zoom.value);
-    zoom.addEventListener('input', () => { setZoom(zoom.value); localStorage.setItem('pnpkit-zoom', zoom.value); });
-  }
-  if (lines) {
-    lines.checked = localStorage.getItem('pnpkit-lines') === '1'; body.classList.toggle('lines', lines.checked);
-    lines.addEventListener('change', () => { body.classList.toggle('lines', lines.checked); localStorage.setItem('pnpkit-lines', lines.checked ? '1' : '0'); });
-  }
-  document.querySelectorAll('a.face img').forEach(img => img.addEventListener('error', () => {
-    img.classList.add('failed'); img.alt = 'your browser could not draw this SVG';
-  }));
-  if (!location.protocol.startsWith('http')) return;
-  let base = status ? status.textContent : '';
-  async function poll() {
-    let delay = 500;
-    try {
-      const state = await (await fetch('@STATE@', {cache: 'no-store'})).json();
-      if (state.build && state.build !== build) { location.reload(); return; }
-      const broken = !state.ok;
-      problems.hidden = !broken;
-      problems.textContent = broken ? state.problems.join('\\n') : '';
-      status.classList.toggle('stale', broken);
-      status.textContent = base + ' · build ' + state.serial + ' at ' + state.time +
-        (broken ? ' · ' + state.errors + ' error(s): showing the last good build' : '');
-      document.title = (broken ? '\\u26a0 ' : '') + title + ' · build ' + state.serial;
-    } catch (e) {
-      if (status) status.textContent = base + ' · watch is not running';
-      delay = 2000;
-    }
-    setTimeout(poll, delay);
-  }
-  poll();
-})();
-</script>
-</body></html>
-""".replace("@STATE@", STATE_URL)
