@@ -162,6 +162,18 @@ def test_a_new_process_reads_the_cache_from_the_build_folder(kit):
     assert fresh.stats.get("faces rendered", 0) == 0
 
 
+def test_a_cache_file_of_an_older_format_is_ignored(kit):
+    """Format 3 stores drawings as typed ops' rows: a file of format 2 (tuples) is never read."""
+    assert kit.build().code == 0
+    path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
+    data = path.read_bytes()
+    assert data.startswith(cache.FORMAT) and cache.FORMAT == b"pnpkit-cache 3\n"
+    path.write_bytes(b"pnpkit-cache 2\n" + data[len(cache.FORMAT):])
+    fresh = Cache(kit.root / "build" / build.CACHE_DIR)
+    assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
+    assert fresh.stats["faces rendered"] == 2 * FACES and fresh.stats["drawings reused"] == 0
+
+
 def test_another_engine_never_reuses_an_entry(kit, monkeypatch):
     run = incremental(kit)
     run()
@@ -187,8 +199,9 @@ def test_a_face_from_the_cache_is_the_face_render_makes(kit):
     assert warm.stats["faces reused"] == 2 * FACES
     for lang in ("pl", "en"):
         for a, b in zip(cached.faces[lang], fresh.faces[lang], strict=True):
-            assert (a.group, a.item, a.side, a.count, a.size, a.bleed, a.kind, a.svg, a.where, a.extra) == \
-                   (b.group, b.item, b.side, b.count, b.size, b.bleed, b.kind, b.svg, b.where, b.extra)
+            fields = ("group", "item", "side", "count", "size", "bleed", "kind", "svg", "where", "template",
+                      "broken")
+            assert [getattr(a, f) for f in fields] == [getattr(b, f) for f in fields]
 
 
 def test_the_key_covers_every_name_a_template_sees(kit, monkeypatch):

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, write_pack
 from pnpkit import lowink
 from pnpkit.cli import main
-from pnpkit.svgdraw import compile_svg
+from pnpkit.svgdraw import PathOp, TextOp, compile_svg
 
 NAVY = (0x20 / 255, 0x20 / 255, 0x60 / 255)
 SVG = """<svg xmlns="http://www.w3.org/2000/svg" width="60mm" height="90mm" viewBox="0 0 60 90">
@@ -23,19 +23,19 @@ SVG = """<svg xmlns="http://www.w3.org/2000/svg" width="60mm" height="90mm" view
 
 def test_large_fills_keep_the_declared_share_of_ink_and_details_keep_their_colour():
     result = lowink.lighten(compile_svg(SVG), lowink.Rule(keep=0.35, min_area=100))
-    paths = [op for op in result.drawing.ops if op[0] == "path"]
-    background, icon = paths[0][2], paths[1][2]
+    paths = [op for op in result.drawing.ops if isinstance(op, PathOp)]
+    background, icon = paths[0].fill, paths[1].fill
     assert background[:3] == pytest.approx(tuple(1 - (1 - c) * 0.35 for c in NAVY))
     assert icon[:3] == pytest.approx((0xd0 / 255, 0x20 / 255, 0x20 / 255))  # 12.6 mm^2: a detail
 
 
 def test_text_that_lost_its_contrast_turns_black_and_text_that_kept_it_stays():
     result = lowink.lighten(compile_svg(SVG), lowink.Rule(keep=0.35, min_area=100))
-    texts = [op for op in result.drawing.ops if op[0] == "text"]
-    background = next(op for op in result.drawing.ops if op[0] == "path")[2][:3]
+    texts = [op for op in result.drawing.ops if isinstance(op, TextOp)]
+    background = next(op for op in result.drawing.ops if isinstance(op, PathOp)).fill.rgb
     assert lowink.contrast((1, 1, 1), background) < lowink.MIN_CONTRAST  # white on the lightened navy would not read
-    assert texts[0][6][:3] == (0.0, 0.0, 0.0) and lowink.contrast((0, 0, 0), background) >= lowink.MIN_CONTRAST
-    assert texts[1][6][:3] == (0.0, 0.0, 0.0)  # pale yellow had contrast on navy; on the light background black reads
+    assert texts[0].fill.rgb == (0.0, 0.0, 0.0) and lowink.contrast((0, 0, 0), background) >= lowink.MIN_CONTRAST
+    assert texts[1].fill.rgb == (0.0, 0.0, 0.0)  # pale yellow had contrast on navy; on the light background black reads
     assert result.contrast_fixes == 2
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import marshal
 import pickle
 
 import pypdfium2
@@ -13,7 +14,8 @@ from pypdf import PdfReader
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import fonts
-from pnpkit.svgdraw import MM, Drawing, SvgError, compile_svg
+from pnpkit.svgdraw import (MM, OP_TYPES, Drawing, Fill, PathOp, Stroke, SvgError, TextOp,
+                            compile_svg, op_from_row, op_row)
 
 NS = 'xmlns="http://www.w3.org/2000/svg"'
 DPI = 144
@@ -368,7 +370,7 @@ def test_positioned_tspans_make_lines(tmp_path):
       <tspan x="20" y="30" text-anchor="middle">third</tspan>
     </text>"""
     drawing = compile_svg(svg(body))
-    texts = [(op[1], op[2], op[3], op[5]) for op in drawing.ops if op[0] == "text"]
+    texts = [(op.x, op.y, op.font, op.text) for op in drawing.ops if isinstance(op, TextOp)]
     third_x = 20 - fonts.string_width("third", "DejaVu Sans", 4) / 2
     second_w = fonts.string_width("second ", "DejaVu Sans", 4)
     assert texts == [(5, 10, "DejaVu Sans", "first"), (5, 15, "DejaVu Sans", "second "),
@@ -377,13 +379,13 @@ def test_positioned_tspans_make_lines(tmp_path):
 
 def test_whitespace_collapses_and_trims_but_keeps_no_break_space():
     drawing = compile_svg(svg('<text y="10">\n   a \t  b\n <tspan> c </tspan> d\u00a0e  </text>'))
-    assert [op[5] for op in drawing.ops if op[0] == "text"] == ["a b ", "c ", "d\u00a0e"]
+    assert [op.text for op in drawing.ops if isinstance(op, TextOp)] == ["a b ", "c ", "d\u00a0e"]
 
 
 def test_font_family_list_takes_the_first(tmp_path):
     drawing = compile_svg(svg('<text y="10" style="font-family: \'DejaVu Sans\', sans-serif; font-weight: bold">'
                               'x</text>'))
-    assert [op[3] for op in drawing.ops if op[0] == "text"] == ["DejaVu Sans-Bold"]
+    assert [op.font for op in drawing.ops if isinstance(op, TextOp)] == ["DejaVu Sans-Bold"]
 
 
 def test_drawing_is_picklable():
@@ -502,3 +504,25 @@ if __name__ == "__main__":  # a quick speed figure; the real benchmark lives els
     for _ in range(200):
         compile_svg(card)
     print(f"compile: {(time.perf_counter() - start) / 200 * 1e3:.3f} ms per card")
+
+
+def test_every_kind_of_op_is_typed_and_comes_back_whole_from_the_cache_rows():
+    """The build cache stores ops as plain rows (marshal); each kind comes back the same op."""
+    uri = "data:image/png;base64," + base64.b64encode(_png()).decode()
+    drawing = compile_svg(svg(
+        '<defs><clipPath id="c"><rect x="0" y="0" width="30" height="30"/></clipPath>'
+        '<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/>'
+        '<stop offset="1" stop-color="#0000ff"/></linearGradient></defs>'
+        '<g transform="translate(1 2)" clip-path="url(#c)"><rect x="1" y="1" width="5" height="5"'
+        ' fill="#102030" stroke="#405060" stroke-width="0.5" stroke-dasharray="1 1"/></g>'
+        '<rect x="10" y="10" width="5" height="5" fill="url(#g)"/>'
+        f'<image href="{uri}" x="20" y="20" width="4" height="4" opacity="0.5"/>'
+        '<text x="2" y="30" font-size="4" fill="#000000">Ab</text>'))
+    assert {type(op) for op in drawing.ops} == set(OP_TYPES)  # every kind, so every kind is checked
+    rows = marshal.loads(marshal.dumps(tuple(op_row(op) for op in drawing.ops)))
+    back = tuple(op_from_row(row) for row in rows)
+    assert back == drawing.ops and [type(op) for op in back] == [type(op) for op in drawing.ops]
+    painted = [op for op in back if isinstance(op, (PathOp, TextOp))]
+    assert all(isinstance(op.fill, Fill) for op in painted)
+    assert [type(op.stroke) for op in painted] == [Stroke, type(None)]  # the rect's, the text's
+    assert painted[0].stroke.dash == (1.0, 1.0) and painted[0].stroke.width == 0.5

@@ -119,7 +119,7 @@ def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) ->
         return paths.image_file(pack.root, href)
 
     for face in faces:
-        if face.extra.get("broken"):
+        if face.broken:
             continue
         if face.svg not in compiled:
             try:
@@ -137,11 +137,11 @@ def _check_texts(pack: Pack, faces: list[Face], env, sizes_reported: bool) -> li
     (an error), the sizes are not measured again: that would repeat it for every item."""
     out, seen = [], set()
     for face in faces:
-        if face.drawing is None or face.extra.get("broken") or face.svg in seen:
+        if face.drawing is None or face.broken or face.svg in seen:
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg)
         for text, message in textcheck.problems(face, 0.0 if sizes_reported else pack.print.min_font_pt):
-            where = render.find_text_in_template(env, face.extra.get("template", ""), text)
+            where = render.find_text_in_template(env, face.template, text)
             where = where or face.where
             detail = "" if where is not face.where else f" (the {face.side} of '{face.item}')"
             out.append(Problem(where, message + detail, "text", "warning"))
@@ -153,7 +153,7 @@ def _svg_problem(env, face: Face, line: int, message: str, art: str | None = Non
     a problem inside an SVG image file points into that file."""
     if art is not None:
         return Problem(Location(display_path(Path(art)), line, 1), message, "svg")
-    found = render.find_in_template(env, face.extra["template"], message)
+    found = render.find_in_template(env, face.template, message)
     if found is not None:
         return Problem(found, message, "svg")
     return Problem(face.where, f"{message} (line {line} of the SVG for the {face.side} of '{face.item}')", "svg")

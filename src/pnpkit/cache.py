@@ -47,7 +47,7 @@ from pnpkit import fonts, render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Pack
 
-FORMAT = b"pnpkit-cache 2\n"
+FORMAT = b"pnpkit-cache 3\n"  # 3: drawing ops stored as svgdraw.op_row() rows
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
 LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml", "uharfbuzz", "python-bidi")
 
@@ -140,7 +140,7 @@ class Cache:
                     if entry is not None:
                         entry[0] = self.generation
                         face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, entry[1], item.where, shape=group.shape, variant=group.variant, labels=group.labels)
-                        face.extra.update(template=name, broken=False)
+                        face.template, face.broken = name, False
                         self.stats["faces reused"] += 1
                     else:
                         found: list[Problem] = []
@@ -200,7 +200,9 @@ class Cache:
         if entry is not None and all(self._dep(href, resolve) == tuple(dep) for href, *dep in entry[2]):
             entry[0] = self.generation
             self.stats["drawings reused"] += 1
-            drawing = FormDrawing(*entry[1], key=key)
+            w, h, viewbox, rows = entry[1]
+            ops = tuple(svgdraw.op_from_row(r) for r in rows)
+            drawing = FormDrawing(w, h, viewbox, ops, key=key)
         else:
             deps = []
 
@@ -213,7 +215,8 @@ class Cache:
             compiled = svgdraw.compile_svg(svg, recording)
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
-            self.drawings[key] = [self.generation, fields, tuple(deps)]
+            rows = tuple(svgdraw.op_row(op) for op in compiled.ops)  # marshal takes plain tuples
+            self.drawings[key] = [self.generation, (*fields[:3], rows), tuple(deps)]
             drawing = FormDrawing(*fields, key=key)
         self._memo[memo] = drawing
         return drawing
@@ -295,24 +298,24 @@ class FormDrawing(svgdraw.Drawing):
     @functools.cached_property
     def images(self) -> bool:
         """Images and gradients cannot be replayed: their XObjects and shadings belong to each document."""
-        return any(op[0] in ("image", "grad") for op in self.ops)
+        return any(isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops)
 
     @functools.cached_property
     def chars(self) -> dict[str, set]:
         """font -> the characters this drawing sets in it."""
         chars: dict[str, set] = {}
         for op in self.ops:
-            if op[0] == "text":
-                if op[8] is not None:  # glyphs without a character of their own: known before seeding
-                    shaping.register_private(op[3], op[5], op[8])
-                chars.setdefault(op[3], set()).update(op[5])
+            if isinstance(op, svgdraw.TextOp):
+                if op.shaping is not None:  # glyphs with no character of their own: known first
+                    shaping.register_private(op.font, op.text, op.shaping)
+                chars.setdefault(op.font, set()).update(op.text)
         return chars
 
     @functools.cached_property
     def paints(self) -> bool:
         """Whether drawing calls setFillAlpha/setStrokeAlpha (svgdraw._set_paint), which mark the PDF as 1.4."""
-        return any((op[0] == "path" and (op[2] or op[3])) or (op[0] == "text" and (op[6] or op[7])) or op[0] == "grad"
-                   for op in self.ops)
+        return any((isinstance(op, (svgdraw.PathOp, svgdraw.TextOp)) and (op.fill or op.stroke))
+                   or isinstance(op, svgdraw.Gradient) for op in self.ops)
 
     def bound(self, plan: _FormPlan) -> FormDrawing:
         """This drawing, replaying for the PDF of plan."""

@@ -40,8 +40,9 @@ class Deck:
     @property
     def shared_back(self) -> Face | None:
         """The back every item shows, when there is one and more than one item shares it."""
-        backs = [i.back for i in self.items]
-        if len(backs) > 1 and all(b is not None for b in backs) and len({b.svg for b in backs}) == 1:
+        backs = [i.back for i in self.items if i.back is not None]
+        every = len(self.items) > 1 and len(backs) == len(self.items)
+        if every and len({b.svg for b in backs}) == 1:
             return backs[0]
         return None
 

@@ -12,7 +12,9 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import fonts, pdf
@@ -20,6 +22,9 @@ from pnpkit.model import Face
 from pnpkit.rastercache import RasterCache
 from pnpkit.rastercache import render as render_cached
 from pnpkit.units import PT_PER_MM
+
+if TYPE_CHECKING:
+    from pnpkit.pdfx import Separation
 
 K = PT_PER_MM
 PNG_COMPRESS = 3  # as fast as level 1 and 3 % smaller; level 6 (Pillow's default) costs 25 % more time for 8 %
@@ -36,7 +41,8 @@ class Sheet:
     page: tuple[float, float]
 
 
-def write_faces_pdf(sheets: list[Sheet], path: Path, title: str, separation=None) -> None:
+def write_faces_pdf(sheets: list[Sheet], path: Path, title: str,
+                    separation: Separation | None = None) -> None:
     """One face per page, trim centred, clipped to the face's own bleed; TrimBox and BleedBox set.
 
     Each distinct face is one form, so a deck's shared back costs one drawing
@@ -86,7 +92,7 @@ class Shot:
     path: Path | None = None
 
 
-def rasterise(pdf: Path, shots: list[Shot], workers: int | None = None) -> list:
+def rasterise(pdf: Path, shots: list[Shot], workers: int | None = None) -> list[Image.Image | None]:
     """Render the shots; returns a PIL image for each shot without a path (None for the others).
 
     pypdfium2 is not thread-safe, so large jobs go to a pool of processes,
@@ -102,7 +108,7 @@ def rasterise(pdf: Path, shots: list[Shot], workers: int | None = None) -> list:
         return [image for chunk in results for image in chunk]
 
 
-def _render_chunk(pdf: str, shots: list[Shot]) -> list:
+def _render_chunk(pdf: str, shots: list[Shot]) -> list[Image.Image | None]:
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
@@ -129,7 +135,8 @@ def _render_chunk(pdf: str, shots: list[Shot]) -> list:
     return out
 
 
-def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path, raster: RasterCache | None) -> list:
+def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path,
+                    raster: RasterCache | None) -> list[Image.Image | None]:
     """Draw the sheets one face per page and rasterise the shots, serving from `raster` what it
     holds; returns a PIL image for each shot without a path."""
     return render_cached(sheets, shots, folder / ".faces.pdf", "faces", raster or RasterCache(None), "",

@@ -116,8 +116,8 @@ def impose(faces: list[Face], settings: PrintSettings,
     copies = [f for f in faces if f.side == "front" for _ in range(f.count)]
     fronts, problems = [], []
     for packer, run in _by_packer(copies, packers):
-        pages, found = packer(run, settings)
-        fronts += pages
+        made, found = packer(run, settings)
+        fronts += made
         problems += found
     problems += _dropped(faces, fronts, problems, settings)
     pages: list[Page] = []

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from pnpkit.svgdraw import Drawing, apply, compose
+from pnpkit.svgdraw import (Drawing, Fill, ImageOp, Op, PathOp, Restore, Save, TextOp, Transform,
+                            apply, compose)
 
 MIN_CONTRAST = 4.5  # WCAG AA for normal text
 
@@ -41,32 +42,33 @@ def lighten(drawing: Drawing, rule: Rule) -> Lightened:
     """The drawing with large fills lightened and text kept readable on them."""
     sx = drawing.width_mm / drawing.viewbox[2]
     sy = drawing.height_mm / drawing.viewbox[3]
-    ops, stack, matrix = [], [], (1, 0, 0, 1, 0, 0)
+    ops: list[Op] = []
+    stack, matrix = [], (1, 0, 0, 1, 0, 0)
     under = []  # (bbox on the face in mm, old rgb, new rgb) of large fills, in drawing order
     fixes = 0
     for op in drawing.ops:
-        kind = op[0]
-        if kind == "save":
+        if isinstance(op, Save):
             stack.append(matrix)
-        elif kind == "restore":
+        elif isinstance(op, Restore):
             matrix = stack.pop() if stack else matrix
-        elif kind == "cm":
-            matrix = compose(matrix, op[1])
-        elif kind == "path" and op[2]:
-            box = _bbox([pt for _, args in op[1] for pt in zip(args[0::2], args[1::2])], matrix, sx, sy)
+        elif isinstance(op, Transform):
+            matrix = compose(matrix, op.matrix)
+        elif isinstance(op, PathOp) and op.fill:
+            points = [pt for _, args in op.segs for pt in zip(args[0::2], args[1::2])]
+            box = _bbox(points, matrix, sx, sy)
             if _area(box) >= rule.min_area:
-                fill = _mix(op[2], rule.keep)
-                under.append((box, op[2][:3], fill[:3]))
-                op = (op[0], op[1], fill, op[3], op[4])
-        elif kind == "image":
-            box = _bbox([(op[2], op[3]), (op[2] + op[4], op[3] + op[5])], matrix, sx, sy)
+                fill = Fill(*_mix(op.fill, rule.keep))
+                under.append((box, op.fill.rgb, fill.rgb))
+                op = op._replace(fill=fill)
+        elif isinstance(op, ImageOp):
+            box = _bbox([(op.x, op.y), (op.x + op.w, op.y + op.h)], matrix, sx, sy)
             if _area(box) >= rule.min_area:
-                op = (op[0], _image_mixed(op[1], rule.keep), *op[2:])
-        elif kind == "text" and op[6]:
-            x, y = apply(matrix, (op[1], op[2]))
-            fill, fixed = _readable(op[6], (x * sx, y * sy), under)
+                op = op._replace(source=_image_mixed(op.source, rule.keep))
+        elif isinstance(op, TextOp) and op.fill:
+            x, y = apply(matrix, (op.x, op.y))
+            fill, fixed = _readable(op.fill, (x * sx, y * sy), under)
             fixes += fixed
-            op = op[:6] + (fill,) + op[7:]
+            op = op._replace(fill=Fill(*fill))
         ops.append(op)
     return Lightened(Drawing(drawing.width_mm, drawing.height_mm, drawing.viewbox, tuple(ops)), fixes)  # a plain Drawing: never a cached form
 

@@ -186,7 +186,8 @@ class Face:
     svg: str
     where: Location
     drawing: object = None  # svgdraw.Drawing once compiled
-    extra: dict = field(default_factory=dict)
+    template: str = ""  # the template (or Python face) that drew it: where its problems point
+    broken: bool = False  # drawing it failed (its problems are reported): nothing more is checked
     shape: tuple = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet
     variant: str = ""  # the group's variant: imposed only when print.variants chooses it
     labels: str = ""  # the label sheet the group prints on (labels.py), if any

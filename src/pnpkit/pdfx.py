@@ -38,6 +38,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pnpkit import facepages, fonts
 from pnpkit.errors import Problem
 from pnpkit.model import Face
+from pnpkit.svgdraw import Fill, ImageOp, PathOp, Stroke, TextOp
 
 ICC_DIR = Path(__file__).parent / "icc"
 DEFAULT_ICC = ICC_DIR / "pnpkit-coated-cmyk.icc"
@@ -241,14 +242,13 @@ def _area_mm2(path, matrix) -> float:
 def transparency(face: Face) -> str | None:
     """What in the face's drawing is transparent, or None when nothing is."""
     for op in face.drawing.ops:
-        if op[0] in ("path", "text"):
-            fill, stroke = (op[2], op[3]) if op[0] == "path" else (op[6], op[7])
-            if (fill and fill[3] < 1) or (stroke and stroke[3] < 1):
+        if isinstance(op, (PathOp, TextOp)):
+            if (op.fill and op.fill.alpha < 1) or (op.stroke and op.stroke.alpha < 1):
                 return "opacity"
-        elif op[0] == "image":
-            if op[6] < 1:
+        elif isinstance(op, ImageOp):
+            if op.alpha < 1:
                 return "an image's opacity"
-            if _has_alpha(op[1]):
+            if _has_alpha(op.source):
                 return "an image with transparent pixels"
     return None
 
@@ -332,12 +332,13 @@ def _worst_ink(face: Face, sep: Separation):
     """(total %, description) of the heaviest colour or image pixel of a face."""
     worst, candidates = None, []
     for op in face.drawing.ops:  # the vector drawing, also of a face that will be flattened: same colours
-        paints = [op[2], op[3]] if op[0] == "path" else [op[6], op[7]] if op[0] == "text" else []
-        for paint in filter(None, paints):
-            cmyk = sep.colour(paint[:3])
-            candidates.append((100 * sum(cmyk), _describe(paint[:3], cmyk)))
-        if op[0] == "image":
-            source = op[1]
+        painted = isinstance(op, (PathOp, TextOp))
+        paints: list[Fill | Stroke | None] = [op.fill, op.stroke] if painted else []
+        for paint in (p for p in paints if p is not None):
+            cmyk = sep.colour(paint.rgb)
+            candidates.append((100 * sum(cmyk), _describe(paint.rgb, cmyk)))
+        if isinstance(op, ImageOp):
+            source = op.source
             image = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
             name = "an embedded image" if isinstance(source, bytes) else f"image {Path(source).name}"
             candidates.append((_image_ink(sep.image(source, image)), name))

@@ -29,6 +29,7 @@ from markupsafe import Markup
 from pnpkit import paths
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Item, Pack
+from pnpkit.svgdraw import ImageOp
 
 STATE_URL = "/__pnpkit/state"  # what watch --serve answers with the build state (JSON)
 _BUILD_META = re.compile(rb'<meta name="pnpkit-build" content="([0-9a-f]+)">')
@@ -143,7 +144,7 @@ def _inset(d: float, w: float, h: float) -> str:
 
 def _draws_files(face: Face) -> bool:
     ops = getattr(face.drawing, "ops", ())
-    return any(op[0] == "image" and isinstance(op[1], str) for op in ops)
+    return any(isinstance(op, ImageOp) and isinstance(op.source, str) for op in ops)
 
 
 ART = "preview/art"  # the pack's image files, one copy each, that preview copies of faces link to

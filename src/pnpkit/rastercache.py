@@ -21,6 +21,7 @@ from pathlib import Path
 from PIL import Image
 
 from pnpkit.cache import engine
+from pnpkit.svgdraw import ImageOp, Op
 
 KEEP_DAYS = 14
 
@@ -67,10 +68,10 @@ def combine(parts: list, extra: str = "") -> str | None:
     return h.hexdigest()
 
 
-def _keyed(op: tuple) -> tuple:
+def _keyed(op: Op) -> Op:
     """An image op names its file; the key needs the file's content."""
-    if op[0] == "image" and isinstance(op[1], str):
-        return (op[0], hashlib.sha256(Path(op[1]).read_bytes()).digest(), *op[2:])
+    if isinstance(op, ImageOp) and isinstance(op.source, str):
+        return op._replace(source=hashlib.sha256(Path(op.source).read_bytes()).digest())
     return op
 
 

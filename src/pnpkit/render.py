@@ -174,7 +174,7 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         if svg is None:  # python_faces() said why
             return None
         face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where)
-        face.extra.update(template=name, broken=False)
+        face.template, face.broken = name, False
         return face
     try:
         template = env.get_template(name)
@@ -201,7 +201,7 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         problems.append(Problem(where, f"template '{name}'{line}: {_describe(exc)} (rendering the {side} of '{item.id}')", rule))
         return None
     face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where, shape=group.shape, variant=group.variant, labels=group.labels)
-    face.extra.update(template=name, broken=any(p.is_error for p in problems[before:]))
+    face.template, face.broken = name, any(p.is_error for p in problems[before:])
     return face
 
 

@@ -46,6 +46,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Callable, NamedTuple
 
 from lxml import etree
 from reportlab.lib import colors
@@ -92,24 +93,141 @@ class SvgError(Exception):
         super().__init__("\n".join(f"line {line}: {message}" for line, message, *_ in self.problems))
 
 
+# ---------------------------------------------------------------- drawing operations
+# What compile_svg produces and Drawing.draw replays, in SVG user space (y down). One type per
+# kind of operation, so the modules that read drawings (cache, pdfx, lowink, textcheck, preview,
+# rastercache) name the fields they read. NamedTuples: as cheap to make as the plain tuples they
+# replace (compiling makes thousands), immutable and hashable, and op_row() turns one into the
+# plain tuples the build cache stores (marshal takes no tuple subclasses).
+
+Matrix = tuple[float, float, float, float, float, float]
+Segs = tuple[tuple[str, tuple[float, ...]], ...]  # path-building calls: ("moveTo", (x, y)), ...
+
+
+class Fill(NamedTuple):
+    r: float
+    g: float
+    b: float
+    alpha: float
+
+    @property
+    def rgb(self) -> tuple[float, float, float]:
+        return self.r, self.g, self.b
+
+
+class Stroke(NamedTuple):
+    r: float
+    g: float
+    b: float
+    alpha: float
+    width: float
+    cap: int
+    join: int
+    miter: float
+    dash: tuple[float, ...]
+    offset: float
+
+    @property
+    def rgb(self) -> tuple[float, float, float]:
+        return self.r, self.g, self.b
+
+
+class Save(NamedTuple):
+    """Push the graphics state (a transform or a clip follows, undone by the matching Restore)."""
+
+
+class Restore(NamedTuple):
+    """Pop the graphics state."""
+
+
+class Transform(NamedTuple):
+    """Concatenate a matrix (a b c d e f) to the current one (PDF's `cm`)."""
+
+    matrix: Matrix
+
+
+class Clip(NamedTuple):
+    segs: Segs
+    evenodd: bool
+
+
+class PathOp(NamedTuple):
+    segs: Segs
+    fill: Fill | None
+    stroke: Stroke | None
+    evenodd: bool
+
+
+class TextOp(NamedTuple):
+    """One run of text in one font, size and paint; (x, y) is its baseline's start."""
+
+    x: float
+    y: float
+    font: str  # ReportLab's name of the face
+    size: float
+    text: str
+    fill: Fill | None
+    stroke: Stroke | None
+    shaping: tuple[object, ...] | None  # see shaping.shape: glyphs without a character of their own
+
+
+class ImageOp(NamedTuple):
+    source: str | bytes  # a file's path or PNG/JPEG bytes
+    x: float
+    y: float
+    w: float
+    h: float
+    alpha: float
+    keep_aspect: bool  # xMidYMid meet, else stretched
+
+
+class Gradient(NamedTuple):
+    """A shape filled with a linear or radial gradient (pad spread, opaque stops)."""
+
+    segs: Segs
+    evenodd: bool
+    kind: str  # linear | radial
+    coords: tuple[float, ...]
+    colours: tuple[tuple[float, float, float], ...]
+    offsets: tuple[float, ...]
+    matrix: Matrix
+    alpha: float
+
+
+Op = Save | Restore | Transform | Clip | PathOp | TextOp | ImageOp | Gradient
+OP_TYPES: tuple[type, ...] = (Save, Restore, Transform, Clip, PathOp, TextOp, ImageOp, Gradient)
+_PAINTED = (PathOp, TextOp)
+
+
+def op_row(op: Op) -> tuple[object, ...]:
+    """The op as plain tuples (its type's number first), for marshal."""
+    fields = (tuple(v) if isinstance(v, (Fill, Stroke)) else v for v in op)
+    return (OP_TYPES.index(type(op)), *fields)
+
+
+def op_from_row(row: tuple[Any, ...]) -> Op:
+    """The op that op_row() wrote."""
+    cls, fields = OP_TYPES[row[0]], list(row[1:])
+    if cls in _PAINTED:
+        at = cls._fields.index("fill")
+        fill, stroke = fields[at], fields[at + 1]
+        fields[at] = Fill(*fill) if fill else None
+        fields[at + 1] = Stroke(*stroke) if stroke else None
+    op: Op = cls(*fields)
+    return op
+
+
 # ---------------------------------------------------------------- drawing
 
 
 @dataclass
 class Drawing:
-    """A compiled SVG: operations in SVG user space, replayed by draw().
-
-    ops are ("save",), ("restore",), ("cm", matrix), ("clip", segs, evenodd),
-    ("path", segs, fill, stroke, evenodd), ("text", x, y, font, size, text, fill, stroke, shape data
-    or None; see shaping.shape)
-    ("image", path or bytes, x, y, w, h, alpha, keep_aspect) and ("grad", segs, evenodd, kind, coords,
-    colours, offsets, matrix, alpha); see _set_paint for fill and stroke.
-    """
+    """A compiled SVG: operations (Op) in SVG user space, replayed by draw()."""
 
     width_mm: float
     height_mm: float
     viewbox: tuple[float, float, float, float]
-    ops: tuple[tuple, ...]
+    ops: tuple[Op, ...]
 
     def draw(self, canvas, x_pt: float = 0, y_pt: float = 0) -> None:
         """Draw with the SVG's bottom-left corner at (x_pt, y_pt) in canvas units (pt), true size."""
@@ -120,7 +238,7 @@ class Drawing:
         # Map y-down user space onto the page box: (minx, miny) lands at its top left.
         canvas.transform(sx, 0, 0, -sy, x_pt - sx * minx, y_pt + height_pt + sy * miny)
         for op in self.ops:
-            _DRAW[op[0]](canvas, op)
+            _DRAW[type(op)](canvas, op)
         canvas.restoreState()
 
 
@@ -146,19 +264,20 @@ def _set_paint(canvas, fill, stroke):
         canvas.setDash(list(dash), offset)  # always set: an earlier dash would otherwise leak
 
 
-def _draw_path(canvas, op):
-    _, segs, fill, stroke, evenodd = op
+def _draw_path(canvas: Any, op: PathOp) -> None:
+    segs, fill, stroke, evenodd = op
     _set_paint(canvas, fill, stroke)
     canvas.drawPath(_build_path(canvas, segs), stroke=stroke is not None, fill=fill is not None,
                     fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO)
 
 
-def _draw_clip(canvas, op):
-    canvas.clipPath(_build_path(canvas, op[1]), stroke=0, fill=0, fillMode=FILL_EVEN_ODD if op[2] else FILL_NON_ZERO)
+def _draw_clip(canvas: Any, op: Clip) -> None:
+    canvas.clipPath(_build_path(canvas, op.segs), stroke=0, fill=0,
+                    fillMode=FILL_EVEN_ODD if op.evenodd else FILL_NON_ZERO)
 
 
-def _draw_text(canvas, op):
-    _, x, y, font, size, text, fill, stroke, data = op
+def _draw_text(canvas: Any, op: TextOp) -> None:
+    x, y, font, size, text, fill, stroke, data = op
     _set_paint(canvas, fill, stroke)
     if data is not None:  # a shaped run: glyphs standing as characters, with their positions
         shaping.register_private(font, text, data)
@@ -172,8 +291,8 @@ def _draw_text(canvas, op):
     canvas.drawText(t)
 
 
-def _draw_gradient(canvas, op):
-    _, segs, evenodd, kind, coords, colours, offsets, matrix, alpha = op
+def _draw_gradient(canvas: Any, op: Gradient) -> None:
+    segs, evenodd, kind, coords, colours, offsets, matrix, alpha = op
     canvas.saveState()
     canvas.clipPath(_build_path(canvas, segs), stroke=0, fill=0, fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO)
     canvas.transform(*matrix)
@@ -191,8 +310,8 @@ def _image_reader(data: bytes) -> ImageReader:
     return ImageReader(io.BytesIO(data))
 
 
-def _draw_image(canvas, op):
-    _, source, x, y, w, h, alpha, meet = op
+def _draw_image(canvas: Any, op: ImageOp) -> None:
+    source, x, y, w, h, alpha, meet = op
     canvas.saveState()
     canvas.setFillAlpha(alpha)
     canvas.scale(1, -1)  # drawImage paints bottom-up; undo the page flip so the image stays upright
@@ -201,9 +320,11 @@ def _draw_image(canvas, op):
     canvas.restoreState()
 
 
-_DRAW = {"save": lambda canvas, op: canvas.saveState(), "restore": lambda canvas, op: canvas.restoreState(),
-         "cm": lambda canvas, op: canvas.transform(*op[1]),
-         "clip": _draw_clip, "path": _draw_path, "text": _draw_text, "image": _draw_image, "grad": _draw_gradient}
+_DRAW: dict[type, Callable[..., None]] = {
+    Save: lambda canvas, op: canvas.saveState(), Restore: lambda canvas, op: canvas.restoreState(),
+    Transform: lambda canvas, op: canvas.transform(*op.matrix),
+    Clip: _draw_clip, PathOp: _draw_path, TextOp: _draw_text, ImageOp: _draw_image,
+    Gradient: _draw_gradient}
 
 # ---------------------------------------------------------------- values
 # Parsers take (value, property name) and raise ValueError with the problem text.
@@ -501,11 +622,13 @@ def _paint(st):
         dash = st["stroke-dasharray"]
         cycle = sum(dash) * (2 if len(dash) % 2 else 1)
         offset = st["stroke-dashoffset"] % cycle if dash else 0  # PDF wants a non-negative phase
-        stroke = (*stroke, stroke_alpha, width, st["stroke-linecap"], st["stroke-linejoin"],
-                  st["stroke-miterlimit"], dash, offset)
+        r, g, b = stroke
+        stroke = Stroke(r, g, b, stroke_alpha, width, st["stroke-linecap"], st["stroke-linejoin"],
+                        st["stroke-miterlimit"], dash, offset)
     else:
         stroke = None
-    return ((*fill, fill_alpha) if fill and fill_alpha > 0 else None), stroke
+    painted = Fill(fill[0], fill[1], fill[2], fill_alpha) if fill and fill_alpha > 0 else None
+    return painted, stroke
 
 
 def _collapse(raw):
@@ -641,12 +764,12 @@ class _Compiler:
         clip = self.clip_ref(el, props["clip-path"]) if "clip-path" in props else None
         if not body:
             return
-        prologue = [("cm", matrix)] if matrix else []
+        prologue: list[Op] = [Transform(matrix)] if matrix else []
         prologue += [clip] if clip else []
-        prologue += [("clip", tuple(_rect_segs(*viewport)), False)] if viewport else []
-        prologue += [("cm", inner)] if inner else []
+        prologue += [Clip(tuple(_rect_segs(*viewport)), False)] if viewport else []
+        prologue += [Transform(inner)] if inner else []
         if prologue:
-            out += [("save",), *prologue, *body, ("restore",)]
+            out += [Save(), *prologue, *body, Restore()]
         else:
             out += body
 
@@ -661,7 +784,7 @@ class _Compiler:
         return self.clips[target]
 
     def clip_op(self, clip_el):
-        """One ("clip", segs, evenodd) op from a clipPath's shapes, in the referencing element's user space."""
+        """One Clip op from a clipPath's shapes, in the referencing element's user space."""
         own, props = self.attributes(clip_el, "clipPath")
         if own.get("clipPathUnits", "userSpaceOnUse") != "userSpaceOnUse":
             self.problem(clip_el, "clipPathUnits must be userSpaceOnUse")
@@ -679,7 +802,7 @@ class _Compiler:
             segs += _transform_segs(self.shape_segs(child, tag, own), matrix)
             evenodd = self.value(child, _RULE, props.get("clip-rule", "nonzero"), "clip-rule",
                                  False) or evenodd
-        return ("clip", tuple(segs or _rect_segs(0, 0, 0, 0)), evenodd)  # no shapes: everything is clipped
+        return Clip(tuple(segs or _rect_segs(0, 0, 0, 0)), evenodd)  # no shapes: all is clipped
 
     def shape_segs(self, el, tag, own):
         try:
@@ -719,11 +842,11 @@ class _Compiler:
         if grad is not None:
             body.append(grad)
         if segs and (fill or stroke):
-            body.append(("path", tuple(segs), fill, stroke, st["fill-rule"]))
+            body.append(PathOp(tuple(segs), fill, stroke, st["fill-rule"]))
 
     def gradient(self, el, ident, segs, st):
-        """("grad", segs, evenodd, kind, coords, colours, offsets, matrix, alpha) painting a shape
-        with a <linearGradient> or <radialGradient> (pad spread, opaque stops)."""
+        """A Gradient op painting a shape with a <linearGradient> or <radialGradient> (pad spread,
+        opaque stops)."""
         target = self.ids.get(ident)
         if target is None or _tag(target) not in ("linearGradient", "radialGradient"):
             self.problem(el, f"fill 'url(#{ident})' does not refer to a <linearGradient> or <radialGradient>")
@@ -741,7 +864,7 @@ class _Compiler:
             if not (bw and bh):  # SVG: a bounding-box gradient on a zero-area box paints nothing
                 return None
             matrix = compose((bw, 0, 0, bh, min(xs), min(ys)), transform)
-        return ("grad", tuple(segs), st["fill-rule"], kind, coords, colours, offsets, matrix, alpha)
+        return Gradient(tuple(segs), st["fill-rule"], kind, coords, colours, offsets, matrix, alpha)
 
     def gradient_spec(self, g):
         """(kind, coords, colours, offsets, units, transform) of a gradient element, or None after problems."""
@@ -855,7 +978,7 @@ class _Compiler:
             return
         source = self.image_source(el, href)
         if source and w and h and st["visibility"] and st["alpha"] > 0:
-            body.append(("image", source, x, y, w, h, st["alpha"], aspect != ["none"]))
+            body.append(ImageOp(source, x, y, w, h, st["alpha"], aspect != ["none"]))
 
     def art(self, el, href, x, y, w, h, meet, st, body):
         """An SVG file drawn as vectors: compiled by the same rules, its problems located in it."""
@@ -879,8 +1002,8 @@ class _Compiler:
             sx = sy = min(sx, sy)
             dx, dy = (w - vw * sx) / 2, (h - vh * sy) / 2
         ops = _fade(ops, st["alpha"]) if st["alpha"] < 1 else ops
-        body += [("save",), ("clip", tuple(_rect_segs(x, y, w, h)), False),
-                 ("cm", (sx, 0, 0, sy, x + dx - vx * sx, y + dy - vy * sy)), *ops, ("restore",)]
+        body += [Save(), Clip(tuple(_rect_segs(x, y, w, h)), False),
+                 Transform((sx, 0, 0, sy, x + dx - vx * sx, y + dy - vy * sy)), *ops, Restore()]
 
     def image_source(self, el, href):
         """The PNG/JPEG bytes of a data: URI or the resolved file path, or None after a problem."""
@@ -935,13 +1058,14 @@ class _Compiler:
             if shaping.base_level(line, direction):  # start and end swap sides in right-to-left text
                 anchor = 1.0 - anchor
             pieces = []
-            for text, (font, size, paint), rtl in shaping.visual_pieces(runs, direction):
-                chars, data, width = shaping.shape(text, font, rtl)
-                pieces.append((font, size, chars, data, paint, width * size))
+            font_name: str
+            for text, (font_name, size, paint), rtl in shaping.visual_pieces(runs, direction):
+                chars, data, width = shaping.shape(text, font_name, rtl)
+                pieces.append((font_name, size, chars, data, paint, width * size))
             x -= anchor * sum(piece[5] for piece in pieces)  # text-anchor applies to the whole line
-            for font, size, chars, data, (fill, stroke), width in pieces:
+            for font_name, size, chars, data, (fill, stroke), width in pieces:
                 if size and (fill or stroke):
-                    body.append(("text", x, y, font, size, chars, fill, stroke, data))
+                    body.append(TextOp(x, y, font_name, size, chars, fill, stroke, data))
                 x += width
 
     def runs(self, el, st, lines, nested):
@@ -1024,22 +1148,15 @@ def _is_art(href: str) -> bool:
     return not href.startswith("data:") and href.lower().endswith(_ART_SUFFIX)
 
 
-def _fade(ops, alpha):
+def _fade(ops: tuple[Op, ...], alpha: float) -> tuple[Op, ...]:
     """An <image>'s opacity folded into the art's paint, as group opacity is (see the docstring)."""
-    out = []
+    out: list[Op] = []
     for op in ops:
-        if op[0] == "path":
-            fill = op[2] and (*op[2][:3], op[2][3] * alpha)
-            stroke = op[3] and (*op[3][:3], op[3][3] * alpha, *op[3][4:])
-            op = (op[0], op[1], fill, stroke, op[4])
-        elif op[0] == "text":
-            fill = op[6] and (*op[6][:3], op[6][3] * alpha)
-            stroke = op[7] and (*op[7][:3], op[7][3] * alpha, *op[7][4:])
-            op = (*op[:6], fill, stroke, op[8])
-        elif op[0] == "image":
-            op = (*op[:6], op[6] * alpha, op[7])
-        elif op[0] == "grad":
-            op = (*op[:-1], op[-1] * alpha)
+        if isinstance(op, (PathOp, TextOp)):
+            op = op._replace(fill=op.fill and op.fill._replace(alpha=op.fill.alpha * alpha),
+                             stroke=op.stroke and op.stroke._replace(alpha=op.stroke.alpha * alpha))
+        elif isinstance(op, (ImageOp, Gradient)):
+            op = op._replace(alpha=op.alpha * alpha)
         out.append(op)
     return tuple(out)
 
@@ -1115,15 +1232,15 @@ def _too_far(drawing: Drawing) -> str | None:
     shift = scale * max(abs(drawing.viewbox[0]), abs(drawing.viewbox[1]))
     saved = []
     for op in drawing.ops:
-        if op[0] == "save":
+        if isinstance(op, Save):
             saved.append((scale, shift))
-        elif op[0] == "restore":
+        elif isinstance(op, Restore):
             scale, shift = saved.pop()
-        elif op[0] == "cm":
-            a, b, c, d, e, f = op[1]
+        elif isinstance(op, Transform):
+            a, b, c, d, e, f = op.matrix
             shift += scale * max(abs(e), abs(f))
             scale *= max(abs(a) + abs(c), abs(b) + abs(d))
-        if scale * _OP_MAX + shift > MAX_REACH and scale * _largest(op[1:]) + shift > MAX_REACH:  # the scan only when it could fail
+        if scale * _OP_MAX + shift > MAX_REACH and scale * _largest(op) + shift > MAX_REACH:  # the scan only when it could fail
             return f"the drawing reaches more than {MAX_REACH:g}mm from the face (transforms or a viewBox that scale it up that far)"
     return None
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from pnpkit import fonts
 from pnpkit.model import Face
-from pnpkit.svgdraw import apply, compose
+from pnpkit.svgdraw import (Fill, Matrix, PathOp, Restore, Save, TextOp, Transform, apply,
+                            compose)
 from pnpkit.units import PT_PER_MM
 
 ASCENT, DESCENT = 0.76, 0.24  # of the font size, DejaVu Sans' caps-and-accents height and descender
@@ -37,24 +38,23 @@ def texts(drawing) -> list[Text]:
     sx, sy = drawing.width_mm / vw, drawing.height_mm / vh
     ctm, stack, out, fills = (sx, 0.0, 0.0, sy, -sx * minx, -sy * miny), [], [], []
     for op in drawing.ops:
-        kind = op[0]
-        if kind == "save":
+        if isinstance(op, Save):
             stack.append(ctm)
-        elif kind == "restore":
+        elif isinstance(op, Restore):
             ctm = stack.pop() if stack else ctm
-        elif kind == "cm":
-            ctm = compose(ctm, op[1])
-        elif kind == "path" and op[2] is not None and op[2][3] >= 0.999:
-            box = _bounds([apply(ctm, p) for p in _points(op[1])])
+        elif isinstance(op, Transform):
+            ctm = compose(ctm, op.matrix)
+        elif isinstance(op, PathOp) and op.fill is not None and op.fill.alpha >= 0.999:
+            box = _bounds([apply(ctm, p) for p in _points(op.segs)])
             if box:
-                fills.append((box, op[2]))
-        elif kind == "text":
+                fills.append((box, op.fill))
+        elif isinstance(op, TextOp):
             out.append(_text(op, ctm, fills))
     return out
 
 
-def _text(op, ctm, fills) -> Text:
-    _, x, y, font, size, text, fill, _stroke = op[:8]  # a 9th field holds the shaping
+def _text(op: TextOp, ctm: Matrix, fills: list[tuple[tuple[float, ...], Fill]]) -> Text:
+    x, y, font, size, text, fill = op.x, op.y, op.font, op.size, op.text, op.fill
     width = fonts.string_width(text, font, size)
     corners = [(x, y - ASCENT * size), (x + width, y - ASCENT * size), (x, y + DESCENT * size), (x + width, y + DESCENT * size)]
     box = _bounds([apply(ctm, p) for p in corners])
