@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from pnpkit import fonts, itemsource, labels, packfonts, paths
-from pnpkit.checker import Reader, did_you_mean, path_name
+from pnpkit.checker import Reader, close_match, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
 from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
@@ -298,7 +298,7 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
         r.problem(path + ("bleed",), bleed_problem(spec["bleed"]) if bleed > 0 else f"'bleed' cannot be negative (got {spec['bleed']})")
         bleed = None
     templates = {side: t for side in SIDES if (t := _template(r, spec, path, side)) is not None}
-    if "front" not in spec:
+    if "front" not in spec and path + ("front",) not in r.misspelt:
         r.problem(path, f"group '{name}' needs a 'front' template")
     extra = {"variant": r.ident(spec["variant"], path + ("variant",), "variant") or "" if "variant" in spec else "",
              "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size),
@@ -457,11 +457,38 @@ def _read_field(r: Reader, name: str, value, path: tuple) -> FieldSpec | None:
 def _read_items(r: Reader, game: _Game, group: str, spec: dict, fields: dict | None, templates: dict) -> list[Item]:
     """Written, sheet and generated items alike (itemsource.py), each checked by _read_item."""
     raw = itemsource.raw_items(r, game.root, group, spec, fields or {}, ITEM_KEYS, game.game_data)
-    return [it for rr, v, p in raw if (it := _read_item(rr, game, group, v, p, fields or {}, templates))]
+    # A misspelt 'fields:' key (reported once, with its 'did you mean') leaves the items' values
+    # undeclared: they are not each reported unknown too.
+    unsure = (group, "fields") in r.misspelt
+    typos = _misspelt_fields(r, raw, fields or {}, (group, "fields"))
+    return [it for rr, v, p in raw if (it := _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos))]
 
 
-def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict, templates: dict) -> Item | None:
-    spec = r.mapping(value, path, ITEM_KEYS + tuple(fields), f"an item of '{group}'")
+def _misspelt_fields(r: Reader, raw: list, fields: dict, path: tuple) -> dict[str, str]:
+    """A declared field that no item gives while items give a key like it is misspelt where it is
+    declared: said once there, instead of at every item. {declared name: the items' key}."""
+    given: dict[str, int] = {}
+    for _, value, _ in raw:
+        for key in value if isinstance(value, dict) else ():
+            given[key] = given.get(key, 0) + 1
+    typos = {}
+    for name in fields:
+        strangers = [k for k in given if k not in fields and k not in ITEM_KEYS]
+        meant = close_match(name, strangers) if name not in given else None
+        if meant is not None:
+            items = f"{given[meant]} items give" if given[meant] > 1 else "1 item gives"
+            r.problem(path + (name,), f"no item gives the field '{name}', but {items} '{meant}' (is the field misspelt here?)", key=True)
+            typos[name] = meant
+    return typos
+
+
+def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict, templates: dict,
+               unsure: bool = False, typos: dict[str, str] | None = None) -> Item | None:
+    """One item; with `unsure` (the group's fields are misspelt) any key is taken, and the
+    fields in `typos` (misspelt at their declaration) are neither required nor unknown."""
+    typos = typos or {}
+    allowed = tuple(value) if unsure and isinstance(value, dict) else ITEM_KEYS + tuple(fields) + tuple(typos.values())
+    spec = r.mapping(value, path, allowed, f"an item of '{group}'")
     if spec is None:
         return None
     item_id = r.ident(r.get(spec, path, "id"), path + ("id",), "id")
@@ -471,7 +498,7 @@ def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: d
         where[name] = r.doc.at(path + (name,))
         if name in spec:
             values[name] = _field_value(r, spec[name], path + (name,), fspec, game.languages or ("en",))
-        elif fspec.required:
+        elif fspec.required and name not in typos:
             r.problem(path, f"item '{item_id}' needs the field '{name}'", fspec.rule)
         else:
             values[name] = fspec.default
