@@ -10,17 +10,18 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
+from typing import Any
 
-from pnpkit import fonts, itemsource, labels, packfonts, paths
+from pnpkit import fonts, itemsource, labels, packfonts, packformat, paths
 from pnpkit.checker import Reader, close_match, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
-from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
-from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
+from pnpkit.model import KINDS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
+from pnpkit.units import PT_PER_MM, describe
 
-GAME_KEYS = ("id", "name", "version", "languages", "players", "print", "strings", "data", "checks", "rules", "fonts")
-PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap", "stamp", "variants")
-GROUP_KEYS = ("kind", "size", "bleed", "shape", "variant", "labels", "front", "back", "fields", "defaults", "items", "generate", "items_from", "standee", "doc")
+GAME_KEYS = packformat.names(packformat.GAME)
+PRINT_KEYS = packformat.names(packformat.PRINT)
+GROUP_KEYS = packformat.names(packformat.GROUP)
 STANDEE_KEYS = ("base",)
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
@@ -158,38 +159,10 @@ class _Game:
         return (lo or 1, hi or 1)
 
     def _print(self, value) -> PrintSettings:
+        """The `print:` settings, each read as packformat.PRINT declares it."""
         spec = self.r.mapping(value, ("print",), PRINT_KEYS, "print") or {}
-        r, p, out = self.r, ("print",), {}
-        if "paper" in spec:
-            out["paper"] = r.choice(spec["paper"], p + ("paper",), PAPERS)
-        if "orientation" in spec:
-            out["orientation"] = r.choice(spec["orientation"], p + ("orientation",), ORIENTATIONS)
-        for key in ("margin", "bleed", "safe", "gap", "overlap"):
-            if key in spec:
-                out[key] = r.length(spec[key], p + (key,))
-                if out[key] is not None and out[key] < 0:
-                    r.problem(p + (key,), f"'{key}' cannot be negative (got {spec[key]})")
-        _against_paper(r, spec, out)
-        if "backs" in spec:
-            out["backs"] = r.choice(spec["backs"], p + ("backs",), BACK_MODES)
-        if "back_offset" in spec:
-            off = r.mapping(spec["back_offset"], p + ("back_offset",), ("x", "y")) or {}
-            out["back_offset"] = tuple(r.length(off.get(k, 0), p + ("back_offset", k)) or 0.0 for k in "xy")
-            for k, v in zip("xy", out["back_offset"]):
-                if abs(v) > MAX_BACK_OFFSET:
-                    r.problem(p + ("back_offset", k), f"'{k}' must be at most {MAX_BACK_OFFSET:g}mm either way; a duplex printer misregisters by a few (got {off[k]})")
-        if "min_font_size" in spec:
-            mm = r.length(spec["min_font_size"], p + ("min_font_size",))
-            out["min_font_pt"] = None if mm is None else mm * PT_PER_MM
-        for key in ("crop_marks", "back_marks", "stamp"):
-            if key in spec:
-                out[key] = r.typed(spec[key], p + (key,), "bool")
-        if "variants" in spec:
-            names = spec["variants"]
-            if not isinstance(names, list):
-                r.problem(p + ("variants",), f"'variants' must be a list of variant names (got {describe(names)})")
-            else:
-                out["variants"] = tuple(n for i, v in enumerate(names) if (n := r.ident(v, p + ("variants", i), "variant")))
+        out: dict[str, Any] = {key.field: _print_value(self.r, key, spec[key.name]) for key in packformat.PRINT if key.name in spec}
+        _against_paper(self.r, spec, out)
         return PrintSettings(**{k: v for k, v in out.items() if v is not None})
 
     def _strings(self, value, langs) -> dict:
@@ -241,34 +214,67 @@ class _Game:
         )
 
 
-# Print lengths are checked against the narrowest paper (A4's 210mm), as --paper may choose any.
-NARROWEST = min(min(SIZES[paper]) for paper in PAPERS)
-MAX_BLEED = 25.0  # mm; print services ask for 3mm to 1/4in, and a larger one is a slip of the unit
-MAX_SAFE = 50.0  # mm; templates draw with it, so it is bounded like every length that reaches the PDF
-MAX_BACK_OFFSET = 20.0  # mm either way; a duplex printer misregisters by a few
+NARROWEST, MAX_BLEED, MAX_SAFE = packformat.NARROWEST, packformat.MAX_BLEED, packformat.MAX_SAFE
+MAX_BACK_OFFSET = packformat.MAX_BACK_OFFSET
+
+
+def _print_value(r: Reader, key: packformat.Key, value: object) -> Any:
+    """One print setting, read by its declared type; None (reported) when it is bad."""
+    path = ("print", key.name)
+    if key.type == "choice":
+        return r.choice(value, path, key.choices)
+    if key.type == "bool":
+        return r.typed(value, path, "bool")
+    if key.type == "length":
+        return _bounded(r, key, key.name, value, path)
+    if key.type == "font size":
+        mm = r.length(value, path)
+        return None if mm is None else mm * PT_PER_MM
+    if key.type == "offset":
+        off = r.mapping(value, path, ("x", "y")) or {}
+        shift = tuple(r.length(off.get(k, 0), path + (k,)) or 0.0 for k in "xy")
+        for k, v in zip("xy", shift):
+            if key.max is not None and abs(v) > key.max:
+                r.problem(path + (k,), packformat.over_max(key, k, off[k]))
+        return shift
+    if key.type == "names":
+        if not isinstance(value, list):
+            r.problem(path, f"'{key.name}' must be a list of variant names (got {describe(value)})")
+            return None
+        return tuple(n for i, v in enumerate(value) if (n := r.ident(v, path + (i,), "variant")))
+    raise ValueError(f"packformat.PRINT: no reader for type '{key.type}' of '{key.name}'")
+
+
+def _bounded(r: Reader, key: packformat.Key, name: str, value: object, path: tuple[object, ...]) -> float | None:
+    """A length that is neither negative nor over key.max."""
+    mm = r.length(value, path)
+    if mm is not None and mm < 0:
+        r.problem(path, f"'{name}' cannot be negative (got {value})")
+        return None
+    if mm is not None and key.max is not None and mm > key.max:
+        r.problem(path, packformat.over_max(key, name, value))
+        return None
+    return mm
 
 
 def _against_paper(r: Reader, spec: dict, out: dict) -> None:
-    """Margins that leave half the sheet to print on, a gap and an overlap that fit in that, a sane bleed:
-    otherwise the packers would divide by zero, loop, or drop every face."""
+    """A gap and an overlap that fit in half of what the margin leaves of A4: otherwise the
+    packers would divide by zero, loop, or drop every face. (Each setting's own bounds are
+    packformat.PRINT's.)"""
     p = ("print",)
     margin = out.get("margin")
-    if margin is not None and margin > NARROWEST / 4:
-        r.problem(p + ("margin",), f"'margin' must be at most {NARROWEST / 4:g}mm, a quarter of A4's width, to leave half the sheet to print on (got {spec['margin']})")
-        margin = None
     room = NARROWEST - 2 * (PrintSettings.margin if margin is None else margin)
     if (out.get("overlap") or 0) > room / 2:  # split sheets must advance by at least half a sheet
         r.problem(p + ("overlap",), f"'overlap' must be at most {room / 2:g}mm, half the printable width of A4 (got {spec['overlap']})")
     if (out.get("gap") or 0) >= room / 2:
         r.problem(p + ("gap",), f"'gap' must be less than {room / 2:g}mm, half the printable width of A4 (got {spec['gap']})")
-    if (out.get("bleed") or 0) > MAX_BLEED:
-        r.problem(p + ("bleed",), bleed_problem(spec["bleed"]))
-    if (out.get("safe") or 0) > MAX_SAFE:
-        r.problem(p + ("safe",), f"'safe' must be at most {MAX_SAFE:g}mm; a safe zone is a few millimetres (got {spec['safe']})")
 
 
 def bleed_problem(given) -> str:
-    return f"'bleed' must be at most {MAX_BLEED:g}mm; print services ask for 3mm to 1/4in (got {given})"
+    return packformat.over_max(_PRINT["bleed"], "bleed", given)
+
+
+_PRINT = {key.name: key for key in packformat.PRINT}
 
 
 def _read_groups(r: Reader, game: _Game):
