@@ -7,6 +7,7 @@ reads the same everywhere: what, expected, got, and a hint where there is one.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from pathlib import Path
 
 from pnpkit.errors import Problem
@@ -26,8 +27,8 @@ class Reader:
         # One root cause, one message: a key reported missing is not reported again as a value
         # of the wrong type, and a known key that an unknown key looks like a misspelling of
         # ("did you mean 'kind'?") is not reported missing too.
-        self.missing: set[tuple] = set()  # paths of keys reported (or taken as) missing
-        self.misspelt: set[tuple] = set()  # paths of known keys an unknown key was taken for
+        self.missing: set[tuple[object, ...]] = set()  # paths of keys reported (or taken as) missing
+        self.misspelt: set[tuple[object, ...]] = set()  # paths of known keys an unknown key was taken for
 
     def problem(self, path: tuple, message: str, rule: str = "schema", key: bool = False, level: str = "error") -> None:
         self.problems.append(Problem(self.doc.at(path, key=key), message, rule, level))
@@ -58,7 +59,7 @@ class Reader:
                     self.misspelt.add(path + (meant,))
         return value
 
-    def reported(self, value: object, path: tuple) -> bool:
+    def reported(self, value: object, path: tuple[object, ...]) -> bool:
         """Whether value is a key's absence that get() has already reported (or that a misspelt
         key explains): the readers then stay silent instead of saying 'got nothing'."""
         return value is None and (path in self.missing or path in self.misspelt)
@@ -153,13 +154,13 @@ def path_name(path: tuple) -> str:
     return "document"
 
 
-def close_match(word: object, options) -> str | None:
+def close_match(word: object, options: Iterable[object]) -> str | None:
     """The option word most likely misspells, if any is close enough."""
     close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
     return close[0] if close else None
 
 
-def did_you_mean(word: object, options) -> str:
+def did_you_mean(word: object, options: Iterable[object]) -> str:
     close = close_match(word, options)
     return f" (did you mean '{close}'?)" if close else ""
 

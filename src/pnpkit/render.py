@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 
 import jinja2
@@ -102,10 +103,11 @@ class Undefined(jinja2.StrictUndefined):
 
     def __init__(self, hint: str | None = None, obj: object = jinja2.utils.missing, name: str | None = None,
                  exc: type[jinja2.TemplateRuntimeError] = jinja2.UndefinedError) -> None:
-        if exc is jinja2.UndefinedError:
-            def exc(message: str) -> UnknownName:  # type: ignore[misc]
-                return UnknownName(message, obj, name)
-        super().__init__(hint, obj, name, exc)  # type: ignore[arg-type]
+        def unknown(message: str) -> UnknownName:
+            return UnknownName(message, obj, name)
+
+        # Jinja raises whatever it is given called with the message, so a factory serves as the type.
+        super().__init__(hint, obj, name, unknown if exc is jinja2.UndefinedError else exc)  # type: ignore[arg-type]
 
 
 def environment(pack: Pack) -> jinja2.Environment:
@@ -290,7 +292,7 @@ def _template_line(exc: BaseException) -> str:
     return found
 
 
-def unknown_name(exc: UnknownName, context: dict) -> str:
+def unknown_name(exc: UnknownName, context: dict[str, object]) -> str:
     """'undefined variable: item has no key 'tabs' (did you mean 'tab'?)': which names exist,
     instead of Jinja's "'dict object' has no attribute 'tabs'"."""
     if exc.obj is jinja2.utils.missing:
@@ -304,7 +306,7 @@ def unknown_name(exc: UnknownName, context: dict) -> str:
     return f"undefined variable: {exc.message}"
 
 
-def _names_hint(name: object, names: list, these: str) -> str:
+def _names_hint(name: object, names: Sequence[object], these: str) -> str:
     """(did you mean 'x'?), else the names there are when they are few enough to read."""
     hint = did_you_mean(name, names) if isinstance(name, str) else ""
     if hint or not names:
@@ -313,7 +315,7 @@ def _names_hint(name: object, names: list, these: str) -> str:
     return f" ({these} {shown}{', ...' if len(names) > 12 else ''})"
 
 
-def _owner(obj: object, context: dict) -> str:
+def _owner(obj: object, context: dict[str, object]) -> str:
     """The dotted name under which the template sees obj ('item', 'data.bonuses'), found by
     identity a few levels down the context; 'a mapping' when it is not found there."""
     queue: list[tuple[str, object]] = [(k, v) for k, v in context.items() if isinstance(v, (dict, list))]
