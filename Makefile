@@ -5,13 +5,13 @@ BIN = $(VENV)/bin
 STAMP = $(VENV)/.installed-stamp
 PACKS = $(wildcard components/*)
 
-.PHONY: kits test validate bench watch clean setup
+.PHONY: kits test validate bench watch clean setup floors shell
 
 kits: $(STAMP)
 	$(BIN)/pnpkit build $(PACKS) --out build --trust   # our own packs: their rules.py may run
 
 test: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -rs   # -rs: say why each skipped test skipped (a missing browser, Ghostscript, ...)
 
 validate: $(STAMP)
 	$(BIN)/pnpkit validate $(PACKS) --trust
@@ -27,6 +27,17 @@ watch: $(STAMP)        # one game: make watch GAME=mammoth-herd
 
 setup: $(STAMP)
 
+shell: $(STAMP)        # a shell with .venv activated: `pnpkit` is on the PATH until you `exit`
+	@echo "pnpkit is on the PATH in this shell; 'exit' leaves it"
+	@. $(BIN)/activate && exec $${SHELL:-/bin/sh} -i
+
+# The tests on the lowest versions pyproject.toml allows (scripts/floors.py; Python 3.11+), in .venv-floors.
+floors:
+	$(PYTHON) -m venv .venv-floors
+	.venv-floors/bin/python -m pip install --quiet $$($(PYTHON) scripts/floors.py)
+	.venv-floors/bin/python -m pip install --quiet --no-deps -e .
+	.venv-floors/bin/pytest -rs
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -34,4 +45,4 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 clean:
-	rm -rf build
+	rm -rf build .venv-floors

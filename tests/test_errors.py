@@ -23,7 +23,30 @@ CATALOGUE = [
     ("missing-template", f"{M}/herd.yaml", "herd-standee.svg.j2", "herd.svg.j2",
      [f"{M}/herd.yaml:5:10: error: template 'mammoth-herd/herd.svg.j2' for the front of 'herd' not found (looked in templates, pnpkit's own) [references]"]),
     ("undefined-variable", f"{T}/herd-standee.svg.j2", "item.tab", "item.tabs",
-     [f"{M}/herd.yaml:10:7: error: template 'mammoth-herd/herd-standee.svg.j2' line 8: undefined variable: 'dict object' has no attribute 'tabs' (rendering the front of 'herd') [template]"]),
+     [f"{M}/herd.yaml:10:7: error: template 'mammoth-herd/herd-standee.svg.j2' line 8: undefined variable: 'item' has no key 'tabs' (did you mean 'tab'?) (rendering the front of 'herd') [template]"]),
+    # One root cause, one line (issue 15): what a mistake causes further on is not reported too.
+    ("undefined-name", f"{T}/bonus-front.svg.j2", "data.bonuses[item.first]", "data.bonuses[itme.first]",
+     [f"{M}/tiles.yaml:{16 + i}:7: error: template 'mammoth-herd/bonus-front.svg.j2' line 5: undefined variable: 'itme' is "
+      f"undefined (did you mean 'item'?) (rendering the front of 'bonus-{i + 1:02}') [template]" for i in range(16)]),
+    ("undefined-key-listed", f"{T}/bonus-front.svg.j2", "data.bonuses[item.first]", "data.bonuses['x']",
+     [f"{M}/tiles.yaml:{16 + i}:7: error: template 'mammoth-herd/bonus-front.svg.j2' line 11: undefined variable: 'data.bonuses' has "
+      f"no key 'x' (its keys are tool, field, card, gold2, food4, food1, wood1, brick1) (rendering the front of 'bonus-{i + 1:02}') "
+      "[template]" for i in range(16)]),
+    ("group-template-missing-once", f"{M}/tiles.yaml", "bonus-front.svg.j2", "bonus-fron.svg.j2",
+     [f"{M}/tiles.yaml:8:10: error: template 'mammoth-herd/bonus-fron.svg.j2' for the front of the 16 items of 'bonus-tiles' "
+      "not found (looked in templates, pnpkit's own) [references]"]),
+    ("misspelt-fields-key", f"{M}/tiles.yaml", "  fields:", "  feilds:",
+     [f"{M}/tiles.yaml:10:3: error: unknown key 'feilds' in group 'bonus-tiles' (did you mean 'fields'?) [schema]"]),
+    ("misspelt-field-name", f"{M}/tiles.yaml", "    resource: {type: enum", "    resorce: {type: enum",
+     [f"{M}/tiles.yaml:13:5: error: no item gives the field 'resorce', but 16 items give 'resource' (is the field misspelt here?) [schema]"]),
+    ("misspelt-group-key", f"{M}/tiles.yaml", "  kind: tile", "  kin: tile",
+     [f"{M}/tiles.yaml:6:3: error: unknown key 'kin' in group 'bonus-tiles' (did you mean 'kind'?) [schema]"]),
+    ("misspelt-front", f"{M}/tiles.yaml", "  front: mammoth", "  fornt: mammoth",
+     [f"{M}/tiles.yaml:8:3: error: unknown key 'fornt' in group 'bonus-tiles' (did you mean 'front'?) [schema]"]),
+    ("missing-key", f"{M}/tiles.yaml", "  kind: tile\n", "",
+     [f"{M}/tiles.yaml:6:3: error: 'bonus-tiles' needs the key 'kind' [schema]"]),
+    ("missing-size", f"{M}/herd.yaml", "  size: 40x100mm\n", "",
+     [f"{M}/herd.yaml:3:3: error: 'herd' needs the key 'size' [schema]"]),
     ("template-syntax", f"{T}/herd-standee.svg.j2", "{% set tab = item.tab %}", "{% set tab = item.tab %",
      [f"{T}/herd-standee.svg.j2:8:1: error: template syntax error: unexpected '%' [template]"]),
     ("text-overflow", f"{M}/herd.yaml", 'en: "Mammoth herd"',

@@ -173,7 +173,7 @@ class TestTrackRules:
         ("{space: 3, faces: [1, 3, 4]}", "{space: 3, faces: [1, 3, 4], ab: 2}",
          ["game.yaml:99:42: error: space 3 gives the afterburner a move (ab: 2) but does not allow it [MLEM-T02]"]),
         ("{space: 10, faces: [1, 2]", "{space: 10, faces: [1, 6]", [
-            "boards.yaml:12:7: error: template 'mlem/track.svg.j2' line 122: undefined variable: dict object has no element 6 (rendering the front of 'cosmic-track') [template]",
+            "boards.yaml:12:7: error: template 'mlem/track.svg.j2' line 122: undefined variable: a mapping has no key 6 (its keys are 1, 2, 3, 4) (rendering the front of 'cosmic-track') [template]",
             "game.yaml:106:28: error: space 10 allows '6', which is not a die face (1, 2, 3, 4, afterburner) [MLEM-T02]"]),
     ], ids=["four-faces", "one-face", "no-afterburner-move", "zero-move", "move-without-afterburner", "not-a-face"])
     def test_t02(self, mlem, old, new, expected):
@@ -209,7 +209,7 @@ class TestTrackRules:
 
     @pytest.mark.parametrize("old, new, expected", [
         ("    purr: {name:", "    # purr: {name:", [
-            "boards.yaml:12:7: error: template 'mlem/track.svg.j2' line 100: undefined variable: 'dict object' has no attribute 'purr' (rendering the front of 'cosmic-track') [template]",
+            "boards.yaml:12:7: error: template 'mlem/track.svg.j2' line 100: undefined variable: 'data.planets' has no key 'purr' (its keys are yarn, whisker, paw, tail) (rendering the front of 'cosmic-track') [template]",
             "game.yaml:118:64: error: space 22 lies beside the planet 'purr', which is not in data.planets [MLEM-T06]",
             "game.yaml:124:5: error: the game has 4 planets; it needs 5 [MLEM-T06]"]),
         ("first: 10, second: 5, other: 2", "first: 5, second: 10, other: 2",

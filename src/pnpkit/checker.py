@@ -7,6 +7,7 @@ reads the same everywhere: what, expected, got, and a hint where there is one.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from pathlib import Path
 
 from pnpkit.errors import Problem
@@ -23,6 +24,11 @@ class Reader:
     def __init__(self, doc: Document, problems: list[Problem]):
         self.doc = doc
         self.problems = problems
+        # One root cause, one message: a key reported missing is not reported again as a value
+        # of the wrong type, and a known key that an unknown key looks like a misspelling of
+        # ("did you mean 'kind'?") is not reported missing too.
+        self.missing: set[tuple[object, ...]] = set()  # paths of keys reported (or taken as) missing
+        self.misspelt: set[tuple[object, ...]] = set()  # paths of known keys an unknown key was taken for
 
     def problem(self, path: tuple, message: str, rule: str = "schema", key: bool = False, level: str = "error") -> None:
         self.problems.append(Problem(self.doc.at(path, key=key), message, rule, level))
@@ -32,8 +38,10 @@ class Reader:
         if key in data:
             return data[key]
         if default is MISSING:
-            where = f"'{path_name(path)}'" if path else Path(self.doc.file).name
-            self.problem(path, f"{where} needs the key '{key}'")
+            self.missing.add(path + (key,))
+            if path + (key,) not in self.misspelt:
+                where = f"'{path_name(path)}'" if path else Path(self.doc.file).name
+                self.problem(path, f"{where} needs the key '{key}'")
             return None
         return default
 
@@ -46,7 +54,15 @@ class Reader:
         for key in value:
             if key not in allowed:
                 self.problem(path + (key,), unknown_key(key, allowed, what or path_name(path)), rule, key=True)
+                meant = close_match(key, allowed)
+                if meant is not None and meant not in value:
+                    self.misspelt.add(path + (meant,))
         return value
+
+    def reported(self, value: object, path: tuple[object, ...]) -> bool:
+        """Whether value is a key's absence that get() has already reported (or that a misspelt
+        key explains): the readers then stay silent instead of saying 'got nothing'."""
+        return value is None and (path in self.missing or path in self.misspelt)
 
     def table(self, value, path: tuple, what: str = "") -> dict | None:
         """A mapping whose keys are the author's own (strings, data, fields): only its type is checked."""
@@ -54,6 +70,8 @@ class Reader:
 
     def typed(self, value, path: tuple, kind: str, rule: str = "schema"):
         """A str, int, number or bool; YAML's loose spellings are not accepted."""
+        if self.reported(value, path):
+            return None
         if not _TYPED[kind](value):
             noun = {"string": "a string", "int": "a whole number", "number": "a number", "bool": "true or false"}[kind]
             self.problem(path, f"'{path_name(path)}' must be {noun} (got {describe(value)})", rule)
@@ -73,12 +91,16 @@ class Reader:
     def choice(self, value, path: tuple, options, rule: str = "schema"):
         if value in options:
             return value
+        if self.reported(value, path):
+            return None
         hint = did_you_mean(value, options) if isinstance(value, str) else ""
         listed = ", ".join(str(o) for o in options)
         self.problem(path, f"'{path_name(path)}' must be one of {listed} (got {describe(value)}){hint}", rule)
         return None
 
     def length(self, value, path: tuple) -> float | None:
+        if self.reported(value, path):
+            return None
         try:
             return parse_length(value)
         except UnitError as exc:
@@ -86,6 +108,8 @@ class Reader:
             return None
 
     def size(self, value, path: tuple) -> tuple[float, float] | None:
+        if self.reported(value, path):
+            return None
         try:
             return parse_size(value)
         except UnitError as exc:
@@ -94,6 +118,8 @@ class Reader:
 
     def text(self, value, path: tuple, languages, rule: str = "schema") -> dict | None:
         """Localised text: one string for every language, or {lang: string} covering all."""
+        if self.reported(value, path):
+            return None
         if isinstance(value, str):
             return {lang: value for lang in languages}
         if not isinstance(value, dict):
@@ -128,9 +154,15 @@ def path_name(path: tuple) -> str:
     return "document"
 
 
-def did_you_mean(word: str, options) -> str:
+def close_match(word: object, options: Iterable[object]) -> str | None:
+    """The option word most likely misspells, if any is close enough."""
     close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return close[0] if close else None
+
+
+def did_you_mean(word: object, options: Iterable[object]) -> str:
+    close = close_match(word, options)
+    return f" (did you mean '{close}'?)" if close else ""
 
 
 def unknown_key(key, allowed, where: str) -> str:

@@ -7,8 +7,8 @@ Helix, Zed, ...) reads to complete keys and flag mistakes while one types:
 
     # yaml-language-server: $schema=../../schema/pnpkit-game.schema.json
 
-The schemas are generated from the validator's own tables (schema.GAME_KEYS,
-PRINT_KEYS, GROUP_KEYS, ITEM_KEYS, FIELD_KEYS, FIELD_TYPES, CHECK_KEYS,
+The schemas are generated from the format's declaration (packformat: every key of
+game.yaml, print and a group, with its description) and the validator's own tables (ITEM_KEYS, FIELD_KEYS, FIELD_TYPES, CHECK_KEYS,
 model.KINDS, BACK_MODES, PROVENANCE, units.PAPERS and SIZES, the length and
 size patterns of units, and every built-in rule's options), so a key the
 validator learns is a key the editor knows, and generation fails loudly
@@ -24,9 +24,10 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-from pnpkit import labels, schema, units
-from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE
+from pnpkit import labels, packformat, schema, units
+from pnpkit.model import KINDS, PROVENANCE
 from pnpkit.paths import LANG_TAG, MAX_LANG, MAX_NAME, NAME
 from pnpkit.registry import default_registry
 
@@ -43,76 +44,75 @@ TEXT = {"anyOf": [{"type": "string"}, {"type": "object", "additionalProperties":
 TEMPLATE = {"type": "string", "description": "A Jinja2 SVG template, relative to templates/ (the pack's own first), e.g. game/card-front.svg.j2; or a Python function of the pack, e.g. board.py:draw (runs only for a trusted pack)."}
 PROVENANCE_TAG = {"enum": list(PROVENANCE), "description": "Where a value comes from: seed, public, inferred or design."}
 
+# The keys' types as JSON Schema; what each key means is packformat's (GAME, PRINT, GROUP), added by _described.
 GAME = {
-    "id": {"type": "string", "pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME,
-           "description": "The pack's id (default: the folder name); names build/<id>/."},
-    "name": {**TEXT, "description": "The game's title, per language."},
-    "version": {"type": ["string", "number"], "description": "The designer's version of the pack, e.g. 0.3; print.stamp prints it on every face."},
+    "id": {"type": "string", "pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME},
+    "name": TEXT,
+    "version": {"type": ["string", "number"]},
     "languages": {"type": "array", "items": {"type": "string", "pattern": f"^{LANG_TAG.pattern}$", "maxLength": MAX_LANG},
-                  "minItems": 1, "uniqueItems": True,
-                  "description": "Language codes, e.g. [pl, en]; every text needs each one; the first is the default."},
+                  "minItems": 1, "uniqueItems": True},
     "players": {"type": "object", "required": ["min", "max"], "additionalProperties": False,
-                "properties": {"min": {"type": "integer", "minimum": 1}, "max": {"type": "integer", "minimum": 1}},
-                "description": "Player counts; per_player counts print for max."},
+                "properties": {"min": {"type": "integer", "minimum": 1}, "max": {"type": "integer", "minimum": 1}}},
     "print": {"$ref": "#/definitions/print"},
-    "strings": {"type": "object", "additionalProperties": TEXT, "description": "Labels the templates print (as s.NAME), per language."},
-    "data": {"type": "object", "description": "Free-form game data for templates (data.KEY) and rules."},
-    "checks": {"type": "array", "items": {"$ref": "#/definitions/check"}, "description": "The game's rules, each under the game's own id."},
-    "rules": {"type": "string", "description": "The pack's Python rules file (default: rules.py if there is one)."},
-    "fonts": {"type": "object", "description": "The pack's own TrueType fonts by family: a file, or {regular, bold, italic, bold_italic}.",
+    "strings": {"type": "object", "additionalProperties": TEXT},
+    "data": {"type": "object"},
+    "checks": {"type": "array", "items": {"$ref": "#/definitions/check"}},
+    "rules": {"type": "string"},
+    "fonts": {"type": "object",
               "additionalProperties": {"oneOf": [
                   {"type": "string"},
                   {"type": "object", "additionalProperties": False, "required": ["regular"],
                    "properties": {k: {"type": "string"} for k in ("regular", "bold", "italic", "bold_italic")}}]}},
 }
-PRINT = {
-    "paper": {"enum": list(units.PAPERS), "description": "Paper size."},
-    "orientation": {"enum": list(ORIENTATIONS), "description": "auto picks the orientation that fits more faces."},
-    "margin": {**LENGTH, "description": "Unprintable margin of the paper (default 5mm)."},
-    "bleed": {**LENGTH, "description": "Art beyond the trim line on every side of a face (a group may set its own)."},
-    "safe": {**LENGTH, "description": "Safe zone inside the trim; templates get it as face.safe."},
-    "gap": {**LENGTH, "description": "Space between faces: 0 = shared cut lines; more = gutters."},
-    "backs": {"enum": list(BACK_MODES), "description": "Duplex long-edge or short-edge flip, gutter-fold, or no backs."},
-    "back_offset": {"type": "object", "additionalProperties": False, "properties": {"x": LENGTH, "y": LENGTH},
-                    "description": "Shift of every back page, to correct a printer's duplex misregistration."},
-    "min_font_size": {**LENGTH, "description": "text_box() refuses smaller text, e.g. 6pt."},
-    "crop_marks": {"type": "boolean", "description": "Crop marks on every trim line."},
-    "back_marks": {"type": "boolean", "description": "Crop marks on back pages too (default true); off when a duplex drift would show them on the backs."},
-    "overlap": {**LENGTH, "description": "Shared strip of a face split over several sheets."},
-    "stamp": {"type": "boolean", "description": "Print the pack's id, version and the build date small on every face, in the band between trim and safe area, to tell printings apart."},
-    "variants": {"type": "array", "items": {"type": "string"},
-                 "description": "Which variants print (groups marked variant: NAME); default: every group. --variant overrides."},
+PRINT_TYPES: dict[str, dict[str, Any]] = {
+    "choice": {}, "length": LENGTH, "font size": LENGTH, "bool": {"type": "boolean"},
+    "offset": {"type": "object", "additionalProperties": False, "properties": {"x": LENGTH, "y": LENGTH}},
+    "names": {"type": "array", "items": {"type": "string"}},
 }
+
+
+def _print_key(key: packformat.Key) -> dict[str, Any]:
+    """A print setting as JSON Schema, from its declaration."""
+    out: dict[str, Any] = {**PRINT_TYPES[key.type], "description": key.doc}
+    if key.choices:
+        out["enum"] = list(key.choices)
+    if isinstance(key.default, (str, bool)) and key.type != "offset":
+        out["default"] = key.default
+    return out
+
+
+PRINT = {key.name: _print_key(key) for key in packformat.PRINT}
 GROUP = {
-    "kind": {"enum": list(KINDS), "description": "What the items are: " + ", ".join(KINDS) + "."},
+    "kind": {"enum": list(KINDS)},
     "size": SIZE,
-    "bleed": {**LENGTH, "description": "This group's bleed (default: print.bleed)."},
-    "shape": {"type": "string", "pattern": r"^(rect|circle|hex|rounded\(.+\))$",
-              "description": "rect, rounded(3mm), circle or hex: the cut guide printed and the bleed's clip."},
-    "labels": {"enum": labels.names(), "description": "Print on this label sheet, one face per label, no crop marks."},
-    "variant": {"type": "string", "description": "One of several ways to make the same components; print.variants chooses which print."},
-    "front": {**TEMPLATE, "description": "Template of the front of each item."},
-    "back": {**TEMPLATE, "description": "Template of the back (optional; an item may override it)."},
+    "bleed": LENGTH,
+    "shape": {"type": "string", "pattern": r"^(rect|circle|hex|rounded\(.+\))$"},
+    "labels": {"enum": labels.names()},
+    "variant": {"type": "string"},
+    "front": TEMPLATE,
+    "back": TEMPLATE,
     "fields": {"type": "object", "additionalProperties": {"$ref": "#/definitions/field"},
-               "propertyNames": {"not": {"enum": list(schema.ITEM_KEYS)}},
-               "description": "What each item carries: name: type, or name: {type: ..., ...}."},
+               "propertyNames": {"not": {"enum": list(schema.ITEM_KEYS)}}},
     "items": {"anyOf": [
         {"type": "array", "items": {"$ref": "#/definitions/item"}},
         {"type": "string", "pattern": r"\.(csv|tsv|xlsx|ods|CSV|TSV|XLSX|ODS)$"},
         {"type": "object", "additionalProperties": False, "required": ["from"],
-         "properties": {"from": {"type": "string"}, "sheet": {"type": "string"}}}],
-        "description": "The distinct designs of this group: a list, or a sheet beside this file (cards.csv, cards.tsv, "
-                       "cards.xlsx, cards.ods; {from: cards.xlsx, sheet: Deck}) whose header row names the columns."},
-    "defaults": {"type": "object", "description": "Values every item of the group has unless it gives its own: fields, tags, provenance, count, ..."},
-    "generate": {"anyOf": [{"$ref": "#/definitions/generator"}, {"type": "array", "items": {"$ref": "#/definitions/generator"}}],
-                 "description": "Items made as the product of value lists, e.g. {product: {suit: [...], rank: [...]}, id: '{suit}-{rank}'}; 'items' then holds only the extras."},
-    "items_from": {"type": "string", "description": "Take the items and fields of another group, with this group's kind, size and templates."},
+         "properties": {"from": {"type": "string"}, "sheet": {"type": "string"}}}]},
+    "defaults": {"type": "object"},
+    "generate": {"anyOf": [{"$ref": "#/definitions/generator"}, {"type": "array", "items": {"$ref": "#/definitions/generator"}}]},
+    "items_from": {"type": "string"},
     "standee": {"type": "object", "additionalProperties": False, "required": ["base"],
-                "properties": {"base": {**LENGTH, "description": "Depth of each base tab, e.g. 12mm."}},
-                "description": "A fold-over standee: base tab, upside-down back panel, fold, upright front panel, base tab. "
-                               "Templates get the tab as face.base; exports cut the figure out of the layout."},
-    "doc": {"type": "string", "description": "What the group is, for people reading the pack."},
+                "properties": {"base": {**LENGTH, "description": "Depth of each base tab, e.g. 12mm."}}},
+    "doc": {"type": "string"},
 }
+
+
+def _described(fragments: dict[str, Any], table: tuple[packformat.Key, ...]) -> dict[str, Any]:
+    """Each key's JSON Schema with the format's own words (packformat) as its description."""
+    docs = {key.name: key.doc for key in table}
+    return {k: {**v, "description": docs[k]} if k in docs else v for k, v in fragments.items()}
+
+
 ITEM = {
     "id": {"type": "string", "pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME,
            "description": "Unique across the pack; names the face's SVG file."},
@@ -180,7 +180,7 @@ def _check() -> dict:
 
 
 def _definitions() -> dict:
-    group = _object(GROUP, schema.GROUP_KEYS, "group")
+    group = _object(_described(GROUP, packformat.GROUP), schema.GROUP_KEYS, "group")
     group.update(required=["kind", "size", "front"], **{
         "if": {"required": ["items_from"]},
         "then": {"not": {"anyOf": [{"required": ["items"]}, {"required": ["fields"]}, {"required": ["generate"]}, {"required": ["defaults"]}]}},
@@ -209,7 +209,7 @@ def _definitions() -> dict:
 def schemas() -> dict[str, dict]:
     """{'game': schema of game.yaml, 'components': schema of a component file}."""
     definitions = _definitions()
-    game = _object(GAME, schema.GAME_KEYS, "game.yaml")
+    game = _object(_described(GAME, packformat.GAME), schema.GAME_KEYS, "game.yaml")
     game.update(required=["name", "languages", "players"])
     components = {"type": "object", "additionalProperties": {"$ref": "#/definitions/group"},
                   "propertyNames": {"pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME},

@@ -10,18 +10,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pnpkit.errors import Location
+# Declared with the format; re-exported, as the rest of pnpkit reads them from here.
+from pnpkit.packformat import BACK_MODES as BACK_MODES, KINDS as KINDS, ORIENTATIONS as ORIENTATIONS
 
-KINDS = ("card", "tile", "hex", "token", "standee", "sheet", "board", "die")
 SIDES = ("front", "back")
-BACK_MODES = ("long-edge", "short-edge", "gutter-fold", "none")
 DUPLEX_MODES = ("long-edge", "short-edge")  # printed on both sides of the sheet
-ORIENTATIONS = ("auto", "portrait", "landscape")
 PROVENANCE = ("seed", "public", "inferred", "design")
 
 
 @dataclass(frozen=True)
 class PrintSettings:
-    """How faces go onto paper."""
+    """How faces go onto paper: the `print:` settings (packformat.PRINT declares each key,
+    its default and its bounds; a test checks that these fields follow it)."""
 
     paper: str = "a4"
     orientation: str = "auto"  # auto | portrait | landscape

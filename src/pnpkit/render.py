@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,6 +76,29 @@ class Sandbox(ImmutableSandboxedEnvironment):
         return type(obj) in self.readable and super().is_safe_attribute(obj, attr, value)
 
 
+class UnknownName(jinja2.UndefinedError):
+    """An undefined variable, with the name asked for and the value it was asked of (jinja2's
+    `missing` for a top-level name), so the message can say which names exist."""
+
+    def __init__(self, message: str, obj: object, name: object):
+        super().__init__(message)
+        self.obj, self.name = obj, name
+
+
+class Undefined(jinja2.StrictUndefined):
+    """StrictUndefined whose error carries what was asked for (see unknown_name)."""
+
+    __slots__ = ()
+
+    def __init__(self, hint: str | None = None, obj: object = jinja2.utils.missing, name: str | None = None,
+                 exc: type[jinja2.TemplateRuntimeError] = jinja2.UndefinedError) -> None:
+        def unknown(message: str) -> UnknownName:
+            return UnknownName(message, obj, name)
+
+        # Jinja raises whatever it is given called with the message, so a factory serves as the type.
+        super().__init__(hint, obj, name, unknown if exc is jinja2.UndefinedError else exc)  # type: ignore[arg-type]
+
+
 def environment(pack: Pack, reg: Registry) -> jinja2.Environment:
     """Templates come from strangers' packs, so they run in Jinja's immutable sandbox: they
     can read the values they are given and call the registry's helpers, but not reach Python
@@ -83,7 +107,7 @@ def environment(pack: Pack, reg: Registry) -> jinja2.Environment:
     env = Sandbox(
         loader=_FailFast(template_loader(pack)),
         autoescape=True,
-        undefined=jinja2.StrictUndefined,
+        undefined=Undefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -128,6 +152,7 @@ class _FailFast(jinja2.BaseLoader):
 
     def __init__(self, inner: jinja2.BaseLoader):
         self.inner, self.broken = inner, {}
+        self.said: set[tuple[Location, str]] = set()  # missing templates reported: (where named, name)
 
     def get_source(self, environment, name):
         return self.inner.get_source(environment, name)
@@ -182,8 +207,7 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         problems.append(Problem(item.template_where[side], f"template '{name}' for the {side} of '{item.id}': {exc.message}", "paths"))
         return None
     except jinja2.TemplateNotFound:
-        dirs = ", ".join("pnpkit's own" if d == BUILTIN_TEMPLATES else display_path(d) for d in template_dirs(pack))
-        problems.append(Problem(item.template_where[side], f"template '{name}' for the {side} of '{item.id}' not found (looked in {dirs})", "references"))
+        problems += _not_found(env, pack, group, item, side, name)
         return None
     except jinja2.TemplateSyntaxError as exc:
         problems.append(_syntax_problem(exc))
@@ -198,11 +222,27 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
     except Exception as exc:  # UndefinedError, TypeError in an expression, ...
         line = _template_line(exc)
         rule = "paths" if isinstance(exc, TemplateRefused) else "template"
-        problems.append(Problem(where, f"template '{name}'{line}: {_describe(exc)} (rendering the {side} of '{item.id}')", rule))
+        what = unknown_name(exc, {**env.globals, **context}) if isinstance(exc, UnknownName) else _describe(exc)
+        problems.append(Problem(where, f"template '{name}'{line}: {what} (rendering the {side} of '{item.id}')", rule))
         return None
     face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where, shape=group.shape, variant=group.variant, labels=group.labels)
     face.template, face.broken = name, any(p.is_error for p in problems[before:])
     return face
+
+
+def _not_found(env: jinja2.Environment, pack: Pack, group: Group, item: Item, side: str, name: str) -> list[Problem]:
+    """A missing template, said once where it is named: a group's template once for all the
+    items that use it (and once for every language), not once per face."""
+    where = item.template_where[side]
+    said = getattr(env.loader, "said", None)
+    if said is not None:
+        if (where, name) in said:
+            return []
+        said.add((where, name))
+    users = [i for i in group.items if i.templates.get(side) == name and i.template_where.get(side) == where]
+    whose = f"the {len(users)} items of '{group.name}'" if len(users) > 1 else f"'{item.id}'"
+    dirs = ", ".join("pnpkit's own" if d == BUILTIN_TEMPLATES else display_path(d) for d in template_dirs(pack))
+    return [Problem(where, f"template '{name}' for the {side} of {whose} not found (looked in {dirs})", "references")]
 
 
 def item_values(item: Item, lang: str) -> dict:
@@ -239,6 +279,44 @@ def _template_line(exc: BaseException) -> str:
             found = f" line {tb.tb_lineno}"
         tb = tb.tb_next
     return found
+
+
+def unknown_name(exc: UnknownName, context: dict[str, object]) -> str:
+    """'undefined variable: item has no key 'tabs' (did you mean 'tab'?)': which names exist,
+    instead of Jinja's "'dict object' has no attribute 'tabs'"."""
+    if exc.obj is jinja2.utils.missing:
+        names = [k for k in context if not k.startswith("_")]
+        return f"undefined variable: '{exc.name}' is undefined{_names_hint(exc.name, names, 'the names are')}"
+    owner = _owner(exc.obj, context)
+    if isinstance(exc.obj, dict):
+        return f"undefined variable: {owner} has no key {exc.name!r}{_names_hint(exc.name, list(exc.obj), 'its keys are')}"
+    if isinstance(exc.obj, (list, tuple)):
+        return f"undefined variable: {owner} has no element {exc.name!r} (it has {len(exc.obj)} elements)"
+    return f"undefined variable: {exc.message}"
+
+
+def _names_hint(name: object, names: Sequence[object], these: str) -> str:
+    """(did you mean 'x'?), else the names there are when they are few enough to read."""
+    hint = did_you_mean(name, names) if isinstance(name, str) else ""
+    if hint or not names:
+        return hint or " (it is empty)"
+    shown = ", ".join(str(n) for n in names[:12])
+    return f" ({these} {shown}{', ...' if len(names) > 12 else ''})"
+
+
+def _owner(obj: object, context: dict[str, object]) -> str:
+    """The dotted name under which the template sees obj ('item', 'data.bonuses'), found by
+    identity a few levels down the context; 'a mapping' when it is not found there."""
+    queue: list[tuple[str, object]] = [(k, v) for k, v in context.items() if isinstance(v, (dict, list))]
+    for _ in range(2000):  # bounded: a pack's data may be large
+        if not queue:
+            break
+        label, value = queue.pop(0)
+        if value is obj:
+            return f"'{label}'"
+        if isinstance(value, dict) and label.count(".") < 3:
+            queue += [(f"{label}.{k}", v) for k, v in value.items() if isinstance(v, (dict, list))]
+    return "a list" if isinstance(obj, list) else "a mapping"
 
 
 def _describe(exc: BaseException) -> str:

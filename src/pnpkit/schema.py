@@ -10,17 +10,18 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
+from typing import Any
 
-from pnpkit import fonts, itemsource, labels, packfonts, paths
-from pnpkit.checker import Reader, did_you_mean, path_name
+from pnpkit import fonts, itemsource, labels, packfonts, packformat, paths
+from pnpkit.checker import Reader, close_match, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
-from pnpkit.model import BACK_MODES, KINDS, ORIENTATIONS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
-from pnpkit.units import PAPERS, PT_PER_MM, SIZES, describe
+from pnpkit.model import KINDS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
+from pnpkit.units import PT_PER_MM, describe
 
-GAME_KEYS = ("id", "name", "version", "languages", "players", "print", "strings", "data", "checks", "rules", "fonts")
-PRINT_KEYS = ("paper", "orientation", "margin", "bleed", "safe", "gap", "backs", "back_offset", "min_font_size", "crop_marks", "back_marks", "overlap", "stamp", "variants")
-GROUP_KEYS = ("kind", "size", "bleed", "shape", "variant", "labels", "front", "back", "fields", "defaults", "items", "generate", "items_from", "standee", "doc")
+GAME_KEYS = packformat.names(packformat.GAME)
+PRINT_KEYS = packformat.names(packformat.PRINT)
+GROUP_KEYS = packformat.names(packformat.GROUP)
 STANDEE_KEYS = ("base",)
 ITEM_KEYS = ("id", "count", "per_player", "tags", "provenance", "front", "back", "doc")
 FIELD_KEYS = ("type", "required", "default", "values", "min", "max", "item", "rule", "doc")
@@ -158,38 +159,10 @@ class _Game:
         return (lo or 1, hi or 1)
 
     def _print(self, value) -> PrintSettings:
+        """The `print:` settings, each read as packformat.PRINT declares it."""
         spec = self.r.mapping(value, ("print",), PRINT_KEYS, "print") or {}
-        r, p, out = self.r, ("print",), {}
-        if "paper" in spec:
-            out["paper"] = r.choice(spec["paper"], p + ("paper",), PAPERS)
-        if "orientation" in spec:
-            out["orientation"] = r.choice(spec["orientation"], p + ("orientation",), ORIENTATIONS)
-        for key in ("margin", "bleed", "safe", "gap", "overlap"):
-            if key in spec:
-                out[key] = r.length(spec[key], p + (key,))
-                if out[key] is not None and out[key] < 0:
-                    r.problem(p + (key,), f"'{key}' cannot be negative (got {spec[key]})")
-        _against_paper(r, spec, out)
-        if "backs" in spec:
-            out["backs"] = r.choice(spec["backs"], p + ("backs",), BACK_MODES)
-        if "back_offset" in spec:
-            off = r.mapping(spec["back_offset"], p + ("back_offset",), ("x", "y")) or {}
-            out["back_offset"] = tuple(r.length(off.get(k, 0), p + ("back_offset", k)) or 0.0 for k in "xy")
-            for k, v in zip("xy", out["back_offset"]):
-                if abs(v) > MAX_BACK_OFFSET:
-                    r.problem(p + ("back_offset", k), f"'{k}' must be at most {MAX_BACK_OFFSET:g}mm either way; a duplex printer misregisters by a few (got {off[k]})")
-        if "min_font_size" in spec:
-            mm = r.length(spec["min_font_size"], p + ("min_font_size",))
-            out["min_font_pt"] = None if mm is None else mm * PT_PER_MM
-        for key in ("crop_marks", "back_marks", "stamp"):
-            if key in spec:
-                out[key] = r.typed(spec[key], p + (key,), "bool")
-        if "variants" in spec:
-            names = spec["variants"]
-            if not isinstance(names, list):
-                r.problem(p + ("variants",), f"'variants' must be a list of variant names (got {describe(names)})")
-            else:
-                out["variants"] = tuple(n for i, v in enumerate(names) if (n := r.ident(v, p + ("variants", i), "variant")))
+        out: dict[str, Any] = {key.field: _print_value(self.r, key, spec[key.name]) for key in packformat.PRINT if key.name in spec}
+        _against_paper(self.r, spec, out)
         return PrintSettings(**{k: v for k, v in out.items() if v is not None})
 
     def _strings(self, value, langs) -> dict:
@@ -241,34 +214,67 @@ class _Game:
         )
 
 
-# Print lengths are checked against the narrowest paper (A4's 210mm), as --paper may choose any.
-NARROWEST = min(min(SIZES[paper]) for paper in PAPERS)
-MAX_BLEED = 25.0  # mm; print services ask for 3mm to 1/4in, and a larger one is a slip of the unit
-MAX_SAFE = 50.0  # mm; templates draw with it, so it is bounded like every length that reaches the PDF
-MAX_BACK_OFFSET = 20.0  # mm either way; a duplex printer misregisters by a few
+NARROWEST, MAX_BLEED, MAX_SAFE = packformat.NARROWEST, packformat.MAX_BLEED, packformat.MAX_SAFE
+MAX_BACK_OFFSET = packformat.MAX_BACK_OFFSET
+
+
+def _print_value(r: Reader, key: packformat.Key, value: object) -> Any:
+    """One print setting, read by its declared type; None (reported) when it is bad."""
+    path = ("print", key.name)
+    if key.type == "choice":
+        return r.choice(value, path, key.choices)
+    if key.type == "bool":
+        return r.typed(value, path, "bool")
+    if key.type == "length":
+        return _bounded(r, key, key.name, value, path)
+    if key.type == "font size":
+        mm = r.length(value, path)
+        return None if mm is None else mm * PT_PER_MM
+    if key.type == "offset":
+        off = r.mapping(value, path, ("x", "y")) or {}
+        shift = tuple(r.length(off.get(k, 0), path + (k,)) or 0.0 for k in "xy")
+        for k, v in zip("xy", shift):
+            if key.max is not None and abs(v) > key.max:
+                r.problem(path + (k,), packformat.over_max(key, k, off[k]))
+        return shift
+    if key.type == "names":
+        if not isinstance(value, list):
+            r.problem(path, f"'{key.name}' must be a list of variant names (got {describe(value)})")
+            return None
+        return tuple(n for i, v in enumerate(value) if (n := r.ident(v, path + (i,), "variant")))
+    raise ValueError(f"packformat.PRINT: no reader for type '{key.type}' of '{key.name}'")
+
+
+def _bounded(r: Reader, key: packformat.Key, name: str, value: object, path: tuple[object, ...]) -> float | None:
+    """A length that is neither negative nor over key.max."""
+    mm = r.length(value, path)
+    if mm is not None and mm < 0:
+        r.problem(path, f"'{name}' cannot be negative (got {value})")
+        return None
+    if mm is not None and key.max is not None and mm > key.max:
+        r.problem(path, packformat.over_max(key, name, value))
+        return None
+    return mm
 
 
 def _against_paper(r: Reader, spec: dict, out: dict) -> None:
-    """Margins that leave half the sheet to print on, a gap and an overlap that fit in that, a sane bleed:
-    otherwise the packers would divide by zero, loop, or drop every face."""
+    """A gap and an overlap that fit in half of what the margin leaves of A4: otherwise the
+    packers would divide by zero, loop, or drop every face. (Each setting's own bounds are
+    packformat.PRINT's.)"""
     p = ("print",)
     margin = out.get("margin")
-    if margin is not None and margin > NARROWEST / 4:
-        r.problem(p + ("margin",), f"'margin' must be at most {NARROWEST / 4:g}mm, a quarter of A4's width, to leave half the sheet to print on (got {spec['margin']})")
-        margin = None
     room = NARROWEST - 2 * (PrintSettings.margin if margin is None else margin)
     if (out.get("overlap") or 0) > room / 2:  # split sheets must advance by at least half a sheet
         r.problem(p + ("overlap",), f"'overlap' must be at most {room / 2:g}mm, half the printable width of A4 (got {spec['overlap']})")
     if (out.get("gap") or 0) >= room / 2:
         r.problem(p + ("gap",), f"'gap' must be less than {room / 2:g}mm, half the printable width of A4 (got {spec['gap']})")
-    if (out.get("bleed") or 0) > MAX_BLEED:
-        r.problem(p + ("bleed",), bleed_problem(spec["bleed"]))
-    if (out.get("safe") or 0) > MAX_SAFE:
-        r.problem(p + ("safe",), f"'safe' must be at most {MAX_SAFE:g}mm; a safe zone is a few millimetres (got {spec['safe']})")
 
 
 def bleed_problem(given) -> str:
-    return f"'bleed' must be at most {MAX_BLEED:g}mm; print services ask for 3mm to 1/4in (got {given})"
+    return packformat.over_max(_PRINT["bleed"], "bleed", given)
+
+
+_PRINT = {key.name: key for key in packformat.PRINT}
 
 
 def _read_groups(r: Reader, game: _Game):
@@ -298,7 +304,7 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
         r.problem(path + ("bleed",), bleed_problem(spec["bleed"]) if bleed > 0 else f"'bleed' cannot be negative (got {spec['bleed']})")
         bleed = None
     templates = {side: t for side in SIDES if (t := _template(r, spec, path, side)) is not None}
-    if "front" not in spec:
+    if "front" not in spec and path + ("front",) not in r.misspelt:
         r.problem(path, f"group '{name}' needs a 'front' template")
     extra = {"variant": r.ident(spec["variant"], path + ("variant",), "variant") or "" if "variant" in spec else "",
              "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size),
@@ -457,11 +463,38 @@ def _read_field(r: Reader, name: str, value, path: tuple) -> FieldSpec | None:
 def _read_items(r: Reader, game: _Game, group: str, spec: dict, fields: dict | None, templates: dict) -> list[Item]:
     """Written, sheet and generated items alike (itemsource.py), each checked by _read_item."""
     raw = itemsource.raw_items(r, game.root, group, spec, fields or {}, ITEM_KEYS, game.game_data)
-    return [it for rr, v, p in raw if (it := _read_item(rr, game, group, v, p, fields or {}, templates))]
+    # A misspelt 'fields:' key (reported once, with its 'did you mean') leaves the items' values
+    # undeclared: they are not each reported unknown too.
+    unsure = (group, "fields") in r.misspelt
+    typos = _misspelt_fields(r, raw, fields or {}, (group, "fields"))
+    return [it for rr, v, p in raw if (it := _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos))]
 
 
-def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict, templates: dict) -> Item | None:
-    spec = r.mapping(value, path, ITEM_KEYS + tuple(fields), f"an item of '{group}'")
+def _misspelt_fields(r: Reader, raw: list, fields: dict, path: tuple) -> dict[str, str]:
+    """A declared field that no item gives while items give a key like it is misspelt where it is
+    declared: said once there, instead of at every item. {declared name: the items' key}."""
+    given: dict[str, int] = {}
+    for _, value, _ in raw:
+        for key in value if isinstance(value, dict) else ():
+            given[key] = given.get(key, 0) + 1
+    typos = {}
+    for name in fields:
+        strangers = [k for k in given if k not in fields and k not in ITEM_KEYS]
+        meant = close_match(name, strangers) if name not in given else None
+        if meant is not None:
+            items = f"{given[meant]} items give" if given[meant] > 1 else "1 item gives"
+            r.problem(path + (name,), f"no item gives the field '{name}', but {items} '{meant}' (is the field misspelt here?)", key=True)
+            typos[name] = meant
+    return typos
+
+
+def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict, templates: dict,
+               unsure: bool = False, typos: dict[str, str] | None = None) -> Item | None:
+    """One item; with `unsure` (the group's fields are misspelt) any key is taken, and the
+    fields in `typos` (misspelt at their declaration) are neither required nor unknown."""
+    typos = typos or {}
+    allowed = tuple(value) if unsure and isinstance(value, dict) else ITEM_KEYS + tuple(fields) + tuple(typos.values())
+    spec = r.mapping(value, path, allowed, f"an item of '{group}'")
     if spec is None:
         return None
     item_id = r.ident(r.get(spec, path, "id"), path + ("id",), "id")
@@ -471,7 +504,7 @@ def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: d
         where[name] = r.doc.at(path + (name,))
         if name in spec:
             values[name] = _field_value(r, spec[name], path + (name,), fspec, game.languages or ("en",))
-        elif fspec.required:
+        elif fspec.required and name not in typos:
             r.problem(path, f"item '{item_id}' needs the field '{name}'", fspec.rule)
         else:
             values[name] = fspec.default
