@@ -218,7 +218,7 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
         problems += _bleed_warnings(pack, short, profile)
     if profile.products:
         for deck in decks:
-            product, _ = profile.product_for(deck.size)
+            product, _ = profile.fitting(deck.size, deck.bleed)
             if product is None:
                 problems.append(_unknown_size(pack, deck, profile))
     if profile.output in ("images", "showcase"):
@@ -227,12 +227,12 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
 
 
 def _pixels(deck: Deck, profile: Profile) -> int:
-    w, h = image_pixels(deck.size, profile)
+    w, h = image_pixels(deck.size, profile, deck.bleed)
     return w * h
 
 
 def _too_many_pixels(pack: Pack, deck: Deck, profile: Profile) -> Problem:
-    w, h = image_pixels(deck.size, profile)
+    w, h = image_pixels(deck.size, profile, deck.bleed)
     return Problem(pack.groups[deck.name].where, (
         f"group '{deck.name}' would be {w} x {h} px images at {profile.dpi} dpi, over the {MAX_PIXELS // 10**6} "
         f"megapixels an image may have; export it at a lower dpi"), "export")
@@ -300,10 +300,10 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
 
 def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
     w, h = deck.size
-    nearest = profile.nearest(deck.size)
-    hint = f" (nearest: {nearest.name}, {nearest.trim[0]:g} x {nearest.trim[1]:g} mm)" if nearest else ""
+    closest = [f"{p.name}, {_mm(p.trim[0])} x {_mm(p.trim[1])} mm" for p in profile.closest(deck.size)]
+    hint = f" (closest: {'; '.join(closest)})" if closest else ""
     if profile.output == "images":
-        px = image_pixels(deck.size, profile)
+        px = image_pixels(deck.size, profile, deck.bleed)
         what = f"its images are {px[0]} x {px[1]} px, trim plus bleed at {profile.dpi} dpi"
     else:
         what = "its pages are trim plus bleed"
@@ -313,12 +313,37 @@ def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
 
 # ------------------------------------------------------------------ sizes
 
-def image_pixels(size: tuple[float, float], profile: Profile) -> tuple[int, int]:
-    """The image size for a face of this trim: the product's pixels, else trim + 2 x bleed at the dpi."""
-    product, turned = profile.product_for(size)
+def image_pixels(size: tuple[float, float], profile: Profile, bleed: float = 0.0) -> tuple[int, int]:
+    """The image size for a face of this trim (and bleed): the pixels of the product that fits it,
+    else the product's trim + 2 x bleed at the dpi, else the face's own."""
+    product, turned = profile.fitting(size, bleed)
     if product is not None and product.pixels is not None:
         return (product.pixels[1], product.pixels[0]) if turned else product.pixels
-    return tuple(round((s + 2 * profile.bleed) / MM_PER_IN * profile.dpi) for s in size)
+    trim = product_trim(size, profile, bleed)
+    return round((trim[0] + 2 * profile.bleed) / MM_PER_IN * profile.dpi), \
+        round((trim[1] + 2 * profile.bleed) / MM_PER_IN * profile.dpi)
+
+
+def product_trim(size: tuple[float, float], profile: Profile, bleed: float) -> tuple[float, float]:
+    """The trim the service cuts a face of this size to: the fitting product's (turned like the
+    face), else the face's own."""
+    product, turned = profile.fitting(size, bleed)
+    if product is None or profile.product_for(size)[0] is not None:  # its own size, rounding aside
+        return size
+    return (product.trim[1], product.trim[0]) if turned else product.trim
+
+
+def product_label(size: tuple[float, float], profile: Profile, bleed: float) -> str:
+    """The product a group is uploaded as, for manifest.csv; says so when the face is centred on a
+    product of another size (within the profile's `fit`)."""
+    product, _ = profile.fitting(size, bleed)
+    if product is None:
+        return "(true size)"
+    trim = product_trim(size, profile, bleed)
+    if trim == size:
+        return product.name
+    return (f"{product.name} ({_mm(trim[0])} x {_mm(trim[1])} mm; the {_mm(size[0])} x {_mm(size[1])} mm "
+            f"face centred on it)")
 
 
 def pixels_to_mm(px: tuple[int, int], dpi: int) -> tuple[float, float]:
@@ -333,6 +358,7 @@ class Sheet:
 
     face: Face
     page: tuple[float, float]
+    trim: tuple[float, float] | None = None  # the TrimBox, centred; None: the face's own trim
 
 
 def write_faces_pdf(sheets: list[Sheet], path: Path, title: str, separation=None) -> None:
@@ -367,7 +393,9 @@ def write_faces_pdf(sheets: list[Sheet], path: Path, title: str, separation=None
         c.translate((x0 - b) * K, (y0 - b) * K)
         c.doForm(pdf.face_form(c, face, forms))
         c.restoreState()
-        c.setTrimBox((x0 * K, y0 * K, (x0 + w) * K, (y0 + h) * K))
+        tw, th = sheet.trim or (w, h)  # a product a little off the face's size is cut at its own trim
+        tx, ty = (pw - tw) / 2, (ph - th) / 2
+        c.setTrimBox((tx * K, ty * K, (tx + tw) * K, (ty + th) * K))
         c.setBleedBox((0, 0, pw * K, ph * K))
         c.showPage()
     c.save()
@@ -438,9 +466,8 @@ def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: Rast
     """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv lists them."""
     sheets, shots, rows = [], [], []
     for deck in decks:
-        px = image_pixels(deck.size, profile)
-        product, _ = profile.product_for(deck.size)
-        label = product.name if product else "(true size)"
+        px = image_pixels(deck.size, profile, deck.bleed)
+        label = product_label(deck.size, profile, deck.bleed)
         page = pixels_to_mm(px, profile.dpi)
         (folder / deck.folder).mkdir()
         shared = deck.shared_back if profile.shared_back == "once" else None
@@ -479,10 +506,11 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, r
 
         separation = pdfx.separation(profile.press)
     for deck in decks:
-        page = (deck.size[0] + 2 * profile.bleed, deck.size[1] + 2 * profile.bleed)
-        sheets = [Sheet(face, page) for face in page_order(deck, profile)]
+        trim = product_trim(deck.size, profile, deck.bleed)
+        page = (trim[0] + 2 * profile.bleed, trim[1] + 2 * profile.bleed)
+        sheets = [Sheet(face, page, trim) for face in page_order(deck, profile)]
         name = f"{title} · {deck.name}"
-        k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)}")
+        k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)} {trim}")
         raster.made(k, folder / f"{deck.folder}.pdf", lambda path: write_faces_pdf(sheets, path, name, separation))
 
 
