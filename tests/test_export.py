@@ -548,3 +548,17 @@ def test_tts_round_tokens_come_in_as_round_tiles(breakable):
     assert types["gold"] == {round_tile} and types["nibiru-ring"] == {round_tile}  # shape: circle
     hexes = [i for i, kinds in types.items() if kinds == {hex_tile}]
     assert len(hexes) >= 5  # the hex tiles stay hexes
+
+
+def test_tts_dice_stay_images_and_the_warning_says_why(breakable):
+    kit = breakable("mlem")
+    run = kit.build("--profile", "tabletop-simulator", "--lang", "en")
+    assert run.code == 0
+    line = next(n for n, row in enumerate((kit.root / "components/mlem/dice.yaml").read_text().splitlines(), 1)
+                if row.startswith("dice:"))
+    assert (f"components/mlem/dice.yaml:{line}:1: warning: group 'dice' (die) is exported as images only: a TTS Custom "
+            "Dice object takes one image laid out like the d6 template TTS installs (Modding/Dice Templates), whose face "
+            "positions are not documented, so pnpkit cannot place the faces on it; paint these images onto that template, "
+            "or import them by hand [export]") in run.lines
+    save = json.loads((kit.root / "build/mlem/tabletop-simulator/en/mlem-en.json").read_text())
+    assert "Custom_Dice" not in json.dumps(save)  # no object that would show the faces in the wrong places

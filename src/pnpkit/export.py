@@ -284,8 +284,12 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
     """What the Tabletop Simulator export cannot do for a group, said where the group is."""
     group = pack.groups[deck.name]
     if kind == "image" and deck.kind == "die":
-        why = ("TTS's Custom Dice take an image laid out like the templates TTS installs (Modding/Dice Templates), "
-               "a layout that is not published, so pnpkit cannot place the faces on it; import the images by hand")
+        # Why not Custom_Dice: the d6 face layout exists only as the template image in a TTS install;
+        # the knowledge base, the API docs and the public saves we searched give the object's JSON
+        # (CustomImage.ImageURL, CustomDice.Type 1) but not where each face sits on the image.
+        why = ("a TTS Custom Dice object takes one image laid out like the d6 template TTS installs "
+               "(Modding/Dice Templates), whose face positions are not documented, so pnpkit cannot "
+               "place the faces on it; paint these images onto that template, or import them by hand")
     elif kind == "image":
         why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
     elif kind == "figurine" and group.base == 0:
