@@ -120,10 +120,6 @@ class Profile:
                        abs(p.trim[1] - size[0]) + abs(p.trim[0] - size[1]))
         return sorted(self.products, key=distance)[:n]
 
-    def nearest(self, size: tuple[float, float]) -> Product | None:
-        """The product closest in size (either way round)."""
-        return next(iter(self.closest(size, 1)), None)
-
 
 def names() -> list[str]:
     """The shipped profiles, by name."""
