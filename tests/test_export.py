@@ -6,6 +6,7 @@ import csv
 import dataclasses
 import json
 import math
+import re
 from pathlib import Path
 
 import pypdfium2
@@ -103,7 +104,7 @@ def test_profile_problems_are_located(tmp_path, monkeypatch):
     found, problems = profile.load("bad.yaml")
     assert found is None
     assert [str(p) for p in problems] == [
-        "bad.yaml:5:1: error: unknown key 'copys' in a profile with output 'images' (known keys: name, output, dpi, bleed, products, shared_back, notes) [profile]",
+        "bad.yaml:5:1: error: unknown key 'copys' in a profile with output 'images' (known keys: name, output, dpi, bleed, products, fit, shared_back, notes) [profile]",
         "bad.yaml:7:44: error: 'pixels' 826x1125 is not the trim plus 2 x bleed at 300 dpi (825x1125) [profile]",
         "bad.yaml:8:25: error: 'trim' must be a size such as '63x88mm', '2.5x3.5in' or a name (poker, euro-poker, bridge, tarot, mini, euro-mini, square, small-square, jumbo, business, micro, a5, a4, a3, letter) (got '2.75x4.75') [profile]",
     ]
@@ -179,10 +180,80 @@ def test_a_shared_back_is_written_once_with_the_deck_count(tmp_path):
 def test_sizes_the_service_does_not_sell_are_true_size_with_a_warning(tmp_path):
     problems, out = exported(cards(tmp_path / "probe", n=1, size="45x45mm", shared_back=False), tmp_path / "out", "thegamecrafter")
     assert len(problems) == 1 and problems[0].where.line == 1 and problems[0].where.file.endswith("cards.yaml")
-    assert problems[0].message == ("group 'cards' is 45 x 45 mm, which matches no product in the thegamecrafter profile (nearest: small hex tile, 50.8 x 44.45 mm);"
-                                   " its images are 606 x 606 px, trim plus bleed at 300 dpi")
+    assert problems[0].message == (
+        "group 'cards' is 45 x 45 mm, which matches no product in the thegamecrafter profile (closest: small hex tile / triangle tile,"
+        " 50.8 x 44.45 mm; small square tile, 50.8 x 50.8 mm; micro deck, 31.75 x 44.45 mm);"
+        " its images are 606 x 606 px, trim plus bleed at 300 dpi")
     assert Image.open(out / "en" / "01-cards" / "001a-c0-front.png").size == (606, 606)
     assert manifest(out / "en")[0]["product"] == "(true size)"
+
+
+SOURCE = re.compile(r"^(primary|secondary|inferred): \S")
+
+
+@pytest.mark.parametrize("name", ["thegamecrafter", "makeplayingcards", "drivethrucards"])
+def test_every_product_of_a_service_names_its_source_and_safe_zone(name):
+    products = load(name).products
+    assert len(products) >= 2
+    for p in products:
+        assert SOURCE.match(p.source), p
+        assert p.safe is not None and 3 <= p.safe <= 3.2, p  # 1/8 in or MPC's 36 px
+    names = [p.name for p in products]
+    assert len(names) == len(set(names))
+
+
+def test_the_tgc_catalogue_covers_the_kinds_pnpkit_makes():
+    tgc = load("thegamecrafter")
+    sizes = {p.name: p.trim for p in tgc.products}
+    for name in ("small hex tile / triangle tile", "large hex tile", "small square tile", "small chit (square or circle)",
+                 "bi-fold board", "quad-fold board", "large square board / large square mat", "medium game mat (neoprene)",
+                 "mini deck", "small square deck / medium square tile", "poker deck", "tarot deck", "bridge deck", "large score pad"):
+        assert name in sizes
+    assert sizes["small hex tile / triangle tile"] == pytest.approx((50.8, 44.45))
+    assert sizes["quad-fold board"] == pytest.approx((457.2, 457.2))
+
+
+def test_a_source_without_a_tag_is_a_located_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("p.yaml").write_text(
+        "name: P\noutput: images\nfit: 7mm\nproducts:\n  - {name: poker, trim: 2.5x3.5in, source: 'the internet'}\n", encoding="utf-8")
+    assert [str(p) for p in profile.load("p.yaml")[1]] == [
+        "p.yaml:3:6: error: 'fit' is how far each side of a product may be from a group's trim, at most 5 mm (got 7 mm) [profile]",
+        "p.yaml:5:44: error: 'source' must start with one of primary, secondary, inferred and a colon,"
+        " then say where the figures come from (got 'the internet') [profile]"]
+
+
+def test_a_group_within_fit_of_a_product_is_centred_on_it_and_named(tmp_path):
+    """A 12 mm token with 3 mm of bleed is TGC's 1/2 in chit: the image is the chit's template,
+    the cut (0.35 mm outside the face's trim) falls in the art's bleed, manifest.csv says so."""
+    problems, out = exported(cards(tmp_path / "probe", n=1, size="12x12mm", shared_back=False), tmp_path / "out", "thegamecrafter")
+    assert [p for p in problems if "product" in p.message] == []
+    image = Image.open(out / "en" / "01-cards" / "001a-c0-front.png")
+    assert image.size == (225, 225)
+    assert near(image.getpixel((112, 112)), colours(1)[0])
+    # the cut (37.5 px in) lies 0.35 mm (4 px) outside the face's trim, inside its 1/8 in of art;
+    # only the outer 4 px of the chit's own bleed stay blank (art is never stretched)
+    assert near(image.getpixel((6, 112)), colours(1)[0]) and near(image.getpixel((37, 112)), colours(1)[0])
+    assert image.getpixel((1, 112)) == (255, 255, 255)
+    assert manifest(out / "en")[0]["product"] == (
+        "small chit (square or circle) (12.7 x 12.7 mm; the 12 x 12 mm face centred on it)")
+
+
+def test_a_product_never_fits_where_the_cut_would_show_blank_paper(tmp_path):
+    tgc = load("thegamecrafter")
+    assert tgc.fitting((12, 12), bleed=3)[0].name == "small chit (square or circle)"
+    assert tgc.fitting((12, 12), bleed=0)[0] is None  # no bleed: a larger cut shows paper
+    assert tgc.fitting((13.5, 13.5), bleed=0)[0].name == "small chit (square or circle)"  # smaller: cut inside the art
+    assert tgc.fitting((22, 22), bleed=3)[0] is None  # 1.5 mm a side from the 3/4 in chit: over `fit`
+    assert tgc.fitting((101.6, 50.8), bleed=3) == (tgc.fitting((50.8, 101.6), bleed=3)[0], True)
+
+
+def test_page_services_cut_a_fitted_group_at_the_products_trim(tmp_path):
+    problems, out = exported(cards(tmp_path / "probe", n=1, size="63x88mm", shared_back=False), tmp_path / "out", "drivethrucards")
+    assert [p for p in problems if "product" in p.message] == []
+    page = pypdfium2.PdfDocument(str(next((out / "en").glob("*.pdf"))))[0]
+    assert [round(v / 72 * 25.4, 2) for v in page.get_mediabox()] == [0, 0, 69.85, 95.25]  # poker + 1/8 in a side
+    assert [round(v / 72 * 25.4, 2) for v in page.get_trimbox()] == [3.17, 3.17, 66.67, 92.07]
 
 
 def test_many_faces_are_rasterised_in_a_process_pool_identically(tmp_path):
@@ -369,10 +440,11 @@ def _tree(folder: Path) -> dict[str, bytes]:
 
 
 def test_a_warm_export_rasterises_nothing_and_writes_the_same_bytes(kit, monkeypatch):
-    profiles = ["--profile", "thegamecrafter", "--profile", "drivethrucards", "--profile", "tabletop-simulator"]
+    names = ("thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator")
+    profiles = [arg for name in names for arg in ("--profile", name)]
     assert kit.build(*profiles, "--lang", "en").code == 0
     out = kit.root / "build" / "mammoth-herd"
-    cold = {name: _tree(out / name) for name in ("thegamecrafter", "drivethrucards", "tabletop-simulator")}
+    cold = {name: _tree(out / name) for name in names}
 
     def no_raster(*args, **kwargs):
         raise AssertionError("a warm export rasterised a face")
@@ -479,3 +551,17 @@ def test_tts_round_tokens_come_in_as_round_tiles(breakable):
     assert types["gold"] == {round_tile} and types["nibiru-ring"] == {round_tile}  # shape: circle
     hexes = [i for i, kinds in types.items() if kinds == {hex_tile}]
     assert len(hexes) >= 5  # the hex tiles stay hexes
+
+
+def test_tts_dice_stay_images_and_the_warning_says_why(breakable):
+    kit = breakable("mlem")
+    run = kit.build("--profile", "tabletop-simulator", "--lang", "en")
+    assert run.code == 0
+    line = next(n for n, row in enumerate((kit.root / "components/mlem/dice.yaml").read_text().splitlines(), 1)
+                if row.startswith("dice:"))
+    assert (f"components/mlem/dice.yaml:{line}:1: warning: group 'dice' (die) is exported as images only: a TTS Custom "
+            "Dice object takes one image laid out like the d6 template TTS installs (Modding/Dice Templates), whose face "
+            "positions are not documented, so pnpkit cannot place the faces on it; paint these images onto that template, "
+            "or import them by hand [export]") in run.lines
+    save = json.loads((kit.root / "build/mlem/tabletop-simulator/en/mlem-en.json").read_text())
+    assert "Custom_Dice" not in json.dumps(save)  # no object that would show the faces in the wrong places

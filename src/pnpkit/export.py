@@ -143,7 +143,7 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
         problems += _bleed_warnings(pack, short, profile)
     if profile.products:
         for deck in decks:
-            product, _ = profile.product_for(deck.size)
+            product, _ = profile.fitting(deck.size, deck.bleed)
             if product is None:
                 problems.append(_unknown_size(pack, deck, profile))
     if profile.output in ("images", "showcase"):
@@ -152,12 +152,12 @@ def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
 
 
 def _pixels(deck: Deck, profile: Profile) -> int:
-    w, h = image_pixels(deck.size, profile)
+    w, h = image_pixels(deck.size, profile, deck.bleed)
     return w * h
 
 
 def _too_many_pixels(pack: Pack, deck: Deck, profile: Profile) -> Problem:
-    w, h = image_pixels(deck.size, profile)
+    w, h = image_pixels(deck.size, profile, deck.bleed)
     return Problem(pack.groups[deck.name].where, (
         f"group '{deck.name}' would be {w} x {h} px images at {profile.dpi} dpi, over the {MAX_PIXELS // 10**6} "
         f"megapixels an image may have; export it at a lower dpi"), "export")
@@ -209,8 +209,12 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
     """What the Tabletop Simulator export cannot do for a group, said where the group is."""
     group = pack.groups[deck.name]
     if kind == "image" and deck.kind == "die":
-        why = ("TTS's Custom Dice take an image laid out like the templates TTS installs (Modding/Dice Templates), "
-               "a layout that is not published, so pnpkit cannot place the faces on it; import the images by hand")
+        # Why not Custom_Dice: the d6 face layout exists only as the template image in a TTS install;
+        # the knowledge base, the API docs and the public saves we searched give the object's JSON
+        # (CustomImage.ImageURL, CustomDice.Type 1) but not where each face sits on the image.
+        why = ("a TTS Custom Dice object takes one image laid out like the d6 template TTS installs "
+               "(Modding/Dice Templates), whose face positions are not documented, so pnpkit cannot "
+               "place the faces on it; paint these images onto that template, or import them by hand")
     elif kind == "image":
         why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
     elif kind == "figurine" and group.base == 0:
@@ -225,10 +229,10 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
 
 def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
     w, h = deck.size
-    nearest = profile.nearest(deck.size)
-    hint = f" (nearest: {nearest.name}, {nearest.trim[0]:g} x {nearest.trim[1]:g} mm)" if nearest else ""
+    closest = [f"{p.name}, {_mm(p.trim[0])} x {_mm(p.trim[1])} mm" for p in profile.closest(deck.size)]
+    hint = f" (closest: {'; '.join(closest)})" if closest else ""
     if profile.output == "images":
-        px = image_pixels(deck.size, profile)
+        px = image_pixels(deck.size, profile, deck.bleed)
         what = f"its images are {px[0]} x {px[1]} px, trim plus bleed at {profile.dpi} dpi"
     else:
         what = "its pages are trim plus bleed"
@@ -238,12 +242,37 @@ def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
 
 # ------------------------------------------------------------------ sizes
 
-def image_pixels(size: tuple[float, float], profile: Profile) -> tuple[int, int]:
-    """The image size for a face of this trim: the product's pixels, else trim + 2 x bleed at the dpi."""
-    product, turned = profile.product_for(size)
+def image_pixels(size: tuple[float, float], profile: Profile, bleed: float = 0.0) -> tuple[int, int]:
+    """The image size for a face of this trim (and bleed): the pixels of the product that fits it,
+    else the product's trim + 2 x bleed at the dpi, else the face's own."""
+    product, turned = profile.fitting(size, bleed)
     if product is not None and product.pixels is not None:
         return (product.pixels[1], product.pixels[0]) if turned else product.pixels
-    return tuple(round((s + 2 * profile.bleed) / MM_PER_IN * profile.dpi) for s in size)
+    trim = product_trim(size, profile, bleed)
+    return round((trim[0] + 2 * profile.bleed) / MM_PER_IN * profile.dpi), \
+        round((trim[1] + 2 * profile.bleed) / MM_PER_IN * profile.dpi)
+
+
+def product_trim(size: tuple[float, float], profile: Profile, bleed: float) -> tuple[float, float]:
+    """The trim the service cuts a face of this size to: the fitting product's (turned like the
+    face), else the face's own."""
+    product, turned = profile.fitting(size, bleed)
+    if product is None or profile.product_for(size)[0] is not None:  # its own size, rounding aside
+        return size
+    return (product.trim[1], product.trim[0]) if turned else product.trim
+
+
+def product_label(size: tuple[float, float], profile: Profile, bleed: float) -> str:
+    """The product a group is uploaded as, for manifest.csv; says so when the face is centred on a
+    product of another size (within the profile's `fit`)."""
+    product, _ = profile.fitting(size, bleed)
+    if product is None:
+        return "(true size)"
+    trim = product_trim(size, profile, bleed)
+    if trim == size:
+        return product.name
+    return (f"{product.name} ({_mm(trim[0])} x {_mm(trim[1])} mm; the {_mm(size[0])} x {_mm(size[1])} mm "
+            f"face centred on it)")
 
 
 def pixels_to_mm(px: tuple[int, int], dpi: int) -> tuple[float, float]:
@@ -256,9 +285,8 @@ def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: Rast
     """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv lists them."""
     sheets, shots, rows = [], [], []
     for deck in decks:
-        px = image_pixels(deck.size, profile)
-        product, _ = profile.product_for(deck.size)
-        label = product.name if product else "(true size)"
+        px = image_pixels(deck.size, profile, deck.bleed)
+        label = product_label(deck.size, profile, deck.bleed)
         page = pixels_to_mm(px, profile.dpi)
         (folder / deck.folder).mkdir()
         shared = deck.shared_back if profile.shared_back == "once" else None
@@ -297,10 +325,11 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, r
 
         separation = pdfx.separation(profile.press)
     for deck in decks:
-        page = (deck.size[0] + 2 * profile.bleed, deck.size[1] + 2 * profile.bleed)
-        sheets = [Sheet(face, page) for face in page_order(deck, profile)]
+        trim = product_trim(deck.size, profile, deck.bleed)
+        page = (trim[0] + 2 * profile.bleed, trim[1] + 2 * profile.bleed)
+        sheets = [Sheet(face, page, trim) for face in page_order(deck, profile)]
         name = f"{title} · {deck.name}"
-        k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)}")
+        k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)} {trim}")
         raster.made(k, folder / f"{deck.folder}.pdf",
                     lambda path: facepages.write_faces_pdf(sheets, path, name, separation))
 

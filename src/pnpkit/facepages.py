@@ -39,6 +39,7 @@ class Sheet:
 
     face: Face
     page: tuple[float, float]
+    trim: tuple[float, float] | None = None  # the TrimBox, centred; None: the face's own trim
 
 
 def write_faces_pdf(sheets: list[Sheet], path: Path, title: str,
@@ -72,7 +73,9 @@ def write_faces_pdf(sheets: list[Sheet], path: Path, title: str,
         c.translate((x0 - b) * K, (y0 - b) * K)
         c.doForm(pdf.face_form(c, face, forms))
         c.restoreState()
-        c.setTrimBox((x0 * K, y0 * K, (x0 + w) * K, (y0 + h) * K))
+        tw, th = sheet.trim or (w, h)  # a product a little off the face's size is cut at its own trim
+        tx, ty = (pw - tw) / 2, (ph - th) / 2
+        c.setTrimBox((tx * K, ty * K, (tx + tw) * K, (ty + th) * K))
         c.setBleedBox((0, 0, pw * K, ph * K))
         c.showPage()
     c.save()

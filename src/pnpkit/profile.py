@@ -29,13 +29,16 @@ PDFX_KEYS = ("pdfx", "icc", "output_condition", "ink_limit", "rich_black")
 # The keys each output form understands; any other key is an error with a "did you mean".
 KEYS = {
     "sheets": ("name", "output", "notes"),
-    "images": ("name", "output", "dpi", "bleed", "products", "shared_back", "notes"),
-    "pages": ("name", "output", "bleed", "copies", "order", "shared_back", "products", "notes", *PDFX_KEYS),
+    "images": ("name", "output", "dpi", "bleed", "products", "fit", "shared_back", "notes"),
+    "pages": ("name", "output", "bleed", "copies", "order", "shared_back", "products", "fit", "notes", *PDFX_KEYS),
     "tts": ("name", "output", "dpi", "sheet", "image_url", "objects", "tile_width", "notes"),
     "showcase": ("name", "output", "width", "background", "hand", "notes"),
     "low-ink": ("name", "output", "keep", "min_area", "notes"),
 }
-PRODUCT_KEYS = ("name", "trim", "pixels")
+PRODUCT_KEYS = ("name", "trim", "pixels", "safe", "source")
+# How sure a figure is, the first word of a product's `source`: the service's own page or template,
+# a third party quoting it, or our arithmetic from those (print-standards.md's tags).
+SOURCE_TAGS = ("primary", "secondary", "inferred")
 SHEET_KEYS = ("columns", "rows", "max_pixels")
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _PIXELS = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$")
@@ -49,6 +52,8 @@ class Product:
     name: str
     trim: tuple[float, float]
     pixels: tuple[int, int] | None = None
+    safe: float | None = None  # mm inside the trim that text and key art keep clear of
+    source: str = ""  # "primary|secondary|inferred: where the figures come from"
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class Profile:
     image_url: str = ""
     objects: dict = field(default_factory=dict)  # tts: kind -> object
     tile_width: float = 50.8  # tts: mm a scale-1 tile stands for
+    fit: float = 0.0  # mm a product's trim may differ from a group's on each side and still be its product
     pdfx: bool = False  # pages: PDF/X-1a:2003 in CMYK, separated for `press`
     press: object = None  # pdfx.Press: ICC profile, output condition, ink limit, rich black
     width: int = 1600  # showcase: pixels across every image
@@ -88,11 +94,31 @@ class Profile:
                 return product, True
         return None, False
 
-    def nearest(self, size: tuple[float, float]) -> Product | None:
-        """The product closest in size (either way round), for a helpful message."""
+    def fitting(self, size: tuple[float, float], bleed: float) -> tuple[Product | None, bool]:
+        """The product for a group of this trim and bleed: its own size, else the closest whose every
+        side lies within `fit` mm of the group's and, where the product is larger, inside the art's
+        bleed (the cut must not show blank paper); and whether it is turned 90°."""
+        product, turned = self.product_for(size)
+        if product is not None or self.fit <= 0:
+            return product, turned
+        found: list[tuple[float, int, bool]] = []
+        for i, p in enumerate(self.products):
+            for turn in (False, True):
+                pw, ph = (p.trim[1], p.trim[0]) if turn else p.trim
+                dw, dh = (pw - size[0]) / 2, (ph - size[1]) / 2  # how far each side moves
+                if max(abs(dw), abs(dh)) <= self.fit + 1e-9 and max(dw, dh) <= bleed + 1e-9:
+                    found.append((abs(dw) + abs(dh), i, turn))
+        if not found:
+            return None, False
+        _, i, turn = min(found)
+        return self.products[i], turn
+
+    def closest(self, size: tuple[float, float], n: int = 3) -> list[Product]:
+        """The n products closest in size (either way round), for a helpful message."""
         def distance(p: Product) -> float:
-            return min(abs(p.trim[0] - size[0]) + abs(p.trim[1] - size[1]), abs(p.trim[1] - size[0]) + abs(p.trim[0] - size[1]))
-        return min(self.products, key=distance, default=None)
+            return min(abs(p.trim[0] - size[0]) + abs(p.trim[1] - size[1]),
+                       abs(p.trim[1] - size[0]) + abs(p.trim[0] - size[1]))
+        return sorted(self.products, key=distance)[:n]
 
 
 def names() -> list[str]:
@@ -155,6 +181,8 @@ def _read(r: Reader, ident: str) -> Profile | None:
         values["image_url"] = r.typed(data["image_url"], ("image_url",), "string", "profile")
     if "tile_width" in data:
         values["tile_width"] = _length(r, data["tile_width"], ("tile_width",))
+    if "fit" in data:
+        values["fit"] = _fit(r, data["fit"])
     if "sheet" in data:
         values["sheet"] = _sheet(r, data["sheet"])
     if output == "pages":
@@ -298,13 +326,40 @@ def _products(r: Reader, value, dpi: int, bleed: float, output: str) -> list[Pro
         name = r.typed(r.get(spec, path, "name"), path + ("name",), "string", "profile")
         trim = r.size(r.get(spec, path, "trim"), path + ("trim",))
         pixels = _pixels(r, spec, path, output)
+        safe = _length(r, spec["safe"], path + ("safe",)) if "safe" in spec else None
+        source = _source(r, spec, path)
         if pixels is not None and trim is not None:
             expected = tuple(round((t + 2 * bleed) / MM_PER_IN * dpi) for t in trim)
             if pixels != expected:
                 r.problem(path + ("pixels",), f"'pixels' {pixels[0]}x{pixels[1]} is not the trim plus 2 x bleed at {dpi} dpi ({expected[0]}x{expected[1]})", "profile")
         if name is not None and trim is not None:
-            out.append(Product(name, trim, pixels))
+            out.append(Product(name, trim, pixels, safe, source))
     return out
+
+
+def _fit(r: Reader, value: object) -> float | None:
+    """How far (mm a side) a product may be from a group's size: bounded, a few mm at most."""
+    mm = _length(r, value, ("fit",))
+    if mm is not None and mm > 5:
+        r.problem(("fit",), f"'fit' is how far each side of a product may be from a group's trim, "
+                            f"at most 5 mm (got {mm:g} mm)", "profile")
+        return None
+    return mm
+
+
+def _source(r: Reader, spec: dict[str, object], path: tuple[str | int, ...]) -> str:
+    """`source:` says where a product's figures come from and how sure they are."""
+    if "source" not in spec:
+        return ""
+    text = r.typed(spec["source"], path + ("source",), "string", "profile")
+    if text is None:
+        return ""
+    tag = text.split(":", 1)[0].strip()
+    if tag not in SOURCE_TAGS or ":" not in text:
+        r.problem(path + ("source",), f"'source' must start with one of {', '.join(SOURCE_TAGS)} and a colon, "
+                                      f"then say where the figures come from (got '{text[:60]}')", "profile")
+        return ""
+    return str(text)
 
 
 def _pixels(r: Reader, spec: dict, path: tuple, output: str) -> tuple[int, int] | None:
