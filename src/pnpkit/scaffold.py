@@ -156,7 +156,7 @@ tiles:
   kind: tile
   size: 50x50mm
   bleed: 2mm                     # a group may set its own bleed
-  front: @NAME@/tile.svg.j2
+  front: @NAME@/tile.svg.j2      # or a Python function, for generated grids and tracks: board.py:draw
   fields:
     label: text                  # in a sheet: a column `label`, or one per language: label.en, label.pl
     points: {type: int, min: 0}
