@@ -11,7 +11,7 @@ import pytest
 import uharfbuzz as hb
 from PIL import Image, ImageChops
 
-from pnpkit import fonts, shaping, svgdraw
+from pnpkit import build, fonts, shaping, svgdraw
 from pnpkit.cli import main
 
 FONTS = Path(__file__).parent / "fonts"
@@ -387,3 +387,13 @@ def test_gradient_problems_are_located():
         (3, "a gradient fills shapes only, not text"),
         (3, "fill 'url(#nope)' does not refer to a <linearGradient> or <radialGradient>"),
     ]
+
+
+def test_a_python_face_keeps_its_groups_shape(tmp_path):
+    root = pack(tmp_path, '"x"', files={"board.py": FACE_PY})
+    cards = (root / "cards.yaml").read_text().replace("front: card.svg.j2", "front: board.py:draw")
+    (root / "cards.yaml").write_text(cards.replace("  kind: card\n", "  kind: card\n  shape: rounded(3mm)\n"))
+    result = build.validate(root, ["en"])  # the suite trusts its scratch packs (conftest)
+    assert [str(p) for p in result.errors] == []
+    [face] = [f for f in result.faces["en"] if f.item == "c1"]
+    assert face.shape[0] == "rounded" and face.extra["template"] == "board.py:draw"
