@@ -66,12 +66,12 @@ class Macros:
     found, confined and sandboxed as any template is."""
 
     def __init__(self, env: Any, context: dict[str, Any]) -> None:
-        self.env, self.context, self.modules = env, context, {}
+        self.env, self.context = env, context
+        self.modules: dict[str, _MacroModule] = {}
 
     def __call__(self, template: str) -> _MacroModule:
         if template not in self.modules:
-            module = self.env.get_template(template).make_module(self.context)
-            self.modules[template] = _MacroModule(module)
+            self.modules[template] = _MacroModule(self.env.get_template(template).make_module(self.context))
         return self.modules[template]
 
 
@@ -83,7 +83,7 @@ class _MacroModule:
         value = getattr(self.module, name)  # an AttributeError names the missing macro
         if not callable(value):
             return value  # a template constant ({% set PLANET_COLOURS = [...] %})
-        return lambda *args, **kwargs: Markup(value(*args, **kwargs))
+        return lambda *args, **kwargs: Markup(value(*args, **kwargs))  # type: ignore[no-untyped-call]
 
 
 def _svg_text(result) -> str:
