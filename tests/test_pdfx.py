@@ -267,3 +267,55 @@ def test_every_kit_passes_the_preflight(game, tmp_path):
     assert files and any("pdfx" in f.parts for f in files) == bool(extra)
     for path in files:
         assert preflight.check(path, "pdfx" if "pdfx" in path.parts else "home") == [], path
+
+
+GRADIENT_CARD = """{% extends "_face.svg.j2" %}{% block content %}
+<defs><linearGradient id="sky" x1="0" y1="0" x2="1" y2="0"><stop offset="0" stop-color="#c83232"/>
+<stop offset="1" stop-color="#2850c8"/></linearGradient>
+<radialGradient id="sun"><stop offset="0" stop-color="#ffffff"/><stop offset="1" stop-color="#e8b923"/></radialGradient></defs>
+<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" height="{{ face.h + 2 * face.bleed }}" fill="url(#sky)"/>
+<circle cx="30" cy="40" r="15" fill="url(#sun)"/>
+{% endblock %}
+"""
+
+
+def test_a_gradient_exports_as_pdfx_with_cmyk_shadings(tmp_path):
+    problems, [path] = export_pdfx(card_pack(tmp_path / "pack", template=GRADIENT_CARD), tmp_path / "out")
+    assert problems == []  # no flattening warning: the gradients stay vector
+    with pikepdf.open(path) as pdf:
+        shadings = [s for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary) and "/ShadingType" in obj for s in [obj]]
+        assert sorted(int(s.ShadingType) for s in shadings) == [2, 3]  # axial and radial
+        assert all(s.ColorSpace == "/DeviceCMYK" for s in shadings)
+        assert images(pdf) == []
+        [axial] = [s for s in shadings if s.ShadingType == 2]
+        pieces = axial.Function.Functions  # a stitching function: one piece per sample step
+        assert len(pieces) == pdfx.GRADIENT_STEPS
+        ends = [float(v) for v in pieces[0].C0], [float(v) for v in pieces[-1].C1]
+        sep = pdfx.separation(pdfx.Press())
+        assert ends[0] == pytest.approx(sep.colour((0xc8 / 255, 0x32 / 255, 0x32 / 255)), abs=1e-3)
+        assert ends[1] == pytest.approx(sep.colour((0x28 / 255, 0x50 / 255, 0xc8 / 255)), abs=1e-3)
+        assert ends[0] == pytest.approx(icc_cmyk((0xc8, 0x32, 0x32)), abs=0.01)  # the same ICC conversion as flat colours
+        middle = [float(v) for v in pieces[len(pieces) // 2].C0]
+        assert middle == pytest.approx(sep.colour(((0xc8 + 0x28) / 510, (0x32 + 0x50) / 510, (0x32 + 0xc8) / 510)), abs=1e-3)
+    assert preflight.check(path) == []
+    if shutil.which("gs"):
+        run = subprocess.run(["gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=nullpage", str(path)],
+                             capture_output=True, text=True, timeout=60)
+        assert (run.returncode, run.stdout + run.stderr) == (0, "")
+
+
+def test_a_gradient_face_prints_in_a_build(tmp_path):
+    """A face is a PDF form, and ReportLab leaves a form's shadings out of its resources: the
+    build must put them back, or the gradient prints as nothing."""
+    pack = card_pack(tmp_path / "pack", template=GRADIENT_CARD)
+    assert main(["build", str(pack), "--out", str(tmp_path / "out"), "--lang", "en"]) == 0
+    [path] = (tmp_path / "out").glob("*/*-en.pdf")
+    with pikepdf.open(path) as pdf:
+        forms = [x for page in pdf.pages for x in page.Resources.get("/XObject", {}).values() if "/Shading" in x.Resources]
+        [form] = forms
+        assert sorted(int(s.ShadingType) for s in form.Resources.Shading.values()) == [2, 3]
+    doc = pypdfium2.PdfDocument(str(path))
+    pixels = [px for page in doc for px in page.render(scale=0.5).to_pil().convert("RGB").get_flattened_data()]
+    near = lambda a, b: all(abs(x - y) < 25 for x, y in zip(a, b))  # noqa: E731
+    assert any(near(px, (0xc8, 0x32, 0x32)) for px in pixels) and any(near(px, (0x28, 0x50, 0xc8)) for px in pixels)
+    assert any(near(px, (0xe8, 0xb9, 0x23)) for px in pixels)  # the radial gradient's rim

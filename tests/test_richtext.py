@@ -11,7 +11,7 @@ import pytest
 import uharfbuzz as hb
 from PIL import Image, ImageChops
 
-from pnpkit import fonts, shaping, svgdraw
+from pnpkit import build, fonts, shaping, svgdraw
 from pnpkit.cli import main
 
 FONTS = Path(__file__).parent / "fonts"
@@ -314,6 +314,50 @@ def test_python_face_builds_only_when_trusted_and_errors_are_located(tmp_path, c
         "if you trust its author: pnpkit trust rt (or --trust for one run) [trust]"]
 
 
+MACRO_PY = '''from pnpkit.pyfaces import drawing
+
+
+def draw(ctx):
+    d = drawing(ctx)
+    marks = ctx["macros"]("marks.svg.j2")
+    for n in range(marks.COUNT):
+        d.add(marks.square(5 + n * 20, 5, 10))
+    return d
+
+
+def missing(ctx):
+    return ctx["macros"]("marks.svg.j2").nope(1, 2, 3)
+'''
+MARKS = """{% set COUNT = 3 %}
+{% macro square(x, y, size) %}<rect x="{{ x }}" y="{{ y }}" width="{{ size }}" height="{{ size }}" fill="{{ data.ink }}"/>
+{{ text_box(s.mark, x, y + size, size, 4, size=6) }}{% endmacro %}
+"""
+
+
+def test_python_face_draws_with_the_kits_template_macros(tmp_path, capsys):
+    """A Python face calls a template's macros with the face's context (data, s, text_box), as
+    `{% import … with context %}` would; a missing macro is an error at the Python line."""
+    root = pack(tmp_path, '"x"', extra="data: {ink: '#0000ff'}\nstrings: {mark: {en: Mark, he: Mark, ar: Mark, zh: Mark}}\n",
+                files={"board.py": MACRO_PY, "templates/marks.svg.j2": MARKS})
+    (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("front: card.svg.j2", "front: board.py:draw"))
+    code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en", "--trust")
+    assert code == 0, out
+    svg = built_svg(tmp_path / "out", "en")
+    assert svg.count('fill="#0000ff"') == 3 and svg.count(">Mark</ns0:tspan>") == 3
+    img = raster(svg, root)
+    blue = lambda p: p[2] > 200 and p[0] < 60  # noqa: E731
+    xs = columns(img, blue)
+    spans = [(a, b) for a, b in zip([xs[0]] + [x for p, x in zip(xs, xs[1:]) if x > p + 1],
+                                    [p for p, x in zip(xs, xs[1:]) if x > p + 1] + [xs[-1]])]
+    assert [v for span in spans for v in span] == pytest.approx([50, 149, 250, 349, 450, 549], abs=2)  # 10 mm squares, 10 px/mm
+    (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("board.py:draw", "board.py:missing"))
+    code, out = run(capsys, "validate", str(root), "--lang", "en", "--trust")
+    assert code == 1
+    assert [l for l in out.splitlines() if ": error: " in l] == [
+        "rt/board.py:13:1: error: Python face board.py:missing raised AttributeError: 'TemplateModule' object has no "
+        "attribute 'nope' (drawing front of 'c1') [python-face]"]
+
+
 @pytest.mark.parametrize("gradient, left, right", [
     ('<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop offset="100%" stop-color="#0000ff"/></linearGradient>',
      (255, 0, 0), (0, 0, 255)),
@@ -343,3 +387,13 @@ def test_gradient_problems_are_located():
         (3, "a gradient fills shapes only, not text"),
         (3, "fill 'url(#nope)' does not refer to a <linearGradient> or <radialGradient>"),
     ]
+
+
+def test_a_python_face_keeps_its_groups_shape(tmp_path):
+    root = pack(tmp_path, '"x"', files={"board.py": FACE_PY})
+    cards = (root / "cards.yaml").read_text().replace("front: card.svg.j2", "front: board.py:draw")
+    (root / "cards.yaml").write_text(cards.replace("  kind: card\n", "  kind: card\n  shape: rounded(3mm)\n"))
+    result = build.validate(root, ["en"])  # the suite trusts its scratch packs (conftest)
+    assert [str(p) for p in result.errors] == []
+    [face] = [f for f in result.faces["en"] if f.item == "c1"]
+    assert face.shape[0] == "rounded" and face.extra["template"] == "board.py:draw"

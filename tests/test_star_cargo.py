@@ -55,6 +55,23 @@ def test_the_pack_is_clean():
     assert set(result.faces) == {"eo", "en"}
 
 
+def test_an_untrusted_build_stops_at_the_python_board_with_one_located_line(tmp_path, monkeypatch, capsys):
+    """The board is a Python face: a player who has not trusted the kit gets one error at the
+    face, naming the command, and no PDF (a kit without its board would print wrong), while the
+    skipped rules.py stays a warning."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nobody"))
+    monkeypatch.chdir(ROOT)
+    capsys.readouterr()
+    assert main(["build", S, "--out", str(tmp_path / "out"), "--lang", "en"]) == 1
+    out = capsys.readouterr()
+    lines = (out.out + out.err).splitlines()
+    assert [l for l in lines if ": error: " in l] == [
+        f"{S}/board.yaml:10:10: error: the pack is not trusted, so its Python faces (board.py:draw: 1 face(s)) were not "
+        f"drawn; if you trust its author: pnpkit trust {S} (or --trust for one run) [trust]"]
+    assert [l.split(": warning: ")[0] for l in lines if ": warning: " in l] == [f"{S}/game.yaml:7:1"]
+    assert not list((tmp_path / "out").rglob("*.pdf"))
+
+
 class TestCounts:
     def test_c01_five_cards_dealt_one_drawn(self, cargo):
         assert broken(cargo, ("game.yaml", "hand_size: 5", "hand_size: 6"), ("game.yaml", "draw_per_turn: 1", "draw_per_turn: 2")) == [

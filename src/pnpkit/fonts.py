@@ -107,6 +107,13 @@ def string_width(text: str, font: str, size: float) -> float:
     return shaping.width(text, font, size)
 
 
+@lru_cache(maxsize=1 << 16)
+def unit_width(text: str, font: str) -> float:
+    """string_width at size 1, kept: text is measured word by word, and words repeat. Times a
+    size it is exactly string_width at that size (both are the size times the same number)."""
+    return string_width(text, font, 1.0)
+
+
 def ascent_descent(font: str) -> tuple[float, float]:
     """The font's ascent and (negative) descent per unit of size."""
     register_all()

@@ -97,8 +97,8 @@ GROUP = (
     Key("shape", "string", "rect", "rect, rounded(3mm), circle or hex: the cut guide printed and the bleed's clip."),
     Key("variant", "name", None, "One of several ways to make the same components; print.variants chooses which print."),
     Key("labels", "choice", None, "Print on this label sheet, one face per label, no crop marks."),
-    Key("front", "template", None, "Template of the front of each item (required)."),
-    Key("back", "template", None, "Template of the back (optional; an item may override it)."),
+    Key("front", "template", None, "Template of the front of each item, or a Python function of the pack (board.py:draw; trusted packs only)."),
+    Key("back", "template", None, "Template (or Python function) of the back (optional; an item may override it)."),
     Key("fields", "mapping", None, "What each item carries: name: type, or name: {type: ..., ...}."),
     Key("defaults", "mapping", None, "Values every item of the group has unless it gives its own: fields, tags, "
         "provenance, count, ..."),

@@ -78,19 +78,22 @@ def face_form(c: Canvas, face, forms: dict) -> str:
         w, h = face.full_size
         c.beginForm(name, 0, 0, w * K, h * K)
         face.drawing.draw(c, 0, 0)
+        shadings = dict(getattr(c, "_shadingUsed"))  # endForm forgets them: read them before it
         c.endForm()
-        _give_form_its_graphics_states(c, name)
+        _give_form_its_resources(c, name, shadings)
         forms[face.svg] = name
     return forms[face.svg]
 
 
-def _give_form_its_graphics_states(c: Canvas, name: str) -> None:
-    """ReportLab 5 leaves a form's ExtGState (transparency) out of its resources, so opacity
-    inside a face would print opaque: build the resources it would, plus the states."""
+def _give_form_its_resources(c: Canvas, name: str, shadings: dict[str, str]) -> None:
+    """ReportLab 5 leaves a form's ExtGState (transparency) and shadings (gradients) out of its
+    resources, so opacity inside a face would print opaque and a gradient not at all: build the
+    resources it would, plus the states and shadings."""
     form = c._doc.idToObject[pdfdoc.xObjectName(name)]
-    if not form.ExtGState:
+    if not form.ExtGState and not shadings:
         return
-    resources = pdfdoc.PDFResourceDictionary(ExtGState=form.ExtGState)
+    resources = pdfdoc.PDFResourceDictionary(ExtGState=form.ExtGState or {})
+    resources.setShading(shadings)
     resources.basicFonts()
     resources.allProcs()
     if form.XObjects:

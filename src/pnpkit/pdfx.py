@@ -9,6 +9,8 @@ and image on its way into the PDF:
   as Acrobat converts), held within the press's total ink limit; neutral
   greys print on K alone so text and hairlines stay sharp and free of colour
   casts, and black areas of at least RICH_AREA get the press's rich black;
+* gradients as DeviceCMYK shadings: the RGB ramp sampled between its stops,
+  every sample separated as a vector colour;
 * images the same way (a CMYK image is taken as it is).
 
 PDF/X-1a forbids transparency, so a face that uses any (opacity, an image with
@@ -38,12 +40,15 @@ from reportlab.pdfgen.canvas import Canvas
 from pnpkit import facepages, fonts
 from pnpkit.errors import Problem
 from pnpkit.model import Face
-from pnpkit.svgdraw import Fill, ImageOp, PathOp, Stroke, TextOp
+from pnpkit.svgdraw import Fill, Gradient, ImageOp, PathOp, Stroke, TextOp
 
 ICC_DIR = Path(__file__).parent / "icc"
 DEFAULT_ICC = ICC_DIR / "pnpkit-coated-cmyk.icc"
 VERSION = "PDF/X-1a:2003"
 FLATTEN_DPI = 300  # transparent faces become images at this resolution, the usual one for print images
+# samples between two stops of a gradient: separation is not linear, so a CMYK ramp between the
+# separated ends alone would drift from the profile's conversion of the RGB ramp in the middle
+GRADIENT_STEPS = 8
 RICH_AREA = 100.0  # mm^2: a black fill at least this big prints rich black (1 cm^2, far more than any glyph)
 _NUM = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)")
 _PT_PER_MM = 72 / 25.4
@@ -200,6 +205,30 @@ class CmykCanvas(Canvas):
         else:
             super().drawPath(aPath, stroke, fill, fillMode)
 
+    def linearGradient(self, x0: float, y0: float, x1: float, y1: float, colors: list[object],
+                       positions: list[float] | None = None, extend: bool = True) -> None:
+        super().linearGradient(x0, y0, x1, y1, *self._cmyk_stops(colors, positions), extend=extend)
+
+    def radialGradient(self, x: float, y: float, radius: float, colors: list[object],
+                       positions: list[float] | None = None, extend: bool = True) -> None:
+        super().radialGradient(x, y, radius, *self._cmyk_stops(colors, positions), extend=extend)
+
+    def _cmyk_stops(self, colors: list[object],
+                    positions: list[float] | None) -> tuple[list[object], list[float] | None]:
+        """A gradient's stops as a DeviceCMYK shading's: the RGB ramp sampled between stops, each
+        sample separated like any colour, so the CMYK ramp follows the profile, not a straight line."""
+        rgb = [c for c in map(_rgb, colors) if c is not None]
+        if len(rgb) < len(colors):  # CMYK given already: taken as it is
+            return list(colors), positions
+        if positions is None:
+            positions = [i / max(1, len(rgb) - 1) for i in range(len(rgb))]
+        stops = sorted(zip(positions, rgb), key=lambda stop: stop[0])
+        out = [stops[0]]
+        for (p0, c0), (p1, c1) in zip(stops, stops[1:]):
+            steps = GRADIENT_STEPS if p1 > p0 and c0 != c1 else 1
+            out += [(p0 + (p1 - p0) * k / steps, _mix(c0, c1, k / steps)) for k in range(1, steps + 1)]
+        return [CMYKColor(*self.separation.colour(c)) for _, c in out], [p for p, _ in out]
+
     def drawImage(self, image, x, y, width=None, height=None, mask=None, preserveAspectRatio=False, anchor="c", **kwargs):
         pil = Image.open(image) if isinstance(image, (str, Path)) else image._image
         key = str(image) if isinstance(image, (str, Path)) else id(pil)  # the cache holds pil, so its id stays unique
@@ -216,6 +245,11 @@ def _rgb(colour) -> tuple[float, float, float] | None:
     if isinstance(colour, (tuple, list)) and len(colour) == 3:
         return tuple(float(v) for v in colour)
     return None
+
+
+def _mix(a: tuple[float, float, float], b: tuple[float, float, float],
+         t: float) -> tuple[float, float, float]:
+    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t)
 
 
 def _opaque(alpha: float) -> None:
@@ -245,6 +279,8 @@ def transparency(face: Face) -> str | None:
         if isinstance(op, (PathOp, TextOp)):
             if (op.fill and op.fill.alpha < 1) or (op.stroke and op.stroke.alpha < 1):
                 return "opacity"
+        elif isinstance(op, Gradient) and op.alpha < 1:
+            return "a gradient's opacity"
         elif isinstance(op, ImageOp):
             if op.alpha < 1:
                 return "an image's opacity"

@@ -1,7 +1,7 @@
 """Faces written in Python: `front: board.py:draw` names a function in a file of the pack.
 
 The function gets what a template gets (item, face, s, data, lang, pack and
-text_box, as a dict) and returns an SVG drawing (drawing(ctx), an svgwrite
+text_box, as a dict, plus macros: a template's macros callable from Python) and returns an SVG drawing (drawing(ctx), an svgwrite
 Drawing set up like _face.svg.j2) or SVG text. That SVG then goes through the
 same renderer, cache and checks as a template's. It is the pack's own code, so
 it runs only when the user trusts the pack (trust.py), and then all of one
@@ -19,6 +19,7 @@ import re
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 from pnpkit import packcode
 from pnpkit.errors import Location, Problem
@@ -56,6 +57,33 @@ class Markup:
 
     def __str__(self) -> str:
         return self.svg
+
+
+class Macros:
+    """ctx["macros"]("kit/icons.svg.j2").icon("fuel", x, y, 5): a template's macros, called from
+    Python with the face's context (as `{% import … with context %}` would), so a Python face
+    draws the kit's icons and tables from the same macros its templates use. The template is
+    found, confined and sandboxed as any template is."""
+
+    def __init__(self, env: Any, context: dict[str, Any]) -> None:
+        self.env, self.context = env, context
+        self.modules: dict[str, _MacroModule] = {}
+
+    def __call__(self, template: str) -> _MacroModule:
+        if template not in self.modules:
+            self.modules[template] = _MacroModule(self.env.get_template(template).make_module(self.context))
+        return self.modules[template]
+
+
+class _MacroModule:
+    def __init__(self, module: Any) -> None:
+        self.module = module
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.module, name)  # an AttributeError names the missing macro
+        if not callable(value):
+            return value  # a template constant ({% set PLANET_COLOURS = [...] %})
+        return lambda *args, **kwargs: Markup(value(*args, **kwargs))  # type: ignore[no-untyped-call]
 
 
 def _svg_text(result) -> str:
@@ -118,7 +146,8 @@ def run(pack, jobs: list, trusted: bool, seconds: float) -> tuple[dict, list[Pro
                 if not callable(fn):
                     raise AttributeError(f"{file} has no function '{fn_name}'")
                 boxes = make_text_box(found)
-                svg = _svg_text(fn({**context, "text_box": lambda *a, **k: Markup(boxes(*a, **k))}))
+                svg = _svg_text(fn({**context, "text_box": lambda *a, **k: Markup(boxes(*a, **k)),
+                                    "macros": Macros(boxes.env, {**context, "text_box": boxes})}))
                 out.append([n, svg, None, [_dump(p) for p in found]])
             except Exception as exc:  # noqa: BLE001 (the pack's code)
                 out.append([n, None, [display_path(path), _where_in(path, exc), f"{type(exc).__name__}: {exc}"], [_dump(p) for p in found]])

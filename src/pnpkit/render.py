@@ -198,7 +198,8 @@ def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str,
         svg = (py or {}).get((group.name, item.id, side))
         if svg is None:  # python_faces() said why
             return None
-        face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where)
+        face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where,
+                    shape=group.shape, variant=group.variant, labels=group.labels)  # as a template's face
         face.template, face.broken = name, False
         return face
     try:

@@ -144,7 +144,7 @@ class Layout:
         text, bold, italic = run
         if bold is None:
             return self.icon_size(text)[0]
-        return fonts.string_width(text, self.font(bold, italic), self.size)
+        return fonts.unit_width(text, self.font(bold, italic)) * self.size
 
     def width(self, runs) -> float:
         return sum(self.run_width(r) for r in runs)

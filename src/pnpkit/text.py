@@ -8,7 +8,6 @@ which measures with the same TTF the PDF embeds and emits one positioned
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
@@ -61,9 +60,7 @@ def wrap(text: str, font: str, size_mm: float, width: float, limit: int | None =
     return lines
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _unit_width(word: str, font: str) -> float:
-    return fonts.string_width(word, font, 1.0)
+_unit_width = fonts.unit_width
 
 
 def fit(text: str, font: str, size_pt: float, min_pt: float, w: float, h: float, leading: float) -> Fit:
