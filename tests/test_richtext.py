@@ -11,7 +11,7 @@ import pytest
 import uharfbuzz as hb
 from PIL import Image, ImageChops
 
-from pnpkit import fonts, shaping, svgdraw
+from pnpkit import fonts, richtext, shaping, svgdraw
 from pnpkit.cli import main
 
 FONTS = Path(__file__).parent / "fonts"
@@ -343,3 +343,13 @@ def test_gradient_problems_are_located():
         (3, "a gradient fills shapes only, not text"),
         (3, "fill 'url(#nope)' does not refer to a <linearGradient> or <radialGradient>"),
     ]
+
+
+def test_a_short_number_keeps_to_the_word_before_it():
+    """The aids had "0." alone on a line; a short number now breaks with its neighbour."""
+    layout = richtext.Layout("DejaVu Sans", 3.0, {})
+    width = layout.width([("free space", False, False)]) + 0.1
+    lines = richtext.wrap(richtext.parse("free space 0."), layout, width)
+    assert ["".join(r[0] for r in line.runs) for line in lines] == ["free", "space 0."]
+    lines = richtext.wrap(richtext.parse("free space now"), layout, width)
+    assert ["".join(r[0] for r in line.runs) for line in lines] == ["free space", "now"]

@@ -50,7 +50,11 @@ GAME = {
                   "minItems": 1, "uniqueItems": True,
                   "description": "Language codes, e.g. [pl, en]; every text needs each one; the first is the default."},
     "players": {"type": "object", "required": ["min", "max"], "additionalProperties": False,
-                "properties": {"min": {"type": "integer", "minimum": 1}, "max": {"type": "integer", "minimum": 1}},
+                "properties": {"min": {"type": "integer", "minimum": 1}, "max": {"type": "integer", "minimum": 1},
+                               "colours": {"type": "object", "required": ["data"], "additionalProperties": False,
+                                           "properties": {"data": {"type": "string"}, "field": {"type": "string"}},
+                                           "description": "Where the player colours are: a key of data whose entries are "
+                                                          "'#rrggbb' or have that colour in `field`; checked for colour-blind players."}},
                 "description": "Player counts; per_player counts print for max."},
     "print": {"$ref": "#/definitions/print"},
     "strings": {"type": "object", "additionalProperties": TEXT, "description": "Labels the templates print (as s.NAME), per language."},
