@@ -183,7 +183,7 @@ NET = """{% extends "_face.svg.j2" %}{% block content %}
 """
 STICKER = """{% extends "_face.svg.j2" %}{% block content %}
 {% for a, b in die_pairs(item.faces, item.opposite) %}<rect x="{{ loop.index0 * 10 }}" y="0" width="{{ a + b }}" height="1" fill="#000000"/>{% endfor %}
-{{ text_box(item.id, 0, 5, 30, 10) }}{% endblock %}
+{{ text_box(item.id, 4, 5, 22, 10) }}{% endblock %}
 """
 
 

@@ -139,13 +139,53 @@ def text_pack(root):
     })
 
 
-def test_raw_text_is_held_to_the_minimum_size_and_the_cut_line(tmp_path):
+def test_raw_text_is_held_to_the_minimum_size_the_cut_line_and_contrast(tmp_path):
     result = build.validate(text_pack(tmp_path / "probe"))
     found = [str(p).split("probe/", 1)[-1] for p in result.problems]
     assert found == [
         "cards.yaml:6:7: warning: text 'one over the edge' crosses the cut line (the front of 'one') [text]",
         "templates/t.svg.j2:4:48: warning: text 'tiny' prints at 5.7pt, below the minimum 6pt [text]",
+        "templates/t.svg.j2:8:50: warning: text 'grey' has a contrast of 3.5:1 with the colour under"
+        " it, below 4.5:1 (WCAG) [text]",
     ]  # 4 units under scale(0.5) are 2 mm: 5.7 pt; the 3 mm text is 8.5 pt
+
+
+GROUNDS = """{% extends "_face.svg.j2" %}{% block content %}
+<rect x="-3" y="-3" width="{{ face.w + 6 }}" height="{{ face.h + 6 }}" fill="#1f2a44"/>
+<rect x="-3" y="-3" width="{{ face.w + 6 }}" height="20" fill="#ffffff" fill-opacity="0.9"/>
+<text x="10" y="8" font-size="3" fill="#1f2a44">washed</text>
+<circle cx="30" cy="40" r="12" fill="#ffffff"/>
+<text x="17" y="29" font-size="3" fill="#ffffff">corner</text>
+<text x="26" y="41" font-size="3" fill="#ffffff">inside</text>
+<text x="10" y="60" font-size="3" fill="#1f2a44" stroke="#ffffff" stroke-width="0.4">outlined</text>
+<text x="10" y="70" font-size="3" fill="#1f2a44" stroke="#ffffff" stroke-width="0.02">hairline</text>
+<text x="10" y="80" font-size="3" fill="#ffffff" fill-opacity="0.3">ghost</text>
+<g clip-path="url(#c)"><rect x="0" y="0" width="60" height="200" fill="#ffffff"/></g>
+<clipPath id="c"><rect x="0" y="0" width="60" height="10"/></clipPath>
+<text x="10" y="86" font-size="3" fill="#ffffff">clipped</text>
+{% endblock %}
+"""
+
+
+def test_the_ground_under_a_text_is_what_shows_there(tmp_path):
+    """A 90% white wash reads as near white; a circle's box corner is not the circle; an outline
+    of 0.4 mm makes dark text legible on dark ground, a hairline does not; a ghost is not
+    read; a white rect clipped to the top leaves the ground below dark."""
+    root = write_pack(tmp_path / "probe", {
+        "game.yaml": "name: T\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: 63x88mm\n  front: t.svg.j2\n  items:\n    - {id: one}\n",
+        "templates/t.svg.j2": GROUNDS,
+    })
+    face = build.validate(root).faces["en"][0]
+    flagged = {text: message for text, message in textcheck.problems(face, 6, contrasts=True)}
+    assert set(flagged) == {"inside", "hairline"}  # white on the white circle; navy on navy
+    found = {t.text: t for t in textcheck.texts(face.drawing)}
+    wash = [0.9 + 0.1 * c / 255 for c in (0x1f, 0x2a, 0x44)]  # 90% white over navy
+    assert found["washed"].under[:3] == pytest.approx(wash)
+    assert found["corner"].under[:3] == pytest.approx((0x1f / 255, 0x2a / 255, 0x44 / 255))
+    assert found["inside"].under == (1.0, 1.0, 1.0, 1.0)
+    assert found["ghost"].fill is None and found["outlined"].outline is not None
+    assert found["clipped"].under[:3] == found["corner"].under[:3]
 
 
 def test_text_sizes_boxes_and_contrast_are_measured_where_they_print(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 import uharfbuzz as hb
 from PIL import Image, ImageChops
 
-from pnpkit import build, fonts, shaping, svgdraw
+from pnpkit import build, fonts, richtext, shaping, svgdraw
 from pnpkit.cli import main
 
 FONTS = Path(__file__).parent / "fonts"
@@ -396,4 +396,14 @@ def test_a_python_face_keeps_its_groups_shape(tmp_path):
     result = build.validate(root, ["en"])  # the suite trusts its scratch packs (conftest)
     assert [str(p) for p in result.errors] == []
     [face] = [f for f in result.faces["en"] if f.item == "c1"]
-    assert face.shape[0] == "rounded" and face.extra["template"] == "board.py:draw"
+    assert face.shape[0] == "rounded" and face.template == "board.py:draw"
+
+
+def test_a_short_number_keeps_to_the_word_before_it():
+    """The aids had "0." alone on a line; a short number now breaks with its neighbour."""
+    layout = richtext.Layout("DejaVu Sans", 3.0, {})
+    width = layout.width([("free space", False, False)]) + 0.1
+    lines = richtext.wrap(richtext.parse("free space 0."), layout, width)
+    assert ["".join(r[0] for r in line.runs) for line in lines] == ["free", "space 0."]
+    lines = richtext.wrap(richtext.parse("free space now"), layout, width)
+    assert ["".join(r[0] for r in line.runs) for line in lines] == ["free space", "now"]

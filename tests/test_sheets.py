@@ -31,7 +31,7 @@ cards:
 """
 TEMPLATE = """\
 {% extends "_face.svg.j2" %}{% block content %}
-<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="{{ '#fc0' if item.suit == 'sun' else '#33c' }}"/>
+<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="{{ '#fc0' if item.suit == 'sun' else '#99f' }}"/>
 <text x="5" y="10" font-size="4">{{ item.title }} {{ item.cost }} {{ item.power }} {{ item['keys'] | join(',') }} {{ item.wild }} x{{ item.count }} {{ item.tags | join(',') }}</text>
 {% endblock %}
 """

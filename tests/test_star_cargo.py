@@ -91,7 +91,7 @@ class TestCounts:
         ]
 
     def test_c03_contract_deck_covers_the_active_row(self, cargo):
-        lines = broken(cargo, ("game.yaml", "players: {min: 2, max: 6}", "players: {min: 2, max: 40}"))
+        lines = broken(cargo, ("game.yaml", "players: {min: 2, max: 6,", "players: {min: 2, max: 40,"))
         assert f"{S}/game.yaml:125:5: error: setup deals 42 from group 'contracts' at 40 players, but it holds only 36 [CARGO-C03]" in lines
 
     def test_c04_start_money(self, cargo):
@@ -189,9 +189,11 @@ class TestBoard:
         ]
 
     def test_b05_a_planet_on_void(self, cargo):
-        assert broken(cargo, ("game.yaml", "kanelo: {cell: L10", "kanelo: {cell: J10")) == [
+        found = broken(cargo, ("game.yaml", "kanelo: {cell: L10", "kanelo: {cell: J10"))
+        assert [line for line in found if ": error: " in line] == [
             f"{S}/game.yaml:91:20: error: planet 'kanelo' lies on a void space (J10); no ship can enter it [CARGO-B05]",
-        ]
+        ]  # and its name, drawn on the dark void, is a contrast warning
+        assert any("'Kanelo' has a contrast of 1.0:1" in line for line in found)
 
     def test_b05_reads_the_same_data_the_board_draws(self):
         from pnpkit import rules as engine_rules
@@ -285,16 +287,17 @@ def label_in(found, box) -> tuple[str, float, float]:
 
 
 def label_boxes(data: dict) -> list[tuple[str, tuple[float, float, float, float]]]:
-    """Every grid label the board should print, with its strip cell in the board's trim mm."""
+    """Every grid label the board should print, with its strip cell in the board's trim mm (the
+    part of the strip 3 mm or more inside the cut: the safe zone)."""
     b = data["board"]
-    e, c, cols, rows = b["edge"], b["cell"], b["columns"], b["rows"]
+    e, c, cols, rows, s = b["edge"], b["cell"], b["columns"], b["rows"], 3
     out = []
     for i, letter in enumerate(cols):
-        out.append((letter, (e + i * c, 0, e + (i + 1) * c, e)))
-        out.append((letter, (e + i * c, e + rows * c, e + (i + 1) * c, 2 * e + rows * c)))
+        out.append((letter, (e + i * c, s, e + (i + 1) * c, e)))
+        out.append((letter, (e + i * c, e + rows * c, e + (i + 1) * c, 2 * e + rows * c - s)))
     for r in range(1, rows + 1):
-        out.append((str(r), (0, e + (r - 1) * c, e, e + r * c)))
-        out.append((str(r), (e + len(cols) * c, e + (r - 1) * c, 2 * e + len(cols) * c, e + r * c)))
+        out.append((str(r), (s, e + (r - 1) * c, e, e + r * c)))
+        out.append((str(r), (e + len(cols) * c, e + (r - 1) * c, 2 * e + len(cols) * c - s, e + r * c)))
     return out
 
 

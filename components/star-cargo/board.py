@@ -13,7 +13,7 @@ The icons and the fee table come from the kit's template macros, as on every oth
 from pnpkit.pyfaces import drawing
 
 INK = "#1f2a44"
-LABEL = dict(font_family="DejaVu Sans", font_size=2.2, fill="#8a93a8")  # a space's name
+LABEL = dict(font_family="DejaVu Sans", font_size=2.2, fill="#5f687d")  # a space's name
 
 
 def draw(ctx):
@@ -44,11 +44,11 @@ def draw(ctx):
 
     # grid labels on all four edges, so every sheet of a split board shows them
     for i, column in enumerate(columns):
-        for y in (0, e + gh):
-            d.add(text_box(column, e + i * c, y, c, e, size=13, bold=True, anchor="middle", valign="middle", fill=INK))
+        for y in (3, e + gh):  # kept 3 mm inside the cut (the safe zone)
+            d.add(text_box(column, e + i * c, y, c, e - 3, size=13, bold=True, anchor="middle", valign="middle", fill=INK))
     for r in range(1, rows + 1):
-        for x in (0, e + gw):
-            d.add(text_box(str(r), x, e + (r - 1) * c, e, c, size=12, bold=True, anchor="middle", valign="middle", fill=INK))
+        for x in (3, e + gw):
+            d.add(text_box(str(r), x, e + (r - 1) * c, e - 3, c, size=12, bold=True, anchor="middle", valign="middle", fill=INK))
 
     # planets: a disc, the cargo it supplies, its name; a magnifier where it inspects
     colours = icons.PLANET_COLOURS

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pnpkit import calibration, changes, fonts, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust
+from pnpkit import calibration, changes, cvd, fonts, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust
 from pnpkit.registry import Registry, default_registry
 from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
@@ -78,6 +78,8 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
         return Result(pack, problems=_sorted(problems + too_many))
     code = code or Code(trust.is_trusted(root))
     problems += rules.check(pack, reg, code.trusted, code.seconds)
+    problems += cvd.problems(pack)  # player colours for colour-blind players
+    problems += _print_check_problems(pack)
     result = Result(pack, problems=problems, registry=reg)
     unknown = [lang for lang in langs or [] if lang not in pack.languages]
     if unknown:
@@ -140,7 +142,8 @@ def _check_texts(pack: Pack, faces: list[Face], env, sizes_reported: bool) -> li
         if face.drawing is None or face.broken or face.svg in seen:
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg)
-        for text, message in textcheck.problems(face, 0.0 if sizes_reported else pack.print.min_font_pt):
+        min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
+        for text, message in textcheck.problems(face, min_pt, safe=pack.print.safe, contrasts=True):
             where = render.find_text_in_template(env, face.template, text)
             where = where or face.where
             detail = "" if where is not face.where else f" (the {face.side} of '{face.item}')"
@@ -265,11 +268,33 @@ def _label(pages: list, pack: Pack, lang: str) -> None:
             page.label += " · too large to fold beside its front: lay this sheet left of the last one, edges touching; tape, fold along the join"
 
 
+def _print_check_problems(pack: Pack) -> list[Problem]:
+    """pnpkit's own print-check page: its words in each of the pack's languages (else English,
+    a warning), and a heading that fits the page at a readable size."""
+    out = []
+    for lang in pack.languages:
+        words, english = calibration.words(lang, pack.strings)
+        if english:
+            keys = ", ".join(calibration.WORD_KEYS)
+            out.append(Problem(pack.where, f"pnpkit has no words for its print-check page in '{lang}'; "
+                                           f"it prints them in English (strings {keys} give them)",
+                               "words", "warning"))
+        width = min(SIZES[pack.print.paper]) - 40  # the narrower way: portrait
+        title = f"{pack.name[lang]} — {words[0]}"
+        lines, size = calibration.heading(title, width, pack.print.min_font_pt)
+        if size < pack.print.min_font_pt - 1e-9:
+            out.append(Problem(pack.where, f"the print-check heading '{title[:40]}…' only fits at "
+                                           f"{size:g}pt, below the minimum {pack.print.min_font_pt:g}pt",
+                               "words", "warning"))
+    return out
+
+
 def _calibration(pack: Pack, lang: str) -> dict:
     s = pack.print
     offset = f"{s.back_offset[0]:g} mm, {s.back_offset[1]:g} mm"
     return {
         "page": SIZES[s.paper], "lang": lang, "title": pack.name[lang],
+        "words": calibration.words(lang, pack.strings)[0],
         "axis": layout.mirror_axis(s, SIZES[s.paper]) if s.duplex else None, "back_offset": s.back_offset,
         "settings": [f"paper: {s.paper}", f"backs: {s.backs} (back offset {offset})",
                      f"bleed: {s.bleed:g} mm, margin: {s.margin:g} mm, gap: {s.gap:g} mm", "made with pnpkit"],

@@ -47,6 +47,38 @@ TEXT = {
 }
 
 
+WORD_KEYS = ("pnpkit_print_check", "pnpkit_actual_size", "pnpkit_measure", "pnpkit_scaled",
+             "pnpkit_duplex", "pnpkit_duplex_ticks")  # a pack's strings for TEXT's lines, in order
+HEADING_PT, HEADING_MIN_PT = 16.0, 10.0  # the heading shrinks to 10 pt, then wraps onto two lines
+
+
+def words(lang: str, strings: dict[str, dict[str, str]]) -> tuple[tuple[str, ...], bool]:
+    """pnpkit's own words for the print check in `lang`: the pack's `pnpkit_*` strings, else
+    pnpkit's, else English; and whether they fell back to English."""
+    if all(lang in strings.get(key, {}) for key in WORD_KEYS):
+        return tuple(strings[key][lang] for key in WORD_KEYS), False
+    return TEXT.get(lang, TEXT["en"]), lang not in TEXT
+
+
+def heading(title: str, width_mm: float, min_pt: float) -> tuple[list[str], float]:
+    """The heading's lines and size so it fits width_mm: 16 pt shrinking to 10 pt, then two
+    lines, shrinking on (below min_pt the caller warns) to fit at all."""
+    from pnpkit import text as textlayout  # layout's wrap, measured with the real font
+
+    bold = fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)
+    size = HEADING_PT
+    while size > HEADING_MIN_PT and fonts.string_width(title, bold, size) > width_mm * K:
+        size -= 0.5
+    if fonts.string_width(title, bold, size) <= width_mm * K:
+        return [title], size
+    while True:
+        lines = textlayout.wrap(title, bold, size / K, width_mm)
+        widest = max(fonts.string_width(line, bold, size) for line in lines)
+        if (len(lines) <= 2 and widest <= width_mm * K) or size <= min(min_pt, 4.0):
+            return lines, size
+        size -= 0.25
+
+
 def page_count(backs: str) -> int:
     """How many pages the print check takes: in duplex modes its back too, so that the kit's
     pages after it start on a fresh sheet."""
@@ -83,14 +115,16 @@ def back_position(info: dict, x: float, y: float, extra: tuple[float, float]) ->
 def _front(c: Canvas, info: dict) -> None:
     w, h = info["page"]
     c.setPageSize((w * K, h * K))
-    text = TEXT.get(info.get("lang", "en"), TEXT["en"])
+    text = info.get("words") or TEXT.get(info.get("lang", "en"), TEXT["en"])
     regular, bold = fonts.face_name(fonts.DEFAULT_FAMILY), fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)
 
     def at(x, y):
         return x * K, (h - y) * K
 
-    c.setFont(bold, 16)
-    c.drawString(*at(20, 25), f"{info['title']} — {text[0]}")
+    lines, size = heading(f"{info['title']} — {text[0]}", w - 40, 0.0)
+    c.setFont(bold, size)
+    for i, line in enumerate(lines):  # a long pack name shrinks, then wraps: never off the page
+        c.drawString(*at(20, 25 - (len(lines) - 1 - i) * size * 1.15 / K), line)
     c.setFont(regular, 10)
     for i, line in enumerate(text[1:4]):
         c.drawString(*at(20, 35 + i * 6), line)
@@ -139,7 +173,12 @@ def _back(c: Canvas, info: dict) -> None:
 
     c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 7.5)
     c.setFillColor(RED)
-    c.drawString(*at(20, 25), f"{info['title']} — {TEXT.get(info.get('lang', 'en'), TEXT['en'])[0]}: ↔ ↕")
+    text = info.get("words") or TEXT.get(info.get("lang", "en"), TEXT["en"])
+    title, regular, size = f"{info['title']} — {text[0]}: ↔ ↕", fonts.face_name(fonts.DEFAULT_FAMILY), 7.5
+    while size > 3 and fonts.string_width(title, regular, size) > (w - 40) * K:
+        size -= 0.25  # a note to whoever holds the sheet to the light: it shrinks to stay on the page
+    c.setFont(regular, size)
+    c.drawString(*at(20, 25), title)
     across, down = ladder_ticks(info["page"])
     c.setStrokeColor(RED)
     c.setLineWidth(0.6)

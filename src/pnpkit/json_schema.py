@@ -52,7 +52,11 @@ GAME = {
     "languages": {"type": "array", "items": {"type": "string", "pattern": f"^{LANG_TAG.pattern}$", "maxLength": MAX_LANG},
                   "minItems": 1, "uniqueItems": True},
     "players": {"type": "object", "required": ["min", "max"], "additionalProperties": False,
-                "properties": {"min": {"type": "integer", "minimum": 1}, "max": {"type": "integer", "minimum": 1}}},
+                "properties": {"min": {"type": "integer", "minimum": 1}, "max": {"type": "integer", "minimum": 1},
+                               "colours": {"type": "object", "required": ["data"], "additionalProperties": False,
+                                           "properties": {"data": {"type": "string"}, "field": {"type": "string"}},
+                                           "description": "Where the player colours are: a key of data whose entries are "
+                                                          "'#rrggbb' or have that colour in `field`; checked for colour-blind players."}}},
     "print": {"$ref": "#/definitions/print"},
     "strings": {"type": "object", "additionalProperties": TEXT},
     "data": {"type": "object"},

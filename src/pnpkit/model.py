@@ -141,6 +141,7 @@ class Pack:
     rules_file: Path | None = None
     version: str = ""  # the designer's version of the pack, for print.stamp
     fonts: dict = field(default_factory=dict)  # family -> {(bold, italic): (path, sha)} (packfonts.py)
+    player_colours: tuple[str, str | None] | None = None  # players.colours: data key, field (cvd.py)
 
     def provenance(self) -> list[tuple[Location, str, str]]:
         """Each distinct note of where values come from: (place, what, tag), file order. A note that

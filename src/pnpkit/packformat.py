@@ -81,7 +81,7 @@ GAME = (
     Key("version", "string", None, "The designer's version of the pack, e.g. 0.3; print.stamp prints it on every face."),
     Key("languages", "list", None, "Language codes, e.g. [pl, en] (required); every text needs each one; "
         "the first is the default."),
-    Key("players", "mapping", None, "Player counts {min, max} (required); per_player counts print for max."),
+    Key("players", "mapping", None, "Player counts {min, max} (required; colours: where the player colours are, checked for colour-blind players); per_player counts print for max."),
     Key("print", "mapping", None, "How faces go onto paper: paper, margins, bleed, backs, marks (each setting is optional)."),
     Key("strings", "mapping", None, "Labels the templates print (as s.NAME), per language."),
     Key("data", "mapping", None, "Free-form game data for templates (data.KEY) and rules."),

@@ -165,6 +165,23 @@ def _join(runs: list, more: list) -> list:
     return out
 
 
+_SHORT_NUMBER = re.compile(r"[0-9]{1,3}[.,;:!?)]?")
+
+
+def _keep_numbers(words: list[tuple[Seg, ...]]) -> list[tuple[Seg, ...]]:
+    """A short number ("0.", "6") joined to the word before it, so it never stands alone at the
+    start of a line (the widow "0." under "...the first free space")."""
+    out: list[tuple[Seg, ...]] = []
+    for word in words:
+        text = "".join(s.text for s in word)
+        if out and not any(s.icon for s in word) and _SHORT_NUMBER.fullmatch(text):
+            last = next((s for s in reversed(out[-1]) if not s.icon), Seg(""))
+            out[-1] = (*out[-1], Seg(" ", last.bold, last.italic), *word)
+        else:
+            out.append(word)
+    return out
+
+
 def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
     """Greedy fill; a word wider than the box stands alone on its line. A line is measured as its
     words plus its spaces, each shaped on its own (words repeat, so their shapes are cached); no
@@ -176,7 +193,7 @@ def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
         for given in paragraph:
             current: list = []
             used = 0.0
-            for word in given:
+            for word in _keep_numbers(given):
                 runs = _word_runs(word)
                 word_w = layout.width(runs)
                 if current:

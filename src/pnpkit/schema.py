@@ -99,6 +99,7 @@ class _Game:
         name = r.get(data, (), "name")
         self.name = None if name is None else r.text(name, ("name",), langs)
         self._check_name_glyphs()
+        self.player_colours: tuple[str, str | None] | None = None
         self.players = self._players(r.get(data, (), "players"))
         self.print = self._print(data.get("print", {}))
         self.strings = self._strings(data.get("strings", {}), langs)
@@ -149,14 +150,30 @@ class _Game:
     def _players(self, value):
         if value is None:  # reported as missing already
             return (1, 1)
-        spec = self.r.mapping(value, ("players",), ("min", "max"))
+        spec = self.r.mapping(value, ("players",), ("min", "max", "colours"))
         if spec is None:
             return (1, 1)
+        self.player_colours = self._player_colours(spec.get("colours"))
         lo = self.r.typed(self.r.get(spec, ("players",), "min"), ("players", "min"), "int")
         hi = self.r.typed(self.r.get(spec, ("players",), "max"), ("players", "max"), "int")
         if lo is not None and hi is not None and not 1 <= lo <= hi:
             self.r.problem(("players",), f"players must satisfy 1 <= min <= max (got {lo}..{hi})")
         return (lo or 1, hi or 1)
+
+    def _player_colours(self, value: object) -> tuple[str, str | None] | None:
+        """`players.colours: {data: KEY, field: NAME}`: which game data holds the player colours
+        (each entry "#rrggbb", or a mapping whose NAME field is), for the colour-vision check."""
+        if value is None:
+            return None
+        path = ("players", "colours")
+        spec = self.r.mapping(value, path, ("data", "field"))
+        if spec is None:
+            return None
+        key = self.r.typed(self.r.get(spec, path, "data"), path + ("data",), "string")
+        name = spec.get("field")
+        if name is not None:
+            name = self.r.typed(name, path + ("field",), "string")
+        return None if key is None else (key, name)
 
     def _print(self, value) -> PrintSettings:
         """The `print:` settings, each read as packformat.PRINT declares it."""
@@ -210,7 +227,7 @@ class _Game:
             print=self.print, groups=groups, strings=self.strings, data=self.game_data,
             checks=self.checks, where=self.r.doc.at(()), manifest=self.r.doc, rules_file=self.rules_file,
             version=self.version,
-            fonts=self.fonts,
+            fonts=self.fonts, player_colours=self.player_colours,
         )
 
 

@@ -456,14 +456,17 @@ def _basic_matrix(name, a):
     return compose(compose((1, 0, 0, 1, a[1], a[2]), rotation), (1, 0, 0, 1, -a[1], -a[2]))
 
 
-def compose(m, n):
+Matrix = tuple[float, float, float, float, float, float]  # a, b, c, d, e, f as in PDF
+
+
+def compose(m: Matrix, n: Matrix) -> Matrix:
     """The matrix applying n first, then m (what canvas.transform(m); transform(n) does)."""
     a, b, c, d, e, f = m
     return (a * n[0] + c * n[1], b * n[0] + d * n[1], a * n[2] + c * n[3], b * n[2] + d * n[3],
             a * n[4] + c * n[5] + e, b * n[4] + d * n[5] + f)
 
 
-def apply(m, p):
+def apply(m: Matrix, p: tuple[float, float]) -> tuple[float, float]:
     """The point p = (x, y) moved by the matrix m."""
     return m[0] * p[0] + m[2] * p[1] + m[4], m[1] * p[0] + m[3] * p[1] + m[5]
 

@@ -9,12 +9,13 @@ the cut line, and its colour against the colour drawn under it (WCAG 2 contrast:
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pnpkit import fonts
 from pnpkit.model import Face
-from pnpkit.svgdraw import (Fill, Matrix, PathOp, Restore, Save, TextOp, Transform, apply,
-                            compose)
+from pnpkit.svgdraw import (Clip, Drawing, Gradient, ImageOp, PathOp, Restore, Save,
+                            TextOp, Transform, apply, compose)
 from pnpkit.units import PT_PER_MM
 
 ASCENT, DESCENT = 0.76, 0.24  # of the font size, DejaVu Sans' caps-and-accents height and descender
@@ -22,79 +23,202 @@ CONTRAST, CONTRAST_LARGE = 4.5, 3.0  # WCAG 1.4.3 (print-standards §7)
 LARGE_PT, LARGE_BOLD_PT = 18.0, 14.0
 
 
+PAPER = (1.0, 1.0, 1.0)  # what shows where nothing is drawn
+FAINT = 0.5  # text at this opacity or less is a watermark or a ghost of a picture, not read
+OUTLINE_PT = 0.25  # a stroke at least this wide is an outline the eye reads the letters by
+
+Colour = tuple[float, ...]
+Box = tuple[float, float, float, float]
+Matrix = tuple[float, float, float, float, float, float]
+Segs = Sequence[tuple[str, Sequence[float]]]
+
+
 @dataclass(frozen=True)
 class Text:
     text: str
     size_pt: float
-    box: tuple[float, float, float, float]  # left, top, right, bottom in the face's mm (bleed-box origin)
+    box: Box  # left, top, right, bottom in the face's mm (bleed-box origin)
     bold: bool
-    fill: tuple | None  # (r, g, b, alpha) 0..1
-    under: tuple | None  # the opaque colour drawn beneath the text's centre, if any
+    fill: Colour | None  # (r, g, b, alpha) 0..1
+    under: Colour | None  # the opaque colour drawn beneath the text's centre; None: unknown (art)
+    outline: Colour | None = None  # an opaque stroke wide enough to read the letters by
+    grounds: tuple[Colour, ...] = ()  # every colour under the text: a gradient's stops
 
 
-def texts(drawing) -> list[Text]:
+@dataclass(frozen=True)
+class _Ground:
+    """Paint as the eye sees it: an area (polygons in face mm, clipped to a box) and its colours,
+    translucent paint already mixed with what was beneath. No colours: a picture, unknown."""
+
+    box: Box
+    polygons: tuple[tuple[tuple[float, float], ...], ...]
+    colours: tuple[Colour, ...]
+
+    def covers(self, x: float, y: float) -> bool:
+        left, top, right, bottom = self.box
+        if not (left <= x <= right and top <= y <= bottom):
+            return False
+        return any(_inside(poly, x, y) for poly in self.polygons) if self.polygons else True
+
+
+def texts(drawing: Drawing) -> list[Text]:
     """The texts of a compiled face, in drawing order."""
     minx, miny, vw, vh = drawing.viewbox
     sx, sy = drawing.width_mm / vw, drawing.height_mm / vh
-    ctm, stack, out, fills = (sx, 0.0, 0.0, sy, -sx * minx, -sy * miny), [], [], []
+    ctm: Matrix = (sx, 0.0, 0.0, sy, -sx * minx, -sy * miny)
+    clip: Box | None = None
+    stack: list[tuple[Matrix, Box | None]] = []
+    out: list[Text] = []
+    grounds: list[_Ground] = []
     for op in drawing.ops:
         if isinstance(op, Save):
-            stack.append(ctm)
+            stack.append((ctm, clip))
         elif isinstance(op, Restore):
-            ctm = stack.pop() if stack else ctm
+            ctm, clip = stack.pop() if stack else (ctm, clip)
         elif isinstance(op, Transform):
             ctm = compose(ctm, op.matrix)
-        elif isinstance(op, PathOp) and op.fill is not None and op.fill.alpha >= 0.999:
-            box = _bounds([apply(ctm, p) for p in _points(op.segs)])
-            if box:
-                fills.append((box, op.fill))
+        elif isinstance(op, Clip):
+            clip = _meet(clip, _bounds([apply(ctm, p) for p in _points(op.segs)]))
+        elif isinstance(op, (PathOp, Gradient, ImageOp)):
+            ground = _ground(op, ctm, clip, grounds)
+            if ground is not None:
+                grounds.append(ground)
         elif isinstance(op, TextOp):
-            out.append(_text(op, ctm, fills))
+            out.append(_text(op, ctm, grounds))
     return out
 
 
-def _text(op: TextOp, ctm: Matrix, fills: list[tuple[tuple[float, ...], Fill]]) -> Text:
-    x, y, font, size, text, fill = op.x, op.y, op.font, op.size, op.text, op.fill
+def _ground(op: PathOp | Gradient | ImageOp, ctm: Matrix, clip: Box | None,
+            below: list[_Ground]) -> _Ground | None:
+    """What a painting operation leaves visible, or None if it leaves no colour behind."""
+    if isinstance(op, ImageOp):
+        x, y, w, h = op.x, op.y, op.w, op.h
+        corners = [apply(ctm, p) for p in ((x, y), (x + w, y), (x, y + h), (x + w, y + h))]
+        box = _meet(clip, _bounds(corners))
+        return None if box is None or op.alpha < 0.05 else _Ground(box, (), ())
+    segs = op.segs
+    paints: list[Colour]
+    if isinstance(op, PathOp):
+        paints = [tuple(op.fill)] if op.fill is not None else []
+    else:  # a gradient: all its stops, each mixed at the gradient's opacity
+        paints = [(*c[:3], op.alpha) for c in op.colours]
+    if not paints or max(p[3] for p in paints) < 0.05:
+        return None
+    polygons = tuple(tuple(apply(ctm, p) for p in poly) for poly in _polygons(segs))
+    box = _meet(clip, _bounds([p for poly in polygons for p in poly]))
+    if box is None:
+        return None
+    beneath = _under(below, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    colours = tuple(_over(paint, ground) for paint in paints for ground in beneath or (PAPER,))
+    return _Ground(box, polygons, colours)
+
+
+def _over(paint: Colour, ground: Colour) -> Colour:
+    """Paint at its opacity over an opaque ground (sRGB, as a printer's preview mixes it)."""
+    a = paint[3] if len(paint) > 3 else 1.0
+    return (*(a * p + (1 - a) * g for p, g in zip(paint[:3], ground[:3])), 1.0)
+
+
+def _under(grounds: list[_Ground], x: float, y: float) -> tuple[Colour, ...] | None:
+    """The colours showing at (x, y): the last paint covering it; paper if none; None: a picture."""
+    for ground in reversed(grounds):
+        if ground.covers(x, y):
+            return ground.colours or None
+    return (PAPER,)
+
+
+def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
+    x, y, font, size, text, fill, stroke = op.x, op.y, op.font, op.size, op.text, op.fill, op.stroke
     width = fonts.string_width(text, font, size)
-    corners = [(x, y - ASCENT * size), (x + width, y - ASCENT * size), (x, y + DESCENT * size), (x + width, y + DESCENT * size)]
+    top, bottom = y - ASCENT * size, y + DESCENT * size
+    corners = [(x, top), (x + width, top), (x, bottom), (x + width, bottom)]
     box = _bounds([apply(ctm, p) for p in corners])
+    assert box is not None
     scale = abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]) ** 0.5
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    under = next((paint for (l, t, r, b), paint in reversed(fills) if l <= cx <= r and t <= cy <= b), None)
-    return Text(text, size * scale * PT_PER_MM, box, "Bold" in font, fill, under)
+    under = _under(grounds, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    ground = under[0] if under else PAPER
+    paint = None if fill is None else _over(fill, ground)
+    visible = fill is not None and fill[3] > FAINT
+    outline = None
+    if stroke is not None and stroke[3] > FAINT and stroke[4] * scale * PT_PER_MM >= OUTLINE_PT:
+        outline = _over(stroke, ground)
+    return Text(text, size * scale * PT_PER_MM, box, "Bold" in font, paint if visible else None,
+                under[0] if under else None, outline, under or ())
 
 
-def _points(segs):
+def _polygons(segs: Segs) -> list[list[tuple[float, float]]]:
+    """A path's subpaths as polygons through its points (curves by their control points: close
+    enough to tell inside from outside for the shapes faces put under text)."""
+    polys: list[list[tuple[float, float]]] = []
+    for name, args in segs:
+        if name == "moveTo" or not polys:
+            polys.append([])
+        polys[-1].extend(zip(args[0::2], args[1::2]))
+    return [poly for poly in polys if len(poly) >= 3]
+
+
+def _inside(poly: tuple[tuple[float, float], ...], x: float, y: float) -> bool:
+    """Even-odd ray test."""
+    hit = False
+    for (x1, y1), (x2, y2) in zip(poly, poly[1:] + poly[:1]):
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            hit = not hit
+    return hit
+
+
+def _meet(a: Box | None, b: Box | None) -> Box | None:
+    """The overlap of two boxes (None for a = no clip yet); None if b is missing or they miss."""
+    if b is None:
+        return None
+    if a is None:
+        return b
+    box = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    return box if box[0] <= box[2] and box[1] <= box[3] else None
+
+
+def _points(segs: Segs) -> Iterator[tuple[float, float]]:
     for _name, args in segs:
         yield from zip(args[0::2], args[1::2])
 
 
-def _bounds(points):
+def _bounds(points: list[tuple[float, float]]) -> Box | None:
     if not points:
         return None
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def luminance(rgb) -> float:
+def luminance(rgb: Sequence[float]) -> float:
     """WCAG relative luminance of an sRGB colour (0..1 channels)."""
-    def lin(c):
+    def lin(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
     r, g, b = (lin(c) for c in rgb[:3])
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return float(0.2126 * r + 0.7152 * g + 0.0722 * b)
 
 
-def contrast(a, b) -> float:
+def contrast(a: Sequence[float], b: Sequence[float]) -> float:
     hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+def legibility(t: Text) -> float:
+    """The contrast the eye reads the text by: its fill against the worst colour under it, or,
+    with an outline, the outline against the ground or the fill against the outline, whichever
+    is best (an outlined letter reads on any ground)."""
+    assert t.fill is not None
+    grounds = t.grounds or ((t.under,) if t.under else ())
+    readings = [min(contrast(t.fill, g) for g in grounds)]
+    if t.outline is not None:
+        readings += [min(contrast(t.outline, g) for g in grounds), contrast(t.fill, t.outline)]
+    return max(readings)
 
 
 def problems(face: Face, min_pt: float, safe: float | None = None, contrasts: bool = False) -> list[tuple[str, str]]:
     """What is wrong with the face's texts, as (text, message) (the caller locates them).
 
-    Size and the cut line are always checked; the safe zone (`safe` mm) and contrast on request:
-    the shipped kits still put text in the safe zone and on low-contrast grounds (see the README)."""
-    if face.drawing is None:
+    Size and the cut line are always checked; the safe zone (`safe` mm) and contrast on request
+    (validate asks for both)."""
+    if not isinstance(face.drawing, Drawing):
         return []
     out = []
     fw, fh = face.full_size
@@ -112,7 +236,7 @@ def problems(face: Face, min_pt: float, safe: float | None = None, contrasts: bo
             out.append((t.text, f"text {shown} reaches into the {safe:g}mm safe zone inside the cut"))
         if contrasts and t.under is not None:
             need = CONTRAST_LARGE if t.size_pt >= (LARGE_BOLD_PT if t.bold else LARGE_PT) else CONTRAST
-            ratio = contrast(t.fill, t.under)
+            ratio = legibility(t)
             if ratio < need - 1e-6:
                 out.append((t.text, f"text {shown} has a contrast of {ratio:.1f}:1 with the colour under it, below {need:g}:1 (WCAG)"))
     return list(dict.fromkeys(out))
