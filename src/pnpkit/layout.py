@@ -442,12 +442,15 @@ class _Sheet:
             self.page.placements = [p.moved(dx, 0.0) for p in self.page.placements]
             return
         added = {id(p) for p in self.added}
-        self.page.placements = [_clamped(p, self.area) if id(p) in added else p for p in self.page.placements]
-        ink = ink_area(s, (self.page.w, self.page.h))
         blocks: dict[int, list[Placement]] = {}
+        placements = []
         for p in self.page.placements:
             if id(p) in added:
+                p = _clamped(p, self.area)
                 blocks.setdefault(p.block, []).append(p)
+            placements.append(p)
+        self.page.placements = placements
+        ink = ink_area(s, (self.page.w, self.page.h))
         if s.crop_marks:
             for block in blocks.values():
                 self.page.lines += crop_lines(block, ink)
