@@ -366,7 +366,7 @@ class _Sheet:
     area: Rect  # where trims may go (face_area)
     free: FreeRects
     added: list[Placement] = field(default_factory=list)
-    lift: float = 0.0  # how far the page's own content was moved up
+    lift: tuple[float, float] = (0.0, 0.0)  # how far the page's own content was moved (left, up)
 
     @classmethod
     def around(cls, page: Page, s: PrintSettings) -> "_Sheet":
@@ -374,8 +374,9 @@ class _Sheet:
         free = FreeRects((-_OPEN, -_OPEN, page.w + _OPEN, page.h + _OPEN))
         sheet = cls(page, face_area(s, (page.w, page.h)), free)
         if page.placements:
-            sheet.lift = ink_area(s, (page.w, page.h))[1] - _content(page)[1]
-            _shift(page, 0.0, sheet.lift)  # to the top, so the room left is one band (put back if unused)
+            ink, content = ink_area(s, (page.w, page.h)), _content(page)
+            sheet.lift = (ink[0] - content[0], ink[1] - content[1])
+            _shift(page, *sheet.lift)  # to the top left corner, so the room left is in one piece (put back if unused)
             left, top, right, bottom = _content(page)
             pad = block_pad(s)
             free.take((left - pad, top - pad, right + pad, bottom + pad))
@@ -433,7 +434,7 @@ class _Sheet:
         """A page of the grid packer's own is centred across (impose centres it down); on another
         packer's page, which pdf draws no crop marks for, the added blocks bring their marks as lines."""
         if not self.added:
-            _shift(self.page, 0.0, -self.lift)
+            _shift(self.page, -self.lift[0], -self.lift[1])
             return
         if not self.page.packed:
             left = min(p.x for p in self.page.placements)
