@@ -20,18 +20,21 @@ ROOT = Path(__file__).resolve().parents[1]
 HERE = Location("x.yaml", 1, 1)
 
 
-def faces(n: int, size: tuple[float, float], group: str, kind: str = "card", back: bool = True) -> list[Face]:
+def faces(n: int, size: tuple[float, float], group: str, kind: str = "card",
+          back: bool = True) -> list[Face]:
     out = []
     for i in range(n):
         out.append(Face(group, f"{group}{i}", "front", 1, size, 3.0, kind, f"<{group}{i}>", HERE))
         if back:
-            out.append(Face(group, f"{group}{i}", "back", 1, size, 3.0, kind, f"<{group}{i} back>", HERE))
+            svg = f"<{group}{i} back>"
+            out.append(Face(group, f"{group}{i}", "back", 1, size, 3.0, kind, svg, HERE))
     return out
 
 
 def mixed(long: tuple[float, float] = (100.0, 40.0)) -> list[Face]:
     """Sizes that cannot fill a sheet alone: 3 poker cards, 4 long tiles, 12 tokens."""
-    return faces(3, (63.5, 88.9), "cards") + faces(4, long, "long") + faces(12, (22.0, 22.0), "tokens")
+    return (faces(3, (63.5, 88.9), "cards") + faces(4, long, "long")
+            + faces(12, (22.0, 22.0), "tokens"))
 
 
 def rect(p: Placement) -> tuple[float, float, float, float]:
@@ -42,7 +45,8 @@ def rect(p: Placement) -> tuple[float, float, float, float]:
 
 
 def sheet_count():
-    spec = importlib.util.spec_from_file_location("sheet_count", ROOT / "scripts" / "sheet_count.py")
+    path = ROOT / "scripts" / "sheet_count.py"
+    spec = importlib.util.spec_from_file_location("sheet_count", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -71,7 +75,8 @@ def test_later_sizes_fill_the_room_earlier_ones_left():
 
 
 def test_a_face_turns_when_that_holds_more():
-    pages, _ = impose(faces(8, (100.0, 40.0), "long"), PrintSettings(paper="a4", orientation="portrait", backs="none"))
+    s = PrintSettings(paper="a4", orientation="portrait", backs="none")
+    pages, _ = impose(faces(8, (100.0, 40.0), "long"), s)
     assert len(pages) == 1 and len(pages[0].placements) == 8  # upright, portrait A4 holds 6
     assert {p.turn for p in pages[0].placements} == {90}
     assert {(p.w, p.h) for p in pages[0].placements} == {(40.0, 100.0)}
@@ -79,7 +84,7 @@ def test_a_face_turns_when_that_holds_more():
 
 def test_of_equal_papers_the_one_that_turns_nothing_is_chosen():
     pages, _ = impose(faces(8, (100.0, 40.0), "long"), PrintSettings(paper="a4", backs="none"))
-    assert (pages[0].w, pages[0].h) == (297, 210)  # 2 x 4 upright on landscape; portrait needs turns
+    assert (pages[0].w, pages[0].h) == (297, 210)  # 2 x 4 upright; portrait needs turns
     assert {p.turn for p in pages[0].placements} == {0}
 
 
@@ -104,7 +109,10 @@ def test_every_back_of_a_mixed_sheet_sits_behind_its_front_turned_the_other_way(
             x1, y1, x2, y2 = rect(front)
             axis = layout.mirror_axis(s, (page.w, page.h))
             across = 2 * page.fold if page.fold is not None else page.w
-            want = (across - x2, y1, across - x1, y2) if axis == "x" else (x1, page.h - y2, x2, page.h - y1)
+            if axis == "x":
+                want = (across - x2, y1, across - x1, y2)
+            else:
+                want = (x1, page.h - y2, x2, page.h - y1)
             assert back.face.item == front.face.item
             assert rect(back) == pytest.approx(want, abs=1e-9)
             assert back.turn == (360 - front.turn) % 360
@@ -134,8 +142,9 @@ def test_crop_marks_of_a_block_reach_no_other_block_and_stay_inside_the_margin(p
                 assert ink[1] <= min(line[1], line[3]) and max(line[1], line[3]) <= ink[3]
                 for other in page.placements:
                     if other not in block:  # not even the other faces' bleed
-                        bleed = (other.x - other.reach[0], other.y - other.reach[1],
-                                 other.x + other.w + other.reach[2], other.y + other.h + other.reach[3])
+                        left, top, right, bottom = other.reach
+                        bleed = (other.x - left, other.y - top,
+                                 other.x + other.w + right, other.y + other.h + bottom)
                         assert not segment_hits(line, bleed)
 
 
@@ -148,8 +157,14 @@ def test_a_lone_hex_shares_its_sheet_and_the_added_blocks_bring_their_marks():
     last = pages[1]
     assert sorted(p.face.group for p in last.placements) == ["terrain"] + ["tokens"] * 12
     token_lines = last.lines[6:]  # after the hex's six edges
-    assert len(token_lines) == 2 * (3 + 7)  # crop marks for a 2 x 6 block: pdf draws none on a packer's own page
-    hex_box = layout._content(Page(last.w, last.h, "front", [p for p in last.placements if p.face.group == "terrain"]))
+    # crop marks for the tokens' block, one at each end of every trim line: pdf draws none on a
+    # packer's own page
+    tokens_on = [p for p in last.placements if p.face.group == "tokens"]
+    xs = {round(v, 3) for p in tokens_on for v in (p.x, p.x + p.w)}
+    ys = {round(v, 3) for p in tokens_on for v in (p.y, p.y + p.h)}
+    assert len(token_lines) == 2 * (len(xs) + len(ys)) and len(xs) + len(ys) >= 6
+    hex_only = [p for p in last.placements if p.face.group == "terrain"]
+    hex_box = layout._content(Page(last.w, last.h, "front", hex_only))
     assert not any(segment_hits(line, hex_box) for line in token_lines)
 
 
@@ -158,15 +173,16 @@ def test_free_room_keeps_every_largest_rectangle():
     free.take((0.0, 0.0, 40.0, 30.0))
     assert sorted(free.rects) == [(0.0, 30.0, 100.0, 100.0), (40.0, 0.0, 100.0, 100.0)]
     free.take((60.0, 50.0, 100.0, 100.0))
-    assert sorted(free.rects) == [(0.0, 30.0, 60.0, 100.0), (0.0, 30.0, 100.0, 50.0), (40.0, 0.0, 60.0, 100.0),
-                                  (40.0, 0.0, 100.0, 50.0)]
+    assert sorted(free.rects) == [(0.0, 30.0, 60.0, 100.0), (0.0, 30.0, 100.0, 50.0),
+                                  (40.0, 0.0, 60.0, 100.0), (40.0, 0.0, 100.0, 50.0)]
 
 
 # ------------------------------------------------------------------ a turned face, printed
 
 HALVES = """{% extends "_face.svg.j2" %}{% block content %}
-<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" height="{{ face.h / 2 + face.bleed }}" fill="{{ top }}"/>
-<rect x="{{ -face.bleed }}" y="{{ face.h / 2 }}" width="{{ face.w + 2 * face.bleed }}" height="{{ face.h / 2 + face.bleed }}" fill="#0000ff"/>
+{% set w, h, b = face.w + 2 * face.bleed, face.h / 2 + face.bleed, face.bleed %}
+<rect x="{{ -b }}" y="{{ -b }}" width="{{ w }}" height="{{ h }}" fill="{{ top }}"/>
+<rect x="{{ -b }}" y="{{ face.h / 2 }}" width="{{ w }}" height="{{ h }}" fill="#0000ff"/>
 {% endblock %}
 """
 
@@ -176,9 +192,11 @@ def test_a_turned_face_prints_turned_and_its_back_turns_the_other_way(tmp_path):
     front's red half lies right of its centre, and the back's green half lies behind it: left of
     the centre of the mirrored place on the back page."""
     pack = write_pack(tmp_path / "turn", {
-        "game.yaml": "name: Turn\nlanguages: [en]\nplayers: {min: 1, max: 1}\nprint:\n  bleed: 3mm\n  orientation: portrait\n",
-        "long.yaml": "long:\n  kind: tile\n  size: 100x40mm\n  front: front.svg.j2\n  back: back.svg.j2\n"
-                     "  items:\n" + "".join(f"    - {{id: t{i}}}\n" for i in range(8)),
+        "game.yaml": "name: Turn\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
+                     "print:\n  bleed: 3mm\n  orientation: portrait\n",
+        "long.yaml": "long:\n  kind: tile\n  size: 100x40mm\n  front: front.svg.j2\n"
+                     "  back: back.svg.j2\n  items:\n"
+                     + "".join(f"    - {{id: t{i}}}\n" for i in range(8)),
         "templates/front.svg.j2": HALVES.replace("{{ top }}", "#ff0000"),
         "templates/back.svg.j2": HALVES.replace("{{ top }}", "#00ff00"),
         "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),

@@ -46,13 +46,15 @@ def _cut(r: Rect, used: Rect) -> list[Rect]:
 
 
 def _inside(a: Rect, b: Rect) -> bool:
-    return a[0] >= b[0] - _EPS and a[1] >= b[1] - _EPS and a[2] <= b[2] + _EPS and a[3] <= b[3] + _EPS
+    return (a[0] >= b[0] - _EPS and a[1] >= b[1] - _EPS
+            and a[2] <= b[2] + _EPS and a[3] <= b[3] + _EPS)
 
 
 def _maximal(rects: list[Rect]) -> list[Rect]:
     """The rectangles not contained in another (of two equal ones, the first)."""
     keep: list[Rect] = []
     for i, r in enumerate(rects):
-        if not any(_inside(r, o) and (not _inside(o, r) or j < i) for j, o in enumerate(rects) if j != i):
+        others = (o for j, o in enumerate(rects) if j != i and (not _inside(o, r) or j < i))
+        if not any(_inside(r, o) for o in others):
             keep.append(r)
     return keep

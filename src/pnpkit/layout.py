@@ -118,11 +118,11 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
         if packer is _fill:  # last: its faces fill the room the other packers' sheets left
             grid = run
             continue
-        pages, found = packer(run, settings)
-        fronts += pages
+        made, found = packer(run, settings)
+        fronts += made
         problems += found
-    pages, found = _fill(grid, settings, fronts)
-    fronts += pages
+    made, found = _fill(grid, settings, fronts)
+    fronts += made
     problems += found
     problems += _dropped(faces, fronts, problems, settings)
     pages: list[Page] = []
@@ -135,7 +135,8 @@ def impose(faces: list[Face], settings: PrintSettings) -> tuple[list[Page], list
             _clamp_reach(page, face_area(settings, (page.w, page.h)))
         back = _backs(page, backs, settings)
         if settings.backs == "gutter-fold":  # backs on the other half: their own blocks, their own marks
-            page.placements += [dataclasses.replace(b, block=b.block + FOLD_BLOCKS) for b in back.placements]
+            page.placements += [dataclasses.replace(b, block=b.block + FOLD_BLOCKS)
+                                for b in back.placements]
             page.lines += back.lines
             pages.append(page)
         else:
@@ -296,9 +297,10 @@ def _fill(copies: list[Face], s: PrintSettings,
     the fewest blocks to cut) is kept.
     """
     shared = [page for page in started or [] if _shares(page)]
-    best: tuple | None = None
+    best: tuple[tuple[int, int], list[Page], list[Page], list[Problem]] | None = None
     for order in _ORDERS:
-        trial = [dataclasses.replace(p, placements=list(p.placements), lines=list(p.lines)) for p in shared]
+        trial = [dataclasses.replace(p, placements=list(p.placements), lines=list(p.lines))
+                 for p in shared]
         pages, problems = _pack(sorted(copies, key=order), s, trial)
         score = (len(pages), sum(len(p.blocks()) for p in pages + trial))
         if best is None or score < best[0]:
@@ -310,7 +312,8 @@ def _fill(copies: list[Face], s: PrintSettings,
     return pages, problems
 
 
-def _pack(ordered: list[Face], s: PrintSettings, started: list[Page]) -> tuple[list[Page], list[Problem]]:
+def _pack(ordered: list[Face], s: PrintSettings,
+          started: list[Page]) -> tuple[list[Page], list[Problem]]:
     """One packing of the faces in this order: onto the started pages first, then new ones."""
     sheets = [_Sheet.around(page, s) for page in started]
     pages: list[Page] = []
@@ -326,7 +329,8 @@ def _pack(ordered: list[Face], s: PrintSettings, started: list[Page]) -> tuple[l
             fresh = [_Sheet.around(_new_page(size, s), s) for size in paper_sizes(s)]
             placed = [sheet.fill(run, s) for sheet in fresh]
             # the paper that holds the most; of equals, the one that turns fewer faces
-            best = max(range(len(fresh)), key=lambda k: (placed[k], -sum(bool(p.turn) for p in fresh[k].added)))
+            best = max(range(len(fresh)),
+                       key=lambda k: (placed[k], -sum(bool(p.turn) for p in fresh[k].added)))
             if placed[best] == 0:
                 more, found = _split(run[0], s)
                 pages += more
@@ -355,6 +359,8 @@ def block_pad(s: PrintSettings) -> float:
 
 
 Rect = tuple[float, float, float, float]
+# (score, (faces, x, y, cols, rows, turn)): a block the grid packer may place
+_Block = tuple[tuple[float, ...], tuple[int, float, float, int, int, int]]
 _OPEN = 1e4  # mm: the free room starts unbounded; the face area bounds the trims
 
 
@@ -376,7 +382,8 @@ class _Sheet:
         if page.placements:
             ink, content = ink_area(s, (page.w, page.h)), _content(page)
             sheet.lift = (ink[0] - content[0], ink[1] - content[1])
-            _shift(page, *sheet.lift)  # to the top left corner, so the room left is in one piece (put back if unused)
+            # to the top left corner, so the room left is in one piece (put back if unused)
+            _shift(page, *sheet.lift)
             left, top, right, bottom = _content(page)
             pad = block_pad(s)
             free.take((left - pad, top - pad, right + pad, bottom + pad))
@@ -392,11 +399,11 @@ class _Sheet:
             done += self._place(run[done:], best, s)
         return done
 
-    def _best_block(self, face: Face, left: int, s: PrintSettings) -> tuple | None:
-        """(faces, -area, top, left, x, y, cols, rows, turn) of the block that holds the most faces,
-        then takes the least room, then sits highest; None when not one face fits."""
+    def _best_block(self, face: Face, left: int, s: PrintSettings) -> _Block | None:
+        """The block (faces, place, cols, rows, turn) that holds the most faces, then takes the
+        least room, then sits highest and leftmost; None when not one face fits."""
         e = face.bleed + block_pad(s)
-        best = None
+        best: _Block | None = None
         for fr in self.free.rects:
             x0, y0 = max(fr[0] + e, self.area[0]), max(fr[1] + e, self.area[1])
             room_w, room_h = min(fr[2] - e, self.area[2]) - x0, min(fr[3] - e, self.area[3]) - y0
@@ -407,14 +414,17 @@ class _Sheet:
                 n = min(left, cols * rows)
                 if n < 1:
                     continue
-                for c, r in ((min(cols, n), math.ceil(n / min(cols, n))), (math.ceil(n / min(rows, n)), min(rows, n))):
+                shapes = ((min(cols, n), math.ceil(n / min(cols, n))),  # full rows, or full columns
+                          (math.ceil(n / min(rows, n)), min(rows, n)))
+                for c, r in shapes:
                     bw, bh = c * (w + s.gap) + 2 * e, r * (h + s.gap) + 2 * e
-                    key = ((n, -round(bw * bh, 3), -round(y0, 3), -round(x0, 3)), (n, x0, y0, c, r, turn))
+                    score = (n, -round(bw * bh, 3), -round(y0, 3), -round(x0, 3))
+                    key = (score, (n, x0, y0, c, r, turn))
                     if best is None or key[0] > best[0]:
                         best = key
         return best
 
-    def _place(self, run: list[Face], block: tuple, s: PrintSettings) -> int:
+    def _place(self, run: list[Face], block: _Block, s: PrintSettings) -> int:
         n, x0, y0, cols, rows, turn = block[1]
         number = max((p.block for p in self.page.placements), default=-1) + 1
         placed = []
@@ -432,7 +442,8 @@ class _Sheet:
 
     def finish(self, s: PrintSettings) -> None:
         """A page of the grid packer's own is centred across (impose centres it down); on another
-        packer's page, which pdf draws no crop marks for, the added blocks bring their marks as lines."""
+        packer's page, which pdf draws no crop marks for, the added blocks bring their marks as
+        lines."""
         if not self.added:
             _shift(self.page, -self.lift[0], -self.lift[1])
             return
@@ -611,7 +622,8 @@ def _clamped(p: Placement, area: tuple[float, float, float, float]) -> Placement
     left, top, right, bottom = area
     return dataclasses.replace(p, reach=(
         max(0.0, min(p.reach[0], p.x - left)), max(0.0, min(p.reach[1], p.y - top)),
-        max(0.0, min(p.reach[2], right - p.x - p.w)), max(0.0, min(p.reach[3], bottom - p.y - p.h))))
+        max(0.0, min(p.reach[2], right - p.x - p.w)),
+        max(0.0, min(p.reach[3], bottom - p.y - p.h))))
 
 
 def mirror_axis(settings: PrintSettings, page: tuple[float, float]) -> str:
@@ -647,7 +659,8 @@ def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
         outline = tuple(mirror(x, y) for x, y in p.outline) if p.outline else None
         clip = _mirror_rect(p.clip, mirror) if p.clip else None
         # a turned face's back turns the other way: seen through the sheet, a turn reverses
-        page.placements.append(Placement(back, x, y, reach, p.block, clip, outline, (360 - p.turn) % 360))
+        turn = (360 - p.turn) % 360
+        page.placements.append(Placement(back, x, y, reach, p.block, clip, outline, turn))
     if page.placements:
         page.lines = [(*mirror(x1, y1), *mirror(x2, y2)) for x1, y1, x2, y2 in front.lines]
     return page

@@ -117,7 +117,7 @@ def _place(c: Canvas, page: Page, p: Placement, forms: dict, stamp: str | None =
         ring = c.beginPath()
         ring.circle((p.x + p.w / 2) * K, (page.h - p.y - p.h / 2) * K, (p.w / 2 + b) * K)
         c.clipPath(ring, stroke=0, fill=0)
-    if p.turn == 90:  # the face's top to the right: its bleed box's top-left corner at the page rect's top-right
+    if p.turn == 90:  # the face's top to the right: its top-left corner at the place's top-right
         c.translate((p.x - b) * K, (page.h - p.y + b) * K)
         c.rotate(-90)
     elif p.turn == 270:  # the face's top to the left
