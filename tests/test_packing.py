@@ -222,3 +222,12 @@ def test_a_turned_face_prints_turned_and_its_back_turns_the_other_way(tmp_path):
     assert colour(first, front.x + front.w * 0.2, mid) == (0, 0, 255)
     assert colour(first + 1, back.x + back.w * 0.2, mid) == (0, 255, 0)
     assert colour(first + 1, back.x + back.w * 0.8, mid) == (0, 0, 255)
+
+
+def test_a_back_page_carries_only_the_marks_of_faces_with_backs():
+    hexes_ = faces(21, (57.74, 50.0), "terrain", kind="hex")  # with backs
+    tokens = faces(12, (22.0, 22.0), "tokens", kind="token", back=False)
+    pages, _ = impose(hexes_ + tokens, PrintSettings(paper="a4"))
+    front, back = pages[2], pages[3]
+    assert len(front.lines) > 6 and [p.face.group for p in back.placements] == ["terrain"]
+    assert len(back.lines) == 6  # the hex's edges, not the tokens' crop marks

@@ -662,8 +662,24 @@ def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
         turn = (360 - p.turn) % 360
         page.placements.append(Placement(back, x, y, reach, p.block, clip, outline, turn))
     if page.placements:
-        page.lines = [(*mirror(x1, y1), *mirror(x2, y2)) for x1, y1, x2, y2 in front.lines]
+        backed = [p for p in front.placements if (p.face.group, p.face.item) in backs]
+        every = len(backed) == len(front.placements)
+        page.lines = [(*mirror(x1, y1), *mirror(x2, y2)) for x1, y1, x2, y2 in front.lines
+                      if every or _marks_one_of((x1, y1, x2, y2), backed)]
     return page
+
+
+def _marks_one_of(line: tuple[float, float, float, float], faces: list[Placement]) -> bool:
+    """Whether a line is one of these faces' cut lines or marks: it starts on or next to one
+    (a mark starts MARK_CLEAR beyond the bleed shown; another block's marks are farther)."""
+    x1, y1, x2, y2 = line
+    near = MARK_CLEAR + 0.01
+    for p in faces:
+        left, top = p.x - p.reach[0] - near, p.y - p.reach[1] - near
+        right, bottom = p.x + p.w + p.reach[2] + near, p.y + p.h + p.reach[3] + near
+        if min(x1, x2) <= right and max(x1, x2) >= left and min(y1, y2) <= bottom and max(y1, y2) >= top:
+            return True
+    return False
 
 
 def _mirror_rect(rect: tuple, mirror) -> tuple[float, float, float, float]:
