@@ -407,7 +407,7 @@ class _Sheet:
         for fr in self.free.rects:
             x0, y0 = max(fr[0] + e, self.area[0]), max(fr[1] + e, self.area[1])
             room_w, room_h = min(fr[2] - e, self.area[2]) - x0, min(fr[3] - e, self.area[3]) - y0
-            turns = (0, 90) if face.size[0] != face.size[1] else (0,)
+            turns = (0, 90) if face.size[0] != face.size[1] and not self._large(face) else (0,)
             for turn in turns:
                 w, h = face.size[::-1] if turn else face.size
                 cols, rows = _fits(room_w, w, s.gap), _fits(room_h, h, s.gap)
@@ -423,6 +423,13 @@ class _Sheet:
                     if best is None or key[0] > best[0]:
                         best = key
         return best
+
+    def _large(self, face: Face) -> bool:
+        """A face of half a sheet or more (a board, a rules sheet) keeps its way up: turning it
+        would not let anything else share its sheet, and its print (a whole board on A3) stays as
+        the designer drew it."""
+        area = (self.area[2] - self.area[0]) * (self.area[3] - self.area[1])
+        return face.size[0] * face.size[1] > area / 2
 
     def _place(self, run: list[Face], block: _Block, s: PrintSettings) -> int:
         n, x0, y0, cols, rows, turn = block[1]
