@@ -7,7 +7,10 @@ sheets, so imposed ÷ bound says how much paper the packer wastes. Each kit is
 imposed in its first language with its own print settings (variants as the pack
 chooses them); validation runs as in `pnpkit validate`.
 
-    .venv/bin/python scripts/sheet_count.py [PACK…] [--paper a4] [--backs long-edge]
+    .venv/bin/python scripts/sheet_count.py [PACK…] [--paper a4] [--backs long-edge] [--sheets]
+
+`--sheets` also lists every sheet: how much of it the faces cover and how many of each group
+it holds, to see where paper is lost.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ from pnpkit import build  # noqa: E402
 from pnpkit.units import SIZES  # noqa: E402
 
 
-def count(pack_dir: Path, overrides: dict) -> tuple[int, float]:
-    """(sheets imposed, lower bound) for one pack in its first language."""
+def count(pack_dir: Path, overrides: dict, listing: bool = False) -> tuple[int, float]:
+    """(sheets imposed, lower bound) for one pack in its first language; `listing` prints
+    each sheet."""
     result = build.validate(pack_dir, overrides=overrides, code=build.Code(True))
     if result.pack is None or result.errors:
         raise SystemExit(f"{pack_dir}: does not validate: {result.errors[:1]}")
@@ -37,6 +41,17 @@ def count(pack_dir: Path, overrides: dict) -> tuple[int, float]:
     printed = [f for f in result.faces[lang] if f.side in sides and s.prints(f.variant)]
     area = sum(f.size[0] * f.size[1] * f.count for f in printed)
     w, h = SIZES[s.paper]
+    if listing:
+        for n, page in enumerate(p for p in pages if p.side == "front"):
+            groups: dict[str, int] = {}
+            for p in page.placements:
+                groups[p.face.group] = groups.get(p.face.group, 0) + 1
+            inside = (page.w - 2 * s.margin) * (page.h - 2 * s.margin)
+            covered = sum(p.w * p.h for p in page.placements) / inside
+            held = ", ".join(f"{k} {v}" for k, v in groups.items())
+            if page.tile is not None:
+                covered, held = 1.0, f"{held}: part {page.tile.name} of a face split over sheets"
+            print(f"  sheet {n + 1:>2}: {covered:5.0%}  {held}")
     return sheets, area / ((w - 2 * s.margin) * (h - 2 * s.margin))
 
 
@@ -45,12 +60,13 @@ def main() -> None:
     ap.add_argument("packs", nargs="*", type=Path, default=sorted((ROOT / "components").iterdir()))
     ap.add_argument("--paper", choices=sorted(SIZES))
     ap.add_argument("--backs")
+    ap.add_argument("--sheets", action="store_true", help="list each sheet: how full, which groups")
     args = ap.parse_args()
     overrides = {k: v for k, v in (("paper", args.paper), ("backs", args.backs)) if v}
     total_sheets, total_bound = 0, 0.0
     print(f"{'pack':<16} {'sheets':>6} {'bound':>6} {'ratio':>6}")
     for pack in args.packs:
-        sheets, bound = count(pack, overrides)
+        sheets, bound = count(pack, overrides, args.sheets)
         total_sheets += sheets
         total_bound += bound
         print(f"{pack.name:<16} {sheets:>6} {math.ceil(bound):>6} {sheets / bound:>6.2f}   (bound {bound:.2f})")

@@ -44,9 +44,9 @@ def test_a_new_pack_validates_without_a_single_problem_and_builds(project):
     text = "".join(page.extract_text() for page in pdf.pages)
     for words in ("Scout", "Guard", "Start", "Road", "How to play", "Moon Base"):
         assert words in text
-    # print check and its back; cards, their backs; the die, a blank back; the sheet and the tile, a blank back;
-    # the label sheet's test page and the labels, each with a blank back
-    assert len(pdf.pages) == 2 + 6 + 4
+    # print check and its back; the die with the sheet beside it, a blank back; the cards with the
+    # tiles, the cards' backs; the label sheet's test page and the labels, each with a blank back
+    assert len(pdf.pages) == 2 + 4 + 4
     assert (project.root / "build" / "moon-base" / "index.html").is_file()
 
 

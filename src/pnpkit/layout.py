@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from pnpkit.errors import Location, Problem
+from pnpkit.freerects import FreeRects
 from pnpkit.model import Face, PrintSettings
 from pnpkit.units import SIZES
 
@@ -38,19 +39,20 @@ class Placement:
     block: int = 0
     clip: tuple[float, float, float, float] | None = None  # page rect (left, top, right, bottom) that overrides reach
     outline: tuple[tuple[float, float], ...] | None = None  # page polygon to clip to instead (e.g. a hex)
+    turn: int = 0  # degrees clockwise the face is turned on the page: 0, 90 or 270
 
     @property
     def w(self) -> float:
-        return self.face.size[0]
+        return self.face.size[1] if self.turn % 180 else self.face.size[0]
 
     @property
     def h(self) -> float:
-        return self.face.size[1]
+        return self.face.size[0] if self.turn % 180 else self.face.size[1]
 
     def moved(self, dx: float, dy: float) -> "Placement":
         outline = tuple((x + dx, y + dy) for x, y in self.outline) if self.outline else None
         clip = (self.clip[0] + dx, self.clip[1] + dy, self.clip[2] + dx, self.clip[3] + dy) if self.clip else None
-        return Placement(self.face, self.x + dx, self.y + dy, self.reach, self.block, clip, outline)
+        return dataclasses.replace(self, x=self.x + dx, y=self.y + dy, clip=clip, outline=outline)
 
 
 @dataclass
@@ -115,10 +117,17 @@ def impose(faces: list[Face], settings: PrintSettings,
     backs = {(f.group, f.item): f for f in faces if f.side == "back"}
     copies = [f for f in faces if f.side == "front" for _ in range(f.count)]
     fronts, problems = [], []
+    grid: list[Face] = []
     for packer, run in _by_packer(copies, packers):
+        if packer is _fill:  # last: its faces fill the room the other packers' sheets left
+            grid = run
+            continue
         made, found = packer(run, settings)
         fronts += made
         problems += found
+    made, found = _fill(grid, settings, fronts)
+    fronts += made
+    problems += found
     problems += _dropped(faces, fronts, problems, settings)
     pages: list[Page] = []
     for page in fronts:
@@ -130,7 +139,8 @@ def impose(faces: list[Face], settings: PrintSettings,
             _clamp_reach(page, face_area(settings, (page.w, page.h)))
         back = _backs(page, backs, settings)
         if settings.backs == "gutter-fold":  # backs on the other half: their own blocks, their own marks
-            page.placements += [Placement(b.face, b.x, b.y, b.reach, b.block + FOLD_BLOCKS, b.clip, b.outline) for b in back.placements]
+            page.placements += [dataclasses.replace(b, block=b.block + FOLD_BLOCKS)
+                                for b in back.placements]
             page.lines += back.lines
             pages.append(page)
         else:
@@ -269,34 +279,242 @@ def fill_pages(copies: list[Face], s: PrintSettings, new_page, fill, too_big) ->
     return pages, problems
 
 
-def _fill(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Problem]]:
-    """The grid packer: blocks of same-size faces; a face larger than the paper is split over sheets.
+# orders the grid packer tries its faces in, largest first by some measure; same-size faces stay
+# together (the size breaks ties), and the order that needs the fewest sheets wins
+_ORDERS = (
+    lambda f: (-f.size[0] * f.size[1], -max(f.size), f.size, f.bleed),
+    lambda f: (-max(f.size), -min(f.size), f.size, f.bleed),
+    lambda f: (-f.size[1], -f.size[0], f.bleed),
+    lambda f: (-f.size[0], -f.size[1], f.bleed),
+    lambda f: (-f.size[0] - f.size[1], f.size, f.bleed),
+)
 
-    Each run of same-size faces first takes the room left below the blocks of the pages
-    already made (first fit), then starts pages of its own, which later runs may fill in turn.
+
+def _fill(copies: list[Face], s: PrintSettings,
+          started: list[Page] | None = None) -> tuple[list[Page], list[Problem]]:
+    """The grid packer: faces in blocks (a grid of one size, turned a quarter where that holds
+    more), each block in any corner of the room a sheet has left; a face larger than the paper is
+    split over sheets.
+
+    Runs of one size go largest face first; each fills the room of every sheet made so far
+    (first fit; `started` are other packers' sheets, which share their room) before it starts
+    sheets of its own, so later groups of any size fill what earlier ones left. Packing is cheap,
+    so it is done for each of a few orders of "largest", and the one with the fewest sheets (then
+    the fewest blocks to cut) is kept.
     """
-    pages: list[Page] = []
-    problems: list[Problem] = []
-    i = 0
-    while i < len(copies):
-        n = _run_length(copies, i)
-        run = copies[i:i + n]
-        for page in pages:
-            if run and page.tile is None and not page.own_sheet:
-                run = run[_fill_below(page, run, s):]
-        more, found = fill_pages(run, s, lambda size: _new_page(size, s), lambda page, rest: _fill_page(page, rest, s),
-                                 lambda face: _split(face, s))
-        pages += more
-        problems += found
-        i += n
+    shared = [page for page in started or [] if _shares(page)]
+    best: tuple[tuple[int, int], list[Page], list[Page], list[Problem]] | None = None
+    for order in _ORDERS:
+        trial = [dataclasses.replace(p, placements=list(p.placements), lines=list(p.lines))
+                 for p in shared]
+        pages, problems = _pack(sorted(copies, key=order), s, trial)
+        score = (len(pages), sum(len(p.blocks()) for p in pages + trial))
+        if best is None or score < best[0]:
+            best = (score, trial, pages, problems)
+    assert best is not None
+    _, trial, pages, problems = best
+    for page, packed in zip(shared, trial):
+        page.placements, page.lines = packed.placements, packed.lines
     return pages, problems
 
 
-def _fill_below(page: Page, run: list[Face], s: PrintSettings) -> int:
-    """Place what fits of run as a new block below the page's last one; return how many."""
-    block = max(p.block for p in page.placements) + 1
-    top = max(p.y + p.h + p.reach[3] for p in page.placements) + 2 * max(mark_room(s), 1.0)
-    return _block(page, run, top, block, s)
+def _pack(ordered: list[Face], s: PrintSettings,
+          started: list[Page]) -> tuple[list[Page], list[Problem]]:
+    """One packing of the faces in this order: onto the started pages first, then new ones."""
+    sheets = [_Sheet.around(page, s) for page in started]
+    pages: list[Page] = []
+    problems: list[Problem] = []
+    i = 0
+    while i < len(ordered):
+        n = _run_length(ordered, i)
+        run = ordered[i:i + n]
+        i += n
+        for sheet in sheets:
+            run = run[sheet.fill(run, s):]
+        while run:
+            fresh = [_Sheet.around(_new_page(size, s), s) for size in paper_sizes(s)]
+            placed = [sheet.fill(run, s) for sheet in fresh]
+            # the paper that holds the most; of equals, the one that turns fewer faces
+            best = max(range(len(fresh)),
+                       key=lambda k: (placed[k], -sum(bool(p.turn) for p in fresh[k].added)))
+            if placed[best] == 0:
+                more, found = _split(run[0], s)
+                pages += more
+                problems += found
+                run = run[1:]
+                continue
+            sheets.append(fresh[best])
+            pages.append(fresh[best].page)
+            run = run[placed[best]:]
+    for sheet in sheets:
+        sheet.finish(s)
+    return pages, problems
+
+
+def _shares(page: Page) -> bool:
+    """Whether a packer's sheet may take grid faces in its leftover room: not a split face's
+    sheet, a face's own sheet or a label sheet (its cells are the sheet)."""
+    return (page.tile is None and not page.own_sheet and bool(page.placements)
+            and not any(p.face.labels for p in page.placements))
+
+
+def block_pad(s: PrintSettings) -> float:
+    """Room each block keeps clear around its bleed: two blocks' bleeds are the crop marks' room
+    plus 1 mm apart, so one block's marks never reach the other's bleed, let alone its trim."""
+    return max(mark_room(s), 1.0)
+
+
+Rect = tuple[float, float, float, float]
+# (score, (faces, x, y, cols, rows, turn)): a block the grid packer may place
+_Block = tuple[tuple[float, ...], tuple[int, float, float, int, int, int]]
+_OPEN = 1e4  # mm: the free room starts unbounded; the face area bounds the trims
+
+
+@dataclass
+class _Sheet:
+    """A page being filled by the grid packer: its free room and the blocks added to it."""
+
+    page: Page
+    area: Rect  # where trims may go (face_area)
+    free: FreeRects
+    added: list[Placement] = field(default_factory=list)
+    lift: tuple[float, float] = (0.0, 0.0)  # how far the page's own content was moved (left, up)
+
+    @classmethod
+    def around(cls, page: Page, s: PrintSettings) -> "_Sheet":
+        """A sheet whose free room is the page less what is on it (grown by the blocks' pad)."""
+        free = FreeRects((-_OPEN, -_OPEN, page.w + _OPEN, page.h + _OPEN))
+        sheet = cls(page, face_area(s, (page.w, page.h)), free)
+        if page.placements:
+            ink, content = ink_area(s, (page.w, page.h)), _content(page)
+            sheet.lift = (ink[0] - content[0], ink[1] - content[1])
+            # to the top left corner, so the room left is in one piece (put back if unused)
+            _shift(page, *sheet.lift)
+            left, top, right, bottom = _content(page)
+            pad = block_pad(s)
+            free.take((left - pad, top - pad, right + pad, bottom + pad))
+        return sheet
+
+    def fill(self, run: list[Face], s: PrintSettings) -> int:
+        """Place blocks of run while one fits anywhere; return how many faces went on."""
+        done = 0
+        while done < len(run):
+            best = self._best_block(run[0], len(run) - done, s)
+            if best is None:
+                break
+            done += self._place(run[done:], best, s)
+        return done
+
+    def _best_block(self, face: Face, left: int, s: PrintSettings) -> _Block | None:
+        """The block (faces, place, cols, rows, turn) that holds the most faces, then takes the
+        least room, then sits highest and leftmost; None when not one face fits."""
+        e = face.bleed + block_pad(s)
+        best: _Block | None = None
+        for fr in self.free.rects:
+            x0, y0 = max(fr[0] + e, self.area[0]), max(fr[1] + e, self.area[1])
+            room_w, room_h = min(fr[2] - e, self.area[2]) - x0, min(fr[3] - e, self.area[3]) - y0
+            turns = (0, 90) if face.size[0] != face.size[1] and not self._large(face) else (0,)
+            for turn in turns:
+                w, h = face.size[::-1] if turn else face.size
+                cols, rows = _fits(room_w, w, s.gap), _fits(room_h, h, s.gap)
+                n = min(left, cols * rows)
+                if n < 1:
+                    continue
+                shapes = ((min(cols, n), math.ceil(n / min(cols, n))),  # full rows, or full columns
+                          (math.ceil(n / min(rows, n)), min(rows, n)))
+                for c, r in shapes:
+                    bw, bh = c * (w + s.gap) + 2 * e, r * (h + s.gap) + 2 * e
+                    score = (n, -round(bw * bh, 3), -round(y0, 3), -round(x0, 3))
+                    key = (score, (n, x0, y0, c, r, turn))
+                    if best is None or key[0] > best[0]:
+                        best = key
+        return best
+
+    def _large(self, face: Face) -> bool:
+        """A face of half a sheet or more (a board, a rules sheet) keeps its way up: turning it
+        would not let anything else share its sheet, and its print (a whole board on A3) stays as
+        the designer drew it."""
+        area = (self.area[2] - self.area[0]) * (self.area[3] - self.area[1])
+        return face.size[0] * face.size[1] > area / 2
+
+    def _place(self, run: list[Face], block: _Block, s: PrintSettings) -> int:
+        n, x0, y0, cols, rows, turn = block[1]
+        number = max((p.block for p in self.page.placements), default=-1) + 1
+        placed = []
+        for k, f in enumerate(run[:n]):
+            row, col = divmod(k, cols)
+            p = Placement(f, 0.0, 0.0, _reach(f, row, col, n, cols, s.gap), number, turn=turn)
+            placed.append(p.moved(x0 + col * (p.w + s.gap), y0 + row * (p.h + s.gap)))
+        self.page.placements += placed
+        self.added += placed
+        e = run[0].bleed + block_pad(s)
+        right = max(p.x + p.w for p in placed)
+        bottom = max(p.y + p.h for p in placed)
+        self.free.take((x0 - e, y0 - e, right + e, bottom + e))
+        return n
+
+    def finish(self, s: PrintSettings) -> None:
+        """A page of the grid packer's own is centred across (impose centres it down); on another
+        packer's page, which pdf draws no crop marks for, the added blocks bring their marks as
+        lines."""
+        if not self.added:
+            _shift(self.page, -self.lift[0], -self.lift[1])
+            return
+        if not self.page.packed:
+            left = min(p.x for p in self.page.placements)
+            right = max(p.x + p.w for p in self.page.placements)
+            dx = self.area[0] + (self.area[2] - self.area[0] - (right - left)) / 2 - left
+            self.page.placements = [p.moved(dx, 0.0) for p in self.page.placements]
+            return
+        added = {id(p) for p in self.added}
+        blocks: dict[int, list[Placement]] = {}
+        placements = []
+        for p in self.page.placements:
+            if id(p) in added:
+                p = _clamped(p, self.area)
+                blocks.setdefault(p.block, []).append(p)
+            placements.append(p)
+        self.page.placements = placements
+        ink = ink_area(s, (self.page.w, self.page.h))
+        if s.crop_marks:
+            for block in blocks.values():
+                self.page.lines += crop_lines(block, ink)
+
+
+def _shift(page: Page, dx: float, dy: float) -> None:
+    page.placements = [p.moved(dx, dy) for p in page.placements]
+    page.lines = [(x1 + dx, y1 + dy, x2 + dx, y2 + dy) for x1, y1, x2, y2 in page.lines]
+
+
+def _content(page: Page) -> Rect:
+    """The box around everything on a page: faces with the bleed they show, outlines, lines."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for p in page.placements:
+        xs += [p.x - p.reach[0], p.x + p.w + p.reach[2]] + [x for x, _ in p.outline or ()]
+        ys += [p.y - p.reach[1], p.y + p.h + p.reach[3]] + [y for _, y in p.outline or ()]
+    for x1, y1, x2, y2 in page.lines:
+        xs += [x1, x2]
+        ys += [y1, y2]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def crop_lines(block: list[Placement], ink: Rect) -> list[tuple[float, float, float, float]]:
+    """The crop marks of a block as lines (as pdf draws them around a block): on the line of every
+    trim edge, MARK_CLEAR beyond the bleed shown, MARK_LENGTH long, never past the ink area."""
+    left = min(p.x - p.reach[0] for p in block)
+    top = min(p.y - p.reach[1] for p in block)
+    right = max(p.x + p.w + p.reach[2] for p in block)
+    bottom = max(p.y + p.h + p.reach[3] for p in block)
+    il, it, ir, ib = ink
+    lines = []
+    for x in sorted({round(v, 3) for p in block for v in (p.x, p.x + p.w)}):
+        lines += [(x, top - MARK_CLEAR, x, max(top - MARK_CLEAR - MARK_LENGTH, it)),
+                  (x, bottom + MARK_CLEAR, x, min(bottom + MARK_CLEAR + MARK_LENGTH, ib))]
+    for y in sorted({round(v, 3) for p in block for v in (p.y, p.y + p.h)}):
+        lines += [(left - MARK_CLEAR, y, max(left - MARK_CLEAR - MARK_LENGTH, il), y),
+                  (right + MARK_CLEAR, y, min(right + MARK_CLEAR + MARK_LENGTH, ir), y)]
+    return lines
 
 
 MAX_SHEETS = 100  # sheets one split face may take: a 2x2m face on A4 takes 88
@@ -316,20 +534,6 @@ def _split(face: Face, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
     return tile_face(face, s, plans), []
 
 
-def _fill_page(page: Page, copies: list[Face], s: PrintSettings) -> int:
-    """Place blocks from the top down until a run does not fit whole; return how many faces went on."""
-    top, block, i = printable_area(s, (page.w, page.h))[1], 0, 0
-    while i < len(copies):
-        run = _run_length(copies, i)
-        placed = _block(page, copies[i:i + run], top, block, s)
-        i += placed
-        if placed < run:
-            break
-        top = max(p.y + p.h + p.reach[3] for p in page.placements if p.block == block) + 2 * max(mark_room(s), 1.0)
-        block += 1
-    return i
-
-
 def _run_length(copies: list[Face], i: int) -> int:
     n = i
     while n < len(copies) and (copies[n].size, copies[n].bleed) == (copies[i].size, copies[i].bleed):
@@ -340,35 +544,6 @@ def _run_length(copies: list[Face], i: int) -> int:
 def _new_page(size: tuple[float, float], s: PrintSettings) -> Page:
     fold = size[0] / 2 if s.backs == "gutter-fold" else None
     return Page(size[0], size[1], "front", fold=fold)
-
-
-def _block(page: Page, run: list[Face], top: float, block: int, s: PrintSettings) -> int:
-    """Place as many of run as fit below `top` as one grid; return how many.
-
-    Trims must lie inside the printable area; the bleed beyond the block's outer
-    edges shows as far as the room allows (_clamp_reach), so marks and margin
-    keep their room and the faces give way.
-    """
-    face = run[0]
-    w, h = face.size
-    left, area_top, aw, ah = printable_area(s, (page.w, page.h))
-    bottom = area_top + ah
-    y0 = top + face.bleed
-    if block == 0 and _fits(bottom - top, h, s.gap) > _fits(bottom - y0, h, s.gap):
-        y0 = top  # a row more with less bleed at the top
-    cols, rows = _fits(aw, w, s.gap), _fits(bottom - y0, h, s.gap)
-    rows = min(rows, math.ceil(len(run) / max(cols, 1)))
-    if cols < 1 or rows < 1:
-        return 0
-    n = min(len(run), cols * rows)
-    used_cols = min(cols, n)
-    block_w = used_cols * w + (used_cols - 1) * s.gap
-    x0 = left + (aw - block_w) / 2
-    for k, f in enumerate(run[:n]):
-        row, col = divmod(k, cols)
-        reach = _reach(f, row, col, n, cols, s.gap)
-        page.placements.append(Placement(f, x0 + col * (w + s.gap), y0 + row * (h + s.gap), reach, block))
-    return n
 
 
 def _reach(face: Face, row: int, col: int, n: int, cols: int, gap: float) -> tuple[float, float, float, float]:
@@ -453,10 +628,15 @@ def _centre_vertically(page: Page, area: tuple[float, float, float, float]) -> N
 def _clamp_reach(page: Page, area: tuple[float, float, float, float]) -> None:
     """Bleed shows only as far as the area allows: the margin and the marks' room stay clear."""
     left, top, right, bottom = area
-    page.placements = [Placement(p.face, p.x, p.y, (
+    page.placements = [_clamped(p, area) for p in page.placements]
+
+
+def _clamped(p: Placement, area: tuple[float, float, float, float]) -> Placement:
+    left, top, right, bottom = area
+    return dataclasses.replace(p, reach=(
         max(0.0, min(p.reach[0], p.x - left)), max(0.0, min(p.reach[1], p.y - top)),
-        max(0.0, min(p.reach[2], right - p.x - p.w)), max(0.0, min(p.reach[3], bottom - p.y - p.h))),
-        p.block, p.clip, p.outline) for p in page.placements]
+        max(0.0, min(p.reach[2], right - p.x - p.w)),
+        max(0.0, min(p.reach[3], bottom - p.y - p.h))))
 
 
 def mirror_axis(settings: PrintSettings, page: tuple[float, float]) -> str:
@@ -491,10 +671,28 @@ def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
         x, y, _, _ = _mirror_rect((p.x, p.y, p.x + p.w, p.y + p.h), mirror)
         outline = tuple(mirror(x, y) for x, y in p.outline) if p.outline else None
         clip = _mirror_rect(p.clip, mirror) if p.clip else None
-        page.placements.append(Placement(back, x, y, reach, p.block, clip, outline))
+        # a turned face's back turns the other way: seen through the sheet, a turn reverses
+        turn = (360 - p.turn) % 360
+        page.placements.append(Placement(back, x, y, reach, p.block, clip, outline, turn))
     if page.placements:
-        page.lines = [(*mirror(x1, y1), *mirror(x2, y2)) for x1, y1, x2, y2 in front.lines]
+        backed = [p for p in front.placements if (p.face.group, p.face.item) in backs]
+        every = len(backed) == len(front.placements)
+        page.lines = [(*mirror(x1, y1), *mirror(x2, y2)) for x1, y1, x2, y2 in front.lines
+                      if every or _marks_one_of((x1, y1, x2, y2), backed)]
     return page
+
+
+def _marks_one_of(line: tuple[float, float, float, float], faces: list[Placement]) -> bool:
+    """Whether a line is one of these faces' cut lines or marks: it starts on or next to one
+    (a mark starts MARK_CLEAR beyond the bleed shown; another block's marks are farther)."""
+    x1, y1, x2, y2 = line
+    near = MARK_CLEAR + 0.01
+    for p in faces:
+        left, top = p.x - p.reach[0] - near, p.y - p.reach[1] - near
+        right, bottom = p.x + p.w + p.reach[2] + near, p.y + p.h + p.reach[3] + near
+        if min(x1, x2) <= right and max(x1, x2) >= left and min(y1, y2) <= bottom and max(y1, y2) >= top:
+            return True
+    return False
 
 
 def _mirror_rect(rect: tuple, mirror) -> tuple[float, float, float, float]:

@@ -120,7 +120,14 @@ def _place(c: Canvas, page: Page, p: Placement, forms: dict, stamp: str | None =
         ring = c.beginPath()
         ring.circle((p.x + p.w / 2) * K, (page.h - p.y - p.h / 2) * K, (p.w / 2 + b) * K)
         c.clipPath(ring, stroke=0, fill=0)
-    c.translate((p.x - b) * K, (page.h - p.y - p.h - b) * K)
+    if p.turn == 90:  # the face's top to the right: its top-left corner at the place's top-right
+        c.translate((p.x - b) * K, (page.h - p.y + b) * K)
+        c.rotate(-90)
+    elif p.turn == 270:  # the face's top to the left
+        c.translate((p.x + p.w + b) * K, (page.h - p.y - p.h - b) * K)
+        c.rotate(90)
+    else:
+        c.translate((p.x - b) * K, (page.h - p.y - p.h - b) * K)
     c.doForm(name)
     if stamp and p.clip is None:
         _stamp(c, p, stamp)
@@ -136,7 +143,7 @@ def _stamp(c: Canvas, p: Placement, text: str) -> None:
     b = p.face.bleed
     c.setFillColor(GREY)
     c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), STAMP_PT)
-    c.drawCentredString((b + p.w / 2) * K, b * K + 0.6 * K, text)
+    c.drawCentredString((b + p.face.size[0] / 2) * K, b * K + 0.6 * K, text)  # face axes: turns too
 
 
 def _extent(block: list[Placement]) -> tuple[float, float, float, float]:

@@ -1,0 +1,234 @@
+"""Paper thrift: mixed sizes share sheets, faces turn where that holds more, and backs still
+register behind their fronts, turned with them."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pypdfium2
+import pytest
+
+from conftest import write_pack
+from pnpkit import build, layout
+from pnpkit.errors import Location
+from pnpkit.freerects import FreeRects
+from pnpkit.layout import Page, Placement
+from pnpkit.model import Face, PrintSettings
+from registered import impose
+
+ROOT = Path(__file__).resolve().parents[1]
+HERE = Location("x.yaml", 1, 1)
+
+
+def faces(n: int, size: tuple[float, float], group: str, kind: str = "card",
+          back: bool = True) -> list[Face]:
+    out = []
+    for i in range(n):
+        out.append(Face(group, f"{group}{i}", "front", 1, size, 3.0, kind, f"<{group}{i}>", HERE))
+        if back:
+            svg = f"<{group}{i} back>"
+            out.append(Face(group, f"{group}{i}", "back", 1, size, 3.0, kind, svg, HERE))
+    return out
+
+
+def mixed(long: tuple[float, float] = (100.0, 40.0)) -> list[Face]:
+    """Sizes that cannot fill a sheet alone: 3 poker cards, 4 long tiles, 12 tokens."""
+    return (faces(3, (63.5, 88.9), "cards") + faces(4, long, "long")
+            + faces(12, (22.0, 22.0), "tokens"))
+
+
+def rect(p: Placement) -> tuple[float, float, float, float]:
+    return p.x, p.y, p.x + p.w, p.y + p.h
+
+
+# ------------------------------------------------------------------ sheet counts of the kits
+
+
+def sheet_count():
+    path = ROOT / "scripts" / "sheet_count.py"
+    spec = importlib.util.spec_from_file_location("sheet_count", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# the old packer (one size per block, blocks stacked down the page, each packer on sheets of its
+# own) took 13, 2, 10, 21 sheets on A4 and 19, 2, 10, 26 on Letter
+@pytest.mark.parametrize("paper, most", [
+    ("a4", {"anunnaki": 12, "mammoth-herd": 2, "mlem": 9, "star-cargo": 20}),
+    ("letter", {"anunnaki": 18, "mammoth-herd": 2, "mlem": 9, "star-cargo": 24}),
+])
+def test_the_kits_take_fewer_sheets(paper, most):
+    count = sheet_count().count
+    taken = {kit: count(ROOT / "components" / kit, {"paper": paper})[0] for kit in most}
+    assert all(taken[kit] <= most[kit] for kit in most), taken
+
+
+# ------------------------------------------------------------------ mixed sheets
+
+
+def test_later_sizes_fill_the_room_earlier_ones_left():
+    pages, problems = impose(mixed(), PrintSettings(paper="a4", backs="none"))
+    assert problems == []
+    assert len(pages) == 1
+    assert {p.face.group for p in pages[0].placements} == {"cards", "long", "tokens"}
+
+
+def test_a_face_turns_when_that_holds_more():
+    s = PrintSettings(paper="a4", orientation="portrait", backs="none")
+    pages, _ = impose(faces(8, (100.0, 40.0), "long"), s)
+    assert len(pages) == 1 and len(pages[0].placements) == 8  # upright, portrait A4 holds 6
+    assert {p.turn for p in pages[0].placements} == {90}
+    assert {(p.w, p.h) for p in pages[0].placements} == {(40.0, 100.0)}
+
+
+def test_of_equal_papers_the_one_that_turns_nothing_is_chosen():
+    pages, _ = impose(faces(8, (100.0, 40.0), "long"), PrintSettings(paper="a4", backs="none"))
+    assert (pages[0].w, pages[0].h) == (297, 210)  # 2 x 4 upright; portrait needs turns
+    assert {p.turn for p in pages[0].placements} == {0}
+
+
+@pytest.mark.parametrize("backs", ["long-edge", "short-edge", "gutter-fold"])
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_every_back_of_a_mixed_sheet_sits_behind_its_front_turned_the_other_way(backs, paper):
+    s = PrintSettings(paper=paper, backs=backs, orientation="portrait")
+    pages, problems = impose(mixed(long=(200.0, 30.0)), s)  # too wide for a portrait sheet: turned
+    assert problems == []
+    checked = turned = sizes = 0
+    for k, page in enumerate(pages):
+        if page.side != "front":
+            continue
+        fronts = [p for p in page.placements if p.block < layout.FOLD_BLOCKS]
+        if backs == "gutter-fold":
+            backs_on = [p for p in page.placements if p.block >= layout.FOLD_BLOCKS]
+        else:
+            backs_on = pages[k + 1].placements
+        sizes = max(sizes, len({p.face.size for p in fronts}))
+        assert len(backs_on) == len(fronts)
+        for front, back in zip(fronts, backs_on):
+            x1, y1, x2, y2 = rect(front)
+            axis = layout.mirror_axis(s, (page.w, page.h))
+            across = 2 * page.fold if page.fold is not None else page.w
+            if axis == "x":
+                want = (across - x2, y1, across - x1, y2)
+            else:
+                want = (x1, page.h - y2, x2, page.h - y1)
+            assert back.face.item == front.face.item
+            assert rect(back) == pytest.approx(want, abs=1e-9)
+            assert back.turn == (360 - front.turn) % 360
+            checked += 1
+            turned += front.turn != 0
+    assert checked == 19 and turned >= 4 and sizes >= 2  # a sheet of several sizes
+
+
+def segment_hits(line, box) -> bool:
+    """Whether an axis-parallel segment touches the inside of a box."""
+    x1, y1, x2, y2 = line
+    left, top, right, bottom = box
+    return min(x1, x2) < right and max(x1, x2) > left and min(y1, y2) < bottom and max(y1, y2) > top
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_crop_marks_of_a_block_reach_no_other_block_and_stay_inside_the_margin(paper):
+    s = PrintSettings(paper=paper, backs="none")
+    pages, _ = impose(mixed() + faces(7, (45.0, 45.0), "tiles"), s)
+    for page in pages:
+        ink = layout.ink_area(s, (page.w, page.h))
+        blocks = page.blocks()
+        assert len(blocks) > 1
+        for block in blocks:
+            for line in layout.crop_lines(block, ink):
+                assert ink[0] <= min(line[0], line[2]) and max(line[0], line[2]) <= ink[2]
+                assert ink[1] <= min(line[1], line[3]) and max(line[1], line[3]) <= ink[3]
+                for other in page.placements:
+                    if other not in block:  # not even the other faces' bleed
+                        left, top, right, bottom = other.reach
+                        bleed = (other.x - left, other.y - top,
+                                 other.x + other.w + right, other.y + other.h + bottom)
+                        assert not segment_hits(line, bleed)
+
+
+def test_a_lone_hex_shares_its_sheet_and_the_added_blocks_bring_their_marks():
+    hexes_ = faces(21, (57.74, 50.0), "terrain", kind="hex", back=False)
+    tokens = faces(12, (22.0, 22.0), "tokens", kind="token", back=False)
+    pages, problems = impose(hexes_ + tokens, PrintSettings(paper="a4", backs="none"))
+    assert problems == []
+    assert len(pages) == 2  # 20 hexes, then the 21st with the tokens (the old packer: 3 sheets)
+    last = pages[1]
+    assert sorted(p.face.group for p in last.placements) == ["terrain"] + ["tokens"] * 12
+    token_lines = last.lines[6:]  # after the hex's six edges
+    # crop marks for the tokens' block, one at each end of every trim line: pdf draws none on a
+    # packer's own page
+    tokens_on = [p for p in last.placements if p.face.group == "tokens"]
+    xs = {round(v, 3) for p in tokens_on for v in (p.x, p.x + p.w)}
+    ys = {round(v, 3) for p in tokens_on for v in (p.y, p.y + p.h)}
+    assert len(token_lines) == 2 * (len(xs) + len(ys)) and len(xs) + len(ys) >= 6
+    hex_only = [p for p in last.placements if p.face.group == "terrain"]
+    hex_box = layout._content(Page(last.w, last.h, "front", hex_only))
+    assert not any(segment_hits(line, hex_box) for line in token_lines)
+
+
+def test_free_room_keeps_every_largest_rectangle():
+    free = FreeRects((0.0, 0.0, 100.0, 100.0))
+    free.take((0.0, 0.0, 40.0, 30.0))
+    assert sorted(free.rects) == [(0.0, 30.0, 100.0, 100.0), (40.0, 0.0, 100.0, 100.0)]
+    free.take((60.0, 50.0, 100.0, 100.0))
+    assert sorted(free.rects) == [(0.0, 30.0, 60.0, 100.0), (0.0, 30.0, 100.0, 50.0),
+                                  (40.0, 0.0, 60.0, 100.0), (40.0, 0.0, 100.0, 50.0)]
+
+
+# ------------------------------------------------------------------ a turned face, printed
+
+HALVES = """{% extends "_face.svg.j2" %}{% block content %}
+{% set w, h, b = face.w + 2 * face.bleed, face.h / 2 + face.bleed, face.bleed %}
+<rect x="{{ -b }}" y="{{ -b }}" width="{{ w }}" height="{{ h }}" fill="{{ top }}"/>
+<rect x="{{ -b }}" y="{{ face.h / 2 }}" width="{{ w }}" height="{{ h }}" fill="#0000ff"/>
+{% endblock %}
+"""
+
+
+def test_a_turned_face_prints_turned_and_its_back_turns_the_other_way(tmp_path):
+    """Front: red top half; back: green top half. On a portrait sheet the wide tiles turn, so the
+    front's red half lies right of its centre, and the back's green half lies behind it: left of
+    the centre of the mirrored place on the back page."""
+    pack = write_pack(tmp_path / "turn", {
+        "game.yaml": "name: Turn\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
+                     "print:\n  bleed: 3mm\n  orientation: portrait\n",
+        "long.yaml": "long:\n  kind: tile\n  size: 100x40mm\n  front: front.svg.j2\n"
+                     "  back: back.svg.j2\n  items:\n"
+                     + "".join(f"    - {{id: t{i}}}\n" for i in range(8)),
+        "templates/front.svg.j2": HALVES.replace("{{ top }}", "#ff0000"),
+        "templates/back.svg.j2": HALVES.replace("{{ top }}", "#00ff00"),
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
+    })
+    result = build.validate(pack, code=build.Code(True))
+    assert result.errors == []
+    front_page, back_page = result.pages["en"][:2]
+    front, back = front_page.placements[0], back_page.placements[0]
+    assert (front.turn, back.turn) == (90, 270)
+    out = tmp_path / "out"
+    assert build.build(pack, out, code=build.Code(True)).errors == []
+    pdf = pypdfium2.PdfDocument(str(out / "turn" / "turn-en.pdf"))
+    first = len(pdf) - 2
+    dpi = 100
+    px = dpi / 25.4
+
+    def colour(index: int, x_mm: float, y_mm: float) -> tuple:
+        image = pdf[index].render(scale=dpi / 72).to_pil().convert("RGB")
+        return image.getpixel((round(x_mm * px), round(y_mm * px)))
+
+    mid = front.y + front.h / 2
+    assert colour(first, front.x + front.w * 0.8, mid) == (255, 0, 0)
+    assert colour(first, front.x + front.w * 0.2, mid) == (0, 0, 255)
+    assert colour(first + 1, back.x + back.w * 0.2, mid) == (0, 255, 0)
+    assert colour(first + 1, back.x + back.w * 0.8, mid) == (0, 0, 255)
+
+
+def test_a_back_page_carries_only_the_marks_of_faces_with_backs():
+    hexes_ = faces(21, (57.74, 50.0), "terrain", kind="hex")  # with backs
+    tokens = faces(12, (22.0, 22.0), "tokens", kind="token", back=False)
+    pages, _ = impose(hexes_ + tokens, PrintSettings(paper="a4"))
+    front, back = pages[2], pages[3]
+    assert len(front.lines) > 6 and [p.face.group for p in back.placements] == ["terrain"]
+    assert len(back.lines) == 6  # the hex's edges, not the tokens' crop marks
