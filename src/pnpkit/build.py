@@ -160,11 +160,13 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 
 def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict | None = None,
           strict: bool = False, progress: Callable[[str, int, int], None] | None = None,
-          cache: Cache | None = None, code: Code | None = None, changed: bool = False) -> Result:
+          cache: Cache | None = None, code: Code | None = None, changed: bool = False,
+          jobs: int = 0) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
-    <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build."""
-    cache = cache or Cache(out / CACHE_DIR)
+    <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
+    `jobs`: processes for a large build's rendering (default: one per core; 1: this one only)."""
+    cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
     result = validate(root, langs, overrides, cache, code)
     if result.errors or (strict and result.problems) or result.pack is None:
         return result
