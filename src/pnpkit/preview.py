@@ -15,12 +15,11 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-import shutil
 from pathlib import Path
 
 from lxml import etree
 
-from pnpkit import paths
+from pnpkit import output, paths
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Item, Pack
 
@@ -29,8 +28,9 @@ _BUILD_META = re.compile(rb'<meta name="pnpkit-build" content="([0-9a-f]+)">')
 _XLINK = "{http://www.w3.org/1999/xlink}href"
 
 
-def write_index(result, folder: Path) -> Path:
-    """Write folder/index.html for a successful build (folder holds its PDFs and svg/)."""
+def write_index(result, folder: Path, previous: Path | None = None) -> Path:
+    """Write folder/index.html for a successful build (folder holds its PDFs and svg/); a file
+    the `previous` build's folder holds with the same bytes is linked, not written (output.put)."""
     pack: Pack = result.pack
     owners = _owners(pack)
     by_item: dict[str, list[Problem]] = {}
@@ -39,7 +39,7 @@ def write_index(result, folder: Path) -> Path:
         owner = _owner(owners, problem)
         (by_item.setdefault(owner, []) if owner else general).append(problem)
     pdfs = sorted(p.name for p in folder.glob("*.pdf"))
-    sections = [_language(pack, lang, faces, by_item, folder) for lang, faces in result.faces.items()]
+    sections = [_language(pack, lang, faces, by_item, folder, previous) for lang, faces in result.faces.items()]
     total = sum(len(faces) for faces in result.faces.values())
     body = "\n".join([
         f"<header><h1>{_e(pack.name[pack.languages[0]])}</h1>",
@@ -56,7 +56,7 @@ def write_index(result, folder: Path) -> Path:
     build = hashlib.sha256(f"{title}\n{body}".encode("utf-8")).hexdigest()[:16]  # what the page shows
     page = PAGE.replace("@BUILD@", build).replace("@TITLE@", title).replace("@BODY@", body)  # the pack's text last
     path = folder / "index.html"
-    path.write_text(page, encoding="utf-8")
+    output.put(page.encode("utf-8"), path, previous and previous / "index.html")
     return path
 
 
@@ -78,7 +78,8 @@ def waiting_page(title: str) -> str:
 # ---------------------------------------------------------------- sections
 
 
-def _language(pack: Pack, lang: str, faces: list[Face], by_item: dict, folder: Path) -> str:
+def _language(pack: Pack, lang: str, faces: list[Face], by_item: dict, folder: Path,
+              previous: Path | None) -> str:
     items: dict[tuple[str, str], dict[str, Face]] = {}
     for face in faces:
         items.setdefault((face.group, face.item), {})[face.side] = face
@@ -92,14 +93,16 @@ def _language(pack: Pack, lang: str, faces: list[Face], by_item: dict, folder: P
         parts.append(f'<h3>{_e(group.name)} <small>{_e(group.kind)} · {w:g}×{h:g} mm · '
                      f'{designs} · {group.total} printed</small></h3><div class="grid">')
         for item, sides in members:
-            parts.append(_figure(pack, lang, item, sides, by_item.get(item.id, []), folder))
+            parts.append(_figure(pack, lang, item, sides, by_item.get(item.id, []), folder, previous))
         parts.append("</div>")
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _figure(pack: Pack, lang: str, item: Item, sides: dict[str, Face], problems: list[Problem], folder: Path) -> str:
-    images = "".join(_image(pack, lang, face, folder) for side in ("front", "back") if (face := sides.get(side)))
+def _figure(pack: Pack, lang: str, item: Item, sides: dict[str, Face], problems: list[Problem], folder: Path,
+            previous: Path | None) -> str:
+    images = "".join(_image(pack, lang, face, folder, previous) for side in ("front", "back")
+                     if (face := sides.get(side)))
     notes = "".join(f'<li class="{p.level}">{_e(p.level)}: {_e(p.message)} <small>{_e(str(p.where))} [{_e(p.rule)}]</small></li>'
                     for p in problems)
     count = f' <span class="count">×{item.count}</span>'
@@ -108,7 +111,7 @@ def _figure(pack: Pack, lang: str, item: Item, sides: dict[str, Face], problems:
             f'{f"<ul>{notes}</ul>" if notes else ""}</figcaption></figure>')
 
 
-def _image(pack: Pack, lang: str, face: Face, folder: Path) -> str:
+def _image(pack: Pack, lang: str, face: Face, folder: Path, previous: Path | None) -> str:
     rel = f"svg/{lang}/{face.group}/{face.item}-{face.side}.svg"
     version = hashlib.sha256(face.svg.encode("utf-8")).hexdigest()[:12]
     shown = f'<img src="{_e(rel)}?v={version}" alt="{_e(face.item)} {face.side}" loading="lazy">'
@@ -116,7 +119,8 @@ def _image(pack: Pack, lang: str, face: Face, folder: Path) -> str:
         rel = f"preview/{lang}/{face.group}/{face.item}-{face.side}.svg"
         target = folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(_linked_art(face.svg, pack.root, folder / ART))
+        data = _linked_art(face.svg, pack.root, folder / ART, previous and previous / ART)
+        output.put(data, target, previous and previous / rel)
         shown = f'<iframe sandbox src="{_e(rel)}?v={version}" title="{_e(face.item)} {face.side}" loading="lazy" tabindex="-1"></iframe>'
     fw, fh = face.full_size
     trim, safe = _inset(face.bleed, fw, fh), _inset(face.bleed + pack.print.safe, fw, fh)
@@ -140,7 +144,7 @@ def _draws_files(face: Face) -> bool:
 ART = "preview/art"  # the pack's image files, one copy each, that preview copies of faces link to
 
 
-def _linked_art(svg: str, root: Path, art: Path) -> bytes:
+def _linked_art(svg: str, root: Path, art: Path, previous: Path | None = None) -> bytes:
     """The SVG with every <image> that names a file of the pack linking to one copy of the file in
     `art`, made once per build however many faces draw it (a 48 MB picture on 32 cards is 48 MB,
     not 2 GB). An <img> would not load the linked files, so the page shows these copies in a
@@ -166,7 +170,7 @@ def _linked_art(svg: str, root: Path, art: Path) -> bytes:
             name = hashlib.sha256(str(source).encode("utf-8")).hexdigest()[:16] + suffix
             if not (art / name).exists():
                 art.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, art / name)
+                output.put(source.read_bytes(), art / name, previous and previous / name)
             el.set(attr, f"../../art/{name}")  # from preview/<lang>/<group>/
     return etree.tostring(tree, xml_declaration=True, encoding="UTF-8")
 
