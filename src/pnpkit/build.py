@@ -164,7 +164,7 @@ def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
     <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
-    `jobs`: processes for a large build's rendering (default: one per core; 1: this one only)."""
+    `jobs`: processes for a large build's rendering (default 1: this one only)."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
     result = validate(root, langs, overrides, cache, code)
     if result.errors or (strict and result.problems) or result.pack is None:

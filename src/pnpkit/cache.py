@@ -79,7 +79,7 @@ class Cache:
     def __init__(self, folder: Path | None = None, deferred: bool = False, jobs: int = 0):
         self.folder = folder
         self.deferred = deferred  # save() writes only when forced (watch writes when idle)
-        self.jobs = jobs or parallel.jobs_default()  # processes rendering a large build
+        self.jobs = jobs or 1  # processes rendering a large build (opt-in: see parallel.py)
         self.ahead = parallel.Ahead()  # what they made, taken by render() and drawing()
         self.dirty = False
         self.path: Path | None = None

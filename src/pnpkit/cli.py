@@ -36,7 +36,7 @@ def parser() -> argparse.ArgumentParser:
     _common(b)
     add_print_options(b)
     b.add_argument("--jobs", type=_jobs_option, default=0, metavar="N",
-                   help="processes that render a large pack (default: one per core; 1: no others)")
+                   help="processes that render and compile a large pack (default 1; 2 uses both cores of a 2-core machine)")
     b.add_argument("--changes", action="store_true", help="also write <game>-<lang>-changes.pdf with only the faces that differ from the previous build in --out, and list them (also in changes.txt)")
     b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
     b.add_argument("--png", type=export.png_option, metavar="DPI", dest="png",

@@ -12,6 +12,9 @@ pack's Python are never sent to them (their SVG comes from pyfaces' time-limited
 child, run once in the parent). Where fork is missing, or a worker cannot be
 started or dies, nothing is done ahead and the build loop does it all itself.
 A pool costs tens of milliseconds to start, so it is used only for MIN_FACES or more.
+It is opt-in (--jobs N): the workers fill their own text and shaping caches, so they
+spend more CPU in total than one process, and on a machine shared with other work
+that measured slower than one process.
 """
 
 from __future__ import annotations
