@@ -253,7 +253,7 @@ def test_a_build_that_fails_late_leaves_the_last_one_as_it_was(kit, monkeypatch)
     before = outputs(out)
     kit.edit(f"{M}/tiles.yaml", "resource: wood, provenance: design}", "resource: gold, provenance: design}")
 
-    def broken(result, folder):
+    def broken(result, folder, previous=None):
         raise OSError("disk full")
 
     monkeypatch.setattr(preview, "write_index", broken)

@@ -135,6 +135,36 @@ def test_the_packs_own_text_is_escaped_on_the_page(tmp_path):
     assert "[&lt;b&gt;X&lt;/b&gt;]</li>" in text
 
 
+def test_a_rebuild_links_the_preview_files_that_did_not_change(tmp_path, monkeypatch):
+    """index.html, a face's preview copy and the art copy are linked from the previous kit when
+    their bytes are the same (the same file, not written again); changed art is written anew."""
+    monkeypatch.chdir(tmp_path)
+    root = write_pack(tmp_path / "components" / "art", {
+        "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: art.svg.j2\n  items:\n    - id: one\n",
+        "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
+                                '<image href="art/p.png" x="0" y="0" width="10" height="10"/>{% endblock %}',
+        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
+    })
+    (root / "art").mkdir()
+    Image.new("RGB", (4, 4), (0, 128, 0)).save(root / "art" / "p.png")
+    out = tmp_path / "build" / "art"
+
+    def inodes() -> dict[str, int]:
+        assert not build.build(Path("components/art"), Path("build")).errors
+        files = [out / "index.html", out / "preview" / "en" / "cards" / "one-front.svg",
+                 *(out / "preview" / "art").iterdir()]
+        return {p.relative_to(out).as_posix(): p.stat().st_ino for p in files}
+    first = inodes()
+    assert inodes() == first
+    Image.new("RGB", (4, 4), (0, 0, 128)).save(root / "art" / "p.png")  # same name, new bytes
+    again = inodes()
+    assert again["index.html"] == first["index.html"]  # the page names the art, not its bytes
+    art = [name for name in again if name.startswith("preview/art/")]
+    assert len(art) == 1 and again[art[0]] != first[art[0]]
+    assert (out / art[0]).read_bytes() == (root / "art" / "p.png").read_bytes()
+
+
 def test_the_page_is_the_same_for_the_same_build(tmp_path):
     root = colour_pack(tmp_path / "p", n=2)
     for out in ("a", "b"):

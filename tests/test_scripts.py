@@ -15,6 +15,7 @@ SCRIPTS = [
     ("bench_incremental.py", ["--cards", "12", "--edits", "1"], "one card changed, new `pnpkit build` process: median"),
     ("bench_png.py", ["--cards", "4", "--runs", "1"], "faces/s"),
     ("bench_sheet.py", ["--rows", "20"], "read and validated 20 items in"),
+    ("bench_side.py", ["--baseline", str(ROOT / "src"), "--cards", "3", "--runs", "1"], "one card edited / cold: this"),
 ]
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import stat
 from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -168,11 +167,13 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 
 def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict | None = None,
           strict: bool = False, progress: Callable[[str, int, int], None] | None = None,
-          cache: Cache | None = None, code: Code | None = None, changed: bool = False) -> Result:
+          cache: Cache | None = None, code: Code | None = None, changed: bool = False,
+          jobs: int = 0) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
-    <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build."""
-    cache = cache or Cache(out / CACHE_DIR)
+    <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
+    `jobs`: processes for a large build's rendering (default 1: this one only)."""
+    cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
     result = validate(root, langs, overrides, cache, code)
     if result.errors or (strict and result.problems) or result.pack is None:
         return result
@@ -210,7 +211,7 @@ def _write(result: Result, out: Path, progress, cache: Cache, changed: bool = Fa
             _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang)
         if changed:
             (staging / "changes.txt").write_text("".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8")
-        preview.write_index(result, staging)
+        preview.write_index(result, staging, final)
         output.swap_in(staging, final)
         result.written = True
     finally:
@@ -302,34 +303,9 @@ def _calibration(pack: Pack, lang: str) -> dict:
 
 
 def _write_svgs(faces: list[Face], folder: Path, previous: Path) -> None:
-    """Each face's SVG. A file of the previous build with the same bytes is hard-linked instead of
-    written again: linking is cheap and steady, while writing thousands of files can stall for a
-    second when the disk is busy. Unlike moving, linking leaves the live output as it is, so a
-    build killed here leaves the previous kit whole. Where a link is refused, the file is written."""
+    """Each face's SVG; one the previous build wrote with the same bytes is linked (output.put)."""
     for group in {face.group for face in faces}:
         (folder / group).mkdir(parents=True, exist_ok=True)
     for face in faces:
         name = f"{face.group}/{face.item}-{face.side}.svg"
-        data = face.svg.encode("utf-8")
-        if not (_same(previous / name, data) and _link(previous / name, folder / name)):
-            with open(folder / name, "wb") as f:
-                f.write(data)
-
-
-def _same(path: Path, data: bytes) -> bool:
-    """Is `path` a regular file (not a symlink) holding exactly `data`?"""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return False
-    with open(fd, "rb") as f:
-        st = os.fstat(fd)
-        return stat.S_ISREG(st.st_mode) and st.st_size == len(data) and f.read() == data
-
-
-def _link(source: Path, target: Path) -> bool:
-    try:
-        os.link(source, target, follow_symlinks=False)
-    except OSError:  # a file system without hard links, another device, too many links
-        return False
-    return True
+        output.put(face.svg.encode("utf-8"), folder / name, previous / name)

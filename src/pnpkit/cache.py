@@ -43,7 +43,7 @@ from pathlib import Path
 import jinja2
 from reportlab.pdfbase import pdfmetrics
 
-from pnpkit import fonts, render, shaping, svgdraw
+from pnpkit import fonts, parallel, render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Pack
 
@@ -76,9 +76,11 @@ class Cache:
     save() writes the pack's file. `stats` counts what the last build did.
     """
 
-    def __init__(self, folder: Path | None = None, deferred: bool = False):
+    def __init__(self, folder: Path | None = None, deferred: bool = False, jobs: int = 0):
         self.folder = folder
         self.deferred = deferred  # save() writes only when forced (watch writes when idle)
+        self.jobs = jobs or 1  # processes rendering a large build (opt-in: see parallel.py)
+        self.ahead = parallel.Ahead()  # what they made, taken by render() and drawing()
         self.dirty = False
         self.path: Path | None = None
         self.faces: dict[bytes, list] = {}  # key -> [generation, svg]
@@ -132,10 +134,15 @@ class Cache:
         faces, problems = [], []
         shared = render.pack_context(pack, lang)
         py = render.python_faces(env, pack, lang, shared, problems)
+        keys = {(group.name, n, side): self._face_key(pack, group, item, side, name, lang, shared, env)
+                for group in pack.groups.values() for n, item in enumerate(group.items)
+                for side, name in item.templates.items()}
+        todo = [k for k, v in keys.items() if self.faces.get(v or b"") is None]
+        self.ahead = parallel.prepare(env, pack, lang, shared, todo, self.jobs)  # large builds only
         for group in pack.groups.values():
-            for item in group.items:
+            for n, item in enumerate(group.items):
                 for side, name in item.templates.items():
-                    key = self._face_key(pack, group, item, side, name, lang, shared, env)
+                    key = keys[group.name, n, side]
                     entry = self.faces.get(key) if key else None
                     if entry is not None:
                         entry[0] = self.generation
@@ -144,7 +151,11 @@ class Cache:
                         self.stats["faces reused"] += 1
                     else:
                         found: list[Problem] = []
-                        face = render.render_face(env, pack, group, item, side, name, lang, shared, found, py)
+                        made = self.ahead.take_face((group.name, n, side))
+                        if made is not None:
+                            face, found = made  # type: ignore[assignment]  # None as ever
+                        else:
+                            face = render.render_face(env, pack, group, item, side, name, lang, shared, found, py)
                         problems += found
                         self.stats["faces rendered"] += 1
                         if face is not None and not found and key:
@@ -212,7 +223,7 @@ class Cache:
                 deps.append((href, *dep))
                 return dep[0]
 
-            compiled = svgdraw.compile_svg(svg, recording)
+            compiled = self.ahead.compile(svg, recording)
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
             rows = tuple(svgdraw.op_row(op) for op in compiled.ops)  # marshal takes plain tuples

@@ -35,6 +35,8 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) and per-face SVGs to OUT/<pack>/. Nothing is written when there are errors; the previous output stays as it was.", epilog=EPILOG)
     _common(b)
     add_print_options(b)
+    b.add_argument("--jobs", type=_jobs_option, default=0, metavar="N",
+                   help="processes that render and compile a large pack (default 1; 2 uses both cores of a 2-core machine)")
     b.add_argument("--changes", action="store_true", help="also write <game>-<lang>-changes.pdf with only the faces that differ from the previous build in --out, and list them (also in changes.txt)")
     b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
     b.add_argument("--png", type=export.png_option, metavar="DPI", dest="png",
@@ -83,7 +85,8 @@ def _check_packs(args) -> int:
             result = validate(pack, args.lang, overrides, code=code)
         else:
             result = build(pack, args.out, args.lang, overrides, args.strict,
-                           _progress() if sys.stderr.isatty() else None, code=code, changed=args.changes)
+                           _progress() if sys.stderr.isatty() else None, code=code, changed=args.changes,
+                           jobs=args.jobs)
             chosen = (args.profile or []) + ([args.png] if args.png else [])
             export.run(result, args.out, chosen, args.strict)
             if result.written:  # check what was written, as a print shop would
@@ -92,6 +95,13 @@ def _check_packs(args) -> int:
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
     return 2 if usage else 1 if failed else 0
+
+
+def _jobs_option(text: str) -> int:
+    """--jobs: a whole number of processes, 1 to 64."""
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"expected a number of processes from 1 to 64, got '{text}'")
+    return int(text)
 
 
 def _tolerant_output() -> None:

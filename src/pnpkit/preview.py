@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,7 +25,7 @@ import jinja2
 from lxml import etree
 from markupsafe import Markup
 
-from pnpkit import paths
+from pnpkit import output, paths
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Item, Pack
 from pnpkit.svgdraw import ImageOp
@@ -51,8 +50,9 @@ def _page(title: str, body: Markup) -> str:
     return page.render(build=build, state_url=STATE_URL, title=title, body=body)
 
 
-def write_index(result, folder: Path) -> Path:
-    """Write folder/index.html for a successful build (folder holds its PDFs and svg/)."""
+def write_index(result, folder: Path, previous: Path | None = None) -> Path:
+    """Write folder/index.html for a successful build (folder holds its PDFs and svg/); a file
+    the `previous` build's folder holds with the same bytes is linked, not written (output.put)."""
     pack: Pack = result.pack
     owners = _owners(pack)
     by_item: dict[str, list[Problem]] = {}
@@ -62,14 +62,15 @@ def write_index(result, folder: Path) -> Path:
         (by_item.setdefault(owner, []) if owner else general).append(problem)
     total = sum(len(faces) for faces in result.faces.values())
     name = pack.name[pack.languages[0]]
-    sections = [_language(pack, lang, faces, by_item, folder)
+    sections = [_language(pack, lang, faces, by_item, folder, previous)
                 for lang, faces in result.faces.items()]
     pdfs = sorted(p.name for p in folder.glob("*.pdf"))
     body = _templates().get_template("index.html.j2").render(
         name=name, pdfs=pdfs, langs=list(result.faces), total=total, general=general,
         sections=sections)
     path = folder / "index.html"
-    path.write_text(_page(f"{name} · {total} faces", Markup(body.rstrip("\n"))), encoding="utf-8")
+    page = _page(f"{name} · {total} faces", Markup(body.rstrip("\n")))
+    output.put(page.encode("utf-8"), path, previous and previous / "index.html")
     return path
 
 
@@ -93,7 +94,7 @@ def waiting_page(title: str) -> str:
 
 
 def _language(pack: Pack, lang: str, faces: list[Face], by_item: dict[str, list[Problem]],
-              folder: Path) -> dict[str, object]:
+              folder: Path, previous: Path | None) -> dict[str, object]:
     """What index.html.j2 shows of one language: its groups, each with its items' figures."""
     items: dict[tuple[str, str], dict[str, Face]] = {}
     for face in faces:
@@ -108,18 +109,19 @@ def _language(pack: Pack, lang: str, faces: list[Face], by_item: dict[str, list[
                        "printed": group.total,
                        "designs": f"{len(members)} design{'s' if len(members) != 1 else ''}",
                        "figures": [_figure(pack, lang, item, sides, by_item.get(item.id, []),
-                                           folder) for item, sides in members]})
+                                           folder, previous) for item, sides in members]})
     return {"lang": lang, "groups": groups}
 
 
 def _figure(pack: Pack, lang: str, item: Item, sides: dict[str, Face], problems: list[Problem],
-            folder: Path) -> dict[str, object]:
-    faces = [_image(pack, lang, face, folder)
+            folder: Path, previous: Path | None) -> dict[str, object]:
+    faces = [_image(pack, lang, face, folder, previous)
              for side in ("front", "back") if (face := sides.get(side))]
     return {"id": item.id, "count": item.count, "faces": faces, "notes": problems}
 
 
-def _image(pack: Pack, lang: str, face: Face, folder: Path) -> dict[str, object]:
+def _image(pack: Pack, lang: str, face: Face, folder: Path,
+           previous: Path | None) -> dict[str, object]:
     """One side as the page shows it: an image of its SVG, or a framed preview copy (art)."""
     rel = f"svg/{lang}/{face.group}/{face.item}-{face.side}.svg"
     framed = _draws_files(face)
@@ -127,7 +129,8 @@ def _image(pack: Pack, lang: str, face: Face, folder: Path) -> dict[str, object]
         rel = f"preview/{lang}/{face.group}/{face.item}-{face.side}.svg"
         target = folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(_linked_art(face.svg, pack.root, folder / ART))
+        data = _linked_art(face.svg, pack.root, folder / ART, previous and previous / ART)
+        output.put(data, target, previous and previous / rel)
     fw, fh = face.full_size
     return {"side": face.side, "group": face.group, "href": rel, "framed": framed,
             "version": hashlib.sha256(face.svg.encode("utf-8")).hexdigest()[:12],
@@ -150,7 +153,7 @@ def _draws_files(face: Face) -> bool:
 ART = "preview/art"  # the pack's image files, one copy each, that preview copies of faces link to
 
 
-def _linked_art(svg: str, root: Path, art: Path) -> bytes:
+def _linked_art(svg: str, root: Path, art: Path, previous: Path | None = None) -> bytes:
     """The SVG with every <image> that names a file of the pack linking to one copy of the file in
     `art`, made once per build however many faces draw it (a 48 MB picture on 32 cards is 48 MB,
     not 2 GB). An <img> would not load the linked files, so the page shows these copies in a
@@ -176,7 +179,7 @@ def _linked_art(svg: str, root: Path, art: Path) -> bytes:
             name = hashlib.sha256(str(source).encode("utf-8")).hexdigest()[:16] + suffix
             if not (art / name).exists():
                 art.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, art / name)
+                output.put(source.read_bytes(), art / name, previous and previous / name)
             el.set(attr, f"../../art/{name}")  # from preview/<lang>/<group>/
     return etree.tostring(tree, xml_declaration=True, encoding="UTF-8")
 

@@ -1,0 +1,109 @@
+"""Worker processes render and compile a large build: the kit is byte for byte the one a single
+process makes, problems and all, and where no process can be had the build does it all itself."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, colour_pack
+from pnpkit import build, parallel
+from pnpkit.cache import Cache
+
+
+def outputs(folder: Path) -> dict:
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in files}
+
+
+@pytest.fixture
+def small_pool(monkeypatch):
+    """Workers for any build, in tasks of three faces; counts the faces they made."""
+    monkeypatch.setattr(parallel, "MIN_FACES", 1)
+    monkeypatch.setattr(parallel, "CHUNK", 3)
+    made = []
+    prepare = parallel.prepare
+
+    def counting(*args, **kwargs):
+        ahead = prepare(*args, **kwargs)
+        made.append(len(ahead.faces))
+        return ahead
+    monkeypatch.setattr(parallel, "prepare", counting)
+    return made
+
+
+def both(pack: Path, out: Path) -> tuple[build.Result, build.Result]:
+    """The pack built by one process into out/one and by two into out/two."""
+    results = []
+    for name, jobs in (("one", 1), ("two", 2)):
+        shutil.rmtree(out / name, ignore_errors=True)
+        results.append(build.build(pack, out / name, cache=Cache(out / name / "cache", jobs=jobs),
+                                   code=build.Code(True)))
+    return results[0], results[1]
+
+
+@pytest.mark.parametrize("game", ["mammoth-herd", "star-cargo"])
+def test_a_kit_built_by_workers_is_the_kit_one_process_builds(game, tmp_path, small_pool):
+    one, two = both(ROOT / "components" / game, tmp_path)
+    assert not one.errors and one.written and two.written
+    assert small_pool[0] == 0 and sum(small_pool[1:]) > 0  # --jobs 1 made nothing ahead; 2 did
+    assert one.problems == two.problems
+    assert outputs(tmp_path / "one" / game) == outputs(tmp_path / "two" / game)
+
+
+BROKEN = """{% extends "_face.svg.j2" %}{% block content %}
+{% if item.id == 'c3' %}{{ item.nothing.deeper }}{% endif %}
+{% if item.id == 'c5' %}<mask id="m"/>{% endif %}
+<rect x="0" y="0" width="10" height="10" fill="{{ item.colour }}"/>
+{% endblock %}
+"""
+
+
+def test_workers_report_the_same_problems_in_the_same_order(tmp_path, small_pool):
+    pack = colour_pack(tmp_path / "pack", n=12)
+    (pack / "templates" / "solid.svg.j2").write_text(BROKEN)
+    one, two = both(pack, tmp_path)
+    assert sum(small_pool[1:]) > 0
+    assert [str(p) for p in one.errors] == [str(p) for p in two.errors]
+    assert {p.rule for p in one.errors} == {"template", "svg"}
+    assert not one.written and not two.written
+
+
+def test_without_processes_the_build_does_it_all_itself(tmp_path, small_pool, monkeypatch):
+    def refused(*args, **kwargs):
+        raise OSError(38, "Function not implemented")
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", refused)
+    pack = ROOT / "components" / "mammoth-herd"
+    one, two = both(pack, tmp_path)
+    assert not two.errors and small_pool == [0, 0, 0, 0]  # each language, each build: nothing ahead
+    assert outputs(tmp_path / "one" / "mammoth-herd") == outputs(tmp_path / "two" / "mammoth-herd")
+
+
+def test_a_small_build_starts_no_workers(tmp_path, monkeypatch):
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", None)  # would fail if it were called
+    pack = colour_pack(tmp_path / "pack", n=parallel.MIN_FACES // 2 - 1)
+    result = build.build(pack, tmp_path / "out", cache=Cache(jobs=2), code=build.Code(True))
+    assert result.written and not result.errors
+
+
+FACE_PY = '''from pnpkit.pyfaces import drawing
+
+
+def draw(ctx):
+    d = drawing(ctx)
+    d.add(d.rect((10, 10), (20, 20), fill="#00aa00"))
+    return d
+'''
+
+
+def test_faces_drawn_by_the_packs_python_never_go_to_workers(tmp_path, small_pool):
+    pack = colour_pack(tmp_path / "pack", n=6)
+    (pack / "board.py").write_text(FACE_PY)
+    cards = pack / "cards.yaml"
+    cards.write_text(cards.read_text().replace("front: solid.svg.j2", "front: board.py:draw"))
+    one, two = both(pack, tmp_path)
+    assert not one.errors and two.written
+    assert small_pool[1:] == [6]  # the backs only
+    assert outputs(tmp_path / "one" / "probe") == outputs(tmp_path / "two" / "probe")
