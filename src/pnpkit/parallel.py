@@ -72,7 +72,8 @@ class Ahead:
             raise svgdraw.SvgError(problems)
         for href in hrefs:
             resolve(href)
-        return svgdraw.Drawing(*marshal.loads(fields))
+        width, height, viewbox, rows = marshal.loads(fields)
+        return svgdraw.Drawing(width, height, viewbox, tuple(svgdraw.op_from_row(r) for r in rows))
 
 
 # The work of one build, set in the parent before the workers fork from it.
@@ -122,7 +123,7 @@ def _run(task: list[FaceId]) -> Done:
         name = item.templates[side]
         face = render.render_face(env, pack, group, item, side, name, lang, shared, found)
         faces[(group_name, n, side)] = (face, found)
-        if face is not None and not face.extra.get("broken") and face.svg not in drawings:
+        if face is not None and not face.broken and face.svg not in drawings:
             drawings[face.svg] = _compile(pack, face.svg)
     return faces, drawings
 
@@ -138,4 +139,5 @@ def _compile(pack: Pack, svg: str) -> Compiled:
         d = svgdraw.compile_svg(svg, resolve)
     except svgdraw.SvgError as exc:
         return None, tuple(hrefs), exc.problems
-    return marshal.dumps((d.width_mm, d.height_mm, d.viewbox, d.ops)), tuple(hrefs), []
+    rows = tuple(svgdraw.op_row(op) for op in d.ops)  # marshal takes plain tuples
+    return marshal.dumps((d.width_mm, d.height_mm, d.viewbox, rows)), tuple(hrefs), []
