@@ -97,10 +97,8 @@ def test_warnings_stand_next_to_their_item_and_the_rest_on_top(tmp_path, monkeyp
     assert len(page.general) == 1 and "the game needs exactly 4 [PR-2]" in page.general[0]
 
 
-def test_a_face_that_draws_art_is_previewed_linking_one_copy_of_the_art(tmp_path, monkeypatch):
-    """A browser draws an SVG shown as an image without loading the files it names: such a face
-    is shown in a sandboxed frame, from a copy that links to the art copied beside it."""
-    monkeypatch.chdir(tmp_path)
+def art_pack(tmp_path: Path) -> Path:
+    """components/art: one card whose face draws art/p.png (a green 4x4 PNG)."""
     root = write_pack(tmp_path / "components" / "art", {
         "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
         "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: art.svg.j2\n  items:\n    - id: one\n",
@@ -110,6 +108,14 @@ def test_a_face_that_draws_art_is_previewed_linking_one_copy_of_the_art(tmp_path
     })
     (root / "art").mkdir()
     Image.new("RGB", (4, 4), (0, 128, 0)).save(root / "art" / "p.png")
+    return root
+
+
+def test_a_face_that_draws_art_is_previewed_linking_one_copy_of_the_art(tmp_path, monkeypatch):
+    """A browser draws an SVG shown as an image without loading the files it names: such a face
+    is shown in a sandboxed frame, from a copy that links to the art copied beside it."""
+    monkeypatch.chdir(tmp_path)
+    root = art_pack(tmp_path)
     assert not build.build(Path("components/art"), Path("build")).errors
     out = tmp_path / "build" / "art"
     [src] = Page((out / "index.html").read_text(encoding="utf-8")).figures["en-one"]["images"]
@@ -139,15 +145,7 @@ def test_a_rebuild_links_the_preview_files_that_did_not_change(tmp_path, monkeyp
     """index.html, a face's preview copy and the art copy are linked from the previous kit when
     their bytes are the same (the same file, not written again); changed art is written anew."""
     monkeypatch.chdir(tmp_path)
-    root = write_pack(tmp_path / "components" / "art", {
-        "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: art.svg.j2\n  items:\n    - id: one\n",
-        "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
-                                '<image href="art/p.png" x="0" y="0" width="10" height="10"/>{% endblock %}',
-        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-    })
-    (root / "art").mkdir()
-    Image.new("RGB", (4, 4), (0, 128, 0)).save(root / "art" / "p.png")
+    root = art_pack(tmp_path)
     out = tmp_path / "build" / "art"
 
     def inodes() -> dict[str, int]:

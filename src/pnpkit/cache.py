@@ -212,7 +212,7 @@ class Cache:
             entry[0] = self.generation
             self.stats["drawings reused"] += 1
             w, h, viewbox, rows = entry[1]
-            ops = tuple(svgdraw.op_from_row(r) for r in rows)
+            ops = svgdraw.ops_from_rows(rows)
             drawing = FormDrawing(w, h, viewbox, ops, key=key)
         else:
             deps = []
@@ -226,7 +226,7 @@ class Cache:
             compiled = self.ahead.compile(svg, recording)
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
-            rows = tuple(svgdraw.op_row(op) for op in compiled.ops)  # marshal takes plain tuples
+            rows = svgdraw.ops_to_rows(compiled.ops)  # marshal takes plain tuples
             self.drawings[key] = [self.generation, (*fields[:3], rows), tuple(deps)]
             drawing = FormDrawing(*fields, key=key)
         self._memo[memo] = drawing

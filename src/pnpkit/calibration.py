@@ -112,10 +112,15 @@ def back_position(info: dict, x: float, y: float, extra: tuple[float, float]) ->
     return (w - x + dx, y + dy) if info["axis"] == "x" else (x + dx, h - y + dy)
 
 
+def _words(info: dict) -> tuple[str, ...]:
+    """The page's words: the pack's (build sets them, see words()), else pnpkit's for the language."""
+    return tuple(info.get("words") or TEXT.get(info.get("lang", "en"), TEXT["en"]))
+
+
 def _front(c: Canvas, info: dict) -> None:
     w, h = info["page"]
     c.setPageSize((w * K, h * K))
-    text = info.get("words") or TEXT.get(info.get("lang", "en"), TEXT["en"])
+    text = _words(info)
     regular, bold = fonts.face_name(fonts.DEFAULT_FAMILY), fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)
 
     def at(x, y):
@@ -173,7 +178,7 @@ def _back(c: Canvas, info: dict) -> None:
 
     c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 7.5)
     c.setFillColor(RED)
-    text = info.get("words") or TEXT.get(info.get("lang", "en"), TEXT["en"])
+    text = _words(info)
     title, regular, size = f"{info['title']} — {text[0]}: ↔ ↕", fonts.face_name(fonts.DEFAULT_FAMILY), 7.5
     while size > 3 and fonts.string_width(title, regular, size) > (w - 40) * K:
         size -= 0.25  # a note to whoever holds the sheet to the light: it shrinks to stay on the page

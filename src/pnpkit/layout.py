@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from pnpkit.errors import Location, Problem
-from pnpkit.freerects import FreeRects
+from pnpkit.freerects import FreeRects, Rect
 from pnpkit.model import Face, PrintSettings
 from pnpkit.units import SIZES
 
@@ -364,7 +364,6 @@ def block_pad(s: PrintSettings) -> float:
     return max(mark_room(s), 1.0)
 
 
-Rect = tuple[float, float, float, float]
 # (score, (faces, x, y, cols, rows, turn)): a block the grid packer may place
 _Block = tuple[tuple[float, ...], tuple[int, float, float, int, int, int]]
 _OPEN = 1e4  # mm: the free room starts unbounded; the face area bounds the trims

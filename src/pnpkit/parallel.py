@@ -22,7 +22,6 @@ from __future__ import annotations
 import gc
 import marshal
 import multiprocessing
-import os
 import pickle
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -41,14 +40,6 @@ Rendered = tuple[Face | None, list[Problem]]
 # (drawing fields, marshalled: plain data, quicker to pass than pickled; hrefs; SvgError problems)
 Compiled = tuple[bytes | None, tuple[str, ...], list[tuple[int, str]]]
 Done = tuple[dict[FaceId, Rendered], dict[str, Compiled]]  # what a worker hands back
-
-
-def jobs_default() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class Ahead:
@@ -73,7 +64,7 @@ class Ahead:
         for href in hrefs:
             resolve(href)
         width, height, viewbox, rows = marshal.loads(fields)
-        return svgdraw.Drawing(width, height, viewbox, tuple(svgdraw.op_from_row(r) for r in rows))
+        return svgdraw.Drawing(width, height, viewbox, svgdraw.ops_from_rows(rows))
 
 
 # The work of one build, set in the parent before the workers fork from it.
@@ -85,8 +76,10 @@ def prepare(env: jinja2.Environment, pack: Pack, lang: str, shared: dict[str, ob
     """Render and compile the faces `todo` names, (group, item's index in it, side), in `jobs`
     workers; nothing when they are too few to pay for the pool."""
     ahead = Ahead()
+    if jobs < 2:  # the default: every build comes here, so nothing more is looked at
+        return ahead
     todo = [t for t in todo if not pyfaces.is_python(pack.groups[t[0]].items[t[1]].templates[t[2]])]
-    if jobs < 2 or len(todo) < MIN_FACES or "fork" not in multiprocessing.get_all_start_methods():
+    if len(todo) < MIN_FACES or "fork" not in multiprocessing.get_all_start_methods():
         return ahead
     global _work
     _work = (env, pack, lang, shared)
@@ -139,5 +132,5 @@ def _compile(pack: Pack, svg: str) -> Compiled:
         d = svgdraw.compile_svg(svg, resolve)
     except svgdraw.SvgError as exc:
         return None, tuple(hrefs), exc.problems
-    rows = tuple(svgdraw.op_row(op) for op in d.ops)  # marshal takes plain tuples
+    rows = svgdraw.ops_to_rows(d.ops)  # marshal takes plain tuples
     return marshal.dumps((d.width_mm, d.height_mm, d.viewbox, rows)), tuple(hrefs), []

@@ -100,7 +100,7 @@ class SvgError(Exception):
 # replace (compiling makes thousands), immutable and hashable, and op_row() turns one into the
 # plain tuples the build cache stores (marshal takes no tuple subclasses).
 
-Matrix = tuple[float, float, float, float, float, float]
+Matrix = tuple[float, float, float, float, float, float]  # a, b, c, d, e, f as in PDF
 Segs = tuple[tuple[str, tuple[float, ...]], ...]  # path-building calls: ("moveTo", (x, y)), ...
 
 
@@ -203,6 +203,16 @@ def op_row(op: Op) -> tuple[object, ...]:
     """The op as plain tuples (its type's number first), for marshal."""
     fields = (tuple(v) if isinstance(v, (Fill, Stroke)) else v for v in op)
     return (OP_TYPES.index(type(op)), *fields)
+
+
+def ops_to_rows(ops: tuple[Op, ...]) -> tuple[tuple[object, ...], ...]:
+    """A drawing's ops as marshal can store them."""
+    return tuple(op_row(op) for op in ops)
+
+
+def ops_from_rows(rows: tuple[tuple[Any, ...], ...]) -> tuple[Op, ...]:
+    """The ops that ops_to_rows() wrote."""
+    return tuple(op_from_row(r) for r in rows)
 
 
 def op_from_row(row: tuple[Any, ...]) -> Op:
@@ -455,8 +465,6 @@ def _basic_matrix(name, a):
         return rotation
     return compose(compose((1, 0, 0, 1, a[1], a[2]), rotation), (1, 0, 0, 1, -a[1], -a[2]))
 
-
-Matrix = tuple[float, float, float, float, float, float]  # a, b, c, d, e, f as in PDF
 
 
 def compose(m: Matrix, n: Matrix) -> Matrix:

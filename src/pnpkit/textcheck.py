@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from pnpkit import fonts
 from pnpkit.model import Face
-from pnpkit.svgdraw import (Clip, Drawing, Gradient, ImageOp, PathOp, Restore, Save,
-                            TextOp, Transform, apply, compose)
+from pnpkit.svgdraw import (Clip, Drawing, Gradient, ImageOp, Matrix, PathOp, Restore, Save,
+                            Segs, TextOp, Transform, apply, compose)
 from pnpkit.units import PT_PER_MM
 
 ASCENT, DESCENT = 0.76, 0.24  # of the font size, DejaVu Sans' caps-and-accents height and descender
@@ -29,8 +29,6 @@ OUTLINE_PT = 0.25  # a stroke at least this wide is an outline the eye reads the
 
 Colour = tuple[float, ...]
 Box = tuple[float, float, float, float]
-Matrix = tuple[float, float, float, float, float, float]
-Segs = Sequence[tuple[str, Sequence[float]]]
 
 
 @dataclass(frozen=True)
