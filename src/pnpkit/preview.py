@@ -17,6 +17,7 @@ import html
 import re
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
@@ -24,13 +25,17 @@ from pnpkit import paths
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Item, Pack
 
+if TYPE_CHECKING:  # build imports this module
+    from pnpkit.build import Result
+
 STATE_URL = "/__pnpkit/state"  # what watch --serve answers with the build state (JSON)
 _BUILD_META = re.compile(rb'<meta name="pnpkit-build" content="([0-9a-f]+)">')
 _XLINK = "{http://www.w3.org/1999/xlink}href"
 
 
-def write_index(result, folder: Path) -> Path:
+def write_index(result: Result, folder: Path) -> Path:
     """Write folder/index.html for a successful build (folder holds its PDFs and svg/)."""
+    assert result.pack is not None  # only a successful build has an index
     pack: Pack = result.pack
     owners = _owners(pack)
     by_item: dict[str, list[Problem]] = {}
@@ -53,7 +58,7 @@ def write_index(result, folder: Path) -> Path:
         *sections,
     ])
     title = _e(f"{pack.name[pack.languages[0]]} · {total} faces")
-    build = hashlib.sha256(f"{title}\n{body}".encode("utf-8")).hexdigest()[:16]  # what the page shows
+    build = hashlib.sha256(f"{title}\n{body}".encode()).hexdigest()[:16]  # what the page shows
     page = PAGE.replace("@BUILD@", build).replace("@TITLE@", title).replace("@BODY@", body)  # the pack's text last
     path = folder / "index.html"
     path.write_text(page, encoding="utf-8")
@@ -78,7 +83,7 @@ def waiting_page(title: str) -> str:
 # ---------------------------------------------------------------- sections
 
 
-def _language(pack: Pack, lang: str, faces: list[Face], by_item: dict, folder: Path) -> str:
+def _language(pack: Pack, lang: str, faces: list[Face], by_item: dict[str, list[Problem]], folder: Path) -> str:
     items: dict[tuple[str, str], dict[str, Face]] = {}
     for face in faces:
         items.setdefault((face.group, face.item), {})[face.side] = face
@@ -183,7 +188,7 @@ def _owners(pack: Pack) -> dict[str, list[tuple[int, int, str]]]:
     return spans
 
 
-def _owner(owners: dict, problem: Problem) -> str | None:
+def _owner(owners: dict[str, list[tuple[int, int, str]]], problem: Problem) -> str | None:
     for first, last, item_id in owners.get(problem.where.file, ()):
         if first <= problem.where.line <= last:
             return item_id
