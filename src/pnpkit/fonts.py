@@ -71,6 +71,12 @@ def face_name(family: str, bold: bool = False, italic: bool = False) -> str | No
     return family + _SUFFIX[(bold, italic)]
 
 
+def default_face(bold: bool = False) -> str:
+    """ReportLab's name for a face of the default family, which is always there."""
+    register_all()
+    return DEFAULT_FAMILY + _SUFFIX[(bold, False)]
+
+
 @cache
 def register_all() -> None:
     """Register every shipped face once, and make the canvas default a shipped font.
