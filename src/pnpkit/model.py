@@ -70,7 +70,7 @@ class FieldSpec:
     values: tuple[Any, ...] = ()  # enum values
     min: float | None = None
     max: float | None = None
-    item: "FieldSpec | None" = None  # list element spec
+    item: FieldSpec | None = None  # list element spec
     rule: str = "schema"  # the rule id a bad value is reported under
     doc: str = ""
 
