@@ -19,9 +19,11 @@ import csv
 import hashlib
 import os
 import shutil
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reportlab.pdfgen.canvas import Canvas
 
@@ -34,6 +36,12 @@ from pnpkit.profile import MM_PER_IN, Profile
 from pnpkit.rastercache import RasterCache, combine, sheet_key
 from pnpkit.rastercache import render as render_cached
 from pnpkit.units import PT_PER_MM
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from pnpkit.build import Result
+    from pnpkit.pdfx import Separation
 
 K = PT_PER_MM
 PNG_COMPRESS = 3  # as fast as level 1 and 3 % smaller; level 6 (Pillow's default) costs 25 % more time for 8 %
@@ -68,7 +76,7 @@ def png_option(text: str) -> Profile:
                    notes=f"One PNG per distinct face at {dpi} dpi, trim size (no bleed); manifest.csv lists them with their copies.")
 
 
-def run(result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
+def run(result: Result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
     """After a successful build, export it for each chosen profile; problems go onto result.problems."""
     if result.pack is None or result.errors or (strict and result.problems):
         return
@@ -76,7 +84,7 @@ def run(result, out: Path, chosen: list[Profile] | None, strict: bool = False) -
         result.problems += export(result.pack, result.faces, out, profile, strict)
 
 
-def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = False) -> list[Problem]:
+def export(pack: Pack, faces: dict[str, list[Face]], out: Path, profile: Profile, strict: bool = False) -> list[Problem]:
     """Write the kit in the profile's form to out/<pack id>/<profile id>/; return what the profile found.
 
     `faces` is {lang: [Face]} as build.validate() gives it. With strict, a
@@ -99,7 +107,7 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
     return problems
 
 
-def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: RasterCache) -> None:
+def _write(pack: Pack, faces: dict[str, list[Face]], profile: Profile, final: Path, raster: RasterCache) -> None:
     """The export into a staging folder, swapped in whole: a failed export leaves the previous one."""
     staging = output.staging_for(final)
     staging.mkdir(parents=True)
@@ -129,7 +137,8 @@ def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: Raste
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path, raster: RasterCache | None) -> list:
+def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path, raster: RasterCache | None
+                    ) -> list[Image.Image | None]:
     """Draw the sheets one face per page and rasterise the shots, serving from `raster` what it
     holds; returns a PIL image for each shot without a path."""
     return render_cached(sheets, shots, folder / ".faces.pdf", "faces", raster or RasterCache(None), "",
@@ -173,7 +182,7 @@ class Deck:
     def shared_back(self) -> Face | None:
         """The back every item shows, when there is one and more than one item shares it."""
         backs = [i.back for i in self.items]
-        if len(backs) > 1 and all(b is not None for b in backs) and len({b.svg for b in backs}) == 1:
+        if len(backs) > 1 and all(b is not None for b in backs) and len({b.svg for b in backs if b}) == 1:
             return backs[0]
         return None
 
@@ -203,7 +212,7 @@ def face_stem(item: DeckItem, side: str) -> str:
 
 # ------------------------------------------------------------------ checks
 
-def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
+def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Problem]:
     """Warnings about the pack for this profile: too little bleed, sizes the service does not sell."""
     if profile.output in ("sheets", "showcase", "low-ink"):  # the home sheets and their kin; store images
         return []
@@ -277,6 +286,7 @@ def _and(words: list[str]) -> str:
 
 def _print_bleed_where(pack: Pack) -> Location:
     """Where game.yaml sets print.bleed (or print, or the file's start)."""
+    assert pack.manifest is not None  # a pack read from its game.yaml
     return pack.manifest.at(("print", "bleed"))
 
 
@@ -318,7 +328,8 @@ def image_pixels(size: tuple[float, float], profile: Profile) -> tuple[int, int]
     product, turned = profile.product_for(size)
     if product is not None and product.pixels is not None:
         return (product.pixels[1], product.pixels[0]) if turned else product.pixels
-    return tuple(round((s + 2 * profile.bleed) / MM_PER_IN * profile.dpi) for s in size)
+    w, h = (round((s + 2 * profile.bleed) / MM_PER_IN * profile.dpi) for s in size)
+    return w, h
 
 
 def pixels_to_mm(px: tuple[int, int], dpi: int) -> tuple[float, float]:
@@ -335,7 +346,8 @@ class Sheet:
     page: tuple[float, float]
 
 
-def write_faces_pdf(sheets: list[Sheet], path: Path, title: str, separation=None) -> None:
+def write_faces_pdf(sheets: list[Sheet], path: Path, title: str, separation: Separation | None = None
+                    ) -> None:
     """One face per page, trim centred, clipped to the face's own bleed; TrimBox and BleedBox set.
 
     Each distinct face is one form, so a deck's shared back costs one drawing
@@ -389,7 +401,7 @@ class Shot:
     path: Path | None = None
 
 
-def rasterise(pdf: Path, shots: list[Shot], workers: int | None = None) -> list:
+def rasterise(pdf: Path, shots: list[Shot], workers: int | None = None) -> list[Image.Image | None]:
     """Render the shots; returns a PIL image for each shot without a path (None for the others).
 
     pypdfium2 is not thread-safe, so large jobs go to a pool of processes,
@@ -405,12 +417,12 @@ def rasterise(pdf: Path, shots: list[Shot], workers: int | None = None) -> list:
         return [image for chunk in results for image in chunk]
 
 
-def _render_chunk(pdf: str, shots: list[Shot]) -> list:
+def _render_chunk(pdf: str, shots: list[Shot]) -> list[Image.Image | None]:
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
     doc = pdfium.PdfDocument(pdf)
-    out = []
+    out: list[Image.Image | None] = []
     try:
         for shot in shots:
             page = doc[shot.page]
@@ -436,7 +448,9 @@ def _render_chunk(pdf: str, shots: list[Shot]) -> list:
 
 def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: RasterCache | None = None) -> None:
     """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv lists them."""
-    sheets, shots, rows = [], [], []
+    sheets: list[Sheet] = []
+    shots: list[Shot] = []
+    rows: list[list[object]] = []
     for deck in decks:
         px = image_pixels(deck.size, profile)
         product, _ = profile.product_for(deck.size)
@@ -456,7 +470,7 @@ def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: Rast
         writer.writerows(rows)
 
 
-def _image_faces(deck: Deck, shared: Face | None):
+def _image_faces(deck: Deck, shared: Face | None) -> Iterator[tuple[Face, str, int]]:
     """(face, file stem, copies) in deck order: each item's front and own back, then the shared back."""
     for item in deck.items:
         if item.front is not None:

@@ -314,6 +314,7 @@ def flatten(faces: list[Face], dpi: int = FLATTEN_DPI) -> list[Face]:
         export.write_faces_pdf([export.Sheet(f, f.full_size) for f in firsts], pdf, "flatten")
         shots = [export.Shot(i, _pixels(f, dpi), dpi) for i, f in enumerate(firsts)]
         for face, image in zip(firsts, export.rasterise(pdf, shots)):
+            assert image is not None  # a shot without a path comes back as an image
             rasters[face.svg] = Raster(image, *face.full_size)
     return [dataclasses.replace(face, drawing=rasters[face.svg]) if face.svg in rasters else face for face in faces]
 
