@@ -497,7 +497,7 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, r
         sheets = [Sheet(face, page) for face in page_order(deck, profile)]
         name = f"{title} · {deck.name}"
         k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)}")
-        raster.made(k, folder / f"{deck.folder}.pdf", lambda path: write_faces_pdf(sheets, path, name, separation))
+        raster.made(k, folder / f"{deck.folder}.pdf", lambda path: write_faces_pdf(sheets, path, name, separation))  # noqa: B023 (runs now)
 
 
 def _press_key(profile: Profile) -> str:
