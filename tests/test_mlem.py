@@ -279,8 +279,8 @@ class TestDiceNetsOnPaper:
             assert (bottom - top) / PX == pytest.approx(3 * side, abs=0.5)
             cell = (right - left) / 4
 
-            def box(c, r, inset=1.0):
-                return (left + c * cell + inset * PX, top + r * cell + inset * PX, left + (c + 1) * cell - inset * PX, top + (r + 1) * cell - inset * PX)  # noqa: B023 (used in this iteration)
+            def box(c, r, inset=1.0, left=left, top=top, cell=cell):
+                return (left + c * cell + inset * PX, top + r * cell + inset * PX, left + (c + 1) * cell - inset * PX, top + (r + 1) * cell - inset * PX)
 
             # which cells of the 4 x 3 grid are squares of the die: the cross, a net that folds into a cube
             squares = {(c, r) for c in range(4) for r in range(3) if share(cream, box(c, r)) > 0.6}

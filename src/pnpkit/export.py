@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import hashlib
 import os
 import shutil
@@ -497,7 +498,8 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, r
         sheets = [Sheet(face, page) for face in page_order(deck, profile)]
         name = f"{title} · {deck.name}"
         k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)}")
-        raster.made(k, folder / f"{deck.folder}.pdf", lambda path: write_faces_pdf(sheets, path, name, separation))  # noqa: B023 (runs now)
+        write = functools.partial(write_faces_pdf, sheets, title=name, separation=separation)
+        raster.made(k, folder / f"{deck.folder}.pdf", write)
 
 
 def _press_key(profile: Profile) -> str:
