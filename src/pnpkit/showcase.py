@@ -125,8 +125,9 @@ def pieces_of(faces: list[Face], width_px: float) -> list[Image.Image]:
         export.write_faces_pdf([export.Sheet(f, f.size) for f in faces], pdf, "showcase")
         images = export.rasterise(pdf, [export.Shot(i, px, 72.0) for i, px in enumerate(sizes)])
     out = []
-    for face, px, image in zip(faces, sizes, images):
-        image = image.convert("RGBA")
+    for face, px, shot in zip(faces, sizes, images):
+        assert shot is not None  # a shot without a path comes back as an image
+        image = shot.convert("RGBA")
         image.putalpha(outline(face, px))
         out.append(image)
     return out
