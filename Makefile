@@ -5,13 +5,18 @@ BIN = $(VENV)/bin
 STAMP = $(VENV)/.installed-stamp
 PACKS = $(wildcard components/*)
 
-.PHONY: kits test validate bench watch clean setup floors shell
+.PHONY: kits test lint validate bench watch clean setup floors shell
 
 kits: $(STAMP)
 	$(BIN)/pnpkit build $(PACKS) --out build --trust   # our own packs: their rules.py may run
 
 test: $(STAMP)
 	$(BIN)/pytest -rs   # -rs: say why each skipped test skipped (a missing browser, Ghostscript, ...)
+
+lint: $(STAMP)         # the settings are in pyproject.toml ([tool.ruff], [tool.mypy])
+	$(BIN)/ruff check src tests scripts
+	$(BIN)/ruff format --check src tests scripts
+	$(BIN)/mypy
 
 validate: $(STAMP)
 	$(BIN)/pnpkit validate $(PACKS) --trust

@@ -29,13 +29,13 @@ import signal
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import jinja2
-from fuzzmutate import KITS, SENTINEL, Mutant, mutate, pristine
 
+from fuzzmutate import KITS, SENTINEL, Mutant, mutate, pristine
 from pnpkit import cli, render
 
 TIME_LIMIT = 10.0  # seconds of wall clock per mutant
@@ -55,7 +55,7 @@ class Outcome:
     output: str = ""
     failures: list = field(default_factory=list)  # (signature, message)
     allowed: bool = False  # every failure is on the allow-list
-    retried: "Outcome | None" = None  # the first run, when it timed out and this is the second
+    retried: Outcome | None = None  # the first run, when it timed out and this is the second
 
     def report(self) -> str:
         lines = [f"mutant {self.mutant.describe()}",

@@ -130,7 +130,7 @@ def test_new_art_in_the_same_svg_is_drawn_again(tmp_path, monkeypatch):
     out = tmp_path / "build"
     c = Cache(out / build.CACHE_DIR)
     colours = [(200, 30, 30), (30, 30, 200)]
-    for n, colour in enumerate(colours):
+    for _n, colour in enumerate(colours):
         Image.new("RGB", (8, 8), colour).save(root / "art" / "picture.png")
         assert not build.build(root, out, cache=c).errors
         assert c.stats["drawings compiled"] == 1

@@ -15,9 +15,9 @@ import random
 
 import jinja2
 import pytest
-from fuzzmutate import KITS, OPS, Mutant, mutate, pristine
-from fuzzrun import Campaign, campaign_mutants
 
+from fuzzmutate import KITS, OPS, mutate, pristine
+from fuzzrun import Campaign, campaign_mutants
 from pnpkit import fonts, text
 
 FIRST_SEED = int(os.environ.get("PNPKIT_FUZZ_SEED", "0"))

@@ -279,7 +279,7 @@ class TestDiceNetsOnPaper:
             assert (bottom - top) / PX == pytest.approx(3 * side, abs=0.5)
             cell = (right - left) / 4
 
-            def box(c, r, inset=1.0):
+            def box(c, r, inset=1.0, left=left, top=top, cell=cell):
                 return (left + c * cell + inset * PX, top + r * cell + inset * PX, left + (c + 1) * cell - inset * PX, top + (r + 1) * cell - inset * PX)
 
             # which cells of the 4 x 3 grid are squares of the die: the cross, a net that folds into a cube
@@ -321,7 +321,7 @@ class TestDiceNetsOnPaper:
         assert all(dark_share(*line) > 0.98 for line in net.cuts)
 
     def test_nets_have_no_grid_crop_marks_and_room_between_them(self, built):
-        for n, page in enumerate(built["pages"], FIRST):
+        for _n, page in enumerate(built["pages"], FIRST):
             if page.placements and page.placements[0].face.kind == "die":
                 assert page.packed
                 for a, b in itertools.combinations(page.placements, 2):

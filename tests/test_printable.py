@@ -12,13 +12,13 @@ from __future__ import annotations
 import dataclasses
 
 import pypdfium2
-from PIL import ImageChops
 import pytest
+from PIL import ImageChops
 
 from conftest import ROOT
 from pnpkit import build, pdf
-from pnpkit.cli import main
 from pnpkit.cache import Cache
+from pnpkit.cli import main
 from pnpkit.model import BACK_MODES
 from pnpkit.units import PAPERS, PT_PER_MM
 

@@ -89,7 +89,9 @@ def test_one_deck_from_yaml_csv_tsv_xlsx_and_ods_gives_byte_identical_pdfs(tmp_p
         pdfs[fmt] = {lang: (tmp_path / "out" / fmt / "deck" / f"deck-{lang}.pdf").read_bytes() for lang in ("en", "pl")}
     for fmt in WRITERS:
         assert pdfs[fmt] == pdfs["yaml"], fmt
-    from pypdf import PdfReader  # and the deck really is in them: the values, typed as YAML types them
+    from pypdf import (
+        PdfReader,  # and the deck really is in them: the values, typed as YAML types them
+    )
 
     text = PdfReader(tmp_path / "out/ods/deck/deck-pl.pdf").pages[2].extract_text()
     assert "Świt 1 2 1,2 False x2 a,b" in text and "Południe 2.5 0 3 False x1" in text
@@ -109,7 +111,7 @@ def test_a_wrong_cell_is_located_to_the_cell(tmp_path, capsys, monkeypatch, fmt)
     rows = [HEADER] + [list(r) for r in ROWS]
     rows[2][2] = "x"
     if fmt in ("xlsx", "ods"):
-        pack = sheet_pack(tmp_path, fmt, rows, "{from: cards.%s, sheet: Deck}" % fmt, sheet="Deck")
+        pack = sheet_pack(tmp_path, fmt, rows, f"{{from: cards.{fmt}, sheet: Deck}}", sheet="Deck")
     else:
         pack = sheet_pack(tmp_path, fmt, rows)
     assert run(capsys, "validate", pack.relative_to(tmp_path)) == (1, [BAD_CELL[fmt]])

@@ -10,12 +10,32 @@ says how much to add to --back-offset, across (X) and down (Y).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypedDict
+
 from reportlab.lib.colors import Color, black
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import fonts
 from pnpkit.model import DUPLEX_MODES
 from pnpkit.units import PT_PER_MM
+
+At = Callable[[float, float], tuple[float, float]]  # mm from the page's top-left -> points
+
+
+class _Words(TypedDict, total=False):
+    words: tuple[str, ...]  # the pack's own words for the page (else pnpkit's for `lang`)
+
+
+class Info(_Words):
+    """What the print-check page shows of a pack's print settings (build.py fills it in)."""
+
+    page: tuple[float, float]  # mm
+    lang: str
+    title: str
+    axis: str | None  # the duplex flip axis; None: no back page
+    back_offset: tuple[float, float]  # mm
+    settings: list[str]  # one line each
 
 K = PT_PER_MM
 STEP = 0.5  # mm of back offset between neighbouring ticks
@@ -85,7 +105,7 @@ def page_count(backs: str) -> int:
     return 2 if backs in DUPLEX_MODES else 1
 
 
-def draw(c: Canvas, info: dict) -> int:
+def draw(c: Canvas, info: Info) -> int:
     """Draw the print-check page (and its back in duplex modes); return how many pages that took."""
     _front(c, info)
     c.showPage()
@@ -104,7 +124,7 @@ def ladder_ticks(page: tuple[float, float]) -> tuple[list[tuple[int, float, floa
     return across, down
 
 
-def back_position(info: dict, x: float, y: float, extra: tuple[float, float]) -> tuple[float, float]:
+def back_position(info: Info, x: float, y: float, extra: tuple[float, float]) -> tuple[float, float]:
     """Where on the back page a mark must go to sit behind (x, y) of the front, with the current
     back offset plus `extra` applied as the layout applies back offsets."""
     w, h = info["page"]
@@ -112,18 +132,18 @@ def back_position(info: dict, x: float, y: float, extra: tuple[float, float]) ->
     return (w - x + dx, y + dy) if info["axis"] == "x" else (x + dx, h - y + dy)
 
 
-def _words(info: dict) -> tuple[str, ...]:
+def _words(info: Info) -> tuple[str, ...]:
     """The page's words: the pack's (build sets them, see words()), else pnpkit's for the language."""
     return tuple(info.get("words") or TEXT.get(info.get("lang", "en"), TEXT["en"]))
 
 
-def _front(c: Canvas, info: dict) -> None:
+def _front(c: Canvas, info: Info) -> None:
     w, h = info["page"]
     c.setPageSize((w * K, h * K))
     text = _words(info)
-    regular, bold = fonts.face_name(fonts.DEFAULT_FAMILY), fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)
+    regular, bold = fonts.default_face(), fonts.default_face(bold=True)
 
-    def at(x, y):
+    def at(x: float, y: float) -> tuple[float, float]:
         return x * K, (h - y) * K
 
     lines, size = heading(f"{info['title']} — {text[0]}", w - 40, 0.0)
@@ -148,16 +168,16 @@ def _front(c: Canvas, info: dict) -> None:
         _front_ladders(c, at, info, text[4:])
 
 
-def _front_ladders(c: Canvas, at, info: dict, lines: tuple[str, ...]) -> None:
+def _front_ladders(c: Canvas, at: At, info: Info, lines: tuple[str, ...]) -> None:
     w, h = info["page"]
-    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 7.5)
+    c.setFont(fonts.default_face(), 7.5)
     c.setFillColor(black)
     for i, line in enumerate(lines):
         c.drawString(*at(20, h - 75 + i * 4.5), line)
     across, down = ladder_ticks(info["page"])
     c.setStrokeColor(black)
     c.setLineWidth(0.6)
-    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 6)
+    c.setFont(fonts.default_face(), 6)
     for k, x, y in across:
         c.line(*at(x, y - 6), *at(x, y))
         c.drawCentredString(*at(x, y + 3.5), f"{k * STEP:+g}" if k else "0")
@@ -168,18 +188,18 @@ def _front_ladders(c: Canvas, at, info: dict, lines: tuple[str, ...]) -> None:
     c.drawString(*at(down[0][1] - 4, down[0][2] - 4), "Y")
 
 
-def _back(c: Canvas, info: dict) -> None:
+def _back(c: Canvas, info: Info) -> None:
     """Red ticks behind the front's, tick k shifted by k x STEP along its ladder."""
     w, h = info["page"]
     c.setPageSize((w * K, h * K))
 
-    def at(x, y):
+    def at(x: float, y: float) -> tuple[float, float]:
         return x * K, (h - y) * K
 
-    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 7.5)
+    c.setFont(fonts.default_face(), 7.5)
     c.setFillColor(RED)
     text = _words(info)
-    title, regular, size = f"{info['title']} — {text[0]}: ↔ ↕", fonts.face_name(fonts.DEFAULT_FAMILY), 7.5
+    title, regular, size = f"{info['title']} — {text[0]}: ↔ ↕", fonts.default_face(), 7.5
     while size > 3 and fonts.string_width(title, regular, size) > (w - 40) * K:
         size -= 0.25  # a note to whoever holds the sheet to the light: it shrinks to stay on the page
     c.setFont(regular, size)
@@ -197,13 +217,13 @@ def _back(c: Canvas, info: dict) -> None:
         c.line(*at(bx0, by0), *at(bx1, by1))
 
 
-def _ruler(c: Canvas, at, x0: float, y0: float) -> None:
+def _ruler(c: Canvas, at: At, x0: float, y0: float) -> None:
     """A 100 mm bar with a tick every millimetre, longer every 5 and 10."""
     c.setFillColor(black)
     c.setStrokeColor(black)
     c.setLineWidth(0.3)
     c.line(*at(x0, y0), *at(x0 + 100, y0))
-    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), 7)
+    c.setFont(fonts.default_face(), 7)
     for mm in range(101):
         length = 8 if mm % 10 == 0 else 5 if mm % 5 == 0 else 3
         c.line(*at(x0 + mm, y0), *at(x0 + mm, y0 - length))

@@ -7,11 +7,12 @@ reads the same everywhere: what, expected, got, and a hint where there is one.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
+from typing import Any, cast
 
 from pnpkit.errors import Problem
-from pnpkit.loader import Document
+from pnpkit.loader import Document, Path_
 from pnpkit.paths import name_problem
 from pnpkit.units import UnitError, describe, parse_length, parse_size
 
@@ -21,7 +22,7 @@ MISSING = object()
 class Reader:
     """Reads values out of one document, collecting problems instead of raising."""
 
-    def __init__(self, doc: Document, problems: list[Problem]):
+    def __init__(self, doc: Document, problems: list[Problem]) -> None:
         self.doc = doc
         self.problems = problems
         # One root cause, one message: a key reported missing is not reported again as a value
@@ -30,10 +31,10 @@ class Reader:
         self.missing: set[tuple[object, ...]] = set()  # paths of keys reported (or taken as) missing
         self.misspelt: set[tuple[object, ...]] = set()  # paths of known keys an unknown key was taken for
 
-    def problem(self, path: tuple, message: str, rule: str = "schema", key: bool = False, level: str = "error") -> None:
+    def problem(self, path: Path_, message: str, rule: str = "schema", key: bool = False, level: str = "error") -> None:
         self.problems.append(Problem(self.doc.at(path, key=key), message, rule, level))
 
-    def get(self, data: dict, path: tuple, key: str, default=MISSING):
+    def get(self, data: dict[Any, Any], path: Path_, key: str, default: Any = MISSING) -> Any:
         """data[key], or default, or a 'missing key' problem (and None)."""
         if key in data:
             return data[key]
@@ -45,7 +46,8 @@ class Reader:
             return None
         return default
 
-    def mapping(self, value, path: tuple, allowed, what: str = "", rule: str = "schema") -> dict | None:
+    def mapping(self, value: Any, path: Path_, allowed: Collection[Any], what: str = "",
+                rule: str = "schema") -> dict[Any, Any] | None:
         """A mapping with only the allowed keys; unknown keys get a 'did you mean'."""
         if not isinstance(value, dict):
             got = "text" if path == () and isinstance(value, str) else describe(value)  # a whole file is not quoted
@@ -59,16 +61,16 @@ class Reader:
                     self.misspelt.add(path + (meant,))
         return value
 
-    def reported(self, value: object, path: tuple[object, ...]) -> bool:
+    def reported(self, value: object, path: Path_) -> bool:
         """Whether value is a key's absence that get() has already reported (or that a misspelt
         key explains): the readers then stay silent instead of saying 'got nothing'."""
         return value is None and (path in self.missing or path in self.misspelt)
 
-    def table(self, value, path: tuple, what: str = "") -> dict | None:
+    def table(self, value: Any, path: Path_, what: str = "") -> dict[Any, Any] | None:
         """A mapping whose keys are the author's own (strings, data, fields): only its type is checked."""
         return self.mapping(value, path, value.keys() if isinstance(value, dict) else (), what)
 
-    def typed(self, value, path: tuple, kind: str, rule: str = "schema"):
+    def typed(self, value: Any, path: Path_, kind: str, rule: str = "schema") -> Any:
         """A str, int, number or bool; YAML's loose spellings are not accepted."""
         if self.reported(value, path):
             return None
@@ -78,7 +80,7 @@ class Reader:
             return None
         return value
 
-    def ident(self, value, path: tuple, what: str, key: bool = False):
+    def ident(self, value: Any, path: Path_, what: str, key: bool = False) -> str | None:
         """A name that becomes part of file names: letters, digits, '.', '_', '-', starting with a letter or digit."""
         if self.typed(value, path, "string") is None:
             return None
@@ -86,9 +88,9 @@ class Reader:
         if problem:
             self.problem(path, problem, key=key)
             return None
-        return value
+        return cast(str, value)
 
-    def choice(self, value, path: tuple, options, rule: str = "schema"):
+    def choice(self, value: Any, path: Path_, options: Collection[Any], rule: str = "schema") -> Any:
         if value in options:
             return value
         if self.reported(value, path):
@@ -98,7 +100,7 @@ class Reader:
         self.problem(path, f"'{path_name(path)}' must be one of {listed} (got {describe(value)}){hint}", rule)
         return None
 
-    def length(self, value, path: tuple) -> float | None:
+    def length(self, value: Any, path: Path_) -> float | None:
         if self.reported(value, path):
             return None
         try:
@@ -107,7 +109,7 @@ class Reader:
             self.problem(path, f"'{path_name(path)}' {exc}")
             return None
 
-    def size(self, value, path: tuple) -> tuple[float, float] | None:
+    def size(self, value: Any, path: Path_) -> tuple[float, float] | None:
         if self.reported(value, path):
             return None
         try:
@@ -116,16 +118,17 @@ class Reader:
             self.problem(path, f"'{path_name(path)}' {exc}")
             return None
 
-    def text(self, value, path: tuple, languages, rule: str = "schema") -> dict | None:
+    def text(self, value: Any, path: Path_, languages: Sequence[str],
+             rule: str = "schema") -> dict[str, str] | None:
         """Localised text: one string for every language, or {lang: string} covering all."""
         if self.reported(value, path):
             return None
         if isinstance(value, str):
             return {lang: value for lang in languages}
         if not isinstance(value, dict):
-            self.problem(path, f"'{path_name(path)}' must be text or {{{', '.join(f'{l}: ...' for l in languages)}}} (got {describe(value)})", rule)
+            self.problem(path, f"'{path_name(path)}' must be text or {{{', '.join(f'{lang}: ...' for lang in languages)}}} (got {describe(value)})", rule)
             return None
-        out = {}
+        out: dict[str, str] = {}
         for lang, text in value.items():
             if lang not in languages:
                 self.problem(path + (lang,), f"unknown language '{lang}' in '{path_name(path)}' (the pack has {', '.join(languages)})", rule, key=True)
@@ -138,7 +141,7 @@ class Reader:
         return out if len(out) == len(languages) else None
 
 
-_TYPED = {  # one predicate per kind: typed() runs for every value of every item
+_TYPED: dict[str, Callable[[Any], bool]] = {  # one predicate per kind: typed() runs for every value of every item
     "string": lambda v: isinstance(v, str),
     "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
@@ -146,7 +149,7 @@ _TYPED = {  # one predicate per kind: typed() runs for every value of every item
 }
 
 
-def path_name(path: tuple) -> str:
+def path_name(path: Path_) -> str:
     """('groups', 2, 'count') -> 'count'; list indexes show as [2]."""
     for part in reversed(path):
         if isinstance(part, str):
@@ -165,7 +168,7 @@ def did_you_mean(word: object, options: Iterable[object]) -> str:
     return f" (did you mean '{close}'?)" if close else ""
 
 
-def unknown_key(key, allowed, where: str) -> str:
+def unknown_key(key: object, allowed: Collection[object], where: str) -> str:
     hint = did_you_mean(key, allowed)
     if not hint:
         hint = f" (known keys: {', '.join(map(str, allowed))})" if len(allowed) <= 12 else ""  # a YAML key may be a number

@@ -10,10 +10,10 @@ import argparse
 import importlib
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from pnpkit import __version__
-from pnpkit import export, preflight, trust
+from pnpkit import __version__, export, preflight, trust
 from pnpkit.build import Code, Result, build, validate
 from pnpkit.options import add_limit_options, add_print_options, print_overrides
 from pnpkit.paths import lang_option
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def _check_packs(args) -> int:
+def _check_packs(args: argparse.Namespace) -> int:
     """validate or build each pack; the exit code of the worst."""
     overrides = print_overrides(args)
     failed = usage = False
@@ -91,6 +91,7 @@ def _check_packs(args) -> int:
             export.run(result, args.out, chosen, args.strict)
             if result.written:  # check what was written, as a print shop would
                 pdfx = {p.id for p in chosen if p.pdfx}
+                assert result.pack is not None  # a build that wrote files read its pack
                 result.problems += preflight.check_build(args.out / result.pack.id, pdfx)
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
@@ -112,12 +113,13 @@ def _tolerant_output() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
-def _report(result: Result, args, pack: Path, seconds: float) -> bool:
+def _report(result: Result, args: argparse.Namespace, pack: Path, seconds: float) -> bool:
     for problem in result.problems:
         print(problem)
     for note in result.notes:
         print(f"pnpkit: warning: {note}", file=sys.stderr)
     for changes in result.changes if result.written else ():
+        assert result.pack is not None  # as above
         for line in changes.lines():
             print(f"{result.pack.id}: {line}")
     if getattr(args, "provenance", False) and result.pack is not None:
@@ -137,7 +139,7 @@ def _report(result: Result, args, pack: Path, seconds: float) -> bool:
     return bad
 
 
-def _progress():
+def _progress() -> Callable[[str, int, int], None]:
     def show(what: str, n: int, total: int) -> None:
         filled = int(30 * n / total)
         sys.stderr.write(f"\r{what}: [{'#' * filled}{'.' * (30 - filled)}] {n}/{total} pages")

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import hashlib
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pnpkit import facepages, output
 from pnpkit import profile as profiles
@@ -29,6 +32,9 @@ from pnpkit.facepages import Sheet, Shot, rasterise_faces
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
 from pnpkit.rastercache import RasterCache, combine, sheet_key
+
+if TYPE_CHECKING:
+    from pnpkit.build import Result
 
 EPS = 0.01  # mm: bleed differences smaller than this are rounding
 MAX_PIXELS = 150 * 10**6  # an image a service could take (a 1 m board at 300 dpi is 26 MP); 600 MB of RGB to rasterise
@@ -60,7 +66,7 @@ def png_option(text: str) -> Profile:
                    notes=f"One PNG per distinct face at {dpi} dpi, trim size (no bleed); manifest.csv lists them with their copies.")
 
 
-def run(result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
+def run(result: Result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
     """After a successful build, export it for each chosen profile; problems go onto result.problems."""
     if result.pack is None or result.errors or (strict and result.problems):
         return
@@ -68,7 +74,7 @@ def run(result, out: Path, chosen: list[Profile] | None, strict: bool = False) -
         result.problems += export(result.pack, result.faces, out, profile, strict)
 
 
-def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = False) -> list[Problem]:
+def export(pack: Pack, faces: dict[str, list[Face]], out: Path, profile: Profile, strict: bool = False) -> list[Problem]:
     """Write the kit in the profile's form to out/<pack id>/<profile id>/; return what the profile found.
 
     `faces` is {lang: [Face]} as build.validate() gives it. With strict, a
@@ -91,7 +97,7 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
     return problems
 
 
-def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: RasterCache) -> None:
+def _write(pack: Pack, faces: dict[str, list[Face]], profile: Profile, final: Path, raster: RasterCache) -> None:
     """The export into a staging folder, swapped in whole: a failed export leaves the previous one."""
     staging = output.staging_for(final)
     staging.mkdir(parents=True)
@@ -128,7 +134,7 @@ def _readme(pack: Pack, profile: Profile) -> str:
 
 # ------------------------------------------------------------------ checks
 
-def check(pack: Pack, faces: dict, profile: Profile) -> list[Problem]:
+def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Problem]:
     """Warnings about the pack for this profile: too little bleed, sizes the service does not sell."""
     if profile.output in ("sheets", "showcase", "low-ink"):  # the home sheets and their kin; store images
         return []
@@ -202,6 +208,7 @@ def _and(words: list[str]) -> str:
 
 def _print_bleed_where(pack: Pack) -> Location:
     """Where game.yaml sets print.bleed (or print, or the file's start)."""
+    assert pack.manifest is not None  # a pack read from its game.yaml
     return pack.manifest.at(("print", "bleed"))
 
 
@@ -283,7 +290,9 @@ def pixels_to_mm(px: tuple[int, int], dpi: int) -> tuple[float, float]:
 
 def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: RasterCache | None = None) -> None:
     """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv lists them."""
-    sheets, shots, rows = [], [], []
+    sheets: list[Sheet] = []
+    shots: list[Shot] = []
+    rows: list[list[object]] = []
     for deck in decks:
         px = image_pixels(deck.size, profile, deck.bleed)
         label = product_label(deck.size, profile, deck.bleed)
@@ -302,7 +311,7 @@ def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: Rast
         writer.writerows(rows)
 
 
-def _image_faces(deck: Deck, shared: Face | None):
+def _image_faces(deck: Deck, shared: Face | None) -> Iterator[tuple[Face, str, int]]:
     """(face, file stem, copies) in deck order: each item's front and own back, then the shared back."""
     for item in deck.items:
         if item.front is not None:
@@ -330,8 +339,8 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, r
         sheets = [Sheet(face, page, trim) for face in page_order(deck, profile)]
         name = f"{title} · {deck.name}"
         k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)} {trim}")
-        raster.made(k, folder / f"{deck.folder}.pdf",
-                    lambda path: facepages.write_faces_pdf(sheets, path, name, separation))
+        write = functools.partial(facepages.write_faces_pdf, sheets, title=name, separation=separation)
+        raster.made(k, folder / f"{deck.folder}.pdf", write)
 
 
 def _press_key(profile: Profile) -> str:

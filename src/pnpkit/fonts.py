@@ -7,8 +7,9 @@ anything else is a located problem, never a silent fallback.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
+from typing import cast
 
 from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
@@ -31,10 +32,11 @@ _SUFFIX = {(False, False): "", (True, False): "-Bold", (False, True): "-Italic",
 
 # The fonts of the pack being built (packfonts.py): family -> {(bold, italic): ReportLab name}.
 # ReportLab's names carry a hash of the file, so two packs' "Body" never meet.
-_PACK: dict = {}
+Style = tuple[bool, bool]  # (bold, italic)
+_PACK: dict[str, dict[Style, str]] = {}
 
 
-def use(pack_fonts: dict) -> None:
+def use(pack_fonts: dict[str, dict[Style, tuple[str, str]]]) -> None:
     """Make a pack's fonts (family -> {(bold, italic): (path, sha)}) the ones templates may name."""
     _PACK.clear()
     for family, styles in pack_fonts.items():
@@ -47,7 +49,7 @@ def use(pack_fonts: dict) -> None:
             _PACK[family][style] = name
 
 
-_registered: set = set()
+_registered: set[str] = set()
 
 
 def families() -> list[str]:
@@ -69,7 +71,13 @@ def face_name(family: str, bold: bool = False, italic: bool = False) -> str | No
     return family + _SUFFIX[(bold, italic)]
 
 
-@lru_cache(maxsize=None)
+def default_face(bold: bool = False) -> str:
+    """ReportLab's name for a face of the default family, which is always there."""
+    register_all()
+    return DEFAULT_FAMILY + _SUFFIX[(bold, False)]
+
+
+@cache
 def register_all() -> None:
     """Register every shipped face once, and make the canvas default a shipped font.
 
@@ -83,10 +91,10 @@ def register_all() -> None:
     rl_config.defaultGraphicsFontName = DEFAULT_FAMILY
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cmap(font: str) -> frozenset[int]:
     register_all()
-    return frozenset(pdfmetrics.getFont(font).face.charToGlyph)
+    return frozenset(cast(TTFont, pdfmetrics.getFont(font)).face.charToGlyph)
 
 
 def missing_glyphs(font: str, text: str) -> str:
@@ -117,7 +125,7 @@ def unit_width(text: str, font: str) -> float:
 def ascent_descent(font: str) -> tuple[float, float]:
     """The font's ascent and (negative) descent per unit of size."""
     register_all()
-    face = pdfmetrics.getFont(font).face
+    face = cast(TTFont, pdfmetrics.getFont(font)).face
     return face.ascent / 1000.0, face.descent / 1000.0
 
 

@@ -11,26 +11,33 @@ their own place in game files.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pnpkit import sheets
 from pnpkit.checker import Reader, did_you_mean
-from pnpkit.paths import name_problem
 from pnpkit.errors import Location, Problem
-from pnpkit.loader import Document, display_path
+from pnpkit.loader import Document, Path_, display_path
+from pnpkit.paths import name_problem
 from pnpkit.units import describe
 
-Raw = tuple  # (Reader, raw item mapping, its data path)
+if TYPE_CHECKING:
+    from pnpkit.model import FieldSpec
+
+Raw = tuple[Reader, Any, Path_]  # (Reader, raw item (a mapping unless it is wrong), its data path)
 NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 INT_KEYS = ("count", "per_player")
 SHEET_KEYS = ("from", "sheet")
+Convert = Callable[[Any], Any]  # a cell's value -> the value as the field reads it
 
 
-def raw_items(r: Reader, root: Path, group: str, spec: dict, fields: dict, item_keys: tuple, data: dict) -> list[Raw]:
+def raw_items(r: Reader, root: Path, group: str, spec: dict[str, Any], fields: dict[str, FieldSpec], item_keys: tuple[str, ...], data: dict[str, Any]) -> list[Raw]:
     """Every item of a group, generated ones first, then the written or sheet ones, defaults merged."""
     path = (group, "items")
     defaults = _defaults(r, spec, group, fields, item_keys)
@@ -53,7 +60,7 @@ def raw_items(r: Reader, root: Path, group: str, spec: dict, fields: dict, item_
 # ---------------------------------------------------------------- defaults
 
 
-def _defaults(r: Reader, spec: dict, group: str, fields: dict, item_keys: tuple) -> dict | None:
+def _defaults(r: Reader, spec: dict[str, Any], group: str, fields: dict[str, FieldSpec], item_keys: tuple[str, ...]) -> dict[str, Any] | None:
     if "defaults" not in spec:
         return None
     allowed = tuple(k for k in item_keys if k != "id") + tuple(fields)
@@ -61,7 +68,7 @@ def _defaults(r: Reader, spec: dict, group: str, fields: dict, item_keys: tuple)
     return {k: v for k, v in given.items() if k in allowed} if given else None  # an unknown key is reported once, here
 
 
-def _with_defaults(r: Reader, raw: Raw, defaults: dict) -> Raw:
+def _with_defaults(r: Reader, raw: Raw, defaults: dict[str, Any]) -> Raw:
     """The item with the group's defaults under its own values; a default keeps its own place."""
     reader, value, path = raw
     if not isinstance(value, dict):
@@ -76,16 +83,16 @@ def _with_defaults(r: Reader, raw: Raw, defaults: dict) -> Raw:
     return reader, merged, path
 
 
-def _graft(source: Document, src: tuple, target: Document, dst: tuple) -> None:
+def _graft(source: Document, src: Path_, target: Document, dst: Path_) -> None:
     """Give target the places of source's values below src, as if they stood at dst."""
     for rest, loc in _subtree(source, src):
         target.values.setdefault(dst + rest, loc)
 
 
-def _subtree(doc: Document, path: tuple) -> list:
+def _subtree(doc: Document, path: Path_) -> list[tuple[Path_, Location]]:
     """The places below path, as (path below it, place); found once per document and path, as
     defaults and generators graft the same subtree onto every item."""
-    memo = doc.__dict__.setdefault("_subtrees", {})
+    memo: dict[Path_, list[tuple[Path_, Location]]] = doc.__dict__.setdefault("_subtrees", {})
     if path not in memo:
         n = len(path)
         memo[path] = [(p[n:], loc) for p, loc in doc.values.items() if p[:n] == path]
@@ -95,7 +102,7 @@ def _subtree(doc: Document, path: tuple) -> list:
 # ---------------------------------------------------------------- generated items
 
 
-def _generated(r: Reader, value, group: str, fields: dict, item_keys: tuple, data: dict) -> list[Raw]:
+def _generated(r: Reader, value: Any, group: str, fields: dict[str, FieldSpec], item_keys: tuple[str, ...], data: dict[str, Any]) -> list[Raw]:
     gens = value if isinstance(value, list) else [value]
     base = (group, "generate")
     out: list[Raw] = []
@@ -115,7 +122,7 @@ def _generated(r: Reader, value, group: str, fields: dict, item_keys: tuple, dat
         fixed = {k: v for k, v in spec.items() if k not in ("product", "id")}
         names = list(product)
         combos = list(itertools.product(*(product[n] for n in names)))
-        ids = [PLACEHOLDER.sub(lambda m, c=c: _id_text(m, names, c), pattern) for c in combos]
+        ids = [PLACEHOLDER.sub(functools.partial(_id_text, names=names, combo=c), pattern) for c in combos]
         bad = next((why for i in ids if (why := name_problem(i, "id")) is not None), None)
         if bad is not None:  # one line for the pattern, not one per generated item
             r.problem(gpath + ("id",), f"the id pattern gives an id that cannot be used: {bad}")
@@ -136,7 +143,7 @@ def _generated(r: Reader, value, group: str, fields: dict, item_keys: tuple, dat
     return out
 
 
-def _product(r: Reader, value, path: tuple, fields: dict, item_keys: tuple, data: dict) -> dict | None:
+def _product(r: Reader, value: Any, path: Path_, fields: dict[str, FieldSpec], item_keys: tuple[str, ...], data: dict[str, Any]) -> dict[str, Any] | None:
     """{key: [(value, its data path), ...]} in the order written; lists may be {data: key} of the pack."""
     allowed = tuple(k for k in item_keys if k != "id") + tuple(fields)
     spec = r.mapping(value, path, allowed, "'product'")
@@ -163,7 +170,7 @@ def _product(r: Reader, value, path: tuple, fields: dict, item_keys: tuple, data
     return out if len(out) == len(spec) else None
 
 
-def _pattern_ok(r: Reader, pattern: str, path: tuple, product: dict) -> bool:
+def _pattern_ok(r: Reader, pattern: str, path: Path_, product: dict[str, Any]) -> bool:
     unknown = [m for m in PLACEHOLDER.findall(pattern) if m not in product]
     if unknown:
         r.problem(path, f"the id pattern names '{unknown[0]}', which is not a key of 'product' ({', '.join(product)}){did_you_mean(unknown[0], product)}")
@@ -171,7 +178,7 @@ def _pattern_ok(r: Reader, pattern: str, path: tuple, product: dict) -> bool:
     return True
 
 
-def _id_text(match, names: list, combo: tuple) -> str:
+def _id_text(match: re.Match[str], names: list[str], combo: tuple[Any, ...]) -> str:
     value = combo[names.index(match.group(1))][0]
     return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
@@ -179,7 +186,7 @@ def _id_text(match, names: list, combo: tuple) -> str:
 # ---------------------------------------------------------------- items from a sheet
 
 
-def _from_sheet(r: Reader, root: Path, group: str, value, fields: dict, item_keys: tuple) -> list[Raw]:
+def _from_sheet(r: Reader, root: Path, group: str, value: Any, fields: dict[str, FieldSpec], item_keys: tuple[str, ...]) -> list[Raw]:
     path = (group, "items")
     if isinstance(value, dict):
         spec = r.mapping(value, path, SHEET_KEYS, "'items'")
@@ -205,7 +212,7 @@ def _from_sheet(r: Reader, root: Path, group: str, value, fields: dict, item_key
     return _rows(r, table, group, fields, item_keys)
 
 
-def _inside(r: Reader, root: Path, name: str, path: tuple) -> Path | None:
+def _inside(r: Reader, root: Path, name: str, path: Path_) -> Path | None:
     """The sheet file beside the component file; symlinks followed, it must lie inside the pack."""
     file = root / name  # component files lie in the pack's folder, so this is beside them
     inside = root.resolve()
@@ -218,7 +225,7 @@ def _inside(r: Reader, root: Path, name: str, path: tuple) -> Path | None:
     return file
 
 
-def _rows(r: Reader, table: sheets.Sheet, group: str, fields: dict, item_keys: tuple) -> list[Raw]:
+def _rows(r: Reader, table: sheets.Sheet, group: str, fields: dict[str, FieldSpec], item_keys: tuple[str, ...]) -> list[Raw]:
     doc = Document(table.file)
     _graft(r.doc, (group,), doc, (group,))
     doc.values[(group, "items")] = r.doc.at((group, "items"))
@@ -234,7 +241,7 @@ def _rows(r: Reader, table: sheets.Sheet, group: str, fields: dict, item_keys: t
         ipath = (group, "items", i)
         first = next(c for c in cells if c is not None)
         doc.values[ipath] = Location(first.where.file, first.where.line, 1, first.where.sheet)
-        item: dict = {}
+        item: dict[str, Any] = {}
         for c, cell in enumerate(cells):
             if cell is None:
                 continue
@@ -242,18 +249,22 @@ def _rows(r: Reader, table: sheets.Sheet, group: str, fields: dict, item_keys: t
             if name is None:
                 r.problems.append(Problem(cell.where, "this cell's column has no name in the header row", sheets.RULE))
             elif name:
-                _put(doc.values, item, ipath, plan[c], cell)
+                column = plan[c]
+                assert column is not None  # a named column has a plan
+                _put(doc.values, item, ipath, column, cell)
         for name in lists:  # an empty cell of a list column is the empty list, as a sheet cannot write []
             item.setdefault(name, [])
         out.append((sr, _lists_of_text(sr, item, ipath, fields), ipath))
     return out
 
 
-def _header(problems: list, table: sheets.Sheet, fields: dict, item_keys: tuple) -> list:
+def _header(problems: list[Problem], table: sheets.Sheet, fields: dict[str, FieldSpec],
+            item_keys: tuple[str, ...]) -> list[str | None]:
     """Column names: a known name, "" for a column reported as wrong, None for no name."""
     known = item_keys + tuple(fields)
     nested = ("provenance",) + tuple(n for n, f in fields.items() if f.type == "text" or (f.type == "list" and f.item and f.item.type == "text"))
-    names, seen = [], {}
+    names: list[str | None] = []
+    seen: dict[str, bool] = {}
     for cell in table.rows[0]:
         if cell is None:
             names.append(None)
@@ -274,7 +285,7 @@ def _header(problems: list, table: sheets.Sheet, fields: dict, item_keys: tuple)
     return names
 
 
-def _converter(name: str, fields: dict):
+def _converter(name: str, fields: dict[str, FieldSpec]) -> Convert:
     """How one column's cells are typed: by the declared field, as YAML would have typed them."""
     head, _, sub = name.partition(".")
     spec = fields.get(head)
@@ -285,7 +296,8 @@ def _converter(name: str, fields: dict):
     return _number if name in INT_KEYS else _split
 
 
-def _put(values: dict, item: dict, ipath: tuple, column: tuple, cell: sheets.Cell) -> None:
+def _put(values: dict[Path_, Location], item: dict[str, Any], ipath: Path_,
+         column: tuple[str, str, Convert], cell: sheets.Cell) -> None:
     """One cell into the item; its place goes into the sheet's Document (values)."""
     head, sub, convert = column
     value = convert(cell.value)
@@ -302,7 +314,8 @@ def _put(values: dict, item: dict, ipath: tuple, column: tuple, cell: sheets.Cel
             values[path + (j,)] = cell.where
 
 
-def _lists_of_text(r: Reader, item: dict, ipath: tuple, fields: dict) -> dict:
+def _lists_of_text(r: Reader, item: dict[str, Any], ipath: Path_, fields: dict[str, FieldSpec]
+                   ) -> dict[str, Any]:
     """`sections.en: a; b` and `sections.pl: x; y` -> [{en: a, pl: x}, {en: b, pl: y}], as YAML writes it."""
     for name, spec in fields.items():
         parts = item.get(name)
@@ -317,7 +330,7 @@ def _lists_of_text(r: Reader, item: dict, ipath: tuple, fields: dict) -> dict:
     return item
 
 
-def _typed(value, spec):
+def _typed(value: Any, spec: FieldSpec) -> Any:
     """A cell's value as the field's type reads it; a value that does not fit is left for the field's check."""
     if spec.type in ("int", "number"):
         return _number(value)
@@ -333,7 +346,7 @@ def _typed(value, spec):
     return _text(value)  # text, string
 
 
-def _number(value):
+def _number(value: Any) -> Any:
     """'3' -> 3, '2.5' -> 2.5, 3.0 -> 3 (a sheet does not tell 3 from 3.0; YAML's 3 is an int)."""
     if isinstance(value, str) and NUMBER.match(value):
         number = float(value) if any(ch in value for ch in ".eE") else int(value)
@@ -345,7 +358,7 @@ def _number(value):
     return value
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
@@ -353,7 +366,7 @@ def _text(value) -> str:
     return str(value)
 
 
-def _split(value) -> list:
+def _split(value: object) -> list[object]:
     if isinstance(value, str):
         return [part.strip() for part in value.split(";") if part.strip()]
     return [value]

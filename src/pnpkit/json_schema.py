@@ -20,9 +20,11 @@ cover, ids that must be unique, the game's rules) is checked by
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,8 @@ from pnpkit import labels, packformat, schema, units
 from pnpkit.model import KINDS, PROVENANCE
 from pnpkit.paths import LANG_TAG, MAX_LANG, MAX_NAME, NAME
 from pnpkit.registry import default_registry
+
+Schema = dict[str, Any]  # a JSON Schema (or a part of one), as json.dumps writes it
 
 DRAFT = "http://json-schema.org/draft-07/schema#"  # the draft editors' YAML servers support best
 FILES = {"game": "pnpkit-game.schema.json", "components": "pnpkit-components.schema.json"}
@@ -162,7 +166,7 @@ OPTION_KINDS = {"group": {"type": "string"}, "string": {"type": "string"}, "int"
                                                                     "properties": {"data": {"type": "string"}}}]}}
 
 
-def _object(table: dict, keys, what: str) -> dict:
+def _object(table: Mapping[str, object], keys: Iterable[str], what: str) -> Schema:
     """A closed mapping of the validator's keys, each with its description here."""
     missing = [k for k in keys if k not in table]
     if missing:
@@ -170,7 +174,7 @@ def _object(table: dict, keys, what: str) -> dict:
     return {"type": "object", "additionalProperties": False, "properties": {k: table[k] for k in keys}}
 
 
-def _check() -> dict:
+def _check() -> Schema:
     """A check: its common keys, and for each built-in rule exactly that rule's options."""
     common = _object(CHECK, schema.CHECK_KEYS, "check")
     by_rule = []
@@ -183,7 +187,7 @@ def _check() -> dict:
     return {"type": "object", "required": ["rule"], "properties": common["properties"], "allOf": by_rule}
 
 
-def _definitions() -> dict:
+def _definitions() -> Schema:
     group = _object(_described(GROUP, packformat.GROUP), schema.GROUP_KEYS, "group")
     group.update(required=["kind", "size", "front"], **{
         "if": {"required": ["items_from"]},
@@ -210,7 +214,7 @@ def _definitions() -> dict:
     }
 
 
-def schemas() -> dict[str, dict]:
+def schemas() -> dict[str, Schema]:
     """{'game': schema of game.yaml, 'components': schema of a component file}."""
     definitions = _definitions()
     game = _object(_described(GAME, packformat.GAME), schema.GAME_KEYS, "game.yaml")
@@ -246,7 +250,7 @@ def modeline(path: Path, schema_dir: Path) -> str:
     return f"# yaml-language-server: $schema={rel.as_posix()}"
 
 
-def configure(sub) -> None:
+def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("schema", help="write the JSON Schemas of the pack format (for editors)",
                        description="Write pnpkit-game.schema.json (for game.yaml) and pnpkit-components.schema.json "
                                    "(for component files) into DIR. A pack file names its schema on its first line, "
@@ -256,7 +260,7 @@ def configure(sub) -> None:
     s.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         paths = write(args.dir)
     except OSError as exc:

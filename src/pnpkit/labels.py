@@ -11,7 +11,7 @@ sheet against the light, and every outline should sit on a label's edge.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,15 +48,16 @@ def names() -> list[str]:
     return sorted(p.stem for p in LABEL_DIR.glob("*.yaml"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> LabelSheet:
     """A shipped sheet by name (names() lists them); our own data, so a mistake in it is a bug."""
     data = yaml.safe_load((LABEL_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
 
-    def pair(key):
-        return tuple(parse_length(v) for v in data[key])
-
-    return LabelSheet(name, pair("paper"), pair("cell"), pair("first"), pair("pitch"), tuple(int(v) for v in data["grid"]))
+    def pair(key: str) -> tuple[float, float]:
+        a, b = (parse_length(v) for v in data[key])
+        return a, b
+    return LabelSheet(name, pair("paper"), pair("cell"), pair("first"), pair("pitch"),
+                      (int(data["grid"][0]), int(data["grid"][1])))
 
 
 def pack_labels(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], list[Problem]]:

@@ -11,14 +11,15 @@ wrong type is reported instead of passing as 0 or 1).
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from pnpkit.errors import Location, Problem
-from pnpkit.paths import Outside, confined, display_path, regular_file  # noqa: F401 (display_path: re-exported)
+from pnpkit.paths import Outside, confined, regular_file
+from pnpkit.paths import display_path as display_path  # re-exported for the readers
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -37,7 +38,7 @@ _Loader.add_implicit_resolver(
     list("tTfF"),
 )
 
-Path_ = tuple  # a data path: keys and list indexes
+Path_ = tuple[Any, ...]  # a data path: keys and list indexes (a YAML key may be any scalar)
 
 
 @dataclass
@@ -205,7 +206,9 @@ def _too_many_events(doc: Document, text: str, max_values: int) -> list[Problem]
             if isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                 n += 1
                 if n > max_values:
-                    where = Location(doc.file, event.start_mark.line + 1, event.start_mark.column + 1)
+                    mark = event.start_mark
+                    assert mark is not None  # the parser marks every event it emits
+                    where = Location(doc.file, mark.line + 1, mark.column + 1)
                     return [Problem(where, f"the file holds more keys and values than this; {_budget(max_values)}", "limits")]
     except yaml.YAMLError:
         return []  # reading it properly reports the problem
@@ -226,7 +229,7 @@ def bounds(doc: Document, root: yaml.Node, max_values: int = MAX_VALUES) -> list
     sizes: dict[int, int] = {}  # id(node) -> values below it, itself included, aliases expanded
     open_: set[int] = set()  # nodes being measured: meeting one again is an alias loop
     problems: list[Problem] = []
-    stack: list = [(root, 0, None)]
+    stack: list[tuple[yaml.Node, int, list[yaml.Node] | None]] = [(root, 0, None)]
     while stack:
         node, depth, kids = stack.pop()
         key = id(node)
@@ -253,7 +256,7 @@ def bounds(doc: Document, root: yaml.Node, max_values: int = MAX_VALUES) -> list
     return problems
 
 
-def _children(node: yaml.Node) -> list:
+def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.MappingNode):
         return [n for pair in node.value for n in pair]
     if isinstance(node, yaml.SequenceNode):
@@ -261,7 +264,7 @@ def _children(node: yaml.Node) -> list:
     return []
 
 
-def _explosion(node: yaml.Node, sizes: dict, limit: int) -> yaml.Node:
+def _explosion(node: yaml.Node, sizes: dict[int, int], limit: int) -> yaml.Node:
     """The innermost value that is too large although each of its parts is not: where an alias bomb goes off."""
     while True:
         larger = [kid for kid in _children(node) if sizes[id(kid)] > limit]

@@ -17,11 +17,19 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PIL import Image
 
 from pnpkit.svgdraw import (Drawing, Fill, ImageOp, Op, PathOp, Restore, Save, TextOp, Transform,
                             apply, compose)
+
+if TYPE_CHECKING:
+    from pnpkit.model import Face, Pack
+
+RGB = tuple[float, ...]  # red, green, blue 0..1 (an alpha may follow)
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in mm on the face
 
 MIN_CONTRAST = 4.5  # WCAG AA for normal text
 
@@ -73,7 +81,8 @@ def lighten(drawing: Drawing, rule: Rule) -> Lightened:
     return Lightened(Drawing(drawing.width_mm, drawing.height_mm, drawing.viewbox, tuple(ops)), fixes)  # a plain Drawing: never a cached form
 
 
-def _readable(fill, point, under):
+def _readable(fill: tuple[float, ...], point: tuple[float, float], under: list[tuple[Box, RGB, RGB]]
+              ) -> tuple[tuple[float, ...], int]:
     """The text colour, turned black or white when the lightened background took its contrast away."""
     for box, old, new in reversed(under):
         if box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]:
@@ -85,24 +94,24 @@ def _readable(fill, point, under):
     return fill, 0
 
 
-def contrast(a, b) -> float:
+def contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     """WCAG contrast ratio of two sRGB colours (0..1)."""
     la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
     return (la + 0.05) / (lb + 0.05)
 
 
-def _luminance(rgb) -> float:
-    def lin(c):
+def _luminance(rgb: tuple[float, ...]) -> float:
+    def lin(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
     r, g, b = (lin(c) for c in rgb)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
-def _mix(paint, keep: float):
+def _mix(paint: tuple[float, ...], keep: float) -> tuple[float, ...]:
     return tuple(1 - (1 - c) * keep for c in paint[:3]) + tuple(paint[3:])
 
 
-def _image_mixed(source, keep: float) -> bytes:
+def _image_mixed(source: bytes | str | Path, keep: float) -> bytes:
     image = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source).convert("RGBA")
     white = Image.new("RGBA", image.size, (255, 255, 255, 255))
     mixed = Image.blend(white, image, keep)
@@ -112,7 +121,7 @@ def _image_mixed(source, keep: float) -> bytes:
     return out.getvalue()
 
 
-def _bbox(points, matrix, sx, sy):
+def _bbox(points: list[tuple[float, float]], matrix: tuple[float, ...], sx: float, sy: float) -> Box:
     pts = [apply(matrix, p) for p in points]
     if not pts:
         return (0.0, 0.0, 0.0, 0.0)
@@ -120,11 +129,11 @@ def _bbox(points, matrix, sx, sy):
     return (min(xs), min(ys), max(xs), max(ys))
 
 
-def _area(box) -> float:
+def _area(box: Box) -> float:
     return (box[2] - box[0]) * (box[3] - box[1])
 
 
-def write(pack, faces: list, folder, lang: str, rule: Rule) -> int:
+def write(pack: Pack, faces: list[Face], folder: Path, lang: str, rule: Rule) -> int:
     """The home sheets of one language with every face lightened; returns how many text runs were turned."""
     import dataclasses
 

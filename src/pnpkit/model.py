@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pnpkit.errors import Location
 # Declared with the format; re-exported, as the rest of pnpkit reads them from here.
 from pnpkit.packformat import BACK_MODES as BACK_MODES, KINDS as KINDS, ORIENTATIONS as ORIENTATIONS
+
+if TYPE_CHECKING:  # the loader's types, for annotations only
+    from pnpkit.loader import Document, Path_
+
+Shape = tuple[str, float]  # ("rect" | "rounded" | "circle" | "hex", radius mm or 0)
 
 SIDES = ("front", "back")
 DUPLEX_MODES = ("long-edge", "short-edge")  # printed on both sides of the sheet
@@ -61,10 +67,10 @@ class FieldSpec:
     type: str  # text | string | int | number | bool | enum | list
     required: bool = True
     default: object = None
-    values: tuple = ()  # enum values
+    values: tuple[Any, ...] = ()  # enum values
     min: float | None = None
     max: float | None = None
-    item: "FieldSpec | None" = None  # list element spec
+    item: FieldSpec | None = None  # list element spec
     rule: str = "schema"  # the rule id a bad value is reported under
     doc: str = ""
 
@@ -76,14 +82,14 @@ class Item:
     id: str
     group: str
     count: int
-    fields: dict
+    fields: dict[str, Any]  # field name -> value, as checked
     tags: tuple[str, ...]
-    provenance: dict  # field name (or "count", "*") -> provenance tag
-    templates: dict  # side -> template name
+    provenance: dict[str, str]  # field name (or "count", "*") -> provenance tag
+    templates: dict[str, str]  # side -> template name
     where: Location
-    field_where: dict  # field name -> Location
-    template_where: dict  # side -> Location of the template's name (item's own, else the group's)
-    provenance_where: dict = field(default_factory=dict)  # provenance key -> where that note is written
+    field_where: dict[str, Location]  # field name -> Location
+    template_where: dict[str, Location]  # side -> Location of the template's name (item's own, else the group's)
+    provenance_where: dict[str, Location] = field(default_factory=dict)  # provenance key -> where that note is written
 
 
 @dataclass(frozen=True)
@@ -94,13 +100,13 @@ class Group:
     kind: str
     size: tuple[float, float]
     bleed: float
-    templates: dict  # side -> template name (back may be absent)
-    fields: dict  # name -> FieldSpec
+    templates: dict[str, str]  # side -> template name (back may be absent)
+    fields: dict[str, FieldSpec]  # name -> FieldSpec
     items: tuple[Item, ...]
     where: Location
     doc: str = ""
     variant: str = ""  # one of several ways to make the same components; print.variants chooses
-    shape: tuple = ("rect", 0.0)  # ("rect", 0) | ("rounded", radius mm) | ("circle", 0) | ("hex", 0): cut guide and clip
+    shape: Shape = ("rect", 0.0)  # ("rect", 0) | ("rounded", radius mm) | ("circle", 0) | ("hex", 0): cut guide and clip
     base: float = 0.0  # a fold-over standee's base tab depth, mm (0: not declared)
     labels: str = ""  # a label sheet (labels.py) the group prints on, cell by cell
 
@@ -116,10 +122,10 @@ class Check:
     rule: str
     id: str
     level: str
-    options: dict
+    options: dict[str, Any]
     where: Location
-    doc: object  # the loader.Document, so rules can locate their options
-    path: tuple  # where the check's mapping sits in doc
+    doc: Document  # so rules can locate their options
+    path: Path_  # where the check's mapping sits in doc
 
 
 @dataclass(frozen=True)
@@ -128,25 +134,25 @@ class Pack:
 
     root: Path
     id: str
-    name: dict  # language -> title
+    name: dict[str, str]  # language -> title
     languages: tuple[str, ...]
     players: tuple[int, int]
     print: PrintSettings
-    groups: dict  # name -> Group, in file order
-    strings: dict  # key -> {language: text}
-    data: dict  # free-form game data for rules and templates
+    groups: dict[str, Group]  # name -> Group, in file order
+    strings: dict[str, dict[str, str]]  # key -> {language: text}
+    data: dict[str, Any]  # free-form game data for rules and templates
     checks: tuple[Check, ...]
     where: Location
-    manifest: object = None  # game.yaml as the loader read it: manifest.at(path) locates any of its values
+    manifest: Document | None = None  # game.yaml as the loader read it: manifest.at(path) locates any of its values
     rules_file: Path | None = None
     version: str = ""  # the designer's version of the pack, for print.stamp
-    fonts: dict = field(default_factory=dict)  # family -> {(bold, italic): (path, sha)} (packfonts.py)
+    fonts: dict[str, dict[tuple[bool, bool], tuple[str, str]]] = field(default_factory=dict)  # family -> {(bold, italic): (path, sha)} (packfonts.py)
     player_colours: tuple[str, str | None] | None = None  # players.colours: data key, field (cvd.py)
 
     def provenance(self) -> list[tuple[Location, str, str]]:
         """Each distinct note of where values come from: (place, what, tag), file order. A note that
         many items share (a group's defaults, a generator, a sheet's one cell) is one line."""
-        notes: dict = {}
+        notes: dict[tuple[Location, str, str, str], list[Item]] = {}
         for item in self.items():
             for name, tag in item.provenance.items():
                 written = item.provenance_where.get(name, item.where)
@@ -189,7 +195,7 @@ class Face:
     drawing: object = None  # svgdraw.Drawing once compiled
     template: str = ""  # the template (or Python face) that drew it: where its problems point
     broken: bool = False  # drawing it failed (its problems are reported): nothing more is checked
-    shape: tuple = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet
+    shape: Shape = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet
     variant: str = ""  # the group's variant: imposed only when print.variants chooses it
     labels: str = ""  # the label sheet the group prints on (labels.py), if any
 

@@ -48,7 +48,7 @@ def add_print_options(p: argparse.ArgumentParser) -> None:
     add_limit_options(p)
 
 
-def print_overrides(args: argparse.Namespace) -> dict:
+def print_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The print settings (and limits) given on the command line, as PrintSettings fields."""
     variants = getattr(args, "variant", None)
     chosen = {"paper": getattr(args, "paper", None), "backs": getattr(args, "backs", None),

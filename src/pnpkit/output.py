@@ -28,11 +28,15 @@ import shutil
 import stat
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable
+from types import ModuleType
 
+fcntl: ModuleType | None
 try:
-    import fcntl
+    import fcntl as _fcntl
+
+    fcntl = _fcntl
 except ImportError:  # Windows: no flock; builds there are not made exclusive
     fcntl = None
 
@@ -46,7 +50,7 @@ class Busy(Exception):
 
 
 @contextlib.contextmanager
-def locked(out: Path, what: str, say: Callable[[str], None] | None = None, timeout: float | None = None):
+def locked(out: Path, what: str, say: Callable[[str], None] | None = None, timeout: float | None = None) -> Iterator[None]:
     """Hold the output folder `out` for the block; `what` tells a waiting build who holds it.
 
     Raises Busy after `timeout` (default TIMEOUT) seconds of waiting, OSError when
@@ -185,17 +189,18 @@ def exchange(a: Path, b: Path) -> bool:
 
 
 _UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
-_CALL: list = []
+_Exchange = Callable[[bytes, bytes], int]
+_CALL: list[_Exchange | None] = []
 
 
-def _exchange_call():
+def _exchange_call() -> _Exchange | None:
     """A function (a, b) -> 0 or -1 that swaps two paths, found once; None if the C library has none."""
     if not _CALL:
         _CALL.append(_find_exchange())
     return _CALL[0]
 
 
-def _find_exchange():
+def _find_exchange() -> _Exchange | None:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
     except OSError:

@@ -20,8 +20,8 @@ import select
 import signal
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 MEMORY_BYTES = 1 << 30  # what the pack's code may add to the process's address space
 
@@ -52,10 +52,10 @@ def run(fn: Callable[[Callable[[object], None]], object], seconds: float) -> Out
         os.close(read)
 
 
-def _inline(fn) -> Outcome:
+def _inline(fn: Callable[[Callable[[object], None]], object]) -> Outcome:
     outcome = Outcome()
 
-    def step(x):
+    def step(x: object) -> None:
         outcome.step = x
 
     try:
@@ -65,7 +65,7 @@ def _inline(fn) -> Outcome:
     return outcome
 
 
-def _child(fn, fd: int) -> None:
+def _child(fn: Callable[[Callable[[object], None]], object], fd: int) -> None:
     code = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which stops us
@@ -90,7 +90,7 @@ def _limit_memory() -> None:
         pass
 
 
-def _send(fd: int, kind: str, value) -> None:
+def _send(fd: int, kind: str, value: object) -> None:
     data = json.dumps([kind, value]).encode("utf-8")
     view = memoryview(struct.pack(">I", len(data)) + data)
     while view:

@@ -14,21 +14,23 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 from reportlab.pdfbase.ttfonts import TTFError, TTFontFile
 
 from pnpkit import fonts
 from pnpkit.checker import Reader
-from pnpkit.loader import display_path
+from pnpkit.loader import Path_
+from pnpkit.paths import display_path
 from pnpkit.units import describe
 
 STYLES = {"regular": (False, False), "bold": (True, False), "italic": (False, True), "bold_italic": (True, True)}
 
 
-def read(r: Reader, value, root: Path) -> dict:
+def read(r: Reader, value: Any, root: Path) -> dict[str, dict[fonts.Style, tuple[str, str]]]:
     """family -> {(bold, italic): (path, sha256)} for the fonts that can be used; problems recorded."""
     spec = r.table(value, ("fonts",), "fonts") or {}
-    out = {}
+    out: dict[str, dict[fonts.Style, tuple[str, str]]] = {}
     for family, faces in spec.items():
         path = ("fonts", family)
         if family in fonts.FAMILIES:
@@ -41,7 +43,7 @@ def read(r: Reader, value, root: Path) -> dict:
             continue
         if "regular" not in faces:
             r.problem(path, f"font family '{family}' needs a 'regular' face")
-        styles = {}
+        styles: dict[fonts.Style, tuple[str, str]] = {}
         for style, name in faces.items():
             if style in STYLES and (face := _face(r, path + (style,) if isinstance(spec[family], dict) else path, name, root)):
                 styles[STYLES[style]] = face
@@ -50,7 +52,7 @@ def read(r: Reader, value, root: Path) -> dict:
     return out
 
 
-def _face(r: Reader, path: tuple, name, root: Path):
+def _face(r: Reader, path: Path_, name: Any, root: Path) -> tuple[str, str] | None:
     if not isinstance(name, str) or not name:
         r.problem(path, f"a font must be a file name in the pack such as fonts/Body.ttf (got {describe(name)})")
         return None

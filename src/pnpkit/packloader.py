@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Callable
 from pathlib import Path
 
 import jinja2
@@ -34,7 +35,8 @@ class PackLoader(jinja2.FileSystemLoader):
         super().__init__([str(d) for d in dirs])
         self.roots = roots
 
-    def get_source(self, environment, template):
+    def get_source(self, environment: jinja2.Environment, template: str
+                   ) -> tuple[str, str, Callable[[], bool]]:
         pieces = split_template_path(template)  # refuses '..'
         for searchpath in self.searchpath:
             filename = posixpath.join(searchpath, *pieces)

@@ -31,16 +31,21 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypeAlias, cast
 
 from PIL import Image, ImageCms, ImageMath
 from reportlab.lib.colors import CMYKColor, Color
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
+from reportlab.pdfgen.pathobject import PDFPathObject
 
 from pnpkit import facepages, fonts
 from pnpkit.errors import Problem
 from pnpkit.model import Face
 from pnpkit.svgdraw import Fill, Gradient, ImageOp, PathOp, Stroke, TextOp
+
+# what ReportLab's canvas takes as a colour
+_Colour: TypeAlias = Color | tuple[float, float, float, float] | tuple[float, float, float] | list[float] | str
 
 ICC_DIR = Path(__file__).parent / "icc"
 DEFAULT_ICC = ICC_DIR / "pnpkit-coated-cmyk.icc"
@@ -72,7 +77,7 @@ class Press:
 class Separation:
     """RGB to CMYK through one press's ICC profile; every result is cached."""
 
-    def __init__(self, press: Press):
+    def __init__(self, press: Press) -> None:
         self.press = press
         self.icc = press.icc.read_bytes()
         profile = ImageCms.ImageCmsProfile(io.BytesIO(self.icc))
@@ -84,8 +89,10 @@ class Separation:
         ramp = Image.new("CMYK", (256, 1))
         ramp.putdata([(0, 0, 0, k) for k in range(256)])
         # the grey each amount of K alone prints as, to put neutral greys on K
-        self._k_grey = list(ImageCms.applyTransform(ramp, back).tobytes()[1::3])  # the green of each RGB pixel
-        self._images: dict = {}
+        grey = ImageCms.applyTransform(ramp, back)
+        assert grey is not None  # applyTransform returns None only when told to work in place
+        self._k_grey = list(grey.tobytes()[1::3])  # the green of each RGB pixel
+        self._images: dict[object, tuple[Image.Image, Image.Image]] = {}
 
     def canvas(self, path: str, **options: object) -> CmykCanvas:
         """A canvas that separates everything drawn on it for this press."""
@@ -111,13 +118,15 @@ class Separation:
                 return (0.0, 0.0, 0.0, round((k - 1 + frac) / 255, 4))
         return (0.0, 0.0, 0.0, 1.0)
 
-    def image(self, key, image: Image.Image) -> Image.Image:
+    def image(self, key: object, image: Image.Image) -> Image.Image:
         """A CMYK copy of an image (taken as it is when it is CMYK already); alpha is dropped, see flatten."""
         if key not in self._images:
             if image.mode == "CMYK":
                 out = image.copy()
             else:
-                out = limit_image(ImageCms.applyTransform(_on_white(image), self._to_cmyk), self.press.ink_limit)
+                cmyk = ImageCms.applyTransform(_on_white(image), self._to_cmyk)
+                assert cmyk is not None  # as above
+                out = limit_image(cmyk, self.press.ink_limit)
             self._images[key] = (image, out)  # holding the source keeps an id() key from being reused
         return self._images[key][1]
 
@@ -132,8 +141,11 @@ def separation(press: Press) -> Separation:
 def _colour(sep: Separation, rgb: tuple[int, int, int]) -> tuple[float, float, float, float]:
     if rgb[0] == rgb[1] == rgb[2]:
         return sep.grey(rgb[0])
-    pixel = ImageCms.applyTransform(Image.new("RGB", (1, 1), rgb), sep._to_cmyk).getpixel((0, 0))
-    return limit(tuple(round(v / 255, 4) for v in pixel), sep.press.ink_limit)
+    image = ImageCms.applyTransform(Image.new("RGB", (1, 1), rgb), sep._to_cmyk)
+    assert image is not None  # as above
+    pixel = cast(tuple[int, int, int, int], image.getpixel((0, 0)))
+    c, m, y, k = limit(tuple(round(v / 255, 4) for v in pixel), sep.press.ink_limit)
+    return c, m, y, k
 
 
 def limit(cmyk: tuple[float, ...], percent: float) -> tuple[float, ...]:
@@ -151,7 +163,7 @@ def limit_image(cmyk: Image.Image, percent: float) -> Image.Image:
     c, m, y, k = cmyk.split()
     cap = percent / 100 * 255
 
-    def scaled(a):  # 1 where within the limit, else the share of C, M and Y that fits beside K
+    def scaled(a: dict[str, Any]) -> Any:  # 1 where within the limit, else the share of C, M and Y that fits beside K
         cmy = a["float"](a["c"] + a["m"] + a["y"])
         room = a["max"](a["float"](a["k"]) * -1.0 + cap, 0.0)
         return a["min"](room / a["max"](cmy, 1.0), 1.0)
@@ -171,34 +183,35 @@ def _on_white(image: Image.Image) -> Image.Image:
 class CmykCanvas(Canvas):
     """A ReportLab canvas that writes DeviceCMYK only: colours and images are separated on the way in."""
 
-    def __init__(self, path: str, separation: Separation, **kwargs):
+    def __init__(self, path: str, separation: Separation, **kwargs: Any) -> None:
         fonts.register_all()
         # ReportLab's default initial font is Helvetica, a base-14 font it never embeds
-        kwargs.setdefault("initialFontName", fonts.face_name(fonts.DEFAULT_FAMILY))
+        kwargs.setdefault("initialFontName", fonts.default_face())
         super().__init__(path, **kwargs)
         self.separation = separation
         self._fill_black = False
 
-    def setFillColor(self, aColor, alpha=None):
+    def setFillColor(self, aColor: _Colour, alpha: float | None = None) -> None:
         self._fill_black = _rgb(aColor) == (0.0, 0.0, 0.0)
         super().setFillColor(self._cmyk(aColor), alpha)
 
-    def setStrokeColor(self, aColor, alpha=None):
+    def setStrokeColor(self, aColor: _Colour, alpha: float | None = None) -> None:
         super().setStrokeColor(self._cmyk(aColor), alpha)
 
-    def _cmyk(self, colour):
+    def _cmyk(self, colour: _Colour) -> _Colour:
         rgb = _rgb(colour)
         return colour if rgb is None else CMYKColor(*self.separation.colour(rgb))
 
-    def setFillAlpha(self, a):
+    def setFillAlpha(self, a: float) -> None:
         _opaque(a)
 
-    def setStrokeAlpha(self, a):
+    def setStrokeAlpha(self, a: float) -> None:
         _opaque(a)
 
-    def drawPath(self, aPath, stroke=1, fill=0, fillMode=None):
+    def drawPath(self, aPath: PDFPathObject, stroke: int = 1, fill: int = 0, fillMode: int | None = None
+                 ) -> None:
         """Large black fills print rich black (flat K looks grey beside other inks); text stays K."""
-        if fill and self._fill_black and _area_mm2(aPath, self._currentMatrix) >= RICH_AREA:
+        if fill and self._fill_black and _area_mm2(aPath, self._currentMatrix) >= RICH_AREA:  # type: ignore[attr-defined]
             super().setFillColor(CMYKColor(*self.separation.press.rich_black))
             super().drawPath(aPath, stroke, fill, fillMode)
             super().setFillColor(CMYKColor(0, 0, 0, 1))
@@ -229,21 +242,25 @@ class CmykCanvas(Canvas):
             out += [(p0 + (p1 - p0) * k / steps, _mix(c0, c1, k / steps)) for k in range(1, steps + 1)]
         return [CMYKColor(*self.separation.colour(c)) for _, c in out], [p for p, _ in out]
 
-    def drawImage(self, image, x, y, width=None, height=None, mask=None, preserveAspectRatio=False, anchor="c", **kwargs):
-        pil = Image.open(image) if isinstance(image, (str, Path)) else image._image
+    def drawImage(  # type: ignore[override]  # the keywords it does not name pass through
+            self, image: str | Path | ImageReader, x: float, y: float, width: float | None = None,
+            height: float | None = None, mask: object = None, preserveAspectRatio: bool = False,
+            anchor: str = "c", **kwargs: Any) -> Any:
+        pil = Image.open(image) if isinstance(image, (str, Path)) else image._image  # type: ignore[attr-defined]
         key = str(image) if isinstance(image, (str, Path)) else id(pil)  # the cache holds pil, so its id stays unique
         cmyk = self.separation.image(key, pil)
         return super().drawImage(ImageReader(cmyk), x, y, width, height, None, preserveAspectRatio, anchor, **kwargs)
 
 
-def _rgb(colour) -> tuple[float, float, float] | None:
+def _rgb(colour: _Colour) -> tuple[float, float, float] | None:
     """The RGB of a colour given as a tuple or a ReportLab Color; None for CMYK (kept as it is)."""
     if isinstance(colour, CMYKColor):
         return None
     if isinstance(colour, Color):
         return (colour.red, colour.green, colour.blue)
     if isinstance(colour, (tuple, list)) and len(colour) == 3:
-        return tuple(float(v) for v in colour)
+        r, g, b = (float(v) for v in colour)
+        return r, g, b
     return None
 
 
@@ -257,11 +274,12 @@ def _opaque(alpha: float) -> None:
         raise ValueError(f"transparency (alpha {alpha}) reached a PDF/X-1a canvas")
 
 
-def _area_mm2(path, matrix) -> float:
+def _area_mm2(path: PDFPathObject, matrix: tuple[float, ...]) -> float:
     """The bounding-box area of a path on the page, in mm^2."""
-    xs, ys = [], []
+    xs: list[float] = []
+    ys: list[float] = []
     a, b, c, d, e, f = matrix
-    for op in path._code:
+    for op in path._code:  # type: ignore[attr-defined]  # ReportLab keeps the operators here
         numbers = [float(n) for n in _NUM.findall(op)]
         for px, py in zip(numbers[0::2], numbers[1::2]):
             xs.append(a * px + c * py + e)
@@ -290,10 +308,11 @@ def transparency(face: Face) -> str | None:
 
 
 @lru_cache(maxsize=64)
-def _has_alpha(source) -> bool:
+def _has_alpha(source: bytes | str) -> bool:
     image = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
     if image.mode in ("RGBA", "LA") or (image.mode == "P" and "transparency" in image.info):
-        return image.convert("RGBA").getextrema()[3][0] < 255
+        extrema = cast(tuple[tuple[int, int], ...], image.convert("RGBA").getextrema())
+        return extrema[3][0] < 255
     return False
 
 
@@ -305,7 +324,7 @@ class Raster:
     width_mm: float
     height_mm: float
 
-    def draw(self, canvas, x_pt: float = 0, y_pt: float = 0) -> None:
+    def draw(self, canvas: Canvas, x_pt: float = 0, y_pt: float = 0) -> None:
         canvas.drawImage(ImageReader(self.image), x_pt, y_pt, self.width_mm * _PT_PER_MM, self.height_mm * _PT_PER_MM)
 
 
@@ -337,12 +356,14 @@ def flatten(faces: list[Face], dpi: int = FLATTEN_DPI) -> list[Face]:
         facepages.write_faces_pdf([facepages.Sheet(f, f.full_size) for f in firsts], pdf, "flatten")
         shots = [facepages.Shot(i, _pixels(f, dpi), dpi) for i, f in enumerate(firsts)]
         for face, image in zip(firsts, facepages.rasterise(pdf, shots)):
+            assert image is not None  # a shot without a path comes back as an image
             rasters[face.svg] = Raster(image, *face.full_size)
     return [dataclasses.replace(face, drawing=rasters[face.svg]) if face.svg in rasters else face for face in faces]
 
 
 def _pixels(face: Face, dpi: int) -> tuple[int, int]:
-    return tuple(max(1, round(s / 25.4 * dpi)) for s in face.full_size)
+    w, h = (max(1, round(s / 25.4 * dpi)) for s in face.full_size)
+    return w, h
 
 
 # ------------------------------------------------------------------ ink limit
@@ -364,7 +385,7 @@ def ink_problems(faces: list[Face], separation: Separation, service: str) -> lis
     return problems
 
 
-def _worst_ink(face: Face, sep: Separation):
+def _worst_ink(face: Face, sep: Separation) -> tuple[float, str] | None:
     """(total %, description) of the heaviest colour or image pixel of a face."""
     worst, candidates = None, []
     for op in face.drawing.ops:  # the vector drawing, also of a face that will be flattened: same colours
@@ -388,10 +409,10 @@ def _image_ink(cmyk: Image.Image) -> float:
     """The highest total ink of any pixel, in %."""
     c, m, y, k = cmyk.split()
     total = ImageMath.lambda_eval(lambda a: a["c"] + a["m"] + a["y"] + a["k"], c=c, m=m, y=y, k=k)  # 32-bit: no clipping at 255
-    return total.getextrema()[1] / 255 * 100
+    return cast(tuple[int, int], total.getextrema())[1] / 255 * 100
 
 
-def _describe(rgb, cmyk) -> str:
+def _describe(rgb: tuple[float, ...], cmyk: tuple[float, ...]) -> str:
     hexa = "#" + "".join(f"{round(v * 255):02x}" for v in rgb)
     c, m, y, k = (round(v * 100) for v in cmyk)
     return f"colour {hexa} separates to C{c} M{m} Y{y} K{k}"

@@ -22,8 +22,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pnpkit.errors import Location, Problem
+
+if TYPE_CHECKING:  # pikepdf is imported where a PDF is read
+    import pikepdf
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in points
 
 TARGETS = ("home", "pdfx")
 PDFX_VERSION = "PDF/X-1a:2003"
@@ -49,11 +55,11 @@ def check(path: Path, target: str | None = None) -> list[Problem]:
 
 
 class _Run:
-    def __init__(self, path: Path, pdf, target: str):
+    def __init__(self, path: Path, pdf: pikepdf.Pdf, target: str) -> None:
         self.path, self.pdf, self.pdfx = path, pdf, target == "pdfx"
         self.problems: list[Problem] = []
-        self.seen: set = set()  # (page, message): one problem per fault and page
-        self.checked: dict = {}  # objgen of a form or image -> the messages it gave, so a shared one is read once
+        self.seen: set[tuple[int, str]] = set()  # (page, message): one problem per fault and page
+        self.checked: dict[tuple[int, int] | None, list[str]] = {}  # objgen of a form or image -> the messages it gave, so a shared one is read once
 
     def add(self, page: int, message: str) -> None:
         if (page, message) not in self.seen:
@@ -103,9 +109,10 @@ class _Run:
 
     # ---------------------------------------------------------- pages
 
-    def page(self, number: int, page) -> None:
+    def page(self, number: int, page: pikepdf.Page) -> None:
         boxes = {name: _box(page.obj.get(f"/{name}")) for name in ("MediaBox", "BleedBox", "TrimBox", "ArtBox")}
         media = _box(page.mediabox)
+        assert media is not None  # pikepdf gives every page a MediaBox
         if self.pdfx:
             if boxes["TrimBox"] is None and boxes["ArtBox"] is None:
                 self.add(number, "no TrimBox; PDF/X needs one on every page")
@@ -119,7 +126,7 @@ class _Run:
         for message in self.content(page.obj, "the page"):
             self.add(number, message)
 
-    def content(self, holder, name: str) -> list[str]:
+    def content(self, holder: pikepdf.Object, name: str) -> list[str]:
         """Problems of a page or form: its fonts, colour operators, graphics states and XObjects, inner forms too."""
         key = holder.objgen if holder.objgen != (0, 0) else None
         if key is not None and key in self.checked:
@@ -127,7 +134,7 @@ class _Run:
         self.checked[key] = []  # a form that draws itself must not loop
         import pikepdf
 
-        out = []
+        out: list[str] = []
         resources = holder.get("/Resources", pikepdf.Dictionary())
         for font_name, font in resources.get("/Font", {}).items():
             if not _embedded(font):
@@ -144,10 +151,10 @@ class _Run:
             self.checked[key] = out
         return out
 
-    def colours(self, holder, resources, name: str) -> list[str]:
+    def colours(self, holder: pikepdf.Object, resources: pikepdf.Object, name: str) -> list[str]:
         import pikepdf
 
-        out = []
+        out: list[str] = []
         for gs_name, state in _named(resources, "/ExtGState"):
             for key in ("/ca", "/CA"):
                 if key in state and float(state[key]) < 1:
@@ -162,8 +169,8 @@ class _Run:
         for shading_name, shading in _named(resources, "/Shading"):
             if _space_name(shading.get("/ColorSpace")) not in _GOOD_SPACES:
                 out.append(f"shading {shading_name} in {name} is in {_space_name(shading.get('/ColorSpace'))[1:]}")
-        rgb = []
-        for operands, operator in pikepdf.parse_content_stream(holder):
+        rgb: list[str] = []
+        for operands, operator in pikepdf.parse_content_stream(holder):  # type: ignore[misc]
             op = str(operator)
             if op in ("rg", "RG"):
                 rgb.append(f"{' '.join(f'{float(v):g}' for v in operands)} {op}")
@@ -176,16 +183,17 @@ class _Run:
         return out
 
 
-def _named(resources, kind: str):
+def _named(resources: pikepdf.Object, kind: str) -> list[tuple[str, pikepdf.Object]]:
     """(name without its slash, object) of one kind of resource."""
     return [(str(name).lstrip("/"), value) for name, value in resources.get(kind, {}).items()]
 
 
-def _intents(pdf) -> list:
+def _intents(pdf: pikepdf.Pdf) -> list[pikepdf.Object]:
     return [i for i in pdf.Root.get("/OutputIntents", []) if str(i.get("/S", "")) == "/GTS_PDFX"]
 
 
-def _embedded(font) -> bool:
+def _embedded(font: pikepdf.Object | None) -> bool:
+    assert font is not None  # a font dictionary of a page's resources
     subtype = str(font.get("/Subtype", ""))
     if subtype == "/Type3":
         return True  # its glyphs are content streams in the file
@@ -197,7 +205,7 @@ def _embedded(font) -> bool:
     return descriptor is not None and any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3"))
 
 
-def _space_name(space) -> str:
+def _space_name(space: pikepdf.Object | None) -> str:
     """/DeviceCMYK, /ICCBased, /Indexed(base) …: the family a colour space belongs to."""
     import pikepdf
 
@@ -213,8 +221,8 @@ def _space_name(space) -> str:
     return str(space)
 
 
-def _image_faults(image) -> list[str]:
-    faults = []
+def _image_faults(image: pikepdf.Object) -> list[str]:
+    faults: list[str] = []
     if image.get("/ImageMask", False) is True or str(image.get("/ImageMask", "")) == "true":
         return faults  # a stencil mask paints with the current (checked) colour
     space = image.get("/ColorSpace", image.get("/CS"))
@@ -231,19 +239,19 @@ def _image_faults(image) -> list[str]:
     return faults
 
 
-def _box(value) -> tuple[float, float, float, float] | None:
+def _box(value: pikepdf.Object | None) -> Box | None:
     if value is None:
         return None
     x0, y0, x1, y1 = (float(v) for v in value)
     return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
 
-def _inside(inner, outer, tolerance: float = 0.01) -> bool:
+def _inside(inner: Box, outer: Box, tolerance: float = 0.01) -> bool:
     return (inner[0] >= outer[0] - tolerance and inner[1] >= outer[1] - tolerance
             and inner[2] <= outer[2] + tolerance and inner[3] <= outer[3] + tolerance)
 
 
-def _fmt(box) -> str:
+def _fmt(box: Box) -> str:
     return "[" + " ".join(f"{v:g}" for v in box) + "]"
 
 
@@ -261,7 +269,7 @@ def check_build(folder: Path, pdfx_folders: set[str]) -> list[Problem]:
 
 # ---------------------------------------------------------- the command
 
-def configure(sub) -> None:
+def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("preflight", help="check PDFs for the rules of their target (home sheets, PDF/X-1a)",
                        description="Check PDFs: fonts embedded and page boxes nested; with --target pdfx (the default "
                        "for files with a PDF/X OutputIntent) also the PDF/X-1a:2003 rules: CMYK only, no transparency, "

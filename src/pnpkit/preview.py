@@ -20,6 +20,7 @@ import hashlib
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 from lxml import etree
@@ -29,6 +30,9 @@ from pnpkit import output, paths
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Item, Pack
 from pnpkit.svgdraw import ImageOp
+
+if TYPE_CHECKING:  # build imports this module
+    from pnpkit.build import Result
 
 STATE_URL = "/__pnpkit/state"  # what watch --serve answers with the build state (JSON)
 _BUILD_META = re.compile(rb'<meta name="pnpkit-build" content="([0-9a-f]+)">')
@@ -50,9 +54,10 @@ def _page(title: str, body: Markup) -> str:
     return page.render(build=build, state_url=STATE_URL, title=title, body=body)
 
 
-def write_index(result, folder: Path, previous: Path | None = None) -> Path:
+def write_index(result: Result, folder: Path, previous: Path | None = None) -> Path:
     """Write folder/index.html for a successful build (folder holds its PDFs and svg/); a file
     the `previous` build's folder holds with the same bytes is linked, not written (output.put)."""
+    assert result.pack is not None  # only a successful build has an index
     pack: Pack = result.pack
     owners = _owners(pack)
     by_item: dict[str, list[Problem]] = {}
@@ -196,7 +201,7 @@ def _owners(pack: Pack) -> dict[str, list[tuple[int, int, str]]]:
     return spans
 
 
-def _owner(owners: dict, problem: Problem) -> str | None:
+def _owner(owners: dict[str, list[tuple[int, int, str]]], problem: Problem) -> str | None:
     for first, last, item_id in owners.get(problem.where.file, ()):
         if first <= problem.where.line <= last:
             return item_id

@@ -13,12 +13,16 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from pnpkit.checker import Reader, did_you_mean
 from pnpkit.errors import Location, Problem
-from pnpkit.loader import load_yaml
+from pnpkit.loader import Path_, load_yaml
 from pnpkit.model import KINDS
 from pnpkit.units import MM_PER
+
+if TYPE_CHECKING:  # pdfx is imported only where a profile asks for PDF/X
+    from pnpkit.pdfx import Press
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 OUTPUTS = ("sheets", "images", "pages", "tts", "showcase", "low-ink")
@@ -73,11 +77,11 @@ class Profile:
     notes: str = ""
     sheet: tuple[int, int, int] = (10, 7, 4096)  # tts: columns, rows, max pixels a side
     image_url: str = ""
-    objects: dict = field(default_factory=dict)  # tts: kind -> object
+    objects: dict[str, str] = field(default_factory=dict)  # tts: kind -> object
     tile_width: float = 50.8  # tts: mm a scale-1 tile stands for
     fit: float = 0.0  # mm a product's trim may differ from a group's on each side and still be its product
     pdfx: bool = False  # pages: PDF/X-1a:2003 in CMYK, separated for `press`
-    press: object = None  # pdfx.Press: ICC profile, output condition, ink limit, rich black
+    press: Press | None = None  # pdfx.Press: ICC profile, output condition, ink limit, rich black
     width: int = 1600  # showcase: pixels across every image
     background: str = "transparent"  # showcase: transparent, or a colour #rrggbb
     hand: int = 7  # showcase: cards in a fanned hand at most
@@ -163,7 +167,7 @@ def _read(r: Reader, ident: str) -> Profile | None:
     if output is None:
         return None
     r.mapping(data, (), KEYS[output], f"a profile with output '{output}'", "profile")
-    values: dict = {"id": ident, "output": output, "where": r.doc.at(())}
+    values: dict[str, Any] = {"id": ident, "output": output, "where": r.doc.at(())}
     values["name"] = r.typed(r.get(data, (), "name"), ("name",), "string", "profile")
     if "notes" in data:
         values["notes"] = r.typed(data["notes"], ("notes",), "string", "profile")
@@ -200,9 +204,10 @@ def _read(r: Reader, ident: str) -> Profile | None:
     return Profile(**values)
 
 
-def _ints(r: Reader, data: dict, bounds) -> dict:
+def _ints(r: Reader, data: dict[str, Any], bounds: tuple[tuple[str, int, int], ...]
+          ) -> dict[str, Any]:
     """Whole-number keys, each between its bounds."""
-    values = {}
+    values: dict[str, Any] = {}
     for key, low, high in bounds:
         if key in data:
             n = r.typed(data[key], (key,), "int", "profile")
@@ -213,7 +218,7 @@ def _ints(r: Reader, data: dict, bounds) -> dict:
     return values
 
 
-def _showcase(r: Reader, data: dict) -> dict:
+def _showcase(r: Reader, data: dict[str, Any]) -> dict[str, Any]:
     values = _ints(r, data, (("width", 200, 8000), ("hand", 1, 12)))
     if "background" in data:
         colour = r.typed(data["background"], ("background",), "string", "profile")
@@ -224,11 +229,14 @@ def _showcase(r: Reader, data: dict) -> dict:
     return values
 
 
-def _press(r: Reader, data: dict, folder: Path) -> dict:
+def _press(r: Reader, data: dict[str, Any], folder: Path) -> dict[str, Any]:
     """pdfx and the press it is separated for; an icc path is relative to the profile file."""
-    from pnpkit.pdfx import Press  # here: pdfx needs Pillow's ImageCms, which only PDF/X exports use
+    from pnpkit.pdfx import (
+        Press,  # here: pdfx needs Pillow's ImageCms, which only PDF/X exports use
+    )
 
     pdfx = r.typed(data.get("pdfx", False), ("pdfx",), "bool", "profile")
+    press: Press | None
     press = Press()
     if "icc" in data:
         name = r.typed(data["icc"], ("icc",), "string", "profile")
@@ -261,11 +269,12 @@ def _press(r: Reader, data: dict, folder: Path) -> dict:
     return {"pdfx": pdfx, "press": press}
 
 
-def _rich_black(r: Reader, value) -> tuple | None:
+def _rich_black(r: Reader, value: Any) -> tuple[float, float, float, float] | None:
     if not (isinstance(value, list) and len(value) == 4 and all(isinstance(v, int) and 0 <= v <= 100 for v in value)):
         r.problem(("rich_black",), "'rich_black' must be [C, M, Y, K] in % such as [60, 40, 40, 100]", "profile")
         return None
-    return tuple(v / 100 for v in value)
+    c, m, y, k = (v / 100 for v in value)
+    return c, m, y, k
 
 
 def _is_cmyk_output_profile(path: Path) -> bool:
@@ -273,7 +282,7 @@ def _is_cmyk_output_profile(path: Path) -> bool:
     return len(head) == 128 and head[16:20] == b"CMYK" and head[36:40] == b"acsp"
 
 
-def _length(r: Reader, value, path: tuple) -> float | None:
+def _length(r: Reader, value: Any, path: Path_) -> float | None:
     mm = r.length(value, path)
     if mm is not None and mm < 0:
         r.problem(path, f"'{path[-1]}' must not be negative", "profile")
@@ -281,11 +290,11 @@ def _length(r: Reader, value, path: tuple) -> float | None:
     return mm
 
 
-def _sheet(r: Reader, value) -> tuple[int, int, int] | None:
+def _sheet(r: Reader, value: Any) -> tuple[int, int, int] | None:
     spec = r.mapping(value, ("sheet",), SHEET_KEYS, "'sheet'", "profile")
     if spec is None:
         return None
-    out = []
+    out: list[int | None] = []
     for key, default, low in (("columns", 10, 1), ("rows", 7, 1), ("max_pixels", 4096, 64)):
         n = r.typed(spec.get(key, default), ("sheet", key), "int", "profile")
         if n is not None and n < low:
@@ -294,17 +303,18 @@ def _sheet(r: Reader, value) -> tuple[int, int, int] | None:
         out.append(n)
     if None in out:
         return None
-    if not 2 <= out[0] * out[1] <= 100:  # a face and the hidden image; card ids are sheet x 100 + slot
+    columns, rows, pixels = cast(list[int], out)
+    if not 2 <= columns * rows <= 100:  # a face and the hidden image; card ids are sheet x 100 + slot
         r.problem(("sheet",), f"a deck sheet needs 2 to 100 cells, a face and the hidden image at least (got {out[0]} x {out[1]})", "profile")
         return None
-    return tuple(out)
+    return columns, rows, pixels
 
 
-def _objects(r: Reader, value) -> dict | None:
+def _objects(r: Reader, value: Any) -> dict[str, str] | None:
     spec = r.mapping(value, ("objects",), KINDS_FOR_TTS, "'objects'", "profile")
     if spec is None:
         return None
-    out = {}
+    out: dict[str, str] = {}
     for kind in KINDS_FOR_TTS:
         if kind not in spec:
             r.problem(("objects",), f"'objects' needs the kind '{kind}' (one of {', '.join(TTS_OBJECTS)})", "profile")
@@ -313,7 +323,7 @@ def _objects(r: Reader, value) -> dict | None:
     return out if None not in out.values() and len(out) == len(KINDS_FOR_TTS) else None
 
 
-def _products(r: Reader, value, dpi: int, bleed: float, output: str) -> list[Product]:
+def _products(r: Reader, value: Any, dpi: int, bleed: float, output: str) -> list[Product]:
     if not isinstance(value, list):
         r.problem(("products",), "'products' must be a list of {name, trim, pixels}", "profile")
         return []
@@ -362,7 +372,7 @@ def _source(r: Reader, spec: dict[str, object], path: tuple[str | int, ...]) -> 
     return str(text)
 
 
-def _pixels(r: Reader, spec: dict, path: tuple, output: str) -> tuple[int, int] | None:
+def _pixels(r: Reader, spec: dict[str, Any], path: Path_, output: str) -> tuple[int, int] | None:
     if "pixels" not in spec:
         return None
     if output != "images":

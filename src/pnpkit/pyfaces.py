@@ -18,12 +18,24 @@ import importlib.util
 import re
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
+from xml.etree import ElementTree
 
 from pnpkit import packcode
 from pnpkit.errors import Location, Problem
-from pnpkit.loader import display_path
+from pnpkit.paths import display_path
+
+if TYPE_CHECKING:
+    import svgwrite
+
+    from pnpkit.model import Pack
+
+FaceKey = tuple[str, str, str]  # (group, item, side)
+# (key, spec, where, template context, found problems -> the face's text_box())
+Job = tuple[FaceKey, str, Location, dict[str, Any], Callable[[list[Problem]], Callable[..., object]]]
 
 SPEC = re.compile(r"^([\w./-]+\.py):([A-Za-z_]\w*)$")
 
@@ -32,7 +44,7 @@ def is_python(name: str) -> bool:
     return SPEC.match(name) is not None
 
 
-def drawing(ctx: dict):
+def drawing(ctx: dict[str, Any]) -> svgwrite.Drawing:
     """An svgwrite Drawing of the face: millimetres, (0, 0) at the trim's top-left, bleed outside."""
     import svgwrite
 
@@ -45,14 +57,12 @@ class Markup:
     """SVG markup (what text_box() returns) that can be added to an svgwrite drawing:
     `d.add(ctx["text_box"](...))`; it keeps text_box's height, top, bottom, lines and size."""
 
-    def __init__(self, block):
+    def __init__(self, block: object) -> None:
         self.svg = str(block)
         for name in ("height", "top", "bottom", "lines", "size"):
             setattr(self, name, getattr(block, name, None))
 
-    def get_xml(self):
-        from xml.etree import ElementTree
-
+    def get_xml(self) -> ElementTree.Element:
         return ElementTree.fromstring(f'<g xmlns="http://www.w3.org/2000/svg">{self.svg}</g>')
 
     def __str__(self) -> str:
@@ -86,16 +96,23 @@ class _MacroModule:
         return lambda *args, **kwargs: Markup(value(*args, **kwargs))  # type: ignore[no-untyped-call]
 
 
-def _svg_text(result) -> str:
+def _marked(boxes: Callable[..., object]) -> Callable[..., Markup]:
+    """text_box() for Python faces: its SVG comes back marked as SVG, not as text to escape."""
+    return lambda *args, **kwargs: Markup(boxes(*args, **kwargs))
+
+
+def _svg_text(result: object) -> str:
     if isinstance(result, str):
         return result
     if hasattr(result, "tostring"):
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + result.tostring()
+        text: str = result.tostring()
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + text
     raise TypeError(f"a Python face must return drawing(ctx) or SVG text (got {type(result).__name__})")
 
 
-def _load(path: Path):
+def _load(path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"pnpkit_face_{abs(hash(str(path)))}", path)
+    assert spec is not None and spec.loader is not None  # a .py file always has a spec
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -111,7 +128,8 @@ def _where_in(path: Path, exc: BaseException) -> int:
     return line
 
 
-def run(pack, jobs: list, trusted: bool, seconds: float) -> tuple[dict, list[Problem]]:
+def run(pack: Pack, jobs: list[Job], trusted: bool, seconds: float
+        ) -> tuple[dict[FaceKey, str], list[Problem]]:
     """Draw every Python face of a build. jobs: [(key, spec, where, context, make_text_box)].
     Returns ({key: svg}, problems)."""
     if not jobs:
@@ -121,9 +139,10 @@ def run(pack, jobs: list, trusted: bool, seconds: float) -> tuple[dict, list[Pro
         return {}, [Problem(jobs[0][2], f"the pack is not trusted, so its Python faces ({', '.join(names)}: {len(jobs)} face(s)) "
                                         f"were not drawn; if you trust its author: pnpkit trust {display_path(pack.root)} "
                                         "(or --trust for one run)", "trust")]
-    problems, runnable = [], []
+    problems: list[Problem] = []
+    runnable: list[Job] = []
     for job in jobs:
-        file = SPEC.match(job[1]).group(1)
+        file = SPEC.match(job[1]).group(1)  # type: ignore[union-attr]  # is_python() chose it
         path = pack.root / file
         if pack.root.resolve() not in path.resolve().parents:
             problems.append(Problem(job[2], f"Python face file '{file}' lies outside the pack; it must be a file inside it", "references"))
@@ -132,11 +151,12 @@ def run(pack, jobs: list, trusted: bool, seconds: float) -> tuple[dict, list[Pro
         else:
             runnable.append(job)
 
-    def work(step) -> list:
-        out, modules = [], {}
-        for n, (key, spec, where, context, make_text_box) in enumerate(runnable):
+    def work(step: Callable[[object], None]) -> list[list[Any]]:
+        out: list[list[Any]] = []
+        modules: dict[str, ModuleType] = {}
+        for n, (_key, spec, _where, context, make_text_box) in enumerate(runnable):
             step(n)
-            file, fn_name = SPEC.match(spec).groups()
+            file, fn_name = SPEC.match(spec).groups()  # type: ignore[union-attr]
             path = pack.root / file
             found: list[Problem] = []
             try:
@@ -146,7 +166,7 @@ def run(pack, jobs: list, trusted: bool, seconds: float) -> tuple[dict, list[Pro
                 if not callable(fn):
                     raise AttributeError(f"{file} has no function '{fn_name}'")
                 boxes = make_text_box(found)
-                svg = _svg_text(fn({**context, "text_box": lambda *a, **k: Markup(boxes(*a, **k)),
+                svg = _svg_text(fn({**context, "text_box": _marked(boxes),
                                     "macros": Macros(boxes.env, {**context, "text_box": boxes})}))
                 out.append([n, svg, None, [_dump(p) for p in found]])
             except Exception as exc:  # noqa: BLE001 (the pack's code)
@@ -154,7 +174,7 @@ def run(pack, jobs: list, trusted: bool, seconds: float) -> tuple[dict, list[Pro
         return out
 
     outcome = packcode.run(work, seconds)
-    faces = {}
+    faces: dict[FaceKey, str] = {}
     if not outcome.done:
         n = outcome.step if isinstance(outcome.step, int) else 0
         what = (f"did not finish within {seconds:g} s and was stopped (if it is just slow: --code-timeout SECONDS)"
@@ -162,7 +182,7 @@ def run(pack, jobs: list, trusted: bool, seconds: float) -> tuple[dict, list[Pro
         if runnable:
             problems.append(Problem(runnable[n][2], f"Python face {runnable[n][1]} {what}", "python-face"))
         return faces, problems
-    for n, svg, error, found in outcome.value:
+    for n, svg, error, found in cast(list[list[Any]], outcome.value):  # work()'s, through JSON
         key, spec, where = runnable[n][:3]
         problems += [Problem(Location(*row[:3]), *row[3:]) for row in found]
         if error is not None:
@@ -173,5 +193,5 @@ def run(pack, jobs: list, trusted: bool, seconds: float) -> tuple[dict, list[Pro
     return faces, problems
 
 
-def _dump(p: Problem) -> list:
+def _dump(p: Problem) -> list[object]:
     return [p.where.file, p.where.line, p.where.column, p.message, p.rule, p.level]

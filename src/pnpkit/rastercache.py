@@ -16,22 +16,27 @@ import hashlib
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
 from pnpkit.cache import engine
 from pnpkit.svgdraw import ImageOp, Op
 
+if TYPE_CHECKING:  # facepages imports this module
+    from pnpkit.facepages import Sheet, Shot
+
 KEEP_DAYS = 14
 
 
-def key(sheet, shot, variant: str = "") -> str | None:
+def key(sheet: Sheet, shot: Shot, variant: str = "") -> str | None:
     """The hash of what shapes one shot's pixels, or None when the face cannot be keyed."""
     return combine([sheet_key(sheet)], repr((shot.px, shot.dpi, shot.path is None, variant)))
 
 
-def sheet_key(sheet) -> bytes | None:
+def sheet_key(sheet: Sheet) -> bytes | None:
     """The hash of what shapes one face drawn on its page: drawing, art, trim, bleed, page."""
     face = sheet.face
     content = _drawing_content(face.drawing)
@@ -44,7 +49,7 @@ def sheet_key(sheet) -> bytes | None:
     return h.digest()
 
 
-def _drawing_content(drawing) -> bytes | None:
+def _drawing_content(drawing: Any) -> bytes | None:
     """A compiled SVG's operations with its art files' content, or a flattened face's pixels
     (pdfx.Raster); None for anything else."""
     if drawing is None:
@@ -58,7 +63,7 @@ def _drawing_content(drawing) -> bytes | None:
     return repr((image.mode, image.size)).encode() + image.tobytes() if image is not None else None
 
 
-def combine(parts: list, extra: str = "") -> str | None:
+def combine(parts: list[object], extra: str = "") -> str | None:
     """One key for several: None if any part is None."""
     if any(part is None for part in parts):
         return None
@@ -78,7 +83,7 @@ def _keyed(op: Op) -> Op:
 class RasterCache:
     """The PNGs of faces already rasterised, in one folder."""
 
-    def __init__(self, folder: Path | None):
+    def __init__(self, folder: Path | None) -> None:
         self.folder = folder
         self.hits = self.misses = 0
 
@@ -92,7 +97,7 @@ class RasterCache:
         os.utime(path)  # used: kept
         return path
 
-    def made(self, k: str | None, target: Path, make) -> bool:
+    def made(self, k: str | None, target: Path, make: Callable[[Path], object]) -> bool:
         """Copy target from the cache if k was made before, else make(target) and keep a copy.
         True when it came from the cache."""
         hit = self.get(k, target.suffix)
@@ -135,14 +140,15 @@ class RasterCache:
                 pass
 
 
-def render(sheets: list, shots: list, pdf_path: Path, title: str, cache: RasterCache, variant: str,
-           write_pdf, rasterise) -> list:
+def render(sheets: list[Sheet], shots: list[Shot], pdf_path: Path, title: str, cache: RasterCache,
+           variant: str, write_pdf: Callable[[list[Sheet], Path, str], None],
+           rasterise: Callable[[Path, list[Shot]], list[Image.Image | None]]) -> list[Image.Image | None]:
     """rasterise(write_pdf(sheets)) as export does it, serving every shot the cache holds.
 
     Returns what rasterise returns: a PIL image for each shot without a path, None for the others."""
     keys = [key(sheets[shot.page], shot, variant) for shot in shots]
-    out: list = [None] * len(shots)
-    todo = []
+    out: list[Image.Image | None] = [None] * len(shots)
+    todo: list[int] = []
     for i, (shot, k) in enumerate(zip(shots, keys)):
         hit = cache.get(k)
         if hit is None:
@@ -173,5 +179,5 @@ def render(sheets: list, shots: list, pdf_path: Path, title: str, cache: RasterC
     return out
 
 
-def _on_page(shot, page: int):
+def _on_page(shot: Shot, page: int) -> Shot:
     return type(shot)(page, shot.px, shot.dpi, shot.path)

@@ -14,13 +14,15 @@ import os
 import re
 import sys
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 import jinja2.meta
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
 from pnpkit import fonts, icons, paths, pyfaces, richtext, trust
@@ -119,7 +121,8 @@ def environment(pack: Pack, reg: Registry) -> jinja2.Environment:
 
 def render(pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], list[Problem]]:
     """Render every side of every item in the given language, in environment(pack, registry)."""
-    faces, problems = [], []
+    faces: list[Face] = []
+    problems: list[Problem] = []
     shared = pack_context(pack, lang)
     py = python_faces(env, pack, lang, shared, problems)
     for group in pack.groups.values():
@@ -131,7 +134,7 @@ def render(pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], 
     return faces, problems
 
 
-def pack_context(pack: Pack, lang: str) -> dict:
+def pack_context(pack: Pack, lang: str) -> dict[str, Any]:
     """What every template of the pack sees in one language."""
     return {
         "s": {k: v[lang] for k, v in pack.strings.items()},
@@ -141,7 +144,7 @@ def pack_context(pack: Pack, lang: str) -> dict:
     }
 
 
-def face_context(pack: Pack, group: Group, item: Item, side: str, lang: str) -> dict:
+def face_context(pack: Pack, group: Group, item: Item, side: str, lang: str) -> dict[str, Any]:
     """What one face's template sees besides pack_context() and text_box()."""
     return {"item": item_values(item, lang), "face": face_geometry(pack, group, side)}
 
@@ -150,17 +153,20 @@ class _FailFast(jinja2.BaseLoader):
     """A loader that remembers which templates do not compile: a syntax error in a template
     every face imports would otherwise be compiled again for every face (seconds for a deck)."""
 
-    def __init__(self, inner: jinja2.BaseLoader):
-        self.inner, self.broken = inner, {}
+    def __init__(self, inner: jinja2.BaseLoader) -> None:
+        self.inner = inner
+        self.broken: dict[str, jinja2.TemplateSyntaxError] = {}
         self.said: set[tuple[Location, str]] = set()  # missing templates reported: (where named, name)
 
-    def get_source(self, environment, name):
+    def get_source(self, environment: jinja2.Environment, name: str
+                   ) -> tuple[str, str | None, Callable[[], bool] | None]:
         return self.inner.get_source(environment, name)
 
-    def list_templates(self):
+    def list_templates(self) -> list[str]:
         return self.inner.list_templates()
 
-    def load(self, environment, name, globals=None):
+    def load(self, environment: jinja2.Environment, name: str,
+             globals: Any = None) -> jinja2.Template:  # noqa: A002 (the base class's name)
         if name in self.broken:
             raise self.broken[name].with_traceback(None)
         try:
@@ -170,16 +176,20 @@ class _FailFast(jinja2.BaseLoader):
             raise
 
 
-def python_faces(env, pack: Pack, lang: str, shared: dict, problems: list) -> dict:
+def python_faces(env: jinja2.Environment, pack: Pack, lang: str, shared: dict[str, Any],
+                 problems: list[Problem]) -> dict[pyfaces.FaceKey, str]:
     """The SVG of every face drawn by the pack's Python (pyfaces.py), all in one child process;
     (group, item, side) -> svg. The build says through env.pnpkit_code whether that may run."""
-    jobs = []
+    jobs: list[pyfaces.Job] = []
     for group in pack.groups.values():
         for item in group.items:
             for side, name in item.templates.items():
                 if pyfaces.is_python(name):
                     context = {**shared, **face_context(pack, group, item, side, lang)}
-                    make = (lambda found, item=item, name=name: TextBoxes(pack, item, lang, name, found, env))
+
+                    def make(found: list[Problem], item: Item = item, name: str = name) -> TextBoxes:
+                        return TextBoxes(pack, item, lang, name, found, env)
+
                     jobs.append(((group.name, item.id, side), name, item.template_where[side], context, make))
     if not jobs:
         return {}
@@ -189,8 +199,9 @@ def python_faces(env, pack: Pack, lang: str, shared: dict, problems: list) -> di
     return faces
 
 
-def render_face(env, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str, shared: dict, problems: list,
-                py: dict | None = None) -> Face | None:
+def render_face(env: jinja2.Environment, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str,
+                shared: dict[str, Any], problems: list[Problem],
+                py: dict[pyfaces.FaceKey, str] | None = None) -> Face | None:
     """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang);
     `py` holds the faces python_faces() drew."""
     where = item.where
@@ -246,13 +257,13 @@ def _not_found(env: jinja2.Environment, pack: Pack, group: Group, item: Item, si
     return [Problem(where, f"template '{name}' for the {side} of {whose} not found (looked in {dirs})", "references")]
 
 
-def item_values(item: Item, lang: str) -> dict:
+def item_values(item: Item, lang: str) -> dict[str, Any]:
     values = {k: _localise(v, lang) for k, v in item.fields.items()}
     values.update(id=item.id, count=item.count, tags=list(item.tags))
     return values
 
 
-def _localise(value, lang):
+def _localise(value: Any, lang: str) -> Any:
     if isinstance(value, dict) and lang in value and all(isinstance(v, str) for v in value.values()):
         return value[lang]
     if isinstance(value, list):
@@ -260,7 +271,7 @@ def _localise(value, lang):
     return value
 
 
-def face_geometry(pack: Pack, group: Group, side: str) -> dict:
+def face_geometry(pack: Pack, group: Group, side: str) -> dict[str, Any]:
     w, h = group.size
     return {"w": w, "h": h, "bleed": group.bleed, "safe": pack.print.safe, "side": side, "kind": group.kind, "group": group.name,
             "base": group.base}
@@ -336,8 +347,14 @@ class TextBlock(Markup):
     """What text_box() returns: the SVG, plus the room it took, so a template can stack boxes:
     `{% set t = text_box(...) %}{{ t }}{{ text_box(more, x, t.bottom + 2, ...) }}`."""
 
+    height: float  # mm
+    top: float
+    bottom: float
+    lines: int
+    size: float  # pt
+
     @classmethod
-    def of(cls, svg: str, y: float, h: float, height: float, valign: str, lines: int, size_pt: float) -> "TextBlock":
+    def of(cls, svg: str, y: float, h: float, height: float, valign: str, lines: int, size_pt: float) -> TextBlock:
         block = cls(svg)
         top = y if valign == "top" else y + (h - height) / 2 if valign == "middle" else y + h - height
         block.height, block.top, block.bottom = height, top, top + height  # mm
@@ -360,9 +377,11 @@ class TextBoxError(ValueError):
 class TextBoxes:
     """text_box() as templates call it; records overflow, glyph and size problems for the item."""
 
-    def __init__(self, pack: Pack, item: Item, lang: str, template: str, problems: list, env=None):
+    def __init__(self, pack: Pack, item: Item, lang: str, template: str, problems: list[Problem],
+                 env: jinja2.Environment | None = None) -> None:
         self.pack, self.item, self.lang, self.template, self.problems = pack, item, lang, template, problems
-        self.env, self._icons = env, None
+        self.env = env
+        self._icons: dict[str, icons.Icon] | None = None
 
     MAX_SIZE_PT = 1000.0  # 35cm letters; the shrink loop steps 0.25pt from here, so the size bounds its time
     MAX_LEADING = 10.0
@@ -448,21 +467,21 @@ class TextBoxes:
         svg = Markup(f"<text {attrs}>{''.join(spans)}</text>{''.join(extra)}")
         return TextBlock.of(svg, y, h, height, valign, len(lines), current)
 
-    def icons(self) -> dict:
+    def icons(self) -> dict[str, icons.Icon]:
         """name -> (aspect ratio, source): the pack's icons/*.svg files, then the icon template's names."""
         if self._icons is None:  # once per build: the environment lives as long as the build
             memo = getattr(self.env, "pnpkit_icons", None) if self.env is not None else None
             if memo is None or memo[0] is not self.pack:
                 memo = (self.pack, icons.available(self.pack, self.env))
                 if self.env is not None:
-                    self.env.pnpkit_icons = memo
+                    self.env.pnpkit_icons = memo  # type: ignore[attr-defined]  # a memo on the build's env
             self._icons = memo[1]
         return self._icons
 
     def icon_svg(self, name: str, x: float, y: float, w: float, h: float) -> str:
         return icons.markup(self.icons()[name], self.env, x, y, w, h) if name in self.icons() else ""
 
-    def _check_numbers(self, **numbers) -> None:
+    def _check_numbers(self, **numbers: Any) -> None:
         """Finite numbers only: a NaN size never shrinks to fit, so the fitting loop would never end."""
         for name, value in numbers.items():
             try:
@@ -493,7 +512,7 @@ class TextBoxes:
 
 def calling_template() -> Location | None:
     """Where in a template the current call stands (Jinja maps its compiled lines back)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         template = frame.f_globals.get("__jinja_template__")
         if template is not None and template.filename:
@@ -544,7 +563,8 @@ def _first_line(env: jinja2.Environment, name: str, needle: str) -> Location | N
 
 # Families already found, per environment (one environment per validation): a template error
 # on every face of a deck asks for the same family once per face, and parsing is slow.
-_FAMILIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_FAMILIES: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, list[tuple[str, str, str]]]] = (
+    weakref.WeakKeyDictionary())
 
 
 def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
@@ -557,13 +577,17 @@ def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, 
 
 
 def _family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
-    out, seen, todo = [], set(), [name]
+    out: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    todo = [name]
+    assert env.loader is not None  # the build's environment has the pack's loader
     while todo:
         current = todo.pop(0)
         if current in seen:
             continue
         seen.add(current)
         source, filename, _ = env.loader.get_source(env, current)
+        assert filename is not None  # our loaders read files
         refs = list(jinja2.meta.find_referenced_templates(env.parse(source)))
         out.append((current, filename, source))
         if None in refs:

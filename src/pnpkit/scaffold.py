@@ -11,6 +11,7 @@ written (with {@ name @} where the pack's name goes).
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -18,13 +19,13 @@ from pathlib import Path
 import jinja2
 
 from pnpkit import dice, json_schema
-from pnpkit.loader import display_path
+from pnpkit.paths import display_path
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 SIDE, TAB = 16, 5  # the die's squares and glue tabs, mm
 
 
-def configure(sub) -> None:
+def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n = sub.add_parser("new", help="create a small game pack to start from",
                        description="Create DIR/NAME/: a deck of cards with backs, a tile, a die and a sheet, with "
                                    "templates and comments that explain the format. It validates and builds as "
@@ -36,7 +37,7 @@ def configure(sub) -> None:
     n.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if not NAME.match(args.name):
         print(f"pnpkit: error: a pack name is lowercase letters, digits and dashes, such as my-game (got '{args.name}')", file=sys.stderr)
         return 2

@@ -19,13 +19,14 @@ draws exactly as it did before shaping existed.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import groupby
+from typing import Any, cast
 
 import uharfbuzz as hb
 from bidi import algorithm as _bidi
 from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import ShapeData, ShapedStr
+from reportlab.pdfbase.ttfonts import ShapeData, ShapedStr, TTFont
 
 # Kerning on. Standard ligatures (fi, fl) off: ReportLab's ToUnicode map gives each glyph one
 # character, so a ligature would copy and search as U+FB01. Required ligatures and joining
@@ -100,18 +101,26 @@ def visual_pieces(runs: list[tuple[str, object]], direction: str = "auto") -> li
     return [(text, key, bool(level % 2)) for level, text, key in pieces]
 
 
-@lru_cache(maxsize=None)
-def _hb(font: str):
+@cache
+def _hb(font: str) -> tuple[Any, int]:
     """HarfBuzz's font for a registered ReportLab font, at one unit per em unit."""
-    face = pdfmetrics.getFont(font).face
-    hb_face = hb.Face(hb.Blob(face._ttf_data))
+    face = _ttf(font).face
+    hb_face = hb.Face(hb.Blob(face._ttf_data))  # type: ignore[attr-defined]  # the file ReportLab read
     return hb.Font(hb_face), hb_face.upem
 
 
 _PUA, _PUA_END, _PLANE15 = 0xE000, 0xF8FF, 0xF0000
+# per glyph: (cluster, x advance, y advance, x offset, y offset, width), 1000 units per em
+Glyph = tuple[int, float, float, float, float, float]
+Shaped = tuple[Glyph, ...]
 
 
-def _private(font, gid: int, advance: float) -> int:
+def _ttf(font: str) -> TTFont:
+    """A registered font: every font pnpkit registers is a TrueType font."""
+    return cast(TTFont, pdfmetrics.getFont(font))
+
+
+def _private(font: TTFont, gid: int, advance: float) -> int:
     """A private-use code point standing for a glyph no character maps to: a fixed function of
     the glyph id (U+E000 + id, or plane 15 if that is taken), so a drawing compiled in one
     process (and kept in the build cache) draws the same glyph in another."""
@@ -121,14 +130,14 @@ def _private(font, gid: int, advance: float) -> int:
         code = _PLANE15 + gid
     if code not in face.charToGlyph:
         face.charToGlyph[code] = gid
-        face.glyphToChar.setdefault(gid, []).append(code)
+        face.glyphToChar.setdefault(gid, []).append(code)  # type: ignore[attr-defined]
         face.charWidths[code] = advance
     return code
 
 
-def register_private(font: str, chars: str, data: tuple) -> None:
+def register_private(font: str, chars: str, data: Shaped) -> None:
     """Make the private-use code points of a shaped run known to the font (a cached drawing)."""
-    rl = pdfmetrics.getFont(font)
+    rl = _ttf(font)
     for ch, d in zip(chars, data):
         code = ord(ch)
         if code not in rl.face.charToGlyph and (_PUA <= code <= _PUA_END or code >= _PLANE15):
@@ -136,11 +145,11 @@ def register_private(font: str, chars: str, data: tuple) -> None:
 
 
 @lru_cache(maxsize=65536)
-def shape(text: str, font: str, rtl: bool = False) -> tuple[str, tuple | None, float]:
+def shape(text: str, font: str, rtl: bool = False) -> tuple[str, Shaped | None, float]:
     """(characters to draw, shape data or None when plain, advance width per unit of font size)."""
     if not text:
         return "", None, 0.0
-    rl = pdfmetrics.getFont(font)
+    rl = _ttf(font)
     hbfont, upem = _hb(font)
     buf = hb.Buffer()
     buf.add_str(text)
@@ -149,9 +158,11 @@ def shape(text: str, font: str, rtl: bool = False) -> tuple[str, tuple | None, f
     hb.shape(hbfont, buf, FEATURES)
     scale = 1000.0 / upem
     face = rl.face
-    c2g, g2c, widths = face.charToGlyph, face.glyphToChar, face.charWidths
+    c2g, g2c, widths = face.charToGlyph, face.glyphToChar, face.charWidths  # type: ignore[attr-defined]
     n = len(text)
-    chars, data, plain, total = [], [], not rtl, 0
+    chars: list[int] = []
+    data: list[Glyph] = []
+    plain, total = not rtl, 0
     for i, (info, pos) in enumerate(zip(buf.glyph_infos, buf.glyph_positions)):
         gid, cluster = info.codepoint, info.cluster
         x_advance, x_offset, y_offset = pos.x_advance, pos.x_offset, pos.y_offset
@@ -171,11 +182,11 @@ def shape(text: str, font: str, rtl: bool = False) -> tuple[str, tuple | None, f
     return "".join(map(chr, chars)), tuple(data), total / upem
 
 
-def drawable(chars: str, data: tuple | None):
+def drawable(chars: str, data: Shaped | None) -> str | ShapedStr:
     """What ReportLab's text object draws for a shaped run."""
     if data is None:
         return chars
-    return ShapedStr(chars, shapeData=[ShapeData(*d) for d in data])
+    return ShapedStr(chars, shapeData=[ShapeData(*d) for d in data])  # type: ignore[arg-type]  # a list, one per glyph
 
 
 def width(text: str, font: str, size: float, direction: str = "auto") -> float:

@@ -20,10 +20,15 @@ import math
 import re
 import warnings
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pnpkit.errors import Location, Problem
+
+if TYPE_CHECKING:  # calamine is imported where a workbook is read
+    from python_calamine import CalamineSheet
 
 MAX_BYTES = 20_000_000  # a 10,000-card XLSX is well under 1 MB
 MAX_UNPACKED = 200_000_000  # all the XML inside a workbook, unzipped
@@ -98,7 +103,7 @@ def _add_row(sheet: Sheet, cells: list[Cell | None], where: Location) -> None:
             raise _too_many("filled cells", sheet.cells, MAX_CELLS, where)
 
 
-def _cell(value, where: Location) -> Cell | None:
+def _cell(value: object, where: Location) -> Cell | None:
     """A cell's value as read, or None when empty; text is trimmed, numbers must be finite."""
     if value is None:
         return None
@@ -138,7 +143,8 @@ def _read_delimited(path: Path, shown: str, sheet: str | None, where: Location, 
     return out
 
 
-def _records(text: str, delimiter: str, shown: str):
+def _records(text: str, delimiter: str, shown: str
+             ) -> Iterator[tuple[list[Cell | None], Location]]:
     """RFC 4180 records with the line and column where each field starts (quoted fields may span lines)."""
     d = re.escape(delimiter)
     field_rx = re.compile(f'"((?:[^"]|"")*)"([^{d}\\r\\n]*)|([^{d}\\r\\n]*)')
@@ -150,6 +156,7 @@ def _records(text: str, delimiter: str, shown: str):
         if not row:
             row_at = start
         m = field_rx.match(text, i)
+        assert m is not None  # the last alternative matches an empty field
         if m.group(1) is not None:  # quoted: "" is a quote, newlines are kept; text after the quote too
             value = m.group(1).replace('""', '"') + m.group(2)
             line, col = _advance(m.group(0), line, col)
@@ -219,11 +226,12 @@ def _check_zip(path: Path, where: Location) -> tuple[bool]:
 _MARKERS = (b"<!DOCTYPE", b"<!ENTITY", b"<f>", b"<f ", b"table:formula")
 
 
-def _scan(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list, where: Location) -> bytes:
+def _scan(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list[int], where: Location) -> bytes:
     """The member's first two bytes, then which markers occur in it, streamed; every member is
     scanned, whatever its name, since a workbook's parts are found through its own listings.
     The sizes the zip declares are not trusted: what is read is counted against `budget`."""
-    found, tail, head = set(), b"", b""
+    found: set[bytes] = set()
+    tail, head = b"", b""
     with archive.open(info) as f:
         while chunk := f.read(1 << 20):
             head = head or chunk[:2]
@@ -313,7 +321,7 @@ def _read_calamine(path: Path, shown: str, sheet: str | None, where: Location, w
         raise SheetError(where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})") from None
 
 
-def _ods_rows(ws, shown: str, name: str, where: Location) -> Sheet:
+def _ods_rows(ws: CalamineSheet, shown: str, name: str, where: Location) -> Sheet:
     rows, cols = (ws.end[0] + 1, ws.end[1] + 1) if ws.end else (0, 0)
     if rows > 2 * MAX_ROWS:  # blank rows are skipped, but not without end
         raise _too_many("rows", rows, 2 * MAX_ROWS, where)
@@ -327,7 +335,7 @@ def _ods_rows(ws, shown: str, name: str, where: Location) -> Sheet:
     return out
 
 
-def _ods_value(v):
+def _ods_value(v: object) -> object:
     """calamine reads every number as a float; a whole one is an int, as in YAML and openpyxl."""
     if isinstance(v, float) and v.is_integer():
         return int(v)

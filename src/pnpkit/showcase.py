@@ -18,11 +18,16 @@ from __future__ import annotations
 import math
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw, ImageFilter
 
 from pnpkit import facepages, hexes
 from pnpkit.model import Face
+
+if TYPE_CHECKING:  # export imports this module
+    from pnpkit.decks import Deck
+    from pnpkit.profile import Profile
 
 CARD_CORNER = 3.175  # mm: the 1/8 in corner of a playing card
 TILE_CORNER = 0.8  # mm: a die-cut tile's slight rounding
@@ -31,7 +36,7 @@ SHADOW = (0, 0, 0, 110)  # colour of the drop shadow under every piece
 PNG_COMPRESS = 6
 
 
-def write(decks, profile, folder: Path) -> list[Path]:
+def write(decks: list[Deck], profile: Profile, folder: Path) -> list[Path]:
     """Every image of one language's decks; returns the files written."""
     written = []
     for deck in decks:
@@ -51,7 +56,7 @@ def write(decks, profile, folder: Path) -> list[Path]:
     return written
 
 
-def _hand(deck, size: int) -> list[Face]:
+def _hand(deck: Deck, size: int) -> list[Face]:
     """The first cards one would draw: distinct fronts first, then copies, up to `size`."""
     fronts = _distinct([item.front for item in deck.items if item.front is not None])
     copies = [item.front for item in deck.items if item.front is not None for _ in range(item.count - 1)]
@@ -74,7 +79,7 @@ def _save(image: Image.Image, path: Path) -> Path:
 
 # ------------------------------------------------------------------ the three layouts
 
-def hand(faces: list[Face], profile) -> Image.Image:
+def hand(faces: list[Face], profile: Profile) -> Image.Image:
     """Cards fanned about a point below the hand, the first on the left, each over the one before."""
     pieces = pieces_of(faces, profile.width * 0.5)
     w, h = pieces[0].size
@@ -82,14 +87,14 @@ def hand(faces: list[Face], profile) -> Image.Image:
     angles = [FAN_STEP * (i - (len(pieces) - 1) / 2) for i in range(len(pieces))]
     layer = []
     for piece, angle in zip(pieces, angles):
-        turned = piece.rotate(-angle, resample=Image.BICUBIC, expand=True)
+        turned = piece.rotate(-angle, resample=Image.Resampling.BICUBIC, expand=True)
         cx = pivot_below * math.sin(math.radians(angle))
         cy = -pivot_below * math.cos(math.radians(angle)) + pivot_below
         layer.append((turned, cx - turned.width / 2, cy - turned.height / 2))
     return _compose(layer, profile)
 
 
-def grid(faces: list[Face], profile) -> Image.Image:
+def grid(faces: list[Face], profile: Profile) -> Image.Image:
     """Every distinct face in rows, as near to a 3:2 picture as the count allows."""
     n = len(faces)
     aspect = faces[0].size[0] / faces[0].size[1]
@@ -102,7 +107,7 @@ def grid(faces: list[Face], profile) -> Image.Image:
     return _compose(layer, profile)
 
 
-def hero(face: Face, profile) -> Image.Image:
+def hero(face: Face, profile: Profile) -> Image.Image:
     """One board or sheet, whole."""
     [piece] = pieces_of([face], profile.width)
     return _compose([(piece, 0.0, 0.0)], profile)
@@ -119,8 +124,9 @@ def pieces_of(faces: list[Face], width_px: float) -> list[Image.Image]:
         shots = [facepages.Shot(i, px, 72.0) for i, px in enumerate(sizes)]
         images = facepages.rasterise(pdf, shots)
     out = []
-    for face, px, image in zip(faces, sizes, images):
-        image = image.convert("RGBA")
+    for face, px, shot in zip(faces, sizes, images):
+        assert shot is not None  # a shot without a path comes back as an image
+        image = shot.convert("RGBA")
         image.putalpha(outline(face, px))
         out.append(image)
     return out
@@ -145,7 +151,7 @@ def outline(face: Face, px: tuple[int, int], supersample: int = 3) -> Image.Imag
     return mask.reduce(supersample)  # a box filter: antialiased edges, far quicker than a resize
 
 
-def _compose(layer: list[tuple[Image.Image, float, float]], profile) -> Image.Image:
+def _compose(layer: list[tuple[Image.Image, float, float]], profile: Profile) -> Image.Image:
     """Pieces (image, left, top) in drawing order on the background, each with its shadow, scaled to the width."""
     left = min(x for _, x, _ in layer)
     top = min(y for _, _, y in layer)
@@ -166,7 +172,7 @@ def _compose(layer: list[tuple[Image.Image, float, float]], profile) -> Image.Im
         canvas.alpha_composite(shadow, (at[0] + round(offset) - pad, at[1] + round(offset) - pad))
         canvas.alpha_composite(piece, at)
     height = max(1, round(canvas.height * profile.width / canvas.width))
-    canvas = canvas.resize((profile.width, height), Image.LANCZOS, reducing_gap=2.0)
+    canvas = canvas.resize((profile.width, height), Image.Resampling.LANCZOS, reducing_gap=2.0)
     if profile.background != "transparent":
         back = Image.new("RGBA", canvas.size, profile.background)
         back.alpha_composite(canvas)

@@ -72,7 +72,7 @@ def fit(text: str, font: str, size_pt: float, min_pt: float, w: float, h: float,
         room = max(0, int((h - size * PT) // (size * PT * leading)) + 1) if h >= size * PT else 0
         last = size - 0.25 < min_pt - 1e-9
         lines = wrap(text, font, size * PT, w, None if last else room)  # the last size says how many are needed
-        too_wide = any(fonts.string_width(l, font, size * PT) > w + 1e-6 for l in lines)
+        too_wide = any(fonts.string_width(line, font, size * PT) > w + 1e-6 for line in lines)
         if len(lines) <= room and not too_wide:
             return Fit(lines, size, True, len(lines), room)
         if last:
@@ -84,7 +84,9 @@ def svg_text(fitted: Fit, font_family: str, bold: bool, italic: bool, x: float, 
              anchor: str, valign: str, fill: str, leading: float) -> Markup:
     """The <text> element for fitted lines, baseline-positioned inside the box."""
     size = fitted.size_pt * PT
-    ascent, _ = fonts.ascent_descent(fonts.face_name(font_family, bold, italic))
+    face = fonts.face_name(font_family, bold, italic)
+    assert face is not None, font_family  # the template helpers check the family before fitting
+    ascent, _ = fonts.ascent_descent(face)
     step = size * leading
     block = size + step * (len(fitted.lines) - 1)
     top = y if valign == "top" else y + (h - block) / 2 if valign == "middle" else y + h - block

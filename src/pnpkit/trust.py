@@ -88,7 +88,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help=f"how long a pack's own Python may run per check (default: {CODE_SECONDS:g})")
 
 
-def configure(sub) -> None:
+def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t = sub.add_parser(
         "trust", help="let packs run their own Python (rules.py)",
         description="A pack's rules.py is Python: it runs only for packs you trust. 'pnpkit trust PACK' "

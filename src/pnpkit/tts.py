@@ -20,16 +20,22 @@ import hashlib
 import json
 import math
 import shutil
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from PIL import Image
 
-from pnpkit.decks import Deck, face_stem
+from pnpkit.decks import Deck, DeckItem, face_stem
 from pnpkit.facepages import Sheet, Shot, rasterise_faces
 from pnpkit.model import Face, Pack
 from pnpkit.profile import MM_PER_IN, Profile
 from pnpkit.rastercache import RasterCache, combine, key
+
+Url = Callable[[Path], str]  # a file in the export folder -> the URL the JSON names it by
+Piece = tuple[DeckItem, Path | None, Path | None]  # (item, front image, back image)
+Cut = tuple[Path, tuple[int, int, int, int], bool]  # (image path, pixel box, upside down)
 
 POKER = (63.5, 88.9)  # mm: what a scale-1 TTS card stands for
 TILE_TYPES = {"tile": 0, "hex-tile": 1, "round-tile": 2, "rounded-tile": 3}  # CustomTile.Type
@@ -40,7 +46,7 @@ HIDDEN_GREY = (128, 128, 128)
 class Grid:
     """One deck sheet: which items, its grid, and its cell size in pixels."""
 
-    items: list
+    items: list[int]  # indexes into the deck's items with a front
     columns: int
     rows: int
     cell: tuple[int, int]
@@ -55,10 +61,10 @@ class Grid:
 class Plan:
     """Everything to rasterise for one language: faces PDF pages, then how to assemble them."""
 
-    sheets: list = field(default_factory=list)  # facepages.Sheet, one per page of the faces PDF
-    shots: list = field(default_factory=list)  # facepages.Shot, one per page
-    cells: dict = field(default_factory=dict)  # page index -> (sheet image path, x, y) for cells of deck sheets
-    cuts: dict = field(default_factory=dict)  # page index -> [(image path, pixel box, upside down)] for figures
+    sheets: list[Sheet] = field(default_factory=list)  # facepages.Sheet, one per page of the faces PDF
+    shots: list[Shot] = field(default_factory=list)  # facepages.Shot, one per page
+    cells: dict[int, tuple[Path, int, int]] = field(default_factory=dict)  # page index -> (sheet image path, x, y) for cells of deck sheets
+    cuts: dict[int, list[Cut]] = field(default_factory=dict)  # page index -> [(image path, pixel box, upside down)] for figures
 
     def add(self, face: Face, px: tuple[int, int], dpi: float, path: Path | None) -> int:
         self.shots.append(Shot(len(self.sheets), px, dpi, path))
@@ -69,7 +75,9 @@ class Plan:
 def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Path, final: Path,
           raster: RasterCache | None = None) -> None:
     """Write the images and <game>-<lang>.json into folder; URLs point at `final` (where folder ends up)."""
-    plan, objects, canvases = Plan(), [], {}
+    plan = Plan()
+    objects: list[dict[str, Any]] = []
+    canvases: dict[Path, Image.Image] = {}
     keys = iter(range(1, 10_000))
     x = 0.0
     for deck in decks:
@@ -104,7 +112,7 @@ def _shaped(kind: str, shape: str) -> str:
     return SHAPED_TILES.get(shape, kind) if kind == "tile" else kind
 
 
-def _assemble(plan: Plan, canvases: dict, folder: Path, raster: RasterCache) -> None:
+def _assemble(plan: Plan, canvases: dict[Path, Image.Image], folder: Path, raster: RasterCache) -> None:
     """Rasterise the shots and paste the cells into their deck sheets. A sheet whose cells are
     all as before is copied from the cache, and its cells are not rasterised at all."""
     keys = {path: _canvas_key(path, canvas, plan) for path, canvas in canvases.items()}
@@ -119,8 +127,10 @@ def _assemble(plan: Plan, canvases: dict, folder: Path, raster: RasterCache) -> 
     for index, image in zip(todo, images):
         if index in plan.cells:
             path, cx, cy = plan.cells[index]
+            assert image is not None  # a cell's shot has no path: its image comes back
             canvases[path].paste(image, (cx, cy))
         for path, box, upside_down in plan.cuts.get(index, ()):
+            assert image is not None  # as a cell's
             part = image.crop(box)
             (part.rotate(180) if upside_down else part).save(path, compress_level=6)
     for path, canvas in canvases.items():
@@ -132,7 +142,7 @@ def _assemble(plan: Plan, canvases: dict, folder: Path, raster: RasterCache) -> 
 def _canvas_key(path: Path, canvas: Image.Image, plan: Plan) -> str | None:
     """What a deck sheet's pixels depend on: what is painted on it already (the grey hidden
     cells) and each cell's face and place."""
-    parts: list = [hashlib.sha256(canvas.tobytes()).digest(), repr(canvas.size)]
+    parts: list[object] = [hashlib.sha256(canvas.tobytes()).digest(), repr(canvas.size)]
     for index, (target, cx, cy) in sorted(plan.cells.items()):
         if target == path:
             shot = plan.shots[index]
@@ -140,7 +150,7 @@ def _canvas_key(path: Path, canvas: Image.Image, plan: Plan) -> str | None:
     return combine(parts, "tts sheet")
 
 
-def _urls(profile: Profile, folder: Path, final: Path):
+def _urls(profile: Profile, folder: Path, final: Path) -> Url:
     """file path in folder -> the URL the JSON names it by."""
     def url(path: Path) -> str:
         rel = path.relative_to(folder).as_posix()
@@ -175,7 +185,8 @@ def cell_pixels(size: tuple[float, float], columns: int, rows: int, profile: Pro
     return max(1, math.floor(w * f)), max(1, math.floor(h * f))
 
 
-def _deck(deck: Deck, profile: Profile, folder: Path, plan: Plan, canvases: dict, keys, url) -> tuple[dict, float]:
+def _deck(deck: Deck, profile: Profile, folder: Path, plan: Plan, canvases: dict[Path, Image.Image],
+          keys: Iterator[int], url: Url) -> tuple[dict[str, Any], float]:
     items = [i for i in deck.items if i.front is not None]
     grids = sheet_grids(len(items), deck.size, profile)
     shared = _shared_back(deck)
@@ -206,23 +217,24 @@ def _deck(deck: Deck, profile: Profile, folder: Path, plan: Plan, canvases: dict
                     canvases[face_path].paste(Image.new("RGB", grid.cell, HIDDEN_GREY), (cx, cy))
                 continue
             item = items[index]
+            assert item.front is not None  # items holds the items with a front
             plan.cells[plan.add(item.front, grid.cell, _dpi(deck, grid.cell), None)] = (face_path, cx, cy)
             if back_sheet is not None and item.back is not None:
                 plan.cells[plan.add(item.back, grid.cell, _dpi(deck, grid.cell), None)] = (back_sheet, cx, cy)
             cards.append((item, grid.key * 100 + slot, grid.key))
         entries[grid.key] = {
-            "FaceURL": url(face_path), "BackURL": url(back_sheet or back_path),
+            "FaceURL": url(face_path), "BackURL": url(cast(Path, back_sheet or back_path)),  # one of them is set
             "NumWidth": grid.columns, "NumHeight": grid.rows,
             "BackIsHidden": True, "UniqueBack": unique_backs, "Type": 0,
         }
     sideways = deck.size[0] > deck.size[1]
     scale = {"scaleX": round(deck.size[0] / POKER[0], 4), "scaleY": 1.0, "scaleZ": round(deck.size[1] / POKER[1], 4)}
     contained, ids = [], []
-    for item, card_id, key in cards:
+    for item, card_id, deck_key in cards:
         for copy in range(item.count):
             ids.append(card_id)
             card = _object("Card", f"{deck.name}/{item.id}/{copy}", item.id, scale, face_down=True)
-            card.update(CardID=card_id, CustomDeck={str(key): entries[key]}, SidewaysCard=sideways, Hands=True)
+            card.update(CardID=card_id, CustomDeck={str(deck_key): entries[deck_key]}, SidewaysCard=sideways, Hands=True)
             contained.append(card)
     width = deck.size[0] / MM_PER_IN
     if len(contained) == 1:
@@ -236,7 +248,7 @@ def _deck(deck: Deck, profile: Profile, folder: Path, plan: Plan, canvases: dict
 def _shared_back(deck: Deck) -> Face | None:
     """The back all cards of the deck show (also when the deck is a single card)."""
     backs = [i.back for i in deck.items if i.front is not None]
-    if backs and all(b is not None for b in backs) and len({b.svg for b in backs}) == 1:
+    if backs and all(b is not None for b in backs) and len({b.svg for b in backs if b}) == 1:
         return backs[0]
     return None
 
@@ -255,24 +267,24 @@ def single_pixels(size: tuple[float, float], profile: Profile) -> tuple[int, int
     return max(1, math.floor(w * f)), max(1, math.floor(h * f))
 
 
-def _singles(deck: Deck, profile: Profile, folder: Path, plan: Plan) -> list[tuple]:
+def _singles(deck: Deck, profile: Profile, folder: Path, plan: Plan) -> list[Piece]:
     """Each item's front and back as its own PNG in NN-group/; returns (item, front path, back path)."""
     px = single_pixels(deck.size, profile)
     (folder / deck.folder).mkdir(exist_ok=True)
-    out = []
+    out: list[Piece] = []
     for item in deck.items:
-        paths = []
+        paths: list[Path | None] = []
         for side in ("front", "back"):
             face = getattr(item, side)
             path = folder / deck.folder / f"{face_stem(item, side)}.png" if face is not None else None
             if face is not None:
                 plan.add(face, px, _dpi(deck, px), path)
             paths.append(path)
-        out.append((item, *paths))
+        out.append((item, paths[0], paths[1]))
     return out
 
 
-def _figures(deck: Deck, base: float, profile: Profile, folder: Path, plan: Plan) -> list[tuple]:
+def _figures(deck: Deck, base: float, profile: Profile, folder: Path, plan: Plan) -> list[Piece]:
     """A fold-over standee's two panels cut out of its print layout: the upright panel is the
     figure's front, the upside-down one (turned) its back. Returns (item, front path, back path)."""
     px = single_pixels(deck.size, profile)
@@ -282,18 +294,19 @@ def _figures(deck: Deck, base: float, profile: Profile, folder: Path, plan: Plan
     top, bottom = round((base + fold) * mm), round((h - base - fold) * mm)
     above, below = round((h / 2 - fold) * mm), round((h / 2 + fold) * mm)
     (folder / deck.folder).mkdir(exist_ok=True)
-    out = []
+    out: list[Piece] = []
     for item in deck.items:
         if item.front is None:
             continue
         paths = [folder / deck.folder / f"{face_stem(item, side)}.png" for side in ("front", "back")]
         index = plan.add(item.front, px, _dpi(deck, px), None)
         plan.cuts[index] = [(paths[0], (0, below, px[0], bottom), False), (paths[1], (0, top, px[0], above), True)]
-        out.append((item, *paths))
+        out.append((item, paths[0], paths[1]))
     return out
 
 
-def _pieces(deck: Deck, kind: str, profile: Profile, folder: Path, plan: Plan, url, base: float = 0.0) -> tuple[dict, float]:
+def _pieces(deck: Deck, kind: str, profile: Profile, folder: Path, plan: Plan, url: Url,
+            base: float = 0.0) -> tuple[dict[str, Any], float]:
     """Tiles or figurines, one per printed copy; several copies go into a bag named after the group.
     A fold-over standee (base > 0) becomes a figure of its panels, not of its whole print layout."""
     scale = round(deck.size[0] / profile.tile_width, 4)
@@ -318,7 +331,8 @@ def _pieces(deck: Deck, kind: str, profile: Profile, folder: Path, plan: Plan, u
     return bag, max(width, 2.0)
 
 
-def _object(name: str, ident: str, nickname: str, scale: dict, face_down: bool = False) -> dict:
+def _object(name: str, ident: str, nickname: str, scale: dict[str, float], face_down: bool = False
+            ) -> dict[str, Any]:
     """The fields every TTS object carries; the GUID is derived from `ident`, so output is reproducible."""
     return {
         "GUID": hashlib.sha1(ident.encode("utf-8")).hexdigest()[:6],

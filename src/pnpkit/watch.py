@@ -30,11 +30,12 @@ import threading
 import time
 import traceback
 import webbrowser
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Callable
+from types import FrameType, SimpleNamespace
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 from urllib.parse import unquote, urlsplit
 
 from pnpkit import build as pipeline
@@ -44,13 +45,16 @@ from pnpkit.cache import Cache
 from pnpkit.options import add_print_options, print_overrides
 from pnpkit.paths import lang_option
 
+if TYPE_CHECKING:
+    from pnpkit.model import Pack
+
 INTERVAL = 0.05  # seconds between looks at the files
 SETTLE = 0.05  # seconds the files must stay unchanged before a build
 SAVE_AFTER = 3.0  # seconds of quiet before the cache is written to disk
 IGNORED_SUFFIXES = (".swp", ".swx", ".tmp", "~", ".pyc")  # editors' and Python's scratch files
 
 
-def configure(sub) -> None:
+def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     w = sub.add_parser(
         "watch", help="rebuild a pack on every save; --serve shows a live preview",
         description="Build the pack, then rebuild it whenever a file of the pack, its templates or its art "
@@ -99,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stop_on_sigterm():
+def _stop_on_sigterm() -> signal._HANDLER | None:
     """A process manager's polite stop ends the watcher as Ctrl-C does; returns the previous
     handler (None where signals cannot be set: not the main thread, whose caller stops it)."""
-    def interrupt(signum, frame):
+    def interrupt(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
     try:
         return signal.signal(signal.SIGTERM, interrupt)
@@ -122,11 +126,11 @@ class Build:
     seconds: float
     ok: bool
     site: Path  # OUT/<pack id>
-    stats: dict = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=dict)
     crash: str = ""  # a traceback, if pnpkit itself failed
     finished: str = field(default_factory=lambda: time.strftime("%H:%M:%S"))
 
-    def state(self) -> dict:
+    def state(self) -> dict[str, object]:
         """What the preview page polls."""
         problems = [str(p) for p in self.result.problems] if self.result else []
         errors = len(self.result.errors) if self.result else 0
@@ -139,7 +143,9 @@ class Build:
 class Watcher:
     """Rebuilds one pack when its files change."""
 
-    def __init__(self, pack: Path, out: Path, langs=None, overrides=None, strict=False, interval=INTERVAL,
+    def __init__(self, pack: Path, out: Path, langs: list[str] | None = None,
+                 overrides: dict[str, object] | None = None, strict: bool = False,
+                 interval: float = INTERVAL,
                  code: pipeline.Code | None = None):
         self.pack, self.out, self.langs, self.overrides, self.strict = pack, out, langs, overrides or {}, strict
         self.interval, self.code = interval, code
@@ -149,13 +155,14 @@ class Watcher:
 
     def folders(self) -> list[Path]:
         """The pack's folder and the template folders it renders with (shared ones included)."""
-        dirs = [self.pack] + render.template_dirs(SimpleNamespace(root=self.pack))
+        # template_dirs reads only the pack's root, which is all a pack that may not parse has
+        dirs = [self.pack] + render.template_dirs(cast("Pack", SimpleNamespace(root=self.pack)))
         return list(dict.fromkeys(d.resolve() for d in dirs if d.is_dir()))
 
-    def snapshot(self) -> dict[str, tuple]:
+    def snapshot(self) -> dict[str, tuple[int, int, int]]:
         """Every watched file with what a save changes; the output folder is left out."""
         out = self.out.resolve()
-        files = {}
+        files: dict[str, tuple[int, int, int]] = {}
         for folder in self.folders():
             for dirpath, dirnames, filenames in os.walk(folder):
                 here = Path(dirpath)
@@ -215,7 +222,7 @@ def report(b: Build) -> None:
         print(problem)
     if b.crash:
         print(b.crash, file=sys.stderr)
-    if b.ok:
+    if b.ok and b.result is not None:  # an ok build has a result
         langs = ", ".join(b.result.faces)
         rendered, reused = b.stats.get("faces rendered", 0), b.stats.get("faces reused", 0)
         print(f"{stamp} built {b.site} ({langs}) in {b.seconds:.2f}s: {rendered} face(s) rendered, "
@@ -272,7 +279,7 @@ class _Handler(BaseHTTPRequestHandler):
     (the staging folders), a directory, a type the build does not write, or a file
     reached through a symlink is "not found"; folders are never listed."""
 
-    def __init__(self, watcher: Watcher, *args, **kwargs):
+    def __init__(self, watcher: Watcher, *args: Any, **kwargs: Any) -> None:
         self.watcher = watcher
         last = watcher.last
         self.site = last.site if last else watcher.out / watcher.pack.name
@@ -281,16 +288,17 @@ class _Handler(BaseHTTPRequestHandler):
     def parse_request(self) -> bool:
         if not super().parse_request():
             return False
-        if not local_host(self.headers.get_all("Host") or [], self.server.server_address[1]):
-            self._send(b"pnpkit preview: wrong host; open http://127.0.0.1:%d/\n" % self.server.server_address[1],
+        port = cast(tuple[str, int], self.server.server_address)[1]  # an (address, port) server
+        if not local_host(self.headers.get_all("Host") or [], port):
+            self._send(b"pnpkit preview: wrong host; open http://127.0.0.1:%d/\n" % port,
                        "text/plain; charset=utf-8", status=421)
             return False
         return True
 
-    def do_GET(self):
+    def do_GET(self) -> None:
         self._answer(body=True)
 
-    def do_HEAD(self):
+    def do_HEAD(self) -> None:
         self._answer(body=False)
 
     def _answer(self, body: bool) -> None:
@@ -323,7 +331,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body:
             self.wfile.write(data)
 
-    def end_headers(self):
+    def end_headers(self) -> None:
         # Face images carry their content hash (?v=...), so they never change under one URL;
         # everything else is asked for again, so a reload shows the new build.
         versioned = "?v=" in self.path
@@ -331,7 +339,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         super().end_headers()
 
-    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
         pass  # the terminal is for the pack's problems
 
 
@@ -343,7 +351,7 @@ def local_host(values: list[str], port: int) -> bool:
     return any(host in (name, f"{name}:{port}") for name in LOCAL_HOSTS)
 
 
-def site_file(site: Path, url_path: str):
+def site_file(site: Path, url_path: str) -> tuple[BinaryIO, str] | None:
     """(the file a URL path names inside the build folder `site`, opened; its type), or None unless
     it is one of the build's own files, reached without a symlink."""
     parts = unquote(url_path, errors="replace").split("/")[1:]
