@@ -6,7 +6,9 @@ designer runs them; the two output trees are compared byte for byte. CPU seconds
 (the build and its worker processes) are printed beside wall time: on a shared
 machine they are the steadier figure.
 
-    .venv/bin/python scripts/bench_export.py [--pack components/star-cargo] [--runs 2]
+    .venv/bin/python scripts/bench_export.py [--pack components/star-cargo] [--runs 2] [--quick]
+
+--quick exports bench_cards.py's deck of 4 cards once (CI runs it so the script cannot rot).
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_cards import make_pack  # noqa: E402
+
 PROFILES = ("thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator")
 
 
@@ -58,9 +64,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pack", type=Path, default=ROOT / "components" / "star-cargo")
     ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="a 4-card deck, one run: checks that the script works (CI)")
     args = ap.parse_args()
     colds, warms, cold_cpu, warm_cpu = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
+        if args.quick:
+            args.pack, args.runs = make_pack(Path(tmp), 4), 1
         for run in range(args.runs):
             out = Path(tmp) / f"out{run}"
             wall, cpu = build(args.pack, out)

@@ -12,7 +12,7 @@ text and icons, one shared back, duplex). Measures:
    imports, the cache read from build/pnpkit-cache/);
 4. for reference, the cold build (empty cache) and a rebuild with nothing changed.
 
-    .venv/bin/python scripts/bench_incremental.py [--cards 1000] [--edits 10]
+    .venv/bin/python scripts/bench_incremental.py [--cards 1000] [--edits 10] [--quick]
 """
 
 from __future__ import annotations
@@ -133,7 +133,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--edits", type=int, default=10)
+    ap.add_argument("--quick", action="store_true", help="12 cards, one edit: checks that the script works (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.cards, args.edits = 12, 1
     with tempfile.TemporaryDirectory() as tmp:
         pack = bench_cards.make_pack(Path(tmp) / "a", args.cards)
         cold, loop, stats = watch_loop(pack, Path(tmp) / "a" / "build", args.edits)

@@ -7,7 +7,7 @@ faces PDF, rasterised with pypdfium2 at 825 x 1125 px (300 dpi) and written as a
 PNG, on every core. Validation (load, render, compile) is not timed: it is the
 build's, not the export's.
 
-    .venv/bin/python scripts/bench_png.py [--cards 300] [--runs 3] [--profile thegamecrafter]
+    .venv/bin/python scripts/bench_png.py [--cards 300] [--runs 3] [--profile thegamecrafter] [--quick]
 """
 
 from __future__ import annotations
@@ -34,7 +34,10 @@ def main() -> None:
     ap.add_argument("--cards", type=int, default=300)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--profile", default="thegamecrafter", help="an image profile (default: thegamecrafter)")
+    ap.add_argument("--quick", action="store_true", help="4 cards, one run: checks that the script works (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.cards, args.runs = 4, 1
     chosen, problems = profile.load(args.profile)
     if chosen is None or chosen.output != "images":
         sys.exit(f"{args.profile}: not an image profile {[str(p) for p in problems]}")

@@ -6,7 +6,7 @@ with openpyxl; the measurement runs in a fresh process (python -X importtime asi
 imports included) so the peak resident memory is the reader's own. Goal: < 5 s and
 < 500 MB on the project's 2-core machine.
 
-    .venv/bin/python scripts/bench_sheet.py [--rows 10000] [--format xlsx|ods|csv]
+    .venv/bin/python scripts/bench_sheet.py [--rows 10000] [--format xlsx|ods|csv] [--quick]
 """
 
 from __future__ import annotations
@@ -76,7 +76,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--format", default="xlsx", choices=("xlsx", "ods", "csv"))
+    ap.add_argument("--quick", action="store_true", help="20 rows: checks that the script works (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.rows = 20
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         pack = make(Path(tmp), args.rows, args.format)

@@ -5,7 +5,7 @@ treats both alike; each run is a new process with an empty --out (cold), then th
 after a one-card edit. Prints every time with the load average, the medians and their ratio.
 
     .venv/bin/python scripts/bench_side.py --baseline /tmp/old/src [--cards 1000] [--runs 3]
-        [--jobs N]
+        [--jobs N] [--quick]
 """
 
 from __future__ import annotations
@@ -38,11 +38,17 @@ def timed(src: Path, pack: Path, out: Path, extra: list[str]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--baseline", type=Path, required=True, help="the other checkout's src/ folder")
+    ap.add_argument("--baseline", type=Path, help="the other checkout's src/ folder")
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", help="--jobs for this tree's builds (the baseline has no such option)")
+    ap.add_argument("--quick", action="store_true", help="3 cards, one run, this tree against itself unless --baseline: checks that the script works (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.cards, args.runs = 3, 1
+        args.baseline = args.baseline or SRC
+    if args.baseline is None:
+        ap.error("--baseline is required (the other checkout's src/ folder)")
     extra = ["--jobs", args.jobs] if args.jobs else []
     times: dict[tuple[str, str], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
