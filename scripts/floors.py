@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9_.-]+(?:\[[^\]]*\])?)\s*(.*)$")

@@ -13,8 +13,8 @@ from conftest import ROOT
 from pnpkit import calibration, hexes
 from pnpkit.build import validate
 from pnpkit.cli import main
-from registered import impose
 from pnpkit.pdf import alignment_marks
+from registered import impose
 
 FIRST = calibration.page_count("long-edge")  # the PDF index of layout page 0: after the print check and its back
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from conftest import write_pack
-
 from pnpkit import build, cvd
 
 CARDS = "cards:\n  kind: card\n  size: poker\n  front: t.svg.j2\n  items:\n    - {id: one}\n"

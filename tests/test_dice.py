@@ -7,8 +7,8 @@ import pytest
 from conftest import ROOT, write_pack
 from pnpkit import dice, layout
 from pnpkit.build import validate
-from registered import impose
 from pnpkit.schema import load_pack
+from registered import impose
 
 CROSS = dice.NETS["cross"]
 MLEM_DIE = ([1, 2, 2, 3, 4, "afterburner"], [[1, 2], [2, 4], [3, "afterburner"]])

@@ -16,8 +16,8 @@ from pypdf import PdfReader
 
 from conftest import ROOT, SOLID, board_pack, colour_pack, write_pack
 from pnpkit import build, export, facepages, profile, tts
-from pnpkit.decks import group_faces
 from pnpkit.cli import main
+from pnpkit.decks import group_faces
 
 PT = 72 / 25.4
 

@@ -11,8 +11,8 @@ from conftest import ROOT, write_pack
 from pnpkit import hexes, layout
 from pnpkit.cli import main
 from pnpkit.errors import Location
-from registered import REGISTRY, impose
 from pnpkit.model import Face, PrintSettings
+from registered import REGISTRY, impose
 
 HERE = Location("hexes.yaml", 3, 5)
 FLAT = 50.0

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from pnpkit import layout
-from pnpkit.layout import mirror_axis
-from registered import impose
-from pnpkit.model import Face, PrintSettings
 from pnpkit.errors import Location
+from pnpkit.layout import mirror_axis
+from pnpkit.model import Face, PrintSettings
+from registered import impose
 
 HERE = Location("x.yaml", 1, 1)
 
@@ -136,16 +136,16 @@ class TestSplitFaceBacks:
             ("front", "B1"), ("back", None), ("front", "B2"), ("back", None)]
         front, back = pages[0].placements[0], pages[1].placements[0]
         assert back.face.side == "back"
-        l, t, r, b = front.clip
-        assert back.clip == pytest.approx((210 - r, t, 210 - l, b))  # the window, mirrored across the page
+        left, top, right, bottom = front.clip
+        assert back.clip == pytest.approx((210 - right, top, 210 - left, bottom))  # the window, mirrored across the page
 
     def test_gutter_fold_gives_a_split_face_back_sheets_to_fold_against_its_fronts(self):
         pages, problems = impose(faces(1, size=(300, 400)), PrintSettings(paper="a4", backs="gutter-fold"))
         assert problems == []
         assert [(p.side, p.fold_pair) for p in pages] == [("front", False), ("back", True)] * 4
         for front, back in zip(pages[::2], pages[1::2]):  # mirrored across the sheet's edge: taped there, they fold
-            l, t, r, b = front.placements[0].clip
-            assert back.placements[0].clip == pytest.approx((210 - r, t, 210 - l, b))
+            left, top, right, bottom = front.placements[0].clip
+            assert back.placements[0].clip == pytest.approx((210 - right, top, 210 - left, bottom))
             assert back.placements[0].face.side == "back"
 
     def test_gutter_fold_backs_a_face_too_wide_for_half_a_sheet(self):

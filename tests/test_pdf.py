@@ -170,8 +170,8 @@ class TestSplitBoards:
     def test_sheets_repeat_the_overlap_strip_and_their_targets_coincide(self, tmp_path):
         from conftest import board_pack
         from pnpkit.build import validate
-        from registered import impose
         from pnpkit.pdf import alignment_marks
+        from registered import impose
         root = board_pack(tmp_path / "board")
         out = tmp_path / "out"
         assert main(["build", str(root), "--out", str(out)]) == 0

@@ -4,7 +4,6 @@ pnpkit's words for a language pnpkit does not know (else a warning: they print i
 from __future__ import annotations
 
 from conftest import write_pack
-
 from pnpkit import build, calibration, fonts
 from pnpkit.units import PT_PER_MM
 

@@ -97,7 +97,6 @@ def test_inline_icon_sits_on_the_baseline_after_its_word(tmp_path, capsys):
     assert code == 0, out
     img = raster(built_svg(tmp_path / "out", "en"), root)
     size = 10 * 25.4 / 72  # the font size in mm
-    ascent = fonts.ascent_descent("DejaVu Sans")[0]
     gain = fonts.string_width("Gain ", "DejaVu Sans", size)
     xs, ys = columns(img, green), rows(img, green)
     # x: after "Gain ", width 2:1 at one em; y: bottom on the first baseline
@@ -135,7 +134,7 @@ def test_bad_markup_is_one_located_line(tmp_path, capsys, text, message):
     root = pack(tmp_path, text)
     code, out = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
-    errors = [l for l in out.splitlines() if ": error: " in l]
+    errors = [line for line in out.splitlines() if ": error: " in line]
     assert len(errors) == 1 and message in errors[0] and errors[0].startswith(f"{root.name}/cards.yaml:7:") or \
         errors[0].endswith("]"), out
 
@@ -216,7 +215,10 @@ def test_pack_font_problems_are_located(tmp_path, capsys):
     fb.setupGlyphOrder([".notdef", "a"])
     fb.setupCharacterMap({ord("a"): "a"})
     pen = T2CharStringPen(500, None)
-    pen.moveTo((0, 0)); pen.lineTo((400, 0)); pen.lineTo((400, 400)); pen.closePath()
+    pen.moveTo((0, 0))
+    pen.lineTo((400, 0))
+    pen.lineTo((400, 400))
+    pen.closePath()
     fb.setupCFF("Cff", {"FullName": "Cff"}, {".notdef": pen.getCharString(), "a": pen.getCharString()}, {})
     fb.setupHorizontalMetrics({".notdef": (500, 0), "a": (500, 0)})
     fb.setupHorizontalHeader(ascent=800, descent=-200)
@@ -229,7 +231,7 @@ def test_pack_font_problems_are_located(tmp_path, capsys):
                 files={"fonts/cff.otf": cff.read_bytes()})
     code, out = run(capsys, "validate", str(root))
     assert code == 1
-    lines = sorted(l for l in out.splitlines() if ": error: " in l)
+    lines = sorted(line for line in out.splitlines() if ": error: " in line)
     assert lines == [
         "rt/game.yaml:6:14: error: font 'fonts/cff.otf' has PostScript (CFF) outlines, which cannot be embedded as a subset: use the TrueType (.ttf) version of the font, or convert it (fontTools: otf2ttf) [fonts]",
         "rt/game.yaml:6:35: error: font 'fonts/none.ttf' not found in rt [references]",
@@ -275,7 +277,7 @@ def test_broken_svg_art_points_into_the_file(tmp_path, capsys):
         '{% extends "_face.svg.j2" %}{% block content %}<image href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}')
     code, out = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
-    assert [l for l in out.splitlines() if ": error: " in l] == ["rt/art/a.svg:2:1: error: unsupported element <mask> [svg]"]
+    assert [line for line in out.splitlines() if ": error: " in line] == ["rt/art/a.svg:2:1: error: unsupported element <mask> [svg]"]
 
 
 FACE_PY = '''from pnpkit.pyfaces import drawing
@@ -304,12 +306,12 @@ def test_python_face_builds_only_when_trusted_and_errors_are_located(tmp_path, c
     (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("board.py:draw", "board.py:broken"))
     code, out = run(capsys, "validate", str(root), "--lang", "en", "--trust")
     assert code == 1
-    assert [l for l in out.splitlines() if ": error: " in l] == [
+    assert [line for line in out.splitlines() if ": error: " in line] == [
         "rt/board.py:13:1: error: Python face board.py:broken raised KeyError: 'missing' (drawing front of 'c1') [python-face]"]
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nobody"))
     code, out = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
-    assert [l for l in out.splitlines() if ": error: " in l] == [
+    assert [line for line in out.splitlines() if ": error: " in line] == [
         "rt/cards.yaml:4:10: error: the pack is not trusted, so its Python faces (board.py:broken: 1 face(s)) were not drawn; "
         "if you trust its author: pnpkit trust rt (or --trust for one run) [trust]"]
 
@@ -353,7 +355,7 @@ def test_python_face_draws_with_the_kits_template_macros(tmp_path, capsys):
     (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("board.py:draw", "board.py:missing"))
     code, out = run(capsys, "validate", str(root), "--lang", "en", "--trust")
     assert code == 1
-    assert [l for l in out.splitlines() if ": error: " in l] == [
+    assert [line for line in out.splitlines() if ": error: " in line] == [
         "rt/board.py:13:1: error: Python face board.py:missing raised AttributeError: 'TemplateModule' object has no "
         "attribute 'nope' (drawing front of 'c1') [python-face]"]
 

@@ -12,9 +12,9 @@ from conftest import ROOT, Kit
 from pnpkit import calibration
 from pnpkit.build import validate
 from pnpkit.cli import main
-from registered import REGISTRY, impose
 from pnpkit.pdf import alignment_marks
 from pnpkit.schema import load_pack
+from registered import REGISTRY, impose
 
 FIRST = calibration.page_count("long-edge")  # the PDF index of layout page 0: after the print check and its back
 
@@ -65,10 +65,10 @@ def test_an_untrusted_build_stops_at_the_python_board_with_one_located_line(tmp_
     assert main(["build", S, "--out", str(tmp_path / "out"), "--lang", "en"]) == 1
     out = capsys.readouterr()
     lines = (out.out + out.err).splitlines()
-    assert [l for l in lines if ": error: " in l] == [
+    assert [line for line in lines if ": error: " in line] == [
         f"{S}/board.yaml:10:10: error: the pack is not trusted, so its Python faces (board.py:draw: 1 face(s)) were not "
         f"drawn; if you trust its author: pnpkit trust {S} (or --trust for one run) [trust]"]
-    assert [l.split(": warning: ")[0] for l in lines if ": warning: " in l] == [f"{S}/game.yaml:7:1"]
+    assert [line.split(": warning: ")[0] for line in lines if ": warning: " in line] == [f"{S}/game.yaml:7:1"]
     assert not list((tmp_path / "out").rglob("*.pdf"))
 
 

@@ -14,8 +14,19 @@ from pypdf import PdfReader
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import fonts
-from pnpkit.svgdraw import (MM, OP_TYPES, Drawing, Fill, PathOp, Stroke, SvgError, TextOp,
-                            compile_svg, op_from_row, op_row)
+from pnpkit.svgdraw import (
+    MM,
+    OP_TYPES,
+    Drawing,
+    Fill,
+    PathOp,
+    Stroke,
+    SvgError,
+    TextOp,
+    compile_svg,
+    op_from_row,
+    op_row,
+)
 
 NS = 'xmlns="http://www.w3.org/2000/svg"'
 DPI = 144

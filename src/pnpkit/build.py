@@ -15,17 +15,33 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-from datetime import datetime, timezone
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
-from pnpkit import calibration, changes, cvd, fonts, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust
-from pnpkit.registry import Registry, default_registry
+from pnpkit import (
+    calibration,
+    changes,
+    cvd,
+    fonts,
+    layout,
+    output,
+    paths,
+    pdf,
+    preview,
+    render,
+    rules,
+    schema,
+    svgdraw,
+    textcheck,
+    trust,
+)
 from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack
+from pnpkit.registry import Registry, default_registry
 from pnpkit.units import SIZES
 
 CACHE_DIR = "pnpkit-cache"  # under OUT; visible, and no pack id would choose it

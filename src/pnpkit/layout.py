@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from pnpkit.errors import Location, Problem
 from pnpkit.freerects import FreeRects, Rect
@@ -49,7 +49,7 @@ class Placement:
     def h(self) -> float:
         return self.face.size[0] if self.turn % 180 else self.face.size[1]
 
-    def moved(self, dx: float, dy: float) -> "Placement":
+    def moved(self, dx: float, dy: float) -> Placement:
         outline = tuple((x + dx, y + dy) for x, y in self.outline) if self.outline else None
         clip = (self.clip[0] + dx, self.clip[1] + dy, self.clip[2] + dx, self.clip[3] + dy) if self.clip else None
         return dataclasses.replace(self, x=self.x + dx, y=self.y + dy, clip=clip, outline=outline)
@@ -63,7 +63,7 @@ class Page:
     placements: list[Placement] = field(default_factory=list)
     fold: float | None = None  # x of a gutter-fold line
     label: str = ""
-    tile: "Tile | None" = None  # set on the pages of a face split over several sheets
+    tile: Tile | None = None  # set on the pages of a face split over several sheets
     marks: bool = True  # crop marks and cut lines wanted on this page
     lines: list[tuple[float, float, float, float]] = field(default_factory=list)  # extra cut marks (x1, y1, x2, y2)
     packed: bool = False  # laid out by a packer of its own (hexes, dice, labels): not re-centred
@@ -380,7 +380,7 @@ class _Sheet:
     lift: tuple[float, float] = (0.0, 0.0)  # how far the page's own content was moved (left, up)
 
     @classmethod
-    def around(cls, page: Page, s: PrintSettings) -> "_Sheet":
+    def around(cls, page: Page, s: PrintSettings) -> _Sheet:
         """A sheet whose free room is the page less what is on it (grown by the blocks' pad)."""
         free = FreeRects((-_OPEN, -_OPEN, page.w + _OPEN, page.h + _OPEN))
         sheet = cls(page, face_area(s, (page.w, page.h)), free)

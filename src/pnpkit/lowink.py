@@ -22,8 +22,19 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
-from pnpkit.svgdraw import (Drawing, Fill, ImageOp, Op, PathOp, Restore, Save, TextOp, Transform,
-                            apply, compose)
+from pnpkit.svgdraw import (
+    Drawing,
+    Fill,
+    ImageOp,
+    Op,
+    PathOp,
+    Restore,
+    Save,
+    TextOp,
+    Transform,
+    apply,
+    compose,
+)
 
 if TYPE_CHECKING:
     from pnpkit.model import Face, Pack

@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pnpkit.errors import Location
+
 # Declared with the format; re-exported, as the rest of pnpkit reads them from here.
-from pnpkit.packformat import BACK_MODES as BACK_MODES, KINDS as KINDS, ORIENTATIONS as ORIENTATIONS
+from pnpkit.packformat import BACK_MODES as BACK_MODES
+from pnpkit.packformat import KINDS as KINDS
+from pnpkit.packformat import ORIENTATIONS as ORIENTATIONS
 
 if TYPE_CHECKING:  # the loader's types, for annotations only
     from pnpkit.loader import Document, Path_

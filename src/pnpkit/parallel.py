@@ -23,9 +23,9 @@ import gc
 import marshal
 import multiprocessing
 import pickle
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable
 
 import jinja2
 

@@ -9,8 +9,8 @@ the input only.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from reportlab.lib.colors import Color, black
 from reportlab.pdfbase import pdfdoc
@@ -78,7 +78,7 @@ def face_form(c: Canvas, face, forms: dict) -> str:
         w, h = face.full_size
         c.beginForm(name, 0, 0, w * K, h * K)
         face.drawing.draw(c, 0, 0)
-        shadings = dict(getattr(c, "_shadingUsed"))  # endForm forgets them: read them before it
+        shadings = dict(c._shadingUsed)  # endForm forgets them: read them before it
         c.endForm()
         _give_form_its_resources(c, name, shadings)
         forms[face.svg] = name

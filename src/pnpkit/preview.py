@@ -49,7 +49,7 @@ def _templates() -> jinja2.Environment:
 
 def _page(title: str, body: Markup) -> str:
     """The whole page around a body; its build fingerprint is a hash of what it shows."""
-    build = hashlib.sha256(f"{title}\n{body}".encode("utf-8")).hexdigest()[:16]
+    build = hashlib.sha256(f"{title}\n{body}".encode()).hexdigest()[:16]
     page = _templates().get_template("page.html.j2")
     return page.render(build=build, state_url=STATE_URL, title=title, body=body)
 

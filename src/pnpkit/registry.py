@@ -16,8 +16,9 @@ to PLUGINS (the README's "Extending pnpkit" shows it; tests/test_extending.py ru
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pnpkit import dice, hexes, labels, rules
 

@@ -16,7 +16,17 @@ from pnpkit import fonts, itemsource, labels, packfonts, packformat, paths
 from pnpkit.checker import Reader, close_match, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
-from pnpkit.model import KINDS, PROVENANCE, SIDES, Check, FieldSpec, Group, Item, Pack, PrintSettings
+from pnpkit.model import (
+    KINDS,
+    PROVENANCE,
+    SIDES,
+    Check,
+    FieldSpec,
+    Group,
+    Item,
+    Pack,
+    PrintSettings,
+)
 from pnpkit.units import PT_PER_MM, describe
 
 GAME_KEYS = packformat.names(packformat.GAME)
@@ -70,7 +80,7 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     return game.pack(groups), problems
 
 
-def _unknown_variants(game: "_Game", groups: dict) -> list[Problem]:
+def _unknown_variants(game: _Game, groups: dict) -> list[Problem]:
     """print.variants may only name variants that groups declare."""
     known = sorted({g.variant for g in groups.values() if g.variant})
     out = []

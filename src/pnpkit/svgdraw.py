@@ -44,15 +44,20 @@ import io
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from lxml import etree
 from reportlab.lib import colors
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO
-from svglib.utils import bezier_arc_from_end_points, convert_quadratic_to_cubic_path, normalise_svg_path
+from svglib.utils import (
+    bezier_arc_from_end_points,
+    convert_quadratic_to_cubic_path,
+    normalise_svg_path,
+)
 
 from pnpkit import fonts, shaping
 from pnpkit.units import PT_PER_MM
@@ -1207,7 +1212,11 @@ MAX_IMAGE_BYTES = 50_000_000
 
 def image_too_large(source) -> str | None:
     """Why the PNG/JPEG (bytes or a file path) is too large to embed, or None. Only its header is read."""
-    from PIL import JpegImagePlugin, PngImagePlugin, UnidentifiedImageError  # the plug-ins skip Pillow's own bomb check
+    from PIL import (  # the plug-ins skip Pillow's own bomb check
+        JpegImagePlugin,
+        PngImagePlugin,
+        UnidentifiedImageError,
+    )
 
     size = len(source) if isinstance(source, bytes) else os.path.getsize(source)
     if size > MAX_IMAGE_BYTES:

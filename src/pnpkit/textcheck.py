@@ -14,8 +14,21 @@ from dataclasses import dataclass
 
 from pnpkit import fonts
 from pnpkit.model import Face
-from pnpkit.svgdraw import (Clip, Drawing, Gradient, ImageOp, Matrix, PathOp, Restore, Save,
-                            Segs, TextOp, Transform, apply, compose)
+from pnpkit.svgdraw import (
+    Clip,
+    Drawing,
+    Gradient,
+    ImageOp,
+    Matrix,
+    PathOp,
+    Restore,
+    Save,
+    Segs,
+    TextOp,
+    Transform,
+    apply,
+    compose,
+)
 from pnpkit.units import PT_PER_MM
 
 ASCENT, DESCENT = 0.76, 0.24  # of the font size, DejaVu Sans' caps-and-accents height and descender
