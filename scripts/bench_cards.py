@@ -65,10 +65,10 @@ def make_pack(root: Path, n: int) -> Path:
             text = f"Gain :{rng.choice(ICONS)}: and **{rng.choice(WORDS)}** *{rng.choice(WORDS)}*, " + text
         colour = f"#{rng.randrange(0x202020, 0xa0a0a0):06x}"
         icons = ", ".join(rng.sample(ICONS, 3))
-        lines.append(f"    - {{id: card-{i:04d}, title: 'Card {i} {rng.choice(WORDS)}', text: '{text}', colour: '{colour}', icons: [{icons}]}}")
+        lines.append(f"    - {{id: card-{i:04d}, title: 'Card {i} {rng.choice(WORDS)}', " f"text: '{text}', colour: '{colour}', icons: [{icons}]}}")
     pack = root / "components" / "bench"
     pack.mkdir(parents=True)
-    (pack / "game.yaml").write_text("name: Bench\nlanguages: [en]\nplayers: {min: 1, max: 4}\nprint: {paper: a4, bleed: 0mm, backs: long-edge}\n")
+    (pack / "game.yaml").write_text("name: Bench\nlanguages: [en]\nplayers: {min: 1, max: " "4}\nprint: {paper: a4, bleed: 0mm, backs: long-edge}\n")
     (pack / "cards.yaml").write_text("\n".join(lines) + "\n")
     templates = root / "templates"
     shutil.copytree(ROOT / "templates", templates)
@@ -126,13 +126,13 @@ def main() -> None:
         size = (Path(tmp) / "bench.pdf").stat().st_size
         cold, edited = command_line(pack, Path(tmp) / "out", args.runs)
     total = statistics.median(r["total"] for r in runs)
-    print(f"{args.cards} distinct poker cards + shared back, 9 per A4 page, duplex: {runs[0]['pages']} pages, {size / 1e6:.2f} MB")
+    print(f"{args.cards} distinct poker cards + shared back, 9 per A4 " f"page, duplex: {runs[0]['pages']} pages, {size / 1e6:.2f} MB")
     for stage in ("check+render+compile", "impose", "pdf", "total"):
         values = " / ".join(f"{r[stage]:.2f}" for r in runs)
         print(f"  {stage:22} {values} s (median {statistics.median(r[stage] for r in runs):.2f} s)")
     print(f"cards per second (end to end, median of {args.runs}): {args.cards / total:.0f}")
-    print(f"pnpkit build, new process, empty --out: median {statistics.median(cold):.2f} s (n={len(cold)})")
-    print(f"pnpkit build, new process, one card edited: median {statistics.median(edited):.2f} s (n={len(edited)})")
+    print("pnpkit build, new process, empty --out: median " f"{statistics.median(cold):.2f} s (n={len(cold)})")
+    print("pnpkit build, new process, one card edited: median " f"{statistics.median(edited):.2f} s (n={len(edited)})")
 
 
 if __name__ == "__main__":

@@ -84,9 +84,9 @@ def main() -> None:
     cold, warm = statistics.median(colds), statistics.median(warms)
     print(f"{args.pack.name}, profiles {', '.join(PROFILES)}")
     print(f"cold export (empty --out): median {cold:.2f} s (n={len(colds)})")
-    print(f"warm export (nothing changed): median {warm:.2f} s (n={len(warms)}), {100 * warm / cold:.0f} % of cold")
+    print(f"warm export (nothing changed): median {warm:.2f} s " f"(n={len(warms)}), {100 * warm / cold:.0f} % of cold")
     c_cpu, w_cpu = statistics.median(cold_cpu), statistics.median(warm_cpu)
-    print(f"CPU (build and workers): cold {c_cpu:.2f} s, warm {w_cpu:.2f} s, {100 * w_cpu / c_cpu:.0f} % of cold")
+    print(f"CPU (build and workers): cold {c_cpu:.2f} s, warm " f"{w_cpu:.2f} s, {100 * w_cpu / c_cpu:.0f} % of cold")
     print(f"files that differ between the cold and the warm output: {len(changed)}")
     for path in changed[:10]:
         print(f"  {path}")

@@ -142,8 +142,8 @@ def main() -> None:
         cold, loop, stats = watch_loop(pack, Path(tmp) / "a" / "build", args.edits)
         print(f"{args.cards} distinct poker cards + shared back, duplex on A4")
         print(f"cold build (empty cache), in the watch loop: {cold:.2f} s")
-        print(f"one card changed, save -> updated PDF in place (watch loop, polling included): {summary(loop)}")
-        print(f"  last rebuild: {stats.get('faces rendered', 0)} faces rendered, {stats.get('faces reused', 0)} from the cache, "
+        print("one card changed, save -> updated PDF in place " f"(watch loop, polling included): {summary(loop)}")
+        print(f"  last rebuild: {stats.get('faces rendered', 0)} faces " f"rendered, {stats.get('faces reused', 0)} from the cache, "
               f"{stats.get('drawings compiled', 0)} drawings compiled")
         pack = bench_cards.make_pack(Path(tmp) / "b", args.cards)
         spent, cold = stages(pack, Path(tmp) / "b" / "build", args.edits)
@@ -156,7 +156,7 @@ def main() -> None:
         build.build(pack, Path(tmp) / "b" / "build", cache=cache)
         print(f"nothing changed, cache read from disk: {time.perf_counter() - t0:.2f} s")
         pack = bench_cards.make_pack(Path(tmp) / "c", args.cards)
-        print(f"one card changed, new `pnpkit build` process: {summary(new_process(pack, Path(tmp) / 'c' / 'build', max(3, args.edits // 2)))}")
+        print("one card changed, new `pnpkit build` process: " f"{summary(new_process(pack, Path(tmp) / 'c' / 'build', max(3, args.edits // 2)))}")
 
 
 if __name__ == "__main__":

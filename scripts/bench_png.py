@@ -61,9 +61,9 @@ def main() -> None:
             assert len(pngs) == distinct, (len(pngs), distinct)
             shutil.rmtree(out)
     best, median = min(times), statistics.median(times)
-    print(f"{distinct} PNG faces ({args.cards} fronts + 1 shared back) at {chosen.dpi} dpi, profile {chosen.id}, "
+    print(f"{distinct} PNG faces ({args.cards} fronts + 1 shared " f"back) at {chosen.dpi} dpi, profile {chosen.id}, "
           f"{os.cpu_count()} cores")
-    print(f"  best {best:.2f}s = {distinct / best:.1f} faces/s; median {median:.2f}s = {distinct / median:.1f} faces/s")
+    print(f"  best {best:.2f}s = {distinct / best:.1f} faces/s; " f"median {median:.2f}s = {distinct / median:.1f} faces/s")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-GAME = "id: bench\nname: Bench\nlanguages: [en, pl]\nplayers: {min: 2, max: 4}\nchecks:\n  - {rule: count, group: cards, min: 1}\n"
+GAME = "id: bench\nname: Bench\nlanguages: [en, pl]\nplayers: {min: " "2, max: 4}\nchecks:\n  - {rule: count, group: cards, min: 1}\n"
 CARDS = """\
 cards:
   kind: card
@@ -84,14 +84,14 @@ def main() -> int:
         started = time.perf_counter()
         pack = make(Path(tmp), args.rows, args.format)
         size = (pack / f"cards.{args.format}").stat().st_size
-        print(f"wrote a {args.rows:,}-row {args.format.upper()} ({size:,} bytes) in {time.perf_counter() - started:.1f} s")
+        print(f"wrote a {args.rows:,}-row {args.format.upper()} " f"({size:,} bytes) in {time.perf_counter() - started:.1f} s")
         env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
         out = subprocess.run([sys.executable, "-c", MEASURE, str(pack)], capture_output=True, text=True, env=env, check=True)
     result = json.loads(out.stdout)
     ok = result["seconds"] < 5 and result["peak_mb"] < 500 and result["items"] == args.rows and not result["errors"]
     load = os.getloadavg()[0]
-    print(f"read and validated {result['items']:,} items in {result['seconds']:.2f} s ({result['cpu']:.2f} s of CPU, "
-          f"load average {load:.1f} on {os.cpu_count()} cores), peak memory {result['peak_mb']:.0f} MB"
+    print(f"read and validated {result['items']:,} items in " f"{result['seconds']:.2f} s ({result['cpu']:.2f} s of CPU, "
+          f"load average {load:.1f} on {os.cpu_count()} " f"cores), peak memory {result['peak_mb']:.0f} MB"
           f" (goal: < 5 s, < 500 MB): {'ok' if ok else 'FAILED'}")
     for line in result["errors"]:
         print(f"  {line}")

@@ -42,7 +42,7 @@ def main() -> None:
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", help="--jobs for this tree's builds (the baseline has no such option)")
-    ap.add_argument("--quick", action="store_true", help="3 cards, one run, this tree against itself unless --baseline: checks that the script works (CI)")
+    ap.add_argument("--quick", action="store_true", help="3 cards, one run, this tree against itself unless " "--baseline: checks that the script works (CI)")
     args = ap.parse_args()
     if args.quick:
         args.cards, args.runs = 3, 1

@@ -59,8 +59,8 @@ class Outcome:
 
     def report(self) -> str:
         lines = [f"mutant {self.mutant.describe()}",
-                 f"  exit {self.code}, {self.seconds:.2f}s ({self.cpu:.2f}s CPU), {self.max_rss_kb // 1024} MB"
-                 + (f"; a first run timed out after {self.retried.seconds:.2f}s ({self.retried.cpu:.2f}s CPU)" if self.retried else ""),
+                 f"  exit {self.code}, {self.seconds:.2f}s " f"({self.cpu:.2f}s CPU), {self.max_rss_kb // 1024} MB"
+                 + ("; a first run timed out after " f"{self.retried.seconds:.2f}s ({self.retried.cpu:.2f}s CPU)" if self.retried else ""),
                  *(f"  FAIL [{sig}] {msg}" for sig, msg in self.failures),
                  f"  reproduce: {reproducer(self.mutant)}",
                  "  output:", *("    " + line for line in self.output[:OUTPUT_KEPT].splitlines())]
@@ -69,7 +69,7 @@ class Outcome:
 
 def reproducer(mutant: Mutant) -> str:
     """The command that writes this mutant out and prints how to run it (`pnpkit <argv>` in that folder)."""
-    return (f"PYTHONPATH=src python scripts/fuzz.py --kit {mutant.kit} --seed {mutant.seed} --keep /tmp/mutant"
+    return ("PYTHONPATH=src python scripts/fuzz.py --kit " f"{mutant.kit} --seed {mutant.seed} --keep /tmp/mutant"
             f"  # then, in /tmp/mutant: pnpkit {' '.join(mutant.argv('out'))}")
 
 

@@ -36,43 +36,43 @@ class TestCounts:
     def test_anu_c01_terrain_tiles(self, anu):
         anu.edit(f"{A}/hexes.yaml", "{id: water, terrain: water, count: 16}", "{id: water, terrain: water, count: 15}")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:130:5: error: group 'terrain-tiles' has 55 components; the game needs exactly 56 [ANU-C01]",
-            f"{A}/game.yaml:131:74: error: group 'terrain-tiles' has 15 with terrain water; the game needs 16 [ANU-C01]",
-            f"{A}/game.yaml:134:5: error: kind 'hex' has 60 components ('terrain-tiles' 55, 'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]",
+            f"{A}/game.yaml:130:5: error: group 'terrain-tiles' " "has 55 components; the game needs exactly 56 [ANU-C01]",
+            f"{A}/game.yaml:131:74: error: group 'terrain-tiles' " "has 15 with terrain water; the game needs 16 [ANU-C01]",
+            f"{A}/game.yaml:134:5: error: kind 'hex' has 60 components ('terrain-tiles' " "55, 'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]",
         ]
 
     def test_anu_c02_one_of_each_catastrophe(self, anu):
         anu.edit(f"{A}/hexes.yaml", "{id: tsunami, catastrophe: tsunami}", "{id: tsunami, catastrophe: volcano}")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:133:82: error: group 'catastrophe-tiles' has 0 with catastrophe tsunami; the game needs 1 [ANU-C02]",
-            f"{A}/game.yaml:133:82: error: group 'catastrophe-tiles' has 2 with catastrophe volcano; the game needs 1 [ANU-C02]",
+            f"{A}/game.yaml:133:82: error: group 'catastrophe-tiles' " "has 0 with catastrophe tsunami; the game needs 1 [ANU-C02]",
+            f"{A}/game.yaml:133:82: error: group 'catastrophe-tiles' " "has 2 with catastrophe volcano; the game needs 1 [ANU-C02]",
         ]
 
     def test_anu_c03_sixty_one_hexes_in_all(self, anu):
         anu.edit(f"{A}/hexes.yaml", "catastrophe-tiles:\n", "spare-tiles:\n  kind: hex\n  size: 57.74x50mm\n"
-                 "  front: anunnaki/catastrophe-back.svg.j2\n  items:\n    - {id: spare}\n\ncatastrophe-tiles:\n")
+                 "  front: anunnaki/catastrophe-back.svg.j2\n  " "items:\n    - {id: spare}\n\ncatastrophe-tiles:\n")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:134:5: error: kind 'hex' has 62 components ('terrain-tiles' 56, 'spare-tiles' 1, 'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]"]
+            f"{A}/game.yaml:134:5: error: kind 'hex' has 62 " "components ('terrain-tiles' 56, 'spare-tiles' 1, " "'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]"]
 
     def test_anu_c04_pieces_per_colour(self, anu):
         anu.edit(f"{A}/pieces.yaml", "{id: man-red, colour: red, count: 5}", "{id: man-red, colour: red, count: 4}")
-        assert anu.validate().lines == [f"{A}/game.yaml:135:5: error: group 'men' has 4 red; every colour needs exactly 5 [ANU-C04]"]
+        assert anu.validate().lines == [f"{A}/game.yaml:135:5: error: group 'men' has " "4 red; every colour needs exactly 5 [ANU-C04]"]
 
     def test_anu_c05_gold_and_the_start_on_mars(self, anu):
         anu.edit(f"{A}/tokens.yaml", "{id: gold, count: 40}", "{id: gold, count: 39}")
         anu.edit(f"{A}/map.yaml", "start: mars", "start: moon")
         anu.edit(f"{A}/map.yaml", "planets: [mars, ", "planets: [")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:142:5: error: group 'gold' has 39 components; the game needs exactly 40 [ANU-C05]",
-            f"{A}/map.yaml:15:16: error: the track of 'solar-map' has no mars; Nibiru starts there [ANU-C05]",
-            f"{A}/map.yaml:16:14: error: 'solar-map' starts Nibiru on moon; the game starts it on mars [ANU-C05]",
+            f"{A}/game.yaml:142:5: error: group 'gold' has 39 " "components; the game needs exactly 40 [ANU-C05]",
+            f"{A}/map.yaml:15:16: error: the track of 'solar-map' " "has no mars; Nibiru starts there [ANU-C05]",
+            f"{A}/map.yaml:16:14: error: 'solar-map' starts " "Nibiru on moon; the game starts it on mars [ANU-C05]",
         ]
 
     def test_anu_c06_a_sheet_per_colour(self, anu):
         anu.edit(f"{A}/sheets.yaml", "    - {id: sheet-yellow, colour: yellow}\n", "")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:146:5: error: group 'sheets' has 3 components; the game needs exactly 4 [ANU-C06]",
-            f"{A}/game.yaml:147:5: error: group 'sheets' has 0 yellow; every colour needs exactly 1 [ANU-C06]",
+            f"{A}/game.yaml:146:5: error: group 'sheets' has " "3 components; the game needs exactly 4 [ANU-C06]",
+            f"{A}/game.yaml:147:5: error: group 'sheets' has " "0 yellow; every colour needs exactly 1 [ANU-C06]",
         ]
 
 
@@ -82,31 +82,31 @@ class TestSheetBoxes:
     def test_a_piece_without_a_box(self, anu):
         anu.edit(f"{A}/game.yaml", "    - {piece: shuttle, number: 3}\n", "")
         assert anu.validate().lines == [
-            f"{A}/pieces.yaml:{line}:{col}: error: piece 'shuttle-{colour}-3' (shuttle 3) has no box on the personal sheet [ANU-C06]"
+            f"{A}/pieces.yaml:{line}:{col}: error: piece 'shuttle-{colour}-3' " "(shuttle 3) has no box on the personal sheet [ANU-C06]"
             for line, col, colour in ((74, 50, "blue"), (77, 48, "red"), (80, 52, "green"), (83, 54, "yellow"))]
 
     def test_a_numbered_piece_beyond_the_boxes(self, anu):
         anu.edit(f"{A}/pieces.yaml", "    - {id: giant-blue-2, colour: blue, number: 2}\n",
-                 "    - {id: giant-blue-2, colour: blue, number: 2}\n    - {id: giant-blue-3, colour: blue, number: 3}\n")
+                 "    - {id: giant-blue-2, colour: blue, number: 2}\n " "   - {id: giant-blue-3, colour: blue, number: 3}\n")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:136:5: error: group 'giants' has 3 blue; every colour needs exactly 2 [ANU-C04]",
-            f"{A}/pieces.yaml:42:48: error: piece 'giant-blue-3' (giant 3) has no box on the personal sheet [ANU-C06]",
+            f"{A}/game.yaml:136:5: error: group 'giants' has " "3 blue; every colour needs exactly 2 [ANU-C04]",
+            f"{A}/pieces.yaml:42:48: error: piece 'giant-blue-3' " "(giant 3) has no box on the personal sheet [ANU-C06]",
         ]
 
     def test_a_box_without_its_piece(self, anu):
         anu.edit(f"{A}/pieces.yaml", "    - {id: shuttle-red-2, colour: red, number: 2}\n", "")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:116:128: warning: the spaceship carries 12 gold, but 2.75 shuttles of 4 bring 11 [ANU-K04]",
-            f"{A}/game.yaml:125:7: error: the red sheet's box for shuttle 2 has 0 pieces in 'shuttles'; it needs exactly 1 [ANU-C06]",
-            f"{A}/game.yaml:139:5: error: group 'shuttles' has 2 red; every colour needs exactly 3 [ANU-C04]",
+            f"{A}/game.yaml:116:128: warning: the spaceship carries " "12 gold, but 2.75 shuttles of 4 bring 11 [ANU-K04]",
+            f"{A}/game.yaml:125:7: error: the red sheet's box for shuttle " "2 has 0 pieces in 'shuttles'; it needs exactly 1 [ANU-C06]",
+            f"{A}/game.yaml:139:5: error: group 'shuttles' " "has 2 red; every colour needs exactly 3 [ANU-C04]",
         ]
 
     def test_two_boxes_for_one_piece_and_a_box_for_no_piece(self, anu):
         anu.edit(f"{A}/game.yaml", "    - {piece: giant, number: 2}\n",
-                 "    - {piece: giant, number: 2}\n    - {piece: giant, number: 1}\n    - {piece: gaint, number: 4}\n")
+                 "    - {piece: giant, number: 2}\n    - {piece: " "giant, number: 1}\n    - {piece: gaint, number: 4}\n")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:124:7: error: the sheet has two boxes for giant 1 (boxes 3 and 5) [ANU-C06]",
-            f"{A}/game.yaml:125:7: error: sheet box 6 is for 'gaint', which is not a piece of data.pieces (did you mean 'giant'?) [ANU-C06]",
+            f"{A}/game.yaml:124:7: error: the sheet has two " "boxes for giant 1 (boxes 3 and 5) [ANU-C06]",
+            f"{A}/game.yaml:125:7: error: sheet box 6 is for 'gaint', which " "is not a piece of data.pieces (did you mean 'giant'?) [ANU-C06]",
         ]
 
 
@@ -119,21 +119,21 @@ class TestCapacities:
         anu.edit(f"{A}/game.yaml", "stop_with: stop_free_base, capacity: 4}", "stop_with: stop_free_base, capacity: 5}")
         assert anu.validate().lines == [
             f"{A}/game.yaml:115:124: error: a shuttle carries 5 gold; the game says 4 [ANU-K02]",
-            f"{A}/game.yaml:116:128: warning: the spaceship carries 12 gold, but 3 shuttles of 5 bring 15 [ANU-K04]",
+            f"{A}/game.yaml:116:128: warning: the spaceship carries " "12 gold, but 3 shuttles of 5 bring 15 [ANU-K04]",
         ]
 
     def test_anu_k03_spaceship_carries_twelve(self, anu):
         anu.edit(f"{A}/game.yaml", "stop_with: stop_free_base, capacity: 12}", "stop_with: stop_free_base, capacity: 10}")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:116:128: error: a spaceship carries 10 gold; the game says 12 [ANU-K03]",
-            f"{A}/game.yaml:116:128: warning: the spaceship carries 10 gold, but 3 shuttles of 4 bring 12 [ANU-K04]",
+            f"{A}/game.yaml:116:128: error: a spaceship " "carries 10 gold; the game says 12 [ANU-K03]",
+            f"{A}/game.yaml:116:128: warning: the spaceship carries " "10 gold, but 3 shuttles of 4 bring 12 [ANU-K04]",
         ]
 
     def test_anu_k04_is_a_warning(self, anu):
         anu.edit(f"{A}/game.yaml", "stop_with: stop_free_base, capacity: 12}", "stop_with: stop_free_base, capacity: 16}")
         anu.edit(f"{A}/game.yaml", "piece: spaceship, exact: 12}", "piece: spaceship, exact: 16}")
         run = anu.validate()
-        assert run.lines == [f"{A}/game.yaml:116:128: warning: the spaceship carries 16 gold, but 3 shuttles of 4 bring 12 [ANU-K04]"]
+        assert run.lines == [f"{A}/game.yaml:116:128: warning: the spaceship carries " "16 gold, but 3 shuttles of 4 bring 12 [ANU-K04]"]
         assert run.code == 0
         assert anu.run("validate", A, "--strict").code == 1
 
@@ -141,10 +141,10 @@ class TestCapacities:
         anu.edit(f"{A}/game.yaml", "stop_with: stop_own_mammoth, capacity: 0}\n    mammoth", "stop_with: stop_own_mammoth, capacity: 1}\n    mammoth")
         lines = anu.validate().lines
         assert lines[:2] == [
-            f"{A}/game.yaml:112:157: error: a man carries 1 gold but the personal sheet has no box for it [ANU-T01]",
-            f"{A}/game.yaml:112:157: error: a man carries 1 gold; only the mammoth and giant carry gold on the map [ANU-K05]",
+            f"{A}/game.yaml:112:157: error: a man carries 1 gold " "but the personal sheet has no box for it [ANU-T01]",
+            f"{A}/game.yaml:112:157: error: a man carries 1 gold; only " "the mammoth and giant carry gold on the map [ANU-K05]",
         ]
-        assert lines[2:] == [f"{A}/pieces.yaml:{n}:7: error: piece 'man-{c}' (man) has no box on the personal sheet [ANU-C06]"
+        assert lines[2:] == [f"{A}/pieces.yaml:{n}:7: error: piece 'man-{c}' " "(man) has no box on the personal sheet [ANU-C06]"
                              for n, c in ((15, "blue"), (16, "red"), (17, "green"), (18, "yellow"))]
 
 
@@ -153,16 +153,16 @@ class TestMovementTable:
         anu.edit(f"{A}/game.yaml", "enter: [water, desert, plain, forest, mountain]", "enter: [water, desert, plain, forest]")
         anu.edit(f"{A}/game.yaml", "man: {group: men, moves: 1, enter: [desert, plain, forest]", "man: {group: men, moves: 1, enter: [desert, plain, forset]")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:112:56: error: 'man' may enter 'forset', which is not a terrain of data.terrains (did you mean 'forest'?) [ANU-T01]",
+            f"{A}/game.yaml:112:56: error: 'man' may enter 'forset', which is " "not a terrain of data.terrains (did you mean 'forest'?) [ANU-T01]",
             f"{A}/game.yaml:112:87: error: 'man' may stop on forest but may not enter it [ANU-T01]",
-            f"{A}/game.yaml:114:107: error: 'giant' may stop on mountain but may not enter it [ANU-T01]",
+            f"{A}/game.yaml:114:107: error: 'giant' may " "stop on mountain but may not enter it [ANU-T01]",
         ]
 
     def test_anu_t01_a_sheet_box_for_a_piece_that_carries_nothing(self, anu):
         anu.edit(f"{A}/game.yaml", "    - {piece: spaceship, number: 0}\n", "    - {piece: spaceship, number: 0}\n    - {piece: cylinder, number: 0}\n")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:111:168: error: the personal sheet has a gold box for 'cylinder', which carries no gold [ANU-T01]"] + [
-            f"{A}/game.yaml:128:7: error: the {c} sheet's box for cylinder has 2 pieces in 'cylinders'; it needs exactly 1 [ANU-C06]"
+            f"{A}/game.yaml:111:168: error: the personal sheet has a " "gold box for 'cylinder', which carries no gold [ANU-T01]"] + [
+            f"{A}/game.yaml:128:7: error: the {c} sheet's box for cylinder " "has 2 pieces in 'cylinders'; it needs exactly 1 [ANU-C06]"
             for c in ("blue", "green", "red", "yellow")]  # problems sort by place, then message
 
     def test_the_sheet_prints_the_same_data(self, anu):
@@ -190,8 +190,8 @@ def test_an_irregular_hex_size_is_reported_at_validate(anu):
     anu.edit(f"{A}/hexes.yaml", "size: 57.74x50mm\n  front: anunnaki/catastrophe", "size: 50x50mm\n  front: anunnaki/catastrophe")
     lines = anu.validate().lines
     assert len(lines) == 10  # front and back of each catastrophe tile
-    assert lines[0] == (f"{A}/hexes.yaml:30:7: error: template 'anunnaki/catastrophe-back.svg.j2' line 4: HexSizeError: a hex "
-                        "50x50mm is not regular: 50mm across the flats is 57.74mm across the corners (size is the box around "
+    assert lines[0] == (f"{A}/hexes.yaml:30:7: error: template " "'anunnaki/catastrophe-back.svg.j2' line 4: HexSizeError: a hex "
+                        "50x50mm is not regular: 50mm across the flats is " "57.74mm across the corners (size is the box around "
                         "the hex: write 57.74x50mm) (rendering the back of 'earthquake') [template]")
 
 

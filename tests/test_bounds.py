@@ -58,22 +58,22 @@ def test_a_yaml_alias_bomb_is_refused_where_it_goes_off(kit):
         run = kit.validate()
     # lol5 lists nine times lol4 (66,430 values each): 597,871 in all, the first value over the limit
     # (of 100,000 less the 208 keys and values of game.yaml, read first)
-    assert run.lines == ["components/mammoth-herd/bomb.yaml:6:7: error: this value expands to 597871 keys and values "
-                         "(YAML aliases counted at every use); a pack's YAML files may hold at most 100000 in all, and 99792 are left for this one [limits]"]
+    assert run.lines == ["components/mammoth-herd/bomb.yaml:6:7: error: " "this value expands to 597871 keys and values "
+                         "(YAML aliases counted at every use); a pack's YAML files may hold " "at most 100000 in all, and 99792 are left for this one [limits]"]
     assert run.code == 1
 
 
 def test_an_alias_that_contains_itself_is_refused(kit):
     (kit.root / kit.pack / "loop.yaml").write_text("loop: &a [1, *a]\n", encoding="utf-8")
     run = kit.validate()
-    assert run.lines == ["components/mammoth-herd/loop.yaml:1:7: error: a YAML alias here refers to a value that contains it (a loop) [limits]"]
+    assert run.lines == ["components/mammoth-herd/loop.yaml:1:7: error: a YAML alias " "here refers to a value that contains it (a loop) [limits]"]
     assert run.code == 1
 
 
 def test_a_yaml_file_over_5_mb_is_refused_unread(kit):
     (kit.root / kit.pack / "huge.yaml").write_text("# padding\n" * 500_001, encoding="utf-8")
     run = kit.validate()
-    assert run.lines == ["components/mammoth-herd/huge.yaml:1:1: error: the file has 5000010 bytes; pnpkit reads YAML files "
+    assert run.lines == ["components/mammoth-herd/huge.yaml:1:1: error: the " "file has 5000010 bytes; pnpkit reads YAML files "
                          "of at most 5000000 bytes (split it into several component files) [limits]"]
 
 
@@ -83,20 +83,20 @@ def test_a_dense_file_is_refused_while_it_streams_not_after_building_its_tree(ki
     with Timed():
         run = kit.validate()
     # event 99,793 (after game.yaml's 208): the mapping, its key, the list, then scalars two columns apart
-    assert run.lines == ["components/mammoth-herd/dense.yaml:1:199583: error: the file holds more keys and values than this; "
-                         "a pack's YAML files may hold at most 100000 in all, and 99792 are left for this one [limits]"]
+    assert run.lines == ["components/mammoth-herd/dense.yaml:1:199583: error: " "the file holds more keys and values than this; "
+                         "a pack's YAML files may hold at most 100000 in " "all, and 99792 are left for this one [limits]"]
 
 
 def test_values_nested_over_100_deep_are_refused(kit):
     (kit.root / kit.pack / "deep.yaml").write_text("deep:" + " {a:" * 150 + " 1" + "}" * 150 + "\n", encoding="utf-8")
     run = kit.validate()
-    assert run.lines == ["components/mammoth-herd/deep.yaml:1:404: error: values are nested more than 100 deep here [limits]"]
+    assert run.lines == ["components/mammoth-herd/deep.yaml:1:404: error: " "values are nested more than 100 deep here [limits]"]
 
 
 def test_an_integer_of_5000_digits_is_refused_without_a_traceback(kit):
     kit.edit("components/mammoth-herd/game.yaml", "dice_in_game: 7", "dice_in_game: " + "7" * 5000)
     run = kit.validate()
-    assert "components/mammoth-herd/game.yaml:24:17: error: a number of 5000 digits; numbers have at most 30 [limits]" in run.lines
+    assert "components/mammoth-herd/game.yaml:24:17: error: a " "number of 5000 digits; numbers have at most 30 [limits]" in run.lines
     assert run.code == 1 and "Traceback" not in run.out + run.err
 
 
@@ -109,10 +109,10 @@ def test_nan_and_infinities_are_refused_in_every_yaml_number(kit, spelling):
     run = kit.validate()
     refused = [line for line in run.lines if "[numbers]" in line]
     assert refused == [
-        f"components/mammoth-herd/game.yaml:15:11: error: '{spelling}' is not a finite number [numbers]",
-        f"components/mammoth-herd/game.yaml:24:17: error: '{spelling}' is not a finite number [numbers]",
-        f"components/mammoth-herd/game.yaml:42:59: error: '{spelling}' is not a finite number [numbers]",
-        f"components/mammoth-herd/herd.yaml:12:12: error: '{spelling}' is not a finite number [numbers]",
+        "components/mammoth-herd/game.yaml:15:11: error: " f"'{spelling}' is not a finite number [numbers]",
+        "components/mammoth-herd/game.yaml:24:17: error: " f"'{spelling}' is not a finite number [numbers]",
+        "components/mammoth-herd/game.yaml:42:59: error: " f"'{spelling}' is not a finite number [numbers]",
+        "components/mammoth-herd/herd.yaml:12:12: error: " f"'{spelling}' is not a finite number [numbers]",
     ]
     assert run.code == 1 and "Traceback" not in run.out + run.err
 
@@ -124,7 +124,7 @@ def test_a_count_of_a_hundred_million_is_refused_fast(kit):
     kit.edit("components/mammoth-herd/herd.yaml", "    - id: herd\n", "    - id: herd\n      count: 100000000\n")
     with Timed():
         run = kit.build()
-    assert ("components/mammoth-herd/herd.yaml:10:7: error: with its 100000000 copies the pack prints more than 20000 faces, "
+    assert ("components/mammoth-herd/herd.yaml:10:7: error: with its " "100000000 copies the pack prints more than 20000 faces, "
             "the limit (a larger game can raise it: --max-faces N) [limits]") in run.lines
     assert run.code == 1 and not (kit.root / "build" / "mammoth-herd").exists()
 
@@ -133,7 +133,7 @@ def test_the_user_sets_the_face_limit_and_the_pack_cannot(kit):
     """The kit prints 18 faces: the herd, the reference card, then 16 tiles (files in name order)."""
     assert kit.run("validate", str(kit.pack), "--max-faces", "18").code == 0
     run = kit.run("validate", str(kit.pack), "--max-faces", "17")
-    assert run.lines == ["components/mammoth-herd/tiles.yaml:31:7: error: with 'bonus-16' the pack prints more than 17 faces, "
+    assert run.lines == ["components/mammoth-herd/tiles.yaml:31:7: error: " "with 'bonus-16' the pack prints more than 17 faces, "
                          "the limit (a larger game can raise it: --max-faces N) [limits]"]
     kit.edit("components/mammoth-herd/game.yaml", "  margin: 5mm\n", "  margin: 5mm\n  max_faces: 1000000\n")
     assert "unknown key 'max_faces' in print" in kit.validate().out
@@ -154,23 +154,23 @@ def test_a_face_larger_than_2_m_is_refused(kit, size):
     kit.edit("components/mammoth-herd/herd.yaml", "size: 40x100mm", f"size: {size}")
     with Timed():
         run = kit.validate()
-    assert run.lines == [f"components/mammoth-herd/herd.yaml:4:9: error: 'size' must be at most 2000mm a side, the largest face "
+    assert run.lines == ["components/mammoth-herd/herd.yaml:4:9: error: 'size' " "must be at most 2000mm a side, the largest face "
                          f"pnpkit prints (got '{size}': is the unit right?) [schema]"]
 
 
 def test_a_face_may_be_split_over_at_most_100_sheets(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    board = "{% extends '_face.svg.j2' %}{% block content %}<rect width='10' height='10'/>{% endblock %}"
+    board = "{% extends '_face.svg.j2' %}{% block content " "%}<rect width='10' height='10'/>{% endblock %}"
     write_pack(tmp_path / "components" / "big", {
-        "game.yaml": "name: Big\nlanguages: [en]\nplayers: {min: 1, max: 1}\nprint: {margin: 40mm}\n",
-        "board.yaml": "board:\n  kind: board\n  size: 1990x1990mm\n  front: b.svg.j2\n  items:\n    - id: map\n",
+        "game.yaml": "name: Big\nlanguages: [en]\nplayers: " "{min: 1, max: 1}\nprint: {margin: 40mm}\n",
+        "board.yaml": "board:\n  kind: board\n  size: 1990x1990mm\n " " front: b.svg.j2\n  items:\n    - id: map\n",
         "templates/b.svg.j2": board, "templates/_face.svg.j2": FACE,
     })
     with Timed():
         code = main(["validate", "components/big"])
     # A4 less 40mm margins is 130x217mm; with 12mm of overlap a sheet advances 118x205mm: 17x10 sheets
     assert capsys.readouterr().out.splitlines() == [
-        "components/big/board.yaml:6:7: error: 'map' (1996x1996mm with bleed) would take 170 sheets of a4 paper; "
+        "components/big/board.yaml:6:7: error: 'map' (1996x1996mm " "with bleed) would take 170 sheets of a4 paper; "
         "a face may take at most 100 (choose larger paper, or split it into parts) [limits]"]
     assert code == 1
 
@@ -180,7 +180,7 @@ def test_a_margin_that_leaves_less_than_half_the_sheet_is_refused(kit, margin):
     kit.edit("components/mammoth-herd/game.yaml", "margin: 5mm", f"margin: {margin}")
     with Timed():
         run = kit.build()
-    assert run.lines == [f"components/mammoth-herd/game.yaml:15:11: error: 'margin' must be at most 52.5mm, a quarter of A4's width, "
+    assert run.lines == ["components/mammoth-herd/game.yaml:15:11: error: 'margin' " "must be at most 52.5mm, a quarter of A4's width, "
                          f"to leave half the sheet to print on (got {margin}) [schema]"]
     assert run.code == 1 and "Traceback" not in run.err
 
@@ -197,7 +197,7 @@ def test_the_largest_margin_still_prints_every_face(kit):
     ("gap", "100mm", "'gap' must be less than 100mm, half the printable width of A4 (got 100mm)"),
     ("overlap", "101mm", "'overlap' must be at most 100mm, half the printable width of A4 (got 101mm)"),
     ("bleed", "26mm", "'bleed' must be at most 25mm; print services ask for 3mm to 1/4in (got 26mm)"),
-    ("safe", "1000000000000000000000000mm", "'safe' must be at most 50mm; a safe zone is a few millimetres (got 1000000000000000000000000mm)"),
+    ("safe", "1000000000000000000000000mm", "'safe' must be at most 50mm; a safe zone is a " "few millimetres (got 1000000000000000000000000mm)"),
 ])
 def test_print_lengths_are_checked_against_the_paper(kit, key, value, message):
     kit.edit("components/mammoth-herd/game.yaml", "  margin: 5mm\n", f"  margin: 5mm\n  {key}: {value}\n")
@@ -210,14 +210,14 @@ def test_print_lengths_are_checked_against_the_paper(kit, key, value, message):
 def test_a_back_offset_in_the_pack_is_bounded(kit):
     kit.edit("components/mammoth-herd/game.yaml", "  margin: 5mm\n", "  margin: 5mm\n  back_offset: {x: 0mm, y: 100000000000000000000000mm}\n")
     run = kit.validate()
-    assert run.lines == ["components/mammoth-herd/game.yaml:16:28: error: 'y' must be at most 20mm either way; a duplex printer "
+    assert run.lines == ["components/mammoth-herd/game.yaml:16:28: error: 'y' " "must be at most 20mm either way; a duplex printer "
                          "misregisters by a few (got 100000000000000000000000mm) [schema]"]
 
 
 def test_a_group_bleed_is_bounded_too(kit):
     kit.edit("components/mammoth-herd/herd.yaml", "size: 40x100mm", "size: 40x100mm\n  bleed: 1000mm")
     run = kit.validate()
-    assert run.lines == ["components/mammoth-herd/herd.yaml:5:10: error: 'bleed' must be at most 25mm; print services ask for 3mm to 1/4in (got 1000mm) [schema]"]
+    assert run.lines == ["components/mammoth-herd/herd.yaml:5:10: error: 'bleed' must be at " "most 25mm; print services ask for 3mm to 1/4in (got 1000mm) [schema]"]
 
 
 def test_a_face_no_page_can_take_is_an_error_never_silently_dropped():
@@ -228,7 +228,7 @@ def test_a_face_no_page_can_take_is_an_error_never_silently_dropped():
         pages, problems = layout.impose([face], PrintSettings(margin=100.0), {})
     assert pages == []
     assert [str(p) for p in problems] == [
-        "cards.yaml:7:5: error: 3 of the 3 copies of 'c1' (69.5x94.9mm with bleed) found no place on a4 paper inside 100mm margins [layout]"]
+        "cards.yaml:7:5: error: 3 of the 3 copies of 'c1' (69.5x94.9mm with " "bleed) found no place on a4 paper inside 100mm margins [layout]"]
 
 
 # ---------------------------------------------------------------- text boxes
@@ -246,7 +246,7 @@ def test_text_box_numbers_are_finite_and_in_range(kit, args, message):
     kit.edit(template, "size=7, bold=true, anchor='middle'", f"{args}, bold=true, anchor='middle'")
     with Timed():
         run = kit.validate()
-    expected = (f"components/mammoth-herd/herd.yaml:10:7: error: template 'mammoth-herd/herd-standee.svg.j2' line 19: {message} "
+    expected = ("components/mammoth-herd/herd.yaml:10:7: error: template " f"'mammoth-herd/herd-standee.svg.j2' line 19: {message} "
                 f"(rendering the front of 'herd') [template]")
     assert run.lines == [expected]
 
@@ -273,7 +273,7 @@ def test_a_back_offset_that_is_not_finite_or_too_large_is_a_usage_error(kit, val
     """1e300 is finite, but the PDF cannot hold it: ReportLab raised while writing."""
     run = kit.run("build", str(kit.pack), f"--back-offset={value}")
     assert run.code == 2 and "Traceback" not in run.err
-    assert f"argument --back-offset: must be X,Y in mm such as 0.5,-1, each at most 20 either way (got '{value}')" in run.err
+    assert "argument --back-offset: must be X,Y in mm such as " f"0.5,-1, each at most 20 either way (got '{value}')" in run.err
 
 
 def test_a_file_name_the_terminal_cannot_encode_is_printed_escaped(tmp_path):
@@ -285,7 +285,7 @@ def test_a_file_name_the_terminal_cannot_encode_is_printed_escaped(tmp_path):
     out = subprocess.run([sys.executable, "-m", "pnpkit", "validate", "components/mh"], cwd=tmp_path, env=env,
                          capture_output=True, timeout=60)
     assert out.returncode == 1 and b"Traceback" not in out.stderr
-    assert out.stdout.splitlines() == [b"components/mh/caf\\udce9.yaml:2:1: error: YAML syntax error: did not find expected node content [yaml]"]
+    assert out.stdout.splitlines() == [b"components/mh/caf\\udce9.yaml:2:1: error: YAML syntax " b"error: did not find expected node content [yaml]"]
 
 
 # ---------------------------------------------------------------- images
@@ -303,7 +303,7 @@ def art_pack(root: Path, cards: int = 1) -> Path:
     items = "".join(f"    - {{id: c{i}}}\n" for i in range(cards))
     return write_pack(root / "components" / "art", {
         "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "cards.yaml": f"cards:\n  kind: card\n  size: poker\n  front: art.svg.j2\n  items:\n{items}",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n " f" front: art.svg.j2\n  items:\n{items}",
         "templates/art.svg.j2": "{% extends '_face.svg.j2' %}{% block content %}"
                                 "<image href='art/p.png' x='0' y='0' width='60' height='80'/>"
                                 "<rect x='0' width='1' height='1' fill='#{{ '%06x' % (item.id[1:]|int) }}'/>"
@@ -320,7 +320,7 @@ def test_a_30000_pixel_square_png_is_refused_by_its_header(tmp_path, monkeypatch
     with Timed():
         code = main(["build", "components/art", "--out", "build"])
     assert capsys.readouterr().out.splitlines() == [
-        "components/art/cards.yaml:6:7: error: image 'art/p.png' has 30000x30000 = 900000000 pixels; an image may have at most "
+        "components/art/cards.yaml:6:7: error: image 'art/p.png' has " "30000x30000 = 900000000 pixels; an image may have at most "
         "50000000 (scale it down) (line 3 of the SVG for the front of 'c0') [svg]"]
     assert code == 1
 
@@ -329,10 +329,10 @@ def test_image_bytes_are_bounded_in_files_and_data_uris(monkeypatch):
     monkeypatch.setattr(svgdraw, "MAX_IMAGE_BYTES", 100)
     data = png_header(10, 10) + b"\0" * 100
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm" viewBox="0 0 10 10">'
-           f'<image href="data:image/png;base64,{base64.b64encode(data).decode()}" width="5" height="5"/></svg>')
+           f'<image href="data:image/png;base64,{base64.b64encode(data).decode()}" ' 'width="5" height="5"/></svg>')
     with pytest.raises(svgdraw.SvgError) as exc:
         svgdraw.compile_svg(svg)
-    assert [m for _, m in exc.value.problems] == [f"image 'data:image/png;base64,{base64.b64encode(data).decode()[:38]}' has {len(data)} bytes; an image may have at most 100"]
+    assert [m for _, m in exc.value.problems] == [f"image 'data:image/png;base64,{base64.b64encode(data).decode()[:38]}' " f"has {len(data)} bytes; an image may have at most 100"]
 
 
 def test_an_image_is_embedded_once_per_pdf_and_copied_once_for_the_preview(tmp_path, monkeypatch):
@@ -355,7 +355,7 @@ def test_an_image_is_embedded_once_per_pdf_and_copied_once_for_the_preview(tmp_p
 def test_svg_numbers_too_large_for_the_pdf_are_refused():
     """1e999 reads as infinity; 1e25 is finite, but ReportLab cannot write it into the PDF."""
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm" viewBox="0 0 10 10">'
-           '<rect x="1e999" width="1" height="1"/><rect x="-1e25" width="1" height="1"/><path d="M0 0L1e999 1"/>'
+           '<rect x="1e999" width="1" height="1"/><rect x="-1e25" ' 'width="1" height="1"/><path d="M0 0L1e999 1"/>'
            '<polygon points="0 0 1 1e400 3 3"/><g transform="scale(1e25)"/></svg>')
     with pytest.raises(svgdraw.SvgError) as exc:
         svgdraw.compile_svg(svg)
@@ -374,8 +374,8 @@ def test_too_many_distinct_items_are_refused_before_rendering(tmp_path, monkeypa
     items = "".join(f"    - {{id: c{i}}}\n" for i in range(2_001))
     write_pack(tmp_path / "components" / "many", {
         "game.yaml": "name: Many\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "cards.yaml": f"cards:\n  kind: card\n  size: poker\n  front: c.svg.j2\n  items:\n{items}",
-        "templates/c.svg.j2": "{% extends '_face.svg.j2' %}{% block content %}{{ text_box(item.id, 5, 5, 50, 10) }}{% endblock %}",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n " f" front: c.svg.j2\n  items:\n{items}",
+        "templates/c.svg.j2": "{% extends '_face.svg.j2' %}{% block content %}{{ " "text_box(item.id, 5, 5, 50, 10) }}{% endblock %}",
         "templates/_face.svg.j2": FACE,
     })
 
@@ -384,7 +384,7 @@ def test_too_many_distinct_items_are_refused_before_rendering(tmp_path, monkeypa
     monkeypatch.setattr(render, "render", no_rendering)
     code = main(["validate", "components/many", "--max-faces", "2000"])
     assert capsys.readouterr().out.splitlines() == [
-        "components/many/cards.yaml:2006:7: error: with 'c2000' the pack prints more than 2000 faces, the limit "
+        "components/many/cards.yaml:2006:7: error: with 'c2000' " "the pack prints more than 2000 faces, the limit "
         "(a larger game can raise it: --max-faces N) [limits]"]
     assert code == 1
 
@@ -394,7 +394,7 @@ def test_a_pack_of_too_many_yaml_files_is_refused_unread(kit, monkeypatch):
     for i in range(7):
         (kit.root / kit.pack / f"g{i}.yaml").write_text("", encoding="utf-8")
     run = kit.validate()
-    assert run.lines == ["components/mammoth-herd:0:0: error: the pack has 11 YAML files; a pack may have at most 10 [limits]"]
+    assert run.lines == ["components/mammoth-herd:0:0: error: the pack has " "11 YAML files; a pack may have at most 10 [limits]"]
 
 
 def test_watch_takes_the_face_limit_too():
@@ -403,16 +403,16 @@ def test_watch_takes_the_face_limit_too():
 
 
 @pytest.mark.parametrize("body", [
-    '<g transform="scale(1e7)"><g transform="scale(1e7)"><g transform="scale(1e7)"><rect width="1e7" height="1"/></g></g></g>',
+    '<g transform="scale(1e7)"><g transform="scale(1e7)"><g ' 'transform="scale(1e7)"><rect width="1e7" height="1"/></g></g></g>',
     '<svg viewBox="0 0 1e-9 1e-9" width="10" height="10"><rect width="1e7" height="1"/></svg>',
     '<g transform="translate(1e7)">' * 3 + '<rect width="1" height="1"/>' + '</g>' * 3,  # adds up, but stays near
 ])
 def test_transforms_cannot_carry_a_drawing_beyond_what_the_pdf_holds(body):
-    svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm" viewBox="0 0 10 10">{body}</svg>'
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10mm" ' f'height="10mm" viewBox="0 0 10 10">{body}</svg>'
     if "translate" in body:
         assert svgdraw.compile_svg(svg).ops  # 3e7 mm: far, but a PDF holds it
         return
     with pytest.raises(svgdraw.SvgError) as exc:
         svgdraw.compile_svg(svg)
     assert [m for _, m in exc.value.problems] == [
-        "the drawing reaches more than 1e+16mm from the face (transforms or a viewBox that scale it up that far)"]
+        "the drawing reaches more than 1e+16mm from the face " "(transforms or a viewBox that scale it up that far)"]

@@ -119,10 +119,10 @@ def test_new_art_in_the_same_svg_is_drawn_again(tmp_path, monkeypatch):
     """The drawing of an SVG that shows a file of the pack is keyed by that file's content too."""
     monkeypatch.chdir(tmp_path)
     root = write_pack(tmp_path / "components" / "art", {
-        "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\nprint: {bleed: 0mm}\n",
-        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: art.svg.j2\n  items:\n    - id: one\n",
+        "game.yaml": "name: Art\nlanguages: [en]\nplayers: " "{min: 1, max: 1}\nprint: {bleed: 0mm}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  " "front: art.svg.j2\n  items:\n    - id: one\n",
         "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
-                                '<image href="art/picture.png" x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" preserveAspectRatio="none"/>'
+                                '<image href="art/picture.png" x="0" y="0" width="{{ face.w ' '}}" height="{{ face.h }}" preserveAspectRatio="none"/>'
                                 "{% endblock %}",
         "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })

@@ -26,7 +26,7 @@ def deck_with_backs(tmp_path):
     cards = pack / "cards.yaml"
     cards.write_text(cards.read_text().replace("  front: card.svg.j2\n", "  front: card.svg.j2\n  back: back.svg.j2\n"))
     (pack / "templates/back.svg.j2").write_text(
-        '{% extends "_face.svg.j2" %}{% block content %}<text x="5" y="10" font-size="4">back of {{ item.id }}</text>{% endblock %}')
+        '{% extends "_face.svg.j2" %}{% block content %}<text x="5" ' 'y="10" font-size="4">back of {{ item.id }}</text>{% endblock %}')
     write_delimited(pack / "cards.csv", [HEADER] + ROWS)
     return pack
 

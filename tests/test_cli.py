@@ -65,7 +65,7 @@ def test_warnings_fail_only_with_strict(kit):
     kit.edit(f"{M}/game.yaml", "exact: 16,", "exact: 17, level: warning,")
     run = kit.validate()
     assert run.code == 0
-    assert run.lines == [f"{M}/game.yaml:42:5: warning: group 'bonus-tiles' has 16 components; the game needs exactly 17 [SAM-C01]"]
+    assert run.lines == [f"{M}/game.yaml:42:5: warning: group 'bonus-tiles' has " "16 components; the game needs exactly 17 [SAM-C01]"]
     assert kit.run("validate", M, "--strict").code == 1
     assert kit.build("--strict").code == 1
     assert kit.build().code == 0

@@ -136,8 +136,8 @@ class TestNet:
             assert abs(abs(c[0] - d[0]) - abs(c[1] - d[1])) < 1e-9
 
     @pytest.mark.parametrize("args, message", [
-        (dict(faces=([1, 2, 2, 3, 4, 5], [[1, 2], [2, 4], [3, 6]])), "the opposite pairs use the faces ['1', '2', '2', '3', '4', '6'], but the die has ['1', '2', '2', '3', '4', '5']"),
-        (dict(faces=([1, 2, 3, 4, 5, 6], [[1, 6], [2, 5]])), "'opposite' must be three pairs of faces, such as [[1, 6], [2, 5], [3, 4]] (got a list)"),
+        (dict(faces=([1, 2, 2, 3, 4, 5], [[1, 2], [2, 4], [3, 6]])), "the opposite pairs use the faces ['1', '2', '2', '3', " "'4', '6'], but the die has ['1', '2', '2', '3', '4', '5']"),
+        (dict(faces=([1, 2, 3, 4, 5, 6], [[1, 6], [2, 5]])), "'opposite' must be three pairs of faces, " "such as [[1, 6], [2, 5], [3, 4]] (got a list)"),
         (dict(faces=([1, 2, 3], [[1, 2]])), "a die for a cube net needs 6 faces (got a list)"),
         (dict(tab=7), "a glue tab must be deeper than 0 and at most 0.4 x the side (6.4 mm; got 7 mm)"),
         (dict(face=(60, 48)), "a net of 16 mm squares with 5 mm tabs needs 69x48mm, but the face is 60x48mm"),
@@ -218,27 +218,27 @@ class TestItemsFrom:
         assert [(f.group, f.side) for f in result.faces["en"]] == [("dice", "front"), ("stickers", "front")]
 
     @pytest.mark.parametrize("edit, expected", [
-        ("items_from: dcie", ["dice.yaml:14:15: error: group 'stickers' takes its items from 'dcie', which is not a group (did you mean 'dice'?) [schema]"]),
-        ("items_from: dice\n  items: []", ["dice.yaml:15:3: error: group 'stickers' takes its items and fields from 'dice'; it cannot have 'items' too [schema]"]),
-        ("items_from: dice\n  fields: {a: int}", ["dice.yaml:15:3: error: group 'stickers' takes its items and fields from 'dice'; it cannot have 'fields' too [schema]"]),
+        ("items_from: dcie", ["dice.yaml:14:15: error: group 'stickers' takes its items from " "'dcie', which is not a group (did you mean 'dice'?) [schema]"]),
+        ("items_from: dice\n  items: []", ["dice.yaml:15:3: error: group 'stickers' takes its items " "and fields from 'dice'; it cannot have 'items' too [schema]"]),
+        ("items_from: dice\n  fields: {a: int}", ["dice.yaml:15:3: error: group 'stickers' takes its items " "and fields from 'dice'; it cannot have 'fields' too [schema]"]),
         ("items_from: 3", ["dice.yaml:14:15: error: 'items_from' must be a string (got int 3) [schema]"]),
     ])
     def test_mistakes_are_located(self, tmp_path, edit, expected):
         assert lines(dice_pack(tmp_path, dice_yaml=DICE.replace("items_from: dice", edit))) == expected
 
     def test_no_chains(self, tmp_path):
-        more = DICE + "again:\n  kind: token\n  size: 30x20mm\n  items_from: stickers\n  front: sticker.svg.j2\n"
+        more = DICE + "again:\n  kind: token\n  size: 30x20mm\n  " "items_from: stickers\n  front: sticker.svg.j2\n"
         assert lines(dice_pack(tmp_path, dice_yaml=more)) == [
-            "dice.yaml:19:15: error: group 'again' takes its items from 'stickers', which takes its own items from another group [schema]"]
+            "dice.yaml:19:15: error: group 'again' takes its items from " "'stickers', which takes its own items from another group [schema]"]
 
 
 class TestDieOpposites:
     def test_fires_on_pairs_that_are_not_the_faces(self, tmp_path):
         root = dice_pack(tmp_path, dice_yaml=DICE.replace("[[1, 6], [2, 5], [3, 4]]", "[[1, 6], [2, 5], [3, 3]]"))
         assert lines(root) == [
-            "dice.yaml:10:7: error: template 'net.svg.j2' line 2: DieError: the opposite pairs use the faces ['1', '2', '3', '3', '5', '6'], but the die has ['1', '2', '3', '4', '5', '6'] (rendering the front of 'd1') [template]",
-            "dice.yaml:10:7: error: template 'sticker.svg.j2' line 2: DieError: the opposite pairs use the faces ['1', '2', '3', '3', '5', '6'], but the die has ['1', '2', '3', '4', '5', '6'] (rendering the front of 'd1') [template]",
-            "dice.yaml:10:63: error: die 'd1': the opposite pairs use the faces ['1', '2', '3', '3', '5', '6'], but the die has ['1', '2', '3', '4', '5', '6'] [D1]",
+            "dice.yaml:10:7: error: template 'net.svg.j2' line 2: " "DieError: the opposite pairs use the faces ['1', '2', " "'3', '3', '5', '6'], but the die has ['1', '2', '3', " "'4', '5', '6'] (rendering the front of 'd1') [template]",
+            "dice.yaml:10:7: error: template 'sticker.svg.j2' line " "2: DieError: the opposite pairs use the faces ['1', '2', " "'3', '3', '5', '6'], but the die has ['1', '2', '3', " "'4', '5', '6'] (rendering the front of 'd1') [template]",
+            "dice.yaml:10:63: error: die 'd1': the opposite " "pairs use the faces ['1', '2', '3', '3', '5', '6'], " "but the die has ['1', '2', '3', '4', '5', '6'] [D1]",
         ]
 
 
@@ -276,7 +276,7 @@ class TestNetPacker:
         pages, problems = impose([f for f in result.faces["en"] if f.group == "dice"], result.pack.print)
         assert pages == []
         assert [str(p).split("probe/", 1)[-1] for p in problems] == [
-            "dice.yaml:10:7: error: the die net of 'd1' (400x300mm) does not fit on a4 paper [layout]"]
+            "dice.yaml:10:7: error: the die net of 'd1' " "(400x300mm) does not fit on a4 paper [layout]"]
 
 
 def test_each_tab_polygon_stands_on_the_edge_it_is_listed_with():

@@ -51,8 +51,8 @@ def cards(root: Path, n: int = 4, count: int = 1, bleed: str = "0.125in", size: 
     items = "\n".join(f"    - {{id: c{i}, count: {count}, colour: '#{r:02x}{g:02x}{b:02x}'}}" for i, (r, g, b) in enumerate(colours(n)))
     back = "navy.svg.j2" if shared_back else "solid.svg.j2"
     return write_pack(root, {
-        "game.yaml": f"name: Probe\nlanguages: [en]\nplayers: {{min: 1, max: 1}}\nprint:\n  bleed: {bleed}\n",
-        "cards.yaml": f"cards:\n  kind: card\n  size: {size}\n  front: solid.svg.j2\n  back: {back}\n  fields:\n    colour: string\n  items:\n{items}\n",
+        "game.yaml": "name: Probe\nlanguages: [en]\nplayers: " f"{{min: 1, max: 1}}\nprint:\n  bleed: {bleed}\n",
+        "cards.yaml": f"cards:\n  kind: card\n  size: {size}\n  front: solid.svg.j2\n  " f"back: {back}\n  fields:\n    colour: string\n  items:\n{items}\n",
         "templates/solid.svg.j2": SOLID,
         "templates/navy.svg.j2": SOLID.replace("{{ item.colour }}", "#102060"),
         "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
@@ -104,9 +104,9 @@ def test_profile_problems_are_located(tmp_path, monkeypatch):
     found, problems = profile.load("bad.yaml")
     assert found is None
     assert [str(p) for p in problems] == [
-        "bad.yaml:5:1: error: unknown key 'copys' in a profile with output 'images' (known keys: name, output, dpi, bleed, products, fit, shared_back, notes) [profile]",
-        "bad.yaml:7:44: error: 'pixels' 826x1125 is not the trim plus 2 x bleed at 300 dpi (825x1125) [profile]",
-        "bad.yaml:8:25: error: 'trim' must be a size such as '63x88mm', '2.5x3.5in' or a name (poker, euro-poker, bridge, tarot, mini, euro-mini, square, small-square, jumbo, business, micro, a5, a4, a3, letter) (got '2.75x4.75') [profile]",
+        "bad.yaml:5:1: error: unknown key 'copys' in a profile " "with output 'images' (known keys: name, output, dpi, " "bleed, products, fit, shared_back, notes) [profile]",
+        "bad.yaml:7:44: error: 'pixels' 826x1125 is not the " "trim plus 2 x bleed at 300 dpi (825x1125) [profile]",
+        "bad.yaml:8:25: error: 'trim' must be a size such as " "'63x88mm', '2.5x3.5in' or a name (poker, euro-poker, bridge, " "tarot, mini, euro-mini, square, small-square, jumbo, business, " "micro, a5, a4, a3, letter) (got '2.75x4.75') [profile]",
     ]
 
 
@@ -114,14 +114,14 @@ def test_profile_output_and_tts_objects_are_checked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("p.yaml").write_text("name: P\noutput: pictures\n", encoding="utf-8")
     assert [str(p) for p in profile.load("p.yaml")[1]] == [
-        "p.yaml:2:9: error: 'output' must be one of sheets, images, pages, tts, showcase, low-ink (got 'pictures') [profile]"]
+        "p.yaml:2:9: error: 'output' must be one of sheets, images, " "pages, tts, showcase, low-ink (got 'pictures') [profile]"]
     text = (ROOT / "src/pnpkit/profiles/tabletop-simulator.yaml").read_text().replace("  board: tile", "  board: bord").replace("  die: image", "  dice: image")
     Path("t.yaml").write_text(text, encoding="utf-8")
     line = {key: n for n, row in enumerate(text.splitlines(), 1) for key in ("objects:", "  card:", "  board:", "  dice:") if row.startswith(key)}
     assert [str(p) for p in profile.load("t.yaml")[1]] == [
-        f"t.yaml:{line['  dice:']}:3: error: unknown key 'dice' in 'objects' (did you mean 'die'?) [profile]",
-        f"t.yaml:{line['  board:']}:10: error: 'board' must be one of deck, tile, hex-tile, round-tile, rounded-tile, figurine, image (got 'bord') [profile]",
-        f"t.yaml:{line['  card:']}:3: error: 'objects' needs the kind 'die' (one of deck, tile, hex-tile, round-tile, rounded-tile, figurine, image) [profile]",
+        f"t.yaml:{line['  dice:']}:3: error: unknown key " "'dice' in 'objects' (did you mean 'die'?) [profile]",
+        f"t.yaml:{line['  board:']}:10: error: 'board' must " "be one of deck, tile, hex-tile, round-tile, " "rounded-tile, figurine, image (got 'bord') [profile]",
+        f"t.yaml:{line['  card:']}:3: error: 'objects' needs " "the kind 'die' (one of deck, tile, hex-tile, " "round-tile, rounded-tile, figurine, image) [profile]",
     ]
 
 
@@ -158,8 +158,8 @@ def test_less_bleed_than_the_service_wants_is_a_located_warning_and_stays_blank(
     [warning] = problems
     assert (warning.level, warning.rule, warning.where.line, warning.where.column) == ("warning", "export", 5, 10)
     assert warning.where.file.endswith("probe/game.yaml")  # where print.bleed is set
-    assert warning.message == ("bleed is 3 mm; thegamecrafter wants 3.175 mm (0.125 in) on every side: the outer 0.175 mm of every face"
-                               " of cards stays blank (art is never stretched); set print.bleed to 0.125in for this service")
+    assert warning.message == ("bleed is 3 mm; thegamecrafter wants 3.175 mm (0.125 " "in) on every side: the outer 0.175 mm of every face"
+                               " of cards stays blank (art is never stretched); " "set print.bleed to 0.125in for this service")
     image = Image.open(out / "en" / "01-cards" / "001a-c0-front.png")
     assert image.size == (825, 1125)  # the product's size all the same: the art is not stretched
     assert image.getpixel((0, 562)) == (255, 255, 255)  # the missing 0.175 mm (2 px) is blank
@@ -181,7 +181,7 @@ def test_sizes_the_service_does_not_sell_are_true_size_with_a_warning(tmp_path):
     problems, out = exported(cards(tmp_path / "probe", n=1, size="45x45mm", shared_back=False), tmp_path / "out", "thegamecrafter")
     assert len(problems) == 1 and problems[0].where.line == 1 and problems[0].where.file.endswith("cards.yaml")
     assert problems[0].message == (
-        "group 'cards' is 45 x 45 mm, which matches no product in the thegamecrafter profile (closest: small hex tile / triangle tile,"
+        "group 'cards' is 45 x 45 mm, which matches no product in the " "thegamecrafter profile (closest: small hex tile / triangle tile,"
         " 50.8 x 44.45 mm; small square tile, 50.8 x 50.8 mm; micro deck, 31.75 x 44.45 mm);"
         " its images are 606 x 606 px, trim plus bleed at 300 dpi")
     assert Image.open(out / "en" / "01-cards" / "001a-c0-front.png").size == (606, 606)
@@ -216,10 +216,10 @@ def test_the_tgc_catalogue_covers_the_kinds_pnpkit_makes():
 def test_a_source_without_a_tag_is_a_located_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("p.yaml").write_text(
-        "name: P\noutput: images\nfit: 7mm\nproducts:\n  - {name: poker, trim: 2.5x3.5in, source: 'the internet'}\n", encoding="utf-8")
+        "name: P\noutput: images\nfit: 7mm\nproducts:\n  - " "{name: poker, trim: 2.5x3.5in, source: 'the internet'}\n", encoding="utf-8")
     assert [str(p) for p in profile.load("p.yaml")[1]] == [
-        "p.yaml:3:6: error: 'fit' is how far each side of a product may be from a group's trim, at most 5 mm (got 7 mm) [profile]",
-        "p.yaml:5:44: error: 'source' must start with one of primary, secondary, inferred and a colon,"
+        "p.yaml:3:6: error: 'fit' is how far each side of a product " "may be from a group's trim, at most 5 mm (got 7 mm) [profile]",
+        "p.yaml:5:44: error: 'source' must start with " "one of primary, secondary, inferred and a colon,"
         " then say where the figures come from (got 'the internet') [profile]"]
 
 
@@ -512,14 +512,14 @@ def test_a_standee_without_its_layout_is_the_whole_print_with_a_warning(kit):
     kit.edit("components/mammoth-herd/herd.yaml", "  standee: {base: 12mm}", "  # no layout")
     run = kit.build("--profile", "tabletop-simulator", "--lang", "en")
     assert run.code == 0
-    assert ("components/mammoth-herd/herd.yaml:2:1: warning: group 'herd' becomes a figurine of its whole print layout "
-            "(tabs and the upside-down panel included); declare its fold-over layout, e.g. standee: {base: 12mm}, "
+    assert ("components/mammoth-herd/herd.yaml:2:1: warning: group " "'herd' becomes a figurine of its whole print layout "
+            "(tabs and the upside-down panel included); declare " "its fold-over layout, e.g. standee: {base: 12mm}, "
             "and the figure is cut out [export]") in run.lines
 
 
 @pytest.mark.parametrize("layout, message", [
-    ("{base: 50mm}", "herd.yaml:14:19: error: a standee's two base tabs (50 mm each) must leave room for its panels in its 100 mm height [schema]"),
-    ("{bsae: 12mm}", "herd.yaml:14:13: error: unknown key 'bsae' in 'standee' (did you mean 'base'?) [schema]"),
+    ("{base: 50mm}", "herd.yaml:14:19: error: a standee's two base tabs (50 mm each) " "must leave room for its panels in its 100 mm height [schema]"),
+    ("{bsae: 12mm}", "herd.yaml:14:13: error: unknown key 'bsae' " "in 'standee' (did you mean 'base'?) [schema]"),
 ])
 def test_the_standee_layout_is_checked(kit, layout, message):
     kit.edit("components/mammoth-herd/herd.yaml", "standee: {base: 12mm}", f"standee: {layout}")
@@ -533,7 +533,7 @@ def test_an_image_export_too_large_to_rasterise_is_refused(kit):
     kit.edit("components/mammoth-herd/herd.yaml", "  standee: {base: 12mm}", "  # no layout")
     run = kit.build("--png", "300", "--lang", "en")
     assert run.code == 1
-    assert ("components/mammoth-herd/herd.yaml:2:1: error: group 'herd' would be 22441 x 22441 px images at 300 dpi, "
+    assert ("components/mammoth-herd/herd.yaml:2:1: error: group " "'herd' would be 22441 x 22441 px images at 300 dpi, "
             "over the 150 megapixels an image may have; export it at a lower dpi [export]") in run.lines
     assert not (kit.root / "build" / "mammoth-herd" / "png-300").exists()
 
@@ -559,9 +559,9 @@ def test_tts_dice_stay_images_and_the_warning_says_why(breakable):
     assert run.code == 0
     line = next(n for n, row in enumerate((kit.root / "components/mlem/dice.yaml").read_text().splitlines(), 1)
                 if row.startswith("dice:"))
-    assert (f"components/mlem/dice.yaml:{line}:1: warning: group 'dice' (die) is exported as images only: a TTS Custom "
-            "Dice object takes one image laid out like the d6 template TTS installs (Modding/Dice Templates), whose face "
-            "positions are not documented, so pnpkit cannot place the faces on it; paint these images onto that template, "
+    assert (f"components/mlem/dice.yaml:{line}:1: warning: group " "'dice' (die) is exported as images only: a TTS Custom "
+            "Dice object takes one image laid out like the d6 template " "TTS installs (Modding/Dice Templates), whose face "
+            "positions are not documented, so pnpkit cannot place " "the faces on it; paint these images onto that template, "
             "or import them by hand [export]") in run.lines
     save = json.loads((kit.root / "build/mlem/tabletop-simulator/en/mlem-en.json").read_text())
     assert "Custom_Dice" not in json.dumps(save)  # no object that would show the faces in the wrong places

@@ -153,7 +153,7 @@ def test_fuzz_found_a_tag_that_cannot_read_its_value_is_located(kit, value, tag)
     kit.edit("components/mammoth-herd/game.yaml", '"Stone Age: The Mammoth Herd"', value)
     run = kit.validate()
     assert run.code == 1
-    assert run.lines == [f"components/mammoth-herd/game.yaml:7:7: error: YAML syntax error: cannot read '{value.split()[1]}' as {tag} [yaml]"]
+    assert run.lines == ["components/mammoth-herd/game.yaml:7:7: error: YAML syntax " f"error: cannot read '{value.split()[1]}' as {tag} [yaml]"]
 
 
 def test_fuzz_found_a_template_that_does_not_compile_is_compiled_once(kit, monkeypatch):
@@ -190,7 +190,7 @@ def test_fuzz_found_a_control_character_in_yaml_is_located(kit):
     """libyaml refuses NUL and other controls with a ReaderError, which is not a MarkedYAMLError."""
     kit.edit("components/mammoth-herd/game.yaml", '"Stone Age: The Mammoth Herd"', '"Stone Age: The\x00Mammoth Herd"')
     run = kit.validate()
-    assert run.lines == ["components/mammoth-herd/game.yaml:7:22: error: YAML syntax error: control characters are not allowed (U+0000) [yaml]"]
+    assert run.lines == ["components/mammoth-herd/game.yaml:7:22: error: YAML syntax " "error: control characters are not allowed (U+0000) [yaml]"]
 
 
 def test_fuzz_found_a_language_listed_twice_is_an_error(kit):
@@ -247,5 +247,5 @@ def test_fuzz_found_a_field_named_by_a_number_does_not_crash_the_unknown_key_hin
     kit.edit("components/mammoth-herd/tiles.yaml", "    first: {type: enum", "    1.5: {type: enum")
     kit.edit("components/mammoth-herd/tiles.yaml", "- {id: bonus-01, first: tool", "- {id: bonus-01, qq: tool")
     run = kit.validate()
-    assert ("components/mammoth-herd/tiles.yaml:16:22: error: unknown key 'qq' in an item of 'bonus-tiles' (known keys: id, count, "
+    assert ("components/mammoth-herd/tiles.yaml:16:22: error: unknown " "key 'qq' in an item of 'bonus-tiles' (known keys: id, count, "
             "per_player, tags, provenance, front, back, doc, 1.5, all, resource, scoring_icon) [schema]") in run.lines

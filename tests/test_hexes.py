@@ -167,13 +167,13 @@ class TestPacker:
         pages, problems = impose(hex_faces(2, size=(50, 50), back=False), PrintSettings())
         assert pages == []
         assert [str(p) for p in problems] == [
-            "hexes.yaml:3:5: error: hex 'hexes': a hex 50x50mm is not regular: 50mm across the flats is 57.74mm "
+            "hexes.yaml:3:5: error: hex 'hexes': a hex 50x50mm " "is not regular: 50mm across the flats is 57.74mm "
             "across the corners (size is the box around the hex: write 57.74x50mm) [layout]"]
 
     def test_hex_larger_than_the_paper_is_a_located_problem(self):
         _, problems = impose(hex_faces(1, size=(346.41, 300), back=False), PrintSettings())
         assert [str(p) for p in problems] == [
-            "hexes.yaml:3:5: error: hex 'hexes0' (300mm across the flats, 3mm bleed) does not fit on a4 paper inside 5mm margins [layout]"]
+            "hexes.yaml:3:5: error: hex 'hexes0' (300mm across the flats, " "3mm bleed) does not fit on a4 paper inside 5mm margins [layout]"]
 
 
 # ---------------------------------------------------------------- the PDF, rasterised
@@ -191,8 +191,8 @@ def hex_pack(root, n: int = 7):
     colours = ["#f4b6b6", "#b6d8f4", "#c6f0b8", "#f4e2a6", "#e0c0f0", "#b8eee6", "#f6cda8"]
     items = "\n".join(f"    - {{id: h{i}, colour: '{colours[i % 7]}'}}" for i in range(n))
     return write_pack(root, {
-        "game.yaml": "name: Hexes\nlanguages: [en]\nplayers: {min: 1, max: 1}\nprint:\n  backs: none\n",
-        "tiles.yaml": f"tiles:\n  kind: hex\n  size: 57.74x50mm\n  front: hex.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
+        "game.yaml": "name: Hexes\nlanguages: [en]\nplayers: " "{min: 1, max: 1}\nprint:\n  backs: none\n",
+        "tiles.yaml": "tiles:\n  kind: hex\n  size: 57.74x50mm\n  front: " f"hex.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
         "templates/hex.svg.j2": HEX,
         "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })

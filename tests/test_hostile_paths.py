@@ -88,7 +88,7 @@ def test_language_code_that_climbs_out_of_the_output_folder(kit):
     kit.edit(f"{M}/game.yaml", "languages: [pl, en]", 'languages: [pl, en, "../../../escaped"]')
     run = hostile_build(kit)
     assert run.lines == [
-        f"{M}/game.yaml:8:21: error: language code '../../../escaped' is not a language tag like en, pt-BR "
+        f"{M}/game.yaml:8:21: error: language code " "'../../../escaped' is not a language tag like en, pt-BR "
         "or zh-Hant (it names files) [schema]"]
 
 
@@ -99,7 +99,7 @@ def test_language_code_that_climbs_out_of_the_output_folder(kit):
 def test_language_codes_that_are_not_tags(kit, code, shown):
     kit.edit(f"{M}/game.yaml", "languages: [pl, en]", f"languages: [pl, en, {code}]")
     assert hostile_build(kit).lines == [
-        f"{M}/game.yaml:8:21: error: language code {shown} is not a language tag like en, pt-BR or zh-Hant (it names files) [schema]"]
+        f"{M}/game.yaml:8:21: error: language code {shown} is not a " "language tag like en, pt-BR or zh-Hant (it names files) [schema]"]
 
 
 def test_language_listed_twice(kit):
@@ -120,7 +120,7 @@ def test_language_tags_that_are_fine():
 
 def test_lang_option_that_is_a_path_is_a_usage_error(kit):
     run = hostile_build(kit, "--lang", "../../x", code=2)
-    assert "argument --lang: language code '../../x' is not a language tag like en, pt-BR or zh-Hant (it names files)" in run.err
+    assert "argument --lang: language code '../../x' is not a " "language tag like en, pt-BR or zh-Hant (it names files)" in run.err
 
 
 @pytest.mark.parametrize("value, shown", [
@@ -140,7 +140,7 @@ def test_ids_windows_cannot_write(kit, value):
     at = place(kit, f"{M}/herd.yaml", "id: herd", 4)
     kit.edit(f"{M}/herd.yaml", "- id: herd", f"- id: {value}")
     assert hostile_build(kit).lines == [
-        f"{at}: error: id '{value}' cannot name a file on Windows (a device name, or a final '.') [schema]"]
+        f"{at}: error: id '{value}' cannot name a file on " "Windows (a device name, or a final '.') [schema]"]
 
 
 def test_ids_that_differ_only_in_case(kit):
@@ -157,7 +157,7 @@ def test_group_names_that_differ_only_in_case(kit):
     first = place(kit, f"{M}/herd.yaml", "Bonus-Tiles:")  # herd.yaml is read before tiles.yaml
     second = place(kit, f"{M}/tiles.yaml", "bonus-tiles:")
     assert hostile_build(kit).lines == [
-        f"{second}: error: group 'bonus-tiles' differs from 'Bonus-Tiles' (at {first}) only in case: "
+        f"{second}: error: group 'bonus-tiles' differs " f"from 'Bonus-Tiles' (at {first}) only in case: "
         "they would name the same folder on Windows and macOS [unique-ids]"]
 
 
@@ -165,19 +165,19 @@ def test_overlong_id(kit):
     at = place(kit, f"{M}/herd.yaml", "id: herd", 4)
     kit.edit(f"{M}/herd.yaml", "- id: herd", "- id: " + "h" * 65)
     assert hostile_build(kit).lines == [
-        f"{at}: error: id 'hhhhhhhhhhhhhhhhhhhh…' is 65 characters long; at most 64 (it names files) [schema]"]
+        f"{at}: error: id 'hhhhhhhhhhhhhhhhhhhh…' is 65 " "characters long; at most 64 (it names files) [schema]"]
 
 
 def test_group_name_that_climbs_out(kit):
     kit.edit(f"{M}/herd.yaml", "\nherd:", '\n"../../herd":')
     assert hostile_build(kit).lines == [
-        f"{M}/herd.yaml:2:1: error: group name '../../herd' may hold only letters, digits, '.', '_' and '-', "
+        f"{M}/herd.yaml:2:1: error: group name '../../herd' " "may hold only letters, digits, '.', '_' and '-', "
         "starting with a letter or digit (it names files) [schema]"]
 
 
 @pytest.mark.parametrize("value, message", [
-    ('".."', "pack id '..' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit (it names files)"),
-    ('"../../../x"', "pack id '../../../x' may hold only letters, digits, '.', '_' and '-', starting with a letter or digit (it names files)"),
+    ('".."', "pack id '..' may hold only letters, digits, '.', '_' " "and '-', starting with a letter or digit (it names files)"),
+    ('"../../../x"', "pack id '../../../x' may hold only letters, digits, '.', " "'_' and '-', starting with a letter or digit (it names files)"),
     ("pnpkit-cache", "pack id 'pnpkit-cache' is reserved: pnpkit keeps its cache in OUT/pnpkit-cache/"),
 ])
 def test_pack_ids_that_are_not_folder_names(kit, value, message):
@@ -224,7 +224,7 @@ def test_yaml_that_is_not_a_plain_file_is_not_read(kit):
 # ---------------------------------------------------------------- reads outside the pack: templates
 
 
-TEMPLATE_HINT = "leads outside the pack; it was not read (templates come from the pack, the shared templates/ folder or pnpkit's own)"
+TEMPLATE_HINT = "leads outside the pack; it was not read (templates come " "from the pack, the shared templates/ folder or pnpkit's own)"
 
 
 def test_face_template_linked_outside(kit, outside):
@@ -232,7 +232,7 @@ def test_face_template_linked_outside(kit, outside):
     link.unlink()
     link.symlink_to(outside / "secret.svg.j2")
     assert hostile_build(kit, *EN).lines == [
-        f"{front(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"{front(kit)}: error: template " "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
         f"'{HERD}' {TEMPLATE_HINT} [paths]"]
 
 
@@ -241,7 +241,7 @@ def test_face_template_linked_to_etc_passwd(kit):
     link.unlink()
     link.symlink_to("/etc/passwd")
     assert hostile_build(kit, *EN).lines == [
-        f"{front(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"{front(kit)}: error: template " "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
         f"'{HERD}' {TEMPLATE_HINT} [paths]"]
 
 
@@ -264,7 +264,7 @@ def test_extended_base_template_linked_outside(kit, outside):
     base.symlink_to(outside / "secret.svg.j2")
     run = hostile_build(kit, *EN)
     assert run.lines[0] == (
-        f"{item(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' line 4: template '_face.svg.j2': "
+        f"{item(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' " "line 4: template '_face.svg.j2': "
         f"'templates/_face.svg.j2' {TEMPLATE_HINT} (rendering the front of 'herd') [paths]")
     assert all("[paths]" in line for line in run.lines)
 
@@ -274,7 +274,7 @@ def test_pack_templates_folder_linked_outside(kit, outside):
     (outside / "mammoth-herd" / "herd-standee.svg.j2").write_text(f"<svg>{SECRET}</svg>", encoding="utf-8")
     (kit.root / M / "templates").symlink_to(outside)  # the pack's own templates/ is searched first
     assert hostile_build(kit, *EN).lines == [
-        f"{front(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"{front(kit)}: error: template " "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
         f"'{M}/templates/mammoth-herd/herd-standee.svg.j2' {TEMPLATE_HINT} [paths]"]
 
 
@@ -283,7 +283,7 @@ def test_shared_templates_folder_linked_elsewhere(kit, outside):
     (kit.root / "templates").rename(outside / "templates")
     (kit.root / "templates").symlink_to(outside / "templates")
     run = hostile_build(kit, *EN)
-    assert (f"{front(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+    assert (f"{front(kit)}: error: template " "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
             f"'{HERD}' {TEMPLATE_HINT} [paths]") in run.lines
     assert all(line.endswith(f"{TEMPLATE_HINT} [paths]") for line in run.lines)  # every face's template
 
@@ -299,7 +299,7 @@ def test_pack_folder_named_through_a_link_builds(kit):
 def test_template_that_is_not_utf8(kit):
     (kit.root / HERD).write_bytes(b"<svg>\xff\xfe</svg>")
     assert hostile_build(kit, *EN).lines == [
-        f"{front(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"{front(kit)}: error: template " "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
         f"'{HERD}' is not UTF-8 text (byte 5) [paths]"]
 
 
@@ -344,14 +344,14 @@ def test_image_path_outside_the_pack(kit, outside, href):
 
 @pytest.mark.parametrize("href", ["file:///etc/passwd", "http://example.com/a.png", "//example.com/a.png"])
 def test_image_url(kit, href):
-    inject(kit, f'<image xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="{href}" width="5" height="5"/>')
+    inject(kit, '<image xmlns:xlink="http://www.w3.org/1999/xlink" ' f'xlink:href="{href}" width="5" height="5"/>')
     assert hostile_build(kit, *EN).lines == [
         svg_problem(kit, 3, f"image '{href}' is a URL; an image must be a file in the pack or a data: URI")]
 
 
 def test_image_with_two_hrefs(kit):
     """A browser takes href, an old one xlink:href: both would need checking, so one is allowed."""
-    inject(kit, '<image xmlns:xlink="http://www.w3.org/1999/xlink" href="/etc/passwd" xlink:href="a.png" width="5" height="5"/>')
+    inject(kit, '<image xmlns:xlink="http://www.w3.org/1999/xlink" ' 'href="/etc/passwd" xlink:href="a.png" width="5" height="5"/>')
     assert f"{HERD}:7:1: error: <image> has both href and xlink:href: give one [svg]" in hostile_build(kit, *EN).lines
 
 
@@ -425,7 +425,7 @@ def test_external_entity_is_refused_and_never_read(kit, outside):
     (kit.root / HERD).write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<!DOCTYPE svg [<!ENTITY stolen SYSTEM "file://{outside}/secret.txt">]>\n'
-        '<svg xmlns="http://www.w3.org/2000/svg" width="46mm" height="106mm" viewBox="-3 -3 46 106">\n'
+        '<svg xmlns="http://www.w3.org/2000/svg" ' 'width="46mm" height="106mm" viewBox="-3 -3 46 106">\n'
         '<text x="1" y="5">&stolen;</text></svg>\n', encoding="utf-8")
     assert hostile_build(kit, *EN).lines == [
         svg_problem(kit, 2, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"),
@@ -436,7 +436,7 @@ def test_external_entity_is_refused_and_never_read(kit, outside):
 def test_entity_bomb_is_refused_at_once():
     bomb = '<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa">' + "".join(
         f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(8)) + "]>"
-    source = bomb + '\n<svg xmlns="http://www.w3.org/2000/svg" width="9mm" height="9mm" viewBox="0 0 9 9"><text>&i;</text></svg>'
+    source = bomb + '\n<svg xmlns="http://www.w3.org/2000/svg" width="9mm" ' 'height="9mm" viewBox="0 0 9 9"><text>&i;</text></svg>'
     with pytest.raises(SvgError) as err:
         compile_svg(source)
     assert err.value.problems[0] == (1, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)")
@@ -444,7 +444,7 @@ def test_entity_bomb_is_refused_at_once():
 
 def test_preview_copies_only_files_of_the_pack(kit, outside):
     (kit.root / M / "art.png").symlink_to(outside / "secret.png")
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg"><image href="art.png"/><image href="../../outside/secret.png"/>'
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg"><image ' 'href="art.png"/><image href="../../outside/secret.png"/>'
            '<metadata><image href="/etc/passwd"/></metadata></svg>')
     art = kit.root / "art-copies"
     page = preview._linked_art(svg, kit.root / M, art)
@@ -457,7 +457,7 @@ def test_preview_copies_only_files_of_the_pack(kit, outside):
 def test_yaml_message_quotes_one_line_at_most(kit):
     (kit.root / M / "notes.yaml").write_text(f"first line of notes\n{SECRET}\n{SECRET}\n", encoding="utf-8")
     assert hostile_build(kit).lines == [
-        f"{M}/notes.yaml:1:1: error: a component file must map group names to groups (got text) [schema]"]
+        f"{M}/notes.yaml:1:1: error: a component file must " "map group names to groups (got text) [schema]"]
 
 
 def test_value_spanning_lines_is_quoted_to_its_first_line(kit):

@@ -43,12 +43,12 @@ def test_contrast_is_the_wcag_ratio():
 
 
 def test_the_low_ink_sheets_are_built_beside_the_normal_ones_and_lighter(tmp_path):
-    template = ('{% extends "_face.svg.j2" %}{% block content %}<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" '
-                'width="{{ face.w + 2 * face.bleed }}" height="{{ face.h + 2 * face.bleed }}" fill="#202060"/>'
+    template = ('{% extends "_face.svg.j2" %}{% block content ' '%}<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" '
+                'width="{{ face.w + 2 * face.bleed }}" height="{{ ' 'face.h + 2 * face.bleed }}" fill="#202060"/>'
                 '<text x="5" y="20" font-size="6" fill="#ffffff">Card</text>{% endblock %}')
     pack = write_pack(tmp_path / "ink", {
         "game.yaml": "name: Ink\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: c.svg.j2\n  items:\n    - {id: a, count: 9}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: " "c.svg.j2\n  items:\n    - {id: a, count: 9}\n",
         "templates/c.svg.j2": template,
         "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })

@@ -61,101 +61,101 @@ class TestComponentRules:
     def test_c01_forty_astronauts_one_of_each_ability_per_colour(self, mlem):
         mlem.edit(f"{M}/astronauts.yaml", "    - {id: yellow-long-jump, colour: yellow, ability: long_jump}\n", "")
         assert mlem.validate().lines == [
-            f"{M}/game.yaml:138:5: error: group 'astronauts' has 39 components; the game needs exactly 40 [MLEM-C01]",
-            f"{M}/game.yaml:139:5: error: colour 'yellow' has no astronaut with the ability 'long_jump' [MLEM-C01]",
+            f"{M}/game.yaml:138:5: error: group 'astronauts' has " "39 components; the game needs exactly 40 [MLEM-C01]",
+            f"{M}/game.yaml:139:5: error: colour 'yellow' has no " "astronaut with the ability 'long_jump' [MLEM-C01]",
         ]
 
     def test_c01_an_ability_twice_in_one_colour(self, mlem):
         mlem.edit(f"{M}/astronauts.yaml", "colour: blue, ability: moon_double}", "colour: blue, ability: parachute}")
         assert mlem.validate().lines == [
-            f"{M}/astronauts.yaml:15:53: error: astronaut 'blue-moon-double' repeats the ability 'parachute' of 'blue-parachute'; each colour has one of each [MLEM-C01]",
-            f"{M}/game.yaml:139:5: error: colour 'blue' has no astronaut with the ability 'moon_double' [MLEM-C01]",
+            f"{M}/astronauts.yaml:15:53: error: astronaut " "'blue-moon-double' repeats the ability 'parachute' of " "'blue-parachute'; each colour has one of each [MLEM-C01]",
+            f"{M}/game.yaml:139:5: error: colour 'blue' has no " "astronaut with the ability 'moon_double' [MLEM-C01]",
         ]
 
     def test_c02_five_player_boards_one_per_colour(self, mlem):
         mlem.edit(f"{M}/boards.yaml", "{id: board-yellow, colour: yellow", "{id: board-yellow, colour: pink")
         assert mlem.validate().lines == [
-            f"{M}/game.yaml:142:5: error: group 'player-boards' has 0 items of colour 'yellow'; the game needs one [MLEM-C02]",
-            f"{M}/game.yaml:142:5: error: group 'player-boards' has 2 items of colour 'pink'; the game needs one [MLEM-C02]",
+            f"{M}/game.yaml:142:5: error: group 'player-boards' has 0 " "items of colour 'yellow'; the game needs one [MLEM-C02]",
+            f"{M}/game.yaml:142:5: error: group 'player-boards' has " "2 items of colour 'pink'; the game needs one [MLEM-C02]",
         ]
 
     def test_c02_boards_hold_eight(self, mlem):
         mlem.edit(f"{M}/boards.yaml", "colour: green, slots: 8}", "colour: green, slots: 7}")
-        assert mlem.validate().lines == [f"{M}/boards.yaml:36:47: error: item 'board-green': 'slots' is int 7; the game allows 8 [MLEM-C02]"]
+        assert mlem.validate().lines == [f"{M}/boards.yaml:36:47: error: item 'board-green': " "'slots' is int 7; the game allows 8 [MLEM-C02]"]
 
     def test_c02_and_c04_follow_the_most_players(self, mlem):
         mlem.edit(f"{M}/game.yaml", "players: {min: 2, max: 5,", "players: {min: 2, max: 6,")
         assert mlem.validate().lines == [
-            f"{M}/boards.yaml:23:33: error: rocket 'rocket-board' has 5 seats; 6 players need at least 6 [MLEM-C04]",
-            f"{M}/game.yaml:140:5: error: group 'player-boards' has 5 components; the game needs exactly 6 [MLEM-C02]",
+            f"{M}/boards.yaml:23:33: error: rocket 'rocket-board' " "has 5 seats; 6 players need at least 6 [MLEM-C04]",
+            f"{M}/game.yaml:140:5: error: group 'player-boards' " "has 5 components; the game needs exactly 6 [MLEM-C02]",
         ]
 
     def test_c03_six_dice(self, mlem):
         mlem.edit(f"{M}/dice.yaml", "    - {id: die-6,", "    # - {id: die-6,")
-        assert mlem.validate().lines == [f"{M}/game.yaml:143:5: error: group 'dice' has 5 components; the game needs exactly 6 [MLEM-C03]"]
+        assert mlem.validate().lines == [f"{M}/game.yaml:143:5: error: group 'dice' has 5 " "components; the game needs exactly 6 [MLEM-C03]"]
 
     def test_c03_faces_of_a_die(self, mlem):
         mlem.edit(f"{M}/dice.yaml", "{id: die-1, faces: [1, 2, 2, 3, 4, afterburner]", "{id: die-1, faces: [1, 2, 3, 3, 4, afterburner]")
         pairs, has = "['1', '2', '2', '3', '4', 'afterburner']", "['1', '2', '3', '3', '4', 'afterburner']"
         assert mlem.validate().lines == [
-            f"{M}/dice.yaml:16:7: error: template 'mlem/die-net.svg.j2' line 8: DieError: the opposite pairs use the faces {pairs}, but the die has {has} (rendering the front of 'die-1') [template]",
-            f"{M}/dice.yaml:16:7: error: template 'mlem/die-stickers.svg.j2' line 8: DieError: the opposite pairs use the faces {pairs}, but the die has {has} (rendering the front of 'die-1') [template]",
-            f"{M}/dice.yaml:16:26: error: die 'die-1' has faces {has}; the game needs {pairs} [MLEM-C03]",
-            f"{M}/dice.yaml:16:66: error: die 'die-1': the opposite pairs use the faces {pairs}, but the die has {has} [MLEM-C03]",
+            f"{M}/dice.yaml:16:7: error: template 'mlem/die-net.svg.j2' line " f"8: DieError: the opposite pairs use the faces {pairs}, but " f"the die has {has} (rendering the front of 'die-1') [template]",
+            f"{M}/dice.yaml:16:7: error: template 'mlem/die-stickers.svg.j2' " f"line 8: DieError: the opposite pairs use the faces {pairs}, but " f"the die has {has} (rendering the front of 'die-1') [template]",
+            f"{M}/dice.yaml:16:26: error: die 'die-1' has " f"faces {has}; the game needs {pairs} [MLEM-C03]",
+            f"{M}/dice.yaml:16:66: error: die 'die-1': the opposite pairs " f"use the faces {pairs}, but the die has {has} [MLEM-C03]",
         ]
 
     def test_c03_opposite_pairs_are_the_faces(self, mlem):
-        mlem.edit(f"{M}/dice.yaml", "{id: die-2, faces: [1, 2, 2, 3, 4, afterburner], opposite: [[1, 2], [2, 4], [3, afterburner]]",
-                  "{id: die-2, faces: [1, 2, 2, 3, 4, afterburner], opposite: [[1, 2], [2, 2], [4, afterburner]]")
+        mlem.edit(f"{M}/dice.yaml", "{id: die-2, faces: [1, 2, 2, 3, 4, afterburner], " "opposite: [[1, 2], [2, 4], [3, afterburner]]",
+                  "{id: die-2, faces: [1, 2, 2, 3, 4, afterburner], " "opposite: [[1, 2], [2, 2], [4, afterburner]]")
         lines = mlem.validate().lines
-        assert lines[-1] == (f"{M}/dice.yaml:17:66: error: die 'die-2': the opposite pairs use the faces ['1', '2', '2', '2', '4', 'afterburner'],"
+        assert lines[-1] == (f"{M}/dice.yaml:17:66: error: die 'die-2': the opposite pairs " "use the faces ['1', '2', '2', '2', '4', 'afterburner'],"
                              " but the die has ['1', '2', '2', '3', '4', 'afterburner'] [MLEM-C03]")
         assert len(lines) == 3  # and the net and the stickers cannot be drawn
 
     def test_c04_a_seat_for_every_player(self, mlem):
         mlem.edit(f"{M}/boards.yaml", "seats: 5", "seats: 4")
-        assert mlem.validate().lines == [f"{M}/boards.yaml:23:33: error: rocket 'rocket-board' has 4 seats; 5 players need at least 5 [MLEM-C04]"]
+        assert mlem.validate().lines == [f"{M}/boards.yaml:23:33: error: rocket 'rocket-board' " "has 4 seats; 5 players need at least 5 [MLEM-C04]"]
 
     def test_c05_four_objectives(self, mlem):
         mlem.edit(f"{M}/tokens.yaml", "    - id: objective-galaxy\n", "    - id: objective-galaxy\n      count: 2\n")
-        assert mlem.validate().lines == [f"{M}/game.yaml:147:5: error: group 'objectives' has 5 components; the game needs exactly 4 [MLEM-C05]"]
+        assert mlem.validate().lines == [f"{M}/game.yaml:147:5: error: group 'objectives' has " "5 components; the game needs exactly 4 [MLEM-C05]"]
 
     def test_c05_worth_five(self, mlem):
         mlem.edit(f"{M}/tokens.yaml", "      condition: planet3\n      value: 5", "      condition: planet3\n      value: 4")
-        assert mlem.validate().lines == [f"{M}/tokens.yaml:26:14: error: item 'objective-crowd': 'value' is int 4; the game allows 5 [MLEM-C05]"]
+        assert mlem.validate().lines == [f"{M}/tokens.yaml:26:14: error: item 'objective-crowd': " "'value' is int 4; the game allows 5 [MLEM-C05]"]
 
     def test_c05_each_condition_once(self, mlem):
         mlem.edit(f"{M}/tokens.yaml", "      condition: planet3\n", "      condition: planets4\n")
         assert mlem.validate().lines == [
-            f"{M}/tokens.yaml:25:18: error: objective 'objective-crowd' repeats the condition 'planets4' of 'objective-planets'; each can be claimed once [MLEM-C05]"]
+            f"{M}/tokens.yaml:25:18: error: objective 'objective-crowd' " "repeats the condition 'planets4' of " "'objective-planets'; each can be claimed once [MLEM-C05]"]
 
     def test_c06_sixty_four_score_tokens(self, mlem):
         mlem.edit(f"{M}/tokens.yaml", "value: 1, count: 20", "value: 1, count: 19")
-        assert mlem.validate().lines == [f"{M}/game.yaml:150:5: error: group 'score-tokens' has 63 components; the game needs exactly 64 [MLEM-C06]"]
+        assert mlem.validate().lines == [f"{M}/game.yaml:150:5: error: group 'score-tokens' has " "63 components; the game needs exactly 64 [MLEM-C06]"]
 
     def test_c06_tokens_pay_every_score(self, mlem):
         mlem.edit(f"{M}/tokens.yaml", "{id: score-1, value: 1,", "{id: score-1, value: 3,")
         assert mlem.validate().lines == [
-            f"{M}/game.yaml:102:46: error: the moon 1 of space 6 is worth 1, which the score tokens (2, 3, 5, 10) cannot pay [MLEM-C06]",
-            f"{M}/game.yaml:124:76: error: planet 'yarn' (other) is worth 1, which the score tokens (2, 3, 5, 10) cannot pay [MLEM-C06]",
+            f"{M}/game.yaml:102:46: error: the moon 1 of space 6 is worth " "1, which the score tokens (2, 3, 5, 10) cannot pay [MLEM-C06]",
+            f"{M}/game.yaml:124:76: error: planet 'yarn' (other) is worth " "1, which the score tokens (2, 3, 5, 10) cannot pay [MLEM-C06]",
         ]
 
     def test_c06_enough_points_in_the_supply(self, mlem):
         mlem.edit(f"{M}/game.yaml", "supply_at_least: 250", "supply_at_least: 300")
-        assert mlem.validate().lines == [f"{M}/game.yaml:135:22: error: the score tokens hold 262 points; the game needs at least 300 [MLEM-C06]"]
+        assert mlem.validate().lines == [f"{M}/game.yaml:135:22: error: the score tokens hold " "262 points; the game needs at least 300 [MLEM-C06]"]
 
     def test_c07_the_eleventh_crash(self, mlem):
         mlem.edit(f"{M}/game.yaml", "failure_track: {crashes: 11}", "failure_track: {crashes: 10}")
-        assert mlem.validate().lines == [f"{M}/game.yaml:131:28: error: the failure track ends at crash 10; the game ends at the 11th crash [MLEM-C07]"]
+        assert mlem.validate().lines == [f"{M}/game.yaml:131:28: error: the failure track ends " "at crash 10; the game ends at the 11th crash [MLEM-C07]"]
 
 
 class TestTrackRules:
     @pytest.mark.parametrize("old, new, expected", [
         ("      - {space: 25, deep_space: true}\n", "", [
-            "game.yaml:96:7: error: the track has 25 spaces; the game has 26 (0-25) [MLEM-T01]",
+            "game.yaml:96:7: error: the track has 25 " "spaces; the game has 26 (0-25) [MLEM-T01]",
             "game.yaml:120:9: error: the last space (24) must be deep space [MLEM-T01]"]),
         ("{space: 13,", "{space: 31,", ["game.yaml:109:17: error: space 13 of the track is numbered 31 [MLEM-T01]"]),
-        ("moons: [10, 9, 8]}", "moons: [10, 9, 8], deep_space: true}", ["game.yaml:120:67: error: space 24 is deep space, but only the last space is [MLEM-T01]"]),
+        ("moons: [10, 9, 8]}", "moons: [10, 9, 8], deep_space: true}", ["game.yaml:120:67: error: space 24 is deep " "space, but only the last space is [MLEM-T01]"]),
     ], ids=["26-spaces", "numbered-in-order", "deep-space-last"])
     def test_t01(self, mlem, old, new, expected):
         mlem.edit(f"{M}/game.yaml", old, new)
@@ -163,18 +163,18 @@ class TestTrackRules:
 
     @pytest.mark.parametrize("old, new, expected", [
         ("{space: 1, faces: [1, 2, 3]}", "{space: 1, faces: [1, 2, 3, 4]}",
-         ["game.yaml:97:27: error: space 1 allows 4 faces (1, 2, 3, 4); a space allows 2 or 3 different faces [MLEM-T02]"]),
+         ["game.yaml:97:27: error: space 1 allows 4 faces (1, 2, " "3, 4); a space allows 2 or 3 different faces [MLEM-T02]"]),
         ("{space: 5, faces: [1, 4]}", "{space: 5, faces: [4, 4]}",
-         ["game.yaml:101:27: error: space 5 allows 2 faces (4, 4); a space allows 2 or 3 different faces [MLEM-T02]"]),
+         ["game.yaml:101:27: error: space 5 allows 2 faces (4, " "4); a space allows 2 or 3 different faces [MLEM-T02]"]),
         ("{space: 2, faces: [2, 4, afterburner], ab: 2}", "{space: 2, faces: [2, 4, afterburner]}",
-         ["game.yaml:98:9: error: space 2 allows the afterburner but gives it no move; add ab: 1 or more [MLEM-T02]"]),
+         ["game.yaml:98:9: error: space 2 allows the afterburner " "but gives it no move; add ab: 1 or more [MLEM-T02]"]),
         ("{space: 2, faces: [2, 4, afterburner], ab: 2}", "{space: 2, faces: [2, 4, afterburner], ab: 0}",
-         ["game.yaml:98:52: error: space 2 gives the afterburner a move of 0; it needs 1 or more [MLEM-T02]"]),
+         ["game.yaml:98:52: error: space 2 gives the " "afterburner a move of 0; it needs 1 or more [MLEM-T02]"]),
         ("{space: 3, faces: [1, 3, 4]}", "{space: 3, faces: [1, 3, 4], ab: 2}",
-         ["game.yaml:99:42: error: space 3 gives the afterburner a move (ab: 2) but does not allow it [MLEM-T02]"]),
+         ["game.yaml:99:42: error: space 3 gives the afterburner " "a move (ab: 2) but does not allow it [MLEM-T02]"]),
         ("{space: 10, faces: [1, 2]", "{space: 10, faces: [1, 6]", [
-            "boards.yaml:12:7: error: template 'mlem/track.svg.j2' line 122: undefined variable: a mapping has no key 6 (its keys are 1, 2, 3, 4) (rendering the front of 'cosmic-track') [template]",
-            "game.yaml:106:28: error: space 10 allows '6', which is not a die face (1, 2, 3, 4, afterburner) [MLEM-T02]"]),
+            "boards.yaml:12:7: error: template 'mlem/track.svg.j2' line " "122: undefined variable: a mapping has no key 6 (its keys are " "1, 2, 3, 4) (rendering the front of 'cosmic-track') [template]",
+            "game.yaml:106:28: error: space 10 allows '6', which " "is not a die face (1, 2, 3, 4, afterburner) [MLEM-T02]"]),
     ], ids=["four-faces", "one-face", "no-afterburner-move", "zero-move", "move-without-afterburner", "not-a-face"])
     def test_t02(self, mlem, old, new, expected):
         mlem.edit(f"{M}/game.yaml", old, new)
@@ -185,22 +185,22 @@ class TestTrackRules:
         assert mlem.validate().lines == []  # our own track: T03 does not apply
         mlem.edit(f"{M}/game.yaml", "published: false", "published: true")
         assert mlem.validate().lines == [
-            f"{M}/game.yaml:101:27: error: space 5 allows 1, 3; the published track allows 1, 4 there (or set track.published: false) [MLEM-T03]"]
+            f"{M}/game.yaml:101:27: error: space 5 allows 1, 3; the published " "track allows 1, 4 there (or set track.published: false) [MLEM-T03]"]
 
     @pytest.mark.parametrize("old, new, expected", [
         ("{space: 3, faces: [1, 3, 4]}", "{space: 3, faces: [1, 3, 4], moons: [1, 2]}",
-         ["game.yaml:99:9: error: space 3 has a landing site; nobody lands before space 6 [MLEM-T04]"]),
+         ["game.yaml:99:9: error: space 3 has a landing " "site; nobody lands before space 6 [MLEM-T04]"]),
         ("planet: yarn}", "planet: yarn, moons: [3]}",
-         ["game.yaml:104:43: error: space 8 has both moons and a planet; a landing space has one or the other [MLEM-T04]"]),
+         ["game.yaml:104:43: error: space 8 has both moons and a " "planet; a landing space has one or the other [MLEM-T04]"]),
         ("landing_from: 6", "landing_from: 5",
-         ["game.yaml:91:19: error: landing starts at space 5; the game allows it from space 6 [MLEM-T04]"]),
+         ["game.yaml:91:19: error: landing starts at space " "5; the game allows it from space 6 [MLEM-T04]"]),
     ], ids=["too-early", "moons-and-planet", "landing-from"])
     def test_t04(self, mlem, old, new, expected):
         mlem.edit(f"{M}/game.yaml", old, new)
         assert mlem.validate().lines == [f"{M}/{line}" for line in expected]
 
     @pytest.mark.parametrize("old, new, expected", [
-        ("moons: [6, 4]}", "moons: [4, 4]}", ["game.yaml:109:60: error: space 13 has two moons worth 4; the moons of a space need different values [MLEM-T05]"]),
+        ("moons: [6, 4]}", "moons: [4, 4]}", ["game.yaml:109:60: error: space 13 has two moons worth " "4; the moons of a space need different values [MLEM-T05]"]),
         ("moon_capacity: 1", "moon_capacity: 2", ["game.yaml:92:20: error: a moon holds 2 astronauts; it holds one [MLEM-T05]"]),
     ], ids=["distinct-values", "one-astronaut"])
     def test_t05(self, mlem, old, new, expected):
@@ -209,16 +209,16 @@ class TestTrackRules:
 
     @pytest.mark.parametrize("old, new, expected", [
         ("    purr: {name:", "    # purr: {name:", [
-            "boards.yaml:12:7: error: template 'mlem/track.svg.j2' line 100: undefined variable: 'data.planets' has no key 'purr' (its keys are yarn, whisker, paw, tail) (rendering the front of 'cosmic-track') [template]",
-            "game.yaml:118:64: error: space 22 lies beside the planet 'purr', which is not in data.planets [MLEM-T06]",
+            "boards.yaml:12:7: error: template 'mlem/track.svg.j2' line 100: " "undefined variable: 'data.planets' has no key 'purr' (its keys are yarn, " "whisker, paw, tail) (rendering the front of 'cosmic-track') [template]",
+            "game.yaml:118:64: error: space 22 lies beside the " "planet 'purr', which is not in data.planets [MLEM-T06]",
             "game.yaml:124:5: error: the game has 4 planets; it needs 5 [MLEM-T06]"]),
         ("first: 10, second: 5, other: 2", "first: 5, second: 10, other: 2",
-         ["game.yaml:126:10: error: planet 'paw' scores 5/10/2; the game needs first >= second >= other >= 0 [MLEM-T06]"]),
+         ["game.yaml:126:10: error: planet 'paw' scores 5/10/2; " "the game needs first >= second >= other >= 0 [MLEM-T06]"]),
         ("other: 3, capacity: unlimited, hex: \"#d9c38c\"", "other: 3, capacity: 6, hex: \"#d9c38c\"",
-         ["game.yaml:127:86: error: planet 'tail' holds 6 astronauts; planets hold any number (unlimited) [MLEM-T06]"]),
+         ["game.yaml:127:86: error: planet 'tail' holds 6 " "astronauts; planets hold any number (unlimited) [MLEM-T06]"]),
         ("{space: 19, faces: [1, 4], planet: tail}", "{space: 19, faces: [1, 4], planet: purr}", [
-            "game.yaml:127:11: error: planet 'tail' lies beside 0 spaces; it needs exactly one [MLEM-T06]",
-            "game.yaml:128:11: error: planet 'purr' lies beside 2 spaces; it needs exactly one [MLEM-T06]"]),
+            "game.yaml:127:11: error: planet 'tail' lies " "beside 0 spaces; it needs exactly one [MLEM-T06]",
+            "game.yaml:128:11: error: planet 'purr' lies " "beside 2 spaces; it needs exactly one [MLEM-T06]"]),
     ], ids=["five-planets", "score-order", "unlimited", "one-space-each"])
     def test_t06(self, mlem, old, new, expected):
         mlem.edit(f"{M}/game.yaml", old, new)
@@ -229,7 +229,7 @@ class TestTrackRules:
         assert mlem.validate().lines == [
             f"{M}/game.yaml:130:23: error: the comet gives 6 points; the game gives 7 [MLEM-T07]",
             f"{M}/game.yaml:130:34: error: the galaxy gives 7 points; the game gives 5 [MLEM-T07]",
-            f"{M}/game.yaml:130:47: error: deep space holds 20 astronauts; it holds everyone (unlimited) [MLEM-T07]",
+            f"{M}/game.yaml:130:47: error: deep space holds 20 " "astronauts; it holds everyone (unlimited) [MLEM-T07]",
         ]
 
 

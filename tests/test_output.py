@@ -182,7 +182,7 @@ def test_a_build_that_waits_too_long_fails_with_the_holder_named(kit, monkeypatc
     with output.locked(Path("build"), "building elsewhere"):
         run = kit.build()
     assert run.code == 1
-    assert run.lines == [f"build:0:0: error: build is still in use by another build (pid {os.getpid()}, building elsewhere) "
+    assert run.lines == ["build:0:0: error: build is still in use by another " f"build (pid {os.getpid()}, building elsewhere) "
                          "after 0.3 s; wait for it to finish or stop it, then build again [output]"]
     assert said == [f"pnpkit: build is in use by another build (pid {os.getpid()}, building elsewhere); "
                     "waiting for it to finish (up to 0.3 s, Ctrl-C stops)"]
@@ -248,7 +248,7 @@ def test_exchange_swaps_two_folders_in_one_step(tmp_path):
 def test_the_lock_is_released_when_its_holder_dies(tmp_path):
     """flock belongs to the process: a holder killed with SIGKILL leaves no stale lock."""
     out = tmp_path / "out"
-    code = f"from pnpkit import output; from pathlib import Path; import time\nwith output.locked(Path({str(out)!r}), 'x'):\n    print('held', flush=True); time.sleep(60)"
+    code = "from pnpkit import output; from pathlib import Path; " f"import time\nwith output.locked(Path({str(out)!r}), " "'x'):\n    print('held', flush=True); time.sleep(60)"
     holder = subprocess.Popen([sys.executable, "-c", code], env=ENV, stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline() == "held\n"
     holder.kill()

@@ -67,7 +67,7 @@ def test_a_bound_declared_in_the_table_is_enforced_with_its_message(tmp_path, mo
     (tmp_path / "p" / "game.yaml").write_text("name: P\nlanguages: [en]\nplayers: {min: 1, max: 2}\nprint: {safe: 60mm}\n")
     assert main(["validate", "p"]) == 1
     assert capsys.readouterr().out.splitlines() == [
-        "p/game.yaml:4:15: error: 'safe' must be at most 50mm; a safe zone is a few millimetres (got 60mm) [schema]"]
+        "p/game.yaml:4:15: error: 'safe' must be at most 50mm; " "a safe zone is a few millimetres (got 60mm) [schema]"]
     safe = next(k for k in packformat.PRINT if k.name == "safe")
     monkeypatch.setattr(packformat, "PRINT", tuple(dataclasses.replace(k, max=70.0) if k is safe else k
                                                      for k in packformat.PRINT))

@@ -32,8 +32,8 @@ CARD = """{% extends "_face.svg.j2" %}{% block content %}
 
 def card_pack(root: Path, extra: str = "", template: str = CARD, art: Image.Image | None = None, art_name: str = "art.png") -> Path:
     pack = write_pack(root, {
-        "game.yaml": "name: Press\nlanguages: [en]\nplayers: {min: 1, max: 1}\nprint: {bleed: 0.125in}\n",
-        "cards.yaml": f"cards:\n  kind: card\n  size: poker\n  front: card.svg.j2\n  items:\n    - {{id: one}}\n{extra}",
+        "game.yaml": "name: Press\nlanguages: [en]\nplayers: " "{min: 1, max: 1}\nprint: {bleed: 0.125in}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: " f"card.svg.j2\n  items:\n    - {{id: one}}\n{extra}",
         "templates/card.svg.j2": template.replace("art.png", art_name),
         "templates/_face.svg.j2": FACE,
     })
@@ -139,8 +139,8 @@ def test_pdfx_passes_ghostscript_cleanly(press_card):
 def test_transparency_is_flattened_to_a_cmyk_image_with_a_located_warning(tmp_path):
     problems, [path] = export_pdfx(alpha_pack(tmp_path / "alpha", bleed="3mm"), tmp_path / "out")
     assert shown(problems) == [
-        f"{tmp_path}/alpha/cards.yaml:6:7: warning: the front of 'a' uses opacity, which PDF/X-1a forbids: it is flattened "
-        "to a 300 dpi image in the PDF/X files (text included); draw it opaque to keep it vector [pdfx]"]
+        f"{tmp_path}/alpha/cards.yaml:6:7: warning: the front of " "'a' uses opacity, which PDF/X-1a forbids: it is flattened "
+        "to a 300 dpi image in the PDF/X files (text " "included); draw it opaque to keep it vector [pdfx]"]
     with pikepdf.open(path) as pdf:
         [image] = images(pdf)
         assert image.ColorSpace == "/DeviceCMYK" and (image.Width, image.Height) == (821, 1121)  # 69.5 x 94.9 mm (3 mm bleed) at 300 dpi
@@ -154,7 +154,7 @@ def test_ink_over_the_limit_is_a_warning_at_the_face(tmp_path):
     art = Image.new("CMYK", (20, 20), (255, 255, 255, 255))
     problems, _ = export_pdfx(card_pack(tmp_path / "pack", art=art, art_name="art.jpg"), tmp_path / "out")
     assert shown(problems) == [
-        f"{tmp_path}/pack/cards.yaml:6:7: warning: the front of 'one' needs 400 % ink where pdfx allows 300 %: image art.jpg [ink-limit]"]
+        f"{tmp_path}/pack/cards.yaml:6:7: warning: the front of 'one' " "needs 400 % ink where pdfx allows 300 %: image art.jpg [ink-limit]"]
 
 
 def test_colours_are_separated_within_a_lower_ink_limit(tmp_path):
@@ -209,14 +209,14 @@ def test_preflight_finds_every_fault_of_a_bad_pdf(tmp_path):
     assert got == [
         f"{path}:0:0: error: 0 GTS_PDFX OutputIntents; PDF/X needs exactly one [preflight]",
         f"{path}:0:0: error: Info GTS_PDFXVersion is 'missing', not 'PDF/X-1a:2003' [preflight]",
-        f"{path}:0:0: error: Info GTS_PDFXConformance is 'missing', not 'PDF/X-1a:2003' [preflight]",
+        f"{path}:0:0: error: Info GTS_PDFXConformance " "is 'missing', not 'PDF/X-1a:2003' [preflight]",
         f"{at}no BleedBox; a page with bleed needs one [preflight]",
         f"{at}the TrimBox [0 0 300 300] is not inside the BleedBox [0 0 200 200] [preflight]",
         f"{at}font Helvetica in the page is not embedded [preflight]",
         f"{at}transparency: graphics state gRLs0 in the page sets ca 0.5 [preflight]",
         f"{at}RGB colour in the page: 1 operator(s), the first '1 0 0 rg' [preflight]",
         f"{at}colour space DeviceRGB (image FormXob.{_image_name(path)} in the page) [preflight]",
-        f"{at}transparency: a soft mask (image FormXob.{_image_name(path)} in the page) [preflight]",
+        f"{at}transparency: a soft mask (image " f"FormXob.{_image_name(path)} in the page) [preflight]",
     ]
     # for home printing only the fonts and the boxes matter
     assert [p.message for p in preflight.check(path, "home")] == [
@@ -233,7 +233,7 @@ def test_preflight_command(tmp_path, capsys):
     bad = bad_pdf(tmp_path / "bad.pdf")
     assert main(["preflight", str(bad), "--target", "home"]) == 1
     out, err = capsys.readouterr()
-    assert out.splitlines()[0] == f"{bad}:1:0: error: page 1: the TrimBox [0 0 300 300] is not inside the BleedBox [0 0 200 200] [preflight]"
+    assert out.splitlines()[0] == f"{bad}:1:0: error: page 1: the TrimBox [0 0 300 300] " "is not inside the BleedBox [0 0 200 200] [preflight]"
     assert err == f"{bad}: 2 problem(s)\n"
     assert main(["preflight", str(tmp_path / "missing.pdf")]) == 2
     (tmp_path / "junk.pdf").write_text("not a pdf")
@@ -254,7 +254,7 @@ def test_a_build_reports_what_the_preflight_finds(tmp_path, monkeypatch, capsys)
     monkeypatch.setattr(facepages, "write_faces_pdf", broken)
     assert main(["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "pdfx"]) == 1
     out = capsys.readouterr().out
-    assert f"{tmp_path}/out/pack/pdfx/en/01-cards.pdf:1:0: error: page 1: no TrimBox; PDF/X needs one on every page [preflight]" in out
+    assert f"{tmp_path}/out/pack/pdfx/en/01-cards.pdf:1:0: error: page " "1: no TrimBox; PDF/X needs one on every page [preflight]" in out
 
 
 @pytest.mark.parametrize("game", sorted(p.name for p in (ROOT / "components").iterdir() if (p / "game.yaml").is_file()))

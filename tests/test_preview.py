@@ -86,7 +86,7 @@ def test_warnings_stand_next_to_their_item_and_the_rest_on_top(tmp_path, monkeyp
     root = colour_pack(tmp_path / "components" / "probe", n=3)
     with open(root / "game.yaml", "a") as f:
         f.write("checks:\n"
-                "  - {rule: fields, id: PR-1, group: cards, require: {colour: ['#000000']}, level: warning}\n"
+                "  - {rule: fields, id: PR-1, group: cards, " "require: {colour: ['#000000']}, level: warning}\n"
                 "  - {rule: count, id: PR-2, group: cards, exact: 4, level: warning}\n")
     result = build.build(Path("components/probe"), Path("build"))
     assert not result.errors and len(result.problems) == 4
@@ -101,7 +101,7 @@ def art_pack(tmp_path: Path) -> Path:
     """components/art: one card whose face draws art/p.png (a green 4x4 PNG)."""
     root = write_pack(tmp_path / "components" / "art", {
         "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: art.svg.j2\n  items:\n    - id: one\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  " "front: art.svg.j2\n  items:\n    - id: one\n",
         "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
                                 '<image href="art/p.png" x="0" y="0" width="10" height="10"/>{% endblock %}',
         "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
@@ -174,7 +174,7 @@ def test_the_page_is_the_same_for_the_same_build(tmp_path):
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium): the preview's browser test needs it")
+    CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install " "chromium): the preview's browser test needs it")
 
 
 class Browser:
@@ -250,7 +250,7 @@ class Browser:
         sock = socket.create_connection((u.hostname, u.port), timeout=60)
         key = base64.b64encode(os.urandom(16)).decode()
         sock.sendall((f"GET {u.path} HTTP/1.1\r\nHost: {u.hostname}:{u.port}\r\nUpgrade: websocket\r\n"
-                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+                      "Connection: Upgrade\r\nSec-WebSocket-Key: " f"{key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
         head = b""
         while b"\r\n\r\n" not in head:
             head += sock.recv(1)
@@ -327,7 +327,7 @@ def test_the_served_page_loads_shows_every_face_and_follows_each_rebuild(kit):
 
         kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: no")
         watcher.rebuild()
-        problems = browser.wait_for("!document.getElementById('problems').hidden && document.getElementById('problems').textContent")
+        problems = browser.wait_for("!document.getElementById('problems').hidden && " "document.getElementById('problems').textContent")
         assert "herd.yaml:12:12: error: 'tab' must be a number (got 'no') [schema]" in problems
         assert browser.js("document.title").startswith("\u26a0")
         assert browser.js("document.querySelectorAll('figure.item').length") == 2 * 18  # the last good build stays

@@ -134,7 +134,7 @@ BADGE = """{% extends "_face.svg.j2" %}{% block content %}
 def text_pack(root):
     return write_pack(root, {
         "game.yaml": "name: T\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: t.svg.j2\n  items:\n    - {id: one}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  " "front: t.svg.j2\n  items:\n    - {id: one}\n",
         "templates/t.svg.j2": BADGE,
     })
 
@@ -143,9 +143,9 @@ def test_raw_text_is_held_to_the_minimum_size_the_cut_line_and_contrast(tmp_path
     result = build.validate(text_pack(tmp_path / "probe"))
     found = [str(p).split("probe/", 1)[-1] for p in result.problems]
     assert found == [
-        "cards.yaml:6:7: warning: text 'one over the edge' crosses the cut line (the front of 'one') [text]",
-        "templates/t.svg.j2:4:48: warning: text 'tiny' prints at 5.7pt, below the minimum 6pt [text]",
-        "templates/t.svg.j2:8:50: warning: text 'grey' has a contrast of 3.5:1 with the colour under"
+        "cards.yaml:6:7: warning: text 'one over the edge' " "crosses the cut line (the front of 'one') [text]",
+        "templates/t.svg.j2:4:48: warning: text 'tiny' " "prints at 5.7pt, below the minimum 6pt [text]",
+        "templates/t.svg.j2:8:50: warning: text 'grey' " "has a contrast of 3.5:1 with the colour under"
         " it, below 4.5:1 (WCAG) [text]",
     ]  # 4 units under scale(0.5) are 2 mm: 5.7 pt; the 3 mm text is 8.5 pt
 
@@ -173,7 +173,7 @@ def test_the_ground_under_a_text_is_what_shows_there(tmp_path):
     read; a white rect clipped to the top leaves the ground below dark."""
     root = write_pack(tmp_path / "probe", {
         "game.yaml": "name: T\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "cards.yaml": "cards:\n  kind: card\n  size: 63x88mm\n  front: t.svg.j2\n  items:\n    - {id: one}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: 63x88mm\n  " "front: t.svg.j2\n  items:\n    - {id: one}\n",
         "templates/t.svg.j2": GROUNDS,
     })
     face = build.validate(root).faces["en"][0]
@@ -212,7 +212,7 @@ LABEL = """{% extends "_face.svg.j2" %}{% block content %}
 def label_pack(root, sheet="a4-3x7", size="63.5x38.1mm", count=22, extra=""):
     return write_pack(root, {
         "game.yaml": "name: L\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "labels.yaml": f"stickers:\n  kind: token\n  size: {size}\n  bleed: 0mm\n  labels: {sheet}\n{extra}"
+        "labels.yaml": f"stickers:\n  kind: token\n  size: {size}\n " f" bleed: 0mm\n  labels: {sheet}\n{extra}"
                        f"  front: l.svg.j2\n  items:\n    - {{id: s, count: {count}}}\n",
         "templates/l.svg.j2": LABEL,
     })
@@ -279,10 +279,10 @@ def test_the_test_page_outlines_every_cell(tmp_path):
 def test_label_mistakes_are_located(tmp_path):
     root = label_pack(tmp_path / "one" / "probe", sheet="a4-3x8")
     found = [str(p).split("probe/", 1)[-1] for p in build.validate(root).problems]
-    assert found == [f"labels.yaml:5:11: error: 'labels' must be one of {', '.join(labels.names())} (got 'a4-3x8') (did you mean 'a4-3x7'?) [schema]"]
+    assert found == ["labels.yaml:5:11: error: 'labels' must be one of " f"{', '.join(labels.names())} (got 'a4-3x8') (did you mean 'a4-3x7'?) [schema]"]
     root = label_pack(tmp_path / "two" / "probe", size="70x40mm")
     found = [str(p).split("probe/", 1)[-1] for p in build.validate(root).problems]
-    assert found == ["labels.yaml:8:7: error: 's' (70x40mm) is larger than a label of sheet a4-3x7 (63.5x38.1mm) [layout]"]
+    assert found == ["labels.yaml:8:7: error: 's' (70x40mm) is larger " "than a label of sheet a4-3x7 (63.5x38.1mm) [layout]"]
     root = label_pack(tmp_path / "three" / "probe", extra="  back: l.svg.j2\n")
     found = [str(p).split("probe/", 1)[-1] for p in build.validate(root).problems]
-    assert found == ["labels.yaml:6:3: error: a group printed on label sheets has no back (a label is one-sided) [schema]"]
+    assert found == ["labels.yaml:6:3: error: a group printed on label " "sheets has no back (a label is one-sided) [schema]"]

@@ -111,7 +111,7 @@ def test_bold_span_uses_the_bold_face_and_height_is_reported(tmp_path, capsys):
     code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en")
     assert code == 0, out
     svg = built_svg(tmp_path / "out", "en")
-    assert '>plain <tspan font-weight="bold">bold </tspan><tspan font-style="italic">it</tspan></tspan>' in svg
+    assert '>plain <tspan font-weight="bold">bold ' '</tspan><tspan font-style="italic">it</tspan></tspan>' in svg
     size = 10 * 25.4 / 72
     # two lines a paragraph apart: em + 1 step + 1 paragraph step
     assert f'y="{2 + size * (1 + 1.2 * 2):.3f}"' in svg
@@ -160,7 +160,7 @@ def test_hebrew_and_arabic_match_harfbuzz(tmp_path):
         assert [face.charToGlyph[ord(c)] for c in chars] == gids  # same glyphs, in visual order
         assert width == pytest.approx(sum(p.x_advance for p in buf.glyph_positions) / upem)
         # drawn: the ink runs from the right end leftwards and matches the reference raster
-        svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="60mm" height="12mm" viewBox="0 0 60 12">'
+        svg = ('<svg xmlns="http://www.w3.org/2000/svg" ' 'width="60mm" height="12mm" viewBox="0 0 60 12">'
                f'<text x="58" y="8" font-size="6" font-family="DejaVu Sans">{text}</text></svg>')
         root = tmp_path / "x"
         root.mkdir(exist_ok=True)
@@ -233,9 +233,9 @@ def test_pack_font_problems_are_located(tmp_path, capsys):
     assert code == 1
     lines = sorted(line for line in out.splitlines() if ": error: " in line)
     assert lines == [
-        "rt/game.yaml:6:14: error: font 'fonts/cff.otf' has PostScript (CFF) outlines, which cannot be embedded as a subset: use the TrueType (.ttf) version of the font, or convert it (fontTools: otf2ttf) [fonts]",
+        "rt/game.yaml:6:14: error: font 'fonts/cff.otf' has PostScript (CFF) " "outlines, which cannot be embedded as a subset: use the TrueType " "(.ttf) version of the font, or convert it (fontTools: otf2ttf) [fonts]",
         "rt/game.yaml:6:35: error: font 'fonts/none.ttf' not found in rt [references]",
-        "rt/game.yaml:6:56: error: font '../cff.otf' lies outside the pack rt; it must be a file inside it [references]",
+        "rt/game.yaml:6:56: error: font '../cff.otf' lies outside " "the pack rt; it must be a file inside it [references]",
     ]
 
 
@@ -248,7 +248,7 @@ def test_missing_glyph_in_a_pack_font_is_located(tmp_path, capsys):
 
 
 ART = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
-       '<defs><linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop offset="1" stop-color="#0000ff"/></linearGradient></defs>'
+       '<defs><linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop ' 'offset="1" stop-color="#0000ff"/></linearGradient></defs>'
        '<rect width="10" height="10" fill="#00aa00"/></svg>')
 
 
@@ -256,7 +256,7 @@ def test_svg_art_is_drawn_as_paths(tmp_path, capsys):
     root = pack(tmp_path, '"x"', files={"art/a.svg": ART.replace('<defs>', '<!-- -->').split('<linearGradient')[0] +
                                           '<rect width="10" height="10" fill="#00aa00"/></svg>'})
     (root / "templates" / "card.svg.j2").write_text(
-        '{% extends "_face.svg.j2" %}{% block content %}<image href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}')
+        '{% extends "_face.svg.j2" %}{% block content %}<image ' 'href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}')
     code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en")
     assert code == 0, out
     from pypdf import PdfReader
@@ -274,7 +274,7 @@ def test_broken_svg_art_points_into_the_file(tmp_path, capsys):
     root = pack(tmp_path, '"x"', files={"art/a.svg": '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
                                                      '<mask id="m"/>\n</svg>'})
     (root / "templates" / "card.svg.j2").write_text(
-        '{% extends "_face.svg.j2" %}{% block content %}<image href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}')
+        '{% extends "_face.svg.j2" %}{% block content %}<image ' 'href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}')
     code, out = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
     assert [line for line in out.splitlines() if ": error: " in line] == ["rt/art/a.svg:2:1: error: unsupported element <mask> [svg]"]
@@ -307,12 +307,12 @@ def test_python_face_builds_only_when_trusted_and_errors_are_located(tmp_path, c
     code, out = run(capsys, "validate", str(root), "--lang", "en", "--trust")
     assert code == 1
     assert [line for line in out.splitlines() if ": error: " in line] == [
-        "rt/board.py:13:1: error: Python face board.py:broken raised KeyError: 'missing' (drawing front of 'c1') [python-face]"]
+        "rt/board.py:13:1: error: Python face board.py:broken raised " "KeyError: 'missing' (drawing front of 'c1') [python-face]"]
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nobody"))
     code, out = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
     assert [line for line in out.splitlines() if ": error: " in line] == [
-        "rt/cards.yaml:4:10: error: the pack is not trusted, so its Python faces (board.py:broken: 1 face(s)) were not drawn; "
+        "rt/cards.yaml:4:10: error: the pack is not trusted, so its " "Python faces (board.py:broken: 1 face(s)) were not drawn; "
         "if you trust its author: pnpkit trust rt (or --trust for one run) [trust]"]
 
 
@@ -356,14 +356,14 @@ def test_python_face_draws_with_the_kits_template_macros(tmp_path, capsys):
     code, out = run(capsys, "validate", str(root), "--lang", "en", "--trust")
     assert code == 1
     assert [line for line in out.splitlines() if ": error: " in line] == [
-        "rt/board.py:13:1: error: Python face board.py:missing raised AttributeError: 'TemplateModule' object has no "
+        "rt/board.py:13:1: error: Python face board.py:missing " "raised AttributeError: 'TemplateModule' object has no "
         "attribute 'nope' (drawing front of 'c1') [python-face]"]
 
 
 @pytest.mark.parametrize("gradient, left, right", [
-    ('<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop offset="100%" stop-color="#0000ff"/></linearGradient>',
+    ('<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop ' 'offset="100%" stop-color="#0000ff"/></linearGradient>',
      (255, 0, 0), (0, 0, 255)),
-    ('<radialGradient id="g" r="0.5"><stop offset="0.2" stop-color="#ffffff"/><stop offset="1" stop-color="#000000"/></radialGradient>',
+    ('<radialGradient id="g" r="0.5"><stop offset="0.2" ' 'stop-color="#ffffff"/><stop offset="1" stop-color="#000000"/></radialGradient>',
      (0, 0, 0), (0, 0, 0)),
 ])
 def test_gradient_renders(tmp_path, gradient, left, right):
@@ -379,13 +379,13 @@ def test_gradient_renders(tmp_path, gradient, left, right):
 
 def test_gradient_problems_are_located():
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="40mm" height="20mm" viewBox="0 0 40 20">\n'
-           '<linearGradient id="g" spreadMethod="repeat"><stop offset="0" stop-color="red" stop-opacity="0.5"/></linearGradient>\n'
-           '<rect width="40" height="20" fill="url(#g)"/><text fill="url(#g)">x</text><rect width="1" height="1" fill="url(#nope)"/></svg>')
+           '<linearGradient id="g" spreadMethod="repeat"><stop offset="0" ' 'stop-color="red" stop-opacity="0.5"/></linearGradient>\n'
+           '<rect width="40" height="20" fill="url(#g)"/><text ' 'fill="url(#g)">x</text><rect width="1" height="1" fill="url(#nope)"/></svg>')
     with pytest.raises(svgdraw.SvgError) as exc:
         svgdraw.compile_svg(svg)
     assert [p[:2] for p in exc.value.problems] == [
         (2, "spreadMethod must be pad (reflect and repeat are not supported)"),
-        (2, "stop-opacity below 1 is not supported (PDF shadings are opaque; use fill-opacity on the shape)"),
+        (2, "stop-opacity below 1 is not supported (PDF " "shadings are opaque; use fill-opacity on the shape)"),
         (3, "a gradient fills shapes only, not text"),
         (3, "fill 'url(#nope)' does not refer to a <linearGradient> or <radialGradient>"),
     ]

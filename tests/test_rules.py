@@ -14,34 +14,34 @@ M = "components/mammoth-herd"
 class TestMammothHerdRules:
     def test_sam_c01_sixteen_bonus_tiles(self, kit):
         kit.edit(f"{M}/tiles.yaml", "    - {id: bonus-16", "    # - {id: bonus-16")
-        assert kit.validate().lines == [f"{M}/game.yaml:42:5: error: group 'bonus-tiles' has 15 components; the game needs exactly 16 [SAM-C01]"]
+        assert kit.validate().lines == [f"{M}/game.yaml:42:5: error: group 'bonus-tiles' has " "15 components; the game needs exactly 16 [SAM-C01]"]
 
     def test_sam_c02_back_resource_must_be_a_capacity_7_area(self, kit):
         kit.edit(f"{M}/tiles.yaml", "resource: gold, provenance: design}", "resource: food, provenance: design}")
         assert kit.validate().lines == [
-            f"{M}/tiles.yaml:28:59: error: item 'bonus-13': 'resource' is 'food'; the game allows wood, brick, stone, gold [SAM-C02]",
-            f"{M}/tiles.yaml:28:59: error: tile 'bonus-13' sends the herd to the hunting grounds, which has no limit on people; the game has only 7 dice [SAM-R04]",
+            f"{M}/tiles.yaml:28:59: error: item 'bonus-13': 'resource' is " "'food'; the game allows wood, brick, stone, gold [SAM-C02]",
+            f"{M}/tiles.yaml:28:59: error: tile 'bonus-13' sends " "the herd to the hunting grounds, which has no " "limit on people; the game has only 7 dice [SAM-R04]",
         ]
 
     def test_sam_c02_scoring_reminder_on_every_back(self, kit):
         kit.edit(f"{M}/tiles.yaml", "resource: wood, provenance: design}", "resource: wood, scoring_icon: false, provenance: design}")
-        assert kit.validate().lines == [f"{M}/tiles.yaml:16:77: error: item 'bonus-01': 'scoring_icon' is boolean false; the game allows true [SAM-C02]"]
+        assert kit.validate().lines == [f"{M}/tiles.yaml:16:77: error: item 'bonus-01': 'scoring_icon' " "is boolean false; the game allows true [SAM-C02]"]
 
     def test_sam_c02_bonus_must_be_known(self, kit):
         kit.edit(f"{M}/game.yaml", "    card: {icon: card, amount: 1}\n", "")
         lines = kit.validate().lines
-        assert f"{M}/tiles.yaml:21:29: error: item 'bonus-06': 'first' names 'card', which is not a key of data.bonuses [SAM-C02]" in lines
+        assert f"{M}/tiles.yaml:21:29: error: item 'bonus-06': 'first' " "names 'card', which is not a key of data.bonuses [SAM-C02]" in lines
         assert sum("[SAM-C02]" in line for line in lines) == 3  # bonus-06, -10 and -14 show a card
 
     def test_sam_c03_one_herd(self, kit):
         kit.edit(f"{M}/herd.yaml", "    - id: herd", "    - id: herd\n      count: 2")
-        assert kit.validate().lines == [f"{M}/game.yaml:47:5: error: group 'herd' has 2 components; the game needs exactly 1 [SAM-C03]"]
+        assert kit.validate().lines == [f"{M}/game.yaml:47:5: error: group 'herd' has 2 " "components; the game needs exactly 1 [SAM-C03]"]
 
     def test_sam_r04_dice_sufficiency(self, kit):
         kit.edit(f"{M}/game.yaml", "dice_in_game: 7", "dice_in_game: 6")
         lines = kit.validate().lines
         assert len(lines) == 16
-        assert lines[0] == f"{M}/tiles.yaml:16:57: error: tile 'bonus-01' sends the herd to an area for 7 people; the game has only 6 dice [SAM-R04]"
+        assert lines[0] == f"{M}/tiles.yaml:16:57: error: tile 'bonus-01' sends the herd " "to an area for 7 people; the game has only 6 dice [SAM-R04]"
 
 
 GAME = """name: Rules probe
@@ -88,21 +88,21 @@ class TestGenericRules:
                                                         "error: group 'deck' has 5 components; the game needs at least 6 [count]"]),
         ("{rule: count, group: deck, per_player: 1}", ["error: group 'deck' has 5 components; the game needs exactly 4 [count]"]),
         ("{rule: count, group: deck, per_player: 1, level: warning}", ["warning: group 'deck' has 5 components; the game needs exactly 4 [count]"]),
-        ("{rule: count, kind: card, exact: 6}", ["error: kind 'card' has 5 components ('deck' 5); the game needs exactly 6 [count]"]),
+        ("{rule: count, kind: card, exact: 6}", ["error: kind 'card' has 5 components " "('deck' 5); the game needs exactly 6 [count]"]),
         ("{rule: count, group: deck, by: goes, exact: {b: 3, nowhere: 1}}", [
             "error: group 'deck' has 2 with goes nowhere; the game needs 1 [count]"]),
         ("{rule: count, group: deck, by: goes, each: 3, values: [b, c]}", [
             "error: group 'deck' has 0 c; every goes needs exactly 3 [count]",
             "error: item 'b' has goes nowhere, which is not one of b, c [count]"]),
-        ("{rule: count, group: deck, by: goes, each: 3}", ["error: 'each' needs 'values': a list, or {data: key} naming a table of the pack's data [rules]"]),
-        ("{rule: setup-draws, group: deck, per_player: 1, fixed: 2}", ["error: setup deals 6 from group 'deck' at 4 players, but it holds only 5 [setup-draws]"]),
+        ("{rule: count, group: deck, by: goes, each: 3}", ["error: 'each' needs 'values': a list, or {data: " "key} naming a table of the pack's data [rules]"]),
+        ("{rule: setup-draws, group: deck, per_player: 1, fixed: 2}", ["error: setup deals 6 from group 'deck' at " "4 players, but it holds only 5 [setup-draws]"]),
         ("{rule: setup-draws, group: deck, per_player: 1, fixed: 1}", []),
         ("{rule: capacity, group: deck, field: carry, at_least: 5}", ["error: item 'a' holds 4; it must hold at least 5 [capacity]"]),
-        ("{rule: capacity, id: ANU-K04, group: deck, field: carry, at_most: {sum: [deck, carry]}}", []),
+        ("{rule: capacity, id: ANU-K04, group: deck, " "field: carry, at_most: {sum: [deck, carry]}}", []),
         ("{rule: capacity, group: deck, field: carry, at_most: {count: deck}}", ["error: item 'b' holds 12; it may hold at most 5 [capacity]"]),
         ("{rule: die-faces, group: deck, field: faces, faces: 6}", ["error: die 'b' has 2 faces; it needs 6 [die-faces]"]),
-        ("{rule: die-faces, group: deck, field: faces, multiset: ['1', '2', '2', '3', '4', 'x']}", ["error: die 'b' has faces ['1', '2']; the game needs ['1', '2', '2', '3', '4', 'x'] [die-faces]"]),
-        ("{rule: reference, group: deck, field: goes, to_group: deck}", ["error: item 'b': 'goes' names 'nowhere', which is not an item of 'deck' [reference]"]),
+        ("{rule: die-faces, group: deck, field: faces, " "multiset: ['1', '2', '2', '3', '4', 'x']}", ["error: die 'b' has faces ['1', '2']; the game " "needs ['1', '2', '2', '3', '4', 'x'] [die-faces]"]),
+        ("{rule: reference, group: deck, field: goes, to_group: deck}", ["error: item 'b': 'goes' names 'nowhere', " "which is not an item of 'deck' [reference]"]),
         ("{rule: fields, group: deck, require: {goes: [b]}}", ["error: item 'b': 'goes' is 'nowhere'; the game allows b [fields]"]),
     ])
     def test_rule_fires_exactly(self, tmp_path, check, expected):

@@ -19,8 +19,8 @@ def shop_pack(root: Path) -> Path:
     items = "\n".join(f"    - {{id: c{i}, count: 2, colour: '{c}'}}" for i, c in enumerate(COLOURS))
     return write_pack(root, {
         "game.yaml": "name: Shop\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "cards.yaml": f"cards:\n  kind: card\n  size: poker\n  front: solid.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
-        "board.yaml": "board:\n  kind: board\n  size: 200x150mm\n  front: solid.svg.j2\n  fields:\n    colour: string\n  items:\n    - {id: map, colour: '#e0c060'}\n",
+        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: solid.svg.j2\n " f" fields:\n    colour: string\n  items:\n{items}\n",
+        "board.yaml": "board:\n  kind: board\n  size: 200x150mm\n  " "front: solid.svg.j2\n  fields:\n    colour: string\n " " items:\n    - {id: map, colour: '#e0c060'}\n",
         "templates/solid.svg.j2": SOLID,
         "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
     })

@@ -66,7 +66,7 @@ def test_an_untrusted_build_stops_at_the_python_board_with_one_located_line(tmp_
     out = capsys.readouterr()
     lines = (out.out + out.err).splitlines()
     assert [line for line in lines if ": error: " in line] == [
-        f"{S}/board.yaml:10:10: error: the pack is not trusted, so its Python faces (board.py:draw: 1 face(s)) were not "
+        f"{S}/board.yaml:10:10: error: the pack is not trusted, " "so its Python faces (board.py:draw: 1 face(s)) were not "
         f"drawn; if you trust its author: pnpkit trust {S} (or --trust for one run) [trust]"]
     assert [line.split(": warning: ")[0] for line in lines if ": warning: " in line] == [f"{S}/game.yaml:7:1"]
     assert not list((tmp_path / "out").rglob("*.pdf"))
@@ -76,35 +76,35 @@ class TestCounts:
     def test_c01_five_cards_dealt_one_drawn(self, cargo):
         assert broken(cargo, ("game.yaml", "hand_size: 5", "hand_size: 6"), ("game.yaml", "draw_per_turn: 1", "draw_per_turn: 2")) == [
             f"{S}/game.yaml:59:16: error: data.setup.hand_size is 6; the game needs 5 [CARGO-C01]",
-            f"{S}/game.yaml:60:20: error: data.setup.draw_per_turn is 2; the game needs 1 [CARGO-C01]",
+            f"{S}/game.yaml:60:20: error: data.setup.draw_per_turn " "is 2; the game needs 1 [CARGO-C01]",
         ]
 
     def test_c02_movement_deck_deals_six_players(self, cargo):
         assert broken(cargo, ("movement.yaml", "id: steps-2, count: 8", "id: steps-2, count: 1"),
                       ("movement.yaml", "id: steps-3, count: 10", "id: steps-3, count: 1")) == [
-            f"{S}/game.yaml:123:5: error: setup deals 36 from group 'movement' at 6 players, but it holds only 32 [CARGO-C02]",
+            f"{S}/game.yaml:123:5: error: setup deals 36 from group " "'movement' at 6 players, but it holds only 32 [CARGO-C02]",
         ]
 
     def test_c03_players_plus_two_active_contracts(self, cargo):
         assert broken(cargo, ("game.yaml", "active_extra: 2", "active_extra: 3")) == [
-            f"{S}/game.yaml:61:19: error: data.setup.active_extra is 3; the game needs 2 [CARGO-C03]",
+            f"{S}/game.yaml:61:19: error: data.setup.active_extra " "is 3; the game needs 2 [CARGO-C03]",
         ]
 
     def test_c03_contract_deck_covers_the_active_row(self, cargo):
         lines = broken(cargo, ("game.yaml", "players: {min: 2, max: 6,", "players: {min: 2, max: 40,"))
-        assert f"{S}/game.yaml:125:5: error: setup deals 42 from group 'contracts' at 40 players, but it holds only 36 [CARGO-C03]" in lines
+        assert f"{S}/game.yaml:125:5: error: setup deals 42 from group " "'contracts' at 40 players, but it holds only 36 [CARGO-C03]" in lines
 
     def test_c04_start_money(self, cargo):
         assert broken(cargo, ("game.yaml", "start_money: 1000", "start_money: 900")) == [
-            f"{S}/game.yaml:62:18: error: data.setup.start_money is 900; the game needs 1000 [CARGO-C04]",
+            f"{S}/game.yaml:62:18: error: data.setup.start_money " "is 900; the game needs 1000 [CARGO-C04]",
         ]
 
     def test_c04_notes_run_from_one_to_a_thousand(self, cargo):
         assert broken(cargo, ("banknotes.csv", "note-1,1,20,#8a8f98\n", ""),
                       ("banknotes.csv", "note-1000,1000,8", "note-1000,2000,8")) == [
-            f"{S}/banknotes.csv:7:11: error: banknote 'note-1000' is worth ✯2,000; notes run from ✯1 to ✯1,000 [CARGO-C04]",
-            f"{S}/game.yaml:127:5: error: no banknote is worth ✯1,000; the notes run from ✯1 to ✯1,000 [CARGO-C04]",
-            f"{S}/game.yaml:127:5: error: no banknote is worth ✯1; the notes run from ✯1 to ✯1,000 [CARGO-C04]",
+            f"{S}/banknotes.csv:7:11: error: banknote 'note-1000' is " "worth ✯2,000; notes run from ✯1 to ✯1,000 [CARGO-C04]",
+            f"{S}/game.yaml:127:5: error: no banknote is worth " "✯1,000; the notes run from ✯1 to ✯1,000 [CARGO-C04]",
+            f"{S}/game.yaml:127:5: error: no banknote is worth " "✯1; the notes run from ✯1 to ✯1,000 [CARGO-C04]",
         ]
 
     def test_c04_bank_covers_purses_and_payoffs(self, cargo):
@@ -116,38 +116,38 @@ class TestCounts:
     def test_c05_one_ship_and_one_marker_per_player(self, cargo):
         assert broken(cargo, ("players.yaml", "{id: ship-red, colour: red", "{id: ship-red, colour: blue"),
                       ("players.yaml", "    - {id: marker-orange", "    # - {id: marker-orange")) == [
-            f"{S}/players.yaml:49:7: error: colour orange has a ship ('ship-orange') but no cargo marker [CARGO-C05]",
-            f"{S}/players.yaml:50:31: error: 'ship-red' and 'ship-blue' are both blue: each player has one piece of their colour [CARGO-C05]",
-            f"{S}/players.yaml:56:1: error: group 'markers' prints 5 pieces; the game needs exactly one per player, 6 [CARGO-C05]",
-            f"{S}/players.yaml:64:7: error: colour red has a cargo marker ('marker-red') but no ship [CARGO-C05]",
+            f"{S}/players.yaml:49:7: error: colour orange has a " "ship ('ship-orange') but no cargo marker [CARGO-C05]",
+            f"{S}/players.yaml:50:31: error: 'ship-red' and 'ship-blue' are " "both blue: each player has one piece of their colour [CARGO-C05]",
+            f"{S}/players.yaml:56:1: error: group 'markers' prints 5 " "pieces; the game needs exactly one per player, 6 [CARGO-C05]",
+            f"{S}/players.yaml:64:7: error: colour red has a " "cargo marker ('marker-red') but no ship [CARGO-C05]",
         ]
 
     def test_c06_one_ordinary_die(self, cargo):
         assert broken(cargo, ("players.yaml", "'5', '6']", "'5', '7']"), ("players.yaml", "    - {id: die, faces", "    - {id: die, count: 2, faces")) == [
-            f"{S}/game.yaml:129:5: error: group 'dice' has 2 components; the game needs exactly 1 [CARGO-C06]",
-            f"{S}/players.yaml:81:34: error: die 'die' has faces ['1', '2', '3', '4', '5', '7']; the game needs ['1', '2', '3', '4', '5', '6'] [CARGO-C06]",
+            f"{S}/game.yaml:129:5: error: group 'dice' has 2 " "components; the game needs exactly 1 [CARGO-C06]",
+            f"{S}/players.yaml:81:34: error: die 'die' has faces ['1', '2', '3', '4', " "'5', '7']; the game needs ['1', '2', '3', '4', '5', '6'] [CARGO-C06]",
         ]
 
 
 class TestBoard:
     def test_b01_home_is_open_space_at_g8(self, cargo):
         assert broken(cargo, ("game.yaml", "home: G8 ", "home: G7 ")) == [
-            f"{S}/game.yaml:70:11: error: Home (G7) is a void space; every ship must enter it [CARGO-B01]",
+            f"{S}/game.yaml:70:11: error: Home (G7) is a " "void space; every ship must enter it [CARGO-B01]",
             f"{S}/game.yaml:70:11: error: Home is at G7; the seed puts it at G8 [CARGO-B01]",
         ]
 
     def test_b01_no_planet_on_home(self, cargo):
         assert broken(cargo, ("game.yaml", "fermonto: {cell: E7", "fermonto: {cell: G8")) == [
-            f"{S}/game.yaml:86:22: error: planet 'fermonto' lies on Home (G8); Home is the open space every ship starts from [CARGO-B01]",
+            f"{S}/game.yaml:86:22: error: planet 'fermonto' lies on Home " "(G8); Home is the open space every ship starts from [CARGO-B01]",
         ]
 
     def test_b02_contracts_name_planets_on_the_board(self, cargo):
         assert broken(cargo, ("contracts.yaml", "destination: gardeno, payoff: 330", "destination: gardenno, payoff: 330"),
                       ("contracts.yaml", "cargo: ore, destination: stormo", "cargo: ore, destination: fermonto"),
                       ("contracts.yaml", "{id: tr-05, kind: transport, pickup: teatro,", "{id: tr-05, kind: transport,")) == [
-            f"{S}/contracts.yaml:19:81: error: contract 'tr-01': destination 'gardenno' is not a planet on the board (did you mean 'gardeno'?) [CARGO-B02]",
-            f"{S}/contracts.yaml:21:79: error: transport contract 'tr-03' picks up and delivers at the same planet 'fermonto' [CARGO-B02]",
-            f"{S}/contracts.yaml:23:7: error: transport contract 'tr-05' names no pickup planet [CARGO-B02]",
+            f"{S}/contracts.yaml:19:81: error: contract 'tr-01': destination 'gardenno' " "is not a planet on the board (did you mean 'gardeno'?) [CARGO-B02]",
+            f"{S}/contracts.yaml:21:79: error: transport contract 'tr-03' " "picks up and delivers at the same planet 'fermonto' [CARGO-B02]",
+            f"{S}/contracts.yaml:23:7: error: transport " "contract 'tr-05' names no pickup planet [CARGO-B02]",
         ]
 
     def test_b03_demanded_cargo_is_supplied_elsewhere(self, cargo):
@@ -155,8 +155,8 @@ class TestBoard:
                       ("game.yaml", "supplies: [ice, troupe]", "supplies: [troupe]"),
                       ("game.yaml", "supplies: [parcels, books, medicine]", "supplies: [parcels, books]"),
                       ("contracts.yaml", "cargo: medicine, destination: haoso", "cargo: medicine, destination: nebulo")) == [
-            f"{S}/contracts.yaml:49:64: error: deliver contract 'dl-13' asks for medicine at 'nebulo', the only planet that supplies it [CARGO-B03]",
-            f"{S}/contracts.yaml:50:41: error: deliver contract 'dl-14' asks for ice, which no planet supplies [CARGO-B03]",
+            f"{S}/contracts.yaml:49:64: error: deliver contract 'dl-13' asks for " "medicine at 'nebulo', the only planet that supplies it [CARGO-B03]",
+            f"{S}/contracts.yaml:50:41: error: deliver contract " "'dl-14' asks for ice, which no planet supplies [CARGO-B03]",
         ]
 
     def test_b04_fee_table_is_the_seeds(self, cargo):
@@ -164,34 +164,34 @@ class TestBoard:
                       ("game.yaml", "ore: {fee: other", "ore: {fee: ten"),
                       ("game.yaml", 'books: {glyph: "§", fee: fifteen', "books: {fee: other"),
                       ("contracts.yaml", "cargo: seafood, destination: gardeno", "cargo: gold, destination: gardeno")) == [
-            f"{S}/contracts.yaml:19:59: error: contract 'tr-01' carries 'gold', which is not a cargo type in the fee table [CARGO-B04]",
-            f"{S}/game.yaml:96:5: error: no cargo type decodes the seed's '§' (fee 15%) [CARGO-B04]",
-            f"{S}/game.yaml:96:34: error: cargo type 'colonists' ('”') pays 'ten' (10%); the seed's table puts it at 'free' (0) [CARGO-B04]",
-            f"{S}/game.yaml:106:16: error: cargo type 'ore' is not in the seed's table, so it pays 'other' (5%), not 'ten' (10%) [CARGO-B04]",
+            f"{S}/contracts.yaml:19:59: error: contract 'tr-01' carries " "'gold', which is not a cargo type in the fee table [CARGO-B04]",
+            f"{S}/game.yaml:96:5: error: no cargo type " "decodes the seed's '§' (fee 15%) [CARGO-B04]",
+            f"{S}/game.yaml:96:34: error: cargo type 'colonists' ('”') pays " "'ten' (10%); the seed's table puts it at 'free' (0) [CARGO-B04]",
+            f"{S}/game.yaml:106:16: error: cargo type 'ore' is not in the " "seed's table, so it pays 'other' (5%), not 'ten' (10%) [CARGO-B04]",
         ]
 
     def test_b04_some_planets_inspect(self, cargo):
         assert broken(cargo, *[("game.yaml", "inspection: true", "inspection: false")] * 4) == [
-            f"{S}/game.yaml:78:5: error: no planet inspects cargo; the seed's board has spaces with a magnifier [CARGO-B04]",
+            f"{S}/game.yaml:78:5: error: no planet inspects cargo; " "the seed's board has spaces with a magnifier [CARGO-B04]",
         ]
 
     def test_b05_a_planet_walled_in_by_void_fails(self, cargo):
         # Ĵaspo (N9) sits by the right edge: void on its five neighbours walls it in
         assert broken(cargo, ("game.yaml", "I10, J10]", "I10, J10, M8, N8, M9, M10, N10]")) == [
-            f"{S}/game.yaml:89:19: error: planet 'jaspo' at N9 cannot be reached from Home (G8) with step cards: void spaces wall it in [CARGO-B05]",
+            f"{S}/game.yaml:89:19: error: planet 'jaspo' at N9 cannot be reached " "from Home (G8) with step cards: void spaces wall it in [CARGO-B05]",
         ]
 
     def test_b05_follows_the_boards_neighbours(self, cargo):
         # with N8, M9 and N10 void, only diagonal steps reach N9: fine with 8 neighbours, walled with 4
         assert broken(cargo, ("game.yaml", "I10, J10]", "I10, J10, N8, M9, N10]")) == []
         assert broken(cargo, ("game.yaml", "neighbours: 8", "neighbours: 4")) == [
-            f"{S}/game.yaml:89:19: error: planet 'jaspo' at N9 cannot be reached from Home (G8) with step cards: void spaces wall it in [CARGO-B05]",
+            f"{S}/game.yaml:89:19: error: planet 'jaspo' at N9 cannot be reached " "from Home (G8) with step cards: void spaces wall it in [CARGO-B05]",
         ]
 
     def test_b05_a_planet_on_void(self, cargo):
         found = broken(cargo, ("game.yaml", "kanelo: {cell: L10", "kanelo: {cell: J10"))
         assert [line for line in found if ": error: " in line] == [
-            f"{S}/game.yaml:91:20: error: planet 'kanelo' lies on a void space (J10); no ship can enter it [CARGO-B05]",
+            f"{S}/game.yaml:91:20: error: planet 'kanelo' lies on " "a void space (J10); no ship can enter it [CARGO-B05]",
         ]  # and its name, drawn on the dark void, is a contrast warning
         assert any("'Kanelo' has a contrast of 1.0:1" in line for line in found)
 
@@ -215,26 +215,26 @@ class TestKindsAndData:
                       ("movement.yaml", "      jump: true\n      icon: hyperjump", "      jump: false\n      icon: hyperjump"),
                       ("movement.yaml", "{id: steps-4, count: 8, kind: steps, steps: 4,", "{id: steps-4, count: 8, kind: steps, steps: 4, jump: true,"),
                       ("contracts.yaml", "{id: dl-01, kind: deliver, cargo: colonists,", "{id: dl-01, kind: deliver, pickup: auroro, cargo: colonists,")) == [
-            f"{S}/contracts.yaml:37:42: error: deliver contract 'dl-01' names a pickup planet; a deliver contract names a cargo type, picked up wherever it is supplied [CARGO-K01]",
-            f"{S}/movement.yaml:5:1: error: no special card jumps a space; the rules rely on jumping over void, occupied and inspection spaces [CARGO-K01]",
-            f"{S}/movement.yaml:20:60: error: step card 'steps-4' jumps; only special cards jump [CARGO-K01]",
+            f"{S}/contracts.yaml:37:42: error: deliver contract 'dl-01' " "names a pickup planet; a deliver contract names a " "cargo type, picked up wherever it is supplied [CARGO-K01]",
+            f"{S}/movement.yaml:5:1: error: no special card jumps a space; the rules " "rely on jumping over void, occupied and inspection spaces [CARGO-K01]",
+            f"{S}/movement.yaml:20:60: error: step card " "'steps-4' jumps; only special cards jump [CARGO-K01]",
         ]
 
     def test_k01_two_contract_kinds_only(self, cargo):
         assert broken(cargo, ("contracts.yaml", "{id: tr-01, kind: transport", "{id: tr-01, kind: shuttle")) == [
-            f"{S}/contracts.yaml:19:25: error: 'kind' must be one of transport, deliver (got 'shuttle') [CARGO-K01]",
+            f"{S}/contracts.yaml:19:25: error: 'kind' must be one " "of transport, deliver (got 'shuttle') [CARGO-K01]",
         ]
 
     def test_d01_board_data_is_well_formed(self, cargo):
         assert broken(cargo, ("game.yaml", "void: [I1,", "void: [Z1, I1,"), ("game.yaml", "glacio: {cell: M1,", "glacio: {cel: M1,")) == [
-            f"{S}/game.yaml:74:12: error: a void space Z1 is off the board (columns A–N, rows 1–10) [CARGO-D01]",
+            f"{S}/game.yaml:74:12: error: a void space Z1 is " "off the board (columns A–N, rows 1–10) [CARGO-D01]",
             f"{S}/game.yaml:79:13: error: planet 'glacio' needs 'cell' [CARGO-D01]",
-            f"{S}/game.yaml:79:14: error: unknown key 'cel' in planet 'glacio' (did you mean 'cell'?) [CARGO-D01]",
+            f"{S}/game.yaml:79:14: error: unknown key 'cel' in " "planet 'glacio' (did you mean 'cell'?) [CARGO-D01]",
         ]
 
     def test_d01_grid_fills_the_board(self, cargo):
         assert broken(cargo, ("game.yaml", "cell: 22 ", "cell: 21 ")) == [
-            f"{S}/game.yaml:71:11: error: the grid needs a board of 312x270mm (2 edges + 14 columns x cell, "
+            f"{S}/game.yaml:71:11: error: the grid needs a " "board of 312x270mm (2 edges + 14 columns x cell, "
             "2 edges + 10 rows x cell + band), but group 'board' is 326x280mm [CARGO-D01]",
         ]
 

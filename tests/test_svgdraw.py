@@ -37,7 +37,7 @@ RED, GREEN, BLUE, WHITE = (255, 0, 0), (0, 128, 0), (0, 0, 255), (255, 255, 255)
 
 
 def svg(body: str, w: float = 40, h: float = 40, viewbox: str | None = None, extra: str = "") -> str:
-    return f'<svg {NS} width="{w}mm" height="{h}mm" viewBox="{viewbox or f"0 0 {w} {h}"}"{extra}>\n{body}\n</svg>'
+    return f'<svg {NS} width="{w}mm" height="{h}mm" ' f'viewBox="{viewbox or f"0 0 {w} {h}"}"{extra}>\n{body}\n</svg>'
 
 
 class Page:
@@ -286,7 +286,7 @@ def test_nested_svg_viewbox_scales_and_clips(tmp_path):
 
 
 def test_nested_svg_must_opt_in_to_stretching():
-    nested = '<svg x="0" y="0" width="20" height="10" viewBox="0 0 10 10"{}><rect width="10" height="10"/></svg>'
+    nested = '<svg x="0" y="0" width="20" height="10" viewBox="0 ' '0 10 10"{}><rect width="10" height="10"/></svg>'
     assert problems(svg(nested.format(""))) == [
         (2, 'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"')]
     compile_svg(svg(nested.format(' preserveAspectRatio="none"')))
@@ -466,7 +466,7 @@ def test_bad_path_data_and_transform():
 
 
 def test_bad_references():
-    source = svg('<use href="#nope"/>\n<g id="loop"><use href="#loop"/></g>\n<rect clip-path="url(#loop)"/>\n'
+    source = svg('<use href="#nope"/>\n<g id="loop"><use ' 'href="#loop"/></g>\n<rect clip-path="url(#loop)"/>\n'
                  '<image href="x.png" width="1" height="1"/>')
     assert problems(source) == [
         (2, "<use> refers to unknown id '#nope'"),
@@ -493,7 +493,7 @@ def test_several_problems_are_reported_at_once():
 
 
 def test_unresolved_entity_is_a_problem_not_lost_text():
-    source = f'<!DOCTYPE svg [<!ENTITY co "Acme">]>\n<svg {NS} width="9mm" height="9mm" viewBox="0 0 9 9">\n' \
+    source = f'<!DOCTYPE svg [<!ENTITY co "Acme">]>\n<svg {NS} ' 'width="9mm" height="9mm" viewBox="0 0 9 9">\n' \
              '<text>(c) &co;</text></svg>'
     assert problems(source) == [(1, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"),
                                 (3, "unsupported entity reference &co;")]
@@ -524,7 +524,7 @@ def test_every_kind_of_op_is_typed_and_comes_back_whole_from_the_cache_rows():
         '<defs><clipPath id="c"><rect x="0" y="0" width="30" height="30"/></clipPath>'
         '<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/>'
         '<stop offset="1" stop-color="#0000ff"/></linearGradient></defs>'
-        '<g transform="translate(1 2)" clip-path="url(#c)"><rect x="1" y="1" width="5" height="5"'
+        '<g transform="translate(1 2)" clip-path="url(#c)"><rect ' 'x="1" y="1" width="5" height="5"'
         ' fill="#102030" stroke="#405060" stroke-width="0.5" stroke-dasharray="1 1"/></g>'
         '<rect x="10" y="10" width="5" height="5" fill="url(#g)"/>'
         f'<image href="{uri}" x="20" y="20" width="4" height="4" opacity="0.5"/>'

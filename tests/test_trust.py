@@ -12,7 +12,7 @@ from pnpkit import trust
 from pnpkit.cli import main
 
 SKIPPED = ("components/mammoth-herd/game.yaml:4:1: warning: the pack is not trusted, so its Python "
-           "(components/mammoth-herd/rules.py) did not run and its check SAM-R04 (herd-area-dice) was skipped; "
+           "(components/mammoth-herd/rules.py) did not run and " "its check SAM-R04 (herd-area-dice) was skipped; "
            "if you trust its author: pnpkit trust components/mammoth-herd (or --trust for one run) [trust]")
 
 MARKER_RULES = '''
@@ -53,8 +53,8 @@ def test_a_template_cannot_reach_python(kit, line, why):
     run = kit.validate()
     assert run.code == 1
     assert not Path("pwned").exists()
-    expected = (f"components/mammoth-herd/tiles.yaml:{{}}:{{}}: error: template 'mammoth-herd/bonus-back.svg.j2' line 5: "
-                f"not allowed in a template: {why} (templates may use their values and pnpkit's helpers only) "
+    expected = ("components/mammoth-herd/tiles.yaml:{}:{}: error: " "template 'mammoth-herd/bonus-back.svg.j2' line 5: "
+                f"not allowed in a template: {why} (templates " "may use their values and pnpkit's helpers only) "
                 f"(rendering the back of 'bonus-01') [template]")
     first = next(line for line in run.lines if "not allowed" in line)
     file, line_no, col, rest = first.split(":", 3)
@@ -62,7 +62,7 @@ def test_a_template_cannot_reach_python(kit, line, why):
 
 
 def test_templates_still_build_lists_through_namespace(kit):
-    _template_line(kit, "{% set ns = namespace(xs=[]) %}{% for i in range(3) %}{% set ns.xs = ns.xs + [i] %}{% endfor %}"
+    _template_line(kit, "{% set ns = namespace(xs=[]) %}{% for i in " "range(3) %}{% set ns.xs = ns.xs + [i] %}{% endfor %}"
                         "<desc>{{ ns.xs | join(',') }}</desc>")
     assert kit.validate().code == 0
 
@@ -130,7 +130,7 @@ def test_the_rules_file_must_lie_inside_the_pack(kit):
     kit.edit("components/mammoth-herd/game.yaml", "players:", "rules: ../../elsewhere.py\nplayers:")
     run = kit.validate()
     assert run.code == 1
-    assert ("components/mammoth-herd/game.yaml:9:8: error: rules file '../../elsewhere.py' lies outside the pack "
+    assert ("components/mammoth-herd/game.yaml:9:8: error: rules " "file '../../elsewhere.py' lies outside the pack "
             "components/mammoth-herd; it must be a file inside it [references]") in run.lines
     assert not (kit.root / "ran.txt").exists()
 
@@ -166,7 +166,7 @@ def test_a_rule_that_never_returns_is_stopped_and_named(kit):
     assert time.monotonic() - started < 5
     assert run.code == 1
     assert run.lines == [
-        "components/mammoth-herd/game.yaml:50:5: error: rule 'herd-area-dice' (the pack's own Python) did not finish "
+        "components/mammoth-herd/game.yaml:50:5: error: rule " "'herd-area-dice' (the pack's own Python) did not finish "
         "within 1 s and was stopped (if it is just slow: --code-timeout SECONDS) [SAM-R04]"]
 
 
@@ -177,9 +177,9 @@ def test_a_huge_value_while_loading_is_stopped(kit):
     assert time.monotonic() - started < 5
     assert run.code == 1
     assert run.lines in (
-        ["components/mammoth-herd/rules.py:1:1: error: loading the rules file did not finish within 1 s and was stopped "
+        ["components/mammoth-herd/rules.py:1:1: error: loading " "the rules file did not finish within 1 s and was stopped "
          "(if it is just slow: --code-timeout SECONDS) [rules]"],
-        ["components/mammoth-herd/rules.py:1:1: error: loading the rules file was stopped: MemoryError:  [rules]"])
+        ["components/mammoth-herd/rules.py:1:1: error: loading " "the rules file was stopped: MemoryError:  [rules]"])
 
 
 def test_a_rule_that_eats_memory_is_stopped(kit):
@@ -187,7 +187,7 @@ def test_a_rule_that_eats_memory_is_stopped(kit):
     run = kit.run("validate", str(kit.pack), "--code-timeout", "5")
     assert run.code == 1
     assert run.lines == [
-        "components/mammoth-herd/game.yaml:50:5: error: rule 'herd-area-dice' crashed: MemoryError:  [SAM-R04]"]
+        "components/mammoth-herd/game.yaml:50:5: error: rule " "'herd-area-dice' crashed: MemoryError:  [SAM-R04]"]
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "x"])

@@ -98,11 +98,11 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
     result = Result(pack, problems=problems, registry=reg)
     unknown = [lang for lang in langs or [] if lang not in pack.languages]
     if unknown:
-        problems.append(Problem(pack.where, f"the pack has no language {', '.join(unknown)} (it has {', '.join(pack.languages)})", "usage"))
+        problems.append(Problem(pack.where, f"the pack has no language {', '.join(unknown)} " f"(it has {', '.join(pack.languages)})", "usage"))
     variants = sorted({g.variant for g in pack.groups.values() if g.variant})
     strangers = [v for v in (overrides or {}).get("variants") or () if v not in variants]
     if strangers:
-        problems.append(Problem(pack.where, f"the pack has no variant {', '.join(strangers)} (it has {', '.join(variants) or 'none'})", "usage"))
+        problems.append(Problem(pack.where, f"the pack has no variant {', '.join(strangers)} " f"(it has {', '.join(variants) or 'none'})", "usage"))
     if unknown or strangers:
         result.problems = _sorted(problems)
         return result
@@ -282,7 +282,7 @@ def _label(pages: list, pack: Pack, lang: str) -> None:
         if page.note:
             page.label += f" · {page.note}"
         if page.fold_pair:
-            page.label += " · too large to fold beside its front: lay this sheet left of the last one, edges touching; tape, fold along the join"
+            page.label += " · too large to fold beside its front: lay this sheet left " "of the last one, edges touching; tape, fold along the join"
 
 
 def _print_check_problems(pack: Pack) -> list[Problem]:

@@ -126,12 +126,12 @@ class Reader:
         if isinstance(value, str):
             return {lang: value for lang in languages}
         if not isinstance(value, dict):
-            self.problem(path, f"'{path_name(path)}' must be text or {{{', '.join(f'{lang}: ...' for lang in languages)}}} (got {describe(value)})", rule)
+            self.problem(path, f"'{path_name(path)}' must be text or " f"{{{', '.join(f'{lang}: ...' for lang in languages)}}} (got {describe(value)})", rule)
             return None
         out: dict[str, str] = {}
         for lang, text in value.items():
             if lang not in languages:
-                self.problem(path + (lang,), f"unknown language '{lang}' in '{path_name(path)}' (the pack has {', '.join(languages)})", rule, key=True)
+                self.problem(path + (lang,), f"unknown language '{lang}' in '{path_name(path)}' " f"(the pack has {', '.join(languages)})", rule, key=True)
             elif self.typed(text, path + (lang,), "string", rule) is not None:
                 out[lang] = text
         missing = [lang for lang in languages if lang not in value]

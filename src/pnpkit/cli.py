@@ -18,7 +18,7 @@ from pnpkit.build import Code, Result, build, validate
 from pnpkit.options import add_limit_options, add_print_options, print_overrides
 from pnpkit.paths import lang_option
 
-EPILOG = "Problems print as path:line:col: level: message [rule-id]. Exit 0 clean, 1 problems, 2 usage error."
+EPILOG = "Problems print as path:line:col: level: message " "[rule-id]. Exit 0 clean, 1 problems, 2 usage error."
 
 
 def parser() -> argparse.ArgumentParser:
@@ -27,20 +27,20 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    v = sub.add_parser("validate", help="check game packs and report every problem", description="Check game packs: structure, game rules, templates, text fit and glyphs. Writes nothing.", epilog=EPILOG)
+    v = sub.add_parser("validate", help="check game packs and report every problem", description="Check game packs: structure, game rules, " "templates, text fit and glyphs. Writes nothing.", epilog=EPILOG)
     _common(v)
     add_limit_options(v)
-    v.add_argument("--provenance", action="store_true", help="also list every value marked with where it comes from (seed, public, inferred, design), e.g. to find what is still a design choice")
+    v.add_argument("--provenance", action="store_true", help="also list every value marked with where it comes from (seed, " "public, inferred, design), e.g. to find what is still a design choice")
 
-    b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) and per-face SVGs to OUT/<pack>/. Nothing is written when there are errors; the previous output stays as it was.", epilog=EPILOG)
+    b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) " "and per-face SVGs to OUT/<pack>/. Nothing is written when " "there are errors; the previous output stays as it was.", epilog=EPILOG)
     _common(b)
     add_print_options(b)
     b.add_argument("--jobs", type=_jobs_option, default=0, metavar="N",
-                   help="processes that render and compile a large pack (default 1; 2 uses both cores of a 2-core machine)")
-    b.add_argument("--changes", action="store_true", help="also write <game>-<lang>-changes.pdf with only the faces that differ from the previous build in --out, and list them (also in changes.txt)")
+                   help="processes that render and compile a large pack " "(default 1; 2 uses both cores of a 2-core machine)")
+    b.add_argument("--changes", action="store_true", help="also write <game>-<lang>-changes.pdf with only the faces that differ " "from the previous build in --out, and list them (also in changes.txt)")
     b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
     b.add_argument("--png", type=export.png_option, metavar="DPI", dest="png",
-                   help="also write one PNG per distinct face, trim size at DPI (36-2400), into OUT/<pack>/png-DPI/")
+                   help="also write one PNG per distinct face, trim " "size at DPI (36-2400), into OUT/<pack>/png-DPI/")
     for name in COMMAND_MODULES:
         importlib.import_module(name).configure(sub)
     return p

@@ -171,11 +171,11 @@ def opposite_problem(faces, opposite) -> str | None:
     if not isinstance(faces, list) or len(faces) != 6:
         return f"a die for a cube net needs 6 faces (got {describe(faces)})"
     if not isinstance(opposite, list) or len(opposite) != 3 or not all(isinstance(p, list) and len(p) == 2 for p in opposite):
-        return f"'opposite' must be three pairs of faces, such as [[1, 6], [2, 5], [3, 4]] (got {describe(opposite)})"
+        return "'opposite' must be three pairs of faces, such as " f"[[1, 6], [2, 5], [3, 4]] (got {describe(opposite)})"
     used = Counter(str(v) for p in opposite for v in p)
     have = Counter(str(v) for v in faces)
     if used != have:
-        return f"the opposite pairs use the faces {sorted(used.elements())}, but the die has {sorted(have.elements())}"
+        return f"the opposite pairs use the faces {sorted(used.elements())}, " f"but the die has {sorted(have.elements())}"
     return None
 
 
@@ -249,12 +249,12 @@ def die_net(face: dict, faces, opposite, side: float, tab: float, layout: str = 
     """
     cells = _cells(layout)
     if not 0 < tab <= MAX_TAB * side:
-        raise DieError(f"a glue tab must be deeper than 0 and at most {MAX_TAB:g} x the side ({MAX_TAB * side:g} mm; got {tab:g} mm)")
+        raise DieError(f"a glue tab must be deeper than 0 and at most {MAX_TAB:g} " f"x the side ({MAX_TAB * side:g} mm; got {tab:g} mm)")
     pairs = die_pairs(faces, opposite)
     left, top, right, bottom = net_extent(cells, side, tab)
     w, h = right - left, bottom - top
     if w > face["w"] + 1e-6 or h > face["h"] + 1e-6:
-        raise DieError(f"a net of {side:g} mm squares with {tab:g} mm tabs needs {w:g}x{h:g}mm, but the face is {face['w']:g}x{face['h']:g}mm")
+        raise DieError(f"a net of {side:g} mm squares with {tab:g} mm tabs needs " f"{w:g}x{h:g}mm, but the face is {face['w']:g}x{face['h']:g}mm")
     ox, oy = (face["w"] - w) / 2 - left, (face["h"] - h) / 2 - top
     states = fold(cells)
     values = _assign(cells, states, pairs)

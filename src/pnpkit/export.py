@@ -63,7 +63,7 @@ def png_option(text: str) -> Profile:
     if not 36 <= dpi <= 2400:
         raise argparse.ArgumentTypeError(f"must be a whole number of dots per inch from 36 to 2400 (got '{text}')")
     return Profile(id=f"png-{dpi}", name=f"PNG images at {dpi} dpi", output="images", where=Location("--png"), dpi=dpi,
-                   notes=f"One PNG per distinct face at {dpi} dpi, trim size (no bleed); manifest.csv lists them with their copies.")
+                   notes=f"One PNG per distinct face at {dpi} dpi, trim size " "(no bleed); manifest.csv lists them with their copies.")
 
 
 def run(result: Result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
@@ -165,7 +165,7 @@ def _pixels(deck: Deck, profile: Profile) -> int:
 def _too_many_pixels(pack: Pack, deck: Deck, profile: Profile) -> Problem:
     w, h = image_pixels(deck.size, profile, deck.bleed)
     return Problem(pack.groups[deck.name].where, (
-        f"group '{deck.name}' would be {w} x {h} px images at {profile.dpi} dpi, over the {MAX_PIXELS // 10**6} "
+        f"group '{deck.name}' would be {w} x {h} px images at " f"{profile.dpi} dpi, over the {MAX_PIXELS // 10**6} "
         f"megapixels an image may have; export it at a lower dpi"), "export")
 
 
@@ -186,14 +186,14 @@ def _bleed_warnings(pack: Pack, short: list[Deck], profile: Profile) -> list[Pro
         names = _and([d.name for d in inherited])
         lack = profile.bleed - pack.print.bleed
         problems.append(Problem(_print_bleed_where(pack), (
-            f"bleed is {pack.print.bleed:g} mm; {profile.id} wants {want} on every side: the outer {_mm(lack)} mm "
-            f"of every face of {names} stays blank (art is never stretched); set print.bleed to {profile.bleed / MM_PER_IN:g}in for this service"),
+            f"bleed is {pack.print.bleed:g} mm; {profile.id} " f"wants {want} on every side: the outer {_mm(lack)} mm "
+            f"of every face of {names} stays blank (art is never stretched); " f"set print.bleed to {profile.bleed / MM_PER_IN:g}in for this service"),
             "export", "warning"))
     for deck in own:
         lack = profile.bleed - deck.bleed
         group = pack.groups[deck.name]
         problems.append(Problem(group.where, (
-            f"group '{deck.name}' has {deck.bleed:g} mm bleed; {profile.id} wants {want} on every side: the outer {_mm(lack)} mm "
+            f"group '{deck.name}' has {deck.bleed:g} mm bleed; {profile.id} " f"wants {want} on every side: the outer {_mm(lack)} mm "
             f"of its faces stays blank (art is never stretched)"), "export", "warning"))
     return problems
 
@@ -226,8 +226,8 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
         why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
     elif kind == "figurine" and group.base == 0:
         return Problem(group.where, (
-            f"group '{deck.name}' becomes a figurine of its whole print layout (tabs and the upside-down panel "
-            f"included); declare its fold-over layout, e.g. standee: {{base: 12mm}}, and the figure is cut out"),
+            f"group '{deck.name}' becomes a figurine of its " "whole print layout (tabs and the upside-down panel "
+            "included); declare its fold-over layout, e.g. " "standee: {base: 12mm}, and the figure is cut out"),
             "export", "warning")
     else:
         return None
@@ -244,7 +244,7 @@ def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
     else:
         what = "its pages are trim plus bleed"
     return Problem(pack.groups[deck.name].where, (
-        f"group '{deck.name}' is {w:g} x {h:g} mm, which matches no product in the {profile.id} profile{hint}; {what}"), "export", "warning")
+        f"group '{deck.name}' is {w:g} x {h:g} mm, which matches " f"no product in the {profile.id} profile{hint}; {what}"), "export", "warning")
 
 
 # ------------------------------------------------------------------ sizes
@@ -278,7 +278,7 @@ def product_label(size: tuple[float, float], profile: Profile, bleed: float) -> 
     trim = product_trim(size, profile, bleed)
     if trim == size:
         return product.name
-    return (f"{product.name} ({_mm(trim[0])} x {_mm(trim[1])} mm; the {_mm(size[0])} x {_mm(size[1])} mm "
+    return (f"{product.name} ({_mm(trim[0])} x {_mm(trim[1])} " f"mm; the {_mm(size[0])} x {_mm(size[1])} mm "
             f"face centred on it)")
 
 

@@ -59,7 +59,7 @@ def shape_of(size: tuple[float, float]) -> HexShape:
     want = flat * 2 / SQRT3
     if abs(across - want) > TOLERANCE:
         good = f"{want:.2f}x{flat:g}mm" if w >= h else f"{flat:g}x{want:.2f}mm"
-        raise HexSizeError(f"a hex {w:g}x{h:g}mm is not regular: {flat:g}mm across the flats is {want:.2f}mm across "
+        raise HexSizeError(f"a hex {w:g}x{h:g}mm is not regular: {flat:g}mm " f"across the flats is {want:.2f}mm across "
                            f"the corners (size is the box around the hex: write {good})")
     return HexShape(flat, pointy=h > w)
 
@@ -184,7 +184,7 @@ def _pack_run(run: list[Face], lattice: _Lattice, s: PrintSettings) -> tuple[lis
                     best = (size, cols, n, bleed)
         if best is None:
             face = run[i]
-            msg = (f"hex '{face.item}' ({lattice.shape.flat:g}mm across the flats, {face.bleed:g}mm bleed) "
+            msg = (f"hex '{face.item}' ({lattice.shape.flat:g}mm " f"across the flats, {face.bleed:g}mm bleed) "
                    f"does not fit on {s.paper} paper inside {s.margin:g}mm margins")
             return pages, [Problem(face.where, msg, "layout")]
         size, cols, n, bleed = best

@@ -149,7 +149,7 @@ def _product(r: Reader, value: Any, path: Path_, fields: dict[str, FieldSpec], i
     spec = r.mapping(value, path, allowed, "'product'")
     if spec is None or not spec:
         if spec is not None:
-            r.problem(path, "'product' needs at least one list of values, e.g. {suit: [hearts, spades], rank: [A, K]}")
+            r.problem(path, "'product' needs at least one list of values, " "e.g. {suit: [hearts, spades], rank: [A, K]}")
         return None
     out = {}
     for key, values in spec.items():
@@ -159,7 +159,7 @@ def _product(r: Reader, value: Any, path: Path_, fields: dict[str, FieldSpec], i
         if isinstance(values, dict) and set(values) == {"data"}:
             table = data.get(values["data"]) if isinstance(values["data"], str) else None
             if not isinstance(table, (dict, list)) or not table:
-                r.problem(p, f"'{key}' names data '{values['data']}', which is not a list or table of the pack's data{did_you_mean(values['data'], data)}")
+                r.problem(p, f"'{key}' names data '{values['data']}', which is not a list or " f"table of the pack's data{did_you_mean(values['data'], data)}")
                 return None
             out[key] = [(v, p) for v in table]
         elif isinstance(values, list) and values:
@@ -173,7 +173,7 @@ def _product(r: Reader, value: Any, path: Path_, fields: dict[str, FieldSpec], i
 def _pattern_ok(r: Reader, pattern: str, path: Path_, product: dict[str, Any]) -> bool:
     unknown = [m for m in PLACEHOLDER.findall(pattern) if m not in product]
     if unknown:
-        r.problem(path, f"the id pattern names '{unknown[0]}', which is not a key of 'product' ({', '.join(product)}){did_you_mean(unknown[0], product)}")
+        r.problem(path, f"the id pattern names '{unknown[0]}', which is not a key of " f"'product' ({', '.join(product)}){did_you_mean(unknown[0], product)}")
         return False
     return True
 
@@ -207,7 +207,7 @@ def _from_sheet(r: Reader, root: Path, group: str, value: Any, fields: dict[str,
     if table is None:
         return []
     if not table.rows:
-        r.problem(path, f"sheet '{name}' is empty: its first row names the columns ({', '.join(('id',) + tuple(fields))}, ...)", sheets.RULE)
+        r.problem(path, f"sheet '{name}' is empty: its first row names the " f"columns ({', '.join(('id',) + tuple(fields))}, ...)", sheets.RULE)
         return []
     return _rows(r, table, group, fields, item_keys)
 
@@ -217,7 +217,7 @@ def _inside(r: Reader, root: Path, name: str, path: Path_) -> Path | None:
     file = root / name  # component files lie in the pack's folder, so this is beside them
     inside = root.resolve()
     if inside not in file.resolve().parents:
-        r.problem(path, f"items file '{name}' lies outside the pack {display_path(root)}; it must be a file inside it", "references")
+        r.problem(path, f"items file '{name}' lies outside the pack " f"{display_path(root)}; it must be a file inside it", "references")
         return None
     if not file.is_file():
         r.problem(path, f"items file '{name}' not found in {display_path(root)}", "references")
@@ -323,7 +323,7 @@ def _lists_of_text(r: Reader, item: dict[str, Any], ipath: Path_, fields: dict[s
             continue
         lengths = {len(v) for v in parts.values()}
         if len(lengths) > 1:
-            r.problem(ipath + (name,), f"'{name}' has lists of different lengths per language ({', '.join(f'{k}: {len(v)}' for k, v in parts.items())})", spec.rule)
+            r.problem(ipath + (name,), f"'{name}' has lists of different lengths per language " f"({', '.join(f'{k}: {len(v)}' for k, v in parts.items())})", spec.rule)
             item[name] = []
             continue
         item[name] = [{lang: parts[lang][j] for lang in parts} for j in range(lengths.pop() if lengths else 0)]

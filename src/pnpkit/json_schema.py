@@ -44,8 +44,8 @@ LENGTH = {"oneOf": [{"type": "string", "pattern": units._LENGTH.pattern}, {"cons
 SIZE = {"anyOf": [{"enum": list(units.SIZES)}, {"type": "string", "pattern": units._SIZE.pattern}],
         "description": "Trim size: a name (" + ", ".join(units.SIZES) + ") or WxH with a unit, e.g. 63x88mm, 2.5x3.5in."}
 TEXT = {"anyOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1}],
-        "description": "Text: one string for every language, or {lang: text} covering each language of the pack."}
-TEMPLATE = {"type": "string", "description": "A Jinja2 SVG template, relative to templates/ (the pack's own first), e.g. game/card-front.svg.j2; or a Python function of the pack, e.g. board.py:draw (runs only for a trusted pack)."}
+        "description": "Text: one string for every language, or {lang: " "text} covering each language of the pack."}
+TEMPLATE = {"type": "string", "description": "A Jinja2 SVG template, relative to templates/ (the pack's own " "first), e.g. game/card-front.svg.j2; or a Python function of " "the pack, e.g. board.py:draw (runs only for a trusted pack)."}
 PROVENANCE_TAG = {"enum": list(PROVENANCE), "description": "Where a value comes from: seed, public, inferred or design."}
 
 # The keys' types as JSON Schema; what each key means is packformat's (GAME, PRINT, GROUP), added by _described.
@@ -207,9 +207,9 @@ def _definitions() -> Schema:
             "product": {"type": "object", "minProperties": 1, "additionalProperties": {"anyOf": [
                 {"type": "array", "minItems": 1},
                 {"type": "object", "required": ["data"], "additionalProperties": False, "properties": {"data": {"type": "string"}}}]},
-                "description": "Field (or item key) -> its values; one item for every combination, the first key varying slowest."},
+                "description": "Field (or item key) -> its values; one item for " "every combination, the first key varying slowest."},
             "id": {"type": "string", "description": "The id of each generated item, e.g. '{suit}-{rank}'."}},
-            "description": "A product of value lists; any other key (a field, count, tags, provenance) is given to every generated item."},
+            "description": "A product of value lists; any other key (a field, count, " "tags, provenance) is given to every generated item."},
         "field": {"anyOf": [{"enum": list(schema.FIELD_TYPES)}, field]},
     }
 
@@ -252,7 +252,7 @@ def modeline(path: Path, schema_dir: Path) -> str:
 
 def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("schema", help="write the JSON Schemas of the pack format (for editors)",
-                       description="Write pnpkit-game.schema.json (for game.yaml) and pnpkit-components.schema.json "
+                       description="Write pnpkit-game.schema.json (for " "game.yaml) and pnpkit-components.schema.json "
                                    "(for component files) into DIR. A pack file names its schema on its first line, "
                                    "# yaml-language-server: $schema=../../schema/pnpkit-game.schema.json, and editors "
                                    "with YAML language support then complete keys and flag mistakes as you type.")

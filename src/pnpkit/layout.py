@@ -178,7 +178,7 @@ def _dropped(faces: list[Face], fronts: list[Page], problems: list[Problem], s: 
         missing = face.count - placed.get((face.group, face.item), 0)
         if face.side == "front" and missing > 0 and face.where not in reported:
             w, h = face.full_size
-            out.append(Problem(face.where, f"{missing} of the {face.count} copies of '{face.item}' ({w:g}x{h:g}mm with bleed) "
+            out.append(Problem(face.where, f"{missing} of the {face.count} copies of " f"'{face.item}' ({w:g}x{h:g}mm with bleed) "
                                            f"found no place on {s.paper} paper inside {s.margin:g}mm margins", "layout"))
     return out
 
@@ -528,8 +528,8 @@ def _split(face: Face, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
     sheets = min(cols * rows for _, cols, rows, _, _, _ in plans)
     if sheets > MAX_SHEETS:
         w, h = face.full_size
-        return [], [Problem(face.where, f"'{face.item}' ({w:g}x{h:g}mm with bleed) would take {sheets} sheets of {s.paper} paper; "
-                                        f"a face may take at most {MAX_SHEETS} (choose larger paper, or split it into parts)", "limits")]
+        return [], [Problem(face.where, f"'{face.item}' ({w:g}x{h:g}mm with bleed) " f"would take {sheets} sheets of {s.paper} paper; "
+                                        f"a face may take at most {MAX_SHEETS} " "(choose larger paper, or split it into parts)", "limits")]
     return tile_face(face, s, plans), []
 
 

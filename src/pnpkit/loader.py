@@ -192,7 +192,7 @@ def _too_large(path: Path, doc: Document) -> list[Problem]:
         return []  # reading it reports the problem
     if size <= MAX_FILE_BYTES:
         return []
-    return [Problem(Location(doc.file, 1, 1), f"the file has {size} bytes; pnpkit reads YAML files of at most {MAX_FILE_BYTES} bytes (split it into several component files)", "limits")]
+    return [Problem(Location(doc.file, 1, 1), f"the file has {size} bytes; pnpkit reads YAML files of at most " f"{MAX_FILE_BYTES} bytes (split it into several component files)", "limits")]
 
 
 def _too_many_events(doc: Document, text: str, max_values: int) -> list[Problem]:

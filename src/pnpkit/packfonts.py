@@ -58,7 +58,7 @@ def _face(r: Reader, path: Path_, name: Any, root: Path) -> tuple[str, str] | No
         return None
     file = root / name
     if root.resolve() not in file.resolve().parents:
-        r.problem(path, f"font '{name}' lies outside the pack {display_path(root)}; it must be a file inside it", "references")
+        r.problem(path, f"font '{name}' lies outside the pack " f"{display_path(root)}; it must be a file inside it", "references")
         return None
     if not file.is_file():
         r.problem(path, f"font '{name}' not found in {display_path(root)}", "references")
@@ -68,7 +68,7 @@ def _face(r: Reader, path: Path_, name: Any, root: Path) -> tuple[str, str] | No
         TTFontFile(str(file), validate=0)
     except TTFError as exc:
         if "postscript" in str(exc).lower() or data[:4] == b"OTTO":
-            r.problem(path, f"font '{name}' has PostScript (CFF) outlines, which cannot be embedded as a subset: "
+            r.problem(path, f"font '{name}' has PostScript (CFF) outlines, " "which cannot be embedded as a subset: "
                             "use the TrueType (.ttf) version of the font, or convert it (fontTools: otf2ttf)", "fonts")
         else:
             r.problem(path, f"font '{name}' cannot be used: {exc}", "fonts")

@@ -60,7 +60,7 @@ PRINT = (
     Key("backs", "choice", "long-edge", "Duplex long-edge or short-edge flip, gutter-fold, or no backs.",
         choices=BACK_MODES),
     Key("back_offset", "offset", "{x: 0mm, y: 0mm}",
-        "Shift of every back page, to correct a printer's duplex misregistration: the number read off "
+        "Shift of every back page, to correct a printer's " "duplex misregistration: the number read off "
         "the print check's back. Positive x moves every back right and positive y moves it down, "
         "as the back page is seen printed side up.",
         max=MAX_BACK_OFFSET, why=" either way; a duplex printer misregisters by a few"),
@@ -81,7 +81,7 @@ GAME = (
     Key("version", "string", None, "The designer's version of the pack, e.g. 0.3; print.stamp prints it on every face."),
     Key("languages", "list", None, "Language codes, e.g. [pl, en] (required); every text needs each one; "
         "the first is the default."),
-    Key("players", "mapping", None, "Player counts {min, max} (required; colours: where the player colours are, checked for colour-blind players); per_player counts print for max."),
+    Key("players", "mapping", None, "Player counts {min, max} (required; colours: " "where the player colours are, checked for colour-blind " "players); per_player counts print for max."),
     Key("print", "mapping", None, "How faces go onto paper: paper, margins, bleed, backs, marks (each setting is optional)."),
     Key("strings", "mapping", None, "Labels the templates print (as s.NAME), per language."),
     Key("data", "mapping", None, "Free-form game data for templates (data.KEY) and rules."),
@@ -97,19 +97,19 @@ GROUP = (
     Key("shape", "string", "rect", "rect, rounded(3mm), circle or hex: the cut guide printed and the bleed's clip."),
     Key("variant", "name", None, "One of several ways to make the same components; print.variants chooses which print."),
     Key("labels", "choice", None, "Print on this label sheet, one face per label, no crop marks."),
-    Key("front", "template", None, "Template of the front of each item, or a Python function of the pack (board.py:draw; trusted packs only)."),
+    Key("front", "template", None, "Template of the front of each item, or a Python " "function of the pack (board.py:draw; trusted packs only)."),
     Key("back", "template", None, "Template (or Python function) of the back (optional; an item may override it)."),
     Key("fields", "mapping", None, "What each item carries: name: type, or name: {type: ..., ...}."),
     Key("defaults", "mapping", None, "Values every item of the group has unless it gives its own: fields, tags, "
         "provenance, count, ..."),
     Key("items", "list", None, "The distinct designs of this group: a list, or a sheet beside this file (cards.csv, "
-        "cards.tsv, cards.xlsx, cards.ods; {from: cards.xlsx, sheet: Deck}) whose header row names the columns."),
+        "cards.tsv, cards.xlsx, cards.ods; {from: cards.xlsx, " "sheet: Deck}) whose header row names the columns."),
     Key("generate", "mapping", None, "Items made as the product of value lists, e.g. {product: {suit: [...], rank: "
         "[...]}, id: '{suit}-{rank}'}; 'items' then holds only the extras."),
     Key("items_from", "string", None, "Take the items and fields of another group, with this group's kind, size "
         "and templates."),
     Key("standee", "mapping", None, "A fold-over standee: base tab, upside-down back panel, fold, upright front "
-        "panel, base tab. Templates get the tab as face.base; exports cut the figure out of the layout."),
+        "panel, base tab. Templates get the tab as " "face.base; exports cut the figure out of the layout."),
     Key("doc", "string", None, "What the group is, for people reading the pack."),
 )
 

@@ -41,7 +41,7 @@ def lang_problem(value: str) -> str | None:
     """Why value is not a usable language code, or None when it is one."""
     if LANG_TAG.fullmatch(value) and len(value) <= MAX_LANG:
         return None
-    return f"language code {_quoted(value)} is not a language tag like en, pt-BR or zh-Hant (it names files)"
+    return f"language code {_quoted(value)} is not a language " "tag like en, pt-BR or zh-Hant (it names files)"
 
 
 def name_problem(value: str, what: str) -> str | None:
@@ -52,7 +52,7 @@ def name_problem(value: str, what: str) -> str | None:
     if value.endswith(".") or value.split(".")[0].upper() in _DEVICES:
         return f"{what} '{value}' cannot name a file on Windows (a device name, or a final '.')"
     if len(value) > MAX_NAME:
-        return f"{what} '{value[:20]}…' is {len(value)} characters long; at most {MAX_NAME} (it names files)"
+        return f"{what} '{value[:20]}…' is {len(value)} characters " f"long; at most {MAX_NAME} (it names files)"
     return None
 
 

@@ -336,8 +336,8 @@ def transparency_problems(faces: list[Face]) -> list[Problem]:
         seen.add(face.svg)
         if what:
             problems.append(Problem(face.where, (
-                f"the {face.side} of '{face.item}' uses {what}, which PDF/X-1a forbids: it is flattened to a "
-                f"{FLATTEN_DPI} dpi image in the PDF/X files (text included); draw it opaque to keep it vector"), "pdfx", "warning"))
+                f"the {face.side} of '{face.item}' uses {what}, " "which PDF/X-1a forbids: it is flattened to a "
+                f"{FLATTEN_DPI} dpi image in the PDF/X files " "(text included); draw it opaque to keep it vector"), "pdfx", "warning"))
     return problems
 
 
@@ -380,7 +380,7 @@ def ink_problems(faces: list[Face], separation: Separation, service: str) -> lis
         if worst is not None and worst[0] > limit + 0.5:
             total, what = worst
             problems.append(Problem(face.where, (
-                f"the {face.side} of '{face.item}' needs {total:.0f} % ink where {service} allows {limit:g} %: {what}"),
+                f"the {face.side} of '{face.item}' needs {total:.0f} " f"% ink where {service} allows {limit:g} %: {what}"),
                 "ink-limit", "warning"))
     return problems
 

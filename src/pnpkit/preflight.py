@@ -89,7 +89,7 @@ class _Run:
             profile = intent.get("/DestOutputProfile")
             if profile is None:
                 if str(intent.get("/OutputConditionIdentifier", "")) in ("", "Custom"):
-                    self.add(0, "the OutputIntent names no registered condition and embeds no profile (DestOutputProfile)")
+                    self.add(0, "the OutputIntent names no registered condition " "and embeds no profile (DestOutputProfile)")
             elif int(profile.get("/N", 0)) != 4 or profile.read_bytes()[16:20] != b"CMYK":
                 self.add(0, "the OutputIntent's profile is not a CMYK profile")
         info = self.pdf.trailer.get("/Info", pikepdf.Dictionary())
@@ -138,7 +138,7 @@ class _Run:
         resources = holder.get("/Resources", pikepdf.Dictionary())
         for font_name, font in resources.get("/Font", {}).items():
             if not _embedded(font):
-                out.append(f"font {str(font.get('/BaseFont', font_name)).lstrip('/')} in {name} is not embedded")
+                out.append(f"font {str(font.get('/BaseFont', font_name)).lstrip('/')} " f"in {name} is not embedded")
         if self.pdfx:
             out += self.colours(holder, resources, name)
         for xname, xobject in _named(resources, "/XObject"):
@@ -158,17 +158,17 @@ class _Run:
         for gs_name, state in _named(resources, "/ExtGState"):
             for key in ("/ca", "/CA"):
                 if key in state and float(state[key]) < 1:
-                    out.append(f"transparency: graphics state {gs_name} in {name} sets {key[1:]} {float(state[key]):g}")
+                    out.append(f"transparency: graphics state {gs_name} in " f"{name} sets {key[1:]} {float(state[key]):g}")
             if str(state.get("/SMask", "/None")) != "/None":
                 out.append(f"transparency: graphics state {gs_name} in {name} has a soft mask")
             if "/BM" in state and str(state["/BM"]) not in _OK_BLEND:
-                out.append(f"transparency: graphics state {gs_name} in {name} uses blend mode {state['/BM']}")
+                out.append(f"transparency: graphics state {gs_name} " f"in {name} uses blend mode {state['/BM']}")
         for space_name, space in _named(resources, "/ColorSpace"):
             if _space_name(space) not in _GOOD_SPACES:
-                out.append(f"colour space {space_name} in {name} is {_space_name(space)[1:]}; PDF/X-1a allows CMYK, grey and spot colours only")
+                out.append(f"colour space {space_name} in {name} is {_space_name(space)[1:]}; " "PDF/X-1a allows CMYK, grey and spot colours only")
         for shading_name, shading in _named(resources, "/Shading"):
             if _space_name(shading.get("/ColorSpace")) not in _GOOD_SPACES:
-                out.append(f"shading {shading_name} in {name} is in {_space_name(shading.get('/ColorSpace'))[1:]}")
+                out.append(f"shading {shading_name} in {name} is in " f"{_space_name(shading.get('/ColorSpace'))[1:]}")
         rgb: list[str] = []
         for operands, operator in pikepdf.parse_content_stream(holder):  # type: ignore[misc]
             op = str(operator)
@@ -271,10 +271,10 @@ def check_build(folder: Path, pdfx_folders: set[str]) -> list[Problem]:
 
 def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("preflight", help="check PDFs for the rules of their target (home sheets, PDF/X-1a)",
-                       description="Check PDFs: fonts embedded and page boxes nested; with --target pdfx (the default "
-                       "for files with a PDF/X OutputIntent) also the PDF/X-1a:2003 rules: CMYK only, no transparency, "
+                       description="Check PDFs: fonts embedded and page boxes " "nested; with --target pdfx (the default "
+                       "for files with a PDF/X OutputIntent) also the " "PDF/X-1a:2003 rules: CMYK only, no transparency, "
                        "OutputIntent, Info keys, TrimBox and BleedBox on every page.",
-                       epilog="Problems print as file:page:0: error: message [preflight]. Exit 0 clean, 1 problems, 2 usage error.")
+                       epilog="Problems print as file:page:0: error: message " "[preflight]. Exit 0 clean, 1 problems, 2 usage error.")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE.pdf")
     p.add_argument("--target", choices=TARGETS, help="the rules to check (default: pdfx for PDF/X files, else home)")
     p.set_defaults(run=run)

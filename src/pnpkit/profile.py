@@ -145,7 +145,7 @@ def load(name: str) -> tuple[Profile | None, list[Problem]]:
     path = find(name)
     if path is None:
         hint = did_you_mean(name, names())
-        return None, [Problem(Location(name, 0, 0), f"no export profile '{name}'{hint}; profiles: {', '.join(names())}, or a .yaml file", "usage")]
+        return None, [Problem(Location(name, 0, 0), f"no export profile '{name}'{hint}; profiles: " f"{', '.join(names())}, or a .yaml file", "usage")]
     doc, problems = load_yaml(path)
     if problems:
         return None, problems
@@ -263,7 +263,7 @@ def _press(r: Reader, data: dict[str, Any], folder: Path) -> dict[str, Any]:
         press = dataclasses.replace(press, rich_black=black) if black else None
     if press is not None and sum(press.rich_black) * 100 > press.ink_limit + 1e-6:
         r.problem(("rich_black",) if "rich_black" in data else ("ink_limit",),
-                  f"the rich black {'/'.join(f'{v * 100:g}' for v in press.rich_black)} is {sum(press.rich_black) * 100:g} % ink, "
+                  f"the rich black {'/'.join(f'{v * 100:g}' for v in press.rich_black)} " f"is {sum(press.rich_black) * 100:g} % ink, "
                   f"over the ink limit of {press.ink_limit:g} %", "profile")
         press = None
     return {"pdfx": pdfx, "press": press}
@@ -305,7 +305,7 @@ def _sheet(r: Reader, value: Any) -> tuple[int, int, int] | None:
         return None
     columns, rows, pixels = cast(list[int], out)
     if not 2 <= columns * rows <= 100:  # a face and the hidden image; card ids are sheet x 100 + slot
-        r.problem(("sheet",), f"a deck sheet needs 2 to 100 cells, a face and the hidden image at least (got {out[0]} x {out[1]})", "profile")
+        r.problem(("sheet",), "a deck sheet needs 2 to 100 cells, a face and the " f"hidden image at least (got {out[0]} x {out[1]})", "profile")
         return None
     return columns, rows, pixels
 
@@ -341,7 +341,7 @@ def _products(r: Reader, value: Any, dpi: int, bleed: float, output: str) -> lis
         if pixels is not None and trim is not None:
             expected = tuple(round((t + 2 * bleed) / MM_PER_IN * dpi) for t in trim)
             if pixels != expected:
-                r.problem(path + ("pixels",), f"'pixels' {pixels[0]}x{pixels[1]} is not the trim plus 2 x bleed at {dpi} dpi ({expected[0]}x{expected[1]})", "profile")
+                r.problem(path + ("pixels",), f"'pixels' {pixels[0]}x{pixels[1]} is not the trim plus " f"2 x bleed at {dpi} dpi ({expected[0]}x{expected[1]})", "profile")
         if name is not None and trim is not None:
             out.append(Product(name, trim, pixels, safe, source))
     return out

@@ -136,7 +136,7 @@ def run(pack: Pack, jobs: list[Job], trusted: bool, seconds: float
         return {}, []
     if not trusted:
         names = sorted({spec for _, spec, *_ in jobs})
-        return {}, [Problem(jobs[0][2], f"the pack is not trusted, so its Python faces ({', '.join(names)}: {len(jobs)} face(s)) "
+        return {}, [Problem(jobs[0][2], "the pack is not trusted, so its Python faces " f"({', '.join(names)}: {len(jobs)} face(s)) "
                                         f"were not drawn; if you trust its author: pnpkit trust {display_path(pack.root)} "
                                         "(or --trust for one run)", "trust")]
     problems: list[Problem] = []
@@ -177,7 +177,7 @@ def run(pack: Pack, jobs: list[Job], trusted: bool, seconds: float
     faces: dict[FaceKey, str] = {}
     if not outcome.done:
         n = outcome.step if isinstance(outcome.step, int) else 0
-        what = (f"did not finish within {seconds:g} s and was stopped (if it is just slow: --code-timeout SECONDS)"
+        what = (f"did not finish within {seconds:g} s and was " "stopped (if it is just slow: --code-timeout SECONDS)"
                 if outcome.timed_out else f"was stopped: {outcome.crashed}")
         if runnable:
             problems.append(Problem(runnable[n][2], f"Python face {runnable[n][1]} {what}", "python-face"))

@@ -298,12 +298,12 @@ def unknown_name(exc: UnknownName, context: dict[str, object]) -> str:
     instead of Jinja's "'dict object' has no attribute 'tabs'"."""
     if exc.obj is jinja2.utils.missing:
         names = [k for k in context if not k.startswith("_")]
-        return f"undefined variable: '{exc.name}' is undefined{_names_hint(exc.name, names, 'the names are')}"
+        return f"undefined variable: '{exc.name}' is " f"undefined{_names_hint(exc.name, names, 'the names are')}"
     owner = _owner(exc.obj, context)
     if isinstance(exc.obj, dict):
-        return f"undefined variable: {owner} has no key {exc.name!r}{_names_hint(exc.name, list(exc.obj), 'its keys are')}"
+        return f"undefined variable: {owner} has no key " f"{exc.name!r}{_names_hint(exc.name, list(exc.obj), 'its keys are')}"
     if isinstance(exc.obj, (list, tuple)):
-        return f"undefined variable: {owner} has no element {exc.name!r} (it has {len(exc.obj)} elements)"
+        return f"undefined variable: {owner} has no element " f"{exc.name!r} (it has {len(exc.obj)} elements)"
     return f"undefined variable: {exc.message}"
 
 
@@ -337,7 +337,7 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, TextBoxError):
         return str(exc)
     if isinstance(exc, SecurityError):
-        return f"not allowed in a template: {exc} (templates may use their values and pnpkit's helpers only)"
+        return f"not allowed in a template: {exc} (templates " "may use their values and pnpkit's helpers only)"
     if isinstance(exc, TemplateRefused):  # an {% include %}, {% import %} or {% extends %}
         return f"template '{exc.name}': {exc.message}"
     return f"{type(exc).__name__}: {exc}"
@@ -390,9 +390,9 @@ class TextBoxes:
                  fill="#000000", leading=1.2, shrink=True, family=fonts.DEFAULT_FAMILY, paragraph=1.0, markup=True):
         self._check_numbers(x=x, y=y, w=w, h=h, size=size, leading=leading, paragraph=paragraph)
         if not 0 <= paragraph <= self.MAX_LEADING:
-            raise TextBoxError(f"text_box paragraph must be from 0 to {self.MAX_LEADING:g} (line steps; got {paragraph:g})")
+            raise TextBoxError("text_box paragraph must be from 0 to " f"{self.MAX_LEADING:g} (line steps; got {paragraph:g})")
         if anchor not in ("start", "middle", "end") or valign not in ("top", "middle", "bottom"):
-            raise TextBoxError(f"text_box anchor must be start|middle|end and valign top|middle|bottom (got {anchor}, {valign})")
+            raise TextBoxError("text_box anchor must be start|middle|end and " f"valign top|middle|bottom (got {anchor}, {valign})")
         font = fonts.face_name(family, bool(bold), bool(italic))
         if font is None:
             raise TextBoxError(f"font family '{family}' is not available (use {', '.join(fonts.families())})")
@@ -411,7 +411,7 @@ class TextBoxes:
             self._problem(where, f"no glyph for {chars} in {family}: {_excerpt(text)}", "glyphs")
         fitted = fit(text, font, size, min(min_pt, size) if shrink else size, w, h, leading)
         if not fitted.fits:
-            self._problem(where, f"text overflows its {w:g}x{h:g}mm box (needs {fitted.needed} lines at {fitted.size_pt:g}pt, room for {fitted.room}): {_excerpt(text)}", "text-fits")
+            self._problem(where, f"text overflows its {w:g}x{h:g}mm box (needs {fitted.needed} lines " f"at {fitted.size_pt:g}pt, room for {fitted.room}): {_excerpt(text)}", "text-fits")
         svg = svg_text(fitted, family, bool(bold), bool(italic), x, y, w, h, anchor, valign, fill, leading)
         height = fitted.size_pt * PT * (1 + leading * (len(fitted.lines) - 1)) if fitted.lines else 0.0
         return TextBlock.of(svg, y, h, height, valign, len(fitted.lines), fitted.size_pt)
@@ -424,12 +424,12 @@ class TextBoxes:
         icons = self.icons()
         for name in dict.fromkeys(parsed.icons):
             if name not in icons:
-                self._problem(where, f"unknown icon ':{name}:'{did_you_mean(name, list(icons))} (icons: the pack's icons/ folder and _icons.svg.j2)", "icons")
+                self._problem(where, f"unknown icon ':{name}:'{did_you_mean(name, list(icons))} " "(icons: the pack's icons/ folder and _icons.svg.j2)", "icons")
         styles = {(s.bold, s.italic) for para in parsed.paragraphs for line in para for word in line for s in word if not s.icon}
         for b, i in sorted(styles):
             face = fonts.face_name(family, b, i)
             if face is None:
-                raise TextBoxError(f"font family '{family}' has no {'bold ' if b else ''}{'italic' if i else ''} face".replace(" face", " face").strip())
+                raise TextBoxError(f"font family '{family}' has no " f"{'bold ' if b else ''}{'italic' if i else ''} face".replace(" face", " face").strip())
             chunk = "".join(s.text for para in parsed.paragraphs for line in para for word in line for s in word
                             if not s.icon and (s.bold, s.italic) == (b, i))
             missing = fonts.missing_glyphs(face, chunk)
@@ -449,7 +449,7 @@ class TextBoxes:
                 break
             current -= 0.25
         if not fits:
-            self._problem(where, f"text overflows its {w:g}x{h:g}mm box (needs {height:.1f}mm at {current:g}pt, {len(lines)} lines): {_excerpt(text)}", "text-fits")
+            self._problem(where, f"text overflows its {w:g}x{h:g}mm box (needs {height:.1f}mm " f"at {current:g}pt, {len(lines)} lines): {_excerpt(text)}", "text-fits")
         size_mm = current * PT
         top = y if valign == "top" else y + (h - height) / 2 if valign == "middle" else y + h - height
         spans, extra = [], []
@@ -459,7 +459,7 @@ class TextBoxes:
             inner, after = richtext.line_svg(line, lx, base, anchor, (x, w), layout, (bold, italic), self.icon_svg)
             spans.append(inner)
             extra.append(after)
-        attrs = f'font-family="{escape(family)}" font-size="{size_mm:.3f}" fill="{escape(fill)}" text-anchor="{anchor}"'
+        attrs = f'font-family="{escape(family)}" font-size="{size_mm:.3f}" ' f'fill="{escape(fill)}" text-anchor="{anchor}"'
         if bold:
             attrs += ' font-weight="bold"'
         if italic:
@@ -491,9 +491,9 @@ class TextBoxes:
             if not finite:
                 raise TextBoxError(f"text_box {name} must be a finite number (got {_excerpt(str(value))})")
         if not 0 < numbers["size"] <= self.MAX_SIZE_PT:
-            raise TextBoxError(f"text_box size must be more than 0 and at most {self.MAX_SIZE_PT:g} (pt; got {numbers['size']:g})")
+            raise TextBoxError("text_box size must be more than 0 and at most " f"{self.MAX_SIZE_PT:g} (pt; got {numbers['size']:g})")
         if not 0 < numbers["leading"] <= self.MAX_LEADING:
-            raise TextBoxError(f"text_box leading must be more than 0 and at most {self.MAX_LEADING:g} (got {numbers['leading']:g})")
+            raise TextBoxError("text_box leading must be more than 0 and at most " f"{self.MAX_LEADING:g} (got {numbers['leading']:g})")
 
     def _where(self, text: str) -> Location:
         """The field the text came from, if it came from one; else the item."""

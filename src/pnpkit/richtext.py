@@ -270,7 +270,7 @@ def line_svg(line: Line, x: float, y: float, anchor: str, box: tuple, layout: La
             lead = text[:len(text) - len(text.lstrip())]
             lead_w = fonts.string_width(lead, font, layout.size) if lead else 0.0
             at = cursor + total - lead_w if rtl else cursor + lead_w
-            spans.append(f'<tspan x="{at:.3f}" y="{y:.3f}" text-anchor="start" direction="{"rtl" if rtl else "ltr"}"'
+            spans.append(f'<tspan x="{at:.3f}" y="{y:.3f}" text-anchor="start" ' f'direction="{"rtl" if rtl else "ltr"}"'
                          f'{_style_attrs(bold, italic, *base)}>{escape(body)}</tspan>')
         cursor += total
     return "".join(spans), "".join(icons)

@@ -169,7 +169,7 @@ def _untrusted(pack: Pack, reg: Registry) -> Problem:
     what = {0: "no check of its was skipped", 1: "its check {} was skipped"}.get(len(left_out), "its checks {} were skipped")
     what = what.format(", ".join(left_out))
     where = pack.manifest.at(("rules",)) if ("rules",) in pack.manifest.values else pack.where
-    return Problem(where, f"the pack is not trusted, so its Python ({display_path(pack.rules_file)}) did not run and {what}; "
+    return Problem(where, "the pack is not trusted, so its Python " f"({display_path(pack.rules_file)}) did not run and {what}; "
                           f"if you trust its author: pnpkit trust {display_path(pack.root)} (or --trust for one run)", "trust", "warning")
 
 
@@ -202,7 +202,7 @@ def _run_own(pack: Pack, reg: Registry, seconds: float) -> tuple[set[str] | None
 def _stopped(pack: Pack, checks: list[Check], outcome, seconds: float) -> Problem:
     """The pack's code ran out of time or memory: say where it was."""
     if outcome.timed_out:
-        what = f"did not finish within {seconds:g} s and was stopped (if it is just slow: --code-timeout SECONDS)"
+        what = f"did not finish within {seconds:g} s and was " "stopped (if it is just slow: --code-timeout SECONDS)"
     else:
         what = f"was stopped: {outcome.crashed}"
     if isinstance(outcome.step, int):
@@ -249,7 +249,7 @@ def _option(reader: Reader, value, path: tuple, kind: str, pack: Pack):
     if kind == "mapping" and not isinstance(value, dict):
         reader.problem(path, f"'{path[-1]}' must be a mapping (got {describe(value)})", "rules")
     if kind == "quantity" and quantity(pack, value) is None:
-        reader.problem(path, f"'{path[-1]}' must be a number, {{count: group}}, {{sum: [group, field]}} or {{data: key}} (got {describe(value)})", "rules")
+        reader.problem(path, f"'{path[-1]}' must be a number, {{count: group}}, {{sum: " f"[group, field]}} or {{data: key}} (got {describe(value)})", "rules")
     return value
 
 
@@ -351,16 +351,16 @@ def _count_by(ctx: Context):
     if isinstance(want, dict):
         for value in list(want) + [v for v in got if v not in want and others == "error"]:
             if got[value] != want.get(value, 0):
-                yield f"{what} has {got[value]} with {field} {value}; the game needs {want.get(value, 0)}", ctx.at("exact")
+                yield f"{what} has {got[value]} with {field} " f"{value}; the game needs {want.get(value, 0)}", ctx.at("exact")
     elif "each" in ctx.opts:
         values, source = _values(ctx)
         for value in values:
             if got[value] != ctx.opts["each"]:
-                yield f"{what} has {got[value]} {value}; every {field} needs exactly {ctx.opts['each']}"
+                yield f"{what} has {got[value]} {value}; every " f"{field} needs exactly {ctx.opts['each']}"
         for item in items if others == "error" else ():
             value = item.fields.get(field)
             if value not in values:
-                yield f"item '{item.id}' has {field} {value}, which is not one of {source}{did_you_mean(value, values)}", item.field_where.get(field, item.where)
+                yield f"item '{item.id}' has {field} {value}, which is " f"not one of {source}{did_you_mean(value, values)}", item.field_where.get(field, item.where)
     else:
         raise RuleOptionError("with 'by', give 'exact' (a mapping of values to numbers) or 'each' with 'values'")
 
@@ -411,7 +411,7 @@ def setup_draws_rule(ctx: Context):
     deck = sum(i.count for i in items)
     need = ctx.opts.get("per_player", 0) * ctx.pack.players[1] + ctx.opts.get("fixed", 0)
     if need > deck:
-        yield f"setup deals {need} from {what} at {ctx.pack.players[1]} players, but it holds only {deck}"
+        yield f"setup deals {need} from {what} at " f"{ctx.pack.players[1]} players, but it holds only {deck}"
 
 
 @rule("die-faces", {"group": "group", "field": "string", "faces": "int", "multiset": "list"}, required=("group", "field"))
@@ -425,7 +425,7 @@ def die_faces_rule(ctx: Context):
             yield f"die '{item.id}' has {len(faces)} faces; it needs {ctx.opts['faces']}", where
         got = Counter(str(f.get("value") if isinstance(f, dict) else f) for f in faces)
         if want and got != want:
-            yield f"die '{item.id}' has faces {sorted(got.elements())}; the game needs {sorted(want.elements())}", where
+            yield f"die '{item.id}' has faces {sorted(got.elements())}; " f"the game needs {sorted(want.elements())}", where
 
 
 @rule("reference", {"group": "group", "field": "string", "to_group": "group", "to_data": "string"}, required=("group", "field"))
@@ -441,4 +441,4 @@ def reference_rule(ctx: Context):
         value = item.fields.get(name)
         for v in value if isinstance(value, list) else [value]:
             if v is not None and v not in targets:
-                yield f"item '{item.id}': '{name}' names '{v}', which is not {what}{did_you_mean(v, targets)}", item.field_where.get(name, item.where)
+                yield f"item '{item.id}': '{name}' names '{v}', " f"which is not {what}{did_you_mean(v, targets)}", item.field_where.get(name, item.where)

@@ -39,7 +39,7 @@ def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not NAME.match(args.name):
-        print(f"pnpkit: error: a pack name is lowercase letters, digits and dashes, such as my-game (got '{args.name}')", file=sys.stderr)
+        print("pnpkit: error: a pack name is lowercase letters, " f"digits and dashes, such as my-game (got '{args.name}')", file=sys.stderr)
         return 2
     root = (args.dir or packs_folder(Path.cwd())) / args.name
     shown = display_path(root)
@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"pnpkit: error: {exc}", file=sys.stderr)
         return 2
-    print(f"created {shown}: game.yaml, cards.yaml, tiles.yaml (with tiles.csv), dice.yaml, sheets.yaml and templates/{args.name}/", file=sys.stderr)
-    print(f"next: pnpkit watch {shown} --serve   (rebuilds on every save; the open preview refreshes itself)", file=sys.stderr)
+    print(f"created {shown}: game.yaml, cards.yaml, tiles.yaml (with " f"tiles.csv), dice.yaml, sheets.yaml and templates/{args.name}/", file=sys.stderr)
+    print(f"next: pnpkit watch {shown} --serve   (rebuilds " "on every save; the open preview refreshes itself)", file=sys.stderr)
     return 0
 
 

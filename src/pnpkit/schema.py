@@ -69,7 +69,7 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     for doc in docs[1:]:
         for group in _read_groups(Reader(doc, problems), game):
             if group.name in groups:
-                problems.append(Problem(group.where, f"group '{group.name}' is defined twice (first at {groups[group.name].where})"))
+                problems.append(Problem(group.where, f"group '{group.name}' is defined twice " f"(first at {groups[group.name].where})"))
             else:
                 groups[group.name] = group
     problems += _unique_ids(groups)
@@ -88,7 +88,7 @@ def _unknown_variants(game: _Game, groups: dict) -> list[Problem]:
         if name not in known:
             where = game.r.doc.at(("print", "variants", i))
             listed = ", ".join(known) or "none: no group has a 'variant'"
-            out.append(Problem(where, f"no group is the variant '{name}' (the variants are {listed}){did_you_mean(name, known)}"))
+            out.append(Problem(where, f"no group is the variant '{name}' (the variants " f"are {listed}){did_you_mean(name, known)}"))
     return out
 
 
@@ -128,7 +128,7 @@ class _Game:
                 if missing:
                     chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
                     self.r.problem(("name", lang) if isinstance(self.data.get("name"), dict) else ("name",),
-                                   f"no glyph for {chars} in {fonts.DEFAULT_FAMILY}: the pack's name is printed on every page", "glyphs")
+                                   f"no glyph for {chars} in {fonts.DEFAULT_FAMILY}: " "the pack's name is printed on every page", "glyphs")
                     break
 
     def _pack_id(self, value) -> str:
@@ -143,7 +143,7 @@ class _Game:
         if value is None:  # reported as missing already
             return None
         if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-            self.r.problem(("languages",), f"'languages' must be a list of language codes such as [pl, en] (got {describe(value)})")
+            self.r.problem(("languages",), "'languages' must be a list of language codes " f"such as [pl, en] (got {describe(value)})")
             return None
         good = []
         for i, lang in enumerate(value):
@@ -224,7 +224,7 @@ class _Game:
         path = self.root / name
         root = self.root.resolve()
         if root not in path.resolve().parents:  # symlinks followed: a pack's code is its own or none
-            self.r.problem(("rules",), f"rules file '{name}' lies outside the pack {display_path(self.root)}; it must be a file inside it", "references")
+            self.r.problem(("rules",), f"rules file '{name}' lies outside the pack " f"{display_path(self.root)}; it must be a file inside it", "references")
             return None
         if not path.is_file():
             self.r.problem(("rules",), f"rules file '{name}' not found in {display_path(self.root)}", "references")
@@ -292,9 +292,9 @@ def _against_paper(r: Reader, spec: dict, out: dict) -> None:
     margin = out.get("margin")
     room = NARROWEST - 2 * (PrintSettings.margin if margin is None else margin)
     if (out.get("overlap") or 0) > room / 2:  # split sheets must advance by at least half a sheet
-        r.problem(p + ("overlap",), f"'overlap' must be at most {room / 2:g}mm, half the printable width of A4 (got {spec['overlap']})")
+        r.problem(p + ("overlap",), f"'overlap' must be at most {room / 2:g}mm, half " f"the printable width of A4 (got {spec['overlap']})")
     if (out.get("gap") or 0) >= room / 2:
-        r.problem(p + ("gap",), f"'gap' must be less than {room / 2:g}mm, half the printable width of A4 (got {spec['gap']})")
+        r.problem(p + ("gap",), f"'gap' must be less than {room / 2:g}mm, half " f"the printable width of A4 (got {spec['gap']})")
 
 
 def bleed_problem(given) -> str:
@@ -374,7 +374,7 @@ def _shape(r: Reader, value, path: tuple, kind, size) -> tuple:
         if radius is None:
             return ("rect", 0.0)
         if size and not 0 < radius <= min(size) / 2:
-            r.problem(path, f"the corner radius must be more than 0 and at most half the shorter side ({min(size) / 2:g}mm); got {found.group(1).strip()}")
+            r.problem(path, "the corner radius must be more than 0 and at most half the " f"shorter side ({min(size) / 2:g}mm); got {found.group(1).strip()}")
             return ("rect", 0.0)
         return ("rounded", radius)
     if text not in ("rect", "circle", "hex"):
@@ -406,7 +406,7 @@ def _standee(r: Reader, spec: dict, path: tuple, kind, size) -> float | None:
     if base is None or size is None:
         return None
     if not 0 < 2 * base < size[1]:
-        r.problem(where + ("base",), f"a standee's two base tabs ({base:g} mm each) must leave room for its panels in its {size[1]:g} mm height")
+        r.problem(where + ("base",), f"a standee's two base tabs ({base:g} mm each) must " f"leave room for its panels in its {size[1]:g} mm height")
         return None
     return base
 
@@ -416,7 +416,7 @@ def _derived_group(r: Reader, game: _Game, name: str, spec: dict, path: tuple, k
     source = r.typed(spec["items_from"], path + ("items_from",), "string")
     for key in ("items", "fields", "generate", "defaults"):
         if key in spec:
-            r.problem(path + (key,), f"group '{name}' takes its items and fields from '{source}'; it cannot have '{key}' too", key=True)
+            r.problem(path + (key,), f"group '{name}' takes its items and fields " f"from '{source}'; it cannot have '{key}' too", key=True)
     if None in (kind, size, bleed, source):
         return None
     game.derived[name] = (source, r.doc.at(path + ("items_from",)), {s: r.doc.at(path + (s,)) for s in templates})
@@ -510,7 +510,7 @@ def _misspelt_fields(r: Reader, raw: list, fields: dict, path: tuple) -> dict[st
         meant = close_match(name, strangers) if name not in given else None
         if meant is not None:
             items = f"{given[meant]} items give" if given[meant] > 1 else "1 item gives"
-            r.problem(path + (name,), f"no item gives the field '{name}', but {items} '{meant}' (is the field misspelt here?)", key=True)
+            r.problem(path + (name,), f"no item gives the field '{name}', but {items} " f"'{meant}' (is the field misspelt here?)", key=True)
             typos[name] = meant
     return typos
 
@@ -608,13 +608,13 @@ def _unique_ids(groups: dict) -> list[Problem]:
             elif first.id == item.id:
                 problems.append(Problem(item.where, f"duplicate id '{item.id}' (first at {first.where})", "unique-ids"))
             else:
-                problems.append(Problem(item.where, f"id '{item.id}' differs from '{first.id}' (at {first.where}) only in case: "
+                problems.append(Problem(item.where, f"id '{item.id}' differs from '{first.id}' " f"(at {first.where}) only in case: "
                                                      "they would name the same file on Windows and macOS", "unique-ids"))
     names: dict[str, Group] = {}
     for group in groups.values():
         first = names.setdefault(group.name.casefold(), group)
         if first is not group:
-            problems.append(Problem(group.where, f"group '{group.name}' differs from '{first.name}' (at {first.where}) only in case: "
+            problems.append(Problem(group.where, f"group '{group.name}' differs from " f"'{first.name}' (at {first.where}) only in case: "
                                                  "they would name the same folder on Windows and macOS", "unique-ids"))
     return problems
 

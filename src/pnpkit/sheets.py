@@ -76,7 +76,7 @@ def read_sheet(path: Path, shown: str, sheet: str | None, where: Location) -> tu
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise SheetError(where, f"sheet file '{path.name}' is {size:,} bytes; pnpkit reads sheets of at most {MAX_BYTES:,} bytes")
+            raise SheetError(where, f"sheet file '{path.name}' is {size:,} bytes; " f"pnpkit reads sheets of at most {MAX_BYTES:,} bytes")
         return reader(path, shown, sheet, where), []
     except SheetError as exc:
         return None, [Problem(exc.where, str(exc), RULE)]
@@ -85,7 +85,7 @@ def read_sheet(path: Path, shown: str, sheet: str | None, where: Location) -> tu
 
 
 def _too_many(what: str, n: int, limit: int, where: Location) -> SheetError:
-    return SheetError(where, f"the sheet has more than {limit:,} {what} (found {n:,} or more); pnpkit reads at most {limit:,}")
+    return SheetError(where, f"the sheet has more than {limit:,} {what} (found " f"{n:,} or more); pnpkit reads at most {limit:,}")
 
 
 def _add_row(sheet: Sheet, cells: list[Cell | None], where: Location) -> None:
@@ -112,7 +112,7 @@ def _cell(value: object, where: Location) -> Cell | None:
         if not value:
             return None
         if len(value) > MAX_CELL_CHARS:
-            raise SheetError(where, f"the cell holds {len(value):,} characters; pnpkit reads at most {MAX_CELL_CHARS:,} in one cell")
+            raise SheetError(where, f"the cell holds {len(value):,} characters; pnpkit " f"reads at most {MAX_CELL_CHARS:,} in one cell")
         return Cell(value, where)
     if isinstance(value, bool):
         return Cell(value, where)
@@ -136,7 +136,7 @@ def _read_delimited(path: Path, shown: str, sheet: str | None, where: Location, 
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise SheetError(Location(shown, line, col),
-                         f"'{path.name}' is not UTF-8 text (byte 0x{data[exc.start]:02x}); save the sheet as CSV UTF-8") from None
+                         f"'{path.name}' is not UTF-8 text (byte " f"0x{data[exc.start]:02x}); save the sheet as CSV UTF-8") from None
     out = Sheet(shown)
     for cells, at in _records(text, delimiter, shown):
         _add_row(out, cells, at)
@@ -205,7 +205,7 @@ def _check_zip(path: Path, where: Location) -> tuple[bool]:
         infos = archive.infolist()
         total = sum(i.file_size for i in infos)
         if total > MAX_UNPACKED:
-            raise SheetError(where, f"workbook '{path.name}' unpacks to {total:,} bytes; pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
+            raise SheetError(where, f"workbook '{path.name}' unpacks to {total:,} bytes; " f"pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
         formulas, budget = False, [MAX_UNPACKED]
         for info in infos:
             try:
@@ -213,12 +213,12 @@ def _check_zip(path: Path, where: Location) -> tuple[bool]:
             except SheetError:
                 raise
             except Exception as exc:  # zipfile, zlib and lzma raise many types for a damaged member
-                raise SheetError(where, f"'{path.name}' is not a readable workbook ({info.filename}: {type(exc).__name__}: {exc})") from None
+                raise SheetError(where, f"'{path.name}' is not a readable workbook " f"({info.filename}: {type(exc).__name__}: {exc})") from None
             if found.startswith((b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<")):  # UTF-16 would hide a DTD from the scan
-                raise SheetError(where, f"workbook '{path.name}' has an XML part in UTF-16 ({info.filename}); pnpkit reads UTF-8 workbooks")
+                raise SheetError(where, f"workbook '{path.name}' has an XML part in UTF-16 " f"({info.filename}); pnpkit reads UTF-8 workbooks")
             if b"<!DOCTYPE" in found or b"<!ENTITY" in found:
                 raise SheetError(where, f"workbook '{path.name}' declares an XML document type ({info.filename}); "
-                                        "pnpkit refuses XML entities in sheets (save the workbook again from a spreadsheet program)")
+                                        "pnpkit refuses XML entities in sheets (save " "the workbook again from a spreadsheet program)")
             formulas |= b"<f>" in found or b"<f " in found or b"table:formula" in found
         return (formulas,)
 
@@ -237,7 +237,7 @@ def _scan(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list[int], wh
             head = head or chunk[:2]
             budget[0] -= len(chunk)
             if budget[0] < 0:
-                raise SheetError(where, f"workbook '{Path(archive.filename or '').name}' unpacks to more than {MAX_UNPACKED:,} bytes; pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
+                raise SheetError(where, f"workbook '{Path(archive.filename or '').name}' " f"unpacks to more than {MAX_UNPACKED:,} bytes; " f"pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
             window = tail + chunk
             found.update(m for m in _MARKERS if m in window)
             tail = window[-16:]
@@ -268,7 +268,7 @@ def _formulas_without_values(path: Path, name: str, sheet: Sheet) -> None:
             for c, v in enumerate(values, 1):
                 if isinstance(v, str) and v.startswith("=") and (r, c) not in filled:
                     raise SheetError(Location(sheet.file, r, c, name),
-                                     f"the formula {v} has no saved value; open and save the workbook in a spreadsheet program")
+                                     f"the formula {v} has no saved value; open and " "save the workbook in a spreadsheet program")
     finally:
         wb.close()
 
@@ -283,7 +283,7 @@ def _pick(names: list[str], sheet: str | None, path: Path, where: Location) -> s
     if sheet not in names:
         from pnpkit.checker import did_you_mean
 
-        raise SheetError(where, f"workbook '{path.name}' has no sheet '{sheet}' (it has {', '.join(names)}){did_you_mean(sheet, names)}")
+        raise SheetError(where, f"workbook '{path.name}' has no sheet '{sheet}' (it " f"has {', '.join(names)}){did_you_mean(sheet, names)}")
     return sheet
 
 
@@ -299,7 +299,7 @@ def _read_ods(path: Path, shown: str, sheet: str | None, where: Location) -> She
             raise SheetError(where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})") from None
         if found is not None:
             (r, c), formula = found
-            raise SheetError(Location(shown, r, c, name), f"the formula {formula} has no saved value; open and save the spreadsheet in a spreadsheet program")
+            raise SheetError(Location(shown, r, c, name), f"the formula {formula} has no saved value; open " "and save the spreadsheet in a spreadsheet program")
     return out
 
 

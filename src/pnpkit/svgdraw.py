@@ -572,7 +572,7 @@ def _check_path_data(d):
         if not ok:
             raise ValueError(f"bad arguments '{args.strip()}' for '{cmd}' in path data")
         if not all(abs(float(n)) <= MAX_NUMBER for n in _NUM_RE.findall(args)):
-            raise ValueError(f"bad arguments '{args.strip()[:40]}' for '{cmd}' in path data (each at most {MAX_NUMBER:g} either way)")
+            raise ValueError(f"bad arguments '{args.strip()[:40]}' for '{cmd}' in " f"path data (each at most {MAX_NUMBER:g} either way)")
 
 
 @lru_cache(maxsize=1024)  # a deck's cards share most of their path data
@@ -913,7 +913,7 @@ class _Compiler:
             offset = min(max(self.value(stop, _fraction, sown.get("offset", "0"), "offset", 0.0), last), 1.0)
             colour = self.value(stop, _colour, sprops.get("stop-color", "black"), "stop-color", (0.0, 0.0, 0.0))
             if self.value(stop, _opacity, sprops.get("stop-opacity", "1"), "stop-opacity", 1.0) < 1:
-                self.problem(stop, "stop-opacity below 1 is not supported (PDF shadings are opaque; use fill-opacity on the shape)")
+                self.problem(stop, "stop-opacity below 1 is not supported (PDF " "shadings are opaque; use fill-opacity on the shape)")
             colours.append(colour or (0.0, 0.0, 0.0))
             offsets.append(offset)
             last = offset
@@ -986,7 +986,7 @@ class _Compiler:
         w, h = self.num(el, own, "width", 0.0, True), self.num(el, own, "height", 0.0, True)
         aspect = own.get("preserveAspectRatio", "xMidYMid").split()
         if aspect not in (["none"], ["xMidYMid"], ["xMidYMid", "meet"]):
-            self.problem(el, f"preserveAspectRatio on <image> must be none or xMidYMid meet (got '{' '.join(aspect)}')")
+            self.problem(el, "preserveAspectRatio on <image> must be none " f"or xMidYMid meet (got '{' '.join(aspect)}')")
         href = own.get("href", "")
         if _is_art(href):
             if w and h and st["visibility"]:
@@ -1119,7 +1119,7 @@ class _Compiler:
             match = _MM_RE.fullmatch(own.get(name, ""))
             size.append(float(match.group(1)) if match else 0.0)
             if not 0 < size[-1] <= MAX_NUMBER:
-                self.problem(root, f"{name} must be a positive number in mm like '63mm' (got '{own.get(name, '')}')")
+                self.problem(root, f"{name} must be a positive number in mm " f"like '63mm' (got '{own.get(name, '')}')")
         box = self.viewbox(root, own.get("viewBox", ""))
         if len(self.problems) > known:  # a placeholder size and box keep the rest of the checks going
             size = [s if s > 0 else 1.0 for s in size]
@@ -1229,7 +1229,7 @@ def image_too_large(source) -> str | None:
     except (OSError, SyntaxError, ValueError, UnidentifiedImageError) as exc:
         return f"cannot be read: {exc}"
     if w * h > MAX_IMAGE_PIXELS:
-        return f"has {w}x{h} = {w * h} pixels; an image may have at most {MAX_IMAGE_PIXELS} (scale it down)"
+        return f"has {w}x{h} = {w * h} pixels; an image may " f"have at most {MAX_IMAGE_PIXELS} (scale it down)"
     return None
 
 
@@ -1261,7 +1261,7 @@ def _too_far(drawing: Drawing) -> str | None:
             shift += scale * max(abs(e), abs(f))
             scale *= max(abs(a) + abs(c), abs(b) + abs(d))
         if scale * _OP_MAX + shift > MAX_REACH and scale * _largest(op) + shift > MAX_REACH:  # the scan only when it could fail
-            return f"the drawing reaches more than {MAX_REACH:g}mm from the face (transforms or a viewBox that scale it up that far)"
+            return f"the drawing reaches more than {MAX_REACH:g}mm from the " "face (transforms or a viewBox that scale it up that far)"
     return None
 
 

@@ -91,7 +91,7 @@ def svg_text(fitted: Fit, font_family: str, bold: bool, italic: bool, x: float, 
     block = size + step * (len(fitted.lines) - 1)
     top = y if valign == "top" else y + (h - block) / 2 if valign == "middle" else y + h - block
     lx = {"start": x, "middle": x + w / 2, "end": x + w}[anchor]
-    attrs = f'font-family="{font_family}" font-size="{size:.3f}" fill="{escape(fill)}" text-anchor="{anchor}"'
+    attrs = f'font-family="{font_family}" font-size="{size:.3f}" ' f'fill="{escape(fill)}" text-anchor="{anchor}"'
     if bold:
         attrs += ' font-weight="bold"'
     if italic:

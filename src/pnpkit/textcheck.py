@@ -249,7 +249,7 @@ def problems(face: Face, min_pt: float, safe: float | None = None, contrasts: bo
             need = CONTRAST_LARGE if t.size_pt >= (LARGE_BOLD_PT if t.bold else LARGE_PT) else CONTRAST
             ratio = legibility(t)
             if ratio < need - 1e-6:
-                out.append((t.text, f"text {shown} has a contrast of {ratio:.1f}:1 with the colour under it, below {need:g}:1 (WCAG)"))
+                out.append((t.text, f"text {shown} has a contrast of {ratio:.1f}:1 " f"with the colour under it, below {need:g}:1 (WCAG)"))
     return list(dict.fromkeys(out))
 
 

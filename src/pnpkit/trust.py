@@ -83,7 +83,7 @@ def seconds(text: str) -> float:
 def add_options(p: argparse.ArgumentParser) -> None:
     """--trust and --code-timeout, for every command that checks a pack."""
     p.add_argument("--trust", action="store_true",
-                   help="run the pack's own Python (rules.py) this time, without remembering it (see 'pnpkit trust')")
+                   help="run the pack's own Python (rules.py) this time, " "without remembering it (see 'pnpkit trust')")
     p.add_argument("--code-timeout", type=seconds, default=CODE_SECONDS, metavar="SECONDS",
                    help=f"how long a pack's own Python may run per check (default: {CODE_SECONDS:g})")
 
@@ -91,7 +91,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
 def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t = sub.add_parser(
         "trust", help="let packs run their own Python (rules.py)",
-        description="A pack's rules.py is Python: it runs only for packs you trust. 'pnpkit trust PACK' "
+        description="A pack's rules.py is Python: it runs only " "for packs you trust. 'pnpkit trust PACK' "
                     "remembers the folder (and every pack below it); --remove forgets it; with no PACK it "
                     f"lists the trusted folders. The list is kept in {store()}.")
     t.add_argument("packs", nargs="*", type=Path, metavar="PACK", help="pack folder (or a folder of packs)")

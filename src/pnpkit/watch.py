@@ -57,15 +57,15 @@ IGNORED_SUFFIXES = (".swp", ".swx", ".tmp", "~", ".pyc")  # editors' and Python'
 def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     w = sub.add_parser(
         "watch", help="rebuild a pack on every save; --serve shows a live preview",
-        description="Build the pack, then rebuild it whenever a file of the pack, its templates or its art "
+        description="Build the pack, then rebuild it whenever a " "file of the pack, its templates or its art "
                     "changes. Only faces whose inputs changed are rendered again. A broken pack prints its "
-                    "problems and the last good build stays in place until the next save fixes it. Ctrl-C stops.")
+                    "problems and the last good build stays in place " "until the next save fixes it. Ctrl-C stops.")
     w.add_argument("pack", type=Path, metavar="PACK", help="game pack folder, e.g. components/mammoth-herd")
     w.add_argument("--lang", action="append", metavar="LANG", type=lang_option, help="only this language (repeatable)")
     w.add_argument("--strict", action="store_true", help="treat warnings as failures")
     trust.add_options(w)
     add_print_options(w)
-    w.add_argument("--serve", action="store_true", help="serve the preview on http://127.0.0.1:PORT/; the open page refreshes itself after each rebuild")
+    w.add_argument("--serve", action="store_true", help="serve the preview on http://127.0.0.1:PORT/; " "the open page refreshes itself after each rebuild")
     w.add_argument("--port", type=int, help="port for --serve (default: 8000, or the next free one)")
     w.add_argument("--open", action="store_true", help="with --serve: open the preview in the default browser")
     w.set_defaults(run=run)
