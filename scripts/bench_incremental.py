@@ -72,7 +72,8 @@ def watch_loop(pack: Path, out: Path, edits: int) -> tuple[float, list[float], d
 
 
 def stages(pack: Path, out: Path, edits: int) -> tuple[dict[str, list[float]], dict[str, float]]:
-    """Per stage, the seconds it took in each one-card rebuild (and in the cold build before them)."""
+    """Per stage, the seconds it took in each one-card rebuild (and in the cold build before
+    them)."""
     spent: dict[str, list[float]] = {}
     current: dict[str, float] = {}
 

@@ -128,7 +128,8 @@ def _solve4(A, r):
 
 
 def separate(target, start):
-    """CMYK (0..1) for a relative Lab target: Levenberg-Marquardt on ΔE plus a pull toward the K aim."""
+    """CMYK (0..1) for a relative Lab target: Levenberg-Marquardt on ΔE plus a pull toward the K
+    aim."""
     kg = black_aim(*target)
     weight = 12.0
 

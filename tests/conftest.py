@@ -73,7 +73,8 @@ class Kit:
 
 @pytest.fixture
 def breakable(tmp_path, monkeypatch, capsys):
-    """breakable(game): a copy of components/<game> and the templates, to break; the cwd is its root."""
+    """breakable(game): a copy of components/<game> and the templates, to break; the cwd is its
+    root."""
     monkeypatch.chdir(tmp_path)
     return lambda game: Kit(tmp_path, game, capsys)
 
@@ -136,7 +137,8 @@ def board_pack(root: Path, size: str = "380x270mm") -> Path:
 
 
 def alpha_pack(root: Path, bleed: str = "0mm") -> Path:
-    """One poker card, half-opaque red over its whole bleed: pink if transparency survives, red if not."""
+    """One poker card, half-opaque red over its whole bleed: pink if transparency survives, red
+    if not."""
     template = ('{% extends "_face.svg.j2" %}{% block content %}'
                 '<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" '
                 'height="{{ face.h + 2 * face.bleed }}" fill="#ff0000" fill-opacity="0.5"/>{% endblock %}')

@@ -60,7 +60,8 @@ class Mutant:
 
 
 def kit_files(kit: str) -> dict[str, bytes]:
-    """The files of a kit a mutant copies: its pack folder and its templates (rules.py is code, not fuzzed)."""
+    """The files of a kit a mutant copies: its pack folder and its templates (rules.py is code,
+    not fuzzed)."""
     files = {}
     for base in (ROOT / "components" / kit, ROOT / "templates" / kit):
         for path in sorted(base.rglob("*")):
@@ -119,7 +120,8 @@ class Pair:
 
 
 def _nodes(text: str) -> tuple[list[Pair], list[tuple[yaml.Node, bool]]]:
-    """Every key/value pair and every sequence item (with its sequence's flow style) of a YAML text."""
+    """Every key/value pair and every sequence item (with its sequence's flow style) of a YAML
+    text."""
     try:
         root = yaml.compose(text, Loader=yaml.CSafeLoader)
     except yaml.YAMLError:
@@ -148,7 +150,8 @@ def _span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _yaml_op(fn):
-    """An edit that needs a parsed YAML file: it gets the file's text and nodes, returns (text, what) or None."""
+    """An edit that needs a parsed YAML file: it gets the file's text and nodes, returns (text,
+    what) or None."""
     def run(rng: random.Random, mutant: Mutant, op: str) -> None:
         name = _pick(rng, mutant, ".yaml")
         text = _text(mutant, name) if name else None
@@ -356,7 +359,8 @@ def _truncate(rng: random.Random, mutant: Mutant, op: str, suffix: str = "") -> 
 
 
 def _bytes(rng: random.Random, mutant: Mutant, op: str) -> None:
-    """Bytes a text editor or a download might leave: a BOM, CRLF, NUL, invalid UTF-8, an empty file, no file."""
+    """Bytes a text editor or a download might leave: a BOM, CRLF, NUL, invalid UTF-8, an empty
+    file, no file."""
     name = _pick(rng, mutant, ".yaml")
     if name is None:
         return

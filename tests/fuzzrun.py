@@ -68,7 +68,8 @@ class Outcome:
 
 
 def reproducer(mutant: Mutant) -> str:
-    """The command that writes this mutant out and prints how to run it (`pnpkit <argv>` in that folder)."""
+    """The command that writes this mutant out and prints how to run it (`pnpkit <argv>` in that
+    folder)."""
     return ("PYTHONPATH=src python scripts/fuzz.py --kit " f"{mutant.kit} --seed {mutant.seed} --keep /tmp/mutant"
             f"  # then, in /tmp/mutant: pnpkit {' '.join(mutant.argv('out'))}")
 
@@ -76,7 +77,8 @@ def reproducer(mutant: Mutant) -> str:
 # --- the child ----------------------------------------------------------------------------------
 
 def _child(argv: list[str], cwd: Path, out_file: Path, target: Callable[[list[str]], int]) -> None:
-    """In the forked child: fence it, run target(argv) with its output in out_file, exit with its code."""
+    """In the forked child: fence it, run target(argv) with its output in out_file, exit with
+    its code."""
     code = CRASH
     try:
         os.setpgid(0, 0)  # its own process group, so a kill takes anything it started along
@@ -177,11 +179,13 @@ class Slot:
         return self.folder / "output.txt"
 
     def skip(self, kit: str) -> tuple[Path, ...]:
-        """What a mutant of kit may write: its --out and its pack copy (and the file its output goes to)."""
+        """What a mutant of kit may write: its --out and its pack copy (and the file its output
+        goes to)."""
         return (self.root(kit) / "components" / kit, self.out(kit), self.output)
 
     def others(self, kit: str) -> list[Path]:
-        """The other kits' builds: watched at their top only (cheap, and where a stray write lands)."""
+        """The other kits' builds: watched at their top only (cheap, and where a stray write
+        lands)."""
         return [p for p in self.folder.glob("*/out") if p != self.out(kit)]
 
 
@@ -419,7 +423,8 @@ class Campaign:
             shutil.copytree(self.good / kit, out)
 
     def _clean_shared(self) -> None:
-        """Put back what a mutant did to the shared folders, so later mutants are not blamed for it."""
+        """Put back what a mutant did to the shared folders, so later mutants are not blamed for
+        it."""
         for name in os.listdir(self.base):
             path = self.base / name
             if path not in [s.folder for s in self.slots] and path not in (self.sentinel, self.good):
@@ -504,7 +509,8 @@ def crash_signature(output: str, code: int | None) -> str:
 
 
 def _hang_site(output: str) -> str:
-    """Where faulthandler's dump shows the main thread stuck: the first pnpkit frame, most recent first."""
+    """Where faulthandler's dump shows the main thread stuck: the first pnpkit frame, most
+    recent first."""
     at = output.rfind("most recent call first")
     if at < 0:
         return "?"

@@ -130,7 +130,8 @@ def test_a_count_of_a_hundred_million_is_refused_fast(kit):
 
 
 def test_the_user_sets_the_face_limit_and_the_pack_cannot(kit):
-    """The kit prints 18 faces: the herd, the reference card, then 16 tiles (files in name order)."""
+    """The kit prints 18 faces: the herd, the reference card, then 16 tiles (files in name
+    order)."""
     assert kit.run("validate", str(kit.pack), "--max-faces", "18").code == 0
     run = kit.run("validate", str(kit.pack), "--max-faces", "17")
     assert run.lines == ["components/mammoth-herd/tiles.yaml:31:7: error: " "with 'bonus-16' the pack prints more than 17 faces, "
@@ -221,7 +222,8 @@ def test_a_group_bleed_is_bounded_too(kit):
 
 
 def test_a_face_no_page_can_take_is_an_error_never_silently_dropped():
-    """The schema keeps margins sane; should settings ever slip past it, imposition reports the loss."""
+    """The schema keeps margins sane; should settings ever slip past it, imposition reports the
+    loss."""
     where = Location("cards.yaml", 7, 5)
     face = Face("cards", "c1", "front", 3, (63.5, 88.9), 3.0, "card", "<svg/>", where)
     with Timed(2.0):
@@ -292,7 +294,8 @@ def test_a_file_name_the_terminal_cannot_encode_is_printed_escaped(tmp_path):
 
 
 def png_header(width: int, height: int) -> bytes:
-    """A PNG claiming width x height pixels, with one tiny (wrong) data chunk: only its header is read."""
+    """A PNG claiming width x height pixels, with one tiny (wrong) data chunk: only its header
+    is read."""
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)

@@ -247,7 +247,8 @@ def test_entries_unused_for_many_builds_are_dropped(tmp_path):
 
 
 def test_a_build_that_fails_late_leaves_the_last_one_as_it_was(kit, monkeypatch):
-    """Unchanged SVGs are linked from the last build, not rewritten; a failure leaves it whole and no staging."""
+    """Unchanged SVGs are linked from the last build, not rewritten; a failure leaves it whole
+    and no staging."""
     assert kit.build().code == 0
     out = kit.root / "build" / "mammoth-herd"
     before = outputs(out)

@@ -99,7 +99,8 @@ def test_an_output_folder_that_cannot_be_written_is_one_line_not_a_traceback(kit
 
 
 def test_pack_named_as_dot_from_inside_it(kit, monkeypatch):
-    """`pnpkit build .` in the pack folder: the id is the folder's name, the shared templates are found."""
+    """`pnpkit build .` in the pack folder: the id is the folder's name, the shared templates
+    are found."""
     kit.edit(f"{M}/game.yaml", "id: mammoth-herd\n", "")
     monkeypatch.chdir(kit.root / M)
     run = kit.run("build", ".", "--out", "../../build", "--lang", "en")

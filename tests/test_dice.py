@@ -1,4 +1,5 @@
-"""Dice for every game: cube nets that fold, glue tabs on the right edges, `items_from`, the net packer."""
+"""Dice for every game: cube nets that fold, glue tabs on the right edges, `items_from`, the net
+packer."""
 
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ class TestFolding:
 
     @pytest.mark.parametrize("cells", CUBE_NETS)
     def test_edges_meeting_at_an_inner_corner_are_one_seam(self, cells):
-        """Three squares round a vertex leave a 90 degree gap that closes: its two edges are glued together."""
+        """Three squares round a vertex leave a 90 degree gap that closes: its two edges are
+        glued together."""
         pairs = {frozenset(p) for p in dice.seams(cells)}
         cells = set(cells)
         for x, y in cells:

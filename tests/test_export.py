@@ -1,4 +1,5 @@
-"""Export profiles: pixel sizes, counts, file names, page boxes and Tabletop Simulator's grid limits."""
+"""Export profiles: pixel sizes, counts, file names, page boxes and Tabletop Simulator's grid
+limits."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def load(name: str) -> profile.Profile:
 
 
 def exported(pack: Path, out: Path, name: str, strict: bool = False, pdfx: bool | None = None):
-    """Validate a pack and export it with one profile (its PDF/X switched as given): (problems, the profile's output folder)."""
+    """Validate a pack and export it with one profile (its PDF/X switched as given): (problems,
+    the profile's output folder)."""
     result = build.validate(pack)
     assert not result.errors, [str(p) for p in result.errors]
     chosen = load(name) if pdfx is None else dataclasses.replace(load(name), pdfx=pdfx)
@@ -47,7 +49,8 @@ def exported(pack: Path, out: Path, name: str, strict: bool = False, pdfx: bool 
 
 
 def cards(root: Path, n: int = 4, count: int = 1, bleed: str = "0.125in", size: str = "poker", shared_back: bool = True) -> Path:
-    """n cards in colour_pack's colours, each printed `count` times; all with one navy back, or each its own colour."""
+    """n cards in colour_pack's colours, each printed `count` times; all with one navy back, or
+    each its own colour."""
     items = "\n".join(f"    - {{id: c{i}, count: {count}, colour: '#{r:02x}{g:02x}{b:02x}'}}" for i, (r, g, b) in enumerate(colours(n)))
     back = "navy.svg.j2" if shared_back else "solid.svg.j2"
     return write_pack(root, {

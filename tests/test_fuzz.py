@@ -231,7 +231,8 @@ def test_fuzz_found_wrapping_adds_word_widths_and_breaks_where_measuring_lines_d
 
 
 def test_fuzz_found_a_long_text_in_a_small_box_is_measured_in_linear_time(monkeypatch):
-    """A pasted page of rules in a small box measured every trial line at every size tried: ~10 s."""
+    """A pasted page of rules in a small box measured every trial line at every size tried: ~10
+    s."""
     face = fonts.face_name(fonts.DEFAULT_FAMILY)
     calls = []
     measure = fonts.string_width

@@ -1,4 +1,5 @@
-"""Generated items (a product of value lists), group defaults, counting a subset, one provenance line per note."""
+"""Generated items (a product of value lists), group defaults, counting a subset, one provenance
+line per note."""
 
 from __future__ import annotations
 

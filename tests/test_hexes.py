@@ -1,4 +1,5 @@
-"""Hex tiles: the geometry, the packer (edge to edge, shared cut lines, bleed only outside), the PDF."""
+"""Hex tiles: the geometry, the packer (edge to edge, shared cut lines, bleed only outside), the
+PDF."""
 
 from __future__ import annotations
 

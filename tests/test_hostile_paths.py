@@ -28,7 +28,8 @@ EN = ("--lang", "en")  # faces are rendered: one language is enough, and twice a
 
 @pytest.fixture
 def outside(kit):
-    """A folder beside the kit copy (outside the pack and its templates) holding a secret of each kind."""
+    """A folder beside the kit copy (outside the pack and its templates) holding a secret of
+    each kind."""
     folder = kit.root / "outside"
     folder.mkdir()
     (folder / "secret.txt").write_text(f"{SECRET}\nsecond line {SECRET}\n", encoding="utf-8")
@@ -289,7 +290,8 @@ def test_shared_templates_folder_linked_elsewhere(kit, outside):
 
 
 def test_pack_folder_named_through_a_link_builds(kit):
-    """The pack folder is the user's choice: a link to it is followed, and what lies inside it is inside."""
+    """The pack folder is the user's choice: a link to it is followed, and what lies inside it
+    is inside."""
     (kit.root / "components" / "herd-link").symlink_to(kit.root / M)
     run = kit.run("build", "components/herd-link", "--out", "build", *EN)
     assert run.code == 0, run.out
@@ -362,7 +364,8 @@ def test_image_linked_outside_from_inside_the_pack(kit, outside):
 
 
 def test_image_swapped_for_a_link_after_a_build(kit, outside):
-    """The build cache knows the drawing and its image: a link put in the image's place is still refused."""
+    """The build cache knows the drawing and its image: a link put in the image's place is still
+    refused."""
     png = io.BytesIO()
     Image.new("RGB", (4, 4), (200, 30, 30)).save(png, "PNG")
     (kit.root / M / "art.png").write_bytes(png.getvalue())

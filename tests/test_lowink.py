@@ -1,4 +1,5 @@
-"""The low-ink home sheets: large fills lightened by the declared rule, details kept, text contrast kept."""
+"""The low-ink home sheets: large fills lightened by the declared rule, details kept, text
+contrast kept."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""MLEM: Space Agency: every rule fires on a broken copy; the dice nets and the metre-long track on paper."""
+"""MLEM: Space Agency: every rule fires on a broken copy; the dice nets and the metre-long track
+on paper."""
 
 from __future__ import annotations
 

@@ -79,7 +79,8 @@ class Zygote:
 
 
 def lock_taken(pid: int, out: Path) -> float | None:
-    """Wait until process pid holds the output lock; the monotonic time it was seen, or None if it ended first."""
+    """Wait until process pid holds the output lock; the monotonic time it was seen, or None if
+    it ended first."""
     lock = out / output.LOCK
     mark = f"pid {pid},".encode()
     while Path(f"/proc/{pid}/status").is_file() and b"State:\tZ" not in Path(f"/proc/{pid}/status").read_bytes():
@@ -93,7 +94,8 @@ def lock_taken(pid: int, out: Path) -> float | None:
 
 
 def versions(pack: Path) -> dict[str, str]:
-    """Two versions of the pack's cards.yaml, A and B: the first card's colour differs, so do its SVG and the PDF."""
+    """Two versions of the pack's cards.yaml, A and B: the first card's colour differs, so do
+    its SVG and the PDF."""
     text = (pack / "cards.yaml").read_text()
     first = text[text.index("colour: '"):text.index("}", text.index("colour: '"))]
     return {"A": text.replace(first, "colour: '#00aa11'", 1), "B": text.replace(first, "colour: '#bb0022'", 1)}
@@ -218,7 +220,8 @@ def test_without_an_atomic_exchange_two_renames_still_give_the_new_kit(kit, monk
 
 
 def test_the_next_build_puts_back_a_kit_a_killed_fallback_swap_left_aside(kit):
-    """Killed between the fallback's two renames: the kit is in `.<id>.old`, the staging folder beside it."""
+    """Killed between the fallback's two renames: the kit is in `.<id>.old`, the staging folder
+    beside it."""
     assert kit.build().code == 0
     out = kit.root / "build"
     before = files(out / "mammoth-herd")

@@ -115,7 +115,8 @@ class TestPixels:
         assert not dark(image.getpixel((round(9.75 * PX), round((TOP - 3 - 0.3) * PX))))
 
     def test_back_marks_can_be_left_off(self, tmp_path):
-        """With print.back_marks false the back pages carry no crop marks; the fronts keep theirs."""
+        """With print.back_marks false the back pages carry no crop marks; the fronts keep
+        theirs."""
         pdf = build_probe(tmp_path, n=9, extra_print="  back_marks: false\n")
         front, back = render(pdf, FIRST), render(pdf, FIRST + 1)
         top_y = (TOP - 3 - 0.5 - 1.5) * PX
@@ -210,7 +211,8 @@ def test_transparency_inside_a_face_prints_transparent(tmp_path):
 
 
 class TestDuplexCheck:
-    """The print check's back carries red ticks behind the front's black ones, tick k moved k x 0.5 mm."""
+    """The print check's back carries red ticks behind the front's black ones, tick k moved k x
+    0.5 mm."""
 
     def red_near(self, image, x_mm: float, y_mm: float) -> bool:
         return any(self.red(image.getpixel((round(x_mm * PX) + d, round(y_mm * PX)))) for d in (-1, 0, 1))

@@ -1,4 +1,5 @@
-"""PDF/X-1a in CMYK, the preflight and the ink limit: files parsed with pikepdf, colours against littleCMS."""
+"""PDF/X-1a in CMYK, the preflight and the ink limit: files parsed with pikepdf, colours against
+littleCMS."""
 
 from __future__ import annotations
 
@@ -55,7 +56,8 @@ def export_pdfx(pack: Path, out: Path, name: str = "pdfx"):
 
 
 def streams(pdf: pikepdf.Pdf):
-    """Every content stream: pages and the forms (faces) they draw, as (name, [(operands, operator)])."""
+    """Every content stream: pages and the forms (faces) they draw, as (name, [(operands,
+    operator)])."""
     out, seen = [], set()
 
     def visit(holder, name):
@@ -76,7 +78,8 @@ def images(pdf: pikepdf.Pdf) -> list:
 
 
 def icc_cmyk(rgb) -> tuple[float, ...]:
-    """What littleCMS makes of an sRGB colour with pnpkit's profile (relative colorimetric, black-point compensation)."""
+    """What littleCMS makes of an sRGB colour with pnpkit's profile (relative colorimetric,
+    black-point compensation)."""
     transform = ImageCms.buildTransform(ImageCms.createProfile("sRGB"), ImageCms.getOpenProfile(str(pdfx.DEFAULT_ICC)), "RGB", "CMYK",
                                         ImageCms.Intent.RELATIVE_COLORIMETRIC, flags=ImageCms.Flags.BLACKPOINTCOMPENSATION)
     return tuple(v / 255 for v in ImageCms.applyTransform(Image.new("RGB", (1, 1), rgb), transform).getpixel((0, 0)))
@@ -158,7 +161,8 @@ def test_ink_over_the_limit_is_a_warning_at_the_face(tmp_path):
 
 
 def test_colours_are_separated_within_a_lower_ink_limit(tmp_path):
-    """DriveThruCards' limit is 240 %: a near-black brown that pnpkit's profile puts at 300 % keeps its K and loses C, M and Y."""
+    """DriveThruCards' limit is 240 %: a near-black brown that pnpkit's profile puts at 300 %
+    keeps its K and loses C, M and Y."""
     template = CARD.replace("#c83232", "#201008")
     problems, [path] = export_pdfx(card_pack(tmp_path / "pack", template=template), tmp_path / "out", "drivethrucards")
     assert problems == []
@@ -187,7 +191,8 @@ def test_a_rich_black_over_the_ink_limit_is_a_profile_error(tmp_path):
 # ------------------------------------------------------------------ the preflight
 
 def bad_pdf(path: Path) -> Path:
-    """Everything PDF/X-1a forbids in one file: RGB, an unembedded font, transparency, an RGBA image, bad boxes."""
+    """Everything PDF/X-1a forbids in one file: RGB, an unembedded font, transparency, an RGBA
+    image, bad boxes."""
     c = Canvas(str(path), pagesize=(200, 200))
     c.setFillColorRGB(1, 0, 0)
     c.rect(10, 10, 50, 50, fill=1)
@@ -242,7 +247,8 @@ def test_preflight_command(tmp_path, capsys):
 
 
 def test_a_build_reports_what_the_preflight_finds(tmp_path, monkeypatch, capsys):
-    """build runs the preflight on its own output: a fault slipped into a PDF is reported, and fails the build."""
+    """build runs the preflight on its own output: a fault slipped into a PDF is reported, and
+    fails the build."""
     pack = card_pack(tmp_path / "pack")
     real = facepages.write_faces_pdf
 

@@ -224,7 +224,8 @@ class Browser:
         self.wait_for(f"location.href === {json.dumps(url)} && document.readyState === 'complete'")
 
     def js(self, expression: str):
-        """The value of a JavaScript expression in the page (promises awaited); None while it reloads."""
+        """The value of a JavaScript expression in the page (promises awaited); None while it
+        reloads."""
         result = self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
         if "exceptionDetails" in result:
             return None

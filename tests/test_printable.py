@@ -97,7 +97,8 @@ def test_no_ink_in_the_margin_and_boxes_nest_on_every_page(kit, paper, tmp_path)
 
 
 def test_the_band_check_sees_a_mark_in_the_margin(tmp_path):
-    """The check can fail: a page with a hairline 2 mm from its edge is caught, one at 6 mm is not."""
+    """The check can fail: a page with a hairline 2 mm from its edge is caught, one at 6 mm is
+    not."""
     from reportlab.pdfgen.canvas import Canvas
     path = tmp_path / "probe.pdf"
     c = Canvas(str(path), pagesize=(210 * PT_PER_MM, 297 * PT_PER_MM))

@@ -150,7 +150,8 @@ def hb_reference(text: str, font: str, size_mm: float, scale: float):
 
 
 def test_hebrew_and_arabic_match_harfbuzz(tmp_path):
-    """Each line as svgdraw draws it equals HarfBuzz's glyph sequence and advances, right to left."""
+    """Each line as svgdraw draws it equals HarfBuzz's glyph sequence and advances, right to
+    left."""
     fonts.register_all()
     for text in ("שלום עולם", "السلام عليكم"):
         chars, data, width = shaping.shape(text, "DejaVu Sans", True)

@@ -24,7 +24,8 @@ PACKS = sorted(p for p in (ROOT / "components").iterdir() if (p / "game.yaml").i
 
 
 def schema_problems(pack: Path, schemas: dict | None = None) -> list[str]:
-    """Every JSON Schema error of every file of a pack, read as pnpkit reads it (YAML 1.2 booleans)."""
+    """Every JSON Schema error of every file of a pack, read as pnpkit reads it (YAML 1.2
+    booleans)."""
     schemas = schemas or json_schema.schemas()
     found = []
     for path in sorted(pack.glob("*.yaml")):

@@ -1,4 +1,5 @@
-"""Items from sheets (CSV, TSV, XLSX, ODS): the same PDFs as YAML, and every bad sheet located to its cell."""
+"""Items from sheets (CSV, TSV, XLSX, ODS): the same PDFs as YAML, and every bad sheet located
+to its cell."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Store images: which files, their exact width, transparent or chosen backgrounds, shadows, the faces' own colours."""
+"""Store images: which files, their exact width, transparent or chosen backgrounds, shadows, the
+faces' own colours."""
 
 from __future__ import annotations
 

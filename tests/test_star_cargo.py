@@ -39,7 +39,8 @@ def broken(kit: Kit, *edits: tuple[str, str, str]) -> list[str]:
 
 
 def test_the_banknotes_sheet_gives_the_items_the_yaml_list_gave():
-    """banknotes.csv replaced a YAML list (the PDFs stayed byte for byte the same): the same items."""
+    """banknotes.csv replaced a YAML list (the PDFs stayed byte for byte the same): the same
+    items."""
     pack, problems = load_pack(ROOT / S)
     assert problems == []
     notes = [(i.id, i.count, i.fields, i.provenance) for i in pack.items("banknotes")]
@@ -265,7 +266,8 @@ def inked(img, box_px) -> int:
 
 
 def chars(page) -> list[tuple[str, tuple[float, float, float, float]]]:
-    """Every printed character on a PDF page with its box (left, top, right, bottom) in page mm from the top-left."""
+    """Every printed character on a PDF page with its box (left, top, right, bottom) in page mm
+    from the top-left."""
     h_pt, text = page.get_height(), page.get_textpage()
     out = []
     for i in range(text.count_chars()):
@@ -277,7 +279,8 @@ def chars(page) -> list[tuple[str, tuple[float, float, float, float]]]:
 
 
 def label_in(found, box) -> tuple[str, float, float]:
-    """The text whose characters' centres lie in box, and how far its centre is from the box's (mm)."""
+    """The text whose characters' centres lie in box, and how far its centre is from the box's
+    (mm)."""
     inside = [(ch, b) for ch, b in found if box[0] <= (b[0] + b[2]) / 2 <= box[2] and box[1] <= (b[1] + b[3]) / 2 <= box[3]]
     if not inside:
         return "", 99.0, 99.0

@@ -63,7 +63,8 @@ class Page:
         return self.image.getpixel(self.pixel_of(x_mm, y_mm))
 
     def bbox_mm(self, test=lambda p: sum(p) < 600) -> tuple[float, float, float, float]:
-        """(left, top, right, bottom) in drawing mm of the pixels passing test (default: not white)."""
+        """(left, top, right, bottom) in drawing mm of the pixels passing test (default: not
+        white)."""
         xs, ys = [], []
         width, height = self.image.size
         data = self.image.load()

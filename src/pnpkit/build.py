@@ -251,7 +251,8 @@ def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache,
 
 def _write_changes(faces: list, pack: Pack, lang: str, previous: Path, folder: Path, cache: Cache,
                    reg: Registry) -> changes.Changes:
-    """<id>-<lang>-changes.pdf: the print check, then only the faces that differ, imposed as usual."""
+    """<id>-<lang>-changes.pdf: the print check, then only the faces that differ, imposed as
+    usual."""
     report, subset = changes.compare(faces, previous, lang)
     pages, _ = layout.impose(subset, pack.print, reg.packers)
     _label(pages, pack, lang)
@@ -262,7 +263,8 @@ def _write_changes(faces: list, pack: Pack, lang: str, previous: Path, folder: P
 
 
 def _stamp(pack: Pack) -> str | None:
-    """print.stamp: the pack's version and the build's date (SOURCE_DATE_EPOCH for reproducible builds)."""
+    """print.stamp: the pack's version and the build's date (SOURCE_DATE_EPOCH for reproducible
+    builds)."""
     if not pack.print.stamp:
         return None
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")

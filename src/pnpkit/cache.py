@@ -105,7 +105,8 @@ class Cache:
         self._memo = {}
 
     def save(self, force: bool = False) -> None:
-        """Drop entries unused for KEEP builds; write the file atomically (a failure only costs time)."""
+        """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
+        time)."""
         if (self.deferred and not force) or not self.dirty:
             return
         oldest = self.generation - KEEP
@@ -233,7 +234,8 @@ class Cache:
         return drawing
 
     def _dep(self, href: str, resolve) -> tuple:
-        """(resolved path, hash of its content) of a file an SVG draws; (None, None) if there is none."""
+        """(resolved path, hash of its content) of a file an SVG draws; (None, None) if there is
+        none."""
         try:
             path = resolve(href)
         except ValueError:  # it now leads outside the pack: no cached drawing matches
@@ -249,7 +251,8 @@ class Cache:
 
     @contextlib.contextmanager
     def pdf_forms(self, pages):
-        """While one PDF of these pages is written, its faces replay their form content from the cache."""
+        """While one PDF of these pages is written, its faces replay their form content from the
+        cache."""
         faces = [f for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
                  if isinstance(f.drawing, FormDrawing)]
         drawings = {id(f.drawing): f.drawing for f in faces}
@@ -308,7 +311,8 @@ class FormDrawing(svgdraw.Drawing):
 
     @functools.cached_property
     def images(self) -> bool:
-        """Images and gradients cannot be replayed: their XObjects and shadings belong to each document."""
+        """Images and gradients cannot be replayed: their XObjects and shadings belong to each
+        document."""
         return any(isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops)
 
     @functools.cached_property
@@ -324,7 +328,8 @@ class FormDrawing(svgdraw.Drawing):
 
     @functools.cached_property
     def paints(self) -> bool:
-        """Whether drawing calls setFillAlpha/setStrokeAlpha (svgdraw._set_paint), which mark the PDF as 1.4."""
+        """Whether drawing calls setFillAlpha/setStrokeAlpha (svgdraw._set_paint), which mark
+        the PDF as 1.4."""
         return any((isinstance(op, (svgdraw.PathOp, svgdraw.TextOp)) and (op.fill or op.stroke))
                    or isinstance(op, svgdraw.Gradient) for op in self.ops)
 
@@ -335,7 +340,8 @@ class FormDrawing(svgdraw.Drawing):
         return twin
 
     def draw(self, canvas, x_pt: float = 0, y_pt: float = 0) -> None:
-        """Drawing.draw(), or the content it drew before into a PDF form with the same font state."""
+        """Drawing.draw(), or the content it drew before into a PDF form with the same font
+        state."""
         state = self.plan.seed(canvas) if self.plan else b""
         seeded = bool(state) and all(chars <= self.plan.chars.get(font, set()) for font, chars in self.chars.items())
         fresh_form = not canvas._code and not canvas._extgstate._c  # nothing drawn before it in this form
@@ -377,7 +383,8 @@ def _file_bytes(path: Path) -> bytes:
 
 
 def _read(path: Path | None) -> tuple[int, dict, dict, dict]:
-    """A cache file's generation and entries; nothing if it is missing, damaged or from another engine."""
+    """A cache file's generation and entries; nothing if it is missing, damaged or from another
+    engine."""
     empty = (0, {}, {}, {})
     if path is None:
         return empty

@@ -117,7 +117,8 @@ def draw(c: Canvas, info: Info) -> int:
 
 
 def ladder_ticks(page: tuple[float, float]) -> tuple[list[tuple[int, float, float]], list[tuple[int, float, float]]]:
-    """Front positions (mm, top-left origin) of the X ladder's and the Y ladder's ticks: (k, x, y)."""
+    """Front positions (mm, top-left origin) of the X ladder's and the Y ladder's ticks: (k, x,
+    y)."""
     w, h = page
     across = [(k, w / 2 + k * PITCH, h - 48) for k in LADDER]
     down = [(k, w - 22, h - 120 + k * PITCH * 0.55) for k in LADDER]
@@ -133,7 +134,8 @@ def back_position(info: Info, x: float, y: float, extra: tuple[float, float]) ->
 
 
 def _words(info: Info) -> tuple[str, ...]:
-    """The page's words: the pack's (build sets them, see words()), else pnpkit's for the language."""
+    """The page's words: the pack's (build sets them, see words()), else pnpkit's for the
+    language."""
     return tuple(info.get("words") or TEXT.get(info.get("lang", "en"), TEXT["en"]))
 
 

@@ -35,7 +35,8 @@ class Changes:
 
 
 def _read(path: Path) -> bytes | None:
-    """A previous face's SVG; a symlink planted in the output is not followed (it is no face of ours)."""
+    """A previous face's SVG; a symlink planted in the output is not followed (it is no face of
+    ours)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not hang us
     except OSError:
@@ -45,7 +46,8 @@ def _read(path: Path) -> bytes | None:
 
 
 def compare(faces: list[Face], previous: Path, lang: str) -> tuple[Changes, list[Face]]:
-    """The comparison, and the faces to reprint: every side of each item with a new or changed side."""
+    """The comparison, and the faces to reprint: every side of each item with a new or changed
+    side."""
     if not previous.is_dir():
         return Changes(lang, False), list(faces)
     report = Changes(lang, True)

@@ -67,7 +67,8 @@ class Reader:
         return value is None and (path in self.missing or path in self.misspelt)
 
     def table(self, value: Any, path: Path_, what: str = "") -> dict[Any, Any] | None:
-        """A mapping whose keys are the author's own (strings, data, fields): only its type is checked."""
+        """A mapping whose keys are the author's own (strings, data, fields): only its type is
+        checked."""
         return self.mapping(value, path, value.keys() if isinstance(value, dict) else (), what)
 
     def typed(self, value: Any, path: Path_, kind: str, rule: str = "schema") -> Any:
@@ -81,7 +82,8 @@ class Reader:
         return value
 
     def ident(self, value: Any, path: Path_, what: str, key: bool = False) -> str | None:
-        """A name that becomes part of file names: letters, digits, '.', '_', '-', starting with a letter or digit."""
+        """A name that becomes part of file names: letters, digits, '.', '_', '-', starting with
+        a letter or digit."""
         if self.typed(value, path, "string") is None:
             return None
         problem = name_problem(value, what)

@@ -101,7 +101,8 @@ def _edge_vec(state, direction: str) -> Vec:
 
 
 def seams(cells) -> list[tuple[tuple, tuple]]:
-    """The 7 pairs of free edges ((cell, direction), (cell, direction)) that meet when the cube closes."""
+    """The 7 pairs of free edges ((cell, direction), (cell, direction)) that meet when the cube
+    closes."""
     states = fold(cells)
     by_cube_edge: dict = {}
     for cell, state in states.items():
@@ -159,7 +160,8 @@ def tab_edges(cells) -> list[tuple[tuple, str]]:
 
 
 def die_pairs(faces, opposite) -> list[tuple]:
-    """The opposite pairs as tuples, checked: three pairs that together are exactly the die's faces."""
+    """The opposite pairs as tuples, checked: three pairs that together are exactly the die's
+    faces."""
     problem = opposite_problem(faces, opposite)
     if problem:
         raise DieError(problem)
@@ -235,7 +237,8 @@ def net_extent(cells, side: float, tab: float) -> tuple[float, float, float, flo
 
 
 def die_net_size(side: float, tab: float, layout: str = "cross") -> tuple[float, float]:
-    """Width and height (mm) of a net of squares `side` mm with tabs `tab` mm deep: a die group's size."""
+    """Width and height (mm) of a net of squares `side` mm with tabs `tab` mm deep: a die
+    group's size."""
     left, top, right, bottom = net_extent(_cells(layout), side, tab)
     return round(right - left, 3), round(bottom - top, 3)
 
@@ -289,7 +292,8 @@ def _cells(name: str):
 
 
 def _assign(cells, states, pairs) -> dict:
-    """Each cell's face value: pair k goes on the k-th axis met in net order, its first value on that cell."""
+    """Each cell's face value: pair k goes on the k-th axis met in net order, its first value on
+    that cell."""
     values, axes = {}, []
     for cell in cells:
         n = states[cell][0]
@@ -338,7 +342,8 @@ def pack_nets(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], 
 
 
 def _fill_nets(page: layout.Page, copies: list[Face], s: PrintSettings) -> int:
-    """Shelf-pack nets onto the page; centre each row and the rows as a whole. Returns how many went on."""
+    """Shelf-pack nets onto the page; centre each row and the rows as a whole. Returns how many
+    went on."""
     left, area_top, aw, ah = layout.printable_area(s, (page.w, page.h), marks=False)  # nets carry their own cut lines
     rows: list[list[Face]] = []
     y, n = 0.0, 0
@@ -384,7 +389,8 @@ def register(reg: Registry) -> None:
 
 @rule("die-opposites", {"group": "group", "field": "string", "opposite": "string"}, required=("group",))
 def die_opposites_rule(ctx):
-    """Every die's opposite pairs (field `opposite`) are three pairs that together are exactly its faces (field `field`)."""
+    """Every die's opposite pairs (field `opposite`) are three pairs that together are exactly
+    its faces (field `field`)."""
     faces_field, pairs_field = ctx.opts.get("field", "faces"), ctx.opts.get("opposite", "opposite")
     for item in ctx.pack.items(ctx.opts["group"]):
         problem = opposite_problem(item.fields.get(faces_field), item.fields.get(pairs_field))

@@ -67,7 +67,8 @@ def png_option(text: str) -> Profile:
 
 
 def run(result: Result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
-    """After a successful build, export it for each chosen profile; problems go onto result.problems."""
+    """After a successful build, export it for each chosen profile; problems go onto
+    result.problems."""
     if result.pack is None or result.errors or (strict and result.problems):
         return
     for profile in chosen or []:
@@ -98,7 +99,8 @@ def export(pack: Pack, faces: dict[str, list[Face]], out: Path, profile: Profile
 
 
 def _write(pack: Pack, faces: dict[str, list[Face]], profile: Profile, final: Path, raster: RasterCache) -> None:
-    """The export into a staging folder, swapped in whole: a failed export leaves the previous one."""
+    """The export into a staging folder, swapped in whole: a failed export leaves the previous
+    one."""
     staging = output.staging_for(final)
     staging.mkdir(parents=True)
     try:
@@ -135,7 +137,8 @@ def _readme(pack: Pack, profile: Profile) -> str:
 # ------------------------------------------------------------------ checks
 
 def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Problem]:
-    """Warnings about the pack for this profile: too little bleed, sizes the service does not sell."""
+    """Warnings about the pack for this profile: too little bleed, sizes the service does not
+    sell."""
     if profile.output in ("sheets", "showcase", "low-ink"):  # the home sheets and their kin; store images
         return []
     problems = []
@@ -170,14 +173,16 @@ def _too_many_pixels(pack: Pack, deck: Deck, profile: Profile) -> Problem:
 
 
 def _pdfx_check(faces: list[Face], profile: Profile) -> list[Problem]:
-    """What PDF/X-1a will change or the press will not like: transparency (flattened), ink over the limit."""
+    """What PDF/X-1a will change or the press will not like: transparency (flattened), ink over
+    the limit."""
     from pnpkit import pdfx  # here: only PDF/X exports need littleCMS
 
     return pdfx.transparency_problems(faces) + pdfx.ink_problems(faces, pdfx.separation(profile.press), profile.id)
 
 
 def _bleed_warnings(pack: Pack, short: list[Deck], profile: Profile) -> list[Problem]:
-    """One warning where the bleed is set: game.yaml's print.bleed for groups that take it, else the group."""
+    """One warning where the bleed is set: game.yaml's print.bleed for groups that take it, else
+    the group."""
     own = [d for d in short if d.bleed != pack.print.bleed]
     inherited = [d for d in short if d.bleed == pack.print.bleed]
     problems = []
@@ -289,7 +294,8 @@ def pixels_to_mm(px: tuple[int, int], dpi: int) -> tuple[float, float]:
 # ------------------------------------------------------------------ images: one PNG per face
 
 def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: RasterCache | None = None) -> None:
-    """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv lists them."""
+    """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv
+    lists them."""
     sheets: list[Sheet] = []
     shots: list[Shot] = []
     rows: list[list[object]] = []
@@ -312,7 +318,8 @@ def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: Rast
 
 
 def _image_faces(deck: Deck, shared: Face | None) -> Iterator[tuple[Face, str, int]]:
-    """(face, file stem, copies) in deck order: each item's front and own back, then the shared back."""
+    """(face, file stem, copies) in deck order: each item's front and own back, then the shared
+    back."""
     for item in deck.items:
         if item.front is not None:
             yield item.front, face_stem(item, "front"), item.count
@@ -344,7 +351,8 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, r
 
 
 def _press_key(profile: Profile) -> str:
-    """What of the profile shapes a page PDF's bytes: PDF/X or not, and the press (its ICC profile's content)."""
+    """What of the profile shapes a page PDF's bytes: PDF/X or not, and the press (its ICC
+    profile's content)."""
     if not profile.pdfx:
         return "rgb"
     press = profile.press

@@ -87,7 +87,8 @@ def write_faces_pdf(sheets: list[Sheet], path: Path, title: str,
 
 @dataclass(frozen=True)
 class Shot:
-    """Page `page` of a faces PDF rasterised to exactly `px` pixels; saved as a PNG at `path` (with its dpi), or returned."""
+    """Page `page` of a faces PDF rasterised to exactly `px` pixels; saved as a PNG at `path`
+    (with its dpi), or returned."""
 
     page: int
     px: tuple[int, int]

@@ -108,7 +108,8 @@ def missing_glyphs(font: str, text: str) -> str:
 
 
 def string_width(text: str, font: str, size: float) -> float:
-    """Advance width of one line of text, shaped (kerning, ligatures, joining, bidi), in the units of size."""
+    """Advance width of one line of text, shaped (kerning, ligatures, joining, bidi), in the
+    units of size."""
     register_all()
     from pnpkit import shaping  # shaping needs registered fonts; fonts is imported first
 

@@ -65,7 +65,8 @@ def shape_of(size: tuple[float, float]) -> HexShape:
 
 
 def corners(cx: float, cy: float, flat: float, pointy: bool = False, inset: float = 0.0) -> list[tuple[float, float]]:
-    """The six corners of a hex centred on (cx, cy), `inset` mm inside its edges, clockwise on the page."""
+    """The six corners of a hex centred on (cx, cy), `inset` mm inside its edges, clockwise on
+    the page."""
     side = (flat - 2 * inset) / SQRT3
     start = 30.0 if pointy else 0.0
     return [(cx + side * math.cos(math.radians(start + 60 * k)), cy + side * math.sin(math.radians(start + 60 * k)))
@@ -91,14 +92,16 @@ def hex_points(cx: float, cy: float, flat: float, pointy: bool = False, inset: f
 
 
 def hex_info(face: dict[str, float]) -> dict[str, float | bool]:
-    """The face's own hex: {cx, cy, flat, side, corner, pointy}; an error if the face is not hex-shaped."""
+    """The face's own hex: {cx, cy, flat, side, corner, pointy}; an error if the face is not
+    hex-shaped."""
     shape = shape_of((face["w"], face["h"]))
     return {"cx": face["w"] / 2, "cy": face["h"] / 2, "flat": shape.flat, "side": shape.side,
             "corner": shape.corner, "pointy": shape.pointy}
 
 
 def face_hex(face: dict[str, float], inset: float = 0.0) -> str:
-    """The face's own hex outline as polygon points, `inset` mm inside its trim (0 = the cut line)."""
+    """The face's own hex outline as polygon points, `inset` mm inside its trim (0 = the cut
+    line)."""
     info = hex_info(face)
     return _points(corners(info["cx"], info["cy"], info["flat"], bool(info["pointy"]), float(inset)))
 
@@ -118,11 +121,13 @@ class _Lattice:
 
     @property
     def pad_a(self) -> float:
-        """How far bleed reaches past the outermost corners (the corner sits between two grown edges)."""
+        """How far bleed reaches past the outermost corners (the corner sits between two grown
+        edges)."""
         return self.bleed * 2 / SQRT3
 
     def columns(self, room_a: float, room_b: float) -> list[int]:
-        """How many hexes each column holds in an area of room_a x room_b mm (bleed room included)."""
+        """How many hexes each column holds in an area of room_a x room_b mm (bleed room
+        included)."""
         s, f = self.shape.side, self.shape.flat
         a, b = room_a - 2 * self.pad_a, room_b - 2 * self.bleed
         if a < 2 * s - _EPS or b < f - _EPS:
@@ -133,7 +138,8 @@ class _Lattice:
         return [c for c in cols if c > 0] if odd > 0 else cols[:1]
 
     def centres(self, cols: list[int], n: int) -> list[tuple[float, float]]:
-        """Centres (a, b) of the first n hexes, filling column by column, from a lattice origin at 0."""
+        """Centres (a, b) of the first n hexes, filling column by column, from a lattice origin
+        at 0."""
         s, f = self.shape.side, self.shape.flat
         out = []
         for i, rows in enumerate(cols):
@@ -171,7 +177,8 @@ def _runs(copies: list[Face]) -> list[list[Face]]:
 
 
 def _pack_run(run: list[Face], lattice: _Lattice, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
-    """Pages of hexes; each takes the paper orientation and the bleed (all of it, half, none) that hold the most."""
+    """Pages of hexes; each takes the paper orientation and the bleed (all of it, half, none)
+    that hold the most."""
     pages = []
     i = 0
     while i < len(run):
@@ -230,7 +237,8 @@ def _page(faces: list[Face], lattice: _Lattice, cols: list[int], size, s: PrintS
 
 
 def _normals(shape: HexShape) -> list[float]:
-    """Angles (degrees, page axes, y down) of the outward normals of edges 0..5; edge k runs from corner k to k+1."""
+    """Angles (degrees, page axes, y down) of the outward normals of edges 0..5; edge k runs
+    from corner k to k+1."""
     start = 30.0 if shape.pointy else 0.0
     return [start + 60 * k + 30 for k in range(6)]
 

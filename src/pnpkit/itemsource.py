@@ -38,7 +38,8 @@ Convert = Callable[[Any], Any]  # a cell's value -> the value as the field reads
 
 
 def raw_items(r: Reader, root: Path, group: str, spec: dict[str, Any], fields: dict[str, FieldSpec], item_keys: tuple[str, ...], data: dict[str, Any]) -> list[Raw]:
-    """Every item of a group, generated ones first, then the written or sheet ones, defaults merged."""
+    """Every item of a group, generated ones first, then the written or sheet ones, defaults
+    merged."""
     path = (group, "items")
     defaults = _defaults(r, spec, group, fields, item_keys)
     out = []
@@ -144,7 +145,8 @@ def _generated(r: Reader, value: Any, group: str, fields: dict[str, FieldSpec], 
 
 
 def _product(r: Reader, value: Any, path: Path_, fields: dict[str, FieldSpec], item_keys: tuple[str, ...], data: dict[str, Any]) -> dict[str, Any] | None:
-    """{key: [(value, its data path), ...]} in the order written; lists may be {data: key} of the pack."""
+    """{key: [(value, its data path), ...]} in the order written; lists may be {data: key} of
+    the pack."""
     allowed = tuple(k for k in item_keys if k != "id") + tuple(fields)
     spec = r.mapping(value, path, allowed, "'product'")
     if spec is None or not spec:
@@ -316,7 +318,8 @@ def _put(values: dict[Path_, Location], item: dict[str, Any], ipath: Path_,
 
 def _lists_of_text(r: Reader, item: dict[str, Any], ipath: Path_, fields: dict[str, FieldSpec]
                    ) -> dict[str, Any]:
-    """`sections.en: a; b` and `sections.pl: x; y` -> [{en: a, pl: x}, {en: b, pl: y}], as YAML writes it."""
+    """`sections.en: a; b` and `sections.pl: x; y` -> [{en: a, pl: x}, {en: b, pl: y}], as YAML
+    writes it."""
     for name, spec in fields.items():
         parts = item.get(name)
         if spec.type != "list" or not isinstance(parts, dict):
@@ -331,7 +334,8 @@ def _lists_of_text(r: Reader, item: dict[str, Any], ipath: Path_, fields: dict[s
 
 
 def _typed(value: Any, spec: FieldSpec) -> Any:
-    """A cell's value as the field's type reads it; a value that does not fit is left for the field's check."""
+    """A cell's value as the field's type reads it; a value that does not fit is left for the
+    field's check."""
     if spec.type in ("int", "number"):
         return _number(value)
     if spec.type == "bool":

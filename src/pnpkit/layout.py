@@ -30,7 +30,8 @@ FOOTER = 2.5  # mm above the bottom margin for the page's label (6 pt): with the
 
 @dataclass(frozen=True)
 class Placement:
-    """A face on a page: trim top-left at (x, y); bleed shown up to `reach` mm beyond each trim edge."""
+    """A face on a page: trim top-left at (x, y); bleed shown up to `reach` mm beyond each trim
+    edge."""
 
     face: Face
     x: float
@@ -184,7 +185,8 @@ def _dropped(faces: list[Face], fronts: list[Page], problems: list[Problem], s: 
 
 
 def _tile_with_back(page: Page, backs: dict, s: PrintSettings) -> list[Page]:
-    """A sheet of a face that takes whole sheets, and (duplex or gutter-fold) the matching sheet of its back."""
+    """A sheet of a face that takes whole sheets, and (duplex or gutter-fold) the matching sheet
+    of its back."""
     face = page.placements[0].face
     if (face.group, face.item) not in backs or s.backs == "none":
         return [page, Page(page.w, page.h, "back")] if s.duplex else [page]
@@ -243,7 +245,8 @@ def face_area(settings: PrintSettings, page: tuple[float, float], marks: bool = 
 
 def printable_area(settings: PrintSettings, page: tuple[float, float], bleed: float = 0.0,
                    marks: bool = True) -> tuple[float, float, float, float]:
-    """Left, top, width and height that trims may use when `bleed` must fit around them (face_area less bleed)."""
+    """Left, top, width and height that trims may use when `bleed` must fit around them
+    (face_area less bleed)."""
     left, top, right, bottom = face_area(settings, page, marks)
     return left + bleed, top + bleed, right - left - 2 * bleed, bottom - top - 2 * bleed
 
@@ -546,7 +549,8 @@ def _new_page(size: tuple[float, float], s: PrintSettings) -> Page:
 
 
 def _reach(face: Face, row: int, col: int, n: int, cols: int, gap: float) -> tuple[float, float, float, float]:
-    """How far bleed may show past each trim edge: all of it where no neighbour is, half the gap otherwise."""
+    """How far bleed may show past each trim edge: all of it where no neighbour is, half the gap
+    otherwise."""
     inner = min(face.bleed, gap / 2)
 
     def filled(r: int, c: int) -> bool:
@@ -595,7 +599,8 @@ def tile_face(face: Face, s: PrintSettings, plans: list | None = None) -> list[P
 
 
 def _whole_sheet(s: PrintSettings, size: tuple[float, float], marks: bool = True) -> tuple[float, float, float, float]:
-    """A split face takes the whole sheet, also with gutter-fold (its back gets a sheet of its own)."""
+    """A split face takes the whole sheet, also with gutter-fold (its back gets a sheet of its
+    own)."""
     return face_area(dataclasses.replace(s, backs="none"), size, marks)
 
 

@@ -265,7 +265,8 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 
 def _explosion(node: yaml.Node, sizes: dict[int, int], limit: int) -> yaml.Node:
-    """The innermost value that is too large although each of its parts is not: where an alias bomb goes off."""
+    """The innermost value that is too large although each of its parts is not: where an alias
+    bomb goes off."""
     while True:
         larger = [kid for kid in _children(node) if sizes[id(kid)] > limit]
         if not larger:

@@ -94,7 +94,8 @@ def lighten(drawing: Drawing, rule: Rule) -> Lightened:
 
 def _readable(fill: tuple[float, ...], point: tuple[float, float], under: list[tuple[Box, RGB, RGB]]
               ) -> tuple[tuple[float, ...], int]:
-    """The text colour, turned black or white when the lightened background took its contrast away."""
+    """The text colour, turned black or white when the lightened background took its contrast
+    away."""
     for box, old, new in reversed(under):
         if box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]:
             before, after = contrast(fill[:3], old), contrast(fill[:3], new)
@@ -145,7 +146,8 @@ def _area(box: Box) -> float:
 
 
 def write(pack: Pack, faces: list[Face], folder: Path, lang: str, rule: Rule) -> int:
-    """The home sheets of one language with every face lightened; returns how many text runs were turned."""
+    """The home sheets of one language with every face lightened; returns how many text runs
+    were turned."""
     import dataclasses
 
     from pnpkit import build, layout, pdf

@@ -34,7 +34,8 @@ def max_faces(text: str) -> int:
 
 
 def add_limit_options(p: argparse.ArgumentParser) -> None:
-    """Limits that keep a stranger's pack from exhausting the machine; only the user may raise them."""
+    """Limits that keep a stranger's pack from exhausting the machine; only the user may raise
+    them."""
     p.add_argument("--max-faces", type=max_faces, metavar="N",
                    help="print at most N faces per pack, every copy counted (default " f"{PrintSettings.max_faces}); raise it for a larger game")
 

@@ -194,7 +194,8 @@ _CALL: list[_Exchange | None] = []
 
 
 def _exchange_call() -> _Exchange | None:
-    """A function (a, b) -> 0 or -1 that swaps two paths, found once; None if the C library has none."""
+    """A function (a, b) -> 0 or -1 that swaps two paths, found once; None if the C library has
+    none."""
     if not _CALL:
         _CALL.append(_find_exchange())
     return _CALL[0]

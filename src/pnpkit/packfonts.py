@@ -28,7 +28,8 @@ STYLES = {"regular": (False, False), "bold": (True, False), "italic": (False, Tr
 
 
 def read(r: Reader, value: Any, root: Path) -> dict[str, dict[fonts.Style, tuple[str, str]]]:
-    """family -> {(bold, italic): (path, sha256)} for the fonts that can be used; problems recorded."""
+    """family -> {(bold, italic): (path, sha256)} for the fonts that can be used; problems
+    recorded."""
     spec = r.table(value, ("fonts",), "fonts") or {}
     out: dict[str, dict[fonts.Style, tuple[str, str]]] = {}
     for family, faces in spec.items():

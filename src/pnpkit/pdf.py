@@ -168,7 +168,8 @@ def _crop_marks(c: Canvas, page: Page) -> None:
 
 
 def _marks_around(c: Canvas, page: Page, extent: tuple, xs, ys) -> None:
-    """Marks on the lines x in xs and y in ys, beyond the extent (bleed included), never past page.ink."""
+    """Marks on the lines x in xs and y in ys, beyond the extent (bleed included), never past
+    page.ink."""
     left, top, right, bottom = extent
     il, it, ir, ib = page.ink or (0.0, 0.0, page.w, page.h)
     for x in sorted(xs):
@@ -212,7 +213,8 @@ def _lines(c: Canvas, page: Page) -> None:
 
 
 def _tile_marks(c: Canvas, page: Page, crop_marks: bool) -> None:
-    """A sheet of a split face: where the next sheet's edge goes, marks to match, the board's cut lines."""
+    """A sheet of a split face: where the next sheet's edge goes, marks to match, the board's
+    cut lines."""
     t, face = page.tile, page.placements[0].face
     x0, y0, x1, y1 = t.window
     left, top = t.origin

@@ -119,7 +119,8 @@ class Separation:
         return (0.0, 0.0, 0.0, 1.0)
 
     def image(self, key: object, image: Image.Image) -> Image.Image:
-        """A CMYK copy of an image (taken as it is when it is CMYK already); alpha is dropped, see flatten."""
+        """A CMYK copy of an image (taken as it is when it is CMYK already); alpha is dropped,
+        see flatten."""
         if key not in self._images:
             if image.mode == "CMYK":
                 out = image.copy()
@@ -133,7 +134,8 @@ class Separation:
 
 @lru_cache(maxsize=8)
 def separation(press: Press) -> Separation:
-    """One Separation per press for the whole run: building littleCMS transforms costs milliseconds."""
+    """One Separation per press for the whole run: building littleCMS transforms costs
+    milliseconds."""
     return Separation(press)
 
 
@@ -149,7 +151,8 @@ def _colour(sep: Separation, rgb: tuple[int, int, int]) -> tuple[float, float, f
 
 
 def limit(cmyk: tuple[float, ...], percent: float) -> tuple[float, ...]:
-    """Within the total ink limit: C, M and Y scaled down together, K kept (what an ink-limited profile does)."""
+    """Within the total ink limit: C, M and Y scaled down together, K kept (what an ink-limited
+    profile does)."""
     c, m, y, k = cmyk
     over = c + m + y + k - percent / 100
     if over <= 1e-6 or c + m + y == 0:
@@ -181,7 +184,8 @@ def _on_white(image: Image.Image) -> Image.Image:
 
 
 class CmykCanvas(Canvas):
-    """A ReportLab canvas that writes DeviceCMYK only: colours and images are separated on the way in."""
+    """A ReportLab canvas that writes DeviceCMYK only: colours and images are separated on the
+    way in."""
 
     def __init__(self, path: str, separation: Separation, **kwargs: Any) -> None:
         fonts.register_all()
@@ -210,7 +214,8 @@ class CmykCanvas(Canvas):
 
     def drawPath(self, aPath: PDFPathObject, stroke: int = 1, fill: int = 0, fillMode: int | None = None
                  ) -> None:
-        """Large black fills print rich black (flat K looks grey beside other inks); text stays K."""
+        """Large black fills print rich black (flat K looks grey beside other inks); text stays
+        K."""
         if fill and self._fill_black and _area_mm2(aPath, self._currentMatrix) >= RICH_AREA:  # type: ignore[attr-defined]
             super().setFillColor(CMYKColor(*self.separation.press.rich_black))
             super().drawPath(aPath, stroke, fill, fillMode)
@@ -342,7 +347,8 @@ def transparency_problems(faces: list[Face]) -> list[Problem]:
 
 
 def flatten(faces: list[Face], dpi: int = FLATTEN_DPI) -> list[Face]:
-    """The faces, those with transparency replaced by an RGB image of themselves (separated when drawn)."""
+    """The faces, those with transparency replaced by an RGB image of themselves (separated when
+    drawn)."""
     todo = {}
     for face in faces:
         if face.drawing is not None and face.svg not in todo and transparency(face):
@@ -369,7 +375,8 @@ def _pixels(face: Face, dpi: int) -> tuple[int, int]:
 # ------------------------------------------------------------------ ink limit
 
 def ink_problems(faces: list[Face], separation: Separation, service: str) -> list[Problem]:
-    """A warning for each face whose ink somewhere exceeds the press's limit, naming the worst colour."""
+    """A warning for each face whose ink somewhere exceeds the press's limit, naming the worst
+    colour."""
     limit = separation.press.ink_limit
     problems, seen = [], set()
     for face in faces:

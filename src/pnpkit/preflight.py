@@ -38,7 +38,8 @@ _OK_BLEND = {"/Normal", "/Compatible"}
 
 
 def check(path: Path, target: str | None = None) -> list[Problem]:
-    """Every problem of one PDF for its target (default: pdfx when it has a PDF/X OutputIntent, else home)."""
+    """Every problem of one PDF for its target (default: pdfx when it has a PDF/X OutputIntent,
+    else home)."""
     import pikepdf
 
     try:
@@ -127,7 +128,8 @@ class _Run:
             self.add(number, message)
 
     def content(self, holder: pikepdf.Object, name: str) -> list[str]:
-        """Problems of a page or form: its fonts, colour operators, graphics states and XObjects, inner forms too."""
+        """Problems of a page or form: its fonts, colour operators, graphics states and
+        XObjects, inner forms too."""
         key = holder.objgen if holder.objgen != (0, 0) else None
         if key is not None and key in self.checked:
             return self.checked[key]
@@ -258,7 +260,8 @@ def _fmt(box: Box) -> str:
 # ---------------------------------------------------------- after a build
 
 def check_build(folder: Path, pdfx_folders: set[str]) -> list[Problem]:
-    """Preflight every PDF under a built kit's folder: PDF/X rules in the folders of PDF/X profiles."""
+    """Preflight every PDF under a built kit's folder: PDF/X rules in the folders of PDF/X
+    profiles."""
     problems = []
     for path in sorted(folder.rglob("*.pdf")):
         relative = path.relative_to(folder).parts

@@ -193,7 +193,8 @@ def _linked_art(svg: str, root: Path, art: Path, previous: Path | None = None) -
 
 
 def _owners(pack: Pack) -> dict[str, list[tuple[int, int, str]]]:
-    """Per file, the line span of every item: from its first line to the last line it is known to use."""
+    """Per file, the line span of every item: from its first line to the last line it is known
+    to use."""
     spans: dict[str, list[tuple[int, int, str]]] = {}
     for item in pack.items():
         lines = [item.where.line] + [w.line for w in item.field_where.values() if w.file == item.where.file]

@@ -51,7 +51,8 @@ MM_PER_IN = MM_PER["in"]
 
 @dataclass(frozen=True)
 class Product:
-    """Something a service sells: its trim (mm) and, for image services, its image size in pixels."""
+    """Something a service sells: its trim (mm) and, for image services, its image size in
+    pixels."""
 
     name: str
     trim: tuple[float, float]
@@ -89,7 +90,8 @@ class Profile:
     min_area: int = 100  # low-ink: mm^2 from which a fill counts as large
 
     def product_for(self, size: tuple[float, float], tolerance: float = 0.25) -> tuple[Product | None, bool]:
-        """The product whose trim is this size within `tolerance` mm, and whether it is turned 90°."""
+        """The product whose trim is this size within `tolerance` mm, and whether it is turned
+        90°."""
         for product in self.products:
             pw, ph = product.trim
             if abs(pw - size[0]) <= tolerance and abs(ph - size[1]) <= tolerance:

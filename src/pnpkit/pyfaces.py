@@ -45,7 +45,8 @@ def is_python(name: str) -> bool:
 
 
 def drawing(ctx: dict[str, Any]) -> svgwrite.Drawing:
-    """An svgwrite Drawing of the face: millimetres, (0, 0) at the trim's top-left, bleed outside."""
+    """An svgwrite Drawing of the face: millimetres, (0, 0) at the trim's top-left, bleed
+    outside."""
     import svgwrite
 
     f = ctx["face"]

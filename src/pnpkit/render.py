@@ -468,7 +468,8 @@ class TextBoxes:
         return TextBlock.of(svg, y, h, height, valign, len(lines), current)
 
     def icons(self) -> dict[str, icons.Icon]:
-        """name -> (aspect ratio, source): the pack's icons/*.svg files, then the icon template's names."""
+        """name -> (aspect ratio, source): the pack's icons/*.svg files, then the icon
+        template's names."""
         if self._icons is None:  # once per build: the environment lives as long as the build
             memo = getattr(self.env, "pnpkit_icons", None) if self.env is not None else None
             if memo is None or memo[0] is not self.pack:
@@ -482,7 +483,8 @@ class TextBoxes:
         return icons.markup(self.icons()[name], self.env, x, y, w, h) if name in self.icons() else ""
 
     def _check_numbers(self, **numbers: Any) -> None:
-        """Finite numbers only: a NaN size never shrinks to fit, so the fitting loop would never end."""
+        """Finite numbers only: a NaN size never shrinks to fit, so the fitting loop would never
+        end."""
         for name, value in numbers.items():
             try:
                 finite = not isinstance(value, bool) and math.isfinite(value)

@@ -117,7 +117,8 @@ def parse(text: str, bold: bool = False, italic: bool = False) -> Parsed:
 
 @dataclass
 class Line:
-    """One laid-out line: runs (text, bold, italic) or (icon name, None, None), and where it belongs."""
+    """One laid-out line: runs (text, bold, italic) or (icon name, None, None), and where it
+    belongs."""
 
     runs: list
     width: float = 0.0

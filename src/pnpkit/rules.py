@@ -101,7 +101,8 @@ class Context:
 
 
 def load_rules(pack: Pack, base: Registry) -> tuple[Registry, list[Problem]]:
-    """A child of `base` with the pack's own rules.py added, if it has one (base stays as it was)."""
+    """A child of `base` with the pack's own rules.py added, if it has one (base stays as it
+    was)."""
     reg = base.child()
     if pack.rules_file is None:
         return reg, []
@@ -376,7 +377,8 @@ def _values(ctx: Context) -> tuple[list, str]:
 
 @rule("fields", {"group": "group", "require": "mapping"}, required=("group", "require"))
 def fields_rule(ctx: Context):
-    """Every item of a group has each required field, with a value from its allowed list (or `any`)."""
+    """Every item of a group has each required field, with a value from its allowed list (or
+    `any`)."""
     for item in ctx.pack.items(ctx.opts["group"]):
         for name, allowed in ctx.opts["require"].items():
             value = item.fields.get(name)
@@ -389,7 +391,8 @@ def fields_rule(ctx: Context):
 
 @rule("capacity", {"group": "group", "field": "string", "at_least": "quantity", "at_most": "quantity"}, required=("group", "field"))
 def capacity_rule(ctx: Context):
-    """Each carrier's capacity field lies between at_least and at_most (numbers, counts, sums or data)."""
+    """Each carrier's capacity field lies between at_least and at_most (numbers, counts, sums or
+    data)."""
     lo = ctx.quantity(ctx.opts.get("at_least")) if "at_least" in ctx.opts else None
     hi = ctx.quantity(ctx.opts.get("at_most")) if "at_most" in ctx.opts else None
     name = ctx.opts["field"]
@@ -406,7 +409,8 @@ def capacity_rule(ctx: Context):
 
 @rule("setup-draws", {"group": "group", "tag": "string", "per_player": "int", "fixed": "int"})
 def setup_draws_rule(ctx: Context):
-    """What setup deals (per_player x the most players, plus fixed) is not more than the deck holds."""
+    """What setup deals (per_player x the most players, plus fixed) is not more than the deck
+    holds."""
     items, what = _selected(ctx)
     deck = sum(i.count for i in items)
     need = ctx.opts.get("per_player", 0) * ctx.pack.players[1] + ctx.opts.get("fixed", 0)
@@ -430,7 +434,8 @@ def die_faces_rule(ctx: Context):
 
 @rule("reference", {"group": "group", "field": "string", "to_group": "group", "to_data": "string"}, required=("group", "field"))
 def reference_rule(ctx: Context):
-    """Each value of a field (or each element of a list field) names an item of to_group, or a key of data.to_data."""
+    """Each value of a field (or each element of a list field) names an item of to_group, or a
+    key of data.to_data."""
     if "to_group" in ctx.opts:
         targets, what = {i.id for i in ctx.pack.items(ctx.opts["to_group"])}, f"an item of '{ctx.opts['to_group']}'"
     else:

@@ -121,7 +121,8 @@ class _Game:
         self.fonts = packfonts.read(r, data["fonts"], root) if "fonts" in data else {}
 
     def _check_name_glyphs(self) -> None:
-        """The name is printed on every page (bold on the print check), so every letter needs a glyph."""
+        """The name is printed on every page (bold on the print check), so every letter needs a
+        glyph."""
         for lang, text in (self.name or {}).items():
             for style in (fonts.face_name(fonts.DEFAULT_FAMILY), fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)):
                 missing = fonts.missing_glyphs(style, text)
@@ -362,7 +363,8 @@ _ROUNDED = re.compile(r"rounded\((.*)\)\Z")
 
 
 def _shape(r: Reader, value, path: tuple, kind, size) -> tuple:
-    """`shape: rect | rounded(3mm) | circle | hex` -> ("rect", 0) ... ("rounded", 3.0); a hex group is a hex."""
+    """`shape: rect | rounded(3mm) | circle | hex` -> ("rect", 0) ... ("rounded", 3.0); a hex
+    group is a hex."""
     if value is None:
         return ("hex", 0.0) if kind == "hex" else ("rect", 0.0)
     text = r.typed(value, path, "string")
@@ -412,7 +414,8 @@ def _standee(r: Reader, spec: dict, path: tuple, kind, size) -> float | None:
 
 
 def _derived_group(r: Reader, game: _Game, name: str, spec: dict, path: tuple, kind, size, bleed, templates) -> Group | None:
-    """`items_from: dice`: the items (and fields) of another group, with this group's kind, size and templates."""
+    """`items_from: dice`: the items (and fields) of another group, with this group's kind, size
+    and templates."""
     source = r.typed(spec["items_from"], path + ("items_from",), "string")
     for key in ("items", "fields", "generate", "defaults"):
         if key in spec:
@@ -424,7 +427,8 @@ def _derived_group(r: Reader, game: _Game, name: str, spec: dict, path: tuple, k
 
 
 def _items_from(groups: dict, derived: dict, problems: list) -> dict:
-    """Fill each `items_from` group with its source group's items, under its own name and templates."""
+    """Fill each `items_from` group with its source group's items, under its own name and
+    templates."""
     out = dict(groups)
     for name, (source, where, template_where) in derived.items():
         if name not in groups:

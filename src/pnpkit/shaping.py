@@ -44,7 +44,8 @@ def needs_bidi(text: str) -> bool:
 
 
 def base_level(text: str, direction: str = "auto") -> int:
-    """0 (left to right) or 1 (right to left): given, or from the first strong character (P2, P3)."""
+    """0 (left to right) or 1 (right to left): given, or from the first strong character (P2,
+    P3)."""
     if direction != "auto":
         return 1 if direction == "rtl" else 0
     return _bidi.get_base_level(text) if needs_bidi(text) else 0

@@ -145,7 +145,8 @@ def _read_delimited(path: Path, shown: str, sheet: str | None, where: Location, 
 
 def _records(text: str, delimiter: str, shown: str
              ) -> Iterator[tuple[list[Cell | None], Location]]:
-    """RFC 4180 records with the line and column where each field starts (quoted fields may span lines)."""
+    """RFC 4180 records with the line and column where each field starts (quoted fields may span
+    lines)."""
     d = re.escape(delimiter)
     field_rx = re.compile(f'"((?:[^"]|"")*)"([^{d}\\r\\n]*)|([^{d}\\r\\n]*)')
     i, n, line, col = 0, len(text), 1, 1
@@ -196,7 +197,8 @@ def _read_tsv(path: Path, shown: str, sheet: str | None, where: Location) -> She
 
 
 def _check_zip(path: Path, where: Location) -> tuple[bool]:
-    """Refuse a workbook that unpacks too large or declares a DTD (entities); say whether it has formulas."""
+    """Refuse a workbook that unpacks too large or declares a DTD (entities); say whether it has
+    formulas."""
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:

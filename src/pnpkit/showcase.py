@@ -80,7 +80,8 @@ def _save(image: Image.Image, path: Path) -> Path:
 # ------------------------------------------------------------------ the three layouts
 
 def hand(faces: list[Face], profile: Profile) -> Image.Image:
-    """Cards fanned about a point below the hand, the first on the left, each over the one before."""
+    """Cards fanned about a point below the hand, the first on the left, each over the one
+    before."""
     pieces = pieces_of(faces, profile.width * 0.5)
     w, h = pieces[0].size
     pivot_below = h * 1.6  # distance from a card's centre to the point the fan turns about
@@ -133,7 +134,8 @@ def pieces_of(faces: list[Face], width_px: float) -> list[Image.Image]:
 
 
 def outline(face: Face, px: tuple[int, int], supersample: int = 3) -> Image.Image:
-    """The piece's shape as an antialiased mask: a card's rounded corners, a hex, or a slightly rounded rectangle."""
+    """The piece's shape as an antialiased mask: a card's rounded corners, a hex, or a slightly
+    rounded rectangle."""
     w, h = px[0] * supersample, px[1] * supersample
     scale = w / face.size[0]  # pixels per mm
     mask = Image.new("L", (w, h), 0)
@@ -152,7 +154,8 @@ def outline(face: Face, px: tuple[int, int], supersample: int = 3) -> Image.Imag
 
 
 def _compose(layer: list[tuple[Image.Image, float, float]], profile: Profile) -> Image.Image:
-    """Pieces (image, left, top) in drawing order on the background, each with its shadow, scaled to the width."""
+    """Pieces (image, left, top) in drawing order on the background, each with its shadow,
+    scaled to the width."""
     left = min(x for _, x, _ in layer)
     top = min(y for _, _, y in layer)
     right = max(x + p.width for p, x, _ in layer)

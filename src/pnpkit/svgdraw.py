@@ -245,7 +245,8 @@ class Drawing:
     ops: tuple[Op, ...]
 
     def draw(self, canvas, x_pt: float = 0, y_pt: float = 0) -> None:
-        """Draw with the SVG's bottom-left corner at (x_pt, y_pt) in canvas units (pt), true size."""
+        """Draw with the SVG's bottom-left corner at (x_pt, y_pt) in canvas units (pt), true
+        size."""
         minx, miny, vw, vh = self.viewbox
         height_pt = self.height_mm * MM
         sx, sy = self.width_mm * MM / vw, height_pt / vh
@@ -775,7 +776,8 @@ class _Compiler:
             self.emit(el, props, body, out, inner, viewport)
 
     def emit(self, el, props, body, out, inner=None, viewport=None):
-        """Append body to out, wrapped in el's transform, clip-path and viewport when it has them."""
+        """Append body to out, wrapped in el's transform, clip-path and viewport when it has
+        them."""
         matrix = self.value(el, _transform, props["transform"], "transform", None) if "transform" in props else None
         clip = self.clip_ref(el, props["clip-path"]) if "clip-path" in props else None
         if not body:
@@ -883,7 +885,8 @@ class _Compiler:
         return Gradient(tuple(segs), st["fill-rule"], kind, coords, colours, offsets, matrix, alpha)
 
     def gradient_spec(self, g):
-        """(kind, coords, colours, offsets, units, transform) of a gradient element, or None after problems."""
+        """(kind, coords, colours, offsets, units, transform) of a gradient element, or None
+        after problems."""
         tag = _tag(g)
         own, props = self.attributes(g, tag)
         before = len(self.problems)
@@ -952,7 +955,8 @@ class _Compiler:
         return inner, (x, y, w, h)
 
     def check_aspect(self, el, own, w, h, vw, vh):
-        """A viewBox is always stretched; where a browser would letterbox instead, make the author say so."""
+        """A viewBox is always stretched; where a browser would letterbox instead, make the
+        author say so."""
         if w and h and abs(vw / vh - w / h) > 1e-3 * vw / vh and own.get("preserveAspectRatio", "").strip() != "none":
             self.problem(el, 'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"')
 
@@ -1085,7 +1089,8 @@ class _Compiler:
                 x += width
 
     def runs(self, el, st, lines, nested):
-        """Append el's text runs (text, style, source element) to lines; positioned tspans start a line."""
+        """Append el's text runs (text, style, source element) to lines; positioned tspans start
+        a line."""
         lines[-1][4].append((el.text or "", st, el))
         for child in el:
             tag = _tag(child) if _is_element(child) else None
@@ -1211,7 +1216,8 @@ MAX_IMAGE_BYTES = 50_000_000
 
 
 def image_too_large(source) -> str | None:
-    """Why the PNG/JPEG (bytes or a file path) is too large to embed, or None. Only its header is read."""
+    """Why the PNG/JPEG (bytes or a file path) is too large to embed, or None. Only its header
+    is read."""
     from PIL import (  # the plug-ins skip Pillow's own bomb check
         JpegImagePlugin,
         PngImagePlugin,

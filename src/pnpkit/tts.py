@@ -74,7 +74,8 @@ class Plan:
 
 def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Path, final: Path,
           raster: RasterCache | None = None) -> None:
-    """Write the images and <game>-<lang>.json into folder; URLs point at `final` (where folder ends up)."""
+    """Write the images and <game>-<lang>.json into folder; URLs point at `final` (where folder
+    ends up)."""
     plan = Plan()
     objects: list[dict[str, Any]] = []
     canvases: dict[Path, Image.Image] = {}
@@ -163,7 +164,8 @@ def _urls(profile: Profile, folder: Path, final: Path) -> Url:
 # ------------------------------------------------------------------ decks
 
 def sheet_grids(n: int, size: tuple[float, float], profile: Profile) -> list[Grid]:
-    """Split n distinct faces over sheets; each takes the smallest grid that holds its faces plus the hidden slot."""
+    """Split n distinct faces over sheets; each takes the smallest grid that holds its faces
+    plus the hidden slot."""
     columns, rows, max_px = profile.sheet
     per_sheet = columns * rows - 1
     grids = []
@@ -178,7 +180,8 @@ def sheet_grids(n: int, size: tuple[float, float], profile: Profile) -> list[Gri
 
 
 def cell_pixels(size: tuple[float, float], columns: int, rows: int, profile: Profile) -> tuple[int, int]:
-    """A cell at the profile's dpi, shrunk (keeping the shape) until the sheet fits max_pixels a side."""
+    """A cell at the profile's dpi, shrunk (keeping the shape) until the sheet fits max_pixels a
+    side."""
     max_px = profile.sheet[2]
     w, h = (s / MM_PER_IN * profile.dpi for s in size)
     f = min(1.0, max_px / (columns * w), max_px / (rows * h))
@@ -268,7 +271,8 @@ def single_pixels(size: tuple[float, float], profile: Profile) -> tuple[int, int
 
 
 def _singles(deck: Deck, profile: Profile, folder: Path, plan: Plan) -> list[Piece]:
-    """Each item's front and back as its own PNG in NN-group/; returns (item, front path, back path)."""
+    """Each item's front and back as its own PNG in NN-group/; returns (item, front path, back
+    path)."""
     px = single_pixels(deck.size, profile)
     (folder / deck.folder).mkdir(exist_ok=True)
     out: list[Piece] = []
@@ -333,7 +337,8 @@ def _pieces(deck: Deck, kind: str, profile: Profile, folder: Path, plan: Plan, u
 
 def _object(name: str, ident: str, nickname: str, scale: dict[str, float], face_down: bool = False
             ) -> dict[str, Any]:
-    """The fields every TTS object carries; the GUID is derived from `ident`, so output is reproducible."""
+    """The fields every TTS object carries; the GUID is derived from `ident`, so output is
+    reproducible."""
     return {
         "GUID": hashlib.sha1(ident.encode("utf-8")).hexdigest()[:6],
         "Name": name,
