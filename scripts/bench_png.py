@@ -7,7 +7,8 @@ faces PDF, rasterised with pypdfium2 at 825 x 1125 px (300 dpi) and written as a
 PNG, on every core. Validation (load, render, compile) is not timed: it is the
 build's, not the export's.
 
-    .venv/bin/python scripts/bench_png.py [--cards 300] [--runs 3] [--profile thegamecrafter] [--quick]
+    .venv/bin/python scripts/bench_png.py [--cards 300] [--runs 3] [--quick]
+        [--profile thegamecrafter]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Run the fuzz campaign outside pytest: mutants of the shipped kits through the CLI, fenced.
 
-    PYTHONPATH=src python scripts/fuzz.py --count 2000 --seed 1         # a campaign, with its figures
-    PYTHONPATH=src python scripts/fuzz.py --kit mlem --seed 123 --keep /tmp/mutant   # one mutant, kept
+    PYTHONPATH=src python scripts/fuzz.py --count 2000 --seed 1   # a campaign, with its figures
+    PYTHONPATH=src python scripts/fuzz.py --kit mlem --seed 123 --keep /tmp/m   # one mutant, kept
 
 Prints: mutants run, exits by code, slowest run, peak memory (ru_maxrss of the children),
 failures (each with its reproducer). Exit 1 when a mutant failed. Failures on the campaign's

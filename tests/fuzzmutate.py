@@ -18,7 +18,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 KITS = ("mammoth-herd", "anunnaki", "mlem", "star-cargo")
-SENTINEL = "@SENTINEL@"  # replaced by the campaign's sentinel folder: an absolute path a write must not reach
+# replaced by the campaign's sentinel folder: an absolute path a write must not reach
+SENTINEL = "@SENTINEL@"
 
 NUMBERS = ["0", "-1", "1e9", "1e308", "-1e308", ".nan", ".inf", "-.inf", "nan", "inf", "-0",
            "99999999999999999999999999", "2147483648", "1e-320", "0.0000001", "0x10", "1_000"]

@@ -284,7 +284,8 @@ class Campaign:
                     self.time_limit = limit
                 self.outcomes[n] = again = self.outcomes.pop()
                 again.retried = first
-                # what the first run did besides running late still counts (a kill that damaged the last build)
+                # what the first run did besides running late still counts (a kill that damaged the
+                # last build)
                 again.failures[:0] = [f for f in first.failures if not f[0].startswith("timeout")]
                 again.allowed = bool(again.failures) and all(sig in self.allowed for sig, _ in again.failures)
                 if on_outcome:

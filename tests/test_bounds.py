@@ -56,8 +56,8 @@ def test_a_yaml_alias_bomb_is_refused_where_it_goes_off(kit):
     (kit.root / kit.pack / "bomb.yaml").write_text(bomb(), encoding="utf-8")
     with Timed():
         run = kit.validate()
-    # lol5 lists nine times lol4 (66,430 values each): 597,871 in all, the first value over the limit
-    # (of 100,000 less the 208 keys and values of game.yaml, read first)
+    # lol5 lists nine times lol4 (66,430 values each): 597,871 in all, the first value over the
+    # limit (of 100,000 less the 208 keys and values of game.yaml, read first)
     assert run.lines == ["components/mammoth-herd/bomb.yaml:6:7: error: " "this value expands to 597871 keys and values "
                          "(YAML aliases counted at every use); a pack's YAML files may hold " "at most 100000 in all, and 99792 are left for this one [limits]"]
     assert run.code == 1
@@ -82,7 +82,8 @@ def test_a_dense_file_is_refused_while_it_streams_not_after_building_its_tree(ki
     (kit.root / kit.pack / "dense.yaml").write_text("x: [" + "1," * 2_400_000 + "1]\n", encoding="utf-8")
     with Timed():
         run = kit.validate()
-    # event 99,793 (after game.yaml's 208): the mapping, its key, the list, then scalars two columns apart
+    # event 99,793 (after game.yaml's 208): the mapping, its key, the list, then scalars two columns
+    # apart
     assert run.lines == ["components/mammoth-herd/dense.yaml:1:199583: error: " "the file holds more keys and values than this; "
                          "a pack's YAML files may hold at most 100000 in " "all, and 99792 are left for this one [limits]"]
 
@@ -169,7 +170,8 @@ def test_a_face_may_be_split_over_at_most_100_sheets(tmp_path, monkeypatch, caps
     })
     with Timed():
         code = main(["validate", "components/big"])
-    # A4 less 40mm margins is 130x217mm; with 12mm of overlap a sheet advances 118x205mm: 17x10 sheets
+    # A4 less 40mm margins is 130x217mm; with 12mm of overlap a sheet advances 118x205mm: 17x10
+    # sheets
     assert capsys.readouterr().out.splitlines() == [
         "components/big/board.yaml:6:7: error: 'map' (1996x1996mm " "with bleed) would take 170 sheets of a4 paper; "
         "a face may take at most 100 (choose larger paper, or split it into parts) [limits]"]

@@ -135,7 +135,7 @@ def test_unknown_profile_is_a_usage_error(kit):
     assert not (kit.root / "build").exists()
 
 
-# ------------------------------------------------------------------ images: The Game Crafter, MakePlayingCards
+# ------------------------------------------------------- images: The Game Crafter, MakePlayingCards
 
 def test_tgc_writes_one_png_per_face_at_the_product_size(tmp_path):
     problems, out = exported(cards(tmp_path / "probe", n=3, shared_back=False), tmp_path / "out", "thegamecrafter")
@@ -274,7 +274,7 @@ def test_many_faces_are_rasterised_in_a_process_pool_identically(tmp_path):
     assert [near(im.getpixel((400, 500)), colours(30)[i // 2]) for i, im in enumerate(pooled) if i % 2 == 0] == [True] * 30
 
 
-# ------------------------------------------------------------------ pages: DriveThruCards, PrintNinja
+# ---------------------------------------------------------------- pages: DriveThruCards, PrintNinja
 
 def test_dtc_pages_are_face_plus_bleed_with_trim_and_bleed_boxes(tmp_path):
     problems, out = exported(cards(tmp_path / "probe", n=2, count=2), tmp_path / "out", "drivethrucards", pdfx=False)
@@ -382,7 +382,7 @@ def test_tts_grid_choice():
     assert tts.cell_pixels((63.5, 88.9), 2, 1, tts_profile) == (750, 1050)  # small decks keep 300 dpi
 
 
-# ------------------------------------------------------------------ the command line and the seed kit
+# ---------------------------------------------------------------- the command line and the seed kit
 
 @pytest.mark.parametrize("name", ["thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator"])
 def test_every_profile_exports_the_mammoth_herd(kit, name):

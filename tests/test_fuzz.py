@@ -146,7 +146,7 @@ def test_the_harness_catches_a_failed_build_that_damaged_the_last_one(harness):
     assert harness(lambda argv: 1, "build").failures == []  # and the next mutant finds it restored
 
 
-# --- regressions: defects the campaign found outside the classes other branches fix ----------------
+# --- regressions: defects the campaign found outside the classes other branches fix ---
 
 @pytest.mark.parametrize("value, tag", [("!!int Italiano", "!!int"), ("!!timestamp nope", "!!timestamp"), ("!!float x", "!!float")])
 def test_fuzz_found_a_tag_that_cannot_read_its_value_is_located(kit, value, tag):

@@ -41,13 +41,15 @@ class TestGrid:
         xs = sorted({round(p.x, 3) for p in pages[0].placements})
         ys = sorted({round(p.y, 3) for p in pages[0].placements})
         assert xs == pytest.approx([9.75, 73.25, 136.75])  # (210 - 190.5) / 2 and one card apart
-        # centred between the top margin plus the marks' room (5 + 3.5) and the bottom one plus the label (5 + 2.5 + 3.5)
+        # centred between the top margin plus the marks' room (5 + 3.5) and the bottom one plus the
+        # label (5 + 2.5 + 3.5)
         assert ys == pytest.approx([8.5 + (297 - 8.5 - 11 - 266.7) / 2 + k * 88.9 for k in range(3)])
 
     def test_bleed_shows_only_at_block_edges_when_butted(self):
         pages, _ = impose(faces(9), PrintSettings(paper="a4", backs="none", gap=0))
         corner, middle = pages[0].placements[0], pages[0].placements[4]
-        # beside the block only (210 - 2 x 8.5 - 190.5) / 2 = 1.25 mm is left inside the margin and the marks
+        # beside the block only (210 - 2 x 8.5 - 190.5) / 2 = 1.25 mm is left inside the margin and
+        # the marks
         assert corner.reach == pytest.approx((1.25, 3, 0, 0))
         assert middle.reach == (0, 0, 0, 0)
 

@@ -283,12 +283,14 @@ class TestDiceNetsOnPaper:
             def box(c, r, inset=1.0, left=left, top=top, cell=cell):
                 return (left + c * cell + inset * PX, top + r * cell + inset * PX, left + (c + 1) * cell - inset * PX, top + (r + 1) * cell - inset * PX)
 
-            # which cells of the 4 x 3 grid are squares of the die: the cross, a net that folds into a cube
+            # which cells of the 4 x 3 grid are squares of the die: the cross, a net that folds into
+            # a cube
             squares = {(c, r) for c in range(4) for r in range(3) if share(cream, box(c, r)) > 0.6}
             empty = {(c, r) for c in range(4) for r in range(3) if share(cream, box(c, r)) < 0.01}
             assert squares == CROSS and len(empty) == 6
             dice.fold(sorted(squares))
-            # a glue tab is grey just outside an edge; exactly one on each seam, and where a paper die has them
+            # a glue tab is grey just outside an edge; exactly one on each seam, and where a paper
+            # die has them
             tabbed = set()
             for (cell_xy, direction) in [(c, d) for c in CROSS for d in OUT]:
                 dx, dy = OUT[direction]
@@ -354,8 +356,8 @@ class TestTrackOnPaper:
         face = sheets[0][1].placements[0].face
         assert face.size == (1000, 190)
         windows = [page.tile.window for _, page in sheets]
-        # the whole track; its bleed is left off (the art's edge is the cut): with it, and room for its
-        # crop marks, the track would not fit one row of landscape A4 inside the margins
+        # the whole track; its bleed is left off (the art's edge is the cut): with it, and room for
+        # its crop marks, the track would not fit one row of landscape A4 inside the margins
         assert windows[0][:2] == (3, 3) and windows[-1][2:] == pytest.approx((1003, 193))
         for a, b in zip(windows, windows[1:]):
             assert a[2] - b[0] == pytest.approx(15)  # the pack's overlap

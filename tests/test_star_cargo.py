@@ -183,7 +183,8 @@ class TestBoard:
         ]
 
     def test_b05_follows_the_boards_neighbours(self, cargo):
-        # with N8, M9 and N10 void, only diagonal steps reach N9: fine with 8 neighbours, walled with 4
+        # with N8, M9 and N10 void, only diagonal steps reach N9: fine with 8 neighbours, walled
+        # with 4
         assert broken(cargo, ("game.yaml", "I10, J10]", "I10, J10, N8, M9, N10]")) == []
         assert broken(cargo, ("game.yaml", "neighbours: 8", "neighbours: 4")) == [
             f"{S}/game.yaml:89:19: error: planet 'jaspo' at N9 cannot be reached " "from Home (G8) with step cards: void spaces wall it in [CARGO-B05]",

@@ -158,7 +158,8 @@ def test_transform_rotate_about_centre_scale_skew_matrix(tmp_path):
 
 def test_path_arc(tmp_path):
     page = render(tmp_path, '<path d="M 10 20 A 10 10 0 0 1 30 20 Z" fill="red"/>')
-    # sweep-flag 1 from left to right goes over the top: a half disc above y=20, radius 10 about (20, 20)
+    # sweep-flag 1 from left to right goes over the top: a half disc above y=20, radius 10 about
+    # (20, 20)
     assert near(page.at(20, 10.5), RED) and near(page.at(20, 9.5), WHITE)
     assert near(page.at(20, 21), WHITE)
     assert near(page.at(13, 14), RED) and near(page.at(11, 11), WHITE)

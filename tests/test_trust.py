@@ -67,7 +67,7 @@ def test_templates_still_build_lists_through_namespace(kit):
     assert kit.validate().code == 0
 
 
-# ------------------------------------------------------------------ a pack's Python only when trusted
+# ---------------------------------------------------------------- a pack's Python only when trusted
 
 
 def test_an_untrusted_pack_validates_all_but_its_code(kit, untrusted):

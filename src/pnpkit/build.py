@@ -78,9 +78,9 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
              registry: Registry | None = None) -> Result:
     """Every check short of writing files, for the given languages (default: all of the pack's).
 
-    `cache` serves faces and drawings whose inputs did not change (default: none, everything is made).
-    `code` says whether the pack's own Python may run (default: if the user trusts its folder).
-    `registry` holds the packers, template helpers and rules (default: pnpkit's own)."""
+    `cache` serves faces and drawings whose inputs did not change (default: none, everything is
+    made). `code` says whether the pack's own Python may run (default: if the user trusts its
+    folder). `registry` holds the packers, template helpers and rules (default: pnpkit's own)."""
     reg = registry or default_registry()
     pack, problems = schema.load_pack(root)
     if pack is None:

@@ -1,9 +1,9 @@
 """`build --changes`: which faces differ from the previous build in the same output folder.
 
-The previous build left the exact SVG of every face in OUT/<game>/svg/<lang>/<group>/<id>-<side>.svg,
-so "changed" means what prints differs, whatever edit caused it (a sheet cell, a
-template, a shared string). An item is reprinted whole: if either side changed,
-both go into the changes PDF, so fronts and backs still pair up on the paper.
+The previous build left the exact SVG of every face in
+OUT/<game>/svg/<lang>/<group>/<id>-<side>.svg, so "changed" means what prints differs, whatever edit
+caused it (a sheet cell, a template, a shared string). An item is reprinted whole: if either side
+changed, both go into the changes PDF, so fronts and backs still pair up on the paper.
 """
 
 from __future__ import annotations

@@ -221,9 +221,10 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
     """What the Tabletop Simulator export cannot do for a group, said where the group is."""
     group = pack.groups[deck.name]
     if kind == "image" and deck.kind == "die":
-        # Why not Custom_Dice: the d6 face layout exists only as the template image in a TTS install;
-        # the knowledge base, the API docs and the public saves we searched give the object's JSON
-        # (CustomImage.ImageURL, CustomDice.Type 1) but not where each face sits on the image.
+        # Why not Custom_Dice: the d6 face layout exists only as the template image in a TTS
+        # install; the knowledge base, the API docs and the public saves we searched give the
+        # object's JSON (CustomImage.ImageURL, CustomDice.Type 1) but not where each face sits on
+        # the image.
         why = ("a TTS Custom Dice object takes one image laid out like the d6 template TTS installs "
                "(Modding/Dice Templates), whose face positions are not documented, so pnpkit cannot "
                "place the faces on it; paint these images onto that template, or import them by hand")

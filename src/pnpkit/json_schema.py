@@ -8,9 +8,9 @@ Helix, Zed, ...) reads to complete keys and flag mistakes while one types:
     # yaml-language-server: $schema=../../schema/pnpkit-game.schema.json
 
 The schemas are generated from the format's declaration (packformat: every key of
-game.yaml, print and a group, with its description) and the validator's own tables (ITEM_KEYS, FIELD_KEYS, FIELD_TYPES, CHECK_KEYS,
-model.KINDS, BACK_MODES, PROVENANCE, units.PAPERS and SIZES, the length and
-size patterns of units, and every built-in rule's options), so a key the
+game.yaml, print and a group, with its description) and the validator's own tables (ITEM_KEYS,
+FIELD_KEYS, FIELD_TYPES, CHECK_KEYS, model.KINDS, BACK_MODES, PROVENANCE, units.PAPERS and SIZES,
+the length and size patterns of units, and every built-in rule's options), so a key the
 validator learns is a key the editor knows, and generation fails loudly
 if a key has no description here. The validator stays the authority: what a
 JSON Schema cannot say (an item's own fields, languages every text must
@@ -48,7 +48,8 @@ TEXT = {"anyOf": [{"type": "string"}, {"type": "object", "additionalProperties":
 TEMPLATE = {"type": "string", "description": "A Jinja2 SVG template, relative to templates/ (the pack's own " "first), e.g. game/card-front.svg.j2; or a Python function of " "the pack, e.g. board.py:draw (runs only for a trusted pack)."}
 PROVENANCE_TAG = {"enum": list(PROVENANCE), "description": "Where a value comes from: seed, public, inferred or design."}
 
-# The keys' types as JSON Schema; what each key means is packformat's (GAME, PRINT, GROUP), added by _described.
+# The keys' types as JSON Schema; what each key means is packformat's (GAME, PRINT, GROUP), added by
+# _described.
 GAME = {
     "id": {"type": "string", "pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME},
     "name": TEXT,

@@ -25,7 +25,9 @@ FOLD_CLEARANCE = 5.0  # mm from the fold line to the nearest bleed (print-standa
 FOLD_BLOCKS = 1000  # block numbers of gutter-fold backs start here
 MARK_CLEAR = 0.5  # mm between the bleed's edge and a crop mark
 MARK_LENGTH = 3.0  # mm; with MARK_CLEAR the room crop marks take beyond a block's bleed
-FOOTER = 2.5  # mm above the bottom margin for the page's label (6 pt): with the marks, 3 x 3 poker cards still fit A4 either way
+# mm above the bottom margin for the page's label (6 pt): with the marks, 3 x 3 poker cards still
+# fit A4 either way
+FOOTER = 2.5
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ PACKAGE = Path(__file__).resolve().parent  # pnpkit's own files: base templates,
 # A BCP-47-like tag: a 2-3 letter language, then subtags (pt-BR, zh-Hant, sr-Latn-RS).
 LANG_TAG = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
 MAX_LANG = 35
-# A name that becomes one file or folder name: no '/', no '..', no leading dot, no control characters.
+# A name that becomes one file or folder name: no '/', no '..', no leading dot, no control
+# characters.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MAX_NAME = 64
 _DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(10)), *(f"LPT{n}" for n in range(10))}

@@ -54,7 +54,8 @@ FLATTEN_DPI = 300  # transparent faces become images at this resolution, the usu
 # samples between two stops of a gradient: separation is not linear, so a CMYK ramp between the
 # separated ends alone would drift from the profile's conversion of the RGB ramp in the middle
 GRADIENT_STEPS = 8
-RICH_AREA = 100.0  # mm^2: a black fill at least this big prints rich black (1 cm^2, far more than any glyph)
+# mm^2: a black fill at least this big prints rich black (1 cm^2, far more than any glyph)
+RICH_AREA = 100.0
 _NUM = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)")
 _PT_PER_MM = 72 / 25.4
 
@@ -64,7 +65,8 @@ class Press:
     """The printing condition a PDF/X file is separated for."""
 
     icc: Path = DEFAULT_ICC
-    condition: str = "Custom"  # OutputConditionIdentifier: a registered name, or Custom with the profile embedded
+    # OutputConditionIdentifier: a registered name, or Custom with the profile embedded
+    condition: str = "Custom"
     ink_limit: float = 300.0  # % total area coverage
     rich_black: tuple[float, float, float, float] = (0.6, 0.4, 0.4, 1.0)
 
@@ -448,7 +450,8 @@ def mark(path: Path, press: Press, title: str) -> None:
         info.GTS_PDFXVersion = VERSION
         info.GTS_PDFXConformance = VERSION
         info.Trapped = pikepdf.Name("/False")
-        # invariant output: keep ReportLab's fixed dates and ID, and the PDF 1.4 header X-1a:2003 needs
+        # invariant output: keep ReportLab's fixed dates and ID, and the PDF 1.4 header X-1a:2003
+        # needs
         pdf.save(path, force_version="1.4", deterministic_id=True,
                  stream_decode_level=pikepdf.StreamDecodeLevel.none)  # keep ReportLab's compressed streams as they are
 

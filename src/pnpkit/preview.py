@@ -4,10 +4,10 @@ Each face is shown from the SVG the build wrote (svg/<lang>/<group>/<id>-<side>.
 at true relative size, with its id, count, and the warnings located in its
 item. A browser draws an SVG shown as an image without loading the files it
 links to, so a face that draws art from the pack gets a preview copy linking to
-one copy of each file (preview/art/), shown in a sandboxed frame instead. Served by `pnpkit watch --serve`, the page asks the
-server for the build state twice a second: it reloads itself after a rebuild
-and shows the problems while the pack is broken. Opened as a file it is
-simply a static page.
+one copy of each file (preview/art/), shown in a sandboxed frame instead. Served by
+`pnpkit watch --serve`, the page asks the server for the build state twice a second: it
+reloads itself after a rebuild and shows the problems while the pack is broken. Opened as a
+file it is simply a static page.
 
 The page itself is files shipped in the package (assets/preview/: the Jinja
 templates, autoescaped, and the page's CSS and JavaScript); this module only
@@ -172,7 +172,8 @@ def _linked_art(svg: str, root: Path, art: Path, previous: Path | None = None) -
             href = el.get(attr)
             if not href or href.startswith("data:"):
                 continue
-            try:  # found again the way the build found it (paths.image_file): nothing outside the pack
+            # found again the way the build found it (paths.image_file): nothing outside the pack
+            try:
                 found = paths.image_file(root, href)
             except (OSError, ValueError):  # ValueError: paths.Outside
                 found = None

@@ -153,7 +153,8 @@ def load(name: str) -> tuple[Profile | None, list[Problem]]:
         return None, problems
     r = Reader(doc, problems)
     profile = _read(r, path.stem)
-    # the shared readers file length and size errors under the pack's [schema]; here they are the profile's
+    # the shared readers file length and size errors under the pack's [schema]; here they are the
+    # profile's
     problems = [dataclasses.replace(p, rule="profile") if p.rule == "schema" else p for p in problems]
     if any(p.is_error for p in problems):
         return None, problems

@@ -1,9 +1,9 @@
 """Faces written in Python: `front: board.py:draw` names a function in a file of the pack.
 
 The function gets what a template gets (item, face, s, data, lang, pack and
-text_box, as a dict, plus macros: a template's macros callable from Python) and returns an SVG drawing (drawing(ctx), an svgwrite
-Drawing set up like _face.svg.j2) or SVG text. That SVG then goes through the
-same renderer, cache and checks as a template's. It is the pack's own code, so
+text_box, as a dict, plus macros: a template's macros callable from Python) and returns an SVG
+drawing (drawing(ctx), an svgwrite Drawing set up like _face.svg.j2) or SVG text. That SVG then goes
+through the same renderer, cache and checks as a template's. It is the pack's own code, so
 it runs only when the user trusts the pack (trust.py), and then all of one
 build's Python faces run together in one child process with the build's time
 and memory limit (packcode.py); only SVG text and problems come back, as JSON.

@@ -97,7 +97,8 @@ class Undefined(jinja2.StrictUndefined):
         def unknown(message: str) -> UnknownName:
             return UnknownName(message, obj, name)
 
-        # Jinja raises whatever it is given called with the message, so a factory serves as the type.
+        # Jinja raises whatever it is given called with the message, so a factory serves as the
+        # type.
         super().__init__(hint, obj, name, unknown if exc is jinja2.UndefinedError else exc)  # type: ignore[arg-type]
 
 

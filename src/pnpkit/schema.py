@@ -97,7 +97,8 @@ class _Game:
 
     def __init__(self, r: Reader, root: Path):
         self.r, self.root = r, root
-        self.derived: dict = {}  # group name -> (source group, where items_from is, where its templates are)
+        # group name -> (source group, where items_from is, where its templates are)
+        self.derived: dict = {}
         data = r.mapping(r.doc.data, (), GAME_KEYS, "game.yaml")
         self.data = data or {}
         if data is None:  # nothing else can be read; one problem says so

@@ -11,8 +11,8 @@ A shaped run is drawn with ReportLab's own support for shaped strings (a
 `ShapedStr`: characters that stand for the glyphs, plus each glyph's advance
 and offsets). A glyph that no character maps to (an Arabic medial form in a
 font without presentation-form code points, a ligature) gets a private-use
-code point in that font derived from its glyph id, as ReportLab itself does. A run whose glyphs are its
-own characters at their normal advances stays a plain string, so such text
+code point in that font derived from its glyph id, as ReportLab itself does. A run whose glyphs are
+its own characters at their normal advances stays a plain string, so such text
 draws exactly as it did before shaping existed.
 """
 

@@ -35,7 +35,8 @@ MAX_UNPACKED = 200_000_000  # all the XML inside a workbook, unzipped
 MAX_ROWS = 50_000
 MAX_COLUMNS = 200
 MAX_CELL_CHARS = 20_000
-MAX_CELLS = 500_000  # filled cells in one sheet: about 250 MB once read and placed (a 10,000-card deck has 80,000)
+# filled cells in one sheet: about 250 MB once read and placed (a 10,000-card deck has 80,000)
+MAX_CELLS = 500_000
 RULE = "sheet"
 
 

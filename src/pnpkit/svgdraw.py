@@ -1246,7 +1246,8 @@ _HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h
 
 
 MAX_REACH = 1e16  # mm from the face's origin; ReportLab cannot write a PDF number of 1e21
-_OP_MAX = 1e15  # no op holds a larger number: each is at most MAX_NUMBER, a clip's transformed by one more
+# no op holds a larger number: each is at most MAX_NUMBER, a clip's transformed by one more
+_OP_MAX = 1e15
 
 
 def _too_far(drawing: Drawing) -> str | None:
