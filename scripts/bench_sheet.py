@@ -1,4 +1,5 @@
-"""Benchmark: read a 10,000-row XLSX card list and validate it (structure and rules), time and peak memory.
+"""Benchmark: read a 10,000-row XLSX card list and validate it (structure and rules), time and peak
+memory.
 
 The workbook has one row per card: id, an enum, a number, an int, text in two
 languages, a list and tags, as a designer's deck sheet would. It is written once

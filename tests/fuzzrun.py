@@ -110,8 +110,9 @@ def _child(argv: list[str], cwd: Path, out_file: Path, target: Callable[[list[st
 # --- watching the files around a mutant ----------------------------------------------------------
 
 def snapshot(root: Path, skip=(), shallow=(), recursive: bool = True) -> dict:
-    """{relative path: (kind, size, mtime_ns, inode)} of everything under root but the `skip` folders;
-    of a `shallow` folder only its own entries (a sibling's build: a stray write lands at its top)."""
+    """{relative path: (kind, size, mtime_ns, inode)} of everything under root but the `skip`
+    folders; of a `shallow` folder only its own entries (a sibling's build: a stray write lands at
+    its top)."""
     root_s, skip, shallow = str(root), {str(p) for p in skip}, {str(p) for p in shallow}
     found, stack = {}, [root_s]
     while stack:
@@ -155,9 +156,9 @@ def hashes(root: Path) -> dict:
 
 @dataclass
 class Slot:
-    """One worker's folder: SLOT/<kit>/ holds a copy of each kit as a user has it (components/<kit>/,
-    templates/<kit>/) and its good build (out/); a mutant of the kit runs there, as
-    `pnpkit build components/<kit> --out out`."""
+    """One worker's folder: SLOT/<kit>/ holds a copy of each kit as a user has it
+    (components/<kit>/, templates/<kit>/) and its good build (out/); a mutant of the kit runs there,
+    as `pnpkit build components/<kit> --out out`."""
 
     folder: Path
     pid: int | None = None
@@ -241,7 +242,8 @@ class Campaign:
     # setup
     def prepare(self, kits=KITS) -> None:
         """Each kit copied into each slot and built there once (the build a failing build must leave
-        alone; it also warms the parent up), the sentinel, and the snapshot of the shared folders."""
+        alone; it also warms the parent up), the sentinel, and the snapshot of the shared
+        folders."""
         self.sentinel.mkdir(parents=True)
         (self.sentinel / "keep.txt").write_text("a file no mutant may touch\n")
         with compiled_templates_kept(self.bytecode):
@@ -405,7 +407,8 @@ class Campaign:
 
     def _judge_previous_build(self, slot: Slot, outcome: Outcome) -> None:
         """A failed build leaves the kit folders of the last good build byte-identical (its cache
-        may learn, and what it left beside them, e.g. a half-written staging folder, is not judged)."""
+        may learn, and what it left beside them, e.g. a half-written staging folder, is not
+        judged)."""
         out, good = slot.out(outcome.mutant.kit), self.good_hashes[outcome.mutant.kit]
         if not changes(slot.out_before, snapshot(out)):
             return

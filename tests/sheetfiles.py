@@ -1,4 +1,5 @@
-"""Write the sheets the tests read: CSV/TSV as text, XLSX with openpyxl, ODS by hand (its XML is small).
+"""Write the sheets the tests read: CSV/TSV as text, XLSX with openpyxl, ODS by hand (its XML is
+small).
 
 A row is a list of cells: None (empty), str, int, float, bool, or Formula(text, value)
 (value None: a formula never calculated, as programs other than spreadsheets write).

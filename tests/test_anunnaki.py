@@ -1,5 +1,6 @@
 """The Anunnaki kit (seed 000): each ANU rule fires on a broken copy of the pack, the sheet prints
-the movement table's data, and the built PDF has hexes on shared cut lines and a taped-together map."""
+the movement table's data, and the built PDF has hexes on shared cut lines and a taped-together
+map."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Hostile packs (issue 13): nothing is written outside --out, nothing is read from outside the pack.
+"""Hostile packs (issue 13): nothing is written outside --out, nothing is read from outside the
+pack.
 
 Each test breaks a copy of the Mammoth Herd kit the way the issue's attacker or
 careless user did, builds it through the CLI, and checks the exact located

@@ -415,8 +415,8 @@ def test_italian_and_english_text(built):
 
 
 def test_one_way_to_make_the_dice_prints_by_default(built):
-    """The dice are three variants (16 mm nets, 25 mm nets, stickers); game.yaml prints the 16 mm nets.
-    The others are still drawn (their SVGs), for --variant."""
+    """The dice are three variants (16 mm nets, 25 mm nets, stickers); game.yaml prints the 16 mm
+    nets. The others are still drawn (their SVGs), for --variant."""
     result = validate(ROOT / M, ["it"])
     assert result.pack.print.variants == ("nets-16mm",)
     printed = {p.face.group for page in result.pages["it"] for p in page.placements}

@@ -149,8 +149,8 @@ def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) ->
 
 
 def _check_texts(pack: Pack, faces: list[Face], env, sizes_reported: bool) -> list[Problem]:
-    """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once per
-    template line that wrote it, else once per item. When text_box() has refused a size already
+    """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once
+    per template line that wrote it, else once per item. When text_box() has refused a size already
     (an error), the sizes are not measured again: that would repeat it for every item."""
     out, seen = [], set()
     for face in faces:

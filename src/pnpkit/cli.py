@@ -107,7 +107,8 @@ def _jobs_option(text: str) -> int:
 
 def _tolerant_output() -> None:
     """A file name or a letter the output's encoding cannot show (a non-UTF-8 file name, Polish
-    text on a Latin-1 terminal) is printed escaped rather than ending the run with UnicodeEncodeError."""
+    text on a Latin-1 terminal) is printed escaped rather than ending the run with
+    UnicodeEncodeError."""
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):  # not a test's capture or a pipe replaced by a StringIO
             stream.reconfigure(errors="backslashreplace")

@@ -76,7 +76,8 @@ def run(result: Result, out: Path, chosen: list[Profile] | None, strict: bool = 
 
 
 def export(pack: Pack, faces: dict[str, list[Face]], out: Path, profile: Profile, strict: bool = False) -> list[Problem]:
-    """Write the kit in the profile's form to out/<pack id>/<profile id>/; return what the profile found.
+    """Write the kit in the profile's form to out/<pack id>/<profile id>/; return what the profile
+    found.
 
     `faces` is {lang: [Face]} as build.validate() gives it. With strict, a
     warning means nothing is written for this profile.

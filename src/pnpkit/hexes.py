@@ -248,7 +248,8 @@ def _key(p: tuple[float, float]) -> tuple[int, int]:
 
 
 def _outline(cx: float, cy: float, shape: HexShape, bleed: float, taken: set) -> list[tuple[float, float]]:
-    """The hex grown by `bleed` on each edge that has no neighbour; shared edges stay on the cut line.
+    """The hex grown by `bleed` on each edge that has no neighbour; shared edges stay on the cut
+    line.
 
     Corner k is where the lines of edges k-1 and k meet. Where both are grown it
     moves out along its bisector; where one is shared it slides along the shared

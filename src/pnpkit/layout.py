@@ -223,8 +223,9 @@ def paper_sizes(settings: PrintSettings) -> list[tuple[float, float]]:
 
 
 def ink_area(settings: PrintSettings, page: tuple[float, float]) -> tuple[float, float, float, float]:
-    """Left, top, right, bottom of where anything may be inked except the label: inside print.margin,
-    which most home printers cannot print (print-standards §4.1), and above the footer."""
+    """Left, top, right, bottom of where anything may be inked except the label: inside
+    print.margin, which most home printers cannot print (print-standards §4.1), and above the
+    footer."""
     m = settings.margin
     return m, m, page[0] - m, page[1] - m - FOOTER
 
@@ -235,8 +236,8 @@ def mark_room(settings: PrintSettings) -> float:
 
 
 def face_area(settings: PrintSettings, page: tuple[float, float], marks: bool = True) -> tuple[float, float, float, float]:
-    """Left, top, right, bottom where faces (bleed included) may go: the ink area less the crop marks'
-    room (`marks`), and for gutter-fold only the left half, FOLD_CLEARANCE from the fold."""
+    """Left, top, right, bottom where faces (bleed included) may go: the ink area less the crop
+    marks' room (`marks`), and for gutter-fold only the left half, FOLD_CLEARANCE from the fold."""
     left, top, right, bottom = ink_area(settings, page)
     r = mark_room(settings) if marks else 0.0
     left, top, right, bottom = left + r, top + r, right - r, bottom - r
@@ -258,7 +259,8 @@ def _fits(n: float, size: float, gap: float) -> int:
 
 
 def fill_pages(copies: list[Face], s: PrintSettings, new_page, fill, too_big) -> tuple[list[Page], list[Problem]]:
-    """Fill pages in order; each page takes the paper orientation that holds more of what comes next.
+    """Fill pages in order; each page takes the paper orientation that holds more of what comes
+    next.
 
     new_page(size) makes an empty page, fill(page, faces) places what fits and says how
     many, too_big(face) answers (pages, problems) for a face no page can hold.
@@ -612,8 +614,8 @@ def _tile_plans(face: Face, s: PrintSettings) -> list[tuple]:
 
 
 def _tile_plan(face: Face, s: PrintSettings, size: tuple[float, float], bleed: float):
-    """(paper, cols, rows, window w, h, bleed printed) for the face on this paper with this much of its
-    bleed, or None when a sheet cannot advance past the overlap."""
+    """(paper, cols, rows, window w, h, bleed printed) for the face on this paper with this much of
+    its bleed, or None when a sheet cannot advance past the overlap."""
     left, top, right, bottom = _whole_sheet(s, size, bleed > 0)
     aw, ah = right - left, bottom - top
     if min(aw, ah) <= s.overlap:

@@ -1,4 +1,5 @@
-"""The Jinja loader of a pack's templates: looked up as FileSystemLoader does, read only from inside.
+"""The Jinja loader of a pack's templates: looked up as FileSystemLoader does, read only from
+inside.
 
 Every template a face uses, whether named in the YAML or reached through
 {% extends %}, {% include %} or {% import %}, comes through get_source(): its

@@ -138,8 +138,8 @@ STAMP_PT = 4.5  # a note for playtesters, not for players
 
 
 def _stamp(c: Canvas, p: Placement, text: str) -> None:
-    """The stamp centred in the bottom edge band of the face (inside the trim, so it survives the cut),
-    in the face's coordinates with (0, 0) at the bleed's bottom-left corner."""
+    """The stamp centred in the bottom edge band of the face (inside the trim, so it survives the
+    cut), in the face's coordinates with (0, 0) at the bleed's bottom-left corner."""
     b = p.face.bleed
     c.setFillColor(GREY)
     c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), STAMP_PT)
@@ -307,8 +307,8 @@ def _label(c: Canvas, page: Page) -> None:
 
 
 def _boxes(c: Canvas, page: Page) -> None:
-    """TrimBox and BleedBox where a page holds one whole face (print shops read them); none otherwise,
-    nor on a sheet of a face split over several, whose trim is not on the page."""
+    """TrimBox and BleedBox where a page holds one whole face (print shops read them); none
+    otherwise, nor on a sheet of a face split over several, whose trim is not on the page."""
     if not page.single_face or page.tile is not None:
         c.setTrimBox(None)
         c.setBleedBox(None)

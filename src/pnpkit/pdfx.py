@@ -236,7 +236,8 @@ class CmykCanvas(Canvas):
     def _cmyk_stops(self, colors: list[object],
                     positions: list[float] | None) -> tuple[list[object], list[float] | None]:
         """A gradient's stops as a DeviceCMYK shading's: the RGB ramp sampled between stops, each
-        sample separated like any colour, so the CMYK ramp follows the profile, not a straight line."""
+        sample separated like any colour, so the CMYK ramp follows the profile, not a straight
+        line."""
         rgb = [c for c in map(_rgb, colors) if c is not None]
         if len(rgb) < len(colors):  # CMYK given already: taken as it is
             return list(colors), positions

@@ -101,9 +101,9 @@ class Profile:
         return None, False
 
     def fitting(self, size: tuple[float, float], bleed: float) -> tuple[Product | None, bool]:
-        """The product for a group of this trim and bleed: its own size, else the closest whose every
-        side lies within `fit` mm of the group's and, where the product is larger, inside the art's
-        bleed (the cut must not show blank paper); and whether it is turned 90°."""
+        """The product for a group of this trim and bleed: its own size, else the closest whose
+        every side lies within `fit` mm of the group's and, where the product is larger, inside the
+        art's bleed (the cut must not show blank paper); and whether it is turned 90°."""
         product, turned = self.product_for(size)
         if product is not None or self.fit <= 0:
             return product, turned

@@ -145,7 +145,8 @@ def render(sheets: list[Sheet], shots: list[Shot], pdf_path: Path, title: str, c
            rasterise: Callable[[Path, list[Shot]], list[Image.Image | None]]) -> list[Image.Image | None]:
     """rasterise(write_pdf(sheets)) as export does it, serving every shot the cache holds.
 
-    Returns what rasterise returns: a PIL image for each shot without a path, None for the others."""
+    Returns what rasterise returns: a PIL image for each shot without a path, None for the
+    others."""
     keys = [key(sheets[shot.page], shot, variant) for shot in shots]
     out: list[Image.Image | None] = [None] * len(shots)
     todo: list[int] = []

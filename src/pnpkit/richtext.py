@@ -1,4 +1,5 @@
-"""Rich text in text_box(): inline icons, bold and italic spans, paragraphs, escapes, both directions.
+"""Rich text in text_box(): inline icons, bold and italic spans, paragraphs, escapes, both
+directions.
 
 Markup (in any text a template hands to text_box()):
 

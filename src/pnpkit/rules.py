@@ -309,7 +309,8 @@ def count_rule(ctx: Context):
     per_player x the most players; with `by: field`, counted per value of that field: `exact`
     maps values to numbers, or `each` is the number for every value of `values` (a list, or
     {data: key} for the keys of a data table such as the player colours). Values not listed must not
-    occur, unless `others: ignore` (count a subset: 13 of each suit while the jokers share the field)."""
+    occur, unless `others: ignore` (count a subset: 13 of each suit while the jokers share the
+    field)."""
     if "by" in ctx.opts:
         yield from _count_by(ctx)
         return

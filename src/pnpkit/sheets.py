@@ -65,8 +65,8 @@ class Sheet:
 
 
 def read_sheet(path: Path, shown: str, sheet: str | None, where: Location) -> tuple[Sheet | None, list[Problem]]:
-    """The sheet in path (shown to the user as `shown`); problems are located at `where` (the `items:`
-    line) when the file as a whole is wrong, else at the cell."""
+    """The sheet in path (shown to the user as `shown`); problems are located at `where` (the
+    `items:` line) when the file as a whole is wrong, else at the cell."""
     suffix = path.suffix.lower()
     reader = READERS.get(suffix)
     if reader is None:

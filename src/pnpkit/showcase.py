@@ -1,4 +1,5 @@
-"""Store-page images (`build --profile showcase`): a fanned hand, a grid of every face, a hero per board.
+"""Store-page images (`build --profile showcase`): a fanned hand, a grid of every face, a hero per
+board.
 
 Rendered from the same faces as the PDF: each distinct front is drawn trim only
 (a cut piece shows no bleed) into a PDF and rasterised with pypdfium2 on

@@ -1139,8 +1139,8 @@ class _Compiler:
 
 
     def art_document(self, root):
-        """The root <svg> of an art file: its viewBox (or plain width and height) is its drawing box;
-        it is scaled into the <image> box that draws it."""
+        """The root <svg> of an art file: its viewBox (or plain width and height) is its drawing
+        box; it is scaled into the <image> box that draws it."""
         if root.tag != _SVG + "svg":
             self.problem(root, "root element must be <svg> in the SVG namespace")
             return (0.0, 0.0, 1.0, 1.0), ()

@@ -1,4 +1,5 @@
-"""`pnpkit watch PACK`: rebuild on every save, keep going when the pack is broken, optionally serve the preview.
+"""`pnpkit watch PACK`: rebuild on every save, keep going when the pack is broken, optionally serve
+the preview.
 
 The watcher polls: every INTERVAL it lists the pack's folder and its template
 folders (name, size, modification time and inode of each file, which is what
