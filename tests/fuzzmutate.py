@@ -171,7 +171,8 @@ def _replace(text: str, start: int, end: int, new: str) -> str:
 
 
 def _where(text: str, node: yaml.Node) -> str:
-    return f"line {node.start_mark.line + 1} ({text[node.start_mark.index:node.end_mark.index][:40]!r})"
+    at = text[node.start_mark.index:node.end_mark.index][:40]
+    return f"line {node.start_mark.line + 1} ({at!r})"
 
 
 def _delete_key(rng, text, pairs, items):

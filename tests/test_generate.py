@@ -35,7 +35,7 @@ cards:
   items:
     - {id: joker-1, suit: joker, rank: "*", tags: [joker]}
     - {id: joker-2, suit: joker, rank: "*", tags: [joker], provenance: design}
-"""
+"""  # noqa: E501 (data: markup and YAML kept as written)
 SUITS = "  - {rule: count, id: SUITS, group: cards, by: suit, " "each: 13, values: [hearts, spades, clubs, diamonds]OTHERS}"
 
 

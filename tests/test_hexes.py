@@ -183,7 +183,7 @@ HEX = """{% extends "_face.svg.j2" %}{% block content %}
 <rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" height="{{ face.h + 2 * face.bleed }}" fill="{{ item.colour }}"/>
 <polygon points="{{ face_hex(face, 4) }}" fill="#ffffff"/>
 {% endblock %}
-"""
+"""  # noqa: E501 (data: markup and YAML kept as written)
 DPI = 200
 PX = DPI / 25.4
 

@@ -165,7 +165,7 @@ GROUNDS = """{% extends "_face.svg.j2" %}{% block content %}
 <clipPath id="c"><rect x="0" y="0" width="60" height="10"/></clipPath>
 <text x="10" y="86" font-size="3" fill="#ffffff">clipped</text>
 {% endblock %}
-"""
+"""  # noqa: E501 (data: markup and YAML kept as written)
 
 
 def test_the_ground_under_a_text_is_what_shows_there(tmp_path):

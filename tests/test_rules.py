@@ -49,7 +49,8 @@ languages: [en]
 players: {min: 2, max: 4}
 checks:
 """
-CARD = """{% extends "_face.svg.j2" %}{% block content %}<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="#eeeeee"/>{% endblock %}"""
+CARD = ('{% extends "_face.svg.j2" %}{% block content %}'
+        '<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="#eeeeee"/>{% endblock %}')
 
 
 def probe(tmp_path, checks: str, groups: str) -> list[str]:

@@ -148,7 +148,7 @@ def test_transform_rotate_about_centre_scale_skew_matrix(tmp_path):
     body = """
     <rect x="5" y="9" width="10" height="2" fill="red" transform="rotate(90 10 10)"/>
     <rect x="0" y="0" width="2" height="2" fill="blue" transform="scale(2, 3) translate(10 0)"/>
-    <rect x="0" y="0" width="4" height="4" fill="green" transform="matrix(1 0 0 1 30 30) skewX(45)"/>"""
+    <rect x="0" y="0" width="4" height="4" fill="green" transform="matrix(1 0 0 1 30 30) skewX(45)"/>"""  # noqa: E501 (data: markup and YAML kept as written)
     page = render(tmp_path, body)
     assert near(page.at(10, 6), RED) and near(page.at(10, 14), RED) and near(page.at(6, 10), WHITE)
     assert near(page.at(23, 5), BLUE) and near(page.at(23, 6.5), WHITE) and near(page.at(19, 3), WHITE)
@@ -253,7 +253,7 @@ def test_clip_path_clips(tmp_path):
 def test_clip_path_on_transformed_group_uses_its_user_space(tmp_path):
     body = """
     <defs><clipPath id="c"><rect x="0" y="0" width="5" height="5" transform="translate(1 1)"/></clipPath></defs>
-    <g transform="translate(20 20)" clip-path="url(#c)"><rect width="20" height="20" fill="blue"/></g>"""
+    <g transform="translate(20 20)" clip-path="url(#c)"><rect width="20" height="20" fill="blue"/></g>"""  # noqa: E501 (data: markup and YAML kept as written)
     page = render(tmp_path, body)
     assert near(page.at(23, 23), BLUE)
     assert near(page.at(20.5, 23), WHITE) and near(page.at(27, 23), WHITE)
@@ -363,7 +363,7 @@ def test_text_anchor_middle_and_end(tmp_path):
 
 def test_mixed_font_line_is_laid_out_without_overlap(tmp_path):
     body = """<text x="20" y="20" font-size="3" text-anchor="middle"><tspan fill="red">mmm</tspan><tspan
-      font-weight="bold" font-size="5" fill="blue">WWW</tspan><tspan fill="lime">mmm</tspan></text>"""
+      font-weight="bold" font-size="5" fill="blue">WWW</tspan><tspan fill="lime">mmm</tspan></text>"""  # noqa: E501 (data: markup and YAML kept as written)
     page = Page(tmp_path, compile_svg(svg(body)), smooth_text=False)
     red = page.bbox_mm(lambda p: p[0] > 200 and p[1] < 100 and p[2] < 100)
     blue = page.bbox_mm(lambda p: p[2] > 200 and p[0] < 100 and p[1] < 100)

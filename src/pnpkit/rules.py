@@ -41,7 +41,8 @@ RuleFn = Callable[["Context"], Iterator["str | tuple[str, Location]"]]
 class Rule:
     name: str
     fn: RuleFn
-    options: dict  # option name -> kind ("group", "int", "list", "any", "mapping", "string", "bool", "quantity")
+    # option name -> kind: "group", "int", "list", "any", "mapping", "string", "bool", "quantity"
+    options: dict
     required: tuple
 
     @property

@@ -831,7 +831,9 @@ class _Compiler:
         except ValueError as e:
             self.problem(el, str(e))
             return []
-        n = lambda name: self.num(el, own, name, nonneg=name in ("width", "height", "r", "rx", "ry"))  # noqa: E731
+        def n(name: str) -> float:
+            return self.num(el, own, name, nonneg=name in ("width", "height", "r", "rx", "ry"))
+
         if tag == "line":
             return [("moveTo", (n("x1"), n("y1"))), ("lineTo", (n("x2"), n("y2")))]
         if tag == "circle":
