@@ -44,15 +44,20 @@ import io
 import math
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, cast, overload
 
 from lxml import etree
 from reportlab.lib import colors
 from reportlab.lib.utils import ImageReader
-from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO
+from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill modes: not in types-reportlab
+    FILL_EVEN_ODD,
+    FILL_NON_ZERO,
+    Canvas,
+)
+from reportlab.pdfgen.pathobject import PDFPathObject
 from svglib.utils import (
     bezier_arc_from_end_points,
     convert_quadratic_to_cubic_path,
@@ -63,7 +68,7 @@ from pnpkit import fonts, shaping
 from pnpkit.units import PT_PER_MM
 
 MM = PT_PER_MM  # points per millimetre
-_IDENTITY = (1, 0, 0, 1, 0, 0)
+_IDENTITY: tuple[float, float, float, float, float, float] = (1, 0, 0, 1, 0, 0)
 _SVG = "{http://www.w3.org/2000/svg}"
 _NS_PREFIX = {"http://www.w3.org/1999/xlink": "xlink", "http://www.w3.org/XML/1998/namespace": "xml"}
 _KAPPA = 0.5522847498  # control-point distance of a quarter-circle Bézier, per unit radius
@@ -85,7 +90,8 @@ _DATA_URI_RE = re.compile(r"data:image/(png|jpeg);base64,(.*)", re.S)
 _MAGIC = (b"\x89PNG", b"\xff\xd8")
 
 # CSS colour names: ReportLab's list minus its own inventions, plus the two it lacks.
-_NAMED = {name: (c.red, c.green, c.blue) for name, c in colors.getAllNamedColors().items()
+RGB = tuple[float, float, float]  # 0..1
+_NAMED: dict[str, RGB | None] = {name: (c.red, c.green, c.blue) for name, c in colors.getAllNamedColors().items()
           if name.isalpha() and name.islower() and name not in {"cornflower", "fidblue", "fidlightblue", "fidred"}}
 _NAMED.update(lightgray=_NAMED["lightgrey"], rebeccapurple=(0x66 / 255, 0x33 / 255, 0x99 / 255), transparent=None)
 
@@ -93,7 +99,7 @@ _NAMED.update(lightgray=_NAMED["lightgrey"], rebeccapurple=(0x66 / 255, 0x33 / 2
 class SvgError(Exception):
     """The SVG uses something outside the supported subset, or is malformed."""
 
-    def __init__(self, problems: list[tuple[int, str]]):
+    def __init__(self, problems: Iterable[tuple[Any, ...]]) -> None:  # (line, message[, file])
         self.problems = list(problems)
         super().__init__("\n".join(f"line {line}: {message}" for line, message, *_ in self.problems))
 
@@ -163,6 +169,9 @@ class PathOp(NamedTuple):
     evenodd: bool
 
 
+_Shaped = shaping.Shaped
+
+
 class TextOp(NamedTuple):
     """One run of text in one font, size and paint; (x, y) is its baseline's start."""
 
@@ -173,7 +182,7 @@ class TextOp(NamedTuple):
     text: str
     fill: Fill | None
     stroke: Stroke | None
-    shaping: tuple[object, ...] | None  # see shaping.shape: glyphs without a character of their own
+    shaping: _Shaped | None  # see shaping.shape: glyphs without a character of their own
 
 
 class ImageOp(NamedTuple):
@@ -200,6 +209,18 @@ class Gradient(NamedTuple):
 
 
 Op = Save | Restore | Transform | Clip | PathOp | TextOp | ImageOp | Gradient
+El = etree._Element
+Own = dict[str, str]  # an element's own attributes
+Style = dict[str, Any]  # the computed inherited properties, parsed (see _PARSERS), and "alpha"
+SegList = list[tuple[str, tuple[float, ...]]]  # path-building calls, while they are collected
+Box = tuple[float, float, float, float]  # x, y, width, height
+Placed = tuple["Matrix | None", "Box | None"]  # what a handler returns: inner matrix, viewport
+Line = list[Any]  # one text line while it is collected: [x, y, anchor, direction, runs]
+Resolver = Callable[[str], "str | None"]  # an <image> href -> a file path, or None
+# (kind, coords, colours, offsets, units, gradientTransform) of a gradient element
+GradientSpec = tuple[str, tuple[float, ...], tuple["RGB", ...], tuple[float, ...], str, Matrix]
+T = TypeVar("T")
+D = TypeVar("D")
 OP_TYPES: tuple[type, ...] = (Save, Restore, Transform, Clip, PathOp, TextOp, ImageOp, Gradient)
 _PAINTED = (PathOp, TextOp)
 
@@ -244,7 +265,7 @@ class Drawing:
     viewbox: tuple[float, float, float, float]
     ops: tuple[Op, ...]
 
-    def draw(self, canvas, x_pt: float = 0, y_pt: float = 0) -> None:
+    def draw(self, canvas: Canvas, x_pt: float = 0, y_pt: float = 0) -> None:
         """Draw with the SVG's bottom-left corner at (x_pt, y_pt) in canvas units (pt), true
         size."""
         minx, miny, vw, vh = self.viewbox
@@ -258,14 +279,14 @@ class Drawing:
         canvas.restoreState()
 
 
-def _build_path(canvas, segs):
+def _build_path(canvas: Canvas, segs: Iterable[tuple[str, tuple[float, ...]]]) -> PDFPathObject:
     path = canvas.beginPath()
     for name, args in segs:
         getattr(path, name)(*args)
     return path
 
 
-def _set_paint(canvas, fill, stroke):
+def _set_paint(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> None:
     if fill:
         canvas.setFillColorRGB(fill[0], fill[1], fill[2])
         canvas.setFillAlpha(fill[3])
@@ -351,7 +372,7 @@ _DRAW: dict[type, Callable[..., None]] = {
 MAX_NUMBER = 1e7
 
 
-def _number(value, prop, nonneg=False):
+def _number(value: str, prop: str, nonneg: bool = False) -> float:
     match = _ONE_NUM_RE.fullmatch(value)
     if not match:
         raise ValueError(f"bad number '{value}' for {prop} (use a plain number in user units)")
@@ -363,17 +384,17 @@ def _number(value, prop, nonneg=False):
     return number
 
 
-def _fraction(value, prop):
+def _fraction(value: str, prop: str) -> float:
     """A number, or a percentage as a fraction ("50%" -> 0.5)."""
     text = value.strip()
     return _number(text[:-1], prop) / 100 if text.endswith("%") else _number(text, prop)
 
 
-def _nonneg(value, prop):
+def _nonneg(value: str, prop: str) -> float:
     return _number(value, prop, nonneg=True)
 
 
-def _numbers(value, prop):
+def _numbers(value: str, prop: str) -> list[float]:
     if _NUM_RE.sub("", value).strip(_SEPS):
         raise ValueError(f"bad number list '{value}' for {prop}")
     numbers = [float(n) for n in _NUM_RE.findall(value)]
@@ -383,58 +404,58 @@ def _numbers(value, prop):
 
 
 @lru_cache(maxsize=256)
-def _colour(value, prop):
+def _colour(value: str, prop: str) -> RGB | None:
     if value == "none":
         return None
     if match := _HEX_RE.fullmatch(value):
         h = match.group(1)
         h = "".join(ch * 2 for ch in h) if len(h) == 3 else h
-        return tuple(int(h[i:i + 2], 16) / 255 for i in (0, 2, 4))
+        return cast(RGB, tuple(int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)))
     match = _RGB_RE.fullmatch(value)
     if match and len(set(match.groups()[1::2])) == 1:  # all percentages or none
         scale = 100 if match.group(2) else 255
-        return tuple(min(max(float(n) / scale, 0.0), 1.0) for n in match.groups()[::2])
+        return cast(RGB, tuple(min(max(float(n) / scale, 0.0), 1.0) for n in match.groups()[::2]))
     if value.lower() in _NAMED:
         return _NAMED[value.lower()]
     raise ValueError(f"bad colour '{value}' for {prop}")
 
 
-def _fill(value, prop):
+def _fill(value: str, prop: str) -> RGB | tuple[str, str] | None:
     """A colour, or ("url", id) of a gradient (shapes only; see _Compiler.gradient)."""
     match = _URL_RE.fullmatch(value)
     return ("url", match.group(1)) if match else _colour(value, prop)
 
 
-def _is_url(paint) -> bool:
+def _is_url(paint: object) -> bool:
     return isinstance(paint, tuple) and len(paint) == 2 and paint[0] == "url"
 
 
-def _opacity(value, prop):
+def _opacity(value: str, prop: str) -> float:
     return min(max(_number(value, prop), 0.0), 1.0)
 
 
-def _dasharray(value, prop):
+def _dasharray(value: str, prop: str) -> tuple[float, ...]:
     dash = () if value == "none" else tuple(_numbers(value, prop))
     if any(d < 0 for d in dash):
         raise ValueError(f"{prop} must not be negative (got '{value}')")
     return dash if sum(dash) > 0 else ()  # all zeros means solid, as in SVG
 
 
-def _font_family(value, prop):
+def _font_family(value: str, prop: str) -> str:
     family = value.split(",")[0].strip().strip("'\"")
     if fonts.face_name(family) is None:
         raise ValueError(f"font family '{family}' is not available (use one of: {', '.join(fonts.families())})")
     return family
 
 
-def _font_weight(value, prop):
+def _font_weight(value: str, prop: str) -> bool:
     if value not in ("normal", "bold"):
         raise ValueError(f"font-weight must be normal or bold (got '{value}')")
     return value == "bold"
 
 
-def _enum(choices):
-    def parse(value, prop):
+def _enum(choices: dict[str, T]) -> Callable[[str, str], T]:
+    def parse(value: str, prop: str) -> T:
         if value not in choices:
             raise ValueError(f"bad value '{value}' for {prop} (use one of: {', '.join(choices)})")
         return choices[value]
@@ -442,7 +463,7 @@ def _enum(choices):
 
 
 @lru_cache(maxsize=512)
-def _transform(value, prop="transform"):
+def _transform(value: str, prop: str = "transform") -> Matrix:
     """The matrix (a, b, c, d, e, f) of an SVG transform list."""
     matrix, pos, value = _IDENTITY, 0, value.strip()
     while pos < len(value):
@@ -455,9 +476,9 @@ def _transform(value, prop="transform"):
     return matrix
 
 
-def _basic_matrix(name, a):
+def _basic_matrix(name: str, a: list[float]) -> Matrix:
     if name == "matrix":
-        return tuple(a)
+        return cast(Matrix, tuple(a))
     if name == "translate":
         return (1, 0, 0, 1, a[0], a[1] if len(a) > 1 else 0)
     if name == "scale":
@@ -487,7 +508,7 @@ def apply(m: Matrix, p: tuple[float, float]) -> tuple[float, float]:
 
 _RULE = _enum({"nonzero": False, "evenodd": True})
 # Inherited properties: parser and SVG initial value (parsed).
-_PARSERS = {
+_PARSERS: dict[str, tuple[Callable[[str, str], Any], Any]] = {
     "fill": (_fill, (0.0, 0.0, 0.0)), "stroke": (_colour, None), "stroke-width": (_nonneg, 1.0),
     "stroke-linecap": (_enum({"butt": 0, "round": 1, "square": 2}), 0),
     "stroke-linejoin": (_enum({"miter": 0, "round": 1, "bevel": 2}), 0),
@@ -529,7 +550,7 @@ _SKIPPED = {"title", "desc", "metadata"}
 # Path segments are (PDFPathObject method name, args) pairs in user space.
 
 
-def _rect_segs(x, y, w, h, rx=0.0, ry=0.0):
+def _rect_segs(x: float, y: float, w: float, h: float, rx: float = 0.0, ry: float = 0.0) -> SegList:
     r, b = x + w, y + h
     if not (rx and ry):
         return [("moveTo", (x, y)), ("lineTo", (r, y)), ("lineTo", (r, b)), ("lineTo", (x, b)), ("close", ())]
@@ -540,7 +561,7 @@ def _rect_segs(x, y, w, h, rx=0.0, ry=0.0):
             ("lineTo", (x, y + ry)), ("curveTo", (x, y + ky, x + kx, y, x + rx, y)), ("close", ())]
 
 
-def _ellipse_segs(cx, cy, rx, ry):
+def _ellipse_segs(cx: float, cy: float, rx: float, ry: float) -> SegList:
     kx, ky = rx * _KAPPA, ry * _KAPPA
     return [("moveTo", (cx + rx, cy)), ("curveTo", (cx + rx, cy + ky, cx + kx, cy + ry, cx, cy + ry)),
             ("curveTo", (cx - kx, cy + ry, cx - rx, cy + ky, cx - rx, cy)),
@@ -548,15 +569,15 @@ def _ellipse_segs(cx, cy, rx, ry):
             ("curveTo", (cx + kx, cy - ry, cx + rx, cy - ky, cx + rx, cy)), ("close", ())]
 
 
-def _poly_segs(value, closed):
+def _poly_segs(value: str, closed: bool) -> SegList:
     pts = _numbers(value, "points")
     if len(pts) % 2 or not pts:
         raise ValueError(f"points need an even, non-zero count of numbers (got '{value}')")
-    segs = [("moveTo" if i == 0 else "lineTo", (pts[i], pts[i + 1])) for i in range(0, len(pts), 2)]
+    segs: SegList = [("moveTo" if i == 0 else "lineTo", (pts[i], pts[i + 1])) for i in range(0, len(pts), 2)]
     return [*segs, ("close", ())] if closed else segs
 
 
-def _check_path_data(d):
+def _check_path_data(d: str) -> None:
     """Reject path data that normalise_svg_path would silently truncate or misread."""
     parts = re.split(r"([MmLlHhVvCcSsQqTtAaZz])", d)
     if parts[0].strip(_SEPS) or (len(parts) > 1 and parts[1] not in "Mm"):
@@ -577,12 +598,15 @@ def _check_path_data(d):
 
 
 @lru_cache(maxsize=1024)  # a deck's cards share most of their path data
-def _path_segs(d):
+def _path_segs(d: str) -> Segs:
     _check_path_data(d)
     items = normalise_svg_path(d)
-    segs, x, y, start = [], 0.0, 0.0, (0.0, 0.0)
-    cubic = quad = None  # last control points, reflected by S and T
-    for cmd, a in zip(items[::2], items[1::2], strict=True):
+    segs: SegList = []
+    x, y, start = 0.0, 0.0, (0.0, 0.0)
+    cubic: tuple[float, float] | None = None
+    quad: tuple[float, float] | None = None  # last control points, reflected by S and T
+    # normalise_svg_path alternates a command and its numbers
+    for cmd, a in zip(cast(list[str], items[::2]), cast(list[list[float]], items[1::2]), strict=True):
         op, rel = cmd.upper(), cmd.islower()
         dx, dy = (x, y) if rel else (0.0, 0.0)
         next_cubic = next_quad = None
@@ -622,14 +646,14 @@ def _path_segs(d):
     return tuple(segs)
 
 
-def _transform_segs(segs, m):
+def _transform_segs(segs: Iterable[tuple[str, tuple[float, ...]]], m: Matrix) -> SegList:
     a, b, c, d, e, f = m
     return [(name, tuple(v for i in range(0, len(args), 2)
                          for v in (a * args[i] + c * args[i + 1] + e, b * args[i] + d * args[i + 1] + f)))
             for name, args in segs]
 
 
-def _paint(st):
+def _paint(st: Style) -> tuple[Fill | None, Stroke | None]:
     """(fill, stroke) tuples for _set_paint, or None for each part that paints nothing."""
     if not st["visibility"]:
         return None, None
@@ -648,9 +672,10 @@ def _paint(st):
     return painted, stroke
 
 
-def _collapse(raw):
+def _collapse(raw: list[tuple[str, Style, El]]) -> list[list[Any]]:
     """Runs of one line with whitespace collapsed across run boundaries and trimmed at both ends."""
-    runs, space_before = [], True
+    runs: list[list[Any]] = []
+    space_before = True
     for text, st, source in raw:
         text = _XML_SPACE_RE.sub(" ", text)
         text = text.lstrip(" ") if space_before else text
@@ -663,25 +688,29 @@ def _collapse(raw):
     return runs
 
 
-def _tag(el):
-    if el.tag.startswith(_SVG):
-        return el.tag[len(_SVG):]
+def _tag(el: El) -> str:
+    tag = cast(str, el.tag)  # an element's (comments and PIs are never asked)
+    if tag.startswith(_SVG):
+        return tag[len(_SVG):]
     qname = etree.QName(el)
     return f"{el.prefix}:{qname.localname}" if el.prefix else f"{{{qname.namespace or ''}}}{qname.localname}"
 
 
-def _is_element(node):
+def _is_element(node: El) -> bool:
     return isinstance(node.tag, str)  # comments and processing instructions have callables here
 
 # ---------------------------------------------------------------- compiler
 
 
 class _Compiler:
-    def __init__(self, root, resolve_href, depth=0, art_stack=frozenset()):
+    def __init__(self, root: El, resolve_href: Resolver | None, depth: int = 0,
+                 art_stack: frozenset[str] = frozenset()) -> None:
         self.resolve_href, self.depth, self.art_stack = resolve_href, depth, art_stack
-        self.problems: dict[tuple[int, str], None] = {}  # ordered and de-duplicated
-        self.ids, self.clips, self.using = {}, {}, set()
-        self.checked = set()  # elements attributes() has read; _unchecked() looks at all the others
+        self.problems: dict[tuple[Any, ...], None] = {}  # (line, message[, file]): ordered, unique
+        self.ids: dict[str, El] = {}
+        self.clips: dict[El, Clip | None] = {}
+        self.using: set[str] = set()
+        self.checked: set[El] = set()  # elements attributes() has read; _unchecked() looks at all the others
         for el in root.iter(etree.Element):
             ident = el.get("id")
             if ident in self.ids:
@@ -689,24 +718,32 @@ class _Compiler:
             elif ident is not None:
                 self.ids[ident] = el
 
-    def problem(self, el, message):
+    def problem(self, el: El, message: str) -> None:
         self.problems[(el.sourceline or 0, message)] = None
 
-    def value(self, el, parse, value, prop, default):
+    def value(self, el: El, parse: Callable[[str, str], T], value: str, prop: str, default: D) -> T | D:
         try:
             return parse(value, prop)
         except ValueError as e:
             self.problem(el, str(e))
             return default
 
-    def num(self, el, own, name, default=0.0, nonneg=False):
+    @overload
+    def num(self, el: El, own: Own, name: str, default: float = 0.0, nonneg: bool = False) -> float: ...
+    @overload
+    def num(self, el: El, own: Own, name: str, default: None, nonneg: bool = False) -> float | None: ...
+
+    def num(self, el: El, own: Own, name: str, default: float | None = 0.0,
+            nonneg: bool = False) -> float | None:
         value = own.get(name)
         return default if value is None else self.value(el, _nonneg if nonneg else _number, value, name, default)
 
-    def attributes(self, el, tag):
+    def attributes(self, el: El, tag: str) -> tuple[Own, dict[str, str]]:
         """(own attributes, presentation properties) of el; style wins over attributes."""
         own_names, prop_names = _ELEMENTS[tag]
-        own, props, style = {}, {}, None
+        own: Own = {}
+        props: dict[str, str] = {}
+        style: str | None = None
         self.checked.add(el)
         for name, value in el.attrib.items():
             if name[0] == "{":
@@ -735,7 +772,7 @@ class _Compiler:
                 self.problem(el, f"unsupported attribute '{name}' on <{tag}>")
         return own, props
 
-    def style(self, el, parent, props):
+    def style(self, el: El, parent: Style, props: dict[str, str]) -> Style:
         """The computed inherited style of el; shares parent's dict when el changes nothing."""
         st = parent
         for prop, value in props.items():
@@ -749,17 +786,17 @@ class _Compiler:
             st["alpha"] *= self.value(el, _opacity, props["opacity"], "opacity", 1.0)
         return st
 
-    def children(self, el, st, out):
+    def children(self, el: El, st: Style, out: list[Op]) -> None:
         for child in el:
             if _is_element(child):
                 self.element(child, st, out)
 
-    def no_children(self, el):
+    def no_children(self, el: El) -> None:
         for child in el:
             if _is_element(child) and _tag(child) not in _SKIPPED:
                 self.problem(child, f"unsupported element <{_tag(child)}>")
 
-    def element(self, el, st, out):
+    def element(self, el: El, st: Style, out: list[Op]) -> None:
         tag = _tag(el)
         if tag in _SKIPPED:
             return
@@ -770,12 +807,13 @@ class _Compiler:
         own, props = self.attributes(el, tag)
         shown = self.value(el, _DISPLAY, props.get("display", "inline"), "display", True)
         st = self.style(el, st, props)
-        body = []
+        body: list[Op] = []
         inner, viewport = handler(self, el, own, st, body) or (None, None)
         if shown:  # display="none" is compiled all the same: hidden content is checked like the rest
             self.emit(el, props, body, out, inner, viewport)
 
-    def emit(self, el, props, body, out, inner=None, viewport=None):
+    def emit(self, el: El, props: dict[str, str], body: list[Op], out: list[Op],
+             inner: Matrix | None = None, viewport: Box | None = None) -> None:
         """Append body to out, wrapped in el's transform, clip-path and viewport when it has
         them."""
         matrix = self.value(el, _transform, props["transform"], "transform", None) if "transform" in props else None
@@ -791,7 +829,7 @@ class _Compiler:
         else:
             out += body
 
-    def clip_ref(self, el, value):
+    def clip_ref(self, el: El, value: str) -> Clip | None:
         match = _URL_RE.fullmatch(value)
         target = self.ids.get(match.group(1)) if match else None
         if target is None or _tag(target) != "clipPath":
@@ -801,14 +839,14 @@ class _Compiler:
             self.clips[target] = self.clip_op(target)
         return self.clips[target]
 
-    def clip_op(self, clip_el):
+    def clip_op(self, clip_el: El) -> Clip:
         """One Clip op from a clipPath's shapes, in the referencing element's user space."""
         own, props = self.attributes(clip_el, "clipPath")
         if own.get("clipPathUnits", "userSpaceOnUse") != "userSpaceOnUse":
             self.problem(clip_el, "clipPathUnits must be userSpaceOnUse")
         outer = self.value(clip_el, _transform, props.get("transform", ""), "transform", _IDENTITY)
         evenodd = self.value(clip_el, _RULE, props.get("clip-rule", "nonzero"), "clip-rule", False)
-        segs = []
+        segs: SegList = []
         for child in filter(_is_element, clip_el):
             tag = _tag(child)
             if tag not in _CLIP_SHAPES:
@@ -822,7 +860,7 @@ class _Compiler:
                                  False) or evenodd
         return Clip(tuple(segs or _rect_segs(0, 0, 0, 0)), evenodd)  # no shapes: all is clipped
 
-    def shape_segs(self, el, tag, own):
+    def shape_segs(self, el: El, tag: str, own: Own) -> Sequence[tuple[str, tuple[float, ...]]]:
         try:
             if tag == "path":
                 return _path_segs(own.get("d", ""))
@@ -843,13 +881,16 @@ class _Compiler:
             rx, ry = n("rx"), n("ry")
             return _ellipse_segs(n("cx"), n("cy"), rx, ry) if rx and ry else []
         w, h = n("width"), n("height")
-        rx, ry = n("rx") if "rx" in own else None, n("ry") if "ry" in own else None
-        rx, ry = (rx if rx is not None else ry) or 0.0, (ry if ry is not None else rx) or 0.0  # one sets both
+        given_rx = n("rx") if "rx" in own else None
+        given_ry = n("ry") if "ry" in own else None
+        # one sets both
+        rx = (given_rx if given_rx is not None else given_ry) or 0.0
+        ry = (given_ry if given_ry is not None else given_rx) or 0.0
         return _rect_segs(n("x"), n("y"), w, h, min(rx, w / 2), min(ry, h / 2)) if w and h else []
 
     # Handlers fill body and may return (inner matrix, viewport rect) for emit.
 
-    def h_shape(self, el, own, st, body):
+    def h_shape(self, el: El, own: Own, st: Style, body: list[Op]) -> None:
         self.no_children(el)
         tag = _tag(el)
         segs = self.shape_segs(el, tag, own)
@@ -864,7 +905,8 @@ class _Compiler:
         if segs and (fill or stroke):
             body.append(PathOp(tuple(segs), fill, stroke, st["fill-rule"]))
 
-    def gradient(self, el, ident, segs, st):
+    def gradient(self, el: El, ident: str, segs: Sequence[tuple[str, tuple[float, ...]]],
+                 st: Style) -> Gradient | None:
         """A Gradient op painting a shape with a <linearGradient> or <radialGradient> (pad spread,
         opaque stops)."""
         target = self.ids.get(ident)
@@ -886,7 +928,7 @@ class _Compiler:
             matrix = compose((bw, 0, 0, bh, min(xs), min(ys)), transform)
         return Gradient(tuple(segs), st["fill-rule"], kind, coords, colours, offsets, matrix, alpha)
 
-    def gradient_spec(self, g):
+    def gradient_spec(self, g: El) -> GradientSpec | None:
         """(kind, coords, colours, offsets, units, transform) of a gradient element, or None
         after problems."""
         tag = _tag(g)
@@ -908,7 +950,9 @@ class _Compiler:
             for f, c in (("fx", "cx"), ("fy", "cy")):
                 if f in own and own[f] != own.get(c, defaults[c]):
                     self.problem(g, f"{f} must equal {c} (a moved focal point is not supported)")
-        colours, offsets, last = [], [], 0.0
+        colours: list[RGB] = []
+        offsets: list[float] = []
+        last = 0.0
         for stop in filter(_is_element, g):
             if _tag(stop) != "stop":
                 if _tag(stop) not in _SKIPPED:
@@ -930,25 +974,25 @@ class _Compiler:
             colours, offsets = colours * 2, [0.0, 1.0]
         return ("linear" if tag == "linearGradient" else "radial", coords, tuple(colours), tuple(offsets), units, transform)
 
-    def h_gradient(self, el, own, st, body):
+    def h_gradient(self, el: El, own: Own, st: Style, body: list[Op]) -> None:
         self.gradient_spec(el)  # never drawn itself; compiled to report problems
 
-    def h_group(self, el, own, st, body):
+    def h_group(self, el: El, own: Own, st: Style, body: list[Op]) -> None:
         self.children(el, st, body)
 
-    def h_defs(self, el, own, st, body):
+    def h_defs(self, el: El, own: Own, st: Style, body: list[Op]) -> None:
         self.children(el, st, [])  # compiled only to report problems; drawn through <use>
 
-    def h_clip_path(self, el, own, st, body):
+    def h_clip_path(self, el: El, own: Own, st: Style, body: list[Op]) -> None:
         self.clip_op(el)  # never drawn; compiled to report problems
 
-    def h_svg(self, el, own, st, body):
+    def h_svg(self, el: El, own: Own, st: Style, body: list[Op]) -> Placed | None:
         x, y = self.num(el, own, "x"), self.num(el, own, "y")
         w, h = self.num(el, own, "width", None, True), self.num(el, own, "height", None, True)
         if w is None or h is None:
             self.problem(el, "nested <svg> needs width and height")
             return None
-        inner = (1, 0, 0, 1, x, y)
+        inner: Matrix = (1, 0, 0, 1, x, y)
         if "viewBox" in own:
             vx, vy, vw, vh = self.viewbox(el, own["viewBox"])
             self.check_aspect(el, own, w, h, vw, vh)
@@ -956,13 +1000,13 @@ class _Compiler:
         self.children(el, st, body)
         return inner, (x, y, w, h)
 
-    def check_aspect(self, el, own, w, h, vw, vh):
+    def check_aspect(self, el: El, own: Own, w: float, h: float, vw: float, vh: float) -> None:
         """A viewBox is always stretched; where a browser would letterbox instead, make the
         author say so."""
         if w and h and abs(vw / vh - w / h) > 1e-3 * vw / vh and own.get("preserveAspectRatio", "").strip() != "none":
             self.problem(el, 'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"')
 
-    def viewbox(self, el, value):
+    def viewbox(self, el: El, value: str) -> Box:
         try:
             box = _numbers(value, "viewBox")
         except ValueError:
@@ -970,9 +1014,9 @@ class _Compiler:
         if len(box) != 4 or box[2] <= 0 or box[3] <= 0:
             self.problem(el, f"bad viewBox '{value}' (use 'min-x min-y width height')")
             return (0.0, 0.0, 1.0, 1.0)
-        return tuple(box)
+        return box[0], box[1], box[2], box[3]
 
-    def h_use(self, el, own, st, body):
+    def h_use(self, el: El, own: Own, st: Style, body: list[Op]) -> Placed:
         self.no_children(el)
         href = own.get("href", "")
         target = self.ids.get(href[1:]) if href.startswith("#") else None
@@ -986,7 +1030,7 @@ class _Compiler:
             self.using.discard(href)
         return (1, 0, 0, 1, self.num(el, own, "x"), self.num(el, own, "y")), None
 
-    def h_image(self, el, own, st, body):
+    def h_image(self, el: El, own: Own, st: Style, body: list[Op]) -> None:
         self.no_children(el)
         x, y = self.num(el, own, "x"), self.num(el, own, "y")
         w, h = self.num(el, own, "width", 0.0, True), self.num(el, own, "height", 0.0, True)
@@ -1002,7 +1046,8 @@ class _Compiler:
         if source and w and h and st["visibility"] and st["alpha"] > 0:
             body.append(ImageOp(source, x, y, w, h, st["alpha"], aspect != ["none"]))
 
-    def art(self, el, href, x, y, w, h, meet, st, body):
+    def art(self, el: El, href: str, x: float, y: float, w: float, h: float, meet: bool, st: Style,
+            body: list[Op]) -> None:
         """An SVG file drawn as vectors: compiled by the same rules, its problems located in it."""
         path = self.resolve_href(href) if self.resolve_href else None
         if path is None:
@@ -1027,8 +1072,9 @@ class _Compiler:
         body += [Save(), Clip(tuple(_rect_segs(x, y, w, h)), False),
                  Transform((sx, 0, 0, sy, x + dx - vx * sx, y + dy - vy * sy)), *ops, Restore()]
 
-    def image_source(self, el, href):
+    def image_source(self, el: El, href: str) -> str | bytes | None:
         """The PNG/JPEG bytes of a data: URI or the resolved file path, or None after a problem."""
+        source: str | bytes | None
         if href.startswith("data:"):
             match = _DATA_URI_RE.fullmatch(href)
             try:
@@ -1045,9 +1091,11 @@ class _Compiler:
                 self.problem(el, str(exc))
                 return None
             try:
+                if path is None:
+                    raise FileNotFoundError(href)
                 with open(path, "rb") as f:
                     head, source = f.read(4), str(path)
-            except (OSError, TypeError):  # TypeError: resolve_href gave None
+            except OSError:  # FileNotFoundError: resolve_href gave None
                 self.problem(el, f"image '{href[:60]}' not found")
                 return None
         if source is not None and not head.startswith(_MAGIC):
@@ -1059,11 +1107,11 @@ class _Compiler:
             return None
         return source
 
-    def h_text(self, el, own, st, body):
-        lines = [[self.num(el, own, "x"), self.num(el, own, "y"), st["text-anchor"], st["direction"], []]]
+    def h_text(self, el: El, own: Own, st: Style, body: list[Op]) -> None:
+        lines: list[Line] = [[self.num(el, own, "x"), self.num(el, own, "y"), st["text-anchor"], st["direction"], []]]
         self.runs(el, st, lines, nested=False)
         for x, y, anchor, direction, raw in lines:
-            runs = []
+            runs: list[tuple[str, Any]] = []
             for text, rst, source in _collapse(raw):
                 font = fonts.face_name(rst["font-family"], rst["font-weight"], rst["font-style"])
                 if font is None:
@@ -1079,9 +1127,10 @@ class _Compiler:
             line = "".join(text for text, _ in runs)
             if shaping.base_level(line, direction):  # start and end swap sides in right-to-left text
                 anchor = 1.0 - anchor
-            pieces = []
+            pieces: list[tuple[str, float, str, Any, tuple[Fill | None, Stroke | None], float]] = []
             font_name: str
-            for text, (font_name, size, paint), rtl in shaping.visual_pieces(runs, direction):
+            for text, run, rtl in shaping.visual_pieces(runs, direction):
+                font_name, size, paint = cast(tuple[str, float, tuple[Fill | None, Stroke | None]], run)
                 chars, data, width = shaping.shape(text, font_name, rtl)
                 pieces.append((font_name, size, chars, data, paint, width * size))
             x -= anchor * sum(piece[5] for piece in pieces)  # text-anchor applies to the whole line
@@ -1090,7 +1139,7 @@ class _Compiler:
                     body.append(TextOp(x, y, font_name, size, chars, fill, stroke, data))
                 x += width
 
-    def runs(self, el, st, lines, nested):
+    def runs(self, el: El, st: Style, lines: list[Line], nested: bool) -> None:
         """Append el's text runs (text, style, source element) to lines; positioned tspans start
         a line."""
         lines[-1][4].append((el.text or "", st, el))
@@ -1108,20 +1157,20 @@ class _Compiler:
                         y = self.num(child, own, "y", lines[-1][1]) + self.num(child, own, "dy")
                         lines.append([self.num(child, own, "x"), y, cst["text-anchor"], cst["direction"], []])
                 self.runs(child, cst, lines, nested=True)
-            elif child.tag is etree.Entity:  # left unresolved by the parser, so its text would vanish
+            elif isinstance(child, etree._Entity):  # left unresolved by the parser, so its text would vanish
                 self.problem(el, f"unsupported entity reference {child.text}")
             elif tag is not None and tag not in _SKIPPED:
                 self.problem(child, f"unsupported element <{tag}> inside <text>")
             lines[-1][4].append((child.tail or "", st, el))
 
-    def document(self, root):
+    def document(self, root: El) -> Drawing | None:
         """Compile the root <svg>; width/height in mm and the viewBox fix the drawing's size."""
         if root.tag != _SVG + "svg":
             self.problem(root, "root element must be <svg> in the SVG namespace")
             return None
         own, props = self.attributes(root, "svg")
         known = len(self.problems)
-        size = []
+        size: list[float] = []
         for name in ("width", "height"):
             match = _MM_RE.fullmatch(own.get(name, ""))
             size.append(float(match.group(1)) if match else 0.0)
@@ -1131,16 +1180,17 @@ class _Compiler:
         if len(self.problems) > known:  # a placeholder size and box keep the rest of the checks going
             size = [s if s > 0 else 1.0 for s in size]
         else:
-            self.check_aspect(root, own, *size, *box[2:])
-        ops = []
+            self.check_aspect(root, own, size[0], size[1], box[2], box[3])
+        ops: list[Op] = []
         if self.value(root, _DISPLAY, props.get("display", "inline"), "display", True):
-            st, body = self.style(root, _DEFAULT_STYLE, props), []
+            st = self.style(root, _DEFAULT_STYLE, props)
+            body: list[Op] = []
             self.children(root, st, body)
             self.emit(root, props, body, ops, viewport=box)
         return Drawing(size[0], size[1], box, tuple(ops))
 
 
-    def art_document(self, root):
+    def art_document(self, root: El) -> tuple[Box, tuple[Op, ...]]:
         """The root <svg> of an art file: its viewBox (or plain width and height) is its drawing
         box; it is scaled into the <image> box that draws it."""
         if root.tag != _SVG + "svg":
@@ -1150,14 +1200,15 @@ class _Compiler:
         if "viewBox" in own:
             box = self.viewbox(root, own["viewBox"])
         else:
-            size = [_ONE_NUM_RE.fullmatch(own.get(n, "").removesuffix("px")) for n in ("width", "height")]
-            if not all(size) or min(float(m.group(1)) for m in size) <= 0:
+            mw, mh = (_ONE_NUM_RE.fullmatch(own.get(n, "").removesuffix("px")) for n in ("width", "height"))
+            if mw is None or mh is None or min(float(mw.group(1)), float(mh.group(1))) <= 0:
                 self.problem(root, "an SVG image needs a viewBox (or a plain width and height)")
                 return (0.0, 0.0, 1.0, 1.0), ()
-            box = (0.0, 0.0, float(size[0].group(1)), float(size[1].group(1)))
-        ops = []
+            box = (0.0, 0.0, float(mw.group(1)), float(mh.group(1)))
+        ops: list[Op] = []
         if self.value(root, _DISPLAY, props.get("display", "inline"), "display", True):
-            st, body = self.style(root, _DEFAULT_STYLE, props), []
+            st = self.style(root, _DEFAULT_STYLE, props)
+            body: list[Op] = []
             self.children(root, st, body)
             self.emit(root, {k: v for k, v in props.items() if k != "transform"}, body, ops, viewport=box)
         return box, tuple(ops)
@@ -1185,7 +1236,8 @@ def _fade(ops: tuple[Op, ...], alpha: float) -> tuple[Op, ...]:
 
 
 @lru_cache(maxsize=128)
-def _art_bytes_compiled(data: bytes, path: str, resolve_href, depth: int, art_stack: frozenset):
+def _art_bytes_compiled(data: bytes, path: str, resolve_href: Resolver | None, depth: int,
+                        art_stack: frozenset[str]) -> tuple[Box, tuple[Op, ...]]:
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
     try:
         root = etree.fromstring(data, parser)
@@ -1200,7 +1252,8 @@ def _art_bytes_compiled(data: bytes, path: str, resolve_href, depth: int, art_st
     return box, ops
 
 
-def _compile_art(path: str, resolve_href, depth: int, art_stack: frozenset):
+def _compile_art(path: str, resolve_href: Resolver | None, depth: int,
+                 art_stack: frozenset[str]) -> tuple[Box, tuple[Op, ...]]:
     """(viewBox, ops) of an SVG art file; SvgError with (line, message, file) problems."""
     try:
         with open(path, "rb") as f:
@@ -1217,7 +1270,7 @@ MAX_IMAGE_PIXELS = 50_000_000
 MAX_IMAGE_BYTES = 50_000_000
 
 
-def image_too_large(source) -> str | None:
+def image_too_large(source: str | bytes) -> str | None:
     """Why the PNG/JPEG (bytes or a file path) is too large to embed, or None. Only its header
     is read."""
     from PIL import (  # the plug-ins skip Pillow's own bomb check
@@ -1241,7 +1294,8 @@ def image_too_large(source) -> str | None:
     return None
 
 
-_HANDLERS = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h_defs, "use": _Compiler.h_use,
+Handler = Callable[["_Compiler", El, Own, Style, list[Op]], "Placed | None"]
+_HANDLERS: dict[str, Handler] = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h_defs, "use": _Compiler.h_use,
              "text": _Compiler.h_text, "image": _Compiler.h_image, "clipPath": _Compiler.h_clip_path,
              "linearGradient": _Compiler.h_gradient, "radialGradient": _Compiler.h_gradient,
              **{tag: _Compiler.h_shape for tag in _SHAPES}}
@@ -1259,7 +1313,7 @@ def _too_far(drawing: Drawing) -> str | None:
     w, h = drawing.viewbox[2:]
     scale = max(drawing.width_mm / w, drawing.height_mm / h)
     shift = scale * max(abs(drawing.viewbox[0]), abs(drawing.viewbox[1]))
-    saved = []
+    saved: list[tuple[float, float]] = []
     for op in drawing.ops:
         if isinstance(op, Save):
             saved.append((scale, shift))
@@ -1274,7 +1328,7 @@ def _too_far(drawing: Drawing) -> str | None:
     return None
 
 
-def _largest(values) -> float:
+def _largest(values: Iterable[object]) -> float:
     """The largest magnitude among the numbers in an op's arguments (nested tuples included)."""
     best = 0.0
     for v in values:
@@ -1293,7 +1347,7 @@ _LINK_ATTRS = {"href", "src"}
 _CSS_URL_RE = re.compile(r"url\(\s*['\"]?\s*(?!#)", re.I)
 
 
-def _unchecked(compiler, root):
+def _unchecked(compiler: _Compiler, root: El) -> None:
     """Report what could load or run something in the elements the compiler did not read."""
     for el in root.iter(etree.Element):
         if el in compiler.checked:
@@ -1315,20 +1369,20 @@ def _unchecked(compiler, root):
 _NO_DTD = "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"
 
 
-def _doctype_line(svg):
+def _doctype_line(svg: str) -> int:
     return svg.count("\n", 0, max(svg.find("<!DOCTYPE"), 0)) + 1
 
 
-def _preamble(svg, compiler, root):
+def _preamble(svg: str, compiler: _Compiler, root: El) -> None:
     """DTDs (and so entities) and processing instructions are refused: they can pull in files."""
     if root.getroottree().docinfo.doctype:
         compiler.problems[(_doctype_line(svg), _NO_DTD)] = None
     for node in [*root.itersiblings(preceding=True), *root.itersiblings(), *root.iter(etree.PI)]:
-        if node.tag is etree.PI:
+        if isinstance(node, etree._ProcessingInstruction):
             compiler.problem(node, f"processing instruction <?{node.target}?> is not supported")
 
 
-def compile_svg(svg: str, resolve_href=None) -> Drawing:
+def compile_svg(svg: str, resolve_href: Resolver | None = None) -> Drawing:
     """Parse strictly and compile. Raise SvgError listing EVERY problem found (not just the first).
 
     resolve_href maps an <image> href to a file path, or None when there is no such image.
@@ -1347,4 +1401,5 @@ def compile_svg(svg: str, resolve_href=None) -> Drawing:
         compiler.problem(root, too_far)
     if compiler.problems:
         raise SvgError(sorted(compiler.problems, key=lambda problem: problem[0]))
+    assert drawing is not None  # document() gives None only after a problem
     return drawing
