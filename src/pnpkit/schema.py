@@ -10,12 +10,13 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pnpkit import fonts, itemsource, labels, packfonts, packformat, paths
 from pnpkit.checker import Reader, close_match, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
-from pnpkit.loader import MAX_VALUES, Document, display_path, load_yaml
+from pnpkit.loader import MAX_VALUES, Document, Path_, display_path, load_yaml
 from pnpkit.model import (
     KINDS,
     PROVENANCE,
@@ -26,6 +27,7 @@ from pnpkit.model import (
     Item,
     Pack,
     PrintSettings,
+    Shape,
 )
 from pnpkit.units import PT_PER_MM, describe
 
@@ -80,7 +82,7 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     return game.pack(groups), problems
 
 
-def _unknown_variants(game: _Game, groups: dict) -> list[Problem]:
+def _unknown_variants(game: _Game, groups: dict[str, Group]) -> list[Problem]:
     """print.variants may only name variants that groups declare."""
     known = sorted({g.variant for g in groups.values() if g.variant})
     out = []
@@ -92,17 +94,21 @@ def _unknown_variants(game: _Game, groups: dict) -> list[Problem]:
     return out
 
 
+# an items_from group: (its source group, where items_from is, where its templates are named)
+Derived = tuple[str, Location, dict[str, Location]]
+
+
 class _Game:
     """The manifest, read field by field."""
 
-    def __init__(self, r: Reader, root: Path):
+    def __init__(self, r: Reader, root: Path) -> None:
         self.r, self.root = r, root
         # group name -> (source group, where items_from is, where its templates are)
-        self.derived: dict = {}
+        self.derived: dict[str, Derived] = {}
         data = r.mapping(r.doc.data, (), GAME_KEYS, "game.yaml")
         self.data = data or {}
+        self.languages: tuple[str, ...] | None = None
         if data is None:  # nothing else can be read; one problem says so
-            self.languages = None
             return
         self.languages = self._languages(r.get(data, (), "languages"))
         langs = self.languages or ("en",)
@@ -125,7 +131,7 @@ class _Game:
         """The name is printed on every page (bold on the print check), so every letter needs a
         glyph."""
         for lang, text in (self.name or {}).items():
-            for style in (fonts.face_name(fonts.DEFAULT_FAMILY), fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)):
+            for style in (fonts.default_face(), fonts.default_face(bold=True)):
                 missing = fonts.missing_glyphs(style, text)
                 if missing:
                     chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
@@ -133,21 +139,21 @@ class _Game:
                                    f"no glyph for {chars} in {fonts.DEFAULT_FAMILY}: " "the pack's name is printed on every page", "glyphs")
                     break
 
-    def _pack_id(self, value) -> str:
+    def _pack_id(self, value: object) -> str:
         """The pack id names OUT/<id>/, beside the cache folder it must not take."""
         pack_id = self.r.ident(value, ("id",), "pack id")
         if pack_id == RESERVED_ID:
             self.r.problem(("id",), f"pack id '{pack_id}' is reserved: pnpkit keeps its cache in OUT/{RESERVED_ID}/")
         return pack_id or "pack"
 
-    def _languages(self, value):
+    def _languages(self, value: object) -> tuple[str, ...] | None:
         """Language codes name files (<id>-<lang>.pdf, svg/<lang>/), so each must be a plain tag."""
         if value is None:  # reported as missing already
             return None
         if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
             self.r.problem(("languages",), "'languages' must be a list of language codes " f"such as [pl, en] (got {describe(value)})")
             return None
-        good = []
+        good: list[str] = []
         for i, lang in enumerate(value):
             problem = paths.lang_problem(lang)
             twin = next((g for g in good if g.casefold() == lang.casefold()), None)  # tags ignore case
@@ -159,7 +165,7 @@ class _Game:
                 good.append(lang)
         return tuple(good) or None
 
-    def _players(self, value):
+    def _players(self, value: object) -> tuple[int, int]:
         if value is None:  # reported as missing already
             return (1, 1)
         spec = self.r.mapping(value, ("players",), ("min", "max", "colours"))
@@ -187,22 +193,22 @@ class _Game:
             name = self.r.typed(name, path + ("field",), "string")
         return None if key is None else (key, name)
 
-    def _print(self, value) -> PrintSettings:
+    def _print(self, value: object) -> PrintSettings:
         """The `print:` settings, each read as packformat.PRINT declares it."""
         spec = self.r.mapping(value, ("print",), PRINT_KEYS, "print") or {}
         out: dict[str, Any] = {key.field: _print_value(self.r, key, spec[key.name]) for key in packformat.PRINT if key.name in spec}
         _against_paper(self.r, spec, out)
         return PrintSettings(**{k: v for k, v in out.items() if v is not None})
 
-    def _strings(self, value, langs) -> dict:
+    def _strings(self, value: object, langs: Sequence[str]) -> dict[str, dict[str, str]]:
         spec = self.r.table(value, ("strings",)) or {}
         return {k: t for k, v in spec.items() if (t := self.r.text(v, ("strings", k), langs)) is not None}
 
-    def _checks(self, value) -> tuple[Check, ...]:
+    def _checks(self, value: object) -> tuple[Check, ...]:
         if not isinstance(value, list):
             self.r.problem(("checks",), f"'checks' must be a list of rule checks (got {describe(value)})")
             return ()
-        out = []
+        out: list[Check] = []
         for i, spec in enumerate(value):
             path = ("checks", i)
             if not isinstance(spec, dict):
@@ -217,7 +223,7 @@ class _Game:
             out.append(Check(rule, check_id, level, options, self.r.doc.at(path), self.r.doc, path))
         return tuple(out)
 
-    def _rules_file(self, value) -> Path | None:
+    def _rules_file(self, value: object) -> Path | None:
         if value is None and not (self.root / "rules.py").exists():
             return None
         name = "rules.py" if value is None else self.r.typed(value, ("rules",), "string")
@@ -233,7 +239,9 @@ class _Game:
             return None
         return path
 
-    def pack(self, groups: dict) -> Pack:
+    def pack(self, groups: dict[str, Group]) -> Pack:
+        # load_pack asks for the pack only when nothing was reported, and so both were read
+        assert self.name is not None and self.languages is not None
         return Pack(
             root=self.root, id=self.id, name=self.name, languages=self.languages, players=self.players,
             print=self.print, groups=groups, strings=self.strings, data=self.game_data,
@@ -286,7 +294,7 @@ def _bounded(r: Reader, key: packformat.Key, name: str, value: object, path: tup
     return mm
 
 
-def _against_paper(r: Reader, spec: dict, out: dict) -> None:
+def _against_paper(r: Reader, spec: dict[str, Any], out: dict[str, Any]) -> None:
     """A gap and an overlap that fit in half of what the margin leaves of A4: otherwise the
     packers would divide by zero, loop, or drop every face. (Each setting's own bounds are
     packformat.PRINT's.)"""
@@ -299,14 +307,14 @@ def _against_paper(r: Reader, spec: dict, out: dict) -> None:
         r.problem(p + ("gap",), f"'gap' must be less than {room / 2:g}mm, half " f"the printable width of A4 (got {spec['gap']})")
 
 
-def bleed_problem(given) -> str:
+def bleed_problem(given: object) -> str:
     return packformat.over_max(_PRINT["bleed"], "bleed", given)
 
 
 _PRINT = {key.name: key for key in packformat.PRINT}
 
 
-def _read_groups(r: Reader, game: _Game):
+def _read_groups(r: Reader, game: _Game) -> Iterator[Group]:
     if r.doc.data is None:
         return
     if not isinstance(r.doc.data, dict):
@@ -321,7 +329,7 @@ def _read_groups(r: Reader, game: _Game):
             yield group
 
 
-def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
+def _read_group(r: Reader, game: _Game, name: str, spec: object) -> Group | None:
     path = (name,)
     spec = r.mapping(spec, path, GROUP_KEYS, f"group '{name}'")
     if spec is None:
@@ -335,7 +343,7 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     templates = {side: t for side in SIDES if (t := _template(r, spec, path, side)) is not None}
     if "front" not in spec and path + ("front",) not in r.misspelt:
         r.problem(path, f"group '{name}' needs a 'front' template")
-    extra = {"variant": r.ident(spec["variant"], path + ("variant",), "variant") or "" if "variant" in spec else "",
+    extra: dict[str, Any] = {"variant": r.ident(spec["variant"], path + ("variant",), "variant") or "" if "variant" in spec else "",
              "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size),
              "labels": _labels(r, spec, path)}
     if "items_from" in spec:
@@ -344,12 +352,12 @@ def _read_group(r: Reader, game: _Game, name: str, spec) -> Group | None:
     fields = _read_fields(r, spec.get("fields", {}), path + ("fields",))
     items = _read_items(r, game, name, spec, fields, templates)
     base = _standee(r, spec, path, kind, size)
-    if None in (kind, size, bleed, base) or fields is None:
+    if kind is None or size is None or bleed is None or base is None or fields is None:
         return None
     return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""), base=base, **extra)
 
 
-def _labels(r: Reader, spec: dict, path: tuple) -> str:
+def _labels(r: Reader, spec: dict[str, Any], path: Path_) -> str:
     """`labels: a4-3x7`: a shipped label sheet; its faces are one-sided stickers."""
     if "labels" not in spec:
         return ""
@@ -363,7 +371,8 @@ SHAPES = ("rect", "rounded(R)", "circle", "hex")
 _ROUNDED = re.compile(r"rounded\((.*)\)\Z")
 
 
-def _shape(r: Reader, value, path: tuple, kind, size) -> tuple:
+def _shape(r: Reader, value: object, path: Path_, kind: str | None,
+           size: tuple[float, float] | None) -> Shape:
     """`shape: rect | rounded(3mm) | circle | hex` -> ("rect", 0) ... ("rounded", 3.0); a hex
     group is a hex."""
     if value is None:
@@ -392,7 +401,8 @@ def _shape(r: Reader, value, path: tuple, kind, size) -> tuple:
     return (text, 0.0)
 
 
-def _standee(r: Reader, spec: dict, path: tuple, kind, size) -> float | None:
+def _standee(r: Reader, spec: dict[str, Any], path: Path_, kind: str | None,
+             size: tuple[float, float] | None) -> float | None:
     """`standee: {base: 12mm}`: the fold-over layout (base tab, upside-down back panel, fold,
     upright front panel, base tab), so exports can cut out the figure; 0 when not given."""
     if "standee" not in spec:
@@ -414,20 +424,23 @@ def _standee(r: Reader, spec: dict, path: tuple, kind, size) -> float | None:
     return base
 
 
-def _derived_group(r: Reader, game: _Game, name: str, spec: dict, path: tuple, kind, size, bleed, templates) -> Group | None:
+def _derived_group(r: Reader, game: _Game, name: str, spec: dict[str, Any], path: Path_,
+                   kind: str | None, size: tuple[float, float] | None, bleed: float | None,
+                   templates: dict[str, str]) -> Group | None:
     """`items_from: dice`: the items (and fields) of another group, with this group's kind, size
     and templates."""
     source = r.typed(spec["items_from"], path + ("items_from",), "string")
     for key in ("items", "fields", "generate", "defaults"):
         if key in spec:
             r.problem(path + (key,), f"group '{name}' takes its items and fields " f"from '{source}'; it cannot have '{key}' too", key=True)
-    if None in (kind, size, bleed, source):
+    if kind is None or size is None or bleed is None or source is None:
         return None
     game.derived[name] = (source, r.doc.at(path + ("items_from",)), {s: r.doc.at(path + (s,)) for s in templates})
     return Group(name, kind, size, bleed, templates, {}, (), r.doc.at(path, key=True), spec.get("doc", ""))
 
 
-def _items_from(groups: dict, derived: dict, problems: list) -> dict:
+def _items_from(groups: dict[str, Group], derived: dict[str, Derived],
+                problems: list[Problem]) -> dict[str, Group]:
     """Fill each `items_from` group with its source group's items, under its own name and
     templates."""
     out = dict(groups)
@@ -449,13 +462,14 @@ def _items_from(groups: dict, derived: dict, problems: list) -> dict:
     return out
 
 
-def _template(r: Reader, spec: dict, path: tuple, side: str):
+def _template(r: Reader, spec: dict[str, Any], path: Path_, side: str) -> str | None:
     if side not in spec:
         return None
-    return r.typed(spec[side], path + (side,), "string")
+    name: str | None = r.typed(spec[side], path + (side,), "string")
+    return name
 
 
-def _read_fields(r: Reader, value, path: tuple) -> dict | None:
+def _read_fields(r: Reader, value: object, path: Path_) -> dict[str, FieldSpec] | None:
     spec = r.table(value, path, "fields")
     if spec is None:
         return None
@@ -465,7 +479,7 @@ def _read_fields(r: Reader, value, path: tuple) -> dict | None:
     return {k: f for k, v in spec.items() if k not in clash and (f := _read_field(r, k, v, path + (k,)))}
 
 
-def _read_field(r: Reader, name: str, value, path: tuple) -> FieldSpec | None:
+def _read_field(r: Reader, name: str, value: object, path: Path_) -> FieldSpec | None:
     if isinstance(value, str):  # shorthand: `cost: int`
         value = {"type": value}
     spec = r.mapping(value, path, FIELD_KEYS, f"field '{name}'")
@@ -492,7 +506,8 @@ def _read_field(r: Reader, name: str, value, path: tuple) -> FieldSpec | None:
     )
 
 
-def _read_items(r: Reader, game: _Game, group: str, spec: dict, fields: dict | None, templates: dict) -> list[Item]:
+def _read_items(r: Reader, game: _Game, group: str, spec: dict[str, Any],
+                fields: dict[str, FieldSpec] | None, templates: dict[str, str]) -> list[Item]:
     """Written, sheet and generated items alike (itemsource.py), each checked by _read_item."""
     raw = itemsource.raw_items(r, game.root, group, spec, fields or {}, ITEM_KEYS, game.game_data)
     # A misspelt 'fields:' key (reported once, with its 'did you mean') leaves the items' values
@@ -502,14 +517,15 @@ def _read_items(r: Reader, game: _Game, group: str, spec: dict, fields: dict | N
     return [it for rr, v, p in raw if (it := _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos))]
 
 
-def _misspelt_fields(r: Reader, raw: list, fields: dict, path: tuple) -> dict[str, str]:
+def _misspelt_fields(r: Reader, raw: list[Any], fields: dict[str, FieldSpec],
+                     path: Path_) -> dict[str, str]:
     """A declared field that no item gives while items give a key like it is misspelt where it is
     declared: said once there, instead of at every item. {declared name: the items' key}."""
     given: dict[str, int] = {}
     for _, value, _ in raw:
         for key in value if isinstance(value, dict) else ():
             given[key] = given.get(key, 0) + 1
-    typos = {}
+    typos: dict[str, str] = {}
     for name in fields:
         strangers = [k for k in given if k not in fields and k not in ITEM_KEYS]
         meant = close_match(name, strangers) if name not in given else None
@@ -520,7 +536,8 @@ def _misspelt_fields(r: Reader, raw: list, fields: dict, path: tuple) -> dict[st
     return typos
 
 
-def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: dict, templates: dict,
+def _read_item(r: Reader, game: _Game, group: str, value: object, path: Path_,
+               fields: dict[str, FieldSpec], templates: dict[str, str],
                unsure: bool = False, typos: dict[str, str] | None = None) -> Item | None:
     """One item; with `unsure` (the group's fields are misspelt) any key is taken, and the
     fields in `typos` (misspelt at their declaration) are neither required nor unknown."""
@@ -531,7 +548,8 @@ def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: d
         return None
     item_id = r.ident(r.get(spec, path, "id"), path + ("id",), "id")
     count = _count(r, spec, path, game.players)
-    values, where = {}, {}
+    values: dict[str, Any] = {}
+    where: dict[str, Location] = {}
     for name, fspec in fields.items():
         where[name] = r.doc.at(path + (name,))
         if name in spec:
@@ -555,11 +573,12 @@ def _read_item(r: Reader, game: _Game, group: str, value, path: tuple, fields: d
     return Item(item_id, group, count, values, tuple(tags), prov, sides, r.doc.at(path), where, sides_where, prov_where)
 
 
-def _count(r: Reader, spec: dict, path: tuple, players: tuple[int, int]) -> int | None:
+def _count(r: Reader, spec: dict[str, Any], path: Path_, players: tuple[int, int]) -> int | None:
     """`count: 3`, or `per_player: 5` (printed for the most players)."""
     if "count" in spec and "per_player" in spec:
         r.problem(path + ("per_player",), "give either 'count' or 'per_player', not both", key=True)
         return None
+    n: int | None
     if "per_player" in spec:
         n = r.typed(spec["per_player"], path + ("per_player",), "int")
         if n is not None and n < 1:
@@ -573,7 +592,7 @@ def _count(r: Reader, spec: dict, path: tuple, players: tuple[int, int]) -> int 
     return n
 
 
-def _provenance(r: Reader, value, path: tuple, fields: dict) -> dict:
+def _provenance(r: Reader, value: object, path: Path_, fields: dict[str, FieldSpec]) -> dict[str, str]:
     """`provenance: design` for the whole item, or {field: tag} per number."""
     if value is None:
         return {}
@@ -583,7 +602,7 @@ def _provenance(r: Reader, value, path: tuple, fields: dict) -> dict:
     return {k: v for k, v in spec.items() if r.choice(v, path + (k,), PROVENANCE)}
 
 
-def _field_value(r: Reader, value, path: tuple, spec: FieldSpec, langs):
+def _field_value(r: Reader, value: object, path: Path_, spec: FieldSpec, langs: Sequence[str]) -> Any:
     if spec.type == "text":
         return r.text(value, path, langs, spec.rule)
     if spec.type == "enum":  # an enum without values is reported once, at its declaration
@@ -600,11 +619,11 @@ def _field_value(r: Reader, value, path: tuple, spec: FieldSpec, langs):
     return typed
 
 
-def _unique_ids(groups: dict) -> list[Problem]:
+def _unique_ids(groups: dict[str, Group]) -> list[Problem]:
     """Ids are unique; ids, and group names, that differ only in case would share a file on
     Windows and macOS, whose file systems ignore case, so they are reported too."""
     seen: dict[str, Item] = {}
-    problems = []
+    problems: list[Problem] = []
     for group in groups.values():
         for item in group.items:
             first = seen.get(item.id.casefold())
@@ -617,9 +636,9 @@ def _unique_ids(groups: dict) -> list[Problem]:
                                                      "they would name the same file on Windows and macOS", "unique-ids"))
     names: dict[str, Group] = {}
     for group in groups.values():
-        first = names.setdefault(group.name.casefold(), group)
-        if first is not group:
-            problems.append(Problem(group.where, f"group '{group.name}' differs from " f"'{first.name}' (at {first.where}) only in case: "
+        first_group = names.setdefault(group.name.casefold(), group)
+        if first_group is not group:
+            problems.append(Problem(group.where, f"group '{group.name}' differs from " f"'{first_group.name}' (at {first_group.where}) only in case: "
                                                  "they would name the same folder on Windows and macOS", "unique-ids"))
     return problems
 
