@@ -21,20 +21,21 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from pnpkit import packcode
 from pnpkit.checker import Reader, did_you_mean, unknown_key
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
-from pnpkit.model import KINDS, Check, Pack
+from pnpkit.model import KINDS, Check, Item, Pack
 from pnpkit.trust import CODE_SECONDS
 from pnpkit.units import describe
 
 if TYPE_CHECKING:
     from pnpkit.registry import Registry
 
-RuleFn = Callable[["Context"], Iterator["str | tuple[str, Location]"]]
+Finding = str | tuple[str, Location]  # what a rule yields: a message, or one and where
+RuleFn = Callable[["Context"], Iterator[Finding]]
 
 
 @dataclass(frozen=True)
@@ -42,16 +43,16 @@ class Rule:
     name: str
     fn: RuleFn
     # option name -> kind: "group", "int", "list", "any", "mapping", "string", "bool", "quantity"
-    options: dict
-    required: tuple
+    options: dict[str, str]
+    required: tuple[str, ...]
 
     @property
     def doc(self) -> str:
         return (self.fn.__doc__ or "").strip()
 
 
-def rule(name: str, options: dict | None = None,
-         required: tuple = ()) -> Callable[[RuleFn], RuleFn]:
+def rule(name: str, options: dict[str, str] | None = None,
+         required: tuple[str, ...] = ()) -> Callable[[RuleFn], RuleFn]:
     """Declare fn a rule; options maps each option to its kind, required lists the mandatory ones.
     The declaration rides on the function; a registry adds it (Registry.add_rule)."""
 
@@ -86,17 +87,18 @@ class Context:
 
     pack: Pack
     check: Check
-    opts: dict
+    opts: dict[str, Any]
 
     def at(self, option: str) -> Location:
         """Where one of this check's options stands."""
         return self.check.doc.at(self.check.path + (option,))
 
-    def data_at(self, *path, key: bool = False) -> Location:
+    def data_at(self, *path: object, key: bool = False) -> Location:
         """Where a value of the pack's `data:` (in game.yaml) stands."""
+        assert self.pack.manifest is not None  # a loaded pack has its game.yaml
         return self.pack.manifest.at(("data",) + path, key=key)
 
-    def quantity(self, value) -> float | None:
+    def quantity(self, value: object) -> float | None:
         """A number, {count: group}, {sum: [group, field]} or {data: key.path}."""
         return quantity(self.pack, value)
 
@@ -110,6 +112,8 @@ def load_rules(pack: Pack, base: Registry) -> tuple[Registry, list[Problem]]:
     name = f"pnpkit_rules_{pack.id}"
     try:
         spec = importlib.util.spec_from_file_location(name, pack.rules_file)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {pack.rules_file} as Python")
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # dataclasses and pickling look their module up here
         spec.loader.exec_module(module)
@@ -167,10 +171,12 @@ def run_check(pack: Pack, chk: Check, r: Rule) -> list[Problem]:
 
 
 def _untrusted(pack: Pack, reg: Registry) -> Problem:
+    assert pack.rules_file is not None  # asked only for a pack with a rules.py
     left_out = [f"{c.id} ({c.rule})" for c in pack.checks if c.rule not in reg.rules]
     what = {0: "no check of its was skipped", 1: "its check {} was skipped"}.get(len(left_out), "its checks {} were skipped")
     what = what.format(", ".join(left_out))
-    where = pack.manifest.at(("rules",)) if ("rules",) in pack.manifest.values else pack.where
+    manifest = pack.manifest
+    where = manifest.at(("rules",)) if manifest is not None and ("rules",) in manifest.values else pack.where
     return Problem(where, "the pack is not trusted, so its Python " f"({display_path(pack.rules_file)}) did not run and {what}; "
                           f"if you trust its author: pnpkit trust {display_path(pack.root)} (or --trust for one run)", "trust", "warning")
 
@@ -180,13 +186,13 @@ def _run_own(pack: Pack, reg: Registry, seconds: float) -> tuple[set[str] | None
     Returns the names rules.py registered (None when it did not load) and the problems."""
     checks = list(pack.checks)
 
-    def work(step) -> list:
+    def work(step: Callable[[object], None]) -> list[list[object]]:
         loaded, found = load_rules(pack, reg)
         if found:
             return [_dump(p) for p in found]
         own = {name: r for name, r in loaded.rules.items() if r is not reg.rules.get(name)}
         step(sorted(own))
-        out = []
+        out: list[Problem] = []
         for i, chk in enumerate(checks):
             if chk.rule in own:
                 step(i)
@@ -197,12 +203,13 @@ def _run_own(pack: Pack, reg: Registry, seconds: float) -> tuple[set[str] | None
     names = outcome.step if isinstance(outcome.step, list) else None
     own = set(names) if names is not None else None
     if outcome.done:
-        return own, [_load(p) for p in outcome.value]
+        return own, [_load(p) for p in cast(list[list[Any]], outcome.value)]  # what work() returns
     return own, [_stopped(pack, checks, outcome, seconds)]
 
 
-def _stopped(pack: Pack, checks: list[Check], outcome, seconds: float) -> Problem:
+def _stopped(pack: Pack, checks: list[Check], outcome: packcode.Outcome, seconds: float) -> Problem:
     """The pack's code ran out of time or memory: say where it was."""
+    assert pack.rules_file is not None  # asked only for a pack with a rules.py
     if outcome.timed_out:
         what = f"did not finish within {seconds:g} s and was " "stopped (if it is just slow: --code-timeout SECONDS)"
     else:
@@ -213,16 +220,16 @@ def _stopped(pack: Pack, checks: list[Check], outcome, seconds: float) -> Proble
     return Problem(Location(display_path(pack.rules_file), 1, 1), f"loading the rules file {what}", "rules")
 
 
-def _dump(p: Problem) -> list:
+def _dump(p: Problem) -> list[object]:
     return [p.where.file, p.where.line, p.where.column, p.message, p.rule, p.level, p.where.sheet]
 
 
-def _load(row: list) -> Problem:
+def _load(row: list[Any]) -> Problem:
     file, line, column, message, rule, level, sheet = row
     return Problem(Location(file, line, column, sheet), message, rule, level)
 
 
-def _options(reader: Reader, chk: Check, r: Rule, pack: Pack) -> dict | None:
+def _options(reader: Reader, chk: Check, r: Rule, pack: Pack) -> dict[str, Any] | None:
     before = len(reader.problems)
     for key in chk.options:
         if key not in r.options:
@@ -230,14 +237,14 @@ def _options(reader: Reader, chk: Check, r: Rule, pack: Pack) -> dict | None:
     for key in r.required:
         if key not in chk.options:
             reader.problem(chk.path, f"rule '{r.name}' needs the option '{key}'", "rules")
-    opts = {}
+    opts: dict[str, Any] = {}
     for key, kind in r.options.items():
         if key in chk.options:
             opts[key] = _option(reader, chk.options[key], chk.path + (key,), kind, pack)
     return opts if len(reader.problems) == before else None
 
 
-def _option(reader: Reader, value, path: tuple, kind: str, pack: Pack):
+def _option(reader: Reader, value: object, path: tuple[Any, ...], kind: str, pack: Pack) -> Any:
     if kind == "group":
         return reader.choice(value, path, list(pack.groups), "rules")
     if kind == "kind":
@@ -255,7 +262,7 @@ def _option(reader: Reader, value, path: tuple, kind: str, pack: Pack):
     return value
 
 
-def quantity(pack: Pack, value) -> float | None:
+def quantity(pack: Pack, value: object) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
     if not isinstance(value, dict) or len(value) != 1:
@@ -266,7 +273,7 @@ def quantity(pack: Pack, value) -> float | None:
     if how == "sum" and isinstance(arg, list) and len(arg) == 2 and arg[0] in pack.groups:
         return sum((i.fields.get(arg[1]) or 0) * i.count for i in pack.items(arg[0]))
     if how == "data" and isinstance(arg, str):
-        node = pack.data
+        node: object = pack.data
         for part in arg.split("."):
             node = node.get(part) if isinstance(node, dict) else None
         return node if isinstance(node, (int, float)) and not isinstance(node, bool) else None
@@ -288,7 +295,7 @@ def _exc_line(exc: BaseException, file: Path) -> int:
 # ---------------------------------------------------------------- generic rules
 
 
-def _selected(ctx: Context):
+def _selected(ctx: Context) -> tuple[list[Item], str]:
     if "group" in ctx.opts:
         return ctx.pack.items(group=ctx.opts["group"]), f"group '{ctx.opts['group']}'"
     if "tag" in ctx.opts:
@@ -305,7 +312,7 @@ class RuleOptionError(ValueError):
 
 @rule("count", {"group": "group", "tag": "string", "kind": "kind", "exact": "int or mapping", "min": "int", "max": "int",
                "per_player": "int", "by": "string", "each": "int", "values": "list or data key", "others": "string"})
-def count_rule(ctx: Context):
+def count_rule(ctx: Context) -> Iterator[Finding]:
     """The number of printed components of a group, a tag or a kind is exact, in a range, or
     per_player x the most players; with `by: field`, counted per value of that field: `exact`
     maps values to numbers, or `each` is the number for every value of `values` (a list, or
@@ -341,10 +348,10 @@ def _kinds(ctx: Context) -> str:
     return " (" + (", ".join(f"'{g.name}' {g.total}" for g in groups) or "none") + ")"
 
 
-def _count_by(ctx: Context):
+def _count_by(ctx: Context) -> Iterator[Finding]:
     items, what = _selected(ctx)
     field = ctx.opts["by"]
-    got = Counter()
+    got: Counter[Any] = Counter()  # field values
     for item in items:
         got[item.fields.get(field)] += item.count
     want = ctx.opts.get("exact")
@@ -368,7 +375,7 @@ def _count_by(ctx: Context):
         raise RuleOptionError("with 'by', give 'exact' (a mapping of values to numbers) or 'each' with 'values'")
 
 
-def _values(ctx: Context) -> tuple[list, str]:
+def _values(ctx: Context) -> tuple[list[Any], str]:
     values = ctx.opts.get("values")
     if isinstance(values, list):
         return values, ", ".join(map(str, values))
@@ -378,7 +385,7 @@ def _values(ctx: Context) -> tuple[list, str]:
 
 
 @rule("fields", {"group": "group", "require": "mapping"}, required=("group", "require"))
-def fields_rule(ctx: Context):
+def fields_rule(ctx: Context) -> Iterator[Finding]:
     """Every item of a group has each required field, with a value from its allowed list (or
     `any`)."""
     for item in ctx.pack.items(ctx.opts["group"]):
@@ -392,7 +399,7 @@ def fields_rule(ctx: Context):
 
 
 @rule("capacity", {"group": "group", "field": "string", "at_least": "quantity", "at_most": "quantity"}, required=("group", "field"))
-def capacity_rule(ctx: Context):
+def capacity_rule(ctx: Context) -> Iterator[Finding]:
     """Each carrier's capacity field lies between at_least and at_most (numbers, counts, sums or
     data)."""
     lo = ctx.quantity(ctx.opts.get("at_least")) if "at_least" in ctx.opts else None
@@ -410,7 +417,7 @@ def capacity_rule(ctx: Context):
 
 
 @rule("setup-draws", {"group": "group", "tag": "string", "per_player": "int", "fixed": "int"})
-def setup_draws_rule(ctx: Context):
+def setup_draws_rule(ctx: Context) -> Iterator[Finding]:
     """What setup deals (per_player x the most players, plus fixed) is not more than the deck
     holds."""
     items, what = _selected(ctx)
@@ -421,7 +428,7 @@ def setup_draws_rule(ctx: Context):
 
 
 @rule("die-faces", {"group": "group", "field": "string", "faces": "int", "multiset": "list"}, required=("group", "field"))
-def die_faces_rule(ctx: Context):
+def die_faces_rule(ctx: Context) -> Iterator[Finding]:
     """Every die has the set number of faces, and (if given) exactly the given multiset of faces."""
     want = Counter(map(str, ctx.opts.get("multiset", [])))
     for item in ctx.pack.items(ctx.opts["group"]):
@@ -435,7 +442,7 @@ def die_faces_rule(ctx: Context):
 
 
 @rule("reference", {"group": "group", "field": "string", "to_group": "group", "to_data": "string"}, required=("group", "field"))
-def reference_rule(ctx: Context):
+def reference_rule(ctx: Context) -> Iterator[Finding]:
     """Each value of a field (or each element of a list field) names an item of to_group, or a
     key of data.to_data."""
     if "to_group" in ctx.opts:
