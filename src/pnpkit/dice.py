@@ -21,12 +21,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pnpkit import layout
 from pnpkit.errors import Problem
 from pnpkit.model import Face, PrintSettings
-from pnpkit.rules import rule
+from pnpkit.rules import Context, Finding, rule
 from pnpkit.units import describe
 
 if TYPE_CHECKING:
@@ -51,6 +52,16 @@ class DieError(ValueError):
 
 
 Vec = tuple[int, int, int]
+Cell = tuple[int, int]  # (column, row) of a square in its net's grid
+State = tuple[Vec, Vec, Vec]  # a square's (outward normal, up, right) on the folded cube
+Edge = tuple[Cell, str]  # a square's edge: (cell, direction)
+Line = tuple[float, float, float, float]  # x1, y1, x2, y2 (mm)
+Point = tuple[float, float]
+
+
+def _as_cells(cells: Iterable[Sequence[int]]) -> list[Cell]:
+    """Cells as (column, row) tuples, however they were written (a template gives lists)."""
+    return [(c[0], c[1]) for c in cells]
 
 
 def _neg(v: Vec) -> Vec:
@@ -69,16 +80,16 @@ def _roll(state: tuple[Vec, Vec, Vec], direction: str) -> tuple[Vec, Vec, Vec]:
     return _neg(up), n, right
 
 
-def fold(cells) -> dict:
+def fold(cells: Iterable[Sequence[int]]) -> dict[Cell, State]:
     """Fold a net of six grid cells into a cube: {cell: outward normal}, or DieError.
 
     The first cell faces the viewer; each other cell's normal follows from rolling
     the cube across the fold it shares with a cell already placed.
     """
-    cells = [tuple(c) for c in cells]
+    cells = _as_cells(cells)
     if len(cells) != 6 or len(set(cells)) != 6:
         raise DieError(f"a cube net needs six different squares (got {len(set(cells))})")
-    states = {cells[0]: ((0, 0, 1), (0, 1, 0), (1, 0, 0))}
+    states: dict[Cell, State] = {cells[0]: ((0, 0, 1), (0, 1, 0), (1, 0, 0))}
     todo = [cells[0]]
     while todo:
         cell = todo.pop(0)
@@ -95,33 +106,33 @@ def fold(cells) -> dict:
     return {c: states[c] for c in cells}
 
 
-def _edge_vec(state, direction: str) -> Vec:
+def _edge_vec(state: State, direction: str) -> Vec:
     n, up, right = state
     return {"up": up, "right": right, "down": _neg(up), "left": _neg(right)}[direction]
 
 
-def seams(cells) -> list[tuple[tuple, tuple]]:
+def seams(cells: Iterable[Sequence[int]]) -> list[tuple[Edge, Edge]]:
     """The 7 pairs of free edges ((cell, direction), (cell, direction)) that meet when the cube
     closes."""
     states = fold(cells)
-    by_cube_edge: dict = {}
+    by_cube_edge: dict[frozenset[Vec], list[Edge]] = {}
     for cell, state in states.items():
         for name, (dx, dy) in DIRS.items():
             if (cell[0] + dx, cell[1] + dy) in states:
                 continue  # a fold, not a free edge
             key = frozenset((state[0], _edge_vec(state, name)))
             by_cube_edge.setdefault(key, []).append((cell, name))
-    pairs = [tuple(edges) for edges in by_cube_edge.values()]
-    if len(pairs) != 7 or any(len(p) != 2 for p in pairs):  # cannot happen for a net that folded
+    pairs = [(edges[0], edges[-1]) for edges in by_cube_edge.values()]
+    if len(pairs) != 7 or any(len(edges) != 2 for edges in by_cube_edge.values()):  # cannot happen for a net that folded
         raise DieError("the free edges of this net do not pair up into 7 seams")
     order = {c: i for i, c in enumerate(states)}
     return sorted(pairs, key=lambda p: sorted((order[e[0]], e[1]) for e in p))
 
 
-def folds(cells) -> list[tuple[tuple, str]]:
+def folds(cells: Iterable[Sequence[int]]) -> list[Edge]:
     """Edges shared by two squares, as (cell, direction) from the first of the two in net order."""
-    cells = [tuple(c) for c in cells]
-    out = []
+    cells = _as_cells(cells)
+    out: list[Edge] = []
     for cell in cells:
         for name in ("right", "down"):
             dx, dy = DIRS[name]
@@ -130,20 +141,20 @@ def folds(cells) -> list[tuple[tuple, str]]:
     return out
 
 
-def tab_edges(cells) -> list[tuple[tuple, str]]:
+def tab_edges(cells: Iterable[Sequence[int]]) -> list[Edge]:
     """One edge per seam to carry the glue tab.
 
     A tab may not enter an empty grid cell another tab already uses (tabs would
     touch), and should stay within the net's footprint (a smaller sheet). Ties go
     to the later square in net order, so the first square, usually the front, stays clean.
     """
-    cells = [tuple(c) for c in cells]
+    cells = _as_cells(cells)
     xs, ys = [c[0] for c in cells], [c[1] for c in cells]
     order = {c: i for i, c in enumerate(cells)}
-    used: set = set()
-    chosen = []
+    used: set[Cell] = set()
+    chosen: list[Edge] = []
     for pair in seams(cells):
-        def cost(edge):
+        def cost(edge: Edge) -> tuple[bool, bool, int]:
             (cx, cy), name = edge
             dx, dy = DIRS[name]
             target = (cx + dx, cy + dy)
@@ -159,16 +170,16 @@ def tab_edges(cells) -> list[tuple[tuple, str]]:
 # ------------------------------------------------------------------ dice
 
 
-def die_pairs(faces, opposite) -> list[tuple]:
+def die_pairs(faces: object, opposite: Any) -> list[tuple[Any, Any]]:
     """The opposite pairs as tuples, checked: three pairs that together are exactly the die's
     faces."""
     problem = opposite_problem(faces, opposite)
     if problem:
         raise DieError(problem)
-    return [tuple(p) for p in opposite]
+    return [(p[0], p[1]) for p in opposite]
 
 
-def opposite_problem(faces, opposite) -> str | None:
+def opposite_problem(faces: object, opposite: object) -> str | None:
     """Why these opposite pairs do not describe this die, or None."""
     if not isinstance(faces, list) or len(faces) != 6:
         return f"a die for a cube net needs 6 faces (got {describe(faces)})"
@@ -189,7 +200,7 @@ class NetFace:
     y: float
     size: float
     value: object
-    cell: tuple
+    cell: Cell
     opposite: int  # index in Net.faces of the square opposite this one
 
 
@@ -203,11 +214,11 @@ class Net:
     h: float
     side: float
     tab: float
-    faces: tuple  # NetFace, in net order
-    folds: tuple  # (x1, y1, x2, y2) dashed fold lines
-    tabs: tuple  # ((x, y), ...) glue-tab polygons, 4 points each
-    cuts: tuple  # (x1, y1, x2, y2) solid cut lines: free edges without tabs and the tabs' outer sides
-    tab_edges: tuple  # ((col, row), direction) of each tab, in the order of `tabs`
+    faces: tuple[NetFace, ...]  # in net order
+    folds: tuple[Line, ...]  # (x1, y1, x2, y2) dashed fold lines
+    tabs: tuple[tuple[Point, Point, Point, Point], ...]  # ((x, y), ...) glue-tab polygons, 4 points each
+    cuts: tuple[Line, ...]  # (x1, y1, x2, y2) solid cut lines: free edges without tabs and the tabs' outer sides
+    tab_edges: tuple[Edge, ...]  # ((col, row), direction) of each tab, in the order of `tabs`
 
     @property
     def fold_path(self) -> str:
@@ -221,11 +232,11 @@ class Net:
         return " ".join(f"{x:.3f},{y:.3f}" for x, y in self.tabs[i])
 
 
-def _path(lines) -> str:
+def _path(lines: Iterable[Line]) -> str:
     return " ".join(f"M{x1:.3f} {y1:.3f} L{x2:.3f} {y2:.3f}" for x1, y1, x2, y2 in lines)
 
 
-def net_extent(cells, side: float, tab: float) -> tuple[float, float, float, float]:
+def net_extent(cells: Sequence[Cell], side: float, tab: float) -> tuple[float, float, float, float]:
     """Left, top, right, bottom of a net and its tabs, in mm from the cell grid's origin."""
     left, top = min(c[0] for c in cells) * side, min(c[1] for c in cells) * side
     right, bottom = (max(c[0] for c in cells) + 1) * side, (max(c[1] for c in cells) + 1) * side
@@ -243,7 +254,7 @@ def die_net_size(side: float, tab: float, layout: str = "cross") -> tuple[float,
     return round(right - left, 3), round(bottom - top, 3)
 
 
-def die_net(face: dict, faces, opposite, side: float, tab: float, layout: str = "cross") -> Net:
+def die_net(face: dict[str, Any], faces: object, opposite: Any, side: float, tab: float, layout: str = "cross") -> Net:
     """The net of a die with squares `side` mm and tabs `tab` mm, centred in the face.
 
     opposite lists three pairs of faces; each pair lands on squares that end up
@@ -269,7 +280,9 @@ def die_net(face: dict, faces, opposite, side: float, tab: float, layout: str = 
     )
     fold_lines = tuple(_edge(ox, oy, side, cell, name) for cell, name in folds(cells))
     chosen = tab_edges(cells)
-    tabs, tabbed, cuts = [], [], []
+    tabs: list[tuple[Point, Point, Point, Point]] = []
+    tabbed: list[Edge] = []
+    cuts: list[Line] = []
     for cell in cells:
         for name, (dx, dy) in DIRS.items():
             if (cell[0] + dx, cell[1] + dy) in cells:
@@ -285,16 +298,17 @@ def die_net(face: dict, faces, opposite, side: float, tab: float, layout: str = 
     return Net(ox + left, oy + top, w, h, side, tab, net_faces, fold_lines, tuple(tabs), tuple(cuts), tuple(tabbed))
 
 
-def _cells(name: str):
+def _cells(name: str) -> list[Cell]:
     if name not in NETS:
         raise DieError(f"unknown net layout '{name}' (known: {', '.join(NETS)})")
-    return NETS[name]
+    return _as_cells(NETS[name])
 
 
-def _assign(cells, states, pairs) -> dict:
+def _assign(cells: list[Cell], states: dict[Cell, State], pairs: list[tuple[Any, Any]]) -> dict[Cell, Any]:
     """Each cell's face value: pair k goes on the k-th axis met in net order, its first value on
     that cell."""
-    values, axes = {}, []
+    values: dict[Cell, Any] = {}
+    axes: list[tuple[int, ...]] = []
     for cell in cells:
         n = states[cell][0]
         axis = tuple(abs(v) for v in n)
@@ -307,14 +321,14 @@ def _assign(cells, states, pairs) -> dict:
     return values
 
 
-def _edge(ox: float, oy: float, side: float, cell: tuple, name: str) -> tuple[float, float, float, float]:
+def _edge(ox: float, oy: float, side: float, cell: Cell, name: str) -> tuple[float, float, float, float]:
     """A square's edge as a line, clockwise around the square."""
     x0, y0 = ox + cell[0] * side, oy + cell[1] * side
     x1, y1 = x0 + side, y0 + side
     return {"up": (x0, y0, x1, y0), "right": (x1, y0, x1, y1), "down": (x1, y1, x0, y1), "left": (x0, y1, x0, y0)}[name]
 
 
-def _tab(edge, out: tuple[int, int], depth: float):
+def _tab(edge: Line, out: tuple[int, int], depth: float) -> tuple[Point, Point, Point, Point]:
     """A trapezoid on an edge, its ends cut at 45 degrees so neighbouring tabs never overlap."""
     x1, y1, x2, y2 = edge
     ux, uy = (x2 - x1), (y2 - y1)
@@ -333,11 +347,11 @@ def pack_nets(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], 
     Pages are `packed`: no grid crop marks (they would mark the net's bounding box,
     which is not a cut line). Each page takes the orientation that holds more nets.
     """
-    def too_big(face: Face):
+    def too_big(face: Face) -> tuple[list[layout.Page], list[Problem]]:
         size = f"{face.size[0]:g}x{face.size[1]:g}mm"
         return [], [Problem(face.where, f"the die net of '{face.item}' ({size}) does not fit on {s.paper} paper", "layout")]
 
-    return layout.fill_pages(copies, s, lambda size: layout.Page(*size, "front", packed=True),
+    return layout.fill_pages(copies, s, lambda size: layout.Page(size[0], size[1], "front", packed=True),
                              lambda page, rest: _fill_nets(page, rest, s), too_big)
 
 
@@ -388,7 +402,7 @@ def register(reg: Registry) -> None:
 
 
 @rule("die-opposites", {"group": "group", "field": "string", "opposite": "string"}, required=("group",))
-def die_opposites_rule(ctx):
+def die_opposites_rule(ctx: Context) -> Iterator[Finding]:
     """Every die's opposite pairs (field `opposite`) are three pairs that together are exactly
     its faces (field `field`)."""
     faces_field, pairs_field = ctx.opts.get("field", "faces"), ctx.opts.get("opposite", "opposite")
