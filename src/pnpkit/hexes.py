@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from pnpkit import layout
@@ -73,7 +74,7 @@ def corners(cx: float, cy: float, flat: float, pointy: bool = False, inset: floa
             for k in range(6)]
 
 
-def _points(pts) -> str:
+def _points(pts: Iterable[tuple[float, float]]) -> str:
     return " ".join(f"{x:.3f},{y:.3f}" for x, y in pts)
 
 
@@ -141,7 +142,7 @@ class _Lattice:
         """Centres (a, b) of the first n hexes, filling column by column, from a lattice origin
         at 0."""
         s, f = self.shape.side, self.shape.flat
-        out = []
+        out: list[tuple[float, float]] = []
         for i, rows in enumerate(cols):
             for j in range(rows):
                 if len(out) == n:
@@ -179,7 +180,7 @@ def _runs(copies: list[Face]) -> list[list[Face]]:
 def _pack_run(run: list[Face], lattice: _Lattice, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Pages of hexes; each takes the paper orientation and the bleed (all of it, half, none)
     that hold the most."""
-    pages = []
+    pages: list[Page] = []
     i = 0
     while i < len(run):
         best = None
@@ -200,13 +201,14 @@ def _pack_run(run: list[Face], lattice: _Lattice, s: PrintSettings) -> tuple[lis
     return pages, []
 
 
-def _room(lattice: _Lattice, area) -> tuple[float, float]:
+def _room(lattice: _Lattice, area: tuple[float, float, float, float]) -> tuple[float, float]:
     """The area's extent along the corner axis and along the flat axis."""
     _, _, w, h = area
     return (h, w) if lattice.shape.pointy else (w, h)
 
 
-def _page(faces: list[Face], lattice: _Lattice, cols: list[int], size, s: PrintSettings, bleed: float) -> Page:
+def _page(faces: list[Face], lattice: _Lattice, cols: list[int], size: tuple[float, float],
+          s: PrintSettings, bleed: float) -> Page:
     """One page: the hexes on their lattice, centred in the area, with outlines and cut lines."""
     shape = lattice.shape
     ab = lattice.centres(cols, len(faces))
@@ -247,7 +249,7 @@ def _key(p: tuple[float, float]) -> tuple[int, int]:
     return round(p[0] * 100), round(p[1] * 100)
 
 
-def _outline(cx: float, cy: float, shape: HexShape, bleed: float, taken: set) -> list[tuple[float, float]]:
+def _outline(cx: float, cy: float, shape: HexShape, bleed: float, taken: set[tuple[int, int]]) -> list[tuple[float, float]]:
     """The hex grown by `bleed` on each edge that has no neighbour; shared edges stay on the cut
     line.
 

@@ -18,13 +18,14 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PIL import Image
 
 from pnpkit.svgdraw import (
     Drawing,
     Fill,
+    Matrix,
     ImageOp,
     Op,
     PathOp,
@@ -62,8 +63,9 @@ def lighten(drawing: Drawing, rule: Rule) -> Lightened:
     sx = drawing.width_mm / drawing.viewbox[2]
     sy = drawing.height_mm / drawing.viewbox[3]
     ops: list[Op] = []
-    stack, matrix = [], (1, 0, 0, 1, 0, 0)
-    under = []  # (bbox on the face in mm, old rgb, new rgb) of large fills, in drawing order
+    stack: list[Matrix] = []
+    matrix: Matrix = (1, 0, 0, 1, 0, 0)
+    under: list[tuple[Box, RGB, RGB]] = []  # (bbox on the face in mm, old rgb, new rgb) of large fills, in drawing order
     fixes = 0
     for op in drawing.ops:
         if isinstance(op, Save):
@@ -85,9 +87,9 @@ def lighten(drawing: Drawing, rule: Rule) -> Lightened:
                 op = op._replace(source=_image_mixed(op.source, rule.keep))
         elif isinstance(op, TextOp) and op.fill:
             x, y = apply(matrix, (op.x, op.y))
-            fill, fixed = _readable(op.fill, (x * sx, y * sy), under)
+            ink, fixed = _readable(op.fill, (x * sx, y * sy), under)
             fixes += fixed
-            op = op._replace(fill=Fill(*fill))
+            op = op._replace(fill=Fill(*ink))
         ops.append(op)
     return Lightened(Drawing(drawing.width_mm, drawing.height_mm, drawing.viewbox, tuple(ops)), fixes)  # a plain Drawing: never a cached form
 
@@ -133,7 +135,7 @@ def _image_mixed(source: bytes | str | Path, keep: float) -> bytes:
     return out.getvalue()
 
 
-def _bbox(points: list[tuple[float, float]], matrix: tuple[float, ...], sx: float, sy: float) -> Box:
+def _bbox(points: list[tuple[float, float]], matrix: Matrix, sx: float, sy: float) -> Box:
     pts = [apply(matrix, p) for p in points]
     if not pts:
         return (0.0, 0.0, 0.0, 0.0)
@@ -158,7 +160,7 @@ def write(pack: Pack, faces: list[Face], folder: Path, lang: str, rule: Rule) ->
         if face.drawing is None:
             continue
         if face.svg not in done:
-            done[face.svg] = lighten(face.drawing, rule)
+            done[face.svg] = lighten(cast(Drawing, face.drawing), rule)  # compiled, not yet flattened
             fixes += done[face.svg].contrast_fixes
         # a distinct svg key: the PDF's forms are keyed by it
         lightened.append(dataclasses.replace(face, drawing=done[face.svg].drawing, svg=face.svg + "<!-- low-ink -->"))
