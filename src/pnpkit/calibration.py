@@ -85,7 +85,7 @@ def heading(title: str, width_mm: float, min_pt: float) -> tuple[list[str], floa
     lines, shrinking on (below min_pt the caller warns) to fit at all."""
     from pnpkit import text as textlayout  # layout's wrap, measured with the real font
 
-    bold = fonts.face_name(fonts.DEFAULT_FAMILY, bold=True)
+    bold = fonts.default_face(bold=True)
     size = HEADING_PT
     while size > HEADING_MIN_PT and fonts.string_width(title, bold, size) > width_mm * K:
         size -= 0.5

@@ -110,4 +110,4 @@ def _colours(table: object, field: str | None) -> tuple[dict[str, str] | None, l
 def _at(pack: Pack, path: Sequence[str]) -> Location:
     manifest = pack.manifest
     at = getattr(manifest, "at", None)
-    return at(tuple(path)) if at is not None else pack.where  # type: ignore[no-any-return]
+    return at(tuple(path)) if at is not None else pack.where

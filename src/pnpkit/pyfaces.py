@@ -32,10 +32,11 @@ if TYPE_CHECKING:
     import svgwrite
 
     from pnpkit.model import Pack
+    from pnpkit.render import TextBoxes
 
 FaceKey = tuple[str, str, str]  # (group, item, side)
 # (key, spec, where, template context, found problems -> the face's text_box())
-Job = tuple[FaceKey, str, Location, dict[str, Any], Callable[[list[Problem]], Callable[..., object]]]
+Job = tuple[FaceKey, str, Location, dict[str, Any], Callable[[list[Problem]], "TextBoxes"]]
 
 SPEC = re.compile(r"^([\w./-]+\.py):([A-Za-z_]\w*)$")
 
@@ -94,7 +95,7 @@ class _MacroModule:
         value = getattr(self.module, name)  # an AttributeError names the missing macro
         if not callable(value):
             return value  # a template constant ({% set PLANET_COLOURS = [...] %})
-        return lambda *args, **kwargs: Markup(value(*args, **kwargs))  # type: ignore[no-untyped-call]
+        return lambda *args, **kwargs: Markup(value(*args, **kwargs))
 
 
 def _marked(boxes: Callable[..., object]) -> Callable[..., Markup]:

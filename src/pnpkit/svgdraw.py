@@ -225,13 +225,13 @@ OP_TYPES: tuple[type, ...] = (Save, Restore, Transform, Clip, PathOp, TextOp, Im
 _PAINTED = (PathOp, TextOp)
 
 
-def op_row(op: Op) -> tuple[object, ...]:
+def op_row(op: Op) -> tuple[Any, ...]:  # numbers, strings, bytes and tuples of them
     """The op as plain tuples (its type's number first), for marshal."""
     fields = (tuple(v) if isinstance(v, (Fill, Stroke)) else v for v in op)
     return (OP_TYPES.index(type(op)), *fields)
 
 
-def ops_to_rows(ops: tuple[Op, ...]) -> tuple[tuple[object, ...], ...]:
+def ops_to_rows(ops: tuple[Op, ...]) -> tuple[tuple[Any, ...], ...]:
     """A drawing's ops as marshal can store them."""
     return tuple(op_row(op) for op in ops)
 
