@@ -15,8 +15,8 @@ the hex edges themselves (each shared edge once), the path to cut along.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pnpkit import layout

@@ -25,8 +25,8 @@ from PIL import Image
 from pnpkit.svgdraw import (
     Drawing,
     Fill,
-    Matrix,
     ImageOp,
+    Matrix,
     Op,
     PathOp,
     Restore,

@@ -260,7 +260,7 @@ class CmykCanvas(Canvas):
         return super().drawImage(ImageReader(cmyk), x, y, width, height, None, preserveAspectRatio, anchor, **kwargs)
 
 
-def _rgb(colour: _Colour) -> tuple[float, float, float] | None:
+def _rgb(colour: object) -> tuple[float, float, float] | None:
     """The RGB of a colour given as a tuple or a ReportLab Color; None for CMYK (kept as it is)."""
     if isinstance(colour, CMYKColor):
         return None

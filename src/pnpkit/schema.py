@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from pnpkit import fonts, itemsource, labels, packfonts, packformat, paths
