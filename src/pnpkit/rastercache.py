@@ -12,12 +12,15 @@ faces PDF that pypdfium2 renders. Files unused for KEEP_DAYS are dropped.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any, Callable
 
+import isal
 from PIL import Image
 
 from pnpkit.cache import engine
@@ -26,12 +29,14 @@ from pnpkit.svgdraw import ImageOp, Op
 KEEP_DAYS = 14
 
 
-def key(sheet, shot, variant: str = "") -> str | None:
-    """The hash of what shapes one shot's pixels, or None when the face cannot be keyed."""
-    return combine([sheet_key(sheet)], repr((shot.px, shot.dpi, shot.path is None, variant)))
+def key(sheet: Any, shot: Any, variant: str = "") -> str | None:
+    """The hash of what shapes one shot's pixels (and its PNG's bytes: the deflate library's
+    version), or None when the face cannot be keyed."""
+    what = (shot.px, shot.dpi, shot.path is None, variant, f"isal {isal.__version__}")
+    return combine([sheet_key(sheet)], repr(what))
 
 
-def sheet_key(sheet) -> bytes | None:
+def sheet_key(sheet: Any) -> bytes | None:
     """The hash of what shapes one face drawn on its page: drawing, art, trim, bleed, page."""
     face = sheet.face
     content = _drawing_content(face.drawing)
@@ -44,21 +49,40 @@ def sheet_key(sheet) -> bytes | None:
     return h.digest()
 
 
-def _drawing_content(drawing) -> bytes | None:
-    """A compiled SVG's operations with its art files' content, or a flattened face's pixels
-    (pdfx.Raster); None for anything else."""
+def _drawing_content(drawing: Any) -> bytes | None:
+    """What a face's drawing draws: the build cache's key of a compiled SVG (its source, fonts and
+    pnpkit's code) with its art files' content, a drawing's operations with the same, or a
+    flattened face's pixels (pdfx.Raster); None for anything else."""
     if drawing is None:
         return None
-    if hasattr(drawing, "ops"):
-        try:  # repr, not marshal: marshal's bytes depend on which equal objects happen to be shared
+    try:
+        known: object = getattr(drawing, "key", None)
+        if isinstance(known, bytes):  # cache.FormDrawing: hashed already
+            return known + b"".join(_file_hash(op.source) for op in drawing.ops
+                                          if isinstance(op, ImageOp) and isinstance(op.source, str))
+        if hasattr(drawing, "ops"):  # repr, not marshal: marshal's bytes depend on which equal objects are shared
             return repr(tuple(_keyed(op) for op in drawing.ops)).encode()
-        except OSError:  # an art file gone: just make it
-            return None
+    except OSError:  # an art file gone: just make it
+        return None
     image = getattr(drawing, "image", None)
-    return repr((image.mode, image.size)).encode() + image.tobytes() if image is not None else None
+    if image is None:
+        return None
+    return repr((image.mode, image.size)).encode() + bytes(image.tobytes())
 
 
-def combine(parts: list, extra: str = "") -> str | None:
+def _file_hash(path: str) -> bytes:
+    """The hash of a file's content, once per process while its size and time are unchanged
+    (a deck draws the same art on many faces)."""
+    stat = os.stat(path)
+    return _content_hash(path, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1024)
+def _content_hash(path: str, size: int, mtime_ns: int) -> bytes:
+    return hashlib.sha256(Path(path).read_bytes()).digest()
+
+
+def combine(parts: list[Any], extra: str = "") -> str | None:
     """One key for several: None if any part is None."""
     if any(part is None for part in parts):
         return None
@@ -71,7 +95,7 @@ def combine(parts: list, extra: str = "") -> str | None:
 def _keyed(op: Op) -> Op:
     """An image op names its file; the key needs the file's content."""
     if isinstance(op, ImageOp) and isinstance(op.source, str):
-        return op._replace(source=hashlib.sha256(Path(op.source).read_bytes()).digest())
+        return op._replace(source=_file_hash(op.source))
     return op
 
 
@@ -92,7 +116,7 @@ class RasterCache:
         os.utime(path)  # used: kept
         return path
 
-    def made(self, k: str | None, target: Path, make) -> bool:
+    def made(self, k: str | None, target: Path, make: Callable[[Path], object]) -> bool:
         """Copy target from the cache if k was made before, else make(target) and keep a copy.
         True when it came from the cache."""
         hit = self.get(k, target.suffix)
@@ -135,13 +159,14 @@ class RasterCache:
                 pass
 
 
-def render(sheets: list, shots: list, pdf_path: Path, title: str, cache: RasterCache, variant: str,
-           write_pdf, rasterise) -> list:
-    """rasterise(write_pdf(sheets)) as export does it, serving every shot the cache holds.
+def render(sheets: list[Any], shots: list[Any], pdf_path: Path, title: str, cache: RasterCache,
+           variant: str, draw: Callable[[list[Any], list[Any], Path, str], list[Any]]) -> list[Any]:
+    """draw(sheets, shots, pdf_path, title) as export does it (the faces drawn one per page and
+    rasterised), for the shots the cache does not hold; the others are served from it.
 
-    Returns what rasterise returns: a PIL image for each shot without a path, None for the others."""
+    Returns what draw returns: a PIL image for each shot without a path, None for the others."""
     keys = [key(sheets[shot.page], shot, variant) for shot in shots]
-    out: list = [None] * len(shots)
+    out: list[Any] = [None] * len(shots)
     todo = []
     for i, (shot, k) in enumerate(zip(shots, keys)):
         hit = cache.get(k)
@@ -156,13 +181,7 @@ def render(sheets: list, shots: list, pdf_path: Path, title: str, cache: RasterC
     cache.misses += len(todo)
     if not todo:
         return out
-    pages = sorted({shots[i].page for i in todo})
-    renumber = {page: n for n, page in enumerate(pages)}
-    write_pdf([sheets[p] for p in pages], pdf_path, title)
-    try:
-        images = rasterise(pdf_path, [_on_page(shots[i], renumber[shots[i].page]) for i in todo])
-    finally:
-        pdf_path.unlink(missing_ok=True)
+    images = draw(sheets, [shots[i] for i in todo], pdf_path, title)
     for i, image in zip(todo, images):
         shot = shots[i]
         if shot.path is not None:
@@ -171,7 +190,3 @@ def render(sheets: list, shots: list, pdf_path: Path, title: str, cache: RasterC
             out[i] = image
             cache.put(keys[i], image=image, dpi=shot.dpi)
     return out
-
-
-def _on_page(shot, page: int):
-    return type(shot)(page, shot.px, shot.dpi, shot.path)
