@@ -257,6 +257,33 @@ def test_a_build_reports_what_the_preflight_finds(tmp_path, monkeypatch, capsys)
     assert f"{tmp_path}/out/pack/pdfx/en/01-cards.pdf:1:0: error: page 1: no TrimBox; PDF/X needs one on every page [preflight]" in out
 
 
+def test_a_file_that_passed_is_not_parsed_again_but_a_fault_is_reported_every_time(tmp_path, monkeypatch, capsys):
+    pack = card_pack(tmp_path / "pack")
+    build_it = ["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "pdfx"]
+    assert main(build_it) == 0
+    checked = []
+    real = preflight.check
+    monkeypatch.setattr(preflight, "check", lambda path, target=None: checked.append(path.name) or real(path, target))
+    assert main(build_it) == 0
+    assert checked == []  # the sheets and the export, byte for byte as before: passed already
+    made = sorted((tmp_path / "out" / "pack").rglob("*.pdf"))
+    assert len(made) >= 2
+    broken = made[0]
+    with pikepdf.open(broken, allow_overwriting_input=True) as pdf:  # as if a file had changed underneath
+        pdf.docinfo["/Title"] = "another"
+        pdf.save(broken)
+    assert preflight.check_build(tmp_path / "out" / "pack", {"pdfx"}, export.raster_cache(tmp_path / "out")) == []
+    assert checked == [broken.name]  # new bytes: checked, and it passes
+    capsys.readouterr()
+    bad = tmp_path / "out" / "pack" / "pdfx" / "en" / "01-cards.pdf"
+    with pikepdf.open(bad, allow_overwriting_input=True) as pdf:
+        del pdf.pages[0].obj["/TrimBox"]
+        pdf.save(bad)
+    for _ in range(2):  # a fault is never remembered as a pass
+        found = preflight.check_build(tmp_path / "out" / "pack", {"pdfx"}, export.raster_cache(tmp_path / "out"))
+        assert [p.message for p in found] == ["page 1: no TrimBox; PDF/X needs one on every page"]
+
+
 @pytest.mark.parametrize("game", sorted(p.name for p in (ROOT / "components").iterdir() if (p / "game.yaml").is_file()))
 def test_every_kit_passes_the_preflight(game, tmp_path):
     """The home sheets of every kit (one language), and the PDF/X files of the two smallest kits."""

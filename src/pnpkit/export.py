@@ -83,12 +83,17 @@ def export(pack: Pack, faces: dict, out: Path, profile: Profile, strict: bool = 
     try:
         with output.locked(out, f"exporting {pack.id} for {profile.id}"):
             output.tidy(final.parent)  # a killed export's staging folder
-            raster = RasterCache(out / CACHE_DIR / "raster")
+            raster = raster_cache(out)
             _write(pack, faces, profile, final, raster)
             raster.prune()
     except output.Busy as exc:
         problems.append(Problem(Location(str(out)), str(exc), "output"))
     return problems
+
+
+def raster_cache(out: Path) -> RasterCache:
+    """The cache of rasterised faces, page PDFs and preflight passes of a build's output folder."""
+    return RasterCache(out / CACHE_DIR / "raster")
 
 
 def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: RasterCache) -> None:

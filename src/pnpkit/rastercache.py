@@ -146,6 +146,17 @@ class RasterCache:
         except (OSError, ValueError):
             temp.unlink(missing_ok=True)
 
+    def mark(self, k: str | None, suffix: str) -> None:
+        """Remember that k was seen (an empty file), e.g. a file's bytes that passed a check."""
+        path = self.path(k, suffix)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+        except OSError:  # only costs time
+            pass
+
     def prune(self) -> None:
         """Drop files unused for KEEP_DAYS."""
         if self.folder is None or not self.folder.is_dir():
