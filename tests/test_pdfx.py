@@ -149,6 +149,24 @@ def test_transparency_is_flattened_to_a_cmyk_image_with_a_located_warning(tmp_pa
     assert pixel[0] > 200 and 100 < pixel[1] < 190 and 100 < pixel[2] < 190  # half red on white: pink, not red
 
 
+def test_a_warm_pdfx_export_flattens_nothing_and_writes_the_same_bytes(tmp_path, monkeypatch):
+    pack = alpha_pack(tmp_path / "alpha", bleed="3mm")
+    build_it = ["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "drivethrucards"]
+    assert main(build_it) == 0
+    [pdf] = (tmp_path / "out" / "alpha" / "drivethrucards").rglob("*.pdf")
+    cold = pdf.read_bytes()
+
+    def no_flattening(*args, **kwargs):
+        raise AssertionError("a warm export flattened a face again")
+
+    monkeypatch.setattr(pdfx, "flatten", no_flattening)
+    assert main(build_it) == 0
+    assert pdf.read_bytes() == cold
+    shutil.rmtree(tmp_path / "out" / "pnpkit-cache" / "raster")  # nothing cached: it must flatten
+    with pytest.raises(AssertionError, match="flattened a face again"):
+        main(build_it)
+
+
 def test_ink_over_the_limit_is_a_warning_at_the_face(tmp_path):
     """A CMYK JPEG of 100/100/100/100 goes into the file as it is, and is 400 % ink."""
     art = Image.new("CMYK", (20, 20), (255, 255, 255, 255))

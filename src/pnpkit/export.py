@@ -116,7 +116,7 @@ def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: Raste
 
                 showcase.write(decks, profile, folder)
             elif profile.output == "pages":
-                write_pages(group_faces(pack, _press_ready(lang_faces, profile)), profile, folder, pack.name[lang], raster)
+                write_pages(decks, profile, folder, pack.name[lang], raster)
             else:
                 from pnpkit import tts  # here, not at the top: tts builds on this module
                 tts.write(pack, lang, decks, profile, folder, final / lang, raster)
@@ -320,9 +320,12 @@ def _image_faces(deck: Deck, shared: Face | None):
 
 # ------------------------------------------------------------------ pages: one PDF per group
 
-def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, raster: RasterCache | None = None) -> None:
+def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str,
+                raster: RasterCache | None = None) -> None:
     """One PDF per group, a face per page, in the order and with the copies the service expects.
-    A group whose pages are all as before is copied from the cache (the PDF is invariant)."""
+
+    A group whose pages are all as before is copied from the cache (the PDF is invariant):
+    it is keyed by the faces as drawn, so for PDF/X a hit skips flattening them too."""
     raster = raster or RasterCache(None)
     separation = None
     if profile.pdfx:
@@ -332,11 +335,17 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, r
     for deck in decks:
         trim = product_trim(deck.size, profile, deck.bleed)
         page = (trim[0] + 2 * profile.bleed, trim[1] + 2 * profile.bleed)
-        sheets = [Sheet(face, page, trim) for face in page_order(deck, profile)]
+        faces = page_order(deck, profile)
         name = f"{title} · {deck.name}"
-        k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)} {trim}")
-        raster.made(k, folder / f"{deck.folder}.pdf",
-                    lambda path: facepages.write_faces_pdf(sheets, path, name, separation))
+        k = combine([sheet_key(Sheet(face, page, trim)) for face in faces],
+                    f"pages {name} {_press_key(profile)} {trim}")
+
+        def make(path: Path, faces: list[Face] = faces, page: tuple[float, float] = page,
+                 trim: tuple[float, float] = trim, name: str = name) -> None:
+            sheets = [Sheet(face, page, trim) for face in _press_ready(faces, profile)]
+            facepages.write_faces_pdf(sheets, path, name, separation)
+
+        raster.made(k, folder / f"{deck.folder}.pdf", make)
 
 
 def _press_key(profile: Profile) -> str:
