@@ -620,8 +620,9 @@ def test_tts_dice_stay_images_and_the_warning_says_why(breakable):
     line = next(n for n, row in enumerate((kit.root / "components/mlem/dice.yaml").read_text().splitlines(), 1)
                 if row.startswith("dice:"))
     assert (f"components/mlem/dice.yaml:{line}:1: warning: group 'dice' (die) is exported as images only: a TTS Custom "
-            "Dice object takes one image laid out like the d6 template TTS installs (Modding/Dice Templates), whose face "
-            "positions are not documented, so pnpkit cannot place the faces on it; paint these images onto that template, "
-            "or import them by hand [export]") in run.lines
+            "Dice object takes one image laid out like the d6 template TTS installs (Modding/Dice Templates); no source "
+            "pnpkit's authors could read (TTS's knowledge base, public saves and save generators) says where each face "
+            "sits on it, so pnpkit cannot place the faces; paint these images onto that template, or import them by "
+            "hand [export]") in run.lines
     save = json.loads((kit.root / "build/mlem/tabletop-simulator/en/mlem-en.json").read_text())
     assert "Custom_Dice" not in json.dumps(save)  # no object that would show the faces in the wrong places

@@ -214,12 +214,16 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
     """What the Tabletop Simulator export cannot do for a group, said where the group is."""
     group = pack.groups[deck.name]
     if kind == "image" and deck.kind == "die":
-        # Why not Custom_Dice: the d6 face layout exists only as the template image in a TTS install;
-        # the knowledge base, the API docs and the public saves we searched give the object's JSON
-        # (CustomImage.ImageURL, CustomDice.Type 1) but not where each face sits on the image.
+        # Why not Custom_Dice (searched again for issue 17): TTS's knowledge base page on custom dice
+        # (Berserk-Games/Tabletop-Simulator-Knowledge-Base, docs/custom-content/custom-dice.md)
+        # only points at the template image in the install (Modding/Dice Templates) and shows it
+        # as pictures we cannot read; public save generators give the object (Custom_Dice,
+        # CustomImage.ImageURL, CustomDice.Type 1) and its RotationValues, but take a texture
+        # painted on that template by hand; no source read gives each face's pixel region.
         why = ("a TTS Custom Dice object takes one image laid out like the d6 template TTS installs "
-               "(Modding/Dice Templates), whose face positions are not documented, so pnpkit cannot "
-               "place the faces on it; paint these images onto that template, or import them by hand")
+               "(Modding/Dice Templates); no source pnpkit's authors could read (TTS's knowledge "
+               "base, public saves and save generators) says where each face sits on it, so pnpkit "
+               "cannot place the faces; paint these images onto that template, or import them by hand")
     elif kind == "image":
         why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
     elif kind == "figurine" and group.base == 0:
