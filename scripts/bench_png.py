@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import sys
@@ -51,12 +52,13 @@ def main() -> None:
         assert not result.errors, [str(p) for p in result.errors[:5]]
         faces = len(result.faces["en"])
         distinct = faces - args.cards + 1  # the shared back is written once
-        times = []
+        times, cpus = [], []
         for run in range(args.runs):
             out = root / f"out{run}"
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), _cpu()
             found = export.export(result.pack, result.faces, out, chosen)
             times.append(time.perf_counter() - started)
+            cpus.append(_cpu() - cpu)
             assert not found, [str(p) for p in found]
             pngs = list((out / result.pack.id / chosen.id).rglob("*.png"))
             assert len(pngs) == distinct, (len(pngs), distinct)
@@ -64,7 +66,15 @@ def main() -> None:
     best, median = min(times), statistics.median(times)
     print(f"{distinct} PNG faces ({args.cards} fronts + 1 shared " f"back) at {chosen.dpi} dpi, profile {chosen.id}, "
           f"{os.cpu_count()} cores")
-    print(f"  best {best:.2f}s = {distinct / best:.1f} faces/s; " f"median {median:.2f}s = {distinct / median:.1f} faces/s")
+    print(f"  best {best:.2f}s = {distinct / best:.1f} faces/s; median {median:.2f}s = {distinct / median:.1f} faces/s")
+    cpu = statistics.median(cpus)
+    print(f"  CPU (this process and its workers): median {cpu:.2f}s = {1000 * cpu / distinct:.1f} ms a face")
+
+
+def _cpu() -> float:
+    """User + system seconds of this process and of its finished workers."""
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
 
 
 if __name__ == "__main__":

@@ -274,7 +274,67 @@ def test_many_faces_are_rasterised_in_a_process_pool_identically(tmp_path):
     assert [near(im.getpixel((400, 500)), colours(30)[i // 2]) for i, im in enumerate(pooled) if i % 2 == 0] == [True] * 30
 
 
-# ---------------------------------------------------------------- pages: DriveThruCards, PrintNinja
+def _bench_deck(root: Path, n: int) -> list[facepages.Sheet]:
+    """n of the benchmark's text-heavy poker cards (titles, wrapped text, icons), at TGC's page size."""
+    import sys
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from bench_cards import make_pack
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    result = build.validate(make_pack(root, n))
+    assert not result.errors, [str(p) for p in result.errors[:3]]
+    return [facepages.Sheet(f, export.pixels_to_mm((825, 1125), 300)) for f in result.faces["en"]]
+
+
+def test_drawing_and_rasterising_on_every_core_writes_the_same_bytes_as_one_process(tmp_path):
+    sheets = _bench_deck(tmp_path / "deck", 30)
+    assert len(sheets) >= facepages.POOL_FROM
+
+    def shots(folder: Path) -> list[facepages.Shot]:
+        folder.mkdir()
+        return [facepages.Shot(i, (825, 1125), 300, folder / f"{i}.png") for i in range(len(sheets))]
+
+    facepages.draw_and_rasterise(sheets, shots(tmp_path / "one"), tmp_path / "one.pdf", "t", workers=1)
+    facepages.draw_and_rasterise(sheets, shots(tmp_path / "two"), tmp_path / "two.pdf", "t", workers=2)
+    one, two = _tree(tmp_path / "one"), _tree(tmp_path / "two")
+    assert len(one) == len(sheets) and one == two
+    assert sorted(p.name for p in tmp_path.glob("*.pdf")) == []  # the chunks' PDFs are gone
+    # the pooled images returned (no path) are the same pixels as the PNG files
+    images = facepages.draw_and_rasterise(sheets, [facepages.Shot(i, (825, 1125), 300) for i in range(len(sheets))],
+                                          tmp_path / "three.pdf", "t", workers=2)
+    assert [im.tobytes() for im in images] == [Image.open(tmp_path / "one" / f"{i}.png").tobytes() for i in range(len(sheets))]
+
+
+def test_without_processes_it_is_all_done_in_one(tmp_path, monkeypatch):
+    sheets = _bench_deck(tmp_path / "deck", 12)
+    shots = [facepages.Shot(i, (825, 1125), 300) for i in range(len(sheets))]
+    single = facepages.draw_and_rasterise(sheets, shots, tmp_path / "one.pdf", "t", workers=1)
+
+    class NoProcesses:
+        def __init__(self, *args, **kwargs):
+            raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(facepages, "ProcessPoolExecutor", NoProcesses)
+    monkeypatch.setattr(facepages, "POOL_FROM", 2)
+    pooled = facepages.draw_and_rasterise(sheets, shots, tmp_path / "two.pdf", "t", workers=2)
+    assert [im.tobytes() for im in pooled] == [im.tobytes() for im in single]
+
+
+def test_a_png_is_a_valid_rgb_file_with_its_dpi_and_the_rendered_pixels(tmp_path):
+    sheets = _bench_deck(tmp_path / "deck", 1)[:1]
+    path = tmp_path / "face.png"
+    facepages.draw_and_rasterise(sheets, [facepages.Shot(0, (825, 1125), 300, path)], tmp_path / "a.pdf", "t")
+    [pixels] = facepages.draw_and_rasterise(sheets, [facepages.Shot(0, (825, 1125), 300)], tmp_path / "b.pdf", "t")
+    png = Image.open(path)
+    png.load()  # decodes every chunk: a bad CRC or a short IDAT raises here
+    assert (png.format, png.mode, png.size) == ("PNG", "RGB", (825, 1125))
+    assert [round(d, 2) for d in png.info["dpi"]] == [300.0, 300.0]
+    assert png.tobytes() == pixels.tobytes()
+    assert len(pixels.getcolors(maxcolors=10**6)) > 50  # a drawn card: text, icons and a frame, not a blank page
+
+
+# ------------------------------------------------------------------ pages: DriveThruCards, PrintNinja
 
 def test_dtc_pages_are_face_plus_bleed_with_trim_and_bleed_boxes(tmp_path):
     problems, out = exported(cards(tmp_path / "probe", n=2, count=2), tmp_path / "out", "drivethrucards", pdfx=False)
@@ -562,9 +622,10 @@ def test_tts_dice_stay_images_and_the_warning_says_why(breakable):
     assert run.code == 0
     line = next(n for n, row in enumerate((kit.root / "components/mlem/dice.yaml").read_text().splitlines(), 1)
                 if row.startswith("dice:"))
-    assert (f"components/mlem/dice.yaml:{line}:1: warning: group " "'dice' (die) is exported as images only: a TTS Custom "
-            "Dice object takes one image laid out like the d6 template " "TTS installs (Modding/Dice Templates), whose face "
-            "positions are not documented, so pnpkit cannot place " "the faces on it; paint these images onto that template, "
-            "or import them by hand [export]") in run.lines
+    assert (f"components/mlem/dice.yaml:{line}:1: warning: group 'dice' (die) is exported as images only: a TTS Custom "
+            "Dice object takes one image laid out like the d6 template TTS installs (Modding/Dice Templates); no source "
+            "pnpkit's authors could read (TTS's knowledge base, public saves and save generators) says where each face "
+            "sits on it, so pnpkit cannot place the faces; paint these images onto that template, or import them by "
+            "hand [export]") in run.lines
     save = json.loads((kit.root / "build/mlem/tabletop-simulator/en/mlem-en.json").read_text())
     assert "Custom_Dice" not in json.dumps(save)  # no object that would show the faces in the wrong places

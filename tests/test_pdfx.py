@@ -152,6 +152,24 @@ def test_transparency_is_flattened_to_a_cmyk_image_with_a_located_warning(tmp_pa
     assert pixel[0] > 200 and 100 < pixel[1] < 190 and 100 < pixel[2] < 190  # half red on white: pink, not red
 
 
+def test_a_warm_pdfx_export_flattens_nothing_and_writes_the_same_bytes(tmp_path, monkeypatch):
+    pack = alpha_pack(tmp_path / "alpha", bleed="3mm")
+    build_it = ["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "drivethrucards"]
+    assert main(build_it) == 0
+    [pdf] = (tmp_path / "out" / "alpha" / "drivethrucards").rglob("*.pdf")
+    cold = pdf.read_bytes()
+
+    def no_flattening(*args, **kwargs):
+        raise AssertionError("a warm export flattened a face again")
+
+    monkeypatch.setattr(pdfx, "flatten", no_flattening)
+    assert main(build_it) == 0
+    assert pdf.read_bytes() == cold
+    shutil.rmtree(tmp_path / "out" / "pnpkit-cache" / "raster")  # nothing cached: it must flatten
+    with pytest.raises(AssertionError, match="flattened a face again"):
+        main(build_it)
+
+
 def test_ink_over_the_limit_is_a_warning_at_the_face(tmp_path):
     """A CMYK JPEG of 100/100/100/100 goes into the file as it is, and is 400 % ink."""
     art = Image.new("CMYK", (20, 20), (255, 255, 255, 255))
@@ -261,6 +279,33 @@ def test_a_build_reports_what_the_preflight_finds(tmp_path, monkeypatch, capsys)
     assert main(["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "pdfx"]) == 1
     out = capsys.readouterr().out
     assert f"{tmp_path}/out/pack/pdfx/en/01-cards.pdf:1:0: error: page " "1: no TrimBox; PDF/X needs one on every page [preflight]" in out
+
+
+def test_a_file_that_passed_is_not_parsed_again_but_a_fault_is_reported_every_time(tmp_path, monkeypatch, capsys):
+    pack = card_pack(tmp_path / "pack")
+    build_it = ["build", str(pack), "--out", str(tmp_path / "out"), "--profile", "pdfx"]
+    assert main(build_it) == 0
+    checked = []
+    real = preflight.check
+    monkeypatch.setattr(preflight, "check", lambda path, target=None: checked.append(path.name) or real(path, target))
+    assert main(build_it) == 0
+    assert checked == []  # the sheets and the export, byte for byte as before: passed already
+    made = sorted((tmp_path / "out" / "pack").rglob("*.pdf"))
+    assert len(made) >= 2
+    broken = made[0]
+    with pikepdf.open(broken, allow_overwriting_input=True) as pdf:  # as if a file had changed underneath
+        pdf.docinfo["/Title"] = "another"
+        pdf.save(broken)
+    assert preflight.check_build(tmp_path / "out" / "pack", {"pdfx"}, export.raster_cache(tmp_path / "out")) == []
+    assert checked == [broken.name]  # new bytes: checked, and it passes
+    capsys.readouterr()
+    bad = tmp_path / "out" / "pack" / "pdfx" / "en" / "01-cards.pdf"
+    with pikepdf.open(bad, allow_overwriting_input=True) as pdf:
+        del pdf.pages[0].obj["/TrimBox"]
+        pdf.save(bad)
+    for _ in range(2):  # a fault is never remembered as a pass
+        found = preflight.check_build(tmp_path / "out" / "pack", {"pdfx"}, export.raster_cache(tmp_path / "out"))
+        assert [p.message for p in found] == ["page 1: no TrimBox; PDF/X needs one on every page"]
 
 
 @pytest.mark.parametrize("game", sorted(p.name for p in (ROOT / "components").iterdir() if (p / "game.yaml").is_file()))

@@ -92,7 +92,8 @@ def _check_packs(args: argparse.Namespace) -> int:
             if result.written:  # check what was written, as a print shop would
                 pdfx = {p.id for p in chosen if p.pdfx}
                 assert result.pack is not None  # a build that wrote files read its pack
-                result.problems += preflight.check_build(args.out / result.pack.id, pdfx)
+                passed = export.raster_cache(args.out)  # remembers the files that passed before
+                result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
     return 2 if usage else 1 if failed else 0

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import functools
 import hashlib
 import shutil
 from collections.abc import Iterator
@@ -91,7 +90,7 @@ def export(pack: Pack, faces: dict[str, list[Face]], out: Path, profile: Profile
     try:
         with output.locked(out, f"exporting {pack.id} for {profile.id}"):
             output.tidy(final.parent)  # a killed export's staging folder
-            raster = RasterCache(out / CACHE_DIR / "raster")
+            raster = raster_cache(out)
             _write(pack, faces, profile, final, raster)
             raster.prune()
     except output.Busy as exc:
@@ -99,9 +98,13 @@ def export(pack: Pack, faces: dict[str, list[Face]], out: Path, profile: Profile
     return problems
 
 
-def _write(pack: Pack, faces: dict[str, list[Face]], profile: Profile, final: Path, raster: RasterCache) -> None:
-    """The export into a staging folder, swapped in whole: a failed export leaves the previous
-    one."""
+def raster_cache(out: Path) -> RasterCache:
+    """The cache of rasterised faces, page PDFs and preflight passes of a build's output folder."""
+    return RasterCache(out / CACHE_DIR / "raster")
+
+
+def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: RasterCache) -> None:
+    """The export into a staging folder, swapped in whole: a failed export leaves the previous one."""
     staging = output.staging_for(final)
     staging.mkdir(parents=True)
     try:
@@ -120,7 +123,7 @@ def _write(pack: Pack, faces: dict[str, list[Face]], profile: Profile, final: Pa
 
                 showcase.write(decks, profile, folder)
             elif profile.output == "pages":
-                write_pages(group_faces(pack, _press_ready(lang_faces, profile)), profile, folder, pack.name[lang], raster)
+                write_pages(decks, profile, folder, pack.name[lang], raster)
             else:
                 from pnpkit import tts  # here, not at the top: tts builds on this module
                 tts.write(pack, lang, decks, profile, folder, final / lang, raster)
@@ -222,13 +225,16 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
     """What the Tabletop Simulator export cannot do for a group, said where the group is."""
     group = pack.groups[deck.name]
     if kind == "image" and deck.kind == "die":
-        # Why not Custom_Dice: the d6 face layout exists only as the template image in a TTS
-        # install; the knowledge base, the API docs and the public saves we searched give the
-        # object's JSON (CustomImage.ImageURL, CustomDice.Type 1) but not where each face sits on
-        # the image.
+        # Why not Custom_Dice (searched again for issue 17): TTS's knowledge base page on custom dice
+        # (Berserk-Games/Tabletop-Simulator-Knowledge-Base, docs/custom-content/custom-dice.md)
+        # only points at the template image in the install (Modding/Dice Templates) and shows it
+        # as pictures we cannot read; public save generators give the object (Custom_Dice,
+        # CustomImage.ImageURL, CustomDice.Type 1) and its RotationValues, but take a texture
+        # painted on that template by hand; no source read gives each face's pixel region.
         why = ("a TTS Custom Dice object takes one image laid out like the d6 template TTS installs "
-               "(Modding/Dice Templates), whose face positions are not documented, so pnpkit cannot "
-               "place the faces on it; paint these images onto that template, or import them by hand")
+               "(Modding/Dice Templates); no source pnpkit's authors could read (TTS's knowledge "
+               "base, public saves and save generators) says where each face sits on it, so pnpkit "
+               "cannot place the faces; paint these images onto that template, or import them by hand")
     elif kind == "image":
         why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
     elif kind == "figurine" and group.base == 0:
@@ -333,9 +339,12 @@ def _image_faces(deck: Deck, shared: Face | None) -> Iterator[tuple[Face, str, i
 
 # ------------------------------------------------------------------ pages: one PDF per group
 
-def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, raster: RasterCache | None = None) -> None:
+def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str,
+                raster: RasterCache | None = None) -> None:
     """One PDF per group, a face per page, in the order and with the copies the service expects.
-    A group whose pages are all as before is copied from the cache (the PDF is invariant)."""
+
+    A group whose pages are all as before is copied from the cache (the PDF is invariant):
+    it is keyed by the faces as drawn, so for PDF/X a hit skips flattening them too."""
     raster = raster or RasterCache(None)
     separation = None
     if profile.pdfx:
@@ -345,11 +354,17 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str, r
     for deck in decks:
         trim = product_trim(deck.size, profile, deck.bleed)
         page = (trim[0] + 2 * profile.bleed, trim[1] + 2 * profile.bleed)
-        sheets = [Sheet(face, page, trim) for face in page_order(deck, profile)]
+        faces = page_order(deck, profile)
         name = f"{title} · {deck.name}"
-        k = combine([sheet_key(s) for s in sheets], f"pages {name} {_press_key(profile)} {trim}")
-        write = functools.partial(facepages.write_faces_pdf, sheets, title=name, separation=separation)
-        raster.made(k, folder / f"{deck.folder}.pdf", write)
+        k = combine([sheet_key(Sheet(face, page, trim)) for face in faces],
+                    f"pages {name} {_press_key(profile)} {trim}")
+
+        def make(path: Path, faces: list[Face] = faces, page: tuple[float, float] = page,
+                 trim: tuple[float, float] = trim, name: str = name) -> None:
+            sheets = [Sheet(face, page, trim) for face in _press_ready(faces, profile)]
+            facepages.write_faces_pdf(sheets, path, name, separation)
+
+        raster.made(k, folder / f"{deck.folder}.pdf", make)
 
 
 def _press_key(profile: Profile) -> str:

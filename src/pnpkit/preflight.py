@@ -20,11 +20,13 @@ which form or image holds it; the same fault repeated on a page is one problem.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pnpkit.errors import Location, Problem
+from pnpkit.rastercache import RasterCache
 
 if TYPE_CHECKING:  # pikepdf is imported where a PDF is read
     import pikepdf
@@ -259,15 +261,40 @@ def _fmt(box: Box) -> str:
 
 # ---------------------------------------------------------- after a build
 
-def check_build(folder: Path, pdfx_folders: set[str]) -> list[Problem]:
-    """Preflight every PDF under a built kit's folder: PDF/X rules in the folders of PDF/X
-    profiles."""
+def check_build(folder: Path, pdfx_folders: set[str], passed: RasterCache | None = None) -> list[Problem]:
+    """Preflight every PDF under a built kit's folder: PDF/X rules in the folders of PDF/X profiles.
+
+    With `passed` (the export's raster cache), a file whose exact bytes passed before
+    (the same target, the same pnpkit) is not parsed again: a warm export serves its
+    PDFs byte-identical from the cache, and parsing them was a fifth of its time.
+    Only passes are remembered, so a file with problems reports them every time.
+    """
     problems = []
     for path in sorted(folder.rglob("*.pdf")):
         relative = path.relative_to(folder).parts
         target = "pdfx" if relative[0] in pdfx_folders else "home"
-        problems += check(path, target)
+        key = _pass_key(path, target) if passed is not None else None
+        if passed is not None and passed.get(key, PASSED) is not None:
+            continue
+        found = check(path, target)
+        problems += found
+        if passed is not None and not found:
+            passed.mark(key, PASSED)
     return problems
+
+
+PASSED = ".preflight"  # the suffix of a pass's mark in the raster cache
+
+
+def _pass_key(path: Path, target: str) -> str | None:
+    """The hash of what a preflight's verdict depends on: the file's bytes, the target, pnpkit."""
+    from pnpkit.cache import engine
+
+    try:
+        content = path.read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(engine() + target.encode() + b"\0" + content).hexdigest()
 
 
 # ---------------------------------------------------------- the command

@@ -12,6 +12,7 @@ faces PDF that pypdfium2 renders. Files unused for KEEP_DAYS are dropped.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -20,23 +21,26 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import isal
 from PIL import Image
 
 from pnpkit.cache import engine
 from pnpkit.svgdraw import ImageOp, Op
 
 if TYPE_CHECKING:  # facepages imports this module
-    from pnpkit.facepages import Sheet, Shot
+    pass
 
 KEEP_DAYS = 14
 
 
-def key(sheet: Sheet, shot: Shot, variant: str = "") -> str | None:
-    """The hash of what shapes one shot's pixels, or None when the face cannot be keyed."""
-    return combine([sheet_key(sheet)], repr((shot.px, shot.dpi, shot.path is None, variant)))
+def key(sheet: Any, shot: Any, variant: str = "") -> str | None:
+    """The hash of what shapes one shot's pixels (and its PNG's bytes: the deflate library's
+    version), or None when the face cannot be keyed."""
+    what = (shot.px, shot.dpi, shot.path is None, variant, f"isal {isal.__version__}")
+    return combine([sheet_key(sheet)], repr(what))
 
 
-def sheet_key(sheet: Sheet) -> bytes | None:
+def sheet_key(sheet: Any) -> bytes | None:
     """The hash of what shapes one face drawn on its page: drawing, art, trim, bleed, page."""
     face = sheet.face
     content = _drawing_content(face.drawing)
@@ -50,20 +54,39 @@ def sheet_key(sheet: Sheet) -> bytes | None:
 
 
 def _drawing_content(drawing: Any) -> bytes | None:
-    """A compiled SVG's operations with its art files' content, or a flattened face's pixels
-    (pdfx.Raster); None for anything else."""
+    """What a face's drawing draws: the build cache's key of a compiled SVG (its source, fonts and
+    pnpkit's code) with its art files' content, a drawing's operations with the same, or a
+    flattened face's pixels (pdfx.Raster); None for anything else."""
     if drawing is None:
         return None
-    if hasattr(drawing, "ops"):
-        try:  # repr, not marshal: marshal's bytes depend on which equal objects happen to be shared
+    try:
+        known: object = getattr(drawing, "key", None)
+        if isinstance(known, bytes):  # cache.FormDrawing: hashed already
+            return known + b"".join(_file_hash(op.source) for op in drawing.ops
+                                          if isinstance(op, ImageOp) and isinstance(op.source, str))
+        if hasattr(drawing, "ops"):  # repr, not marshal: marshal's bytes depend on which equal objects are shared
             return repr(tuple(_keyed(op) for op in drawing.ops)).encode()
-        except OSError:  # an art file gone: just make it
-            return None
+    except OSError:  # an art file gone: just make it
+        return None
     image = getattr(drawing, "image", None)
-    return repr((image.mode, image.size)).encode() + image.tobytes() if image is not None else None
+    if image is None:
+        return None
+    return repr((image.mode, image.size)).encode() + bytes(image.tobytes())
 
 
-def combine(parts: list[object], extra: str = "") -> str | None:
+def _file_hash(path: str) -> bytes:
+    """The hash of a file's content, once per process while its size and time are unchanged
+    (a deck draws the same art on many faces)."""
+    stat = os.stat(path)
+    return _content_hash(path, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1024)
+def _content_hash(path: str, size: int, mtime_ns: int) -> bytes:
+    return hashlib.sha256(Path(path).read_bytes()).digest()
+
+
+def combine(parts: list[Any], extra: str = "") -> str | None:
     """One key for several: None if any part is None."""
     if any(part is None for part in parts):
         return None
@@ -76,7 +99,7 @@ def combine(parts: list[object], extra: str = "") -> str | None:
 def _keyed(op: Op) -> Op:
     """An image op names its file; the key needs the file's content."""
     if isinstance(op, ImageOp) and isinstance(op.source, str):
-        return op._replace(source=hashlib.sha256(Path(op.source).read_bytes()).digest())
+        return op._replace(source=_file_hash(op.source))
     return op
 
 
@@ -127,6 +150,17 @@ class RasterCache:
         except (OSError, ValueError):
             temp.unlink(missing_ok=True)
 
+    def mark(self, k: str | None, suffix: str) -> None:
+        """Remember that k was seen (an empty file), e.g. a file's bytes that passed a check."""
+        path = self.path(k, suffix)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+        except OSError:  # only costs time
+            pass
+
     def prune(self) -> None:
         """Drop files unused for KEEP_DAYS."""
         if self.folder is None or not self.folder.is_dir():
@@ -140,16 +174,15 @@ class RasterCache:
                 pass
 
 
-def render(sheets: list[Sheet], shots: list[Shot], pdf_path: Path, title: str, cache: RasterCache,
-           variant: str, write_pdf: Callable[[list[Sheet], Path, str], None],
-           rasterise: Callable[[Path, list[Shot]], list[Image.Image | None]]) -> list[Image.Image | None]:
-    """rasterise(write_pdf(sheets)) as export does it, serving every shot the cache holds.
+def render(sheets: list[Any], shots: list[Any], pdf_path: Path, title: str, cache: RasterCache,
+           variant: str, draw: Callable[[list[Any], list[Any], Path, str], list[Any]]) -> list[Any]:
+    """draw(sheets, shots, pdf_path, title) as export does it (the faces drawn one per page and
+    rasterised), for the shots the cache does not hold; the others are served from it.
 
-    Returns what rasterise returns: a PIL image for each shot without a path, None for the
-    others."""
+    Returns what draw returns: a PIL image for each shot without a path, None for the others."""
     keys = [key(sheets[shot.page], shot, variant) for shot in shots]
-    out: list[Image.Image | None] = [None] * len(shots)
-    todo: list[int] = []
+    out: list[Any] = [None] * len(shots)
+    todo = []
     for i, (shot, k) in enumerate(zip(shots, keys)):
         hit = cache.get(k)
         if hit is None:
@@ -163,13 +196,7 @@ def render(sheets: list[Sheet], shots: list[Shot], pdf_path: Path, title: str, c
     cache.misses += len(todo)
     if not todo:
         return out
-    pages = sorted({shots[i].page for i in todo})
-    renumber = {page: n for n, page in enumerate(pages)}
-    write_pdf([sheets[p] for p in pages], pdf_path, title)
-    try:
-        images = rasterise(pdf_path, [_on_page(shots[i], renumber[shots[i].page]) for i in todo])
-    finally:
-        pdf_path.unlink(missing_ok=True)
+    images = draw(sheets, [shots[i] for i in todo], pdf_path, title)
     for i, image in zip(todo, images):
         shot = shots[i]
         if shot.path is not None:
@@ -178,7 +205,3 @@ def render(sheets: list[Sheet], shots: list[Shot], pdf_path: Path, title: str, c
             out[i] = image
             cache.put(keys[i], image=image, dpi=shot.dpi)
     return out
-
-
-def _on_page(shot: Shot, page: int) -> Shot:
-    return type(shot)(page, shot.px, shot.dpi, shot.path)

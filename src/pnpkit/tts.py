@@ -61,10 +61,11 @@ class Grid:
 class Plan:
     """Everything to rasterise for one language: faces PDF pages, then how to assemble them."""
 
-    sheets: list[Sheet] = field(default_factory=list)  # facepages.Sheet, one per page of the faces PDF
-    shots: list[Shot] = field(default_factory=list)  # facepages.Shot, one per page
-    cells: dict[int, tuple[Path, int, int]] = field(default_factory=dict)  # page index -> (sheet image path, x, y) for cells of deck sheets
-    cuts: dict[int, list[Cut]] = field(default_factory=dict)  # page index -> [(image path, pixel box, upside down)] for figures
+    sheets: list = field(default_factory=list)  # facepages.Sheet, one per page of the faces PDF
+    shots: list = field(default_factory=list)  # facepages.Shot, one per page
+    cells: dict = field(default_factory=dict)  # page index -> (sheet image path, x, y) for cells of deck sheets
+    cuts: dict = field(default_factory=dict)  # page index -> [(image path, pixel box, upside down)] for figures
+    greys: dict = field(default_factory=dict)  # sheet image path -> [(x, y, w, h)] of hidden cells painted grey
 
     def add(self, face: Face, px: tuple[int, int], dpi: float, path: Path | None) -> int:
         self.shots.append(Shot(len(self.sheets), px, dpi, path))
@@ -114,36 +115,63 @@ def _shaped(kind: str, shape: str) -> str:
 
 
 def _assemble(plan: Plan, canvases: dict[Path, Image.Image], folder: Path, raster: RasterCache) -> None:
-    """Rasterise the shots and paste the cells into their deck sheets. A sheet whose cells are
-    all as before is copied from the cache, and its cells are not rasterised at all."""
+    """Rasterise the shots, paste the cells into their deck sheets and cut the figures out.
+    A sheet or a figure that is as before is copied from the cache, and a face all of whose
+    uses are is not rasterised at all."""
     keys = {path: _canvas_key(path, canvas, plan) for path, canvas in canvases.items()}
-    done = set()
-    for path, k in keys.items():
-        hit = raster.get(k)
-        if hit is not None:
-            shutil.copyfile(hit, path)
-            done.add(path)
-    todo = [i for i in range(len(plan.shots)) if plan.cells.get(i, (None,))[0] not in done]
+    done = {path for path, k in keys.items() if _copied(raster, k, path)}
+    cut_keys = {index: [_cut_key(plan, index, box, turned) for _, box, turned in cuts]
+                for index, cuts in plan.cuts.items()}
+    for index, cuts in plan.cuts.items():
+        for (path, _, _), k in zip(cuts, cut_keys[index]):
+            if _copied(raster, k, path):
+                done.add(path)
+    todo = [i for i in range(len(plan.shots)) if _needed(plan, i, done)]
     images = rasterise_faces(plan.sheets, [plan.shots[i] for i in todo], folder, raster)
     for index, image in zip(todo, images):
         if index in plan.cells:
             path, cx, cy = plan.cells[index]
             assert image is not None  # a cell's shot has no path: its image comes back
             canvases[path].paste(image, (cx, cy))
-        for path, box, upside_down in plan.cuts.get(index, ()):
-            assert image is not None  # as a cell's
-            part = image.crop(box)
-            (part.rotate(180) if upside_down else part).save(path, compress_level=6)
+        for (path, box, upside_down), k in zip(plan.cuts.get(index, ()), cut_keys.get(index, ())):
+            if path not in done:
+                part = image.crop(box)
+                (part.rotate(180) if upside_down else part).save(path, compress_level=6)
+                raster.put(k, source=path)
     for path, canvas in canvases.items():
         if path not in done:
             canvas.save(path, compress_level=6)
             raster.put(keys[path], source=path)
 
 
+def _copied(raster: RasterCache, k: str | None, path: Path) -> bool:
+    """Copy path from the cache if it holds k; whether it did."""
+    hit = raster.get(k)
+    if hit is None:
+        return False
+    shutil.copyfile(hit, path)
+    return True
+
+
+def _needed(plan: Plan, index: int, done: set[Path]) -> bool:
+    """Whether shot `index` must be drawn: its own file, or a sheet or figure not served whole."""
+    if plan.shots[index].path is not None:
+        return True  # rasterise_faces serves it from the cache if it can
+    uses = [plan.cells[index][0]] if index in plan.cells else []
+    uses += [path for path, _, _ in plan.cuts.get(index, ())]
+    return any(path not in done for path in uses)
+
+
+def _cut_key(plan: Plan, index: int, box: tuple[int, int, int, int], turned: bool) -> str | None:
+    shot = plan.shots[index]
+    return combine([key(plan.sheets[shot.page], shot)], repr(("tts figure", box, turned)))
+
+
 def _canvas_key(path: Path, canvas: Image.Image, plan: Plan) -> str | None:
-    """What a deck sheet's pixels depend on: what is painted on it already (the grey hidden
-    cells) and each cell's face and place."""
-    parts: list[object] = [hashlib.sha256(canvas.tobytes()).digest(), repr(canvas.size)]
+    """What a deck sheet's pixels depend on: its size, the grey hidden cells painted on it
+    before the faces, and each cell's face and place."""
+    painted = (canvas.mode, canvas.size, "white", HIDDEN_GREY, plan.greys.get(path, []))
+    parts: list[object] = [repr(painted)]
     for index, (target, cx, cy) in sorted(plan.cells.items()):
         if target == path:
             shot = plan.shots[index]
@@ -218,6 +246,7 @@ def _deck(deck: Deck, profile: Profile, folder: Path, plan: Plan, canvases: dict
                     plan.cells[plan.add(shared, grid.cell, _dpi(deck, grid.cell), None)] = (face_path, cx, cy)
                 else:
                     canvases[face_path].paste(Image.new("RGB", grid.cell, HIDDEN_GREY), (cx, cy))
+                    plan.greys.setdefault(face_path, []).append((cx, cy, *grid.cell))
                 continue
             item = items[index]
             assert item.front is not None  # items holds the items with a front
