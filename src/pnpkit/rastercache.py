@@ -19,16 +19,13 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import isal
 from PIL import Image
 
 from pnpkit.cache import engine
 from pnpkit.svgdraw import ImageOp, Op
-
-if TYPE_CHECKING:  # facepages imports this module
-    pass
 
 KEEP_DAYS = 14
 
