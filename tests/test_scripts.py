@@ -16,6 +16,7 @@ SCRIPTS = [
     ("bench_png.py", ["--cards", "4", "--runs", "1"], "faces/s"),
     ("bench_sheet.py", ["--rows", "20"], "read and validated 20 items in"),
     ("bench_side.py", ["--baseline", str(ROOT / "src"), "--cards", "3", "--runs", "1"], "one card edited / cold: this"),
+    ("bench_text.py", [f"this={ROOT / 'src'}", "--cards", "3", "--runs", "1"], "rich  this     median CPU"),
 ]
 
 
