@@ -410,3 +410,50 @@ def test_a_short_number_keeps_to_the_word_before_it():
     assert ["".join(r[0] for r in line.runs) for line in lines] == ["free", "space 0."]
     lines = richtext.wrap(richtext.parse("free space now"), layout, width)
     assert ["".join(r[0] for r in line.runs) for line in lines] == ["free space", "now"]
+
+
+CJK_FONT = Path(__file__).parent / "fonts" / "WQYMicroHei-subset.ttf"
+
+
+def _whole_line(text: str, font: str) -> tuple:
+    """shaping.shape's answer with the line shaped whole by HarfBuzz (no word shapes)."""
+    buf = shaping._run(text, font, False, None, 0)
+    codes, data, plain, total = shaping._glyphs(text, font, buf, False)
+    if plain:
+        return text, None, shaping.pdfmetrics.stringWidth(text, font, 1.0)
+    return "".join(map(chr, codes)), data, total / shaping._hb(font)[1]
+
+
+def test_lines_put_together_from_word_shapes_are_harfbuzz_own():
+    """Lines of the kits' words (kerning pairs inside words and next to spaces, accents, quotes,
+    digits in Latin lines) in every shipped face, and CJK in a pack font: word by word is exact."""
+    import random
+    import re
+
+    root = Path(__file__).resolve().parents[1] / "components"
+    texts = [f.read_text(encoding="utf-8") for f in sorted(root.rglob("*.yaml"))]
+    words = sorted({w for text in texts for w in re.findall(r"\S+", text)})
+    words += ["AVA", "To", "Wa", "L'Yeti", "“Ta”", "10,", "1.", "fi", "ff", "e\u0301te\u0301",
+              "\u0301x", "—"]
+    rng = random.Random(0)
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 9))) for _ in range(1500)]
+    lines += [" " + line for line in lines[:50]] + [line + " " for line in lines[50:100]]
+    fonts.register_all()
+    faces = [fonts.face_name("DejaVu Sans", b, i) for b in (False, True) for i in (False, True)]
+    for font in faces:
+        for line in lines:
+            assert shaping.shape(line, font) == _whole_line(line, font), (font, line)
+    assert shaping._word("one", faces[0], "Latn") is not None  # the words are really used
+    assert shaping._word("\u0301x", faces[0], "Latn") is None  # a mark would cling to the space
+    cjk = "pnpkit-test-cjk"
+    if cjk not in fonts._registered:
+        from reportlab.pdfbase import pdfmetrics
+        from reportlab.pdfbase.ttfonts import TTFont
+
+        pdfmetrics.registerFont(TTFont(cjk, str(CJK_FONT)))
+        fonts._registered.add(cjk)
+    face = hb.Face(hb.Blob(CJK_FONT.read_bytes()))
+    han = "".join(chr(c) for c in sorted(face.unicodes) if 0x4E00 <= c <= 0x9FFF)[:40]
+    for n in range(40):
+        line = " ".join(han[(n + k) % len(han):][:3] for k in range(4)) + " AV 10"
+        assert shaping.shape(line, cjk) == _whole_line(line, cjk), line

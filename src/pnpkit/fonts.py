@@ -100,6 +100,8 @@ def _cmap(font: str) -> frozenset[int]:
 def missing_glyphs(font: str, text: str) -> str:
     """The characters of text that the font cannot draw (in order, once each)."""
     cmap = _cmap(font)
+    if cmap.issuperset(map(ord, text)):  # the common case, without a Python step per character
+        return ""
     seen: dict[str, None] = {}
     for ch in text:
         if ord(ch) not in cmap and not ch.isspace():

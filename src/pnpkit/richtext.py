@@ -133,6 +133,7 @@ class Layout:
     def __init__(self, family: str, size_mm: float, aspects: dict):
         self.family, self.size, self.aspects = family, size_mm, aspects
         self.ascent = fonts.ascent_descent(fonts.face_name(family))[0]
+        self._widths: dict[tuple[str, bool | None, bool | None], float] = {}  # words repeat
 
     def font(self, bold: bool, italic: bool) -> str:
         return fonts.face_name(self.family, bold, italic)
@@ -142,11 +143,16 @@ class Layout:
 
         return h * self.aspects.get(name, 1.0), h
 
-    def run_width(self, run) -> float:
-        text, bold, italic = run
-        if bold is None:
-            return self.icon_size(text)[0]
-        return fonts.unit_width(text, self.font(bold, italic)) * self.size
+    def run_width(self, run: tuple[str, bool | None, bool | None]) -> float:
+        width = self._widths.get(run)
+        if width is None:
+            text, bold, italic = run
+            if bold is None or italic is None:
+                width = self.icon_size(text)[0]
+            else:
+                width = fonts.unit_width(text, self.font(bold, italic)) * self.size
+            self._widths[run] = width
+        return width
 
     def width(self, runs) -> float:
         return sum(self.run_width(r) for r in runs)

@@ -145,21 +145,47 @@ def register_private(font: str, chars: str, data: Shaped) -> None:
             _private(rl, code - (_PUA if code <= _PUA_END else _PLANE15), d[5])
 
 
+Glyphs = tuple[tuple[int, ...], tuple[tuple[float, ...], ...], bool, int]
+_CONCAT = hb.BufferFlags.PRODUCE_UNSAFE_TO_CONCAT
+_UNSAFE = hb.GlyphFlags.UNSAFE_TO_CONCAT
+
+
 @lru_cache(maxsize=65536)
 def shape(text: str, font: str, rtl: bool = False) -> tuple[str, Shaped | None, float]:
     """(characters to draw, shape data or None when plain, advance width per unit of font size)."""
     if not text:
         return "", None, 0.0
-    rl = _ttf(font)
-    hbfont, upem = _hb(font)
+    glyphs = _from_words(text, font) if not rtl and " " in text and "  " not in text else None
+    if glyphs is None:
+        glyphs = _glyphs(text, font, _run(text, font, rtl, None, 0), rtl)
+    codes, data, plain, total = glyphs
+    if plain:
+        return text, None, pdfmetrics.stringWidth(text, font, 1.0)
+    return "".join(map(chr, codes)), data, total / _hb(font)[1]
+
+
+def _run(text: str, font: str, rtl: bool, script: str | None, flags: int) -> hb.Buffer:
+    """HarfBuzz's buffer with text shaped as one run. script: the script of the line the text
+    stands in (a word of digits in a Latin line is shaped as Latin); None: guessed from text."""
     buf = hb.Buffer()
     buf.add_str(text)
     buf.guess_segment_properties()
+    if script is not None:
+        buf.script = script
     buf.direction = "rtl" if rtl else "ltr"
-    hb.shape(hbfont, buf, FEATURES)
-    scale = 1000.0 / upem
-    face = rl.face
-    c2g, g2c, widths = face.charToGlyph, face.glyphToChar, face.charWidths  # type: ignore[attr-defined]
+    if flags:
+        buf.flags = flags
+    hb.shape(_hb(font)[0], buf, FEATURES)
+    return buf
+
+
+def _glyphs(text: str, font: str, buf: hb.Buffer, rtl: bool) -> Glyphs:
+    """A shaped run read out: (code per glyph, shape data, plain, advance in font units). Plain:
+    one glyph per character, each the character's own glyph at its normal advance."""
+    rl = pdfmetrics.getFont(font)
+    scale = 1000.0 / _hb(font)[1]
+    face = rl.face  # type: ignore[attr-defined]  # a TTFont: every font pnpkit registers
+    c2g, g2c, widths = face.charToGlyph, face.glyphToChar, face.charWidths
     n = len(text)
     chars: list[int] = []
     data: list[Glyph] = []
@@ -178,9 +204,79 @@ def shape(text: str, font: str, rtl: bool = False) -> tuple[str, Shaped | None, 
         chars.append(code)
         data.append((cluster, adv, pos.y_advance * scale, x_offset * scale, y_offset * scale, width))
         total += x_advance
-    if plain and len(chars) == n:
-        return text, None, pdfmetrics.stringWidth(text, font, 1.0)
-    return "".join(map(chr, chars)), tuple(data), total / upem
+    return tuple(chars), tuple(data), plain and len(chars) == n, total
+
+
+def _script(text: str) -> str | None:
+    """The script HarfBuzz gives a whole line: that of its first character of a script of its own."""
+    buf = hb.Buffer()
+    buf.add_str(text)
+    buf.guess_segment_properties()
+    script: str | None = buf.script
+    return script
+
+
+@lru_cache(maxsize=65536)
+def _word(word: str, font: str, script: str | None) -> Glyphs | None:
+    """A word's glyphs as they stand between spaces in a left-to-right line, or None when they
+    might not. The word is shaped after a space and before two, with HarfBuzz marking a glyph
+    unsafe to concatenate when its cluster is inside a stretch some lookup looked at from an
+    earlier glyph, and the first glyph when a lookup looked before the text. It stands alone when
+    nothing looked before the leading space, nothing that began before the first trailing space
+    reached the second, the word's glyphs are its glyphs alone and both spaces are a lone
+    space's (no kerning with them). A lookup at a space looking into the next word is that
+    word's leading space, checked when that word is."""
+    alone = _glyphs(word, font, _run(word, font, False, script, 0), False)
+    probe = f" {word}  "
+    buf = _run(probe, font, False, script, _CONCAT)
+    infos = buf.glyph_infos
+    if len(infos) != len(alone[0]) + 3 or infos[0].flags & _UNSAFE:
+        return None
+    if infos[-2].flags & _UNSAFE and infos[-1].flags & _UNSAFE:
+        return None  # something before the first trailing space may have reached past it
+    codes, data, _, _ = _glyphs(probe, font, buf, False)
+    space = _space(font, script)
+    if codes[1:-2] != alone[0] or tuple((d[0] - 1, *d[1:]) for d in data[1:-2]) != alone[1]:
+        return None
+    for at in (0, -2):
+        if codes[at] != space[0][0] or data[at][1:] != space[1][0][1:]:
+            return None
+    return alone
+
+
+@lru_cache(maxsize=256)
+def _space(font: str, script: str | None) -> Glyphs:
+    return _glyphs(" ", font, _run(" ", font, False, script, 0), False)
+
+
+def _from_words(text: str, font: str) -> Glyphs | None:
+    """A left-to-right line's glyphs put together from its words' and its spaces' (each word
+    shaped once: words repeat from line to line), or None when a word cannot stand alone (the
+    line is shaped whole then). Exactly HarfBuzz's glyphs for the whole line."""
+    script = _script(text)
+    space = _space(font, script)
+    if len(space[0]) != 1:
+        return None
+    space_code, space_data = space[0][0], space[1][0][1:]
+    codes: list[int] = []
+    data: list[tuple[float, ...]] = []
+    plain, total, at = space[2], 0, 0
+    for n, word in enumerate(text.split(" ")):
+        if n:
+            codes.append(space_code)
+            data.append((at, *space_data))
+            total += space[3]
+            at += 1
+        if word:
+            glyphs = _word(word, font, script)
+            if glyphs is None:
+                return None
+            codes += glyphs[0]
+            data += [(d[0] + at, *d[1:]) for d in glyphs[1]]
+            plain = plain and glyphs[2]
+            total += glyphs[3]
+            at += len(word)
+    return tuple(codes), tuple(data), plain, total
 
 
 def drawable(chars: str, data: Shaped | None) -> str | ShapedStr:

@@ -56,20 +56,32 @@ class Text:
     grounds: tuple[Colour, ...] = ()  # every colour under the text: a gradient's stops
 
 
-@dataclass(frozen=True)
 class _Ground:
     """Paint as the eye sees it: an area (polygons in face mm, clipped to a box) and its colours,
-    translucent paint already mixed with what was beneath. No colours: a picture, unknown."""
+    translucent paint already mixed with what was beneath. No colours: a picture, unknown. The
+    polygons are moved into face mm only when a point inside the box asks (most never do)."""
 
-    box: Box
-    polygons: tuple[tuple[tuple[float, float], ...], ...]
-    colours: tuple[Colour, ...]
+    __slots__ = ("box", "colours", "_raw", "_ctm", "_polygons")
+
+    def __init__(self, box: Box, colours: tuple[Colour, ...],
+                 raw: list[list[tuple[float, float]]] | None = None, ctm: Matrix | None = None):
+        self.box, self.colours, self._raw, self._ctm = box, colours, raw, ctm
+        self._polygons: tuple[tuple[tuple[float, float], ...], ...] | None = None
+
+    @property
+    def polygons(self) -> tuple[tuple[tuple[float, float], ...], ...]:
+        if self._polygons is None:
+            ctm = self._ctm
+            self._polygons = () if self._raw is None or ctm is None else tuple(
+                tuple(apply(ctm, p) for p in poly) for poly in self._raw)
+        return self._polygons
 
     def covers(self, x: float, y: float) -> bool:
         left, top, right, bottom = self.box
         if not (left <= x <= right and top <= y <= bottom):
             return False
-        return any(_inside(poly, x, y) for poly in self.polygons) if self.polygons else True
+        polygons = self.polygons
+        return any(_inside(poly, x, y) for poly in polygons) if polygons else True
 
 
 def texts(drawing: Drawing) -> list[Text]:
@@ -106,7 +118,7 @@ def _ground(op: PathOp | Gradient | ImageOp, ctm: Matrix, clip: Box | None,
         x, y, w, h = op.x, op.y, op.w, op.h
         corners = [apply(ctm, p) for p in ((x, y), (x + w, y), (x, y + h), (x + w, y + h))]
         box = _meet(clip, _bounds(corners))
-        return None if box is None or op.alpha < 0.05 else _Ground(box, (), ())
+        return None if box is None or op.alpha < 0.05 else _Ground(box, ())
     segs = op.segs
     paints: list[Colour]
     if isinstance(op, PathOp):
@@ -115,13 +127,27 @@ def _ground(op: PathOp | Gradient | ImageOp, ctm: Matrix, clip: Box | None,
         paints = [(*c[:3], op.alpha) for c in op.colours]
     if not paints or max(p[3] for p in paints) < 0.05:
         return None
-    polygons = tuple(tuple(apply(ctm, p) for p in poly) for poly in _polygons(segs))
-    box = _meet(clip, _bounds([p for poly in polygons for p in poly]))
+    raw = _polygons(segs)
+    box = _meet(clip, _moved_bounds(ctm, raw))
     if box is None:
         return None
+    if all(len(p) < 4 or p[3] == 1.0 for p in paints):  # opaque: what lies beneath never shows
+        return _Ground(box, tuple(_over(paint, PAPER) for paint in paints), raw, ctm)
     beneath = _under(below, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
     colours = tuple(_over(paint, ground) for paint in paints for ground in beneath or (PAPER,))
-    return _Ground(box, polygons, colours)
+    return _Ground(box, colours, raw, ctm)
+
+
+def _moved_bounds(ctm: Matrix, polys: list[list[tuple[float, float]]]) -> Box | None:
+    """_bounds of the polygons' points moved by ctm; without rotation or skew only the corners
+    of the unmoved bounds are moved (the same numbers: scaling and adding keep the order)."""
+    if ctm[1] or ctm[2]:
+        return _bounds([apply(ctm, p) for poly in polys for p in poly])
+    box = _bounds([p for poly in polys for p in poly])
+    if box is None:
+        return None
+    (x0, y0), (x1, y1) = apply(ctm, box[:2]), apply(ctm, box[2:])
+    return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
 
 def _over(paint: Colour, ground: Colour) -> Colour:
