@@ -85,7 +85,7 @@ def test_provenance_lists_what_is_still_a_design_choice(kit):
     assert run.code == 0
     assert run.lines[:3] == [
         f"{M}/herd.yaml:12:12: note: herd, 'tab': design [provenance]",
-        f"{M}/reference.yaml:15:7: note: reference, all values: design [provenance]",
+        f"{M}/reference.yaml:16:7: note: reference, all values: design [provenance]",
         f"{M}/tiles.yaml:16:7: note: bonus-01, all values: design [provenance]",
     ]
     assert len(run.lines) == 18

@@ -210,8 +210,8 @@ class TestTrackRules:
 
     @pytest.mark.parametrize("old, new, expected", [
         ("    purr: {name:", "    # purr: {name:", [
-            "boards.yaml:12:7: error: template 'mlem/track.svg.j2' line 100: " "undefined variable: 'data.planets' has no key 'purr' (its keys are yarn, " "whisker, paw, tail) (rendering the front of 'cosmic-track') [template]",
-            "game.yaml:118:64: error: space 22 lies beside the " "planet 'purr', which is not in data.planets [MLEM-T06]",
+            "boards.yaml:12:7: error: template 'mlem/track.svg.j2' line 104: undefined variable: 'data.planets' has no key 'purr' (its keys are yarn, whisker, paw, tail) (rendering the front of 'cosmic-track') [template]",
+            "game.yaml:118:64: error: space 22 lies beside the planet 'purr', which is not in data.planets [MLEM-T06]",
             "game.yaml:124:5: error: the game has 4 planets; it needs 5 [MLEM-T06]"]),
         ("first: 10, second: 5, other: 2", "first: 5, second: 10, other: 2",
          ["game.yaml:126:10: error: planet 'paw' scores 5/10/2; " "the game needs first >= second >= other >= 0 [MLEM-T06]"]),

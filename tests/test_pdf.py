@@ -234,6 +234,32 @@ class TestDuplexCheck:
             assert self.red_near(back, expected, y - 3), (k, expected)
             assert not self.red_near(back, expected + 0.5, y - 3) or k == 4, (k, expected)
 
+    @pytest.mark.parametrize("offset", [(0.0, 0.0), (1.0, -0.5)])
+    def test_corner_crosses_sit_behind_the_centres_of_the_front_rings(self, tmp_path, offset):
+        """Scale and skew show at the corners: each back cross is at its rings' mirror image (with
+        the back offset), so a printer that scales or skews the back moves them apart."""
+        args = ["--back-offset", f"{offset[0]},{offset[1]}"] if offset != (0.0, 0.0) else []
+        pdf = build_probe(tmp_path, *args, n=1)
+        front, back = render(pdf, 0, 600), render(pdf, 1)
+        fine = 600 / 25.4  # rings 0.5 mm apart need more than 150 dpi to tell apart
+        for x, y in calibration.corner_targets((210, 297)):
+            for r in calibration.RINGS:  # each ring crosses the target's row r mm right of its centre
+                assert dark_near(front, (x + r) * fine, y * fine), (x, y, r)
+                assert not dark_near(front, (x + r - 0.25) * fine, y * fine), (x, y, r)
+            bx, by = 210 - x + offset[0], y + offset[1]  # long-edge: mirrored across the page
+            for d in (-2.0, 2.0):  # both arms of the cross, through (bx, by)
+                assert self.red_around(back, bx + d, by), (x, y, d)
+                assert self.red_around(back, bx, by + d), (x, y, d)
+            assert not self.red_around(back, bx + 1.0, by + 1.0)
+
+    def red_around(self, image, x_mm: float, y_mm: float) -> bool:
+        x, y = round(x_mm * PX), round(y_mm * PX)
+        return any(self.red(image.getpixel((x + dx, y + dy))) for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+
+    def test_every_language_says_every_line(self):
+        for lang, lines in calibration.TEXT.items():
+            assert len(lines) == len(calibration.WORD_KEYS), lang
+
     def test_single_sided_modes_have_no_duplex_check(self, tmp_path):
         pdf = build_probe(tmp_path, "--backs", "none", n=1)
         assert len(PdfReader(pdf).pages) == 2  # the print check, one page of cards

@@ -5,7 +5,12 @@ built with. In duplex modes a back page follows (so every kit page after it
 starts on a fresh sheet) carrying the other half of a duplex ladder: ticks
 on the back sit at the mirror image of the front's ticks, tick k moved by
 k x 0.5 mm. Held to the light, the back tick that covers its front partner
-says how much to add to --back-offset, across (X) and down (Y).
+says how much to add to --back-offset, across (X) and down (Y). Near each
+corner the front has black rings 0.5 mm apart and the back a red cross at
+their centre's mirror image: an offset moves all four crosses alike, a back
+printed larger or smaller moves the left and right ones apart or together,
+and a sheet fed askew moves the top ones across one way and the bottom ones
+the other, so the corners show scale and skew that the centre ladders cannot.
 """
 
 from __future__ import annotations
@@ -42,33 +47,45 @@ STEP = 0.5  # mm of back offset between neighbouring ticks
 LADDER = range(-4, 5)
 PITCH = 12.0  # mm between ticks of a ladder
 RED = Color(0.8, 0.1, 0.1)
+CORNER_INSET = 15.0  # mm from the paper's edges to a corner target's centre (rings reach 2.5 mm)
+RINGS = (0.5, 1.0, 1.5, 2.0, 2.5)  # mm: a red cross within ring r is off by less than r
+CROSS = 3.0  # mm: half the length of each arm of a back's red cross
 
 TEXT = {
     "en": ("Print check", "Print at 100% / Actual size, not 'Fit to page'.",
            "The bar must measure exactly 100 mm and the squares 1 inch and 50 mm.",
            "If not, your printer scaled the page (typically to 95-97%): reprint at actual size.",
-           "Duplex check: hold this sheet to the light. In " "each ladder, find the red tick (printed on the back)",
-           "that covers a black tick: the number under it is " "what to add to your back offset, X across, Y down."),
+           "Duplex check: hold this sheet to the light. In each ladder, find the red tick (printed on the back)",
+           "that covers a black tick: the number under it is what to add to your back offset, X across, Y down.",
+           "Corners: each red cross (back) should sit at the centre of its black rings, 0.5 mm apart. All four off alike: use the ladders.",
+           "Left and right off across in opposite ways: the back is scaled, print both sides at 100%. Top and bottom likewise: skewed, set the paper guides."),
     "pl": ("Kontrola wydruku", "Drukuj w skali 100% / rozmiar rzeczywisty, nie 'Dopasuj do strony'.",
            "Pasek musi mieć dokładnie 100 mm, a kwadraty 1 cal i 50 mm.",
-           "Jeśli nie, drukarka przeskalowała stronę (zwykle " "do 95-97%): wydrukuj ponownie w skali 100%.",
-           "Kontrola druku dwustronnego: obejrzyj kartkę pod " "światło. W każdej drabince znajdź czerwoną kreskę",
-           "(z rewersu), która zakrywa czarną: liczba pod nią to " "poprawka przesunięcia rewersu, X w poziomie, Y w pionie."),
+           "Jeśli nie, drukarka przeskalowała stronę (zwykle do 95-97%): wydrukuj ponownie w skali 100%.",
+           "Kontrola druku dwustronnego: obejrzyj kartkę pod światło. W każdej drabince znajdź czerwoną kreskę",
+           "(z rewersu), która zakrywa czarną: liczba pod nią to poprawka przesunięcia rewersu, X w poziomie, Y w pionie.",
+           "Narożniki: czerwony krzyżyk (z rewersu) powinien trafić w środek czarnych kółek co 0,5 mm. Wszystkie przesunięte tak samo: użyj drabinek.",
+           "Lewy i prawy przesunięte w poziomie przeciwnie: rewers jest przeskalowany, drukuj obie strony w 100%. Górne i dolne tak: skos, ustaw prowadnice."),
     "it": ("Verifica di stampa", "Stampa al 100% / dimensioni effettive, non 'Adatta alla pagina'.",
            "La barra deve misurare esattamente 100 mm e i quadrati 1 pollice e 50 mm.",
-           "Altrimenti la stampante ha ridimensionato la " "pagina (di solito al 95-97%): ristampa al 100%.",
-           "Verifica fronte-retro: guarda il foglio in controluce. " "In ogni scala trova il segno rosso (sul retro)",
-           "che copre un segno nero: il numero sotto è da aggiungere " "allo spostamento del retro, X in orizzontale, Y in verticale."),
+           "Altrimenti la stampante ha ridimensionato la pagina (di solito al 95-97%): ristampa al 100%.",
+           "Verifica fronte-retro: guarda il foglio in controluce. In ogni scala trova il segno rosso (sul retro)",
+           "che copre un segno nero: il numero sotto è da aggiungere allo spostamento del retro, X in orizzontale, Y in verticale.",
+           "Angoli: ogni croce rossa (sul retro) deve cadere al centro dei cerchi neri, distanti 0,5 mm. Tutte spostate uguali: usa le scale.",
+           "Sinistra e destra spostate in orizzontale in versi opposti: retro ridimensionato, stampa i due lati al 100%. Sopra e sotto così: storto, regola le guide."),
     "eo": ("Presa kontrolo", "Presu je 100% / reala grandeco, ne 'Adapti al paĝo'.",
            "La stango devas mezuri ĝuste 100 mm kaj la kvadratoj 1 colon kaj 50 mm.",
            "Se ne, via presilo skalis la paĝon (kutime al 95-97%): represu je reala grandeco.",
-           "Dupleksa kontrolo: rigardu la folion kontraŭ lumo. En " "ĉiu ŝtupetaro trovu la ruĝan streketon (de la dorso)",
-           "kiu kovras nigran: la nombro sub ĝi estas aldonota " "al la dorsa ŝovo, X horizontale, Y vertikale."),
+           "Dupleksa kontrolo: rigardu la folion kontraŭ lumo. En ĉiu ŝtupetaro trovu la ruĝan streketon (de la dorso)",
+           "kiu kovras nigran: la nombro sub ĝi estas aldonota al la dorsa ŝovo, X horizontale, Y vertikale.",
+           "Anguloj: ĉiu ruĝa kruceto (de la dorso) sidu en la centro de siaj nigraj ringoj, je 0,5 mm. Ĉiuj ŝovitaj same: uzu la ŝtupetarojn.",
+           "Maldekstre kaj dekstre ŝovitaj horizontale kontraŭe: la dorso estas skalita, presu ambaŭ flankojn je 100%. Supre kaj malsupre tiel: oblikva, ĝustigu la gvidilojn."),
 }
 
 
 WORD_KEYS = ("pnpkit_print_check", "pnpkit_actual_size", "pnpkit_measure", "pnpkit_scaled",
-             "pnpkit_duplex", "pnpkit_duplex_ticks")  # a pack's strings for TEXT's lines, in order
+             "pnpkit_duplex", "pnpkit_duplex_ticks", "pnpkit_corners",
+             "pnpkit_corners_how")  # a pack's strings for TEXT's lines, in order
 HEADING_PT, HEADING_MIN_PT = 16.0, 10.0  # the heading shrinks to 10 pt, then wraps onto two lines
 
 
@@ -125,6 +142,14 @@ def ladder_ticks(page: tuple[float, float]) -> tuple[list[tuple[int, float, floa
     return across, down
 
 
+def corner_targets(page: tuple[float, float]) -> list[tuple[float, float]]:
+    """Front centres (mm, top-left origin) of the four corner targets: top left, top right,
+    bottom left, bottom right."""
+    w, h = page
+    near, far_x, far_y = CORNER_INSET, w - CORNER_INSET, h - CORNER_INSET
+    return [(near, near), (far_x, near), (near, far_y), (far_x, far_y)]
+
+
 def back_position(info: Info, x: float, y: float, extra: tuple[float, float]) -> tuple[float, float]:
     """Where on the back page a mark must go to sit behind (x, y) of the front, with the current
     back offset plus `extra` applied as the layout applies back offsets."""
@@ -167,7 +192,8 @@ def _front(c: Canvas, info: Info) -> None:
     for i, line in enumerate(info.get("settings", [])):
         c.drawString(*at(20, 175 + i * 5), line)
     if info.get("axis") is not None:
-        _front_ladders(c, at, info, text[4:])
+        _front_ladders(c, at, info, text[4:6])
+        _front_corners(c, at, info, text[6:8])
 
 
 def _front_ladders(c: Canvas, at: At, info: Info, lines: tuple[str, ...]) -> None:
@@ -188,6 +214,28 @@ def _front_ladders(c: Canvas, at: At, info: Info, lines: tuple[str, ...]) -> Non
         c.line(*at(x - 6, y), *at(x, y))
         c.drawString(*at(x + 1.5, y + 1), f"{k * STEP:+g}" if k else "0")
     c.drawString(*at(down[0][1] - 4, down[0][2] - 4), "Y")
+
+
+def _front_corners(c: Canvas, at: At, info: Info, lines: tuple[str, ...]) -> None:
+    """Black rings near each corner, the distances between their centres, and how to read them."""
+    w, h = info["page"]
+    regular = str(fonts.face_name(fonts.DEFAULT_FAMILY))
+    c.setFillColor(black)
+    for i, line in enumerate(lines):  # under the ladders' words, shrunk to stay between the margins
+        size = 7.5
+        while size > 4 and fonts.string_width(line, regular, size) > (w - 40) * K:
+            size -= 0.25
+        c.setFont(regular, size)
+        c.drawString(*at(20, h - 66 + i * 4.5), line)
+    c.setStrokeColor(black)
+    c.setLineWidth(0.2)
+    for x, y in corner_targets(info["page"]):
+        for r in RINGS:
+            c.circle(*at(x, y), r * K)
+    (left, top), (right, _), _, (_, bottom) = corner_targets(info["page"])
+    c.setFont(regular, 6)
+    c.drawCentredString(*at(w / 2, bottom + 1), f"\u2190 {right - left:g} mm \u2192")
+    c.drawString(*at(left - 1.5, h / 2), f"\u2195 {bottom - top:g} mm")
 
 
 def _back(c: Canvas, info: Info) -> None:
@@ -217,6 +265,11 @@ def _back(c: Canvas, info: Info) -> None:
         bx0, by0 = back_position(info, x - 6, y, (0, k * STEP))
         bx1, by1 = back_position(info, x, y, (0, k * STEP))
         c.line(*at(bx0, by0), *at(bx1, by1))
+    c.setLineWidth(0.25)
+    for x, y in corner_targets(info["page"]):  # behind each corner's rings, as the offset puts it
+        bx, by = back_position(info, x, y, (0.0, 0.0))
+        c.line(*at(bx - CROSS, by), *at(bx + CROSS, by))
+        c.line(*at(bx, by - CROSS), *at(bx, by + CROSS))
 
 
 def _ruler(c: Canvas, at: At, x0: float, y0: float) -> None:

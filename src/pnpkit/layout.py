@@ -25,9 +25,11 @@ FOLD_CLEARANCE = 5.0  # mm from the fold line to the nearest bleed (print-standa
 FOLD_BLOCKS = 1000  # block numbers of gutter-fold backs start here
 MARK_CLEAR = 0.5  # mm between the bleed's edge and a crop mark
 MARK_LENGTH = 3.0  # mm; with MARK_CLEAR the room crop marks take beyond a block's bleed
-# mm above the bottom margin for the page's label (6 pt): with the marks, 3 x 3 poker cards still
-# fit A4 either way
-FOOTER = 2.5
+FOOTER = 3.0  # mm above the bottom margin for the page's label (6 pt): marks stop above it
+# faces keep the room they had when the footer was 2.5 mm (3 x 3 poker cards fit A4 either way):
+# a mark under a block at the foot of the sheet is this much shorter, so it ends about a
+# millimetre above the label's letters instead of touching them
+FOOTER_SHARED = 0.5
 
 
 @dataclass(frozen=True)
@@ -240,7 +242,8 @@ def face_area(settings: PrintSettings, page: tuple[float, float], marks: bool = 
     marks' room (`marks`), and for gutter-fold only the left half, FOLD_CLEARANCE from the fold."""
     left, top, right, bottom = ink_area(settings, page)
     r = mark_room(settings) if marks else 0.0
-    left, top, right, bottom = left + r, top + r, right - r, bottom - r
+    shared = FOOTER_SHARED if marks else 0.0  # art that is its own cut line stays above the label
+    left, top, right, bottom = left + r, top + r, right - r, bottom - r + shared
     if settings.backs == "gutter-fold":
         right = min(right, page[0] / 2 - FOLD_CLEARANCE)
     return left, top, right, bottom
