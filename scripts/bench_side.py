@@ -8,8 +8,8 @@ trees are byte-compiled first and the builds may use their bytecode, as an insta
 pnpkit does (PYTHONDONTWRITEBYTECODE in the environment would otherwise make every run
 compile pnpkit's source again).
 
-    .venv/bin/python scripts/bench_side.py --baseline /tmp/old/src [--cards 1000] [--runs 3]
-        [--jobs N]
+    .venv/bin/python scripts/bench_side.py --baseline /tmp/old/src [--baseline /tmp/other/src]
+        [--cards 1000] [--runs 3] [--jobs N]
 """
 
 from __future__ import annotations
@@ -48,20 +48,22 @@ def timed(src: Path, pack: Path, out: Path, extra: list[str]) -> tuple[float, fl
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--baseline", type=Path, required=True, help="the other checkout's src/ folder")
+    ap.add_argument("--baseline", type=Path, required=True, action="append",
+                    help="the other checkout's src/ folder (repeatable: each is compared with this tree)")
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", help="--jobs for this tree's builds (the baseline has no such option)")
     args = ap.parse_args()
     extra = ["--jobs", args.jobs] if args.jobs else []
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for src in (SRC, args.baseline):
+    trees = [("this", SRC, extra)] + [(f"baseline{n or ''}", src, []) for n, src in enumerate(args.baseline)]
+    for _, src, _ in trees:
         compileall.compile_dir(str(src), quiet=1)
     with tempfile.TemporaryDirectory() as tmp:
         pack = make_pack(Path(tmp), args.cards)
         cards = pack / "cards.yaml"
         for run in range(args.runs):
-            for name, src, flags in (("this", SRC, extra), ("baseline", args.baseline, [])):
+            for name, src, flags in trees:
                 out = Path(tmp) / f"out-{name}"
                 shutil.rmtree(out, ignore_errors=True)
                 text = cards.read_text(encoding="utf-8")
@@ -76,14 +78,16 @@ def main() -> None:
                       f"one card edited {edit[0]:.2f} s (CPU {edit[1]:.2f} s) "
                       f"(load {os.getloadavg()[0]:.1f})", flush=True)
     med = {(k, n): statistics.median(t[n] for t in v) for k, v in times.items() for n in (0, 1)}
-    for kind in ("cold", "edit"):
-        for n, what in ((0, "wall"), (1, "CPU")):
-            this, base = med[("this", kind), n], med[("baseline", kind), n]
-            print(f"{kind} {what}: this {this:.2f} s, baseline {base:.2f} s "
-                  f"(median of {args.runs}): {base / this:.2f}x")
-    this = med[("this", "edit"), 0] / med[("this", "cold"), 0]
-    base = med[("baseline", "edit"), 0] / med[("baseline", "cold"), 0]
-    print(f"one card edited / cold: this {this:.2f}, baseline {base:.2f}")
+    for name, src, _ in trees[1:]:
+        print(f"{name} = {src}")
+        for kind in ("cold", "edit"):
+            for n, what in ((0, "wall"), (1, "CPU")):
+                this, base = med[("this", kind), n], med[(name, kind), n]
+                print(f"{kind} {what}: this {this:.2f} s, {name} {base:.2f} s "
+                      f"(median of {args.runs}): {base / this:.2f}x")
+        this = med[("this", "edit"), 0] / med[("this", "cold"), 0]
+        base = med[(name, "edit"), 0] / med[(name, "cold"), 0]
+        print(f"one card edited / cold: this {this:.2f}, {name} {base:.2f}")
 
 
 if __name__ == "__main__":
