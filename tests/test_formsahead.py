@@ -44,10 +44,10 @@ def test_a_child_that_fails_only_costs_time(tmp_path, monkeypatch):
     monkeypatch.setattr(formsahead, "MIN_FORMS", 10**9)
     built(pack, tmp_path / "alone")
 
-    def broken(faces, share=formsahead.SHARE):
+    def broken(*args):
         raise RuntimeError("the child breaks")
     monkeypatch.setattr(formsahead, "MIN_FORMS", 1)
-    monkeypatch.setattr(formsahead, "later_share", broken)
+    monkeypatch.setattr(build, "_draw_forms", broken)
     cache = built(pack, tmp_path / "failed")
     assert cache.stats["forms reused"] == 0 and cache.stats["forms drawn"] > 0
     assert outputs(tmp_path / "alone" / "mammoth-herd") == outputs(tmp_path / "failed" / "mammoth-herd")
@@ -56,9 +56,24 @@ def test_a_child_that_fails_only_costs_time(tmp_path, monkeypatch):
 def test_no_child_for_a_build_that_compiled_few_drawings():
     def never() -> dict:
         raise AssertionError("no child should run")
-    assert formsahead.start(formsahead.MIN_FORMS - 1, never) is None
+    assert formsahead.start(formsahead.MIN_FORMS - 1, never, set()) is None
 
 
 def test_the_child_takes_the_later_share():
     assert formsahead.later_share(list(range(10)), 0.6) == [4, 5, 6, 7, 8, 9]
     assert formsahead.later_share([], 0.6) == []
+
+
+def test_this_process_waits_only_for_the_child_s_own_drawings(monkeypatch):
+    """Forms of the earlier faces are drawn here while the child works: asking for one of them
+    must not wait for the child."""
+    def child() -> dict:
+        return {b"form": [1, "content", ()]}
+    ahead = formsahead.start(formsahead.MIN_FORMS, child, {b"later"})
+    assert ahead is not None
+    try:
+        assert ahead.entries_for(b"earlier") == {} and not ahead.taken
+        assert ahead.entries_for(b"later") == {b"form": [1, "content", ()]}
+        assert ahead.entries_for(b"later") == {}  # once
+    finally:
+        ahead.close()

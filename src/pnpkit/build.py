@@ -317,18 +317,25 @@ def _forms_ahead(plan: _FormPlan, pages: list[layout.Page], title: str, check: d
                  cache: Cache) -> formsahead.Ahead | None:
     """A child drawing the later faces' new PDF forms while this process writes the PDF
     (formsahead: only for a build that compiled many drawings afresh)."""
-    def draw() -> formsahead.Entries:  # in the child: the same document, up to its first face
-        canvas, _ = pdf.start_canvas(pages, os.devnull, title, check)
-        faces = {p.face.svg: p.face for page in pages for p in page.placements}
-        before, forms = set(cache.forms), dict[str, str]()
-        for face in formsahead.later_share(list(faces.values())):
-            pdf.face_form(canvas, face, forms)
-        return {k: v for k, v in cache.forms.items() if k not in before}
-
-    ahead = formsahead.start(cache.stats["drawings compiled"], draw)
+    faces = list({p.face.svg: p.face for page in pages for p in page.placements}.values())
+    later = formsahead.later_share(faces)
+    ahead = formsahead.start(cache.stats["drawings compiled"],
+                             lambda: _draw_forms(later, pages, title, check, cache),
+                             {getattr(face.drawing, "key", b"") for face in later})
     if ahead is not None:
-        plan.ahead = ahead.collect
+        plan.ahead = ahead.entries_for
     return ahead
+
+
+def _draw_forms(faces: list[Face], pages: list[layout.Page], title: str, check: dict[str, object],
+                cache: Cache) -> formsahead.Entries:
+    """In formsahead's child: the same document up to its first face, then these faces' forms;
+    the cache entries they made."""
+    canvas, _ = pdf.start_canvas(pages, os.devnull, title, check)
+    before, forms = set(cache.forms), dict[str, str]()
+    for face in faces:
+        pdf.face_form(canvas, face, forms)
+    return {k: v for k, v in cache.forms.items() if k not in before}
 
 
 class _SvgWriter:

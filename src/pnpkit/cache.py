@@ -270,7 +270,7 @@ class _FormPlan:
 
     def __init__(self, cache: Cache, drawings: list):
         self.cache = cache
-        self.ahead: Callable[[], dict[bytes, list[object]]] | None = None  # forms drawn elsewhere meanwhile (formsahead)
+        self.ahead: Callable[[bytes], dict[bytes, list[object]]] | None = None  # forms drawn elsewhere meanwhile (formsahead)
         self.chars: dict[str, set] = {}
         for d in drawings:
             for font, chars in d.chars.items():
@@ -348,7 +348,7 @@ class FormDrawing(svgdraw.Drawing):
         entry = cache.forms.get(key)
         ahead = self.plan.ahead if self.plan is not None else None
         if entry is None and ahead is not None:  # perhaps drawn by formsahead's child
-            cache.forms.update(ahead())
+            cache.forms.update(ahead(self.key))
             entry = cache.forms.get(key)
         if entry is not None:
             entry[0] = cache.generation

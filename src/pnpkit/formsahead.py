@@ -32,9 +32,15 @@ Entries = dict[bytes, list[object]]  # the cache's forms: key -> [generation, co
 class Ahead:
     """A child drawing forms; collect() its entries (once, waiting for it), close() in the end."""
 
-    def __init__(self, pid: int, fd: int) -> None:
+    def __init__(self, pid: int, fd: int, keys: set[bytes]) -> None:
         self.pid, self.fd = pid, fd
+        self.keys = keys  # the drawings whose forms the child draws
         self.taken = False
+
+    def entries_for(self, key: bytes) -> Entries:
+        """On a form not found: the child's entries if the child draws this drawing (waiting for
+        them the first time), else {}: the earlier faces are drawn here meanwhile."""
+        return self.collect() if key in self.keys else {}
 
     def collect(self) -> Entries:
         """The child's entries; {} after the first call, or when it failed."""
@@ -65,9 +71,10 @@ class Ahead:
             self.pid = 0
 
 
-def start(compiled: int, draw: Callable[[], Entries]) -> Ahead | None:
+def start(compiled: int, draw: Callable[[], Entries], keys: set[bytes]) -> Ahead | None:
     """Fork a child that runs draw() and sends back the entries it returns, when `compiled`
-    (drawings compiled afresh in this build) makes it pay; else None."""
+    (drawings compiled afresh in this build) makes it pay; else None. `keys`: the cache keys
+    of the drawings it draws."""
     if compiled < MIN_FORMS or not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
         return None
     try:
@@ -87,7 +94,7 @@ def start(compiled: int, draw: Callable[[], Entries]) -> Ahead | None:
         finally:
             os._exit(code)
     os.close(write)
-    return Ahead(pid, read)
+    return Ahead(pid, read, keys)
 
 
 def later_share(faces: list[object], share: float = SHARE) -> list[object]:
