@@ -21,7 +21,7 @@ from __future__ import annotations
 import marshal
 import os
 import signal
-from typing import Callable
+from typing import Callable, TypeVar
 
 MIN_FORMS = 100  # drawings compiled in this build below which a child does not pay for itself
 SHARE = 0.6  # of the distinct faces, the later part the child draws: this process also lays out pages
@@ -97,6 +97,9 @@ def start(compiled: int, draw: Callable[[], Entries], keys: set[bytes]) -> Ahead
     return Ahead(pid, read, keys)
 
 
-def later_share(faces: list[object], share: float = SHARE) -> list[object]:
+T = TypeVar("T")
+
+
+def later_share(faces: list[T], share: float = SHARE) -> list[T]:
     """The last `share` of faces: the ones this process reaches last while it writes."""
     return faces[int(len(faces) * (1 - share)):]
