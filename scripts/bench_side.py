@@ -2,16 +2,22 @@
 
 Runs alternate (this tree, the other, this tree, ...) so a machine whose load changes
 treats both alike; each run is a new process with an empty --out (cold), then the same
-after a one-card edit. Prints every time with the load average, the medians and their ratio.
+after a one-card edit. Prints every time (wall seconds, and CPU seconds: user + system of
+the process and its children) with the load average, the medians and their ratio. Both
+trees are byte-compiled first and the builds may use their bytecode, as an installed
+pnpkit does (PYTHONDONTWRITEBYTECODE in the environment would otherwise make every run
+compile pnpkit's source again).
 
-    .venv/bin/python scripts/bench_side.py --baseline /tmp/old/src [--cards 1000] [--runs 3]
-        [--jobs N] [--quick]
+    .venv/bin/python scripts/bench_side.py --baseline /tmp/old/src [--baseline /tmp/other/src]
+        [--cards 1000] [--runs 3] [--jobs N] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -27,18 +33,23 @@ from bench_cards import make_pack  # noqa: E402
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
-def timed(src: Path, pack: Path, out: Path, extra: list[str]) -> float:
-    """Seconds of one `pnpkit build` by the code in src."""
+def timed(src: Path, pack: Path, out: Path, extra: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one `pnpkit build` by the code in src."""
     command = [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out), *extra]
-    env = {**os.environ, "PYTHONPATH": str(src)}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(src)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, env=env)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--baseline", type=Path, help="the other checkout's src/ folder")
+    ap.add_argument("--baseline", type=Path, action="append",
+                    help="the other checkout's src/ folder (repeatable: each is compared with this tree)")
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", help="--jobs for this tree's builds (the baseline has no such option)")
@@ -46,16 +57,19 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.cards, args.runs = 3, 1
-        args.baseline = args.baseline or SRC
+        args.baseline = args.baseline or [SRC]
     if args.baseline is None:
         ap.error("--baseline is required (the other checkout's src/ folder)")
     extra = ["--jobs", args.jobs] if args.jobs else []
-    times: dict[tuple[str, str], list[float]] = {}
+    times: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    trees = [("this", SRC, extra)] + [(f"baseline{n or ''}", src, []) for n, src in enumerate(args.baseline)]
+    for _, src, _ in trees:
+        compileall.compile_dir(str(src), quiet=1)
     with tempfile.TemporaryDirectory() as tmp:
         pack = make_pack(Path(tmp), args.cards)
         cards = pack / "cards.yaml"
         for run in range(args.runs):
-            for name, src, flags in (("this", SRC, extra), ("baseline", args.baseline, [])):
+            for name, src, flags in trees:
                 out = Path(tmp) / f"out-{name}"
                 shutil.rmtree(out, ignore_errors=True)
                 text = cards.read_text(encoding="utf-8")
@@ -66,14 +80,20 @@ def main() -> None:
                 cards.write_text(text, encoding="utf-8")
                 times.setdefault((name, "cold"), []).append(cold)
                 times.setdefault((name, "edit"), []).append(edit)
-                print(f"run {run + 1} {name:8}: cold {cold:.2f} s, one card edited {edit:.2f} s "
+                print(f"run {run + 1} {name:8}: cold {cold[0]:.2f} s (CPU {cold[1]:.2f} s), "
+                      f"one card edited {edit[0]:.2f} s (CPU {edit[1]:.2f} s) "
                       f"(load {os.getloadavg()[0]:.1f})", flush=True)
-    med = {k: statistics.median(v) for k, v in times.items()}
-    for kind in ("cold", "edit"):
-        print(f"{kind}: this {med['this', kind]:.2f} s, baseline {med['baseline', kind]:.2f} s "
-              f"(median of {args.runs}): {med['baseline', kind] / med['this', kind]:.2f}x")
-    print(f"one card edited / cold: this {med['this', 'edit'] / med['this', 'cold']:.2f}, "
-          f"baseline {med['baseline', 'edit'] / med['baseline', 'cold']:.2f}")
+    med = {(k, n): statistics.median(t[n] for t in v) for k, v in times.items() for n in (0, 1)}
+    for name, src, _ in trees[1:]:
+        print(f"{name} = {src}")
+        for kind in ("cold", "edit"):
+            for n, what in ((0, "wall"), (1, "CPU")):
+                this, base = med[("this", kind), n], med[(name, kind), n]
+                print(f"{kind} {what}: this {this:.2f} s, {name} {base:.2f} s "
+                      f"(median of {args.runs}): {base / this:.2f}x")
+        this = med[("this", "edit"), 0] / med[("this", "cold"), 0]
+        base = med[(name, "edit"), 0] / med[(name, "cold"), 0]
+        print(f"one card edited / cold: this {this:.2f}, {name} {base:.2f}")
 
 
 if __name__ == "__main__":

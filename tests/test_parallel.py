@@ -107,3 +107,18 @@ def test_faces_drawn_by_the_packs_python_never_go_to_workers(tmp_path, small_poo
     assert not one.errors and two.written
     assert small_pool[1:] == [6]  # the backs only
     assert outputs(tmp_path / "one" / "probe") == outputs(tmp_path / "two" / "probe")
+
+
+@pytest.mark.parametrize("cores, load, jobs", [(2, 0.4, 2), (2, 1.0, 2), (2, 1.3, 1), (1, 0.0, 1),
+                                               (8, 6.5, 8), (8, 7.5, 1)])
+def test_by_default_every_core_while_one_is_idle(cores, load, jobs, monkeypatch):
+    monkeypatch.setattr(parallel.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, load, load))
+    assert parallel.default_jobs() == jobs
+
+
+def test_without_a_load_average_one_process(monkeypatch):
+    def missing():
+        raise OSError("no load average")
+    monkeypatch.setattr(parallel.os, "getloadavg", missing)
+    assert parallel.default_jobs() == 1

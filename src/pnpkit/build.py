@@ -15,29 +15,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pnpkit import (
-    calibration,
-    changes,
-    cvd,
-    fonts,
-    layout,
-    output,
-    paths,
-    pdf,
-    preview,
-    render,
-    rules,
-    schema,
-    svgdraw,
-    textcheck,
-    trust,
-)
-from pnpkit.cache import Cache
+from pnpkit import calibration, changes, cvd, fonts, formsahead, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust
+from pnpkit.cache import Cache, _FormPlan
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack
@@ -212,25 +197,35 @@ def _write(result: Result, out: Path, progress, cache: Cache, changed: bool = Fa
     final = out / pack.id
     staging = output.staging_for(final)
     staging.mkdir(parents=True)
+    svgs: _SvgWriter | None = None
     try:
         for lang, faces in result.faces.items():
             pages = result.pages[lang]
             _label(pages, pack, lang)
             on_page = (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t)) if progress else None
-            with cache.pdf_forms(pages):
-                pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", f"{pack.name[lang]}",
-                              pack.print.crop_marks, _calibration(pack, lang), on_page, _stamp(pack))
+            title, check = f"{pack.name[lang]}", _calibration(pack, lang)
+            with cache.pdf_forms(pages) as plan:
+                ahead = _forms_ahead(plan, pages, title, check, cache)  # forks: before any thread
+                svgs = _SvgWriter(faces, staging / "svg" / lang, final / "svg" / lang)
+                try:
+                    pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", title,
+                                  pack.print.crop_marks, check, on_page, _stamp(pack))
+                finally:
+                    if ahead is not None:
+                        ahead.close()
             _write_large(pages, pack, lang, staging, cache, result.registry)
             if changed:  # compared with the previous build's SVGs, still in place until the swap
                 result.changes.append(_write_changes(faces, pack, lang, final / "svg" / lang, staging, cache,
                                                      result.registry))
-            _write_svgs(faces, staging / "svg" / lang, final / "svg" / lang)
+            svgs.join()
         if changed:
             (staging / "changes.txt").write_text("".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8")
         preview.write_index(result, staging, final)
         output.swap_in(staging, final)
         result.written = True
     finally:
+        if svgs is not None:
+            svgs.wait()  # it writes into staging: done before staging goes
         shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap; a failure leaves no trace
 
 
@@ -318,6 +313,57 @@ def _calibration(pack: Pack, lang: str) -> dict:
         "settings": [f"paper: {s.paper}", f"backs: {s.backs} (back offset {offset})",
                      f"bleed: {s.bleed:g} mm, margin: {s.margin:g} mm, gap: {s.gap:g} mm", "made with pnpkit"],
     }
+
+
+def _forms_ahead(plan: _FormPlan, pages: list[layout.Page], title: str, check: dict[str, object],
+                 cache: Cache) -> formsahead.Ahead | None:
+    """A child drawing the later faces' new PDF forms while this process writes the PDF
+    (formsahead: only for a build that compiled many drawings afresh)."""
+    faces = list({p.face.svg: p.face for page in pages for p in page.placements}.values())
+    later = formsahead.later_share(faces)
+    ahead = formsahead.start(cache.stats["drawings compiled"],
+                             lambda: _draw_forms(later, pages, title, check, cache),
+                             {getattr(face.drawing, "key", b"") for face in later})
+    if ahead is not None:
+        plan.ahead = ahead.entries_for
+    return ahead
+
+
+def _draw_forms(faces: list[Face], pages: list[layout.Page], title: str, check: dict[str, object],
+                cache: Cache) -> formsahead.Entries:
+    """In formsahead's child: the same document up to its first face, then these faces' forms;
+    the cache entries they made."""
+    canvas, _ = pdf.start_canvas(pages, os.devnull, title, check)
+    before, forms = set(cache.forms), dict[str, str]()
+    for face in faces:
+        pdf.face_form(canvas, face, forms)
+    return {k: v for k, v in cache.forms.items() if k not in before}
+
+
+class _SvgWriter:
+    """_write_svgs() in a thread, while this one writes the PDF: thousands of small files spend
+    their time waiting on the file system, not on Python, so the waits hide behind the PDF's work.
+    join() waits for it and raises what it raised."""
+
+    def __init__(self, faces: list[Face], folder: Path, previous: Path) -> None:
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(faces, folder, previous),
+                                       name="pnpkit-svgs", daemon=True)
+        self.thread.start()
+
+    def _run(self, faces: list[Face], folder: Path, previous: Path) -> None:
+        try:
+            _write_svgs(faces, folder, previous)
+        except BaseException as exc:  # handed to join(), in the build's own thread
+            self.error = exc
+
+    def wait(self) -> None:
+        self.thread.join()
+
+    def join(self) -> None:
+        self.wait()
+        if self.error is not None:
+            raise self.error
 
 
 def _write_svgs(faces: list[Face], folder: Path, previous: Path) -> None:

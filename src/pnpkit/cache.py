@@ -39,6 +39,7 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import jinja2
 from reportlab.pdfbase import pdfmetrics
@@ -261,7 +262,7 @@ class Cache:
         for face in faces:
             face.drawing = bound[id(face.drawing)]
         try:
-            yield
+            yield plan
         finally:
             for face in faces:
                 face.drawing = face.drawing.unbound
@@ -272,6 +273,7 @@ class _FormPlan:
 
     def __init__(self, cache: Cache, drawings: list):
         self.cache = cache
+        self.ahead: Callable[[bytes], dict[bytes, list[object]]] | None = None  # forms drawn elsewhere meanwhile (formsahead)
         self.chars: dict[str, set] = {}
         for d in drawings:
             for font, chars in d.chars.items():
@@ -350,6 +352,10 @@ class FormDrawing(svgdraw.Drawing):
         cache = self.plan.cache
         key = hashlib.sha256(self.key + state + repr((x_pt, y_pt)).encode()).digest()
         entry = cache.forms.get(key)
+        ahead = self.plan.ahead if self.plan is not None else None
+        if entry is None and ahead is not None:  # perhaps drawn by formsahead's child
+            cache.forms.update(ahead(self.key))
+            entry = cache.forms.get(key)
         if entry is not None:
             entry[0] = cache.generation
             canvas._code.append(entry[1])

@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pnpkit import __version__, export, preflight, trust
+from pnpkit import __version__
+from pnpkit import export, parallel, preflight, trust
 from pnpkit.build import Code, Result, build, validate
 from pnpkit.options import add_limit_options, add_print_options, print_overrides
 from pnpkit.paths import lang_option
@@ -36,8 +37,8 @@ def parser() -> argparse.ArgumentParser:
     _common(b)
     add_print_options(b)
     b.add_argument("--jobs", type=_jobs_option, default=0, metavar="N",
-                   help="processes that render and compile a large pack " "(default 1; 2 uses both cores of a 2-core machine)")
-    b.add_argument("--changes", action="store_true", help="also write <game>-<lang>-changes.pdf with only the faces that differ " "from the previous build in --out, and list them (also in changes.txt)")
+                   help="processes that render and compile a large pack (default: every core while one is idle, else 1)")
+    b.add_argument("--changes", action="store_true", help="also write <game>-<lang>-changes.pdf with only the faces that differ from the previous build in --out, and list them (also in changes.txt)")
     b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
     b.add_argument("--png", type=export.png_option, metavar="DPI", dest="png",
                    help="also write one PNG per distinct face, trim " "size at DPI (36-2400), into OUT/<pack>/png-DPI/")
@@ -86,7 +87,7 @@ def _check_packs(args: argparse.Namespace) -> int:
         else:
             result = build(pack, args.out, args.lang, overrides, args.strict,
                            _progress() if sys.stderr.isatty() else None, code=code, changed=args.changes,
-                           jobs=args.jobs)
+                           jobs=args.jobs or parallel.default_jobs())
             chosen = (args.profile or []) + ([args.png] if args.png else [])
             export.run(result, args.out, chosen, args.strict)
             if result.written:  # check what was written, as a print shop would

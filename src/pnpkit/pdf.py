@@ -32,16 +32,8 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
               stamp: str | None = None) -> None:
     """Write pages to path, after the print-check page(s) when `calibration` is given; `stamp`
     (print.stamp) is a small note on every face, in the band between its trim and its safe area."""
-    fonts.register_all()
-    first = pages[0] if pages else None
-    size = (first.w * K, first.h * K) if first else (595.3, 841.9)
-    c = Canvas(str(path), pagesize=size, invariant=1, pageCompression=1)
-    c.setTitle(title)
-    c.setCreator("pnpkit")
-    c.setAuthor("pnpkit")
-    c.setViewerPreference("PrintScaling", "None")
+    c, first_page = start_canvas(pages, path, title, calibration)
     forms: dict[str, str] = {}
-    first_page = calibration_pages.draw(c, calibration) if calibration else 0
     total = len(pages) + first_page
     for n, page in enumerate(pages, 1):
         c.setPageSize((page.w * K, page.h * K))
@@ -65,6 +57,22 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
         if progress:
             progress(n + first_page, total)
     c.save()
+
+
+def start_canvas(pages: list[Page], path: Path | str, title: str,
+                 calibration: dict[str, object] | None) -> tuple[Canvas, int]:
+    """The document write_pdf() draws its faces into, up to its first face: the canvas, and
+    how many print-check pages it drew. (formsahead starts the same document in a child, so
+    the fonts hold the same characters when the forms are drawn.)"""
+    fonts.register_all()
+    first = pages[0] if pages else None
+    size = (first.w * K, first.h * K) if first else (595.3, 841.9)
+    c = Canvas(str(path), pagesize=size, invariant=1, pageCompression=1)
+    c.setTitle(title)
+    c.setCreator("pnpkit")
+    c.setAuthor("pnpkit")
+    c.setViewerPreference("PrintScaling", "None")
+    return c, calibration_pages.draw(c, calibration) if calibration else 0
 
 
 def face_form(c: Canvas, face, forms: dict) -> str:
