@@ -14,6 +14,7 @@ edit. --quick runs a small deck once (CI runs it so the script cannot rot).
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import random
 import resource
@@ -57,20 +58,36 @@ BACK = """{% extends "_face.svg.j2" %}
 """  # noqa: E501 (data: markup and YAML kept as written)
 
 
-def make_pack(root: Path, n: int) -> Path:
+SHEET_FROM = 5000  # larger decks list their cards in a CSV sheet: YAML is capped at 100,000 values
+
+
+def make_pack(root: Path, n: int, sheet: bool | None = None) -> Path:
+    """The deck's pack under root (its templates beside it); the cards in cards.yaml, or with
+    `sheet` (default: more than SHEET_FROM cards) in cards.csv."""
     rng = random.Random(1)
-    lines = ["cards:", "  kind: card", "  size: poker", "  front: bench/front.svg.j2", "  back: bench/back.svg.j2",
-             "  fields:", "    title: text", "    text: text", "    colour: string", "    icons: {type: list, item: string}", "  items:"]
+    sheet = n > SHEET_FROM if sheet is None else sheet
+    head = ["cards:", "  kind: card", "  size: poker", "  front: bench/front.svg.j2", "  back: bench/back.svg.j2",
+            "  fields:", "    title: text", "    text: text", "    colour: string", "    icons: {type: list, item: string}"]
+    rows = []
     for i in range(n):
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(18, 34)))
         if RICH:  # rich text in every card: an inline icon, a bold and an italic span
             text = f"Gain :{rng.choice(ICONS)}: and **{rng.choice(WORDS)}** *{rng.choice(WORDS)}*, " + text
         colour = f"#{rng.randrange(0x202020, 0xa0a0a0):06x}"
-        icons = ", ".join(rng.sample(ICONS, 3))
-        lines.append(f"    - {{id: card-{i:04d}, title: 'Card {i} {rng.choice(WORDS)}', " f"text: '{text}', colour: '{colour}', icons: [{icons}]}}")
+        icons = rng.sample(ICONS, 3)  # before the title's word: the same deck as ever
+        rows.append((f"card-{i:04d}", f"Card {i} {rng.choice(WORDS)}", text, colour, icons))
     pack = root / "components" / "bench"
     pack.mkdir(parents=True)
-    (pack / "game.yaml").write_text("name: Bench\nlanguages: [en]\nplayers: {min: 1, max: " "4}\nprint: {paper: a4, bleed: 0mm, backs: long-edge}\n")
+    (pack / "game.yaml").write_text("name: Bench\nlanguages: [en]\nplayers: {min: 1, max: 4}\nprint: {paper: a4, bleed: 0mm, backs: long-edge}\n")
+    if sheet:
+        with (pack / "cards.csv").open("w", newline="", encoding="utf-8") as f:
+            out = csv.writer(f, lineterminator="\n")
+            out.writerow(["id", "title", "text", "colour", "icons"])
+            out.writerows([*row[:4], "; ".join(row[4])] for row in rows)
+        lines = [*head, "  items: cards.csv"]
+    else:
+        lines = [*head, "  items:"] + [f"    - {{id: {i}, title: '{t}', text: '{x}', colour: '{c}', icons: [{', '.join(k)}]}}"
+                                       for i, t, x, c, k in rows]
     (pack / "cards.yaml").write_text("\n".join(lines) + "\n")
     templates = root / "templates"
     shutil.copytree(ROOT / "templates", templates)
@@ -78,6 +95,16 @@ def make_pack(root: Path, n: int) -> Path:
     (templates / "bench" / "front.svg.j2").write_text(FRONT)
     (templates / "bench" / "back.svg.j2").write_text(BACK)
     return pack
+
+
+def edit_card(pack: Path, n: int, tag: str) -> None:
+    """Rename card n's title (n wraps around the deck), as a designer saving one change would."""
+    path = pack / "cards.csv" if (pack / "cards.csv").exists() else pack / "cards.yaml"
+    text = path.read_text(encoding="utf-8")
+    n %= text.count(",Card " if path.suffix == ".csv" else "title: 'Card ")
+    old = f"Card {n} "
+    assert old in text, old
+    path.write_text(text.replace(old, f"Card {n}{tag} ", 1), encoding="utf-8")
 
 
 def run_once(pack: Path, out: Path) -> dict:
