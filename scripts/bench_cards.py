@@ -32,9 +32,24 @@ sys.path.insert(0, str(ROOT / "src"))
 from pnpkit import build, layout, pdf  # noqa: E402
 
 RICH = "--rich" in sys.argv
-WORDS = ("zażółć gęślą jaźń eĥoŝanĝo ĉiuĵaŭde perché più città draw two cards then discard one "
-         "gain a wood each player may trade with the bank move the herd score ten points").split()
-ICONS = ["wood", "brick", "stone", "gold", "food", "tool", "field", "card", "points", "person", "die", "mammoth"]
+WORDS = (
+    "zażółć gęślą jaźń eĥoŝanĝo ĉiuĵaŭde perché più città draw two cards then discard one "
+    "gain a wood each player may trade with the bank move the herd score ten points"
+).split()
+ICONS = [
+    "wood",
+    "brick",
+    "stone",
+    "gold",
+    "food",
+    "tool",
+    "field",
+    "card",
+    "points",
+    "person",
+    "die",
+    "mammoth",
+]
 
 FRONT = """{% extends "_face.svg.j2" %}
 {% import "_icons.svg.j2" as icons %}
@@ -66,19 +81,35 @@ def make_pack(root: Path, n: int, sheet: bool | None = None) -> Path:
     `sheet` (default: more than SHEET_FROM cards) in cards.csv."""
     rng = random.Random(1)
     sheet = n > SHEET_FROM if sheet is None else sheet
-    head = ["cards:", "  kind: card", "  size: poker", "  front: bench/front.svg.j2", "  back: bench/back.svg.j2",
-            "  fields:", "    title: text", "    text: text", "    colour: string", "    icons: {type: list, item: string}"]
+    head = [
+        "cards:",
+        "  kind: card",
+        "  size: poker",
+        "  front: bench/front.svg.j2",
+        "  back: bench/back.svg.j2",
+        "  fields:",
+        "    title: text",
+        "    text: text",
+        "    colour: string",
+        "    icons: {type: list, item: string}",
+    ]
     rows = []
     for i in range(n):
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(18, 34)))
         if RICH:  # rich text in every card: an inline icon, a bold and an italic span
-            text = f"Gain :{rng.choice(ICONS)}: and **{rng.choice(WORDS)}** *{rng.choice(WORDS)}*, " + text
-        colour = f"#{rng.randrange(0x202020, 0xa0a0a0):06x}"
+            text = (
+                f"Gain :{rng.choice(ICONS)}: and **{rng.choice(WORDS)}** *{rng.choice(WORDS)}*, "
+                + text
+            )
+        colour = f"#{rng.randrange(0x202020, 0xA0A0A0):06x}"
         icons = rng.sample(ICONS, 3)  # before the title's word: the same deck as ever
         rows.append((f"card-{i:04d}", f"Card {i} {rng.choice(WORDS)}", text, colour, icons))
     pack = root / "components" / "bench"
     pack.mkdir(parents=True)
-    (pack / "game.yaml").write_text("name: Bench\nlanguages: [en]\nplayers: {min: 1, max: 4}\nprint: {paper: a4, bleed: 0mm, backs: long-edge}\n")
+    (pack / "game.yaml").write_text(
+        "name: Bench\nlanguages: [en]\nplayers: {min: 1, max: 4}\nprint: {paper: a4, bleed: 0mm, "
+        "backs: long-edge}\n"
+    )
     if sheet:
         with (pack / "cards.csv").open("w", newline="", encoding="utf-8") as f:
             out = csv.writer(f, lineterminator="\n")
@@ -86,8 +117,10 @@ def make_pack(root: Path, n: int, sheet: bool | None = None) -> Path:
             out.writerows([*row[:4], "; ".join(row[4])] for row in rows)
         lines = [*head, "  items: cards.csv"]
     else:
-        lines = [*head, "  items:"] + [f"    - {{id: {i}, title: '{t}', text: '{x}', colour: '{c}', icons: [{', '.join(k)}]}}"
-                                       for i, t, x, c, k in rows]
+        lines = [*head, "  items:"] + [
+            f"    - {{id: {i}, title: '{t}', text: '{x}', colour: '{c}', icons: [{', '.join(k)}]}}"
+            for i, t, x, c, k in rows
+        ]
     (pack / "cards.yaml").write_text("\n".join(lines) + "\n")
     templates = root / "templates"
     shutil.copytree(ROOT / "templates", templates)
@@ -117,11 +150,18 @@ def run_once(pack: Path, out: Path) -> dict:
     t2 = time.perf_counter()
     pdf.write_pdf(pages, out / "bench.pdf", "Bench", True, None)
     t3 = time.perf_counter()
-    return {"check+render+compile": t1 - t0, "impose": t2 - t1, "pdf": t3 - t2, "total": t3 - t0, "pages": len(pages)}
+    return {
+        "check+render+compile": t1 - t0,
+        "impose": t2 - t1,
+        "pdf": t3 - t2,
+        "total": t3 - t0,
+        "pages": len(pages),
+    }
 
 
-def command_line(pack: Path, out: Path, runs: int) -> tuple[list[tuple[float, float]],
-                                                             list[tuple[float, float]]]:
+def command_line(
+    pack: Path, out: Path, runs: int
+) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
     """Wall and CPU seconds of a new `pnpkit build` process: cold (empty --out), then after a
     one-card edit."""
     command = [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out)]
@@ -131,7 +171,10 @@ def command_line(pack: Path, out: Path, runs: int) -> tuple[list[tuple[float, fl
         cold.append(_timed(command))
         cards = pack / "cards.yaml"
         text = cards.read_text(encoding="utf-8")
-        cards.write_text(text.replace("title: 'Card 1 ", f"title: 'Card 1{'x' * (run + 1)} ", 1), encoding="utf-8")
+        cards.write_text(
+            text.replace("title: 'Card 1 ", f"title: 'Card 1{'x' * (run + 1)} ", 1),
+            encoding="utf-8",
+        )
         edited.append(_timed(command))
     return cold, edited
 
@@ -156,8 +199,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--quick", action="store_true", help="30 cards, one run: checks that the script works")
-    ap.add_argument("--rich", action="store_true", help="rich text in every card (inline icon, bold and italic spans)")
+    ap.add_argument(
+        "--quick", action="store_true", help="30 cards, one run: checks that the script works"
+    )
+    ap.add_argument(
+        "--rich",
+        action="store_true",
+        help="rich text in every card (inline icon, bold and italic spans)",
+    )
     args = ap.parse_args()
     if args.quick:
         args.cards, args.runs = 30, 1
@@ -167,7 +216,10 @@ def main() -> None:
         size = (Path(tmp) / "bench.pdf").stat().st_size
         cold, edited = command_line(pack, Path(tmp) / "out", args.runs)
     total = statistics.median(r["total"] for r in runs)
-    print(f"{args.cards} distinct poker cards + shared back, 9 per A4 " f"page, duplex: {runs[0]['pages']} pages, {size / 1e6:.2f} MB")
+    print(
+        f"{args.cards} distinct poker cards + shared back, 9 per A4 "
+        f"page, duplex: {runs[0]['pages']} pages, {size / 1e6:.2f} MB"
+    )
     for stage in ("check+render+compile", "impose", "pdf", "total"):
         values = " / ".join(f"{r[stage]:.2f}" for r in runs)
         print(f"  {stage:22} {values} s (median {statistics.median(r[stage] for r in runs):.2f} s)")

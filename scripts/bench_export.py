@@ -28,7 +28,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_cards import make_pack  # noqa: E402
 
-PROFILES = ("thegamecrafter", "makeplayingcards", "drivethrucards", "printninja", "tabletop-simulator")
+PROFILES = (
+    "thegamecrafter",
+    "makeplayingcards",
+    "drivethrucards",
+    "printninja",
+    "tabletop-simulator",
+)
 
 
 def build(pack: Path, out: Path) -> tuple[float, float]:
@@ -64,7 +70,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pack", type=Path, default=ROOT / "components" / "star-cargo")
     ap.add_argument("--runs", type=int, default=2)
-    ap.add_argument("--quick", action="store_true", help="a 4-card deck, one run: checks that the script works (CI)")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="a 4-card deck, one run: checks that the script works (CI)",
+    )
     args = ap.parse_args()
     colds, warms, cold_cpu, warm_cpu = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -80,13 +90,21 @@ def main() -> None:
             wall, cpu = build(args.pack, out)
             warms.append(wall)
             warm_cpu.append(cpu)
-        changed = differences(Path(tmp) / "ref0" / args.pack.name, Path(tmp) / "out0" / args.pack.name)
+        changed = differences(
+            Path(tmp) / "ref0" / args.pack.name, Path(tmp) / "out0" / args.pack.name
+        )
     cold, warm = statistics.median(colds), statistics.median(warms)
     print(f"{args.pack.name}, profiles {', '.join(PROFILES)}")
     print(f"cold export (empty --out): median {cold:.2f} s (n={len(colds)})")
-    print(f"warm export (nothing changed): median {warm:.2f} s " f"(n={len(warms)}), {100 * warm / cold:.0f} % of cold")
+    print(
+        f"warm export (nothing changed): median {warm:.2f} s "
+        f"(n={len(warms)}), {100 * warm / cold:.0f} % of cold"
+    )
     c_cpu, w_cpu = statistics.median(cold_cpu), statistics.median(warm_cpu)
-    print(f"CPU (build and workers): cold {c_cpu:.2f} s, warm " f"{w_cpu:.2f} s, {100 * w_cpu / c_cpu:.0f} % of cold")
+    print(
+        f"CPU (build and workers): cold {c_cpu:.2f} s, warm "
+        f"{w_cpu:.2f} s, {100 * w_cpu / c_cpu:.0f} % of cold"
+    )
     print(f"files that differ between the cold and the warm output: {len(changed)}")
     for path in changed[:10]:
         print(f"  {path}")

@@ -51,7 +51,9 @@ def watch_loop(pack: Path, out: Path, edits: int) -> tuple[float, list[float], d
     """The cold first build and, per edit, seconds from the save to the swapped-in kit."""
     watcher = Watcher(pack, out)
     done: queue.Queue = queue.Queue()
-    thread = threading.Thread(target=watcher.loop, args=(lambda b: done.put((time.perf_counter(), b)),), daemon=True)
+    thread = threading.Thread(
+        target=watcher.loop, args=(lambda b: done.put((time.perf_counter(), b)),), daemon=True
+    )
     thread.start()
     _, first = done.get(timeout=300)
     assert first.ok, [str(p) for p in first.result.problems[:5]]
@@ -84,10 +86,17 @@ def stages(pack: Path, out: Path, edits: int) -> tuple[dict[str, list[float]], d
                 return fn(*args, **kwargs)
             finally:
                 current[name] = current.get(name, 0.0) + time.perf_counter() - t0
+
         return wrapper
 
-    originals = {(build, "validate"), (layout, "impose"), (pdf, "write_pdf"), (build, "_write_svgs"),
-                 (preview, "write_index"), (output, "swap_in")}
+    originals = {
+        (build, "validate"),
+        (layout, "impose"),
+        (pdf, "write_pdf"),
+        (build, "_write_svgs"),
+        (preview, "write_index"),
+        (output, "swap_in"),
+    }
     saved = {(m, n): getattr(m, n) for m, n in originals}
     for (module, name), fn in saved.items():
         setattr(module, name, timed(f"{name}", fn))
@@ -134,7 +143,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--edits", type=int, default=10)
-    ap.add_argument("--quick", action="store_true", help="12 cards, one edit: checks that the script works (CI)")
+    ap.add_argument(
+        "--quick", action="store_true", help="12 cards, one edit: checks that the script works (CI)"
+    )
     args = ap.parse_args()
     if args.quick:
         args.cards, args.edits = 12, 1
@@ -143,9 +154,15 @@ def main() -> None:
         cold, loop, stats = watch_loop(pack, Path(tmp) / "a" / "build", args.edits)
         print(f"{args.cards} distinct poker cards + shared back, duplex on A4")
         print(f"cold build (empty cache), in the watch loop: {cold:.2f} s")
-        print("one card changed, save -> updated PDF in place " f"(watch loop, polling included): {summary(loop)}")
-        print(f"  last rebuild: {stats.get('faces rendered', 0)} faces " f"rendered, {stats.get('faces reused', 0)} from the cache, "
-              f"{stats.get('drawings compiled', 0)} drawings compiled")
+        print(
+            "one card changed, save -> updated PDF in place "
+            f"(watch loop, polling included): {summary(loop)}"
+        )
+        print(
+            f"  last rebuild: {stats.get('faces rendered', 0)} faces "
+            f"rendered, {stats.get('faces reused', 0)} from the cache, "
+            f"{stats.get('drawings compiled', 0)} drawings compiled"
+        )
         pack = bench_cards.make_pack(Path(tmp) / "b", args.cards)
         spent, cold = stages(pack, Path(tmp) / "b" / "build", args.edits)
         print(f"  {'by stage':32} {'cold build':>10}   one-card rebuild (median)")
@@ -157,7 +174,10 @@ def main() -> None:
         build.build(pack, Path(tmp) / "b" / "build", cache=cache)
         print(f"nothing changed, cache read from disk: {time.perf_counter() - t0:.2f} s")
         pack = bench_cards.make_pack(Path(tmp) / "c", args.cards)
-        print("one card changed, new `pnpkit build` process: " f"{summary(new_process(pack, Path(tmp) / 'c' / 'build', max(3, args.edits // 2)))}")
+        print(
+            "one card changed, new `pnpkit build` process: "
+            f"{summary(new_process(pack, Path(tmp) / 'c' / 'build', max(3, args.edits // 2)))}"
+        )
 
 
 if __name__ == "__main__":

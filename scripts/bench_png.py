@@ -35,8 +35,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=300)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--profile", default="thegamecrafter", help="an image profile (default: thegamecrafter)")
-    ap.add_argument("--quick", action="store_true", help="4 cards, one run: checks that the script works (CI)")
+    ap.add_argument(
+        "--profile", default="thegamecrafter", help="an image profile (default: thegamecrafter)"
+    )
+    ap.add_argument(
+        "--quick", action="store_true", help="4 cards, one run: checks that the script works (CI)"
+    )
     args = ap.parse_args()
     if args.quick:
         args.cards, args.runs = 4, 1
@@ -64,16 +68,28 @@ def main() -> None:
             assert len(pngs) == distinct, (len(pngs), distinct)
             shutil.rmtree(out)
     best, median = min(times), statistics.median(times)
-    print(f"{distinct} PNG faces ({args.cards} fronts + 1 shared " f"back) at {chosen.dpi} dpi, profile {chosen.id}, "
-          f"{os.cpu_count()} cores")
-    print(f"  best {best:.2f}s = {distinct / best:.1f} faces/s; median {median:.2f}s = {distinct / median:.1f} faces/s")
+    print(
+        f"{distinct} PNG faces ({args.cards} fronts + 1 shared "
+        f"back) at {chosen.dpi} dpi, profile {chosen.id}, "
+        f"{os.cpu_count()} cores"
+    )
+    print(
+        f"  best {best:.2f}s = {distinct / best:.1f} faces/s; "
+        f"median {median:.2f}s = {distinct / median:.1f} faces/s"
+    )
     cpu = statistics.median(cpus)
-    print(f"  CPU (this process and its workers): median {cpu:.2f}s = {1000 * cpu / distinct:.1f} ms a face")
+    print(
+        f"  CPU (this process and its workers): median {cpu:.2f}s = {1000 * cpu / distinct:.1f} "
+        f"ms a face"
+    )
 
 
 def _cpu() -> float:
     """User + system seconds of this process and of its finished workers."""
-    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    own, workers = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
     return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
 
 

@@ -24,7 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-GAME = "id: bench\nname: Bench\nlanguages: [en, pl]\nplayers: {min: " "2, max: 4}\nchecks:\n  - {rule: count, group: cards, min: 1}\n"
+GAME = (
+    "id: bench\nname: Bench\nlanguages: [en, pl]\nplayers: {min: "
+    "2, max: 4}\nchecks:\n  - {rule: count, group: cards, min: 1}\n"
+)
 CARDS = """\
 cards:
   kind: card
@@ -47,13 +50,27 @@ def make(root: Path, rows: int, fmt: str) -> Path:
     (pack / "templates").mkdir(parents=True)
     (pack / "game.yaml").write_text(GAME)
     (pack / "cards.yaml").write_text(CARDS.replace("FORMAT", fmt))
-    (pack / "templates/card.svg.j2").write_text('{% extends "_face.svg.j2" %}{% block content %}{% endblock %}')
+    (pack / "templates/card.svg.j2").write_text(
+        '{% extends "_face.svg.j2" %}{% block content %}{% endblock %}'
+    )
     table = [["id", "suit", "cost", "power", "title.en", "title.pl", "keys", "tags"]]
     suits = ["sun", "moon", "star", "comet"]
     for n in range(rows):
-        table.append([f"card-{n:05d}", suits[n % 4], n % 7 + 0.5, n % 5, f"Card number {n}", f"Karta numer {n}",
-                      f"{n % 3}; {n % 11}", "common; deck"])
-    {"xlsx": write_xlsx, "ods": write_ods, "csv": write_delimited}[fmt](pack / f"cards.{fmt}", table)
+        table.append(
+            [
+                f"card-{n:05d}",
+                suits[n % 4],
+                n % 7 + 0.5,
+                n % 5,
+                f"Card number {n}",
+                f"Karta numer {n}",
+                f"{n % 3}; {n % 11}",
+                "common; deck",
+            ]
+        )
+    {"xlsx": write_xlsx, "ods": write_ods, "csv": write_delimited}[fmt](
+        pack / f"cards.{fmt}", table
+    )
     return pack
 
 
@@ -77,7 +94,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--format", default="xlsx", choices=("xlsx", "ods", "csv"))
-    ap.add_argument("--quick", action="store_true", help="20 rows: checks that the script works (CI)")
+    ap.add_argument(
+        "--quick", action="store_true", help="20 rows: checks that the script works (CI)"
+    )
     args = ap.parse_args()
     if args.quick:
         args.rows = 20
@@ -85,15 +104,33 @@ def main() -> int:
         started = time.perf_counter()
         pack = make(Path(tmp), args.rows, args.format)
         size = (pack / f"cards.{args.format}").stat().st_size
-        print(f"wrote a {args.rows:,}-row {args.format.upper()} " f"({size:,} bytes) in {time.perf_counter() - started:.1f} s")
+        print(
+            f"wrote a {args.rows:,}-row {args.format.upper()} "
+            f"({size:,} bytes) in {time.perf_counter() - started:.1f} s"
+        )
         env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
-        out = subprocess.run([sys.executable, "-c", MEASURE, str(pack)], capture_output=True, text=True, env=env, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", MEASURE, str(pack)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
     result = json.loads(out.stdout)
-    ok = result["seconds"] < 5 and result["peak_mb"] < 500 and result["items"] == args.rows and not result["errors"]
+    ok = (
+        result["seconds"] < 5
+        and result["peak_mb"] < 500
+        and result["items"] == args.rows
+        and not result["errors"]
+    )
     load = os.getloadavg()[0]
-    print(f"read and validated {result['items']:,} items in " f"{result['seconds']:.2f} s ({result['cpu']:.2f} s of CPU, "
-          f"load average {load:.1f} on {os.cpu_count()} " f"cores), peak memory {result['peak_mb']:.0f} MB"
-          f" (goal: < 5 s, < 500 MB): {'ok' if ok else 'FAILED'}")
+    print(
+        f"read and validated {result['items']:,} items in "
+        f"{result['seconds']:.2f} s ({result['cpu']:.2f} s of CPU, "
+        f"load average {load:.1f} on {os.cpu_count()} "
+        f"cores), peak memory {result['peak_mb']:.0f} MB"
+        f" (goal: < 5 s, < 500 MB): {'ok' if ok else 'FAILED'}"
+    )
     for line in result["errors"]:
         print(f"  {line}")
     return 0 if ok else 1

@@ -48,12 +48,23 @@ def timed(src: Path, pack: Path, out: Path, extra: list[str]) -> tuple[float, fl
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--baseline", type=Path, action="append",
-                    help="the other checkout's src/ folder (repeatable: each is compared with this tree)")
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        action="append",
+        help="the other checkout's src/ folder (repeatable: each is compared with this tree)",
+    )
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--jobs", help="--jobs for this tree's builds (the baseline has no such option)")
-    ap.add_argument("--quick", action="store_true", help="3 cards, one run, this tree against itself unless " "--baseline: checks that the script works (CI)")
+    ap.add_argument(
+        "--jobs", help="--jobs for this tree's builds (the baseline has no such option)"
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="3 cards, one run, this tree against itself unless "
+        "--baseline: checks that the script works (CI)",
+    )
     args = ap.parse_args()
     if args.quick:
         args.cards, args.runs = 3, 1
@@ -62,7 +73,9 @@ def main() -> None:
         ap.error("--baseline is required (the other checkout's src/ folder)")
     extra = ["--jobs", args.jobs] if args.jobs else []
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    trees = [("this", SRC, extra)] + [(f"baseline{n or ''}", src, []) for n, src in enumerate(args.baseline)]
+    trees = [("this", SRC, extra)] + [
+        (f"baseline{n or ''}", src, []) for n, src in enumerate(args.baseline)
+    ]
     for _, src, _ in trees:
         compileall.compile_dir(str(src), quiet=1)
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,23 +87,30 @@ def main() -> None:
                 shutil.rmtree(out, ignore_errors=True)
                 text = cards.read_text(encoding="utf-8")
                 cold = timed(src, pack, out, flags)
-                cards.write_text(text.replace("title: 'Card 1 ", f"title: 'Card 1{'x' * (run + 1)} ", 1),
-                                 encoding="utf-8")
+                cards.write_text(
+                    text.replace("title: 'Card 1 ", f"title: 'Card 1{'x' * (run + 1)} ", 1),
+                    encoding="utf-8",
+                )
                 edit = timed(src, pack, out, flags)
                 cards.write_text(text, encoding="utf-8")
                 times.setdefault((name, "cold"), []).append(cold)
                 times.setdefault((name, "edit"), []).append(edit)
-                print(f"run {run + 1} {name:8}: cold {cold[0]:.2f} s (CPU {cold[1]:.2f} s), "
-                      f"one card edited {edit[0]:.2f} s (CPU {edit[1]:.2f} s) "
-                      f"(load {os.getloadavg()[0]:.1f})", flush=True)
+                print(
+                    f"run {run + 1} {name:8}: cold {cold[0]:.2f} s (CPU {cold[1]:.2f} s), "
+                    f"one card edited {edit[0]:.2f} s (CPU {edit[1]:.2f} s) "
+                    f"(load {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
     med = {(k, n): statistics.median(t[n] for t in v) for k, v in times.items() for n in (0, 1)}
     for name, src, _ in trees[1:]:
         print(f"{name} = {src}")
         for kind in ("cold", "edit"):
             for n, what in ((0, "wall"), (1, "CPU")):
                 this, base = med[("this", kind), n], med[(name, kind), n]
-                print(f"{kind} {what}: this {this:.2f} s, {name} {base:.2f} s "
-                      f"(median of {args.runs}): {base / this:.2f}x")
+                print(
+                    f"{kind} {what}: this {this:.2f} s, {name} {base:.2f} s "
+                    f"(median of {args.runs}): {base / this:.2f}x"
+                )
         this = med[("this", "edit"), 0] / med[("this", "cold"), 0]
         base = med[(name, "edit"), 0] / med[(name, "cold"), 0]
         print(f"one card edited / cold: this {this:.2f}, {name} {base:.2f}")

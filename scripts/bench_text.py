@@ -1,4 +1,5 @@
-"""Side by side, CPU and wall: `pnpkit build` of bench_cards.py's deck, plain and rich, by checkouts.
+"""Side by side, CPU and wall: `pnpkit build` of bench_cards.py's deck, plain and rich, by
+checkouts.
 
 Each run is a new process with an empty --out; runs alternate between the checkouts
 (and the two decks), so a machine whose load changes treats all alike. CPU is the
@@ -35,8 +36,12 @@ def timed(src: str, pack: Path, out: Path) -> tuple[float, float]:
     env = {**os.environ, "PYTHONPATH": src}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out)],
-                   check=True, capture_output=True, env=env)
+    subprocess.run(
+        [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out)],
+        check=True,
+        capture_output=True,
+        env=env,
+    )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
@@ -44,12 +49,18 @@ def timed(src: str, pack: Path, out: Path) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("trees", nargs="?", default=f"this={ROOT_SRC}",
-                    help="name=src-folder pairs, comma-separated (default: this tree)")
+    ap.add_argument(
+        "trees",
+        nargs="?",
+        default=f"this={ROOT_SRC}",
+        help="name=src-folder pairs, comma-separated (default: this tree)",
+    )
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--decks", default="plain,rich")
     ap.add_argument("--cards", type=int, default=1000)
-    ap.add_argument("--quick", action="store_true", help="3 cards, one run: checks that the script works (CI)")
+    ap.add_argument(
+        "--quick", action="store_true", help="3 cards, one run: checks that the script works (CI)"
+    )
     args = ap.parse_args()
     if args.quick:
         args.cards, args.runs = 3, 1
@@ -65,8 +76,11 @@ def main() -> None:
                 for name, src in trees.items():
                     cpu, wall = timed(src, pack, Path(tmp) / "out")
                     times.setdefault((deck, name), []).append((cpu, wall))
-                    print(f"run {run + 1} {deck:5} {name:8} CPU {cpu:6.2f} s, wall {wall:6.2f} s "
-                          f"(load {os.getloadavg()[0]:.1f})", flush=True)
+                    print(
+                        f"run {run + 1} {deck:5} {name:8} CPU {cpu:6.2f} s, wall {wall:6.2f} s "
+                        f"(load {os.getloadavg()[0]:.1f})",
+                        flush=True,
+                    )
     for (deck, name), values in times.items():
         cpu = statistics.median(c for c, _ in values)
         wall = statistics.median(w for _, w in values)

@@ -26,10 +26,14 @@ from fuzzrun import Campaign, campaign_mutants  # noqa: E402
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--count", type=int, default=1000, help="mutants to run (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="first seed (mutant i is kit i mod 4, seed SEED+i)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="first seed (mutant i is kit i mod 4, seed SEED+i)"
+    )
     p.add_argument("--kit", choices=KITS, help="only this kit (with --keep: the mutant to write)")
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--keep", type=Path, metavar="DIR", help="write the mutant of --kit/--seed to DIR and stop")
+    p.add_argument(
+        "--keep", type=Path, metavar="DIR", help="write the mutant of --kit/--seed to DIR and stop"
+    )
     p.add_argument("--strict", action="store_true", help="failures on the allow-list fail too")
     p.add_argument("--quiet", action="store_true", help="no line per failure, only the figures")
     args = p.parse_args()
@@ -45,6 +49,7 @@ def main() -> int:
         print(f"cd {args.keep} && {run} {' '.join(mutant.argv('out'))}")
         return 0
     from test_fuzz import ALLOWED
+
     kits = (args.kit,) if args.kit else KITS
     with tempfile.TemporaryDirectory(prefix="pnpkit-fuzz-") as tmp:
         campaign = Campaign(Path(tmp) / "c", args.workers, allowed={} if args.strict else ALLOWED)
@@ -57,11 +62,18 @@ def main() -> int:
         def show(outcome):
             done[0] += 1
             if done[0] % 100 == 0:
-                print(f"... {done[0]} mutants, {time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
+                print(
+                    f"... {done[0]} mutants, {time.perf_counter() - started:.0f}s",
+                    file=sys.stderr,
+                    flush=True,
+                )
             if outcome.failures and not args.quiet:
                 print(("allowed " if outcome.allowed else "") + outcome.report(), flush=True)
             elif outcome.retried and not args.quiet:
-                print(f"retried alone, passed: {outcome.mutant.describe()} ({outcome.seconds:.2f}s)", flush=True)
+                print(
+                    f"retried alone, passed: {outcome.mutant.describe()} ({outcome.seconds:.2f}s)",
+                    flush=True,
+                )
 
         campaign.run(campaign_mutants(args.seed, args.count, kits), show)
         figures = campaign.summary()

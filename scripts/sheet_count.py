@@ -69,8 +69,14 @@ def main() -> None:
         sheets, bound = count(pack, overrides, args.sheets)
         total_sheets += sheets
         total_bound += bound
-        print(f"{pack.name:<16} {sheets:>6} {math.ceil(bound):>6} " f"{sheets / bound:>6.2f}   (bound {bound:.2f})")
-    print(f"{'all':<16} {total_sheets:>6} {math.ceil(total_bound):>6} " f"{total_sheets / total_bound:>6.2f}")
+        print(
+            f"{pack.name:<16} {sheets:>6} {math.ceil(bound):>6} "
+            f"{sheets / bound:>6.2f}   (bound {bound:.2f})"
+        )
+    print(
+        f"{'all':<16} {total_sheets:>6} {math.ceil(total_bound):>6} "
+        f"{total_sheets / total_bound:>6.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -44,7 +44,9 @@ class Kit:
         self.root, self.game, self.capsys = root, game, capsys
         shutil.copytree(ROOT / "components" / game, root / "components" / game)
         shutil.copytree(ROOT / "templates", root / "templates")
-        for base in (ROOT / "src/pnpkit/templates").glob("*.j2"):  # the copy is whole: base templates too
+        for base in (ROOT / "src/pnpkit/templates").glob(
+            "*.j2"
+        ):  # the copy is whole: base templates too
             shutil.copy(base, root / "templates" / base.name)
         self.pack = Path("components") / game
 
@@ -110,13 +112,22 @@ SOLID = """{% extends "_face.svg.j2" %}{% block content %}
 
 def colour_pack(root: Path, n: int = 9, size: str = "poker", extra_print: str = "") -> Path:
     """n cards, each front and back a solid colour of its own: a probe for placement and duplex."""
-    items = "\n".join(f"    - {{id: c{i}, colour: " f"'#{(i * 37) % 256:02x}{(i * 91) % 256:02x}{(200 - i * 17) % 256:02x}'}}" for i in range(n))
-    return write_pack(root, {
-        "game.yaml": "name: Probe\nlanguages: [en]\nplayers: {min: " f"1, max: 1}}\nprint:\n  bleed: 3mm\n{extra_print}",
-        "cards.yaml": f"cards:\n  kind: card\n  size: {size}\n  front: solid.svg.j2\n  back: " f"solid.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
-        "templates/solid.svg.j2": SOLID,
-        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-    })
+    items = "\n".join(
+        f"    - {{id: c{i}, colour: "
+        f"'#{(i * 37) % 256:02x}{(i * 91) % 256:02x}{(200 - i * 17) % 256:02x}'}}"
+        for i in range(n)
+    )
+    return write_pack(
+        root,
+        {
+            "game.yaml": "name: Probe\nlanguages: [en]\nplayers: {min: "
+            f"1, max: 1}}\nprint:\n  bleed: 3mm\n{extra_print}",
+            "cards.yaml": f"cards:\n  kind: card\n  size: {size}\n  front: solid.svg.j2\n  back: "
+            f"solid.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
+            "templates/solid.svg.j2": SOLID,
+            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
+        },
+    )
 
 
 GRID = """{% extends "_face.svg.j2" %}{% block content %}
@@ -128,25 +139,36 @@ GRID = """{% extends "_face.svg.j2" %}{% block content %}
 
 def board_pack(root: Path, size: str = "380x270mm") -> Path:
     """One board larger than A4, striped so every column of it has its own colour."""
-    return write_pack(root, {
-        "game.yaml": "name: Board\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "board.yaml": f"board:\n  kind: board\n  size: {size}\n  " "front: grid.svg.j2\n  items:\n    - id: map\n",
-        "templates/grid.svg.j2": GRID,
-        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-    })
+    return write_pack(
+        root,
+        {
+            "game.yaml": "name: Board\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+            "board.yaml": f"board:\n  kind: board\n  size: {size}\n  "
+            "front: grid.svg.j2\n  items:\n    - id: map\n",
+            "templates/grid.svg.j2": GRID,
+            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
+        },
+    )
 
 
 def alpha_pack(root: Path, bleed: str = "0mm") -> Path:
     """One poker card, half-opaque red over its whole bleed: pink if transparency survives, red
     if not."""
-    template = ('{% extends "_face.svg.j2" %}{% block content %}'
-                '<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" '
-                'height="{{ face.h + 2 * face.bleed }}" fill="#ff0000" fill-opacity="0.5"/>{% endblock %}')
-    return write_pack(root, {
-        "game.yaml": "name: Alpha\nlanguages: [en]\nplayers: {min: " f"1, max: 1}}\nprint: {{bleed: {bleed}}}\n",
-        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  " "front: a.svg.j2\n  items:\n    - {id: a}\n",
-        "templates/a.svg.j2": template,
-    })
+    template = (
+        '{% extends "_face.svg.j2" %}{% block content %}'
+        '<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" '
+        'height="{{ face.h + 2 * face.bleed }}" fill="#ff0000" fill-opacity="0.5"/>{% endblock %}'
+    )
+    return write_pack(
+        root,
+        {
+            "game.yaml": "name: Alpha\nlanguages: [en]\nplayers: {min: "
+            f"1, max: 1}}\nprint: {{bleed: {bleed}}}\n",
+            "cards.yaml": "cards:\n  kind: card\n  size: poker\n  "
+            "front: a.svg.j2\n  items:\n    - {id: a}\n",
+            "templates/a.svg.j2": template,
+        },
+    )
 
 
 def is_pink(pixel) -> bool:

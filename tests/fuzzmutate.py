@@ -21,24 +21,118 @@ KITS = ("mammoth-herd", "anunnaki", "mlem", "star-cargo")
 # replaced by the campaign's sentinel folder: an absolute path a write must not reach
 SENTINEL = "@SENTINEL@"
 
-NUMBERS = ["0", "-1", "1e9", "1e308", "-1e308", ".nan", ".inf", "-.inf", "nan", "inf", "-0",
-           "99999999999999999999999999", "2147483648", "1e-320", "0.0000001", "0x10", "1_000"]
+NUMBERS = [
+    "0",
+    "-1",
+    "1e9",
+    "1e308",
+    "-1e308",
+    ".nan",
+    ".inf",
+    "-.inf",
+    "nan",
+    "inf",
+    "-0",
+    "99999999999999999999999999",
+    "2147483648",
+    "1e-320",
+    "0.0000001",
+    "0x10",
+    "1_000",
+]
 NUMBER_PARTS = ["0", "-1", "1e9", "1e308", "nan", "inf", "99999999999999999999", "0.0001", "-0"]
-STRINGS = ["''", '""', "' '", "../../x", "../../../../../x", "/etc/passwd", f"{SENTINEL}/abs",
-           "C:\\\\Windows\\\\x", "~", "null", "no", "'<g>&amp;</g>'", "'{{ 7 * 7 }}'", "'%s%n'",
-           '"a\\nb"', '"\\0"', '"\\u202eevil"', "Zażółć gęślą jaźń 漢字 🂡", "'\U0001F469\u200D\U0001F680'",
-           "x.svg.j2", "../templates/x.svg.j2", "'#zzzzzz'", "'   '"]
-VALUES = ["7", "-3", "1.5", "true", "no", "~", "[]", "{}", "[1, [2]]", "{a: 1}", '"str"',
-          "2020-01-01", "[a, b, c]", "{data: nope}", "{count: bonus-tiles}", "3mm", "poker"]
-KEYS = ["1", "~", "true", "1.5", "''", "[a]", "{a: 1}", "2020-01-01", "<<", "? x"]  # keys of another type
-TAGS = ["!!str ", "!!int ", "!!float ", "!!binary ", "!!set ", "!!omap ", "!!timestamp ",
-        "!!python/object/apply:os.system ", "!custom "]
-TEMPLATE_INSERTS = ["{% if item.id %}", "{% for x in data %}", "{% endif %}", "{% endblock %}",
-                    "{{", "}}", "{{ item.nope }}", "{{ 1 / 0 }}", "{{ none.x }}", "{% block content %}",
-                    "<g>", "</g>", "<mask/>", "&bogus;", "<rect width='nan' height='1e308'/>",
-                    "<image href='/etc/passwd' width='1' height='1'/>", "{% include 'nope.svg.j2' %}",
-                    "{% extends '_face.svg.j2' %}", "{{ text_box('x', 0, 0, 0, 0) }}", "<text>",
-                    "{% macro m() %}", "{{ ''.__class__ }}", "{% set x = 'y' * 10 %}"]
+STRINGS = [
+    "''",
+    '""',
+    "' '",
+    "../../x",
+    "../../../../../x",
+    "/etc/passwd",
+    f"{SENTINEL}/abs",
+    "C:\\\\Windows\\\\x",
+    "~",
+    "null",
+    "no",
+    "'<g>&amp;</g>'",
+    "'{{ 7 * 7 }}'",
+    "'%s%n'",
+    '"a\\nb"',
+    '"\\0"',
+    '"\\u202eevil"',
+    "Zażółć gęślą jaźń 漢字 🂡",
+    "'\U0001f469\u200d\U0001f680'",
+    "x.svg.j2",
+    "../templates/x.svg.j2",
+    "'#zzzzzz'",
+    "'   '",
+]
+VALUES = [
+    "7",
+    "-3",
+    "1.5",
+    "true",
+    "no",
+    "~",
+    "[]",
+    "{}",
+    "[1, [2]]",
+    "{a: 1}",
+    '"str"',
+    "2020-01-01",
+    "[a, b, c]",
+    "{data: nope}",
+    "{count: bonus-tiles}",
+    "3mm",
+    "poker",
+]
+KEYS = [
+    "1",
+    "~",
+    "true",
+    "1.5",
+    "''",
+    "[a]",
+    "{a: 1}",
+    "2020-01-01",
+    "<<",
+    "? x",
+]  # keys of another type
+TAGS = [
+    "!!str ",
+    "!!int ",
+    "!!float ",
+    "!!binary ",
+    "!!set ",
+    "!!omap ",
+    "!!timestamp ",
+    "!!python/object/apply:os.system ",
+    "!custom ",
+]
+TEMPLATE_INSERTS = [
+    "{% if item.id %}",
+    "{% for x in data %}",
+    "{% endif %}",
+    "{% endblock %}",
+    "{{",
+    "}}",
+    "{{ item.nope }}",
+    "{{ 1 / 0 }}",
+    "{{ none.x }}",
+    "{% block content %}",
+    "<g>",
+    "</g>",
+    "<mask/>",
+    "&bogus;",
+    "<rect width='nan' height='1e308'/>",
+    "<image href='/etc/passwd' width='1' height='1'/>",
+    "{% include 'nope.svg.j2' %}",
+    "{% extends '_face.svg.j2' %}",
+    "{{ text_box('x', 0, 0, 0, 0) }}",
+    "<text>",
+    "{% macro m() %}",
+    "{{ ''.__class__ }}",
+    "{% set x = 'y' * 10 %}",
+]
 
 
 @dataclass
@@ -94,6 +188,7 @@ def mutate(kit: str, seed: int) -> Mutant:
 
 # --- choosing a file -------------------------------------------------------------------------
 
+
 def _pick(rng: random.Random, mutant: Mutant, suffix: str) -> str | None:
     names = [n for n, b in mutant.files.items() if b is not None and n.endswith(suffix)]
     return rng.choice(names) if names else None
@@ -112,6 +207,7 @@ def _set(mutant: Mutant, name: str, text: str, what: str) -> None:
 
 
 # --- YAML structure ---------------------------------------------------------------------------
+
 
 @dataclass
 class Pair:
@@ -153,6 +249,7 @@ def _span(text: str, start: int, end: int) -> tuple[int, int]:
 def _yaml_op(fn):
     """An edit that needs a parsed YAML file: it gets the file's text and nodes, returns (text,
     what) or None."""
+
     def run(rng: random.Random, mutant: Mutant, op: str) -> None:
         name = _pick(rng, mutant, ".yaml")
         text = _text(mutant, name) if name else None
@@ -163,6 +260,7 @@ def _yaml_op(fn):
         if done is None:
             return _line_op(_indent)(rng, mutant, "break-indent")
         _set(mutant, name, done[0], f"{op} {done[1]}")
+
     return run
 
 
@@ -171,7 +269,7 @@ def _replace(text: str, start: int, end: int, new: str) -> str:
 
 
 def _where(text: str, node: yaml.Node) -> str:
-    at = text[node.start_mark.index:node.end_mark.index][:40]
+    at = text[node.start_mark.index : node.end_mark.index][:40]
     return f"line {node.start_mark.line + 1} ({at!r})"
 
 
@@ -179,9 +277,9 @@ def _delete_key(rng, text, pairs, items):
     pair = rng.choice(pairs)
     start, end = _span(text, pair.key.start_mark.index, pair.value.end_mark.index)
     if pair.flow:  # take a comma along so the mapping still parses
-        if text[end:end + 2] == ", ":
+        if text[end : end + 2] == ", ":
             end += 2
-        elif text[start - 2:start] == ", ":
+        elif text[start - 2 : start] == ", ":
             start -= 2
     return _replace(text, start, end, ""), _where(text, pair.key)
 
@@ -198,12 +296,16 @@ def _misspell(rng: random.Random, word: str) -> str:
     if len(word) < 2:
         return word + "x"
     i = rng.randrange(len(word) - 1)
-    return rng.choice([
-        word[:i] + word[i + 1] + word[i] + word[i + 2:],  # swap two letters
-        word[:i] + word[i + 1:],  # drop one
-        word[:i] + word[i] * 2 + word[i:],  # double one
-        word.upper(), word.replace("-", "_").replace("_", "-") + "s", word + "_x",
-    ])
+    return rng.choice(
+        [
+            word[:i] + word[i + 1] + word[i] + word[i + 2 :],  # swap two letters
+            word[:i] + word[i + 1 :],  # drop one
+            word[:i] + word[i] * 2 + word[i:],  # double one
+            word.upper(),
+            word.replace("-", "_").replace("_", "-") + "s",
+            word + "_x",
+        ]
+    )
 
 
 def _rename_key(rng, text, pairs, items):
@@ -213,7 +315,9 @@ def _rename_key(rng, text, pairs, items):
     if not isinstance(key, yaml.ScalarNode) or key.style:
         return None
     new = rng.choice(KEYS) if rng.random() < 0.25 else _misspell(rng, key.value)
-    return _replace(text, key.start_mark.index, key.end_mark.index, new), f"{_where(text, key)} -> {new!r}"
+    return _replace(
+        text, key.start_mark.index, key.end_mark.index, new
+    ), f"{_where(text, key)} -> {new!r}"
 
 
 def _value_pairs(pairs: list[Pair]) -> list[Pair]:
@@ -238,9 +342,11 @@ def _swap(rng, text, pairs, items):
     if len(scalars) < 2:
         return None
     a, b = sorted(rng.sample(scalars, 2), key=lambda p: p.value.start_mark.index)
-    va = text[a.value.start_mark.index:a.value.end_mark.index]
-    vb = text[b.value.start_mark.index:b.value.end_mark.index]
-    text = _replace(text, b.value.start_mark.index, b.value.end_mark.index, va)  # the later one first
+    va = text[a.value.start_mark.index : a.value.end_mark.index]
+    vb = text[b.value.start_mark.index : b.value.end_mark.index]
+    text = _replace(
+        text, b.value.start_mark.index, b.value.end_mark.index, va
+    )  # the later one first
     text = _replace(text, a.value.start_mark.index, a.value.end_mark.index, vb)
     return text, f"values of {_where(text, a.key)} and line {b.key.start_mark.line + 1}"
 
@@ -250,17 +356,21 @@ NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 def _extreme(rng, text, pairs, items):
     """A number, or the number in a length or size ('45x45mm'), becomes an extreme."""
-    found = [p for p in _value_pairs(pairs) if isinstance(p.value, yaml.ScalarNode) and NUMBER.search(p.value.value)]
+    found = [
+        p
+        for p in _value_pairs(pairs)
+        if isinstance(p.value, yaml.ScalarNode) and NUMBER.search(p.value.value)
+    ]
     if not found:
         return None
     pair = rng.choice(found)
-    raw = text[pair.value.start_mark.index:pair.value.end_mark.index]
+    raw = text[pair.value.start_mark.index : pair.value.end_mark.index]
     numbers = list(NUMBER.finditer(raw))
     if not numbers or NUMBER.fullmatch(pair.value.value):
         new = rng.choice(NUMBERS)
     else:
         m = rng.choice(numbers)
-        new = raw[:m.start()] + rng.choice(NUMBER_PARTS) + raw[m.end():]
+        new = raw[: m.start()] + rng.choice(NUMBER_PARTS) + raw[m.end() :]
     return _set_value(text, pair, new), f"{_where(text, pair.key)} -> {new}"
 
 
@@ -286,16 +396,20 @@ def _sequence_item(rng, text, pairs, items):
     start, end = _span(text, item.start_mark.index, item.end_mark.index)
     if rng.random() < 0.5:
         if flow:
-            end += 2 if text[end:end + 2] == ", " else 0
+            end += 2 if text[end : end + 2] == ", " else 0
             return _replace(text, start, end, ""), f"deleted item at {_where(text, item)}"
         line_start = text.rfind("\n", 0, start) + 1
         if text[line_start:start].strip() != "-":
             return None
         return _replace(text, line_start, end + 1, ""), f"deleted item at {_where(text, item)}"
     if flow:
-        return _replace(text, end, end, ", " + text[start:end]), f"duplicated item at {_where(text, item)}"
+        return _replace(
+            text, end, end, ", " + text[start:end]
+        ), f"duplicated item at {_where(text, item)}"
     line_start = text.rfind("\n", 0, start) + 1
-    return _replace(text, end, end, "\n" + text[line_start:end]), f"duplicated item at {_where(text, item)}"
+    return _replace(
+        text, end, end, "\n" + text[line_start:end]
+    ), f"duplicated item at {_where(text, item)}"
 
 
 def _tag_or_alias(rng, text, pairs, items):
@@ -310,14 +424,20 @@ def _tag_or_alias(rng, text, pairs, items):
     if a.value.end_mark.index > b.value.start_mark.index:  # b lies inside a: an alias to itself
         return None
     target, alias = (a, b) if rng.random() < 0.5 else (b, a)
-    edits = [(target.value.start_mark.index, target.value.start_mark.index, "&fz "),
-             (*_span(text, alias.value.start_mark.index, alias.value.end_mark.index), "*fz")]
+    edits = [
+        (target.value.start_mark.index, target.value.start_mark.index, "&fz "),
+        (*_span(text, alias.value.start_mark.index, alias.value.end_mark.index), "*fz"),
+    ]
     for start, end, new in sorted(edits, reverse=True):
         text = _replace(text, start, end, new)
-    return text, f"line {alias.key.start_mark.line + 1} aliases line {target.key.start_mark.line + 1}"
+    return (
+        text,
+        f"line {alias.key.start_mark.line + 1} aliases line {target.key.start_mark.line + 1}",
+    )
 
 
 # --- text edits --------------------------------------------------------------------------------
+
 
 def _line_op(fn):
     def run(rng: random.Random, mutant: Mutant, op: str) -> None:
@@ -326,26 +446,31 @@ def _line_op(fn):
         if text is None:
             return _truncate(rng, mutant, "truncate")
         lines = text.split("\n")
-        candidates = [i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
+        candidates = [
+            i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")
+        ]
         if not candidates:
             return
         i = rng.choice(candidates)
         lines[i], what = fn(rng, lines[i])
         _set(mutant, name, "\n".join(lines), f"{op} line {i + 1}: {what}")
+
     return run
 
 
 def _indent(rng: random.Random, line: str) -> tuple[str, str]:
     body = line.lstrip(" ")
     indent = len(line) - len(body)
-    new = rng.choice([0, max(0, indent - 1), max(0, indent - 2), indent + 1, indent + 2, indent + 4])
+    new = rng.choice(
+        [0, max(0, indent - 1), max(0, indent - 2), indent + 1, indent + 2, indent + 4]
+    )
     return " " * new + body, f"indent {indent} -> {new}"
 
 
 def _tab(rng: random.Random, line: str) -> tuple[str, str]:
     body = line.lstrip(" ")
     if body != line and rng.random() < 0.6:
-        return line[:len(line) - len(body) - 1] + "\t" + body, "tab in the indentation"
+        return line[: len(line) - len(body) - 1] + "\t" + body, "tab in the indentation"
     at = rng.randrange(len(line) + 1)
     return line[:at] + "\t" + line[at:], f"tab at column {at + 1}"
 
@@ -383,6 +508,7 @@ def _bytes(rng: random.Random, mutant: Mutant, op: str) -> None:
 
 # --- templates and the command line -------------------------------------------------------------
 
+
 def _template(rng: random.Random, mutant: Mutant, op: str) -> None:
     name = _pick(rng, mutant, ".j2")
     if name is None:
@@ -395,14 +521,28 @@ def _template(rng: random.Random, mutant: Mutant, op: str) -> None:
     tags = [m for m in re.finditer(r"\{%-?\s*end\w+\s*-?%\}|\}\}|</\w+>|/>", text)]
     if tags and rng.random() < 0.4:
         m = rng.choice(tags)
-        return _set(mutant, name, _replace(text, m.start(), m.end(), ""), f"removed {m.group()!r} at offset {m.start()}")
+        return _set(
+            mutant,
+            name,
+            _replace(text, m.start(), m.end(), ""),
+            f"removed {m.group()!r} at offset {m.start()}",
+        )
     at, new = rng.randrange(len(text) + 1), rng.choice(TEMPLATE_INSERTS)
     _set(mutant, name, _replace(text, at, at, new), f"inserted {new!r} at offset {at}")
 
 
-CLI_BUILD = [["--paper", "b5"], ["--paper", "letter"], ["--back-offset", "nan,inf"], ["--back-offset", "1e308,0"],
-             ["--back-offset", "0.5,-1"], ["--back-offset", "x"], ["--backs", "none"], ["--backs", "gutter-fold"],
-             ["--backs", "short-edge"], ["--strict"]]
+CLI_BUILD = [
+    ["--paper", "b5"],
+    ["--paper", "letter"],
+    ["--back-offset", "nan,inf"],
+    ["--back-offset", "1e308,0"],
+    ["--back-offset", "0.5,-1"],
+    ["--back-offset", "x"],
+    ["--backs", "none"],
+    ["--backs", "gutter-fold"],
+    ["--backs", "short-edge"],
+    ["--strict"],
+]
 CLI_ANY = [["--lang", "zz"], ["--lang", "../x"], ["--lang", ""], ["--strict"], ["--lang", "en"]]
 
 
@@ -412,8 +552,23 @@ def _argv(rng: random.Random, mutant: Mutant, op: str) -> None:
     mutant.edits.append("argv " + " ".join(extra))
 
 
-CELLS = ["", "x", "1e999", "nan", "-inf", "-1", "0", "99999999999999999999", '"unclosed', "a;;b", "../../x",
-         "/etc/passwd", "=SUM(A1:A9)", "\u00e9" * 300, "true"]
+CELLS = [
+    "",
+    "x",
+    "1e999",
+    "nan",
+    "-inf",
+    "-1",
+    "0",
+    "99999999999999999999",
+    '"unclosed',
+    "a;;b",
+    "../../x",
+    "/etc/passwd",
+    "=SUM(A1:A9)",
+    "\u00e9" * 300,
+    "true",
+]
 
 
 def _sheet(rng: random.Random, mutant: Mutant, op: str) -> None:

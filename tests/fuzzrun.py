@@ -58,23 +58,36 @@ class Outcome:
     retried: Outcome | None = None  # the first run, when it timed out and this is the second
 
     def report(self) -> str:
-        lines = [f"mutant {self.mutant.describe()}",
-                 f"  exit {self.code}, {self.seconds:.2f}s " f"({self.cpu:.2f}s CPU), {self.max_rss_kb // 1024} MB"
-                 + ("; a first run timed out after " f"{self.retried.seconds:.2f}s ({self.retried.cpu:.2f}s CPU)" if self.retried else ""),
-                 *(f"  FAIL [{sig}] {msg}" for sig, msg in self.failures),
-                 f"  reproduce: {reproducer(self.mutant)}",
-                 "  output:", *("    " + line for line in self.output[:OUTPUT_KEPT].splitlines())]
+        lines = [
+            f"mutant {self.mutant.describe()}",
+            f"  exit {self.code}, {self.seconds:.2f}s "
+            f"({self.cpu:.2f}s CPU), {self.max_rss_kb // 1024} MB"
+            + (
+                "; a first run timed out after "
+                f"{self.retried.seconds:.2f}s ({self.retried.cpu:.2f}s CPU)"
+                if self.retried
+                else ""
+            ),
+            *(f"  FAIL [{sig}] {msg}" for sig, msg in self.failures),
+            f"  reproduce: {reproducer(self.mutant)}",
+            "  output:",
+            *("    " + line for line in self.output[:OUTPUT_KEPT].splitlines()),
+        ]
         return "\n".join(lines)
 
 
 def reproducer(mutant: Mutant) -> str:
     """The command that writes this mutant out and prints how to run it (`pnpkit <argv>` in that
     folder)."""
-    return ("PYTHONPATH=src python scripts/fuzz.py --kit " f"{mutant.kit} --seed {mutant.seed} --keep /tmp/mutant"
-            f"  # then, in /tmp/mutant: pnpkit {' '.join(mutant.argv('out'))}")
+    return (
+        "PYTHONPATH=src python scripts/fuzz.py --kit "
+        f"{mutant.kit} --seed {mutant.seed} --keep /tmp/mutant"
+        f"  # then, in /tmp/mutant: pnpkit {' '.join(mutant.argv('out'))}"
+    )
 
 
 # --- the child ----------------------------------------------------------------------------------
+
 
 def _child(argv: list[str], cwd: Path, out_file: Path, target: Callable[[list[str]], int]) -> None:
     """In the forked child: fence it, run target(argv) with its output in out_file, exit with
@@ -86,12 +99,15 @@ def _child(argv: list[str], cwd: Path, out_file: Path, target: Callable[[list[st
         os.dup2(fd, 1)
         os.dup2(fd, 2)
         os.close(fd)
-        sys.stdout = sys.stderr = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
-                                                   line_buffering=True)
+        sys.stdout = sys.stderr = io.TextIOWrapper(
+            io.FileIO(1, "w", closefd=False), encoding="utf-8", line_buffering=True
+        )
         sys.stdin = io.StringIO()
         faulthandler.register(signal.SIGUSR1, file=open(2, "w", closefd=False), all_threads=True)
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-        resource.setrlimit(resource.RLIMIT_CPU, (CPU_BACKSTOP, CPU_BACKSTOP + 1))  # if the parent dies, no runaway
+        resource.setrlimit(
+            resource.RLIMIT_CPU, (CPU_BACKSTOP, CPU_BACKSTOP + 1)
+        )  # if the parent dies, no runaway
         os.chdir(cwd)
         try:
             code = target(argv)
@@ -109,6 +125,7 @@ def _child(argv: list[str], cwd: Path, out_file: Path, target: Callable[[list[st
 
 # --- watching the files around a mutant ----------------------------------------------------------
 
+
 def snapshot(root: Path, skip=(), shallow=(), recursive: bool = True) -> dict:
     """{relative path: (kind, size, mtime_ns, inode)} of everything under root but the `skip`
     folders; of a `shallow` folder only its own entries (a sibling's build: a stray write lands at
@@ -124,7 +141,7 @@ def snapshot(root: Path, skip=(), shallow=(), recursive: bool = True) -> dict:
         for entry in entries:
             if entry.path in skip:
                 continue
-            found[entry.path[len(root_s) + 1:]] = entry_stat = _entry(entry)
+            found[entry.path[len(root_s) + 1 :]] = entry_stat = _entry(entry)
             if entry_stat[0] == "dir" and recursive and folder not in shallow:
                 stack.append(entry.path)
     return found
@@ -132,7 +149,9 @@ def snapshot(root: Path, skip=(), shallow=(), recursive: bool = True) -> dict:
 
 def _entry(entry) -> tuple:
     st = entry.stat(follow_symlinks=False)
-    kind = "dir" if entry.is_dir(follow_symlinks=False) else "link" if entry.is_symlink() else "file"
+    kind = (
+        "dir" if entry.is_dir(follow_symlinks=False) else "link" if entry.is_symlink() else "file"
+    )
     return (kind, st.st_size if kind == "file" else 0, st.st_mtime_ns, st.st_ino)
 
 
@@ -143,16 +162,27 @@ def snapshot_entry(path: Path) -> tuple:
 
 
 def changes(before: dict, after: dict) -> list[str]:
-    return sorted([f"created {p}" for p in after.keys() - before.keys()] + [f"removed {p}" for p in before.keys() - after.keys()]
-                  + [f"changed {p}" for p in before.keys() & after.keys() if before[p] != after[p] and before[p][0] != "dir"])
+    return sorted(
+        [f"created {p}" for p in after.keys() - before.keys()]
+        + [f"removed {p}" for p in before.keys() - after.keys()]
+        + [
+            f"changed {p}"
+            for p in before.keys() & after.keys()
+            if before[p] != after[p] and before[p][0] != "dir"
+        ]
+    )
 
 
 def hashes(root: Path) -> dict:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 # --- the campaign ------------------------------------------------------------------------------
+
 
 @dataclass
 class Slot:
@@ -167,7 +197,9 @@ class Slot:
     signalled: bool = False
     before: dict = field(default_factory=dict)
     out_before: dict = field(default_factory=dict)
-    written: dict = field(default_factory=dict)  # kit -> {relative path: (bytes, snapshot entry) as last written}
+    written: dict = field(
+        default_factory=dict
+    )  # kit -> {relative path: (bytes, snapshot entry) as last written}
 
     def root(self, kit: str) -> Path:
         return self.folder / kit
@@ -226,8 +258,14 @@ def compiled_templates_kept(cache: _Bytecode):
 class Campaign:
     """Mutants of the kits run by `workers` children at a time under base/ (which must be empty)."""
 
-    def __init__(self, base: Path, workers: int = 2, target: Callable[[list[str]], int] | None = None,
-                 allowed: dict | None = None, time_limit: float = TIME_LIMIT):
+    def __init__(
+        self,
+        base: Path,
+        workers: int = 2,
+        target: Callable[[list[str]], int] | None = None,
+        allowed: dict | None = None,
+        time_limit: float = TIME_LIMIT,
+    ):
         self.base, self.target = base, target or cli.main
         self.allowed = allowed or {}
         self.time_limit = time_limit
@@ -251,11 +289,16 @@ class Campaign:
                 for n, slot in enumerate(self.slots):
                     self._sync(slot, pristine(kit))
                     if n == 0:
-                        code = _quiet(slot.root(kit), ["build", f"components/{kit}", "--out", "out"])
+                        code = _quiet(
+                            slot.root(kit), ["build", f"components/{kit}", "--out", "out"]
+                        )
                         assert code == 0, f"the shipped kit {kit} does not build"
                         shutil.copytree(slot.out(kit), self.good / kit)
                         self.good_hashes[kit] = hashes(self.good / kit)
-                        self.good_dirs += [self.good / kit, *(p for p in (self.good / kit).iterdir() if p.is_dir())]
+                        self.good_dirs += [
+                            self.good / kit,
+                            *(p for p in (self.good / kit).iterdir() if p.is_dir()),
+                        ]
                     else:
                         assert _quiet(slot.root(kit), ["validate", f"components/{kit}"]) == 0
                         shutil.copytree(self.good / kit, slot.out(kit))
@@ -264,8 +307,16 @@ class Campaign:
     def _shared(self) -> dict:
         """What every mutant must leave alone wherever it runs: the campaign folder's own files
         (minus the slots) and the folder above it."""
-        own = {f"base/{k}": v for k, v in snapshot(self.base, tuple(s.folder for s in self.slots), self.good_dirs).items()}
-        above = {f"above/{k}": v for k, v in snapshot(self.base.parent, (self.base,), recursive=False).items()}
+        own = {
+            f"base/{k}": v
+            for k, v in snapshot(
+                self.base, tuple(s.folder for s in self.slots), self.good_dirs
+            ).items()
+        }
+        above = {
+            f"above/{k}": v
+            for k, v in snapshot(self.base.parent, (self.base,), recursive=False).items()
+        }
         return own | above
 
     # running
@@ -275,11 +326,17 @@ class Campaign:
         not fail it); it fails if it runs out of time again, or used more CPU than the limit."""
         with compiled_templates_kept(self.bytecode):
             self._run(mutants, self.slots, on_outcome)
-            slow = [n for n, o in enumerate(self.outcomes) if any(sig.startswith("timeout") for sig, _ in o.failures)]
+            slow = [
+                n
+                for n, o in enumerate(self.outcomes)
+                if any(sig.startswith("timeout") for sig, _ in o.failures)
+            ]
             for n in slow:
                 first = self.outcomes[n]
                 limit = self.time_limit
-                self.time_limit = limit * min(4.0, max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1)))
+                self.time_limit = limit * min(
+                    4.0, max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+                )
                 try:
                     self._run([first.mutant], self.slots[:1], None)
                 finally:
@@ -289,7 +346,9 @@ class Campaign:
                 # what the first run did besides running late still counts (a kill that damaged the
                 # last build)
                 again.failures[:0] = [f for f in first.failures if not f[0].startswith("timeout")]
-                again.allowed = bool(again.failures) and all(sig in self.allowed for sig, _ in again.failures)
+                again.allowed = bool(again.failures) and all(
+                    sig in self.allowed for sig, _ in again.failures
+                )
                 if on_outcome:
                     on_outcome(again)
         return self.outcomes
@@ -339,11 +398,16 @@ class Campaign:
         """Make SLOT/<kit>/ hold exactly the mutant's files (beside out/), writing only those that
         differ from what is there: the previous mutant mostly differs by a file or two."""
         root = slot.root(mutant.kit)
-        wanted = {rel: data.replace(SENTINEL.encode(), str(self.sentinel).encode())
-                  for rel, data in mutant.files.items() if data is not None}
+        wanted = {
+            rel: data.replace(SENTINEL.encode(), str(self.sentinel).encode())
+            for rel, data in mutant.files.items()
+            if data is not None
+        }
         written = slot.written.setdefault(mutant.kit, {})
         on_disk = snapshot(root, (root / "out",))
-        for rel, (kind, *_stat) in sorted(on_disk.items(), reverse=True):  # files before their folders
+        for rel, (kind, *_stat) in sorted(
+            on_disk.items(), reverse=True
+        ):  # files before their folders
             if rel not in wanted and not any(w.startswith(rel + os.sep) for w in wanted):
                 path = root / rel
                 shutil.rmtree(path) if kind == "dir" else path.unlink()
@@ -385,7 +449,12 @@ class Campaign:
     def _judge(self, slot: Slot, outcome: Outcome) -> None:
         mutant, fail = outcome.mutant, outcome.failures.append
         if slot.signalled:
-            fail((f"timeout at {_hang_site(outcome.output)}", f"still running after {self.time_limit:.0f}s"))
+            fail(
+                (
+                    f"timeout at {_hang_site(outcome.output)}",
+                    f"still running after {self.time_limit:.0f}s",
+                )
+            )
         elif outcome.cpu > TIME_LIMIT:
             fail(("timeout (CPU)", f"{outcome.cpu:.1f}s of CPU"))
         elif outcome.code not in (0, 1, 2):
@@ -394,13 +463,21 @@ class Campaign:
             fail((crash_signature(outcome.output, outcome.code), "a traceback in the output"))
         if outcome.max_rss_kb * 1024 > MEMORY_LIMIT:
             fail(("memory", f"peak memory {outcome.max_rss_kb // 1024} MB"))
-        moved = changes(slot.before, snapshot(slot.folder, slot.skip(mutant.kit), slot.others(mutant.kit)))
+        moved = changes(
+            slot.before, snapshot(slot.folder, slot.skip(mutant.kit), slot.others(mutant.kit))
+        )
         if moved:
             fail(("wrote outside --out", ", ".join(moved[:10])))
         shared = changes(self.shared, self._shared())
         if shared:
             others = [s.outcome.mutant.describe() for s in self.slots if s.pid is not None]
-            fail(("wrote outside --out", ", ".join(shared[:10]) + (f" (or the mutant beside it: {others})" if others else "")))
+            fail(
+                (
+                    "wrote outside --out",
+                    ", ".join(shared[:10])
+                    + (f" (or the mutant beside it: {others})" if others else ""),
+                )
+            )
             self._clean_shared()
         if mutant.command == "build" and outcome.code != 0 and mutant.kit in self.good_hashes:
             self._judge_previous_build(slot, outcome)
@@ -414,11 +491,23 @@ class Campaign:
             return
         now = hashes(out)
         kept = {k.split(os.sep)[0] for k in good} - {"pnpkit-cache"}
-        bad = sorted(k for k in good.keys() | now.keys()
-                     if k.split(os.sep)[0] in kept and good.get(k) != now.get(k))
+        bad = sorted(
+            k
+            for k in good.keys() | now.keys()
+            if k.split(os.sep)[0] in kept and good.get(k) != now.get(k)
+        )
         if bad:
-            how, where = (" by a kill", f" (killed at {_hang_site(outcome.output)})") if slot.signalled else ("", "")
-            outcome.failures.append((f"previous build damaged{how}", f"a failed build changed {', '.join(bad[:10])}{where}"))
+            how, where = (
+                (" by a kill", f" (killed at {_hang_site(outcome.output)})")
+                if slot.signalled
+                else ("", "")
+            )
+            outcome.failures.append(
+                (
+                    f"previous build damaged{how}",
+                    f"a failed build changed {', '.join(bad[:10])}{where}",
+                )
+            )
 
     def _restore(self, slot: Slot, kit: str) -> None:
         out = slot.out(kit)
@@ -431,7 +520,10 @@ class Campaign:
         it."""
         for name in os.listdir(self.base):
             path = self.base / name
-            if path not in [s.folder for s in self.slots] and path not in (self.sentinel, self.good):
+            if path not in [s.folder for s in self.slots] and path not in (
+                self.sentinel,
+                self.good,
+            ):
                 shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink()
         for name in os.listdir(self.sentinel):
             if name != "keep.txt":

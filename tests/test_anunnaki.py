@@ -17,7 +17,9 @@ from pnpkit.cli import main
 from pnpkit.pdf import alignment_marks
 from registered import impose
 
-FIRST = calibration.page_count("long-edge")  # the PDF index of layout page 0: after the print check and its back
+FIRST = calibration.page_count(
+    "long-edge"
+)  # the PDF index of layout page 0: after the print check and its back
 
 A = "components/anunnaki"
 
@@ -35,45 +37,78 @@ def test_the_kit_is_clean(anu):
 
 class TestCounts:
     def test_anu_c01_terrain_tiles(self, anu):
-        anu.edit(f"{A}/hexes.yaml", "{id: water, terrain: water, count: 16}", "{id: water, terrain: water, count: 15}")
+        anu.edit(
+            f"{A}/hexes.yaml",
+            "{id: water, terrain: water, count: 16}",
+            "{id: water, terrain: water, count: 15}",
+        )
         assert anu.validate().lines == [
-            f"{A}/game.yaml:130:5: error: group 'terrain-tiles' " "has 55 components; the game needs exactly 56 [ANU-C01]",
-            f"{A}/game.yaml:131:74: error: group 'terrain-tiles' " "has 15 with terrain water; the game needs 16 [ANU-C01]",
-            f"{A}/game.yaml:134:5: error: kind 'hex' has 60 components ('terrain-tiles' " "55, 'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]",
+            f"{A}/game.yaml:130:5: error: group 'terrain-tiles' "
+            "has 55 components; the game needs exactly 56 [ANU-C01]",
+            f"{A}/game.yaml:131:74: error: group 'terrain-tiles' "
+            "has 15 with terrain water; the game needs 16 [ANU-C01]",
+            f"{A}/game.yaml:134:5: error: kind 'hex' has 60 components ('terrain-tiles' "
+            "55, 'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]",
         ]
 
     def test_anu_c02_one_of_each_catastrophe(self, anu):
-        anu.edit(f"{A}/hexes.yaml", "{id: tsunami, catastrophe: tsunami}", "{id: tsunami, catastrophe: volcano}")
+        anu.edit(
+            f"{A}/hexes.yaml",
+            "{id: tsunami, catastrophe: tsunami}",
+            "{id: tsunami, catastrophe: volcano}",
+        )
         assert anu.validate().lines == [
-            f"{A}/game.yaml:133:82: error: group 'catastrophe-tiles' " "has 0 with catastrophe tsunami; the game needs 1 [ANU-C02]",
-            f"{A}/game.yaml:133:82: error: group 'catastrophe-tiles' " "has 2 with catastrophe volcano; the game needs 1 [ANU-C02]",
+            f"{A}/game.yaml:133:82: error: group 'catastrophe-tiles' "
+            "has 0 with catastrophe tsunami; the game needs 1 [ANU-C02]",
+            f"{A}/game.yaml:133:82: error: group 'catastrophe-tiles' "
+            "has 2 with catastrophe volcano; the game needs 1 [ANU-C02]",
         ]
 
     def test_anu_c03_sixty_one_hexes_in_all(self, anu):
-        anu.edit(f"{A}/hexes.yaml", "catastrophe-tiles:\n", "spare-tiles:\n  kind: hex\n  size: 57.74x50mm\n"
-                 "  front: anunnaki/catastrophe-back.svg.j2\n  " "items:\n    - {id: spare}\n\ncatastrophe-tiles:\n")
+        anu.edit(
+            f"{A}/hexes.yaml",
+            "catastrophe-tiles:\n",
+            "spare-tiles:\n  kind: hex\n  size: 57.74x50mm\n"
+            "  front: anunnaki/catastrophe-back.svg.j2\n  "
+            "items:\n    - {id: spare}\n\ncatastrophe-tiles:\n",
+        )
         assert anu.validate().lines == [
-            f"{A}/game.yaml:134:5: error: kind 'hex' has 62 " "components ('terrain-tiles' 56, 'spare-tiles' 1, " "'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]"]
+            f"{A}/game.yaml:134:5: error: kind 'hex' has 62 "
+            "components ('terrain-tiles' 56, 'spare-tiles' 1, "
+            "'catastrophe-tiles' 5); the game needs exactly 61 [ANU-C03]"
+        ]
 
     def test_anu_c04_pieces_per_colour(self, anu):
-        anu.edit(f"{A}/pieces.yaml", "{id: man-red, colour: red, count: 5}", "{id: man-red, colour: red, count: 4}")
-        assert anu.validate().lines == [f"{A}/game.yaml:135:5: error: group 'men' has " "4 red; every colour needs exactly 5 [ANU-C04]"]
+        anu.edit(
+            f"{A}/pieces.yaml",
+            "{id: man-red, colour: red, count: 5}",
+            "{id: man-red, colour: red, count: 4}",
+        )
+        assert anu.validate().lines == [
+            f"{A}/game.yaml:135:5: error: group 'men' has "
+            "4 red; every colour needs exactly 5 [ANU-C04]"
+        ]
 
     def test_anu_c05_gold_and_the_start_on_mars(self, anu):
         anu.edit(f"{A}/tokens.yaml", "{id: gold, count: 40}", "{id: gold, count: 39}")
         anu.edit(f"{A}/map.yaml", "start: mars", "start: moon")
         anu.edit(f"{A}/map.yaml", "planets: [mars, ", "planets: [")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:142:5: error: group 'gold' has 39 " "components; the game needs exactly 40 [ANU-C05]",
-            f"{A}/map.yaml:15:16: error: the track of 'solar-map' " "has no mars; Nibiru starts there [ANU-C05]",
-            f"{A}/map.yaml:16:14: error: 'solar-map' starts " "Nibiru on moon; the game starts it on mars [ANU-C05]",
+            f"{A}/game.yaml:142:5: error: group 'gold' has 39 "
+            "components; the game needs exactly 40 [ANU-C05]",
+            f"{A}/map.yaml:15:16: error: the track of 'solar-map' "
+            "has no mars; Nibiru starts there [ANU-C05]",
+            f"{A}/map.yaml:16:14: error: 'solar-map' starts "
+            "Nibiru on moon; the game starts it on mars [ANU-C05]",
         ]
 
     def test_anu_c06_a_sheet_per_colour(self, anu):
         anu.edit(f"{A}/sheets.yaml", "    - {id: sheet-yellow, colour: yellow}\n", "")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:146:5: error: group 'sheets' has " "3 components; the game needs exactly 4 [ANU-C06]",
-            f"{A}/game.yaml:147:5: error: group 'sheets' has " "0 yellow; every colour needs exactly 1 [ANU-C06]",
+            f"{A}/game.yaml:146:5: error: group 'sheets' has "
+            "3 components; the game needs exactly 4 [ANU-C06]",
+            f"{A}/game.yaml:147:5: error: group 'sheets' has "
+            "0 yellow; every colour needs exactly 1 [ANU-C06]",
         ]
 
 
@@ -83,91 +118,165 @@ class TestSheetBoxes:
     def test_a_piece_without_a_box(self, anu):
         anu.edit(f"{A}/game.yaml", "    - {piece: shuttle, number: 3}\n", "")
         assert anu.validate().lines == [
-            f"{A}/pieces.yaml:{line}:{col}: error: piece 'shuttle-{colour}-3' " "(shuttle 3) has no box on the personal sheet [ANU-C06]"
-            for line, col, colour in ((74, 50, "blue"), (77, 48, "red"), (80, 52, "green"), (83, 54, "yellow"))]
+            f"{A}/pieces.yaml:{line}:{col}: error: piece 'shuttle-{colour}-3' "
+            "(shuttle 3) has no box on the personal sheet [ANU-C06]"
+            for line, col, colour in (
+                (74, 50, "blue"),
+                (77, 48, "red"),
+                (80, 52, "green"),
+                (83, 54, "yellow"),
+            )
+        ]
 
     def test_a_numbered_piece_beyond_the_boxes(self, anu):
-        anu.edit(f"{A}/pieces.yaml", "    - {id: giant-blue-2, colour: blue, number: 2}\n",
-                 "    - {id: giant-blue-2, colour: blue, number: 2}\n " "   - {id: giant-blue-3, colour: blue, number: 3}\n")
+        anu.edit(
+            f"{A}/pieces.yaml",
+            "    - {id: giant-blue-2, colour: blue, number: 2}\n",
+            "    - {id: giant-blue-2, colour: blue, number: 2}\n "
+            "   - {id: giant-blue-3, colour: blue, number: 3}\n",
+        )
         assert anu.validate().lines == [
-            f"{A}/game.yaml:136:5: error: group 'giants' has " "3 blue; every colour needs exactly 2 [ANU-C04]",
-            f"{A}/pieces.yaml:42:48: error: piece 'giant-blue-3' " "(giant 3) has no box on the personal sheet [ANU-C06]",
+            f"{A}/game.yaml:136:5: error: group 'giants' has "
+            "3 blue; every colour needs exactly 2 [ANU-C04]",
+            f"{A}/pieces.yaml:42:48: error: piece 'giant-blue-3' "
+            "(giant 3) has no box on the personal sheet [ANU-C06]",
         ]
 
     def test_a_box_without_its_piece(self, anu):
         anu.edit(f"{A}/pieces.yaml", "    - {id: shuttle-red-2, colour: red, number: 2}\n", "")
         assert anu.validate().lines == [
-            f"{A}/game.yaml:116:128: warning: the spaceship carries " "12 gold, but 2.75 shuttles of 4 bring 11 [ANU-K04]",
-            f"{A}/game.yaml:125:7: error: the red sheet's box for shuttle " "2 has 0 pieces in 'shuttles'; it needs exactly 1 [ANU-C06]",
-            f"{A}/game.yaml:139:5: error: group 'shuttles' " "has 2 red; every colour needs exactly 3 [ANU-C04]",
+            f"{A}/game.yaml:116:128: warning: the spaceship carries "
+            "12 gold, but 2.75 shuttles of 4 bring 11 [ANU-K04]",
+            f"{A}/game.yaml:125:7: error: the red sheet's box for shuttle "
+            "2 has 0 pieces in 'shuttles'; it needs exactly 1 [ANU-C06]",
+            f"{A}/game.yaml:139:5: error: group 'shuttles' "
+            "has 2 red; every colour needs exactly 3 [ANU-C04]",
         ]
 
     def test_two_boxes_for_one_piece_and_a_box_for_no_piece(self, anu):
-        anu.edit(f"{A}/game.yaml", "    - {piece: giant, number: 2}\n",
-                 "    - {piece: giant, number: 2}\n    - {piece: " "giant, number: 1}\n    - {piece: gaint, number: 4}\n")
+        anu.edit(
+            f"{A}/game.yaml",
+            "    - {piece: giant, number: 2}\n",
+            "    - {piece: giant, number: 2}\n    - {piece: "
+            "giant, number: 1}\n    - {piece: gaint, number: 4}\n",
+        )
         assert anu.validate().lines == [
-            f"{A}/game.yaml:124:7: error: the sheet has two " "boxes for giant 1 (boxes 3 and 5) [ANU-C06]",
-            f"{A}/game.yaml:125:7: error: sheet box 6 is for 'gaint', which " "is not a piece of data.pieces (did you mean 'giant'?) [ANU-C06]",
+            f"{A}/game.yaml:124:7: error: the sheet has two "
+            "boxes for giant 1 (boxes 3 and 5) [ANU-C06]",
+            f"{A}/game.yaml:125:7: error: sheet box 6 is for 'gaint', which "
+            "is not a piece of data.pieces (did you mean 'giant'?) [ANU-C06]",
         ]
 
 
 class TestCapacities:
     def test_anu_k01_mammoth_carries_two(self, anu):
-        anu.edit(f"{A}/game.yaml", "stop_with: stop_own_marker, capacity: 2}", "stop_with: stop_own_marker, capacity: 3}")
-        assert anu.validate().lines == [f"{A}/game.yaml:113:164: error: a mammoth carries 3 gold; the game says 2 [ANU-K01]"]
+        anu.edit(
+            f"{A}/game.yaml",
+            "stop_with: stop_own_marker, capacity: 2}",
+            "stop_with: stop_own_marker, capacity: 3}",
+        )
+        assert anu.validate().lines == [
+            f"{A}/game.yaml:113:164: error: a mammoth carries 3 gold; the game says 2 [ANU-K01]"
+        ]
 
     def test_anu_k02_shuttle_carries_four(self, anu):
-        anu.edit(f"{A}/game.yaml", "stop_with: stop_free_base, capacity: 4}", "stop_with: stop_free_base, capacity: 5}")
+        anu.edit(
+            f"{A}/game.yaml",
+            "stop_with: stop_free_base, capacity: 4}",
+            "stop_with: stop_free_base, capacity: 5}",
+        )
         assert anu.validate().lines == [
             f"{A}/game.yaml:115:124: error: a shuttle carries 5 gold; the game says 4 [ANU-K02]",
-            f"{A}/game.yaml:116:128: warning: the spaceship carries " "12 gold, but 3 shuttles of 5 bring 15 [ANU-K04]",
+            f"{A}/game.yaml:116:128: warning: the spaceship carries "
+            "12 gold, but 3 shuttles of 5 bring 15 [ANU-K04]",
         ]
 
     def test_anu_k03_spaceship_carries_twelve(self, anu):
-        anu.edit(f"{A}/game.yaml", "stop_with: stop_free_base, capacity: 12}", "stop_with: stop_free_base, capacity: 10}")
+        anu.edit(
+            f"{A}/game.yaml",
+            "stop_with: stop_free_base, capacity: 12}",
+            "stop_with: stop_free_base, capacity: 10}",
+        )
         assert anu.validate().lines == [
-            f"{A}/game.yaml:116:128: error: a spaceship " "carries 10 gold; the game says 12 [ANU-K03]",
-            f"{A}/game.yaml:116:128: warning: the spaceship carries " "10 gold, but 3 shuttles of 4 bring 12 [ANU-K04]",
+            f"{A}/game.yaml:116:128: error: a spaceship "
+            "carries 10 gold; the game says 12 [ANU-K03]",
+            f"{A}/game.yaml:116:128: warning: the spaceship carries "
+            "10 gold, but 3 shuttles of 4 bring 12 [ANU-K04]",
         ]
 
     def test_anu_k04_is_a_warning(self, anu):
-        anu.edit(f"{A}/game.yaml", "stop_with: stop_free_base, capacity: 12}", "stop_with: stop_free_base, capacity: 16}")
+        anu.edit(
+            f"{A}/game.yaml",
+            "stop_with: stop_free_base, capacity: 12}",
+            "stop_with: stop_free_base, capacity: 16}",
+        )
         anu.edit(f"{A}/game.yaml", "piece: spaceship, exact: 12}", "piece: spaceship, exact: 16}")
         run = anu.validate()
-        assert run.lines == [f"{A}/game.yaml:116:128: warning: the spaceship carries " "16 gold, but 3 shuttles of 4 bring 12 [ANU-K04]"]
+        assert run.lines == [
+            f"{A}/game.yaml:116:128: warning: the spaceship carries "
+            "16 gold, but 3 shuttles of 4 bring 12 [ANU-K04]"
+        ]
         assert run.code == 0
         assert anu.run("validate", A, "--strict").code == 1
 
     def test_anu_k05_only_mammoths_and_giants_carry_gold_on_the_map(self, anu):
-        anu.edit(f"{A}/game.yaml", "stop_with: stop_own_mammoth, capacity: 0}\n    mammoth", "stop_with: stop_own_mammoth, capacity: 1}\n    mammoth")
+        anu.edit(
+            f"{A}/game.yaml",
+            "stop_with: stop_own_mammoth, capacity: 0}\n    mammoth",
+            "stop_with: stop_own_mammoth, capacity: 1}\n    mammoth",
+        )
         lines = anu.validate().lines
         assert lines[:2] == [
-            f"{A}/game.yaml:112:157: error: a man carries 1 gold " "but the personal sheet has no box for it [ANU-T01]",
-            f"{A}/game.yaml:112:157: error: a man carries 1 gold; only " "the mammoth and giant carry gold on the map [ANU-K05]",
+            f"{A}/game.yaml:112:157: error: a man carries 1 gold "
+            "but the personal sheet has no box for it [ANU-T01]",
+            f"{A}/game.yaml:112:157: error: a man carries 1 gold; only "
+            "the mammoth and giant carry gold on the map [ANU-K05]",
         ]
-        assert lines[2:] == [f"{A}/pieces.yaml:{n}:7: error: piece 'man-{c}' " "(man) has no box on the personal sheet [ANU-C06]"
-                             for n, c in ((15, "blue"), (16, "red"), (17, "green"), (18, "yellow"))]
+        assert lines[2:] == [
+            f"{A}/pieces.yaml:{n}:7: error: piece 'man-{c}' "
+            "(man) has no box on the personal sheet [ANU-C06]"
+            for n, c in ((15, "blue"), (16, "red"), (17, "green"), (18, "yellow"))
+        ]
 
 
 class TestMovementTable:
     def test_anu_t01_stop_only_where_a_piece_may_enter_and_known_terrains(self, anu):
-        anu.edit(f"{A}/game.yaml", "enter: [water, desert, plain, forest, mountain]", "enter: [water, desert, plain, forest]")
-        anu.edit(f"{A}/game.yaml", "man: {group: men, moves: 1, enter: [desert, plain, forest]", "man: {group: men, moves: 1, enter: [desert, plain, forset]")
+        anu.edit(
+            f"{A}/game.yaml",
+            "enter: [water, desert, plain, forest, mountain]",
+            "enter: [water, desert, plain, forest]",
+        )
+        anu.edit(
+            f"{A}/game.yaml",
+            "man: {group: men, moves: 1, enter: [desert, plain, forest]",
+            "man: {group: men, moves: 1, enter: [desert, plain, forset]",
+        )
         assert anu.validate().lines == [
-            f"{A}/game.yaml:112:56: error: 'man' may enter 'forset', which is " "not a terrain of data.terrains (did you mean 'forest'?) [ANU-T01]",
+            f"{A}/game.yaml:112:56: error: 'man' may enter 'forset', which is "
+            "not a terrain of data.terrains (did you mean 'forest'?) [ANU-T01]",
             f"{A}/game.yaml:112:87: error: 'man' may stop on forest but may not enter it [ANU-T01]",
-            f"{A}/game.yaml:114:107: error: 'giant' may " "stop on mountain but may not enter it [ANU-T01]",
+            f"{A}/game.yaml:114:107: error: 'giant' may "
+            "stop on mountain but may not enter it [ANU-T01]",
         ]
 
     def test_anu_t01_a_sheet_box_for_a_piece_that_carries_nothing(self, anu):
-        anu.edit(f"{A}/game.yaml", "    - {piece: spaceship, number: 0}\n", "    - {piece: spaceship, number: 0}\n    - {piece: cylinder, number: 0}\n")
+        anu.edit(
+            f"{A}/game.yaml",
+            "    - {piece: spaceship, number: 0}\n",
+            "    - {piece: spaceship, number: 0}\n    - {piece: cylinder, number: 0}\n",
+        )
         assert anu.validate().lines == [
-            f"{A}/game.yaml:111:168: error: the personal sheet has a " "gold box for 'cylinder', which carries no gold [ANU-T01]"] + [
-            f"{A}/game.yaml:128:7: error: the {c} sheet's box for cylinder " "has 2 pieces in 'cylinders'; it needs exactly 1 [ANU-C06]"
-            for c in ("blue", "green", "red", "yellow")]  # problems sort by place, then message
+            f"{A}/game.yaml:111:168: error: the personal sheet has a "
+            "gold box for 'cylinder', which carries no gold [ANU-T01]"
+        ] + [
+            f"{A}/game.yaml:128:7: error: the {c} sheet's box for cylinder "
+            "has 2 pieces in 'cylinders'; it needs exactly 1 [ANU-C06]"
+            for c in ("blue", "green", "red", "yellow")
+        ]  # problems sort by place, then message
 
     def test_the_sheet_prints_the_same_data(self, anu):
         """A mammoth carrying 3 gets a third slot in both mammoth boxes and a 3 in the table."""
+
         def slots(svg: str) -> int:
             return svg.count('fill="#fbf3d6"')
 
@@ -179,7 +288,11 @@ class TestMovementTable:
         before = sheet.read_text(encoding="utf-8")
         assert slots(before) == 2 * 2 + 2 * 2 + 3 * 4 + 12
         assert gold_column(before) == ["2", "2", "4", "12"]
-        anu.edit(f"{A}/game.yaml", "stop_with: stop_own_marker, capacity: 2}", "stop_with: stop_own_marker, capacity: 3}")
+        anu.edit(
+            f"{A}/game.yaml",
+            "stop_with: stop_own_marker, capacity: 2}",
+            "stop_with: stop_own_marker, capacity: 3}",
+        )
         anu.edit(f"{A}/game.yaml", "piece: mammoth, exact: 2}", "piece: mammoth, exact: 3}")
         assert anu.build("--lang", "en").code == 0
         after = sheet.read_text(encoding="utf-8")
@@ -188,12 +301,20 @@ class TestMovementTable:
 
 
 def test_an_irregular_hex_size_is_reported_at_validate(anu):
-    anu.edit(f"{A}/hexes.yaml", "size: 57.74x50mm\n  front: anunnaki/catastrophe", "size: 50x50mm\n  front: anunnaki/catastrophe")
+    anu.edit(
+        f"{A}/hexes.yaml",
+        "size: 57.74x50mm\n  front: anunnaki/catastrophe",
+        "size: 50x50mm\n  front: anunnaki/catastrophe",
+    )
     lines = anu.validate().lines
     assert len(lines) == 10  # front and back of each catastrophe tile
-    assert lines[0] == (f"{A}/hexes.yaml:30:7: error: template " "'anunnaki/catastrophe-back.svg.j2' line 4: HexSizeError: a hex "
-                        "50x50mm is not regular: 50mm across the flats is " "57.74mm across the corners (size is the box around "
-                        "the hex: write 57.74x50mm) (rendering the back of 'earthquake') [template]")
+    assert lines[0] == (
+        f"{A}/hexes.yaml:30:7: error: template "
+        "'anunnaki/catastrophe-back.svg.j2' line 4: HexSizeError: a hex "
+        "50x50mm is not regular: 50mm across the flats is "
+        "57.74mm across the corners (size is the box around "
+        "the hex: write 57.74x50mm) (rendering the back of 'earthquake') [template]"
+    )
 
 
 def test_every_colour_has_its_own_symbol():
@@ -217,26 +338,41 @@ def built(tmp_path_factory):
 
 
 def raster(pdf, index: int):
-    return pypdfium2.PdfDocument(str(pdf))[index].render(scale=DPI / 72, no_smoothpath=True).to_pil().convert("RGB")
+    return (
+        pypdfium2.PdfDocument(str(pdf))[index]
+        .render(scale=DPI / 72, no_smoothpath=True)
+        .to_pil()
+        .convert("RGB")
+    )
 
 
 def dark_near(image, x_mm: float, y_mm: float) -> bool:
     x, y = round(x_mm * PX), round(y_mm * PX)
-    return any(sum(image.getpixel((x + dx, y + dy))) < 300 for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+    return any(
+        sum(image.getpixel((x + dx, y + dy))) < 300 for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+    )
 
 
 class TestBuiltKit:
     def test_pdfs_in_both_languages_and_on_a3(self, built):
         out, _ = built
-        for lang, words in (("it", ["Scheda personale", "MAPPA SOLARE", "Regola del deserto", "Deserto", "Gigante 1"]),
-                            ("en", ["Personal sheet", "SOLAR MAP", "Desert rule", "Desert", "Giant 1"])):
+        for lang, words in (
+            (
+                "it",
+                ["Scheda personale", "MAPPA SOLARE", "Regola del deserto", "Deserto", "Gigante 1"],
+            ),
+            ("en", ["Personal sheet", "SOLAR MAP", "Desert rule", "Desert", "Giant 1"]),
+        ):
             reader = PdfReader(out / f"anunnaki-{lang}.pdf")
             text = "".join(page.extract_text() for page in reader.pages)
             for word in words:
                 assert word in text, (lang, word)
         a3 = PdfReader(out / "anunnaki-it-a3.pdf").pages
         assert len(a3) == 2  # the calibration page, then the whole map on one sheet
-        assert (round(float(a3[1].mediabox.width)), round(float(a3[1].mediabox.height))) == (1191, 842)
+        assert (round(float(a3[1].mediabox.width)), round(float(a3[1].mediabox.height))) == (
+            1191,
+            842,
+        )
 
     def test_hex_pages_cut_lines_on_every_edge_and_tiles_50mm_across(self, built):
         out, result = built
@@ -260,8 +396,13 @@ class TestBuiltKit:
         index = [n for n, p in enumerate(pages) if p.tile is not None]
         assert len(index) == 2
         t1, t2 = pages[index[0]].tile, pages[index[1]].tile
-        assert (t1.rows, t1.cols) == (1, 2) and t2.window[0] == t1.window[2] - result.pack.print.overlap
-        a1, a2 = raster(out / "anunnaki-it.pdf", index[0] + FIRST), raster(out / "anunnaki-it.pdf", index[1] + FIRST)
+        assert (t1.rows, t1.cols) == (1, 2) and t2.window[0] == t1.window[
+            2
+        ] - result.pack.print.overlap
+        a1, a2 = (
+            raster(out / "anunnaki-it.pdf", index[0] + FIRST),
+            raster(out / "anunnaki-it.pdf", index[1] + FIRST),
+        )
 
         def on(tile, fx, fy):  # a map point (mm, bleed-box origin) -> page mm on that sheet
             return tile.origin[0] + fx - tile.window[0], tile.origin[1] + fy - tile.window[1]
@@ -272,7 +413,11 @@ class TestBuiltKit:
             for fy in [y for y in range(20, 260, 6) if all(abs(y - my) > 6 for _, my in marks)]:
                 (x1, y1), (x2, y2) = on(t1, fx, fy), on(t2, fx, fy)
                 p1 = a1.getpixel((round(x1 * PX), round(y1 * PX)))
-                near = [a2.getpixel((round(x2 * PX) + dx, round(y2 * PX) + dy)) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+                near = [
+                    a2.getpixel((round(x2 * PX) + dx, round(y2 * PX) + dy))
+                    for dx in (-1, 0, 1)
+                    for dy in (-1, 0, 1)
+                ]
                 # the sheets sit at different sub-pixel offsets, so an edge may move by a pixel
                 assert any(max(abs(u - v) for u, v in zip(p1, p2)) <= 3 for p2 in near), (fx, fy)
         # both sheets print the targets at the same map points, inside the strip

@@ -30,11 +30,16 @@ def incremental(kit, out="build"):
         result = build.build(kit.pack, kit.root / out, cache=c)
         assert not result.errors, [str(p) for p in result.errors]
         return dict(c.stats)
+
     return run
 
 
 def outputs(folder: Path) -> dict:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def cold_build_equals(kit, out: str = "build") -> None:
@@ -51,25 +56,43 @@ def test_a_rebuild_of_an_unchanged_pack_renders_and_compiles_nothing(kit):
     assert first["faces rendered"] == 2 * FACES
     before = outputs(kit.root / "build" / "mammoth-herd")
     again = run()
-    assert again == {"faces reused": 2 * FACES, "drawings reused": first["drawings compiled"],
-                     "forms reused": first["forms drawn"]}
+    assert again == {
+        "faces reused": 2 * FACES,
+        "drawings reused": first["drawings compiled"],
+        "forms reused": first["forms drawn"],
+    }
     assert outputs(kit.root / "build" / "mammoth-herd") == before
 
 
 def test_changing_one_item_renders_only_its_faces(kit):
     run = incremental(kit)
     run()
-    kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd beside the stack.")
+    kit.edit(
+        f"{M}/reference.yaml",
+        "Stand the herd next to the stack.",
+        "Stand the herd beside the stack.",
+    )
     stats = run()
-    assert stats["faces rendered"] == 2  # the reference card's front and back in English; Polish is unchanged
-    assert stats["drawings compiled"] == 1  # the text is on the front: the back's SVG is the same as before
+    assert (
+        stats["faces rendered"] == 2
+    )  # the reference card's front and back in English; Polish is unchanged
+    assert (
+        stats["drawings compiled"] == 1
+    )  # the text is on the front: the back's SVG is the same as before
     assert stats["faces reused"] == 2 * FACES - 2
-    assert stats["forms drawn"] == 1  # only that front is drawn into the PDF again; the rest is replayed
-    kit.edit(f"{M}/tiles.yaml", "{id: bonus-03, first: gold2, all: brick1, resource: wood,",
-             "{id: bonus-03, first: gold2, all: brick1, resource: gold,")
+    assert (
+        stats["forms drawn"] == 1
+    )  # only that front is drawn into the PDF again; the rest is replayed
+    kit.edit(
+        f"{M}/tiles.yaml",
+        "{id: bonus-03, first: gold2, all: brick1, resource: wood,",
+        "{id: bonus-03, first: gold2, all: brick1, resource: gold,",
+    )
     stats = run()
     assert stats["faces rendered"] == 2 * 2  # its front and back, in pl and en
-    assert stats.get("drawings compiled", 0) == 0  # the front shows no resource; the back is the other gold tiles' back
+    assert (
+        stats.get("drawings compiled", 0) == 0
+    )  # the front shows no resource; the back is the other gold tiles' back
     cold_build_equals(kit)
 
 
@@ -77,9 +100,15 @@ def test_a_character_new_to_the_pdf_redraws_its_forms_correctly(kit):
     """Form content depends on the fonts' character codes: a new character changes them."""
     run = incremental(kit)
     first = run()
-    kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd next to the stack Ω.")
+    kit.edit(
+        f"{M}/reference.yaml",
+        "Stand the herd next to the stack.",
+        "Stand the herd next to the stack Ω.",
+    )
     stats = run()
-    assert stats["forms drawn"] == first["forms drawn"] // 2  # every form of the English PDF (the Polish one is unchanged)
+    assert (
+        stats["forms drawn"] == first["forms drawn"] // 2
+    )  # every form of the English PDF (the Polish one is unchanged)
     cold_build_equals(kit)
 
 
@@ -88,7 +117,9 @@ def test_changing_a_template_renders_the_faces_that_use_it(kit):
     run()
     kit.edit("templates/mammoth-herd/bonus-back.svg.j2", 'fill="#5a3d26"', 'fill="#5a3d27"')
     assert run()["faces rendered"] == 16 * 2
-    kit.edit("templates/_icons.svg.j2", 'fill="#8a5a2b"', 'fill="#8a5a2c"')  # imported by every template
+    kit.edit(
+        "templates/_icons.svg.j2", 'fill="#8a5a2b"', 'fill="#8a5a2c"'
+    )  # imported by every template
     assert run()["faces rendered"] == 2 * FACES
     cold_build_equals(kit)
 
@@ -96,8 +127,14 @@ def test_changing_a_template_renders_the_faces_that_use_it(kit):
 def test_changing_pack_wide_inputs_renders_every_face(kit):
     run = incremental(kit)
     run()
-    kit.edit(f"{M}/game.yaml", 'all_label: {pl: "wszystko", en: "all"}', 'all_label: {pl: "wszystko", en: "all!"}')
-    assert run()["faces rendered"] == FACES  # strings reach every template (s), in the language that changed
+    kit.edit(
+        f"{M}/game.yaml",
+        'all_label: {pl: "wszystko", en: "all"}',
+        'all_label: {pl: "wszystko", en: "all!"}',
+    )
+    assert (
+        run()["faces rendered"] == FACES
+    )  # strings reach every template (s), in the language that changed
     kit.edit(f"{M}/game.yaml", "safe: 3mm", "safe: 3.5mm")
     assert run()["faces rendered"] == 2 * FACES  # face.safe
     cold_build_equals(kit)
@@ -118,14 +155,20 @@ def test_print_settings_a_face_does_not_see_change_the_pdf_but_render_nothing(ki
 def test_new_art_in_the_same_svg_is_drawn_again(tmp_path, monkeypatch):
     """The drawing of an SVG that shows a file of the pack is keyed by that file's content too."""
     monkeypatch.chdir(tmp_path)
-    root = write_pack(tmp_path / "components" / "art", {
-        "game.yaml": "name: Art\nlanguages: [en]\nplayers: " "{min: 1, max: 1}\nprint: {bleed: 0mm}\n",
-        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  " "front: art.svg.j2\n  items:\n    - id: one\n",
-        "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
-                                '<image href="art/picture.png" x="0" y="0" width="{{ face.w ' '}}" height="{{ face.h }}" preserveAspectRatio="none"/>'
-                                "{% endblock %}",
-        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-    })
+    root = write_pack(
+        tmp_path / "components" / "art",
+        {
+            "game.yaml": "name: Art\nlanguages: [en]\nplayers: "
+            "{min: 1, max: 1}\nprint: {bleed: 0mm}\n",
+            "cards.yaml": "cards:\n  kind: card\n  size: poker\n  "
+            "front: art.svg.j2\n  items:\n    - id: one\n",
+            "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
+            '<image href="art/picture.png" x="0" y="0" width="{{ face.w '
+            '}}" height="{{ face.h }}" preserveAspectRatio="none"/>'
+            "{% endblock %}",
+            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
+        },
+    )
     (root / "art").mkdir()
     out = tmp_path / "build"
     c = Cache(out / build.CACHE_DIR)
@@ -134,7 +177,9 @@ def test_new_art_in_the_same_svg_is_drawn_again(tmp_path, monkeypatch):
         Image.new("RGB", (8, 8), colour).save(root / "art" / "picture.png")
         assert not build.build(root, out, cache=c).errors
         assert c.stats["drawings compiled"] == 1
-        page = pypdfium2.PdfDocument(str(out / "art" / "art-en.pdf"))[calibration.page_count("long-edge")]
+        page = pypdfium2.PdfDocument(str(out / "art" / "art-en.pdf"))[
+            calibration.page_count("long-edge")
+        ]
         image = page.render(scale=50 / 72).to_pil().convert("RGB")
         centre = image.getpixel((image.width // 2, image.height // 2))
         assert all(abs(a - b) < 20 for a, b in zip(centre, colour)), (centre, colour)
@@ -168,7 +213,7 @@ def test_a_cache_file_of_an_older_format_is_ignored(kit):
     path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
     data = path.read_bytes()
     assert data.startswith(cache.FORMAT) and cache.FORMAT == b"pnpkit-cache 3\n"
-    path.write_bytes(b"pnpkit-cache 2\n" + data[len(cache.FORMAT):])
+    path.write_bytes(b"pnpkit-cache 2\n" + data[len(cache.FORMAT) :])
     fresh = Cache(kit.root / "build" / build.CACHE_DIR)
     assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
     assert fresh.stats["faces rendered"] == 2 * FACES and fresh.stats["drawings reused"] == 0
@@ -188,7 +233,9 @@ def test_faces_with_problems_are_rendered_and_reported_every_time(kit):
     second = build.validate(kit.pack, cache=c)
     assert [p for p in first.problems if p.rule == "text-fits"]
     assert second.problems == first.problems
-    assert c.stats["faces rendered"] == 1  # the overflowing herd (en); every other face came from the cache
+    assert (
+        c.stats["faces rendered"] == 1
+    )  # the overflowing herd (en); every other face came from the cache
 
 
 def test_a_face_from_the_cache_is_the_face_render_makes(kit):
@@ -199,8 +246,19 @@ def test_a_face_from_the_cache_is_the_face_render_makes(kit):
     assert warm.stats["faces reused"] == 2 * FACES
     for lang in ("pl", "en"):
         for a, b in zip(cached.faces[lang], fresh.faces[lang], strict=True):
-            fields = ("group", "item", "side", "count", "size", "bleed", "kind", "svg", "where", "template",
-                      "broken")
+            fields = (
+                "group",
+                "item",
+                "side",
+                "count",
+                "size",
+                "bleed",
+                "kind",
+                "svg",
+                "where",
+                "template",
+                "broken",
+            )
             assert [getattr(a, f) for f in fields] == [getattr(b, f) for f in fields]
 
 
@@ -217,7 +275,9 @@ def test_the_key_covers_every_name_a_template_sees(kit, monkeypatch):
     result = build.validate(kit.pack, cache=Cache())
     group = next(iter(result.pack.groups.values()))
     item = group.items[0]
-    keyed = set(render.pack_context(result.pack, "pl")) | set(render.face_context(result.pack, group, item, "front", "pl"))
+    keyed = set(render.pack_context(result.pack, "pl")) | set(
+        render.face_context(result.pack, group, item, "front", "pl")
+    )
     assert seen - keyed == {"text_box"}
 
 
@@ -225,7 +285,11 @@ def test_a_change_in_data_only_a_template_reads_renders_again(kit):
     """Nothing the template sees escapes the key: a data value no field names still counts."""
     c = Cache()
     build.validate(kit.pack, cache=c)
-    kit.edit("components/mammoth-herd/game.yaml", "tool: {icon: tool, amount: 1}", "tool: {icon: tool, amount: 2}")
+    kit.edit(
+        "components/mammoth-herd/game.yaml",
+        "tool: {icon: tool, amount: 1}",
+        "tool: {icon: tool, amount: 2}",
+    )
     c.stats.clear()
     build.validate(kit.pack, cache=c)
     assert c.stats["faces rendered"] == 70  # data is pack-wide: every face is rendered again
@@ -236,7 +300,9 @@ def test_entries_unused_for_many_builds_are_dropped(tmp_path):
     c = Cache(tmp_path / "cache")
     assert not build.validate(root, cache=c).errors
     c.save()
-    (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("id: c0,", "id: c9,"))
+    (root / "cards.yaml").write_text(
+        (root / "cards.yaml").read_text().replace("id: c0,", "id: c9,")
+    )
     for _ in range(cache.KEEP):
         build.validate(root, cache=c)
         c.save()
@@ -252,7 +318,11 @@ def test_a_build_that_fails_late_leaves_the_last_one_as_it_was(kit, monkeypatch)
     assert kit.build().code == 0
     out = kit.root / "build" / "mammoth-herd"
     before = outputs(out)
-    kit.edit(f"{M}/tiles.yaml", "resource: wood, provenance: design}", "resource: gold, provenance: design}")
+    kit.edit(
+        f"{M}/tiles.yaml",
+        "resource: wood, provenance: design}",
+        "resource: gold, provenance: design}",
+    )
 
     def broken(result, folder, previous=None):
         raise OSError("disk full")
@@ -268,8 +338,10 @@ def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_replayed(
     """Replaying is only safe when the PDF's fonts were seeded with every character of the form."""
     fonts.register_all()
     c = Cache()
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewBox="0 0 20 10">'
-           '<text x="1" y="5" font-family="DejaVu Sans" font-size="3">{}</text></svg>')
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewBox="0 0 20 10">'
+        '<text x="1" y="5" font-family="DejaVu Sans" font-size="3">{}</text></svg>'
+    )
     seen, unseen = (c.drawing(svg.format(text), None) for text in ("AB", "AZ"))
     face = SimpleNamespace(drawing=seen)  # a PDF of one face, whose text is "AB"
     with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):

@@ -11,10 +11,14 @@ M = "components/mammoth-herd"
 
 
 def test_python_dash_m_shows_complete_help():
-    out = subprocess.run([sys.executable, "-m", "pnpkit", "--help"], capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "pnpkit", "--help"], capture_output=True, text=True, cwd=ROOT
+    )
     assert out.returncode == 0
     assert "validate" in out.stdout and "build" in out.stdout
-    build = subprocess.run([sys.executable, "-m", "pnpkit", "build", "--help"], capture_output=True, text=True)
+    build = subprocess.run(
+        [sys.executable, "-m", "pnpkit", "build", "--help"], capture_output=True, text=True
+    )
     for option in ("--out", "--paper", "--lang", "--backs", "--back-offset", "--strict"):
         assert option in build.stdout
 
@@ -37,14 +41,21 @@ def test_build_writes_one_pdf_per_language_and_the_svgs(kit):
     run = kit.build()
     assert run.code == 0, run.out
     out = kit.root / "build" / "mammoth-herd"
-    assert sorted(p.name for p in out.glob("*.pdf")) == ["mammoth-herd-en.pdf", "mammoth-herd-pl.pdf"]
-    assert (out / "svg" / "pl" / "bonus-tiles" / "bonus-01-front.svg").read_text().startswith("<?xml")
+    assert sorted(p.name for p in out.glob("*.pdf")) == [
+        "mammoth-herd-en.pdf",
+        "mammoth-herd-pl.pdf",
+    ]
+    assert (
+        (out / "svg" / "pl" / "bonus-tiles" / "bonus-01-front.svg").read_text().startswith("<?xml")
+    )
     assert len(list((out / "svg" / "en").rglob("*.svg"))) == 16 * 2 + 1 + 2
 
 
 def test_lang_option_builds_one_language(kit):
     assert kit.build("--lang", "en").code == 0
-    assert [p.name for p in (kit.root / "build" / "mammoth-herd").glob("*.pdf")] == ["mammoth-herd-en.pdf"]
+    assert [p.name for p in (kit.root / "build" / "mammoth-herd").glob("*.pdf")] == [
+        "mammoth-herd-en.pdf"
+    ]
     run = kit.build("--lang", "de")
     assert run.code == 2 and "the pack has no language de (it has pl, en) [usage]" in run.out
 
@@ -65,7 +76,10 @@ def test_warnings_fail_only_with_strict(kit):
     kit.edit(f"{M}/game.yaml", "exact: 16,", "exact: 17, level: warning,")
     run = kit.validate()
     assert run.code == 0
-    assert run.lines == [f"{M}/game.yaml:42:5: warning: group 'bonus-tiles' has " "16 components; the game needs exactly 17 [SAM-C01]"]
+    assert run.lines == [
+        f"{M}/game.yaml:42:5: warning: group 'bonus-tiles' has "
+        "16 components; the game needs exactly 17 [SAM-C01]"
+    ]
     assert kit.run("validate", M, "--strict").code == 1
     assert kit.build("--strict").code == 1
     assert kit.build().code == 0
@@ -74,9 +88,13 @@ def test_warnings_fail_only_with_strict(kit):
 def test_ampersand_and_angle_bracket_print_as_themselves(kit):
     """Text is escaped into the SVG, so markup characters reach the page as text."""
     from pypdf import PdfReader
+
     kit.edit(f"{M}/herd.yaml", 'en: "Mammoth herd"', 'en: "Salt & Pepper <3"')
     assert kit.build("--lang", "en").code == 0
-    text = "".join(p.extract_text() for p in PdfReader(kit.root / "build/mammoth-herd/mammoth-herd-en.pdf").pages)
+    text = "".join(
+        p.extract_text()
+        for p in PdfReader(kit.root / "build/mammoth-herd/mammoth-herd-en.pdf").pages
+    )
     assert "Salt & Pepper <3" in text
 
 

@@ -17,8 +17,10 @@ from pnpkit import build, calibration, registry
 from pnpkit.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-TOKEN = ('{% extends "_face.svg.j2" %}{% block content %}'
-         '<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="#336699"/>{% endblock %}\n')
+TOKEN = (
+    '{% extends "_face.svg.j2" %}{% block content %}'
+    '<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="#336699"/>{% endblock %}\n'
+)
 
 
 def recipe() -> tuple[str, str]:
@@ -52,14 +54,21 @@ def test_the_readme_line_is_the_real_one_plus_the_new_module():
 
 
 def token_pack(root: Path, big: int) -> Path:
-    return write_pack(root, {
-        "game.yaml": ("name: Alone\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
-                      "print: {backs: none}\n"
-                      "checks:\n  - {rule: at-most-copies, id: T1, group: tokens, copies: 4}\n"),
-        "tokens.yaml": ("tokens:\n  kind: token\n  size: 30x20mm\n  front: token.svg.j2\n  items:\n"
-                        f"    - {{id: small, count: 1}}\n    - {{id: big, count: {big}}}\n"),
-        "templates/token.svg.j2": TOKEN,
-    })
+    return write_pack(
+        root,
+        {
+            "game.yaml": (
+                "name: Alone\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
+                "print: {backs: none}\n"
+                "checks:\n  - {rule: at-most-copies, id: T1, group: tokens, copies: 4}\n"
+            ),
+            "tokens.yaml": (
+                "tokens:\n  kind: token\n  size: 30x20mm\n  front: token.svg.j2\n  items:\n"
+                f"    - {{id: small, count: 1}}\n    - {{id: big, count: {big}}}\n"
+            ),
+            "templates/token.svg.j2": TOKEN,
+        },
+    )
 
 
 def test_the_new_rule_reports_through_the_cli(alone, tmp_path, capsys, monkeypatch):

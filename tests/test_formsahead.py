@@ -46,16 +46,20 @@ def test_a_child_that_fails_only_costs_time(tmp_path, monkeypatch):
 
     def broken(*args):
         raise RuntimeError("the child breaks")
+
     monkeypatch.setattr(formsahead, "MIN_FORMS", 1)
     monkeypatch.setattr(build, "_draw_forms", broken)
     cache = built(pack, tmp_path / "failed")
     assert cache.stats["forms reused"] == 0 and cache.stats["forms drawn"] > 0
-    assert outputs(tmp_path / "alone" / "mammoth-herd") == outputs(tmp_path / "failed" / "mammoth-herd")
+    assert outputs(tmp_path / "alone" / "mammoth-herd") == outputs(
+        tmp_path / "failed" / "mammoth-herd"
+    )
 
 
 def test_no_child_for_a_build_that_compiled_few_drawings():
     def never() -> dict:
         raise AssertionError("no child should run")
+
     assert formsahead.start(formsahead.MIN_FORMS - 1, never, set()) is None
 
 
@@ -67,8 +71,10 @@ def test_the_child_takes_the_later_share():
 def test_this_process_waits_only_for_the_child_s_own_drawings(monkeypatch):
     """Forms of the earlier faces are drawn here while the child works: asking for one of them
     must not wait for the child."""
+
     def child() -> dict:
         return {b"form": [1, "content", ()]}
+
     ahead = formsahead.start(formsahead.MIN_FORMS, child, {b"later"})
     assert ahead is not None
     try:

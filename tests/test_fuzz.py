@@ -34,20 +34,32 @@ def test_fuzz_campaign(tmp_path):
     campaign.prepare()
     campaign.run(campaign_mutants(FIRST_SEED, COUNT))
     figures = campaign.summary()
-    print(f"fuzz campaign, seeds {FIRST_SEED}..{FIRST_SEED + COUNT - 1}: {figures}")  # shown by pytest -rP
+    print(
+        f"fuzz campaign, seeds {FIRST_SEED}..{FIRST_SEED + COUNT - 1}: {figures}"
+    )  # shown by pytest -rP
     failed = campaign.failed()
-    assert not failed, f"{len(failed)} of {COUNT} mutants failed: {figures}\n\n" + "\n\n".join(o.report() for o in failed[:10])
+    assert not failed, f"{len(failed)} of {COUNT} mutants failed: {figures}\n\n" + "\n\n".join(
+        o.report() for o in failed[:10]
+    )
     assert figures["mutants"] == COUNT
-    if COUNT >= 200:  # the campaign reaches deep: some mutants still pass, most are refused, builds ran
+    if (
+        COUNT >= 200
+    ):  # the campaign reaches deep: some mutants still pass, most are refused, builds ran
         assert figures["exits"].get(0, 0) > COUNT // 50 and figures["exits"].get(1, 0) > COUNT // 2
         assert figures["builds"] > COUNT // 10
 
 
 # --- the mutator ---------------------------------------------------------------------------------
 
+
 def test_a_mutant_follows_from_kit_and_seed():
     first, again, other = mutate("anunnaki", 41), mutate("anunnaki", 41), mutate("anunnaki", 42)
-    assert (first.files, first.edits, first.command, first.extra) == (again.files, again.edits, again.command, again.extra)
+    assert (first.files, first.edits, first.command, first.extra) == (
+        again.files,
+        again.edits,
+        again.command,
+        again.extra,
+    )
     assert first.files != other.files
 
 
@@ -70,6 +82,7 @@ def test_campaign_mutants_cycle_through_the_kits():
 
 # --- the harness catches what it must ------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory):
     """A campaign over the Mammoth Herd kit only, whose children run a stand-in for the CLI."""
@@ -82,6 +95,7 @@ def harness(tmp_path_factory):
         mutant.command = command
         campaign.run([mutant])
         return campaign.outcomes[-1]
+
     return run
 
 
@@ -91,6 +105,7 @@ def _signatures(outcome):
 
 def test_the_harness_passes_a_clean_run(harness):
     from pnpkit.cli import main
+
     outcome = harness(main, "build")
     assert (outcome.code, outcome.failures) == (0, [])
 
@@ -98,6 +113,7 @@ def test_the_harness_passes_a_clean_run(harness):
 def test_the_harness_catches_a_crash(harness):
     def crash(argv):
         return {}["missing"]
+
     outcome = harness(crash)
     assert _signatures(outcome) == ["KeyError at test_fuzz.py:crash"]
     assert "scripts/fuzz.py --kit mammoth-herd --seed -1" in outcome.report()
@@ -107,6 +123,7 @@ def test_the_harness_catches_a_hang(harness):
     def hang(argv):
         while True:
             pass
+
     outcome = harness(hang, time_limit=1.0)
     assert _signatures(outcome) == ["timeout at test_fuzz.py:hang"]
     assert outcome.retried is not None  # run twice: a busy machine alone does not fail it
@@ -115,23 +132,28 @@ def test_the_harness_catches_a_hang(harness):
 def test_the_harness_catches_a_memory_blowup(harness):
     def hog(argv):
         return len(bytearray(2 << 30))
+
     outcome = harness(hog)
     assert _signatures(outcome) == ["MemoryError at test_fuzz.py:hog"]
 
 
 def test_the_harness_catches_a_traceback_printed_and_a_bad_exit_code(harness):
     def noisy(argv):
-        print("Traceback (most recent call last):\n  File \"x.py\", line 1, in f\nValueError: boom")
+        print('Traceback (most recent call last):\n  File "x.py", line 1, in f\nValueError: boom')
         return 3
+
     outcome = harness(noisy)
     assert [m for _, m in outcome.failures] == ["exit code 3"]
 
 
 def test_the_harness_catches_a_write_outside_out(harness):
     def escape(argv):
-        with open("../../escaped.txt", "w") as f:  # cwd is SLOT/<kit>: this lands in the campaign folder
+        with open(
+            "../../escaped.txt", "w"
+        ) as f:  # cwd is SLOT/<kit>: this lands in the campaign folder
             f.write("x")
         return 1
+
     outcome = harness(escape)
     assert _signatures(outcome) == ["wrote outside --out"]
     assert "created base/escaped.txt" in outcome.failures[0][1]
@@ -141,6 +163,7 @@ def test_the_harness_catches_a_failed_build_that_damaged_the_last_one(harness):
     def damage(argv):
         os.unlink("out/mammoth-herd/mammoth-herd-en.pdf")
         return 1
+
     outcome = harness(damage, "build")
     assert _signatures(outcome) == ["previous build damaged"]
     assert harness(lambda argv: 1, "build").failures == []  # and the next mutant finds it restored
@@ -148,12 +171,19 @@ def test_the_harness_catches_a_failed_build_that_damaged_the_last_one(harness):
 
 # --- regressions: defects the campaign found outside the classes other branches fix ---
 
-@pytest.mark.parametrize("value, tag", [("!!int Italiano", "!!int"), ("!!timestamp nope", "!!timestamp"), ("!!float x", "!!float")])
+
+@pytest.mark.parametrize(
+    "value, tag",
+    [("!!int Italiano", "!!int"), ("!!timestamp nope", "!!timestamp"), ("!!float x", "!!float")],
+)
 def test_fuzz_found_a_tag_that_cannot_read_its_value_is_located(kit, value, tag):
     kit.edit("components/mammoth-herd/game.yaml", '"Stone Age: The Mammoth Herd"', value)
     run = kit.validate()
     assert run.code == 1
-    assert run.lines == ["components/mammoth-herd/game.yaml:7:7: error: YAML syntax " f"error: cannot read '{value.split()[1]}' as {tag} [yaml]"]
+    assert run.lines == [
+        "components/mammoth-herd/game.yaml:7:7: error: YAML syntax "
+        f"error: cannot read '{value.split()[1]}' as {tag} [yaml]"
+    ]
 
 
 def test_fuzz_found_a_template_that_does_not_compile_is_compiled_once(kit, monkeypatch):
@@ -165,6 +195,7 @@ def test_fuzz_found_a_template_that_does_not_compile_is_compiled_once(kit, monke
     def compile(self, source, name=None, filename=None, raw=False, defer_init=False):
         compiled.append(name)
         return original(self, source, name, filename, raw, defer_init)
+
     monkeypatch.setattr(jinja2.Environment, "compile", compile)
     run = kit.validate()
     assert run.code == 1 and all("template syntax error" in line for line in run.lines)
@@ -173,24 +204,40 @@ def test_fuzz_found_a_template_that_does_not_compile_is_compiled_once(kit, monke
 
 def test_fuzz_found_an_svg_error_on_every_face_parses_each_template_once(kit, monkeypatch):
     """Locating an SVG error in its template parsed the template family again for every face."""
-    kit.edit("templates/mammoth-herd/bonus-front.svg.j2", "{% block content %}", "{% block content %}<mask/>")
+    kit.edit(
+        "templates/mammoth-herd/bonus-front.svg.j2",
+        "{% block content %}",
+        "{% block content %}<mask/>",
+    )
     parsed = []
     original = jinja2.Environment.parse
 
     def parse(self, source, name=None, filename=None):
         parsed.append(name)
         return original(self, source, name, filename)
+
     monkeypatch.setattr(jinja2.Environment, "parse", parse)
     run = kit.validate()
-    assert run.lines == ["templates/mammoth-herd/bonus-front.svg.j2:4:20: error: unsupported element <mask> [svg]"]
-    assert len(parsed) == 3  # bonus-front, the _face it extends and the _icons it imports: once each
+    assert run.lines == [
+        "templates/mammoth-herd/bonus-front.svg.j2:4:20: error: unsupported element <mask> [svg]"
+    ]
+    assert (
+        len(parsed) == 3
+    )  # bonus-front, the _face it extends and the _icons it imports: once each
 
 
 def test_fuzz_found_a_control_character_in_yaml_is_located(kit):
     """libyaml refuses NUL and other controls with a ReaderError, which is not a MarkedYAMLError."""
-    kit.edit("components/mammoth-herd/game.yaml", '"Stone Age: The Mammoth Herd"', '"Stone Age: The\x00Mammoth Herd"')
+    kit.edit(
+        "components/mammoth-herd/game.yaml",
+        '"Stone Age: The Mammoth Herd"',
+        '"Stone Age: The\x00Mammoth Herd"',
+    )
     run = kit.validate()
-    assert run.lines == ["components/mammoth-herd/game.yaml:7:22: error: YAML syntax " "error: control characters are not allowed (U+0000) [yaml]"]
+    assert run.lines == [
+        "components/mammoth-herd/game.yaml:7:22: error: YAML syntax "
+        "error: control characters are not allowed (U+0000) [yaml]"
+    ]
 
 
 def test_fuzz_found_a_language_listed_twice_is_an_error(kit):
@@ -198,7 +245,9 @@ def test_fuzz_found_a_language_listed_twice_is_an_error(kit):
     kit.edit("components/mammoth-herd/game.yaml", "languages: [pl, en]", "languages: [pl, en, pl]")
     run = kit.validate()
     assert run.code == 1
-    assert run.lines == ["components/mammoth-herd/game.yaml:8:21: error: language 'pl' is listed twice [schema]"]
+    assert run.lines == [
+        "components/mammoth-herd/game.yaml:8:21: error: language 'pl' is listed twice [schema]"
+    ]
 
 
 def _wrap_measuring_every_line(text, font, size_mm, width):
@@ -219,12 +268,16 @@ def _wrap_measuring_every_line(text, font, size_mm, width):
 
 def test_fuzz_found_wrapping_adds_word_widths_and_breaks_where_measuring_lines_does():
     face = fonts.face_name(fonts.DEFAULT_FAMILY)
-    words = "Zażółć gęślą jaźń — the herd moves to the area of the resource; WWWWWWWWWW i i l.".split()
+    words = (
+        "Zażółć gęślą jaźń — the herd moves to the area of the resource; WWWWWWWWWW i i l.".split()
+    )
     rng = random.Random(7)
     for _ in range(200):
         sample = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 40)))
         size, width = rng.choice([2.1, 3.175, 3.5]), rng.uniform(5, 80)
-        assert text.wrap(sample, face, size, width) == _wrap_measuring_every_line(sample, face, size, width)
+        assert text.wrap(sample, face, size, width) == _wrap_measuring_every_line(
+            sample, face, size, width
+        )
     line = "ab cd ab"  # a box exactly as wide as a line: the sum of words must not break it early
     exact = fonts.string_width(line, face, 3.0)
     assert text.wrap(line + " cd", face, 3.0, exact) == [line, "cd"]
@@ -246,7 +299,14 @@ def test_fuzz_found_a_long_text_in_a_small_box_is_measured_in_linear_time(monkey
 def test_fuzz_found_a_field_named_by_a_number_does_not_crash_the_unknown_key_hint(kit):
     """The list of known keys was joined as strings, and a YAML key may be a number."""
     kit.edit("components/mammoth-herd/tiles.yaml", "    first: {type: enum", "    1.5: {type: enum")
-    kit.edit("components/mammoth-herd/tiles.yaml", "- {id: bonus-01, first: tool", "- {id: bonus-01, qq: tool")
+    kit.edit(
+        "components/mammoth-herd/tiles.yaml",
+        "- {id: bonus-01, first: tool",
+        "- {id: bonus-01, qq: tool",
+    )
     run = kit.validate()
-    assert ("components/mammoth-herd/tiles.yaml:16:22: error: unknown " "key 'qq' in an item of 'bonus-tiles' (known keys: id, count, "
-            "per_player, tags, provenance, front, back, doc, 1.5, all, resource, scoring_icon) [schema]") in run.lines
+    assert (
+        "components/mammoth-herd/tiles.yaml:16:22: error: unknown "
+        "key 'qq' in an item of 'bonus-tiles' (known keys: id, count, "
+        "per_player, tags, provenance, front, back, doc, 1.5, all, resource, scoring_icon) [schema]"
+    ) in run.lines

@@ -22,7 +22,9 @@ FLAT_TOP = (round(2 * SIDE, 2), FLAT)  # 57.74 x 50
 POINTY_TOP = FLAT_TOP[::-1]
 
 
-def hex_faces(n: int, size=FLAT_TOP, back: bool = True, bleed: float = 3.0, group: str = "hexes") -> list[Face]:
+def hex_faces(
+    n: int, size=FLAT_TOP, back: bool = True, bleed: float = 3.0, group: str = "hexes"
+) -> list[Face]:
     out = []
     for i in range(n):
         out.append(Face(group, f"{group}{i}", "front", 1, size, bleed, "hex", f"<f{i}>", HERE))
@@ -45,8 +47,12 @@ def flat(rows) -> list[float]:
 
 def neighbours(placements):
     """Pairs of placements whose centres lie one flat apart: they must share an edge."""
-    return [(a, b) for i, a in enumerate(placements) for b in placements[i + 1:]
-            if abs(dist(centre(a), centre(b)) - FLAT) < 1e-6]
+    return [
+        (a, b)
+        for i, a in enumerate(placements)
+        for b in placements[i + 1 :]
+        if abs(dist(centre(a), centre(b)) - FLAT) < 1e-6
+    ]
 
 
 class TestGeometry:
@@ -58,8 +64,10 @@ class TestGeometry:
     def test_a_box_of_the_wrong_proportions_is_refused_with_the_right_size(self):
         with pytest.raises(hexes.HexSizeError) as exc:
             hexes.shape_of((50, 50))
-        assert str(exc.value) == ("a hex 50x50mm is not regular: 50mm across the flats is 57.74mm across the corners "
-                                  "(size is the box around the hex: write 57.74x50mm)")
+        assert str(exc.value) == (
+            "a hex 50x50mm is not regular: 50mm across the flats is 57.74mm across the corners "
+            "(size is the box around the hex: write 57.74x50mm)"
+        )
 
     @pytest.mark.parametrize("pointy", [False, True])
     def test_corners_make_a_regular_hex_of_the_given_flat(self, pointy):
@@ -93,7 +101,9 @@ class TestPacker:
         assert all(p.packed and (p.w, p.h) == (210, 297) for p in pages)
 
     def test_pointy_hexes_take_the_orientation_that_holds_more(self):
-        pages, _ = impose(hex_faces(20, size=POINTY_TOP, back=False), PrintSettings(paper="a4", backs="none"))
+        pages, _ = impose(
+            hex_faces(20, size=POINTY_TOP, back=False), PrintSettings(paper="a4", backs="none")
+        )
         assert [(p.w, p.h, len(p.placements)) for p in pages] == [(297, 210, 20)]
 
     @pytest.mark.parametrize("size", [FLAT_TOP, POINTY_TOP])
@@ -102,8 +112,13 @@ class TestPacker:
         pairs = neighbours(page.placements)
         assert len(pairs) == 43  # 4 columns of 5, nested: 4 x 4 within columns + 3 x 9 between them
         for a, b in pairs:
-            shared = [p for p in hexes.corners(*centre(a), FLAT, size == POINTY_TOP)
-                      if any(dist(p, q) < 1e-6 for q in hexes.corners(*centre(b), FLAT, size == POINTY_TOP))]
+            shared = [
+                p
+                for p in hexes.corners(*centre(a), FLAT, size == POINTY_TOP)
+                if any(
+                    dist(p, q) < 1e-6 for q in hexes.corners(*centre(b), FLAT, size == POINTY_TOP)
+                )
+            ]
             assert len(shared) == 2
 
     def test_tiles_are_the_set_size_and_inside_the_margins_bleed_included(self):
@@ -113,9 +128,16 @@ class TestPacker:
         for p in page.placements:
             assert (p.w, p.h) == FLAT_TOP
             xs, ys = [x for x, _ in p.outline], [y for _, y in p.outline]
-            assert min(xs) >= 5 - 1e-6 and max(xs) <= 205 + 1e-6 and min(ys) >= 5 - 1e-6 and max(ys) <= page.ink[3] + 1e-6
+            assert (
+                min(xs) >= 5 - 1e-6
+                and max(xs) <= 205 + 1e-6
+                and min(ys) >= 5 - 1e-6
+                and max(ys) <= page.ink[3] + 1e-6
+            )
 
-    @pytest.mark.parametrize("count, bleed", [(7, 3), (20, 1.5)])  # 20 fit a page only with half the bleed outside
+    @pytest.mark.parametrize(
+        "count, bleed", [(7, 3), (20, 1.5)]
+    )  # 20 fit a page only with half the bleed outside
     def test_outline_grows_by_the_bleed_only_where_no_neighbour_is(self, count, bleed):
         page = impose(hex_faces(count, back=False, bleed=3), PrintSettings())[0][0]
         assert len(page.placements) == count
@@ -139,8 +161,18 @@ class TestPacker:
         for p in page.placements:
             pts = hexes.corners(*centre(p), FLAT)
             for k in range(6):
-                edges.add(frozenset((tuple(round(v, 6) for v in pts[k]), tuple(round(v, 6) for v in pts[(k + 1) % 6]))))
-        drawn = {frozenset(((round(x1, 6), round(y1, 6)), (round(x2, 6), round(y2, 6)))) for x1, y1, x2, y2 in page.lines}
+                edges.add(
+                    frozenset(
+                        (
+                            tuple(round(v, 6) for v in pts[k]),
+                            tuple(round(v, 6) for v in pts[(k + 1) % 6]),
+                        )
+                    )
+                )
+        drawn = {
+            frozenset(((round(x1, 6), round(y1, 6)), (round(x2, 6), round(y2, 6))))
+            for x1, y1, x2, y2 in page.lines
+        }
         assert drawn == edges
 
     def test_backs_mirror_outlines_and_cut_lines(self):
@@ -148,7 +180,9 @@ class TestPacker:
         assert back.side == "back" and len(back.placements) == 7
         for f, b in zip(front.placements, back.placements):
             assert flat(b.outline) == pytest.approx(flat((210 - x, y) for x, y in f.outline))
-        assert flat(back.lines) == pytest.approx(flat((210 - x1, y1, 210 - x2, y2) for x1, y1, x2, y2 in front.lines))
+        assert flat(back.lines) == pytest.approx(
+            flat((210 - x1, y1, 210 - x2, y2) for x1, y1, x2, y2 in front.lines)
+        )
 
     def test_gutter_fold_keeps_fronts_left_of_the_fold(self):
         pages, _ = impose(hex_faces(12), PrintSettings(backs="gutter-fold"))
@@ -168,13 +202,17 @@ class TestPacker:
         pages, problems = impose(hex_faces(2, size=(50, 50), back=False), PrintSettings())
         assert pages == []
         assert [str(p) for p in problems] == [
-            "hexes.yaml:3:5: error: hex 'hexes': a hex 50x50mm " "is not regular: 50mm across the flats is 57.74mm "
-            "across the corners (size is the box around the hex: write 57.74x50mm) [layout]"]
+            "hexes.yaml:3:5: error: hex 'hexes': a hex 50x50mm "
+            "is not regular: 50mm across the flats is 57.74mm "
+            "across the corners (size is the box around the hex: write 57.74x50mm) [layout]"
+        ]
 
     def test_hex_larger_than_the_paper_is_a_located_problem(self):
         _, problems = impose(hex_faces(1, size=(346.41, 300), back=False), PrintSettings())
         assert [str(p) for p in problems] == [
-            "hexes.yaml:3:5: error: hex 'hexes0' (300mm across the flats, " "3mm bleed) does not fit on a4 paper inside 5mm margins [layout]"]
+            "hexes.yaml:3:5: error: hex 'hexes0' (300mm across the flats, "
+            "3mm bleed) does not fit on a4 paper inside 5mm margins [layout]"
+        ]
 
 
 # ---------------------------------------------------------------- the PDF, rasterised
@@ -191,18 +229,24 @@ PX = DPI / 25.4
 def hex_pack(root, n: int = 7):
     colours = ["#f4b6b6", "#b6d8f4", "#c6f0b8", "#f4e2a6", "#e0c0f0", "#b8eee6", "#f6cda8"]
     items = "\n".join(f"    - {{id: h{i}, colour: '{colours[i % 7]}'}}" for i in range(n))
-    return write_pack(root, {
-        "game.yaml": "name: Hexes\nlanguages: [en]\nplayers: " "{min: 1, max: 1}\nprint:\n  backs: none\n",
-        "tiles.yaml": "tiles:\n  kind: hex\n  size: 57.74x50mm\n  front: " f"hex.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
-        "templates/hex.svg.j2": HEX,
-        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-    })
+    return write_pack(
+        root,
+        {
+            "game.yaml": "name: Hexes\nlanguages: [en]\nplayers: "
+            "{min: 1, max: 1}\nprint:\n  backs: none\n",
+            "tiles.yaml": "tiles:\n  kind: hex\n  size: 57.74x50mm\n  front: "
+            f"hex.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
+            "templates/hex.svg.j2": HEX,
+            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
+        },
+    )
 
 
 @pytest.fixture(scope="module")
 def hex_pdf(tmp_path_factory):
     """A built sheet of 7 hexes: (rasterised page, its layout page)."""
     from pnpkit.build import validate
+
     tmp = tmp_path_factory.mktemp("hexes")
     root = hex_pack(tmp / "hexes")
     assert main(["build", str(root), "--out", str(tmp / "out")]) == 0
@@ -234,15 +278,25 @@ class TestHexPdf:
             for k in range(6):
                 (x1, y1), (x2, y2) = pts[k], pts[(k + 1) % 6]
                 for t in (0.25, 0.5, 0.75):
-                    assert dark_near(image, x1 + (x2 - x1) * t, y1 + (y2 - y1) * t), (p.face.item, k, t)
+                    assert dark_near(image, x1 + (x2 - x1) * t, y1 + (y2 - y1) * t), (
+                        p.face.item,
+                        k,
+                        t,
+                    )
             cx, cy = centre(p)
-            assert not dark_near(image, cx, cy - FLAT / 2 + 1.5) and not dark_near(image, cx, cy - FLAT / 2 - 1.5)
+            assert not dark_near(image, cx, cy - FLAT / 2 + 1.5) and not dark_near(
+                image, cx, cy - FLAT / 2 - 1.5
+            )
 
     def test_tiles_measure_50mm_across_the_flats(self, hex_pdf):
         image, page = hex_pdf
         p = page.placements[0]
         cx, cy = centre(p)
-        column = [y for y in range(round((cy - 30) * PX), round((cy + 30) * PX)) if dark(image.getpixel((round(cx * PX), y)))]
+        column = [
+            y
+            for y in range(round((cy - 30) * PX), round((cy + 30) * PX))
+            if dark(image.getpixel((round(cx * PX), y)))
+        ]
         top = [y for y in column if y < cy * PX]
         bottom = [y for y in column if y > cy * PX]
         across = (sum(bottom) / len(bottom) - sum(top) / len(top)) / PX

@@ -35,7 +35,9 @@ def outside(kit):
     folder.mkdir()
     (folder / "secret.txt").write_text(f"{SECRET}\nsecond line {SECRET}\n", encoding="utf-8")
     (folder / "secret.yaml").write_text(f"stolen: {SECRET}\n", encoding="utf-8")
-    (folder / "secret.svg.j2").write_text(f'<svg xmlns="http://www.w3.org/2000/svg"><desc>{SECRET}</desc></svg>\n')
+    (folder / "secret.svg.j2").write_text(
+        f'<svg xmlns="http://www.w3.org/2000/svg"><desc>{SECRET}</desc></svg>\n'
+    )
     (folder / "secret.png").write_bytes(PNG + SECRET.encode())
     return folder
 
@@ -64,7 +66,7 @@ def place(kit, rel: str, text: str, shift: int = 0) -> str:
     """'rel:line:column' where text first starts in a file of the copy (plus shift columns), so
     the expected messages stay exact when the kit's files move a line."""
     source = (kit.root / rel).read_text(encoding="utf-8")
-    before = source[:source.index(text)]
+    before = source[: source.index(text)]
     return f"{rel}:{before.count(chr(10)) + 1}:{len(before) - before.rfind(chr(10)) + shift}"
 
 
@@ -90,29 +92,46 @@ def test_language_code_that_climbs_out_of_the_output_folder(kit):
     kit.edit(f"{M}/game.yaml", "languages: [pl, en]", 'languages: [pl, en, "../../../escaped"]')
     run = hostile_build(kit)
     assert run.lines == [
-        f"{M}/game.yaml:8:21: error: language code " "'../../../escaped' is not a language tag like en, pt-BR "
-        "or zh-Hant (it names files) [schema]"]
+        f"{M}/game.yaml:8:21: error: language code "
+        "'../../../escaped' is not a language tag like en, pt-BR "
+        "or zh-Hant (it names files) [schema]"
+    ]
 
 
-@pytest.mark.parametrize("code, shown", [
-    ("/tmp/abs", "'/tmp/abs'"), ("en/../..", "'en/../..'"), ("EN", "'EN'"), ("e", "'e'"),
-    ('"en\\n"', "'en\\n'"), ('"en\\0x"', "'en\\x00x'"), ("en-" + "x" * 9, "'en-xxxxxxxxx'"),
-])
+@pytest.mark.parametrize(
+    "code, shown",
+    [
+        ("/tmp/abs", "'/tmp/abs'"),
+        ("en/../..", "'en/../..'"),
+        ("EN", "'EN'"),
+        ("e", "'e'"),
+        ('"en\\n"', "'en\\n'"),
+        ('"en\\0x"', "'en\\x00x'"),
+        ("en-" + "x" * 9, "'en-xxxxxxxxx'"),
+    ],
+)
 def test_language_codes_that_are_not_tags(kit, code, shown):
     kit.edit(f"{M}/game.yaml", "languages: [pl, en]", f"languages: [pl, en, {code}]")
     assert hostile_build(kit).lines == [
-        f"{M}/game.yaml:8:21: error: language code {shown} is not a " "language tag like en, pt-BR or zh-Hant (it names files) [schema]"]
+        f"{M}/game.yaml:8:21: error: language code {shown} is not a "
+        "language tag like en, pt-BR or zh-Hant (it names files) [schema]"
+    ]
 
 
 def test_language_listed_twice(kit):
     kit.edit(f"{M}/game.yaml", "languages: [pl, en]", "languages: [pl, en, pl]")
-    assert hostile_build(kit).lines == [f"{M}/game.yaml:8:21: error: language 'pl' is listed twice [schema]"]
+    assert hostile_build(kit).lines == [
+        f"{M}/game.yaml:8:21: error: language 'pl' is listed twice [schema]"
+    ]
 
 
 def test_language_listed_twice_in_other_case(kit):
     kit.edit(f"{M}/game.yaml", "languages: [pl, en]", "languages: [pl, en, zh-Hant, zh-hant]")
     run = hostile_build(kit)  # and zh-Hant has no texts: those problems are reported too
-    assert f"{M}/game.yaml:8:30: error: language 'zh-hant' is listed twice (as 'zh-Hant') [schema]" in run.lines
+    assert (
+        f"{M}/game.yaml:8:30: error: language 'zh-hant' is listed twice (as 'zh-Hant') [schema]"
+        in run.lines
+    )
 
 
 def test_language_tags_that_are_fine():
@@ -122,19 +141,32 @@ def test_language_tags_that_are_fine():
 
 def test_lang_option_that_is_a_path_is_a_usage_error(kit):
     run = hostile_build(kit, "--lang", "../../x", code=2)
-    assert "argument --lang: language code '../../x' is not a " "language tag like en, pt-BR or zh-Hant (it names files)" in run.err
+    assert (
+        "argument --lang: language code '../../x' is not a "
+        "language tag like en, pt-BR or zh-Hant (it names files)" in run.err
+    )
 
 
-@pytest.mark.parametrize("value, shown", [
-    ('"../../evil"', "'../../evil'"), ('"a/b"', "'a/b'"), ('".hidden"', "'.hidden'"), ('".."', "'..'"),
-    ('"ok\\n"', "'ok\\n'"), ('"a\\0b"', "'a\\x00b'"), ('"a\\tb"', "'a\\tb'"),
-])
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        ('"../../evil"', "'../../evil'"),
+        ('"a/b"', "'a/b'"),
+        ('".hidden"', "'.hidden'"),
+        ('".."', "'..'"),
+        ('"ok\\n"', "'ok\\n'"),
+        ('"a\\0b"', "'a\\x00b'"),
+        ('"a\\tb"', "'a\\tb'"),
+    ],
+)
 def test_item_ids_that_are_not_file_names(kit, value, shown):
     at = place(kit, f"{M}/herd.yaml", "id: herd", 4)
     kit.edit(f"{M}/herd.yaml", "- id: herd", f"- id: {value}")
     run = hostile_build(kit)
-    assert run.lines == [f"{at}: error: id {shown} may hold only letters, digits, '.', '_' and '-', "
-                         "starting with a letter or digit (it names files) [schema]"]
+    assert run.lines == [
+        f"{at}: error: id {shown} may hold only letters, digits, '.', '_' and '-', "
+        "starting with a letter or digit (it names files) [schema]"
+    ]
 
 
 @pytest.mark.parametrize("value", ["NUL", "con", "Com1.x", "herd."])
@@ -142,7 +174,9 @@ def test_ids_windows_cannot_write(kit, value):
     at = place(kit, f"{M}/herd.yaml", "id: herd", 4)
     kit.edit(f"{M}/herd.yaml", "- id: herd", f"- id: {value}")
     assert hostile_build(kit).lines == [
-        f"{at}: error: id '{value}' cannot name a file on " "Windows (a device name, or a final '.') [schema]"]
+        f"{at}: error: id '{value}' cannot name a file on "
+        "Windows (a device name, or a final '.') [schema]"
+    ]
 
 
 def test_ids_that_differ_only_in_case(kit):
@@ -151,7 +185,8 @@ def test_ids_that_differ_only_in_case(kit):
     kit.edit(f"{M}/tiles.yaml", "id: bonus-02", "id: BONUS-01")
     assert hostile_build(kit).lines == [
         f"{second}: error: id 'BONUS-01' differs from 'bonus-01' (at {first}) only in case: "
-        "they would name the same file on Windows and macOS [unique-ids]"]
+        "they would name the same file on Windows and macOS [unique-ids]"
+    ]
 
 
 def test_group_names_that_differ_only_in_case(kit):
@@ -159,29 +194,49 @@ def test_group_names_that_differ_only_in_case(kit):
     first = place(kit, f"{M}/herd.yaml", "Bonus-Tiles:")  # herd.yaml is read before tiles.yaml
     second = place(kit, f"{M}/tiles.yaml", "bonus-tiles:")
     assert hostile_build(kit).lines == [
-        f"{second}: error: group 'bonus-tiles' differs " f"from 'Bonus-Tiles' (at {first}) only in case: "
-        "they would name the same folder on Windows and macOS [unique-ids]"]
+        f"{second}: error: group 'bonus-tiles' differs "
+        f"from 'Bonus-Tiles' (at {first}) only in case: "
+        "they would name the same folder on Windows and macOS [unique-ids]"
+    ]
 
 
 def test_overlong_id(kit):
     at = place(kit, f"{M}/herd.yaml", "id: herd", 4)
     kit.edit(f"{M}/herd.yaml", "- id: herd", "- id: " + "h" * 65)
     assert hostile_build(kit).lines == [
-        f"{at}: error: id 'hhhhhhhhhhhhhhhhhhhh…' is 65 " "characters long; at most 64 (it names files) [schema]"]
+        f"{at}: error: id 'hhhhhhhhhhhhhhhhhhhh…' is 65 "
+        "characters long; at most 64 (it names files) [schema]"
+    ]
 
 
 def test_group_name_that_climbs_out(kit):
     kit.edit(f"{M}/herd.yaml", "\nherd:", '\n"../../herd":')
     assert hostile_build(kit).lines == [
-        f"{M}/herd.yaml:2:1: error: group name '../../herd' " "may hold only letters, digits, '.', '_' and '-', "
-        "starting with a letter or digit (it names files) [schema]"]
+        f"{M}/herd.yaml:2:1: error: group name '../../herd' "
+        "may hold only letters, digits, '.', '_' and '-', "
+        "starting with a letter or digit (it names files) [schema]"
+    ]
 
 
-@pytest.mark.parametrize("value, message", [
-    ('".."', "pack id '..' may hold only letters, digits, '.', '_' " "and '-', starting with a letter or digit (it names files)"),
-    ('"../../../x"', "pack id '../../../x' may hold only letters, digits, '.', " "'_' and '-', starting with a letter or digit (it names files)"),
-    ("pnpkit-cache", "pack id 'pnpkit-cache' is reserved: pnpkit keeps its cache in OUT/pnpkit-cache/"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (
+            '".."',
+            "pack id '..' may hold only letters, digits, '.', '_' "
+            "and '-', starting with a letter or digit (it names files)",
+        ),
+        (
+            '"../../../x"',
+            "pack id '../../../x' may hold only letters, digits, '.', "
+            "'_' and '-', starting with a letter or digit (it names files)",
+        ),
+        (
+            "pnpkit-cache",
+            "pack id 'pnpkit-cache' is reserved: pnpkit keeps its cache in OUT/pnpkit-cache/",
+        ),
+    ],
+)
 def test_pack_ids_that_are_not_folder_names(kit, value, message):
     kit.edit(f"{M}/game.yaml", "id: mammoth-herd", f"id: {value}")
     assert hostile_build(kit).lines == [f"{M}/game.yaml:4:5: error: {message} [schema]"]
@@ -189,6 +244,7 @@ def test_pack_ids_that_are_not_folder_names(kit, value, message):
 
 def test_reserved_pack_id_is_the_cache_folder():
     from pnpkit import build, schema
+
     assert schema.RESERVED_ID == build.CACHE_DIR
 
 
@@ -199,14 +255,16 @@ def test_component_yaml_linked_to_etc_passwd(kit):
     (kit.root / M / "zz.yaml").symlink_to("/etc/passwd")
     assert hostile_build(kit).lines == [
         f"{M}/zz.yaml:1:1: error: '{M}/zz.yaml' leads outside the pack; it was not read "
-        "(a pack's YAML files must lie inside its folder) [paths]"]
+        "(a pack's YAML files must lie inside its folder) [paths]"
+    ]
 
 
 def test_component_yaml_linked_outside(kit, outside):
     (kit.root / M / "stolen.yaml").symlink_to(outside / "secret.yaml")
     assert hostile_build(kit).lines == [
         f"{M}/stolen.yaml:1:1: error: '{M}/stolen.yaml' leads outside the pack; it was not read "
-        "(a pack's YAML files must lie inside its folder) [paths]"]
+        "(a pack's YAML files must lie inside its folder) [paths]"
+    ]
 
 
 def test_manifest_linked_outside(kit, outside):
@@ -215,18 +273,24 @@ def test_manifest_linked_outside(kit, outside):
     manifest.symlink_to(outside / "secret.yaml")
     assert hostile_build(kit).lines == [
         f"{M}/game.yaml:1:1: error: '{M}/game.yaml' leads outside the pack; it was not read "
-        "(a pack's YAML files must lie inside its folder) [paths]"]
+        "(a pack's YAML files must lie inside its folder) [paths]"
+    ]
 
 
 def test_yaml_that_is_not_a_plain_file_is_not_read(kit):
     os.mkfifo(kit.root / M / "pipe.yaml")  # reading it would wait for ever
-    assert hostile_build(kit).lines == [f"{M}/pipe.yaml:1:1: error: cannot read file: not a regular file [schema]"]
+    assert hostile_build(kit).lines == [
+        f"{M}/pipe.yaml:1:1: error: cannot read file: not a regular file [schema]"
+    ]
 
 
 # ---------------------------------------------------------------- reads outside the pack: templates
 
 
-TEMPLATE_HINT = "leads outside the pack; it was not read (templates come " "from the pack, the shared templates/ folder or pnpkit's own)"
+TEMPLATE_HINT = (
+    "leads outside the pack; it was not read (templates come "
+    "from the pack, the shared templates/ folder or pnpkit's own)"
+)
 
 
 def test_face_template_linked_outside(kit, outside):
@@ -234,8 +298,10 @@ def test_face_template_linked_outside(kit, outside):
     link.unlink()
     link.symlink_to(outside / "secret.svg.j2")
     assert hostile_build(kit, *EN).lines == [
-        f"{front(kit)}: error: template " "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
-        f"'{HERD}' {TEMPLATE_HINT} [paths]"]
+        f"{front(kit)}: error: template "
+        "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"'{HERD}' {TEMPLATE_HINT} [paths]"
+    ]
 
 
 def test_face_template_linked_to_etc_passwd(kit):
@@ -243,21 +309,27 @@ def test_face_template_linked_to_etc_passwd(kit):
     link.unlink()
     link.symlink_to("/etc/passwd")
     assert hostile_build(kit, *EN).lines == [
-        f"{front(kit)}: error: template " "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
-        f"'{HERD}' {TEMPLATE_HINT} [paths]"]
+        f"{front(kit)}: error: template "
+        "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"'{HERD}' {TEMPLATE_HINT} [paths]"
+    ]
 
 
-@pytest.mark.parametrize("statement, line", [
-    ('{% include "mammoth-herd/stolen.svg.j2" %}', 7),
-    ('{% import "mammoth-herd/stolen.svg.j2" as stolen %}', 7),
-])
+@pytest.mark.parametrize(
+    "statement, line",
+    [
+        ('{% include "mammoth-herd/stolen.svg.j2" %}', 7),
+        ('{% import "mammoth-herd/stolen.svg.j2" as stolen %}', 7),
+    ],
+)
 def test_included_or_imported_template_linked_outside(kit, outside, statement, line):
     (kit.root / "templates/mammoth-herd/stolen.svg.j2").symlink_to(outside / "secret.svg.j2")
     inject(kit, statement)
     assert hostile_build(kit, *EN).lines == [
         f"{item(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' line {line}: template "
         f"'mammoth-herd/stolen.svg.j2': 'templates/mammoth-herd/stolen.svg.j2' {TEMPLATE_HINT} "
-        "(rendering the front of 'herd') [paths]"]
+        "(rendering the front of 'herd') [paths]"
+    ]
 
 
 def test_extended_base_template_linked_outside(kit, outside):
@@ -266,18 +338,24 @@ def test_extended_base_template_linked_outside(kit, outside):
     base.symlink_to(outside / "secret.svg.j2")
     run = hostile_build(kit, *EN)
     assert run.lines[0] == (
-        f"{item(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' " "line 4: template '_face.svg.j2': "
-        f"'templates/_face.svg.j2' {TEMPLATE_HINT} (rendering the front of 'herd') [paths]")
+        f"{item(kit)}: error: template 'mammoth-herd/herd-standee.svg.j2' "
+        "line 4: template '_face.svg.j2': "
+        f"'templates/_face.svg.j2' {TEMPLATE_HINT} (rendering the front of 'herd') [paths]"
+    )
     assert all("[paths]" in line for line in run.lines)
 
 
 def test_pack_templates_folder_linked_outside(kit, outside):
     (outside / "mammoth-herd").mkdir()
-    (outside / "mammoth-herd" / "herd-standee.svg.j2").write_text(f"<svg>{SECRET}</svg>", encoding="utf-8")
+    (outside / "mammoth-herd" / "herd-standee.svg.j2").write_text(
+        f"<svg>{SECRET}</svg>", encoding="utf-8"
+    )
     (kit.root / M / "templates").symlink_to(outside)  # the pack's own templates/ is searched first
     assert hostile_build(kit, *EN).lines == [
-        f"{front(kit)}: error: template " "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
-        f"'{M}/templates/mammoth-herd/herd-standee.svg.j2' {TEMPLATE_HINT} [paths]"]
+        f"{front(kit)}: error: template "
+        "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"'{M}/templates/mammoth-herd/herd-standee.svg.j2' {TEMPLATE_HINT} [paths]"
+    ]
 
 
 def test_shared_templates_folder_linked_elsewhere(kit, outside):
@@ -285,9 +363,14 @@ def test_shared_templates_folder_linked_elsewhere(kit, outside):
     (kit.root / "templates").rename(outside / "templates")
     (kit.root / "templates").symlink_to(outside / "templates")
     run = hostile_build(kit, *EN)
-    assert (f"{front(kit)}: error: template " "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
-            f"'{HERD}' {TEMPLATE_HINT} [paths]") in run.lines
-    assert all(line.endswith(f"{TEMPLATE_HINT} [paths]") for line in run.lines)  # every face's template
+    assert (
+        f"{front(kit)}: error: template "
+        "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"'{HERD}' {TEMPLATE_HINT} [paths]"
+    ) in run.lines
+    assert all(
+        line.endswith(f"{TEMPLATE_HINT} [paths]") for line in run.lines
+    )  # every face's template
 
 
 def test_pack_folder_named_through_a_link_builds(kit):
@@ -302,14 +385,18 @@ def test_pack_folder_named_through_a_link_builds(kit):
 def test_template_that_is_not_utf8(kit):
     (kit.root / HERD).write_bytes(b"<svg>\xff\xfe</svg>")
     assert hostile_build(kit, *EN).lines == [
-        f"{front(kit)}: error: template " "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
-        f"'{HERD}' is not UTF-8 text (byte 5) [paths]"]
+        f"{front(kit)}: error: template "
+        "'mammoth-herd/herd-standee.svg.j2' for the front of 'herd': "
+        f"'{HERD}' is not UTF-8 text (byte 5) [paths]"
+    ]
 
 
 # ---------------------------------------------------------------- reads outside the pack: images
 
 
-IMAGE_HINT = "leads outside the pack; it was not read (an image must be a file in the pack or a data: URI)"
+IMAGE_HINT = (
+    "leads outside the pack; it was not read (an image must be a file in the pack or a data: URI)"
+)
 
 
 def svg_problem(kit, line: int, message: str) -> str:
@@ -326,7 +413,7 @@ HIDING_PLACES = [
     '<g style="display:none">{}</g>',
     "<defs>{}</defs>",
     '<metadata><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">{}</rdf:RDF></metadata>',
-    '<g><title>{}</title></g>',
+    "<g><title>{}</title></g>",
 ]
 
 
@@ -335,27 +422,47 @@ def test_image_hidden_where_nothing_is_drawn(kit, outside):
     inject(kit, "\n".join(place.format(image) for place in HIDING_PLACES))
     run = hostile_build(kit, "--lang", "en")
     leak = f"image '../../outside/secret.png' {IMAGE_HINT}"
-    assert run.lines == sorted([svg_problem(kit, 3 + n, leak) for n in range(len(HIDING_PLACES))]
-                               + [f"{HERD}:7:23: error: unsupported element <image> inside <clipPath> [svg]"])
+    assert run.lines == sorted(
+        [svg_problem(kit, 3 + n, leak) for n in range(len(HIDING_PLACES))]
+        + [f"{HERD}:7:23: error: unsupported element <image> inside <clipPath> [svg]"]
+    )
 
 
-@pytest.mark.parametrize("href", ["/etc/passwd", "../../outside/secret.png", "../mammoth-herd/../../outside/secret.png"])
+@pytest.mark.parametrize(
+    "href", ["/etc/passwd", "../../outside/secret.png", "../mammoth-herd/../../outside/secret.png"]
+)
 def test_image_path_outside_the_pack(kit, outside, href):
     inject(kit, f'<image href="{href}" width="5" height="5"/>')
     assert hostile_build(kit, *EN).lines == [svg_problem(kit, 3, f"image '{href}' {IMAGE_HINT}")]
 
 
-@pytest.mark.parametrize("href", ["file:///etc/passwd", "http://example.com/a.png", "//example.com/a.png"])
+@pytest.mark.parametrize(
+    "href", ["file:///etc/passwd", "http://example.com/a.png", "//example.com/a.png"]
+)
 def test_image_url(kit, href):
-    inject(kit, '<image xmlns:xlink="http://www.w3.org/1999/xlink" ' f'xlink:href="{href}" width="5" height="5"/>')
+    inject(
+        kit,
+        '<image xmlns:xlink="http://www.w3.org/1999/xlink" '
+        f'xlink:href="{href}" width="5" height="5"/>',
+    )
     assert hostile_build(kit, *EN).lines == [
-        svg_problem(kit, 3, f"image '{href}' is a URL; an image must be a file in the pack or a data: URI")]
+        svg_problem(
+            kit, 3, f"image '{href}' is a URL; an image must be a file in the pack or a data: URI"
+        )
+    ]
 
 
 def test_image_with_two_hrefs(kit):
     """A browser takes href, an old one xlink:href: both would need checking, so one is allowed."""
-    inject(kit, '<image xmlns:xlink="http://www.w3.org/1999/xlink" ' 'href="/etc/passwd" xlink:href="a.png" width="5" height="5"/>')
-    assert f"{HERD}:7:1: error: <image> has both href and xlink:href: give one [svg]" in hostile_build(kit, *EN).lines
+    inject(
+        kit,
+        '<image xmlns:xlink="http://www.w3.org/1999/xlink" '
+        'href="/etc/passwd" xlink:href="a.png" width="5" height="5"/>',
+    )
+    assert (
+        f"{HERD}:7:1: error: <image> has both href and xlink:href: give one [svg]"
+        in hostile_build(kit, *EN).lines
+    )
 
 
 def test_image_linked_outside_from_inside_the_pack(kit, outside):
@@ -383,7 +490,9 @@ def test_image_swapped_for_a_link_after_a_build(kit, outside):
 def test_image_folder_linked_outside(kit, outside):
     (kit.root / M / "art").symlink_to(outside)
     inject(kit, '<image href="art/secret.png" width="5" height="5"/>')
-    assert hostile_build(kit, *EN).lines == [svg_problem(kit, 3, f"image 'art/secret.png' {IMAGE_HINT}")]
+    assert hostile_build(kit, *EN).lines == [
+        svg_problem(kit, 3, f"image 'art/secret.png' {IMAGE_HINT}")
+    ]
 
 
 def test_image_of_the_pack_still_draws_and_previews(kit):
@@ -404,12 +513,27 @@ def test_image_of_the_pack_still_draws_and_previews(kit):
 
 ACTIVE_CONTENT = [  # (markup, column of the problem, message)
     ("<metadata><script>alert(1)</script></metadata>", 11, "unsupported element <script>"),
-    ('<metadata><foreignObject width="5" height="5"/></metadata>', 11, "unsupported element <foreignObject>"),
+    (
+        '<metadata><foreignObject width="5" height="5"/></metadata>',
+        11,
+        "unsupported element <foreignObject>",
+    ),
     ("<desc><style>@import url(/etc/passwd);</style></desc>", 7, "unsupported element <style>"),
-    ('<metadata><a xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="file:///etc/passwd">x</a></metadata>', 11,
-     "<a> links to 'file:///etc/passwd': only an <image> may name a file"),
-    ('<metadata><use href="/etc/passwd#x"/></metadata>', 11, "<use> links to '/etc/passwd#x': only an <image> may name a file"),
-    ('<title><g style="fill:url(/etc/passwd)"/></title>', 11, "unsupported attribute 'style' on <g>"),
+    (
+        '<metadata><a xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="file:///etc/passwd">x</a></metadata>',
+        11,
+        "<a> links to 'file:///etc/passwd': only an <image> may name a file",
+    ),
+    (
+        '<metadata><use href="/etc/passwd#x"/></metadata>',
+        11,
+        "<use> links to '/etc/passwd#x': only an <image> may name a file",
+    ),
+    (
+        '<title><g style="fill:url(/etc/passwd)"/></title>',
+        11,
+        "unsupported attribute 'style' on <g>",
+    ),
     ('<metadata><g onload="alert(1)"/></metadata>', 14, "unsupported attribute 'onload' on <g>"),
 ]
 
@@ -417,39 +541,60 @@ ACTIVE_CONTENT = [  # (markup, column of the problem, message)
 @pytest.mark.parametrize("markup, column, message", ACTIVE_CONTENT)
 def test_active_content_wherever_it_sits(kit, markup, column, message):
     inject(kit, markup)
-    assert hostile_build(kit, "--lang", "en").lines == [f"{HERD}:7:{column}: error: {message} [svg]"]
+    assert hostile_build(kit, "--lang", "en").lines == [
+        f"{HERD}:7:{column}: error: {message} [svg]"
+    ]
 
 
 def test_xml_stylesheet_instruction(kit):
     inject(kit, '<?xml-stylesheet href="/etc/passwd"?>')
-    assert hostile_build(kit, *EN).lines == [svg_problem(kit, 3, "processing instruction <?xml-stylesheet?> is not supported")]
+    assert hostile_build(kit, *EN).lines == [
+        svg_problem(kit, 3, "processing instruction <?xml-stylesheet?> is not supported")
+    ]
 
 
 def test_external_entity_is_refused_and_never_read(kit, outside):
     (kit.root / HERD).write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<!DOCTYPE svg [<!ENTITY stolen SYSTEM "file://{outside}/secret.txt">]>\n'
-        '<svg xmlns="http://www.w3.org/2000/svg" ' 'width="46mm" height="106mm" viewBox="-3 -3 46 106">\n'
-        '<text x="1" y="5">&stolen;</text></svg>\n', encoding="utf-8")
+        '<svg xmlns="http://www.w3.org/2000/svg" '
+        'width="46mm" height="106mm" viewBox="-3 -3 46 106">\n'
+        '<text x="1" y="5">&stolen;</text></svg>\n',
+        encoding="utf-8",
+    )
     assert hostile_build(kit, *EN).lines == [
-        svg_problem(kit, 2, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"),
+        svg_problem(
+            kit, 2, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"
+        ),
         svg_problem(kit, 4, "unsupported entity reference &stolen;"),
     ]
 
 
 def test_entity_bomb_is_refused_at_once():
-    bomb = '<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa">' + "".join(
-        f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(8)) + "]>"
-    source = bomb + '\n<svg xmlns="http://www.w3.org/2000/svg" width="9mm" ' 'height="9mm" viewBox="0 0 9 9"><text>&i;</text></svg>'
+    bomb = (
+        '<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa">'
+        + "".join(f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(8))
+        + "]>"
+    )
+    source = (
+        bomb + '\n<svg xmlns="http://www.w3.org/2000/svg" width="9mm" '
+        'height="9mm" viewBox="0 0 9 9"><text>&i;</text></svg>'
+    )
     with pytest.raises(SvgError) as err:
         compile_svg(source)
-    assert err.value.problems[0] == (1, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)")
+    assert err.value.problems[0] == (
+        1,
+        "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)",
+    )
 
 
 def test_preview_copies_only_files_of_the_pack(kit, outside):
     (kit.root / M / "art.png").symlink_to(outside / "secret.png")
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg"><image ' 'href="art.png"/><image href="../../outside/secret.png"/>'
-           '<metadata><image href="/etc/passwd"/></metadata></svg>')
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg"><image '
+        'href="art.png"/><image href="../../outside/secret.png"/>'
+        '<metadata><image href="/etc/passwd"/></metadata></svg>'
+    )
     art = kit.root / "art-copies"
     page = preview._linked_art(svg, kit.root / M, art)
     assert not art.exists() and b"../../art/" not in page and SECRET.encode() not in page
@@ -459,17 +604,29 @@ def test_preview_copies_only_files_of_the_pack(kit, outside):
 
 
 def test_yaml_message_quotes_one_line_at_most(kit):
-    (kit.root / M / "notes.yaml").write_text(f"first line of notes\n{SECRET}\n{SECRET}\n", encoding="utf-8")
+    (kit.root / M / "notes.yaml").write_text(
+        f"first line of notes\n{SECRET}\n{SECRET}\n", encoding="utf-8"
+    )
     assert hostile_build(kit).lines == [
-        f"{M}/notes.yaml:1:1: error: a component file must " "map group names to groups (got text) [schema]"]
+        f"{M}/notes.yaml:1:1: error: a component file must "
+        "map group names to groups (got text) [schema]"
+    ]
 
 
 def test_value_spanning_lines_is_quoted_to_its_first_line(kit):
-    kit.edit(f"{M}/game.yaml", "players: {min: 2, max: 4}", f"players:\n  max: 4\n  min: |\n    2 players\n    {SECRET}")
+    kit.edit(
+        f"{M}/game.yaml",
+        "players: {min: 2, max: 4}",
+        f"players:\n  max: 4\n  min: |\n    2 players\n    {SECRET}",
+    )
     at = place(kit, f"{M}/game.yaml", "|\n    2 players")
-    assert hostile_build(kit).lines == [f"{at}: error: 'min' must be a whole number (got '2 players…') [schema]"]
+    assert hostile_build(kit).lines == [
+        f"{at}: error: 'min' must be a whole number (got '2 players…') [schema]"
+    ]
 
 
 def test_yaml_that_is_not_utf8(kit):
     (kit.root / M / "binary.yaml").write_bytes(b"herd2:\n  kind: \xff" + SECRET.encode())
-    assert hostile_build(kit).lines == [f"{M}/binary.yaml:1:1: error: cannot read file: it is not UTF-8 text (byte 15) [schema]"]
+    assert hostile_build(kit).lines == [
+        f"{M}/binary.yaml:1:1: error: cannot read file: it is not UTF-8 text (byte 15) [schema]"
+    ]

@@ -19,8 +19,9 @@ MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in ("__init_
 
 def _python(code: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_every_module_imports_alone_in_a_fresh_interpreter():
@@ -70,7 +71,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         state[node] = 1
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                found.append(path[path.index(nxt):] + [nxt])
+                found.append(path[path.index(nxt) :] + [nxt])
             elif nxt not in state:
                 walk(nxt, path + [nxt])
         state[node] = 2
@@ -91,25 +92,31 @@ def test_the_cycle_finder_finds_a_cycle():
 
 
 def test_a_function_level_import_counts_and_type_checking_does_not():
-    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pnpkit import a\n"
-                     "def f():\n    from pnpkit import b\n    import pnpkit.c\n")
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pnpkit import a\n"
+        "def f():\n    from pnpkit import b\n    import pnpkit.c\n"
+    )
     assert _imports(tree) == {"b", "c"}
 
 
 @pytest.mark.parametrize("first", ["rules", "render", "layout", "dice"])
 def test_the_registry_is_whole_whatever_was_imported_first(first):
-    run = _python(f"import pnpkit.{first}\nfrom pnpkit.registry import default_registry\n"
-                  "r = default_registry()\n"
-                  "print(sorted(r.packers), 'die-opposites' in r.rules, 'face_hex' in r.helpers)")
+    run = _python(
+        f"import pnpkit.{first}\nfrom pnpkit.registry import default_registry\n"
+        "r = default_registry()\n"
+        "print(sorted(r.packers), 'die-opposites' in r.rules, 'face_hex' in r.helpers)"
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split("\n")[0] == "['die', 'hex', 'labels'] True True"
 
 
 def test_importing_a_module_registers_nothing():
     """No module-level registry is left to fill by importing: the plug-ins only have register()."""
-    run = _python("import pnpkit.rules as r, pnpkit.render as t, pnpkit.layout as l\n"
-                  "import pnpkit.dice, pnpkit.hexes\n"
-                  "print([n for n in ('BUILTIN', 'GLOBALS', 'PACKERS', 'template_global') "
-                  "if hasattr(r, n) or hasattr(t, n) or hasattr(l, n)])")
+    run = _python(
+        "import pnpkit.rules as r, pnpkit.render as t, pnpkit.layout as l\n"
+        "import pnpkit.dice, pnpkit.hexes\n"
+        "print([n for n in ('BUILTIN', 'GLOBALS', 'PACKERS', 'template_global') "
+        "if hasattr(r, n) or hasattr(t, n) or hasattr(l, n)])"
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"

@@ -16,7 +16,9 @@ HERE = Location("x.yaml", 1, 1)
 def faces(n: int, size=(63.5, 88.9), group="cards", back=True, bleed=3.0):
     out = []
     for i in range(n):
-        out.append(Face(group, f"{group}{i}", "front", 1, size, bleed, "card", f"<f{group}{i}>", HERE))
+        out.append(
+            Face(group, f"{group}{i}", "front", 1, size, bleed, "card", f"<f{group}{i}>", HERE)
+        )
         if back:
             out.append(Face(group, f"{group}{i}", "back", 1, size, bleed, "card", "<back>", HERE))
     return out
@@ -43,7 +45,9 @@ class TestGrid:
         assert xs == pytest.approx([9.75, 73.25, 136.75])  # (210 - 190.5) / 2 and one card apart
         # centred between the top margin plus the marks' room (5 + 3.5) and the bottom one plus the
         # label (5 + 2.5 + 3.5)
-        assert ys == pytest.approx([8.5 + (297 - 8.5 - 11 - 266.7) / 2 + k * 88.9 for k in range(3)])
+        assert ys == pytest.approx(
+            [8.5 + (297 - 8.5 - 11 - 266.7) / 2 + k * 88.9 for k in range(3)]
+        )
 
     def test_bleed_shows_only_at_block_edges_when_butted(self):
         pages, _ = impose(faces(9), PrintSettings(paper="a4", backs="none", gap=0))
@@ -63,23 +67,37 @@ class TestGrid:
         assert len(pages[0].placements) == 9
 
     def test_face_larger_than_paper_is_split_over_overlapping_sheets(self):
-        pages, problems = impose(faces(1, size=(300, 400), back=False), PrintSettings(paper="a4", overlap=12, backs="none"))
+        pages, problems = impose(
+            faces(1, size=(300, 400), back=False),
+            PrintSettings(paper="a4", overlap=12, backs="none"),
+        )
         assert problems == []
-        assert [(p.tile.name, p.w, p.h) for p in pages] == [("A1", 210, 297), ("A2", 210, 297), ("B1", 210, 297), ("B2", 210, 297)]
+        assert [(p.tile.name, p.w, p.h) for p in pages] == [
+            ("A1", 210, 297),
+            ("A2", 210, 297),
+            ("B1", 210, 297),
+            ("B2", 210, 297),
+        ]
         a1, a2, b1 = pages[0].tile, pages[1].tile, pages[2].tile
-        assert a1.window == pytest.approx((0, 0, 193, 277.5))  # inside 5 mm margins, the marks' room, the label
+        assert a1.window == pytest.approx(
+            (0, 0, 193, 277.5)
+        )  # inside 5 mm margins, the marks' room, the label
         assert a2.window[0] == a1.window[2] - 12  # neighbours share a 12 mm strip
         assert b1.window[1] == a1.window[3] - 12
         assert pages[3].tile.window[2:] == (306, 406)  # the last sheet reaches the far bleed edge
 
     def test_sizes_share_a_page_in_separate_blocks(self):
-        mixed = faces(2, size=(40, 100), group="standee", back=False) + faces(2, size=(69.85, 120.65), group="ref")
+        mixed = faces(2, size=(40, 100), group="standee", back=False) + faces(
+            2, size=(69.85, 120.65), group="ref"
+        )
         pages, _ = impose(mixed, PrintSettings(paper="a4"))
         assert [p.side for p in pages] == ["front", "back"]
         blocks = pages[0].blocks()
         assert [len(b) for b in blocks] == [2, 2]
         gap = min(p.y for p in blocks[1]) - max(p.y + p.h for p in blocks[0])
-        assert gap >= 3 + 3 + 2 * layout.mark_room(PrintSettings())  # both bleeds plus room for two rows of crop marks
+        assert gap >= 3 + 3 + 2 * layout.mark_room(
+            PrintSettings()
+        )  # both bleeds plus room for two rows of crop marks
 
 
 class TestBacks:
@@ -98,10 +116,15 @@ class TestBacks:
             assert b.x == pytest.approx(f.x)
             assert b.y == pytest.approx(297 - f.y - f.h)
 
-    @pytest.mark.parametrize("backs, page, axis", [
-        ("long-edge", (210, 297), "x"), ("short-edge", (210, 297), "y"),
-        ("long-edge", (297, 210), "y"), ("short-edge", (297, 210), "x"),
-    ])
+    @pytest.mark.parametrize(
+        "backs, page, axis",
+        [
+            ("long-edge", (210, 297), "x"),
+            ("short-edge", (210, 297), "y"),
+            ("long-edge", (297, 210), "y"),
+            ("short-edge", (297, 210), "x"),
+        ],
+    )
     def test_flip_axis_names_swap_on_landscape(self, backs, page, axis):
         assert mirror_axis(PrintSettings(backs=backs), page) == axis
 
@@ -131,29 +154,50 @@ class TestBacks:
 
 class TestSplitFaceBacks:
     def test_each_sheet_of_a_split_face_is_followed_by_its_mirrored_back(self):
-        pages, problems = impose(faces(1, size=(300, 400)), PrintSettings(paper="a4", backs="long-edge"))
+        pages, problems = impose(
+            faces(1, size=(300, 400)), PrintSettings(paper="a4", backs="long-edge")
+        )
         assert problems == []
         assert [(p.side, p.tile.name if p.tile else None) for p in pages] == [
-            ("front", "A1"), ("back", None), ("front", "A2"), ("back", None),
-            ("front", "B1"), ("back", None), ("front", "B2"), ("back", None)]
+            ("front", "A1"),
+            ("back", None),
+            ("front", "A2"),
+            ("back", None),
+            ("front", "B1"),
+            ("back", None),
+            ("front", "B2"),
+            ("back", None),
+        ]
         front, back = pages[0].placements[0], pages[1].placements[0]
         assert back.face.side == "back"
         left, top, right, bottom = front.clip
-        assert back.clip == pytest.approx((210 - right, top, 210 - left, bottom))  # the window, mirrored across the page
+        assert back.clip == pytest.approx(
+            (210 - right, top, 210 - left, bottom)
+        )  # the window, mirrored across the page
 
     def test_gutter_fold_gives_a_split_face_back_sheets_to_fold_against_its_fronts(self):
-        pages, problems = impose(faces(1, size=(300, 400)), PrintSettings(paper="a4", backs="gutter-fold"))
+        pages, problems = impose(
+            faces(1, size=(300, 400)), PrintSettings(paper="a4", backs="gutter-fold")
+        )
         assert problems == []
         assert [(p.side, p.fold_pair) for p in pages] == [("front", False), ("back", True)] * 4
-        for front, back in zip(pages[::2], pages[1::2]):  # mirrored across the sheet's edge: taped there, they fold
+        for front, back in zip(
+            pages[::2], pages[1::2]
+        ):  # mirrored across the sheet's edge: taped there, they fold
             left, top, right, bottom = front.placements[0].clip
             assert back.placements[0].clip == pytest.approx((210 - right, top, 210 - left, bottom))
             assert back.placements[0].face.side == "back"
 
     def test_gutter_fold_backs_a_face_too_wide_for_half_a_sheet(self):
-        pages, problems = impose(faces(1, size=(190, 260)), PrintSettings(paper="a4", backs="gutter-fold"))
-        assert problems == [] and [(p.side, p.fold_pair, p.tile.name if p.tile else None) for p in pages] == [
-            ("front", False, None), ("back", True, None)]  # whole on a sheet of its own: not split
+        pages, problems = impose(
+            faces(1, size=(190, 260)), PrintSettings(paper="a4", backs="gutter-fold")
+        )
+        assert problems == [] and [
+            (p.side, p.fold_pair, p.tile.name if p.tile else None) for p in pages
+        ] == [
+            ("front", False, None),
+            ("back", True, None),
+        ]  # whole on a sheet of its own: not split
 
 
 class TestDuplexParity:

@@ -35,9 +35,16 @@ def test_a_new_pack_validates_without_a_single_problem_and_builds(project):
     pack = Path("components/moon-base")
     result = build.validate(pack)
     assert result.problems == []
-    groups = {g.name: (g.kind, len(g.items), "back" in g.templates) for g in result.pack.groups.values()}
-    assert groups == {"cards": ("card", 4, True), "dice": ("die", 1, False), "sheets": ("sheet", 1, False), "tiles": ("tile", 3, False),
-                      "box-labels": ("sheet", 1, False)}
+    groups = {
+        g.name: (g.kind, len(g.items), "back" in g.templates) for g in result.pack.groups.values()
+    }
+    assert groups == {
+        "cards": ("card", 4, True),
+        "dice": ("die", 1, False),
+        "sheets": ("sheet", 1, False),
+        "tiles": ("tile", 3, False),
+        "box-labels": ("sheet", 1, False),
+    }
     run = project.run("build", str(pack))
     assert run.code == 0, run.out
     pdf = PdfReader(project.root / "build" / "moon-base" / "moon-base-en.pdf")
@@ -55,7 +62,9 @@ def test_every_file_points_at_the_schema_the_command_writes_and_passes_it(projec
     pack = project.root / "components" / "moon-base"
     assert {p.name for p in (project.root / "schema").iterdir()} == set(json_schema.FILES.values())
     for path in pack.glob("*.yaml"):
-        assert path.read_text().splitlines()[0] == json_schema.modeline(path, project.root / "schema")
+        assert path.read_text().splitlines()[0] == json_schema.modeline(
+            path, project.root / "schema"
+        )
     assert schema_problems(pack) == []
 
 
@@ -83,7 +92,9 @@ def test_a_new_pack_never_overwrites_and_needs_a_plain_name(project):
     assert sorted(p.name for p in (project.root / "components").iterdir()) == ["moon-base"]
 
 
-@pytest.mark.parametrize("stand_in", ["components", "components/old-game", "components/old-game/templates"])
+@pytest.mark.parametrize(
+    "stand_in", ["components", "components/old-game", "components/old-game/templates"]
+)
 def test_new_inside_the_project_uses_its_components_folder(project, monkeypatch, stand_in):
     (project.root / "components/old-game/templates").mkdir(parents=True)
     monkeypatch.chdir(project.root / stand_in)

@@ -27,12 +27,21 @@ TIMEOUT = 120  # seconds before a test gives up on a process (a hang, not a spee
 
 
 def files(folder: Path) -> dict:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def start_build(pack: Path, out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out)],
-                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out)],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 # Builds to kill come from a zygote: a Python that has imported pnpkit once and forks a child
@@ -61,8 +70,13 @@ for line in sys.stdin:
 
 class Zygote:
     def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-c", ZYGOTE], env=ENV, text=True,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", ZYGOTE],
+            env=ENV,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
 
     def start(self, pack: Path, out: Path) -> int:
         self.proc.stdin.write(f"build {pack} --out {out}\n")
@@ -83,7 +97,10 @@ def lock_taken(pid: int, out: Path) -> float | None:
     it ended first."""
     lock = out / output.LOCK
     mark = f"pid {pid},".encode()
-    while Path(f"/proc/{pid}/status").is_file() and b"State:\tZ" not in Path(f"/proc/{pid}/status").read_bytes():
+    while (
+        Path(f"/proc/{pid}/status").is_file()
+        and b"State:\tZ" not in Path(f"/proc/{pid}/status").read_bytes()
+    ):
         try:
             if lock.read_bytes().startswith(mark):
                 return time.monotonic()
@@ -97,11 +114,16 @@ def versions(pack: Path) -> dict[str, str]:
     """Two versions of the pack's cards.yaml, A and B: the first card's colour differs, so do
     its SVG and the PDF."""
     text = (pack / "cards.yaml").read_text()
-    first = text[text.index("colour: '"):text.index("}", text.index("colour: '"))]
-    return {"A": text.replace(first, "colour: '#00aa11'", 1), "B": text.replace(first, "colour: '#bb0022'", 1)}
+    first = text[text.index("colour: '") : text.index("}", text.index("colour: '"))]
+    return {
+        "A": text.replace(first, "colour: '#00aa11'", 1),
+        "B": text.replace(first, "colour: '#bb0022'", 1),
+    }
 
 
-@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="watches processes through /proc")
+@pytest.mark.skipif(
+    not Path("/proc/self/status").is_file(), reason="watches processes through /proc"
+)
 def test_a_kill_at_any_moment_leaves_the_previous_kit_whole(tmp_path):
     pack = colour_pack(tmp_path / "probe", n=120)
     cards = versions(pack)
@@ -109,14 +131,22 @@ def test_a_kill_at_any_moment_leaves_the_previous_kit_whole(tmp_path):
     kit = out / "probe"
     zygote = Zygote()
     whole, holding = {}, {}
-    for version in ("A", "B", "A"):  # each built whole once: what a kit may look like; and how long it is held
+    for version in (
+        "A",
+        "B",
+        "A",
+    ):  # each built whole once: what a kit may look like; and how long it is held
         (pack / "cards.yaml").write_text(cards[version])
         taken = lock_taken(zygote.start(pack, out), out)
         assert zygote.wait() == 0
         holding[version] = time.monotonic() - taken
-        assert whole.setdefault(version, files(kit)) == files(kit)  # a build is byte-for-byte repeatable
+        assert whole.setdefault(version, files(kit)) == files(
+            kit
+        )  # a build is byte-for-byte repeatable
     assert whole["A"] != whole["B"]
-    held = sorted(holding.values())[1]  # the median: a busy machine makes one build slow now and then
+    held = sorted(holding.values())[
+        1
+    ]  # the median: a busy machine makes one build slow now and then
     rng = random.Random(13)
     current, killed = "A", 0
     for _ in range(20):
@@ -132,7 +162,9 @@ def test_a_kill_at_any_moment_leaves_the_previous_kit_whole(tmp_path):
             pass
         killed += zygote.wait() == signal.SIGKILL
         now = files(kit)
-        assert now in (whole["A"], whole["B"]), f"a kill left a kit that is neither whole build ({len(now)} files)"
+        assert now in (whole["A"], whole["B"]), (
+            f"a kill left a kit that is neither whole build ({len(now)} files)"
+        )
         current = "A" if now == whole["A"] else "B"
     zygote.close()
     assert killed >= 12  # most kills hit a build while it held the output, not after
@@ -141,7 +173,10 @@ def test_a_kill_at_any_moment_leaves_the_previous_kit_whole(tmp_path):
     proc = start_build(pack, out)  # the next build: a fresh `python -m pnpkit build`
     assert proc.wait(TIMEOUT) == 0, proc.stderr.read()
     assert files(kit) == whole[target]
-    assert sorted(p.name for p in out.iterdir()) == ["pnpkit-cache", "probe"]  # every leftover cleaned
+    assert sorted(p.name for p in out.iterdir()) == [
+        "pnpkit-cache",
+        "probe",
+    ]  # every leftover cleaned
 
 
 def test_two_builds_into_one_folder_take_turns(tmp_path):
@@ -169,8 +204,10 @@ def test_a_waiting_build_says_once_which_build_holds_the_folder(tmp_path):
         assert proc.poll() is None and not (out / "probe").exists()
     assert proc.wait(TIMEOUT) == 0
     rest = proc.stderr.read()
-    assert first == (f"pnpkit: {out} is in use by another build (pid {os.getpid()}, the test's own build); "
-                     f"waiting for it to finish (up to {output.TIMEOUT:g} s, Ctrl-C stops)\n")
+    assert first == (
+        f"pnpkit: {out} is in use by another build (pid {os.getpid()}, the test's own build); "
+        f"waiting for it to finish (up to {output.TIMEOUT:g} s, Ctrl-C stops)\n"
+    )
     assert "in use" not in rest and (out / "probe" / "probe-en.pdf").is_file()
 
 
@@ -184,10 +221,15 @@ def test_a_build_that_waits_too_long_fails_with_the_holder_named(kit, monkeypatc
     with output.locked(Path("build"), "building elsewhere"):
         run = kit.build()
     assert run.code == 1
-    assert run.lines == ["build:0:0: error: build is still in use by another " f"build (pid {os.getpid()}, building elsewhere) "
-                         "after 0.3 s; wait for it to finish or stop it, then build again [output]"]
-    assert said == [f"pnpkit: build is in use by another build (pid {os.getpid()}, building elsewhere); "
-                    "waiting for it to finish (up to 0.3 s, Ctrl-C stops)"]
+    assert run.lines == [
+        "build:0:0: error: build is still in use by another "
+        f"build (pid {os.getpid()}, building elsewhere) "
+        "after 0.3 s; wait for it to finish or stop it, then build again [output]"
+    ]
+    assert said == [
+        f"pnpkit: build is in use by another build (pid {os.getpid()}, building elsewhere); "
+        "waiting for it to finish (up to 0.3 s, Ctrl-C stops)"
+    ]
     assert files(kit.root / "build" / "mammoth-herd") == before
 
 
@@ -196,7 +238,11 @@ def test_unchanged_svgs_are_linked_from_the_live_kit_never_moved(kit, monkeypatc
     svg = kit.root / "build" / "mammoth-herd" / "svg" / "en"
     kept, changed = svg / "herd" / "herd-front.svg", svg / "bonus-tiles" / "bonus-01-back.svg"
     inodes = {p: p.stat().st_ino for p in (kept, changed)}
-    kit.edit(f"{M}/tiles.yaml", "resource: wood, provenance: design}", "resource: gold, provenance: design}")
+    kit.edit(
+        f"{M}/tiles.yaml",
+        "resource: wood, provenance: design}",
+        "resource: gold, provenance: design}",
+    )
     seen = []
     real_swap = output.swap_in
 
@@ -216,7 +262,10 @@ def test_without_an_atomic_exchange_two_renames_still_give_the_new_kit(kit, monk
     monkeypatch.setattr(output, "exchange", lambda a, b: False)
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
     assert kit.build().code == 0
-    assert sorted(p.name for p in (kit.root / "build").iterdir()) == ["mammoth-herd", "pnpkit-cache"]
+    assert sorted(p.name for p in (kit.root / "build").iterdir()) == [
+        "mammoth-herd",
+        "pnpkit-cache",
+    ]
 
 
 def test_the_next_build_puts_back_a_kit_a_killed_fallback_swap_left_aside(kit):
@@ -232,7 +281,9 @@ def test_the_next_build_puts_back_a_kit_a_killed_fallback_swap_left_aside(kit):
         output.tidy(out)
     assert sorted(p.name for p in out.iterdir()) == ["mammoth-herd", "pnpkit-cache"]
     assert files(out / "mammoth-herd") == before
-    (out / ".mammoth-herd.old").mkdir()  # a kit and an old one: the swap had finished, the old one goes
+    (
+        out / ".mammoth-herd.old"
+    ).mkdir()  # a kit and an old one: the swap had finished, the old one goes
     output.tidy(out)
     assert sorted(p.name for p in out.iterdir()) == ["mammoth-herd", "pnpkit-cache"]
     assert files(out / "mammoth-herd") == before
@@ -244,15 +295,23 @@ def test_exchange_swaps_two_folders_in_one_step(tmp_path):
         folder.mkdir()
         (folder / "name").write_text(folder.name)
     if not output.exchange(a, b):
-        pytest.skip("this system or file system has no atomic exchange; the fallback is tested above")
+        pytest.skip(
+            "this system or file system has no atomic exchange; the fallback is tested above"
+        )
     assert (a / "name").read_text() == "b" and (b / "name").read_text() == "a"
 
 
 def test_the_lock_is_released_when_its_holder_dies(tmp_path):
     """flock belongs to the process: a holder killed with SIGKILL leaves no stale lock."""
     out = tmp_path / "out"
-    code = "from pnpkit import output; from pathlib import Path; " f"import time\nwith output.locked(Path({str(out)!r}), " "'x'):\n    print('held', flush=True); time.sleep(60)"
-    holder = subprocess.Popen([sys.executable, "-c", code], env=ENV, stdout=subprocess.PIPE, text=True)
+    code = (
+        "from pnpkit import output; from pathlib import Path; "
+        f"import time\nwith output.locked(Path({str(out)!r}), "
+        "'x'):\n    print('held', flush=True); time.sleep(60)"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code], env=ENV, stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout.readline() == "held\n"
     holder.kill()
     holder.wait(TIMEOUT)

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from Python 3.11")
+tomllib = pytest.importorskip(
+    "tomllib", reason="tomllib is in the standard library from Python 3.11"
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "pnpkit"
@@ -59,7 +61,9 @@ def test_every_imported_package_is_a_declared_dependency():
 def test_the_scan_sees_the_imports_it_must_check():
     """The scan itself: it finds imports at module level and inside functions."""
     modules = _imported_modules()
-    assert {"reportlab", "jinja2", "markupsafe", "yaml", "lxml", "pypdfium2", "svgwrite"} <= set(modules)
+    assert {"reportlab", "jinja2", "markupsafe", "yaml", "lxml", "pypdfium2", "svgwrite"} <= set(
+        modules
+    )
 
 
 def test_the_licence_the_package_declares_is_shipped():
@@ -71,12 +75,20 @@ def test_the_licence_the_package_declares_is_shipped():
 
 def test_the_readme_gives_every_dependency_a_licence_and_a_reason():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = readme.split("Dependencies, each with its licence and why it is there", 1)[1].split("\n\n", 2)[1]
+    table = readme.split("Dependencies, each with its licence and why it is there", 1)[1].split(
+        "\n\n", 2
+    )[1]
     rows = [line.split(" | ") for line in table.splitlines()[2:] if line.startswith("| ")]
-    listed = {_normal(re.match(r"[\w.-]+", n.strip(" |`")).group(0)) for row in rows for n in row[0].split(",")}
+    listed = {
+        _normal(re.match(r"[\w.-]+", n.strip(" |`")).group(0))
+        for row in rows
+        for n in row[0].split(",")
+    }
     missing = {d for d in _declared() if d not in listed}
     assert missing == set()
-    assert all(len(row) >= 3 and row[1].strip() for row in rows), "every row needs a licence and a reason"
+    assert all(len(row) >= 3 and row[1].strip() for row in rows), (
+        "every row needs a licence and a reason"
+    )
 
 
 def test_the_floors_script_pins_every_dependency_to_its_floor():
@@ -86,7 +98,10 @@ def test_the_floors_script_pins_every_dependency_to_its_floor():
         import floors
     finally:
         sys.path.remove(str(ROOT / "scripts"))
-    assert floors.floors(["reportlab[accel]>=4.4.3,<5.2", "pyyaml>=6,<7"]) == ["reportlab[accel]==4.4.3", "pyyaml==6"]
+    assert floors.floors(["reportlab[accel]>=4.4.3,<5.2", "pyyaml>=6,<7"]) == [
+        "reportlab[accel]==4.4.3",
+        "pyyaml==6",
+    ]
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     pinned = floors.floors(project["dependencies"])
     assert len(pinned) == len(project["dependencies"]) and all("==" in p for p in pinned)

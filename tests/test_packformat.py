@@ -43,9 +43,14 @@ def _default(key: packformat.Key) -> object:
 @pytest.mark.parametrize("key", packformat.PRINT, ids=[k.name for k in packformat.PRINT])
 def test_every_print_key_is_a_print_setting_with_the_declared_default(key):
     fields = {f.name: f for f in dataclasses.fields(PrintSettings)}
-    assert key.field in fields, f"model.PrintSettings has no field '{key.field}' for print.{key.name}"
-    assert fields[key.field].default == pytest.approx(_default(key)) if isinstance(_default(key), float) \
+    assert key.field in fields, (
+        f"model.PrintSettings has no field '{key.field}' for print.{key.name}"
+    )
+    assert (
+        fields[key.field].default == pytest.approx(_default(key))
+        if isinstance(_default(key), float)
         else fields[key.field].default == _default(key)
+    )
 
 
 def test_the_validator_and_the_schemas_take_their_keys_from_the_declaration():
@@ -62,13 +67,21 @@ def test_the_validator_and_the_schemas_take_their_keys_from_the_declaration():
 def test_a_bound_declared_in_the_table_is_enforced_with_its_message(tmp_path, monkeypatch, capsys):
     """`safe` is bounded by its declaration alone: the reader has no code of its own for it."""
     from pnpkit.cli import main
+
     monkeypatch.chdir(tmp_path)
     (tmp_path / "p").mkdir()
-    (tmp_path / "p" / "game.yaml").write_text("name: P\nlanguages: [en]\nplayers: {min: 1, max: 2}\nprint: {safe: 60mm}\n")
+    (tmp_path / "p" / "game.yaml").write_text(
+        "name: P\nlanguages: [en]\nplayers: {min: 1, max: 2}\nprint: {safe: 60mm}\n"
+    )
     assert main(["validate", "p"]) == 1
     assert capsys.readouterr().out.splitlines() == [
-        "p/game.yaml:4:15: error: 'safe' must be at most 50mm; " "a safe zone is a few millimetres (got 60mm) [schema]"]
+        "p/game.yaml:4:15: error: 'safe' must be at most 50mm; "
+        "a safe zone is a few millimetres (got 60mm) [schema]"
+    ]
     safe = next(k for k in packformat.PRINT if k.name == "safe")
-    monkeypatch.setattr(packformat, "PRINT", tuple(dataclasses.replace(k, max=70.0) if k is safe else k
-                                                     for k in packformat.PRINT))
+    monkeypatch.setattr(
+        packformat,
+        "PRINT",
+        tuple(dataclasses.replace(k, max=70.0) if k is safe else k for k in packformat.PRINT),
+    )
     assert main(["validate", "p"]) == 0

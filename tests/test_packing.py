@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 HERE = Location("x.yaml", 1, 1)
 
 
-def faces(n: int, size: tuple[float, float], group: str, kind: str = "card",
-          back: bool = True) -> list[Face]:
+def faces(
+    n: int, size: tuple[float, float], group: str, kind: str = "card", back: bool = True
+) -> list[Face]:
     out = []
     for i in range(n):
         out.append(Face(group, f"{group}{i}", "front", 1, size, 3.0, kind, f"<{group}{i}>", HERE))
@@ -34,8 +35,9 @@ def faces(n: int, size: tuple[float, float], group: str, kind: str = "card",
 
 def mixed(long: tuple[float, float] = (100.0, 40.0)) -> list[Face]:
     """Sizes that cannot fill a sheet alone: 3 poker cards, 4 long tiles, 12 tokens."""
-    return (faces(3, (63.5, 88.9), "cards") + faces(4, long, "long")
-            + faces(12, (22.0, 22.0), "tokens"))
+    return (
+        faces(3, (63.5, 88.9), "cards") + faces(4, long, "long") + faces(12, (22.0, 22.0), "tokens")
+    )
 
 
 def rect(p: Placement) -> tuple[float, float, float, float]:
@@ -55,10 +57,13 @@ def sheet_count():
 
 # the old packer (one size per block, blocks stacked down the page, each packer on sheets of its
 # own) took 13, 2, 10, 21 sheets on A4 and 19, 2, 10, 26 on Letter
-@pytest.mark.parametrize("paper, most", [
-    ("a4", {"anunnaki": 12, "mammoth-herd": 2, "mlem": 9, "star-cargo": 20}),
-    ("letter", {"anunnaki": 18, "mammoth-herd": 2, "mlem": 9, "star-cargo": 24}),
-])
+@pytest.mark.parametrize(
+    "paper, most",
+    [
+        ("a4", {"anunnaki": 12, "mammoth-herd": 2, "mlem": 9, "star-cargo": 20}),
+        ("letter", {"anunnaki": 18, "mammoth-herd": 2, "mlem": 9, "star-cargo": 24}),
+    ],
+)
 def test_the_kits_take_fewer_sheets(paper, most):
     count = sheet_count().count
     taken = {kit: count(ROOT / "components" / kit, {"paper": paper})[0] for kit in most}
@@ -144,8 +149,12 @@ def test_crop_marks_of_a_block_reach_no_other_block_and_stay_inside_the_margin(p
                 for other in page.placements:
                     if other not in block:  # not even the other faces' bleed
                         left, top, right, bottom = other.reach
-                        bleed = (other.x - left, other.y - top,
-                                 other.x + other.w + right, other.y + other.h + bottom)
+                        bleed = (
+                            other.x - left,
+                            other.y - top,
+                            other.x + other.w + right,
+                            other.y + other.h + bottom,
+                        )
                         assert not segment_hits(line, bleed)
 
 
@@ -174,8 +183,12 @@ def test_free_room_keeps_every_largest_rectangle():
     free.take((0.0, 0.0, 40.0, 30.0))
     assert sorted(free.rects) == [(0.0, 30.0, 100.0, 100.0), (40.0, 0.0, 100.0, 100.0)]
     free.take((60.0, 50.0, 100.0, 100.0))
-    assert sorted(free.rects) == [(0.0, 30.0, 60.0, 100.0), (0.0, 30.0, 100.0, 50.0),
-                                  (40.0, 0.0, 60.0, 100.0), (40.0, 0.0, 100.0, 50.0)]
+    assert sorted(free.rects) == [
+        (0.0, 30.0, 60.0, 100.0),
+        (0.0, 30.0, 100.0, 50.0),
+        (40.0, 0.0, 60.0, 100.0),
+        (40.0, 0.0, 100.0, 50.0),
+    ]
 
 
 # ------------------------------------------------------------------ a turned face, printed
@@ -192,16 +205,18 @@ def test_a_turned_face_prints_turned_and_its_back_turns_the_other_way(tmp_path):
     """Front: red top half; back: green top half. On a portrait sheet the wide tiles turn, so the
     front's red half lies right of its centre, and the back's green half lies behind it: left of
     the centre of the mirrored place on the back page."""
-    pack = write_pack(tmp_path / "turn", {
-        "game.yaml": "name: Turn\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
-                     "print:\n  bleed: 3mm\n  orientation: portrait\n",
-        "long.yaml": "long:\n  kind: tile\n  size: 100x40mm\n  front: front.svg.j2\n"
-                     "  back: back.svg.j2\n  items:\n"
-                     + "".join(f"    - {{id: t{i}}}\n" for i in range(8)),
-        "templates/front.svg.j2": HALVES.replace("{{ top }}", "#ff0000"),
-        "templates/back.svg.j2": HALVES.replace("{{ top }}", "#00ff00"),
-        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-    })
+    pack = write_pack(
+        tmp_path / "turn",
+        {
+            "game.yaml": "name: Turn\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
+            "print:\n  bleed: 3mm\n  orientation: portrait\n",
+            "long.yaml": "long:\n  kind: tile\n  size: 100x40mm\n  front: front.svg.j2\n"
+            "  back: back.svg.j2\n  items:\n" + "".join(f"    - {{id: t{i}}}\n" for i in range(8)),
+            "templates/front.svg.j2": HALVES.replace("{{ top }}", "#ff0000"),
+            "templates/back.svg.j2": HALVES.replace("{{ top }}", "#00ff00"),
+            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
+        },
+    )
     result = build.validate(pack, code=build.Code(True))
     assert result.errors == []
     front_page, back_page = result.pages["en"][:2]

@@ -30,6 +30,7 @@ def small_pool(monkeypatch):
         ahead = prepare(*args, **kwargs)
         made.append(len(ahead.faces))
         return ahead
+
     monkeypatch.setattr(parallel, "prepare", counting)
     return made
 
@@ -39,8 +40,14 @@ def both(pack: Path, out: Path) -> tuple[build.Result, build.Result]:
     results = []
     for name, jobs in (("one", 1), ("two", 2)):
         shutil.rmtree(out / name, ignore_errors=True)
-        results.append(build.build(pack, out / name, cache=Cache(out / name / "cache", jobs=jobs),
-                                   code=build.Code(True)))
+        results.append(
+            build.build(
+                pack,
+                out / name,
+                cache=Cache(out / name / "cache", jobs=jobs),
+                code=build.Code(True),
+            )
+        )
     return results[0], results[1]
 
 
@@ -74,6 +81,7 @@ def test_workers_report_the_same_problems_in_the_same_order(tmp_path, small_pool
 def test_without_processes_the_build_does_it_all_itself(tmp_path, small_pool, monkeypatch):
     def refused(*args, **kwargs):
         raise OSError(38, "Function not implemented")
+
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", refused)
     pack = ROOT / "components" / "mammoth-herd"
     one, two = both(pack, tmp_path)
@@ -88,14 +96,14 @@ def test_a_small_build_starts_no_workers(tmp_path, monkeypatch):
     assert result.written and not result.errors
 
 
-FACE_PY = '''from pnpkit.pyfaces import drawing
+FACE_PY = """from pnpkit.pyfaces import drawing
 
 
 def draw(ctx):
     d = drawing(ctx)
     d.add(d.rect((10, 10), (20, 20), fill="#00aa00"))
     return d
-'''
+"""
 
 
 def test_faces_drawn_by_the_packs_python_never_go_to_workers(tmp_path, small_pool):
@@ -109,8 +117,10 @@ def test_faces_drawn_by_the_packs_python_never_go_to_workers(tmp_path, small_poo
     assert outputs(tmp_path / "one" / "probe") == outputs(tmp_path / "two" / "probe")
 
 
-@pytest.mark.parametrize("cores, load, jobs", [(2, 0.4, 2), (2, 1.0, 2), (2, 1.3, 1), (1, 0.0, 1),
-                                               (8, 6.5, 8), (8, 7.5, 1)])
+@pytest.mark.parametrize(
+    "cores, load, jobs",
+    [(2, 0.4, 2), (2, 1.0, 2), (2, 1.3, 1), (1, 0.0, 1), (8, 6.5, 8), (8, 7.5, 1)],
+)
 def test_by_default_every_core_while_one_is_idle(cores, load, jobs, monkeypatch):
     monkeypatch.setattr(parallel.os, "cpu_count", lambda: cores)
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, load, load))
@@ -120,5 +130,6 @@ def test_by_default_every_core_while_one_is_idle(cores, load, jobs, monkeypatch)
 def test_without_a_load_average_one_process(monkeypatch):
     def missing():
         raise OSError("no load average")
+
     monkeypatch.setattr(parallel.os, "getloadavg", missing)
     assert parallel.default_jobs() == 1

@@ -13,16 +13,22 @@ from pnpkit import calibration
 from pnpkit.cli import main
 
 MM = 72 / 25.4
-FIRST = calibration.page_count("long-edge")  # the kit's first page after the print check and its back
+FIRST = calibration.page_count(
+    "long-edge"
+)  # the kit's first page after the print check and its back
 A4 = (595.2756, 841.8898)
 DPI = 150
 PX = DPI / 25.4  # pixels per mm
-TOP = 8.5 + (297 - 8.5 - 11 - 3 * 88.9) / 2  # 3 x 3 poker cards centred between the marks' room below the top margin and above the label
+TOP = (
+    8.5 + (297 - 8.5 - 11 - 3 * 88.9) / 2
+)  # 3 x 3 poker cards centred between the marks' room below the top margin and above the label
 
 
 def render(pdf_path, index: int, dpi: int = DPI):
     page = pypdfium2.PdfDocument(str(pdf_path))[index]
-    return page.render(scale=dpi / 72, no_smoothpath=True, no_smoothtext=True).to_pil().convert("RGB")
+    return (
+        page.render(scale=dpi / 72, no_smoothpath=True, no_smoothtext=True).to_pil().convert("RGB")
+    )
 
 
 def dark(pixel) -> bool:
@@ -31,7 +37,11 @@ def dark(pixel) -> bool:
 
 def dark_near(image, x: float, y: float) -> bool:
     """A hairline at (x, y) px lands on one of the neighbouring pixel columns/rows."""
-    return any(dark(image.getpixel((round(x) + dx, round(y) + dy))) for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+    return any(
+        dark(image.getpixel((round(x) + dx, round(y) + dy)))
+        for dx in (-1, 0, 1)
+        for dy in (-1, 0, 1)
+    )
 
 
 def build_probe(tmp_path, *args, **kw):
@@ -44,9 +54,13 @@ def build_probe(tmp_path, *args, **kw):
 class TestKitPdf:
     def test_pages_are_a4_with_the_calibration_page_first(self, built_kit):
         reader = PdfReader(built_kit["pl"])
-        assert len(reader.pages) == 6  # print check and its back, standee + reference, its back, tiles, their backs
+        assert (
+            len(reader.pages) == 6
+        )  # print check and its back, standee + reference, its back, tiles, their backs
         for page in reader.pages:
-            assert (float(page.mediabox.width), float(page.mediabox.height)) == pytest.approx(A4, abs=0.01)
+            assert (float(page.mediabox.width), float(page.mediabox.height)) == pytest.approx(
+                A4, abs=0.01
+            )
         assert "Kontrola wydruku" in reader.pages[0].extract_text()
 
     def test_every_font_is_embedded_and_subset(self, built_kit):
@@ -74,7 +88,9 @@ class TestKitPdf:
     def test_letter_paper(self, tmp_path):
         pdf = build_probe(tmp_path, "--paper", "letter")
         for page in PdfReader(pdf).pages:
-            assert sorted((float(page.mediabox.width), float(page.mediabox.height))) == pytest.approx([612, 792], abs=0.01)
+            assert sorted(
+                (float(page.mediabox.width), float(page.mediabox.height))
+            ) == pytest.approx([612, 792], abs=0.01)
 
 
 class TestBoxes:
@@ -85,7 +101,9 @@ class TestBoxes:
         bleed = [float(v) for v in page.bleedbox]
         assert trim[2] - trim[0] == pytest.approx(69.85 * MM, abs=0.01)
         assert trim[3] - trim[1] == pytest.approx(120.65 * MM, abs=0.01)
-        assert [b - t for b, t in zip(bleed, trim)] == pytest.approx([-3 * MM, -3 * MM, 3 * MM, 3 * MM], abs=0.01)
+        assert [b - t for b, t in zip(bleed, trim)] == pytest.approx(
+            [-3 * MM, -3 * MM, 3 * MM, 3 * MM], abs=0.01
+        )
 
     def test_a_sheet_of_many_faces_has_no_trim_box(self, tmp_path):
         pdf = build_probe(tmp_path, n=9)
@@ -97,7 +115,11 @@ class TestPixels:
     def test_calibration_bar_is_100_mm(self, built_kit):
         image = render(built_kit["en"], 0, dpi=300)
         row = round(70 * 300 / 25.4)  # the bar's baseline, 70 mm from the top
-        run = [x for x in range(image.width) if any(dark(image.getpixel((x, row + d))) for d in (-1, 0, 1))]
+        run = [
+            x
+            for x in range(image.width)
+            if any(dark(image.getpixel((x, row + d))) for d in (-1, 0, 1))
+        ]
         assert (max(run) - min(run)) / (300 / 25.4) == pytest.approx(100, abs=0.3)
 
     def test_crop_marks_lie_on_every_trim_line_outside_the_art(self, tmp_path):
@@ -107,7 +129,9 @@ class TestPixels:
         for x_mm in (9.75, 73.25, 136.75, 200.25):
             assert dark_near(image, x_mm * PX, top_y * PX), x_mm
             assert not dark_near(image, (x_mm + 1) * PX, top_y * PX), x_mm
-        left_x = 9.75 - 1.25 - 0.5 - 1.5  # beside the block only 1.25 mm of bleed fits inside margin and marks
+        left_x = (
+            9.75 - 1.25 - 0.5 - 1.5
+        )  # beside the block only 1.25 mm of bleed fits inside margin and marks
         for y_mm in (TOP, TOP + 88.9, TOP + 2 * 88.9, TOP + 3 * 88.9):
             assert dark_near(image, left_x * PX, y_mm * PX), y_mm
             assert not dark_near(image, left_x * PX, (y_mm + 1) * PX), y_mm
@@ -155,6 +179,7 @@ class TestPixels:
 class TestSplitBoards:
     def build(self, tmp_path):
         from conftest import board_pack
+
         out = tmp_path / "out"
         assert main(["build", str(board_pack(tmp_path / "board")), "--out", str(out)]) == 0
         return out / "board"
@@ -164,31 +189,49 @@ class TestSplitBoards:
         pages = PdfReader(out / "board-en.pdf").pages
         assert len(pages) == FIRST + 4  # sheet A1, its (blank) back, A2, its back
         sheets = [pages[FIRST], pages[FIRST + 2]]
-        assert "sheet A1 of 1x2" in sheets[0].extract_text() and "sheet A2 of 1x2" in sheets[1].extract_text()
+        assert (
+            "sheet A1 of 1x2" in sheets[0].extract_text()
+            and "sheet A2 of 1x2" in sheets[1].extract_text()
+        )
         a3 = PdfReader(out / "board-en-a3.pdf").pages
-        assert [(round(float(p.mediabox.width)), round(float(p.mediabox.height))) for p in a3] == [(842, 1191), (1191, 842)]
+        assert [(round(float(p.mediabox.width)), round(float(p.mediabox.height))) for p in a3] == [
+            (842, 1191),
+            (1191, 842),
+        ]
 
     def test_sheets_repeat_the_overlap_strip_and_their_targets_coincide(self, tmp_path):
         from conftest import board_pack
         from pnpkit.build import validate
         from pnpkit.pdf import alignment_marks
         from registered import impose
+
         root = board_pack(tmp_path / "board")
         out = tmp_path / "out"
         assert main(["build", str(root), "--out", str(out)]) == 0
         pdf = out / "board" / "board-en.pdf"
         result = validate(root)
-        t1, t2 = [page.tile for page in impose(result.faces["en"], result.pack.print)[0] if page.tile]
+        t1, t2 = [
+            page.tile for page in impose(result.faces["en"], result.pack.print)[0] if page.tile
+        ]
         assert (t1.rows, t1.cols) == (1, 2) and t2.window[0] == t1.window[2] - 12
         a1, a2 = render(pdf, FIRST), render(pdf, FIRST + 2)
 
         def on(tile, fx, fy):  # a board point (mm, bleed-box origin) -> pixel on that sheet
-            return (tile.origin[0] + fx - tile.window[0]) * PX, (tile.origin[1] + fy - tile.window[1]) * PX
+            return (tile.origin[0] + fx - tile.window[0]) * PX, (
+                tile.origin[1] + fy - tile.window[1]
+            ) * PX
 
         # the shared strip shows the same board on both sheets
-        for fx in (t2.window[0] + 1, t2.window[0] + 5, t2.window[0] + 8.5):  # 1 mm or more from a stripe's edge
+        for fx in (
+            t2.window[0] + 1,
+            t2.window[0] + 5,
+            t2.window[0] + 8.5,
+        ):  # 1 mm or more from a stripe's edge
             for fy in (40, 100, 160):
-                p1, p2 = a1.getpixel(tuple(map(round, on(t1, fx, fy)))), a2.getpixel(tuple(map(round, on(t2, fx, fy))))
+                p1, p2 = (
+                    a1.getpixel(tuple(map(round, on(t1, fx, fy)))),
+                    a2.getpixel(tuple(map(round, on(t2, fx, fy)))),
+                )
                 assert max(abs(u - v) for u, v in zip(p1, p2)) <= 2, (fx, fy)
         # both sheets carry targets at the same board points, in that strip
         marks = alignment_marks(t1)
@@ -205,6 +248,7 @@ class TestSplitBoards:
 def test_transparency_inside_a_face_prints_transparent(tmp_path):
     """Faces are PDF forms; their transparency must survive (a half-opaque red on white is pink)."""
     from conftest import alpha_pack, is_pink
+
     assert main(["build", str(alpha_pack(tmp_path / "alpha")), "--out", str(tmp_path / "out")]) == 0
     image = render(tmp_path / "out" / "alpha" / "alpha-en.pdf", FIRST)
     assert is_pink(image.getpixel((image.width // 2, image.height // 2)))
@@ -215,7 +259,9 @@ class TestDuplexCheck:
     0.5 mm."""
 
     def red_near(self, image, x_mm: float, y_mm: float) -> bool:
-        return any(self.red(image.getpixel((round(x_mm * PX) + d, round(y_mm * PX)))) for d in (-1, 0, 1))
+        return any(
+            self.red(image.getpixel((round(x_mm * PX) + d, round(y_mm * PX)))) for d in (-1, 0, 1)
+        )
 
     @staticmethod
     def red(pixel) -> bool:
@@ -230,7 +276,9 @@ class TestDuplexCheck:
         across, _ = calibration.ladder_ticks((210, 297))
         for k, x, y in across:
             assert dark_near(front, x * PX, (y - 3) * PX), k
-            expected = 210 - x + offset[0] + k * calibration.STEP  # long-edge: mirrored across the page
+            expected = (
+                210 - x + offset[0] + k * calibration.STEP
+            )  # long-edge: mirrored across the page
             assert self.red_near(back, expected, y - 3), (k, expected)
             assert not self.red_near(back, expected + 0.5, y - 3) or k == 4, (k, expected)
 
@@ -243,7 +291,9 @@ class TestDuplexCheck:
         front, back = render(pdf, 0, 600), render(pdf, 1)
         fine = 600 / 25.4  # rings 0.5 mm apart need more than 150 dpi to tell apart
         for x, y in calibration.corner_targets((210, 297)):
-            for r in calibration.RINGS:  # each ring crosses the target's row r mm right of its centre
+            for (
+                r
+            ) in calibration.RINGS:  # each ring crosses the target's row r mm right of its centre
                 assert dark_near(front, (x + r) * fine, y * fine), (x, y, r)
                 assert not dark_near(front, (x + r - 0.25) * fine, y * fine), (x, y, r)
             bx, by = 210 - x + offset[0], y + offset[1]  # long-edge: mirrored across the page
@@ -254,7 +304,9 @@ class TestDuplexCheck:
 
     def red_around(self, image, x_mm: float, y_mm: float) -> bool:
         x, y = round(x_mm * PX), round(y_mm * PX)
-        return any(self.red(image.getpixel((x + dx, y + dy))) for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+        return any(
+            self.red(image.getpixel((x + dx, y + dy))) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+        )
 
     def test_every_language_says_every_line(self):
         for lang, lines in calibration.TEXT.items():

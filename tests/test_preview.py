@@ -44,7 +44,10 @@ class Page(HTMLParser):
         a = dict(attrs)
         self._in.append((tag, a.get("class", "")))
         if tag == "figure":
-            self._figure = self.figures.setdefault(a["id"], {"id": a["data-id"], "count": int(a["data-count"]), "images": [], "notes": []})
+            self._figure = self.figures.setdefault(
+                a["id"],
+                {"id": a["data-id"], "count": int(a["data-count"]), "images": [], "notes": []},
+            )
         elif tag in ("img", "iframe") and self._figure is not None:
             self._figure["images"].append(a["src"])
         elif tag == "a" and "pdf" in a.get("class", ""):
@@ -78,16 +81,21 @@ def test_the_page_shows_every_face_with_its_id_and_count_and_links_the_pdfs(kit)
             src = f"svg/{lang}/{face.group}/{face.item}-{face.side}.svg"
             [shown] = [s for s in figure["images"] if s.split("?")[0] == src]
             assert (out / src).read_text(encoding="utf-8") == face.svg
-    assert sum(len(f["images"]) for f in page.figures.values()) == sum(len(f) for f in result.faces.values())
+    assert sum(len(f["images"]) for f in page.figures.values()) == sum(
+        len(f) for f in result.faces.values()
+    )
 
 
 def test_warnings_stand_next_to_their_item_and_the_rest_on_top(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     root = colour_pack(tmp_path / "components" / "probe", n=3)
     with open(root / "game.yaml", "a") as f:
-        f.write("checks:\n"
-                "  - {rule: fields, id: PR-1, group: cards, " "require: {colour: ['#000000']}, level: warning}\n"
-                "  - {rule: count, id: PR-2, group: cards, exact: 4, level: warning}\n")
+        f.write(
+            "checks:\n"
+            "  - {rule: fields, id: PR-1, group: cards, "
+            "require: {colour: ['#000000']}, level: warning}\n"
+            "  - {rule: count, id: PR-2, group: cards, exact: 4, level: warning}\n"
+        )
     result = build.build(Path("components/probe"), Path("build"))
     assert not result.errors and len(result.problems) == 4
     page = Page((tmp_path / "build" / "probe" / "index.html").read_text(encoding="utf-8"))
@@ -99,13 +107,17 @@ def test_warnings_stand_next_to_their_item_and_the_rest_on_top(tmp_path, monkeyp
 
 def art_pack(tmp_path: Path) -> Path:
     """components/art: one card whose face draws art/p.png (a green 4x4 PNG)."""
-    root = write_pack(tmp_path / "components" / "art", {
-        "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "cards.yaml": "cards:\n  kind: card\n  size: poker\n  " "front: art.svg.j2\n  items:\n    - id: one\n",
-        "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
-                                '<image href="art/p.png" x="0" y="0" width="10" height="10"/>{% endblock %}',
-        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-    })
+    root = write_pack(
+        tmp_path / "components" / "art",
+        {
+            "game.yaml": "name: Art\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+            "cards.yaml": "cards:\n  kind: card\n  size: poker\n  "
+            "front: art.svg.j2\n  items:\n    - id: one\n",
+            "templates/art.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}'
+            '<image href="art/p.png" x="0" y="0" width="10" height="10"/>{% endblock %}',
+            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
+        },
+    )
     (root / "art").mkdir()
     Image.new("RGB", (4, 4), (0, 128, 0)).save(root / "art" / "p.png")
     return root
@@ -123,17 +135,26 @@ def test_a_face_that_draws_art_is_previewed_linking_one_copy_of_the_art(tmp_path
     [art] = (out / "preview" / "art").iterdir()
     assert src.startswith("preview/") and f'href="../../art/{art.name}"' in preview
     assert art.read_bytes() == (root / "art" / "p.png").read_bytes()
-    assert '<iframe sandbox src="preview/en/cards/one-front.svg' in (out / "index.html").read_text(encoding="utf-8")
-    assert (out / "svg" / "en" / "cards" / "one-front.svg").read_text(encoding="utf-8").count('href="art/p.png"') == 1
+    assert '<iframe sandbox src="preview/en/cards/one-front.svg' in (out / "index.html").read_text(
+        encoding="utf-8"
+    )
+    assert (out / "svg" / "en" / "cards" / "one-front.svg").read_text(encoding="utf-8").count(
+        'href="art/p.png"'
+    ) == 1
 
 
 def test_the_packs_own_text_is_escaped_on_the_page(tmp_path):
     """The page is a Jinja template with autoescape: a pack's name and its problems are text."""
     root = colour_pack(tmp_path / "p", n=1)
-    (root / "game.yaml").write_text((root / "game.yaml").read_text().replace(
-        "name: Probe", "name: '<script>alert(1)</script> & \"Co\"'"))
+    (root / "game.yaml").write_text(
+        (root / "game.yaml")
+        .read_text()
+        .replace("name: Probe", "name: '<script>alert(1)</script> & \"Co\"'")
+    )
     with open(root / "game.yaml", "a") as f:
-        f.write("checks:\n  - {rule: count, id: '<b>X</b>', group: cards, exact: 2, level: warning}\n")
+        f.write(
+            "checks:\n  - {rule: count, id: '<b>X</b>', group: cards, exact: 2, level: warning}\n"
+        )
     assert not build.build(root, tmp_path / "out").errors
     text = (tmp_path / "out" / "p" / "index.html").read_text(encoding="utf-8")
     assert text.count("<script>") == 1 and "<b>X</b>" not in text  # only the page's own script
@@ -150,9 +171,13 @@ def test_a_rebuild_links_the_preview_files_that_did_not_change(tmp_path, monkeyp
 
     def inodes() -> dict[str, int]:
         assert not build.build(Path("components/art"), Path("build")).errors
-        files = [out / "index.html", out / "preview" / "en" / "cards" / "one-front.svg",
-                 *(out / "preview" / "art").iterdir()]
+        files = [
+            out / "index.html",
+            out / "preview" / "en" / "cards" / "one-front.svg",
+            *(out / "preview" / "art").iterdir(),
+        ]
         return {p.relative_to(out).as_posix(): p.stat().st_ino for p in files}
+
     first = inodes()
     assert inodes() == first
     Image.new("RGB", (4, 4), (0, 0, 128)).save(root / "art" / "p.png")  # same name, new bytes
@@ -167,14 +192,19 @@ def test_the_page_is_the_same_for_the_same_build(tmp_path):
     root = colour_pack(tmp_path / "p", n=2)
     for out in ("a", "b"):
         assert not build.build(root, tmp_path / out, cache=Cache()).errors
-    assert (tmp_path / "a" / "p" / "index.html").read_bytes() == (tmp_path / "b" / "p" / "index.html").read_bytes()
+    assert (tmp_path / "a" / "p" / "index.html").read_bytes() == (
+        tmp_path / "b" / "p" / "index.html"
+    ).read_bytes()
 
 
 # ---------------------------------------------------------------- a real browser
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install " "chromium): the preview's browser test needs it")
+    CHROMIUM is None,
+    reason="Debian's chromium is not installed (apt-get install "
+    "chromium): the preview's browser test needs it",
+)
 
 
 class Browser:
@@ -183,10 +213,22 @@ class Browser:
     def __init__(self):
         self.profile = tempfile.mkdtemp(prefix="pnpkit-chromium-")
         self.proc = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--no-first-run", "--no-default-browser-check", f"--user-data-dir={self.profile}",
-             "--remote-debugging-port=0", "--window-size=1400,1000", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--no-first-run",
+                "--no-default-browser-check",
+                f"--user-data-dir={self.profile}",
+                "--remote-debugging-port=0",
+                "--window-size=1400,1000",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         port_file = Path(self.profile) / "DevToolsActivePort"
         deadline = time.monotonic() + 60
         while not (port_file.is_file() and port_file.read_text().count("\n") >= 1):
@@ -194,7 +236,9 @@ class Browser:
                 raise RuntimeError("chromium did not start")
             time.sleep(0.1)
         port = int(port_file.read_text().split()[0])
-        targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30).read())
+        targets = json.loads(
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30).read()
+        )
         url = next(t["webSocketDebuggerUrl"] for t in targets if t["type"] == "page")
         self.sock = self._connect(url)
         self.buffer = b""
@@ -226,7 +270,9 @@ class Browser:
     def js(self, expression: str):
         """The value of a JavaScript expression in the page (promises awaited); None while it
         reloads."""
-        result = self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        result = self.call(
+            "Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True
+        )
         if "exceptionDetails" in result:
             return None
         return result["result"].get("value")
@@ -250,8 +296,13 @@ class Browser:
         u = urlsplit(url)
         sock = socket.create_connection((u.hostname, u.port), timeout=60)
         key = base64.b64encode(os.urandom(16)).decode()
-        sock.sendall((f"GET {u.path} HTTP/1.1\r\nHost: {u.hostname}:{u.port}\r\nUpgrade: websocket\r\n"
-                      "Connection: Upgrade\r\nSec-WebSocket-Key: " f"{key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        sock.sendall(
+            (
+                f"GET {u.path} HTTP/1.1\r\nHost: {u.hostname}:{u.port}\r\nUpgrade: websocket\r\n"
+                "Connection: Upgrade\r\nSec-WebSocket-Key: "
+                f"{key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
         head = b""
         while b"\r\n\r\n" not in head:
             head += sock.recv(1)
@@ -320,22 +371,35 @@ def test_the_served_page_loads_shows_every_face_and_follows_each_rebuild(kit):
         front = "document.querySelector('[data-face=\"en/reference/reference/front\"] img').src"
         before = browser.js(front)
         kit.edit(f"{M}/reference.yaml", "- id: reference", "- id: reference\n      count: 3")
-        kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd beside the stack.")
+        kit.edit(
+            f"{M}/reference.yaml",
+            "Stand the herd next to the stack.",
+            "Stand the herd beside the stack.",
+        )
         watcher.rebuild()  # as the watch loop does after a save
-        assert browser.wait_for("document.querySelector('#en-reference .count')?.textContent === '×3'")
+        assert browser.wait_for(
+            "document.querySelector('#en-reference .count')?.textContent === '×3'"
+        )
         assert browser.js(front) != before  # the new face, not the one the browser had
         assert browser.wait_for(SHOWN)["drawn"] == 2 * 35
 
         kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: no")
         watcher.rebuild()
-        problems = browser.wait_for("!document.getElementById('problems').hidden && " "document.getElementById('problems').textContent")
+        problems = browser.wait_for(
+            "!document.getElementById('problems').hidden && "
+            "document.getElementById('problems').textContent"
+        )
         assert "herd.yaml:12:12: error: 'tab' must be a number (got 'no') [schema]" in problems
         assert browser.js("document.title").startswith("\u26a0")
-        assert browser.js("document.querySelectorAll('figure.item').length") == 2 * 18  # the last good build stays
+        assert (
+            browser.js("document.querySelectorAll('figure.item').length") == 2 * 18
+        )  # the last good build stays
 
         kit.edit(f"{M}/herd.yaml", "tab: no", "tab: 14")
         watcher.rebuild()
-        assert browser.wait_for("document.getElementById('problems').hidden && document.title.includes('build 4')")
+        assert browser.wait_for(
+            "document.getElementById('problems').hidden && document.title.includes('build 4')"
+        )
     finally:
         browser.close()
         server.close()

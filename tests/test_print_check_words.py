@@ -13,23 +13,34 @@ WORDS = "".join(f"  {key}: {{fr: 'mot {n}'}}\n" for n, key in enumerate(calibrat
 
 
 def pack(root, name="T", strings=""):
-    return write_pack(root, {
-        "game.yaml": f"name: {name}\nlanguages: [fr]\nplayers: {{min: 1, max: 1}}\n"
-                     + (f"strings:\n{strings}" if strings else ""),
-        "cards.yaml": CARDS, "templates/t.svg.j2": FACE,
-    })
+    return write_pack(
+        root,
+        {
+            "game.yaml": f"name: {name}\nlanguages: [fr]\nplayers: {{min: 1, max: 1}}\n"
+            + (f"strings:\n{strings}" if strings else ""),
+            "cards.yaml": CARDS,
+            "templates/t.svg.j2": FACE,
+        },
+    )
 
 
 def test_a_language_pnpkit_does_not_know_falls_back_to_english_with_a_warning(tmp_path):
-    found = [str(p).split("probe/", 1)[-1] for p in build.validate(pack(tmp_path / "probe")).problems]
-    assert found == [f"game.yaml:1:1: warning: pnpkit has no words for its print-check page in 'fr'; it"
-                     f" prints them in English (strings {', '.join(calibration.WORD_KEYS)} give them) [words]"]
+    found = [
+        str(p).split("probe/", 1)[-1] for p in build.validate(pack(tmp_path / "probe")).problems
+    ]
+    assert found == [
+        f"game.yaml:1:1: warning: pnpkit has no words for its print-check page in 'fr'; it"
+        f" prints them in English (strings {', '.join(calibration.WORD_KEYS)} give them) [words]"
+    ]
 
 
 def test_the_pack_gives_pnpkit_its_words(tmp_path):
     root = pack(tmp_path / "probe", strings=WORDS)
     assert build.validate(root).problems == []
-    assert calibration.words("fr", {k: {"fr": f"w{k}"} for k in calibration.WORD_KEYS})[0][0] == "wpnpkit_print_check"
+    assert (
+        calibration.words("fr", {k: {"fr": f"w{k}"} for k in calibration.WORD_KEYS})[0][0]
+        == "wpnpkit_print_check"
+    )
 
 
 def test_a_long_heading_shrinks_then_wraps_within_the_page():
@@ -44,5 +55,12 @@ def test_a_long_heading_shrinks_then_wraps_within_the_page():
 
 def test_a_heading_that_only_fits_below_the_minimum_is_a_warning(tmp_path):
     name = "Supercalifragilisticexpialidocious" * 5  # one word: it cannot wrap
-    found = [str(p).split("probe/", 1)[-1] for p in build.validate(pack(tmp_path / "probe", name, WORDS)).problems]
-    assert len(found) == 1 and "the print-check heading" in found[0] and "below the minimum 6pt [words]" in found[0]
+    found = [
+        str(p).split("probe/", 1)[-1]
+        for p in build.validate(pack(tmp_path / "probe", name, WORDS)).problems
+    ]
+    assert (
+        len(found) == 1
+        and "the print-check heading" in found[0]
+        and "below the minimum 6pt [words]" in found[0]
+    )

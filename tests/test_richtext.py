@@ -40,15 +40,22 @@ def pack(tmp_path: Path, text, family="DejaVu Sans", extra="", files=None) -> Pa
     (root / "icons").mkdir()
     (root / "game.yaml").write_text(GAME + extra, encoding="utf-8")
     (root / "templates" / "card.svg.j2").write_text(CARD, encoding="utf-8")
-    (root / "icons" / "gem.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 10">'
-                                            '<rect width="20" height="10" fill="#00aa00"/></svg>', encoding="utf-8")
+    (root / "icons" / "gem.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 10">'
+        '<rect width="20" height="10" fill="#00aa00"/></svg>',
+        encoding="utf-8",
+    )
     (root / "cards.yaml").write_text(
         "cards:\n  kind: card\n  size: 60x40mm\n  front: card.svg.j2\n"
         f"  fields: {{text: text, family: {{type: string, default: '{family}'}}}}\n"
-        f"  items:\n    - {{id: c1, text: {text}}}\n", encoding="utf-8")
+        f"  items:\n    - {{id: c1, text: {text}}}\n",
+        encoding="utf-8",
+    )
     for name, data in (files or {}).items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_bytes(data) if isinstance(data, bytes) else (root / name).write_text(data, encoding="utf-8")
+        (root / name).write_bytes(data) if isinstance(data, bytes) else (root / name).write_text(
+            data, encoding="utf-8"
+        )
     return root
 
 
@@ -69,10 +76,17 @@ def raster(svg: str, root: Path, scale: float = 10) -> Image.Image:
 
     drawing = svgdraw.compile_svg(svg, lambda h: str(root / h))
     pdf = root.parent / "one.pdf"
-    canvas = Canvas(str(pdf), pagesize=(drawing.width_mm * 72 / 25.4, drawing.height_mm * 72 / 25.4))
+    canvas = Canvas(
+        str(pdf), pagesize=(drawing.width_mm * 72 / 25.4, drawing.height_mm * 72 / 25.4)
+    )
     drawing.draw(canvas)
     canvas.save()
-    return pypdfium2.PdfDocument(str(pdf))[0].render(scale=scale * 25.4 / 72, no_smoothpath=True).to_pil().convert("RGB")
+    return (
+        pypdfium2.PdfDocument(str(pdf))[0]
+        .render(scale=scale * 25.4 / 72, no_smoothpath=True)
+        .to_pil()
+        .convert("RGB")
+    )
 
 
 def columns(img: Image.Image, test) -> list[int]:
@@ -102,7 +116,9 @@ def test_inline_icon_sits_on_the_baseline_after_its_word(tmp_path, capsys):
     # x: after "Gain ", width 2:1 at one em; y: bottom on the first baseline
     assert xs[0] == pytest.approx((2 + gain) * 10, abs=1.5)
     assert xs[-1] - xs[0] + 1 == pytest.approx(2 * size * 10, abs=1.5)
-    assert ys[-1] + 1 == pytest.approx((2 + size) * 10, abs=1.5)  # the line moved down so the icon stays in the box
+    assert ys[-1] + 1 == pytest.approx(
+        (2 + size) * 10, abs=1.5
+    )  # the line moved down so the icon stays in the box
     assert ys[-1] - ys[0] + 1 == pytest.approx(size * 10, abs=1.5)
 
 
@@ -111,32 +127,47 @@ def test_bold_span_uses_the_bold_face_and_height_is_reported(tmp_path, capsys):
     code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en")
     assert code == 0, out
     svg = built_svg(tmp_path / "out", "en")
-    assert '>plain <tspan font-weight="bold">bold ' '</tspan><tspan font-style="italic">it</tspan></tspan>' in svg
+    assert (
+        '>plain <tspan font-weight="bold">bold '
+        '</tspan><tspan font-style="italic">it</tspan></tspan>' in svg
+    )
     size = 10 * 25.4 / 72
     # two lines a paragraph apart: em + 1 step + 1 paragraph step
     assert f'y="{2 + size * (1 + 1.2 * 2):.3f}"' in svg
     pdffonts = shutil.which("pdffonts")
     if pdffonts:
-        listed = subprocess.run([pdffonts, str(tmp_path / "out" / "rt" / "rt-en.pdf")], capture_output=True, text=True).stdout
+        listed = subprocess.run(
+            [pdffonts, str(tmp_path / "out" / "rt" / "rt-en.pdf")], capture_output=True, text=True
+        ).stdout
         assert "DejaVuSans-Bold" in listed and "DejaVuSans-Oblique" in listed
     from pypdf import PdfReader
 
-    names = {str(f["/BaseFont"]) for page in PdfReader(tmp_path / "out" / "rt" / "rt-en.pdf").pages
-             for f in page["/Resources"]["/Font"].values()}
+    names = {
+        str(f["/BaseFont"])
+        for page in PdfReader(tmp_path / "out" / "rt" / "rt-en.pdf").pages
+        for f in page["/Resources"]["/Font"].values()
+    }
     assert any(n.endswith("DejaVuSans-Bold") for n in names), names
 
 
-@pytest.mark.parametrize("text, message", [
-    ('"Gain :wod:"', "unknown icon ':wod:' (did you mean 'wood'?)"),
-    ('"**never closed"', "'**' opens bold text that is never closed"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('"Gain :wod:"', "unknown icon ':wod:' (did you mean 'wood'?)"),
+        ('"**never closed"', "'**' opens bold text that is never closed"),
+    ],
+)
 def test_bad_markup_is_one_located_line(tmp_path, capsys, text, message):
     root = pack(tmp_path, text)
     code, out = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
     errors = [line for line in out.splitlines() if ": error: " in line]
-    assert len(errors) == 1 and message in errors[0] and errors[0].startswith(f"{root.name}/cards.yaml:7:") or \
-        errors[0].endswith("]"), out
+    assert (
+        len(errors) == 1
+        and message in errors[0]
+        and errors[0].startswith(f"{root.name}/cards.yaml:7:")
+        or errors[0].endswith("]")
+    ), out
 
 
 def hb_reference(text: str, font: str, size_mm: float, scale: float):
@@ -157,12 +188,17 @@ def test_hebrew_and_arabic_match_harfbuzz(tmp_path):
         chars, data, width = shaping.shape(text, "DejaVu Sans", True)
         buf, upem = hb_reference(text, "DejaVu Sans", 1, 1)
         gids = [info.codepoint for info in buf.glyph_infos]
-        face = __import__("reportlab.pdfbase.pdfmetrics", fromlist=["x"]).getFont("DejaVu Sans").face
+        face = (
+            __import__("reportlab.pdfbase.pdfmetrics", fromlist=["x"]).getFont("DejaVu Sans").face
+        )
         assert [face.charToGlyph[ord(c)] for c in chars] == gids  # same glyphs, in visual order
         assert width == pytest.approx(sum(p.x_advance for p in buf.glyph_positions) / upem)
         # drawn: the ink runs from the right end leftwards and matches the reference raster
-        svg = ('<svg xmlns="http://www.w3.org/2000/svg" ' 'width="60mm" height="12mm" viewBox="0 0 60 12">'
-               f'<text x="58" y="8" font-size="6" font-family="DejaVu Sans">{text}</text></svg>')
+        svg = (
+            '<svg xmlns="http://www.w3.org/2000/svg" '
+            'width="60mm" height="12mm" viewBox="0 0 60 12">'
+            f'<text x="58" y="8" font-size="6" font-family="DejaVu Sans">{text}</text></svg>'
+        )
         root = tmp_path / "x"
         root.mkdir(exist_ok=True)
         ours = raster(svg, root)
@@ -188,24 +224,41 @@ def reference_raster(text, chars, data, tmp_path):
         canvas.drawString((x + d[3] / 1000 * 6) * k, (12 - 8 + d[4] / 1000 * 6) * k, ch)
         x += d[1] / 1000 * 6
     canvas.save()
-    return pypdfium2.PdfDocument(str(pdf))[0].render(scale=10 * 25.4 / 72, no_smoothpath=True).to_pil().convert("RGB")
+    return (
+        pypdfium2.PdfDocument(str(pdf))[0]
+        .render(scale=10 * 25.4 / 72, no_smoothpath=True)
+        .to_pil()
+        .convert("RGB")
+    )
 
 
 def test_cjk_with_a_pack_font_is_embedded(tmp_path, capsys):
     font = (FONTS / "WQYMicroHei-subset.ttf").read_bytes()
-    root = pack(tmp_path, '{en: "a", he: "a", ar: "a", zh: "你好世界"}', family="Hei",
-                extra="fonts: {Hei: fonts/hei.ttf}\n", files={"fonts/hei.ttf": font})
+    root = pack(
+        tmp_path,
+        '{en: "a", he: "a", ar: "a", zh: "你好世界"}',
+        family="Hei",
+        extra="fonts: {Hei: fonts/hei.ttf}\n",
+        files={"fonts/hei.ttf": font},
+    )
     code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "zh")
     assert code == 0, out
     from pypdf import PdfReader
 
     reader = PdfReader(tmp_path / "out" / "rt" / "rt-zh.pdf")
     assert "你好世界" in "".join(p.extract_text() for p in reader.pages)
-    embedded = [f for page in reader.pages for f in page["/Resources"]["/Font"].values()
-                if "Hei" in str(f["/BaseFont"])]
+    embedded = [
+        f
+        for page in reader.pages
+        for f in page["/Resources"]["/Font"].values()
+        if "Hei" in str(f["/BaseFont"])
+    ]
     assert embedded and all("+" in str(f["/BaseFont"]) for f in embedded)
-    assert "/FontFile2" in embedded[0]["/DescendantFonts"][0]["/FontDescriptor"] if "/DescendantFonts" in embedded[0] \
+    assert (
+        "/FontFile2" in embedded[0]["/DescendantFonts"][0]["/FontDescriptor"]
+        if "/DescendantFonts" in embedded[0]
         else "/FontFile2" in embedded[0]["/FontDescriptor"]
+    )
 
 
 def test_pack_font_problems_are_located(tmp_path, capsys):
@@ -220,7 +273,9 @@ def test_pack_font_problems_are_located(tmp_path, capsys):
     pen.lineTo((400, 0))
     pen.lineTo((400, 400))
     pen.closePath()
-    fb.setupCFF("Cff", {"FullName": "Cff"}, {".notdef": pen.getCharString(), "a": pen.getCharString()}, {})
+    fb.setupCFF(
+        "Cff", {"FullName": "Cff"}, {".notdef": pen.getCharString(), "a": pen.getCharString()}, {}
+    )
     fb.setupHorizontalMetrics({".notdef": (500, 0), "a": (500, 0)})
     fb.setupHorizontalHeader(ascent=800, descent=-200)
     fb.setupNameTable({"familyName": "Cff", "styleName": "Regular"})
@@ -228,36 +283,60 @@ def test_pack_font_problems_are_located(tmp_path, capsys):
     fb.setupPost()
     cff = tmp_path / "cff.otf"
     fb.save(str(cff))
-    root = pack(tmp_path, '"a"', extra="fonts: {Cff: fonts/cff.otf, Gone: fonts/none.ttf, Out: ../cff.otf}\n",
-                files={"fonts/cff.otf": cff.read_bytes()})
+    root = pack(
+        tmp_path,
+        '"a"',
+        extra="fonts: {Cff: fonts/cff.otf, Gone: fonts/none.ttf, Out: ../cff.otf}\n",
+        files={"fonts/cff.otf": cff.read_bytes()},
+    )
     code, out = run(capsys, "validate", str(root))
     assert code == 1
     lines = sorted(line for line in out.splitlines() if ": error: " in line)
     assert lines == [
-        "rt/game.yaml:6:14: error: font 'fonts/cff.otf' has PostScript (CFF) " "outlines, which cannot be embedded as a subset: use the TrueType " "(.ttf) version of the font, or convert it (fontTools: otf2ttf) [fonts]",
+        "rt/game.yaml:6:14: error: font 'fonts/cff.otf' has PostScript (CFF) "
+        "outlines, which cannot be embedded as a subset: use the TrueType "
+        "(.ttf) version of the font, or convert it (fontTools: otf2ttf) [fonts]",
         "rt/game.yaml:6:35: error: font 'fonts/none.ttf' not found in rt [references]",
-        "rt/game.yaml:6:56: error: font '../cff.otf' lies outside " "the pack rt; it must be a file inside it [references]",
+        "rt/game.yaml:6:56: error: font '../cff.otf' lies outside "
+        "the pack rt; it must be a file inside it [references]",
     ]
 
 
 def test_missing_glyph_in_a_pack_font_is_located(tmp_path, capsys):
     font = (FONTS / "WQYMicroHei-subset.ttf").read_bytes()
-    root = pack(tmp_path, '"你好 Ω"', family="Hei", extra="fonts: {Hei: fonts/hei.ttf}\n", files={"fonts/hei.ttf": font})
+    root = pack(
+        tmp_path,
+        '"你好 Ω"',
+        family="Hei",
+        extra="fonts: {Hei: fonts/hei.ttf}\n",
+        files={"fonts/hei.ttf": font},
+    )
     code, out = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
     assert "rt/cards.yaml:7:" in out and "no glyph for 'Ω' (U+03A9) in Hei" in out
 
 
-ART = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
-       '<defs><linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop ' 'offset="1" stop-color="#0000ff"/></linearGradient></defs>'
-       '<rect width="10" height="10" fill="#00aa00"/></svg>')
+ART = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
+    '<defs><linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop '
+    'offset="1" stop-color="#0000ff"/></linearGradient></defs>'
+    '<rect width="10" height="10" fill="#00aa00"/></svg>'
+)
 
 
 def test_svg_art_is_drawn_as_paths(tmp_path, capsys):
-    root = pack(tmp_path, '"x"', files={"art/a.svg": ART.replace('<defs>', '<!-- -->').split('<linearGradient')[0] +
-                                          '<rect width="10" height="10" fill="#00aa00"/></svg>'})
+    root = pack(
+        tmp_path,
+        '"x"',
+        files={
+            "art/a.svg": ART.replace("<defs>", "<!-- -->").split("<linearGradient")[0]
+            + '<rect width="10" height="10" fill="#00aa00"/></svg>'
+        },
+    )
     (root / "templates" / "card.svg.j2").write_text(
-        '{% extends "_face.svg.j2" %}{% block content %}<image ' 'href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}')
+        '{% extends "_face.svg.j2" %}{% block content %}<image '
+        'href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}'
+    )
     code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en")
     assert code == 0, out
     from pypdf import PdfReader
@@ -272,16 +351,26 @@ def test_svg_art_is_drawn_as_paths(tmp_path, capsys):
 
 
 def test_broken_svg_art_points_into_the_file(tmp_path, capsys):
-    root = pack(tmp_path, '"x"', files={"art/a.svg": '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
-                                                     '<mask id="m"/>\n</svg>'})
+    root = pack(
+        tmp_path,
+        '"x"',
+        files={
+            "art/a.svg": '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
+            '<mask id="m"/>\n</svg>'
+        },
+    )
     (root / "templates" / "card.svg.j2").write_text(
-        '{% extends "_face.svg.j2" %}{% block content %}<image ' 'href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}')
+        '{% extends "_face.svg.j2" %}{% block content %}<image '
+        'href="art/a.svg" x="10" y="10" width="20" height="20"/>{% endblock %}'
+    )
     code, out = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
-    assert [line for line in out.splitlines() if ": error: " in line] == ["rt/art/a.svg:2:1: error: unsupported element <mask> [svg]"]
+    assert [line for line in out.splitlines() if ": error: " in line] == [
+        "rt/art/a.svg:2:1: error: unsupported element <mask> [svg]"
+    ]
 
 
-FACE_PY = '''from pnpkit.pyfaces import drawing
+FACE_PY = """from pnpkit.pyfaces import drawing
 
 
 def draw(ctx):
@@ -294,30 +383,40 @@ def draw(ctx):
 def broken(ctx):
     values = {}
     return values["missing"]
-'''
+"""
 
 
 def test_python_face_builds_only_when_trusted_and_errors_are_located(tmp_path, capsys, monkeypatch):
     root = pack(tmp_path, '"x"', files={"board.py": FACE_PY})
-    (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("front: card.svg.j2", "front: board.py:draw"))
-    code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en", "--trust")
+    (root / "cards.yaml").write_text(
+        (root / "cards.yaml").read_text().replace("front: card.svg.j2", "front: board.py:draw")
+    )
+    code, out = run(
+        capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en", "--trust"
+    )
     assert code == 0, out
     img = raster(built_svg(tmp_path / "out", "en"), root)
     assert (columns(img, green)[0], rows(img, green)[0]) == pytest.approx((100, 100), abs=1.5)
-    (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("board.py:draw", "board.py:broken"))
+    (root / "cards.yaml").write_text(
+        (root / "cards.yaml").read_text().replace("board.py:draw", "board.py:broken")
+    )
     code, out = run(capsys, "validate", str(root), "--lang", "en", "--trust")
     assert code == 1
     assert [line for line in out.splitlines() if ": error: " in line] == [
-        "rt/board.py:13:1: error: Python face board.py:broken raised " "KeyError: 'missing' (drawing front of 'c1') [python-face]"]
+        "rt/board.py:13:1: error: Python face board.py:broken raised "
+        "KeyError: 'missing' (drawing front of 'c1') [python-face]"
+    ]
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nobody"))
     code, out = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
     assert [line for line in out.splitlines() if ": error: " in line] == [
-        "rt/cards.yaml:4:10: error: the pack is not trusted, so its " "Python faces (board.py:broken: 1 face(s)) were not drawn; "
-        "if you trust its author: pnpkit trust rt (or --trust for one run) [trust]"]
+        "rt/cards.yaml:4:10: error: the pack is not trusted, so its "
+        "Python faces (board.py:broken: 1 face(s)) were not drawn; "
+        "if you trust its author: pnpkit trust rt (or --trust for one run) [trust]"
+    ]
 
 
-MACRO_PY = '''from pnpkit.pyfaces import drawing
+MACRO_PY = """from pnpkit.pyfaces import drawing
 
 
 def draw(ctx):
@@ -330,7 +429,7 @@ def draw(ctx):
 
 def missing(ctx):
     return ctx["macros"]("marks.svg.j2").nope(1, 2, 3)
-'''
+"""
 MARKS = """{% set COUNT = 3 %}
 {% macro square(x, y, size) %}<rect x="{{ x }}" y="{{ y }}" width="{{ size }}" height="{{ size }}" fill="{{ data.ink }}"/>
 {{ text_box(s.mark, x, y + size, size, 4, size=6) }}{% endmacro %}
@@ -340,53 +439,95 @@ MARKS = """{% set COUNT = 3 %}
 def test_python_face_draws_with_the_kits_template_macros(tmp_path, capsys):
     """A Python face calls a template's macros with the face's context (data, s, text_box), as
     `{% import … with context %}` would; a missing macro is an error at the Python line."""
-    root = pack(tmp_path, '"x"', extra="data: {ink: '#0000ff'}\nstrings: {mark: {en: Mark, he: Mark, ar: Mark, zh: Mark}}\n",
-                files={"board.py": MACRO_PY, "templates/marks.svg.j2": MARKS})
-    (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("front: card.svg.j2", "front: board.py:draw"))
-    code, out = run(capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en", "--trust")
+    root = pack(
+        tmp_path,
+        '"x"',
+        extra="data: {ink: '#0000ff'}\nstrings: {mark: {en: Mark, he: Mark, ar: Mark, zh: Mark}}\n",
+        files={"board.py": MACRO_PY, "templates/marks.svg.j2": MARKS},
+    )
+    (root / "cards.yaml").write_text(
+        (root / "cards.yaml").read_text().replace("front: card.svg.j2", "front: board.py:draw")
+    )
+    code, out = run(
+        capsys, "build", str(root), "--out", str(tmp_path / "out"), "--lang", "en", "--trust"
+    )
     assert code == 0, out
     svg = built_svg(tmp_path / "out", "en")
     assert svg.count('fill="#0000ff"') == 3 and svg.count(">Mark</ns0:tspan>") == 3
     img = raster(svg, root)
     blue = lambda p: p[2] > 200 and p[0] < 60  # noqa: E731
     xs = columns(img, blue)
-    spans = [(a, b) for a, b in zip([xs[0]] + [x for p, x in zip(xs, xs[1:]) if x > p + 1],
-                                    [p for p, x in zip(xs, xs[1:]) if x > p + 1] + [xs[-1]])]
-    assert [v for span in spans for v in span] == pytest.approx([50, 149, 250, 349, 450, 549], abs=2)  # 10 mm squares, 10 px/mm
-    (root / "cards.yaml").write_text((root / "cards.yaml").read_text().replace("board.py:draw", "board.py:missing"))
+    spans = [
+        (a, b)
+        for a, b in zip(
+            [xs[0]] + [x for p, x in zip(xs, xs[1:]) if x > p + 1],
+            [p for p, x in zip(xs, xs[1:]) if x > p + 1] + [xs[-1]],
+        )
+    ]
+    assert [v for span in spans for v in span] == pytest.approx(
+        [50, 149, 250, 349, 450, 549], abs=2
+    )  # 10 mm squares, 10 px/mm
+    (root / "cards.yaml").write_text(
+        (root / "cards.yaml").read_text().replace("board.py:draw", "board.py:missing")
+    )
     code, out = run(capsys, "validate", str(root), "--lang", "en", "--trust")
     assert code == 1
     assert [line for line in out.splitlines() if ": error: " in line] == [
-        "rt/board.py:13:1: error: Python face board.py:missing " "raised AttributeError: 'TemplateModule' object has no "
-        "attribute 'nope' (drawing front of 'c1') [python-face]"]
+        "rt/board.py:13:1: error: Python face board.py:missing "
+        "raised AttributeError: 'TemplateModule' object has no "
+        "attribute 'nope' (drawing front of 'c1') [python-face]"
+    ]
 
 
-@pytest.mark.parametrize("gradient, left, right", [
-    ('<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop ' 'offset="100%" stop-color="#0000ff"/></linearGradient>',
-     (255, 0, 0), (0, 0, 255)),
-    ('<radialGradient id="g" r="0.5"><stop offset="0.2" ' 'stop-color="#ffffff"/><stop offset="1" stop-color="#000000"/></radialGradient>',
-     (0, 0, 0), (0, 0, 0)),
-])
+@pytest.mark.parametrize(
+    "gradient, left, right",
+    [
+        (
+            '<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/><stop '
+            'offset="100%" stop-color="#0000ff"/></linearGradient>',
+            (255, 0, 0),
+            (0, 0, 255),
+        ),
+        (
+            '<radialGradient id="g" r="0.5"><stop offset="0.2" '
+            'stop-color="#ffffff"/><stop offset="1" stop-color="#000000"/></radialGradient>',
+            (0, 0, 0),
+            (0, 0, 0),
+        ),
+    ],
+)
 def test_gradient_renders(tmp_path, gradient, left, right):
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="40mm" height="20mm" viewBox="0 0 40 20">'
-           f'<defs>{gradient}</defs><rect x="0" y="0" width="40" height="20" fill="url(#g)"/></svg>')
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="40mm" height="20mm" viewBox="0 0 40 20">'
+        f'<defs>{gradient}</defs><rect x="0" y="0" width="40" height="20" fill="url(#g)"/></svg>'
+    )
     img = raster(svg, tmp_path)
     px = img.load()
     near = lambda a, b: all(abs(x - y) < 30 for x, y in zip(a, b))  # noqa: E731
     assert near(px[3, 100], left) and near(px[396, 100], right), (px[3, 100], px[396, 100])
     middle = px[200, 100]
-    assert near(middle, (128, 0, 128)) if "linear" in gradient else near(middle, (255, 255, 255)), middle
+    assert near(middle, (128, 0, 128)) if "linear" in gradient else near(middle, (255, 255, 255)), (
+        middle
+    )
 
 
 def test_gradient_problems_are_located():
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="40mm" height="20mm" viewBox="0 0 40 20">\n'
-           '<linearGradient id="g" spreadMethod="repeat"><stop offset="0" ' 'stop-color="red" stop-opacity="0.5"/></linearGradient>\n'
-           '<rect width="40" height="20" fill="url(#g)"/><text ' 'fill="url(#g)">x</text><rect width="1" height="1" fill="url(#nope)"/></svg>')
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="40mm" height="20mm" viewBox="0 0 40 20">\n'
+        '<linearGradient id="g" spreadMethod="repeat"><stop offset="0" '
+        'stop-color="red" stop-opacity="0.5"/></linearGradient>\n'
+        '<rect width="40" height="20" fill="url(#g)"/><text '
+        'fill="url(#g)">x</text><rect width="1" height="1" fill="url(#nope)"/></svg>'
+    )
     with pytest.raises(svgdraw.SvgError) as exc:
         svgdraw.compile_svg(svg)
     assert [p[:2] for p in exc.value.problems] == [
         (2, "spreadMethod must be pad (reflect and repeat are not supported)"),
-        (2, "stop-opacity below 1 is not supported (PDF " "shadings are opaque; use fill-opacity on the shape)"),
+        (
+            2,
+            "stop-opacity below 1 is not supported (PDF "
+            "shadings are opaque; use fill-opacity on the shape)",
+        ),
         (3, "a gradient fills shapes only, not text"),
         (3, "fill 'url(#nope)' does not refer to a <linearGradient> or <radialGradient>"),
     ]
@@ -395,7 +536,9 @@ def test_gradient_problems_are_located():
 def test_a_python_face_keeps_its_groups_shape(tmp_path):
     root = pack(tmp_path, '"x"', files={"board.py": FACE_PY})
     cards = (root / "cards.yaml").read_text().replace("front: card.svg.j2", "front: board.py:draw")
-    (root / "cards.yaml").write_text(cards.replace("  kind: card\n", "  kind: card\n  shape: rounded(3mm)\n"))
+    (root / "cards.yaml").write_text(
+        cards.replace("  kind: card\n", "  kind: card\n  shape: rounded(3mm)\n")
+    )
     result = build.validate(root, ["en"])  # the suite trusts its scratch packs (conftest)
     assert [str(p) for p in result.errors] == []
     [face] = [f for f in result.faces["en"] if f.item == "c1"]
@@ -433,8 +576,20 @@ def test_lines_put_together_from_word_shapes_are_harfbuzz_own():
     root = Path(__file__).resolve().parents[1] / "components"
     texts = [f.read_text(encoding="utf-8") for f in sorted(root.rglob("*.yaml"))]
     words = sorted({w for text in texts for w in re.findall(r"\S+", text)})
-    words += ["AVA", "To", "Wa", "L'Yeti", "“Ta”", "10,", "1.", "fi", "ff", "e\u0301te\u0301",
-              "\u0301x", "—"]
+    words += [
+        "AVA",
+        "To",
+        "Wa",
+        "L'Yeti",
+        "“Ta”",
+        "10,",
+        "1.",
+        "fi",
+        "ff",
+        "e\u0301te\u0301",
+        "\u0301x",
+        "—",
+    ]
     rng = random.Random(0)
     lines = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 9))) for _ in range(1500)]
     lines += [" " + line for line in lines[:50]] + [line + " " for line in lines[50:100]]
@@ -455,5 +610,5 @@ def test_lines_put_together_from_word_shapes_are_harfbuzz_own():
     face = hb.Face(hb.Blob(CJK_FONT.read_bytes()))
     han = "".join(chr(c) for c in sorted(face.unicodes) if 0x4E00 <= c <= 0x9FFF)[:40]
     for n in range(40):
-        line = " ".join(han[(n + k) % len(han):][:3] for k in range(4)) + " AV 10"
+        line = " ".join(han[(n + k) % len(han) :][:3] for k in range(4)) + " AV 10"
         assert shaping.shape(line, cjk) == _whole_line(line, cjk), line

@@ -14,34 +14,60 @@ M = "components/mammoth-herd"
 class TestMammothHerdRules:
     def test_sam_c01_sixteen_bonus_tiles(self, kit):
         kit.edit(f"{M}/tiles.yaml", "    - {id: bonus-16", "    # - {id: bonus-16")
-        assert kit.validate().lines == [f"{M}/game.yaml:42:5: error: group 'bonus-tiles' has " "15 components; the game needs exactly 16 [SAM-C01]"]
+        assert kit.validate().lines == [
+            f"{M}/game.yaml:42:5: error: group 'bonus-tiles' has "
+            "15 components; the game needs exactly 16 [SAM-C01]"
+        ]
 
     def test_sam_c02_back_resource_must_be_a_capacity_7_area(self, kit):
-        kit.edit(f"{M}/tiles.yaml", "resource: gold, provenance: design}", "resource: food, provenance: design}")
+        kit.edit(
+            f"{M}/tiles.yaml",
+            "resource: gold, provenance: design}",
+            "resource: food, provenance: design}",
+        )
         assert kit.validate().lines == [
-            f"{M}/tiles.yaml:28:59: error: item 'bonus-13': 'resource' is " "'food'; the game allows wood, brick, stone, gold [SAM-C02]",
-            f"{M}/tiles.yaml:28:59: error: tile 'bonus-13' sends " "the herd to the hunting grounds, which has no " "limit on people; the game has only 7 dice [SAM-R04]",
+            f"{M}/tiles.yaml:28:59: error: item 'bonus-13': 'resource' is "
+            "'food'; the game allows wood, brick, stone, gold [SAM-C02]",
+            f"{M}/tiles.yaml:28:59: error: tile 'bonus-13' sends "
+            "the herd to the hunting grounds, which has no "
+            "limit on people; the game has only 7 dice [SAM-R04]",
         ]
 
     def test_sam_c02_scoring_reminder_on_every_back(self, kit):
-        kit.edit(f"{M}/tiles.yaml", "resource: wood, provenance: design}", "resource: wood, scoring_icon: false, provenance: design}")
-        assert kit.validate().lines == [f"{M}/tiles.yaml:16:77: error: item 'bonus-01': 'scoring_icon' " "is boolean false; the game allows true [SAM-C02]"]
+        kit.edit(
+            f"{M}/tiles.yaml",
+            "resource: wood, provenance: design}",
+            "resource: wood, scoring_icon: false, provenance: design}",
+        )
+        assert kit.validate().lines == [
+            f"{M}/tiles.yaml:16:77: error: item 'bonus-01': 'scoring_icon' "
+            "is boolean false; the game allows true [SAM-C02]"
+        ]
 
     def test_sam_c02_bonus_must_be_known(self, kit):
         kit.edit(f"{M}/game.yaml", "    card: {icon: card, amount: 1}\n", "")
         lines = kit.validate().lines
-        assert f"{M}/tiles.yaml:21:29: error: item 'bonus-06': 'first' " "names 'card', which is not a key of data.bonuses [SAM-C02]" in lines
+        assert (
+            f"{M}/tiles.yaml:21:29: error: item 'bonus-06': 'first' "
+            "names 'card', which is not a key of data.bonuses [SAM-C02]" in lines
+        )
         assert sum("[SAM-C02]" in line for line in lines) == 3  # bonus-06, -10 and -14 show a card
 
     def test_sam_c03_one_herd(self, kit):
         kit.edit(f"{M}/herd.yaml", "    - id: herd", "    - id: herd\n      count: 2")
-        assert kit.validate().lines == [f"{M}/game.yaml:47:5: error: group 'herd' has 2 " "components; the game needs exactly 1 [SAM-C03]"]
+        assert kit.validate().lines == [
+            f"{M}/game.yaml:47:5: error: group 'herd' has 2 "
+            "components; the game needs exactly 1 [SAM-C03]"
+        ]
 
     def test_sam_r04_dice_sufficiency(self, kit):
         kit.edit(f"{M}/game.yaml", "dice_in_game: 7", "dice_in_game: 6")
         lines = kit.validate().lines
         assert len(lines) == 16
-        assert lines[0] == f"{M}/tiles.yaml:16:57: error: tile 'bonus-01' sends the herd " "to an area for 7 people; the game has only 6 dice [SAM-R04]"
+        assert (
+            lines[0] == f"{M}/tiles.yaml:16:57: error: tile 'bonus-01' sends the herd "
+            "to an area for 7 people; the game has only 6 dice [SAM-R04]"
+        )
 
 
 GAME = """name: Rules probe
@@ -49,18 +75,24 @@ languages: [en]
 players: {min: 2, max: 4}
 checks:
 """
-CARD = ('{% extends "_face.svg.j2" %}{% block content %}'
-        '<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="#eeeeee"/>{% endblock %}')
+CARD = (
+    '{% extends "_face.svg.j2" %}{% block content %}'
+    '<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="#eeeeee"/>{% endblock %}'
+)
 
 
 def probe(tmp_path, checks: str, groups: str) -> list[str]:
     from conftest import ROOT
-    root = write_pack(tmp_path / "probe", {
-        "game.yaml": GAME + checks,
-        "parts.yaml": groups,
-        "templates/card.svg.j2": CARD,
-        "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-    })
+
+    root = write_pack(
+        tmp_path / "probe",
+        {
+            "game.yaml": GAME + checks,
+            "parts.yaml": groups,
+            "templates/card.svg.j2": CARD,
+            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
+        },
+    )
     return [f"{p.level}: {p.message} [{p.rule}]" for p in validate(root).problems]
 
 
@@ -83,40 +115,116 @@ class TestGenericRules:
         for rule in REGISTRY.rules.values():
             assert rule.doc, rule.name
 
-    @pytest.mark.parametrize("check, expected", [
-        ("{rule: count, id: K1, group: deck, exact: 6}", ["error: group 'deck' has 5 components; the game needs exactly 6 [K1]"]),
-        ("{rule: count, group: deck, min: 6, max: 4}", ["error: group 'deck' has 5 components; the game allows at most 4 [count]",
-                                                        "error: group 'deck' has 5 components; the game needs at least 6 [count]"]),
-        ("{rule: count, group: deck, per_player: 1}", ["error: group 'deck' has 5 components; the game needs exactly 4 [count]"]),
-        ("{rule: count, group: deck, per_player: 1, level: warning}", ["warning: group 'deck' has 5 components; the game needs exactly 4 [count]"]),
-        ("{rule: count, kind: card, exact: 6}", ["error: kind 'card' has 5 components " "('deck' 5); the game needs exactly 6 [count]"]),
-        ("{rule: count, group: deck, by: goes, exact: {b: 3, nowhere: 1}}", [
-            "error: group 'deck' has 2 with goes nowhere; the game needs 1 [count]"]),
-        ("{rule: count, group: deck, by: goes, each: 3, values: [b, c]}", [
-            "error: group 'deck' has 0 c; every goes needs exactly 3 [count]",
-            "error: item 'b' has goes nowhere, which is not one of b, c [count]"]),
-        ("{rule: count, group: deck, by: goes, each: 3}", ["error: 'each' needs 'values': a list, or {data: " "key} naming a table of the pack's data [rules]"]),
-        ("{rule: setup-draws, group: deck, per_player: 1, fixed: 2}", ["error: setup deals 6 from group 'deck' at " "4 players, but it holds only 5 [setup-draws]"]),
-        ("{rule: setup-draws, group: deck, per_player: 1, fixed: 1}", []),
-        ("{rule: capacity, group: deck, field: carry, at_least: 5}", ["error: item 'a' holds 4; it must hold at least 5 [capacity]"]),
-        ("{rule: capacity, id: ANU-K04, group: deck, " "field: carry, at_most: {sum: [deck, carry]}}", []),
-        ("{rule: capacity, group: deck, field: carry, at_most: {count: deck}}", ["error: item 'b' holds 12; it may hold at most 5 [capacity]"]),
-        ("{rule: die-faces, group: deck, field: faces, faces: 6}", ["error: die 'b' has 2 faces; it needs 6 [die-faces]"]),
-        ("{rule: die-faces, group: deck, field: faces, " "multiset: ['1', '2', '2', '3', '4', 'x']}", ["error: die 'b' has faces ['1', '2']; the game " "needs ['1', '2', '2', '3', '4', 'x'] [die-faces]"]),
-        ("{rule: reference, group: deck, field: goes, to_group: deck}", ["error: item 'b': 'goes' names 'nowhere', " "which is not an item of 'deck' [reference]"]),
-        ("{rule: fields, group: deck, require: {goes: [b]}}", ["error: item 'b': 'goes' is 'nowhere'; the game allows b [fields]"]),
-    ])
+    @pytest.mark.parametrize(
+        "check, expected",
+        [
+            (
+                "{rule: count, id: K1, group: deck, exact: 6}",
+                ["error: group 'deck' has 5 components; the game needs exactly 6 [K1]"],
+            ),
+            (
+                "{rule: count, group: deck, min: 6, max: 4}",
+                [
+                    "error: group 'deck' has 5 components; the game allows at most 4 [count]",
+                    "error: group 'deck' has 5 components; the game needs at least 6 [count]",
+                ],
+            ),
+            (
+                "{rule: count, group: deck, per_player: 1}",
+                ["error: group 'deck' has 5 components; the game needs exactly 4 [count]"],
+            ),
+            (
+                "{rule: count, group: deck, per_player: 1, level: warning}",
+                ["warning: group 'deck' has 5 components; the game needs exactly 4 [count]"],
+            ),
+            (
+                "{rule: count, kind: card, exact: 6}",
+                [
+                    "error: kind 'card' has 5 components "
+                    "('deck' 5); the game needs exactly 6 [count]"
+                ],
+            ),
+            (
+                "{rule: count, group: deck, by: goes, exact: {b: 3, nowhere: 1}}",
+                ["error: group 'deck' has 2 with goes nowhere; the game needs 1 [count]"],
+            ),
+            (
+                "{rule: count, group: deck, by: goes, each: 3, values: [b, c]}",
+                [
+                    "error: group 'deck' has 0 c; every goes needs exactly 3 [count]",
+                    "error: item 'b' has goes nowhere, which is not one of b, c [count]",
+                ],
+            ),
+            (
+                "{rule: count, group: deck, by: goes, each: 3}",
+                [
+                    "error: 'each' needs 'values': a list, or {data: "
+                    "key} naming a table of the pack's data [rules]"
+                ],
+            ),
+            (
+                "{rule: setup-draws, group: deck, per_player: 1, fixed: 2}",
+                [
+                    "error: setup deals 6 from group 'deck' at "
+                    "4 players, but it holds only 5 [setup-draws]"
+                ],
+            ),
+            ("{rule: setup-draws, group: deck, per_player: 1, fixed: 1}", []),
+            (
+                "{rule: capacity, group: deck, field: carry, at_least: 5}",
+                ["error: item 'a' holds 4; it must hold at least 5 [capacity]"],
+            ),
+            (
+                "{rule: capacity, id: ANU-K04, group: deck, "
+                "field: carry, at_most: {sum: [deck, carry]}}",
+                [],
+            ),
+            (
+                "{rule: capacity, group: deck, field: carry, at_most: {count: deck}}",
+                ["error: item 'b' holds 12; it may hold at most 5 [capacity]"],
+            ),
+            (
+                "{rule: die-faces, group: deck, field: faces, faces: 6}",
+                ["error: die 'b' has 2 faces; it needs 6 [die-faces]"],
+            ),
+            (
+                "{rule: die-faces, group: deck, field: faces, "
+                "multiset: ['1', '2', '2', '3', '4', 'x']}",
+                [
+                    "error: die 'b' has faces ['1', '2']; the game "
+                    "needs ['1', '2', '2', '3', '4', 'x'] [die-faces]"
+                ],
+            ),
+            (
+                "{rule: reference, group: deck, field: goes, to_group: deck}",
+                [
+                    "error: item 'b': 'goes' names 'nowhere', "
+                    "which is not an item of 'deck' [reference]"
+                ],
+            ),
+            (
+                "{rule: fields, group: deck, require: {goes: [b]}}",
+                ["error: item 'b': 'goes' is 'nowhere'; the game allows b [fields]"],
+            ),
+        ],
+    )
     def test_rule_fires_exactly(self, tmp_path, check, expected):
         assert probe(tmp_path, f"  - {check}\n", DECK) == expected
 
     def test_a_misspelt_rule_is_reported_after_other_checks_fail(self, tmp_path):
-        assert probe(tmp_path, "  - {rule: count, group: deck, exact: 6}\n  - {rule: cuont, group: deck}\n", DECK) == [
+        assert probe(
+            tmp_path,
+            "  - {rule: count, group: deck, exact: 6}\n  - {rule: cuont, group: deck}\n",
+            DECK,
+        ) == [
             "error: group 'deck' has 5 components; the game needs exactly 6 [count]",
             "error: unknown rule 'cuont' (did you mean 'count'?) [rules]",
         ]
 
     def test_count_needs_a_group_or_a_tag(self, tmp_path):
-        assert probe(tmp_path, "  - {rule: count, exact: 6}\n", DECK) == ["error: rule 'count' needs 'group', 'tag' or 'kind' [rules]"]
+        assert probe(tmp_path, "  - {rule: count, exact: 6}\n", DECK) == [
+            "error: rule 'count' needs 'group', 'tag' or 'kind' [rules]"
+        ]
 
     def test_options_are_checked_like_the_schema(self, tmp_path):
         assert probe(tmp_path, "  - {rule: count, group: dekc, exact: no}\n", DECK) == [
@@ -130,11 +238,16 @@ def test_a_packs_rules_go_into_a_child_registry_and_leave_the_base_as_it_was(tmp
     from pnpkit import rules, schema
     from pnpkit.registry import default_registry
 
-    root = write_pack(tmp_path / "pack", {
-        "game.yaml": "name: Own\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-        "rules.py": ("from pnpkit.rules import count_rule, rule\n\n\n"
-                     "@rule('mine')\ndef mine(ctx):\n    yield 'always'\n"),
-    })
+    root = write_pack(
+        tmp_path / "pack",
+        {
+            "game.yaml": "name: Own\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+            "rules.py": (
+                "from pnpkit.rules import count_rule, rule\n\n\n"
+                "@rule('mine')\ndef mine(ctx):\n    yield 'always'\n"
+            ),
+        },
+    )
     pack, problems = schema.load_pack(root)
     assert problems == []
     base = default_registry()

@@ -35,7 +35,10 @@ def schema_problems(pack: Path, schemas: dict | None = None) -> list[str]:
             continue
         kind = "game" if path.name == "game.yaml" else "components"
         validator = jsonschema.Draft7Validator(schemas[kind])
-        found += [f"{path.name}: {'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(doc.data)]
+        found += [
+            f"{path.name}: {'/'.join(map(str, e.absolute_path))}: {e.message}"
+            for e in validator.iter_errors(doc.data)
+        ]
     return found
 
 
@@ -45,10 +48,14 @@ def test_the_schemas_are_valid_draft_7():
 
 
 def test_the_committed_schema_files_are_what_pnpkit_schema_writes(tmp_path, kit):
-    assert {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "schema").glob("*.json")} == json_schema.texts()
+    assert {
+        p.name: p.read_text(encoding="utf-8") for p in (ROOT / "schema").glob("*.json")
+    } == json_schema.texts()
     run = kit.run("schema", str(tmp_path / "out"))
     assert run.code == 0
-    assert {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "out").iterdir()} == json_schema.texts()
+    assert {
+        p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "out").iterdir()
+    } == json_schema.texts()
 
 
 @pytest.mark.parametrize("pack", PACKS, ids=[p.name for p in PACKS])
@@ -71,8 +78,16 @@ BROKEN = [
     ("tiles.yaml", "  kind: tile", "  kidn: tile"),  # a misspelt group key
     ("tiles.yaml", "kind: tile", "kind: tyle"),  # not a kind
     ("tiles.yaml", "size: 45x45mm", "size: 45mm"),  # not a size
-    ("tiles.yaml", "{type: bool, default: true", "{type: boolean, default: true"),  # not a field type
-    ("tiles.yaml", "{id: bonus-01,", "{id: bonus-01, count: no,"),  # YAML 1.1's 'no' is not a number
+    (
+        "tiles.yaml",
+        "{type: bool, default: true",
+        "{type: boolean, default: true",
+    ),  # not a field type
+    (
+        "tiles.yaml",
+        "{id: bonus-01,",
+        "{id: bonus-01, count: no,",
+    ),  # YAML 1.1's 'no' is not a number
     ("tiles.yaml", "{id: bonus-01,", "{id: bonus-01, count: 0,"),  # at least 1
     ("tiles.yaml", "{id: bonus-01,", "{id: bonus-01, count: 1, per_player: 1,"),  # one or the other
     ("tiles.yaml", "resource: wood, provenance: design}", "resource: wood, provenance: designed}"),
@@ -90,7 +105,9 @@ BROKEN = [
 ]
 
 
-@pytest.mark.parametrize("file, old, new", BROKEN, ids=[f"{f}:{n.strip()[:30]}" for f, o, n in BROKEN])
+@pytest.mark.parametrize(
+    "file, old, new", BROKEN, ids=[f"{f}:{n.strip()[:30]}" for f, o, n in BROKEN]
+)
 def test_a_broken_pack_fails_the_validator_and_the_schema(kit, file, old, new):
     kit.edit(f"{M}/{file}", old, new)
     assert build.validate(kit.pack).errors
@@ -116,6 +133,7 @@ def test_every_key_and_choice_of_the_validator_is_in_the_schema():
     assert d["group"]["properties"]["kind"]["enum"] == list(schema.KINDS)
     rules = {branch["if"]["properties"]["rule"]["const"] for branch in d["check"]["allOf"]}
     from pnpkit.registry import default_registry
+
     assert rules == set(default_registry().rules)
     assert json.loads(json.dumps(s)) == s  # plain JSON
 
@@ -124,22 +142,39 @@ def test_every_key_and_choice_of_the_validator_is_in_the_schema():
 
 YAML_LS = shutil.which("yaml-language-server")
 needs_yaml_ls = pytest.mark.skipif(
-    YAML_LS is None, reason="yaml-language-server is not installed (npm install -g yaml-language-server): "
-                            "the editor test needs the language server VS Code, Neovim and Helix use for YAML")
+    YAML_LS is None,
+    reason="yaml-language-server is not installed (npm install -g yaml-language-server): "
+    "the editor test needs the language server VS Code, Neovim and Helix use for YAML",
+)
 
 
 class LanguageServer:
     """yaml-language-server over stdio (the Language Server Protocol), as an editor runs it."""
 
     def __init__(self, root: Path):
-        self.proc = subprocess.Popen([YAML_LS, "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [YAML_LS, "--stdio"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         self.messages: queue.Queue = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
-        self.request("initialize", processId=os.getpid(), rootUri=root.as_uri(), capabilities={
-            "workspace": {"configuration": True}, "textDocument": {"completion": {}, "publishDiagnostics": {}}})
+        self.request(
+            "initialize",
+            processId=os.getpid(),
+            rootUri=root.as_uri(),
+            capabilities={
+                "workspace": {"configuration": True},
+                "textDocument": {"completion": {}, "publishDiagnostics": {}},
+            },
+        )
         self.notify("initialized")
-        self.notify("workspace/didChangeConfiguration", settings={"yaml": {"validate": True, "completion": True}})
+        self.notify(
+            "workspace/didChangeConfiguration",
+            settings={"yaml": {"validate": True, "completion": True}},
+        )
 
     def close(self):
         self.proc.kill()
@@ -179,8 +214,17 @@ class LanguageServer:
                 continue
             if "method" in message and "id" in message:  # the server asks the editor something
                 settings = {"validate": True, "completion": True, "schemaStore": {"enable": False}}
-                items = message["params"].get("items", []) if message["method"] == "workspace/configuration" else None
-                self._send({"id": message["id"], "result": [settings for _ in items] if items is not None else None})
+                items = (
+                    message["params"].get("items", [])
+                    if message["method"] == "workspace/configuration"
+                    else None
+                )
+                self._send(
+                    {
+                        "id": message["id"],
+                        "result": [settings for _ in items] if items is not None else None,
+                    }
+                )
             elif found(message):
                 return message
         raise AssertionError("the language server did not answer")
@@ -196,17 +240,35 @@ def test_an_editor_flags_mistakes_and_completes_keys_from_the_schema(kit):
         path = kit.root / M / "tiles.yaml"
         text = path.read_text(encoding="utf-8").replace("  kind: tile", "  kidn: tile")
         uri = path.as_uri()
-        server.notify("textDocument/didOpen", textDocument={"uri": uri, "languageId": "yaml", "version": 1, "text": text})
-        diagnostics = server.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                                  and m["params"]["uri"] == uri and m["params"]["diagnostics"])["params"]["diagnostics"]
+        server.notify(
+            "textDocument/didOpen",
+            textDocument={"uri": uri, "languageId": "yaml", "version": 1, "text": text},
+        )
+        diagnostics = server.wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and m["params"]["diagnostics"]
+            )
+        )["params"]["diagnostics"]
         said = {(d["range"]["start"]["line"] + 1, d["message"]) for d in diagnostics}
         assert (6, "Property kidn is not allowed.") in said
         lines = text.splitlines()
         at = next(i for i, line in enumerate(lines) if line.startswith("  size:"))
         lines.insert(at, "  ")
-        server.notify("textDocument/didChange", textDocument={"uri": uri, "version": 2}, contentChanges=[{"text": "\n".join(lines) + "\n"}])
-        result = server.request("textDocument/completion", textDocument={"uri": uri}, position={"line": at, "character": 2})
-        offered = {item["label"] for item in (result["items"] if isinstance(result, dict) else result)}
+        server.notify(
+            "textDocument/didChange",
+            textDocument={"uri": uri, "version": 2},
+            contentChanges=[{"text": "\n".join(lines) + "\n"}],
+        )
+        result = server.request(
+            "textDocument/completion",
+            textDocument={"uri": uri},
+            position={"line": at, "character": 2},
+        )
+        offered = {
+            item["label"] for item in (result["items"] if isinstance(result, dict) else result)
+        }
         assert {"kind", "bleed", "items_from", "doc"} <= offered  # the group keys not used yet
         assert "size" not in offered and "front" not in offered  # already there
     finally:

@@ -23,12 +23,18 @@ SCRIPTS = [  # every scripts/bench_*.py, with --quick (tiny sizes, one run) and 
 
 @pytest.mark.parametrize("script, says", SCRIPTS, ids=[s for s, _ in SCRIPTS])
 def test_benchmark_script_runs(script: str, says: str) -> None:
-    run = subprocess.run([sys.executable, str(ROOT / "scripts" / script), "--quick"],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / script), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert says in run.stdout
 
 
 def test_every_benchmark_script_is_run() -> None:
     """A new bench_*.py joins SCRIPTS (and so takes --quick), or it could rot unnoticed."""
-    assert sorted(p.name for p in (ROOT / "scripts").glob("bench_*.py")) == sorted(s for s, _ in SCRIPTS)
+    assert sorted(p.name for p in (ROOT / "scripts").glob("bench_*.py")) == sorted(
+        s for s, _ in SCRIPTS
+    )

@@ -50,23 +50,39 @@ def test_it_listens_on_the_loopback_address_only(served):
     assert server.httpd.server_address[0] == "127.0.0.1"
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:PORT", "localhost", "LocalHost:PORT", "[::1]", "[::1]:PORT"])
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1", "127.0.0.1:PORT", "localhost", "LocalHost:PORT", "[::1]", "[::1]:PORT"]
+)
 def test_it_answers_to_the_local_names_with_or_without_the_port(served, host):
     status, headers, body = ask(served[0], "/", host)
     assert status == 200 and b"<html" in body
 
 
-@pytest.mark.parametrize("host", [
-    "evil.example", "evil.example:PORT", "127.0.0.1.evil.example:PORT", "localhost.evil.example",
-    "localhost:1", "127.0.0.2:PORT", "0.0.0.0:PORT", "[::1]:1", "localhost:PORT@evil.example", "",
-])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "evil.example:PORT",
+        "127.0.0.1.evil.example:PORT",
+        "localhost.evil.example",
+        "localhost:1",
+        "127.0.0.2:PORT",
+        "0.0.0.0:PORT",
+        "[::1]:1",
+        "localhost:PORT@evil.example",
+        "",
+    ],
+)
 @pytest.mark.parametrize("path", ["/", preview.STATE_URL, "/probe-en.pdf"])
 def test_a_page_reaching_it_under_another_name_gets_nothing(served, host, path):
     """DNS rebinding: a site points its own name at 127.0.0.1; its requests carry that name."""
     server, _ = served
     status, headers, body = ask(server, path, host)
     port = server.httpd.server_address[1]
-    assert (status, body) == (421, f"pnpkit preview: wrong host; open http://127.0.0.1:{port}/\n".encode())
+    assert (status, body) == (
+        421,
+        f"pnpkit preview: wrong host; open http://127.0.0.1:{port}/\n".encode(),
+    )
 
 
 def test_a_request_without_one_host_header_gets_nothing(served):
@@ -87,11 +103,22 @@ def test_the_build_state_and_the_build_files_are_served(served):
     assert int(headers["Content-Length"]) == (kit / "probe-en.pdf").stat().st_size
 
 
-@pytest.mark.parametrize("path", [
-    "/../secret.txt", "/%2e%2e/secret.txt", "/svg/%2E%2E/%2e%2e/secret.txt", "/svg/..%2f..%2fsecret.txt",
-    "/svg/en/../../../secret.txt", "//secret.txt", "/%2fetc%2fpasswd", "/..%5csecret.txt", "/secret.txt%00.svg",
-    "/../../secret.svg", "http://127.0.0.1/../secret.txt",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/svg/%2E%2E/%2e%2e/secret.txt",
+        "/svg/..%2f..%2fsecret.txt",
+        "/svg/en/../../../secret.txt",
+        "//secret.txt",
+        "/%2fetc%2fpasswd",
+        "/..%5csecret.txt",
+        "/secret.txt%00.svg",
+        "/../../secret.svg",
+        "http://127.0.0.1/../secret.txt",
+    ],
+)
 def test_no_path_leads_out_of_the_build_folder(served, path):
     status, _, body = ask(served[0], path)
     assert (status, body) == (404, b"not found\n")
@@ -120,6 +147,8 @@ def test_a_symlink_in_the_build_folder_is_not_followed(served, tmp_path):
     (tmp_path / "outside" / "face.svg").write_bytes(SECRET)
     os.symlink(kit.parent.parent / "secret.svg", kit / "leak.svg")
     os.symlink(tmp_path / "outside", kit / "art")
-    os.symlink(kit / "svg" / "en" / "cards" / "c0-front.svg", kit / "inside.svg")  # even one that stays inside
+    os.symlink(
+        kit / "svg" / "en" / "cards" / "c0-front.svg", kit / "inside.svg"
+    )  # even one that stays inside
     for path in ("/leak.svg", "/art/face.svg", "/inside.svg"):
         assert ask(server, path)[:3:2] == (404, b"not found\n"), path

@@ -78,7 +78,9 @@ def run(capsys, *args) -> tuple[int, list[str]]:
     return code, out.out.splitlines()
 
 
-def test_one_deck_from_yaml_csv_tsv_xlsx_and_ods_gives_byte_identical_pdfs(tmp_path, capsys, monkeypatch):
+def test_one_deck_from_yaml_csv_tsv_xlsx_and_ods_gives_byte_identical_pdfs(
+    tmp_path, capsys, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     packs = {"yaml": make_pack(tmp_path / "yaml", YAML_ITEMS)}
     for fmt in WRITERS:
@@ -87,7 +89,10 @@ def test_one_deck_from_yaml_csv_tsv_xlsx_and_ods_gives_byte_identical_pdfs(tmp_p
     for fmt, pack in packs.items():
         code, lines = run(capsys, "build", pack, "--out", tmp_path / "out" / fmt)
         assert (code, lines) == (0, []), fmt
-        pdfs[fmt] = {lang: (tmp_path / "out" / fmt / "deck" / f"deck-{lang}.pdf").read_bytes() for lang in ("en", "pl")}
+        pdfs[fmt] = {
+            lang: (tmp_path / "out" / fmt / "deck" / f"deck-{lang}.pdf").read_bytes()
+            for lang in ("en", "pl")
+        }
     for fmt in WRITERS:
         assert pdfs[fmt] == pdfs["yaml"], fmt
     from pypdf import (
@@ -128,30 +133,93 @@ def _catalogue(root: Path) -> dict:
 
     bad_type = [HEADER] + [list(r) for r in ROWS]
     bad_type[1][3] = "lots"
-    case("bad-type", "xlsx", bad_type, line="bad-type/deck/cards.xlsx:Sheet1!D2: error: 'power' " "must be a whole number (got 'lots') [schema]")
-    case("unknown-column", "csv", [["id", "suit", "cots", "title", "keys"], ["a", "sun", 1, "A", ""]],
-         line="unknown-column/deck/cards.csv:1:9: error: unknown column " "'cots' in 'cards.csv' (did you mean 'cost'?) [sheet]")
+    case(
+        "bad-type",
+        "xlsx",
+        bad_type,
+        line="bad-type/deck/cards.xlsx:Sheet1!D2: error: 'power' "
+        "must be a whole number (got 'lots') [schema]",
+    )
+    case(
+        "unknown-column",
+        "csv",
+        [["id", "suit", "cots", "title", "keys"], ["a", "sun", 1, "A", ""]],
+        line="unknown-column/deck/cards.csv:1:9: error: unknown column "
+        "'cots' in 'cards.csv' (did you mean 'cost'?) [sheet]",
+    )
     dup = [HEADER, ROWS[0], ROWS[1], ["sun-1"] + ROWS[2][1:]]
-    case("duplicate-id", "ods", dup,
-         line="duplicate-id/deck/cards.ods:Sheet1!A4: error: duplicate id 'sun-1' " "(first at duplicate-id/deck/cards.ods:Sheet1!A2) [unique-ids]")
-    case("missing-file", "csv", good, items="cardz.csv",
-         line="missing-file/deck/cards.yaml:12:10: error: items file " "'cardz.csv' not found in missing-file/deck [references]")
-    case("empty-sheet", "csv", [],
-         line="empty-sheet/deck/cards.yaml:12:10: error: sheet " "'cards.csv' is empty: its first row names the columns (id, " "suit, cost, power, title, keys, wild, ...) [sheet]")
+    case(
+        "duplicate-id",
+        "ods",
+        dup,
+        line="duplicate-id/deck/cards.ods:Sheet1!A4: error: duplicate id 'sun-1' "
+        "(first at duplicate-id/deck/cards.ods:Sheet1!A2) [unique-ids]",
+    )
+    case(
+        "missing-file",
+        "csv",
+        good,
+        items="cardz.csv",
+        line="missing-file/deck/cards.yaml:12:10: error: items file "
+        "'cardz.csv' not found in missing-file/deck [references]",
+    )
+    case(
+        "empty-sheet",
+        "csv",
+        [],
+        line="empty-sheet/deck/cards.yaml:12:10: error: sheet "
+        "'cards.csv' is empty: its first row names the columns (id, "
+        "suit, cost, power, title, keys, wild, ...) [sheet]",
+    )
     formula = [HEADER] + [list(r) for r in ROWS]
     formula[3][2] = Formula("1+2")
-    case("formula-xlsx", "xlsx", formula,
-         line="formula-xlsx/deck/cards.xlsx:Sheet1!C4: error: " "the formula =1+2 has no saved value; open and " "save the workbook in a spreadsheet program [sheet]")
-    case("formula-ods", "ods", formula,
-         line="formula-ods/deck/cards.ods:Sheet1!C4: error: the " "formula of:=1+2 has no saved value; open and save " "the spreadsheet in a spreadsheet program [sheet]")
-    case("wrong-sheet", "xlsx", good, items="{from: cards.xlsx, sheet: Dekc}", sheet="Deck", first="Notes",
-         line="wrong-sheet/deck/cards.yaml:12:10: error: workbook 'cards.xlsx' has " "no sheet 'Dekc' (it has Notes, Deck) (did you mean 'Deck'?) [sheet]")
-    case("latin1-csv", "csv", good,
-         line="latin1-csv/deck/cards.csv:3:16: error: 'cards.csv' is not " "UTF-8 text (byte 0xe9); save the sheet as CSV UTF-8 [sheet]")
-    case("twice-column", "tsv", [HEADER[:5] + ["title"] + HEADER[6:]] + ROWS,
-         line="twice-column/deck/cards.tsv:1:29: error: column 'title' " "is given twice (or whole and per language) [sheet]")
-    case("nameless-column", "csv", [HEADER] + [ROWS[0] + ["stray"]] + ROWS[1:],
-         line="nameless-column/deck/cards.csv:2:37: error: this " "cell's column has no name in the header row [sheet]")
+    case(
+        "formula-xlsx",
+        "xlsx",
+        formula,
+        line="formula-xlsx/deck/cards.xlsx:Sheet1!C4: error: "
+        "the formula =1+2 has no saved value; open and "
+        "save the workbook in a spreadsheet program [sheet]",
+    )
+    case(
+        "formula-ods",
+        "ods",
+        formula,
+        line="formula-ods/deck/cards.ods:Sheet1!C4: error: the "
+        "formula of:=1+2 has no saved value; open and save "
+        "the spreadsheet in a spreadsheet program [sheet]",
+    )
+    case(
+        "wrong-sheet",
+        "xlsx",
+        good,
+        items="{from: cards.xlsx, sheet: Dekc}",
+        sheet="Deck",
+        first="Notes",
+        line="wrong-sheet/deck/cards.yaml:12:10: error: workbook 'cards.xlsx' has "
+        "no sheet 'Dekc' (it has Notes, Deck) (did you mean 'Deck'?) [sheet]",
+    )
+    case(
+        "latin1-csv",
+        "csv",
+        good,
+        line="latin1-csv/deck/cards.csv:3:16: error: 'cards.csv' is not "
+        "UTF-8 text (byte 0xe9); save the sheet as CSV UTF-8 [sheet]",
+    )
+    case(
+        "twice-column",
+        "tsv",
+        [HEADER[:5] + ["title"] + HEADER[6:]] + ROWS,
+        line="twice-column/deck/cards.tsv:1:29: error: column 'title' "
+        "is given twice (or whole and per language) [sheet]",
+    )
+    case(
+        "nameless-column",
+        "csv",
+        [HEADER] + [ROWS[0] + ["stray"]] + ROWS[1:],
+        line="nameless-column/deck/cards.csv:2:37: error: this "
+        "cell's column has no name in the header row [sheet]",
+    )
     path = cases["latin1-csv"][0] / "cards.csv"
     path.write_bytes(b"id,suit,cost,title,keys\nsun-1,sun,1,Dawn,\nsun-2,sun,2,Caf\xe9,\n")
     return cases
@@ -172,14 +240,21 @@ def test_formulas_with_saved_values_are_read_as_their_values(tmp_path, capsys, m
     assert run(capsys, "validate", pack) == (0, [])
 
 
-def test_a_sheet_may_start_below_and_right_of_a1_and_is_still_located(tmp_path, capsys, monkeypatch):
+def test_a_sheet_may_start_below_and_right_of_a1_and_is_still_located(
+    tmp_path, capsys, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     rows = [[None]] + [[None] + list(r) for r in [HEADER] + ROWS]
     rows[3][3] = "x"
     for fmt in ("xlsx", "ods"):
         pack = sheet_pack(tmp_path / fmt, fmt, rows)
         assert run(capsys, "validate", pack.relative_to(tmp_path)) == (
-            1, [f"{fmt}/deck/cards.{fmt}:Sheet1!D4: error: " "'cost' must be a number (got 'x') [schema]"])
+            1,
+            [
+                f"{fmt}/deck/cards.{fmt}:Sheet1!D4: error: "
+                "'cost' must be a number (got 'x') [schema]"
+            ],
+        )
 
 
 # ---------------------------------------------------------------- a pack from a stranger
@@ -216,15 +291,26 @@ def test_hostile_sheets_are_refused_with_a_located_line(tmp_path, capsys, monkey
     inf = sheet_pack(tmp_path / "xlsx-inf", "xlsx", good)
     _inject(inf / "cards.xlsx", "xl/worksheets/sheet1.xml", b"<v>2.5</v>", b"<v>1E999</v>")
     cases = {
-        outside: "outside/deck/cards.yaml:12:10: error: items file " "'../secret.csv' lies outside the pack " "outside/deck; it must be a file inside it [references]",
-        link: "link/deck/cards.yaml:12:10: error: items file 'cards.csv' lies " "outside the pack link/deck; it must be a file inside it [references]",
-        xlsx: "xlsx-dtd/deck/cards.yaml:12:10: error: workbook " "'cards.xlsx' declares an XML document type (xl/worksheets/sheet1.xml); " "pnpkit refuses XML entities in sheets (save " "the workbook again from a spreadsheet program) [sheet]",
-        ods: "ods-dtd/deck/cards.yaml:12:10: error: workbook 'cards.ods' declares " "an XML document type (content.xml); pnpkit refuses XML entities in " "sheets (save the workbook again from a spreadsheet program) [sheet]",
-        inf: "xlsx-inf/deck/cards.xlsx:Sheet1!C3: error: the " "cell holds inf, which is not a finite number [sheet]",
+        outside: "outside/deck/cards.yaml:12:10: error: items file "
+        "'../secret.csv' lies outside the pack "
+        "outside/deck; it must be a file inside it [references]",
+        link: "link/deck/cards.yaml:12:10: error: items file 'cards.csv' lies "
+        "outside the pack link/deck; it must be a file inside it [references]",
+        xlsx: "xlsx-dtd/deck/cards.yaml:12:10: error: workbook "
+        "'cards.xlsx' declares an XML document type (xl/worksheets/sheet1.xml); "
+        "pnpkit refuses XML entities in sheets (save "
+        "the workbook again from a spreadsheet program) [sheet]",
+        ods: "ods-dtd/deck/cards.yaml:12:10: error: workbook 'cards.ods' declares "
+        "an XML document type (content.xml); pnpkit refuses XML entities in "
+        "sheets (save the workbook again from a spreadsheet program) [sheet]",
+        inf: "xlsx-inf/deck/cards.xlsx:Sheet1!C3: error: the "
+        "cell holds inf, which is not a finite number [sheet]",
     }
     huge = [HEADER] + [list(r) for r in ROWS]
     huge[2][2] = "1e999"
-    cases[sheet_pack(tmp_path / "csv-inf", "csv", huge)] = "csv-inf/deck/cards.csv:3:11: error: 'cost' must be a number (got '1e999') [schema]"
+    cases[sheet_pack(tmp_path / "csv-inf", "csv", huge)] = (
+        "csv-inf/deck/cards.csv:3:11: error: 'cost' must be a number (got '1e999') [schema]"
+    )
     for pack, line in cases.items():
         assert run(capsys, "validate", pack.relative_to(tmp_path)) == (1, [line])
 
@@ -235,22 +321,39 @@ def test_sheets_are_bounded_and_the_message_names_the_limit(tmp_path, capsys, mo
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sheets, "MAX_ROWS", 2)
     rows = sheet_pack(tmp_path / "rows", "csv", [HEADER] + ROWS)
-    assert run(capsys, "validate", rows.relative_to(tmp_path)) == (1, [
-        "rows/deck/cards.csv:4:1: error: the sheet has more than " "2 rows (found 3 or more); pnpkit reads at most 2 [sheet]"])
+    assert run(capsys, "validate", rows.relative_to(tmp_path)) == (
+        1,
+        [
+            "rows/deck/cards.csv:4:1: error: the sheet has more than "
+            "2 rows (found 3 or more); pnpkit reads at most 2 [sheet]"
+        ],
+    )
     monkeypatch.setattr(sheets, "MAX_BYTES", 100)
     big = sheet_pack(tmp_path / "big", "ods", [HEADER] + ROWS)
     size = (big / "cards.ods").stat().st_size
-    assert run(capsys, "validate", big.relative_to(tmp_path)) == (1, [
-        "big/deck/cards.yaml:12:10: error: sheet file 'cards.ods' is " f"{size:,} bytes; pnpkit reads sheets of at most 100 bytes [sheet]"])
+    assert run(capsys, "validate", big.relative_to(tmp_path)) == (
+        1,
+        [
+            "big/deck/cards.yaml:12:10: error: sheet file 'cards.ods' is "
+            f"{size:,} bytes; pnpkit reads sheets of at most 100 bytes [sheet]"
+        ],
+    )
     monkeypatch.setattr(sheets, "MAX_UNPACKED", 1000)
     zipped = sheet_pack(tmp_path / "zip", "xlsx", [HEADER] + ROWS)
     monkeypatch.setattr(sheets, "MAX_BYTES", 10**6)
     code, lines = run(capsys, "validate", zipped.relative_to(tmp_path))
-    assert code == 1 and lines[0].startswith("zip/deck/cards.yaml:12:10: error: workbook 'cards.xlsx' unpacks to ") and lines[0].endswith(
-        " bytes; pnpkit reads workbooks of at most 1,000 [sheet]")
+    assert (
+        code == 1
+        and lines[0].startswith(
+            "zip/deck/cards.yaml:12:10: error: workbook 'cards.xlsx' unpacks to "
+        )
+        and lines[0].endswith(" bytes; pnpkit reads workbooks of at most 1,000 [sheet]")
+    )
 
 
-def test_watch_rebuilds_when_the_sheet_is_saved_and_redoes_only_the_changed_card(tmp_path, monkeypatch):
+def test_watch_rebuilds_when_the_sheet_is_saved_and_redoes_only_the_changed_card(
+    tmp_path, monkeypatch
+):
     import queue
     import threading
 
@@ -268,7 +371,9 @@ def test_watch_rebuilds_when_the_sheet_is_saved_and_redoes_only_the_changed_card
         rows[3][4] = "Dusky"  # moon-1's English title: one face in one language
         write_delimited(pack / "cards.csv", rows)
         second = builds.get(timeout=60)
-        assert second.ok and second.stats["faces rendered"] == 1 and second.stats["faces reused"] == 5
+        assert (
+            second.ok and second.stats["faces rendered"] == 1 and second.stats["faces reused"] == 5
+        )
     finally:
         watcher.stop.set()
         thread.join(60)
@@ -280,5 +385,10 @@ def test_a_sheet_with_too_many_filled_cells_is_refused(tmp_path, capsys, monkeyp
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sheets, "MAX_CELLS", 20)
     pack = sheet_pack(tmp_path, "xlsx", [HEADER] + ROWS)
-    assert run(capsys, "validate", pack.relative_to(tmp_path)) == (1, [
-        "deck/cards.xlsx:Sheet1!A3: error: the sheet has more than 20 " "filled cells (found 24 or more); pnpkit reads at most 20 [sheet]"])
+    assert run(capsys, "validate", pack.relative_to(tmp_path)) == (
+        1,
+        [
+            "deck/cards.xlsx:Sheet1!A3: error: the sheet has more than 20 "
+            "filled cells (found 24 or more); pnpkit reads at most 20 [sheet]"
+        ],
+    )

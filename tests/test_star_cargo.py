@@ -16,7 +16,9 @@ from pnpkit.pdf import alignment_marks
 from pnpkit.schema import load_pack
 from registered import REGISTRY, impose
 
-FIRST = calibration.page_count("long-edge")  # the PDF index of layout page 0: after the print check and its back
+FIRST = calibration.page_count(
+    "long-edge"
+)  # the PDF index of layout page 0: after the print check and its back
 
 S = "components/star-cargo"
 MM = 72 / 25.4  # PDF points per mm
@@ -44,9 +46,18 @@ def test_the_banknotes_sheet_gives_the_items_the_yaml_list_gave():
     pack, problems = load_pack(ROOT / S)
     assert problems == []
     notes = [(i.id, i.count, i.fields, i.provenance) for i in pack.items("banknotes")]
-    assert notes == [(f"note-{v}", n, {"value": v, "colour": c}, {"*": "design"}) for v, n, c in (
-        (1, 20, "#8a8f98"), (5, 20, "#3f8f7a"), (10, 25, "#4a78b5"), (50, 20, "#7b58a6"),
-        (100, 30, "#b8862b"), (500, 12, "#b5473c"), (1000, 8, "#2b2f3a"))]
+    assert notes == [
+        (f"note-{v}", n, {"value": v, "colour": c}, {"*": "design"})
+        for v, n, c in (
+            (1, 20, "#8a8f98"),
+            (5, 20, "#3f8f7a"),
+            (10, 25, "#4a78b5"),
+            (50, 20, "#7b58a6"),
+            (100, 30, "#b8862b"),
+            (500, 12, "#b5473c"),
+            (1000, 8, "#2b2f3a"),
+        )
+    ]
     assert str(pack.items("banknotes")[2].field_where["value"]) == f"{S}/banknotes.csv:4:9"
 
 
@@ -56,7 +67,9 @@ def test_the_pack_is_clean():
     assert set(result.faces) == {"eo", "en"}
 
 
-def test_an_untrusted_build_stops_at_the_python_board_with_one_located_line(tmp_path, monkeypatch, capsys):
+def test_an_untrusted_build_stops_at_the_python_board_with_one_located_line(
+    tmp_path, monkeypatch, capsys
+):
     """The board is a Python face: a player who has not trusted the kit gets one error at the
     face, naming the command, and no PDF (a kit without its board would print wrong), while the
     skipped rules.py stays a warning."""
@@ -67,45 +80,71 @@ def test_an_untrusted_build_stops_at_the_python_board_with_one_located_line(tmp_
     out = capsys.readouterr()
     lines = (out.out + out.err).splitlines()
     assert [line for line in lines if ": error: " in line] == [
-        f"{S}/board.yaml:10:10: error: the pack is not trusted, " "so its Python faces (board.py:draw: 1 face(s)) were not "
-        f"drawn; if you trust its author: pnpkit trust {S} (or --trust for one run) [trust]"]
-    assert [line.split(": warning: ")[0] for line in lines if ": warning: " in line] == [f"{S}/game.yaml:7:1"]
+        f"{S}/board.yaml:10:10: error: the pack is not trusted, "
+        "so its Python faces (board.py:draw: 1 face(s)) were not "
+        f"drawn; if you trust its author: pnpkit trust {S} (or --trust for one run) [trust]"
+    ]
+    assert [line.split(": warning: ")[0] for line in lines if ": warning: " in line] == [
+        f"{S}/game.yaml:7:1"
+    ]
     assert not list((tmp_path / "out").rglob("*.pdf"))
 
 
 class TestCounts:
     def test_c01_five_cards_dealt_one_drawn(self, cargo):
-        assert broken(cargo, ("game.yaml", "hand_size: 5", "hand_size: 6"), ("game.yaml", "draw_per_turn: 1", "draw_per_turn: 2")) == [
+        assert broken(
+            cargo,
+            ("game.yaml", "hand_size: 5", "hand_size: 6"),
+            ("game.yaml", "draw_per_turn: 1", "draw_per_turn: 2"),
+        ) == [
             f"{S}/game.yaml:59:16: error: data.setup.hand_size is 6; the game needs 5 [CARGO-C01]",
-            f"{S}/game.yaml:60:20: error: data.setup.draw_per_turn " "is 2; the game needs 1 [CARGO-C01]",
+            f"{S}/game.yaml:60:20: error: data.setup.draw_per_turn "
+            "is 2; the game needs 1 [CARGO-C01]",
         ]
 
     def test_c02_movement_deck_deals_six_players(self, cargo):
-        assert broken(cargo, ("movement.yaml", "id: steps-2, count: 8", "id: steps-2, count: 1"),
-                      ("movement.yaml", "id: steps-3, count: 10", "id: steps-3, count: 1")) == [
-            f"{S}/game.yaml:123:5: error: setup deals 36 from group " "'movement' at 6 players, but it holds only 32 [CARGO-C02]",
+        assert broken(
+            cargo,
+            ("movement.yaml", "id: steps-2, count: 8", "id: steps-2, count: 1"),
+            ("movement.yaml", "id: steps-3, count: 10", "id: steps-3, count: 1"),
+        ) == [
+            f"{S}/game.yaml:123:5: error: setup deals 36 from group "
+            "'movement' at 6 players, but it holds only 32 [CARGO-C02]",
         ]
 
     def test_c03_players_plus_two_active_contracts(self, cargo):
         assert broken(cargo, ("game.yaml", "active_extra: 2", "active_extra: 3")) == [
-            f"{S}/game.yaml:61:19: error: data.setup.active_extra " "is 3; the game needs 2 [CARGO-C03]",
+            f"{S}/game.yaml:61:19: error: data.setup.active_extra "
+            "is 3; the game needs 2 [CARGO-C03]",
         ]
 
     def test_c03_contract_deck_covers_the_active_row(self, cargo):
-        lines = broken(cargo, ("game.yaml", "players: {min: 2, max: 6,", "players: {min: 2, max: 40,"))
-        assert f"{S}/game.yaml:125:5: error: setup deals 42 from group " "'contracts' at 40 players, but it holds only 36 [CARGO-C03]" in lines
+        lines = broken(
+            cargo, ("game.yaml", "players: {min: 2, max: 6,", "players: {min: 2, max: 40,")
+        )
+        assert (
+            f"{S}/game.yaml:125:5: error: setup deals 42 from group "
+            "'contracts' at 40 players, but it holds only 36 [CARGO-C03]" in lines
+        )
 
     def test_c04_start_money(self, cargo):
         assert broken(cargo, ("game.yaml", "start_money: 1000", "start_money: 900")) == [
-            f"{S}/game.yaml:62:18: error: data.setup.start_money " "is 900; the game needs 1000 [CARGO-C04]",
+            f"{S}/game.yaml:62:18: error: data.setup.start_money "
+            "is 900; the game needs 1000 [CARGO-C04]",
         ]
 
     def test_c04_notes_run_from_one_to_a_thousand(self, cargo):
-        assert broken(cargo, ("banknotes.csv", "note-1,1,20,#8a8f98\n", ""),
-                      ("banknotes.csv", "note-1000,1000,8", "note-1000,2000,8")) == [
-            f"{S}/banknotes.csv:7:11: error: banknote 'note-1000' is " "worth ✯2,000; notes run from ✯1 to ✯1,000 [CARGO-C04]",
-            f"{S}/game.yaml:127:5: error: no banknote is worth " "✯1,000; the notes run from ✯1 to ✯1,000 [CARGO-C04]",
-            f"{S}/game.yaml:127:5: error: no banknote is worth " "✯1; the notes run from ✯1 to ✯1,000 [CARGO-C04]",
+        assert broken(
+            cargo,
+            ("banknotes.csv", "note-1,1,20,#8a8f98\n", ""),
+            ("banknotes.csv", "note-1000,1000,8", "note-1000,2000,8"),
+        ) == [
+            f"{S}/banknotes.csv:7:11: error: banknote 'note-1000' is "
+            "worth ✯2,000; notes run from ✯1 to ✯1,000 [CARGO-C04]",
+            f"{S}/game.yaml:127:5: error: no banknote is worth "
+            "✯1,000; the notes run from ✯1 to ✯1,000 [CARGO-C04]",
+            f"{S}/game.yaml:127:5: error: no banknote is worth "
+            "✯1; the notes run from ✯1 to ✯1,000 [CARGO-C04]",
         ]
 
     def test_c04_bank_covers_purses_and_payoffs(self, cargo):
@@ -115,71 +154,126 @@ class TestCounts:
         ]
 
     def test_c05_one_ship_and_one_marker_per_player(self, cargo):
-        assert broken(cargo, ("players.yaml", "{id: ship-red, colour: red", "{id: ship-red, colour: blue"),
-                      ("players.yaml", "    - {id: marker-orange", "    # - {id: marker-orange")) == [
-            f"{S}/players.yaml:49:7: error: colour orange has a " "ship ('ship-orange') but no cargo marker [CARGO-C05]",
-            f"{S}/players.yaml:50:31: error: 'ship-red' and 'ship-blue' are " "both blue: each player has one piece of their colour [CARGO-C05]",
-            f"{S}/players.yaml:56:1: error: group 'markers' prints 5 " "pieces; the game needs exactly one per player, 6 [CARGO-C05]",
-            f"{S}/players.yaml:64:7: error: colour red has a " "cargo marker ('marker-red') but no ship [CARGO-C05]",
+        assert broken(
+            cargo,
+            ("players.yaml", "{id: ship-red, colour: red", "{id: ship-red, colour: blue"),
+            ("players.yaml", "    - {id: marker-orange", "    # - {id: marker-orange"),
+        ) == [
+            f"{S}/players.yaml:49:7: error: colour orange has a "
+            "ship ('ship-orange') but no cargo marker [CARGO-C05]",
+            f"{S}/players.yaml:50:31: error: 'ship-red' and 'ship-blue' are "
+            "both blue: each player has one piece of their colour [CARGO-C05]",
+            f"{S}/players.yaml:56:1: error: group 'markers' prints 5 "
+            "pieces; the game needs exactly one per player, 6 [CARGO-C05]",
+            f"{S}/players.yaml:64:7: error: colour red has a "
+            "cargo marker ('marker-red') but no ship [CARGO-C05]",
         ]
 
     def test_c06_one_ordinary_die(self, cargo):
-        assert broken(cargo, ("players.yaml", "'5', '6']", "'5', '7']"), ("players.yaml", "    - {id: die, faces", "    - {id: die, count: 2, faces")) == [
-            f"{S}/game.yaml:129:5: error: group 'dice' has 2 " "components; the game needs exactly 1 [CARGO-C06]",
-            f"{S}/players.yaml:81:34: error: die 'die' has faces ['1', '2', '3', '4', " "'5', '7']; the game needs ['1', '2', '3', '4', '5', '6'] [CARGO-C06]",
+        assert broken(
+            cargo,
+            ("players.yaml", "'5', '6']", "'5', '7']"),
+            ("players.yaml", "    - {id: die, faces", "    - {id: die, count: 2, faces"),
+        ) == [
+            f"{S}/game.yaml:129:5: error: group 'dice' has 2 "
+            "components; the game needs exactly 1 [CARGO-C06]",
+            f"{S}/players.yaml:81:34: error: die 'die' has faces ['1', '2', '3', '4', "
+            "'5', '7']; the game needs ['1', '2', '3', '4', '5', '6'] [CARGO-C06]",
         ]
 
 
 class TestBoard:
     def test_b01_home_is_open_space_at_g8(self, cargo):
         assert broken(cargo, ("game.yaml", "home: G8 ", "home: G7 ")) == [
-            f"{S}/game.yaml:70:11: error: Home (G7) is a " "void space; every ship must enter it [CARGO-B01]",
+            f"{S}/game.yaml:70:11: error: Home (G7) is a "
+            "void space; every ship must enter it [CARGO-B01]",
             f"{S}/game.yaml:70:11: error: Home is at G7; the seed puts it at G8 [CARGO-B01]",
         ]
 
     def test_b01_no_planet_on_home(self, cargo):
         assert broken(cargo, ("game.yaml", "fermonto: {cell: E7", "fermonto: {cell: G8")) == [
-            f"{S}/game.yaml:86:22: error: planet 'fermonto' lies on Home " "(G8); Home is the open space every ship starts from [CARGO-B01]",
+            f"{S}/game.yaml:86:22: error: planet 'fermonto' lies on Home "
+            "(G8); Home is the open space every ship starts from [CARGO-B01]",
         ]
 
     def test_b02_contracts_name_planets_on_the_board(self, cargo):
-        assert broken(cargo, ("contracts.yaml", "destination: gardeno, payoff: 330", "destination: gardenno, payoff: 330"),
-                      ("contracts.yaml", "cargo: ore, destination: stormo", "cargo: ore, destination: fermonto"),
-                      ("contracts.yaml", "{id: tr-05, kind: transport, pickup: teatro,", "{id: tr-05, kind: transport,")) == [
-            f"{S}/contracts.yaml:19:81: error: contract 'tr-01': destination 'gardenno' " "is not a planet on the board (did you mean 'gardeno'?) [CARGO-B02]",
-            f"{S}/contracts.yaml:21:79: error: transport contract 'tr-03' " "picks up and delivers at the same planet 'fermonto' [CARGO-B02]",
-            f"{S}/contracts.yaml:23:7: error: transport " "contract 'tr-05' names no pickup planet [CARGO-B02]",
+        assert broken(
+            cargo,
+            (
+                "contracts.yaml",
+                "destination: gardeno, payoff: 330",
+                "destination: gardenno, payoff: 330",
+            ),
+            (
+                "contracts.yaml",
+                "cargo: ore, destination: stormo",
+                "cargo: ore, destination: fermonto",
+            ),
+            (
+                "contracts.yaml",
+                "{id: tr-05, kind: transport, pickup: teatro,",
+                "{id: tr-05, kind: transport,",
+            ),
+        ) == [
+            f"{S}/contracts.yaml:19:81: error: contract 'tr-01': destination 'gardenno' "
+            "is not a planet on the board (did you mean 'gardeno'?) [CARGO-B02]",
+            f"{S}/contracts.yaml:21:79: error: transport contract 'tr-03' "
+            "picks up and delivers at the same planet 'fermonto' [CARGO-B02]",
+            f"{S}/contracts.yaml:23:7: error: transport "
+            "contract 'tr-05' names no pickup planet [CARGO-B02]",
         ]
 
     def test_b03_demanded_cargo_is_supplied_elsewhere(self, cargo):
-        assert broken(cargo, ("game.yaml", "supplies: [ice, seafood]", "supplies: [seafood]"),
-                      ("game.yaml", "supplies: [ice, troupe]", "supplies: [troupe]"),
-                      ("game.yaml", "supplies: [parcels, books, medicine]", "supplies: [parcels, books]"),
-                      ("contracts.yaml", "cargo: medicine, destination: haoso", "cargo: medicine, destination: nebulo")) == [
-            f"{S}/contracts.yaml:49:64: error: deliver contract 'dl-13' asks for " "medicine at 'nebulo', the only planet that supplies it [CARGO-B03]",
-            f"{S}/contracts.yaml:50:41: error: deliver contract " "'dl-14' asks for ice, which no planet supplies [CARGO-B03]",
+        assert broken(
+            cargo,
+            ("game.yaml", "supplies: [ice, seafood]", "supplies: [seafood]"),
+            ("game.yaml", "supplies: [ice, troupe]", "supplies: [troupe]"),
+            ("game.yaml", "supplies: [parcels, books, medicine]", "supplies: [parcels, books]"),
+            (
+                "contracts.yaml",
+                "cargo: medicine, destination: haoso",
+                "cargo: medicine, destination: nebulo",
+            ),
+        ) == [
+            f"{S}/contracts.yaml:49:64: error: deliver contract 'dl-13' asks for "
+            "medicine at 'nebulo', the only planet that supplies it [CARGO-B03]",
+            f"{S}/contracts.yaml:50:41: error: deliver contract "
+            "'dl-14' asks for ice, which no planet supplies [CARGO-B03]",
         ]
 
     def test_b04_fee_table_is_the_seeds(self, cargo):
-        assert broken(cargo, ("game.yaml", 'colonists: {glyph: "”", fee: free', 'colonists: {glyph: "”", fee: ten'),
-                      ("game.yaml", "ore: {fee: other", "ore: {fee: ten"),
-                      ("game.yaml", 'books: {glyph: "§", fee: fifteen', "books: {fee: other"),
-                      ("contracts.yaml", "cargo: seafood, destination: gardeno", "cargo: gold, destination: gardeno")) == [
-            f"{S}/contracts.yaml:19:59: error: contract 'tr-01' carries " "'gold', which is not a cargo type in the fee table [CARGO-B04]",
-            f"{S}/game.yaml:96:5: error: no cargo type " "decodes the seed's '§' (fee 15%) [CARGO-B04]",
-            f"{S}/game.yaml:96:34: error: cargo type 'colonists' ('”') pays " "'ten' (10%); the seed's table puts it at 'free' (0) [CARGO-B04]",
-            f"{S}/game.yaml:106:16: error: cargo type 'ore' is not in the " "seed's table, so it pays 'other' (5%), not 'ten' (10%) [CARGO-B04]",
+        assert broken(
+            cargo,
+            ("game.yaml", 'colonists: {glyph: "”", fee: free', 'colonists: {glyph: "”", fee: ten'),
+            ("game.yaml", "ore: {fee: other", "ore: {fee: ten"),
+            ("game.yaml", 'books: {glyph: "§", fee: fifteen', "books: {fee: other"),
+            (
+                "contracts.yaml",
+                "cargo: seafood, destination: gardeno",
+                "cargo: gold, destination: gardeno",
+            ),
+        ) == [
+            f"{S}/contracts.yaml:19:59: error: contract 'tr-01' carries "
+            "'gold', which is not a cargo type in the fee table [CARGO-B04]",
+            f"{S}/game.yaml:96:5: error: no cargo type "
+            "decodes the seed's '§' (fee 15%) [CARGO-B04]",
+            f"{S}/game.yaml:96:34: error: cargo type 'colonists' ('”') pays "
+            "'ten' (10%); the seed's table puts it at 'free' (0) [CARGO-B04]",
+            f"{S}/game.yaml:106:16: error: cargo type 'ore' is not in the "
+            "seed's table, so it pays 'other' (5%), not 'ten' (10%) [CARGO-B04]",
         ]
 
     def test_b04_some_planets_inspect(self, cargo):
         assert broken(cargo, *[("game.yaml", "inspection: true", "inspection: false")] * 4) == [
-            f"{S}/game.yaml:78:5: error: no planet inspects cargo; " "the seed's board has spaces with a magnifier [CARGO-B04]",
+            f"{S}/game.yaml:78:5: error: no planet inspects cargo; "
+            "the seed's board has spaces with a magnifier [CARGO-B04]",
         ]
 
     def test_b05_a_planet_walled_in_by_void_fails(self, cargo):
         # Ĵaspo (N9) sits by the right edge: void on its five neighbours walls it in
         assert broken(cargo, ("game.yaml", "I10, J10]", "I10, J10, M8, N8, M9, M10, N10]")) == [
-            f"{S}/game.yaml:89:19: error: planet 'jaspo' at N9 cannot be reached " "from Home (G8) with step cards: void spaces wall it in [CARGO-B05]",
+            f"{S}/game.yaml:89:19: error: planet 'jaspo' at N9 cannot be reached "
+            "from Home (G8) with step cards: void spaces wall it in [CARGO-B05]",
         ]
 
     def test_b05_follows_the_boards_neighbours(self, cargo):
@@ -187,18 +281,21 @@ class TestBoard:
         # with 4
         assert broken(cargo, ("game.yaml", "I10, J10]", "I10, J10, N8, M9, N10]")) == []
         assert broken(cargo, ("game.yaml", "neighbours: 8", "neighbours: 4")) == [
-            f"{S}/game.yaml:89:19: error: planet 'jaspo' at N9 cannot be reached " "from Home (G8) with step cards: void spaces wall it in [CARGO-B05]",
+            f"{S}/game.yaml:89:19: error: planet 'jaspo' at N9 cannot be reached "
+            "from Home (G8) with step cards: void spaces wall it in [CARGO-B05]",
         ]
 
     def test_b05_a_planet_on_void(self, cargo):
         found = broken(cargo, ("game.yaml", "kanelo: {cell: L10", "kanelo: {cell: J10"))
         assert [line for line in found if ": error: " in line] == [
-            f"{S}/game.yaml:91:20: error: planet 'kanelo' lies on " "a void space (J10); no ship can enter it [CARGO-B05]",
+            f"{S}/game.yaml:91:20: error: planet 'kanelo' lies on "
+            "a void space (J10); no ship can enter it [CARGO-B05]",
         ]  # and its name, drawn on the dark void, is a contrast warning
         assert any("'Kanelo' has a contrast of 1.0:1" in line for line in found)
 
     def test_b05_reads_the_same_data_the_board_draws(self):
         from pnpkit import rules as engine_rules
+
         pack = validate(ROOT / S).pack
         loaded, _ = engine_rules.load_rules(pack, REGISTRY)
         read_board = loaded.rules["reachable"].fn.__globals__["read_board"]  # the pack's rules.py
@@ -207,36 +304,71 @@ class TestBoard:
         assert problems == []
         dist = board.steps_from("G8")
         # every planet is reachable, and the nearest are two steps from Home (E7, F10)
-        assert {pid: dist[p["cell"]] for pid, p in board.planets.items() if dist[p["cell"]] <= 2} == {"fermonto": 2, "biblioteko": 2}
+        assert {
+            pid: dist[p["cell"]] for pid, p in board.planets.items() if dist[p["cell"]] <= 2
+        } == {"fermonto": 2, "biblioteko": 2}
         assert all(p["cell"] in dist for p in board.planets.values())
 
 
 class TestKindsAndData:
     def test_k01_jumps_and_card_kinds(self, cargo):
-        assert broken(cargo, ("movement.yaml", "      jump: true\n      icon: jump\n", "      jump: false\n      icon: jump\n"),
-                      ("movement.yaml", "      jump: true\n      icon: hyperjump", "      jump: false\n      icon: hyperjump"),
-                      ("movement.yaml", "{id: steps-4, count: 8, kind: steps, steps: 4,", "{id: steps-4, count: 8, kind: steps, steps: 4, jump: true,"),
-                      ("contracts.yaml", "{id: dl-01, kind: deliver, cargo: colonists,", "{id: dl-01, kind: deliver, pickup: auroro, cargo: colonists,")) == [
-            f"{S}/contracts.yaml:37:42: error: deliver contract 'dl-01' " "names a pickup planet; a deliver contract names a " "cargo type, picked up wherever it is supplied [CARGO-K01]",
-            f"{S}/movement.yaml:5:1: error: no special card jumps a space; the rules " "rely on jumping over void, occupied and inspection spaces [CARGO-K01]",
-            f"{S}/movement.yaml:20:60: error: step card " "'steps-4' jumps; only special cards jump [CARGO-K01]",
+        assert broken(
+            cargo,
+            (
+                "movement.yaml",
+                "      jump: true\n      icon: jump\n",
+                "      jump: false\n      icon: jump\n",
+            ),
+            (
+                "movement.yaml",
+                "      jump: true\n      icon: hyperjump",
+                "      jump: false\n      icon: hyperjump",
+            ),
+            (
+                "movement.yaml",
+                "{id: steps-4, count: 8, kind: steps, steps: 4,",
+                "{id: steps-4, count: 8, kind: steps, steps: 4, jump: true,",
+            ),
+            (
+                "contracts.yaml",
+                "{id: dl-01, kind: deliver, cargo: colonists,",
+                "{id: dl-01, kind: deliver, pickup: auroro, cargo: colonists,",
+            ),
+        ) == [
+            f"{S}/contracts.yaml:37:42: error: deliver contract 'dl-01' "
+            "names a pickup planet; a deliver contract names a "
+            "cargo type, picked up wherever it is supplied [CARGO-K01]",
+            f"{S}/movement.yaml:5:1: error: no special card jumps a space; the rules "
+            "rely on jumping over void, occupied and inspection spaces [CARGO-K01]",
+            f"{S}/movement.yaml:20:60: error: step card "
+            "'steps-4' jumps; only special cards jump [CARGO-K01]",
         ]
 
     def test_k01_two_contract_kinds_only(self, cargo):
-        assert broken(cargo, ("contracts.yaml", "{id: tr-01, kind: transport", "{id: tr-01, kind: shuttle")) == [
-            f"{S}/contracts.yaml:19:25: error: 'kind' must be one " "of transport, deliver (got 'shuttle') [CARGO-K01]",
+        assert broken(
+            cargo, ("contracts.yaml", "{id: tr-01, kind: transport", "{id: tr-01, kind: shuttle")
+        ) == [
+            f"{S}/contracts.yaml:19:25: error: 'kind' must be one "
+            "of transport, deliver (got 'shuttle') [CARGO-K01]",
         ]
 
     def test_d01_board_data_is_well_formed(self, cargo):
-        assert broken(cargo, ("game.yaml", "void: [I1,", "void: [Z1, I1,"), ("game.yaml", "glacio: {cell: M1,", "glacio: {cel: M1,")) == [
-            f"{S}/game.yaml:74:12: error: a void space Z1 is " "off the board (columns A–N, rows 1–10) [CARGO-D01]",
+        assert broken(
+            cargo,
+            ("game.yaml", "void: [I1,", "void: [Z1, I1,"),
+            ("game.yaml", "glacio: {cell: M1,", "glacio: {cel: M1,"),
+        ) == [
+            f"{S}/game.yaml:74:12: error: a void space Z1 is "
+            "off the board (columns A–N, rows 1–10) [CARGO-D01]",
             f"{S}/game.yaml:79:13: error: planet 'glacio' needs 'cell' [CARGO-D01]",
-            f"{S}/game.yaml:79:14: error: unknown key 'cel' in " "planet 'glacio' (did you mean 'cell'?) [CARGO-D01]",
+            f"{S}/game.yaml:79:14: error: unknown key 'cel' in "
+            "planet 'glacio' (did you mean 'cell'?) [CARGO-D01]",
         ]
 
     def test_d01_grid_fills_the_board(self, cargo):
         assert broken(cargo, ("game.yaml", "cell: 22 ", "cell: 21 ")) == [
-            f"{S}/game.yaml:71:11: error: the grid needs a " "board of 312x270mm (2 edges + 14 columns x cell, "
+            f"{S}/game.yaml:71:11: error: the grid needs a "
+            "board of 312x270mm (2 edges + 14 columns x cell, "
             "2 edges + 10 rows x cell + band), but group 'board' is 326x280mm [CARGO-D01]",
         ]
 
@@ -257,7 +389,9 @@ def pdf_page(path, index: int):
 
 
 def image(page, dpi: int = DPI):
-    return page.render(scale=dpi / 72, no_smoothpath=True, no_smoothtext=True).to_pil().convert("RGB")
+    return (
+        page.render(scale=dpi / 72, no_smoothpath=True, no_smoothtext=True).to_pil().convert("RGB")
+    )
 
 
 def inked(img, box_px) -> int:
@@ -282,12 +416,20 @@ def chars(page) -> list[tuple[str, tuple[float, float, float, float]]]:
 def label_in(found, box) -> tuple[str, float, float]:
     """The text whose characters' centres lie in box, and how far its centre is from the box's
     (mm)."""
-    inside = [(ch, b) for ch, b in found if box[0] <= (b[0] + b[2]) / 2 <= box[2] and box[1] <= (b[1] + b[3]) / 2 <= box[3]]
+    inside = [
+        (ch, b)
+        for ch, b in found
+        if box[0] <= (b[0] + b[2]) / 2 <= box[2] and box[1] <= (b[1] + b[3]) / 2 <= box[3]
+    ]
     if not inside:
         return "", 99.0, 99.0
     left, top = min(b[0] for _, b in inside), min(b[1] for _, b in inside)
     right, bottom = max(b[2] for _, b in inside), max(b[3] for _, b in inside)
-    return "".join(ch for ch, _ in inside), (left + right - box[0] - box[2]) / 2, (top + bottom - box[1] - box[3]) / 2
+    return (
+        "".join(ch for ch, _ in inside),
+        (left + right - box[0] - box[2]) / 2,
+        (top + bottom - box[1] - box[3]) / 2,
+    )
 
 
 def label_boxes(data: dict) -> list[tuple[str, tuple[float, float, float, float]]]:
@@ -301,7 +443,9 @@ def label_boxes(data: dict) -> list[tuple[str, tuple[float, float, float, float]
         out.append((letter, (e + i * c, e + rows * c, e + (i + 1) * c, 2 * e + rows * c - s)))
     for r in range(1, rows + 1):
         out.append((str(r), (s, e + (r - 1) * c, e, e + r * c)))
-        out.append((str(r), (e + len(cols) * c, e + (r - 1) * c, 2 * e + len(cols) * c - s, e + r * c)))
+        out.append(
+            (str(r), (e + len(cols) * c, e + (r - 1) * c, 2 * e + len(cols) * c - s, e + r * c))
+        )
     return out
 
 
@@ -313,7 +457,10 @@ class TestBoardPrint:
         assert sum("galaxy: sheet A2 of 1x2" in t for t in labels) == 1
         a3 = PdfReader(out / "star-cargo-eo-a3.pdf").pages
         assert len(a3) == 2  # calibration, then the whole board
-        assert (round(float(a3[1].mediabox.width)), round(float(a3[1].mediabox.height))) == (1191, 842)
+        assert (round(float(a3[1].mediabox.width)), round(float(a3[1].mediabox.height))) == (
+            1191,
+            842,
+        )
 
     def test_grid_labels_sit_on_their_columns_and_rows_on_a3(self, built):
         out, result = built
@@ -322,12 +469,21 @@ class TestBoardPrint:
         assert (trim[2] - trim[0]) / MM == pytest.approx(326, abs=0.01)
         page = pdf_page(out / "star-cargo-eo-a3.pdf", 1)
         h_pt = page.get_height()
-        left, top = trim[0] / MM, (h_pt - trim[3]) / MM  # the board's top-left corner, page mm from the top-left
+        left, top = (
+            trim[0] / MM,
+            (h_pt - trim[3]) / MM,
+        )  # the board's top-left corner, page mm from the top-left
         img, found = image(page), chars(page)
         for label, (x0, y0, x1, y1) in label_boxes(result.pack.data):
             box = (left + x0, top + y0, left + x1, top + y1)
             text, dx, dy = label_in(found, box)
-            assert text == label and abs(dx) < 0.5 and abs(dy) < 0.5, (label, box, text, dx, dy)  # centred on its column or row
+            assert text == label and abs(dx) < 0.5 and abs(dy) < 0.5, (
+                label,
+                box,
+                text,
+                dx,
+                dy,
+            )  # centred on its column or row
             assert inked(img, [v * PX for v in box]) > 20, (label, box)  # printed, not just present
 
     def test_split_sheets_show_the_labels_of_their_part_and_matching_targets(self, built):
@@ -343,25 +499,41 @@ class TestBoardPrint:
             img, found = image(page), chars(page)
 
             def on(fx, fy, t=t):  # board trim mm -> page mm on this sheet
-                return t.origin[0] + fx + bleed - t.window[0], t.origin[1] + fy + bleed - t.window[1]
+                return t.origin[0] + fx + bleed - t.window[0], t.origin[1] + fy + bleed - t.window[
+                    1
+                ]
 
             for label, (x0, y0, x1, y1) in label_boxes(data):
                 if t.window[0] <= x0 + bleed and x1 + bleed <= t.window[2]:  # wholly on this sheet
                     box = (*on(x0, y0), *on(x1, y1))
                     text, dx, dy = label_in(found, box)
-                    assert text == label and abs(dx) < 0.5 and abs(dy) < 0.5, (t.name, label, text, dx, dy)
+                    assert text == label and abs(dx) < 0.5 and abs(dy) < 0.5, (
+                        t.name,
+                        label,
+                        text,
+                        dx,
+                        dy,
+                    )
                     assert inked(img, [v * PX for v in box]) > 20
                     seen.setdefault(label, set()).add(t.name)
             # the targets: in the shared strip, at the same board points on both sheets
             for fx, fy in alignment_marks(t):
                 assert t2.window[0] < fx < t1.window[2]
                 x, y = on(fx - bleed, fy - bleed)
-                assert inked(img, ((x - 0.8) * PX, (y - 0.8) * PX, (x + 0.8) * PX, (y + 0.8) * PX)) > 0, (t.name, fx, fy)
+                assert (
+                    inked(img, ((x - 0.8) * PX, (y - 0.8) * PX, (x + 0.8) * PX, (y + 0.8) * PX)) > 0
+                ), (t.name, fx, fy)
         assert alignment_marks(t1) == alignment_marks(t2)
         letters = data["board"]["columns"]
-        assert {ch for ch in letters if "A1" in seen.get(ch, ())} == set(letters[:8])  # A..H on the left sheet
-        assert {ch for ch in letters if "A2" in seen.get(ch, ())} == set(letters[8:])  # I..N on the right one
-        assert all(seen[str(r)] == {"A1", "A2"} for r in range(1, 11))  # left strip on A1, right strip on A2
+        assert {ch for ch in letters if "A1" in seen.get(ch, ())} == set(
+            letters[:8]
+        )  # A..H on the left sheet
+        assert {ch for ch in letters if "A2" in seen.get(ch, ())} == set(
+            letters[8:]
+        )  # I..N on the right one
+        assert all(
+            seen[str(r)] == {"A1", "A2"} for r in range(1, 11)
+        )  # left strip on A1, right strip on A2
 
     def test_the_left_sheet_marks_where_the_right_one_goes(self, built):
         out, result = built
@@ -369,10 +541,15 @@ class TestBoardPrint:
         (n1, t1), (_, t2) = [(n, p.tile) for n, p in enumerate(pages, FIRST) if p.tile is not None]
         img = image(pdf_page(out / "star-cargo-eo.pdf", n1))
         x = (t1.origin[0] + t2.window[0] - t1.window[0]) * PX
-        column = [any(sum(img.getpixel((round(x) + d, y))) < 3 * 110 for d in (-1, 0, 1)) for y in range(img.height)]
+        column = [
+            any(sum(img.getpixel((round(x) + d, y))) < 3 * 110 for d in (-1, 0, 1))
+            for y in range(img.height)
+        ]
         top, bottom = t1.origin[1] * PX, (t1.origin[1] + t1.window[3] - t1.window[1]) * PX
         inside = [hit for y, hit in enumerate(column) if top + 5 < y < bottom - 5]
-        assert 0.3 < sum(inside) / len(inside) < 0.95  # a dashed line down the whole sheet, not solid
+        assert (
+            0.3 < sum(inside) / len(inside) < 0.95
+        )  # a dashed line down the whole sheet, not solid
 
 
 class TestCardsPrint:
@@ -384,7 +561,9 @@ class TestCardsPrint:
         printed = set()
         checked = 0
         for n, page in enumerate(pages, FIRST):
-            cards = [p for p in page.placements if p.face.group in ("contracts", "movement", "aids")]
+            cards = [
+                p for p in page.placements if p.face.group in ("contracts", "movement", "aids")
+            ]
             if page.tile is not None or not cards:
                 continue
             pdf = pdf_page(out / "star-cargo-eo.pdf", n)
@@ -392,9 +571,27 @@ class TestCardsPrint:
             for ch, box in chars(pdf):
                 if box[1] > page.ink[3]:  # the page label, below the inked area
                     continue
-                card = next((p for p in page.placements if p.x <= box[0] and box[2] <= p.x + p.w and p.y <= box[1] and box[3] <= p.y + p.h), None)
+                card = next(
+                    (
+                        p
+                        for p in page.placements
+                        if p.x <= box[0]
+                        and box[2] <= p.x + p.w
+                        and p.y <= box[1]
+                        and box[3] <= p.y + p.h
+                    ),
+                    None,
+                )
                 assert card is not None, (n, ch, box)
-                assert min(box[0] - card.x, box[1] - card.y, card.x + card.w - box[2], card.y + card.h - box[3]) >= 2.0, (n, ch, card.face.item)
+                assert (
+                    min(
+                        box[0] - card.x,
+                        box[1] - card.y,
+                        card.x + card.w - box[2],
+                        card.y + card.h - box[3],
+                    )
+                    >= 2.0
+                ), (n, ch, card.face.item)
                 checked += 1
                 if ch in ESPERANTO and ch not in printed:
                     img = img or image(pdf, 300)
@@ -408,6 +605,8 @@ class TestCardsPrint:
         out, _ = built
         eo = "".join(p.extract_text() for p in PdfReader(out / "star-cargo-eo.pdf").pages)
         en = "".join(p.extract_text() for p in PdfReader(out / "star-cargo-en.pdf").pages)
-        assert "Transporta kontrakto" in eo and "Livera kontrakto" in eo and "Inspekta elspezo" in eo
+        assert (
+            "Transporta kontrakto" in eo and "Livera kontrakto" in eo and "Inspekta elspezo" in eo
+        )
         assert "Transport contract" in en and "Deliver contract" in en and "Inspection fee" in en
         assert "Ĵaspo" in eo and "Jasper" in en and "✯ 1 000" in eo and "✯ 1,000" in en

@@ -36,8 +36,13 @@ AT = (20.0, 30.0)  # where the drawing's bottom-left corner goes, pt
 RED, GREEN, BLUE, WHITE = (255, 0, 0), (0, 128, 0), (0, 0, 255), (255, 255, 255)
 
 
-def svg(body: str, w: float = 40, h: float = 40, viewbox: str | None = None, extra: str = "") -> str:
-    return f'<svg {NS} width="{w}mm" height="{h}mm" ' f'viewBox="{viewbox or f"0 0 {w} {h}"}"{extra}>\n{body}\n</svg>'
+def svg(
+    body: str, w: float = 40, h: float = 40, viewbox: str | None = None, extra: str = ""
+) -> str:
+    return (
+        f'<svg {NS} width="{w}mm" height="{h}mm" '
+        f'viewBox="{viewbox or f"0 0 {w} {h}"}"{extra}>\n{body}\n</svg>'
+    )
 
 
 class Page:
@@ -116,7 +121,13 @@ def test_top_of_svg_is_top_of_page(tmp_path):
 
 
 def test_viewbox_scales_to_physical_size(tmp_path):
-    page = render(tmp_path, '<rect x="1" y="0.5" width="1" height="1" fill="red"/>', w=40, h=20, viewbox="0 0 4 2")
+    page = render(
+        tmp_path,
+        '<rect x="1" y="0.5" width="1" height="1" fill="red"/>',
+        w=40,
+        h=20,
+        viewbox="0 0 4 2",
+    )
     assert near(page.at(15, 10), RED)
     assert near(page.at(9.5, 10), WHITE) and near(page.at(20.5, 10), WHITE)
     assert near(page.at(15, 4.5), WHITE) and near(page.at(15, 15.5), WHITE)
@@ -124,7 +135,9 @@ def test_viewbox_scales_to_physical_size(tmp_path):
 
 def test_viewbox_origin_and_non_uniform_scaling(tmp_path):
     body = '<rect x="15" y="10" width="5" height="5" fill="red"/>'
-    page = render(tmp_path, body, w=40, h=20, viewbox="10 10 10 10", extra=' preserveAspectRatio="none"')
+    page = render(
+        tmp_path, body, w=40, h=20, viewbox="10 10 10 10", extra=' preserveAspectRatio="none"'
+    )
     # user x 15..20 -> 20..40 mm, user y 10..15 -> 0..10 mm
     assert near(page.at(30, 5), RED)
     assert near(page.at(19, 5), WHITE) and near(page.at(30, 11), WHITE)
@@ -138,7 +151,9 @@ def test_root_clips_to_its_viewport(tmp_path):
 
 
 def test_transform_translate_rotate(tmp_path):
-    page = render(tmp_path, '<rect width="10" height="2" fill="red" transform="translate(20 20) rotate(90)"/>')
+    page = render(
+        tmp_path, '<rect width="10" height="2" fill="red" transform="translate(20 20) rotate(90)"/>'
+    )
     # rotate(90) in y-down space turns +x into +y: the bar covers x 18..20, y 20..30
     assert near(page.at(19, 25), RED)
     assert near(page.at(25, 21), WHITE) and near(page.at(21, 25), WHITE)
@@ -151,7 +166,9 @@ def test_transform_rotate_about_centre_scale_skew_matrix(tmp_path):
     <rect x="0" y="0" width="4" height="4" fill="green" transform="matrix(1 0 0 1 30 30) skewX(45)"/>"""  # noqa: E501 (data: markup and YAML kept as written)
     page = render(tmp_path, body)
     assert near(page.at(10, 6), RED) and near(page.at(10, 14), RED) and near(page.at(6, 10), WHITE)
-    assert near(page.at(23, 5), BLUE) and near(page.at(23, 6.5), WHITE) and near(page.at(19, 3), WHITE)
+    assert (
+        near(page.at(23, 5), BLUE) and near(page.at(23, 6.5), WHITE) and near(page.at(19, 3), WHITE)
+    )
     # skewX(45) shears x by y: the bottom row (y=33.5) spans x 33.5..37.5
     assert near(page.at(36.5, 33.5), GREEN) and near(page.at(31, 33.5), WHITE)
 
@@ -165,13 +182,19 @@ def test_path_arc(tmp_path):
     assert near(page.at(13, 14), RED) and near(page.at(11, 11), WHITE)
 
 
-@pytest.mark.parametrize("absolute, relative", [
-    ("M10 30 C 10 10 20 10 20 30 S 30 10 35 30 Z", "m10 30 c 0 -20 10 -20 10 0 s 10 -20 15 0 z"),
-    ("M5 30 Q 10 5 20 30 T 35 30 Z", "m5 30 q 5 -25 15 0 t 15 0 z"),
-    ("M5 5 L 30 5 L 30 20 L 5 20 Z", "m5 5 h 25 v 15 H 5 V 5 z"),
-    ("M5 5 L 30 5 L 30 20 L 5 20 Z", "M5 5 30 5 30 20 5 20 Z"),
-    ("M5 20 A 10 5 30 1 0 35 20 Z", "m5 20 a 10 5 30 1030 0 z"),
-])
+@pytest.mark.parametrize(
+    "absolute, relative",
+    [
+        (
+            "M10 30 C 10 10 20 10 20 30 S 30 10 35 30 Z",
+            "m10 30 c 0 -20 10 -20 10 0 s 10 -20 15 0 z",
+        ),
+        ("M5 30 Q 10 5 20 30 T 35 30 Z", "m5 30 q 5 -25 15 0 t 15 0 z"),
+        ("M5 5 L 30 5 L 30 20 L 5 20 Z", "m5 5 h 25 v 15 H 5 V 5 z"),
+        ("M5 5 L 30 5 L 30 20 L 5 20 Z", "M5 5 30 5 30 20 5 20 Z"),
+        ("M5 20 A 10 5 30 1 0 35 20 Z", "m5 20 a 10 5 30 1030 0 z"),
+    ],
+)
 def test_relative_and_smooth_path_commands_match_absolute(tmp_path, absolute, relative):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -190,7 +213,11 @@ def test_shapes_and_stroke(tmp_path):
     <line x1="20" y1="36" x2="38" y2="36" stroke="blue" stroke-width="2"/>"""
     page = render(tmp_path, body)
     assert near(page.at(10, 10), RED) and near(page.at(10, 5.5), RED) and near(page.at(6, 6), WHITE)
-    assert near(page.at(37, 10), BLUE) and near(page.at(30, 12.5), BLUE) and near(page.at(30, 14), WHITE)
+    assert (
+        near(page.at(37, 10), BLUE)
+        and near(page.at(30, 12.5), BLUE)
+        and near(page.at(30, 14), WHITE)
+    )
     assert near(page.at(11, 20), GREEN) and near(page.at(11, 26), WHITE)  # stroked, not filled
     assert near(page.at(5.3, 20.3), WHITE)  # the rounded corner is cut
     assert near(page.at(30, 22), RED) and near(page.at(26, 28), WHITE)
@@ -199,16 +226,22 @@ def test_shapes_and_stroke(tmp_path):
 
 def test_fill_rule_evenodd_leaves_a_hole(tmp_path):
     d = "M 5 5 H 35 V 35 H 5 Z M 15 15 H 25 V 25 H 15 Z"
-    page = render(tmp_path, f'<path d="{d}" fill="red" fill-rule="evenodd"/>'
-                            f'<path d="{d}" fill="blue" transform="translate(0 100)"/>')
+    page = render(
+        tmp_path,
+        f'<path d="{d}" fill="red" fill-rule="evenodd"/>'
+        f'<path d="{d}" fill="blue" transform="translate(0 100)"/>',
+    )
     assert near(page.at(10, 10), RED) and near(page.at(20, 20), WHITE)
     page = render(tmp_path, f'<path d="{d}" style="fill: blue"/>')
     assert near(page.at(20, 20), BLUE)
 
 
 def test_dasharray_draws_gaps(tmp_path):
-    page = render(tmp_path, '<line x1="0" y1="20" x2="40" y2="20" stroke="black" stroke-width="2" '
-                            'stroke-dasharray="4, 4"/>')
+    page = render(
+        tmp_path,
+        '<line x1="0" y1="20" x2="40" y2="20" stroke="black" stroke-width="2" '
+        'stroke-dasharray="4, 4"/>',
+    )
     assert page.at(2, 20) == (0, 0, 0) and page.at(6, 20) == WHITE and page.at(10, 20) == (0, 0, 0)
 
 
@@ -224,7 +257,12 @@ def test_colour_syntaxes(tmp_path):
     <rect x="0" y="10" width="10" height="10" fill="LightGray"/>
     <g fill="blue"><rect x="10" y="10" width="10" height="10"/></g>"""
     page = render(tmp_path, body)
-    assert page.at(5, 5) == RED and page.at(15, 5) == BLUE and page.at(25, 5) == GREEN and page.at(35, 5) == RED
+    assert (
+        page.at(5, 5) == RED
+        and page.at(15, 5) == BLUE
+        and page.at(25, 5) == GREEN
+        and page.at(35, 5) == RED
+    )
     assert page.at(5, 15) == (211, 211, 211) and page.at(15, 15) == BLUE
 
 
@@ -246,8 +284,14 @@ def test_clip_path_clips(tmp_path):
     <defs><clipPath id="round"><circle cx="20" cy="20" r="10"/></clipPath></defs>
     <rect width="40" height="40" fill="red" clip-path="url(#round)"/>"""
     page = render(tmp_path, body)
-    assert near(page.at(20, 20), RED) and near(page.at(20, 10.5), RED) and near(page.at(26, 26), RED)
-    assert near(page.at(20, 9.5), WHITE) and near(page.at(2, 2), WHITE) and near(page.at(28, 28), WHITE)
+    assert (
+        near(page.at(20, 20), RED) and near(page.at(20, 10.5), RED) and near(page.at(26, 26), RED)
+    )
+    assert (
+        near(page.at(20, 9.5), WHITE)
+        and near(page.at(2, 2), WHITE)
+        and near(page.at(28, 28), WHITE)
+    )
 
 
 def test_clip_path_on_transformed_group_uses_its_user_space(tmp_path):
@@ -270,8 +314,10 @@ def test_use_draws_the_def_translated(tmp_path):
 
 
 def test_use_passes_inherited_style_to_the_target(tmp_path):
-    body = '<defs><circle id="dot" r="3"/></defs><use href="#dot" x="10" y="10" fill="red"/>' \
-           '<use href="#dot" x="30" y="10" fill="blue"/>'
+    body = (
+        '<defs><circle id="dot" r="3"/></defs><use href="#dot" x="10" y="10" fill="red"/>'
+        '<use href="#dot" x="30" y="10" fill="blue"/>'
+    )
     page = render(tmp_path, body)
     assert near(page.at(10, 10), RED) and near(page.at(30, 10), BLUE)
 
@@ -288,9 +334,13 @@ def test_nested_svg_viewbox_scales_and_clips(tmp_path):
 
 
 def test_nested_svg_must_opt_in_to_stretching():
-    nested = '<svg x="0" y="0" width="20" height="10" viewBox="0 ' '0 10 10"{}><rect width="10" height="10"/></svg>'
+    nested = (
+        '<svg x="0" y="0" width="20" height="10" viewBox="0 '
+        '0 10 10"{}><rect width="10" height="10"/></svg>'
+    )
     assert problems(svg(nested.format(""))) == [
-        (2, 'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"')]
+        (2, 'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"')
+    ]
     compile_svg(svg(nested.format(' preserveAspectRatio="none"')))
 
 
@@ -339,8 +389,10 @@ def test_image_from_data_uri(tmp_path):
 
 
 def test_text_is_upright_and_extractable(tmp_path):
-    body = '<text x="2" y="20" font-size="4">Zażółć ĉĝĥĵŝŭ più</text>' \
-           '<text x="2" y="35" font-size="12">T</text>'
+    body = (
+        '<text x="2" y="20" font-size="4">Zażółć ĉĝĥĵŝŭ più</text>'
+        '<text x="2" y="35" font-size="12">T</text>'
+    )
     page = render(tmp_path, body)
     assert "Zażółć ĉĝĥĵŝŭ più" in PdfReader(str(page.path)).pages[0].extract_text()
     # The T stands on its baseline (y=35) with its bar on top: not mirrored.
@@ -386,8 +438,12 @@ def test_positioned_tspans_make_lines(tmp_path):
     texts = [(op.x, op.y, op.font, op.text) for op in drawing.ops if isinstance(op, TextOp)]
     third_x = 20 - fonts.string_width("third", "DejaVu Sans", 4) / 2
     second_w = fonts.string_width("second ", "DejaVu Sans", 4)
-    assert texts == [(5, 10, "DejaVu Sans", "first"), (5, 15, "DejaVu Sans", "second "),
-                     (5 + second_w, 15, "DejaVu Sans-Italic", "line"), (third_x, 30, "DejaVu Sans", "third")]
+    assert texts == [
+        (5, 10, "DejaVu Sans", "first"),
+        (5, 15, "DejaVu Sans", "second "),
+        (5 + second_w, 15, "DejaVu Sans-Italic", "line"),
+        (third_x, 30, "DejaVu Sans", "third"),
+    ]
 
 
 def test_whitespace_collapses_and_trims_but_keeps_no_break_space():
@@ -396,8 +452,12 @@ def test_whitespace_collapses_and_trims_but_keeps_no_break_space():
 
 
 def test_font_family_list_takes_the_first(tmp_path):
-    drawing = compile_svg(svg('<text y="10" style="font-family: \'DejaVu Sans\', sans-serif; font-weight: bold">'
-                              'x</text>'))
+    drawing = compile_svg(
+        svg(
+            '<text y="10" style="font-family: \'DejaVu Sans\', sans-serif; font-weight: bold">'
+            "x</text>"
+        )
+    )
     assert [op.font for op in drawing.ops if isinstance(op, TextOp)] == ["DejaVu Sans-Bold"]
 
 
@@ -416,65 +476,86 @@ def test_unsupported_element():
 
 def test_unsupported_attribute_as_attribute_or_style():
     source = svg('<text letter-spacing="2">a</text>\n<rect style="fill: red; filter: blur(2px)"/>')
-    assert problems(source) == [(2, "unsupported attribute 'letter-spacing' on <text>"),
-                                (3, "unsupported attribute 'filter' on <rect>")]
+    assert problems(source) == [
+        (2, "unsupported attribute 'letter-spacing' on <text>"),
+        (3, "unsupported attribute 'filter' on <rect>"),
+    ]
 
 
 def test_font_weight_must_be_normal_or_bold():
-    assert problems(svg('<text font-weight="700">a</text>')) == [(2, "font-weight must be normal or bold (got '700')")]
+    assert problems(svg('<text font-weight="700">a</text>')) == [
+        (2, "font-weight must be normal or bold (got '700')")
+    ]
 
 
 def test_unknown_font_family():
     assert problems(svg('<text font-family="Arial, sans-serif">a</text>')) == [
-        (2, "font family 'Arial' is not available (use one of: DejaVu Sans)")]
+        (2, "font family 'Arial' is not available (use one of: DejaVu Sans)")
+    ]
 
 
 def test_missing_glyph():
     source = svg('<text>\n<tspan font-weight="bold">漢字</tspan></text>')
-    assert problems(source) == [(3, "no glyph for '漢' (U+6F22) in font DejaVu Sans-Bold"),
-                                (3, "no glyph for '字' (U+5B57) in font DejaVu Sans-Bold")]
+    assert problems(source) == [
+        (3, "no glyph for '漢' (U+6F22) in font DejaVu Sans-Bold"),
+        (3, "no glyph for '字' (U+5B57) in font DejaVu Sans-Bold"),
+    ]
 
 
 def test_malformed_xml_reports_the_line():
-    assert problems(f'<svg {NS}>\n<rect>\n</svg>') == [
-        (3, "Opening and ending tag mismatch: rect line 2 and svg, line 3, column 7")]
+    assert problems(f"<svg {NS}>\n<rect>\n</svg>") == [
+        (3, "Opening and ending tag mismatch: rect line 2 and svg, line 3, column 7")
+    ]
 
 
 def test_bad_colour():
     assert problems(svg('<rect fill="blu"/>\n<rect stroke="currentColor"/>')) == [
-        (2, "bad colour 'blu' for fill"), (3, "bad colour 'currentColor' for stroke")]
+        (2, "bad colour 'blu' for fill"),
+        (3, "bad colour 'currentColor' for stroke"),
+    ]
 
 
 def test_units_are_not_allowed_in_user_space():
     assert problems(svg('<rect width="10px" height="5"/>')) == [
-        (2, "bad number '10px' for width (use a plain number in user units)")]
+        (2, "bad number '10px' for width (use a plain number in user units)")
+    ]
 
 
 def test_root_needs_mm_and_a_viewbox():
     assert problems(f'<svg {NS} width="100" height="20mm"/>') == [
         (1, "width must be a positive number in mm like '63mm' (got '100')"),
-        (1, "bad viewBox '' (use 'min-x min-y width height')")]
+        (1, "bad viewBox '' (use 'min-x min-y width height')"),
+    ]
     assert problems(svg("", w=40, h=20, viewbox="0 0 10 10")) == [
-        (1, 'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"')]
+        (1, 'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"')
+    ]
     assert problems('<svg width="1mm" height="1mm" viewBox="0 0 1 1"/>') == [
-        (1, "root element must be <svg> in the SVG namespace")]
+        (1, "root element must be <svg> in the SVG namespace")
+    ]
 
 
 def test_bad_path_data_and_transform():
-    assert problems(svg('<path d="M 0 0 L 5"/>\n<path d="M 0 0 L 5 x"/>\n<rect transform="rotate(1 2)"/>')) == [
+    assert problems(
+        svg('<path d="M 0 0 L 5"/>\n<path d="M 0 0 L 5 x"/>\n<rect transform="rotate(1 2)"/>')
+    ) == [
         (2, "bad arguments '5' for 'L' in path data"),
         (3, "bad arguments '5 x' for 'L' in path data"),
-        (4, "bad transform 'rotate(1 2)'")]
+        (4, "bad transform 'rotate(1 2)'"),
+    ]
 
 
 def test_bad_references():
-    source = svg('<use href="#nope"/>\n<g id="loop"><use ' 'href="#loop"/></g>\n<rect clip-path="url(#loop)"/>\n'
-                 '<image href="x.png" width="1" height="1"/>')
+    source = svg(
+        '<use href="#nope"/>\n<g id="loop"><use '
+        'href="#loop"/></g>\n<rect clip-path="url(#loop)"/>\n'
+        '<image href="x.png" width="1" height="1"/>'
+    )
     assert problems(source) == [
         (2, "<use> refers to unknown id '#nope'"),
         (3, "<use> of '#loop' is circular"),
         (4, "clip-path 'url(#loop)' does not refer to a <clipPath>"),
-        (5, "image 'x.png' not found")]
+        (5, "image 'x.png' not found"),
+    ]
 
 
 def test_several_problems_are_reported_at_once():
@@ -495,10 +576,15 @@ def test_several_problems_are_reported_at_once():
 
 
 def test_unresolved_entity_is_a_problem_not_lost_text():
-    source = f'<!DOCTYPE svg [<!ENTITY co "Acme">]>\n<svg {NS} ' 'width="9mm" height="9mm" viewBox="0 0 9 9">\n' \
-             '<text>(c) &co;</text></svg>'
-    assert problems(source) == [(1, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"),
-                                (3, "unsupported entity reference &co;")]
+    source = (
+        f'<!DOCTYPE svg [<!ENTITY co "Acme">]>\n<svg {NS} '
+        'width="9mm" height="9mm" viewBox="0 0 9 9">\n'
+        "<text>(c) &co;</text></svg>"
+    )
+    assert problems(source) == [
+        (1, "<!DOCTYPE> and <!ENTITY> are not supported (no DTDs or entities in a face)"),
+        (3, "unsupported entity reference &co;"),
+    ]
 
 
 def test_error_message_lists_lines():
@@ -509,9 +595,18 @@ def test_error_message_lists_lines():
 if __name__ == "__main__":  # a quick speed figure; the real benchmark lives elsewhere
     import time
 
-    card = svg("".join(f'<rect x="{i}" y="{i}" width="5" height="5" fill="#{i:02x}0000" stroke="black"/>'
-                       for i in range(15)) + "".join(f'<text x="2" y="{4 * i + 2}" font-size="3">Line {i} of the '
-                                                     'card text</text>' for i in range(8)), w=63, h=88)
+    card = svg(
+        "".join(
+            f'<rect x="{i}" y="{i}" width="5" height="5" fill="#{i:02x}0000" stroke="black"/>'
+            for i in range(15)
+        )
+        + "".join(
+            f'<text x="2" y="{4 * i + 2}" font-size="3">Line {i} of the card text</text>'
+            for i in range(8)
+        ),
+        w=63,
+        h=88,
+    )
     compile_svg(card)  # registers the fonts
     start = time.perf_counter()
     for _ in range(200):
@@ -522,15 +617,19 @@ if __name__ == "__main__":  # a quick speed figure; the real benchmark lives els
 def test_every_kind_of_op_is_typed_and_comes_back_whole_from_the_cache_rows():
     """The build cache stores ops as plain rows (marshal); each kind comes back the same op."""
     uri = "data:image/png;base64," + base64.b64encode(_png()).decode()
-    drawing = compile_svg(svg(
-        '<defs><clipPath id="c"><rect x="0" y="0" width="30" height="30"/></clipPath>'
-        '<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/>'
-        '<stop offset="1" stop-color="#0000ff"/></linearGradient></defs>'
-        '<g transform="translate(1 2)" clip-path="url(#c)"><rect ' 'x="1" y="1" width="5" height="5"'
-        ' fill="#102030" stroke="#405060" stroke-width="0.5" stroke-dasharray="1 1"/></g>'
-        '<rect x="10" y="10" width="5" height="5" fill="url(#g)"/>'
-        f'<image href="{uri}" x="20" y="20" width="4" height="4" opacity="0.5"/>'
-        '<text x="2" y="30" font-size="4" fill="#000000">Ab</text>'))
+    drawing = compile_svg(
+        svg(
+            '<defs><clipPath id="c"><rect x="0" y="0" width="30" height="30"/></clipPath>'
+            '<linearGradient id="g"><stop offset="0" stop-color="#ff0000"/>'
+            '<stop offset="1" stop-color="#0000ff"/></linearGradient></defs>'
+            '<g transform="translate(1 2)" clip-path="url(#c)"><rect '
+            'x="1" y="1" width="5" height="5"'
+            ' fill="#102030" stroke="#405060" stroke-width="0.5" stroke-dasharray="1 1"/></g>'
+            '<rect x="10" y="10" width="5" height="5" fill="url(#g)"/>'
+            f'<image href="{uri}" x="20" y="20" width="4" height="4" opacity="0.5"/>'
+            '<text x="2" y="30" font-size="4" fill="#000000">Ab</text>'
+        )
+    )
     assert {type(op) for op in drawing.ops} == set(OP_TYPES)  # every kind, so every kind is checked
     rows = marshal.loads(marshal.dumps(tuple(op_row(op) for op in drawing.ops)))
     back = tuple(op_from_row(row) for row in rows)

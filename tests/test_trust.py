@@ -11,11 +11,14 @@ import pytest
 from pnpkit import trust
 from pnpkit.cli import main
 
-SKIPPED = ("components/mammoth-herd/game.yaml:4:1: warning: the pack is not trusted, so its Python "
-           "(components/mammoth-herd/rules.py) did not run and " "its check SAM-R04 (herd-area-dice) was skipped; "
-           "if you trust its author: pnpkit trust components/mammoth-herd (or --trust for one run) [trust]")
+SKIPPED = (
+    "components/mammoth-herd/game.yaml:4:1: warning: the pack is not trusted, so its Python "
+    "(components/mammoth-herd/rules.py) did not run and "
+    "its check SAM-R04 (herd-area-dice) was skipped; "
+    "if you trust its author: pnpkit trust components/mammoth-herd (or --trust for one run) [trust]"
+)
 
-MARKER_RULES = '''
+MARKER_RULES = """
 from pathlib import Path
 from pnpkit.rules import rule
 Path("ran.txt").write_text("rules.py ran")
@@ -23,7 +26,7 @@ Path("ran.txt").write_text("rules.py ran")
 @rule("herd-area-dice")
 def herd_area_dice(ctx):
     return iter(())
-'''
+"""
 
 
 @pytest.fixture
@@ -33,37 +36,68 @@ def untrusted(tmp_path, monkeypatch):
 
 
 def _template_line(kit, line: str) -> None:
-    kit.edit("templates/mammoth-herd/bonus-back.svg.j2", "{% block content %}\n", "{% block content %}\n" + line + "\n")
+    kit.edit(
+        "templates/mammoth-herd/bonus-back.svg.j2",
+        "{% block content %}\n",
+        "{% block content %}\n" + line + "\n",
+    )
 
 
 # ------------------------------------------------------------------ templates in a sandbox
 
 ESCAPES = [
-    ("{{ cycler.__init__.__globals__.os.popen('touch pwned').read() }}", "access to attribute '__init__' of 'type' object is unsafe."),
-    ("{{ ''.__class__.__mro__[1].__subclasses__() }}", "access to attribute '__class__' of 'str' object is unsafe."),
-    ("{{ text_box.pack.root.joinpath('pwned').write_text('x') }}", "access to attribute 'pack' of 'TextBoxes' object is unsafe."),
-    ("{{ data.update({'dice_in_game': 1}) }}", "access to attribute 'update' of 'dict' object is unsafe."),
-    ("{{ lipsum.__globals__ }}", "access to attribute '__globals__' of 'function' object is unsafe."),
+    (
+        "{{ cycler.__init__.__globals__.os.popen('touch pwned').read() }}",
+        "access to attribute '__init__' of 'type' object is unsafe.",
+    ),
+    (
+        "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+        "access to attribute '__class__' of 'str' object is unsafe.",
+    ),
+    (
+        "{{ text_box.pack.root.joinpath('pwned').write_text('x') }}",
+        "access to attribute 'pack' of 'TextBoxes' object is unsafe.",
+    ),
+    (
+        "{{ data.update({'dice_in_game': 1}) }}",
+        "access to attribute 'update' of 'dict' object is unsafe.",
+    ),
+    (
+        "{{ lipsum.__globals__ }}",
+        "access to attribute '__globals__' of 'function' object is unsafe.",
+    ),
 ]
 
 
-@pytest.mark.parametrize("line, why", ESCAPES, ids=["os-via-globals", "subclasses", "object-handed-over", "mutate-data", "function-globals"])
+@pytest.mark.parametrize(
+    "line, why",
+    ESCAPES,
+    ids=["os-via-globals", "subclasses", "object-handed-over", "mutate-data", "function-globals"],
+)
 def test_a_template_cannot_reach_python(kit, line, why):
     _template_line(kit, line)
     run = kit.validate()
     assert run.code == 1
     assert not Path("pwned").exists()
-    expected = ("components/mammoth-herd/tiles.yaml:{}:{}: error: " "template 'mammoth-herd/bonus-back.svg.j2' line 5: "
-                f"not allowed in a template: {why} (templates " "may use their values and pnpkit's helpers only) "
-                f"(rendering the back of 'bonus-01') [template]")
+    expected = (
+        "components/mammoth-herd/tiles.yaml:{}:{}: error: "
+        "template 'mammoth-herd/bonus-back.svg.j2' line 5: "
+        f"not allowed in a template: {why} (templates "
+        "may use their values and pnpkit's helpers only) "
+        f"(rendering the back of 'bonus-01') [template]"
+    )
     first = next(line for line in run.lines if "not allowed" in line)
     file, line_no, col, rest = first.split(":", 3)
     assert first == expected.format(line_no, col)
 
 
 def test_templates_still_build_lists_through_namespace(kit):
-    _template_line(kit, "{% set ns = namespace(xs=[]) %}{% for i in " "range(3) %}{% set ns.xs = ns.xs + [i] %}{% endfor %}"
-                        "<desc>{{ ns.xs | join(',') }}</desc>")
+    _template_line(
+        kit,
+        "{% set ns = namespace(xs=[]) %}{% for i in "
+        "range(3) %}{% set ns.xs = ns.xs + [i] %}{% endfor %}"
+        "<desc>{{ ns.xs | join(',') }}</desc>",
+    )
     assert kit.validate().code == 0
 
 
@@ -84,7 +118,10 @@ def test_untrusted_still_reports_the_other_mistakes(kit, untrusted):
     run = kit.validate()
     assert run.code == 1
     assert run.lines[0] == SKIPPED
-    assert run.lines[1].startswith("components/mammoth-herd/game.yaml:47:5: error:") and "[SAM-C03]" in run.lines[1]
+    assert (
+        run.lines[1].startswith("components/mammoth-herd/game.yaml:47:5: error:")
+        and "[SAM-C03]" in run.lines[1]
+    )
 
 
 def test_trust_is_remembered_per_folder_and_can_be_taken_back(kit, untrusted):
@@ -120,7 +157,9 @@ def test_untrusted_and_trusted_builds_print_the_same_pdf(kit, untrusted):
 
 def test_a_pack_cannot_trust_itself(kit, untrusted):
     """The list lives in the user's configuration folder; nothing in a pack is read for it."""
-    (kit.root / kit.pack / "trusted-folders.txt").write_text(str((kit.root / kit.pack).resolve()) + "\n")
+    (kit.root / kit.pack / "trusted-folders.txt").write_text(
+        str((kit.root / kit.pack).resolve()) + "\n"
+    )
     assert trust.store().parent != (kit.root / kit.pack)
     assert kit.validate().lines == [SKIPPED]
 
@@ -130,8 +169,11 @@ def test_the_rules_file_must_lie_inside_the_pack(kit):
     kit.edit("components/mammoth-herd/game.yaml", "players:", "rules: ../../elsewhere.py\nplayers:")
     run = kit.validate()
     assert run.code == 1
-    assert ("components/mammoth-herd/game.yaml:9:8: error: rules " "file '../../elsewhere.py' lies outside the pack "
-            "components/mammoth-herd; it must be a file inside it [references]") in run.lines
+    assert (
+        "components/mammoth-herd/game.yaml:9:8: error: rules "
+        "file '../../elsewhere.py' lies outside the pack "
+        "components/mammoth-herd; it must be a file inside it [references]"
+    ) in run.lines
     assert not (kit.root / "ran.txt").exists()
 
 
@@ -141,14 +183,16 @@ def test_a_symlinked_rules_file_is_refused(kit):
     (kit.root / kit.pack / "rules.py").symlink_to(kit.root / "elsewhere.py")
     run = kit.validate()
     assert run.code == 1
-    assert ("components/mammoth-herd/game.yaml:4:1: error: rules file 'rules.py' lies outside the pack "
-            "components/mammoth-herd; it must be a file inside it [references]") in run.lines
+    assert (
+        "components/mammoth-herd/game.yaml:4:1: error: rules file 'rules.py' lies outside the pack "
+        "components/mammoth-herd; it must be a file inside it [references]"
+    ) in run.lines
     assert not (kit.root / "ran.txt").exists()
 
 
 # ------------------------------------------------------------------ a time and memory limit
 
-HANGS = '''
+HANGS = """
 from pnpkit.rules import rule
 
 @rule("herd-area-dice")
@@ -156,7 +200,7 @@ def herd_area_dice(ctx):
     while True:
         pass
     yield "never"
-'''
+"""
 
 
 def test_a_rule_that_never_returns_is_stopped_and_named(kit):
@@ -166,8 +210,10 @@ def test_a_rule_that_never_returns_is_stopped_and_named(kit):
     assert time.monotonic() - started < 5
     assert run.code == 1
     assert run.lines == [
-        "components/mammoth-herd/game.yaml:50:5: error: rule " "'herd-area-dice' (the pack's own Python) did not finish "
-        "within 1 s and was stopped (if it is just slow: --code-timeout SECONDS) [SAM-R04]"]
+        "components/mammoth-herd/game.yaml:50:5: error: rule "
+        "'herd-area-dice' (the pack's own Python) did not finish "
+        "within 1 s and was stopped (if it is just slow: --code-timeout SECONDS) [SAM-R04]"
+    ]
 
 
 def test_a_huge_value_while_loading_is_stopped(kit):
@@ -177,17 +223,28 @@ def test_a_huge_value_while_loading_is_stopped(kit):
     assert time.monotonic() - started < 5
     assert run.code == 1
     assert run.lines in (
-        ["components/mammoth-herd/rules.py:1:1: error: loading " "the rules file did not finish within 1 s and was stopped "
-         "(if it is just slow: --code-timeout SECONDS) [rules]"],
-        ["components/mammoth-herd/rules.py:1:1: error: loading " "the rules file was stopped: MemoryError:  [rules]"])
+        [
+            "components/mammoth-herd/rules.py:1:1: error: loading "
+            "the rules file did not finish within 1 s and was stopped "
+            "(if it is just slow: --code-timeout SECONDS) [rules]"
+        ],
+        [
+            "components/mammoth-herd/rules.py:1:1: error: loading "
+            "the rules file was stopped: MemoryError:  [rules]"
+        ],
+    )
 
 
 def test_a_rule_that_eats_memory_is_stopped(kit):
-    (kit.root / kit.pack / "rules.py").write_text(HANGS.replace("while True:\n        pass", "hog = [0] * 10 ** 10"))
+    (kit.root / kit.pack / "rules.py").write_text(
+        HANGS.replace("while True:\n        pass", "hog = [0] * 10 ** 10")
+    )
     run = kit.run("validate", str(kit.pack), "--code-timeout", "5")
     assert run.code == 1
     assert run.lines == [
-        "components/mammoth-herd/game.yaml:50:5: error: rule " "'herd-area-dice' crashed: MemoryError:  [SAM-R04]"]
+        "components/mammoth-herd/game.yaml:50:5: error: rule "
+        "'herd-area-dice' crashed: MemoryError:  [SAM-R04]"
+    ]
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "x"])
@@ -195,4 +252,7 @@ def test_the_time_limit_must_be_a_sane_number(kit, capsys, value):
     with pytest.raises(SystemExit) as exc:
         main(["validate", str(kit.pack), "--code-timeout", value])
     assert exc.value.code == 2
-    assert f"argument --code-timeout: must be a number of seconds from 0 to 3600 (got '{value}')" in capsys.readouterr().err
+    assert (
+        f"argument --code-timeout: must be a number of seconds from 0 to 3600 (got '{value}')"
+        in capsys.readouterr().err
+    )

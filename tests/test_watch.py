@@ -29,7 +29,9 @@ class Running:
     def __init__(self, kit, **options):
         self.watcher = Watcher(kit.pack, Path("build"), interval=0.05, **options)
         self.builds: queue.Queue = queue.Queue()
-        self.thread = threading.Thread(target=self.watcher.loop, args=(self.builds.put,), daemon=True)
+        self.thread = threading.Thread(
+            target=self.watcher.loop, args=(self.builds.put,), daemon=True
+        )
         self.thread.start()
 
     def next(self) -> watch.Build:
@@ -56,6 +58,7 @@ def running(kit):
     def start(**options):
         started.append(Running(kit, **options))
         return started[-1]
+
     yield start
     for r in started:
         r.stop()
@@ -71,11 +74,17 @@ def test_builds_at_once_then_after_each_save_rendering_only_what_changed(kit, ru
     assert first.ok and first.serial == 1
     assert (kit.root / "build" / "mammoth-herd" / "mammoth-herd-en.pdf").is_file()
     assert first.stats["faces rendered"] == 70
-    kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd beside the stack.")
+    kit.edit(
+        f"{M}/reference.yaml",
+        "Stand the herd next to the stack.",
+        "Stand the herd beside the stack.",
+    )
     second = w.next()
     assert second.ok and second.serial == 2
     assert second.stats["faces rendered"] == 2 and second.stats["faces reused"] == 68
-    kit.edit("templates/mammoth-herd/bonus-back.svg.j2", 'fill="#5a3d26"', 'fill="#5a3d27"')  # a shared template folder
+    kit.edit(
+        "templates/mammoth-herd/bonus-back.svg.j2", 'fill="#5a3d26"', 'fill="#5a3d27"'
+    )  # a shared template folder
     assert w.next().stats["faces rendered"] == 32
     assert w.quiet()  # nothing changed since: no build
 
@@ -89,7 +98,8 @@ def test_a_broken_pack_prints_its_problems_keeps_the_last_good_build_and_waits(k
     broken = w.next()
     assert not broken.ok
     assert [str(p) for p in broken.result.problems] == [
-        f"{M}/herd.yaml:12:12: error: 'tab' must be a number (got 'no') [schema]"]
+        f"{M}/herd.yaml:12:12: error: 'tab' must be a number (got 'no') [schema]"
+    ]
     assert broken.state()["problems"] == [str(p) for p in broken.result.problems]
     assert files(out) == good
     kit.edit(f"{M}/herd.yaml", "tab: no", "{{ nonsense")  # now not even YAML
@@ -170,8 +180,14 @@ def _get(url: str):
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_ctrl_c_ends_the_command_cleanly(kit, stop):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "pnpkit", "watch", M, "--serve", "--port", "0"],
-                            cwd=kit.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pnpkit", "watch", M, "--serve", "--port", "0"],
+        cwd=kit.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True).start()
     seen = []

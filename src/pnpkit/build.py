@@ -21,7 +21,24 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pnpkit import calibration, changes, cvd, fonts, formsahead, layout, output, paths, pdf, preview, render, rules, schema, svgdraw, textcheck, trust
+from pnpkit import (
+    calibration,
+    changes,
+    cvd,
+    fonts,
+    formsahead,
+    layout,
+    output,
+    paths,
+    pdf,
+    preview,
+    render,
+    rules,
+    schema,
+    svgdraw,
+    textcheck,
+    trust,
+)
 from pnpkit.cache import Cache, _FormPlan
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
@@ -58,9 +75,14 @@ class Result:
         return [p for p in self.problems if p.is_error]
 
 
-def validate(root: Path, langs: list[str] | None = None, overrides: dict | None = None,
-             cache: Cache | None = None, code: Code | None = None,
-             registry: Registry | None = None) -> Result:
+def validate(
+    root: Path,
+    langs: list[str] | None = None,
+    overrides: dict | None = None,
+    cache: Cache | None = None,
+    code: Code | None = None,
+    registry: Registry | None = None,
+) -> Result:
     """Every check short of writing files, for the given languages (default: all of the pack's).
 
     `cache` serves faces and drawings whose inputs did not change (default: none, everything is
@@ -73,7 +95,9 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
     if overrides:
         pack = dataclasses.replace(pack, print=dataclasses.replace(pack.print, **overrides))
     fonts.use(pack.fonts)  # the families templates may name, for this pack
-    too_many = layout.too_many_faces([(i.id, i.count, i.where) for i in pack.items()], pack.print.max_faces)
+    too_many = layout.too_many_faces(
+        [(i.id, i.count, i.where) for i in pack.items()], pack.print.max_faces
+    )
     if too_many:  # before rendering: fifty thousand distinct items would take minutes
         return Result(pack, problems=_sorted(problems + too_many))
     code = code or Code(trust.is_trusted(root))
@@ -83,11 +107,25 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
     result = Result(pack, problems=problems, registry=reg)
     unknown = [lang for lang in langs or [] if lang not in pack.languages]
     if unknown:
-        problems.append(Problem(pack.where, f"the pack has no language {', '.join(unknown)} " f"(it has {', '.join(pack.languages)})", "usage"))
+        problems.append(
+            Problem(
+                pack.where,
+                f"the pack has no language {', '.join(unknown)} "
+                f"(it has {', '.join(pack.languages)})",
+                "usage",
+            )
+        )
     variants = sorted({g.variant for g in pack.groups.values() if g.variant})
     strangers = [v for v in (overrides or {}).get("variants") or () if v not in variants]
     if strangers:
-        problems.append(Problem(pack.where, f"the pack has no variant {', '.join(strangers)} " f"(it has {', '.join(variants) or 'none'})", "usage"))
+        problems.append(
+            Problem(
+                pack.where,
+                f"the pack has no variant {', '.join(strangers)} "
+                f"(it has {', '.join(variants) or 'none'})",
+                "usage",
+            )
+        )
     if unknown or strangers:
         result.problems = _sorted(problems)
         return result
@@ -99,10 +137,14 @@ def validate(root: Path, langs: list[str] | None = None, overrides: dict | None 
     for lang in langs or pack.languages:
         faces, found = cache.render(pack, lang, env) if cache else render.render(pack, lang, env)
         problems += found
-        problems += _compile(pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env)
+        problems += _compile(
+            pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env
+        )
         problems += _check_texts(pack, faces, env, any(p.rule == "font-size" for p in problems))
         result.faces[lang] = faces
-        result.pages[lang], found = layout.impose(faces, pack.print, reg.packers)  # cheap, and it has problems of its own
+        result.pages[lang], found = layout.impose(
+            faces, pack.print, reg.packers
+        )  # cheap, and it has problems of its own
         problems += found
     result.problems = _sorted(problems)
     return result
@@ -128,7 +170,10 @@ def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) ->
                 compiled[face.svg] = compile_svg(face.svg, resolve)
             except svgdraw.SvgError as exc:
                 compiled[face.svg] = None
-                problems += [_svg_problem(env, face, line, message, *art) for line, message, *art in exc.problems]
+                problems += [
+                    _svg_problem(env, face, line, message, *art)
+                    for line, message, *art in exc.problems
+                ]
         face.drawing = compiled[face.svg]
     return problems
 
@@ -159,17 +204,31 @@ def _svg_problem(env, face: Face, line: int, message: str, art: str | None = Non
     found = render.find_in_template(env, face.template, message)
     if found is not None:
         return Problem(found, message, "svg")
-    return Problem(face.where, f"{message} (line {line} of the SVG for the {face.side} of '{face.item}')", "svg")
+    return Problem(
+        face.where,
+        f"{message} (line {line} of the SVG for the {face.side} of '{face.item}')",
+        "svg",
+    )
 
 
 def _sorted(problems: list[Problem]) -> list[Problem]:
-    return sorted(set(problems), key=lambda p: (p.where.file, p.where.line, p.where.column, p.message))
+    return sorted(
+        set(problems), key=lambda p: (p.where.file, p.where.line, p.where.column, p.message)
+    )
 
 
-def build(root: Path, out: Path, langs: list[str] | None = None, overrides: dict | None = None,
-          strict: bool = False, progress: Callable[[str, int, int], None] | None = None,
-          cache: Cache | None = None, code: Code | None = None, changed: bool = False,
-          jobs: int = 0) -> Result:
+def build(
+    root: Path,
+    out: Path,
+    langs: list[str] | None = None,
+    overrides: dict | None = None,
+    strict: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+    cache: Cache | None = None,
+    code: Code | None = None,
+    changed: bool = False,
+    jobs: int = 0,
+) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
     <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
@@ -202,35 +261,54 @@ def _write(result: Result, out: Path, progress, cache: Cache, changed: bool = Fa
         for lang, faces in result.faces.items():
             pages = result.pages[lang]
             _label(pages, pack, lang)
-            on_page = (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t)) if progress else None
+            on_page = (
+                (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t))
+                if progress
+                else None
+            )
             title, check = f"{pack.name[lang]}", _calibration(pack, lang)
             with cache.pdf_forms(pages) as plan:
                 ahead = _forms_ahead(plan, pages, title, check, cache)  # forks: before any thread
                 svgs = _SvgWriter(faces, staging / "svg" / lang, final / "svg" / lang)
                 try:
-                    pdf.write_pdf(pages, staging / f"{pack.id}-{lang}.pdf", title,
-                                  pack.print.crop_marks, check, on_page, _stamp(pack))
+                    pdf.write_pdf(
+                        pages,
+                        staging / f"{pack.id}-{lang}.pdf",
+                        title,
+                        pack.print.crop_marks,
+                        check,
+                        on_page,
+                        _stamp(pack),
+                    )
                 finally:
                     if ahead is not None:
                         ahead.close()
             _write_large(pages, pack, lang, staging, cache, result.registry)
             if changed:  # compared with the previous build's SVGs, still in place until the swap
-                result.changes.append(_write_changes(faces, pack, lang, final / "svg" / lang, staging, cache,
-                                                     result.registry))
+                result.changes.append(
+                    _write_changes(
+                        faces, pack, lang, final / "svg" / lang, staging, cache, result.registry
+                    )
+                )
             svgs.join()
         if changed:
-            (staging / "changes.txt").write_text("".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8")
+            (staging / "changes.txt").write_text(
+                "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
+            )
         preview.write_index(result, staging, final)
         output.swap_in(staging, final)
         result.written = True
     finally:
         if svgs is not None:
             svgs.wait()  # it writes into staging: done before staging goes
-        shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap; a failure leaves no trace
+        shutil.rmtree(
+            staging, ignore_errors=True
+        )  # gone already after a swap; a failure leaves no trace
 
 
-def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache,
-                 reg: Registry) -> None:
+def _write_large(
+    pages: list, pack: Pack, lang: str, folder: Path, cache: Cache, reg: Registry
+) -> None:
     """Faces split over several sheets also get a PDF on A3, where most fit whole."""
     split = {id(p.placements[0].face): p.placements[0].face for p in pages if p.tile is not None}
     if not split or pack.print.paper == "a3":
@@ -240,20 +318,33 @@ def _write_large(pages: list, pack: Pack, lang: str, folder: Path, cache: Cache,
     _label(large, pack, lang)
     title = f"{pack.name[lang]} (A3)"
     with cache.pdf_forms(large):
-        pdf.write_pdf(large, folder / f"{pack.id}-{lang}-a3.pdf", title, settings.crop_marks,
-                      _calibration(dataclasses.replace(pack, print=settings), lang), stamp=_stamp(pack))
+        pdf.write_pdf(
+            large,
+            folder / f"{pack.id}-{lang}-a3.pdf",
+            title,
+            settings.crop_marks,
+            _calibration(dataclasses.replace(pack, print=settings), lang),
+            stamp=_stamp(pack),
+        )
 
 
-def _write_changes(faces: list, pack: Pack, lang: str, previous: Path, folder: Path, cache: Cache,
-                   reg: Registry) -> changes.Changes:
+def _write_changes(
+    faces: list, pack: Pack, lang: str, previous: Path, folder: Path, cache: Cache, reg: Registry
+) -> changes.Changes:
     """<id>-<lang>-changes.pdf: the print check, then only the faces that differ, imposed as
     usual."""
     report, subset = changes.compare(faces, previous, lang)
     pages, _ = layout.impose(subset, pack.print, reg.packers)
     _label(pages, pack, lang)
     with cache.pdf_forms(pages):
-        pdf.write_pdf(pages, folder / f"{pack.id}-{lang}-changes.pdf", f"{pack.name[lang]} (changes)",
-                      pack.print.crop_marks, _calibration(pack, lang), stamp=_stamp(pack))
+        pdf.write_pdf(
+            pages,
+            folder / f"{pack.id}-{lang}-changes.pdf",
+            f"{pack.name[lang]} (changes)",
+            pack.print.crop_marks,
+            _calibration(pack, lang),
+            stamp=_stamp(pack),
+        )
     return report
 
 
@@ -263,8 +354,14 @@ def _stamp(pack: Pack) -> str | None:
     if not pack.print.stamp:
         return None
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    when = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch.isdigit() else datetime.now(timezone.utc)
-    return " · ".join(p for p in (pack.id, pack.version and f"v{pack.version}", when.strftime("%Y-%m-%d")) if p)
+    when = (
+        datetime.fromtimestamp(int(epoch), timezone.utc)
+        if epoch.isdigit()
+        else datetime.now(timezone.utc)
+    )
+    return " · ".join(
+        p for p in (pack.id, pack.version and f"v{pack.version}", when.strftime("%Y-%m-%d")) if p
+    )
 
 
 def _label(pages: list, pack: Pack, lang: str) -> None:
@@ -274,12 +371,17 @@ def _label(pages: list, pack: Pack, lang: str) -> None:
         page.label = f"{pack.name[lang]} · {lang} · {page.side} · {n}/{total}"
         if page.tile is not None:
             t = page.tile
-            page.label += (f" · {page.placements[0].face.item}: sheet {t.name} of {t.rows}x{t.cols}"
-                           " · cut left and top edges along the print, lay on the neighbour, match the targets")
+            page.label += (
+                f" · {page.placements[0].face.item}: sheet {t.name} of {t.rows}x{t.cols}"
+                " · cut left and top edges along the print, lay on the neighbour, match the targets"
+            )
         if page.note:
             page.label += f" · {page.note}"
         if page.fold_pair:
-            page.label += " · too large to fold beside its front: lay this sheet left " "of the last one, edges touching; tape, fold along the join"
+            page.label += (
+                " · too large to fold beside its front: lay this sheet left "
+                "of the last one, edges touching; tape, fold along the join"
+            )
 
 
 def _print_check_problems(pack: Pack) -> list[Problem]:
@@ -290,16 +392,28 @@ def _print_check_problems(pack: Pack) -> list[Problem]:
         words, english = calibration.words(lang, pack.strings)
         if english:
             keys = ", ".join(calibration.WORD_KEYS)
-            out.append(Problem(pack.where, f"pnpkit has no words for its print-check page in '{lang}'; "
-                                           f"it prints them in English (strings {keys} give them)",
-                               "words", "warning"))
+            out.append(
+                Problem(
+                    pack.where,
+                    f"pnpkit has no words for its print-check page in '{lang}'; "
+                    f"it prints them in English (strings {keys} give them)",
+                    "words",
+                    "warning",
+                )
+            )
         width = min(SIZES[pack.print.paper]) - 40  # the narrower way: portrait
         title = f"{pack.name[lang]} — {words[0]}"
         lines, size = calibration.heading(title, width, pack.print.min_font_pt)
         if size < pack.print.min_font_pt - 1e-9:
-            out.append(Problem(pack.where, f"the print-check heading '{title[:40]}…' only fits at "
-                                           f"{size:g}pt, below the minimum {pack.print.min_font_pt:g}pt",
-                               "words", "warning"))
+            out.append(
+                Problem(
+                    pack.where,
+                    f"the print-check heading '{title[:40]}…' only fits at "
+                    f"{size:g}pt, below the minimum {pack.print.min_font_pt:g}pt",
+                    "words",
+                    "warning",
+                )
+            )
     return out
 
 
@@ -307,30 +421,41 @@ def _calibration(pack: Pack, lang: str) -> dict:
     s = pack.print
     offset = f"{s.back_offset[0]:g} mm, {s.back_offset[1]:g} mm"
     return {
-        "page": SIZES[s.paper], "lang": lang, "title": pack.name[lang],
+        "page": SIZES[s.paper],
+        "lang": lang,
+        "title": pack.name[lang],
         "words": calibration.words(lang, pack.strings)[0],
-        "axis": layout.mirror_axis(s, SIZES[s.paper]) if s.duplex else None, "back_offset": s.back_offset,
-        "settings": [f"paper: {s.paper}", f"backs: {s.backs} (back offset {offset})",
-                     f"bleed: {s.bleed:g} mm, margin: {s.margin:g} mm, gap: {s.gap:g} mm", "made with pnpkit"],
+        "axis": layout.mirror_axis(s, SIZES[s.paper]) if s.duplex else None,
+        "back_offset": s.back_offset,
+        "settings": [
+            f"paper: {s.paper}",
+            f"backs: {s.backs} (back offset {offset})",
+            f"bleed: {s.bleed:g} mm, margin: {s.margin:g} mm, gap: {s.gap:g} mm",
+            "made with pnpkit",
+        ],
     }
 
 
-def _forms_ahead(plan: _FormPlan, pages: list[layout.Page], title: str, check: dict[str, object],
-                 cache: Cache) -> formsahead.Ahead | None:
+def _forms_ahead(
+    plan: _FormPlan, pages: list[layout.Page], title: str, check: dict[str, object], cache: Cache
+) -> formsahead.Ahead | None:
     """A child drawing the later faces' new PDF forms while this process writes the PDF
     (formsahead: only for a build that compiled many drawings afresh)."""
     faces = list({p.face.svg: p.face for page in pages for p in page.placements}.values())
     later = formsahead.later_share(faces)
-    ahead = formsahead.start(cache.stats["drawings compiled"],
-                             lambda: _draw_forms(later, pages, title, check, cache),
-                             {getattr(face.drawing, "key", b"") for face in later})
+    ahead = formsahead.start(
+        cache.stats["drawings compiled"],
+        lambda: _draw_forms(later, pages, title, check, cache),
+        {getattr(face.drawing, "key", b"") for face in later},
+    )
     if ahead is not None:
         plan.ahead = ahead.entries_for
     return ahead
 
 
-def _draw_forms(faces: list[Face], pages: list[layout.Page], title: str, check: dict[str, object],
-                cache: Cache) -> formsahead.Entries:
+def _draw_forms(
+    faces: list[Face], pages: list[layout.Page], title: str, check: dict[str, object], cache: Cache
+) -> formsahead.Entries:
     """In formsahead's child: the same document up to its first face, then these faces' forms;
     the cache entries they made."""
     canvas, _ = pdf.start_canvas(pages, os.devnull, title, check)
@@ -347,8 +472,9 @@ class _SvgWriter:
 
     def __init__(self, faces: list[Face], folder: Path, previous: Path) -> None:
         self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, args=(faces, folder, previous),
-                                       name="pnpkit-svgs", daemon=True)
+        self.thread = threading.Thread(
+            target=self._run, args=(faces, folder, previous), name="pnpkit-svgs", daemon=True
+        )
         self.thread.start()
 
     def _run(self, faces: list[Face], folder: Path, previous: Path) -> None:

@@ -38,8 +38,8 @@ import marshal
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import jinja2
 from reportlab.pdfbase import pdfmetrics
@@ -64,7 +64,9 @@ def engine() -> bytes:
         except importlib.metadata.PackageNotFoundError:
             h.update(name.encode())
     package = Path(__file__).resolve().parent
-    for path in sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+    for path in sorted(
+        p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    ):
         h.update(str(path.relative_to(package)).encode())
         h.update(path.read_bytes())
     return h.digest()
@@ -119,7 +121,11 @@ class Cache:
             return
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            data = FORMAT + engine() + marshal.dumps((self.generation, self.faces, self.drawings, self.forms))
+            data = (
+                FORMAT
+                + engine()
+                + marshal.dumps((self.generation, self.faces, self.drawings, self.forms))
+            )
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_bytes(data)
             os.replace(tmp, self.path)
@@ -131,14 +137,19 @@ class Cache:
 
     # ------------------------------------------------------------ faces
 
-    def render(self, pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], list[Problem]]:
+    def render(
+        self, pack: Pack, lang: str, env: jinja2.Environment
+    ) -> tuple[list[Face], list[Problem]]:
         """render.render(), serving unchanged faces from the cache."""
         faces, problems = [], []
         shared = render.pack_context(pack, lang)
         py = render.python_faces(env, pack, lang, shared, problems)
-        keys = {(group.name, n, side): self._face_key(pack, group, item, side, name, lang, shared, env)
-                for group in pack.groups.values() for n, item in enumerate(group.items)
-                for side, name in item.templates.items()}
+        keys = {
+            (group.name, n, side): self._face_key(pack, group, item, side, name, lang, shared, env)
+            for group in pack.groups.values()
+            for n, item in enumerate(group.items)
+            for side, name in item.templates.items()
+        }
         todo = [k for k, v in keys.items() if self.faces.get(v or b"") is None]
         self.ahead = parallel.prepare(env, pack, lang, shared, todo, self.jobs)  # large builds only
         for group in pack.groups.values():
@@ -148,7 +159,20 @@ class Cache:
                     entry = self.faces.get(key) if key else None
                     if entry is not None:
                         entry[0] = self.generation
-                        face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, entry[1], item.where, shape=group.shape, variant=group.variant, labels=group.labels)
+                        face = Face(
+                            group.name,
+                            item.id,
+                            side,
+                            item.count,
+                            group.size,
+                            group.bleed,
+                            group.kind,
+                            entry[1],
+                            item.where,
+                            shape=group.shape,
+                            variant=group.variant,
+                            labels=group.labels,
+                        )
                         face.template, face.broken = name, False
                         self.stats["faces reused"] += 1
                     else:
@@ -157,7 +181,9 @@ class Cache:
                         if made is not None:
                             face, found = made  # type: ignore[assignment]  # None as ever
                         else:
-                            face = render.render_face(env, pack, group, item, side, name, lang, shared, found, py)
+                            face = render.render_face(
+                                env, pack, group, item, side, name, lang, shared, found, py
+                            )
                         problems += found
                         self.stats["faces rendered"] += 1
                         if face is not None and not found and key:
@@ -185,7 +211,12 @@ class Cache:
         key = ("base", lang)
         if key not in self._memo:
             h = hashlib.sha256(engine())
-            for part in (shared, pack.print.min_font_pt, fonts.signature(), sorted(render.icon_files(pack))):
+            for part in (
+                shared,
+                pack.print.min_font_pt,
+                fonts.signature(),
+                sorted(render.icon_files(pack)),
+            ):
                 h.update(repr(part).encode() + b"\0")
             if pack.rules_file is not None:  # it may register template functions
                 h.update(_file_bytes(pack.rules_file))
@@ -210,7 +241,9 @@ class Cache:
         if memo in self._memo:
             return self._memo[memo]
         entry = self.drawings.get(key)
-        if entry is not None and all(self._dep(href, resolve) == tuple(dep) for href, *dep in entry[2]):
+        if entry is not None and all(
+            self._dep(href, resolve) == tuple(dep) for href, *dep in entry[2]
+        ):
             entry[0] = self.generation
             self.stats["drawings reused"] += 1
             w, h, viewbox, rows = entry[1]
@@ -254,8 +287,11 @@ class Cache:
     def pdf_forms(self, pages):
         """While one PDF of these pages is written, its faces replay their form content from the
         cache."""
-        faces = [f for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
-                 if isinstance(f.drawing, FormDrawing)]
+        faces = [
+            f
+            for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
+            if isinstance(f.drawing, FormDrawing)
+        ]
         drawings = {id(f.drawing): f.drawing for f in faces}
         plan = _FormPlan(self, list(drawings.values()))
         bound = {k: d.bound(plan) for k, d in drawings.items()}
@@ -273,7 +309,9 @@ class _FormPlan:
 
     def __init__(self, cache: Cache, drawings: list):
         self.cache = cache
-        self.ahead: Callable[[bytes], dict[bytes, list[object]]] | None = None  # forms drawn elsewhere meanwhile (formsahead)
+        self.ahead: Callable[[bytes], dict[bytes, list[object]]] | None = (
+            None  # forms drawn elsewhere meanwhile (formsahead)
+        )
         self.chars: dict[str, set] = {}
         for d in drawings:
             for font, chars in d.chars.items():
@@ -295,7 +333,9 @@ class _FormPlan:
                 state = font.state[canvas._doc]
                 for subset in range(len(state.subsets)):
                     font.getSubsetInternalName(subset, canvas._doc)
-                h.update(repr((name, state.internalName, sorted(state.assignments.items()))).encode())
+                h.update(
+                    repr((name, state.internalName, sorted(state.assignments.items()))).encode()
+                )
             done = h.digest()
         except (AttributeError, KeyError, TypeError):  # another ReportLab inside: draw everything
             done = b""
@@ -332,8 +372,11 @@ class FormDrawing(svgdraw.Drawing):
     def paints(self) -> bool:
         """Whether drawing calls setFillAlpha/setStrokeAlpha (svgdraw._set_paint), which mark
         the PDF as 1.4."""
-        return any((isinstance(op, (svgdraw.PathOp, svgdraw.TextOp)) and (op.fill or op.stroke))
-                   or isinstance(op, svgdraw.Gradient) for op in self.ops)
+        return any(
+            (isinstance(op, (svgdraw.PathOp, svgdraw.TextOp)) and (op.fill or op.stroke))
+            or isinstance(op, svgdraw.Gradient)
+            for op in self.ops
+        )
 
     def bound(self, plan: _FormPlan) -> FormDrawing:
         """This drawing, replaying for the PDF of plan."""
@@ -345,8 +388,12 @@ class FormDrawing(svgdraw.Drawing):
         """Drawing.draw(), or the content it drew before into a PDF form with the same font
         state."""
         state = self.plan.seed(canvas) if self.plan else b""
-        seeded = bool(state) and all(chars <= self.plan.chars.get(font, set()) for font, chars in self.chars.items())
-        fresh_form = not canvas._code and not canvas._extgstate._c  # nothing drawn before it in this form
+        seeded = bool(state) and all(
+            chars <= self.plan.chars.get(font, set()) for font, chars in self.chars.items()
+        )
+        fresh_form = (
+            not canvas._code and not canvas._extgstate._c
+        )  # nothing drawn before it in this form
         if not (seeded and fresh_form) or self.images:
             return super().draw(canvas, x_pt, y_pt)
         cache = self.plan.cache
@@ -365,7 +412,11 @@ class FormDrawing(svgdraw.Drawing):
             cache.stats["forms reused"] += 1
             return None
         super().draw(canvas, x_pt, y_pt)
-        cache.forms[key] = [cache.generation, "\n".join(canvas._code), tuple(canvas._extgstate._c.items())]
+        cache.forms[key] = [
+            cache.generation,
+            "\n".join(canvas._code),
+            tuple(canvas._extgstate._c.items()),
+        ]
         cache.stats["forms drawn"] += 1
         return None
 
@@ -402,9 +453,11 @@ def _read(path: Path | None) -> tuple[int, dict, dict, dict]:
     if not data.startswith(head):
         return empty
     try:
-        generation, faces, drawings, forms = marshal.loads(data[len(head):])
+        generation, faces, drawings, forms = marshal.loads(data[len(head) :])
     except (EOFError, ValueError, TypeError):
         return empty
-    if not (isinstance(generation, int) and all(isinstance(d, dict) for d in (faces, drawings, forms))):
+    if not (
+        isinstance(generation, int) and all(isinstance(d, dict) for d in (faces, drawings, forms))
+    ):
         return empty
     return generation, faces, drawings, forms

@@ -42,6 +42,7 @@ class Info(_Words):
     back_offset: tuple[float, float]  # mm
     settings: list[str]  # one line each
 
+
 K = PT_PER_MM
 STEP = 0.5  # mm of back offset between neighbouring ticks
 LADDER = range(-4, 5)
@@ -52,40 +53,77 @@ RINGS = (0.5, 1.0, 1.5, 2.0, 2.5)  # mm: a red cross within ring r is off by les
 CROSS = 3.0  # mm: half the length of each arm of a back's red cross
 
 TEXT = {
-    "en": ("Print check", "Print at 100% / Actual size, not 'Fit to page'.",
-           "The bar must measure exactly 100 mm and the squares 1 inch and 50 mm.",
-           "If not, your printer scaled the page (typically to 95-97%): reprint at actual size.",
-           "Duplex check: hold this sheet to the light. In each ladder, find the red tick (printed on the back)",
-           "that covers a black tick: the number under it is what to add to your back offset, X across, Y down.",
-           "Corners: each red cross (back) should sit at the centre of its black rings, 0.5 mm apart. All four off alike: use the ladders.",
-           "Left and right off across in opposite ways: the back is scaled, print both sides at 100%. Top and bottom likewise: skewed, set the paper guides."),
-    "pl": ("Kontrola wydruku", "Drukuj w skali 100% / rozmiar rzeczywisty, nie 'Dopasuj do strony'.",
-           "Pasek musi mieć dokładnie 100 mm, a kwadraty 1 cal i 50 mm.",
-           "Jeśli nie, drukarka przeskalowała stronę (zwykle do 95-97%): wydrukuj ponownie w skali 100%.",
-           "Kontrola druku dwustronnego: obejrzyj kartkę pod światło. W każdej drabince znajdź czerwoną kreskę",
-           "(z rewersu), która zakrywa czarną: liczba pod nią to poprawka przesunięcia rewersu, X w poziomie, Y w pionie.",
-           "Narożniki: czerwony krzyżyk (z rewersu) powinien trafić w środek czarnych kółek co 0,5 mm. Wszystkie przesunięte tak samo: użyj drabinek.",
-           "Lewy i prawy przesunięte w poziomie przeciwnie: rewers jest przeskalowany, drukuj obie strony w 100%. Górne i dolne tak: skos, ustaw prowadnice."),
-    "it": ("Verifica di stampa", "Stampa al 100% / dimensioni effettive, non 'Adatta alla pagina'.",
-           "La barra deve misurare esattamente 100 mm e i quadrati 1 pollice e 50 mm.",
-           "Altrimenti la stampante ha ridimensionato la pagina (di solito al 95-97%): ristampa al 100%.",
-           "Verifica fronte-retro: guarda il foglio in controluce. In ogni scala trova il segno rosso (sul retro)",
-           "che copre un segno nero: il numero sotto è da aggiungere allo spostamento del retro, X in orizzontale, Y in verticale.",
-           "Angoli: ogni croce rossa (sul retro) deve cadere al centro dei cerchi neri, distanti 0,5 mm. Tutte spostate uguali: usa le scale.",
-           "Sinistra e destra spostate in orizzontale in versi opposti: retro ridimensionato, stampa i due lati al 100%. Sopra e sotto così: storto, regola le guide."),
-    "eo": ("Presa kontrolo", "Presu je 100% / reala grandeco, ne 'Adapti al paĝo'.",
-           "La stango devas mezuri ĝuste 100 mm kaj la kvadratoj 1 colon kaj 50 mm.",
-           "Se ne, via presilo skalis la paĝon (kutime al 95-97%): represu je reala grandeco.",
-           "Dupleksa kontrolo: rigardu la folion kontraŭ lumo. En ĉiu ŝtupetaro trovu la ruĝan streketon (de la dorso)",
-           "kiu kovras nigran: la nombro sub ĝi estas aldonota al la dorsa ŝovo, X horizontale, Y vertikale.",
-           "Anguloj: ĉiu ruĝa kruceto (de la dorso) sidu en la centro de siaj nigraj ringoj, je 0,5 mm. Ĉiuj ŝovitaj same: uzu la ŝtupetarojn.",
-           "Maldekstre kaj dekstre ŝovitaj horizontale kontraŭe: la dorso estas skalita, presu ambaŭ flankojn je 100%. Supre kaj malsupre tiel: oblikva, ĝustigu la gvidilojn."),
+    "en": (
+        "Print check",
+        "Print at 100% / Actual size, not 'Fit to page'.",
+        "The bar must measure exactly 100 mm and the squares 1 inch and 50 mm.",
+        "If not, your printer scaled the page (typically to 95-97%): reprint at actual size.",
+        "Duplex check: hold this sheet to the light. In each ladder, find the red tick (printed "
+        "on the back)",
+        "that covers a black tick: the number under it is what to add to your back offset, X "
+        "across, Y down.",
+        "Corners: each red cross (back) should sit at the centre of its black rings, 0.5 mm "
+        "apart. All four off alike: use the ladders.",
+        "Left and right off across in opposite ways: the back is scaled, print both sides at "
+        "100%. Top and bottom likewise: skewed, set the paper guides.",
+    ),
+    "pl": (
+        "Kontrola wydruku",
+        "Drukuj w skali 100% / rozmiar rzeczywisty, nie 'Dopasuj do strony'.",
+        "Pasek musi mieć dokładnie 100 mm, a kwadraty 1 cal i 50 mm.",
+        "Jeśli nie, drukarka przeskalowała stronę (zwykle do 95-97%): wydrukuj ponownie w skali "
+        "100%.",
+        "Kontrola druku dwustronnego: obejrzyj kartkę pod światło. W każdej drabince znajdź "
+        "czerwoną kreskę",
+        "(z rewersu), która zakrywa czarną: liczba pod nią to poprawka przesunięcia rewersu, X w "
+        "poziomie, Y w pionie.",
+        "Narożniki: czerwony krzyżyk (z rewersu) powinien trafić w środek czarnych kółek co 0,5 "
+        "mm. Wszystkie przesunięte tak samo: użyj drabinek.",
+        "Lewy i prawy przesunięte w poziomie przeciwnie: rewers jest przeskalowany, drukuj obie "
+        "strony w 100%. Górne i dolne tak: skos, ustaw prowadnice.",
+    ),
+    "it": (
+        "Verifica di stampa",
+        "Stampa al 100% / dimensioni effettive, non 'Adatta alla pagina'.",
+        "La barra deve misurare esattamente 100 mm e i quadrati 1 pollice e 50 mm.",
+        "Altrimenti la stampante ha ridimensionato la pagina (di solito al 95-97%): ristampa al "
+        "100%.",
+        "Verifica fronte-retro: guarda il foglio in controluce. In ogni scala trova il segno "
+        "rosso (sul retro)",
+        "che copre un segno nero: il numero sotto è da aggiungere allo spostamento del retro, X "
+        "in orizzontale, Y in verticale.",
+        "Angoli: ogni croce rossa (sul retro) deve cadere al centro dei cerchi neri, distanti "
+        "0,5 mm. Tutte spostate uguali: usa le scale.",
+        "Sinistra e destra spostate in orizzontale in versi opposti: retro ridimensionato, "
+        "stampa i due lati al 100%. Sopra e sotto così: storto, regola le guide.",
+    ),
+    "eo": (
+        "Presa kontrolo",
+        "Presu je 100% / reala grandeco, ne 'Adapti al paĝo'.",
+        "La stango devas mezuri ĝuste 100 mm kaj la kvadratoj 1 colon kaj 50 mm.",
+        "Se ne, via presilo skalis la paĝon (kutime al 95-97%): represu je reala grandeco.",
+        "Dupleksa kontrolo: rigardu la folion kontraŭ lumo. En ĉiu ŝtupetaro trovu la ruĝan "
+        "streketon (de la dorso)",
+        "kiu kovras nigran: la nombro sub ĝi estas aldonota al la dorsa ŝovo, X horizontale, Y "
+        "vertikale.",
+        "Anguloj: ĉiu ruĝa kruceto (de la dorso) sidu en la centro de siaj nigraj ringoj, je 0,5 "
+        "mm. Ĉiuj ŝovitaj same: uzu la ŝtupetarojn.",
+        "Maldekstre kaj dekstre ŝovitaj horizontale kontraŭe: la dorso estas skalita, presu "
+        "ambaŭ flankojn je 100%. Supre kaj malsupre tiel: oblikva, ĝustigu la gvidilojn.",
+    ),
 }
 
 
-WORD_KEYS = ("pnpkit_print_check", "pnpkit_actual_size", "pnpkit_measure", "pnpkit_scaled",
-             "pnpkit_duplex", "pnpkit_duplex_ticks", "pnpkit_corners",
-             "pnpkit_corners_how")  # a pack's strings for TEXT's lines, in order
+WORD_KEYS = (
+    "pnpkit_print_check",
+    "pnpkit_actual_size",
+    "pnpkit_measure",
+    "pnpkit_scaled",
+    "pnpkit_duplex",
+    "pnpkit_duplex_ticks",
+    "pnpkit_corners",
+    "pnpkit_corners_how",
+)  # a pack's strings for TEXT's lines, in order
 HEADING_PT, HEADING_MIN_PT = 16.0, 10.0  # the heading shrinks to 10 pt, then wraps onto two lines
 
 
@@ -133,7 +171,9 @@ def draw(c: Canvas, info: Info) -> int:
     return 2
 
 
-def ladder_ticks(page: tuple[float, float]) -> tuple[list[tuple[int, float, float]], list[tuple[int, float, float]]]:
+def ladder_ticks(
+    page: tuple[float, float],
+) -> tuple[list[tuple[int, float, float]], list[tuple[int, float, float]]]:
     """Front positions (mm, top-left origin) of the X ladder's and the Y ladder's ticks: (k, x,
     y)."""
     w, h = page
@@ -150,7 +190,9 @@ def corner_targets(page: tuple[float, float]) -> list[tuple[float, float]]:
     return [(near, near), (far_x, near), (near, far_y), (far_x, far_y)]
 
 
-def back_position(info: Info, x: float, y: float, extra: tuple[float, float]) -> tuple[float, float]:
+def back_position(
+    info: Info, x: float, y: float, extra: tuple[float, float]
+) -> tuple[float, float]:
     """Where on the back page a mark must go to sit behind (x, y) of the front, with the current
     back offset plus `extra` applied as the layout applies back offsets."""
     w, h = info["page"]
@@ -251,7 +293,9 @@ def _back(c: Canvas, info: Info) -> None:
     text = _words(info)
     title, regular, size = f"{info['title']} — {text[0]}: ↔ ↕", fonts.default_face(), 7.5
     while size > 3 and fonts.string_width(title, regular, size) > (w - 40) * K:
-        size -= 0.25  # a note to whoever holds the sheet to the light: it shrinks to stay on the page
+        size -= (
+            0.25  # a note to whoever holds the sheet to the light: it shrinks to stay on the page
+        )
     c.setFont(regular, size)
     c.drawString(*at(20, 25), title)
     across, down = ladder_ticks(info["page"])

@@ -28,9 +28,18 @@ class Changes:
 
     def lines(self) -> list[str]:
         if not self.previous:
-            return [f"{self.lang}: no previous build to compare with; the changes PDF holds every face"]
-        out = [f"{self.lang}: {what} {name}" for what, names in (("added", self.added), ("changed", self.changed),
-                                                                ("removed", self.removed)) for name in names]
+            return [
+                f"{self.lang}: no previous build to compare with; the changes PDF holds every face"
+            ]
+        out = [
+            f"{self.lang}: {what} {name}"
+            for what, names in (
+                ("added", self.added),
+                ("changed", self.changed),
+                ("removed", self.removed),
+            )
+            for name in names
+        ]
         return out or [f"{self.lang}: nothing changed since the previous build"]
 
 
@@ -38,7 +47,9 @@ def _read(path: Path) -> bytes | None:
     """A previous face's SVG; a symlink planted in the output is not followed (it is no face of
     ours)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not hang us
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )  # a FIFO must not hang us
     except OSError:
         return None
     with open(fd, "rb") as f:
@@ -63,6 +74,8 @@ def compare(faces: list[Face], previous: Path, lang: str) -> tuple[Changes, list
         if old != face.svg.encode("utf-8"):
             report.changed.append(name)
             reprint.add((face.group, face.item))
-    old_names = (p.relative_to(previous).with_suffix("").as_posix() for p in previous.glob("*/*.svg"))
+    old_names = (
+        p.relative_to(previous).with_suffix("").as_posix() for p in previous.glob("*/*.svg")
+    )
     report.removed = sorted(name for name in old_names if name not in seen)
     return report, [f for f in faces if (f.group, f.item) in reprint]

@@ -28,10 +28,21 @@ class Reader:
         # One root cause, one message: a key reported missing is not reported again as a value
         # of the wrong type, and a known key that an unknown key looks like a misspelling of
         # ("did you mean 'kind'?") is not reported missing too.
-        self.missing: set[tuple[object, ...]] = set()  # paths of keys reported (or taken as) missing
-        self.misspelt: set[tuple[object, ...]] = set()  # paths of known keys an unknown key was taken for
+        self.missing: set[tuple[object, ...]] = (
+            set()
+        )  # paths of keys reported (or taken as) missing
+        self.misspelt: set[tuple[object, ...]] = (
+            set()
+        )  # paths of known keys an unknown key was taken for
 
-    def problem(self, path: Path_, message: str, rule: str = "schema", key: bool = False, level: str = "error") -> None:
+    def problem(
+        self,
+        path: Path_,
+        message: str,
+        rule: str = "schema",
+        key: bool = False,
+        level: str = "error",
+    ) -> None:
         self.problems.append(Problem(self.doc.at(path, key=key), message, rule, level))
 
     def get(self, data: dict[Any, Any], path: Path_, key: str, default: Any = MISSING) -> Any:
@@ -46,16 +57,29 @@ class Reader:
             return None
         return default
 
-    def mapping(self, value: Any, path: Path_, allowed: Collection[Any], what: str = "",
-                rule: str = "schema") -> dict[Any, Any] | None:
+    def mapping(
+        self,
+        value: Any,
+        path: Path_,
+        allowed: Collection[Any],
+        what: str = "",
+        rule: str = "schema",
+    ) -> dict[Any, Any] | None:
         """A mapping with only the allowed keys; unknown keys get a 'did you mean'."""
         if not isinstance(value, dict):
-            got = "text" if path == () and isinstance(value, str) else describe(value)  # a whole file is not quoted
+            got = (
+                "text" if path == () and isinstance(value, str) else describe(value)
+            )  # a whole file is not quoted
             self.problem(path, f"{what or path_name(path)} must be a mapping (got {got})", rule)
             return None
         for key in value:
             if key not in allowed:
-                self.problem(path + (key,), unknown_key(key, allowed, what or path_name(path)), rule, key=True)
+                self.problem(
+                    path + (key,),
+                    unknown_key(key, allowed, what or path_name(path)),
+                    rule,
+                    key=True,
+                )
                 meant = close_match(key, allowed)
                 if meant is not None and meant not in value:
                     self.misspelt.add(path + (meant,))
@@ -76,7 +100,12 @@ class Reader:
         if self.reported(value, path):
             return None
         if not _TYPED[kind](value):
-            noun = {"string": "a string", "int": "a whole number", "number": "a number", "bool": "true or false"}[kind]
+            noun = {
+                "string": "a string",
+                "int": "a whole number",
+                "number": "a number",
+                "bool": "true or false",
+            }[kind]
             self.problem(path, f"'{path_name(path)}' must be {noun} (got {describe(value)})", rule)
             return None
         return value
@@ -92,14 +121,18 @@ class Reader:
             return None
         return cast(str, value)
 
-    def choice(self, value: Any, path: Path_, options: Collection[Any], rule: str = "schema") -> Any:
+    def choice(
+        self, value: Any, path: Path_, options: Collection[Any], rule: str = "schema"
+    ) -> Any:
         if value in options:
             return value
         if self.reported(value, path):
             return None
         hint = did_you_mean(value, options) if isinstance(value, str) else ""
         listed = ", ".join(str(o) for o in options)
-        self.problem(path, f"'{path_name(path)}' must be one of {listed} (got {describe(value)}){hint}", rule)
+        self.problem(
+            path, f"'{path_name(path)}' must be one of {listed} (got {describe(value)}){hint}", rule
+        )
         return None
 
     def length(self, value: Any, path: Path_) -> float | None:
@@ -120,30 +153,46 @@ class Reader:
             self.problem(path, f"'{path_name(path)}' {exc}")
             return None
 
-    def text(self, value: Any, path: Path_, languages: Sequence[str],
-             rule: str = "schema") -> dict[str, str] | None:
+    def text(
+        self, value: Any, path: Path_, languages: Sequence[str], rule: str = "schema"
+    ) -> dict[str, str] | None:
         """Localised text: one string for every language, or {lang: string} covering all."""
         if self.reported(value, path):
             return None
         if isinstance(value, str):
             return {lang: value for lang in languages}
         if not isinstance(value, dict):
-            self.problem(path, f"'{path_name(path)}' must be text or " f"{{{', '.join(f'{lang}: ...' for lang in languages)}}} (got {describe(value)})", rule)
+            self.problem(
+                path,
+                f"'{path_name(path)}' must be text or "
+                f"{{{', '.join(f'{lang}: ...' for lang in languages)}}} (got {describe(value)})",
+                rule,
+            )
             return None
         out: dict[str, str] = {}
         for lang, text in value.items():
             if lang not in languages:
-                self.problem(path + (lang,), f"unknown language '{lang}' in '{path_name(path)}' " f"(the pack has {', '.join(languages)})", rule, key=True)
+                self.problem(
+                    path + (lang,),
+                    f"unknown language '{lang}' in '{path_name(path)}' "
+                    f"(the pack has {', '.join(languages)})",
+                    rule,
+                    key=True,
+                )
             elif self.typed(text, path + (lang,), "string", rule) is not None:
                 out[lang] = text
         missing = [lang for lang in languages if lang not in value]
         if missing:
-            self.problem(path, f"'{path_name(path)}' has no text for language {', '.join(missing)}", rule)
+            self.problem(
+                path, f"'{path_name(path)}' has no text for language {', '.join(missing)}", rule
+            )
             return None
         return out if len(out) == len(languages) else None
 
 
-_TYPED: dict[str, Callable[[Any], bool]] = {  # one predicate per kind: typed() runs for every value of every item
+_TYPED: dict[
+    str, Callable[[Any], bool]
+] = {  # one predicate per kind: typed() runs for every value of every item
     "string": lambda v: isinstance(v, str),
     "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
@@ -173,5 +222,7 @@ def did_you_mean(word: object, options: Iterable[object]) -> str:
 def unknown_key(key: object, allowed: Collection[object], where: str) -> str:
     hint = did_you_mean(key, allowed)
     if not hint:
-        hint = f" (known keys: {', '.join(map(str, allowed))})" if len(allowed) <= 12 else ""  # a YAML key may be a number
+        hint = (
+            f" (known keys: {', '.join(map(str, allowed))})" if len(allowed) <= 12 else ""
+        )  # a YAML key may be a number
     return f"unknown key '{key}' in {where}{hint}"

@@ -13,35 +13,82 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pnpkit import __version__
-from pnpkit import export, parallel, preflight, trust
+from pnpkit import __version__, export, parallel, preflight, trust
 from pnpkit.build import Code, Result, build, validate
 from pnpkit.options import add_limit_options, add_print_options, print_overrides
 from pnpkit.paths import lang_option
 
-EPILOG = "Problems print as path:line:col: level: message " "[rule-id]. Exit 0 clean, 1 problems, 2 usage error."
+EPILOG = (
+    "Problems print as path:line:col: level: message "
+    "[rule-id]. Exit 0 clean, 1 problems, 2 usage error."
+)
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="pnpkit", description="Print-and-play kits for board games: YAML game packs -> printable PDFs.", epilog=EPILOG)
+    p = argparse.ArgumentParser(
+        prog="pnpkit",
+        description="Print-and-play kits for board games: YAML game packs -> printable PDFs.",
+        epilog=EPILOG,
+    )
     p.add_argument("--version", action="version", version=f"pnpkit {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    v = sub.add_parser("validate", help="check game packs and report every problem", description="Check game packs: structure, game rules, " "templates, text fit and glyphs. Writes nothing.", epilog=EPILOG)
+    v = sub.add_parser(
+        "validate",
+        help="check game packs and report every problem",
+        description="Check game packs: structure, game rules, "
+        "templates, text fit and glyphs. Writes nothing.",
+        epilog=EPILOG,
+    )
     _common(v)
     add_limit_options(v)
-    v.add_argument("--provenance", action="store_true", help="also list every value marked with where it comes from (seed, " "public, inferred, design), e.g. to find what is still a design choice")
+    v.add_argument(
+        "--provenance",
+        action="store_true",
+        help="also list every value marked with where it comes from (seed, "
+        "public, inferred, design), e.g. to find what is still a design choice",
+    )
 
-    b = sub.add_parser("build", help="validate, then write the kits' PDFs", description="Validate, then write each pack's PDFs (one per language) " "and per-face SVGs to OUT/<pack>/. Nothing is written when " "there are errors; the previous output stays as it was.", epilog=EPILOG)
+    b = sub.add_parser(
+        "build",
+        help="validate, then write the kits' PDFs",
+        description="Validate, then write each pack's PDFs (one per language) "
+        "and per-face SVGs to OUT/<pack>/. Nothing is written when "
+        "there are errors; the previous output stays as it was.",
+        epilog=EPILOG,
+    )
     _common(b)
     add_print_options(b)
-    b.add_argument("--jobs", type=_jobs_option, default=0, metavar="N",
-                   help="processes that render and compile a large pack (default: every core while one is idle, else 1)")
-    b.add_argument("--changes", action="store_true", help="also write <game>-<lang>-changes.pdf with only the faces that differ from the previous build in --out, and list them (also in changes.txt)")
-    b.add_argument("--profile", action="append", type=export.profile_option, metavar="NAME", help=export.PROFILE_HELP)
-    b.add_argument("--png", type=export.png_option, metavar="DPI", dest="png",
-                   help="also write one PNG per distinct face, trim " "size at DPI (36-2400), into OUT/<pack>/png-DPI/")
+    b.add_argument(
+        "--jobs",
+        type=_jobs_option,
+        default=0,
+        metavar="N",
+        help="processes that render and compile a large pack (default: every core while one is "
+        "idle, else 1)",
+    )
+    b.add_argument(
+        "--changes",
+        action="store_true",
+        help="also write <game>-<lang>-changes.pdf with only the faces that differ from the "
+        "previous build in --out, and list them (also in changes.txt)",
+    )
+    b.add_argument(
+        "--profile",
+        action="append",
+        type=export.profile_option,
+        metavar="NAME",
+        help=export.PROFILE_HELP,
+    )
+    b.add_argument(
+        "--png",
+        type=export.png_option,
+        metavar="DPI",
+        dest="png",
+        help="also write one PNG per distinct face, trim "
+        "size at DPI (36-2400), into OUT/<pack>/png-DPI/",
+    )
     for name in COMMAND_MODULES:
         importlib.import_module(name).configure(sub)
     return p
@@ -49,12 +96,30 @@ def parser() -> argparse.ArgumentParser:
 
 # Modules that add a command: each has configure(subparsers), which adds its parser
 # and sets `run=function(args) -> exit code` as a default.
-COMMAND_MODULES: tuple[str, ...] = ("pnpkit.watch", "pnpkit.json_schema", "pnpkit.scaffold", "pnpkit.trust", "pnpkit.preflight")
+COMMAND_MODULES: tuple[str, ...] = (
+    "pnpkit.watch",
+    "pnpkit.json_schema",
+    "pnpkit.scaffold",
+    "pnpkit.trust",
+    "pnpkit.preflight",
+)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("packs", nargs="+", type=Path, metavar="PACK", help="game pack folder(s), e.g. components/mammoth-herd")
-    p.add_argument("--lang", action="append", metavar="LANG", type=lang_option, help="only this language (repeatable; default: every language of the pack)")
+    p.add_argument(
+        "packs",
+        nargs="+",
+        type=Path,
+        metavar="PACK",
+        help="game pack folder(s), e.g. components/mammoth-herd",
+    )
+    p.add_argument(
+        "--lang",
+        action="append",
+        metavar="LANG",
+        type=lang_option,
+        help="only this language (repeatable; default: every language of the pack)",
+    )
     p.add_argument("--strict", action="store_true", help="fail on warnings too")
     trust.add_options(p)
 
@@ -68,7 +133,10 @@ def main(argv: list[str] | None = None) -> int:
         print("\npnpkit: stopped", file=sys.stderr)
         return 130
     except OSError as exc:  # the output folder is not writable, the disk is full, ...
-        print(f"pnpkit: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        print(
+            f"pnpkit: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
         return 1
 
 
@@ -85,9 +153,17 @@ def _check_packs(args: argparse.Namespace) -> int:
         if args.command == "validate":
             result = validate(pack, args.lang, overrides, code=code)
         else:
-            result = build(pack, args.out, args.lang, overrides, args.strict,
-                           _progress() if sys.stderr.isatty() else None, code=code, changed=args.changes,
-                           jobs=args.jobs or parallel.default_jobs())
+            result = build(
+                pack,
+                args.out,
+                args.lang,
+                overrides,
+                args.strict,
+                _progress() if sys.stderr.isatty() else None,
+                code=code,
+                changed=args.changes,
+                jobs=args.jobs or parallel.default_jobs(),
+            )
             chosen = (args.profile or []) + ([args.png] if args.png else [])
             export.run(result, args.out, chosen, args.strict)
             if result.written:  # check what was written, as a print shop would
@@ -96,14 +172,18 @@ def _check_packs(args: argparse.Namespace) -> int:
                 passed = export.raster_cache(args.out)  # remembers the files that passed before
                 result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
         failed |= _report(result, args, pack, time.perf_counter() - started)
-        usage |= any(p.rule == "usage" for p in result.problems)  # e.g. --lang the pack does not have
+        usage |= any(
+            p.rule == "usage" for p in result.problems
+        )  # e.g. --lang the pack does not have
     return 2 if usage else 1 if failed else 0
 
 
 def _jobs_option(text: str) -> int:
     """--jobs: a whole number of processes, 1 to 64."""
     if not text.isdigit() or not 1 <= int(text) <= 64:
-        raise argparse.ArgumentTypeError(f"expected a number of processes from 1 to 64, got '{text}'")
+        raise argparse.ArgumentTypeError(
+            f"expected a number of processes from 1 to 64, got '{text}'"
+        )
     return int(text)
 
 
@@ -133,9 +213,16 @@ def _report(result: Result, args: argparse.Namespace, pack: Path, seconds: float
     bad = errors > 0 or (args.strict and warnings > 0)
     if args.command == "build" and not bad and result.pack is not None:
         where = args.out / result.pack.id
-        print(f"built {pack} -> {where} ({', '.join(result.faces)}) in {seconds:.2f}s", file=sys.stderr)
+        print(
+            f"built {pack} -> {where} ({', '.join(result.faces)}) in {seconds:.2f}s",
+            file=sys.stderr,
+        )
     elif bad and args.command == "build":
-        what = "the sheets were written, the profile export was not" if result.written else "nothing written"
+        what = (
+            "the sheets were written, the profile export was not"
+            if result.written
+            else "nothing written"
+        )
         print(f"{pack}: {errors} error(s), {warnings} warning(s); {what}", file=sys.stderr)
     elif args.command == "validate":
         print(f"{pack}: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
@@ -149,4 +236,5 @@ def _progress() -> Callable[[str, int, int], None]:
         if n == total:
             sys.stderr.write("\r" + " " * 70 + "\r")
         sys.stderr.flush()
+
     return show

@@ -24,19 +24,28 @@ DELTA_E = 15.0  # CIE76: 2.3 is just noticeable; below ~15 two flat colours side
 Row = tuple[float, float, float]
 SIMULATIONS: dict[str, tuple[Row, Row, Row]] = {
     "typical vision": ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
-    "protanopia": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216),
-                   (-0.003882, -0.048116, 1.051998)),
-    "deuteranopia": ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413),
-                     (-0.011820, 0.042940, 0.968881)),
-    "tritanopia": ((1.255528, -0.076749, -0.178779), (-0.078411, 0.930809, 0.147602),
-                   (0.004733, 0.691367, 0.303900)),
+    "protanopia": (
+        (0.152286, 1.052583, -0.204868),
+        (0.114503, 0.786281, 0.099216),
+        (-0.003882, -0.048116, 1.051998),
+    ),
+    "deuteranopia": (
+        (0.367322, 0.860646, -0.227968),
+        (0.280085, 0.672501, 0.047413),
+        (-0.011820, 0.042940, 0.968881),
+    ),
+    "tritanopia": (
+        (1.255528, -0.076749, -0.178779),
+        (-0.078411, 0.930809, 0.147602),
+        (0.004733, 0.691367, 0.303900),
+    ),
 }
 HEX = re.compile(r"#[0-9a-fA-F]{6}")
 
 
 def linear(hex_colour: str) -> Row:
     """#rrggbb as linear-light sRGB."""
-    r, g, b = (int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    r, g, b = (int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
     return _lin(r), _lin(g), _lin(b)
 
 
@@ -57,8 +66,10 @@ def lab(rgb: Row) -> Row:
     x = 0.4124 * r + 0.3576 * g + 0.1805 * b
     y = 0.2126 * r + 0.7152 * g + 0.0722 * b
     z = 0.0193 * r + 0.1192 * g + 0.9505 * b
-    fx, fy, fz = (t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
-                  for t in (x / 0.95047, y, z / 1.08883))
+    fx, fy, fz = (
+        t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+        for t in (x / 0.95047, y, z / 1.08883)
+    )
     return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
 
 
@@ -80,16 +91,42 @@ def problems(pack: Pack) -> list[Problem]:
     where = _at(pack, ("players", "colours"))
     colours, bad = _colours(pack.data.get(key), field)
     if colours is None:
-        return [Problem(where, f"players.colours names data '{key}', which is not a mapping of "
-                               "player colours in the pack's data", "references")]
+        return [
+            Problem(
+                where,
+                f"players.colours names data '{key}', which is not a mapping of "
+                "player colours in the pack's data",
+                "references",
+            )
+        ]
     if len(colours) + len(bad) > MAX_COLOURS:
-        return [Problem(where, f"players.colours names {len(colours) + len(bad)} colours; at most "
-                               f"{MAX_COLOURS} are compared", "schema")]
-    out = [Problem(where, f"player colour '{name}' must be '#rrggbb'"
-                          + (f" in its field '{field}'" if field else ""), "schema") for name in bad]
+        return [
+            Problem(
+                where,
+                f"players.colours names {len(colours) + len(bad)} colours; at most "
+                f"{MAX_COLOURS} are compared",
+                "schema",
+            )
+        ]
+    out = [
+        Problem(
+            where,
+            f"player colour '{name}' must be '#rrggbb'"
+            + (f" in its field '{field}'" if field else ""),
+            "schema",
+        )
+        for name in bad
+    ]
     for vision, a, b, d in collapsed(colours):
-        out.append(Problem(where, f"player colours '{a}' and '{b}' look alike with {vision} "
-                                  f"(CIELAB distance {d:.1f}, below {DELTA_E:g})", "colours", "warning"))
+        out.append(
+            Problem(
+                where,
+                f"player colours '{a}' and '{b}' look alike with {vision} "
+                f"(CIELAB distance {d:.1f}, below {DELTA_E:g})",
+                "colours",
+                "warning",
+            )
+        )
     return out
 
 

@@ -58,7 +58,9 @@ def group_faces(pack: Pack, faces: list[Face]) -> list[Deck]:
     for face in faces:
         deck = decks.get(face.group)
         if deck is None:
-            deck = decks[face.group] = Deck(numbers[face.group], face.group, face.kind, face.size, face.bleed, [])
+            deck = decks[face.group] = Deck(
+                numbers[face.group], face.group, face.kind, face.size, face.bleed, []
+            )
         if not deck.items or deck.items[-1].id != face.item:
             deck.items.append(DeckItem(len(deck.items) + 1, face.item, face.count, None, None))
         setattr(deck.items[-1], face.side, face)

@@ -40,7 +40,9 @@ NETS = {
     "column": ((1, 0), (0, 1), (1, 1), (2, 1), (1, 2), (1, 3)),
 }
 DIRS = {"up": (0, -1), "right": (1, 0), "down": (0, 1), "left": (-1, 0)}
-MAX_TAB = 0.4  # a tab's depth as a share of the side: deeper tabs from opposite sides of a gap would meet
+MAX_TAB = (
+    0.4  # a tab's depth as a share of the side: deeper tabs from opposite sides of a gap would meet
+)
 NET_GAP = 5.0  # mm between nets on a page: room for scissors
 
 
@@ -123,7 +125,9 @@ def seams(cells: Iterable[Sequence[int]]) -> list[tuple[Edge, Edge]]:
             key = frozenset((state[0], _edge_vec(state, name)))
             by_cube_edge.setdefault(key, []).append((cell, name))
     pairs = [(edges[0], edges[-1]) for edges in by_cube_edge.values()]
-    if len(pairs) != 7 or any(len(edges) != 2 for edges in by_cube_edge.values()):  # cannot happen for a net that folded
+    if len(pairs) != 7 or any(
+        len(edges) != 2 for edges in by_cube_edge.values()
+    ):  # cannot happen for a net that folded
         raise DieError("the free edges of this net do not pair up into 7 seams")
     order = {c: i for i, c in enumerate(states)}
     return sorted(pairs, key=lambda p: sorted((order[e[0]], e[1]) for e in p))
@@ -154,12 +158,14 @@ def tab_edges(cells: Iterable[Sequence[int]]) -> list[Edge]:
     used: set[Cell] = set()
     chosen: list[Edge] = []
     for pair in seams(cells):
+
         def cost(edge: Edge) -> tuple[bool, bool, int]:
             (cx, cy), name = edge
             dx, dy = DIRS[name]
             target = (cx + dx, cy + dy)
             outside = not (min(xs) <= target[0] <= max(xs) and min(ys) <= target[1] <= max(ys))
             return (target in used, outside, -order[edge[0]])
+
         edge = min(pair, key=cost)
         dx, dy = DIRS[edge[1]]
         used.add((edge[0][0] + dx, edge[0][1] + dy))
@@ -183,12 +189,22 @@ def opposite_problem(faces: object, opposite: object) -> str | None:
     """Why these opposite pairs do not describe this die, or None."""
     if not isinstance(faces, list) or len(faces) != 6:
         return f"a die for a cube net needs 6 faces (got {describe(faces)})"
-    if not isinstance(opposite, list) or len(opposite) != 3 or not all(isinstance(p, list) and len(p) == 2 for p in opposite):
-        return "'opposite' must be three pairs of faces, such as " f"[[1, 6], [2, 5], [3, 4]] (got {describe(opposite)})"
+    if (
+        not isinstance(opposite, list)
+        or len(opposite) != 3
+        or not all(isinstance(p, list) and len(p) == 2 for p in opposite)
+    ):
+        return (
+            "'opposite' must be three pairs of faces, such as "
+            f"[[1, 6], [2, 5], [3, 4]] (got {describe(opposite)})"
+        )
     used = Counter(str(v) for p in opposite for v in p)
     have = Counter(str(v) for v in faces)
     if used != have:
-        return f"the opposite pairs use the faces {sorted(used.elements())}, " f"but the die has {sorted(have.elements())}"
+        return (
+            f"the opposite pairs use the faces {sorted(used.elements())}, "
+            f"but the die has {sorted(have.elements())}"
+        )
     return None
 
 
@@ -216,8 +232,12 @@ class Net:
     tab: float
     faces: tuple[NetFace, ...]  # in net order
     folds: tuple[Line, ...]  # (x1, y1, x2, y2) dashed fold lines
-    tabs: tuple[tuple[Point, Point, Point, Point], ...]  # ((x, y), ...) glue-tab polygons, 4 points each
-    cuts: tuple[Line, ...]  # (x1, y1, x2, y2) solid cut lines: free edges without tabs and the tabs' outer sides
+    tabs: tuple[
+        tuple[Point, Point, Point, Point], ...
+    ]  # ((x, y), ...) glue-tab polygons, 4 points each
+    cuts: tuple[
+        Line, ...
+    ]  # (x1, y1, x2, y2) solid cut lines: free edges without tabs and the tabs' outer sides
     tab_edges: tuple[Edge, ...]  # ((col, row), direction) of each tab, in the order of `tabs`
 
     @property
@@ -242,8 +262,14 @@ def net_extent(cells: Sequence[Cell], side: float, tab: float) -> tuple[float, f
     right, bottom = (max(c[0] for c in cells) + 1) * side, (max(c[1] for c in cells) + 1) * side
     for (cx, cy), name in tab_edges(cells):
         dx, dy = DIRS[name]
-        left, right = min(left, cx * side + (dx < 0) * -tab), max(right, (cx + 1) * side + (dx > 0) * tab)
-        top, bottom = min(top, cy * side + (dy < 0) * -tab), max(bottom, (cy + 1) * side + (dy > 0) * tab)
+        left, right = (
+            min(left, cx * side + (dx < 0) * -tab),
+            max(right, (cx + 1) * side + (dx > 0) * tab),
+        )
+        top, bottom = (
+            min(top, cy * side + (dy < 0) * -tab),
+            max(bottom, (cy + 1) * side + (dy > 0) * tab),
+        )
     return left, top, right, bottom
 
 
@@ -254,7 +280,14 @@ def die_net_size(side: float, tab: float, layout: str = "cross") -> tuple[float,
     return round(right - left, 3), round(bottom - top, 3)
 
 
-def die_net(face: dict[str, Any], faces: object, opposite: Any, side: float, tab: float, layout: str = "cross") -> Net:
+def die_net(
+    face: dict[str, Any],
+    faces: object,
+    opposite: Any,
+    side: float,
+    tab: float,
+    layout: str = "cross",
+) -> Net:
     """The net of a die with squares `side` mm and tabs `tab` mm, centred in the face.
 
     opposite lists three pairs of faces; each pair lands on squares that end up
@@ -263,19 +296,32 @@ def die_net(face: dict[str, Any], faces: object, opposite: Any, side: float, tab
     """
     cells = _cells(layout)
     if not 0 < tab <= MAX_TAB * side:
-        raise DieError(f"a glue tab must be deeper than 0 and at most {MAX_TAB:g} " f"x the side ({MAX_TAB * side:g} mm; got {tab:g} mm)")
+        raise DieError(
+            f"a glue tab must be deeper than 0 and at most {MAX_TAB:g} "
+            f"x the side ({MAX_TAB * side:g} mm; got {tab:g} mm)"
+        )
     pairs = die_pairs(faces, opposite)
     left, top, right, bottom = net_extent(cells, side, tab)
     w, h = right - left, bottom - top
     if w > face["w"] + 1e-6 or h > face["h"] + 1e-6:
-        raise DieError(f"a net of {side:g} mm squares with {tab:g} mm tabs needs " f"{w:g}x{h:g}mm, but the face is {face['w']:g}x{face['h']:g}mm")
+        raise DieError(
+            f"a net of {side:g} mm squares with {tab:g} mm tabs needs "
+            f"{w:g}x{h:g}mm, but the face is {face['w']:g}x{face['h']:g}mm"
+        )
     ox, oy = (face["w"] - w) / 2 - left, (face["h"] - h) / 2 - top
     states = fold(cells)
     values = _assign(cells, states, pairs)
     index = {c: i for i, c in enumerate(cells)}
     normal_at = {states[c][0]: c for c in cells}
     net_faces = tuple(
-        NetFace(ox + c[0] * side, oy + c[1] * side, side, values[c], c, index[normal_at[_neg(states[c][0])]])
+        NetFace(
+            ox + c[0] * side,
+            oy + c[1] * side,
+            side,
+            values[c],
+            c,
+            index[normal_at[_neg(states[c][0])]],
+        )
         for c in cells
     )
     fold_lines = tuple(_edge(ox, oy, side, cell, name) for cell, name in folds(cells))
@@ -295,7 +341,19 @@ def die_net(face: dict[str, Any], faces: object, opposite: Any, side: float, tab
                 cuts += [(*poly[0], *poly[1]), (*poly[1], *poly[2]), (*poly[2], *poly[3])]
             else:
                 cuts.append(edge)
-    return Net(ox + left, oy + top, w, h, side, tab, net_faces, fold_lines, tuple(tabs), tuple(cuts), tuple(tabbed))
+    return Net(
+        ox + left,
+        oy + top,
+        w,
+        h,
+        side,
+        tab,
+        net_faces,
+        fold_lines,
+        tuple(tabs),
+        tuple(cuts),
+        tuple(tabbed),
+    )
 
 
 def _cells(name: str) -> list[Cell]:
@@ -304,7 +362,9 @@ def _cells(name: str) -> list[Cell]:
     return _as_cells(NETS[name])
 
 
-def _assign(cells: list[Cell], states: dict[Cell, State], pairs: list[tuple[Any, Any]]) -> dict[Cell, Any]:
+def _assign(
+    cells: list[Cell], states: dict[Cell, State], pairs: list[tuple[Any, Any]]
+) -> dict[Cell, Any]:
     """Each cell's face value: pair k goes on the k-th axis met in net order, its first value on
     that cell."""
     values: dict[Cell, Any] = {}
@@ -321,11 +381,18 @@ def _assign(cells: list[Cell], states: dict[Cell, State], pairs: list[tuple[Any,
     return values
 
 
-def _edge(ox: float, oy: float, side: float, cell: Cell, name: str) -> tuple[float, float, float, float]:
+def _edge(
+    ox: float, oy: float, side: float, cell: Cell, name: str
+) -> tuple[float, float, float, float]:
     """A square's edge as a line, clockwise around the square."""
     x0, y0 = ox + cell[0] * side, oy + cell[1] * side
     x1, y1 = x0 + side, y0 + side
-    return {"up": (x0, y0, x1, y0), "right": (x1, y0, x1, y1), "down": (x1, y1, x0, y1), "left": (x0, y1, x0, y0)}[name]
+    return {
+        "up": (x0, y0, x1, y0),
+        "right": (x1, y0, x1, y1),
+        "down": (x1, y1, x0, y1),
+        "left": (x0, y1, x0, y0),
+    }[name]
 
 
 def _tab(edge: Line, out: tuple[int, int], depth: float) -> tuple[Point, Point, Point, Point]:
@@ -335,7 +402,12 @@ def _tab(edge: Line, out: tuple[int, int], depth: float) -> tuple[Point, Point, 
     length = math.hypot(ux, uy)
     ux, uy = ux / length, uy / length
     ox, oy = out[0] * depth, out[1] * depth
-    return ((x1, y1), (x1 + ox + ux * depth, y1 + oy + uy * depth), (x2 + ox - ux * depth, y2 + oy - uy * depth), (x2, y2))
+    return (
+        (x1, y1),
+        (x1 + ox + ux * depth, y1 + oy + uy * depth),
+        (x2 + ox - ux * depth, y2 + oy - uy * depth),
+        (x2, y2),
+    )
 
 
 # ------------------------------------------------------------------ the packer for nets
@@ -347,18 +419,32 @@ def pack_nets(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], 
     Pages are `packed`: no grid crop marks (they would mark the net's bounding box,
     which is not a cut line). Each page takes the orientation that holds more nets.
     """
+
     def too_big(face: Face) -> tuple[list[layout.Page], list[Problem]]:
         size = f"{face.size[0]:g}x{face.size[1]:g}mm"
-        return [], [Problem(face.where, f"the die net of '{face.item}' ({size}) does not fit on {s.paper} paper", "layout")]
+        return [], [
+            Problem(
+                face.where,
+                f"the die net of '{face.item}' ({size}) does not fit on {s.paper} paper",
+                "layout",
+            )
+        ]
 
-    return layout.fill_pages(copies, s, lambda size: layout.Page(size[0], size[1], "front", packed=True),
-                             lambda page, rest: _fill_nets(page, rest, s), too_big)
+    return layout.fill_pages(
+        copies,
+        s,
+        lambda size: layout.Page(size[0], size[1], "front", packed=True),
+        lambda page, rest: _fill_nets(page, rest, s),
+        too_big,
+    )
 
 
 def _fill_nets(page: layout.Page, copies: list[Face], s: PrintSettings) -> int:
     """Shelf-pack nets onto the page; centre each row and the rows as a whole. Returns how many
     went on."""
-    left, area_top, aw, ah = layout.printable_area(s, (page.w, page.h), marks=False)  # nets carry their own cut lines
+    left, area_top, aw, ah = layout.printable_area(
+        s, (page.w, page.h), marks=False
+    )  # nets carry their own cut lines
     rows: list[list[Face]] = []
     y, n = 0.0, 0
     for face in copies:
@@ -401,7 +487,11 @@ def register(reg: Registry) -> None:
 # ------------------------------------------------------------------ the rule
 
 
-@rule("die-opposites", {"group": "group", "field": "string", "opposite": "string"}, required=("group",))
+@rule(
+    "die-opposites",
+    {"group": "group", "field": "string", "opposite": "string"},
+    required=("group",),
+)
 def die_opposites_rule(ctx: Context) -> Iterator[Finding]:
     """Every die's opposite pairs (field `opposite`) are three pairs that together are exactly
     its faces (field `field`)."""

@@ -12,7 +12,9 @@ class Location:
     file: str
     line: int = 0
     column: int = 0
-    sheet: str = ""  # a workbook's sheet: then line is the row, column the column, shown as Deck!C14
+    sheet: str = (
+        ""  # a workbook's sheet: then line is the row, column the column, shown as Deck!C14
+    )
 
     def __str__(self) -> str:
         if self.sheet:

@@ -36,20 +36,26 @@ if TYPE_CHECKING:
     from pnpkit.build import Result
 
 EPS = 0.01  # mm: bleed differences smaller than this are rounding
-MAX_PIXELS = 150 * 10**6  # an image a service could take (a 1 m board at 300 dpi is 26 MP); 600 MB of RGB to rasterise
+MAX_PIXELS = (
+    150 * 10**6
+)  # an image a service could take (a 1 m board at 300 dpi is 26 MP); 600 MB of RGB to rasterise
 
 
 # ------------------------------------------------------------------ entry points
 
-PROFILE_HELP = ("also export for a print service or a virtual tabletop, into OUT/<pack>/NAME/ (repeatable): "
-                f"{', '.join(profiles.names())}, or a profile .yaml file (default: home, the sheets only)")
+PROFILE_HELP = (
+    "also export for a print service or a virtual tabletop, into OUT/<pack>/NAME/ (repeatable): "
+    f"{', '.join(profiles.names())}, or a profile .yaml file (default: home, the sheets only)"
+)
 
 
 def profile_option(name: str) -> Profile:
     """argparse type for --profile: a checked profile, or a usage error that says what is wrong."""
     profile, problems = profiles.load(name)
     if profile is None:
-        raise argparse.ArgumentTypeError("\n".join(p.message if p.rule == "usage" else str(p) for p in problems if p.is_error))
+        raise argparse.ArgumentTypeError(
+            "\n".join(p.message if p.rule == "usage" else str(p) for p in problems if p.is_error)
+        )
     return profile
 
 
@@ -60,9 +66,18 @@ def png_option(text: str) -> Profile:
     except ValueError:
         dpi = 0
     if not 36 <= dpi <= 2400:
-        raise argparse.ArgumentTypeError(f"must be a whole number of dots per inch from 36 to 2400 (got '{text}')")
-    return Profile(id=f"png-{dpi}", name=f"PNG images at {dpi} dpi", output="images", where=Location("--png"), dpi=dpi,
-                   notes=f"One PNG per distinct face at {dpi} dpi, trim size " "(no bleed); manifest.csv lists them with their copies.")
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of dots per inch from 36 to 2400 (got '{text}')"
+        )
+    return Profile(
+        id=f"png-{dpi}",
+        name=f"PNG images at {dpi} dpi",
+        output="images",
+        where=Location("--png"),
+        dpi=dpi,
+        notes=f"One PNG per distinct face at {dpi} dpi, trim size "
+        "(no bleed); manifest.csv lists them with their copies.",
+    )
 
 
 def run(result: Result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
@@ -74,7 +89,9 @@ def run(result: Result, out: Path, chosen: list[Profile] | None, strict: bool = 
         result.problems += export(result.pack, result.faces, out, profile, strict)
 
 
-def export(pack: Pack, faces: dict[str, list[Face]], out: Path, profile: Profile, strict: bool = False) -> list[Problem]:
+def export(
+    pack: Pack, faces: dict[str, list[Face]], out: Path, profile: Profile, strict: bool = False
+) -> list[Problem]:
     """Write the kit in the profile's form to out/<pack id>/<profile id>/; return what the profile
     found.
 
@@ -104,7 +121,8 @@ def raster_cache(out: Path) -> RasterCache:
 
 
 def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: RasterCache) -> None:
-    """The export into a staging folder, swapped in whole: a failed export leaves the previous one."""
+    """The export into a staging folder, swapped in whole: a failed export leaves the previous
+    one."""
     staging = output.staging_for(final)
     staging.mkdir(parents=True)
     try:
@@ -117,7 +135,13 @@ def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: Raste
             elif profile.output == "low-ink":
                 from pnpkit import lowink
 
-                lowink.write(pack, lang_faces, folder, lang, lowink.Rule(profile.keep / 100, float(profile.min_area)))
+                lowink.write(
+                    pack,
+                    lang_faces,
+                    folder,
+                    lang,
+                    lowink.Rule(profile.keep / 100, float(profile.min_area)),
+                )
             elif profile.output == "showcase":
                 from pnpkit import showcase  # here, not at the top: showcase builds on this module
 
@@ -126,6 +150,7 @@ def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: Raste
                 write_pages(decks, profile, folder, pack.name[lang], raster)
             else:
                 from pnpkit import tts  # here, not at the top: tts builds on this module
+
                 tts.write(pack, lang, decks, profile, folder, final / lang, raster)
         (staging / "README.txt").write_text(_readme(pack, profile), encoding="utf-8")
         output.swap_in(staging, final)
@@ -134,21 +159,30 @@ def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: Raste
 
 
 def _readme(pack: Pack, profile: Profile) -> str:
-    return (f"{profile.name}: {pack.id}, exported by pnpkit with the profile '{profile.id}'.\n\n"
-            f"{profile.notes.strip()}\n")
+    return (
+        f"{profile.name}: {pack.id}, exported by pnpkit with the profile '{profile.id}'.\n\n"
+        f"{profile.notes.strip()}\n"
+    )
 
 
 # ------------------------------------------------------------------ checks
 
+
 def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Problem]:
     """Warnings about the pack for this profile: too little bleed, sizes the service does not
     sell."""
-    if profile.output in ("sheets", "showcase", "low-ink"):  # the home sheets and their kin; store images
+    if profile.output in (
+        "sheets",
+        "showcase",
+        "low-ink",
+    ):  # the home sheets and their kin; store images
         return []
     problems = []
     decks = group_faces(pack, next(iter(faces.values()), []))
     if profile.output == "tts":
-        return [p for d in decks if (p := _tts_warning(pack, d, profile.objects[d.kind])) is not None]
+        return [
+            p for d in decks if (p := _tts_warning(pack, d, profile.objects[d.kind])) is not None
+        ]
     if profile.pdfx:
         problems += _pdfx_check(next(iter(faces.values()), []), profile)
     short = [d for d in decks if profile.bleed - d.bleed > EPS]
@@ -160,7 +194,9 @@ def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Pr
             if product is None:
                 problems.append(_unknown_size(pack, deck, profile))
     if profile.output in ("images", "showcase"):
-        problems += [_too_many_pixels(pack, d, profile) for d in decks if _pixels(d, profile) > MAX_PIXELS]
+        problems += [
+            _too_many_pixels(pack, d, profile) for d in decks if _pixels(d, profile) > MAX_PIXELS
+        ]
     return problems
 
 
@@ -171,9 +207,15 @@ def _pixels(deck: Deck, profile: Profile) -> int:
 
 def _too_many_pixels(pack: Pack, deck: Deck, profile: Profile) -> Problem:
     w, h = image_pixels(deck.size, profile, deck.bleed)
-    return Problem(pack.groups[deck.name].where, (
-        f"group '{deck.name}' would be {w} x {h} px images at " f"{profile.dpi} dpi, over the {MAX_PIXELS // 10**6} "
-        f"megapixels an image may have; export it at a lower dpi"), "export")
+    return Problem(
+        pack.groups[deck.name].where,
+        (
+            f"group '{deck.name}' would be {w} x {h} px images at "
+            f"{profile.dpi} dpi, over the {MAX_PIXELS // 10**6} "
+            f"megapixels an image may have; export it at a lower dpi"
+        ),
+        "export",
+    )
 
 
 def _pdfx_check(faces: list[Face], profile: Profile) -> list[Problem]:
@@ -181,7 +223,9 @@ def _pdfx_check(faces: list[Face], profile: Profile) -> list[Problem]:
     the limit."""
     from pnpkit import pdfx  # here: only PDF/X exports need littleCMS
 
-    return pdfx.transparency_problems(faces) + pdfx.ink_problems(faces, pdfx.separation(profile.press), profile.id)
+    return pdfx.transparency_problems(faces) + pdfx.ink_problems(
+        faces, pdfx.separation(profile.press), profile.id
+    )
 
 
 def _bleed_warnings(pack: Pack, short: list[Deck], profile: Profile) -> list[Problem]:
@@ -194,16 +238,34 @@ def _bleed_warnings(pack: Pack, short: list[Deck], profile: Profile) -> list[Pro
     if inherited:
         names = _and([d.name for d in inherited])
         lack = profile.bleed - pack.print.bleed
-        problems.append(Problem(_print_bleed_where(pack), (
-            f"bleed is {pack.print.bleed:g} mm; {profile.id} " f"wants {want} on every side: the outer {_mm(lack)} mm "
-            f"of every face of {names} stays blank (art is never stretched); " f"set print.bleed to {profile.bleed / MM_PER_IN:g}in for this service"),
-            "export", "warning"))
+        problems.append(
+            Problem(
+                _print_bleed_where(pack),
+                (
+                    f"bleed is {pack.print.bleed:g} mm; {profile.id} "
+                    f"wants {want} on every side: the outer {_mm(lack)} mm "
+                    f"of every face of {names} stays blank (art is never stretched); "
+                    f"set print.bleed to {profile.bleed / MM_PER_IN:g}in for this service"
+                ),
+                "export",
+                "warning",
+            )
+        )
     for deck in own:
         lack = profile.bleed - deck.bleed
         group = pack.groups[deck.name]
-        problems.append(Problem(group.where, (
-            f"group '{deck.name}' has {deck.bleed:g} mm bleed; {profile.id} " f"wants {want} on every side: the outer {_mm(lack)} mm "
-            f"of its faces stays blank (art is never stretched)"), "export", "warning"))
+        problems.append(
+            Problem(
+                group.where,
+                (
+                    f"group '{deck.name}' has {deck.bleed:g} mm bleed; {profile.id} "
+                    f"wants {want} on every side: the outer {_mm(lack)} mm "
+                    f"of its faces stays blank (art is never stretched)"
+                ),
+                "export",
+                "warning",
+            )
+        )
     return problems
 
 
@@ -225,52 +287,79 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
     """What the Tabletop Simulator export cannot do for a group, said where the group is."""
     group = pack.groups[deck.name]
     if kind == "image" and deck.kind == "die":
-        # Why not Custom_Dice (searched again for issue 17): TTS's knowledge base page on custom dice
-        # (Berserk-Games/Tabletop-Simulator-Knowledge-Base, docs/custom-content/custom-dice.md)
+        # Why not Custom_Dice (searched again for issue 17): TTS's knowledge base page on custom
+        # dice (Berserk-Games/Tabletop-Simulator-Knowledge-Base, docs/custom-content/custom-dice.md)
         # only points at the template image in the install (Modding/Dice Templates) and shows it
         # as pictures we cannot read; public save generators give the object (Custom_Dice,
         # CustomImage.ImageURL, CustomDice.Type 1) and its RotationValues, but take a texture
         # painted on that template by hand; no source read gives each face's pixel region.
-        why = ("a TTS Custom Dice object takes one image laid out like the d6 template TTS installs "
-               "(Modding/Dice Templates); no source pnpkit's authors could read (TTS's knowledge "
-               "base, public saves and save generators) says where each face sits on it, so pnpkit "
-               "cannot place the faces; paint these images onto that template, or import them by hand")
+        why = (
+            "a TTS Custom Dice object takes one image laid out like the d6 template TTS installs "
+            "(Modding/Dice Templates); no source pnpkit's authors could read (TTS's knowledge "
+            "base, public saves and save generators) says where each face sits on it, so pnpkit "
+            "cannot place the faces; paint these images onto that template, or import them by hand"
+        )
     elif kind == "image":
         why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
     elif kind == "figurine" and group.base == 0:
-        return Problem(group.where, (
-            f"group '{deck.name}' becomes a figurine of its " "whole print layout (tabs and the upside-down panel "
-            "included); declare its fold-over layout, e.g. " "standee: {base: 12mm}, and the figure is cut out"),
-            "export", "warning")
+        return Problem(
+            group.where,
+            (
+                f"group '{deck.name}' becomes a figurine of its "
+                "whole print layout (tabs and the upside-down panel "
+                "included); declare its fold-over layout, e.g. "
+                "standee: {base: 12mm}, and the figure is cut out"
+            ),
+            "export",
+            "warning",
+        )
     else:
         return None
-    return Problem(group.where, f"group '{deck.name}' ({deck.kind}) is exported as images only: {why}", "export", "warning")
+    return Problem(
+        group.where,
+        f"group '{deck.name}' ({deck.kind}) is exported as images only: {why}",
+        "export",
+        "warning",
+    )
 
 
 def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
     w, h = deck.size
-    closest = [f"{p.name}, {_mm(p.trim[0])} x {_mm(p.trim[1])} mm" for p in profile.closest(deck.size)]
+    closest = [
+        f"{p.name}, {_mm(p.trim[0])} x {_mm(p.trim[1])} mm" for p in profile.closest(deck.size)
+    ]
     hint = f" (closest: {'; '.join(closest)})" if closest else ""
     if profile.output == "images":
         px = image_pixels(deck.size, profile, deck.bleed)
         what = f"its images are {px[0]} x {px[1]} px, trim plus bleed at {profile.dpi} dpi"
     else:
         what = "its pages are trim plus bleed"
-    return Problem(pack.groups[deck.name].where, (
-        f"group '{deck.name}' is {w:g} x {h:g} mm, which matches " f"no product in the {profile.id} profile{hint}; {what}"), "export", "warning")
+    return Problem(
+        pack.groups[deck.name].where,
+        (
+            f"group '{deck.name}' is {w:g} x {h:g} mm, which matches "
+            f"no product in the {profile.id} profile{hint}; {what}"
+        ),
+        "export",
+        "warning",
+    )
 
 
 # ------------------------------------------------------------------ sizes
 
-def image_pixels(size: tuple[float, float], profile: Profile, bleed: float = 0.0) -> tuple[int, int]:
+
+def image_pixels(
+    size: tuple[float, float], profile: Profile, bleed: float = 0.0
+) -> tuple[int, int]:
     """The image size for a face of this trim (and bleed): the pixels of the product that fits it,
     else the product's trim + 2 x bleed at the dpi, else the face's own."""
     product, turned = profile.fitting(size, bleed)
     if product is not None and product.pixels is not None:
         return (product.pixels[1], product.pixels[0]) if turned else product.pixels
     trim = product_trim(size, profile, bleed)
-    return round((trim[0] + 2 * profile.bleed) / MM_PER_IN * profile.dpi), \
-        round((trim[1] + 2 * profile.bleed) / MM_PER_IN * profile.dpi)
+    return round((trim[0] + 2 * profile.bleed) / MM_PER_IN * profile.dpi), round(
+        (trim[1] + 2 * profile.bleed) / MM_PER_IN * profile.dpi
+    )
 
 
 def product_trim(size: tuple[float, float], profile: Profile, bleed: float) -> tuple[float, float]:
@@ -291,8 +380,11 @@ def product_label(size: tuple[float, float], profile: Profile, bleed: float) -> 
     trim = product_trim(size, profile, bleed)
     if trim == size:
         return product.name
-    return (f"{product.name} ({_mm(trim[0])} x {_mm(trim[1])} " f"mm; the {_mm(size[0])} x {_mm(size[1])} mm "
-            f"face centred on it)")
+    return (
+        f"{product.name} ({_mm(trim[0])} x {_mm(trim[1])} "
+        f"mm; the {_mm(size[0])} x {_mm(size[1])} mm "
+        f"face centred on it)"
+    )
 
 
 def pixels_to_mm(px: tuple[int, int], dpi: int) -> tuple[float, float]:
@@ -301,7 +393,10 @@ def pixels_to_mm(px: tuple[int, int], dpi: int) -> tuple[float, float]:
 
 # ------------------------------------------------------------------ images: one PNG per face
 
-def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: RasterCache | None = None) -> None:
+
+def write_images(
+    decks: list[Deck], profile: Profile, folder: Path, raster: RasterCache | None = None
+) -> None:
     """One PNG per distinct face at the product's pixel size, a shared back once; manifest.csv
     lists them."""
     sheets: list[Sheet] = []
@@ -317,11 +412,25 @@ def write_images(decks: list[Deck], profile: Profile, folder: Path, raster: Rast
             path = folder / deck.folder / f"{stem}.png"
             shots.append(Shot(len(sheets), px, profile.dpi, path))
             sheets.append(Sheet(face, page))
-            rows.append([f"{deck.folder}/{path.name}", deck.name, face.item if stem != "back" else "", face.side, count, px[0], px[1], profile.dpi, label])
+            rows.append(
+                [
+                    f"{deck.folder}/{path.name}",
+                    deck.name,
+                    face.item if stem != "back" else "",
+                    face.side,
+                    count,
+                    px[0],
+                    px[1],
+                    profile.dpi,
+                    label,
+                ]
+            )
     rasterise_faces(sheets, shots, folder, raster)
     with open(folder / "manifest.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow(["file", "group", "item", "side", "copies", "width_px", "height_px", "dpi", "product"])
+        writer.writerow(
+            ["file", "group", "item", "side", "copies", "width_px", "height_px", "dpi", "product"]
+        )
         writer.writerows(rows)
 
 
@@ -339,8 +448,10 @@ def _image_faces(deck: Deck, shared: Face | None) -> Iterator[tuple[Face, str, i
 
 # ------------------------------------------------------------------ pages: one PDF per group
 
-def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str,
-                raster: RasterCache | None = None) -> None:
+
+def write_pages(
+    decks: list[Deck], profile: Profile, folder: Path, title: str, raster: RasterCache | None = None
+) -> None:
     """One PDF per group, a face per page, in the order and with the copies the service expects.
 
     A group whose pages are all as before is copied from the cache (the PDF is invariant):
@@ -356,11 +467,18 @@ def write_pages(decks: list[Deck], profile: Profile, folder: Path, title: str,
         page = (trim[0] + 2 * profile.bleed, trim[1] + 2 * profile.bleed)
         faces = page_order(deck, profile)
         name = f"{title} · {deck.name}"
-        k = combine([sheet_key(Sheet(face, page, trim)) for face in faces],
-                    f"pages {name} {_press_key(profile)} {trim}")
+        k = combine(
+            [sheet_key(Sheet(face, page, trim)) for face in faces],
+            f"pages {name} {_press_key(profile)} {trim}",
+        )
 
-        def make(path: Path, faces: list[Face] = faces, page: tuple[float, float] = page,
-                 trim: tuple[float, float] = trim, name: str = name) -> None:
+        def make(
+            path: Path,
+            faces: list[Face] = faces,
+            page: tuple[float, float] = page,
+            trim: tuple[float, float] = trim,
+            name: str = name,
+        ) -> None:
             sheets = [Sheet(face, page, trim) for face in _press_ready(faces, profile)]
             facepages.write_faces_pdf(sheets, path, name, separation)
 
@@ -404,4 +522,3 @@ def page_order(deck: Deck, profile: Profile) -> list[Face]:
     else:
         faces = fronts + backs
     return faces + ([shared] if shared is not None else [])
-

@@ -40,6 +40,7 @@ POOL_FROM = 24  # pages: below this a process pool costs more than it saves
 
 # ------------------------------------------------------------------ one face per page
 
+
 @dataclass(frozen=True)
 class Sheet:
     """One PDF page holding one face: the page size (mm), the face's trim centred on it."""
@@ -49,8 +50,9 @@ class Sheet:
     trim: tuple[float, float] | None = None  # the TrimBox, centred; None: the face's own trim
 
 
-def write_faces_pdf(sheets: list[Sheet], path: Path, title: str,
-                    separation: Separation | None = None) -> None:
+def write_faces_pdf(
+    sheets: list[Sheet], path: Path, title: str, separation: Separation | None = None
+) -> None:
     """One face per page, trim centred, clipped to the face's own bleed; TrimBox and BleedBox set.
 
     Each distinct face is one form, so a deck's shared back costs one drawing
@@ -70,17 +72,28 @@ def write_faces_pdf(sheets: list[Sheet], path: Path, title: str,
         face, (pw, ph) = sheet.face, sheet.page
         w, h = face.size
         b = face.bleed
-        x0, y0 = (pw - w) / 2, (ph - h) / 2  # trim's lower-left corner, mm from the page's lower-left
+        x0, y0 = (
+            (pw - w) / 2,
+            (ph - h) / 2,
+        )  # trim's lower-left corner, mm from the page's lower-left
         c.setPageSize((pw * K, ph * K))
         c.saveState()
         clip = c.beginPath()
         left, bottom = max(0.0, x0 - b), max(0.0, y0 - b)
-        clip.rect(left * K, bottom * K, (min(pw, x0 + w + b) - left) * K, (min(ph, y0 + h + b) - bottom) * K)
+        clip.rect(
+            left * K,
+            bottom * K,
+            (min(pw, x0 + w + b) - left) * K,
+            (min(ph, y0 + h + b) - bottom) * K,
+        )
         c.clipPath(clip, stroke=0, fill=0)
         c.translate((x0 - b) * K, (y0 - b) * K)
         c.doForm(pdf.face_form(c, face, forms))
         c.restoreState()
-        tw, th = sheet.trim or (w, h)  # a product a little off the face's size is cut at its own trim
+        tw, th = sheet.trim or (
+            w,
+            h,
+        )  # a product a little off the face's size is cut at its own trim
         tx, ty = (pw - tw) / 2, (ph - th) / 2
         c.setTrimBox((tx * K, ty * K, (tx + tw) * K, (ty + th) * K))
         c.setBleedBox((0, 0, pw * K, ph * K))
@@ -91,6 +104,7 @@ def write_faces_pdf(sheets: list[Sheet], path: Path, title: str,
 
 
 # ------------------------------------------------------------------ rasterising
+
 
 @dataclass(frozen=True)
 class Shot:
@@ -115,7 +129,7 @@ def rasterise(pdf: Path, shots: list[Shot], workers: int | None = None) -> list[
     if workers < 2 or len(shots) < POOL_FROM:
         return _render_chunk(str(pdf), shots)
     size = -(-len(shots) // (workers * 4))  # a few chunks per worker keeps both busy to the end
-    chunks = [shots[i:i + size] for i in range(0, len(shots), size)]
+    chunks = [shots[i : i + size] for i in range(0, len(shots), size)]
     try:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(_render_chunk, [str(pdf)] * len(chunks), chunks))
@@ -161,8 +175,9 @@ def _render_rows(doc: Any, shot: Shot) -> ctypes.Array[ctypes.c_ubyte]:
     bitmap = raw.FPDFBitmap_CreateEx(w, h, raw.FPDFBitmap_BGR, ctypes.byref(rows, 1), stride)
     try:
         raw.FPDFBitmap_FillRect(bitmap, 0, 0, w, h, 0xFFFFFFFF)
-        raw.FPDF_RenderPageBitmap(bitmap, page, 0, 0, w, h, 0,
-                                  raw.FPDF_ANNOT | raw.FPDF_REVERSE_BYTE_ORDER)
+        raw.FPDF_RenderPageBitmap(
+            bitmap, page, 0, 0, w, h, 0, raw.FPDF_ANNOT | raw.FPDF_REVERSE_BYTE_ORDER
+        )
     finally:
         raw.FPDFBitmap_Destroy(bitmap)
         page.close()
@@ -180,30 +195,52 @@ def png_bytes(rows: Any, width: int, height: int, dpi: float) -> bytes:
     """
     ppm = round(dpi / 0.0254)  # pixels per metre, as Pillow writes a dpi
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"".join((PNG_SIGNATURE, _chunk(b"IHDR", header),
-                     _chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1)),
-                     _chunk(b"IDAT", isal_zlib.compress(rows, PNG_LEVEL)), _chunk(b"IEND", b"")))
+    return b"".join(
+        (
+            PNG_SIGNATURE,
+            _chunk(b"IHDR", header),
+            _chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1)),
+            _chunk(b"IDAT", isal_zlib.compress(rows, PNG_LEVEL)),
+            _chunk(b"IEND", b""),
+        )
+    )
 
 
 def _chunk(tag: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(data, zlib.crc32(tag)))
+    return (
+        struct.pack(">I", len(data))
+        + tag
+        + data
+        + struct.pack(">I", zlib.crc32(data, zlib.crc32(tag)))
+    )
 
 
-def rasterise_faces(sheets: list[Sheet], shots: list[Shot], folder: Path,
-                    raster: RasterCache | None) -> list[Image.Image | None]:
+def rasterise_faces(
+    sheets: list[Sheet], shots: list[Shot], folder: Path, raster: RasterCache | None
+) -> list[Image.Image | None]:
     """Draw the sheets one face per page and rasterise the shots, serving from `raster` what it
     holds; returns a PIL image for each shot without a path."""
-    return render_cached(sheets, shots, folder / ".faces.pdf", "faces", raster or RasterCache(None), "",
-                         draw_and_rasterise)
+    return render_cached(
+        sheets,
+        shots,
+        folder / ".faces.pdf",
+        "faces",
+        raster or RasterCache(None),
+        "",
+        draw_and_rasterise,
+    )
 
 
-# ------------------------------------------------------------------ drawing and rasterising on every core
+# ------------------------------------------------ drawing and rasterising on every core
 
-_FORKED: tuple[list[Sheet], str] | None = None  # what forked workers draw: set before the pool forks
+_FORKED: tuple[list[Sheet], str] | None = (
+    None  # what forked workers draw: set before the pool forks
+)
 
 
-def draw_and_rasterise(sheets: list[Sheet], shots: list[Shot], pdf: Path, title: str,
-                       workers: int | None = None) -> list[Image.Image | None]:
+def draw_and_rasterise(
+    sheets: list[Sheet], shots: list[Shot], pdf: Path, title: str, workers: int | None = None
+) -> list[Image.Image | None]:
     """Draw the pages the shots need into `pdf` and rasterise them; an image for each shot
     without a path, None for the others.
 
@@ -215,15 +252,21 @@ def draw_and_rasterise(sheets: list[Sheet], shots: list[Shot], pdf: Path, title:
     """
     global _FORKED
     workers = workers or os.cpu_count() or 1
-    if workers < 2 or len(shots) < POOL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+    if (
+        workers < 2
+        or len(shots) < POOL_FROM
+        or "fork" not in multiprocessing.get_all_start_methods()
+    ):
         return _draw_chunk(sheets, shots, pdf, title)
     size = -(-len(shots) // (workers * 4))  # a few chunks per worker keeps both busy to the end
-    chunks = [shots[i:i + size] for i in range(0, len(shots), size)]
+    chunks = [shots[i : i + size] for i in range(0, len(shots), size)]
     _FORKED = (sheets, title)  # forked workers inherit it: nothing is pickled on the way there
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = [pool.submit(_forked_chunk, chunk, pdf.with_name(f"{pdf.stem}-{n}.pdf"))
-                       for n, chunk in enumerate(chunks)]
+            futures = [
+                pool.submit(_forked_chunk, chunk, pdf.with_name(f"{pdf.stem}-{n}.pdf"))
+                for n, chunk in enumerate(chunks)
+            ]
             results = [future.result() for future in futures]
     except (OSError, BrokenProcessPool):  # no processes here (a sandbox, a limit): one is enough
         return _draw_chunk(sheets, shots, pdf, title)
@@ -238,7 +281,9 @@ def _forked_chunk(shots: list[Shot], pdf: Path) -> list[Image.Image | None]:
     return _draw_chunk(sheets, shots, pdf, title)
 
 
-def _draw_chunk(sheets: list[Sheet], shots: list[Shot], pdf: Path, title: str) -> list[Image.Image | None]:
+def _draw_chunk(
+    sheets: list[Sheet], shots: list[Shot], pdf: Path, title: str
+) -> list[Image.Image | None]:
     """The shots' pages drawn into one PDF (in page order) and rasterised in this process."""
     pages = sorted({shot.page for shot in shots})
     renumber = {page: n for n, page in enumerate(pages)}

@@ -27,7 +27,12 @@ FAMILIES = {
     },
 }
 DEFAULT_FAMILY = "DejaVu Sans"
-_SUFFIX = {(False, False): "", (True, False): "-Bold", (False, True): "-Italic", (True, True): "-BoldItalic"}
+_SUFFIX = {
+    (False, False): "",
+    (True, False): "-Bold",
+    (False, True): "-Italic",
+    (True, True): "-BoldItalic",
+}
 
 
 # The fonts of the pack being built (packfonts.py): family -> {(bold, italic): ReportLab name}.

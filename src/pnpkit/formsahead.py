@@ -21,10 +21,13 @@ from __future__ import annotations
 import marshal
 import os
 import signal
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 MIN_FORMS = 100  # drawings compiled in this build below which a child does not pay for itself
-SHARE = 0.6  # of the distinct faces, the later part the child draws: this process also lays out pages
+SHARE = (
+    0.6  # of the distinct faces, the later part the child draws: this process also lays out pages
+)
 
 Entries = dict[bytes, list[object]]  # the cache's forms: key -> [generation, content, states]
 
@@ -89,7 +92,7 @@ def start(compiled: int, draw: Callable[[], Entries], keys: set[bytes]) -> Ahead
             data = marshal.dumps(draw())
             view = memoryview(data)
             while view:
-                view = view[os.write(write, view):]
+                view = view[os.write(write, view) :]
             code = 0
         finally:
             os._exit(code)
@@ -102,4 +105,4 @@ T = TypeVar("T")
 
 def later_share(faces: list[T], share: float = SHARE) -> list[T]:
     """The last `share` of faces: the ones this process reaches last while it writes."""
-    return faces[int(len(faces) * (1 - share)):]
+    return faces[int(len(faces) * (1 - share)) :]

@@ -40,14 +40,19 @@ def _overlap(a: Rect, b: Rect) -> bool:
 def _cut(r: Rect, used: Rect) -> list[Rect]:
     """The parts of r left, above, right of and below `used` (each as large as it can be)."""
     left, top, right, bottom = r
-    parts = [(left, top, used[0], bottom), (left, top, right, used[1]),
-             (used[2], top, right, bottom), (left, used[3], right, bottom)]
+    parts = [
+        (left, top, used[0], bottom),
+        (left, top, right, used[1]),
+        (used[2], top, right, bottom),
+        (left, used[3], right, bottom),
+    ]
     return [p for p in parts if _positive(p)]
 
 
 def _inside(a: Rect, b: Rect) -> bool:
-    return (a[0] >= b[0] - _EPS and a[1] >= b[1] - _EPS
-            and a[2] <= b[2] + _EPS and a[3] <= b[3] + _EPS)
+    return (
+        a[0] >= b[0] - _EPS and a[1] >= b[1] - _EPS and a[2] <= b[2] + _EPS and a[3] <= b[3] + _EPS
+    )
 
 
 def _maximal(rects: list[Rect]) -> list[Rect]:

@@ -60,18 +60,28 @@ def shape_of(size: tuple[float, float]) -> HexShape:
     want = flat * 2 / SQRT3
     if abs(across - want) > TOLERANCE:
         good = f"{want:.2f}x{flat:g}mm" if w >= h else f"{flat:g}x{want:.2f}mm"
-        raise HexSizeError(f"a hex {w:g}x{h:g}mm is not regular: {flat:g}mm " f"across the flats is {want:.2f}mm across "
-                           f"the corners (size is the box around the hex: write {good})")
+        raise HexSizeError(
+            f"a hex {w:g}x{h:g}mm is not regular: {flat:g}mm "
+            f"across the flats is {want:.2f}mm across "
+            f"the corners (size is the box around the hex: write {good})"
+        )
     return HexShape(flat, pointy=h > w)
 
 
-def corners(cx: float, cy: float, flat: float, pointy: bool = False, inset: float = 0.0) -> list[tuple[float, float]]:
+def corners(
+    cx: float, cy: float, flat: float, pointy: bool = False, inset: float = 0.0
+) -> list[tuple[float, float]]:
     """The six corners of a hex centred on (cx, cy), `inset` mm inside its edges, clockwise on
     the page."""
     side = (flat - 2 * inset) / SQRT3
     start = 30.0 if pointy else 0.0
-    return [(cx + side * math.cos(math.radians(start + 60 * k)), cy + side * math.sin(math.radians(start + 60 * k)))
-            for k in range(6)]
+    return [
+        (
+            cx + side * math.cos(math.radians(start + 60 * k)),
+            cy + side * math.sin(math.radians(start + 60 * k)),
+        )
+        for k in range(6)
+    ]
 
 
 def _points(pts: Iterable[tuple[float, float]]) -> str:
@@ -81,8 +91,9 @@ def _points(pts: Iterable[tuple[float, float]]) -> str:
 # ------------------------------------------------------------------ template helpers
 
 
-def hex_corners(cx: float, cy: float, flat: float, pointy: bool = False,
-                inset: float = 0.0) -> list[tuple[float, float]]:
+def hex_corners(
+    cx: float, cy: float, flat: float, pointy: bool = False, inset: float = 0.0
+) -> list[tuple[float, float]]:
     """Corners of a hex centred on (cx, cy) with `flat` mm across the flats: [(x, y), ...]."""
     return corners(float(cx), float(cy), float(flat), bool(pointy), float(inset))
 
@@ -96,15 +107,23 @@ def hex_info(face: dict[str, float]) -> dict[str, float | bool]:
     """The face's own hex: {cx, cy, flat, side, corner, pointy}; an error if the face is not
     hex-shaped."""
     shape = shape_of((face["w"], face["h"]))
-    return {"cx": face["w"] / 2, "cy": face["h"] / 2, "flat": shape.flat, "side": shape.side,
-            "corner": shape.corner, "pointy": shape.pointy}
+    return {
+        "cx": face["w"] / 2,
+        "cy": face["h"] / 2,
+        "flat": shape.flat,
+        "side": shape.side,
+        "corner": shape.corner,
+        "pointy": shape.pointy,
+    }
 
 
 def face_hex(face: dict[str, float], inset: float = 0.0) -> str:
     """The face's own hex outline as polygon points, `inset` mm inside its trim (0 = the cut
     line)."""
     info = hex_info(face)
-    return _points(corners(info["cx"], info["cy"], info["flat"], bool(info["pointy"]), float(inset)))
+    return _points(
+        corners(info["cx"], info["cy"], info["flat"], bool(info["pointy"]), float(inset))
+    )
 
 
 # ------------------------------------------------------------------ the packer
@@ -177,7 +196,9 @@ def _runs(copies: list[Face]) -> list[list[Face]]:
     return runs
 
 
-def _pack_run(run: list[Face], lattice: _Lattice, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
+def _pack_run(
+    run: list[Face], lattice: _Lattice, s: PrintSettings
+) -> tuple[list[Page], list[Problem]]:
     """Pages of hexes; each takes the paper orientation and the bleed (all of it, half, none)
     that hold the most."""
     pages: list[Page] = []
@@ -185,18 +206,27 @@ def _pack_run(run: list[Face], lattice: _Lattice, s: PrintSettings) -> tuple[lis
     while i < len(run):
         best = None
         for size in layout.paper_sizes(s):
-            for bleed in (run[i].bleed, run[i].bleed / 2, 0.0):  # outer bleed gives way before a row does
-                cols = lattice.columns(*_room(lattice, layout.printable_area(s, size, bleed, marks=False)))
+            for bleed in (
+                run[i].bleed,
+                run[i].bleed / 2,
+                0.0,
+            ):  # outer bleed gives way before a row does
+                cols = lattice.columns(
+                    *_room(lattice, layout.printable_area(s, size, bleed, marks=False))
+                )
                 n = min(sum(cols), len(run) - i)
                 if n > 0 and (best is None or n > best[2]):
                     best = (size, cols, n, bleed)
         if best is None:
             face = run[i]
-            msg = (f"hex '{face.item}' ({lattice.shape.flat:g}mm " f"across the flats, {face.bleed:g}mm bleed) "
-                   f"does not fit on {s.paper} paper inside {s.margin:g}mm margins")
+            msg = (
+                f"hex '{face.item}' ({lattice.shape.flat:g}mm "
+                f"across the flats, {face.bleed:g}mm bleed) "
+                f"does not fit on {s.paper} paper inside {s.margin:g}mm margins"
+            )
             return pages, [Problem(face.where, msg, "layout")]
         size, cols, n, bleed = best
-        pages.append(_page(run[i:i + n], lattice, cols, size, s, bleed))
+        pages.append(_page(run[i : i + n], lattice, cols, size, s, bleed))
         i += n
     return pages, []
 
@@ -207,12 +237,20 @@ def _room(lattice: _Lattice, area: tuple[float, float, float, float]) -> tuple[f
     return (h, w) if lattice.shape.pointy else (w, h)
 
 
-def _page(faces: list[Face], lattice: _Lattice, cols: list[int], size: tuple[float, float],
-          s: PrintSettings, bleed: float) -> Page:
+def _page(
+    faces: list[Face],
+    lattice: _Lattice,
+    cols: list[int],
+    size: tuple[float, float],
+    s: PrintSettings,
+    bleed: float,
+) -> Page:
     """One page: the hexes on their lattice, centred in the area, with outlines and cut lines."""
     shape = lattice.shape
     ab = lattice.centres(cols, len(faces))
-    left, top, w, h = layout.printable_area(s, size, bleed, marks=False)  # the outlines are the cut lines
+    left, top, w, h = layout.printable_area(
+        s, size, bleed, marks=False
+    )  # the outlines are the cut lines
     # centre the block of trims in the area
     a_lo, a_hi = min(a for a, _ in ab) - shape.side, max(a for a, _ in ab) + shape.side
     b_lo, b_hi = min(b for _, b in ab) - shape.flat / 2, max(b for _, b in ab) + shape.flat / 2
@@ -224,15 +262,24 @@ def _page(faces: list[Face], lattice: _Lattice, cols: list[int], size: tuple[flo
         return (left + b, top + a) if shape.pointy else (left + a, top + b)
 
     centres = [xy(a, b) for a, b in ab]
-    page = Page(size[0], size[1], "front", packed=True,
-                fold=size[0] / 2 if s.backs == "gutter-fold" else None)
+    page = Page(
+        size[0],
+        size[1],
+        "front",
+        packed=True,
+        fold=size[0] / 2 if s.backs == "gutter-fold" else None,
+    )
     taken = {_key(c) for c in centres}
     for face, (cx, cy) in zip(faces, centres):
         outline = _outline(cx, cy, shape, bleed, taken)
         fw, fh = face.size
         x, y = cx - fw / 2, cy - fh / 2
-        reach = (max(0.0, x - min(p[0] for p in outline)), max(0.0, y - min(p[1] for p in outline)),
-                 max(0.0, max(p[0] for p in outline) - x - fw), max(0.0, max(p[1] for p in outline) - y - fh))
+        reach = (
+            max(0.0, x - min(p[0] for p in outline)),
+            max(0.0, y - min(p[1] for p in outline)),
+            max(0.0, max(p[0] for p in outline) - x - fw),
+            max(0.0, max(p[1] for p in outline) - y - fh),
+        )
         page.placements.append(Placement(face, x, y, reach, 0, None, tuple(outline)))
     page.lines = cut_lines(centres, shape)
     return page
@@ -249,7 +296,9 @@ def _key(p: tuple[float, float]) -> tuple[int, int]:
     return round(p[0] * 100), round(p[1] * 100)
 
 
-def _outline(cx: float, cy: float, shape: HexShape, bleed: float, taken: set[tuple[int, int]]) -> list[tuple[float, float]]:
+def _outline(
+    cx: float, cy: float, shape: HexShape, bleed: float, taken: set[tuple[int, int]]
+) -> list[tuple[float, float]]:
     """The hex grown by `bleed` on each edge that has no neighbour; shared edges stay on the cut
     line.
 
@@ -270,7 +319,9 @@ def _outline(cx: float, cy: float, shape: HexShape, bleed: float, taken: set[tup
     return out
 
 
-def cut_lines(centres: list[tuple[float, float]], shape: HexShape) -> list[tuple[float, float, float, float]]:
+def cut_lines(
+    centres: list[tuple[float, float]], shape: HexShape
+) -> list[tuple[float, float, float, float]]:
     """Every hex edge once, as (x1, y1, x2, y2): a shared edge is one cut for two tiles."""
     seen, out = set(), []
     for cx, cy in centres:

@@ -25,7 +25,9 @@ Icon = tuple[float, tuple[str, str]]
 
 ICON_TEMPLATE = "_icons.svg.j2"
 _NAME_RE = re.compile(r"name\s*==\s*'([A-Za-z0-9_-]+)'")
-_VIEWBOX_RE = re.compile(r"\s*([-+.\deE]+)[\s,]+([-+.\deE]+)[\s,]+([-+.\deE]+)[\s,]+([-+.\deE]+)\s*")
+_VIEWBOX_RE = re.compile(
+    r"\s*([-+.\deE]+)[\s,]+([-+.\deE]+)[\s,]+([-+.\deE]+)[\s,]+([-+.\deE]+)\s*"
+)
 
 
 def folder(pack: Pack) -> Path:
@@ -62,11 +64,16 @@ def _aspect(path: Path) -> float:
         return 1.0
 
 
-def markup(entry: Icon, env: jinja2.Environment | None, x: float, y: float, w: float, h: float) -> str:
+def markup(
+    entry: Icon, env: jinja2.Environment | None, x: float, y: float, w: float, h: float
+) -> str:
     """SVG that draws an icon in the box (x, y, w, h)."""
     kind, ref = entry[1]
     if kind == "file":
-        return f'<image href="{ref}" x="{x:.3f}" y="{y:.3f}" width="{w:.3f}" ' f'height="{h:.3f}" preserveAspectRatio="none"/>'
+        return (
+            f'<image href="{ref}" x="{x:.3f}" y="{y:.3f}" width="{w:.3f}" '
+            f'height="{h:.3f}" preserveAspectRatio="none"/>'
+        )
     assert env is not None  # available() finds the template's icons through the environment
     shape = env.get_template(ICON_TEMPLATE).module.shape(ref)  # type: ignore[attr-defined]  # its macro
     return f'<g transform="translate({x:.3f} {y:.3f}) scale({w / 10:.4f} {h / 10:.4f})">{shape}</g>'

@@ -37,7 +37,15 @@ SHEET_KEYS = ("from", "sheet")
 Convert = Callable[[Any], Any]  # a cell's value -> the value as the field reads it
 
 
-def raw_items(r: Reader, root: Path, group: str, spec: dict[str, Any], fields: dict[str, FieldSpec], item_keys: tuple[str, ...], data: dict[str, Any]) -> list[Raw]:
+def raw_items(
+    r: Reader,
+    root: Path,
+    group: str,
+    spec: dict[str, Any],
+    fields: dict[str, FieldSpec],
+    item_keys: tuple[str, ...],
+    data: dict[str, Any],
+) -> list[Raw]:
     """Every item of a group, generated ones first, then the written or sheet ones, defaults
     merged."""
     path = (group, "items")
@@ -48,25 +56,39 @@ def raw_items(r: Reader, root: Path, group: str, spec: dict[str, Any], fields: d
     value = spec.get("items")
     if value is None:
         if "generate" not in spec:
-            r.problem((group,), f"group '{group}' needs 'items' (a list, or a sheet file such as cards.csv)")
+            r.problem(
+                (group,),
+                f"group '{group}' needs 'items' (a list, or a sheet file such as cards.csv)",
+            )
     elif isinstance(value, list):
         out += [(r, v, path + (i,)) for i, v in enumerate(value)]
     elif isinstance(value, (str, dict)):
         out += _from_sheet(r, root, group, value, fields, item_keys)
     else:
-        r.problem(path, f"'items' must be a list or a sheet file such as cards.csv (got {describe(value)})")
+        r.problem(
+            path,
+            f"'items' must be a list or a sheet file such as cards.csv (got {describe(value)})",
+        )
     return [_with_defaults(r, raw, defaults) for raw in out] if defaults else out
 
 
 # ---------------------------------------------------------------- defaults
 
 
-def _defaults(r: Reader, spec: dict[str, Any], group: str, fields: dict[str, FieldSpec], item_keys: tuple[str, ...]) -> dict[str, Any] | None:
+def _defaults(
+    r: Reader,
+    spec: dict[str, Any],
+    group: str,
+    fields: dict[str, FieldSpec],
+    item_keys: tuple[str, ...],
+) -> dict[str, Any] | None:
     if "defaults" not in spec:
         return None
     allowed = tuple(k for k in item_keys if k != "id") + tuple(fields)
     given = r.mapping(spec["defaults"], (group, "defaults"), allowed, f"the defaults of '{group}'")
-    return {k: v for k, v in given.items() if k in allowed} if given else None  # an unknown key is reported once, here
+    return (
+        {k: v for k, v in given.items() if k in allowed} if given else None
+    )  # an unknown key is reported once, here
 
 
 def _with_defaults(r: Reader, raw: Raw, defaults: dict[str, Any]) -> Raw:
@@ -77,7 +99,9 @@ def _with_defaults(r: Reader, raw: Raw, defaults: dict[str, Any]) -> Raw:
     group = path[0]
     merged = dict(value)
     for key, default in defaults.items():
-        if key in value or (key in ("count", "per_player") and ("count" in value or "per_player" in value)):
+        if key in value or (
+            key in ("count", "per_player") and ("count" in value or "per_player" in value)
+        ):
             continue
         merged[key] = default
         _graft(r.doc, (group, "defaults", key), reader.doc, path + (key,))
@@ -103,7 +127,14 @@ def _subtree(doc: Document, path: Path_) -> list[tuple[Path_, Location]]:
 # ---------------------------------------------------------------- generated items
 
 
-def _generated(r: Reader, value: Any, group: str, fields: dict[str, FieldSpec], item_keys: tuple[str, ...], data: dict[str, Any]) -> list[Raw]:
+def _generated(
+    r: Reader,
+    value: Any,
+    group: str,
+    fields: dict[str, FieldSpec],
+    item_keys: tuple[str, ...],
+    data: dict[str, Any],
+) -> list[Raw]:
     gens = value if isinstance(value, list) else [value]
     base = (group, "generate")
     out: list[Raw] = []
@@ -116,14 +147,23 @@ def _generated(r: Reader, value: Any, group: str, fields: dict[str, FieldSpec], 
         spec = r.mapping(gen, gpath, allowed, f"a generator of '{group}'")
         if spec is None:
             continue
-        product = _product(r, r.get(spec, gpath, "product"), gpath + ("product",), fields, item_keys, data)
+        product = _product(
+            r, r.get(spec, gpath, "product"), gpath + ("product",), fields, item_keys, data
+        )
         pattern = r.typed(r.get(spec, gpath, "id"), gpath + ("id",), "string")
-        if product is None or pattern is None or not _pattern_ok(r, pattern, gpath + ("id",), product):
+        if (
+            product is None
+            or pattern is None
+            or not _pattern_ok(r, pattern, gpath + ("id",), product)
+        ):
             continue
         fixed = {k: v for k, v in spec.items() if k not in ("product", "id")}
         names = list(product)
         combos = list(itertools.product(*(product[n] for n in names)))
-        ids = [PLACEHOLDER.sub(functools.partial(_id_text, names=names, combo=c), pattern) for c in combos]
+        ids = [
+            PLACEHOLDER.sub(functools.partial(_id_text, names=names, combo=c), pattern)
+            for c in combos
+        ]
         bad = next((why for i in ids if (why := name_problem(i, "id")) is not None), None)
         if bad is not None:  # one line for the pattern, not one per generated item
             r.problem(gpath + ("id",), f"the id pattern gives an id that cannot be used: {bad}")
@@ -144,14 +184,25 @@ def _generated(r: Reader, value: Any, group: str, fields: dict[str, FieldSpec], 
     return out
 
 
-def _product(r: Reader, value: Any, path: Path_, fields: dict[str, FieldSpec], item_keys: tuple[str, ...], data: dict[str, Any]) -> dict[str, Any] | None:
+def _product(
+    r: Reader,
+    value: Any,
+    path: Path_,
+    fields: dict[str, FieldSpec],
+    item_keys: tuple[str, ...],
+    data: dict[str, Any],
+) -> dict[str, Any] | None:
     """{key: [(value, its data path), ...]} in the order written; lists may be {data: key} of
     the pack."""
     allowed = tuple(k for k in item_keys if k != "id") + tuple(fields)
     spec = r.mapping(value, path, allowed, "'product'")
     if spec is None or not spec:
         if spec is not None:
-            r.problem(path, "'product' needs at least one list of values, " "e.g. {suit: [hearts, spades], rank: [A, K]}")
+            r.problem(
+                path,
+                "'product' needs at least one list of values, "
+                "e.g. {suit: [hearts, spades], rank: [A, K]}",
+            )
         return None
     out = {}
     for key, values in spec.items():
@@ -161,13 +212,19 @@ def _product(r: Reader, value: Any, path: Path_, fields: dict[str, FieldSpec], i
         if isinstance(values, dict) and set(values) == {"data"}:
             table = data.get(values["data"]) if isinstance(values["data"], str) else None
             if not isinstance(table, (dict, list)) or not table:
-                r.problem(p, f"'{key}' names data '{values['data']}', which is not a list or " f"table of the pack's data{did_you_mean(values['data'], data)}")
+                r.problem(
+                    p,
+                    f"'{key}' names data '{values['data']}', which is not a list or "
+                    f"table of the pack's data{did_you_mean(values['data'], data)}",
+                )
                 return None
             out[key] = [(v, p) for v in table]
         elif isinstance(values, list) and values:
             out[key] = [(v, p + (i,)) for i, v in enumerate(values)]
         else:
-            r.problem(p, f"'{key}' must be a list of values, or {{data: key}} (got {describe(values)})")
+            r.problem(
+                p, f"'{key}' must be a list of values, or {{data: key}} (got {describe(values)})"
+            )
             return None
     return out if len(out) == len(spec) else None
 
@@ -175,20 +232,37 @@ def _product(r: Reader, value: Any, path: Path_, fields: dict[str, FieldSpec], i
 def _pattern_ok(r: Reader, pattern: str, path: Path_, product: dict[str, Any]) -> bool:
     unknown = [m for m in PLACEHOLDER.findall(pattern) if m not in product]
     if unknown:
-        r.problem(path, f"the id pattern names '{unknown[0]}', which is not a key of " f"'product' ({', '.join(product)}){did_you_mean(unknown[0], product)}")
+        r.problem(
+            path,
+            f"the id pattern names '{unknown[0]}', which is not a key of "
+            f"'product' ({', '.join(product)}){did_you_mean(unknown[0], product)}",
+        )
         return False
     return True
 
 
 def _id_text(match: re.Match[str], names: list[str], combo: tuple[Any, ...]) -> str:
     value = combo[names.index(match.group(1))][0]
-    return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+    return (
+        value
+        if isinstance(value, str)
+        else str(value).lower()
+        if isinstance(value, bool)
+        else str(value)
+    )
 
 
 # ---------------------------------------------------------------- items from a sheet
 
 
-def _from_sheet(r: Reader, root: Path, group: str, value: Any, fields: dict[str, FieldSpec], item_keys: tuple[str, ...]) -> list[Raw]:
+def _from_sheet(
+    r: Reader,
+    root: Path,
+    group: str,
+    value: Any,
+    fields: dict[str, FieldSpec],
+    item_keys: tuple[str, ...],
+) -> list[Raw]:
     path = (group, "items")
     if isinstance(value, dict):
         spec = r.mapping(value, path, SHEET_KEYS, "'items'")
@@ -209,7 +283,12 @@ def _from_sheet(r: Reader, root: Path, group: str, value: Any, fields: dict[str,
     if table is None:
         return []
     if not table.rows:
-        r.problem(path, f"sheet '{name}' is empty: its first row names the " f"columns ({', '.join(('id',) + tuple(fields))}, ...)", sheets.RULE)
+        r.problem(
+            path,
+            f"sheet '{name}' is empty: its first row names the "
+            f"columns ({', '.join(('id',) + tuple(fields))}, ...)",
+            sheets.RULE,
+        )
         return []
     return _rows(r, table, group, fields, item_keys)
 
@@ -219,7 +298,12 @@ def _inside(r: Reader, root: Path, name: str, path: Path_) -> Path | None:
     file = root / name  # component files lie in the pack's folder, so this is beside them
     inside = root.resolve()
     if inside not in file.resolve().parents:
-        r.problem(path, f"items file '{name}' lies outside the pack " f"{display_path(root)}; it must be a file inside it", "references")
+        r.problem(
+            path,
+            f"items file '{name}' lies outside the pack "
+            f"{display_path(root)}; it must be a file inside it",
+            "references",
+        )
         return None
     if not file.is_file():
         r.problem(path, f"items file '{name}' not found in {display_path(root)}", "references")
@@ -227,17 +311,30 @@ def _inside(r: Reader, root: Path, name: str, path: Path_) -> Path | None:
     return file
 
 
-def _rows(r: Reader, table: sheets.Sheet, group: str, fields: dict[str, FieldSpec], item_keys: tuple[str, ...]) -> list[Raw]:
+def _rows(
+    r: Reader,
+    table: sheets.Sheet,
+    group: str,
+    fields: dict[str, FieldSpec],
+    item_keys: tuple[str, ...],
+) -> list[Raw]:
     doc = Document(table.file)
     _graft(r.doc, (group,), doc, (group,))
     doc.values[(group, "items")] = r.doc.at((group, "items"))
     sr = Reader(doc, r.problems)
     before = len(r.problems)
     columns = _header(r.problems, table, fields, item_keys)
-    if len(r.problems) > before:  # every row would repeat a misnamed column's absence: the header first
+    if (
+        len(r.problems) > before
+    ):  # every row would repeat a misnamed column's absence: the header first
         return []
-    lists = [n for n in columns if n and (n == "tags" or (n in fields and fields[n].type == "list"))]
-    plan = [(n.partition(".")[0], n.partition(".")[2], _converter(n, fields)) if n else None for n in columns]
+    lists = [
+        n for n in columns if n and (n == "tags" or (n in fields and fields[n].type == "list"))
+    ]
+    plan = [
+        (n.partition(".")[0], n.partition(".")[2], _converter(n, fields)) if n else None
+        for n in columns
+    ]
     out = []
     for i, cells in enumerate(table.rows[1:]):
         ipath = (group, "items", i)
@@ -249,22 +346,36 @@ def _rows(r: Reader, table: sheets.Sheet, group: str, fields: dict[str, FieldSpe
                 continue
             name = columns[c] if c < len(columns) else None
             if name is None:
-                r.problems.append(Problem(cell.where, "this cell's column has no name in the header row", sheets.RULE))
+                r.problems.append(
+                    Problem(
+                        cell.where, "this cell's column has no name in the header row", sheets.RULE
+                    )
+                )
             elif name:
                 column = plan[c]
                 assert column is not None  # a named column has a plan
                 _put(doc.values, item, ipath, column, cell)
-        for name in lists:  # an empty cell of a list column is the empty list, as a sheet cannot write []
+        for (
+            name
+        ) in lists:  # an empty cell of a list column is the empty list, as a sheet cannot write []
             item.setdefault(name, [])
         out.append((sr, _lists_of_text(sr, item, ipath, fields), ipath))
     return out
 
 
-def _header(problems: list[Problem], table: sheets.Sheet, fields: dict[str, FieldSpec],
-            item_keys: tuple[str, ...]) -> list[str | None]:
+def _header(
+    problems: list[Problem],
+    table: sheets.Sheet,
+    fields: dict[str, FieldSpec],
+    item_keys: tuple[str, ...],
+) -> list[str | None]:
     """Column names: a known name, "" for a column reported as wrong, None for no name."""
     known = item_keys + tuple(fields)
-    nested = ("provenance",) + tuple(n for n, f in fields.items() if f.type == "text" or (f.type == "list" and f.item and f.item.type == "text"))
+    nested = ("provenance",) + tuple(
+        n
+        for n, f in fields.items()
+        if f.type == "text" or (f.type == "list" and f.item and f.item.type == "text")
+    )
     names: list[str | None] = []
     seen: dict[str, bool] = {}
     for cell in table.rows[0]:
@@ -276,10 +387,22 @@ def _header(problems: list[Problem], table: sheets.Sheet, fields: dict[str, Fiel
         ok = name in known if "." not in name else head in nested
         if not ok:
             hint = did_you_mean(name, known) or did_you_mean(head, nested)
-            problems.append(Problem(cell.where, f"unknown column '{name}' in '{Path(table.file).name}'{hint}", sheets.RULE))
+            problems.append(
+                Problem(
+                    cell.where,
+                    f"unknown column '{name}' in '{Path(table.file).name}'{hint}",
+                    sheets.RULE,
+                )
+            )
             names.append("")
         elif name in seen or head in seen or any(s.startswith(name + ".") for s in seen):
-            problems.append(Problem(cell.where, f"column '{name}' is given twice (or whole and per language)", sheets.RULE))
+            problems.append(
+                Problem(
+                    cell.where,
+                    f"column '{name}' is given twice (or whole and per language)",
+                    sheets.RULE,
+                )
+            )
             names.append("")
         else:
             seen[name] = True
@@ -298,8 +421,13 @@ def _converter(name: str, fields: dict[str, FieldSpec]) -> Convert:
     return _number if name in INT_KEYS else _split
 
 
-def _put(values: dict[Path_, Location], item: dict[str, Any], ipath: Path_,
-         column: tuple[str, str, Convert], cell: sheets.Cell) -> None:
+def _put(
+    values: dict[Path_, Location],
+    item: dict[str, Any],
+    ipath: Path_,
+    column: tuple[str, str, Convert],
+    cell: sheets.Cell,
+) -> None:
     """One cell into the item; its place goes into the sheet's Document (values)."""
     head, sub, convert = column
     value = convert(cell.value)
@@ -316,8 +444,9 @@ def _put(values: dict[Path_, Location], item: dict[str, Any], ipath: Path_,
             values[path + (j,)] = cell.where
 
 
-def _lists_of_text(r: Reader, item: dict[str, Any], ipath: Path_, fields: dict[str, FieldSpec]
-                   ) -> dict[str, Any]:
+def _lists_of_text(
+    r: Reader, item: dict[str, Any], ipath: Path_, fields: dict[str, FieldSpec]
+) -> dict[str, Any]:
     """`sections.en: a; b` and `sections.pl: x; y` -> [{en: a, pl: x}, {en: b, pl: y}], as YAML
     writes it."""
     for name, spec in fields.items():
@@ -326,10 +455,17 @@ def _lists_of_text(r: Reader, item: dict[str, Any], ipath: Path_, fields: dict[s
             continue
         lengths = {len(v) for v in parts.values()}
         if len(lengths) > 1:
-            r.problem(ipath + (name,), f"'{name}' has lists of different lengths per language " f"({', '.join(f'{k}: {len(v)}' for k, v in parts.items())})", spec.rule)
+            r.problem(
+                ipath + (name,),
+                f"'{name}' has lists of different lengths per language "
+                f"({', '.join(f'{k}: {len(v)}' for k, v in parts.items())})",
+                spec.rule,
+            )
             item[name] = []
             continue
-        item[name] = [{lang: parts[lang][j] for lang in parts} for j in range(lengths.pop() if lengths else 0)]
+        item[name] = [
+            {lang: parts[lang][j] for lang in parts} for j in range(lengths.pop() if lengths else 0)
+        ]
     return item
 
 
@@ -354,7 +490,9 @@ def _number(value: Any) -> Any:
     """'3' -> 3, '2.5' -> 2.5, 3.0 -> 3 (a sheet does not tell 3 from 3.0; YAML's 3 is an int)."""
     if isinstance(value, str) and NUMBER.match(value):
         number = float(value) if any(ch in value for ch in ".eE") else int(value)
-        if isinstance(number, float) and not math.isfinite(number):  # 1e999: left as text, so it is reported
+        if isinstance(number, float) and not math.isfinite(
+            number
+        ):  # 1e999: left as text, so it is reported
             return value
         value = number
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:

@@ -26,7 +26,10 @@ if TYPE_CHECKING:
     from pnpkit.registry import Registry
 
 LABEL_DIR = Path(__file__).parent / "labels"
-TEST_NOTE = "label test: print on plain paper, lay on a label sheet " "against the light; each outline should sit on a label's edge"
+TEST_NOTE = (
+    "label test: print on plain paper, lay on a label sheet "
+    "against the light; each outline should sit on a label's edge"
+)
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,11 @@ class LabelSheet:
     def cells(self) -> list[tuple[float, float]]:
         """Top-left corners of the cells, row by row."""
         cols, rows = self.grid
-        return [(self.first[0] + c * self.pitch[0], self.first[1] + r * self.pitch[1]) for r in range(rows) for c in range(cols)]
+        return [
+            (self.first[0] + c * self.pitch[0], self.first[1] + r * self.pitch[1])
+            for r in range(rows)
+            for c in range(cols)
+        ]
 
 
 def names() -> list[str]:
@@ -56,8 +63,15 @@ def load(name: str) -> LabelSheet:
     def pair(key: str) -> tuple[float, float]:
         a, b = (parse_length(v) for v in data[key])
         return a, b
-    return LabelSheet(name, pair("paper"), pair("cell"), pair("first"), pair("pitch"),
-                      (int(data["grid"][0]), int(data["grid"][1])))
+
+    return LabelSheet(
+        name,
+        pair("paper"),
+        pair("cell"),
+        pair("first"),
+        pair("pitch"),
+        (int(data["grid"][0]), int(data["grid"][1])),
+    )
 
 
 def pack_labels(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], list[Problem]]:
@@ -69,17 +83,25 @@ def pack_labels(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page]
         runs.setdefault(face.labels, []).append(face)
     for name, faces in runs.items():
         sheet = load(name)
-        too_big = [f for f in faces if f.size[0] > sheet.cell[0] + 0.01 or f.size[1] > sheet.cell[1] + 0.01]
+        too_big = [
+            f for f in faces if f.size[0] > sheet.cell[0] + 0.01 or f.size[1] > sheet.cell[1] + 0.01
+        ]
         for face in {f.item: f for f in too_big}.values():
-            problems.append(Problem(face.where, f"'{face.item}' ({face.size[0]:g}x{face.size[1]:g}mm) is larger than a "
-                                                f"label of sheet {name} ({sheet.cell[0]:g}x{sheet.cell[1]:g}mm)", "layout"))
+            problems.append(
+                Problem(
+                    face.where,
+                    f"'{face.item}' ({face.size[0]:g}x{face.size[1]:g}mm) is larger than a "
+                    f"label of sheet {name} ({sheet.cell[0]:g}x{sheet.cell[1]:g}mm)",
+                    "layout",
+                )
+            )
         if too_big:
             continue
         pages.append(_test_page(sheet))
         cells = sheet.cells()
         for start in range(0, len(faces), len(cells)):
             page = layout.Page(*sheet.paper, "front", packed=True)
-            for face, (x, y) in zip(faces[start:start + len(cells)], cells):
+            for face, (x, y) in zip(faces[start : start + len(cells)], cells):
                 page.placements.append(_in_cell(face, x, y, sheet))
             pages.append(page)
     return pages, problems
@@ -96,7 +118,12 @@ def _test_page(sheet: LabelSheet) -> layout.Page:
     lines = []
     for x, y in sheet.cells():
         w, h = sheet.cell
-        lines += [(x, y, x + w, y), (x + w, y, x + w, y + h), (x + w, y + h, x, y + h), (x, y + h, x, y)]
+        lines += [
+            (x, y, x + w, y),
+            (x + w, y, x + w, y + h),
+            (x + w, y + h, x, y + h),
+            (x, y + h, x, y),
+        ]
     return layout.Page(*sheet.paper, "front", packed=True, lines=lines, note=TEST_NOTE)
 
 

@@ -42,8 +42,12 @@ class Placement:
     y: float
     reach: tuple[float, float, float, float]  # left, top, right, bottom
     block: int = 0
-    clip: tuple[float, float, float, float] | None = None  # page rect (left, top, right, bottom) that overrides reach
-    outline: tuple[tuple[float, float], ...] | None = None  # page polygon to clip to instead (e.g. a hex)
+    clip: tuple[float, float, float, float] | None = (
+        None  # page rect (left, top, right, bottom) that overrides reach
+    )
+    outline: tuple[tuple[float, float], ...] | None = (
+        None  # page polygon to clip to instead (e.g. a hex)
+    )
     turn: int = 0  # degrees clockwise the face is turned on the page: 0, 90 or 270
 
     @property
@@ -56,7 +60,11 @@ class Placement:
 
     def moved(self, dx: float, dy: float) -> Placement:
         outline = tuple((x + dx, y + dy) for x, y in self.outline) if self.outline else None
-        clip = (self.clip[0] + dx, self.clip[1] + dy, self.clip[2] + dx, self.clip[3] + dy) if self.clip else None
+        clip = (
+            (self.clip[0] + dx, self.clip[1] + dy, self.clip[2] + dx, self.clip[3] + dy)
+            if self.clip
+            else None
+        )
         return dataclasses.replace(self, x=self.x + dx, y=self.y + dy, clip=clip, outline=outline)
 
 
@@ -70,12 +78,20 @@ class Page:
     label: str = ""
     tile: Tile | None = None  # set on the pages of a face split over several sheets
     marks: bool = True  # crop marks and cut lines wanted on this page
-    lines: list[tuple[float, float, float, float]] = field(default_factory=list)  # extra cut marks (x1, y1, x2, y2)
+    lines: list[tuple[float, float, float, float]] = field(
+        default_factory=list
+    )  # extra cut marks (x1, y1, x2, y2)
     packed: bool = False  # laid out by a packer of its own (hexes, dice, labels): not re-centred
     note: str = ""  # said in the page's label: what the page is for
-    own_sheet: bool = False  # a face too large to share the sheet (split or whole): its back cannot sit beside it
-    fold_pair: bool = False  # gutter-fold back on a sheet of its own: taped to its front's left edge and folded
-    ink: tuple[float, float, float, float] | None = None  # where marks and lines may go (left, top, right, bottom); the label goes below
+    own_sheet: bool = (
+        False  # a face too large to share the sheet (split or whole): its back cannot sit beside it
+    )
+    fold_pair: bool = (
+        False  # gutter-fold back on a sheet of its own: taped to its front's left edge and folded
+    )
+    ink: tuple[float, float, float, float] | None = (
+        None  # where marks and lines may go (left, top, right, bottom); the label goes below
+    )
 
     @property
     def single_face(self) -> bool:
@@ -96,7 +112,9 @@ class Tile:
     col: int
     rows: int
     cols: int
-    window: tuple[float, float, float, float]  # the part shown, in the face's own mm (bleed box origin)
+    window: tuple[
+        float, float, float, float
+    ]  # the part shown, in the face's own mm (bleed box origin)
     origin: tuple[float, float]  # page position of the window's top-left corner
     overlap: float
 
@@ -111,12 +129,17 @@ Packer = Callable[[list[Face], PrintSettings], "tuple[list[Page], list[Problem]]
 LABELS = "labels"  # the packer of the faces printed on a label sheet, whatever their kind
 
 
-def impose(faces: list[Face], settings: PrintSettings,
-           packers: Mapping[str, Packer]) -> tuple[list[Page], list[Problem]]:
+def impose(
+    faces: list[Face], settings: PrintSettings, packers: Mapping[str, Packer]
+) -> tuple[list[Page], list[Problem]]:
     """Lay out every printed copy of every front; backs follow their fronts' pages. `packers`
     (a registry's) lay out the kinds they name; every other kind fills the grid."""
-    faces = [f for f in faces if settings.prints(f.variant)]  # the variants chosen (print.variants, --variant)
-    too_many = too_many_faces([(f.item, f.count, f.where) for f in faces if f.side == "front"], settings.max_faces)
+    faces = [
+        f for f in faces if settings.prints(f.variant)
+    ]  # the variants chosen (print.variants, --variant)
+    too_many = too_many_faces(
+        [(f.item, f.count, f.where) for f in faces if f.side == "front"], settings.max_faces
+    )
     if too_many:
         return [], too_many
     backs = {(f.group, f.item): f for f in faces if f.side == "back"}
@@ -143,9 +166,12 @@ def impose(faces: list[Face], settings: PrintSettings,
             _centre_vertically(page, face_area(settings, (page.w, page.h)))
             _clamp_reach(page, face_area(settings, (page.w, page.h)))
         back = _backs(page, backs, settings)
-        if settings.backs == "gutter-fold":  # backs on the other half: their own blocks, their own marks
-            page.placements += [dataclasses.replace(b, block=b.block + FOLD_BLOCKS)
-                                for b in back.placements]
+        if (
+            settings.backs == "gutter-fold"
+        ):  # backs on the other half: their own blocks, their own marks
+            page.placements += [
+                dataclasses.replace(b, block=b.block + FOLD_BLOCKS) for b in back.placements
+            ]
             page.lines += back.lines
             pages.append(page)
         else:
@@ -163,12 +189,20 @@ def too_many_faces(items: list[tuple[str, int, Location]], limit: int) -> list[P
         total += count
         if total > limit:
             what = f"its {count} copies" if count > limit else f"'{item}'"
-            return [Problem(where, f"with {what} the pack prints more than {limit} faces, the limit "
-                                   f"(a larger game can raise it: --max-faces N)", "limits")]
+            return [
+                Problem(
+                    where,
+                    f"with {what} the pack prints more than {limit} faces, the limit "
+                    f"(a larger game can raise it: --max-faces N)",
+                    "limits",
+                )
+            ]
     return []
 
 
-def _dropped(faces: list[Face], fronts: list[Page], problems: list[Problem], s: PrintSettings) -> list[Problem]:
+def _dropped(
+    faces: list[Face], fronts: list[Page], problems: list[Problem], s: PrintSettings
+) -> list[Problem]:
     """A face that no page took is an error, never a silently shorter kit."""
     placed: dict[tuple[str, str], int] = {}
     for page in fronts:
@@ -183,8 +217,15 @@ def _dropped(faces: list[Face], fronts: list[Page], problems: list[Problem], s: 
         missing = face.count - placed.get((face.group, face.item), 0)
         if face.side == "front" and missing > 0 and face.where not in reported:
             w, h = face.full_size
-            out.append(Problem(face.where, f"{missing} of the {face.count} copies of " f"'{face.item}' ({w:g}x{h:g}mm with bleed) "
-                                           f"found no place on {s.paper} paper inside {s.margin:g}mm margins", "layout"))
+            out.append(
+                Problem(
+                    face.where,
+                    f"{missing} of the {face.count} copies of "
+                    f"'{face.item}' ({w:g}x{h:g}mm with bleed) "
+                    f"found no place on {s.paper} paper inside {s.margin:g}mm margins",
+                    "layout",
+                )
+            )
     return out
 
 
@@ -202,8 +243,9 @@ def _tile_with_back(page: Page, backs: dict, s: PrintSettings) -> list[Page]:
     return [page, back]
 
 
-def _by_packer(copies: list[Face],
-               packers: Mapping[str, Packer]) -> list[tuple[Packer, list[Face]]]:
+def _by_packer(
+    copies: list[Face], packers: Mapping[str, Packer]
+) -> list[tuple[Packer, list[Face]]]:
     """The faces of each packer, packers in the order their first face comes: a packer sees all of
     its faces at once, so a later group can fill the room an earlier one left."""
     runs: dict[Packer, list[Face]] = {}
@@ -220,11 +262,15 @@ def paper_size(settings: PrintSettings, landscape: bool) -> tuple[float, float]:
 
 def paper_sizes(settings: PrintSettings) -> list[tuple[float, float]]:
     """The page sizes a packer may choose from: the pack's orientation, or both (portrait first)."""
-    landscape = {"portrait": [False], "landscape": [True], "auto": [False, True]}[settings.orientation]
+    landscape = {"portrait": [False], "landscape": [True], "auto": [False, True]}[
+        settings.orientation
+    ]
     return [paper_size(settings, land) for land in landscape]
 
 
-def ink_area(settings: PrintSettings, page: tuple[float, float]) -> tuple[float, float, float, float]:
+def ink_area(
+    settings: PrintSettings, page: tuple[float, float]
+) -> tuple[float, float, float, float]:
     """Left, top, right, bottom of where anything may be inked except the label: inside
     print.margin, which most home printers cannot print (print-standards §4.1), and above the
     footer."""
@@ -237,7 +283,9 @@ def mark_room(settings: PrintSettings) -> float:
     return MARK_CLEAR + MARK_LENGTH if settings.crop_marks else 0.0
 
 
-def face_area(settings: PrintSettings, page: tuple[float, float], marks: bool = True) -> tuple[float, float, float, float]:
+def face_area(
+    settings: PrintSettings, page: tuple[float, float], marks: bool = True
+) -> tuple[float, float, float, float]:
     """Left, top, right, bottom where faces (bleed included) may go: the ink area less the crop
     marks' room (`marks`), and for gutter-fold only the left half, FOLD_CLEARANCE from the fold."""
     left, top, right, bottom = ink_area(settings, page)
@@ -249,8 +297,9 @@ def face_area(settings: PrintSettings, page: tuple[float, float], marks: bool = 
     return left, top, right, bottom
 
 
-def printable_area(settings: PrintSettings, page: tuple[float, float], bleed: float = 0.0,
-                   marks: bool = True) -> tuple[float, float, float, float]:
+def printable_area(
+    settings: PrintSettings, page: tuple[float, float], bleed: float = 0.0, marks: bool = True
+) -> tuple[float, float, float, float]:
     """Left, top, width and height that trims may use when `bleed` must fit around them
     (face_area less bleed)."""
     left, top, right, bottom = face_area(settings, page, marks)
@@ -261,7 +310,9 @@ def _fits(n: float, size: float, gap: float) -> int:
     return max(0, math.floor((n + gap) / (size + gap) + 1e-9))
 
 
-def fill_pages(copies: list[Face], s: PrintSettings, new_page, fill, too_big) -> tuple[list[Page], list[Problem]]:
+def fill_pages(
+    copies: list[Face], s: PrintSettings, new_page, fill, too_big
+) -> tuple[list[Page], list[Problem]]:
     """Fill pages in order; each page takes the paper orientation that holds more of what comes
     next.
 
@@ -300,8 +351,9 @@ _ORDERS = (
 )
 
 
-def _fill(copies: list[Face], s: PrintSettings,
-          started: list[Page] | None = None) -> tuple[list[Page], list[Problem]]:
+def _fill(
+    copies: list[Face], s: PrintSettings, started: list[Page] | None = None
+) -> tuple[list[Page], list[Problem]]:
     """The grid packer: faces in blocks (a grid of one size, turned a quarter where that holds
     more), each block in any corner of the room a sheet has left; a face larger than the paper is
     split over sheets.
@@ -315,8 +367,10 @@ def _fill(copies: list[Face], s: PrintSettings,
     shared = [page for page in started or [] if _shares(page)]
     best: tuple[tuple[int, int], list[Page], list[Page], list[Problem]] | None = None
     for order in _ORDERS:
-        trial = [dataclasses.replace(p, placements=list(p.placements), lines=list(p.lines))
-                 for p in shared]
+        trial = [
+            dataclasses.replace(p, placements=list(p.placements), lines=list(p.lines))
+            for p in shared
+        ]
         pages, problems = _pack(sorted(copies, key=order), s, trial)
         score = (len(pages), sum(len(p.blocks()) for p in pages + trial))
         if best is None or score < best[0]:
@@ -328,8 +382,9 @@ def _fill(copies: list[Face], s: PrintSettings,
     return pages, problems
 
 
-def _pack(ordered: list[Face], s: PrintSettings,
-          started: list[Page]) -> tuple[list[Page], list[Problem]]:
+def _pack(
+    ordered: list[Face], s: PrintSettings, started: list[Page]
+) -> tuple[list[Page], list[Problem]]:
     """One packing of the faces in this order: onto the started pages first, then new ones."""
     sheets = [_Sheet.around(page, s) for page in started]
     pages: list[Page] = []
@@ -337,16 +392,18 @@ def _pack(ordered: list[Face], s: PrintSettings,
     i = 0
     while i < len(ordered):
         n = _run_length(ordered, i)
-        run = ordered[i:i + n]
+        run = ordered[i : i + n]
         i += n
         for sheet in sheets:
-            run = run[sheet.fill(run, s):]
+            run = run[sheet.fill(run, s) :]
         while run:
             fresh = [_Sheet.around(_new_page(size, s), s) for size in paper_sizes(s)]
             placed = [sheet.fill(run, s) for sheet in fresh]
             # the paper that holds the most; of equals, the one that turns fewer faces
-            best = max(range(len(fresh)),
-                       key=lambda k: (placed[k], -sum(bool(p.turn) for p in fresh[k].added)))
+            best = max(
+                range(len(fresh)),
+                key=lambda k: (placed[k], -sum(bool(p.turn) for p in fresh[k].added)),
+            )
             if placed[best] == 0:
                 more, found = _split(run[0], s)
                 pages += more
@@ -355,7 +412,7 @@ def _pack(ordered: list[Face], s: PrintSettings,
                 continue
             sheets.append(fresh[best])
             pages.append(fresh[best].page)
-            run = run[placed[best]:]
+            run = run[placed[best] :]
     for sheet in sheets:
         sheet.finish(s)
     return pages, problems
@@ -364,8 +421,12 @@ def _pack(ordered: list[Face], s: PrintSettings,
 def _shares(page: Page) -> bool:
     """Whether a packer's sheet may take grid faces in its leftover room: not a split face's
     sheet, a face's own sheet or a label sheet (its cells are the sheet)."""
-    return (page.tile is None and not page.own_sheet and bool(page.placements)
-            and not any(p.face.labels for p in page.placements))
+    return (
+        page.tile is None
+        and not page.own_sheet
+        and bool(page.placements)
+        and not any(p.face.labels for p in page.placements)
+    )
 
 
 def block_pad(s: PrintSettings) -> float:
@@ -429,8 +490,10 @@ class _Sheet:
                 n = min(left, cols * rows)
                 if n < 1:
                     continue
-                shapes = ((min(cols, n), math.ceil(n / min(cols, n))),  # full rows, or full columns
-                          (math.ceil(n / min(rows, n)), min(rows, n)))
+                shapes = (
+                    (min(cols, n), math.ceil(n / min(cols, n))),  # full rows, or full columns
+                    (math.ceil(n / min(rows, n)), min(rows, n)),
+                )
                 for c, r in shapes:
                     bw, bh = c * (w + s.gap) + 2 * e, r * (h + s.gap) + 2 * e
                     score = (n, -round(bw * bh, 3), -round(y0, 3), -round(x0, 3))
@@ -518,11 +581,15 @@ def crop_lines(block: list[Placement], ink: Rect) -> list[tuple[float, float, fl
     il, it, ir, ib = ink
     lines = []
     for x in sorted({round(v, 3) for p in block for v in (p.x, p.x + p.w)}):
-        lines += [(x, top - MARK_CLEAR, x, max(top - MARK_CLEAR - MARK_LENGTH, it)),
-                  (x, bottom + MARK_CLEAR, x, min(bottom + MARK_CLEAR + MARK_LENGTH, ib))]
+        lines += [
+            (x, top - MARK_CLEAR, x, max(top - MARK_CLEAR - MARK_LENGTH, it)),
+            (x, bottom + MARK_CLEAR, x, min(bottom + MARK_CLEAR + MARK_LENGTH, ib)),
+        ]
     for y in sorted({round(v, 3) for p in block for v in (p.y, p.y + p.h)}):
-        lines += [(left - MARK_CLEAR, y, max(left - MARK_CLEAR - MARK_LENGTH, il), y),
-                  (right + MARK_CLEAR, y, min(right + MARK_CLEAR + MARK_LENGTH, ir), y)]
+        lines += [
+            (left - MARK_CLEAR, y, max(left - MARK_CLEAR - MARK_LENGTH, il), y),
+            (right + MARK_CLEAR, y, min(right + MARK_CLEAR + MARK_LENGTH, ir), y),
+        ]
     return lines
 
 
@@ -538,14 +605,25 @@ def _split(face: Face, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
     sheets = min(cols * rows for _, cols, rows, _, _, _ in plans)
     if sheets > MAX_SHEETS:
         w, h = face.full_size
-        return [], [Problem(face.where, f"'{face.item}' ({w:g}x{h:g}mm with bleed) " f"would take {sheets} sheets of {s.paper} paper; "
-                                        f"a face may take at most {MAX_SHEETS} " "(choose larger paper, or split it into parts)", "limits")]
+        return [], [
+            Problem(
+                face.where,
+                f"'{face.item}' ({w:g}x{h:g}mm with bleed) "
+                f"would take {sheets} sheets of {s.paper} paper; "
+                f"a face may take at most {MAX_SHEETS} "
+                "(choose larger paper, or split it into parts)",
+                "limits",
+            )
+        ]
     return tile_face(face, s, plans), []
 
 
 def _run_length(copies: list[Face], i: int) -> int:
     n = i
-    while n < len(copies) and (copies[n].size, copies[n].bleed) == (copies[i].size, copies[i].bleed):
+    while n < len(copies) and (copies[n].size, copies[n].bleed) == (
+        copies[i].size,
+        copies[i].bleed,
+    ):
         n += 1
     return n - i
 
@@ -555,7 +633,9 @@ def _new_page(size: tuple[float, float], s: PrintSettings) -> Page:
     return Page(size[0], size[1], "front", fold=fold)
 
 
-def _reach(face: Face, row: int, col: int, n: int, cols: int, gap: float) -> tuple[float, float, float, float]:
+def _reach(
+    face: Face, row: int, col: int, n: int, cols: int, gap: float
+) -> tuple[float, float, float, float]:
     """How far bleed may show past each trim edge: all of it where no neighbour is, half the gap
     otherwise."""
     inner = min(face.bleed, gap / 2)
@@ -581,13 +661,26 @@ def tile_face(face: Face, s: PrintSettings, plans: list | None = None) -> list[P
     the cut) saves sheets, the face is printed without it.
     """
     plans = plans or _tile_plans(face, s)
-    size, cols, rows, aw, ah, bleed = min(plans, key=lambda p: (p[1] * p[2], p[5] < face.bleed, p[0][0] > p[0][1]))
+    size, cols, rows, aw, ah, bleed = min(
+        plans, key=lambda p: (p[1] * p[2], p[5] < face.bleed, p[0][0] > p[0][1])
+    )
     inset = face.bleed - bleed  # of the face's bleed, this much is not printed
-    if rows == cols == 1:  # whole on one sheet once its bleed is given up: a page of its own, not a split
+    if (
+        rows == cols == 1
+    ):  # whole on one sheet once its bleed is given up: a page of its own, not a split
         area = _whole_sheet(s, size, False)
         x = area[0] + (area[2] - area[0] - face.size[0]) / 2
         y = area[1] + (area[3] - area[1] - face.size[1]) / 2
-        return [Page(size[0], size[1], "front", [Placement(face, x, y, (0.0, 0.0, 0.0, 0.0))], packed=True, own_sheet=True)]
+        return [
+            Page(
+                size[0],
+                size[1],
+                "front",
+                [Placement(face, x, y, (0.0, 0.0, 0.0, 0.0))],
+                packed=True,
+                own_sheet=True,
+            )
+        ]
     fw, fh = face.full_size
     step_x, step_y = aw - s.overlap, ah - s.overlap
     pages = []
@@ -599,13 +692,17 @@ def tile_face(face: Face, s: PrintSettings, plans: list | None = None) -> list[P
             left = area[0] + (area[2] - area[0] - (window[2] - x0)) / 2
             top = area[1] + (area[3] - area[1] - (window[3] - y0)) / 2
             clip = (left, top, left + window[2] - x0, top + window[3] - y0)
-            trim = Placement(face, left - x0 + face.bleed, top - y0 + face.bleed, (0, 0, 0, 0), 0, clip)
+            trim = Placement(
+                face, left - x0 + face.bleed, top - y0 + face.bleed, (0, 0, 0, 0), 0, clip
+            )
             tile = Tile(r, c, rows, cols, window, (left, top), s.overlap)
             pages.append(Page(size[0], size[1], "front", [trim], tile=tile, own_sheet=True))
     return pages
 
 
-def _whole_sheet(s: PrintSettings, size: tuple[float, float], marks: bool = True) -> tuple[float, float, float, float]:
+def _whole_sheet(
+    s: PrintSettings, size: tuple[float, float], marks: bool = True
+) -> tuple[float, float, float, float]:
     """A split face takes the whole sheet, also with gutter-fold (its back gets a sheet of its
     own)."""
     return face_area(dataclasses.replace(s, backs="none"), size, marks)
@@ -613,7 +710,12 @@ def _whole_sheet(s: PrintSettings, size: tuple[float, float], marks: bool = True
 
 def _tile_plans(face: Face, s: PrintSettings) -> list[tuple]:
     """Every way to split the face: each paper orientation, with its bleed and without."""
-    return [plan for size in paper_sizes(s) for bleed in (face.bleed, 0.0) if (plan := _tile_plan(face, s, size, bleed))]
+    return [
+        plan
+        for size in paper_sizes(s)
+        for bleed in (face.bleed, 0.0)
+        if (plan := _tile_plan(face, s, size, bleed))
+    ]
 
 
 def _tile_plan(face: Face, s: PrintSettings, size: tuple[float, float], bleed: float):
@@ -644,10 +746,15 @@ def _clamp_reach(page: Page, area: tuple[float, float, float, float]) -> None:
 
 def _clamped(p: Placement, area: tuple[float, float, float, float]) -> Placement:
     left, top, right, bottom = area
-    return dataclasses.replace(p, reach=(
-        max(0.0, min(p.reach[0], p.x - left)), max(0.0, min(p.reach[1], p.y - top)),
-        max(0.0, min(p.reach[2], right - p.x - p.w)),
-        max(0.0, min(p.reach[3], bottom - p.y - p.h))))
+    return dataclasses.replace(
+        p,
+        reach=(
+            max(0.0, min(p.reach[0], p.x - left)),
+            max(0.0, min(p.reach[1], p.y - top)),
+            max(0.0, min(p.reach[2], right - p.x - p.w)),
+            max(0.0, min(p.reach[3], bottom - p.y - p.h)),
+        ),
+    )
 
 
 def mirror_axis(settings: PrintSettings, page: tuple[float, float]) -> str:
@@ -688,8 +795,11 @@ def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
     if page.placements:
         backed = [p for p in front.placements if (p.face.group, p.face.item) in backs]
         every = len(backed) == len(front.placements)
-        page.lines = [(*mirror(x1, y1), *mirror(x2, y2)) for x1, y1, x2, y2 in front.lines
-                      if every or _marks_one_of((x1, y1, x2, y2), backed)]
+        page.lines = [
+            (*mirror(x1, y1), *mirror(x2, y2))
+            for x1, y1, x2, y2 in front.lines
+            if every or _marks_one_of((x1, y1, x2, y2), backed)
+        ]
     return page
 
 
@@ -701,7 +811,12 @@ def _marks_one_of(line: tuple[float, float, float, float], faces: list[Placement
     for p in faces:
         left, top = p.x - p.reach[0] - near, p.y - p.reach[1] - near
         right, bottom = p.x + p.w + p.reach[2] + near, p.y + p.h + p.reach[3] + near
-        if min(x1, x2) <= right and max(x1, x2) >= left and min(y1, y2) <= bottom and max(y1, y2) >= top:
+        if (
+            min(x1, x2) <= right
+            and max(x1, x2) >= left
+            and min(y1, y2) <= bottom
+            and max(y1, y2) >= top
+        ):
             return True
     return False
 

@@ -62,8 +62,9 @@ class Document:
         return self.values.get((), Location(self.file, 1, 1))
 
 
-def load_yaml(path: Path, roots: tuple[Path, ...] | None = None,
-              max_values: int | None = None) -> tuple[Document, list[Problem]]:
+def load_yaml(
+    path: Path, roots: tuple[Path, ...] | None = None, max_values: int | None = None
+) -> tuple[Document, list[Problem]]:
     """Parse one YAML file; syntax errors and duplicate keys become problems.
 
     With roots, the file (its links followed) must lie inside one of them, or it is not read.
@@ -81,7 +82,9 @@ def load_yaml(path: Path, roots: tuple[Path, ...] | None = None,
             return doc, too_large
         text = path.read_text(encoding="utf-8")
     except Outside as exc:
-        return doc, [Problem(start, f"{exc} (a pack's YAML files must lie inside its folder)", "paths")]
+        return doc, [
+            Problem(start, f"{exc} (a pack's YAML files must lie inside its folder)", "paths")
+        ]
     except UnicodeDecodeError as exc:  # its text would quote the file's bytes
         return doc, [Problem(start, f"cannot read file: it is not UTF-8 text (byte {exc.start})")]
     except OSError as exc:
@@ -103,18 +106,31 @@ def load_yaml(path: Path, roots: tuple[Path, ...] | None = None,
         problems = unbounded + _index(doc, root, ())
         try:
             doc.data = loader.construct_document(root)
-        except (ValueError, TypeError, AttributeError, OverflowError):  # PyYAML's tag constructors: `!!int x`
+        except (
+            ValueError,
+            TypeError,
+            AttributeError,
+            OverflowError,
+        ):  # PyYAML's tag constructors: `!!int x`
             doc.data = None
             return doc, [_unreadable(doc, root)]
         return doc, problems
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        where = Location(doc.file, mark.line + 1, mark.column + 1) if mark else Location(doc.file, 1, 1)
+        where = (
+            Location(doc.file, mark.line + 1, mark.column + 1) if mark else Location(doc.file, 1, 1)
+        )
         what = exc.problem or "invalid YAML"
         return doc, [Problem(where, f"YAML syntax error: {what}", "yaml")]
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, other controls)
         char = f" (U+{exc.character:04X})" if isinstance(exc.character, int) else ""
-        return doc, [Problem(_reader_where(doc, text, exc.position), f"YAML syntax error: {exc.reason}{char}", "yaml")]
+        return doc, [
+            Problem(
+                _reader_where(doc, text, exc.position),
+                f"YAML syntax error: {exc.reason}{char}",
+                "yaml",
+            )
+        ]
     finally:
         if loader is not None:
             loader.dispose()
@@ -139,10 +155,20 @@ def _unreadable(doc: Document, root: yaml.Node) -> Problem:
                 _Loader("").construct_object(node)
             except (ValueError, TypeError, AttributeError, OverflowError):
                 tag = node.tag.replace("tag:yaml.org,2002:", "!!")
-                return Problem(_loc(doc, node), f"YAML syntax error: cannot read {node.value!r} as {tag}", "yaml")
+                return Problem(
+                    _loc(doc, node),
+                    f"YAML syntax error: cannot read {node.value!r} as {tag}",
+                    "yaml",
+                )
         else:
-            stack[:0] = [n for pair in node.value for n in (pair if isinstance(pair, tuple) else (pair,))]
-    return Problem(Location(doc.file, 1, 1), "YAML syntax error: a value cannot be read as its tag says", "yaml")
+            stack[:0] = [
+                n for pair in node.value for n in (pair if isinstance(pair, tuple) else (pair,))
+            ]
+    return Problem(
+        Location(doc.file, 1, 1),
+        "YAML syntax error: a value cannot be read as its tag says",
+        "yaml",
+    )
 
 
 def _loc(doc: Document, node: yaml.Node) -> Location:
@@ -160,7 +186,9 @@ def _index(doc: Document, node: yaml.Node, path: Path_) -> list[Problem]:
             where = _loc(doc, key_node)
             if key in seen:
                 first = seen[key]
-                problems.append(Problem(where, f"duplicate key '{key}' (first at line {first.line})", "yaml"))
+                problems.append(
+                    Problem(where, f"duplicate key '{key}' (first at line {first.line})", "yaml")
+                )
                 continue
             seen[key] = where
             doc.keys[path + (key,)] = where
@@ -178,7 +206,9 @@ def _index(doc: Document, node: yaml.Node, path: Path_) -> list[Problem]:
 # file is 11 kB and 1,021 values, their largest pack 2,150 values in all.
 
 MAX_FILE_BYTES = 5_000_000  # bytes of one YAML file
-MAX_VALUES = 100_000  # keys and values of a pack's files, every use of an alias counted: about 2 s to read
+MAX_VALUES = (
+    100_000  # keys and values of a pack's files, every use of an alias counted: about 2 s to read
+)
 MAX_DEPTH = 100  # mappings and lists nested in each other
 MAX_DIGITS = 30  # of an integer; Python refuses to read one of 4,300 digits with a traceback
 _SCALARS = yaml.constructor.SafeConstructor()  # reads a float node as the loader will
@@ -192,7 +222,14 @@ def _too_large(path: Path, doc: Document) -> list[Problem]:
         return []  # reading it reports the problem
     if size <= MAX_FILE_BYTES:
         return []
-    return [Problem(Location(doc.file, 1, 1), f"the file has {size} bytes; pnpkit reads YAML files of at most " f"{MAX_FILE_BYTES} bytes (split it into several component files)", "limits")]
+    return [
+        Problem(
+            Location(doc.file, 1, 1),
+            f"the file has {size} bytes; pnpkit reads YAML files of at most "
+            f"{MAX_FILE_BYTES} bytes (split it into several component files)",
+            "limits",
+        )
+    ]
 
 
 def _too_many_events(doc: Document, text: str, max_values: int) -> list[Problem]:
@@ -203,13 +240,27 @@ def _too_many_events(doc: Document, text: str, max_values: int) -> list[Problem]
         loader = _Loader(text)
         while loader.check_event():
             event = loader.get_event()
-            if isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            if isinstance(
+                event,
+                (
+                    yaml.ScalarEvent,
+                    yaml.AliasEvent,
+                    yaml.SequenceStartEvent,
+                    yaml.MappingStartEvent,
+                ),
+            ):
                 n += 1
                 if n > max_values:
                     mark = event.start_mark
                     assert mark is not None  # the parser marks every event it emits
                     where = Location(doc.file, mark.line + 1, mark.column + 1)
-                    return [Problem(where, f"the file holds more keys and values than this; {_budget(max_values)}", "limits")]
+                    return [
+                        Problem(
+                            where,
+                            f"the file holds more keys and values than this; {_budget(max_values)}",
+                            "limits",
+                        )
+                    ]
     except yaml.YAMLError:
         return []  # reading it properly reports the problem
     finally:
@@ -240,9 +291,19 @@ def bounds(doc: Document, root: yaml.Node, max_values: int = MAX_VALUES) -> list
         if key in sizes:
             continue
         if key in open_:
-            return [Problem(_loc(doc, node), "a YAML alias here refers to a value that contains it (a loop)", "limits")]
+            return [
+                Problem(
+                    _loc(doc, node),
+                    "a YAML alias here refers to a value that contains it (a loop)",
+                    "limits",
+                )
+            ]
         if depth > MAX_DEPTH:
-            return [Problem(_loc(doc, node), f"values are nested more than {MAX_DEPTH} deep here", "limits")]
+            return [
+                Problem(
+                    _loc(doc, node), f"values are nested more than {MAX_DEPTH} deep here", "limits"
+                )
+            ]
         open_.add(key)
         kids = _children(node)
         stack.append((node, depth, kids))
@@ -251,8 +312,14 @@ def bounds(doc: Document, root: yaml.Node, max_values: int = MAX_VALUES) -> list
             problems += _number_problems(doc, node)
     if sizes[id(root)] > max_values:
         node = _explosion(root, sizes, max_values)
-        return [Problem(_loc(doc, node), f"this value expands to {sizes[id(node)]} keys and values (YAML aliases "
-                                         f"counted at every use); {_budget(max_values)}", "limits")]
+        return [
+            Problem(
+                _loc(doc, node),
+                f"this value expands to {sizes[id(node)]} keys and values (YAML aliases "
+                f"counted at every use); {_budget(max_values)}",
+                "limits",
+            )
+        ]
     return problems
 
 
@@ -286,5 +353,11 @@ def _number_problems(doc: Document, node: yaml.Node) -> list[Problem]:
         if not finite:
             return [Problem(_loc(doc, node), f"'{node.value}' is not a finite number", "numbers")]
     if node.tag == "tag:yaml.org,2002:int" and len(node.value) > MAX_DIGITS:
-        return [Problem(_loc(doc, node), f"a number of {len(node.value)} digits; numbers have at most {MAX_DIGITS}", "limits")]
+        return [
+            Problem(
+                _loc(doc, node),
+                f"a number of {len(node.value)} digits; numbers have at most {MAX_DIGITS}",
+                "limits",
+            )
+        ]
     return []

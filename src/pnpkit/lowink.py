@@ -65,7 +65,9 @@ def lighten(drawing: Drawing, rule: Rule) -> Lightened:
     ops: list[Op] = []
     stack: list[Matrix] = []
     matrix: Matrix = (1, 0, 0, 1, 0, 0)
-    under: list[tuple[Box, RGB, RGB]] = []  # (bbox on the face in mm, old rgb, new rgb) of large fills, in drawing order
+    under: list[
+        tuple[Box, RGB, RGB]
+    ] = []  # (bbox on the face in mm, old rgb, new rgb) of large fills, in drawing order
     fixes = 0
     for op in drawing.ops:
         if isinstance(op, Save):
@@ -91,11 +93,14 @@ def lighten(drawing: Drawing, rule: Rule) -> Lightened:
             fixes += fixed
             op = op._replace(fill=Fill(*ink))
         ops.append(op)
-    return Lightened(Drawing(drawing.width_mm, drawing.height_mm, drawing.viewbox, tuple(ops)), fixes)  # a plain Drawing: never a cached form
+    return Lightened(
+        Drawing(drawing.width_mm, drawing.height_mm, drawing.viewbox, tuple(ops)), fixes
+    )  # a plain Drawing: never a cached form
 
 
-def _readable(fill: tuple[float, ...], point: tuple[float, float], under: list[tuple[Box, RGB, RGB]]
-              ) -> tuple[tuple[float, ...], int]:
+def _readable(
+    fill: tuple[float, ...], point: tuple[float, float], under: list[tuple[Box, RGB, RGB]]
+) -> tuple[tuple[float, ...], int]:
     """The text colour, turned black or white when the lightened background took its contrast
     away."""
     for box, old, new in reversed(under):
@@ -117,6 +122,7 @@ def contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 def _luminance(rgb: tuple[float, ...]) -> float:
     def lin(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
     r, g, b = (lin(c) for c in rgb)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -160,12 +166,23 @@ def write(pack: Pack, faces: list[Face], folder: Path, lang: str, rule: Rule) ->
         if face.drawing is None:
             continue
         if face.svg not in done:
-            done[face.svg] = lighten(cast(Drawing, face.drawing), rule)  # compiled, not yet flattened
+            done[face.svg] = lighten(
+                cast(Drawing, face.drawing), rule
+            )  # compiled, not yet flattened
             fixes += done[face.svg].contrast_fixes
         # a distinct svg key: the PDF's forms are keyed by it
-        lightened.append(dataclasses.replace(face, drawing=done[face.svg].drawing, svg=face.svg + "<!-- low-ink -->"))
+        lightened.append(
+            dataclasses.replace(
+                face, drawing=done[face.svg].drawing, svg=face.svg + "<!-- low-ink -->"
+            )
+        )
     pages, _ = layout.impose(lightened, pack.print, default_registry().packers)
     build._label(pages, pack, lang)
-    pdf.write_pdf(pages, folder / f"{pack.id}-{lang}-low-ink.pdf", f"{pack.name[lang]} (low ink)",
-                  pack.print.crop_marks, build._calibration(pack, lang))
+    pdf.write_pdf(
+        pages,
+        folder / f"{pack.id}-{lang}-low-ink.pdf",
+        f"{pack.name[lang]} (low ink)",
+        pack.print.crop_marks,
+        build._calibration(pack, lang),
+    )
     return fixes

@@ -42,14 +42,17 @@ class PrintSettings:
     back_offset: tuple[float, float] = (0.0, 0.0)
     min_font_pt: float = 6.0
     crop_marks: bool = True
-    back_marks: bool = True  # crop marks on back pages too; off keeps a duplex drift from showing them
+    back_marks: bool = (
+        True  # crop marks on back pages too; off keeps a duplex drift from showing them
+    )
     overlap: float = 12.0  # mm shared by neighbouring sheets of a face split over pages
     stamp: bool = False  # the pack's version and the build date in small print on every face
-    variants: tuple[str, ...] | None = None  # the groups' variants that print; None: every group prints
+    variants: tuple[str, ...] | None = (
+        None  # the groups' variants that print; None: every group prints
+    )
     # Not a pack setting: only `--max-faces` raises it, so a stranger's pack cannot. 20,000 is
     # ten times a large card game (about 2,000 cards) and 80 times our largest kit (240).
     max_faces: int = 20_000
-
 
     def prints(self, variant: str) -> bool:
         """Whether faces of this variant ("" for none) are imposed: no variant, or a chosen one."""
@@ -91,8 +94,12 @@ class Item:
     templates: dict[str, str]  # side -> template name
     where: Location
     field_where: dict[str, Location]  # field name -> Location
-    template_where: dict[str, Location]  # side -> Location of the template's name (item's own, else the group's)
-    provenance_where: dict[str, Location] = field(default_factory=dict)  # provenance key -> where that note is written
+    template_where: dict[
+        str, Location
+    ]  # side -> Location of the template's name (item's own, else the group's)
+    provenance_where: dict[str, Location] = field(
+        default_factory=dict
+    )  # provenance key -> where that note is written
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,10 @@ class Group:
     where: Location
     doc: str = ""
     variant: str = ""  # one of several ways to make the same components; print.variants chooses
-    shape: Shape = ("rect", 0.0)  # ("rect", 0) | ("rounded", radius mm) | ("circle", 0) | ("hex", 0): cut guide and clip
+    shape: Shape = (
+        "rect",
+        0.0,
+    )  # ("rect", 0) | ("rounded", radius mm) | ("circle", 0) | ("hex", 0): cut guide and clip
     base: float = 0.0  # a fold-over standee's base tab depth, mm (0: not declared)
     labels: str = ""  # a label sheet (labels.py) the group prints on, cell by cell
 
@@ -146,11 +156,17 @@ class Pack:
     data: dict[str, Any]  # free-form game data for rules and templates
     checks: tuple[Check, ...]
     where: Location
-    manifest: Document | None = None  # game.yaml as the loader read it: manifest.at(path) locates any of its values
+    manifest: Document | None = (
+        None  # game.yaml as the loader read it: manifest.at(path) locates any of its values
+    )
     rules_file: Path | None = None
     version: str = ""  # the designer's version of the pack, for print.stamp
-    fonts: dict[str, dict[tuple[bool, bool], tuple[str, str]]] = field(default_factory=dict)  # family -> {(bold, italic): (path, sha)} (packfonts.py)
-    player_colours: tuple[str, str | None] | None = None  # players.colours: data key, field (cvd.py)
+    fonts: dict[str, dict[tuple[bool, bool], tuple[str, str]]] = field(
+        default_factory=dict
+    )  # family -> {(bold, italic): (path, sha)} (packfonts.py)
+    player_colours: tuple[str, str | None] | None = (
+        None  # players.colours: data key, field (cvd.py)
+    )
 
     def provenance(self) -> list[tuple[Location, str, str]]:
         """Each distinct note of where values come from: (place, what, tag), file order. A note that
@@ -168,7 +184,11 @@ class Pack:
                 where = item.where if name == "*" else item.field_where.get(name, item.where)
                 out.append((where, f"{item.id}, {values}", tag))
             else:
-                ids = f"{items[0].id} ... {items[-1].id}" if len(items) > 2 else f"{items[0].id}, {items[1].id}"
+                ids = (
+                    f"{items[0].id} ... {items[-1].id}"
+                    if len(items) > 2
+                    else f"{items[0].id}, {items[1].id}"
+                )
                 out.append((written, f"{len(items)} items of '{group}' ({ids}), {values}", tag))
         return out
 

@@ -22,8 +22,14 @@ def first_without_value(path: Path, sheet: str) -> tuple[tuple[int, int], str] |
     with zipfile.ZipFile(path) as archive, archive.open("content.xml") as f:
         row = col = 0
         current = None
-        for event, el in etree.iterparse(f, events=("start", "end"), resolve_entities=False, no_network=True,
-                                         load_dtd=False, huge_tree=False):
+        for event, el in etree.iterparse(
+            f,
+            events=("start", "end"),
+            resolve_entities=False,
+            no_network=True,
+            load_dtd=False,
+            huge_tree=False,
+        ):
             tag = el.tag
             if event == "start":
                 if tag == f"{{{TABLE}}}table":

@@ -17,8 +17,13 @@ def back_offset(text: str) -> tuple[float, float]:
         x, y = (float(v) for v in text.split(","))
     except ValueError:
         x = y = math.nan
-    if not (abs(x) <= MAX_BACK_OFFSET and abs(y) <= MAX_BACK_OFFSET):  # float() reads 'nan' and 'inf' too
-        raise argparse.ArgumentTypeError("must be X,Y in mm such as 0.5,-1, each at most " f"{MAX_BACK_OFFSET:g} either way (got '{text}')")
+    if not (
+        abs(x) <= MAX_BACK_OFFSET and abs(y) <= MAX_BACK_OFFSET
+    ):  # float() reads 'nan' and 'inf' too
+        raise argparse.ArgumentTypeError(
+            "must be X,Y in mm such as 0.5,-1, each at most "
+            f"{MAX_BACK_OFFSET:g} either way (got '{text}')"
+        )
     return x, y
 
 
@@ -29,30 +34,57 @@ def max_faces(text: str) -> int:
     except ValueError:
         n = 0
     if n < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of faces such as 50000 (got '{text}')")
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of faces such as 50000 (got '{text}')"
+        )
     return n
 
 
 def add_limit_options(p: argparse.ArgumentParser) -> None:
     """Limits that keep a stranger's pack from exhausting the machine; only the user may raise
     them."""
-    p.add_argument("--max-faces", type=max_faces, metavar="N",
-                   help="print at most N faces per pack, every copy counted (default " f"{PrintSettings.max_faces}); raise it for a larger game")
+    p.add_argument(
+        "--max-faces",
+        type=max_faces,
+        metavar="N",
+        help="print at most N faces per pack, every copy counted (default "
+        f"{PrintSettings.max_faces}); raise it for a larger game",
+    )
 
 
 def add_print_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=Path("build"), help="output folder (default: build)")
     p.add_argument("--paper", choices=PAPERS, help="paper size (default: the pack's print.paper)")
-    p.add_argument("--backs", choices=BACK_MODES, help="how backs are printed: duplex long-edge or short-edge flip, gutter-fold, or none")
-    p.add_argument("--variant", action="append", metavar="NAME", help="print this variant of the components (repeatable; " "default: the pack's print.variants, else all)")
-    p.add_argument("--back-offset", type=back_offset, metavar="X,Y", help="shift every back page by X,Y mm to correct a " "duplex printer's misregistration, e.g. 0.5,-1")
+    p.add_argument(
+        "--backs",
+        choices=BACK_MODES,
+        help="how backs are printed: duplex long-edge or short-edge flip, gutter-fold, or none",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        metavar="NAME",
+        help="print this variant of the components (repeatable; "
+        "default: the pack's print.variants, else all)",
+    )
+    p.add_argument(
+        "--back-offset",
+        type=back_offset,
+        metavar="X,Y",
+        help="shift every back page by X,Y mm to correct a "
+        "duplex printer's misregistration, e.g. 0.5,-1",
+    )
     add_limit_options(p)
 
 
 def print_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The print settings (and limits) given on the command line, as PrintSettings fields."""
     variants = getattr(args, "variant", None)
-    chosen = {"paper": getattr(args, "paper", None), "backs": getattr(args, "backs", None),
-              "back_offset": getattr(args, "back_offset", None), "max_faces": getattr(args, "max_faces", None),
-              "variants": tuple(variants) if variants else None}
+    chosen = {
+        "paper": getattr(args, "paper", None),
+        "backs": getattr(args, "backs", None),
+        "back_offset": getattr(args, "back_offset", None),
+        "max_faces": getattr(args, "max_faces", None),
+        "variants": tuple(variants) if variants else None,
+    }
     return {k: v for k, v in chosen.items() if v}

@@ -50,14 +50,18 @@ class Busy(Exception):
 
 
 @contextlib.contextmanager
-def locked(out: Path, what: str, say: Callable[[str], None] | None = None, timeout: float | None = None) -> Iterator[None]:
+def locked(
+    out: Path, what: str, say: Callable[[str], None] | None = None, timeout: float | None = None
+) -> Iterator[None]:
     """Hold the output folder `out` for the block; `what` tells a waiting build who holds it.
 
     Raises Busy after `timeout` (default TIMEOUT) seconds of waiting, OSError when
     the folder cannot be written."""
     path = out / LOCK
     path.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)  # never truncate a file a symlink names
+    flags = (
+        os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    )  # never truncate a file a symlink names
     fd = os.open(path, flags, 0o644)
     try:
         _acquire(fd, out, timeout if timeout is not None else TIMEOUT, say or _say)
@@ -82,11 +86,15 @@ def _acquire(fd: int, out: Path, timeout: float, say: Callable[[str], None]) -> 
             pass
         holder = _holder(fd)
         if time.monotonic() >= deadline:
-            raise Busy(f"{out} is still in use by another build ({holder}) after {timeout:g} s; "
-                       "wait for it to finish or stop it, then build again")
+            raise Busy(
+                f"{out} is still in use by another build ({holder}) after {timeout:g} s; "
+                "wait for it to finish or stop it, then build again"
+            )
         if not told:
-            say(f"pnpkit: {out} is in use by another build ({holder}); waiting for it to finish "
-                f"(up to {timeout:g} s, Ctrl-C stops)")
+            say(
+                f"pnpkit: {out} is in use by another build ({holder}); waiting for it to finish "
+                f"(up to {timeout:g} s, Ctrl-C stops)"
+            )
             told = True
         time.sleep(POLL)
 
@@ -151,7 +159,7 @@ def tidy(folder: Path) -> None:
     if not folder.is_dir():
         return
     for old in folder.glob(".*.old"):
-        final = old.with_name(old.name[1:-len(".old")])
+        final = old.with_name(old.name[1 : -len(".old")])
         if final.exists():
             shutil.rmtree(old, ignore_errors=True)
             continue
@@ -170,7 +178,9 @@ def swap_in(staging: Path, final: Path) -> None:
     else:
         old = _old_for(final)
         shutil.rmtree(old, ignore_errors=True)
-        os.rename(final, old)  # a kill from here to the next line leaves the kit in `old`; tidy() restores it
+        os.rename(
+            final, old
+        )  # a kill from here to the next line leaves the kit in `old`; tidy() restores it
         os.rename(staging, final)
         shutil.rmtree(old, ignore_errors=True)
 
@@ -188,7 +198,12 @@ def exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(a), None, str(b))
 
 
-_UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
+_UNSUPPORTED = {
+    errno.EINVAL,
+    errno.ENOSYS,
+    errno.EOPNOTSUPP,
+    getattr(errno, "ENOTSUP", errno.EOPNOTSUPP),
+}
 _Exchange = Callable[[bytes, bytes], int]
 _CALL: list[_Exchange | None] = []
 

@@ -94,7 +94,7 @@ def _send(fd: int, kind: str, value: object) -> None:
     data = json.dumps([kind, value]).encode("utf-8")
     view = memoryview(struct.pack(">I", len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _collect(fd: int, pid: int, deadline: float) -> Outcome:
@@ -125,8 +125,8 @@ def _messages(buffer: bytes, outcome: Outcome) -> bytes:
         (size,) = struct.unpack(">I", buffer[:4])
         if len(buffer) < 4 + size:
             break
-        kind, value = json.loads(buffer[4:4 + size])
-        buffer = buffer[4 + size:]
+        kind, value = json.loads(buffer[4 : 4 + size])
+        buffer = buffer[4 + size :]
         if kind == "step":
             outcome.step = value
         elif kind == "done":

@@ -24,7 +24,12 @@ from pnpkit.loader import Path_
 from pnpkit.paths import display_path
 from pnpkit.units import describe
 
-STYLES = {"regular": (False, False), "bold": (True, False), "italic": (False, True), "bold_italic": (True, True)}
+STYLES = {
+    "regular": (False, False),
+    "bold": (True, False),
+    "italic": (False, True),
+    "bold_italic": (True, True),
+}
 
 
 def read(r: Reader, value: Any, root: Path) -> dict[str, dict[fonts.Style, tuple[str, str]]]:
@@ -35,7 +40,11 @@ def read(r: Reader, value: Any, root: Path) -> dict[str, dict[fonts.Style, tuple
     for family, faces in spec.items():
         path = ("fonts", family)
         if family in fonts.FAMILIES:
-            r.problem(path, f"font family '{family}' comes with pnpkit; give the pack's font another name", key=True)
+            r.problem(
+                path,
+                f"font family '{family}' comes with pnpkit; give the pack's font another name",
+                key=True,
+            )
             continue
         if isinstance(faces, str):
             faces = {"regular": faces}
@@ -46,7 +55,11 @@ def read(r: Reader, value: Any, root: Path) -> dict[str, dict[fonts.Style, tuple
             r.problem(path, f"font family '{family}' needs a 'regular' face")
         styles: dict[fonts.Style, tuple[str, str]] = {}
         for style, name in faces.items():
-            if style in STYLES and (face := _face(r, path + (style,) if isinstance(spec[family], dict) else path, name, root)):
+            if style in STYLES and (
+                face := _face(
+                    r, path + (style,) if isinstance(spec[family], dict) else path, name, root
+                )
+            ):
                 styles[STYLES[style]] = face
         if (False, False) in styles:
             out[family] = styles
@@ -55,11 +68,19 @@ def read(r: Reader, value: Any, root: Path) -> dict[str, dict[fonts.Style, tuple
 
 def _face(r: Reader, path: Path_, name: Any, root: Path) -> tuple[str, str] | None:
     if not isinstance(name, str) or not name:
-        r.problem(path, f"a font must be a file name in the pack such as fonts/Body.ttf (got {describe(name)})")
+        r.problem(
+            path,
+            f"a font must be a file name in the pack such as fonts/Body.ttf (got {describe(name)})",
+        )
         return None
     file = root / name
     if root.resolve() not in file.resolve().parents:
-        r.problem(path, f"font '{name}' lies outside the pack " f"{display_path(root)}; it must be a file inside it", "references")
+        r.problem(
+            path,
+            f"font '{name}' lies outside the pack "
+            f"{display_path(root)}; it must be a file inside it",
+            "references",
+        )
         return None
     if not file.is_file():
         r.problem(path, f"font '{name}' not found in {display_path(root)}", "references")
@@ -69,8 +90,13 @@ def _face(r: Reader, path: Path_, name: Any, root: Path) -> tuple[str, str] | No
         TTFontFile(str(file), validate=0)
     except TTFError as exc:
         if "postscript" in str(exc).lower() or data[:4] == b"OTTO":
-            r.problem(path, f"font '{name}' has PostScript (CFF) outlines, " "which cannot be embedded as a subset: "
-                            "use the TrueType (.ttf) version of the font, or convert it (fontTools: otf2ttf)", "fonts")
+            r.problem(
+                path,
+                f"font '{name}' has PostScript (CFF) outlines, "
+                "which cannot be embedded as a subset: "
+                "use the TrueType (.ttf) version of the font, or convert it (fontTools: otf2ttf)",
+                "fonts",
+            )
         else:
             r.problem(path, f"font '{name}' cannot be used: {exc}", "fonts")
         return None

@@ -21,7 +21,9 @@ ORIENTATIONS = ("auto", "portrait", "landscape")
 # Print lengths are checked against the narrowest paper (A4's 210mm), as --paper may choose any.
 NARROWEST = min(min(SIZES[paper]) for paper in PAPERS)
 MAX_BLEED = 25.0  # mm; print services ask for 3mm to 1/4in, and a larger one is a slip of the unit
-MAX_SAFE = 50.0  # mm; templates draw with it, so it is bounded like every length that reaches the PDF
+MAX_SAFE = (
+    50.0  # mm; templates draw with it, so it is bounded like every length that reaches the PDF
+)
 MAX_BACK_OFFSET = 20.0  # mm either way; a duplex printer misregisters by a few
 
 
@@ -48,68 +50,217 @@ class Key:
 
 PRINT = (
     Key("paper", "choice", "a4", "Paper size.", choices=PAPERS),
-    Key("orientation", "choice", "auto", "auto picks the orientation that fits more faces.", choices=ORIENTATIONS),
-    Key("margin", "length", "5mm", "Unprintable margin of the paper: never inked (most printers cannot).",
-        max=NARROWEST / 4, why=", a quarter of A4's width, to leave half the sheet to print on"),
-    Key("bleed", "length", "3mm", "Art beyond the trim line on every side of a face (a group may set its own).",
-        max=MAX_BLEED, why="; print services ask for 3mm to 1/4in"),
-    Key("safe", "length", "3mm", "Safe zone inside the trim; templates get it as face.safe.",
-        max=MAX_SAFE, why="; a safe zone is a few millimetres"),
-    Key("gap", "length", "0mm", "Space between faces: 0 = shared cut lines; more = gutters "
-        "(less than half the printable width of A4)."),
-    Key("backs", "choice", "long-edge", "Duplex long-edge or short-edge flip, gutter-fold, or no backs.",
-        choices=BACK_MODES),
-    Key("back_offset", "offset", "{x: 0mm, y: 0mm}",
-        "Shift of every back page, to correct a printer's " "duplex misregistration: the number read off "
+    Key(
+        "orientation",
+        "choice",
+        "auto",
+        "auto picks the orientation that fits more faces.",
+        choices=ORIENTATIONS,
+    ),
+    Key(
+        "margin",
+        "length",
+        "5mm",
+        "Unprintable margin of the paper: never inked (most printers cannot).",
+        max=NARROWEST / 4,
+        why=", a quarter of A4's width, to leave half the sheet to print on",
+    ),
+    Key(
+        "bleed",
+        "length",
+        "3mm",
+        "Art beyond the trim line on every side of a face (a group may set its own).",
+        max=MAX_BLEED,
+        why="; print services ask for 3mm to 1/4in",
+    ),
+    Key(
+        "safe",
+        "length",
+        "3mm",
+        "Safe zone inside the trim; templates get it as face.safe.",
+        max=MAX_SAFE,
+        why="; a safe zone is a few millimetres",
+    ),
+    Key(
+        "gap",
+        "length",
+        "0mm",
+        "Space between faces: 0 = shared cut lines; more = gutters "
+        "(less than half the printable width of A4).",
+    ),
+    Key(
+        "backs",
+        "choice",
+        "long-edge",
+        "Duplex long-edge or short-edge flip, gutter-fold, or no backs.",
+        choices=BACK_MODES,
+    ),
+    Key(
+        "back_offset",
+        "offset",
+        "{x: 0mm, y: 0mm}",
+        "Shift of every back page, to correct a printer's "
+        "duplex misregistration: the number read off "
         "the print check's back. Positive x moves every back right and positive y moves it down, "
         "as the back page is seen printed side up.",
-        max=MAX_BACK_OFFSET, why=" either way; a duplex printer misregisters by a few"),
-    Key("min_font_size", "font size", "6pt", "text_box() refuses smaller text, e.g. 6pt.", attr="min_font_pt"),
+        max=MAX_BACK_OFFSET,
+        why=" either way; a duplex printer misregisters by a few",
+    ),
+    Key(
+        "min_font_size",
+        "font size",
+        "6pt",
+        "text_box() refuses smaller text, e.g. 6pt.",
+        attr="min_font_pt",
+    ),
     Key("crop_marks", "bool", True, "Crop marks on every trim line."),
-    Key("back_marks", "bool", True, "Crop marks on back pages too; off when a duplex drift would show them on the backs."),
-    Key("overlap", "length", "12mm", "Shared strip of a face split over several sheets "
-        "(at most half the printable width of A4)."),
-    Key("stamp", "bool", False, "Print the pack's id, version and the build date small on every face, in the band "
-        "between trim and safe area, to tell printings apart."),
-    Key("variants", "names", None, "Which variants print (groups marked variant: NAME); default: every group. "
-        "--variant overrides."),
+    Key(
+        "back_marks",
+        "bool",
+        True,
+        "Crop marks on back pages too; off when a duplex drift would show them on the backs.",
+    ),
+    Key(
+        "overlap",
+        "length",
+        "12mm",
+        "Shared strip of a face split over several sheets "
+        "(at most half the printable width of A4).",
+    ),
+    Key(
+        "stamp",
+        "bool",
+        False,
+        "Print the pack's id, version and the build date small on every face, in the band "
+        "between trim and safe area, to tell printings apart.",
+    ),
+    Key(
+        "variants",
+        "names",
+        None,
+        "Which variants print (groups marked variant: NAME); default: every group. "
+        "--variant overrides.",
+    ),
 )
 
 GAME = (
     Key("id", "name", None, "The pack's id (default: the folder name); names build/<id>/."),
     Key("name", "text", None, "The game's title, per language (required)."),
-    Key("version", "string", None, "The designer's version of the pack, e.g. 0.3; print.stamp prints it on every face."),
-    Key("languages", "list", None, "Language codes, e.g. [pl, en] (required); every text needs each one; "
-        "the first is the default."),
-    Key("players", "mapping", None, "Player counts {min, max} (required; colours: " "where the player colours are, checked for colour-blind " "players); per_player counts print for max."),
-    Key("print", "mapping", None, "How faces go onto paper: paper, margins, bleed, backs, marks (each setting is optional)."),
+    Key(
+        "version",
+        "string",
+        None,
+        "The designer's version of the pack, e.g. 0.3; print.stamp prints it on every face.",
+    ),
+    Key(
+        "languages",
+        "list",
+        None,
+        "Language codes, e.g. [pl, en] (required); every text needs each one; "
+        "the first is the default.",
+    ),
+    Key(
+        "players",
+        "mapping",
+        None,
+        "Player counts {min, max} (required; colours: "
+        "where the player colours are, checked for colour-blind "
+        "players); per_player counts print for max.",
+    ),
+    Key(
+        "print",
+        "mapping",
+        None,
+        "How faces go onto paper: paper, margins, bleed, backs, marks (each setting is optional).",
+    ),
     Key("strings", "mapping", None, "Labels the templates print (as s.NAME), per language."),
     Key("data", "mapping", None, "Free-form game data for templates (data.KEY) and rules."),
     Key("checks", "list", None, "The game's rules, each under the game's own id."),
-    Key("rules", "string", None, "The pack's Python rules file (default: rules.py if there is one)."),
-    Key("fonts", "mapping", None, "The pack's own TrueType fonts by family: a file, or {regular, bold, italic, bold_italic}."),
+    Key(
+        "rules", "string", None, "The pack's Python rules file (default: rules.py if there is one)."
+    ),
+    Key(
+        "fonts",
+        "mapping",
+        None,
+        "The pack's own TrueType fonts by family: a file, or {regular, bold, italic, bold_italic}.",
+    ),
 )
 
 GROUP = (
     Key("kind", "choice", None, "What the items are (required).", choices=KINDS),
-    Key("size", "size", None, "Trim size (required): a name or WxH with a unit, e.g. 63x88mm, 2.5x3.5in."),
+    Key(
+        "size",
+        "size",
+        None,
+        "Trim size (required): a name or WxH with a unit, e.g. 63x88mm, 2.5x3.5in.",
+    ),
     Key("bleed", "length", None, "This group's bleed (default: print.bleed)."),
-    Key("shape", "string", "rect", "rect, rounded(3mm), circle or hex: the cut guide printed and the bleed's clip."),
-    Key("variant", "name", None, "One of several ways to make the same components; print.variants chooses which print."),
+    Key(
+        "shape",
+        "string",
+        "rect",
+        "rect, rounded(3mm), circle or hex: the cut guide printed and the bleed's clip.",
+    ),
+    Key(
+        "variant",
+        "name",
+        None,
+        "One of several ways to make the same components; print.variants chooses which print.",
+    ),
     Key("labels", "choice", None, "Print on this label sheet, one face per label, no crop marks."),
-    Key("front", "template", None, "Template of the front of each item, or a Python " "function of the pack (board.py:draw; trusted packs only)."),
-    Key("back", "template", None, "Template (or Python function) of the back (optional; an item may override it)."),
-    Key("fields", "mapping", None, "What each item carries: name: type, or name: {type: ..., ...}."),
-    Key("defaults", "mapping", None, "Values every item of the group has unless it gives its own: fields, tags, "
-        "provenance, count, ..."),
-    Key("items", "list", None, "The distinct designs of this group: a list, or a sheet beside this file (cards.csv, "
-        "cards.tsv, cards.xlsx, cards.ods; {from: cards.xlsx, " "sheet: Deck}) whose header row names the columns."),
-    Key("generate", "mapping", None, "Items made as the product of value lists, e.g. {product: {suit: [...], rank: "
-        "[...]}, id: '{suit}-{rank}'}; 'items' then holds only the extras."),
-    Key("items_from", "string", None, "Take the items and fields of another group, with this group's kind, size "
-        "and templates."),
-    Key("standee", "mapping", None, "A fold-over standee: base tab, upside-down back panel, fold, upright front "
-        "panel, base tab. Templates get the tab as " "face.base; exports cut the figure out of the layout."),
+    Key(
+        "front",
+        "template",
+        None,
+        "Template of the front of each item, or a Python "
+        "function of the pack (board.py:draw; trusted packs only).",
+    ),
+    Key(
+        "back",
+        "template",
+        None,
+        "Template (or Python function) of the back (optional; an item may override it).",
+    ),
+    Key(
+        "fields", "mapping", None, "What each item carries: name: type, or name: {type: ..., ...}."
+    ),
+    Key(
+        "defaults",
+        "mapping",
+        None,
+        "Values every item of the group has unless it gives its own: fields, tags, "
+        "provenance, count, ...",
+    ),
+    Key(
+        "items",
+        "list",
+        None,
+        "The distinct designs of this group: a list, or a sheet beside this file (cards.csv, "
+        "cards.tsv, cards.xlsx, cards.ods; {from: cards.xlsx, "
+        "sheet: Deck}) whose header row names the columns.",
+    ),
+    Key(
+        "generate",
+        "mapping",
+        None,
+        "Items made as the product of value lists, e.g. {product: {suit: [...], rank: "
+        "[...]}, id: '{suit}-{rank}'}; 'items' then holds only the extras.",
+    ),
+    Key(
+        "items_from",
+        "string",
+        None,
+        "Take the items and fields of another group, with this group's kind, size and templates.",
+    ),
+    Key(
+        "standee",
+        "mapping",
+        None,
+        "A fold-over standee: base tab, upside-down back panel, fold, upright front "
+        "panel, base tab. Templates get the tab as "
+        "face.base; exports cut the figure out of the layout.",
+    ),
     Key("doc", "string", None, "What the group is, for people reading the pack."),
 )
 
@@ -150,11 +301,16 @@ def readme(name: str) -> str:
     """The README's reference table of one part of the format (game, print or group)."""
     table = TABLES[name]
     with_defaults = any(k.default is not None for k in table)
-    head = "| key | type | default | meaning |\n| --- | --- | --- | --- |\n" if with_defaults else \
-        "| key | type | meaning |\n| --- | --- | --- |\n"
+    head = (
+        "| key | type | default | meaning |\n| --- | --- | --- | --- |\n"
+        if with_defaults
+        else "| key | type | meaning |\n| --- | --- | --- |\n"
+    )
     rows = []
     for key in table:
-        cells = [f"`{key.name}`", _type(key)] + ([_default(key)] if with_defaults else []) + [key.doc]
+        cells = (
+            [f"`{key.name}`", _type(key)] + ([_default(key)] if with_defaults else []) + [key.doc]
+        )
         rows.append("| " + " | ".join(_cell(c) if i > 1 else c for i, c in enumerate(cells)) + " |")
     return head + "\n".join(rows) + "\n"
 

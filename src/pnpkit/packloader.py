@@ -36,8 +36,9 @@ class PackLoader(jinja2.FileSystemLoader):
         super().__init__([str(d) for d in dirs])
         self.roots = roots
 
-    def get_source(self, environment: jinja2.Environment, template: str
-                   ) -> tuple[str, str, Callable[[], bool]]:
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
         pieces = split_template_path(template)  # refuses '..'
         for searchpath in self.searchpath:
             filename = posixpath.join(searchpath, *pieces)
@@ -48,17 +49,24 @@ class PackLoader(jinja2.FileSystemLoader):
         try:
             paths.confined(Path(filename), self.roots)
         except paths.Outside as exc:
-            raise TemplateRefused(template, f"{exc} (templates come from the pack, the shared templates/ folder "
-                                            "or pnpkit's own)") from None
+            raise TemplateRefused(
+                template,
+                f"{exc} (templates come from the pack, the shared templates/ folder "
+                "or pnpkit's own)",
+            ) from None
         try:
             with open(filename, encoding=self.encoding) as f:
                 contents = f.read()
         except UnicodeDecodeError as exc:
-            raise TemplateRefused(template, f"'{paths.display_path(Path(filename))}' is not UTF-8 text "
-                                            f"(byte {exc.start})") from None
+            raise TemplateRefused(
+                template,
+                f"'{paths.display_path(Path(filename))}' is not UTF-8 text (byte {exc.start})",
+            ) from None
         except OSError as exc:
-            raise TemplateRefused(template, f"cannot read '{paths.display_path(Path(filename))}': "
-                                            f"{exc.strerror or exc}") from None
+            raise TemplateRefused(
+                template,
+                f"cannot read '{paths.display_path(Path(filename))}': {exc.strerror or exc}",
+            ) from None
         mtime = os.path.getmtime(filename)
         return contents, os.path.normpath(filename), lambda: _mtime(filename) == mtime
 

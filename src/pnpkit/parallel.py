@@ -85,8 +85,14 @@ def default_jobs() -> int:
 _work: tuple[jinja2.Environment, Pack, str, dict[str, object]] | None = None
 
 
-def prepare(env: jinja2.Environment, pack: Pack, lang: str, shared: dict[str, object],
-            todo: list[FaceId], jobs: int) -> Ahead:
+def prepare(
+    env: jinja2.Environment,
+    pack: Pack,
+    lang: str,
+    shared: dict[str, object],
+    todo: list[FaceId],
+    jobs: int,
+) -> Ahead:
     """Render and compile the faces `todo` names, (group, item's index in it, side), in `jobs`
     workers; nothing when they are too few to pay for the pool."""
     ahead = Ahead()
@@ -97,7 +103,7 @@ def prepare(env: jinja2.Environment, pack: Pack, lang: str, shared: dict[str, ob
         return ahead
     global _work
     _work = (env, pack, lang, shared)
-    tasks = [todo[n:n + CHUNK] for n in range(0, len(todo), CHUNK)]
+    tasks = [todo[n : n + CHUNK] for n in range(0, len(todo), CHUNK)]
     try:
         _take(ahead, _run(tasks[0]))  # here first: the workers inherit loaded fonts and templates
         gc.freeze()  # the objects so far stay put: the workers' pages stay shared with this one

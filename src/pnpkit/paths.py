@@ -27,7 +27,14 @@ MAX_LANG = 35
 # characters.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MAX_NAME = 64
-_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(10)), *(f"LPT{n}" for n in range(10))}
+_DEVICES = {
+    "CON",
+    "PRN",
+    "AUX",
+    "NUL",
+    *(f"COM{n}" for n in range(10)),
+    *(f"LPT{n}" for n in range(10)),
+}
 
 
 def display_path(path: Path) -> str:
@@ -42,18 +49,26 @@ def lang_problem(value: str) -> str | None:
     """Why value is not a usable language code, or None when it is one."""
     if LANG_TAG.fullmatch(value) and len(value) <= MAX_LANG:
         return None
-    return f"language code {_quoted(value)} is not a language " "tag like en, pt-BR or zh-Hant (it names files)"
+    return (
+        f"language code {_quoted(value)} is not a language "
+        "tag like en, pt-BR or zh-Hant (it names files)"
+    )
 
 
 def name_problem(value: str, what: str) -> str | None:
     """Why value cannot name a file (as an id, group name or pack id), or None when it can."""
     if not NAME.fullmatch(value):
-        return (f"{what} {_quoted(value)} may hold only letters, digits, '.', '_' and '-', "
-                "starting with a letter or digit (it names files)")
+        return (
+            f"{what} {_quoted(value)} may hold only letters, digits, '.', '_' and '-', "
+            "starting with a letter or digit (it names files)"
+        )
     if value.endswith(".") or value.split(".")[0].upper() in _DEVICES:
         return f"{what} '{value}' cannot name a file on Windows (a device name, or a final '.')"
     if len(value) > MAX_NAME:
-        return f"{what} '{value[:20]}…' is {len(value)} characters " f"long; at most {MAX_NAME} (it names files)"
+        return (
+            f"{what} '{value[:20]}…' is {len(value)} characters "
+            f"long; at most {MAX_NAME} (it names files)"
+        )
     return None
 
 
@@ -106,8 +121,10 @@ def image_file(pack_root: Path, href: str) -> str | None:
     try:
         real = confined(pack_root / href, pack_roots(pack_root))
     except Outside:
-        raise Outside(f"image {shown} leads outside the pack; it was not read "
-                      "(an image must be a file in the pack or a data: URI)") from None
+        raise Outside(
+            f"image {shown} leads outside the pack; it was not read "
+            "(an image must be a file in the pack or a data: URI)"
+        ) from None
     return str(real) if regular_file(real) else None
 
 

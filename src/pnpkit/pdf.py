@@ -27,9 +27,15 @@ LABEL_PT = 6.0  # the page label's size, shrunk to fit the width between the mar
 GREY = Color(0.55, 0.55, 0.55)
 
 
-def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True,
-              calibration: dict | None = None, progress: Callable[[int, int], None] | None = None,
-              stamp: str | None = None) -> None:
+def write_pdf(
+    pages: list[Page],
+    path: Path,
+    title: str,
+    crop_marks: bool = True,
+    calibration: dict | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    stamp: str | None = None,
+) -> None:
     """Write pages to path, after the print-check page(s) when `calibration` is given; `stamp`
     (print.stamp) is a small note on every face, in the band between its trim and its safe area."""
     c, first_page = start_canvas(pages, path, title, calibration)
@@ -59,8 +65,9 @@ def write_pdf(pages: list[Page], path: Path, title: str, crop_marks: bool = True
     c.save()
 
 
-def start_canvas(pages: list[Page], path: Path | str, title: str,
-                 calibration: dict[str, object] | None) -> tuple[Canvas, int]:
+def start_canvas(
+    pages: list[Page], path: Path | str, title: str, calibration: dict[str, object] | None
+) -> tuple[Canvas, int]:
     """The document write_pdf() draws its faces into, up to its first face: the canvas, and
     how many print-check pages it drew. (formsahead starts the same document in a child, so
     the fonts hold the same characters when the forms are drawn.)"""
@@ -112,7 +119,12 @@ def _give_form_its_resources(c: Canvas, name: str, shadings: dict[str, str]) -> 
 def _place(c: Canvas, page: Page, p: Placement, forms: dict, stamp: str | None = None) -> None:
     """Draw a face clipped to its trim plus the bleed it may show here."""
     name = face_form(c, p.face, forms)
-    left, top, right, bottom = p.clip or (p.x - p.reach[0], p.y - p.reach[1], p.x + p.w + p.reach[2], p.y + p.h + p.reach[3])
+    left, top, right, bottom = p.clip or (
+        p.x - p.reach[0],
+        p.y - p.reach[1],
+        p.x + p.w + p.reach[2],
+        p.y + p.h + p.reach[3],
+    )
     b = p.face.bleed
     c.saveState()
     clip = c.beginPath()
@@ -124,7 +136,9 @@ def _place(c: Canvas, page: Page, p: Placement, forms: dict, stamp: str | None =
     else:
         clip.rect(left * K, (page.h - bottom) * K, (right - left) * K, (bottom - top) * K)
     c.clipPath(clip, stroke=0, fill=0)
-    if p.face.shape[0] == "circle" and not p.outline:  # a round token's bleed is a ring, not a square
+    if (
+        p.face.shape[0] == "circle" and not p.outline
+    ):  # a round token's bleed is a ring, not a square
         ring = c.beginPath()
         ring.circle((p.x + p.w / 2) * K, (page.h - p.y - p.h / 2) * K, (p.w / 2 + b) * K)
         c.clipPath(ring, stroke=0, fill=0)
@@ -170,8 +184,13 @@ def _crop_marks(c: Canvas, page: Page) -> None:
     c.setLineWidth(MARK_WIDTH_PT)
     c.setStrokeColor(black)
     for block in page.blocks():
-        _marks_around(c, page, _extent(block), {round(v, 3) for p in block for v in (p.x, p.x + p.w)},
-                      {round(v, 3) for p in block for v in (p.y, p.y + p.h)})
+        _marks_around(
+            c,
+            page,
+            _extent(block),
+            {round(v, 3) for p in block for v in (p.x, p.x + p.w)},
+            {round(v, 3) for p in block for v in (p.y, p.y + p.h)},
+        )
     c.restoreState()
 
 
@@ -206,7 +225,12 @@ def _shape_guides(c: Canvas, page: Page) -> None:
 
 def _corners(c: Canvas, x: float, y: float, w: float, h: float, r: float) -> None:
     """Four quarter circles of radius r, one in each corner of the rectangle (points)."""
-    for cx, cy, start in ((x + r, y + r, 180), (x + w - r, y + r, 270), (x + w - r, y + h - r, 0), (x + r, y + h - r, 90)):
+    for cx, cy, start in (
+        (x + r, y + r, 180),
+        (x + w - r, y + r, 270),
+        (x + w - r, y + h - r, 0),
+        (x + r, y + h - r, 90),
+    ):
         c.arc(cx - r, cy - r, cx + r, cy + r, start, 90)
 
 
@@ -235,14 +259,27 @@ def _tile_marks(c: Canvas, page: Page, crop_marks: bool) -> None:
         return top + fy - y0
 
     c.saveState()
-    for colour, width, dash in ((Color(1, 1, 1), 1.5, ()), (black, 0.5, (3, 2))):  # white under black: shows on any art
+    for colour, width, dash in (
+        (Color(1, 1, 1), 1.5, ()),
+        (black, 0.5, (3, 2)),
+    ):  # white under black: shows on any art
         c.setStrokeColor(colour)
         c.setLineWidth(width)
         c.setDash(*dash) if dash else c.setDash()
         if t.col < t.cols - 1:  # the next sheet's cut edge lies on this line
-            c.line(px(x1 - t.overlap) * K, (page.h - top) * K, px(x1 - t.overlap) * K, (page.h - bottom) * K)
+            c.line(
+                px(x1 - t.overlap) * K,
+                (page.h - top) * K,
+                px(x1 - t.overlap) * K,
+                (page.h - bottom) * K,
+            )
         if t.row < t.rows - 1:
-            c.line(left * K, (page.h - py(y1 - t.overlap)) * K, right * K, (page.h - py(y1 - t.overlap)) * K)
+            c.line(
+                left * K,
+                (page.h - py(y1 - t.overlap)) * K,
+                right * K,
+                (page.h - py(y1 - t.overlap)) * K,
+            )
     c.setDash()
     for fx, fy in alignment_marks(t):
         _target(c, page, px(fx), py(fy))
@@ -250,8 +287,13 @@ def _tile_marks(c: Canvas, page: Page, crop_marks: bool) -> None:
         fw, fh = face.full_size
         b = face.bleed
         c.setLineWidth(MARK_WIDTH_PT)
-        _marks_around(c, page, (left, top, right, bottom), {px(fx) for fx in (b, fw - b) if x0 <= fx <= x1},
-                      {py(fy) for fy in (b, fh - b) if y0 <= fy <= y1})
+        _marks_around(
+            c,
+            page,
+            (left, top, right, bottom),
+            {px(fx) for fx in (b, fw - b) if x0 <= fx <= x1},
+            {py(fy) for fy in (b, fh - b) if y0 <= fy <= y1},
+        )
     c.restoreState()
 
 
@@ -306,7 +348,10 @@ def _label(c: Canvas, page: Page) -> None:
     """The page's label in the footer under the ink area, shrunk to fit between the margins."""
     left, _, right, bottom = page.ink or (5.0, 5.0, page.w - 5.0, page.h - 5.0 - FOOTER)
     name = fonts.face_name(fonts.DEFAULT_FAMILY)
-    size = min(LABEL_PT, LABEL_PT * (right - left) * K / max(c.stringWidth(page.label, name, LABEL_PT), 1e-6))
+    size = min(
+        LABEL_PT,
+        LABEL_PT * (right - left) * K / max(c.stringWidth(page.label, name, LABEL_PT), 1e-6),
+    )
     c.saveState()
     c.setFillColor(GREY)
     c.setFont(name, size)
@@ -322,7 +367,9 @@ def _boxes(c: Canvas, page: Page) -> None:
         c.setBleedBox(None)
         return
     p = page.placements[0]
-    left, top, right, bottom = p.reach  # the bleed box is the bleed printed, which the page may have cut short
+    left, top, right, bottom = (
+        p.reach
+    )  # the bleed box is the bleed printed, which the page may have cut short
     x0, y0 = p.x * K, (page.h - p.y - p.h) * K
     c.setTrimBox((x0, y0, x0 + p.w * K, y0 + p.h * K))
     c.setBleedBox((x0 - left * K, y0 - bottom * K, x0 + (p.w + right) * K, y0 + (p.h + top) * K))

@@ -45,12 +45,16 @@ from pnpkit.model import Face
 from pnpkit.svgdraw import Fill, Gradient, ImageOp, PathOp, Stroke, TextOp
 
 # what ReportLab's canvas takes as a colour
-_Colour: TypeAlias = Color | tuple[float, float, float, float] | tuple[float, float, float] | list[float] | str
+_Colour: TypeAlias = (
+    Color | tuple[float, float, float, float] | tuple[float, float, float] | list[float] | str
+)
 
 ICC_DIR = Path(__file__).parent / "icc"
 DEFAULT_ICC = ICC_DIR / "pnpkit-coated-cmyk.icc"
 VERSION = "PDF/X-1a:2003"
-FLATTEN_DPI = 300  # transparent faces become images at this resolution, the usual one for print images
+FLATTEN_DPI = (
+    300  # transparent faces become images at this resolution, the usual one for print images
+)
 # samples between two stops of a gradient: separation is not linear, so a CMYK ramp between the
 # separated ends alone would drift from the profile's conversion of the RGB ramp in the middle
 GRADIENT_STEPS = 8
@@ -130,7 +134,10 @@ class Separation:
                 cmyk = ImageCms.applyTransform(_on_white(image), self._to_cmyk)
                 assert cmyk is not None  # as above
                 out = limit_image(cmyk, self.press.ink_limit)
-            self._images[key] = (image, out)  # holding the source keeps an id() key from being reused
+            self._images[key] = (
+                image,
+                out,
+            )  # holding the source keeps an id() key from being reused
         return self._images[key][1]
 
 
@@ -168,12 +175,18 @@ def limit_image(cmyk: Image.Image, percent: float) -> Image.Image:
     c, m, y, k = cmyk.split()
     cap = percent / 100 * 255
 
-    def scaled(a: dict[str, Any]) -> Any:  # 1 where within the limit, else the share of C, M and Y that fits beside K
+    def scaled(
+        a: dict[str, Any],
+    ) -> Any:  # 1 where within the limit, else the share of C, M and Y that fits beside K
         cmy = a["float"](a["c"] + a["m"] + a["y"])
         room = a["max"](a["float"](a["k"]) * -1.0 + cap, 0.0)
         return a["min"](room / a["max"](cmy, 1.0), 1.0)
+
     factor = ImageMath.lambda_eval(scaled, c=c, m=m, y=y, k=k)
-    channels = [ImageMath.lambda_eval(lambda a: a["convert"](a["ch"] * a["f"] + 0.5, "L"), ch=ch, f=factor) for ch in (c, m, y)]
+    channels = [
+        ImageMath.lambda_eval(lambda a: a["convert"](a["ch"] * a["f"] + 0.5, "L"), ch=ch, f=factor)
+        for ch in (c, m, y)
+    ]
     return Image.merge("CMYK", (*channels, k))
 
 
@@ -214,8 +227,9 @@ class CmykCanvas(Canvas):
     def setStrokeAlpha(self, a: float) -> None:
         _opaque(a)
 
-    def drawPath(self, aPath: PDFPathObject, stroke: int = 1, fill: int = 0, fillMode: int | None = None
-                 ) -> None:
+    def drawPath(
+        self, aPath: PDFPathObject, stroke: int = 1, fill: int = 0, fillMode: int | None = None
+    ) -> None:
         """Large black fills print rich black (flat K looks grey beside other inks); text stays
         K."""
         if fill and self._fill_black and _area_mm2(aPath, self._currentMatrix) >= RICH_AREA:  # type: ignore[attr-defined]
@@ -225,16 +239,32 @@ class CmykCanvas(Canvas):
         else:
             super().drawPath(aPath, stroke, fill, fillMode)
 
-    def linearGradient(self, x0: float, y0: float, x1: float, y1: float, colors: list[object],
-                       positions: list[float] | None = None, extend: bool = True) -> None:
+    def linearGradient(
+        self,
+        x0: float,
+        y0: float,
+        x1: float,
+        y1: float,
+        colors: list[object],
+        positions: list[float] | None = None,
+        extend: bool = True,
+    ) -> None:
         super().linearGradient(x0, y0, x1, y1, *self._cmyk_stops(colors, positions), extend=extend)
 
-    def radialGradient(self, x: float, y: float, radius: float, colors: list[object],
-                       positions: list[float] | None = None, extend: bool = True) -> None:
+    def radialGradient(
+        self,
+        x: float,
+        y: float,
+        radius: float,
+        colors: list[object],
+        positions: list[float] | None = None,
+        extend: bool = True,
+    ) -> None:
         super().radialGradient(x, y, radius, *self._cmyk_stops(colors, positions), extend=extend)
 
-    def _cmyk_stops(self, colors: list[object],
-                    positions: list[float] | None) -> tuple[list[object], list[float] | None]:
+    def _cmyk_stops(
+        self, colors: list[object], positions: list[float] | None
+    ) -> tuple[list[object], list[float] | None]:
         """A gradient's stops as a DeviceCMYK shading's: the RGB ramp sampled between stops, each
         sample separated like any colour, so the CMYK ramp follows the profile, not a straight
         line."""
@@ -247,17 +277,31 @@ class CmykCanvas(Canvas):
         out = [stops[0]]
         for (p0, c0), (p1, c1) in zip(stops, stops[1:]):
             steps = GRADIENT_STEPS if p1 > p0 and c0 != c1 else 1
-            out += [(p0 + (p1 - p0) * k / steps, _mix(c0, c1, k / steps)) for k in range(1, steps + 1)]
+            out += [
+                (p0 + (p1 - p0) * k / steps, _mix(c0, c1, k / steps)) for k in range(1, steps + 1)
+            ]
         return [CMYKColor(*self.separation.colour(c)) for _, c in out], [p for p, _ in out]
 
     def drawImage(  # type: ignore[override]  # the keywords it does not name pass through
-            self, image: str | Path | ImageReader, x: float, y: float, width: float | None = None,
-            height: float | None = None, mask: object = None, preserveAspectRatio: bool = False,
-            anchor: str = "c", **kwargs: Any) -> Any:
+        self,
+        image: str | Path | ImageReader,
+        x: float,
+        y: float,
+        width: float | None = None,
+        height: float | None = None,
+        mask: object = None,
+        preserveAspectRatio: bool = False,
+        anchor: str = "c",
+        **kwargs: Any,
+    ) -> Any:
         pil = Image.open(image) if isinstance(image, (str, Path)) else image._image  # type: ignore[attr-defined]
-        key = str(image) if isinstance(image, (str, Path)) else id(pil)  # the cache holds pil, so its id stays unique
+        key = (
+            str(image) if isinstance(image, (str, Path)) else id(pil)
+        )  # the cache holds pil, so its id stays unique
         cmyk = self.separation.image(key, pil)
-        return super().drawImage(ImageReader(cmyk), x, y, width, height, None, preserveAspectRatio, anchor, **kwargs)
+        return super().drawImage(
+            ImageReader(cmyk), x, y, width, height, None, preserveAspectRatio, anchor, **kwargs
+        )
 
 
 def _rgb(colour: object) -> tuple[float, float, float] | None:
@@ -272,8 +316,9 @@ def _rgb(colour: object) -> tuple[float, float, float] | None:
     return None
 
 
-def _mix(a: tuple[float, float, float], b: tuple[float, float, float],
-         t: float) -> tuple[float, float, float]:
+def _mix(
+    a: tuple[float, float, float], b: tuple[float, float, float], t: float
+) -> tuple[float, float, float]:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t)
 
 
@@ -294,10 +339,11 @@ def _area_mm2(path: PDFPathObject, matrix: tuple[float, ...]) -> float:
             ys.append(b * px + d * py + f)
     if not xs:
         return 0.0
-    return (max(xs) - min(xs)) * (max(ys) - min(ys)) / _PT_PER_MM ** 2
+    return (max(xs) - min(xs)) * (max(ys) - min(ys)) / _PT_PER_MM**2
 
 
 # ------------------------------------------------------------------ transparency
+
 
 def transparency(face: Face) -> str | None:
     """What in the face's drawing is transparent, or None when nothing is."""
@@ -333,7 +379,13 @@ class Raster:
     height_mm: float
 
     def draw(self, canvas: Canvas, x_pt: float = 0, y_pt: float = 0) -> None:
-        canvas.drawImage(ImageReader(self.image), x_pt, y_pt, self.width_mm * _PT_PER_MM, self.height_mm * _PT_PER_MM)
+        canvas.drawImage(
+            ImageReader(self.image),
+            x_pt,
+            y_pt,
+            self.width_mm * _PT_PER_MM,
+            self.height_mm * _PT_PER_MM,
+        )
 
 
 def transparency_problems(faces: list[Face]) -> list[Problem]:
@@ -343,9 +395,19 @@ def transparency_problems(faces: list[Face]) -> list[Problem]:
         what = transparency(face) if face.drawing is not None and face.svg not in seen else None
         seen.add(face.svg)
         if what:
-            problems.append(Problem(face.where, (
-                f"the {face.side} of '{face.item}' uses {what}, " "which PDF/X-1a forbids: it is flattened to a "
-                f"{FLATTEN_DPI} dpi image in the PDF/X files " "(text included); draw it opaque to keep it vector"), "pdfx", "warning"))
+            problems.append(
+                Problem(
+                    face.where,
+                    (
+                        f"the {face.side} of '{face.item}' uses {what}, "
+                        "which PDF/X-1a forbids: it is flattened to a "
+                        f"{FLATTEN_DPI} dpi image in the PDF/X files "
+                        "(text included); draw it opaque to keep it vector"
+                    ),
+                    "pdfx",
+                    "warning",
+                )
+            )
     return problems
 
 
@@ -367,7 +429,10 @@ def flatten(faces: list[Face], dpi: int = FLATTEN_DPI) -> list[Face]:
         for face, image in zip(firsts, facepages.rasterise(pdf, shots)):
             assert image is not None  # a shot without a path comes back as an image
             rasters[face.svg] = Raster(image, *face.full_size)
-    return [dataclasses.replace(face, drawing=rasters[face.svg]) if face.svg in rasters else face for face in faces]
+    return [
+        dataclasses.replace(face, drawing=rasters[face.svg]) if face.svg in rasters else face
+        for face in faces
+    ]
 
 
 def _pixels(face: Face, dpi: int) -> tuple[int, int]:
@@ -376,6 +441,7 @@ def _pixels(face: Face, dpi: int) -> tuple[int, int]:
 
 
 # ------------------------------------------------------------------ ink limit
+
 
 def ink_problems(faces: list[Face], separation: Separation, service: str) -> list[Problem]:
     """A warning for each face whose ink somewhere exceeds the press's limit, naming the worst
@@ -389,16 +455,26 @@ def ink_problems(faces: list[Face], separation: Separation, service: str) -> lis
         worst = _worst_ink(face, separation)
         if worst is not None and worst[0] > limit + 0.5:
             total, what = worst
-            problems.append(Problem(face.where, (
-                f"the {face.side} of '{face.item}' needs {total:.0f} " f"% ink where {service} allows {limit:g} %: {what}"),
-                "ink-limit", "warning"))
+            problems.append(
+                Problem(
+                    face.where,
+                    (
+                        f"the {face.side} of '{face.item}' needs {total:.0f} "
+                        f"% ink where {service} allows {limit:g} %: {what}"
+                    ),
+                    "ink-limit",
+                    "warning",
+                )
+            )
     return problems
 
 
 def _worst_ink(face: Face, sep: Separation) -> tuple[float, str] | None:
     """(total %, description) of the heaviest colour or image pixel of a face."""
     worst, candidates = None, []
-    for op in face.drawing.ops:  # the vector drawing, also of a face that will be flattened: same colours
+    for op in (
+        face.drawing.ops
+    ):  # the vector drawing, also of a face that will be flattened: same colours
         painted = isinstance(op, (PathOp, TextOp))
         paints: list[Fill | Stroke | None] = [op.fill, op.stroke] if painted else []
         for paint in (p for p in paints if p is not None):
@@ -407,7 +483,9 @@ def _worst_ink(face: Face, sep: Separation) -> tuple[float, str] | None:
         if isinstance(op, ImageOp):
             source = op.source
             image = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
-            name = "an embedded image" if isinstance(source, bytes) else f"image {Path(source).name}"
+            name = (
+                "an embedded image" if isinstance(source, bytes) else f"image {Path(source).name}"
+            )
             candidates.append((_image_ink(sep.image(source, image)), name))
     for total, what in candidates:
         if worst is None or total > worst[0]:
@@ -418,7 +496,9 @@ def _worst_ink(face: Face, sep: Separation) -> tuple[float, str] | None:
 def _image_ink(cmyk: Image.Image) -> float:
     """The highest total ink of any pixel, in %."""
     c, m, y, k = cmyk.split()
-    total = ImageMath.lambda_eval(lambda a: a["c"] + a["m"] + a["y"] + a["k"], c=c, m=m, y=y, k=k)  # 32-bit: no clipping at 255
+    total = ImageMath.lambda_eval(
+        lambda a: a["c"] + a["m"] + a["y"] + a["k"], c=c, m=m, y=y, k=k
+    )  # 32-bit: no clipping at 255
     return cast(tuple[int, int], total.getextrema())[1] / 255 * 100
 
 
@@ -429,6 +509,7 @@ def _describe(rgb: tuple[float, ...], cmyk: tuple[float, ...]) -> str:
 
 
 # ------------------------------------------------------------------ marking the file
+
 
 def mark(path: Path, press: Press, title: str) -> None:
     """Make a CMYK-only PDF a PDF/X-1a:2003 file: OutputIntent with the profile, PDF/X keys in Info.
@@ -442,9 +523,14 @@ def mark(path: Path, press: Press, title: str) -> None:
         icc = pikepdf.Stream(pdf, press.icc.read_bytes())
         icc.N = 4
         intent = pikepdf.Dictionary(
-            Type=pikepdf.Name.OutputIntent, S=pikepdf.Name.GTS_PDFX,
-            OutputConditionIdentifier=press.condition, OutputCondition=press.description,
-            Info=press.description, RegistryName="http://www.color.org", DestOutputProfile=pdf.make_indirect(icc))
+            Type=pikepdf.Name.OutputIntent,
+            S=pikepdf.Name.GTS_PDFX,
+            OutputConditionIdentifier=press.condition,
+            OutputCondition=press.description,
+            Info=press.description,
+            RegistryName="http://www.color.org",
+            DestOutputProfile=pdf.make_indirect(icc),
+        )
         pdf.Root.OutputIntents = pikepdf.Array([pdf.make_indirect(intent)])
         info = pdf.docinfo
         info.Title = title
@@ -453,6 +539,9 @@ def mark(path: Path, press: Press, title: str) -> None:
         info.Trapped = pikepdf.Name("/False")
         # invariant output: keep ReportLab's fixed dates and ID, and the PDF 1.4 header X-1a:2003
         # needs
-        pdf.save(path, force_version="1.4", deterministic_id=True,
-                 stream_decode_level=pikepdf.StreamDecodeLevel.none)  # keep ReportLab's compressed streams as they are
-
+        pdf.save(
+            path,
+            force_version="1.4",
+            deterministic_id=True,
+            stream_decode_level=pikepdf.StreamDecodeLevel.none,
+        )  # keep ReportLab's compressed streams as they are

@@ -35,7 +35,14 @@ Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in points
 
 TARGETS = ("home", "pdfx")
 PDFX_VERSION = "PDF/X-1a:2003"
-_GOOD_SPACES = {"/DeviceCMYK", "/DeviceGray", "/Separation", "/Pattern", "/G", "/CMYK"}  # inline-image abbreviations too
+_GOOD_SPACES = {
+    "/DeviceCMYK",
+    "/DeviceGray",
+    "/Separation",
+    "/Pattern",
+    "/G",
+    "/CMYK",
+}  # inline-image abbreviations too
 _OK_BLEND = {"/Normal", "/Compatible"}
 
 
@@ -62,13 +69,17 @@ class _Run:
         self.path, self.pdf, self.pdfx = path, pdf, target == "pdfx"
         self.problems: list[Problem] = []
         self.seen: set[tuple[int, str]] = set()  # (page, message): one problem per fault and page
-        self.checked: dict[tuple[int, int] | None, list[str]] = {}  # objgen of a form or image -> the messages it gave, so a shared one is read once
+        self.checked: dict[
+            tuple[int, int] | None, list[str]
+        ] = {}  # objgen of a form or image -> the messages it gave, so a shared one is read once
 
     def add(self, page: int, message: str) -> None:
         if (page, message) not in self.seen:
             self.seen.add((page, message))
             where = f"page {page}: " if page else ""
-            self.problems.append(Problem(Location(str(self.path), page, 0), where + message, "preflight"))
+            self.problems.append(
+                Problem(Location(str(self.path), page, 0), where + message, "preflight")
+            )
 
     # ---------------------------------------------------------- the document
 
@@ -92,13 +103,19 @@ class _Run:
             profile = intent.get("/DestOutputProfile")
             if profile is None:
                 if str(intent.get("/OutputConditionIdentifier", "")) in ("", "Custom"):
-                    self.add(0, "the OutputIntent names no registered condition " "and embeds no profile (DestOutputProfile)")
+                    self.add(
+                        0,
+                        "the OutputIntent names no registered condition "
+                        "and embeds no profile (DestOutputProfile)",
+                    )
             elif int(profile.get("/N", 0)) != 4 or profile.read_bytes()[16:20] != b"CMYK":
                 self.add(0, "the OutputIntent's profile is not a CMYK profile")
         info = self.pdf.trailer.get("/Info", pikepdf.Dictionary())
         for key in ("/GTS_PDFXVersion", "/GTS_PDFXConformance"):
             if str(info.get(key, "")) != PDFX_VERSION:
-                self.add(0, f"Info {key[1:]} is {str(info.get(key, 'missing'))!r}, not {PDFX_VERSION!r}")
+                self.add(
+                    0, f"Info {key[1:]} is {str(info.get(key, 'missing'))!r}, not {PDFX_VERSION!r}"
+                )
         for key in ("/Title", "/CreationDate", "/ModDate"):
             if key not in info:
                 self.add(0, f"Info has no {key[1:]}")
@@ -113,7 +130,10 @@ class _Run:
     # ---------------------------------------------------------- pages
 
     def page(self, number: int, page: pikepdf.Page) -> None:
-        boxes = {name: _box(page.obj.get(f"/{name}")) for name in ("MediaBox", "BleedBox", "TrimBox", "ArtBox")}
+        boxes = {
+            name: _box(page.obj.get(f"/{name}"))
+            for name in ("MediaBox", "BleedBox", "TrimBox", "ArtBox")
+        }
         media = _box(page.mediabox)
         assert media is not None  # pikepdf gives every page a MediaBox
         if self.pdfx:
@@ -125,7 +145,10 @@ class _Run:
         if trim is not None and not _inside(trim, bleed):
             self.add(number, f"the TrimBox {_fmt(trim)} is not inside the BleedBox {_fmt(bleed)}")
         if boxes["BleedBox"] is not None and not _inside(boxes["BleedBox"], media):
-            self.add(number, f"the BleedBox {_fmt(boxes['BleedBox'])} is not inside the MediaBox {_fmt(media)}")
+            self.add(
+                number,
+                f"the BleedBox {_fmt(boxes['BleedBox'])} is not inside the MediaBox {_fmt(media)}",
+            )
         for message in self.content(page.obj, "the page"):
             self.add(number, message)
 
@@ -142,7 +165,10 @@ class _Run:
         resources = holder.get("/Resources", pikepdf.Dictionary())
         for font_name, font in resources.get("/Font", {}).items():
             if not _embedded(font):
-                out.append(f"font {str(font.get('/BaseFont', font_name)).lstrip('/')} " f"in {name} is not embedded")
+                out.append(
+                    f"font {str(font.get('/BaseFont', font_name)).lstrip('/')} "
+                    f"in {name} is not embedded"
+                )
         if self.pdfx:
             out += self.colours(holder, resources, name)
         for xname, xobject in _named(resources, "/XObject"):
@@ -162,17 +188,29 @@ class _Run:
         for gs_name, state in _named(resources, "/ExtGState"):
             for key in ("/ca", "/CA"):
                 if key in state and float(state[key]) < 1:
-                    out.append(f"transparency: graphics state {gs_name} in " f"{name} sets {key[1:]} {float(state[key]):g}")
+                    out.append(
+                        f"transparency: graphics state {gs_name} in "
+                        f"{name} sets {key[1:]} {float(state[key]):g}"
+                    )
             if str(state.get("/SMask", "/None")) != "/None":
                 out.append(f"transparency: graphics state {gs_name} in {name} has a soft mask")
             if "/BM" in state and str(state["/BM"]) not in _OK_BLEND:
-                out.append(f"transparency: graphics state {gs_name} " f"in {name} uses blend mode {state['/BM']}")
+                out.append(
+                    f"transparency: graphics state {gs_name} "
+                    f"in {name} uses blend mode {state['/BM']}"
+                )
         for space_name, space in _named(resources, "/ColorSpace"):
             if _space_name(space) not in _GOOD_SPACES:
-                out.append(f"colour space {space_name} in {name} is {_space_name(space)[1:]}; " "PDF/X-1a allows CMYK, grey and spot colours only")
+                out.append(
+                    f"colour space {space_name} in {name} is {_space_name(space)[1:]}; "
+                    "PDF/X-1a allows CMYK, grey and spot colours only"
+                )
         for shading_name, shading in _named(resources, "/Shading"):
             if _space_name(shading.get("/ColorSpace")) not in _GOOD_SPACES:
-                out.append(f"shading {shading_name} in {name} is in " f"{_space_name(shading.get('/ColorSpace'))[1:]}")
+                out.append(
+                    f"shading {shading_name} in {name} is in "
+                    f"{_space_name(shading.get('/ColorSpace'))[1:]}"
+                )
         rgb: list[str] = []
         for operands, operator in pikepdf.parse_content_stream(holder):  # type: ignore[misc]
             op = str(operator)
@@ -206,7 +244,9 @@ def _embedded(font: pikepdf.Object | None) -> bool:
         if font is None:
             return False
     descriptor = font.get("/FontDescriptor")
-    return descriptor is not None and any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3"))
+    return descriptor is not None and any(
+        k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")
+    )
 
 
 def _space_name(space: pikepdf.Object | None) -> str:
@@ -220,7 +260,9 @@ def _space_name(space: pikepdf.Object | None) -> str:
         if family == "/Indexed":
             return _space_name(space[1])
         if family == "/ICCBased":
-            return {1: "/DeviceGray", 4: "/DeviceCMYK"}.get(int(space[1].get("/N", 0)), "/ICCBased RGB")
+            return {1: "/DeviceGray", 4: "/DeviceCMYK"}.get(
+                int(space[1].get("/N", 0)), "/ICCBased RGB"
+            )
         return family
     return str(space)
 
@@ -251,8 +293,12 @@ def _box(value: pikepdf.Object | None) -> Box | None:
 
 
 def _inside(inner: Box, outer: Box, tolerance: float = 0.01) -> bool:
-    return (inner[0] >= outer[0] - tolerance and inner[1] >= outer[1] - tolerance
-            and inner[2] <= outer[2] + tolerance and inner[3] <= outer[3] + tolerance)
+    return (
+        inner[0] >= outer[0] - tolerance
+        and inner[1] >= outer[1] - tolerance
+        and inner[2] <= outer[2] + tolerance
+        and inner[3] <= outer[3] + tolerance
+    )
 
 
 def _fmt(box: Box) -> str:
@@ -261,7 +307,10 @@ def _fmt(box: Box) -> str:
 
 # ---------------------------------------------------------- after a build
 
-def check_build(folder: Path, pdfx_folders: set[str], passed: RasterCache | None = None) -> list[Problem]:
+
+def check_build(
+    folder: Path, pdfx_folders: set[str], passed: RasterCache | None = None
+) -> list[Problem]:
     """Preflight every PDF under a built kit's folder: PDF/X rules in the folders of PDF/X profiles.
 
     With `passed` (the export's raster cache), a file whose exact bytes passed before
@@ -299,14 +348,25 @@ def _pass_key(path: Path, target: str) -> str | None:
 
 # ---------------------------------------------------------- the command
 
+
 def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("preflight", help="check PDFs for the rules of their target (home sheets, PDF/X-1a)",
-                       description="Check PDFs: fonts embedded and page boxes " "nested; with --target pdfx (the default "
-                       "for files with a PDF/X OutputIntent) also the " "PDF/X-1a:2003 rules: CMYK only, no transparency, "
-                       "OutputIntent, Info keys, TrimBox and BleedBox on every page.",
-                       epilog="Problems print as file:page:0: error: message " "[preflight]. Exit 0 clean, 1 problems, 2 usage error.")
+    p = sub.add_parser(
+        "preflight",
+        help="check PDFs for the rules of their target (home sheets, PDF/X-1a)",
+        description="Check PDFs: fonts embedded and page boxes "
+        "nested; with --target pdfx (the default "
+        "for files with a PDF/X OutputIntent) also the "
+        "PDF/X-1a:2003 rules: CMYK only, no transparency, "
+        "OutputIntent, Info keys, TrimBox and BleedBox on every page.",
+        epilog="Problems print as file:page:0: error: message "
+        "[preflight]. Exit 0 clean, 1 problems, 2 usage error.",
+    )
     p.add_argument("files", nargs="+", type=Path, metavar="FILE.pdf")
-    p.add_argument("--target", choices=TARGETS, help="the rules to check (default: pdfx for PDF/X files, else home)")
+    p.add_argument(
+        "--target",
+        choices=TARGETS,
+        help="the rules to check (default: pdfx for PDF/X files, else home)",
+    )
     p.set_defaults(run=run)
 
 

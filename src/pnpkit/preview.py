@@ -42,9 +42,14 @@ _XLINK = "{http://www.w3.org/1999/xlink}href"
 @lru_cache(maxsize=1)
 def _templates() -> jinja2.Environment:
     """The page's templates, from the package (a wheel or a zip install too); HTML is escaped."""
-    return jinja2.Environment(loader=jinja2.PackageLoader("pnpkit", "assets/preview"),
-                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True, keep_trailing_newline=True)
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("pnpkit", "assets/preview"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
 
 
 def _page(title: str, body: Markup) -> str:
@@ -67,12 +72,23 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
         (by_item.setdefault(owner, []) if owner else general).append(problem)
     total = sum(len(faces) for faces in result.faces.values())
     name = pack.name[pack.languages[0]]
-    sections = [_language(pack, lang, faces, by_item, folder, previous)
-                for lang, faces in result.faces.items()]
+    sections = [
+        _language(pack, lang, faces, by_item, folder, previous)
+        for lang, faces in result.faces.items()
+    ]
     pdfs = sorted(p.name for p in folder.glob("*.pdf"))
-    body = _templates().get_template("index.html.j2").render(
-        name=name, pdfs=pdfs, langs=list(result.faces), total=total, general=general,
-        sections=sections)
+    body = (
+        _templates()
+        .get_template("index.html.j2")
+        .render(
+            name=name,
+            pdfs=pdfs,
+            langs=list(result.faces),
+            total=total,
+            general=general,
+            sections=sections,
+        )
+    )
     path = folder / "index.html"
     page = _page(f"{name} · {total} faces", Markup(body.rstrip("\n")))
     output.put(page.encode("utf-8"), path, previous and previous / "index.html")
@@ -98,35 +114,64 @@ def waiting_page(title: str) -> str:
 # ---------------------------------------------------------------- sections
 
 
-def _language(pack: Pack, lang: str, faces: list[Face], by_item: dict[str, list[Problem]],
-              folder: Path, previous: Path | None) -> dict[str, object]:
+def _language(
+    pack: Pack,
+    lang: str,
+    faces: list[Face],
+    by_item: dict[str, list[Problem]],
+    folder: Path,
+    previous: Path | None,
+) -> dict[str, object]:
     """What index.html.j2 shows of one language: its groups, each with its items' figures."""
     items: dict[tuple[str, str], dict[str, Face]] = {}
     for face in faces:
         items.setdefault((face.group, face.item), {})[face.side] = face
     groups = []
     for group in pack.groups.values():
-        members = [(item, items[(group.name, item.id)]) for item in group.items if (group.name, item.id) in items]
+        members = [
+            (item, items[(group.name, item.id)])
+            for item in group.items
+            if (group.name, item.id) in items
+        ]
         if not members:
             continue
         w, h = group.size
-        groups.append({"name": group.name, "kind": group.kind, "size": f"{w:g}×{h:g}",
-                       "printed": group.total,
-                       "designs": f"{len(members)} design{'s' if len(members) != 1 else ''}",
-                       "figures": [_figure(pack, lang, item, sides, by_item.get(item.id, []),
-                                           folder, previous) for item, sides in members]})
+        groups.append(
+            {
+                "name": group.name,
+                "kind": group.kind,
+                "size": f"{w:g}×{h:g}",
+                "printed": group.total,
+                "designs": f"{len(members)} design{'s' if len(members) != 1 else ''}",
+                "figures": [
+                    _figure(pack, lang, item, sides, by_item.get(item.id, []), folder, previous)
+                    for item, sides in members
+                ],
+            }
+        )
     return {"lang": lang, "groups": groups}
 
 
-def _figure(pack: Pack, lang: str, item: Item, sides: dict[str, Face], problems: list[Problem],
-            folder: Path, previous: Path | None) -> dict[str, object]:
-    faces = [_image(pack, lang, face, folder, previous)
-             for side in ("front", "back") if (face := sides.get(side))]
+def _figure(
+    pack: Pack,
+    lang: str,
+    item: Item,
+    sides: dict[str, Face],
+    problems: list[Problem],
+    folder: Path,
+    previous: Path | None,
+) -> dict[str, object]:
+    faces = [
+        _image(pack, lang, face, folder, previous)
+        for side in ("front", "back")
+        if (face := sides.get(side))
+    ]
     return {"id": item.id, "count": item.count, "faces": faces, "notes": problems}
 
 
-def _image(pack: Pack, lang: str, face: Face, folder: Path,
-           previous: Path | None) -> dict[str, object]:
+def _image(
+    pack: Pack, lang: str, face: Face, folder: Path, previous: Path | None
+) -> dict[str, object]:
     """One side as the page shows it: an image of its SVG, or a framed preview copy (art)."""
     rel = f"svg/{lang}/{face.group}/{face.item}-{face.side}.svg"
     framed = _draws_files(face)
@@ -137,11 +182,17 @@ def _image(pack: Pack, lang: str, face: Face, folder: Path,
         data = _linked_art(face.svg, pack.root, folder / ART, previous and previous / ART)
         output.put(data, target, previous and previous / rel)
     fw, fh = face.full_size
-    return {"side": face.side, "group": face.group, "href": rel, "framed": framed,
-            "version": hashlib.sha256(face.svg.encode("utf-8")).hexdigest()[:12],
-            "w": f"{fw:.2f}", "h": f"{fh:.2f}",
-            "trim": _inset(face.bleed, fw, fh),
-            "safe": _inset(face.bleed + pack.print.safe, fw, fh)}
+    return {
+        "side": face.side,
+        "group": face.group,
+        "href": rel,
+        "framed": framed,
+        "version": hashlib.sha256(face.svg.encode("utf-8")).hexdigest()[:12],
+        "w": f"{fw:.2f}",
+        "h": f"{fh:.2f}",
+        "trim": _inset(face.bleed, fw, fh),
+        "safe": _inset(face.bleed + pack.print.safe, fw, fh),
+    }
 
 
 def _inset(d: float, w: float, h: float) -> str:
@@ -163,7 +214,9 @@ def _linked_art(svg: str, root: Path, art: Path, previous: Path | None = None) -
     `art`, made once per build however many faces draw it (a 48 MB picture on 32 cards is 48 MB,
     not 2 GB). An <img> would not load the linked files, so the page shows these copies in a
     sandboxed frame (no scripts), sized to the frame as an <img> would be."""
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True
+    )
     tree = etree.fromstring(svg.encode("utf-8"), parser)
     tree.set("width", "100%")
     tree.set("height", "100%")
@@ -198,7 +251,9 @@ def _owners(pack: Pack) -> dict[str, list[tuple[int, int, str]]]:
     to use."""
     spans: dict[str, list[tuple[int, int, str]]] = {}
     for item in pack.items():
-        lines = [item.where.line] + [w.line for w in item.field_where.values() if w.file == item.where.file]
+        lines = [item.where.line] + [
+            w.line for w in item.field_where.values() if w.file == item.where.file
+        ]
         spans.setdefault(item.where.file, []).append((item.where.line, max(lines), item.id))
     return spans
 

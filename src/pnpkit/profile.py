@@ -34,7 +34,18 @@ PDFX_KEYS = ("pdfx", "icc", "output_condition", "ink_limit", "rich_black")
 KEYS = {
     "sheets": ("name", "output", "notes"),
     "images": ("name", "output", "dpi", "bleed", "products", "fit", "shared_back", "notes"),
-    "pages": ("name", "output", "bleed", "copies", "order", "shared_back", "products", "fit", "notes", *PDFX_KEYS),
+    "pages": (
+        "name",
+        "output",
+        "bleed",
+        "copies",
+        "order",
+        "shared_back",
+        "products",
+        "fit",
+        "notes",
+        *PDFX_KEYS,
+    ),
     "tts": ("name", "output", "dpi", "sheet", "image_url", "objects", "tile_width", "notes"),
     "showcase": ("name", "output", "width", "background", "hand", "notes"),
     "low-ink": ("name", "output", "keep", "min_area", "notes"),
@@ -80,7 +91,9 @@ class Profile:
     image_url: str = ""
     objects: dict[str, str] = field(default_factory=dict)  # tts: kind -> object
     tile_width: float = 50.8  # tts: mm a scale-1 tile stands for
-    fit: float = 0.0  # mm a product's trim may differ from a group's on each side and still be its product
+    fit: float = (
+        0.0  # mm a product's trim may differ from a group's on each side and still be its product
+    )
     pdfx: bool = False  # pages: PDF/X-1a:2003 in CMYK, separated for `press`
     press: Press | None = None  # pdfx.Press: ICC profile, output condition, ink limit, rich black
     width: int = 1600  # showcase: pixels across every image
@@ -89,7 +102,9 @@ class Profile:
     keep: int = 35  # low-ink: % of the ink large fills keep
     min_area: int = 100  # low-ink: mm^2 from which a fill counts as large
 
-    def product_for(self, size: tuple[float, float], tolerance: float = 0.25) -> tuple[Product | None, bool]:
+    def product_for(
+        self, size: tuple[float, float], tolerance: float = 0.25
+    ) -> tuple[Product | None, bool]:
         """The product whose trim is this size within `tolerance` mm, and whether it is turned
         90°."""
         for product in self.products:
@@ -121,9 +136,13 @@ class Profile:
 
     def closest(self, size: tuple[float, float], n: int = 3) -> list[Product]:
         """The n products closest in size (either way round), for a helpful message."""
+
         def distance(p: Product) -> float:
-            return min(abs(p.trim[0] - size[0]) + abs(p.trim[1] - size[1]),
-                       abs(p.trim[1] - size[0]) + abs(p.trim[0] - size[1]))
+            return min(
+                abs(p.trim[0] - size[0]) + abs(p.trim[1] - size[1]),
+                abs(p.trim[1] - size[0]) + abs(p.trim[0] - size[1]),
+            )
+
         return sorted(self.products, key=distance)[:n]
 
 
@@ -147,7 +166,14 @@ def load(name: str) -> tuple[Profile | None, list[Problem]]:
     path = find(name)
     if path is None:
         hint = did_you_mean(name, names())
-        return None, [Problem(Location(name, 0, 0), f"no export profile '{name}'{hint}; profiles: " f"{', '.join(names())}, or a .yaml file", "usage")]
+        return None, [
+            Problem(
+                Location(name, 0, 0),
+                f"no export profile '{name}'{hint}; profiles: "
+                f"{', '.join(names())}, or a .yaml file",
+                "usage",
+            )
+        ]
     doc, problems = load_yaml(path)
     if problems:
         return None, problems
@@ -155,7 +181,9 @@ def load(name: str) -> tuple[Profile | None, list[Problem]]:
     profile = _read(r, path.stem)
     # the shared readers file length and size errors under the pack's [schema]; here they are the
     # profile's
-    problems = [dataclasses.replace(p, rule="profile") if p.rule == "schema" else p for p in problems]
+    problems = [
+        dataclasses.replace(p, rule="profile") if p.rule == "schema" else p for p in problems
+    ]
     if any(p.is_error for p in problems):
         return None, problems
     return profile, problems
@@ -181,7 +209,11 @@ def _read(r: Reader, ident: str) -> Profile | None:
         values["dpi"] = dpi
     if "bleed" in data:
         values["bleed"] = _length(r, data["bleed"], ("bleed",))
-    for key, options in (("copies", ("once", "each")), ("order", ("front-back", "fronts-then-backs")), ("shared_back", ("once", "each"))):
+    for key, options in (
+        ("copies", ("once", "each")),
+        ("order", ("front-back", "fronts-then-backs")),
+        ("shared_back", ("once", "each")),
+    ):
         if key in data:
             values[key] = r.choice(data[key], (key,), options, "profile")
     if "image_url" in data:
@@ -200,15 +232,18 @@ def _read(r: Reader, ident: str) -> Profile | None:
         values.update(_ints(r, data, (("keep", 5, 100), ("min_area", 1, 100000))))
     if output == "tts":
         values["objects"] = _objects(r, data.get("objects", {}))
-    products = _products(r, data.get("products", []), values.get("dpi") or 300, values.get("bleed") or 0.0, output)
+    products = _products(
+        r, data.get("products", []), values.get("dpi") or 300, values.get("bleed") or 0.0, output
+    )
     values["products"] = tuple(products)
     if any(v is None for v in values.values()):
         return None
     return Profile(**values)
 
 
-def _ints(r: Reader, data: dict[str, Any], bounds: tuple[tuple[str, int, int], ...]
-          ) -> dict[str, Any]:
+def _ints(
+    r: Reader, data: dict[str, Any], bounds: tuple[tuple[str, int, int], ...]
+) -> dict[str, Any]:
     """Whole-number keys, each between its bounds."""
     values: dict[str, Any] = {}
     for key, low, high in bounds:
@@ -226,7 +261,11 @@ def _showcase(r: Reader, data: dict[str, Any]) -> dict[str, Any]:
     if "background" in data:
         colour = r.typed(data["background"], ("background",), "string", "profile")
         if colour is not None and colour != "transparent" and not _COLOUR.match(colour):
-            r.problem(("background",), f"'background' must be transparent or a colour #rrggbb (got '{colour}')", "profile")
+            r.problem(
+                ("background",),
+                f"'background' must be transparent or a colour #rrggbb (got '{colour}')",
+                "profile",
+            )
             colour = None
         values["background"] = colour
     return values
@@ -245,7 +284,11 @@ def _press(r: Reader, data: dict[str, Any], folder: Path) -> dict[str, Any]:
         name = r.typed(data["icc"], ("icc",), "string", "profile")
         icc = (folder / name) if name else None
         if icc is not None and not icc.is_file():
-            r.problem(("icc",), f"no ICC profile '{name}' (a path relative to the profile file)", "profile")
+            r.problem(
+                ("icc",),
+                f"no ICC profile '{name}' (a path relative to the profile file)",
+                "profile",
+            )
             icc = None
         elif icc is not None and not _is_cmyk_output_profile(icc):
             r.problem(("icc",), f"'{name}' is not a CMYK output ICC profile", "profile")
@@ -254,27 +297,46 @@ def _press(r: Reader, data: dict[str, Any], folder: Path) -> dict[str, Any]:
             return {"pdfx": None}
         press = dataclasses.replace(press, icc=icc)
     if "output_condition" in data:
-        press = dataclasses.replace(press, condition=r.typed(data["output_condition"], ("output_condition",), "string", "profile"))
+        press = dataclasses.replace(
+            press,
+            condition=r.typed(data["output_condition"], ("output_condition",), "string", "profile"),
+        )
     if "ink_limit" in data:
         limit = r.typed(data["ink_limit"], ("ink_limit",), "int", "profile")
         if limit is not None and not 100 <= limit <= 400:
-            r.problem(("ink_limit",), f"'ink_limit' is a total ink coverage in %, 100 to 400 (got {limit})", "profile")
+            r.problem(
+                ("ink_limit",),
+                f"'ink_limit' is a total ink coverage in %, 100 to 400 (got {limit})",
+                "profile",
+            )
             limit = None
         press = dataclasses.replace(press, ink_limit=float(limit)) if limit is not None else None
     if "rich_black" in data and press is not None:
         black = _rich_black(r, data["rich_black"])
         press = dataclasses.replace(press, rich_black=black) if black else None
     if press is not None and sum(press.rich_black) * 100 > press.ink_limit + 1e-6:
-        r.problem(("rich_black",) if "rich_black" in data else ("ink_limit",),
-                  f"the rich black {'/'.join(f'{v * 100:g}' for v in press.rich_black)} " f"is {sum(press.rich_black) * 100:g} % ink, "
-                  f"over the ink limit of {press.ink_limit:g} %", "profile")
+        r.problem(
+            ("rich_black",) if "rich_black" in data else ("ink_limit",),
+            f"the rich black {'/'.join(f'{v * 100:g}' for v in press.rich_black)} "
+            f"is {sum(press.rich_black) * 100:g} % ink, "
+            f"over the ink limit of {press.ink_limit:g} %",
+            "profile",
+        )
         press = None
     return {"pdfx": pdfx, "press": press}
 
 
 def _rich_black(r: Reader, value: Any) -> tuple[float, float, float, float] | None:
-    if not (isinstance(value, list) and len(value) == 4 and all(isinstance(v, int) and 0 <= v <= 100 for v in value)):
-        r.problem(("rich_black",), "'rich_black' must be [C, M, Y, K] in % such as [60, 40, 40, 100]", "profile")
+    if not (
+        isinstance(value, list)
+        and len(value) == 4
+        and all(isinstance(v, int) and 0 <= v <= 100 for v in value)
+    ):
+        r.problem(
+            ("rich_black",),
+            "'rich_black' must be [C, M, Y, K] in % such as [60, 40, 40, 100]",
+            "profile",
+        )
         return None
     c, m, y, k = (v / 100 for v in value)
     return c, m, y, k
@@ -307,8 +369,15 @@ def _sheet(r: Reader, value: Any) -> tuple[int, int, int] | None:
     if None in out:
         return None
     columns, rows, pixels = cast(list[int], out)
-    if not 2 <= columns * rows <= 100:  # a face and the hidden image; card ids are sheet x 100 + slot
-        r.problem(("sheet",), "a deck sheet needs 2 to 100 cells, a face and the " f"hidden image at least (got {out[0]} x {out[1]})", "profile")
+    if (
+        not 2 <= columns * rows <= 100
+    ):  # a face and the hidden image; card ids are sheet x 100 + slot
+        r.problem(
+            ("sheet",),
+            "a deck sheet needs 2 to 100 cells, a face and the "
+            f"hidden image at least (got {out[0]} x {out[1]})",
+            "profile",
+        )
         return None
     return columns, rows, pixels
 
@@ -320,7 +389,11 @@ def _objects(r: Reader, value: Any) -> dict[str, str] | None:
     out: dict[str, str] = {}
     for kind in KINDS_FOR_TTS:
         if kind not in spec:
-            r.problem(("objects",), f"'objects' needs the kind '{kind}' (one of {', '.join(TTS_OBJECTS)})", "profile")
+            r.problem(
+                ("objects",),
+                f"'objects' needs the kind '{kind}' (one of {', '.join(TTS_OBJECTS)})",
+                "profile",
+            )
             continue
         out[kind] = r.choice(spec[kind], ("objects", kind), TTS_OBJECTS, "profile")
     return out if None not in out.values() and len(out) == len(KINDS_FOR_TTS) else None
@@ -344,7 +417,12 @@ def _products(r: Reader, value: Any, dpi: int, bleed: float, output: str) -> lis
         if pixels is not None and trim is not None:
             expected = tuple(round((t + 2 * bleed) / MM_PER_IN * dpi) for t in trim)
             if pixels != expected:
-                r.problem(path + ("pixels",), f"'pixels' {pixels[0]}x{pixels[1]} is not the trim plus " f"2 x bleed at {dpi} dpi ({expected[0]}x{expected[1]})", "profile")
+                r.problem(
+                    path + ("pixels",),
+                    f"'pixels' {pixels[0]}x{pixels[1]} is not the trim plus "
+                    f"2 x bleed at {dpi} dpi ({expected[0]}x{expected[1]})",
+                    "profile",
+                )
         if name is not None and trim is not None:
             out.append(Product(name, trim, pixels, safe, source))
     return out
@@ -354,8 +432,12 @@ def _fit(r: Reader, value: object) -> float | None:
     """How far (mm a side) a product may be from a group's size: bounded, a few mm at most."""
     mm = _length(r, value, ("fit",))
     if mm is not None and mm > 5:
-        r.problem(("fit",), f"'fit' is how far each side of a product may be from a group's trim, "
-                            f"at most 5 mm (got {mm:g} mm)", "profile")
+        r.problem(
+            ("fit",),
+            f"'fit' is how far each side of a product may be from a group's trim, "
+            f"at most 5 mm (got {mm:g} mm)",
+            "profile",
+        )
         return None
     return mm
 
@@ -369,8 +451,12 @@ def _source(r: Reader, spec: dict[str, object], path: tuple[str | int, ...]) -> 
         return ""
     tag = text.split(":", 1)[0].strip()
     if tag not in SOURCE_TAGS or ":" not in text:
-        r.problem(path + ("source",), f"'source' must start with one of {', '.join(SOURCE_TAGS)} and a colon, "
-                                      f"then say where the figures come from (got '{text[:60]}')", "profile")
+        r.problem(
+            path + ("source",),
+            f"'source' must start with one of {', '.join(SOURCE_TAGS)} and a colon, "
+            f"then say where the figures come from (got '{text[:60]}')",
+            "profile",
+        )
         return ""
     return str(text)
 
@@ -379,10 +465,19 @@ def _pixels(r: Reader, spec: dict[str, Any], path: Path_, output: str) -> tuple[
     if "pixels" not in spec:
         return None
     if output != "images":
-        r.problem(path + ("pixels",), "'pixels' only applies to profiles with output 'images'", "profile", key=True)
+        r.problem(
+            path + ("pixels",),
+            "'pixels' only applies to profiles with output 'images'",
+            "profile",
+            key=True,
+        )
         return None
     match = _PIXELS.match(str(spec["pixels"]))
     if not match:
-        r.problem(path + ("pixels",), f"'pixels' must be WIDTHxHEIGHT such as 825x1125 (got '{spec['pixels']}')", "profile")
+        r.problem(
+            path + ("pixels",),
+            f"'pixels' must be WIDTHxHEIGHT such as 825x1125 (got '{spec['pixels']}')",
+            "profile",
+        )
         return None
     return int(match.group(1)), int(match.group(2))

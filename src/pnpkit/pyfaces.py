@@ -52,7 +52,9 @@ def drawing(ctx: dict[str, Any]) -> svgwrite.Drawing:
 
     f = ctx["face"]
     b, w, h = f["bleed"], f["w"] + 2 * f["bleed"], f["h"] + 2 * f["bleed"]
-    return svgwrite.Drawing(size=(f"{w:.3f}mm", f"{h:.3f}mm"), viewBox=f"{-b:.3f} {-b:.3f} {w:.3f} {h:.3f}", debug=False)
+    return svgwrite.Drawing(
+        size=(f"{w:.3f}mm", f"{h:.3f}mm"), viewBox=f"{-b:.3f} {-b:.3f} {w:.3f} {h:.3f}", debug=False
+    )
 
 
 class Markup:
@@ -83,7 +85,9 @@ class Macros:
 
     def __call__(self, template: str) -> _MacroModule:
         if template not in self.modules:
-            self.modules[template] = _MacroModule(self.env.get_template(template).make_module(self.context))
+            self.modules[template] = _MacroModule(
+                self.env.get_template(template).make_module(self.context)
+            )
         return self.modules[template]
 
 
@@ -109,7 +113,9 @@ def _svg_text(result: object) -> str:
     if hasattr(result, "tostring"):
         text: str = result.tostring()
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + text
-    raise TypeError(f"a Python face must return drawing(ctx) or SVG text (got {type(result).__name__})")
+    raise TypeError(
+        f"a Python face must return drawing(ctx) or SVG text (got {type(result).__name__})"
+    )
 
 
 def _load(path: Path) -> ModuleType:
@@ -130,26 +136,46 @@ def _where_in(path: Path, exc: BaseException) -> int:
     return line
 
 
-def run(pack: Pack, jobs: list[Job], trusted: bool, seconds: float
-        ) -> tuple[dict[FaceKey, str], list[Problem]]:
+def run(
+    pack: Pack, jobs: list[Job], trusted: bool, seconds: float
+) -> tuple[dict[FaceKey, str], list[Problem]]:
     """Draw every Python face of a build. jobs: [(key, spec, where, context, make_text_box)].
     Returns ({key: svg}, problems)."""
     if not jobs:
         return {}, []
     if not trusted:
         names = sorted({spec for _, spec, *_ in jobs})
-        return {}, [Problem(jobs[0][2], "the pack is not trusted, so its Python faces " f"({', '.join(names)}: {len(jobs)} face(s)) "
-                                        f"were not drawn; if you trust its author: pnpkit trust {display_path(pack.root)} "
-                                        "(or --trust for one run)", "trust")]
+        return {}, [
+            Problem(
+                jobs[0][2],
+                "the pack is not trusted, so its Python faces "
+                f"({', '.join(names)}: {len(jobs)} face(s)) "
+                f"were not drawn; if you trust its author: pnpkit trust {display_path(pack.root)} "
+                "(or --trust for one run)",
+                "trust",
+            )
+        ]
     problems: list[Problem] = []
     runnable: list[Job] = []
     for job in jobs:
         file = SPEC.match(job[1]).group(1)  # type: ignore[union-attr]  # is_python() chose it
         path = pack.root / file
         if pack.root.resolve() not in path.resolve().parents:
-            problems.append(Problem(job[2], f"Python face file '{file}' lies outside the pack; it must be a file inside it", "references"))
+            problems.append(
+                Problem(
+                    job[2],
+                    f"Python face file '{file}' lies outside the pack; it must be a file inside it",
+                    "references",
+                )
+            )
         elif not path.is_file():
-            problems.append(Problem(job[2], f"Python face file '{file}' not found in {display_path(pack.root)}", "references"))
+            problems.append(
+                Problem(
+                    job[2],
+                    f"Python face file '{file}' not found in {display_path(pack.root)}",
+                    "references",
+                )
+            )
         else:
             runnable.append(job)
 
@@ -168,28 +194,54 @@ def run(pack: Pack, jobs: list[Job], trusted: bool, seconds: float
                 if not callable(fn):
                     raise AttributeError(f"{file} has no function '{fn_name}'")
                 boxes = make_text_box(found)
-                svg = _svg_text(fn({**context, "text_box": _marked(boxes),
-                                    "macros": Macros(boxes.env, {**context, "text_box": boxes})}))
+                svg = _svg_text(
+                    fn(
+                        {
+                            **context,
+                            "text_box": _marked(boxes),
+                            "macros": Macros(boxes.env, {**context, "text_box": boxes}),
+                        }
+                    )
+                )
                 out.append([n, svg, None, [_dump(p) for p in found]])
             except Exception as exc:  # noqa: BLE001 (the pack's code)
-                out.append([n, None, [display_path(path), _where_in(path, exc), f"{type(exc).__name__}: {exc}"], [_dump(p) for p in found]])
+                out.append(
+                    [
+                        n,
+                        None,
+                        [display_path(path), _where_in(path, exc), f"{type(exc).__name__}: {exc}"],
+                        [_dump(p) for p in found],
+                    ]
+                )
         return out
 
     outcome = packcode.run(work, seconds)
     faces: dict[FaceKey, str] = {}
     if not outcome.done:
         n = outcome.step if isinstance(outcome.step, int) else 0
-        what = (f"did not finish within {seconds:g} s and was " "stopped (if it is just slow: --code-timeout SECONDS)"
-                if outcome.timed_out else f"was stopped: {outcome.crashed}")
+        what = (
+            f"did not finish within {seconds:g} s and was "
+            "stopped (if it is just slow: --code-timeout SECONDS)"
+            if outcome.timed_out
+            else f"was stopped: {outcome.crashed}"
+        )
         if runnable:
-            problems.append(Problem(runnable[n][2], f"Python face {runnable[n][1]} {what}", "python-face"))
+            problems.append(
+                Problem(runnable[n][2], f"Python face {runnable[n][1]} {what}", "python-face")
+            )
         return faces, problems
     for n, svg, error, found in cast(list[list[Any]], outcome.value):  # work()'s, through JSON
         key, spec, where = runnable[n][:3]
         problems += [Problem(Location(*row[:3]), *row[3:]) for row in found]
         if error is not None:
             file, line, message = error
-            problems.append(Problem(Location(file, line, 1), f"Python face {spec} raised {message} (drawing {key[2]} of '{key[1]}')", "python-face"))
+            problems.append(
+                Problem(
+                    Location(file, line, 1),
+                    f"Python face {spec} raised {message} (drawing {key[2]} of '{key[1]}')",
+                    "python-face",
+                )
+            )
         else:
             faces[key] = svg
     return faces, problems

@@ -45,8 +45,18 @@ def sheet_key(sheet: Any) -> bytes | None:
         return None
     h = hashlib.sha256(engine())
     h.update(content)
-    h.update(repr((face.drawing.width_mm, face.drawing.height_mm, getattr(face.drawing, "viewbox", None),
-                   face.size, face.bleed, sheet.page)).encode())
+    h.update(
+        repr(
+            (
+                face.drawing.width_mm,
+                face.drawing.height_mm,
+                getattr(face.drawing, "viewbox", None),
+                face.size,
+                face.bleed,
+                sheet.page,
+            )
+        ).encode()
+    )
     return h.digest()
 
 
@@ -59,9 +69,14 @@ def _drawing_content(drawing: Any) -> bytes | None:
     try:
         known: object = getattr(drawing, "key", None)
         if isinstance(known, bytes):  # cache.FormDrawing: hashed already
-            return known + b"".join(_file_hash(op.source) for op in drawing.ops
-                                          if isinstance(op, ImageOp) and isinstance(op.source, str))
-        if hasattr(drawing, "ops"):  # repr, not marshal: marshal's bytes depend on which equal objects are shared
+            return known + b"".join(
+                _file_hash(op.source)
+                for op in drawing.ops
+                if isinstance(op, ImageOp) and isinstance(op.source, str)
+            )
+        if hasattr(
+            drawing, "ops"
+        ):  # repr, not marshal: marshal's bytes depend on which equal objects are shared
             return repr(tuple(_keyed(op) for op in drawing.ops)).encode()
     except OSError:  # an art file gone: just make it
         return None
@@ -108,7 +123,11 @@ class RasterCache:
         self.hits = self.misses = 0
 
     def path(self, k: str | None, suffix: str = ".png") -> Path | None:
-        return self.folder / k[:2] / f"{k}{suffix}" if self.folder is not None and k is not None else None
+        return (
+            self.folder / k[:2] / f"{k}{suffix}"
+            if self.folder is not None and k is not None
+            else None
+        )
 
     def get(self, k: str | None, suffix: str = ".png") -> Path | None:
         path = self.path(k, suffix)
@@ -130,8 +149,14 @@ class RasterCache:
         self.put(k, source=target, suffix=target.suffix)
         return False
 
-    def put(self, k: str | None, source: Path | None = None, image: Image.Image | None = None, dpi: float = 0,
-            suffix: str = ".png") -> None:
+    def put(
+        self,
+        k: str | None,
+        source: Path | None = None,
+        image: Image.Image | None = None,
+        dpi: float = 0,
+        suffix: str = ".png",
+    ) -> None:
         """Store a made file, or a rasterised face's image; a failure only costs time."""
         path = self.path(k, suffix)
         if path is None:
@@ -171,8 +196,15 @@ class RasterCache:
                 pass
 
 
-def render(sheets: list[Any], shots: list[Any], pdf_path: Path, title: str, cache: RasterCache,
-           variant: str, draw: Callable[[list[Any], list[Any], Path, str], list[Any]]) -> list[Any]:
+def render(
+    sheets: list[Any],
+    shots: list[Any],
+    pdf_path: Path,
+    title: str,
+    cache: RasterCache,
+    variant: str,
+    draw: Callable[[list[Any], list[Any], Path, str], list[Any]],
+) -> list[Any]:
     """draw(sheets, shots, pdf_path, title) as export does it (the faces drawn one per page and
     rasterised), for the shots the cache does not hold; the others are served from it.
 

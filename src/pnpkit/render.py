@@ -62,11 +62,25 @@ def template_loader(pack: Pack) -> PackLoader:
 # meets (text_box's own state, a Path, the Pack) is opaque to it: the sandbox alone would
 # let a template call Path.write_text() on an object it was handed. Helpers that return
 # objects of their own add the class to the registry (Registry.add_type).
-READABLE: frozenset[type] = frozenset({
-    str, int, float, bool, type(None), dict, list, tuple, Markup,
-    jinja2.runtime.LoopContext, jinja2.runtime.Macro, jinja2.utils.Namespace,
-    jinja2.utils.Cycler, jinja2.utils.Joiner, jinja2.environment.TemplateModule,
-})
+READABLE: frozenset[type] = frozenset(
+    {
+        str,
+        int,
+        float,
+        bool,
+        type(None),
+        dict,
+        list,
+        tuple,
+        Markup,
+        jinja2.runtime.LoopContext,
+        jinja2.runtime.Macro,
+        jinja2.utils.Namespace,
+        jinja2.utils.Cycler,
+        jinja2.utils.Joiner,
+        jinja2.environment.TemplateModule,
+    }
+)
 
 
 class Sandbox(ImmutableSandboxedEnvironment):
@@ -92,8 +106,13 @@ class Undefined(jinja2.StrictUndefined):
 
     __slots__ = ()
 
-    def __init__(self, hint: str | None = None, obj: object = jinja2.utils.missing, name: str | None = None,
-                 exc: type[jinja2.TemplateRuntimeError] = jinja2.UndefinedError) -> None:
+    def __init__(
+        self,
+        hint: str | None = None,
+        obj: object = jinja2.utils.missing,
+        name: str | None = None,
+        exc: type[jinja2.TemplateRuntimeError] = jinja2.UndefinedError,
+    ) -> None:
         def unknown(message: str) -> UnknownName:
             return UnknownName(message, obj, name)
 
@@ -157,17 +176,21 @@ class _FailFast(jinja2.BaseLoader):
     def __init__(self, inner: jinja2.BaseLoader) -> None:
         self.inner = inner
         self.broken: dict[str, jinja2.TemplateSyntaxError] = {}
-        self.said: set[tuple[Location, str]] = set()  # missing templates reported: (where named, name)
+        self.said: set[tuple[Location, str]] = (
+            set()
+        )  # missing templates reported: (where named, name)
 
-    def get_source(self, environment: jinja2.Environment, name: str
-                   ) -> tuple[str, str | None, Callable[[], bool] | None]:
+    def get_source(
+        self, environment: jinja2.Environment, name: str
+    ) -> tuple[str, str | None, Callable[[], bool] | None]:
         return self.inner.get_source(environment, name)
 
     def list_templates(self) -> list[str]:
         return self.inner.list_templates()
 
-    def load(self, environment: jinja2.Environment, name: str,
-             globals: Any = None) -> jinja2.Template:  # noqa: A002 (the base class's name)
+    def load(
+        self, environment: jinja2.Environment, name: str, globals: Any = None
+    ) -> jinja2.Template:  # noqa: A002 (the base class's name)
         if name in self.broken:
             raise self.broken[name].with_traceback(None)
         try:
@@ -177,8 +200,9 @@ class _FailFast(jinja2.BaseLoader):
             raise
 
 
-def python_faces(env: jinja2.Environment, pack: Pack, lang: str, shared: dict[str, Any],
-                 problems: list[Problem]) -> dict[pyfaces.FaceKey, str]:
+def python_faces(
+    env: jinja2.Environment, pack: Pack, lang: str, shared: dict[str, Any], problems: list[Problem]
+) -> dict[pyfaces.FaceKey, str]:
     """The SVG of every face drawn by the pack's Python (pyfaces.py), all in one child process;
     (group, item, side) -> svg. The build says through env.pnpkit_code whether that may run."""
     jobs: list[pyfaces.Job] = []
@@ -188,21 +212,43 @@ def python_faces(env: jinja2.Environment, pack: Pack, lang: str, shared: dict[st
                 if pyfaces.is_python(name):
                     context = {**shared, **face_context(pack, group, item, side, lang)}
 
-                    def make(found: list[Problem], item: Item = item, name: str = name) -> TextBoxes:
+                    def make(
+                        found: list[Problem], item: Item = item, name: str = name
+                    ) -> TextBoxes:
                         return TextBoxes(pack, item, lang, name, found, env)
 
-                    jobs.append(((group.name, item.id, side), name, item.template_where[side], context, make))
+                    jobs.append(
+                        (
+                            (group.name, item.id, side),
+                            name,
+                            item.template_where[side],
+                            context,
+                            make,
+                        )
+                    )
     if not jobs:
         return {}
-    trusted, seconds = getattr(env, "pnpkit_code", None) or (trust.is_trusted(pack.root), trust.CODE_SECONDS)
+    trusted, seconds = getattr(env, "pnpkit_code", None) or (
+        trust.is_trusted(pack.root),
+        trust.CODE_SECONDS,
+    )
     faces, found = pyfaces.run(pack, jobs, trusted, seconds)
     problems += found
     return faces
 
 
-def render_face(env: jinja2.Environment, pack: Pack, group: Group, item: Item, side: str, name: str, lang: str,
-                shared: dict[str, Any], problems: list[Problem],
-                py: dict[pyfaces.FaceKey, str] | None = None) -> Face | None:
+def render_face(
+    env: jinja2.Environment,
+    pack: Pack,
+    group: Group,
+    item: Item,
+    side: str,
+    name: str,
+    lang: str,
+    shared: dict[str, Any],
+    problems: list[Problem],
+    py: dict[pyfaces.FaceKey, str] | None = None,
+) -> Face | None:
     """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang);
     `py` holds the faces python_faces() drew."""
     where = item.where
@@ -210,14 +256,32 @@ def render_face(env: jinja2.Environment, pack: Pack, group: Group, item: Item, s
         svg = (py or {}).get((group.name, item.id, side))
         if svg is None:  # python_faces() said why
             return None
-        face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where,
-                    shape=group.shape, variant=group.variant, labels=group.labels)  # as a template's face
+        face = Face(
+            group.name,
+            item.id,
+            side,
+            item.count,
+            group.size,
+            group.bleed,
+            group.kind,
+            svg,
+            where,
+            shape=group.shape,
+            variant=group.variant,
+            labels=group.labels,
+        )  # as a template's face
         face.template, face.broken = name, False
         return face
     try:
         template = env.get_template(name)
     except TemplateRefused as exc:
-        problems.append(Problem(item.template_where[side], f"template '{name}' for the {side} of '{item.id}': {exc.message}", "paths"))
+        problems.append(
+            Problem(
+                item.template_where[side],
+                f"template '{name}' for the {side} of '{item.id}': {exc.message}",
+                "paths",
+            )
+        )
         return None
     except jinja2.TemplateNotFound:
         problems += _not_found(env, pack, group, item, side, name)
@@ -226,7 +290,11 @@ def render_face(env: jinja2.Environment, pack: Pack, group: Group, item: Item, s
         problems.append(_syntax_problem(exc))
         return None
     before = len(problems)
-    context = {**shared, **face_context(pack, group, item, side, lang), "text_box": TextBoxes(pack, item, lang, name, problems, env)}
+    context = {
+        **shared,
+        **face_context(pack, group, item, side, lang),
+        "text_box": TextBoxes(pack, item, lang, name, problems, env),
+    }
     try:
         svg = template.render(context)
     except jinja2.TemplateSyntaxError as exc:
@@ -235,15 +303,40 @@ def render_face(env: jinja2.Environment, pack: Pack, group: Group, item: Item, s
     except Exception as exc:  # UndefinedError, TypeError in an expression, ...
         line = _template_line(exc)
         rule = "paths" if isinstance(exc, TemplateRefused) else "template"
-        what = unknown_name(exc, {**env.globals, **context}) if isinstance(exc, UnknownName) else _describe(exc)
-        problems.append(Problem(where, f"template '{name}'{line}: {what} (rendering the {side} of '{item.id}')", rule))
+        what = (
+            unknown_name(exc, {**env.globals, **context})
+            if isinstance(exc, UnknownName)
+            else _describe(exc)
+        )
+        problems.append(
+            Problem(
+                where,
+                f"template '{name}'{line}: {what} (rendering the {side} of '{item.id}')",
+                rule,
+            )
+        )
         return None
-    face = Face(group.name, item.id, side, item.count, group.size, group.bleed, group.kind, svg, where, shape=group.shape, variant=group.variant, labels=group.labels)
+    face = Face(
+        group.name,
+        item.id,
+        side,
+        item.count,
+        group.size,
+        group.bleed,
+        group.kind,
+        svg,
+        where,
+        shape=group.shape,
+        variant=group.variant,
+        labels=group.labels,
+    )
     face.template, face.broken = name, any(p.is_error for p in problems[before:])
     return face
 
 
-def _not_found(env: jinja2.Environment, pack: Pack, group: Group, item: Item, side: str, name: str) -> list[Problem]:
+def _not_found(
+    env: jinja2.Environment, pack: Pack, group: Group, item: Item, side: str, name: str
+) -> list[Problem]:
     """A missing template, said once where it is named: a group's template once for all the
     items that use it (and once for every language), not once per face."""
     where = item.template_where[side]
@@ -252,10 +345,22 @@ def _not_found(env: jinja2.Environment, pack: Pack, group: Group, item: Item, si
         if (where, name) in said:
             return []
         said.add((where, name))
-    users = [i for i in group.items if i.templates.get(side) == name and i.template_where.get(side) == where]
+    users = [
+        i
+        for i in group.items
+        if i.templates.get(side) == name and i.template_where.get(side) == where
+    ]
     whose = f"the {len(users)} items of '{group.name}'" if len(users) > 1 else f"'{item.id}'"
-    dirs = ", ".join("pnpkit's own" if d == BUILTIN_TEMPLATES else display_path(d) for d in template_dirs(pack))
-    return [Problem(where, f"template '{name}' for the {side} of {whose} not found (looked in {dirs})", "references")]
+    dirs = ", ".join(
+        "pnpkit's own" if d == BUILTIN_TEMPLATES else display_path(d) for d in template_dirs(pack)
+    )
+    return [
+        Problem(
+            where,
+            f"template '{name}' for the {side} of {whose} not found (looked in {dirs})",
+            "references",
+        )
+    ]
 
 
 def item_values(item: Item, lang: str) -> dict[str, Any]:
@@ -265,7 +370,11 @@ def item_values(item: Item, lang: str) -> dict[str, Any]:
 
 
 def _localise(value: Any, lang: str) -> Any:
-    if isinstance(value, dict) and lang in value and all(isinstance(v, str) for v in value.values()):
+    if (
+        isinstance(value, dict)
+        and lang in value
+        and all(isinstance(v, str) for v in value.values())
+    ):
         return value[lang]
     if isinstance(value, list):
         return [_localise(v, lang) for v in value]
@@ -274,13 +383,23 @@ def _localise(value: Any, lang: str) -> Any:
 
 def face_geometry(pack: Pack, group: Group, side: str) -> dict[str, Any]:
     w, h = group.size
-    return {"w": w, "h": h, "bleed": group.bleed, "safe": pack.print.safe, "side": side, "kind": group.kind, "group": group.name,
-            "base": group.base}
+    return {
+        "w": w,
+        "h": h,
+        "bleed": group.bleed,
+        "safe": pack.print.safe,
+        "side": side,
+        "kind": group.kind,
+        "group": group.name,
+        "base": group.base,
+    }
 
 
 def _syntax_problem(exc: jinja2.TemplateSyntaxError) -> Problem:
     file = display_path(Path(exc.filename)) if exc.filename else exc.name or "template"
-    return Problem(Location(file, exc.lineno or 0, 1), f"template syntax error: {exc.message}", "template")
+    return Problem(
+        Location(file, exc.lineno or 0, 1), f"template syntax error: {exc.message}", "template"
+    )
 
 
 def _template_line(exc: BaseException) -> str:
@@ -299,12 +418,21 @@ def unknown_name(exc: UnknownName, context: dict[str, object]) -> str:
     instead of Jinja's "'dict object' has no attribute 'tabs'"."""
     if exc.obj is jinja2.utils.missing:
         names = [k for k in context if not k.startswith("_")]
-        return f"undefined variable: '{exc.name}' is " f"undefined{_names_hint(exc.name, names, 'the names are')}"
+        return (
+            f"undefined variable: '{exc.name}' is "
+            f"undefined{_names_hint(exc.name, names, 'the names are')}"
+        )
     owner = _owner(exc.obj, context)
     if isinstance(exc.obj, dict):
-        return f"undefined variable: {owner} has no key " f"{exc.name!r}{_names_hint(exc.name, list(exc.obj), 'its keys are')}"
+        return (
+            f"undefined variable: {owner} has no key "
+            f"{exc.name!r}{_names_hint(exc.name, list(exc.obj), 'its keys are')}"
+        )
     if isinstance(exc.obj, (list, tuple)):
-        return f"undefined variable: {owner} has no element " f"{exc.name!r} (it has {len(exc.obj)} elements)"
+        return (
+            f"undefined variable: {owner} has no element "
+            f"{exc.name!r} (it has {len(exc.obj)} elements)"
+        )
     return f"undefined variable: {exc.message}"
 
 
@@ -320,7 +448,9 @@ def _names_hint(name: object, names: Sequence[object], these: str) -> str:
 def _owner(obj: object, context: dict[str, object]) -> str:
     """The dotted name under which the template sees obj ('item', 'data.bonuses'), found by
     identity a few levels down the context; 'a mapping' when it is not found there."""
-    queue: list[tuple[str, object]] = [(k, v) for k, v in context.items() if isinstance(v, (dict, list))]
+    queue: list[tuple[str, object]] = [
+        (k, v) for k, v in context.items() if isinstance(v, (dict, list))
+    ]
     for _ in range(2000):  # bounded: a pack's data may be large
         if not queue:
             break
@@ -338,7 +468,10 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, TextBoxError):
         return str(exc)
     if isinstance(exc, SecurityError):
-        return f"not allowed in a template: {exc} (templates " "may use their values and pnpkit's helpers only)"
+        return (
+            f"not allowed in a template: {exc} (templates "
+            "may use their values and pnpkit's helpers only)"
+        )
     if isinstance(exc, TemplateRefused):  # an {% include %}, {% import %} or {% extends %}
         return f"template '{exc.name}': {exc.message}"
     return f"{type(exc).__name__}: {exc}"
@@ -355,9 +488,13 @@ class TextBlock(Markup):
     size: float  # pt
 
     @classmethod
-    def of(cls, svg: str, y: float, h: float, height: float, valign: str, lines: int, size_pt: float) -> TextBlock:
+    def of(
+        cls, svg: str, y: float, h: float, height: float, valign: str, lines: int, size_pt: float
+    ) -> TextBlock:
         block = cls(svg)
-        top = y if valign == "top" else y + (h - height) / 2 if valign == "middle" else y + h - height
+        top = (
+            y if valign == "top" else y + (h - height) / 2 if valign == "middle" else y + h - height
+        )
         block.height, block.top, block.bottom = height, top, top + height  # mm
         block.lines, block.size = lines, size_pt
         return block
@@ -368,7 +505,15 @@ def icon_files(pack: Pack) -> list[tuple[str, str]]:
     import hashlib
 
     folder = icons.folder(pack)
-    return [(p.name, hashlib.sha256(p.read_bytes()).hexdigest()) for p in folder.glob("*.svg") if p.is_file()] if folder.is_dir() else []
+    return (
+        [
+            (p.name, hashlib.sha256(p.read_bytes()).hexdigest())
+            for p in folder.glob("*.svg")
+            if p.is_file()
+        ]
+        if folder.is_dir()
+        else []
+    )
 
 
 class TextBoxError(ValueError):
@@ -378,46 +523,131 @@ class TextBoxError(ValueError):
 class TextBoxes:
     """text_box() as templates call it; records overflow, glyph and size problems for the item."""
 
-    def __init__(self, pack: Pack, item: Item, lang: str, template: str, problems: list[Problem],
-                 env: jinja2.Environment | None = None) -> None:
-        self.pack, self.item, self.lang, self.template, self.problems = pack, item, lang, template, problems
+    def __init__(
+        self,
+        pack: Pack,
+        item: Item,
+        lang: str,
+        template: str,
+        problems: list[Problem],
+        env: jinja2.Environment | None = None,
+    ) -> None:
+        self.pack, self.item, self.lang, self.template, self.problems = (
+            pack,
+            item,
+            lang,
+            template,
+            problems,
+        )
         self.env = env
         self._icons: dict[str, icons.Icon] | None = None
 
-    MAX_SIZE_PT = 1000.0  # 35cm letters; the shrink loop steps 0.25pt from here, so the size bounds its time
+    MAX_SIZE_PT = (
+        1000.0  # 35cm letters; the shrink loop steps 0.25pt from here, so the size bounds its time
+    )
     MAX_LEADING = 10.0
 
-    def __call__(self, text, x, y, w, h, size=9, bold=False, italic=False, anchor="start", valign="top",
-                 fill="#000000", leading=1.2, shrink=True, family=fonts.DEFAULT_FAMILY, paragraph=1.0, markup=True):
+    def __call__(
+        self,
+        text,
+        x,
+        y,
+        w,
+        h,
+        size=9,
+        bold=False,
+        italic=False,
+        anchor="start",
+        valign="top",
+        fill="#000000",
+        leading=1.2,
+        shrink=True,
+        family=fonts.DEFAULT_FAMILY,
+        paragraph=1.0,
+        markup=True,
+    ):
         self._check_numbers(x=x, y=y, w=w, h=h, size=size, leading=leading, paragraph=paragraph)
         if not 0 <= paragraph <= self.MAX_LEADING:
-            raise TextBoxError("text_box paragraph must be from 0 to " f"{self.MAX_LEADING:g} (line steps; got {paragraph:g})")
+            raise TextBoxError(
+                "text_box paragraph must be from 0 to "
+                f"{self.MAX_LEADING:g} (line steps; got {paragraph:g})"
+            )
         if anchor not in ("start", "middle", "end") or valign not in ("top", "middle", "bottom"):
-            raise TextBoxError("text_box anchor must be start|middle|end and " f"valign top|middle|bottom (got {anchor}, {valign})")
+            raise TextBoxError(
+                "text_box anchor must be start|middle|end and "
+                f"valign top|middle|bottom (got {anchor}, {valign})"
+            )
         font = fonts.face_name(family, bool(bold), bool(italic))
         if font is None:
-            raise TextBoxError(f"font family '{family}' is not available (use {', '.join(fonts.families())})")
+            raise TextBoxError(
+                f"font family '{family}' is not available (use {', '.join(fonts.families())})"
+            )
         text = "" if text is None else str(text)
         where = self._where(text)
         min_pt = self.pack.print.min_font_pt
-        if size < min_pt - 1e-9:  # the template's choice, not the data's: report it once, at the call
+        if (
+            size < min_pt - 1e-9
+        ):  # the template's choice, not the data's: report it once, at the call
             msg = f"font size {size:g}pt is below the minimum {min_pt:g}pt"
             self._add(Problem(calling_template() or self.item.where, msg, "font-size"))
         if markup and richtext.has_markup(text):
-            return self.rich(text, where, x, y, w, h, size, bool(bold), bool(italic), anchor, valign, fill, leading,
-                             min(min_pt, size) if shrink else size, family, paragraph)
+            return self.rich(
+                text,
+                where,
+                x,
+                y,
+                w,
+                h,
+                size,
+                bool(bold),
+                bool(italic),
+                anchor,
+                valign,
+                fill,
+                leading,
+                min(min_pt, size) if shrink else size,
+                family,
+                paragraph,
+            )
         missing = fonts.missing_glyphs(font, text)
         if missing:
             chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
             self._problem(where, f"no glyph for {chars} in {family}: {_excerpt(text)}", "glyphs")
         fitted = fit(text, font, size, min(min_pt, size) if shrink else size, w, h, leading)
         if not fitted.fits:
-            self._problem(where, f"text overflows its {w:g}x{h:g}mm box (needs {fitted.needed} lines " f"at {fitted.size_pt:g}pt, room for {fitted.room}): {_excerpt(text)}", "text-fits")
-        svg = svg_text(fitted, family, bool(bold), bool(italic), x, y, w, h, anchor, valign, fill, leading)
-        height = fitted.size_pt * PT * (1 + leading * (len(fitted.lines) - 1)) if fitted.lines else 0.0
+            self._problem(
+                where,
+                f"text overflows its {w:g}x{h:g}mm box (needs {fitted.needed} lines "
+                f"at {fitted.size_pt:g}pt, room for {fitted.room}): {_excerpt(text)}",
+                "text-fits",
+            )
+        svg = svg_text(
+            fitted, family, bool(bold), bool(italic), x, y, w, h, anchor, valign, fill, leading
+        )
+        height = (
+            fitted.size_pt * PT * (1 + leading * (len(fitted.lines) - 1)) if fitted.lines else 0.0
+        )
         return TextBlock.of(svg, y, h, height, valign, len(fitted.lines), fitted.size_pt)
 
-    def rich(self, text, where, x, y, w, h, size, bold, italic, anchor, valign, fill, leading, min_pt, family, paragraph):
+    def rich(
+        self,
+        text,
+        where,
+        x,
+        y,
+        w,
+        h,
+        size,
+        bold,
+        italic,
+        anchor,
+        valign,
+        fill,
+        leading,
+        min_pt,
+        family,
+        paragraph,
+    ):
         """text_box() for marked-up or right-to-left text (richtext.py)."""
         parsed = richtext.parse(text, bold, italic)
         for message in parsed.problems:
@@ -425,14 +655,37 @@ class TextBoxes:
         icons = self.icons()
         for name in dict.fromkeys(parsed.icons):
             if name not in icons:
-                self._problem(where, f"unknown icon ':{name}:'{did_you_mean(name, list(icons))} " "(icons: the pack's icons/ folder and _icons.svg.j2)", "icons")
-        styles = {(s.bold, s.italic) for para in parsed.paragraphs for line in para for word in line for s in word if not s.icon}
+                self._problem(
+                    where,
+                    f"unknown icon ':{name}:'{did_you_mean(name, list(icons))} "
+                    "(icons: the pack's icons/ folder and _icons.svg.j2)",
+                    "icons",
+                )
+        styles = {
+            (s.bold, s.italic)
+            for para in parsed.paragraphs
+            for line in para
+            for word in line
+            for s in word
+            if not s.icon
+        }
         for b, i in sorted(styles):
             face = fonts.face_name(family, b, i)
             if face is None:
-                raise TextBoxError(f"font family '{family}' has no " f"{'bold ' if b else ''}{'italic' if i else ''} face".replace(" face", " face").strip())
-            chunk = "".join(s.text for para in parsed.paragraphs for line in para for word in line for s in word
-                            if not s.icon and (s.bold, s.italic) == (b, i))
+                raise TextBoxError(
+                    f"font family '{family}' has no "
+                    f"{'bold ' if b else ''}{'italic' if i else ''} face".replace(
+                        " face", " face"
+                    ).strip()
+                )
+            chunk = "".join(
+                s.text
+                for para in parsed.paragraphs
+                for line in para
+                for word in line
+                for s in word
+                if not s.icon and (s.bold, s.italic) == (b, i)
+            )
             missing = fonts.missing_glyphs(face, chunk)
             if missing:
                 chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
@@ -443,24 +696,42 @@ class TextBoxes:
             layout = richtext.Layout(family, current * PT, aspects)
             lines = richtext.wrap(parsed, layout, w)
             # an icon is one em tall on the baseline: on the first line it stands above the ascent
-            lift = max(0.0, 1 - layout.ascent) * current * PT if lines and any(r[1] is None for r in lines[0].runs) else 0.0
+            lift = (
+                max(0.0, 1 - layout.ascent) * current * PT
+                if lines and any(r[1] is None for r in lines[0].runs)
+                else 0.0
+            )
             height = richtext.block_height(lines, current * PT, leading, paragraph) + lift
             fits = height <= h + 1e-6 and all(line.width <= w + 1e-6 for line in lines)
             if fits or current - 0.25 < min_pt - 1e-9:
                 break
             current -= 0.25
         if not fits:
-            self._problem(where, f"text overflows its {w:g}x{h:g}mm box (needs {height:.1f}mm " f"at {current:g}pt, {len(lines)} lines): {_excerpt(text)}", "text-fits")
+            self._problem(
+                where,
+                f"text overflows its {w:g}x{h:g}mm box (needs {height:.1f}mm "
+                f"at {current:g}pt, {len(lines)} lines): {_excerpt(text)}",
+                "text-fits",
+            )
         size_mm = current * PT
-        top = y if valign == "top" else y + (h - height) / 2 if valign == "middle" else y + h - height
+        top = (
+            y if valign == "top" else y + (h - height) / 2 if valign == "middle" else y + h - height
+        )
         spans, extra = [], []
-        for line, base in zip(lines, richtext.baselines(lines, top + lift, layout.ascent, size_mm, leading, paragraph)):
+        for line, base in zip(
+            lines, richtext.baselines(lines, top + lift, layout.ascent, size_mm, leading, paragraph)
+        ):
             side = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor]
             lx = x + w * (1.0 - side if line.rtl else side)
-            inner, after = richtext.line_svg(line, lx, base, anchor, (x, w), layout, (bold, italic), self.icon_svg)
+            inner, after = richtext.line_svg(
+                line, lx, base, anchor, (x, w), layout, (bold, italic), self.icon_svg
+            )
             spans.append(inner)
             extra.append(after)
-        attrs = f'font-family="{escape(family)}" font-size="{size_mm:.3f}" ' f'fill="{escape(fill)}" text-anchor="{anchor}"'
+        attrs = (
+            f'font-family="{escape(family)}" font-size="{size_mm:.3f}" '
+            f'fill="{escape(fill)}" text-anchor="{anchor}"'
+        )
         if bold:
             attrs += ' font-weight="bold"'
         if italic:
@@ -481,7 +752,9 @@ class TextBoxes:
         return self._icons
 
     def icon_svg(self, name: str, x: float, y: float, w: float, h: float) -> str:
-        return icons.markup(self.icons()[name], self.env, x, y, w, h) if name in self.icons() else ""
+        return (
+            icons.markup(self.icons()[name], self.env, x, y, w, h) if name in self.icons() else ""
+        )
 
     def _check_numbers(self, **numbers: Any) -> None:
         """Finite numbers only: a NaN size never shrinks to fit, so the fitting loop would never
@@ -492,11 +765,19 @@ class TextBoxes:
             except (TypeError, OverflowError):  # a string, None, an int too large for a float
                 finite = False
             if not finite:
-                raise TextBoxError(f"text_box {name} must be a finite number (got {_excerpt(str(value))})")
+                raise TextBoxError(
+                    f"text_box {name} must be a finite number (got {_excerpt(str(value))})"
+                )
         if not 0 < numbers["size"] <= self.MAX_SIZE_PT:
-            raise TextBoxError("text_box size must be more than 0 and at most " f"{self.MAX_SIZE_PT:g} (pt; got {numbers['size']:g})")
+            raise TextBoxError(
+                "text_box size must be more than 0 and at most "
+                f"{self.MAX_SIZE_PT:g} (pt; got {numbers['size']:g})"
+            )
         if not 0 < numbers["leading"] <= self.MAX_LEADING:
-            raise TextBoxError("text_box leading must be more than 0 and at most " f"{self.MAX_LEADING:g} (got {numbers['leading']:g})")
+            raise TextBoxError(
+                "text_box leading must be more than 0 and at most "
+                f"{self.MAX_LEADING:g} (got {numbers['leading']:g})"
+            )
 
     def _where(self, text: str) -> Location:
         """The field the text came from, if it came from one; else the item."""
@@ -506,7 +787,9 @@ class TextBoxes:
         return self.item.where
 
     def _problem(self, where: Location, message: str, rule: str) -> None:
-        self._add(Problem(where, f"{message} (language {self.lang}, template '{self.template}')", rule))
+        self._add(
+            Problem(where, f"{message} (language {self.lang}, template '{self.template}')", rule)
+        )
 
     def _add(self, problem: Problem) -> None:
         if problem not in self.problems:
@@ -567,7 +850,8 @@ def _first_line(env: jinja2.Environment, name: str, needle: str) -> Location | N
 # Families already found, per environment (one environment per validation): a template error
 # on every face of a deck asks for the same family once per face, and parsing is slow.
 _FAMILIES: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, list[tuple[str, str, str]]]] = (
-    weakref.WeakKeyDictionary())
+    weakref.WeakKeyDictionary()
+)
 
 
 def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:

@@ -205,7 +205,11 @@ def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
                 runs = _word_runs(word)
                 word_w = layout.width(runs)
                 if current:
-                    space = (" ", current[-1][1], current[-1][2]) if current[-1][1] is not None else (" ", runs[0][1] or False, runs[0][2] or False)
+                    space = (
+                        (" ", current[-1][1], current[-1][2])
+                        if current[-1][1] is not None
+                        else (" ", runs[0][1] or False, runs[0][2] or False)
+                    )
                     trial_w = used + layout.run_width(space) + word_w
                     if trial_w > width:
                         lines.append(Line(current, used, p, rtl))
@@ -227,7 +231,9 @@ def block_height(lines: list[Line], size_mm: float, leading: float, paragraph: f
     return size_mm + step * (len(lines) - 1) + step * paragraph * breaks
 
 
-def baselines(lines: list[Line], top: float, ascent: float, size_mm: float, leading: float, paragraph: float) -> list[float]:
+def baselines(
+    lines: list[Line], top: float, ascent: float, size_mm: float, leading: float, paragraph: float
+) -> list[float]:
     step, y, out = size_mm * leading, top + ascent * size_mm, []
     for n, line in enumerate(lines):
         if n and line.paragraph != lines[n - 1].paragraph:
@@ -246,22 +252,37 @@ def _style_attrs(bold, italic, base_bold, base_italic) -> str:
     return attrs
 
 
-def line_svg(line: Line, x: float, y: float, anchor: str, box: tuple, layout: Layout, base: tuple, icon_svg) -> tuple[str, str]:
+def line_svg(
+    line: Line, x: float, y: float, anchor: str, box: tuple, layout: Layout, base: tuple, icon_svg
+) -> tuple[str, str]:
     """(tspans inside the <text>, icon markup after it) for one line.
 
     x is the anchor point as text_box computed it; box is (x, w) of the text box."""
-    direction = ' direction="rtl"' if line.rtl else (' direction="ltr"' if any(shaping.needs_bidi(r[0]) for r in line.runs if r[1] is not None) else "")
+    direction = (
+        ' direction="rtl"'
+        if line.rtl
+        else (
+            ' direction="ltr"'
+            if any(shaping.needs_bidi(r[0]) for r in line.runs if r[1] is not None)
+            else ""
+        )
+    )
     if not any(r[1] is None for r in line.runs):
         inner = "".join(
-            escape(text) if (bold, italic) == base else f"<tspan{_style_attrs(bold, italic, *base)}>{escape(text)}</tspan>"
-            for text, bold, italic in line.runs)
+            escape(text)
+            if (bold, italic) == base
+            else f"<tspan{_style_attrs(bold, italic, *base)}>{escape(text)}</tspan>"
+            for text, bold, italic in line.runs
+        )
         return f'<tspan x="{x:.3f}" y="{y:.3f}"{direction}>{inner}</tspan>', ""
     # Icons: place every piece where the measured line puts it, in visual order.
     share = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor]
     if line.rtl:
         share = 1.0 - share
     cursor = x - share * line.width
-    runs = [(ICON if bold is None else text, (text, bold, italic)) for text, bold, italic in line.runs]
+    runs = [
+        (ICON if bold is None else text, (text, bold, italic)) for text, bold, italic in line.runs
+    ]
     spans, icons = [], []
     for text, run, rtl in shaping.visual_pieces(runs, "rtl" if line.rtl else "ltr"):
         name, bold, italic = run
@@ -275,10 +296,13 @@ def line_svg(line: Line, x: float, y: float, anchor: str, box: tuple, layout: La
         total = shaping.shape(text, font, rtl)[2] * layout.size
         body = text.strip()
         if body:
-            lead = text[:len(text) - len(text.lstrip())]
+            lead = text[: len(text) - len(text.lstrip())]
             lead_w = fonts.string_width(lead, font, layout.size) if lead else 0.0
             at = cursor + total - lead_w if rtl else cursor + lead_w
-            spans.append(f'<tspan x="{at:.3f}" y="{y:.3f}" text-anchor="start" ' f'direction="{"rtl" if rtl else "ltr"}"'
-                         f'{_style_attrs(bold, italic, *base)}>{escape(body)}</tspan>')
+            spans.append(
+                f'<tspan x="{at:.3f}" y="{y:.3f}" text-anchor="start" '
+                f'direction="{"rtl" if rtl else "ltr"}"'
+                f"{_style_attrs(bold, italic, *base)}>{escape(body)}</tspan>"
+            )
         cursor += total
     return "".join(spans), "".join(icons)

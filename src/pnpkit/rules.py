@@ -51,8 +51,9 @@ class Rule:
         return (self.fn.__doc__ or "").strip()
 
 
-def rule(name: str, options: dict[str, str] | None = None,
-         required: tuple[str, ...] = ()) -> Callable[[RuleFn], RuleFn]:
+def rule(
+    name: str, options: dict[str, str] | None = None, required: tuple[str, ...] = ()
+) -> Callable[[RuleFn], RuleFn]:
     """Declare fn a rule; options maps each option to its kind, required lists the mandatory ones.
     The declaration rides on the function; a registry adds it (Registry.add_rule)."""
 
@@ -76,8 +77,14 @@ def declared(fn: Callable[..., object]) -> Rule:
 
 def register(reg: Registry) -> None:
     """The generic rules (dice.py adds the die rules)."""
-    for fn in (count_rule, fields_rule, capacity_rule, setup_draws_rule, die_faces_rule,
-               reference_rule):
+    for fn in (
+        count_rule,
+        fields_rule,
+        capacity_rule,
+        setup_draws_rule,
+        die_faces_rule,
+        reference_rule,
+    ):
         reg.add_rule(fn)
 
 
@@ -119,7 +126,13 @@ def load_rules(pack: Pack, base: Registry) -> tuple[Registry, list[Problem]]:
         spec.loader.exec_module(module)
     except Exception as exc:  # a designer's Python: report it, located, instead of a traceback
         line = _exc_line(exc, pack.rules_file)
-        return reg, [Problem(Location(display_path(pack.rules_file), line, 1), f"rules file failed to load: {type(exc).__name__}: {exc}", "rules")]
+        return reg, [
+            Problem(
+                Location(display_path(pack.rules_file), line, 1),
+                f"rules file failed to load: {type(exc).__name__}: {exc}",
+                "rules",
+            )
+        ]
     finally:
         sys.modules.pop(name, None)
     for fn in vars(module).values():  # the file's own rules, in order; not ones it imported
@@ -128,8 +141,9 @@ def load_rules(pack: Pack, base: Registry) -> tuple[Registry, list[Problem]]:
     return reg, []
 
 
-def check(pack: Pack, reg: Registry, trusted: bool = True,
-          seconds: float = CODE_SECONDS) -> list[Problem]:
+def check(
+    pack: Pack, reg: Registry, trusted: bool = True, seconds: float = CODE_SECONDS
+) -> list[Problem]:
     """Run every configured check; return the problems, each under its check's id.
 
     The built-in rules run here. The pack's own rules (its rules.py) run only when the pack
@@ -147,7 +161,13 @@ def check(pack: Pack, reg: Registry, trusted: bool = True,
             continue
         if r is None:
             known = sorted(set(reg.rules) | (own or set()))
-            problems.append(Problem(chk.doc.at(chk.path + ("rule",)), f"unknown rule '{chk.rule}'{did_you_mean(chk.rule, known)}", "rules"))
+            problems.append(
+                Problem(
+                    chk.doc.at(chk.path + ("rule",)),
+                    f"unknown rule '{chk.rule}'{did_you_mean(chk.rule, known)}",
+                    "rules",
+                )
+            )
             continue
         problems += run_check(pack, chk, r)
     return problems
@@ -166,19 +186,33 @@ def run_check(pack: Pack, chk: Check, r: Rule) -> list[Problem]:
     except RuleOptionError as exc:
         problems.append(Problem(chk.where, str(exc), "rules"))
     except Exception as exc:  # a game's own rule, or options the table let through
-        problems.append(Problem(chk.where, f"rule '{chk.rule}' crashed: {type(exc).__name__}: {exc}", chk.id))
+        problems.append(
+            Problem(chk.where, f"rule '{chk.rule}' crashed: {type(exc).__name__}: {exc}", chk.id)
+        )
     return problems
 
 
 def _untrusted(pack: Pack, reg: Registry) -> Problem:
     assert pack.rules_file is not None  # asked only for a pack with a rules.py
     left_out = [f"{c.id} ({c.rule})" for c in pack.checks if c.rule not in reg.rules]
-    what = {0: "no check of its was skipped", 1: "its check {} was skipped"}.get(len(left_out), "its checks {} were skipped")
+    what = {0: "no check of its was skipped", 1: "its check {} was skipped"}.get(
+        len(left_out), "its checks {} were skipped"
+    )
     what = what.format(", ".join(left_out))
     manifest = pack.manifest
-    where = manifest.at(("rules",)) if manifest is not None and ("rules",) in manifest.values else pack.where
-    return Problem(where, "the pack is not trusted, so its Python " f"({display_path(pack.rules_file)}) did not run and {what}; "
-                          f"if you trust its author: pnpkit trust {display_path(pack.root)} (or --trust for one run)", "trust", "warning")
+    where = (
+        manifest.at(("rules",))
+        if manifest is not None and ("rules",) in manifest.values
+        else pack.where
+    )
+    return Problem(
+        where,
+        "the pack is not trusted, so its Python "
+        f"({display_path(pack.rules_file)}) did not run and {what}; "
+        f"if you trust its author: pnpkit trust {display_path(pack.root)} (or --trust for one run)",
+        "trust",
+        "warning",
+    )
 
 
 def _run_own(pack: Pack, reg: Registry, seconds: float) -> tuple[set[str] | None, list[Problem]]:
@@ -211,13 +245,18 @@ def _stopped(pack: Pack, checks: list[Check], outcome: packcode.Outcome, seconds
     """The pack's code ran out of time or memory: say where it was."""
     assert pack.rules_file is not None  # asked only for a pack with a rules.py
     if outcome.timed_out:
-        what = f"did not finish within {seconds:g} s and was " "stopped (if it is just slow: --code-timeout SECONDS)"
+        what = (
+            f"did not finish within {seconds:g} s and was "
+            "stopped (if it is just slow: --code-timeout SECONDS)"
+        )
     else:
         what = f"was stopped: {outcome.crashed}"
     if isinstance(outcome.step, int):
         chk = checks[outcome.step]
         return Problem(chk.where, f"rule '{chk.rule}' (the pack's own Python) {what}", chk.id)
-    return Problem(Location(display_path(pack.rules_file), 1, 1), f"loading the rules file {what}", "rules")
+    return Problem(
+        Location(display_path(pack.rules_file), 1, 1), f"loading the rules file {what}", "rules"
+    )
 
 
 def _dump(p: Problem) -> list[object]:
@@ -233,7 +272,12 @@ def _options(reader: Reader, chk: Check, r: Rule, pack: Pack) -> dict[str, Any] 
     before = len(reader.problems)
     for key in chk.options:
         if key not in r.options:
-            reader.problem(chk.path + (key,), unknown_key(key, list(r.options), f"rule '{r.name}'"), "rules", key=True)
+            reader.problem(
+                chk.path + (key,),
+                unknown_key(key, list(r.options), f"rule '{r.name}'"),
+                "rules",
+                key=True,
+            )
     for key in r.required:
         if key not in chk.options:
             reader.problem(chk.path, f"rule '{r.name}' needs the option '{key}'", "rules")
@@ -258,7 +302,12 @@ def _option(reader: Reader, value: object, path: tuple[Any, ...], kind: str, pac
     if kind == "mapping" and not isinstance(value, dict):
         reader.problem(path, f"'{path[-1]}' must be a mapping (got {describe(value)})", "rules")
     if kind == "quantity" and quantity(pack, value) is None:
-        reader.problem(path, f"'{path[-1]}' must be a number, {{count: group}}, {{sum: " f"[group, field]}} or {{data: key}} (got {describe(value)})", "rules")
+        reader.problem(
+            path,
+            f"'{path[-1]}' must be a number, {{count: group}}, {{sum: "
+            f"[group, field]}} or {{data: key}} (got {describe(value)})",
+            "rules",
+        )
     return value
 
 
@@ -267,7 +316,7 @@ def quantity(pack: Pack, value: object) -> float | None:
         return value
     if not isinstance(value, dict) or len(value) != 1:
         return None
-    (how, arg), = value.items()
+    ((how, arg),) = value.items()
     if how == "count" and arg in pack.groups:
         return pack.groups[arg].total
     if how == "sum" and isinstance(arg, list) and len(arg) == 2 and arg[0] in pack.groups:
@@ -310,8 +359,22 @@ class RuleOptionError(ValueError):
     """A rule's options are incomplete in a way the option table cannot say."""
 
 
-@rule("count", {"group": "group", "tag": "string", "kind": "kind", "exact": "int or mapping", "min": "int", "max": "int",
-               "per_player": "int", "by": "string", "each": "int", "values": "list or data key", "others": "string"})
+@rule(
+    "count",
+    {
+        "group": "group",
+        "tag": "string",
+        "kind": "kind",
+        "exact": "int or mapping",
+        "min": "int",
+        "max": "int",
+        "per_player": "int",
+        "by": "string",
+        "each": "int",
+        "values": "list or data key",
+        "others": "string",
+    },
+)
 def count_rule(ctx: Context) -> Iterator[Finding]:
     """The number of printed components of a group, a tag or a kind is exact, in a range, or
     per_player x the most players; with `by: field`, counted per value of that field: `exact`
@@ -361,27 +424,46 @@ def _count_by(ctx: Context) -> Iterator[Finding]:
     if isinstance(want, dict):
         for value in list(want) + [v for v in got if v not in want and others == "error"]:
             if got[value] != want.get(value, 0):
-                yield f"{what} has {got[value]} with {field} " f"{value}; the game needs {want.get(value, 0)}", ctx.at("exact")
+                yield (
+                    f"{what} has {got[value]} with {field} "
+                    f"{value}; the game needs {want.get(value, 0)}",
+                    ctx.at("exact"),
+                )
     elif "each" in ctx.opts:
         values, source = _values(ctx)
         for value in values:
             if got[value] != ctx.opts["each"]:
-                yield f"{what} has {got[value]} {value}; every " f"{field} needs exactly {ctx.opts['each']}"
+                yield (
+                    f"{what} has {got[value]} {value}; every "
+                    f"{field} needs exactly {ctx.opts['each']}"
+                )
         for item in items if others == "error" else ():
             value = item.fields.get(field)
             if value not in values:
-                yield f"item '{item.id}' has {field} {value}, which is " f"not one of {source}{did_you_mean(value, values)}", item.field_where.get(field, item.where)
+                yield (
+                    f"item '{item.id}' has {field} {value}, which is "
+                    f"not one of {source}{did_you_mean(value, values)}",
+                    item.field_where.get(field, item.where),
+                )
     else:
-        raise RuleOptionError("with 'by', give 'exact' (a mapping of values to numbers) or 'each' with 'values'")
+        raise RuleOptionError(
+            "with 'by', give 'exact' (a mapping of values to numbers) or 'each' with 'values'"
+        )
 
 
 def _values(ctx: Context) -> tuple[list[Any], str]:
     values = ctx.opts.get("values")
     if isinstance(values, list):
         return values, ", ".join(map(str, values))
-    if isinstance(values, dict) and isinstance(values.get("data"), str) and isinstance(ctx.pack.data.get(values["data"]), dict):
+    if (
+        isinstance(values, dict)
+        and isinstance(values.get("data"), str)
+        and isinstance(ctx.pack.data.get(values["data"]), dict)
+    ):
         return list(ctx.pack.data[values["data"]]), f"data.{values['data']}"
-    raise RuleOptionError("'each' needs 'values': a list, or {data: key} naming a table of the pack's data")
+    raise RuleOptionError(
+        "'each' needs 'values': a list, or {data: key} naming a table of the pack's data"
+    )
 
 
 @rule("fields", {"group": "group", "require": "mapping"}, required=("group", "require"))
@@ -394,11 +476,20 @@ def fields_rule(ctx: Context) -> Iterator[Finding]:
             if value is None:
                 yield f"item '{item.id}' has no '{name}'", item.where
             elif allowed != "any" and value not in allowed:
-                listed = ", ".join(str(a).lower() if isinstance(a, bool) else str(a) for a in allowed)
-                yield f"item '{item.id}': '{name}' is {describe(value)}; the game allows {listed}", item.field_where.get(name, item.where)
+                listed = ", ".join(
+                    str(a).lower() if isinstance(a, bool) else str(a) for a in allowed
+                )
+                yield (
+                    f"item '{item.id}': '{name}' is {describe(value)}; the game allows {listed}",
+                    item.field_where.get(name, item.where),
+                )
 
 
-@rule("capacity", {"group": "group", "field": "string", "at_least": "quantity", "at_most": "quantity"}, required=("group", "field"))
+@rule(
+    "capacity",
+    {"group": "group", "field": "string", "at_least": "quantity", "at_most": "quantity"},
+    required=("group", "field"),
+)
 def capacity_rule(ctx: Context) -> Iterator[Finding]:
     """Each carrier's capacity field lies between at_least and at_most (numbers, counts, sums or
     data)."""
@@ -424,10 +515,17 @@ def setup_draws_rule(ctx: Context) -> Iterator[Finding]:
     deck = sum(i.count for i in items)
     need = ctx.opts.get("per_player", 0) * ctx.pack.players[1] + ctx.opts.get("fixed", 0)
     if need > deck:
-        yield f"setup deals {need} from {what} at " f"{ctx.pack.players[1]} players, but it holds only {deck}"
+        yield (
+            f"setup deals {need} from {what} at "
+            f"{ctx.pack.players[1]} players, but it holds only {deck}"
+        )
 
 
-@rule("die-faces", {"group": "group", "field": "string", "faces": "int", "multiset": "list"}, required=("group", "field"))
+@rule(
+    "die-faces",
+    {"group": "group", "field": "string", "faces": "int", "multiset": "list"},
+    required=("group", "field"),
+)
 def die_faces_rule(ctx: Context) -> Iterator[Finding]:
     """Every die has the set number of faces, and (if given) exactly the given multiset of faces."""
     want = Counter(map(str, ctx.opts.get("multiset", [])))
@@ -438,21 +536,39 @@ def die_faces_rule(ctx: Context) -> Iterator[Finding]:
             yield f"die '{item.id}' has {len(faces)} faces; it needs {ctx.opts['faces']}", where
         got = Counter(str(f.get("value") if isinstance(f, dict) else f) for f in faces)
         if want and got != want:
-            yield f"die '{item.id}' has faces {sorted(got.elements())}; " f"the game needs {sorted(want.elements())}", where
+            yield (
+                f"die '{item.id}' has faces {sorted(got.elements())}; "
+                f"the game needs {sorted(want.elements())}",
+                where,
+            )
 
 
-@rule("reference", {"group": "group", "field": "string", "to_group": "group", "to_data": "string"}, required=("group", "field"))
+@rule(
+    "reference",
+    {"group": "group", "field": "string", "to_group": "group", "to_data": "string"},
+    required=("group", "field"),
+)
 def reference_rule(ctx: Context) -> Iterator[Finding]:
     """Each value of a field (or each element of a list field) names an item of to_group, or a
     key of data.to_data."""
     if "to_group" in ctx.opts:
-        targets, what = {i.id for i in ctx.pack.items(ctx.opts["to_group"])}, f"an item of '{ctx.opts['to_group']}'"
+        targets, what = (
+            {i.id for i in ctx.pack.items(ctx.opts["to_group"])},
+            f"an item of '{ctx.opts['to_group']}'",
+        )
     else:
         table = ctx.pack.data.get(ctx.opts.get("to_data", ""), {})
-        targets, what = set(table) if isinstance(table, dict) else set(), f"a key of data.{ctx.opts.get('to_data')}"
+        targets, what = (
+            set(table) if isinstance(table, dict) else set(),
+            f"a key of data.{ctx.opts.get('to_data')}",
+        )
     name = ctx.opts["field"]
     for item in ctx.pack.items(ctx.opts["group"]):
         value = item.fields.get(name)
         for v in value if isinstance(value, list) else [value]:
             if v is not None and v not in targets:
-                yield f"item '{item.id}': '{name}' names '{v}', " f"which is not {what}{did_you_mean(v, targets)}", item.field_where.get(name, item.where)
+                yield (
+                    f"item '{item.id}': '{name}' names '{v}', "
+                    f"which is not {what}{did_you_mean(v, targets)}",
+                    item.field_where.get(name, item.where),
+                )

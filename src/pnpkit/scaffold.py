@@ -26,33 +26,57 @@ SIDE, TAB = 16, 5  # the die's squares and glue tabs, mm
 
 
 def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    n = sub.add_parser("new", help="create a small game pack to start from",
-                       description="Create DIR/NAME/: a deck of cards with backs, a tile, a die and a sheet, with "
-                                   "templates and comments that explain the format. It validates and builds as "
-                                   "created. Also writes the JSON Schemas editors use into schema/ beside DIR. "
-                                   "DIR defaults to the project's components/ folder: the one you stand in or "
-                                   "below, else components/ here.")
-    n.add_argument("name", metavar="NAME", help="the pack's id: lowercase letters, digits and dashes, e.g. my-game")
-    n.add_argument("--dir", type=Path, help="where packs live (default: the project's components/ folder)")
+    n = sub.add_parser(
+        "new",
+        help="create a small game pack to start from",
+        description="Create DIR/NAME/: a deck of cards with backs, a tile, a die and a sheet, with "
+        "templates and comments that explain the format. It validates and builds as "
+        "created. Also writes the JSON Schemas editors use into schema/ beside DIR. "
+        "DIR defaults to the project's components/ folder: the one you stand in or "
+        "below, else components/ here.",
+    )
+    n.add_argument(
+        "name",
+        metavar="NAME",
+        help="the pack's id: lowercase letters, digits and dashes, e.g. my-game",
+    )
+    n.add_argument(
+        "--dir", type=Path, help="where packs live (default: the project's components/ folder)"
+    )
     n.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if not NAME.match(args.name):
-        print("pnpkit: error: a pack name is lowercase letters, " f"digits and dashes, such as my-game (got '{args.name}')", file=sys.stderr)
+        print(
+            "pnpkit: error: a pack name is lowercase letters, "
+            f"digits and dashes, such as my-game (got '{args.name}')",
+            file=sys.stderr,
+        )
         return 2
     root = (args.dir or packs_folder(Path.cwd())) / args.name
     shown = display_path(root)
     if root.exists():
-        print(f"pnpkit: error: {shown} already exists; choose another name or remove it", file=sys.stderr)
+        print(
+            f"pnpkit: error: {shown} already exists; choose another name or remove it",
+            file=sys.stderr,
+        )
         return 2
     try:
         create(root)
     except OSError as exc:
         print(f"pnpkit: error: {exc}", file=sys.stderr)
         return 2
-    print(f"created {shown}: game.yaml, cards.yaml, tiles.yaml (with " f"tiles.csv), dice.yaml, sheets.yaml and templates/{args.name}/", file=sys.stderr)
-    print(f"next: pnpkit watch {shown} --serve   (rebuilds " "on every save; the open preview refreshes itself)", file=sys.stderr)
+    print(
+        f"created {shown}: game.yaml, cards.yaml, tiles.yaml (with "
+        f"tiles.csv), dice.yaml, sheets.yaml and templates/{args.name}/",
+        file=sys.stderr,
+    )
+    print(
+        f"next: pnpkit watch {shown} --serve   (rebuilds "
+        "on every save; the open preview refreshes itself)",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -80,8 +104,13 @@ def create(root: Path) -> list[Path]:
     schema_dir = root.parent.parent / "schema"
     json_schema.write(schema_dir)
     w, h = dice.die_net_size(SIDE, TAB)
-    values = {"name": name, "title": name.replace("-", " ").title(),
-              "die_size": f"{w:g}x{h:g}mm", "side": SIDE, "tab": TAB}
+    values = {
+        "name": name,
+        "title": name.replace("-", " ").title(),
+        "die_size": f"{w:g}x{h:g}mm",
+        "side": SIDE,
+        "tab": TAB,
+    }
     env = _environment()
     written = []
     root.mkdir(parents=True)
@@ -99,7 +128,14 @@ def create(root: Path) -> list[Path]:
 def _environment() -> jinja2.Environment:
     """The scaffold's files as templates: YAML, CSV and Jinja text, so nothing is HTML-escaped."""
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("pnpkit", SCAFFOLD), autoescape=False,
-        undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-        variable_start_string="{@", variable_end_string="@}", block_start_string="{@%",
-        block_end_string="%@}", comment_start_string="{@#", comment_end_string="#@}")
+        loader=jinja2.PackageLoader("pnpkit", SCAFFOLD),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        variable_start_string="{@",
+        variable_end_string="@}",
+        block_start_string="{@%",
+        block_end_string="%@}",
+        comment_start_string="{@#",
+        comment_end_string="#@}",
+    )

@@ -49,18 +49,31 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     """Read and check the structure of the pack in root."""
     manifest = root / "game.yaml"
     if not manifest.is_file():
-        return None, [Problem(Location(display_path(root), 0, 0), "not a game pack: there is no game.yaml here")]
+        return None, [
+            Problem(
+                Location(display_path(root), 0, 0), "not a game pack: there is no game.yaml here"
+            )
+        ]
     problems: list[Problem] = []
     docs = []
     budget = MAX_VALUES  # the pack's files share it, so many files cannot take longer than one
     files = [manifest] + sorted(p for p in root.glob("*.yaml") if p.name != "game.yaml")
     if len(files) > MAX_FILES:
-        return None, [Problem(Location(display_path(root), 0, 0), f"the pack has {len(files)} YAML files; a pack may have at most {MAX_FILES}", "limits")]
+        return None, [
+            Problem(
+                Location(display_path(root), 0, 0),
+                f"the pack has {len(files)} YAML files; a pack may have at most {MAX_FILES}",
+                "limits",
+            )
+        ]
     for path in files:
         doc, found = load_yaml(path, paths.pack_roots(root), max(budget, 0))
         budget -= len(doc.values) + len(doc.keys)
         problems += found
-        if not any((p.rule == "yaml" and "syntax" in p.message) or p.rule in ("limits", "paths") for p in found):
+        if not any(
+            (p.rule == "yaml" and "syntax" in p.message) or p.rule in ("limits", "paths")
+            for p in found
+        ):
             docs.append(doc)
     if not docs or docs[0].file != display_path(manifest):
         return None, problems
@@ -71,7 +84,13 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     for doc in docs[1:]:
         for group in _read_groups(Reader(doc, problems), game):
             if group.name in groups:
-                problems.append(Problem(group.where, f"group '{group.name}' is defined twice " f"(first at {groups[group.name].where})"))
+                problems.append(
+                    Problem(
+                        group.where,
+                        f"group '{group.name}' is defined twice "
+                        f"(first at {groups[group.name].where})",
+                    )
+                )
             else:
                 groups[group.name] = group
     problems += _unique_ids(groups)
@@ -90,7 +109,13 @@ def _unknown_variants(game: _Game, groups: dict[str, Group]) -> list[Problem]:
         if name not in known:
             where = game.r.doc.at(("print", "variants", i))
             listed = ", ".join(known) or "none: no group has a 'variant'"
-            out.append(Problem(where, f"no group is the variant '{name}' (the variants " f"are {listed}){did_you_mean(name, known)}"))
+            out.append(
+                Problem(
+                    where,
+                    f"no group is the variant '{name}' (the variants "
+                    f"are {listed}){did_you_mean(name, known)}",
+                )
+            )
     return out
 
 
@@ -124,7 +149,11 @@ class _Game:
         self.checks = self._checks(data.get("checks", []))
         self.rules_file = self._rules_file(data.get("rules"))
         version = data.get("version", "")
-        self.version = str(version) if isinstance(version, (int, float)) and not isinstance(version, bool) else r.typed(version, ("version",), "string") or ""
+        self.version = (
+            str(version)
+            if isinstance(version, (int, float)) and not isinstance(version, bool)
+            else r.typed(version, ("version",), "string") or ""
+        )
         self.fonts = packfonts.read(r, data["fonts"], root) if "fonts" in data else {}
 
     def _check_name_glyphs(self) -> None:
@@ -135,31 +164,52 @@ class _Game:
                 missing = fonts.missing_glyphs(style, text)
                 if missing:
                     chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
-                    self.r.problem(("name", lang) if isinstance(self.data.get("name"), dict) else ("name",),
-                                   f"no glyph for {chars} in {fonts.DEFAULT_FAMILY}: " "the pack's name is printed on every page", "glyphs")
+                    self.r.problem(
+                        ("name", lang) if isinstance(self.data.get("name"), dict) else ("name",),
+                        f"no glyph for {chars} in {fonts.DEFAULT_FAMILY}: "
+                        "the pack's name is printed on every page",
+                        "glyphs",
+                    )
                     break
 
     def _pack_id(self, value: object) -> str:
         """The pack id names OUT/<id>/, beside the cache folder it must not take."""
         pack_id = self.r.ident(value, ("id",), "pack id")
         if pack_id == RESERVED_ID:
-            self.r.problem(("id",), f"pack id '{pack_id}' is reserved: pnpkit keeps its cache in OUT/{RESERVED_ID}/")
+            self.r.problem(
+                ("id",),
+                f"pack id '{pack_id}' is reserved: pnpkit keeps its cache in OUT/{RESERVED_ID}/",
+            )
         return pack_id or "pack"
 
     def _languages(self, value: object) -> tuple[str, ...] | None:
         """Language codes name files (<id>-<lang>.pdf, svg/<lang>/), so each must be a plain tag."""
         if value is None:  # reported as missing already
             return None
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-            self.r.problem(("languages",), "'languages' must be a list of language codes " f"such as [pl, en] (got {describe(value)})")
+        if (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(v, str) and v for v in value)
+        ):
+            self.r.problem(
+                ("languages",),
+                "'languages' must be a list of language codes "
+                f"such as [pl, en] (got {describe(value)})",
+            )
             return None
         good: list[str] = []
         for i, lang in enumerate(value):
             problem = paths.lang_problem(lang)
-            twin = next((g for g in good if g.casefold() == lang.casefold()), None)  # tags ignore case
+            twin = next(
+                (g for g in good if g.casefold() == lang.casefold()), None
+            )  # tags ignore case
             if problem is None and twin is not None:
-                problem = f"language '{lang}' is listed twice" + (f" (as '{twin}')" if twin != lang else "")
-            if problem:  # reported here, and left out so texts are checked against the good ones only
+                problem = f"language '{lang}' is listed twice" + (
+                    f" (as '{twin}')" if twin != lang else ""
+                )
+            if (
+                problem
+            ):  # reported here, and left out so texts are checked against the good ones only
                 self.r.problem(("languages", i), problem)
             else:
                 good.append(lang)
@@ -196,26 +246,40 @@ class _Game:
     def _print(self, value: object) -> PrintSettings:
         """The `print:` settings, each read as packformat.PRINT declares it."""
         spec = self.r.mapping(value, ("print",), PRINT_KEYS, "print") or {}
-        out: dict[str, Any] = {key.field: _print_value(self.r, key, spec[key.name]) for key in packformat.PRINT if key.name in spec}
+        out: dict[str, Any] = {
+            key.field: _print_value(self.r, key, spec[key.name])
+            for key in packformat.PRINT
+            if key.name in spec
+        }
         _against_paper(self.r, spec, out)
         return PrintSettings(**{k: v for k, v in out.items() if v is not None})
 
     def _strings(self, value: object, langs: Sequence[str]) -> dict[str, dict[str, str]]:
         spec = self.r.table(value, ("strings",)) or {}
-        return {k: t for k, v in spec.items() if (t := self.r.text(v, ("strings", k), langs)) is not None}
+        return {
+            k: t
+            for k, v in spec.items()
+            if (t := self.r.text(v, ("strings", k), langs)) is not None
+        }
 
     def _checks(self, value: object) -> tuple[Check, ...]:
         if not isinstance(value, list):
-            self.r.problem(("checks",), f"'checks' must be a list of rule checks (got {describe(value)})")
+            self.r.problem(
+                ("checks",), f"'checks' must be a list of rule checks (got {describe(value)})"
+            )
             return ()
         out: list[Check] = []
         for i, spec in enumerate(value):
             path = ("checks", i)
             if not isinstance(spec, dict):
-                self.r.problem(path, f"a check must be a mapping with a 'rule' (got {describe(spec)})")
+                self.r.problem(
+                    path, f"a check must be a mapping with a 'rule' (got {describe(spec)})"
+                )
                 continue
             rule = self.r.typed(self.r.get(spec, path, "rule"), path + ("rule",), "string")
-            level = self.r.choice(spec.get("level", "error"), path + ("level",), ("error", "warning"))
+            level = self.r.choice(
+                spec.get("level", "error"), path + ("level",), ("error", "warning")
+            )
             check_id = self.r.typed(spec.get("id", rule), path + ("id",), "string")
             if rule is None or level is None or check_id is None:
                 continue
@@ -231,11 +295,22 @@ class _Game:
             return None
         path = self.root / name
         root = self.root.resolve()
-        if root not in path.resolve().parents:  # symlinks followed: a pack's code is its own or none
-            self.r.problem(("rules",), f"rules file '{name}' lies outside the pack " f"{display_path(self.root)}; it must be a file inside it", "references")
+        if (
+            root not in path.resolve().parents
+        ):  # symlinks followed: a pack's code is its own or none
+            self.r.problem(
+                ("rules",),
+                f"rules file '{name}' lies outside the pack "
+                f"{display_path(self.root)}; it must be a file inside it",
+                "references",
+            )
             return None
         if not path.is_file():
-            self.r.problem(("rules",), f"rules file '{name}' not found in {display_path(self.root)}", "references")
+            self.r.problem(
+                ("rules",),
+                f"rules file '{name}' not found in {display_path(self.root)}",
+                "references",
+            )
             return None
         return path
 
@@ -243,11 +318,22 @@ class _Game:
         # load_pack asks for the pack only when nothing was reported, and so both were read
         assert self.name is not None and self.languages is not None
         return Pack(
-            root=self.root, id=self.id, name=self.name, languages=self.languages, players=self.players,
-            print=self.print, groups=groups, strings=self.strings, data=self.game_data,
-            checks=self.checks, where=self.r.doc.at(()), manifest=self.r.doc, rules_file=self.rules_file,
+            root=self.root,
+            id=self.id,
+            name=self.name,
+            languages=self.languages,
+            players=self.players,
+            print=self.print,
+            groups=groups,
+            strings=self.strings,
+            data=self.game_data,
+            checks=self.checks,
+            where=self.r.doc.at(()),
+            manifest=self.r.doc,
+            rules_file=self.rules_file,
             version=self.version,
-            fonts=self.fonts, player_colours=self.player_colours,
+            fonts=self.fonts,
+            player_colours=self.player_colours,
         )
 
 
@@ -282,7 +368,9 @@ def _print_value(r: Reader, key: packformat.Key, value: object) -> Any:
     raise ValueError(f"packformat.PRINT: no reader for type '{key.type}' of '{key.name}'")
 
 
-def _bounded(r: Reader, key: packformat.Key, name: str, value: object, path: tuple[object, ...]) -> float | None:
+def _bounded(
+    r: Reader, key: packformat.Key, name: str, value: object, path: tuple[object, ...]
+) -> float | None:
     """A length that is neither negative nor over key.max."""
     mm = r.length(value, path)
     if mm is not None and mm < 0:
@@ -302,9 +390,17 @@ def _against_paper(r: Reader, spec: dict[str, Any], out: dict[str, Any]) -> None
     margin = out.get("margin")
     room = NARROWEST - 2 * (PrintSettings.margin if margin is None else margin)
     if (out.get("overlap") or 0) > room / 2:  # split sheets must advance by at least half a sheet
-        r.problem(p + ("overlap",), f"'overlap' must be at most {room / 2:g}mm, half " f"the printable width of A4 (got {spec['overlap']})")
+        r.problem(
+            p + ("overlap",),
+            f"'overlap' must be at most {room / 2:g}mm, half "
+            f"the printable width of A4 (got {spec['overlap']})",
+        )
     if (out.get("gap") or 0) >= room / 2:
-        r.problem(p + ("gap",), f"'gap' must be less than {room / 2:g}mm, half " f"the printable width of A4 (got {spec['gap']})")
+        r.problem(
+            p + ("gap",),
+            f"'gap' must be less than {room / 2:g}mm, half "
+            f"the printable width of A4 (got {spec['gap']})",
+        )
 
 
 def bleed_problem(given: object) -> str:
@@ -318,7 +414,9 @@ def _read_groups(r: Reader, game: _Game) -> Iterator[Group]:
     if r.doc.data is None:
         return
     if not isinstance(r.doc.data, dict):
-        got = "text" if isinstance(r.doc.data, str) else describe(r.doc.data)  # a whole file of text is not quoted
+        got = (
+            "text" if isinstance(r.doc.data, str) else describe(r.doc.data)
+        )  # a whole file of text is not quoted
         r.problem((), f"a component file must map group names to groups (got {got})")
         return
     for name, spec in r.doc.data.items():
@@ -338,14 +436,23 @@ def _read_group(r: Reader, game: _Game, name: str, spec: object) -> Group | None
     size = r.size(r.get(spec, path, "size"), path + ("size",))
     bleed = r.length(spec["bleed"], path + ("bleed",)) if "bleed" in spec else game.print.bleed
     if "bleed" in spec and bleed is not None and not 0 <= bleed <= MAX_BLEED:
-        r.problem(path + ("bleed",), bleed_problem(spec["bleed"]) if bleed > 0 else f"'bleed' cannot be negative (got {spec['bleed']})")
+        r.problem(
+            path + ("bleed",),
+            bleed_problem(spec["bleed"])
+            if bleed > 0
+            else f"'bleed' cannot be negative (got {spec['bleed']})",
+        )
         bleed = None
     templates = {side: t for side in SIDES if (t := _template(r, spec, path, side)) is not None}
     if "front" not in spec and path + ("front",) not in r.misspelt:
         r.problem(path, f"group '{name}' needs a 'front' template")
-    extra: dict[str, Any] = {"variant": r.ident(spec["variant"], path + ("variant",), "variant") or "" if "variant" in spec else "",
-             "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size),
-             "labels": _labels(r, spec, path)}
+    extra: dict[str, Any] = {
+        "variant": r.ident(spec["variant"], path + ("variant",), "variant") or ""
+        if "variant" in spec
+        else "",
+        "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size),
+        "labels": _labels(r, spec, path),
+    }
     if "items_from" in spec:
         group = _derived_group(r, game, name, spec, path, kind, size, bleed, templates)
         return group and dataclasses.replace(group, **extra)
@@ -354,7 +461,19 @@ def _read_group(r: Reader, game: _Game, name: str, spec: object) -> Group | None
     base = _standee(r, spec, path, kind, size)
     if kind is None or size is None or bleed is None or base is None or fields is None:
         return None
-    return Group(name, kind, size, bleed, templates, fields, tuple(items), r.doc.at(path, key=True), spec.get("doc", ""), base=base, **extra)
+    return Group(
+        name,
+        kind,
+        size,
+        bleed,
+        templates,
+        fields,
+        tuple(items),
+        r.doc.at(path, key=True),
+        spec.get("doc", ""),
+        base=base,
+        **extra,
+    )
 
 
 def _labels(r: Reader, spec: dict[str, Any], path: Path_) -> str:
@@ -363,7 +482,11 @@ def _labels(r: Reader, spec: dict[str, Any], path: Path_) -> str:
         return ""
     name = r.choice(spec["labels"], path + ("labels",), labels.names())
     if name and "back" in spec:
-        r.problem(path + ("back",), "a group printed on label sheets has no back (a label is one-sided)", key=True)
+        r.problem(
+            path + ("back",),
+            "a group printed on label sheets has no back (a label is one-sided)",
+            key=True,
+        )
     return name or ""
 
 
@@ -371,8 +494,9 @@ SHAPES = ("rect", "rounded(R)", "circle", "hex")
 _ROUNDED = re.compile(r"rounded\((.*)\)\Z")
 
 
-def _shape(r: Reader, value: object, path: Path_, kind: str | None,
-           size: tuple[float, float] | None) -> Shape:
+def _shape(
+    r: Reader, value: object, path: Path_, kind: str | None, size: tuple[float, float] | None
+) -> Shape:
     """`shape: rect | rounded(3mm) | circle | hex` -> ("rect", 0) ... ("rounded", 3.0); a hex
     group is a hex."""
     if value is None:
@@ -386,7 +510,11 @@ def _shape(r: Reader, value: object, path: Path_, kind: str | None,
         if radius is None:
             return ("rect", 0.0)
         if size and not 0 < radius <= min(size) / 2:
-            r.problem(path, "the corner radius must be more than 0 and at most half the " f"shorter side ({min(size) / 2:g}mm); got {found.group(1).strip()}")
+            r.problem(
+                path,
+                "the corner radius must be more than 0 and at most half the "
+                f"shorter side ({min(size) / 2:g}mm); got {found.group(1).strip()}",
+            )
             return ("rect", 0.0)
         return ("rounded", radius)
     if text not in ("rect", "circle", "hex"):
@@ -401,15 +529,20 @@ def _shape(r: Reader, value: object, path: Path_, kind: str | None,
     return (text, 0.0)
 
 
-def _standee(r: Reader, spec: dict[str, Any], path: Path_, kind: str | None,
-             size: tuple[float, float] | None) -> float | None:
+def _standee(
+    r: Reader, spec: dict[str, Any], path: Path_, kind: str | None, size: tuple[float, float] | None
+) -> float | None:
     """`standee: {base: 12mm}`: the fold-over layout (base tab, upside-down back panel, fold,
     upright front panel, base tab), so exports can cut out the figure; 0 when not given."""
     if "standee" not in spec:
         return 0.0
     where = path + ("standee",)
     if kind is not None and kind != "standee":
-        r.problem(where, f"'standee' describes a fold-over standee; this group's kind is '{kind}'", key=True)
+        r.problem(
+            where,
+            f"'standee' describes a fold-over standee; this group's kind is '{kind}'",
+            key=True,
+        )
         return None
     layout = r.mapping(spec["standee"], where, STANDEE_KEYS, "'standee'")
     if layout is None:
@@ -419,28 +552,52 @@ def _standee(r: Reader, spec: dict[str, Any], path: Path_, kind: str | None,
     if base is None or size is None:
         return None
     if not 0 < 2 * base < size[1]:
-        r.problem(where + ("base",), f"a standee's two base tabs ({base:g} mm each) must " f"leave room for its panels in its {size[1]:g} mm height")
+        r.problem(
+            where + ("base",),
+            f"a standee's two base tabs ({base:g} mm each) must "
+            f"leave room for its panels in its {size[1]:g} mm height",
+        )
         return None
     return base
 
 
-def _derived_group(r: Reader, game: _Game, name: str, spec: dict[str, Any], path: Path_,
-                   kind: str | None, size: tuple[float, float] | None, bleed: float | None,
-                   templates: dict[str, str]) -> Group | None:
+def _derived_group(
+    r: Reader,
+    game: _Game,
+    name: str,
+    spec: dict[str, Any],
+    path: Path_,
+    kind: str | None,
+    size: tuple[float, float] | None,
+    bleed: float | None,
+    templates: dict[str, str],
+) -> Group | None:
     """`items_from: dice`: the items (and fields) of another group, with this group's kind, size
     and templates."""
     source = r.typed(spec["items_from"], path + ("items_from",), "string")
     for key in ("items", "fields", "generate", "defaults"):
         if key in spec:
-            r.problem(path + (key,), f"group '{name}' takes its items and fields " f"from '{source}'; it cannot have '{key}' too", key=True)
+            r.problem(
+                path + (key,),
+                f"group '{name}' takes its items and fields "
+                f"from '{source}'; it cannot have '{key}' too",
+                key=True,
+            )
     if kind is None or size is None or bleed is None or source is None:
         return None
-    game.derived[name] = (source, r.doc.at(path + ("items_from",)), {s: r.doc.at(path + (s,)) for s in templates})
-    return Group(name, kind, size, bleed, templates, {}, (), r.doc.at(path, key=True), spec.get("doc", ""))
+    game.derived[name] = (
+        source,
+        r.doc.at(path + ("items_from",)),
+        {s: r.doc.at(path + (s,)) for s in templates},
+    )
+    return Group(
+        name, kind, size, bleed, templates, {}, (), r.doc.at(path, key=True), spec.get("doc", "")
+    )
 
 
-def _items_from(groups: dict[str, Group], derived: dict[str, Derived],
-                problems: list[Problem]) -> dict[str, Group]:
+def _items_from(
+    groups: dict[str, Group], derived: dict[str, Derived], problems: list[Problem]
+) -> dict[str, Group]:
     """Fill each `items_from` group with its source group's items, under its own name and
     templates."""
     out = dict(groups)
@@ -450,12 +607,27 @@ def _items_from(groups: dict[str, Group], derived: dict[str, Derived],
         group = groups[name]
         src = groups.get(source)
         if src is None or source in derived:
-            why = "which takes its own items from another group" if src is not None else "which is not a group"
-            hint = "" if src is not None else did_you_mean(source, [g for g in groups if g not in derived])
-            problems.append(Problem(where, f"group '{name}' takes its items from '{source}', {why}{hint}"))
+            why = (
+                "which takes its own items from another group"
+                if src is not None
+                else "which is not a group"
+            )
+            hint = (
+                ""
+                if src is not None
+                else did_you_mean(source, [g for g in groups if g not in derived])
+            )
+            problems.append(
+                Problem(where, f"group '{name}' takes its items from '{source}', {why}{hint}")
+            )
             continue
         items = tuple(
-            dataclasses.replace(item, group=name, templates=dict(group.templates), template_where=dict(template_where))
+            dataclasses.replace(
+                item,
+                group=name,
+                templates=dict(group.templates),
+                template_where=dict(template_where),
+            )
             for item in src.items
         )
         out[name] = dataclasses.replace(group, fields=src.fields, items=items)
@@ -476,7 +648,9 @@ def _read_fields(r: Reader, value: object, path: Path_) -> dict[str, FieldSpec] 
     clash = [k for k in spec if k in ITEM_KEYS]
     for k in clash:
         r.problem(path + (k,), f"'{k}' is a reserved item key and cannot be a field name", key=True)
-    return {k: f for k, v in spec.items() if k not in clash and (f := _read_field(r, k, v, path + (k,)))}
+    return {
+        k: f for k, v in spec.items() if k not in clash and (f := _read_field(r, k, v, path + (k,)))
+    }
 
 
 def _read_field(r: Reader, name: str, value: object, path: Path_) -> FieldSpec | None:
@@ -494,31 +668,53 @@ def _read_field(r: Reader, name: str, value: object, path: Path_) -> FieldSpec |
         r.problem(path, f"enum field '{name}' needs 'values'")
     bounds = {k: r.typed(spec[k], path + (k,), "number") for k in ("min", "max") if k in spec}
     required = r.typed(spec.get("required", "default" not in spec), path + ("required",), "bool")
-    item = _read_field(r, name, spec["item"], path + ("item",)) if ftype == "list" and "item" in spec else None
+    item = (
+        _read_field(r, name, spec["item"], path + ("item",))
+        if ftype == "list" and "item" in spec
+        else None
+    )
     if ftype == "list" and item is None and "item" not in spec:
         r.problem(path, f"list field '{name}' needs 'item' (the type of its elements)")
     if ftype is None:
         return None
     return FieldSpec(
-        name=name, type=ftype, required=bool(required),
-        default=spec.get("default"), values=tuple(values), min=bounds.get("min"), max=bounds.get("max"),
-        item=item, rule=str(spec.get("rule", "schema")), doc=str(spec.get("doc", "")),
+        name=name,
+        type=ftype,
+        required=bool(required),
+        default=spec.get("default"),
+        values=tuple(values),
+        min=bounds.get("min"),
+        max=bounds.get("max"),
+        item=item,
+        rule=str(spec.get("rule", "schema")),
+        doc=str(spec.get("doc", "")),
     )
 
 
-def _read_items(r: Reader, game: _Game, group: str, spec: dict[str, Any],
-                fields: dict[str, FieldSpec] | None, templates: dict[str, str]) -> list[Item]:
+def _read_items(
+    r: Reader,
+    game: _Game,
+    group: str,
+    spec: dict[str, Any],
+    fields: dict[str, FieldSpec] | None,
+    templates: dict[str, str],
+) -> list[Item]:
     """Written, sheet and generated items alike (itemsource.py), each checked by _read_item."""
     raw = itemsource.raw_items(r, game.root, group, spec, fields or {}, ITEM_KEYS, game.game_data)
     # A misspelt 'fields:' key (reported once, with its 'did you mean') leaves the items' values
     # undeclared: they are not each reported unknown too.
     unsure = (group, "fields") in r.misspelt
     typos = _misspelt_fields(r, raw, fields or {}, (group, "fields"))
-    return [it for rr, v, p in raw if (it := _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos))]
+    return [
+        it
+        for rr, v, p in raw
+        if (it := _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos))
+    ]
 
 
-def _misspelt_fields(r: Reader, raw: list[Any], fields: dict[str, FieldSpec],
-                     path: Path_) -> dict[str, str]:
+def _misspelt_fields(
+    r: Reader, raw: list[Any], fields: dict[str, FieldSpec], path: Path_
+) -> dict[str, str]:
     """A declared field that no item gives while items give a key like it is misspelt where it is
     declared: said once there, instead of at every item. {declared name: the items' key}."""
     given: dict[str, int] = {}
@@ -531,18 +727,35 @@ def _misspelt_fields(r: Reader, raw: list[Any], fields: dict[str, FieldSpec],
         meant = close_match(name, strangers) if name not in given else None
         if meant is not None:
             items = f"{given[meant]} items give" if given[meant] > 1 else "1 item gives"
-            r.problem(path + (name,), f"no item gives the field '{name}', but {items} " f"'{meant}' (is the field misspelt here?)", key=True)
+            r.problem(
+                path + (name,),
+                f"no item gives the field '{name}', but {items} "
+                f"'{meant}' (is the field misspelt here?)",
+                key=True,
+            )
             typos[name] = meant
     return typos
 
 
-def _read_item(r: Reader, game: _Game, group: str, value: object, path: Path_,
-               fields: dict[str, FieldSpec], templates: dict[str, str],
-               unsure: bool = False, typos: dict[str, str] | None = None) -> Item | None:
+def _read_item(
+    r: Reader,
+    game: _Game,
+    group: str,
+    value: object,
+    path: Path_,
+    fields: dict[str, FieldSpec],
+    templates: dict[str, str],
+    unsure: bool = False,
+    typos: dict[str, str] | None = None,
+) -> Item | None:
     """One item; with `unsure` (the group's fields are misspelt) any key is taken, and the
     fields in `typos` (misspelt at their declaration) are neither required nor unknown."""
     typos = typos or {}
-    allowed = tuple(value) if unsure and isinstance(value, dict) else ITEM_KEYS + tuple(fields) + tuple(typos.values())
+    allowed = (
+        tuple(value)
+        if unsure and isinstance(value, dict)
+        else ITEM_KEYS + tuple(fields) + tuple(typos.values())
+    )
     spec = r.mapping(value, path, allowed, f"an item of '{group}'")
     if spec is None:
         return None
@@ -553,7 +766,9 @@ def _read_item(r: Reader, game: _Game, group: str, value: object, path: Path_,
     for name, fspec in fields.items():
         where[name] = r.doc.at(path + (name,))
         if name in spec:
-            values[name] = _field_value(r, spec[name], path + (name,), fspec, game.languages or ("en",))
+            values[name] = _field_value(
+                r, spec[name], path + (name,), fspec, game.languages or ("en",)
+            )
         elif fspec.required and name not in typos:
             r.problem(path, f"item '{item_id}' needs the field '{name}'", fspec.rule)
         else:
@@ -570,7 +785,19 @@ def _read_item(r: Reader, game: _Game, group: str, value: object, path: Path_,
     if item_id is None or count is None:
         return None
     prov_where = {k: r.doc.at(path + ("provenance",) + (() if k == "*" else (k,))) for k in prov}
-    return Item(item_id, group, count, values, tuple(tags), prov, sides, r.doc.at(path), where, sides_where, prov_where)
+    return Item(
+        item_id,
+        group,
+        count,
+        values,
+        tuple(tags),
+        prov,
+        sides,
+        r.doc.at(path),
+        where,
+        sides_where,
+        prov_where,
+    )
 
 
 def _count(r: Reader, spec: dict[str, Any], path: Path_, players: tuple[int, int]) -> int | None:
@@ -592,7 +819,9 @@ def _count(r: Reader, spec: dict[str, Any], path: Path_, players: tuple[int, int
     return n
 
 
-def _provenance(r: Reader, value: object, path: Path_, fields: dict[str, FieldSpec]) -> dict[str, str]:
+def _provenance(
+    r: Reader, value: object, path: Path_, fields: dict[str, FieldSpec]
+) -> dict[str, str]:
     """`provenance: design` for the whole item, or {field: tag} per number."""
     if value is None:
         return {}
@@ -602,20 +831,34 @@ def _provenance(r: Reader, value: object, path: Path_, fields: dict[str, FieldSp
     return {k: v for k, v in spec.items() if r.choice(v, path + (k,), PROVENANCE)}
 
 
-def _field_value(r: Reader, value: object, path: Path_, spec: FieldSpec, langs: Sequence[str]) -> Any:
+def _field_value(
+    r: Reader, value: object, path: Path_, spec: FieldSpec, langs: Sequence[str]
+) -> Any:
     if spec.type == "text":
         return r.text(value, path, langs, spec.rule)
     if spec.type == "enum":  # an enum without values is reported once, at its declaration
         return r.choice(value, path, spec.values, spec.rule) if spec.values else value
     if spec.type == "list":
         if not isinstance(value, list):
-            r.problem(path, f"'{path_name(path)}' must be a list (got {describe(value)})", spec.rule)
+            r.problem(
+                path, f"'{path_name(path)}' must be a list (got {describe(value)})", spec.rule
+            )
             return None
-        return [_field_value(r, v, path + (i,), spec.item, langs) for i, v in enumerate(value)] if spec.item else value
+        return (
+            [_field_value(r, v, path + (i,), spec.item, langs) for i, v in enumerate(value)]
+            if spec.item
+            else value
+        )
     typed = r.typed(value, path, spec.type, spec.rule)
     if typed is not None and spec.type in ("int", "number"):
-        if (spec.min is not None and typed < spec.min) or (spec.max is not None and typed > spec.max):
-            r.problem(path, f"'{path_name(path)}' must be between {spec.min} and {spec.max} (got {typed})", spec.rule)
+        if (spec.min is not None and typed < spec.min) or (
+            spec.max is not None and typed > spec.max
+        ):
+            r.problem(
+                path,
+                f"'{path_name(path)}' must be between {spec.min} and {spec.max} (got {typed})",
+                spec.rule,
+            )
     return typed
 
 
@@ -630,16 +873,36 @@ def _unique_ids(groups: dict[str, Group]) -> list[Problem]:
             if first is None:
                 seen[item.id.casefold()] = item
             elif first.id == item.id:
-                problems.append(Problem(item.where, f"duplicate id '{item.id}' (first at {first.where})", "unique-ids"))
+                problems.append(
+                    Problem(
+                        item.where,
+                        f"duplicate id '{item.id}' (first at {first.where})",
+                        "unique-ids",
+                    )
+                )
             else:
-                problems.append(Problem(item.where, f"id '{item.id}' differs from '{first.id}' " f"(at {first.where}) only in case: "
-                                                     "they would name the same file on Windows and macOS", "unique-ids"))
+                problems.append(
+                    Problem(
+                        item.where,
+                        f"id '{item.id}' differs from '{first.id}' "
+                        f"(at {first.where}) only in case: "
+                        "they would name the same file on Windows and macOS",
+                        "unique-ids",
+                    )
+                )
     names: dict[str, Group] = {}
     for group in groups.values():
         first_group = names.setdefault(group.name.casefold(), group)
         if first_group is not group:
-            problems.append(Problem(group.where, f"group '{group.name}' differs from " f"'{first_group.name}' (at {first_group.where}) only in case: "
-                                                 "they would name the same folder on Windows and macOS", "unique-ids"))
+            problems.append(
+                Problem(
+                    group.where,
+                    f"group '{group.name}' differs from "
+                    f"'{first_group.name}' (at {first_group.where}) only in case: "
+                    "they would name the same folder on Windows and macOS",
+                    "unique-ids",
+                )
+            )
     return problems
 
 

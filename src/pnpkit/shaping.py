@@ -35,8 +35,10 @@ FEATURES = {"kern": True, "liga": False, "clig": False}
 # Characters that can make a line anything but left-to-right at level 0: Hebrew, Arabic, Syriac,
 # Thaana, NKo, Samaritan, Mandaic, their presentation forms, RTL scripts outside the BMP, and the
 # explicit bidi controls. A line without any of them skips the bidi algorithm.
-_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\U00010800-\U00010fff\U0001e800-\U0001efff"
-                  "\u200f\u202a-\u202e\u2066-\u2069]")
+_RTL = re.compile(
+    "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\U00010800-\U00010fff\U0001e800-\U0001efff"
+    "\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def needs_bidi(text: str) -> bool:
@@ -71,7 +73,9 @@ def levels(text: str, base: int) -> list[int]:
     return out
 
 
-def visual_pieces(runs: list[tuple[str, object]], direction: str = "auto") -> list[tuple[str, object, bool]]:
+def visual_pieces(
+    runs: list[tuple[str, object]], direction: str = "auto"
+) -> list[tuple[str, object, bool]]:
     """Cut a line given as logical runs (text, key) into pieces of one run and one level and put
     them in visual order (L2); each piece is (text in logical order, key, right-to-left)."""
     line = "".join(text for text, _ in runs)
@@ -83,7 +87,7 @@ def visual_pieces(runs: list[tuple[str, object]], direction: str = "auto") -> li
     for text, key in runs:
         for level, chunk in groupby(range(pos, pos + len(text)), key=lambda i: lv[i]):
             idx = list(chunk)
-            pieces.append([level, line[idx[0]:idx[-1] + 1], key])
+            pieces.append([level, line[idx[0] : idx[-1] + 1], key])
         pos += len(text)
     # L2: from the highest level down to the lowest odd one, reverse every stretch at or above it
     top = max((p[0] for p in pieces), default=0)
@@ -202,13 +206,16 @@ def _glyphs(text: str, font: str, buf: hb.Buffer, rtl: bool) -> Glyphs:
         if plain and (cluster != i or abs(adv - width) > 1e-6 or x_offset or y_offset):
             plain = False
         chars.append(code)
-        data.append((cluster, adv, pos.y_advance * scale, x_offset * scale, y_offset * scale, width))
+        data.append(
+            (cluster, adv, pos.y_advance * scale, x_offset * scale, y_offset * scale, width)
+        )
         total += x_advance
     return tuple(chars), tuple(data), plain and len(chars) == n, total
 
 
 def _script(text: str) -> str | None:
-    """The script HarfBuzz gives a whole line: that of its first character of a script of its own."""
+    """The script HarfBuzz gives a whole line: that of its first character of a script of its
+    own."""
     buf = hb.Buffer()
     buf.add_str(text)
     buf.guess_segment_properties()
@@ -290,7 +297,9 @@ def width(text: str, font: str, size: float, direction: str = "auto") -> float:
     """The advance width of one line of text, shaped, in the units of size."""
     if not text:
         return 0.0
-    if direction != "rtl" and not needs_bidi(text):  # one left-to-right run: the common case, kept cheap
+    if direction != "rtl" and not needs_bidi(
+        text
+    ):  # one left-to-right run: the common case, kept cheap
         return size * shape(text, font, False)[2]
     pieces = visual_pieces([(text, None)], direction)
     return size * sum(shape(t, font, rtl)[2] for t, _, rtl in pieces)

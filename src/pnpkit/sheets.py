@@ -64,20 +64,38 @@ class Sheet:
     cells: int = 0  # filled cells so far, against MAX_CELLS
 
 
-def read_sheet(path: Path, shown: str, sheet: str | None, where: Location) -> tuple[Sheet | None, list[Problem]]:
+def read_sheet(
+    path: Path, shown: str, sheet: str | None, where: Location
+) -> tuple[Sheet | None, list[Problem]]:
     """The sheet in path (shown to the user as `shown`); problems are located at `where` (the
     `items:` line) when the file as a whole is wrong, else at the cell."""
     suffix = path.suffix.lower()
     reader = READERS.get(suffix)
     if reader is None:
         known = ", ".join(sorted(READERS))
-        return None, [Problem(where, f"items file '{path.name}' is not a sheet pnpkit reads (it reads {known})", RULE)]
+        return None, [
+            Problem(
+                where,
+                f"items file '{path.name}' is not a sheet pnpkit reads (it reads {known})",
+                RULE,
+            )
+        ]
     if sheet is not None and suffix in (".csv", ".tsv"):
-        return None, [Problem(where, f"'{path.name}' is a {suffix[1:].upper()} file, which has one sheet: drop 'sheet'", RULE)]
+        return None, [
+            Problem(
+                where,
+                f"'{path.name}' is a {suffix[1:].upper()} file, which has one sheet: drop 'sheet'",
+                RULE,
+            )
+        ]
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise SheetError(where, f"sheet file '{path.name}' is {size:,} bytes; " f"pnpkit reads sheets of at most {MAX_BYTES:,} bytes")
+            raise SheetError(
+                where,
+                f"sheet file '{path.name}' is {size:,} bytes; "
+                f"pnpkit reads sheets of at most {MAX_BYTES:,} bytes",
+            )
         return reader(path, shown, sheet, where), []
     except SheetError as exc:
         return None, [Problem(exc.where, str(exc), RULE)]
@@ -86,7 +104,11 @@ def read_sheet(path: Path, shown: str, sheet: str | None, where: Location) -> tu
 
 
 def _too_many(what: str, n: int, limit: int, where: Location) -> SheetError:
-    return SheetError(where, f"the sheet has more than {limit:,} {what} (found " f"{n:,} or more); pnpkit reads at most {limit:,}")
+    return SheetError(
+        where,
+        f"the sheet has more than {limit:,} {what} (found "
+        f"{n:,} or more); pnpkit reads at most {limit:,}",
+    )
 
 
 def _add_row(sheet: Sheet, cells: list[Cell | None], where: Location) -> None:
@@ -113,7 +135,11 @@ def _cell(value: object, where: Location) -> Cell | None:
         if not value:
             return None
         if len(value) > MAX_CELL_CHARS:
-            raise SheetError(where, f"the cell holds {len(value):,} characters; pnpkit " f"reads at most {MAX_CELL_CHARS:,} in one cell")
+            raise SheetError(
+                where,
+                f"the cell holds {len(value):,} characters; pnpkit "
+                f"reads at most {MAX_CELL_CHARS:,} in one cell",
+            )
         return Cell(value, where)
     if isinstance(value, bool):
         return Cell(value, where)
@@ -127,7 +153,9 @@ def _cell(value: object, where: Location) -> Cell | None:
 # ---------------------------------------------------------------- CSV and TSV
 
 
-def _read_delimited(path: Path, shown: str, sheet: str | None, where: Location, delimiter: str = ",") -> Sheet:
+def _read_delimited(
+    path: Path, shown: str, sheet: str | None, where: Location, delimiter: str = ","
+) -> Sheet:
     data = path.read_bytes()
     if data.startswith(b"\xef\xbb\xbf"):  # Excel's "CSV UTF-8" starts with a byte-order mark
         data = data[3:]
@@ -136,16 +164,18 @@ def _read_delimited(path: Path, shown: str, sheet: str | None, where: Location, 
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise SheetError(Location(shown, line, col),
-                         f"'{path.name}' is not UTF-8 text (byte " f"0x{data[exc.start]:02x}); save the sheet as CSV UTF-8") from None
+        raise SheetError(
+            Location(shown, line, col),
+            f"'{path.name}' is not UTF-8 text (byte "
+            f"0x{data[exc.start]:02x}); save the sheet as CSV UTF-8",
+        ) from None
     out = Sheet(shown)
     for cells, at in _records(text, delimiter, shown):
         _add_row(out, cells, at)
     return out
 
 
-def _records(text: str, delimiter: str, shown: str
-             ) -> Iterator[tuple[list[Cell | None], Location]]:
+def _records(text: str, delimiter: str, shown: str) -> Iterator[tuple[list[Cell | None], Location]]:
     """RFC 4180 records with the line and column where each field starts (quoted fields may span
     lines)."""
     d = re.escape(delimiter)
@@ -159,7 +189,9 @@ def _records(text: str, delimiter: str, shown: str
             row_at = start
         m = field_rx.match(text, i)
         assert m is not None  # the last alternative matches an empty field
-        if m.group(1) is not None:  # quoted: "" is a quote, newlines are kept; text after the quote too
+        if (
+            m.group(1) is not None
+        ):  # quoted: "" is a quote, newlines are kept; text after the quote too
             value = m.group(1).replace('""', '"') + m.group(2)
             line, col = _advance(m.group(0), line, col)
         elif i < n and text[i] == '"':
@@ -208,7 +240,11 @@ def _check_zip(path: Path, where: Location) -> tuple[bool]:
         infos = archive.infolist()
         total = sum(i.file_size for i in infos)
         if total > MAX_UNPACKED:
-            raise SheetError(where, f"workbook '{path.name}' unpacks to {total:,} bytes; " f"pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
+            raise SheetError(
+                where,
+                f"workbook '{path.name}' unpacks to {total:,} bytes; "
+                f"pnpkit reads workbooks of at most {MAX_UNPACKED:,}",
+            )
         formulas, budget = False, [MAX_UNPACKED]
         for info in infos:
             try:
@@ -216,12 +252,26 @@ def _check_zip(path: Path, where: Location) -> tuple[bool]:
             except SheetError:
                 raise
             except Exception as exc:  # zipfile, zlib and lzma raise many types for a damaged member
-                raise SheetError(where, f"'{path.name}' is not a readable workbook " f"({info.filename}: {type(exc).__name__}: {exc})") from None
-            if found.startswith((b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<")):  # UTF-16 would hide a DTD from the scan
-                raise SheetError(where, f"workbook '{path.name}' has an XML part in UTF-16 " f"({info.filename}); pnpkit reads UTF-8 workbooks")
+                raise SheetError(
+                    where,
+                    f"'{path.name}' is not a readable workbook "
+                    f"({info.filename}: {type(exc).__name__}: {exc})",
+                ) from None
+            if found.startswith(
+                (b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<")
+            ):  # UTF-16 would hide a DTD from the scan
+                raise SheetError(
+                    where,
+                    f"workbook '{path.name}' has an XML part in UTF-16 "
+                    f"({info.filename}); pnpkit reads UTF-8 workbooks",
+                )
             if b"<!DOCTYPE" in found or b"<!ENTITY" in found:
-                raise SheetError(where, f"workbook '{path.name}' declares an XML document type ({info.filename}); "
-                                        "pnpkit refuses XML entities in sheets (save " "the workbook again from a spreadsheet program)")
+                raise SheetError(
+                    where,
+                    f"workbook '{path.name}' declares an XML document type ({info.filename}); "
+                    "pnpkit refuses XML entities in sheets (save "
+                    "the workbook again from a spreadsheet program)",
+                )
             formulas |= b"<f>" in found or b"<f " in found or b"table:formula" in found
         return (formulas,)
 
@@ -229,7 +279,9 @@ def _check_zip(path: Path, where: Location) -> tuple[bool]:
 _MARKERS = (b"<!DOCTYPE", b"<!ENTITY", b"<f>", b"<f ", b"table:formula")
 
 
-def _scan(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list[int], where: Location) -> bytes:
+def _scan(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list[int], where: Location
+) -> bytes:
     """The member's first two bytes, then which markers occur in it, streamed; every member is
     scanned, whatever its name, since a workbook's parts are found through its own listings.
     The sizes the zip declares are not trusted: what is read is counted against `budget`."""
@@ -240,7 +292,12 @@ def _scan(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list[int], wh
             head = head or chunk[:2]
             budget[0] -= len(chunk)
             if budget[0] < 0:
-                raise SheetError(where, f"workbook '{Path(archive.filename or '').name}' " f"unpacks to more than {MAX_UNPACKED:,} bytes; " f"pnpkit reads workbooks of at most {MAX_UNPACKED:,}")
+                raise SheetError(
+                    where,
+                    f"workbook '{Path(archive.filename or '').name}' "
+                    f"unpacks to more than {MAX_UNPACKED:,} bytes; "
+                    f"pnpkit reads workbooks of at most {MAX_UNPACKED:,}",
+                )
             window = tail + chunk
             found.update(m for m in _MARKERS if m in window)
             tail = window[-16:]
@@ -262,7 +319,9 @@ def _formulas_without_values(path: Path, name: str, sheet: Sheet) -> None:
     programs rather than spreadsheets): find the first such cell among the empty ones."""
     import openpyxl
 
-    filled = {(c.where.line, c.where.column) for cells in sheet.rows for c in cells if c is not None}
+    filled = {
+        (c.where.line, c.where.column) for cells in sheet.rows for c in cells if c is not None
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
@@ -270,12 +329,13 @@ def _formulas_without_values(path: Path, name: str, sheet: Sheet) -> None:
         for r, values in enumerate(wb[name].iter_rows(min_row=1, min_col=1, values_only=True), 1):
             for c, v in enumerate(values, 1):
                 if isinstance(v, str) and v.startswith("=") and (r, c) not in filled:
-                    raise SheetError(Location(sheet.file, r, c, name),
-                                     f"the formula {v} has no saved value; open and " "save the workbook in a spreadsheet program")
+                    raise SheetError(
+                        Location(sheet.file, r, c, name),
+                        f"the formula {v} has no saved value; open and "
+                        "save the workbook in a spreadsheet program",
+                    )
     finally:
         wb.close()
-
-
 
 
 def _pick(names: list[str], sheet: str | None, path: Path, where: Location) -> str:
@@ -286,7 +346,11 @@ def _pick(names: list[str], sheet: str | None, path: Path, where: Location) -> s
     if sheet not in names:
         from pnpkit.checker import did_you_mean
 
-        raise SheetError(where, f"workbook '{path.name}' has no sheet '{sheet}' (it " f"has {', '.join(names)}){did_you_mean(sheet, names)}")
+        raise SheetError(
+            where,
+            f"workbook '{path.name}' has no sheet '{sheet}' (it "
+            f"has {', '.join(names)}){did_you_mean(sheet, names)}",
+        )
     return sheet
 
 
@@ -299,21 +363,31 @@ def _read_ods(path: Path, shown: str, sheet: str | None, where: Location) -> She
         try:
             found = odsformula.first_without_value(path, name)
         except Exception as exc:  # lxml's syntax errors: calamine read it, but be safe
-            raise SheetError(where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})") from None
+            raise SheetError(
+                where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})"
+            ) from None
         if found is not None:
             (r, c), formula = found
-            raise SheetError(Location(shown, r, c, name), f"the formula {formula} has no saved value; open " "and save the spreadsheet in a spreadsheet program")
+            raise SheetError(
+                Location(shown, r, c, name),
+                f"the formula {formula} has no saved value; open "
+                "and save the spreadsheet in a spreadsheet program",
+            )
     return out
 
 
-def _read_calamine(path: Path, shown: str, sheet: str | None, where: Location, what: str) -> tuple[Sheet, str]:
+def _read_calamine(
+    path: Path, shown: str, sheet: str | None, where: Location, what: str
+) -> tuple[Sheet, str]:
     """A workbook's sheet (named, or the first) with python-calamine; returns it and its name."""
     import python_calamine  # imported on use: most packs have no workbook
 
     try:
         wb = python_calamine.CalamineWorkbook.from_path(str(path))
     except Exception as exc:  # calamine's errors are its own types
-        raise SheetError(where, f"'{path.name}' is not a readable {what} ({type(exc).__name__}: {exc})") from None
+        raise SheetError(
+            where, f"'{path.name}' is not a readable {what} ({type(exc).__name__}: {exc})"
+        ) from None
     try:
         with wb:
             name = _pick(wb.sheet_names, sheet, path, where)
@@ -321,7 +395,9 @@ def _read_calamine(path: Path, shown: str, sheet: str | None, where: Location, w
     except SheetError:
         raise
     except Exception as exc:  # calamine's own error types
-        raise SheetError(where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})") from None
+        raise SheetError(
+            where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def _ods_rows(ws: CalamineSheet, shown: str, name: str, where: Location) -> Sheet:
@@ -334,7 +410,14 @@ def _ods_rows(ws: CalamineSheet, shown: str, name: str, where: Location) -> Shee
     # to_python from A1 (iter_rows starts its rows at 1 but its columns at the first used one)
     for r, values in enumerate(ws.to_python(skip_empty_area=False), 1):
         at = Location(shown, r, 1, name)
-        _add_row(out, [None if v == "" else _cell(_ods_value(v), Location(shown, r, c, name)) for c, v in enumerate(values, 1)], at)
+        _add_row(
+            out,
+            [
+                None if v == "" else _cell(_ods_value(v), Location(shown, r, c, name))
+                for c, v in enumerate(values, 1)
+            ],
+            at,
+        )
     return out
 
 

@@ -48,7 +48,9 @@ def write(decks: list[Deck], profile: Profile, folder: Path) -> list[Path]:
         if deck.kind in ("board", "sheet"):
             for item in deck.items:
                 if item.front is not None:
-                    written.append(_save(hero(item.front, profile), Path(f"{stem}-{item.id}-hero.png")))
+                    written.append(
+                        _save(hero(item.front, profile), Path(f"{stem}-{item.id}-hero.png"))
+                    )
             continue
         held = _hand(deck, profile.hand)
         if deck.kind == "card" and len(held) > 1:
@@ -60,7 +62,9 @@ def write(decks: list[Deck], profile: Profile, folder: Path) -> list[Path]:
 def _hand(deck: Deck, size: int) -> list[Face]:
     """The first cards one would draw: distinct fronts first, then copies, up to `size`."""
     fronts = _distinct([item.front for item in deck.items if item.front is not None])
-    copies = [item.front for item in deck.items if item.front is not None for _ in range(item.count - 1)]
+    copies = [
+        item.front for item in deck.items if item.front is not None for _ in range(item.count - 1)
+    ]
     return (fronts + copies)[:size]
 
 
@@ -79,6 +83,7 @@ def _save(image: Image.Image, path: Path) -> Path:
 
 
 # ------------------------------------------------------------------ the three layouts
+
 
 def hand(faces: list[Face], profile: Profile) -> Image.Image:
     """Cards fanned about a point below the hand, the first on the left, each over the one
@@ -104,8 +109,14 @@ def grid(faces: list[Face], profile: Profile) -> Image.Image:
     pieces = pieces_of(faces, profile.width / cols)
     cell_w = max(p.width for p in pieces) * 1.08
     cell_h = max(p.height for p in pieces) * 1.08
-    layer = [(p, (i % cols) * cell_w + (cell_w - p.width) / 2, (i // cols) * cell_h + (cell_h - p.height) / 2)
-             for i, p in enumerate(pieces)]
+    layer = [
+        (
+            p,
+            (i % cols) * cell_w + (cell_w - p.width) / 2,
+            (i // cols) * cell_h + (cell_h - p.height) / 2,
+        )
+        for i, p in enumerate(pieces)
+    ]
     return _compose(layer, profile)
 
 
@@ -117,9 +128,12 @@ def hero(face: Face, profile: Profile) -> Image.Image:
 
 # ------------------------------------------------------------------ pieces and the picture
 
+
 def pieces_of(faces: list[Face], width_px: float) -> list[Image.Image]:
     """Each face's trim as an RGBA image about width_px wide, cut to the piece's outline."""
-    sizes = [(max(8, round(width_px)), max(8, round(width_px * f.size[1] / f.size[0]))) for f in faces]
+    sizes = [
+        (max(8, round(width_px)), max(8, round(width_px * f.size[1] / f.size[0]))) for f in faces
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         pdf = Path(tmp) / "pieces.pdf"
         facepages.write_faces_pdf([facepages.Sheet(f, f.size) for f in faces], pdf, "showcase")
@@ -165,11 +179,15 @@ def _compose(layer: list[tuple[Image.Image, float, float]], profile: Profile) ->
     blur = max(2.0, size * 0.012)
     offset = blur * 0.8
     margin = blur * 3 + offset
-    canvas = Image.new("RGBA", (round(right - left + 2 * margin), round(bottom - top + 2 * margin)), (0, 0, 0, 0))
+    canvas = Image.new(
+        "RGBA", (round(right - left + 2 * margin), round(bottom - top + 2 * margin)), (0, 0, 0, 0)
+    )
     pad = round(blur * 3)
     for piece, x, y in layer:
         at = (round(x - left + margin), round(y - top + margin))
-        shadow = Image.new("RGBA", (piece.width + 2 * pad, piece.height + 2 * pad), SHADOW[:3] + (0,))
+        shadow = Image.new(
+            "RGBA", (piece.width + 2 * pad, piece.height + 2 * pad), SHADOW[:3] + (0,)
+        )
         alpha = Image.new("L", shadow.size, 0)
         alpha.paste(piece.getchannel("A").point(lambda a: a * SHADOW[3] // 255), (pad, pad))
         shadow.putalpha(alpha.filter(ImageFilter.GaussianBlur(blur)))

@@ -70,7 +70,10 @@ from pnpkit.units import PT_PER_MM
 MM = PT_PER_MM  # points per millimetre
 _IDENTITY: tuple[float, float, float, float, float, float] = (1, 0, 0, 1, 0, 0)
 _SVG = "{http://www.w3.org/2000/svg}"
-_NS_PREFIX = {"http://www.w3.org/1999/xlink": "xlink", "http://www.w3.org/XML/1998/namespace": "xml"}
+_NS_PREFIX = {
+    "http://www.w3.org/1999/xlink": "xlink",
+    "http://www.w3.org/XML/1998/namespace": "xml",
+}
 _KAPPA = 0.5522847498  # control-point distance of a quarter-circle Bézier, per unit radius
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -83,7 +86,14 @@ _HEX_RE = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 _RGB_RE = re.compile(rf"rgb\(\s*({_NUM})(%?)\s*,\s*({_NUM})(%?)\s*,\s*({_NUM})(%?)\s*\)")
 _URL_RE = re.compile(r"\s*url\(\s*['\"]?#([^'\")\s]+)['\"]?\s*\)\s*")
 _TRANSFORM_RE = re.compile(r"[\s,]*(matrix|translate|scale|rotate|skewX|skewY)\s*\(([^)]*)\)[\s,]*")
-_TRANSFORM_ARGC = {"matrix": (6,), "translate": (1, 2), "scale": (1, 2), "rotate": (1, 3), "skewX": (1,), "skewY": (1,)}
+_TRANSFORM_ARGC = {
+    "matrix": (6,),
+    "translate": (1, 2),
+    "scale": (1, 2),
+    "rotate": (1, 3),
+    "skewX": (1,),
+    "skewY": (1,),
+}
 _PATH_ARGC = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
 _ARC_RE = re.compile(r"[\s,]*".join([_NUM] * 3 + ["[01]"] * 2 + [_NUM] * 2) + r"[\s,]*")
 _DATA_URI_RE = re.compile(r"data:image/(png|jpeg);base64,(.*)", re.S)
@@ -91,9 +101,18 @@ _MAGIC = (b"\x89PNG", b"\xff\xd8")
 
 # CSS colour names: ReportLab's list minus its own inventions, plus the two it lacks.
 RGB = tuple[float, float, float]  # 0..1
-_NAMED: dict[str, RGB | None] = {name: (c.red, c.green, c.blue) for name, c in colors.getAllNamedColors().items()
-          if name.isalpha() and name.islower() and name not in {"cornflower", "fidblue", "fidlightblue", "fidred"}}
-_NAMED.update(lightgray=_NAMED["lightgrey"], rebeccapurple=(0x66 / 255, 0x33 / 255, 0x99 / 255), transparent=None)
+_NAMED: dict[str, RGB | None] = {
+    name: (c.red, c.green, c.blue)
+    for name, c in colors.getAllNamedColors().items()
+    if name.isalpha()
+    and name.islower()
+    and name not in {"cornflower", "fidblue", "fidlightblue", "fidred"}
+}
+_NAMED.update(
+    lightgray=_NAMED["lightgrey"],
+    rebeccapurple=(0x66 / 255, 0x33 / 255, 0x99 / 255),
+    transparent=None,
+)
 
 
 class SvgError(Exception):
@@ -101,7 +120,9 @@ class SvgError(Exception):
 
     def __init__(self, problems: Iterable[tuple[Any, ...]]) -> None:  # (line, message[, file])
         self.problems = list(problems)
-        super().__init__("\n".join(f"line {line}: {message}" for line, message, *_ in self.problems))
+        super().__init__(
+            "\n".join(f"line {line}: {message}" for line, message, *_ in self.problems)
+        )
 
 
 # ---------------------------------------------------------------- drawing operations
@@ -304,13 +325,21 @@ def _set_paint(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> None
 def _draw_path(canvas: Any, op: PathOp) -> None:
     segs, fill, stroke, evenodd = op
     _set_paint(canvas, fill, stroke)
-    canvas.drawPath(_build_path(canvas, segs), stroke=stroke is not None, fill=fill is not None,
-                    fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO)
+    canvas.drawPath(
+        _build_path(canvas, segs),
+        stroke=stroke is not None,
+        fill=fill is not None,
+        fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO,
+    )
 
 
 def _draw_clip(canvas: Any, op: Clip) -> None:
-    canvas.clipPath(_build_path(canvas, op.segs), stroke=0, fill=0,
-                    fillMode=FILL_EVEN_ODD if op.evenodd else FILL_NON_ZERO)
+    canvas.clipPath(
+        _build_path(canvas, op.segs),
+        stroke=0,
+        fill=0,
+        fillMode=FILL_EVEN_ODD if op.evenodd else FILL_NON_ZERO,
+    )
 
 
 def _draw_text(canvas: Any, op: TextOp) -> None:
@@ -331,7 +360,12 @@ def _draw_text(canvas: Any, op: TextOp) -> None:
 def _draw_gradient(canvas: Any, op: Gradient) -> None:
     segs, evenodd, kind, coords, colours, offsets, matrix, alpha = op
     canvas.saveState()
-    canvas.clipPath(_build_path(canvas, segs), stroke=0, fill=0, fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO)
+    canvas.clipPath(
+        _build_path(canvas, segs),
+        stroke=0,
+        fill=0,
+        fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO,
+    )
     canvas.transform(*matrix)
     canvas.setFillAlpha(alpha)
     rgb = [colors.Color(*c) for c in colours]
@@ -358,10 +392,15 @@ def _draw_image(canvas: Any, op: ImageOp) -> None:
 
 
 _DRAW: dict[type, Callable[..., None]] = {
-    Save: lambda canvas, op: canvas.saveState(), Restore: lambda canvas, op: canvas.restoreState(),
+    Save: lambda canvas, op: canvas.saveState(),
+    Restore: lambda canvas, op: canvas.restoreState(),
     Transform: lambda canvas, op: canvas.transform(*op.matrix),
-    Clip: _draw_clip, PathOp: _draw_path, TextOp: _draw_text, ImageOp: _draw_image,
-    Gradient: _draw_gradient}
+    Clip: _draw_clip,
+    PathOp: _draw_path,
+    TextOp: _draw_text,
+    ImageOp: _draw_image,
+    Gradient: _draw_gradient,
+}
 
 # ---------------------------------------------------------------- values
 # Parsers take (value, property name) and raise ValueError with the problem text.
@@ -399,7 +438,9 @@ def _numbers(value: str, prop: str) -> list[float]:
         raise ValueError(f"bad number list '{value}' for {prop}")
     numbers = [float(n) for n in _NUM_RE.findall(value)]
     if not all(abs(n) <= MAX_NUMBER for n in numbers):
-        raise ValueError(f"bad number list '{value[:60]}' for {prop} (each at most {MAX_NUMBER:g} either way)")
+        raise ValueError(
+            f"bad number list '{value[:60]}' for {prop} (each at most {MAX_NUMBER:g} either way)"
+        )
     return numbers
 
 
@@ -410,7 +451,7 @@ def _colour(value: str, prop: str) -> RGB | None:
     if match := _HEX_RE.fullmatch(value):
         h = match.group(1)
         h = "".join(ch * 2 for ch in h) if len(h) == 3 else h
-        return cast(RGB, tuple(int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)))
+        return cast(RGB, tuple(int(h[i : i + 2], 16) / 255 for i in (0, 2, 4)))
     match = _RGB_RE.fullmatch(value)
     if match and len(set(match.groups()[1::2])) == 1:  # all percentages or none
         scale = 100 if match.group(2) else 255
@@ -444,7 +485,9 @@ def _dasharray(value: str, prop: str) -> tuple[float, ...]:
 def _font_family(value: str, prop: str) -> str:
     family = value.split(",")[0].strip().strip("'\"")
     if fonts.face_name(family) is None:
-        raise ValueError(f"font family '{family}' is not available (use one of: {', '.join(fonts.families())})")
+        raise ValueError(
+            f"font family '{family}' is not available (use one of: {', '.join(fonts.families())})"
+        )
     return family
 
 
@@ -459,6 +502,7 @@ def _enum(choices: dict[str, T]) -> Callable[[str, str], T]:
         if value not in choices:
             raise ValueError(f"bad value '{value}' for {prop} (use one of: {', '.join(choices)})")
         return choices[value]
+
     return parse
 
 
@@ -493,12 +537,17 @@ def _basic_matrix(name: str, a: list[float]) -> Matrix:
     return compose(compose((1, 0, 0, 1, a[1], a[2]), rotation), (1, 0, 0, 1, -a[1], -a[2]))
 
 
-
 def compose(m: Matrix, n: Matrix) -> Matrix:
     """The matrix applying n first, then m (what canvas.transform(m); transform(n) does)."""
     a, b, c, d, e, f = m
-    return (a * n[0] + c * n[1], b * n[0] + d * n[1], a * n[2] + c * n[3], b * n[2] + d * n[3],
-            a * n[4] + c * n[5] + e, b * n[4] + d * n[5] + f)
+    return (
+        a * n[0] + c * n[1],
+        b * n[0] + d * n[1],
+        a * n[2] + c * n[3],
+        b * n[2] + d * n[3],
+        a * n[4] + c * n[5] + e,
+        b * n[4] + d * n[5] + f,
+    )
 
 
 def apply(m: Matrix, p: tuple[float, float]) -> tuple[float, float]:
@@ -509,18 +558,30 @@ def apply(m: Matrix, p: tuple[float, float]) -> tuple[float, float]:
 _RULE = _enum({"nonzero": False, "evenodd": True})
 # Inherited properties: parser and SVG initial value (parsed).
 _PARSERS: dict[str, tuple[Callable[[str, str], Any], Any]] = {
-    "fill": (_fill, (0.0, 0.0, 0.0)), "stroke": (_colour, None), "stroke-width": (_nonneg, 1.0),
+    "fill": (_fill, (0.0, 0.0, 0.0)),
+    "stroke": (_colour, None),
+    "stroke-width": (_nonneg, 1.0),
     "stroke-linecap": (_enum({"butt": 0, "round": 1, "square": 2}), 0),
     "stroke-linejoin": (_enum({"miter": 0, "round": 1, "bevel": 2}), 0),
     "stroke-miterlimit": (lambda v, p: max(_nonneg(v, p), 1.0), 4.0),
-    "stroke-dasharray": (_dasharray, ()), "stroke-dashoffset": (_number, 0.0),
-    "fill-opacity": (_opacity, 1.0), "stroke-opacity": (_opacity, 1.0),
-    "fill-rule": (_RULE, False), "clip-rule": (_RULE, False),
-    "font-family": (_font_family, fonts.DEFAULT_FAMILY), "font-size": (_nonneg, 16.0),
+    "stroke-dasharray": (_dasharray, ()),
+    "stroke-dashoffset": (_number, 0.0),
+    "fill-opacity": (_opacity, 1.0),
+    "stroke-opacity": (_opacity, 1.0),
+    "fill-rule": (_RULE, False),
+    "clip-rule": (_RULE, False),
+    "font-family": (_font_family, fonts.DEFAULT_FAMILY),
+    "font-size": (_nonneg, 16.0),
     "font-weight": (_font_weight, False),
     "font-style": (_enum({"normal": False, "italic": True, "oblique": True}), False),
-    "text-anchor": (_enum({"start": 0.0, "middle": 0.5, "end": 1.0}), 0.0),  # share of the line width to shift left
-    "direction": (_enum({"ltr": "ltr", "rtl": "rtl"}), "auto"),  # auto: from the first strong character
+    "text-anchor": (
+        _enum({"start": 0.0, "middle": 0.5, "end": 1.0}),
+        0.0,
+    ),  # share of the line width to shift left
+    "direction": (
+        _enum({"ltr": "ltr", "rtl": "rtl"}),
+        "auto",
+    ),  # auto: from the first strong character
     "visibility": (_enum({"visible": True, "hidden": False}), True),
 }
 _DEFAULT_STYLE = {prop: initial for prop, (_, initial) in _PARSERS.items()} | {"alpha": 1.0}
@@ -528,19 +589,37 @@ _DISPLAY = _enum({"inline": True, "none": False})
 
 _INHERITED = set(_PARSERS)
 _ALL_PROPS = _INHERITED | {"opacity", "display", "transform", "clip-path"}
-_SHAPES = {"rect": {"x", "y", "width", "height", "rx", "ry"}, "circle": {"cx", "cy", "r"},
-           "ellipse": {"cx", "cy", "rx", "ry"}, "line": {"x1", "y1", "x2", "y2"},
-           "polyline": {"points"}, "polygon": {"points"}, "path": {"d"}}
+_SHAPES = {
+    "rect": {"x", "y", "width", "height", "rx", "ry"},
+    "circle": {"cx", "cy", "r"},
+    "ellipse": {"cx", "cy", "rx", "ry"},
+    "line": {"x1", "y1", "x2", "y2"},
+    "polyline": {"points"},
+    "polygon": {"points"},
+    "path": {"d"},
+}
 _CLIP_SHAPES = {"rect", "circle", "ellipse", "path", "polygon"}
 # tag -> (own attributes, presentation properties allowed as attributes or in style)
 _ELEMENTS = {
-    "svg": ({"x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version", "baseProfile"}, _ALL_PROPS),
-    "g": (set(), _ALL_PROPS), "defs": (set(), set()), "use": ({"x", "y", "href"}, _ALL_PROPS),
-    "text": ({"x", "y"}, _ALL_PROPS), "tspan": ({"x", "y", "dy"}, _INHERITED),
+    "svg": (
+        {"x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version", "baseProfile"},
+        _ALL_PROPS,
+    ),
+    "g": (set(), _ALL_PROPS),
+    "defs": (set(), set()),
+    "use": ({"x", "y", "href"}, _ALL_PROPS),
+    "text": ({"x", "y"}, _ALL_PROPS),
+    "tspan": ({"x", "y", "dy"}, _INHERITED),
     "image": ({"x", "y", "width", "height", "href", "preserveAspectRatio"}, _ALL_PROPS),
     "clipPath": ({"clipPathUnits"}, {"transform", "clip-rule"}),
-    "linearGradient": ({"x1", "y1", "x2", "y2", "gradientUnits", "gradientTransform", "spreadMethod", "href"}, set()),
-    "radialGradient": ({"cx", "cy", "r", "fx", "fy", "gradientUnits", "gradientTransform", "spreadMethod", "href"}, set()),
+    "linearGradient": (
+        {"x1", "y1", "x2", "y2", "gradientUnits", "gradientTransform", "spreadMethod", "href"},
+        set(),
+    ),
+    "radialGradient": (
+        {"cx", "cy", "r", "fx", "fy", "gradientUnits", "gradientTransform", "spreadMethod", "href"},
+        set(),
+    ),
     "stop": ({"offset"}, {"stop-color", "stop-opacity"}),
     **{tag: (geometry, _ALL_PROPS) for tag, geometry in _SHAPES.items()},
 }
@@ -553,27 +632,47 @@ _SKIPPED = {"title", "desc", "metadata"}
 def _rect_segs(x: float, y: float, w: float, h: float, rx: float = 0.0, ry: float = 0.0) -> SegList:
     r, b = x + w, y + h
     if not (rx and ry):
-        return [("moveTo", (x, y)), ("lineTo", (r, y)), ("lineTo", (r, b)), ("lineTo", (x, b)), ("close", ())]
+        return [
+            ("moveTo", (x, y)),
+            ("lineTo", (r, y)),
+            ("lineTo", (r, b)),
+            ("lineTo", (x, b)),
+            ("close", ()),
+        ]
     kx, ky = rx * (1 - _KAPPA), ry * (1 - _KAPPA)
-    return [("moveTo", (x + rx, y)), ("lineTo", (r - rx, y)), ("curveTo", (r - kx, y, r, y + ky, r, y + ry)),
-            ("lineTo", (r, b - ry)), ("curveTo", (r, b - ky, r - kx, b, r - rx, b)),
-            ("lineTo", (x + rx, b)), ("curveTo", (x + kx, b, x, b - ky, x, b - ry)),
-            ("lineTo", (x, y + ry)), ("curveTo", (x, y + ky, x + kx, y, x + rx, y)), ("close", ())]
+    return [
+        ("moveTo", (x + rx, y)),
+        ("lineTo", (r - rx, y)),
+        ("curveTo", (r - kx, y, r, y + ky, r, y + ry)),
+        ("lineTo", (r, b - ry)),
+        ("curveTo", (r, b - ky, r - kx, b, r - rx, b)),
+        ("lineTo", (x + rx, b)),
+        ("curveTo", (x + kx, b, x, b - ky, x, b - ry)),
+        ("lineTo", (x, y + ry)),
+        ("curveTo", (x, y + ky, x + kx, y, x + rx, y)),
+        ("close", ()),
+    ]
 
 
 def _ellipse_segs(cx: float, cy: float, rx: float, ry: float) -> SegList:
     kx, ky = rx * _KAPPA, ry * _KAPPA
-    return [("moveTo", (cx + rx, cy)), ("curveTo", (cx + rx, cy + ky, cx + kx, cy + ry, cx, cy + ry)),
-            ("curveTo", (cx - kx, cy + ry, cx - rx, cy + ky, cx - rx, cy)),
-            ("curveTo", (cx - rx, cy - ky, cx - kx, cy - ry, cx, cy - ry)),
-            ("curveTo", (cx + kx, cy - ry, cx + rx, cy - ky, cx + rx, cy)), ("close", ())]
+    return [
+        ("moveTo", (cx + rx, cy)),
+        ("curveTo", (cx + rx, cy + ky, cx + kx, cy + ry, cx, cy + ry)),
+        ("curveTo", (cx - kx, cy + ry, cx - rx, cy + ky, cx - rx, cy)),
+        ("curveTo", (cx - rx, cy - ky, cx - kx, cy - ry, cx, cy - ry)),
+        ("curveTo", (cx + kx, cy - ry, cx + rx, cy - ky, cx + rx, cy)),
+        ("close", ()),
+    ]
 
 
 def _poly_segs(value: str, closed: bool) -> SegList:
     pts = _numbers(value, "points")
     if len(pts) % 2 or not pts:
         raise ValueError(f"points need an even, non-zero count of numbers (got '{value}')")
-    segs: SegList = [("moveTo" if i == 0 else "lineTo", (pts[i], pts[i + 1])) for i in range(0, len(pts), 2)]
+    segs: SegList = [
+        ("moveTo" if i == 0 else "lineTo", (pts[i], pts[i + 1])) for i in range(0, len(pts), 2)
+    ]
     return [*segs, ("close", ())] if closed else segs
 
 
@@ -590,11 +689,16 @@ def _check_path_data(d: str) -> None:
             ok = pos == len(args) and args.strip(_SEPS)
         else:
             count, argc = len(_NUM_RE.findall(args)), _PATH_ARGC[cmd.lower()]
-            ok = not _NUM_RE.sub("", args).strip(_SEPS) and (count % argc == 0 and count if argc else not count)
+            ok = not _NUM_RE.sub("", args).strip(_SEPS) and (
+                count % argc == 0 and count if argc else not count
+            )
         if not ok:
             raise ValueError(f"bad arguments '{args.strip()}' for '{cmd}' in path data")
         if not all(abs(float(n)) <= MAX_NUMBER for n in _NUM_RE.findall(args)):
-            raise ValueError(f"bad arguments '{args.strip()[:40]}' for '{cmd}' in " f"path data (each at most {MAX_NUMBER:g} either way)")
+            raise ValueError(
+                f"bad arguments '{args.strip()[:40]}' for '{cmd}' in "
+                f"path data (each at most {MAX_NUMBER:g} either way)"
+            )
 
 
 @lru_cache(maxsize=1024)  # a deck's cards share most of their path data
@@ -606,7 +710,9 @@ def _path_segs(d: str) -> Segs:
     cubic: tuple[float, float] | None = None
     quad: tuple[float, float] | None = None  # last control points, reflected by S and T
     # normalise_svg_path alternates a command and its numbers
-    for cmd, a in zip(cast(list[str], items[::2]), cast(list[list[float]], items[1::2]), strict=True):
+    for cmd, a in zip(
+        cast(list[str], items[::2]), cast(list[list[float]], items[1::2]), strict=True
+    ):
         op, rel = cmd.upper(), cmd.islower()
         dx, dy = (x, y) if rel else (0.0, 0.0)
         next_cubic = next_quad = None
@@ -621,12 +727,24 @@ def _path_segs(d: str) -> Segs:
             y = a[0] + dy
             segs.append(("lineTo", (x, y)))
         elif op in "CS":
-            c1 = (a[0] + dx, a[1] + dy) if op == "C" else (2 * x - cubic[0], 2 * y - cubic[1]) if cubic else (x, y)
+            c1 = (
+                (a[0] + dx, a[1] + dy)
+                if op == "C"
+                else (2 * x - cubic[0], 2 * y - cubic[1])
+                if cubic
+                else (x, y)
+            )
             x2, y2, x, y = (v + (dx, dy)[i % 2] for i, v in enumerate(a[-4:]))
             segs.append(("curveTo", (*c1, x2, y2, x, y)))
             next_cubic = (x2, y2)
         elif op in "QT":
-            q = (a[0] + dx, a[1] + dy) if op == "Q" else (2 * x - quad[0], 2 * y - quad[1]) if quad else (x, y)
+            q = (
+                (a[0] + dx, a[1] + dy)
+                if op == "Q"
+                else (2 * x - quad[0], 2 * y - quad[1])
+                if quad
+                else (x, y)
+            )
             end = (a[-2] + dx, a[-1] + dy)
             _, c1, c2, _ = convert_quadratic_to_cubic_path((x, y), q, end)
             segs.append(("curveTo", (*c1, *c2, *end)))
@@ -634,7 +752,9 @@ def _path_segs(d: str) -> Segs:
         elif op == "A":
             end = (a[5] + dx, a[6] + dy)
             if a[0] and a[1]:
-                arcs = bezier_arc_from_end_points(x, y, abs(a[0]), abs(a[1]), a[2], int(a[3]), int(a[4]), *end)
+                arcs = bezier_arc_from_end_points(
+                    x, y, abs(a[0]), abs(a[1]), a[2], int(a[3]), int(a[4]), *end
+                )
                 segs.extend(("curveTo", bez[2:]) for bez in arcs)
             else:  # a zero radius makes a straight line (SVG implementation notes)
                 segs.append(("lineTo", end))
@@ -648,9 +768,17 @@ def _path_segs(d: str) -> Segs:
 
 def _transform_segs(segs: Iterable[tuple[str, tuple[float, ...]]], m: Matrix) -> SegList:
     a, b, c, d, e, f = m
-    return [(name, tuple(v for i in range(0, len(args), 2)
-                         for v in (a * args[i] + c * args[i + 1] + e, b * args[i] + d * args[i + 1] + f)))
-            for name, args in segs]
+    return [
+        (
+            name,
+            tuple(
+                v
+                for i in range(0, len(args), 2)
+                for v in (a * args[i] + c * args[i + 1] + e, b * args[i] + d * args[i + 1] + f)
+            ),
+        )
+        for name, args in segs
+    ]
 
 
 def _paint(st: Style) -> tuple[Fill | None, Stroke | None]:
@@ -658,14 +786,30 @@ def _paint(st: Style) -> tuple[Fill | None, Stroke | None]:
     if not st["visibility"]:
         return None, None
     fill, stroke, alpha = st["fill"], st["stroke"], st["alpha"]
-    fill_alpha, stroke_alpha, width = st["fill-opacity"] * alpha, st["stroke-opacity"] * alpha, st["stroke-width"]
-    if stroke and stroke_alpha > 0 and width > 0:  # width 0 would be PDF's thinnest line, SVG draws nothing
+    fill_alpha, stroke_alpha, width = (
+        st["fill-opacity"] * alpha,
+        st["stroke-opacity"] * alpha,
+        st["stroke-width"],
+    )
+    if (
+        stroke and stroke_alpha > 0 and width > 0
+    ):  # width 0 would be PDF's thinnest line, SVG draws nothing
         dash = st["stroke-dasharray"]
         cycle = sum(dash) * (2 if len(dash) % 2 else 1)
         offset = st["stroke-dashoffset"] % cycle if dash else 0  # PDF wants a non-negative phase
         r, g, b = stroke
-        stroke = Stroke(r, g, b, stroke_alpha, width, st["stroke-linecap"], st["stroke-linejoin"],
-                        st["stroke-miterlimit"], dash, offset)
+        stroke = Stroke(
+            r,
+            g,
+            b,
+            stroke_alpha,
+            width,
+            st["stroke-linecap"],
+            st["stroke-linejoin"],
+            st["stroke-miterlimit"],
+            dash,
+            offset,
+        )
     else:
         stroke = None
     painted = Fill(fill[0], fill[1], fill[2], fill_alpha) if fill and fill_alpha > 0 else None
@@ -691,26 +835,38 @@ def _collapse(raw: list[tuple[str, Style, El]]) -> list[list[Any]]:
 def _tag(el: El) -> str:
     tag = cast(str, el.tag)  # an element's (comments and PIs are never asked)
     if tag.startswith(_SVG):
-        return tag[len(_SVG):]
+        return tag[len(_SVG) :]
     qname = etree.QName(el)
-    return f"{el.prefix}:{qname.localname}" if el.prefix else f"{{{qname.namespace or ''}}}{qname.localname}"
+    return (
+        f"{el.prefix}:{qname.localname}"
+        if el.prefix
+        else f"{{{qname.namespace or ''}}}{qname.localname}"
+    )
 
 
 def _is_element(node: El) -> bool:
     return isinstance(node.tag, str)  # comments and processing instructions have callables here
 
+
 # ---------------------------------------------------------------- compiler
 
 
 class _Compiler:
-    def __init__(self, root: El, resolve_href: Resolver | None, depth: int = 0,
-                 art_stack: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        root: El,
+        resolve_href: Resolver | None,
+        depth: int = 0,
+        art_stack: frozenset[str] = frozenset(),
+    ) -> None:
         self.resolve_href, self.depth, self.art_stack = resolve_href, depth, art_stack
         self.problems: dict[tuple[Any, ...], None] = {}  # (line, message[, file]): ordered, unique
         self.ids: dict[str, El] = {}
         self.clips: dict[El, Clip | None] = {}
         self.using: set[str] = set()
-        self.checked: set[El] = set()  # elements attributes() has read; _unchecked() looks at all the others
+        self.checked: set[El] = (
+            set()
+        )  # elements attributes() has read; _unchecked() looks at all the others
         for el in root.iter(etree.Element):
             ident = el.get("id")
             if ident in self.ids:
@@ -721,7 +877,9 @@ class _Compiler:
     def problem(self, el: El, message: str) -> None:
         self.problems[(el.sourceline or 0, message)] = None
 
-    def value(self, el: El, parse: Callable[[str, str], T], value: str, prop: str, default: D) -> T | D:
+    def value(
+        self, el: El, parse: Callable[[str, str], T], value: str, prop: str, default: D
+    ) -> T | D:
         try:
             return parse(value, prop)
         except ValueError as e:
@@ -729,14 +887,23 @@ class _Compiler:
             return default
 
     @overload
-    def num(self, el: El, own: Own, name: str, default: float = 0.0, nonneg: bool = False) -> float: ...
+    def num(
+        self, el: El, own: Own, name: str, default: float = 0.0, nonneg: bool = False
+    ) -> float: ...
     @overload
-    def num(self, el: El, own: Own, name: str, default: None, nonneg: bool = False) -> float | None: ...
+    def num(
+        self, el: El, own: Own, name: str, default: None, nonneg: bool = False
+    ) -> float | None: ...
 
-    def num(self, el: El, own: Own, name: str, default: float | None = 0.0,
-            nonneg: bool = False) -> float | None:
+    def num(
+        self, el: El, own: Own, name: str, default: float | None = 0.0, nonneg: bool = False
+    ) -> float | None:
         value = own.get(name)
-        return default if value is None else self.value(el, _nonneg if nonneg else _number, value, name, default)
+        return (
+            default
+            if value is None
+            else self.value(el, _nonneg if nonneg else _number, value, name, default)
+        )
 
     def attributes(self, el: El, tag: str) -> tuple[Own, dict[str, str]]:
         """(own attributes, presentation properties) of el; style wins over attributes."""
@@ -750,7 +917,9 @@ class _Compiler:
                 ns, local = name[1:].split("}")
                 prefix = _NS_PREFIX.get(ns) or next((p for p, u in el.nsmap.items() if u == ns), ns)
                 name = "href" if (prefix, local) == ("xlink", "href") else f"{prefix}:{local}"
-            if name == "href" and "href" in own:  # a browser would take one, we would check the other
+            if (
+                name == "href" and "href" in own
+            ):  # a browser would take one, we would check the other
                 self.problem(el, f"<{tag}> has both href and xlink:href: give one")
             if name in own_names:
                 own[name] = value
@@ -809,14 +978,27 @@ class _Compiler:
         st = self.style(el, st, props)
         body: list[Op] = []
         inner, viewport = handler(self, el, own, st, body) or (None, None)
-        if shown:  # display="none" is compiled all the same: hidden content is checked like the rest
+        if (
+            shown
+        ):  # display="none" is compiled all the same: hidden content is checked like the rest
             self.emit(el, props, body, out, inner, viewport)
 
-    def emit(self, el: El, props: dict[str, str], body: list[Op], out: list[Op],
-             inner: Matrix | None = None, viewport: Box | None = None) -> None:
+    def emit(
+        self,
+        el: El,
+        props: dict[str, str],
+        body: list[Op],
+        out: list[Op],
+        inner: Matrix | None = None,
+        viewport: Box | None = None,
+    ) -> None:
         """Append body to out, wrapped in el's transform, clip-path and viewport when it has
         them."""
-        matrix = self.value(el, _transform, props["transform"], "transform", None) if "transform" in props else None
+        matrix = (
+            self.value(el, _transform, props["transform"], "transform", None)
+            if "transform" in props
+            else None
+        )
         clip = self.clip_ref(el, props["clip-path"]) if "clip-path" in props else None
         if not body:
             return
@@ -854,10 +1036,15 @@ class _Compiler:
                     self.problem(child, f"unsupported element <{tag}> inside <clipPath>")
                 continue
             own, props = self.attributes(child, tag)
-            matrix = compose(outer, self.value(child, _transform, props.get("transform", ""), "transform", _IDENTITY))
+            matrix = compose(
+                outer,
+                self.value(child, _transform, props.get("transform", ""), "transform", _IDENTITY),
+            )
             segs += _transform_segs(self.shape_segs(child, tag, own), matrix)
-            evenodd = self.value(child, _RULE, props.get("clip-rule", "nonzero"), "clip-rule",
-                                 False) or evenodd
+            evenodd = (
+                self.value(child, _RULE, props.get("clip-rule", "nonzero"), "clip-rule", False)
+                or evenodd
+            )
         return Clip(tuple(segs or _rect_segs(0, 0, 0, 0)), evenodd)  # no shapes: all is clipped
 
     def shape_segs(self, el: El, tag: str, own: Own) -> Sequence[tuple[str, tuple[float, ...]]]:
@@ -869,6 +1056,7 @@ class _Compiler:
         except ValueError as e:
             self.problem(el, str(e))
             return []
+
         def n(name: str) -> float:
             return self.num(el, own, name, nonneg=name in ("width", "height", "r", "rx", "ry"))
 
@@ -905,13 +1093,16 @@ class _Compiler:
         if segs and (fill or stroke):
             body.append(PathOp(tuple(segs), fill, stroke, st["fill-rule"]))
 
-    def gradient(self, el: El, ident: str, segs: Sequence[tuple[str, tuple[float, ...]]],
-                 st: Style) -> Gradient | None:
+    def gradient(
+        self, el: El, ident: str, segs: Sequence[tuple[str, tuple[float, ...]]], st: Style
+    ) -> Gradient | None:
         """A Gradient op painting a shape with a <linearGradient> or <radialGradient> (pad spread,
         opaque stops)."""
         target = self.ids.get(ident)
         if target is None or _tag(target) not in ("linearGradient", "radialGradient"):
-            self.problem(el, f"fill 'url(#{ident})' does not refer to a <linearGradient> or <radialGradient>")
+            self.problem(
+                el, f"fill 'url(#{ident})' does not refer to a <linearGradient> or <radialGradient>"
+            )
             return None
         found = self.gradient_spec(target)
         alpha = st["fill-opacity"] * st["alpha"]
@@ -936,16 +1127,33 @@ class _Compiler:
         before = len(self.problems)
         units = own.get("gradientUnits", "objectBoundingBox")
         if units not in ("objectBoundingBox", "userSpaceOnUse"):
-            self.problem(g, f"bad gradientUnits '{units}' (use objectBoundingBox or userSpaceOnUse)")
+            self.problem(
+                g, f"bad gradientUnits '{units}' (use objectBoundingBox or userSpaceOnUse)"
+            )
         if own.get("spreadMethod", "pad") != "pad":
             self.problem(g, "spreadMethod must be pad (reflect and repeat are not supported)")
         if "href" in own:
-            self.problem(g, "a gradient cannot take its stops from another (href): give it its own <stop>s")
-        transform = self.value(g, _transform, own.get("gradientTransform", ""), "gradientTransform", _IDENTITY)
+            self.problem(
+                g, "a gradient cannot take its stops from another (href): give it its own <stop>s"
+            )
+        transform = self.value(
+            g, _transform, own.get("gradientTransform", ""), "gradientTransform", _IDENTITY
+        )
         bbox = units == "objectBoundingBox"
         names = ("x1", "y1", "x2", "y2") if tag == "linearGradient" else ("cx", "cy", "r")
-        defaults = {"x1": "0%", "y1": "0%", "x2": "100%", "y2": "0%", "cx": "50%", "cy": "50%", "r": "50%"}
-        coords = tuple(self.value(g, _fraction if bbox else _number, own.get(n, defaults[n]), n, 0.0) for n in names)
+        defaults = {
+            "x1": "0%",
+            "y1": "0%",
+            "x2": "100%",
+            "y2": "0%",
+            "cx": "50%",
+            "cy": "50%",
+            "r": "50%",
+        }
+        coords = tuple(
+            self.value(g, _fraction if bbox else _number, own.get(n, defaults[n]), n, 0.0)
+            for n in names
+        )
         if tag == "radialGradient":
             for f, c in (("fx", "cx"), ("fy", "cy")):
                 if f in own and own[f] != own.get(c, defaults[c]):
@@ -959,10 +1167,18 @@ class _Compiler:
                     self.problem(stop, f"unsupported element <{_tag(stop)}> inside <{tag}>")
                 continue
             sown, sprops = self.attributes(stop, "stop")
-            offset = min(max(self.value(stop, _fraction, sown.get("offset", "0"), "offset", 0.0), last), 1.0)
-            colour = self.value(stop, _colour, sprops.get("stop-color", "black"), "stop-color", (0.0, 0.0, 0.0))
+            offset = min(
+                max(self.value(stop, _fraction, sown.get("offset", "0"), "offset", 0.0), last), 1.0
+            )
+            colour = self.value(
+                stop, _colour, sprops.get("stop-color", "black"), "stop-color", (0.0, 0.0, 0.0)
+            )
             if self.value(stop, _opacity, sprops.get("stop-opacity", "1"), "stop-opacity", 1.0) < 1:
-                self.problem(stop, "stop-opacity below 1 is not supported (PDF " "shadings are opaque; use fill-opacity on the shape)")
+                self.problem(
+                    stop,
+                    "stop-opacity below 1 is not supported (PDF "
+                    "shadings are opaque; use fill-opacity on the shape)",
+                )
             colours.append(colour or (0.0, 0.0, 0.0))
             offsets.append(offset)
             last = offset
@@ -972,7 +1188,14 @@ class _Compiler:
             return None
         if len(colours) == 1:
             colours, offsets = colours * 2, [0.0, 1.0]
-        return ("linear" if tag == "linearGradient" else "radial", coords, tuple(colours), tuple(offsets), units, transform)
+        return (
+            "linear" if tag == "linearGradient" else "radial",
+            coords,
+            tuple(colours),
+            tuple(offsets),
+            units,
+            transform,
+        )
 
     def h_gradient(self, el: El, own: Own, st: Style, body: list[Op]) -> None:
         self.gradient_spec(el)  # never drawn itself; compiled to report problems
@@ -1003,8 +1226,16 @@ class _Compiler:
     def check_aspect(self, el: El, own: Own, w: float, h: float, vw: float, vh: float) -> None:
         """A viewBox is always stretched; where a browser would letterbox instead, make the
         author say so."""
-        if w and h and abs(vw / vh - w / h) > 1e-3 * vw / vh and own.get("preserveAspectRatio", "").strip() != "none":
-            self.problem(el, 'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"')
+        if (
+            w
+            and h
+            and abs(vw / vh - w / h) > 1e-3 * vw / vh
+            and own.get("preserveAspectRatio", "").strip() != "none"
+        ):
+            self.problem(
+                el,
+                'viewBox and width/height differ in aspect ratio: add preserveAspectRatio="none"',
+            )
 
     def viewbox(self, el: El, value: str) -> Box:
         try:
@@ -1036,7 +1267,11 @@ class _Compiler:
         w, h = self.num(el, own, "width", 0.0, True), self.num(el, own, "height", 0.0, True)
         aspect = own.get("preserveAspectRatio", "xMidYMid").split()
         if aspect not in (["none"], ["xMidYMid"], ["xMidYMid", "meet"]):
-            self.problem(el, "preserveAspectRatio on <image> must be none " f"or xMidYMid meet (got '{' '.join(aspect)}')")
+            self.problem(
+                el,
+                "preserveAspectRatio on <image> must be none "
+                f"or xMidYMid meet (got '{' '.join(aspect)}')",
+            )
         href = own.get("href", "")
         if _is_art(href):
             if w and h and st["visibility"]:
@@ -1046,18 +1281,32 @@ class _Compiler:
         if source and w and h and st["visibility"] and st["alpha"] > 0:
             body.append(ImageOp(source, x, y, w, h, st["alpha"], aspect != ["none"]))
 
-    def art(self, el: El, href: str, x: float, y: float, w: float, h: float, meet: bool, st: Style,
-            body: list[Op]) -> None:
+    def art(
+        self,
+        el: El,
+        href: str,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        meet: bool,
+        st: Style,
+        body: list[Op],
+    ) -> None:
         """An SVG file drawn as vectors: compiled by the same rules, its problems located in it."""
         path = self.resolve_href(href) if self.resolve_href else None
         if path is None:
             self.problem(el, f"image '{href[:60]}' not found")
             return
         if self.depth >= _ART_DEPTH or path in self.art_stack:
-            self.problem(el, f"image '{href[:60]}' draws itself (or nests deeper than {_ART_DEPTH} files)")
+            self.problem(
+                el, f"image '{href[:60]}' draws itself (or nests deeper than {_ART_DEPTH} files)"
+            )
             return
         try:
-            box, ops = _compile_art(path, self.resolve_href, self.depth + 1, self.art_stack | {path})
+            box, ops = _compile_art(
+                path, self.resolve_href, self.depth + 1, self.art_stack | {path}
+            )
         except SvgError as exc:
             for line, message, *where in exc.problems:
                 self.problems[(line, message, where[0] if where else path)] = None
@@ -1069,8 +1318,13 @@ class _Compiler:
             sx = sy = min(sx, sy)
             dx, dy = (w - vw * sx) / 2, (h - vh * sy) / 2
         ops = _fade(ops, st["alpha"]) if st["alpha"] < 1 else ops
-        body += [Save(), Clip(tuple(_rect_segs(x, y, w, h)), False),
-                 Transform((sx, 0, 0, sy, x + dx - vx * sx, y + dy - vy * sy)), *ops, Restore()]
+        body += [
+            Save(),
+            Clip(tuple(_rect_segs(x, y, w, h)), False),
+            Transform((sx, 0, 0, sy, x + dx - vx * sx, y + dy - vy * sy)),
+            *ops,
+            Restore(),
+        ]
 
     def image_source(self, el: El, href: str) -> str | bytes | None:
         """The PNG/JPEG bytes of a data: URI or the resolved file path, or None after a problem."""
@@ -1078,11 +1332,17 @@ class _Compiler:
         if href.startswith("data:"):
             match = _DATA_URI_RE.fullmatch(href)
             try:
-                data = base64.b64decode(_XML_SPACE_RE.sub("", match.group(2)), validate=True) if match else None
+                data = (
+                    base64.b64decode(_XML_SPACE_RE.sub("", match.group(2)), validate=True)
+                    if match
+                    else None
+                )
             except binascii.Error:
                 data = None
             if data is None:
-                self.problem(el, "image data URI must be data:image/png;base64,… or data:image/jpeg;base64,…")
+                self.problem(
+                    el, "image data URI must be data:image/png;base64,… or data:image/jpeg;base64,…"
+                )
             head, source = (data or b"")[:4], data
         else:
             try:
@@ -1108,14 +1368,20 @@ class _Compiler:
         return source
 
     def h_text(self, el: El, own: Own, st: Style, body: list[Op]) -> None:
-        lines: list[Line] = [[self.num(el, own, "x"), self.num(el, own, "y"), st["text-anchor"], st["direction"], []]]
+        lines: list[Line] = [
+            [self.num(el, own, "x"), self.num(el, own, "y"), st["text-anchor"], st["direction"], []]
+        ]
         self.runs(el, st, lines, nested=False)
         for x, y, anchor, direction, raw in lines:
             runs: list[tuple[str, Any]] = []
             for text, rst, source in _collapse(raw):
                 font = fonts.face_name(rst["font-family"], rst["font-weight"], rst["font-style"])
                 if font is None:
-                    style = " ".join(w for w, on in (("bold", rst["font-weight"]), ("italic", rst["font-style"])) if on)
+                    style = " ".join(
+                        w
+                        for w, on in (("bold", rst["font-weight"]), ("italic", rst["font-style"]))
+                        if on
+                    )
                     self.problem(source, f"font family '{rst['font-family']}' has no {style} face")
                     continue
                 for ch in fonts.missing_glyphs(font, text):
@@ -1125,12 +1391,16 @@ class _Compiler:
                     rst = {**rst, "fill": None}
                 runs.append((text, (font, rst["font-size"], _paint(rst))))
             line = "".join(text for text, _ in runs)
-            if shaping.base_level(line, direction):  # start and end swap sides in right-to-left text
+            if shaping.base_level(
+                line, direction
+            ):  # start and end swap sides in right-to-left text
                 anchor = 1.0 - anchor
             pieces: list[tuple[str, float, str, Any, tuple[Fill | None, Stroke | None], float]] = []
             font_name: str
             for text, run, rtl in shaping.visual_pieces(runs, direction):
-                font_name, size, paint = cast(tuple[str, float, tuple[Fill | None, Stroke | None]], run)
+                font_name, size, paint = cast(
+                    tuple[str, float, tuple[Fill | None, Stroke | None]], run
+                )
                 chars, data, width = shaping.shape(text, font_name, rtl)
                 pieces.append((font_name, size, chars, data, paint, width * size))
             x -= anchor * sum(piece[5] for piece in pieces)  # text-anchor applies to the whole line
@@ -1150,14 +1420,20 @@ class _Compiler:
                 cst = self.style(child, st, props)
                 if own.keys() & {"x", "y", "dy"}:
                     if nested:
-                        self.problem(child, "a <tspan> with x, y or dy must be a direct child of <text>")
+                        self.problem(
+                            child, "a <tspan> with x, y or dy must be a direct child of <text>"
+                        )
                     elif "x" not in own:
                         self.problem(child, "a <tspan> with y or dy needs x as well")
                     else:
                         y = self.num(child, own, "y", lines[-1][1]) + self.num(child, own, "dy")
-                        lines.append([self.num(child, own, "x"), y, cst["text-anchor"], cst["direction"], []])
+                        lines.append(
+                            [self.num(child, own, "x"), y, cst["text-anchor"], cst["direction"], []]
+                        )
                 self.runs(child, cst, lines, nested=True)
-            elif isinstance(child, etree._Entity):  # left unresolved by the parser, so its text would vanish
+            elif isinstance(
+                child, etree._Entity
+            ):  # left unresolved by the parser, so its text would vanish
                 self.problem(el, f"unsupported entity reference {child.text}")
             elif tag is not None and tag not in _SKIPPED:
                 self.problem(child, f"unsupported element <{tag}> inside <text>")
@@ -1175,9 +1451,15 @@ class _Compiler:
             match = _MM_RE.fullmatch(own.get(name, ""))
             size.append(float(match.group(1)) if match else 0.0)
             if not 0 < size[-1] <= MAX_NUMBER:
-                self.problem(root, f"{name} must be a positive number in mm " f"like '63mm' (got '{own.get(name, '')}')")
+                self.problem(
+                    root,
+                    f"{name} must be a positive number in mm "
+                    f"like '63mm' (got '{own.get(name, '')}')",
+                )
         box = self.viewbox(root, own.get("viewBox", ""))
-        if len(self.problems) > known:  # a placeholder size and box keep the rest of the checks going
+        if (
+            len(self.problems) > known
+        ):  # a placeholder size and box keep the rest of the checks going
             size = [s if s > 0 else 1.0 for s in size]
         else:
             self.check_aspect(root, own, size[0], size[1], box[2], box[3])
@@ -1189,7 +1471,6 @@ class _Compiler:
             self.emit(root, props, body, ops, viewport=box)
         return Drawing(size[0], size[1], box, tuple(ops))
 
-
     def art_document(self, root: El) -> tuple[Box, tuple[Op, ...]]:
         """The root <svg> of an art file: its viewBox (or plain width and height) is its drawing
         box; it is scaled into the <image> box that draws it."""
@@ -1200,7 +1481,10 @@ class _Compiler:
         if "viewBox" in own:
             box = self.viewbox(root, own["viewBox"])
         else:
-            mw, mh = (_ONE_NUM_RE.fullmatch(own.get(n, "").removesuffix("px")) for n in ("width", "height"))
+            mw, mh = (
+                _ONE_NUM_RE.fullmatch(own.get(n, "").removesuffix("px"))
+                for n in ("width", "height")
+            )
             if mw is None or mh is None or min(float(mw.group(1)), float(mh.group(1))) <= 0:
                 self.problem(root, "an SVG image needs a viewBox (or a plain width and height)")
                 return (0.0, 0.0, 1.0, 1.0), ()
@@ -1210,7 +1494,9 @@ class _Compiler:
             st = self.style(root, _DEFAULT_STYLE, props)
             body: list[Op] = []
             self.children(root, st, body)
-            self.emit(root, {k: v for k, v in props.items() if k != "transform"}, body, ops, viewport=box)
+            self.emit(
+                root, {k: v for k, v in props.items() if k != "transform"}, body, ops, viewport=box
+            )
         return box, tuple(ops)
 
 
@@ -1227,8 +1513,10 @@ def _fade(ops: tuple[Op, ...], alpha: float) -> tuple[Op, ...]:
     out: list[Op] = []
     for op in ops:
         if isinstance(op, (PathOp, TextOp)):
-            op = op._replace(fill=op.fill and op.fill._replace(alpha=op.fill.alpha * alpha),
-                             stroke=op.stroke and op.stroke._replace(alpha=op.stroke.alpha * alpha))
+            op = op._replace(
+                fill=op.fill and op.fill._replace(alpha=op.fill.alpha * alpha),
+                stroke=op.stroke and op.stroke._replace(alpha=op.stroke.alpha * alpha),
+            )
         elif isinstance(op, (ImageOp, Gradient)):
             op = op._replace(alpha=op.alpha * alpha)
         out.append(op)
@@ -1236,9 +1524,12 @@ def _fade(ops: tuple[Op, ...], alpha: float) -> tuple[Op, ...]:
 
 
 @lru_cache(maxsize=128)
-def _art_bytes_compiled(data: bytes, path: str, resolve_href: Resolver | None, depth: int,
-                        art_stack: frozenset[str]) -> tuple[Box, tuple[Op, ...]]:
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
+def _art_bytes_compiled(
+    data: bytes, path: str, resolve_href: Resolver | None, depth: int, art_stack: frozenset[str]
+) -> tuple[Box, tuple[Op, ...]]:
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False
+    )
     try:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as e:
@@ -1248,12 +1539,18 @@ def _art_bytes_compiled(data: bytes, path: str, resolve_href: Resolver | None, d
     compiler = _Compiler(root, resolve_href, depth, art_stack)
     box, ops = compiler.art_document(root)
     if compiler.problems:
-        raise SvgError(sorted(((p[0], p[1], p[2] if len(p) > 2 else path) for p in compiler.problems), key=lambda p: p[0]))
+        raise SvgError(
+            sorted(
+                ((p[0], p[1], p[2] if len(p) > 2 else path) for p in compiler.problems),
+                key=lambda p: p[0],
+            )
+        )
     return box, ops
 
 
-def _compile_art(path: str, resolve_href: Resolver | None, depth: int,
-                 art_stack: frozenset[str]) -> tuple[Box, tuple[Op, ...]]:
+def _compile_art(
+    path: str, resolve_href: Resolver | None, depth: int, art_stack: frozenset[str]
+) -> tuple[Box, tuple[Op, ...]]:
     """(viewBox, ops) of an SVG art file; SvgError with (line, message, file) problems."""
     try:
         with open(path, "rb") as f:
@@ -1290,15 +1587,26 @@ def image_too_large(source: str | bytes) -> str | None:
     except (OSError, SyntaxError, ValueError, UnidentifiedImageError) as exc:
         return f"cannot be read: {exc}"
     if w * h > MAX_IMAGE_PIXELS:
-        return f"has {w}x{h} = {w * h} pixels; an image may " f"have at most {MAX_IMAGE_PIXELS} (scale it down)"
+        return (
+            f"has {w}x{h} = {w * h} pixels; an image may "
+            f"have at most {MAX_IMAGE_PIXELS} (scale it down)"
+        )
     return None
 
 
 Handler = Callable[["_Compiler", El, Own, Style, list[Op]], "Placed | None"]
-_HANDLERS: dict[str, Handler] = {"svg": _Compiler.h_svg, "g": _Compiler.h_group, "defs": _Compiler.h_defs, "use": _Compiler.h_use,
-             "text": _Compiler.h_text, "image": _Compiler.h_image, "clipPath": _Compiler.h_clip_path,
-             "linearGradient": _Compiler.h_gradient, "radialGradient": _Compiler.h_gradient,
-             **{tag: _Compiler.h_shape for tag in _SHAPES}}
+_HANDLERS: dict[str, Handler] = {
+    "svg": _Compiler.h_svg,
+    "g": _Compiler.h_group,
+    "defs": _Compiler.h_defs,
+    "use": _Compiler.h_use,
+    "text": _Compiler.h_text,
+    "image": _Compiler.h_image,
+    "clipPath": _Compiler.h_clip_path,
+    "linearGradient": _Compiler.h_gradient,
+    "radialGradient": _Compiler.h_gradient,
+    **{tag: _Compiler.h_shape for tag in _SHAPES},
+}
 
 
 MAX_REACH = 1e16  # mm from the face's origin; ReportLab cannot write a PDF number of 1e21
@@ -1323,8 +1631,13 @@ def _too_far(drawing: Drawing) -> str | None:
             a, b, c, d, e, f = op.matrix
             shift += scale * max(abs(e), abs(f))
             scale *= max(abs(a) + abs(c), abs(b) + abs(d))
-        if scale * _OP_MAX + shift > MAX_REACH and scale * _largest(op) + shift > MAX_REACH:  # the scan only when it could fail
-            return f"the drawing reaches more than {MAX_REACH:g}mm from the " "face (transforms or a viewBox that scale it up that far)"
+        if (
+            scale * _OP_MAX + shift > MAX_REACH and scale * _largest(op) + shift > MAX_REACH
+        ):  # the scan only when it could fail
+            return (
+                f"the drawing reaches more than {MAX_REACH:g}mm from the "
+                "face (transforms or a viewBox that scale it up that far)"
+            )
     return None
 
 
@@ -1341,8 +1654,25 @@ def _largest(values: Iterable[object]) -> float:
 
 # Checked wherever they sit, even where nothing is drawn (<metadata>, <title>, <desc>, inside an
 # unsupported element): what would run or load something if a browser opened the SVG.
-_NEVER = {"script", "style", "foreignObject", "iframe", "object", "embed", "link", "feImage", "audio",
-          "video", "handler", "listener", "include", "animation", "discard", "set", "animate"}
+_NEVER = {
+    "script",
+    "style",
+    "foreignObject",
+    "iframe",
+    "object",
+    "embed",
+    "link",
+    "feImage",
+    "audio",
+    "video",
+    "handler",
+    "listener",
+    "include",
+    "animation",
+    "discard",
+    "set",
+    "animate",
+}
 _LINK_ATTRS = {"href", "src"}
 _CSS_URL_RE = re.compile(r"url\(\s*['\"]?\s*(?!#)", re.I)
 
@@ -1391,7 +1721,9 @@ def compile_svg(svg: str, resolve_href: Resolver | None = None) -> Drawing:
     try:
         root = etree.fromstring(svg.encode(), parser)
     except etree.XMLSyntaxError as e:  # an entity bomb fails here: say what is not allowed
-        raise SvgError([(_doctype_line(svg), _NO_DTD)] if "<!DOCTYPE" in svg else [(e.lineno, e.msg)]) from None
+        raise SvgError(
+            [(_doctype_line(svg), _NO_DTD)] if "<!DOCTYPE" in svg else [(e.lineno, e.msg)]
+        ) from None
     compiler = _Compiler(root, resolve_href)
     _preamble(svg, compiler, root)
     drawing = compiler.document(root)

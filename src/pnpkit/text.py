@@ -63,7 +63,9 @@ def wrap(text: str, font: str, size_mm: float, width: float, limit: int | None =
 _unit_width = fonts.unit_width
 
 
-def fit(text: str, font: str, size_pt: float, min_pt: float, w: float, h: float, leading: float) -> Fit:
+def fit(
+    text: str, font: str, size_pt: float, min_pt: float, w: float, h: float, leading: float
+) -> Fit:
     """Largest size from size_pt down to min_pt (in 0.25 pt steps) at which text fits w x h mm."""
     size = size_pt
     while size * PT > h and size - 0.25 >= min_pt - 1e-9:
@@ -71,7 +73,9 @@ def fit(text: str, font: str, size_pt: float, min_pt: float, w: float, h: float,
     while True:
         room = max(0, int((h - size * PT) // (size * PT * leading)) + 1) if h >= size * PT else 0
         last = size - 0.25 < min_pt - 1e-9
-        lines = wrap(text, font, size * PT, w, None if last else room)  # the last size says how many are needed
+        lines = wrap(
+            text, font, size * PT, w, None if last else room
+        )  # the last size says how many are needed
         too_wide = any(fonts.string_width(line, font, size * PT) > w + 1e-6 for line in lines)
         if len(lines) <= room and not too_wide:
             return Fit(lines, size, True, len(lines), room)
@@ -80,8 +84,20 @@ def fit(text: str, font: str, size_pt: float, min_pt: float, w: float, h: float,
         size -= 0.25
 
 
-def svg_text(fitted: Fit, font_family: str, bold: bool, italic: bool, x: float, y: float, w: float, h: float,
-             anchor: str, valign: str, fill: str, leading: float) -> Markup:
+def svg_text(
+    fitted: Fit,
+    font_family: str,
+    bold: bool,
+    italic: bool,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    anchor: str,
+    valign: str,
+    fill: str,
+    leading: float,
+) -> Markup:
     """The <text> element for fitted lines, baseline-positioned inside the box."""
     size = fitted.size_pt * PT
     face = fonts.face_name(font_family, bold, italic)
@@ -91,7 +107,10 @@ def svg_text(fitted: Fit, font_family: str, bold: bool, italic: bool, x: float, 
     block = size + step * (len(fitted.lines) - 1)
     top = y if valign == "top" else y + (h - block) / 2 if valign == "middle" else y + h - block
     lx = {"start": x, "middle": x + w / 2, "end": x + w}[anchor]
-    attrs = f'font-family="{font_family}" font-size="{size:.3f}" ' f'fill="{escape(fill)}" text-anchor="{anchor}"'
+    attrs = (
+        f'font-family="{font_family}" font-size="{size:.3f}" '
+        f'fill="{escape(fill)}" text-anchor="{anchor}"'
+    )
     if bold:
         attrs += ' font-weight="bold"'
     if italic:

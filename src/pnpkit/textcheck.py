@@ -63,8 +63,13 @@ class _Ground:
 
     __slots__ = ("box", "colours", "_raw", "_ctm", "_polygons")
 
-    def __init__(self, box: Box, colours: tuple[Colour, ...],
-                 raw: list[list[tuple[float, float]]] | None = None, ctm: Matrix | None = None):
+    def __init__(
+        self,
+        box: Box,
+        colours: tuple[Colour, ...],
+        raw: list[list[tuple[float, float]]] | None = None,
+        ctm: Matrix | None = None,
+    ):
         self.box, self.colours, self._raw, self._ctm = box, colours, raw, ctm
         self._polygons: tuple[tuple[tuple[float, float], ...], ...] | None = None
 
@@ -72,8 +77,11 @@ class _Ground:
     def polygons(self) -> tuple[tuple[tuple[float, float], ...], ...]:
         if self._polygons is None:
             ctm = self._ctm
-            self._polygons = () if self._raw is None or ctm is None else tuple(
-                tuple(apply(ctm, p) for p in poly) for poly in self._raw)
+            self._polygons = (
+                ()
+                if self._raw is None or ctm is None
+                else tuple(tuple(apply(ctm, p) for p in poly) for poly in self._raw)
+            )
         return self._polygons
 
     def covers(self, x: float, y: float) -> bool:
@@ -111,8 +119,9 @@ def texts(drawing: Drawing) -> list[Text]:
     return out
 
 
-def _ground(op: PathOp | Gradient | ImageOp, ctm: Matrix, clip: Box | None,
-            below: list[_Ground]) -> _Ground | None:
+def _ground(
+    op: PathOp | Gradient | ImageOp, ctm: Matrix, clip: Box | None, below: list[_Ground]
+) -> _Ground | None:
     """What a painting operation leaves visible, or None if it leaves no colour behind."""
     if isinstance(op, ImageOp):
         x, y, w, h = op.x, op.y, op.w, op.h
@@ -179,8 +188,16 @@ def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
     outline = None
     if stroke is not None and stroke[3] > FAINT and stroke[4] * scale * PT_PER_MM >= OUTLINE_PT:
         outline = _over(stroke, ground)
-    return Text(text, size * scale * PT_PER_MM, box, "Bold" in font, paint if visible else None,
-                under[0] if under else None, outline, under or ())
+    return Text(
+        text,
+        size * scale * PT_PER_MM,
+        box,
+        "Bold" in font,
+        paint if visible else None,
+        under[0] if under else None,
+        outline,
+        under or (),
+    )
 
 
 def _polygons(segs: Segs) -> list[list[tuple[float, float]]]:
@@ -227,8 +244,10 @@ def _bounds(points: list[tuple[float, float]]) -> Box | None:
 
 def luminance(rgb: Sequence[float]) -> float:
     """WCAG relative luminance of an sRGB colour (0..1 channels)."""
+
     def lin(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
     r, g, b = (lin(c) for c in rgb[:3])
     return float(0.2126 * r + 0.7152 * g + 0.0722 * b)
 
@@ -250,7 +269,9 @@ def legibility(t: Text) -> float:
     return max(readings)
 
 
-def problems(face: Face, min_pt: float, safe: float | None = None, contrasts: bool = False) -> list[tuple[str, str]]:
+def problems(
+    face: Face, min_pt: float, safe: float | None = None, contrasts: bool = False
+) -> list[tuple[str, str]]:
     """What is wrong with the face's texts, as (text, message) (the caller locates them).
 
     Size and the cut line are always checked; the safe zone (`safe` mm) and contrast on request
@@ -265,17 +286,37 @@ def problems(face: Face, min_pt: float, safe: float | None = None, contrasts: bo
             continue
         shown = _excerpt(t.text)
         if t.size_pt < min_pt - 0.05:
-            out.append((t.text, f"text {shown} prints at {t.size_pt:.1f}pt, below the minimum {min_pt:g}pt"))
+            out.append(
+                (
+                    t.text,
+                    f"text {shown} prints at {t.size_pt:.1f}pt, below the minimum {min_pt:g}pt",
+                )
+            )
         left, top, right, bottom = t.box
         if left < b - 0.05 or top < b - 0.05 or right > fw - b + 0.05 or bottom > fh - b + 0.05:
             out.append((t.text, f"text {shown} crosses the cut line"))
-        elif safe and (left < b + safe - 0.05 or top < b + safe - 0.05 or right > fw - b - safe + 0.05 or bottom > fh - b - safe + 0.05):
-            out.append((t.text, f"text {shown} reaches into the {safe:g}mm safe zone inside the cut"))
+        elif safe and (
+            left < b + safe - 0.05
+            or top < b + safe - 0.05
+            or right > fw - b - safe + 0.05
+            or bottom > fh - b - safe + 0.05
+        ):
+            out.append(
+                (t.text, f"text {shown} reaches into the {safe:g}mm safe zone inside the cut")
+            )
         if contrasts and t.under is not None:
-            need = CONTRAST_LARGE if t.size_pt >= (LARGE_BOLD_PT if t.bold else LARGE_PT) else CONTRAST
+            need = (
+                CONTRAST_LARGE if t.size_pt >= (LARGE_BOLD_PT if t.bold else LARGE_PT) else CONTRAST
+            )
             ratio = legibility(t)
             if ratio < need - 1e-6:
-                out.append((t.text, f"text {shown} has a contrast of {ratio:.1f}:1 " f"with the colour under it, below {need:g}:1 (WCAG)"))
+                out.append(
+                    (
+                        t.text,
+                        f"text {shown} has a contrast of {ratio:.1f}:1 "
+                        f"with the colour under it, below {need:g}:1 (WCAG)",
+                    )
+                )
     return list(dict.fromkeys(out))
 
 

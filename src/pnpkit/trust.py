@@ -76,25 +76,41 @@ def seconds(text: str) -> float:
     except ValueError:
         value = float("nan")
     if not 0 < value <= 3600:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(f"must be a number of seconds from 0 to 3600 (got '{text}')")
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds from 0 to 3600 (got '{text}')"
+        )
     return value
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
     """--trust and --code-timeout, for every command that checks a pack."""
-    p.add_argument("--trust", action="store_true",
-                   help="run the pack's own Python (rules.py) this time, " "without remembering it (see 'pnpkit trust')")
-    p.add_argument("--code-timeout", type=seconds, default=CODE_SECONDS, metavar="SECONDS",
-                   help=f"how long a pack's own Python may run per check (default: {CODE_SECONDS:g})")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="run the pack's own Python (rules.py) this time, "
+        "without remembering it (see 'pnpkit trust')",
+    )
+    p.add_argument(
+        "--code-timeout",
+        type=seconds,
+        default=CODE_SECONDS,
+        metavar="SECONDS",
+        help=f"how long a pack's own Python may run per check (default: {CODE_SECONDS:g})",
+    )
 
 
 def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t = sub.add_parser(
-        "trust", help="let packs run their own Python (rules.py)",
-        description="A pack's rules.py is Python: it runs only " "for packs you trust. 'pnpkit trust PACK' "
-                    "remembers the folder (and every pack below it); --remove forgets it; with no PACK it "
-                    f"lists the trusted folders. The list is kept in {store()}.")
-    t.add_argument("packs", nargs="*", type=Path, metavar="PACK", help="pack folder (or a folder of packs)")
+        "trust",
+        help="let packs run their own Python (rules.py)",
+        description="A pack's rules.py is Python: it runs only "
+        "for packs you trust. 'pnpkit trust PACK' "
+        "remembers the folder (and every pack below it); --remove forgets it; with no PACK it "
+        f"lists the trusted folders. The list is kept in {store()}.",
+    )
+    t.add_argument(
+        "packs", nargs="*", type=Path, metavar="PACK", help="pack folder (or a folder of packs)"
+    )
     t.add_argument("--remove", action="store_true", help="stop trusting these folders")
     t.set_defaults(run=run)
 
@@ -111,11 +127,19 @@ def run(args: argparse.Namespace) -> int:
     for folder in args.packs:
         if args.remove:
             done = forget(folder)
-            print(f"{'no longer trusted' if done else 'was not trusted'}: {folder.resolve()}", file=sys.stderr)
+            print(
+                f"{'no longer trusted' if done else 'was not trusted'}: {folder.resolve()}",
+                file=sys.stderr,
+            )
             above = [f for f in trusted_folders() if f in folder.resolve().parents]
             if above:
-                print(f"still trusted through {above[0]} (pnpkit trust --remove {above[0]})", file=sys.stderr)
+                print(
+                    f"still trusted through {above[0]} (pnpkit trust --remove {above[0]})",
+                    file=sys.stderr,
+                )
         else:
             done = remember(folder)
-            print(f"{'trusted' if done else 'already trusted'}: {folder.resolve()}", file=sys.stderr)
+            print(
+                f"{'trusted' if done else 'already trusted'}: {folder.resolve()}", file=sys.stderr
+            )
     return 0

@@ -63,9 +63,15 @@ class Plan:
 
     sheets: list = field(default_factory=list)  # facepages.Sheet, one per page of the faces PDF
     shots: list = field(default_factory=list)  # facepages.Shot, one per page
-    cells: dict = field(default_factory=dict)  # page index -> (sheet image path, x, y) for cells of deck sheets
-    cuts: dict = field(default_factory=dict)  # page index -> [(image path, pixel box, upside down)] for figures
-    greys: dict = field(default_factory=dict)  # sheet image path -> [(x, y, w, h)] of hidden cells painted grey
+    cells: dict = field(
+        default_factory=dict
+    )  # page index -> (sheet image path, x, y) for cells of deck sheets
+    cuts: dict = field(
+        default_factory=dict
+    )  # page index -> [(image path, pixel box, upside down)] for figures
+    greys: dict = field(
+        default_factory=dict
+    )  # sheet image path -> [(x, y, w, h)] of hidden cells painted grey
 
     def add(self, face: Face, px: tuple[int, int], dpi: float, path: Path | None) -> int:
         self.shots.append(Shot(len(self.sheets), px, dpi, path))
@@ -73,8 +79,15 @@ class Plan:
         return len(self.sheets) - 1
 
 
-def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Path, final: Path,
-          raster: RasterCache | None = None) -> None:
+def write(
+    pack: Pack,
+    lang: str,
+    decks: list[Deck],
+    profile: Profile,
+    folder: Path,
+    final: Path,
+    raster: RasterCache | None = None,
+) -> None:
     """Write the images and <game>-<lang>.json into folder; URLs point at `final` (where folder
     ends up)."""
     plan = Plan()
@@ -93,17 +106,33 @@ def write(pack: Pack, lang: str, decks: list[Deck], profile: Profile, folder: Pa
             _singles(deck, profile, folder, plan)
             continue
         else:
-            obj, width = _pieces(deck, kind, profile, folder, plan, url, pack.groups[deck.name].base)
+            obj, width = _pieces(
+                deck, kind, profile, folder, plan, url, pack.groups[deck.name].base
+            )
         obj["Transform"]["posX"] = round(x + width / 2, 3)
         x += width + 1.0
         objects.append(obj)
     _assemble(plan, canvases, folder, raster or RasterCache(None))
     save = {
-        "SaveName": f"{pack.name[lang]}", "GameMode": "", "Gravity": 0.5, "PlayArea": 0.5, "Date": "",
-        "Table": "", "Sky": "", "Note": "", "Rules": "", "XmlUI": "", "LuaScript": "", "LuaScriptState": "",
-        "ObjectStates": objects, "TabStates": {}, "VersionNumber": "",
+        "SaveName": f"{pack.name[lang]}",
+        "GameMode": "",
+        "Gravity": 0.5,
+        "PlayArea": 0.5,
+        "Date": "",
+        "Table": "",
+        "Sky": "",
+        "Note": "",
+        "Rules": "",
+        "XmlUI": "",
+        "LuaScript": "",
+        "LuaScriptState": "",
+        "ObjectStates": objects,
+        "TabStates": {},
+        "VersionNumber": "",
     }
-    (folder / f"{pack.id}-{lang}.json").write_text(json.dumps(save, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (folder / f"{pack.id}-{lang}.json").write_text(
+        json.dumps(save, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 # A tile of a group whose shape pnpkit knows comes in with that outline, not as a square.
@@ -114,14 +143,18 @@ def _shaped(kind: str, shape: str) -> str:
     return SHAPED_TILES.get(shape, kind) if kind == "tile" else kind
 
 
-def _assemble(plan: Plan, canvases: dict[Path, Image.Image], folder: Path, raster: RasterCache) -> None:
+def _assemble(
+    plan: Plan, canvases: dict[Path, Image.Image], folder: Path, raster: RasterCache
+) -> None:
     """Rasterise the shots, paste the cells into their deck sheets and cut the figures out.
     A sheet or a figure that is as before is copied from the cache, and a face all of whose
     uses are is not rasterised at all."""
     keys = {path: _canvas_key(path, canvas, plan) for path, canvas in canvases.items()}
     done = {path for path, k in keys.items() if _copied(raster, k, path)}
-    cut_keys = {index: [_cut_key(plan, index, box, turned) for _, box, turned in cuts]
-                for index, cuts in plan.cuts.items()}
+    cut_keys = {
+        index: [_cut_key(plan, index, box, turned) for _, box, turned in cuts]
+        for index, cuts in plan.cuts.items()
+    }
     for index, cuts in plan.cuts.items():
         for (path, _, _), k in zip(cuts, cut_keys[index]):
             if _copied(raster, k, path):
@@ -181,15 +214,18 @@ def _canvas_key(path: Path, canvas: Image.Image, plan: Plan) -> str | None:
 
 def _urls(profile: Profile, folder: Path, final: Path) -> Url:
     """file path in folder -> the URL the JSON names it by."""
+
     def url(path: Path) -> str:
         rel = path.relative_to(folder).as_posix()
         if profile.image_url:
             return f"{profile.image_url.rstrip('/')}/{final.name}/{rel}"
         return (final.resolve() / rel).as_uri()
+
     return url
 
 
 # ------------------------------------------------------------------ decks
+
 
 def sheet_grids(n: int, size: tuple[float, float], profile: Profile) -> list[Grid]:
     """Split n distinct faces over sheets; each takes the smallest grid that holds its faces
@@ -200,14 +236,23 @@ def sheet_grids(n: int, size: tuple[float, float], profile: Profile) -> list[Gri
     for start in range(0, n, per_sheet):
         count = min(per_sheet, n - start)
         slots = count + 1
-        options = [(c, math.ceil(slots / c)) for c in range(1, columns + 1) if math.ceil(slots / c) <= rows]
+        options = [
+            (c, math.ceil(slots / c)) for c in range(1, columns + 1) if math.ceil(slots / c) <= rows
+        ]
         # fewest cells, then the squarest sheet in pixels
-        c, r = min(options, key=lambda cr: (cr[0] * cr[1], abs(math.log(cr[0] * size[0] / (cr[1] * size[1])))))
-        grids.append(Grid(list(range(start, start + count)), c, r, cell_pixels(size, c, r, profile)))
+        c, r = min(
+            options,
+            key=lambda cr: (cr[0] * cr[1], abs(math.log(cr[0] * size[0] / (cr[1] * size[1])))),
+        )
+        grids.append(
+            Grid(list(range(start, start + count)), c, r, cell_pixels(size, c, r, profile))
+        )
     return grids
 
 
-def cell_pixels(size: tuple[float, float], columns: int, rows: int, profile: Profile) -> tuple[int, int]:
+def cell_pixels(
+    size: tuple[float, float], columns: int, rows: int, profile: Profile
+) -> tuple[int, int]:
     """A cell at the profile's dpi, shrunk (keeping the shape) until the sheet fits max_pixels a
     side."""
     max_px = profile.sheet[2]
@@ -216,8 +261,15 @@ def cell_pixels(size: tuple[float, float], columns: int, rows: int, profile: Pro
     return max(1, math.floor(w * f)), max(1, math.floor(h * f))
 
 
-def _deck(deck: Deck, profile: Profile, folder: Path, plan: Plan, canvases: dict[Path, Image.Image],
-          keys: Iterator[int], url: Url) -> tuple[dict[str, Any], float]:
+def _deck(
+    deck: Deck,
+    profile: Profile,
+    folder: Path,
+    plan: Plan,
+    canvases: dict[Path, Image.Image],
+    keys: Iterator[int],
+    url: Url,
+) -> tuple[dict[str, Any], float]:
     items = [i for i in deck.items if i.front is not None]
     grids = sheet_grids(len(items), deck.size, profile)
     shared = _shared_back(deck)
@@ -236,44 +288,79 @@ def _deck(deck: Deck, profile: Profile, folder: Path, plan: Plan, canvases: dict
         face_path = folder / f"{deck.folder}-faces-{k}.png"
         back_sheet = folder / f"{deck.folder}-backs-{k}.png" if unique_backs else None
         for path in filter(None, (face_path, back_sheet)):
-            canvases[path] = Image.new("RGB", (grid.columns * grid.cell[0], grid.rows * grid.cell[1]), (255, 255, 255))
+            canvases[path] = Image.new(
+                "RGB", (grid.columns * grid.cell[0], grid.rows * grid.cell[1]), (255, 255, 255)
+            )
         for slot, index in enumerate(grid.items + [None]):
-            if index is None:  # the hidden image goes in the last cell of the grid: the back, or grey
+            if (
+                index is None
+            ):  # the hidden image goes in the last cell of the grid: the back, or grey
                 slot = grid.hidden_slot
             cx, cy = (slot % grid.columns) * grid.cell[0], (slot // grid.columns) * grid.cell[1]
             if index is None:
                 if shared is not None:
-                    plan.cells[plan.add(shared, grid.cell, _dpi(deck, grid.cell), None)] = (face_path, cx, cy)
+                    plan.cells[plan.add(shared, grid.cell, _dpi(deck, grid.cell), None)] = (
+                        face_path,
+                        cx,
+                        cy,
+                    )
                 else:
                     canvases[face_path].paste(Image.new("RGB", grid.cell, HIDDEN_GREY), (cx, cy))
                     plan.greys.setdefault(face_path, []).append((cx, cy, *grid.cell))
                 continue
             item = items[index]
             assert item.front is not None  # items holds the items with a front
-            plan.cells[plan.add(item.front, grid.cell, _dpi(deck, grid.cell), None)] = (face_path, cx, cy)
+            plan.cells[plan.add(item.front, grid.cell, _dpi(deck, grid.cell), None)] = (
+                face_path,
+                cx,
+                cy,
+            )
             if back_sheet is not None and item.back is not None:
-                plan.cells[plan.add(item.back, grid.cell, _dpi(deck, grid.cell), None)] = (back_sheet, cx, cy)
+                plan.cells[plan.add(item.back, grid.cell, _dpi(deck, grid.cell), None)] = (
+                    back_sheet,
+                    cx,
+                    cy,
+                )
             cards.append((item, grid.key * 100 + slot, grid.key))
         entries[grid.key] = {
-            "FaceURL": url(face_path), "BackURL": url(cast(Path, back_sheet or back_path)),  # one of them is set
-            "NumWidth": grid.columns, "NumHeight": grid.rows,
-            "BackIsHidden": True, "UniqueBack": unique_backs, "Type": 0,
+            "FaceURL": url(face_path),
+            "BackURL": url(cast(Path, back_sheet or back_path)),  # one of them is set
+            "NumWidth": grid.columns,
+            "NumHeight": grid.rows,
+            "BackIsHidden": True,
+            "UniqueBack": unique_backs,
+            "Type": 0,
         }
     sideways = deck.size[0] > deck.size[1]
-    scale = {"scaleX": round(deck.size[0] / POKER[0], 4), "scaleY": 1.0, "scaleZ": round(deck.size[1] / POKER[1], 4)}
+    scale = {
+        "scaleX": round(deck.size[0] / POKER[0], 4),
+        "scaleY": 1.0,
+        "scaleZ": round(deck.size[1] / POKER[1], 4),
+    }
     contained, ids = [], []
     for item, card_id, deck_key in cards:
         for copy in range(item.count):
             ids.append(card_id)
             card = _object("Card", f"{deck.name}/{item.id}/{copy}", item.id, scale, face_down=True)
-            card.update(CardID=card_id, CustomDeck={str(deck_key): entries[deck_key]}, SidewaysCard=sideways, Hands=True)
+            card.update(
+                CardID=card_id,
+                CustomDeck={str(deck_key): entries[deck_key]},
+                SidewaysCard=sideways,
+                Hands=True,
+            )
             contained.append(card)
     width = deck.size[0] / MM_PER_IN
     if len(contained) == 1:
         return contained[0], width
     obj = _object("DeckCustom", deck.name, deck.name, scale, face_down=True)
-    obj.update(DeckIDs=ids, CustomDeck={str(k): v for k, v in entries.items()}, ContainedObjects=contained,
-               SidewaysCard=sideways, HideWhenFaceDown=True, Hands=True)
+    obj.update(
+        DeckIDs=ids,
+        CustomDeck={str(k): v for k, v in entries.items()},
+        ContainedObjects=contained,
+        SidewaysCard=sideways,
+        HideWhenFaceDown=True,
+        Hands=True,
+    )
     return obj, width
 
 
@@ -290,6 +377,7 @@ def _dpi(deck: Deck, px: tuple[int, int]) -> float:
 
 
 # ------------------------------------------------------------------ tiles, tokens, boards, standees
+
 
 def single_pixels(size: tuple[float, float], profile: Profile) -> tuple[int, int]:
     """A single image at the profile's dpi, shrunk until its long side is at most max_pixels."""
@@ -309,7 +397,9 @@ def _singles(deck: Deck, profile: Profile, folder: Path, plan: Plan) -> list[Pie
         paths: list[Path | None] = []
         for side in ("front", "back"):
             face = getattr(item, side)
-            path = folder / deck.folder / f"{face_stem(item, side)}.png" if face is not None else None
+            path = (
+                folder / deck.folder / f"{face_stem(item, side)}.png" if face is not None else None
+            )
             if face is not None:
                 plan.add(face, px, _dpi(deck, px), path)
             paths.append(path)
@@ -331,29 +421,54 @@ def _figures(deck: Deck, base: float, profile: Profile, folder: Path, plan: Plan
     for item in deck.items:
         if item.front is None:
             continue
-        paths = [folder / deck.folder / f"{face_stem(item, side)}.png" for side in ("front", "back")]
+        paths = [
+            folder / deck.folder / f"{face_stem(item, side)}.png" for side in ("front", "back")
+        ]
         index = plan.add(item.front, px, _dpi(deck, px), None)
-        plan.cuts[index] = [(paths[0], (0, below, px[0], bottom), False), (paths[1], (0, top, px[0], above), True)]
+        plan.cuts[index] = [
+            (paths[0], (0, below, px[0], bottom), False),
+            (paths[1], (0, top, px[0], above), True),
+        ]
         out.append((item, paths[0], paths[1]))
     return out
 
 
-def _pieces(deck: Deck, kind: str, profile: Profile, folder: Path, plan: Plan, url: Url,
-            base: float = 0.0) -> tuple[dict[str, Any], float]:
+def _pieces(
+    deck: Deck, kind: str, profile: Profile, folder: Path, plan: Plan, url: Url, base: float = 0.0
+) -> tuple[dict[str, Any], float]:
     """Tiles or figurines, one per printed copy; several copies go into a bag named after the group.
     A fold-over standee (base > 0) becomes a figure of its panels, not of its whole print layout."""
     scale = round(deck.size[0] / profile.tile_width, 4)
     scales = {"scaleX": scale, "scaleY": 1.0, "scaleZ": scale}
     pieces = []
     cut = kind == "figurine" and base > 0
-    for item, front, back in (_figures(deck, base, profile, folder, plan) if cut else _singles(deck, profile, folder, plan)):
+    for item, front, back in (
+        _figures(deck, base, profile, folder, plan)
+        if cut
+        else _singles(deck, profile, folder, plan)
+    ):
         if front is None:
             continue
-        image = {"ImageURL": url(front), "ImageSecondaryURL": url(back) if back else "", "ImageScalar": 1.0, "WidthScale": 0.0}
+        image = {
+            "ImageURL": url(front),
+            "ImageSecondaryURL": url(back) if back else "",
+            "ImageScalar": 1.0,
+            "WidthScale": 0.0,
+        }
         if kind != "figurine":
-            image["CustomTile"] = {"Type": TILE_TYPES[kind], "Thickness": 0.2, "Stackable": True, "Stretch": False}
+            image["CustomTile"] = {
+                "Type": TILE_TYPES[kind],
+                "Thickness": 0.2,
+                "Stackable": True,
+                "Stretch": False,
+            }
         for copy in range(item.count):
-            piece = _object("Figurine_Custom" if kind == "figurine" else "Custom_Tile", f"{deck.name}/{item.id}/{copy}", item.id, scales)
+            piece = _object(
+                "Figurine_Custom" if kind == "figurine" else "Custom_Tile",
+                f"{deck.name}/{item.id}/{copy}",
+                item.id,
+                scales,
+            )
             piece["CustomImage"] = dict(image)
             pieces.append(piece)
     width = deck.size[0] / MM_PER_IN
@@ -364,16 +479,34 @@ def _pieces(deck: Deck, kind: str, profile: Profile, folder: Path, plan: Plan, u
     return bag, max(width, 2.0)
 
 
-def _object(name: str, ident: str, nickname: str, scale: dict[str, float], face_down: bool = False
-            ) -> dict[str, Any]:
+def _object(
+    name: str, ident: str, nickname: str, scale: dict[str, float], face_down: bool = False
+) -> dict[str, Any]:
     """The fields every TTS object carries; the GUID is derived from `ident`, so output is
     reproducible."""
     return {
         "GUID": hashlib.sha1(ident.encode("utf-8")).hexdigest()[:6],
         "Name": name,
-        "Transform": {"posX": 0.0, "posY": 1.0, "posZ": 0.0, "rotX": 0.0, "rotY": 180.0, "rotZ": 180.0 if face_down else 0.0, **scale},
-        "Nickname": nickname, "Description": "", "GMNotes": "",
+        "Transform": {
+            "posX": 0.0,
+            "posY": 1.0,
+            "posZ": 0.0,
+            "rotX": 0.0,
+            "rotY": 180.0,
+            "rotZ": 180.0 if face_down else 0.0,
+            **scale,
+        },
+        "Nickname": nickname,
+        "Description": "",
+        "GMNotes": "",
         "ColorDiffuse": {"r": 1.0, "g": 1.0, "b": 1.0},
-        "Locked": False, "Grid": True, "Snap": True, "Autoraise": True, "Sticky": True, "Tooltip": True,
-        "LuaScript": "", "LuaScriptState": "", "XmlUI": "",
+        "Locked": False,
+        "Grid": True,
+        "Snap": True,
+        "Autoraise": True,
+        "Sticky": True,
+        "Tooltip": True,
+        "LuaScript": "",
+        "LuaScriptState": "",
+        "XmlUI": "",
     }

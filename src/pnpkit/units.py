@@ -70,10 +70,15 @@ def parse_size(value: object) -> tuple[float, float]:
             unit = MM_PER[match.group(3)]
             w, h = float(match.group(1)) * unit, float(match.group(2)) * unit
             if max(w, h) > MAX_FACE_SIDE:
-                raise UnitError(f"must be at most {MAX_FACE_SIDE:g}mm a side, the largest " f"face pnpkit prints (got '{value}': is the unit right?)")
+                raise UnitError(
+                    f"must be at most {MAX_FACE_SIDE:g}mm a side, the largest "
+                    f"face pnpkit prints (got '{value}': is the unit right?)"
+                )
             return w, h
     names = ", ".join(SIZES)
-    raise UnitError(f"must be a size such as '63x88mm', '2.5x3.5in' or a name ({names}) (got {describe(value)})")
+    raise UnitError(
+        f"must be a size such as '63x88mm', '2.5x3.5in' or a name ({names}) (got {describe(value)})"
+    )
 
 
 def describe(value: object) -> str:

@@ -57,18 +57,39 @@ IGNORED_SUFFIXES = (".swp", ".swx", ".tmp", "~", ".pyc")  # editors' and Python'
 
 def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     w = sub.add_parser(
-        "watch", help="rebuild a pack on every save; --serve shows a live preview",
-        description="Build the pack, then rebuild it whenever a " "file of the pack, its templates or its art "
-                    "changes. Only faces whose inputs changed are rendered again. A broken pack prints its "
-                    "problems and the last good build stays in place " "until the next save fixes it. Ctrl-C stops.")
-    w.add_argument("pack", type=Path, metavar="PACK", help="game pack folder, e.g. components/mammoth-herd")
-    w.add_argument("--lang", action="append", metavar="LANG", type=lang_option, help="only this language (repeatable)")
+        "watch",
+        help="rebuild a pack on every save; --serve shows a live preview",
+        description="Build the pack, then rebuild it whenever a "
+        "file of the pack, its templates or its art "
+        "changes. Only faces whose inputs changed are rendered again. A broken pack prints its "
+        "problems and the last good build stays in place "
+        "until the next save fixes it. Ctrl-C stops.",
+    )
+    w.add_argument(
+        "pack", type=Path, metavar="PACK", help="game pack folder, e.g. components/mammoth-herd"
+    )
+    w.add_argument(
+        "--lang",
+        action="append",
+        metavar="LANG",
+        type=lang_option,
+        help="only this language (repeatable)",
+    )
     w.add_argument("--strict", action="store_true", help="treat warnings as failures")
     trust.add_options(w)
     add_print_options(w)
-    w.add_argument("--serve", action="store_true", help="serve the preview on http://127.0.0.1:PORT/; " "the open page refreshes itself after each rebuild")
-    w.add_argument("--port", type=int, help="port for --serve (default: 8000, or the next free one)")
-    w.add_argument("--open", action="store_true", help="with --serve: open the preview in the default browser")
+    w.add_argument(
+        "--serve",
+        action="store_true",
+        help="serve the preview on http://127.0.0.1:PORT/; "
+        "the open page refreshes itself after each rebuild",
+    )
+    w.add_argument(
+        "--port", type=int, help="port for --serve (default: 8000, or the next free one)"
+    )
+    w.add_argument(
+        "--open", action="store_true", help="with --serve: open the preview in the default browser"
+    )
     w.set_defaults(run=run)
 
 
@@ -107,8 +128,10 @@ def run(args: argparse.Namespace) -> int:
 def _stop_on_sigterm() -> signal._HANDLER | None:
     """A process manager's polite stop ends the watcher as Ctrl-C does; returns the previous
     handler (None where signals cannot be set: not the main thread, whose caller stops it)."""
+
     def interrupt(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
+
     try:
         return signal.signal(signal.SIGTERM, interrupt)
     except ValueError:
@@ -135,20 +158,38 @@ class Build:
         """What the preview page polls."""
         problems = [str(p) for p in self.result.problems] if self.result else []
         errors = len(self.result.errors) if self.result else 0
-        return {"serial": self.serial, "ok": self.ok, "build": preview.build_id(self.site),
-                "errors": errors + bool(self.crash), "warnings": len(problems) - errors,
-                "problems": problems + ([self.crash] if self.crash else []),
-                "time": self.finished, "seconds": round(self.seconds, 2)}
+        return {
+            "serial": self.serial,
+            "ok": self.ok,
+            "build": preview.build_id(self.site),
+            "errors": errors + bool(self.crash),
+            "warnings": len(problems) - errors,
+            "problems": problems + ([self.crash] if self.crash else []),
+            "time": self.finished,
+            "seconds": round(self.seconds, 2),
+        }
 
 
 class Watcher:
     """Rebuilds one pack when its files change."""
 
-    def __init__(self, pack: Path, out: Path, langs: list[str] | None = None,
-                 overrides: dict[str, object] | None = None, strict: bool = False,
-                 interval: float = INTERVAL,
-                 code: pipeline.Code | None = None):
-        self.pack, self.out, self.langs, self.overrides, self.strict = pack, out, langs, overrides or {}, strict
+    def __init__(
+        self,
+        pack: Path,
+        out: Path,
+        langs: list[str] | None = None,
+        overrides: dict[str, object] | None = None,
+        strict: bool = False,
+        interval: float = INTERVAL,
+        code: pipeline.Code | None = None,
+    ):
+        self.pack, self.out, self.langs, self.overrides, self.strict = (
+            pack,
+            out,
+            langs,
+            overrides or {},
+            strict,
+        )
         self.interval, self.code = interval, code
         self.cache = Cache(out / pipeline.CACHE_DIR, deferred=True)
         self.last: Build | None = None
@@ -167,7 +208,11 @@ class Watcher:
         for folder in self.folders():
             for dirpath, dirnames, filenames in os.walk(folder):
                 here = Path(dirpath)
-                dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__" and here / d != out]
+                dirnames[:] = [
+                    d
+                    for d in dirnames
+                    if not d.startswith(".") and d != "__pycache__" and here / d != out
+                ]
                 for name in filenames:
                     if name.startswith((".", "#")) or name.endswith(IGNORED_SUFFIXES):
                         continue
@@ -184,15 +229,32 @@ class Watcher:
         started = time.perf_counter()
         result, crash = None, ""
         try:
-            result = pipeline.build(self.pack, self.out, self.langs, self.overrides, self.strict, cache=self.cache,
-                                    code=self.code)
+            result = pipeline.build(
+                self.pack,
+                self.out,
+                self.langs,
+                self.overrides,
+                self.strict,
+                cache=self.cache,
+                code=self.code,
+            )
         except Exception:  # a bug in pnpkit: say so, and keep watching for the save that avoids it
             crash = "pnpkit failed (a bug, please report it):\n" + traceback.format_exc()
         seconds = time.perf_counter() - started
-        ok = result is not None and not crash and result.pack is not None and not (
-            result.errors or (self.strict and result.problems))
-        pack_id = result.pack.id if result and result.pack else (self.last.site.name if self.last else self.pack.name)
-        self.last = Build(serial, result, seconds, ok, self.out / pack_id, dict(self.cache.stats), crash)
+        ok = (
+            result is not None
+            and not crash
+            and result.pack is not None
+            and not (result.errors or (self.strict and result.problems))
+        )
+        pack_id = (
+            result.pack.id
+            if result and result.pack
+            else (self.last.site.name if self.last else self.pack.name)
+        )
+        self.last = Build(
+            serial, result, seconds, ok, self.out / pack_id, dict(self.cache.stats), crash
+        )
         return self.last
 
     def loop(self, report: Callable[[Build], None]) -> None:
@@ -226,13 +288,23 @@ def report(b: Build) -> None:
     if b.ok and b.result is not None:  # an ok build has a result
         langs = ", ".join(b.result.faces)
         rendered, reused = b.stats.get("faces rendered", 0), b.stats.get("faces reused", 0)
-        print(f"{stamp} built {b.site} ({langs}) in {b.seconds:.2f}s: {rendered} face(s) rendered, "
-              f"{reused} unchanged", file=sys.stderr)
+        print(
+            f"{stamp} built {b.site} ({langs}) in {b.seconds:.2f}s: {rendered} face(s) rendered, "
+            f"{reused} unchanged",
+            file=sys.stderr,
+        )
     else:
         errors = len(b.result.errors) if b.result else 1
         warnings = len(b.result.problems) - errors if b.result else 0
-        kept = f"{b.site} keeps the last good build" if (b.site / "index.html").is_file() else "nothing written"
-        print(f"{stamp} {errors} error(s), {warnings} warning(s): {kept}; waiting for the next save", file=sys.stderr)
+        kept = (
+            f"{b.site} keeps the last good build"
+            if (b.site / "index.html").is_file()
+            else "nothing written"
+        )
+        print(
+            f"{stamp} {errors} error(s), {warnings} warning(s): {kept}; waiting for the next save",
+            file=sys.stderr,
+        )
     sys.stdout.flush()
 
 
@@ -255,7 +327,9 @@ class Server:
                     raise
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, name="pnpkit-preview", daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, name="pnpkit-preview", daemon=True
+        )
         self.thread.start()
 
     def close(self) -> None:
@@ -268,9 +342,15 @@ class Server:
 # that name, never one of these, so they are refused before anything is read.
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 # What a build writes, and so all the preview serves: anything else is "not found".
-TYPES = {".html": "text/html; charset=utf-8", ".svg": "image/svg+xml", ".pdf": "application/pdf",
-         ".png": "image/png", ".json": "application/json", ".txt": "text/plain; charset=utf-8",
-         ".csv": "text/csv; charset=utf-8"}
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".pdf": "application/pdf",
+    ".png": "image/png",
+    ".json": "application/json",
+    ".txt": "text/plain; charset=utf-8",
+    ".csv": "text/csv; charset=utf-8",
+}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -291,8 +371,11 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         port = cast(tuple[str, int], self.server.server_address)[1]  # an (address, port) server
         if not local_host(self.headers.get_all("Host") or [], port):
-            self._send(b"pnpkit preview: wrong host; open http://127.0.0.1:%d/\n" % port,
-                       "text/plain; charset=utf-8", status=421)
+            self._send(
+                b"pnpkit preview: wrong host; open http://127.0.0.1:%d/\n" % port,
+                "text/plain; charset=utf-8",
+                status=421,
+            )
             return False
         return True
 
@@ -306,8 +389,20 @@ class _Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         if path == preview.STATE_URL:
             last = self.watcher.last
-            state = last.state() if last else {"serial": 0, "ok": False, "build": "", "errors": 0, "warnings": 0,
-                                               "problems": ["building…"], "time": "", "seconds": 0}
+            state = (
+                last.state()
+                if last
+                else {
+                    "serial": 0,
+                    "ok": False,
+                    "build": "",
+                    "errors": 0,
+                    "warnings": 0,
+                    "problems": ["building…"],
+                    "time": "",
+                    "seconds": 0,
+                }
+            )
             return self._send(json.dumps(state).encode(), "application/json", body=body)
         if path in ("/", "/index.html") and not (self.site / "index.html").is_file():
             page = preview.waiting_page(f"{self.watcher.pack.name}: waiting for a good build")
@@ -336,7 +431,9 @@ class _Handler(BaseHTTPRequestHandler):
         # Face images carry their content hash (?v=...), so they never change under one URL;
         # everything else is asked for again, so a reload shows the new build.
         versioned = "?v=" in self.path
-        self.send_header("Cache-Control", "max-age=31536000, immutable" if versioned else "no-store")
+        self.send_header(
+            "Cache-Control", "max-age=31536000, immutable" if versioned else "no-store"
+        )
         self.send_header("X-Content-Type-Options", "nosniff")
         super().end_headers()
 
@@ -363,7 +460,9 @@ def site_file(site: Path, url_path: str) -> tuple[BinaryIO, str] | None:
     if Path(parts[-1]).suffix not in TYPES or site.is_symlink():
         return None
     path = site.joinpath(*parts)
-    if os.path.realpath(path) != os.path.join(os.path.realpath(site), *parts):  # a symlink on the way
+    if os.path.realpath(path) != os.path.join(
+        os.path.realpath(site), *parts
+    ):  # a symlink on the way
         return None
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
