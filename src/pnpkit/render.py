@@ -549,23 +549,23 @@ class TextBoxes:
 
     def __call__(
         self,
-        text,
-        x,
-        y,
-        w,
-        h,
-        size=9,
-        bold=False,
-        italic=False,
-        anchor="start",
-        valign="top",
-        fill="#000000",
-        leading=1.2,
-        shrink=True,
-        family=fonts.DEFAULT_FAMILY,
-        paragraph=1.0,
-        markup=True,
-    ):
+        text: object,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        size: float = 9,
+        bold: bool = False,
+        italic: bool = False,
+        anchor: str = "start",
+        valign: str = "top",
+        fill: str = "#000000",
+        leading: float = 1.2,
+        shrink: bool = True,
+        family: str = fonts.DEFAULT_FAMILY,
+        paragraph: float = 1.0,
+        markup: bool = True,
+    ) -> TextBlock:
         self._check_numbers(x=x, y=y, w=w, h=h, size=size, leading=leading, paragraph=paragraph)
         if not 0 <= paragraph <= self.MAX_LEADING:
             raise TextBoxError(
@@ -631,23 +631,23 @@ class TextBoxes:
 
     def rich(
         self,
-        text,
-        where,
-        x,
-        y,
-        w,
-        h,
-        size,
-        bold,
-        italic,
-        anchor,
-        valign,
-        fill,
-        leading,
-        min_pt,
-        family,
-        paragraph,
-    ):
+        text: str,
+        where: Location,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        size: float,
+        bold: bool,
+        italic: bool,
+        anchor: str,
+        valign: str,
+        fill: str,
+        leading: float,
+        min_pt: float,
+        family: str,
+        paragraph: float,
+    ) -> TextBlock:
         """text_box() for marked-up or right-to-left text (richtext.py)."""
         parsed = richtext.parse(text, bold, italic)
         for message in parsed.problems:

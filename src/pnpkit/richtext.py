@@ -20,6 +20,7 @@ placed at its measured x, with the icons drawn beside the <text>.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from markupsafe import escape
@@ -48,11 +49,21 @@ class Seg:
     icon: bool = False
 
 
+Word = tuple[Seg, ...]
+# A laid-out run: (text, bold, italic) in one style, or (icon name, None, None).
+TextRun = tuple[str, bool, bool]
+IconRun = tuple[str, None, None]
+Run = TextRun | IconRun
+# Draws an icon: (name, x, y, w, h) -> its SVG markup.
+IconSvg = Callable[[str, float, float, float, float], str]
+
+
 @dataclass
 class Parsed:
-    paragraphs: list  # [[line: [word: (Seg, ...)]]]: explicit newlines keep their line breaks
-    problems: list = field(default_factory=list)  # messages about the markup
-    icons: list = field(default_factory=list)  # icon names in order
+    # [paragraph: [line: [word]]]: explicit newlines keep their line breaks
+    paragraphs: list[list[list[Word]]]
+    problems: list[str] = field(default_factory=list)  # messages about the markup
+    icons: list[str] = field(default_factory=list)  # icon names in order
 
 
 def parse(text: str, bold: bool = False, italic: bool = False) -> Parsed:
@@ -63,12 +74,12 @@ def parse(text: str, bold: bool = False, italic: bool = False) -> Parsed:
     b, i = False, False
     pos = 0
 
-    def flush_text():
+    def flush_text() -> None:
         if buf:
             word.append(Seg("".join(buf), bold or b, italic or i))
             buf.clear()
 
-    def end_word():
+    def end_word() -> None:
         flush_text()
         if word:
             out.paragraphs[-1][-1].append(tuple(word))
@@ -121,7 +132,7 @@ class Line:
     """One laid-out line: runs (text, bold, italic) or (icon name, None, None), and where it
     belongs."""
 
-    runs: list
+    runs: list[Run]
     width: float = 0.0
     paragraph: int = 0  # index of its paragraph
     rtl: bool = False  # its paragraph's direction
@@ -130,20 +141,23 @@ class Line:
 class Layout:
     """Measures runs at one font size: text shaped in its style's font, icons by their aspect."""
 
-    def __init__(self, family: str, size_mm: float, aspects: dict):
+    def __init__(self, family: str, size_mm: float, aspects: dict[str, float]):
         self.family, self.size, self.aspects = family, size_mm, aspects
-        self.ascent = fonts.ascent_descent(fonts.face_name(family))[0]
-        self._widths: dict[tuple[str, bool | None, bool | None], float] = {}  # words repeat
+        self.ascent = fonts.ascent_descent(self.font(False, False))[0]
+        self._widths: dict[Run, float] = {}  # words repeat
 
     def font(self, bold: bool, italic: bool) -> str:
-        return fonts.face_name(self.family, bold, italic)
+        face = fonts.face_name(self.family, bold, italic)
+        # text_box() checked every face the text uses, and a family always has a regular one
+        assert face is not None, (self.family, bold, italic)
+        return face
 
     def icon_size(self, name: str) -> tuple[float, float]:
         h = self.size  # one em: an icon reads as large as a word's capitals and ascenders
 
         return h * self.aspects.get(name, 1.0), h
 
-    def run_width(self, run: tuple[str, bool | None, bool | None]) -> float:
+    def run_width(self, run: Run) -> float:
         width = self._widths.get(run)
         if width is None:
             text, bold, italic = run
@@ -154,15 +168,15 @@ class Layout:
             self._widths[run] = width
         return width
 
-    def width(self, runs) -> float:
+    def width(self, runs: Iterable[Run]) -> float:
         return sum(self.run_width(r) for r in runs)
 
 
-def _word_runs(word) -> list:
+def _word_runs(word: Word) -> list[Run]:
     return [(s.text, None, None) if s.icon else (s.text, s.bold, s.italic) for s in word]
 
 
-def _join(runs: list, more: list) -> list:
+def _join(runs: list[Run], more: list[Run]) -> list[Run]:
     """runs followed by more, merging neighbouring text runs of one style."""
     out = list(runs)
     for r in more:
@@ -199,15 +213,16 @@ def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
         plain = " ".join(s.text for line in paragraph for w in line for s in w if not s.icon)
         rtl = shaping.base_level(plain) == 1
         for given in paragraph:
-            current: list = []
+            current: list[Run] = []
             used = 0.0
             for word in _keep_numbers(given):
                 runs = _word_runs(word)
                 word_w = layout.width(runs)
                 if current:
-                    space = (
-                        (" ", current[-1][1], current[-1][2])
-                        if current[-1][1] is not None
+                    last = current[-1]
+                    space: TextRun = (
+                        (" ", last[1], last[2])
+                        if last[1] is not None
                         else (" ", runs[0][1] or False, runs[0][2] or False)
                     )
                     trial_w = used + layout.run_width(space) + word_w
@@ -243,7 +258,7 @@ def baselines(
     return out
 
 
-def _style_attrs(bold, italic, base_bold, base_italic) -> str:
+def _style_attrs(bold: bool, italic: bool, base_bold: bool, base_italic: bool) -> str:
     attrs = ""
     if bold != base_bold:
         attrs += f' font-weight="{"bold" if bold else "normal"}"'
@@ -253,26 +268,30 @@ def _style_attrs(bold, italic, base_bold, base_italic) -> str:
 
 
 def line_svg(
-    line: Line, x: float, y: float, anchor: str, box: tuple, layout: Layout, base: tuple, icon_svg
+    line: Line,
+    x: float,
+    y: float,
+    anchor: str,
+    box: tuple[float, float],
+    layout: Layout,
+    base: tuple[bool, bool],
+    icon_svg: IconSvg,
 ) -> tuple[str, str]:
     """(tspans inside the <text>, icon markup after it) for one line.
 
     x is the anchor point as text_box computed it; box is (x, w) of the text box."""
+    texts = [r for r in line.runs if r[1] is not None]
     direction = (
         ' direction="rtl"'
         if line.rtl
-        else (
-            ' direction="ltr"'
-            if any(shaping.needs_bidi(r[0]) for r in line.runs if r[1] is not None)
-            else ""
-        )
+        else (' direction="ltr"' if any(shaping.needs_bidi(r[0]) for r in texts) else "")
     )
-    if not any(r[1] is None for r in line.runs):
+    if len(texts) == len(line.runs):  # no icons
         inner = "".join(
             escape(text)
             if (bold, italic) == base
             else f"<tspan{_style_attrs(bold, italic, *base)}>{escape(text)}</tspan>"
-            for text, bold, italic in line.runs
+            for text, bold, italic in texts
         )
         return f'<tspan x="{x:.3f}" y="{y:.3f}"{direction}>{inner}</tspan>', ""
     # Icons: place every piece where the measured line puts it, in visual order.
@@ -280,18 +299,17 @@ def line_svg(
     if line.rtl:
         share = 1.0 - share
     cursor = x - share * line.width
-    runs = [
-        (ICON if bold is None else text, (text, bold, italic)) for text, bold, italic in line.runs
-    ]
-    spans, icons = [], []
+    runs = [(ICON if r[1] is None else r[0], r) for r in line.runs]
+    spans: list[str] = []
+    icons: list[str] = []
     for text, run, rtl in shaping.visual_pieces(runs, "rtl" if line.rtl else "ltr"):
-        name, bold, italic = run
-        if bold is None:
+        if run[1] is None:
             for _ in text:  # one piece may hold two neighbouring icons
-                w, h = layout.icon_size(name)
-                icons.append(icon_svg(name, cursor, y - h, w, h))
+                w, h = layout.icon_size(run[0])
+                icons.append(icon_svg(run[0], cursor, y - h, w, h))
                 cursor += w
             continue
+        _, bold, italic = run
         font = layout.font(bold, italic)
         total = shaping.shape(text, font, rtl)[2] * layout.size
         body = text.strip()

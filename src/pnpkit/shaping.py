@@ -19,9 +19,10 @@ draws exactly as it did before shaping existed.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache, lru_cache
 from itertools import groupby
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import uharfbuzz as hb
 from bidi import algorithm as _bidi
@@ -73,9 +74,12 @@ def levels(text: str, base: int) -> list[int]:
     return out
 
 
+K = TypeVar("K")  # the caller's key for a run, handed back with each of its pieces
+
+
 def visual_pieces(
-    runs: list[tuple[str, object]], direction: str = "auto"
-) -> list[tuple[str, object, bool]]:
+    runs: Sequence[tuple[str, K]], direction: str = "auto"
+) -> list[tuple[str, K, bool]]:
     """Cut a line given as logical runs (text, key) into pieces of one run and one level and put
     them in visual order (L2); each piece is (text in logical order, key, right-to-left)."""
     line = "".join(text for text, _ in runs)
@@ -83,11 +87,12 @@ def visual_pieces(
     if base == 0 and not needs_bidi(line):
         return [(text, key, False) for text, key in runs if text]
     lv = levels(line, base)
-    pieces, pos = [], 0
+    pieces: list[tuple[int, str, K]] = []  # (level, text, key)
+    pos = 0
     for text, key in runs:
         for level, chunk in groupby(range(pos, pos + len(text)), key=lambda i: lv[i]):
             idx = list(chunk)
-            pieces.append([level, line[idx[0] : idx[-1] + 1], key])
+            pieces.append((level, line[idx[0] : idx[-1] + 1], key))
         pos += len(text)
     # L2: from the highest level down to the lowest odd one, reverse every stretch at or above it
     top = max((p[0] for p in pieces), default=0)
@@ -149,7 +154,7 @@ def register_private(font: str, chars: str, data: Shaped) -> None:
             _private(rl, code - (_PUA if code <= _PUA_END else _PLANE15), d[5])
 
 
-Glyphs = tuple[tuple[int, ...], tuple[tuple[float, ...], ...], bool, int]
+Glyphs = tuple[tuple[int, ...], Shaped, bool, int]
 _CONCAT = hb.BufferFlags.PRODUCE_UNSAFE_TO_CONCAT
 _UNSAFE = hb.GlyphFlags.UNSAFE_TO_CONCAT
 
@@ -186,10 +191,11 @@ def _run(text: str, font: str, rtl: bool, script: str | None, flags: int) -> hb.
 def _glyphs(text: str, font: str, buf: hb.Buffer, rtl: bool) -> Glyphs:
     """A shaped run read out: (code per glyph, shape data, plain, advance in font units). Plain:
     one glyph per character, each the character's own glyph at its normal advance."""
-    rl = pdfmetrics.getFont(font)
+    rl = _ttf(font)
     scale = 1000.0 / _hb(font)[1]
-    face = rl.face  # type: ignore[attr-defined]  # a TTFont: every font pnpkit registers
-    c2g, g2c, widths = face.charToGlyph, face.glyphToChar, face.charWidths
+    face = rl.face
+    c2g, widths = face.charToGlyph, face.charWidths
+    g2c = face.glyphToChar  # type: ignore[attr-defined]  # set by ReportLab, not in its stubs
     n = len(text)
     chars: list[int] = []
     data: list[Glyph] = []
@@ -266,7 +272,7 @@ def _from_words(text: str, font: str) -> Glyphs | None:
         return None
     space_code, space_data = space[0][0], space[1][0][1:]
     codes: list[int] = []
-    data: list[tuple[float, ...]] = []
+    data: list[Glyph] = []
     plain, total, at = space[2], 0, 0
     for n, word in enumerate(text.split(" ")):
         if n:

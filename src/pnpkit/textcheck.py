@@ -187,7 +187,7 @@ def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
     visible = fill is not None and fill[3] > FAINT
     outline = None
     if stroke is not None and stroke[3] > FAINT and stroke[4] * scale * PT_PER_MM >= OUTLINE_PT:
-        outline = _over(stroke, ground)
+        outline = _over((*stroke.rgb, stroke.alpha), ground)  # its colour, not its geometry
     return Text(
         text,
         size * scale * PT_PER_MM,
