@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+import jinja2
+
 from pnpkit import (
     calibration,
     changes,
@@ -42,7 +44,7 @@ from pnpkit import (
 from pnpkit.cache import Cache, _FormPlan
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
-from pnpkit.model import Face, Pack
+from pnpkit.model import Face, Pack, PrintOverrides
 from pnpkit.registry import Registry, default_registry
 from pnpkit.units import SIZES
 
@@ -62,13 +64,13 @@ class Result:
     """What validation found: the pack (if it parsed), its faces per language, every problem."""
 
     pack: Pack | None
-    faces: dict = field(default_factory=dict)  # lang -> [Face]
-    pages: dict = field(default_factory=dict)  # lang -> [layout.Page]
+    faces: dict[str, list[Face]] = field(default_factory=dict)  # lang -> its faces
+    pages: dict[str, list[layout.Page]] = field(default_factory=dict)  # lang -> its pages
     registry: Registry = field(default_factory=default_registry)  # what validate() used
     written: bool = False  # build() replaced the output folder
-    notes: list = field(default_factory=list)  # news for the user that is not about the pack
-    changes: list = field(default_factory=list)  # with --changes: a changes.Changes per language
-    problems: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # news for the user not about the pack
+    changes: list[changes.Changes] = field(default_factory=list)  # with --changes: per language
+    problems: list[Problem] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Problem]:
@@ -78,7 +80,7 @@ class Result:
 def validate(
     root: Path,
     langs: list[str] | None = None,
-    overrides: dict | None = None,
+    overrides: PrintOverrides | None = None,
     cache: Cache | None = None,
     code: Code | None = None,
     registry: Registry | None = None,
@@ -150,14 +152,20 @@ def validate(
     return result
 
 
-def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) -> list[Problem]:
+def _compile(
+    pack: Pack,
+    faces: list[Face],
+    compile_svg: Callable[[str, svgdraw.Resolver], svgdraw.Drawing],
+    compiled: dict[str, svgdraw.Drawing | None],
+    env: jinja2.Environment,
+) -> list[Problem]:
     """Compile each distinct SVG once (compile_svg may take it from the cache); faces with the same
     SVG share the Drawing.
 
     Faces whose rendering already failed are skipped: their problems are
     reported, and the SVG would only repeat them less precisely.
     """
-    problems = []
+    problems: list[Problem] = []
 
     def resolve(href: str) -> str | None:  # raises paths.Outside, which compile_svg reports
         return paths.image_file(pack.root, href)
@@ -178,7 +186,9 @@ def _compile(pack: Pack, faces: list[Face], compile_svg, compiled: dict, env) ->
     return problems
 
 
-def _check_texts(pack: Pack, faces: list[Face], env, sizes_reported: bool) -> list[Problem]:
+def _check_texts(
+    pack: Pack, faces: list[Face], env: jinja2.Environment, sizes_reported: bool
+) -> list[Problem]:
     """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once
     per template line that wrote it, else once per item. When text_box() has refused a size already
     (an error), the sizes are not measured again: that would repeat it for every item."""
@@ -196,7 +206,9 @@ def _check_texts(pack: Pack, faces: list[Face], env, sizes_reported: bool) -> li
     return list(dict.fromkeys(out))
 
 
-def _svg_problem(env, face: Face, line: int, message: str, art: str | None = None) -> Problem:
+def _svg_problem(
+    env: jinja2.Environment, face: Face, line: int, message: str, art: str | None = None
+) -> Problem:
     """Point at the template line that wrote the offending markup when it can be found there;
     a problem inside an SVG image file points into that file."""
     if art is not None:
@@ -221,7 +233,7 @@ def build(
     root: Path,
     out: Path,
     langs: list[str] | None = None,
-    overrides: dict | None = None,
+    overrides: PrintOverrides | None = None,
     strict: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
     cache: Cache | None = None,
@@ -250,9 +262,16 @@ def build(
     return result
 
 
-def _write(result: Result, out: Path, progress, cache: Cache, changed: bool = False) -> None:
+def _write(
+    result: Result,
+    out: Path,
+    progress: Callable[[str, int, int], None] | None,
+    cache: Cache,
+    changed: bool = False,
+) -> None:
     """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole."""
     pack = result.pack
+    assert pack is not None  # build() writes only a pack that loaded
     final = out / pack.id
     staging = output.staging_for(final)
     staging.mkdir(parents=True)
@@ -307,7 +326,7 @@ def _write(result: Result, out: Path, progress, cache: Cache, changed: bool = Fa
 
 
 def _write_large(
-    pages: list, pack: Pack, lang: str, folder: Path, cache: Cache, reg: Registry
+    pages: list[layout.Page], pack: Pack, lang: str, folder: Path, cache: Cache, reg: Registry
 ) -> None:
     """Faces split over several sheets also get a PDF on A3, where most fit whole."""
     split = {id(p.placements[0].face): p.placements[0].face for p in pages if p.tile is not None}
@@ -329,7 +348,13 @@ def _write_large(
 
 
 def _write_changes(
-    faces: list, pack: Pack, lang: str, previous: Path, folder: Path, cache: Cache, reg: Registry
+    faces: list[Face],
+    pack: Pack,
+    lang: str,
+    previous: Path,
+    folder: Path,
+    cache: Cache,
+    reg: Registry,
 ) -> changes.Changes:
     """<id>-<lang>-changes.pdf: the print check, then only the faces that differ, imposed as
     usual."""
@@ -364,7 +389,7 @@ def _stamp(pack: Pack) -> str | None:
     )
 
 
-def _label(pages: list, pack: Pack, lang: str) -> None:
+def _label(pages: list[layout.Page], pack: Pack, lang: str) -> None:
     before = calibration.page_count(pack.print.backs)
     total = len(pages) + before
     for n, page in enumerate(pages, before + 1):
@@ -417,7 +442,7 @@ def _print_check_problems(pack: Pack) -> list[Problem]:
     return out
 
 
-def _calibration(pack: Pack, lang: str) -> dict:
+def _calibration(pack: Pack, lang: str) -> dict[str, object]:
     s = pack.print
     offset = f"{s.back_offset[0]:g} mm, {s.back_offset[1]:g} mm"
     return {

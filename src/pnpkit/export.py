@@ -120,7 +120,9 @@ def raster_cache(out: Path) -> RasterCache:
     return RasterCache(out / CACHE_DIR / "raster")
 
 
-def _write(pack: Pack, faces: dict, profile: Profile, final: Path, raster: RasterCache) -> None:
+def _write(
+    pack: Pack, faces: dict[str, list[Face]], profile: Profile, final: Path, raster: RasterCache
+) -> None:
     """The export into a staging folder, swapped in whole: a failed export leaves the previous
     one."""
     staging = output.staging_for(final)

@@ -126,6 +126,9 @@ class Tile:
 # kind -> function(copies of fronts, settings) -> (front pages, problems). A kind whose faces
 # do not sit on a rectangular grid (hex tiles) has its own packer in the registry (registry.py).
 Packer = Callable[[list[Face], PrintSettings], "tuple[list[Page], list[Problem]]"]
+Backs = Mapping[tuple[str, str], Face]  # (group, item) -> the back face printed behind it
+# a way to split a face over sheets: (paper, cols, rows, window w, h, bleed printed)
+TilePlan = tuple[tuple[float, float], int, int, float, float, float]
 LABELS = "labels"  # the packer of the faces printed on a label sheet, whatever their kind
 
 
@@ -229,7 +232,7 @@ def _dropped(
     return out
 
 
-def _tile_with_back(page: Page, backs: dict, s: PrintSettings) -> list[Page]:
+def _tile_with_back(page: Page, backs: Backs, s: PrintSettings) -> list[Page]:
     """A sheet of a face that takes whole sheets, and (duplex or gutter-fold) the matching sheet
     of its back."""
     face = page.placements[0].face
@@ -311,7 +314,11 @@ def _fits(n: float, size: float, gap: float) -> int:
 
 
 def fill_pages(
-    copies: list[Face], s: PrintSettings, new_page, fill, too_big
+    copies: list[Face],
+    s: PrintSettings,
+    new_page: Callable[[tuple[float, float]], Page],
+    fill: Callable[[Page, list[Face]], int],
+    too_big: Callable[[Face], tuple[list[Page], list[Problem]]],
 ) -> tuple[list[Page], list[Problem]]:
     """Fill pages in order; each page takes the paper orientation that holds more of what comes
     next.
@@ -651,7 +658,7 @@ def _reach(
     )
 
 
-def tile_face(face: Face, s: PrintSettings, plans: list | None = None) -> list[Page]:
+def tile_face(face: Face, s: PrintSettings, plans: list[TilePlan] | None = None) -> list[Page]:
     """Split a face larger than the paper over sheets that overlap by s.overlap mm.
 
     Sheet (r, c) shows the window starting at (c, r) x (printable size - overlap)
@@ -708,7 +715,7 @@ def _whole_sheet(
     return face_area(dataclasses.replace(s, backs="none"), size, marks)
 
 
-def _tile_plans(face: Face, s: PrintSettings) -> list[tuple]:
+def _tile_plans(face: Face, s: PrintSettings) -> list[TilePlan]:
     """Every way to split the face: each paper orientation, with its bleed and without."""
     return [
         plan
@@ -718,7 +725,9 @@ def _tile_plans(face: Face, s: PrintSettings) -> list[tuple]:
     ]
 
 
-def _tile_plan(face: Face, s: PrintSettings, size: tuple[float, float], bleed: float):
+def _tile_plan(
+    face: Face, s: PrintSettings, size: tuple[float, float], bleed: float
+) -> TilePlan | None:
     """(paper, cols, rows, window w, h, bleed printed) for the face on this paper with this much of
     its bleed, or None when a sheet cannot advance past the overlap."""
     left, top, right, bottom = _whole_sheet(s, size, bleed > 0)
@@ -769,7 +778,7 @@ def mirror_axis(settings: PrintSettings, page: tuple[float, float]) -> str:
     return "x" if (settings.backs == "long-edge") == portrait else "y"
 
 
-def _backs(front: Page, backs: dict, s: PrintSettings) -> Page:
+def _backs(front: Page, backs: Backs, s: PrintSettings) -> Page:
     page = Page(front.w, front.h, "back", packed=front.packed, marks=s.back_marks)
     if s.backs == "none":
         return page
@@ -821,6 +830,9 @@ def _marks_one_of(line: tuple[float, float, float, float], faces: list[Placement
     return False
 
 
-def _mirror_rect(rect: tuple, mirror) -> tuple[float, float, float, float]:
+def _mirror_rect(
+    rect: tuple[float, float, float, float],
+    mirror: Callable[[float, float], tuple[float, float]],
+) -> tuple[float, float, float, float]:
     (x1, y1), (x2, y2) = mirror(rect[0], rect[1]), mirror(rect[2], rect[3])
     return (min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pnpkit.errors import Location
 
@@ -63,6 +63,16 @@ class PrintSettings:
         """Printed on both sides: every front page then needs its back page, even a blank one,
         or the next front would land on the back of this sheet."""
         return self.backs in DUPLEX_MODES
+
+
+class PrintOverrides(TypedDict, total=False):
+    """PrintSettings fields the user sets on the command line (options.print_overrides)."""
+
+    paper: str
+    backs: str
+    back_offset: tuple[float, float]
+    max_faces: int
+    variants: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import argparse
 import math
 from pathlib import Path
 
-from pnpkit.model import BACK_MODES, PrintSettings
+from pnpkit.model import BACK_MODES, PrintOverrides, PrintSettings
 from pnpkit.schema import MAX_BACK_OFFSET
 from pnpkit.units import PAPERS
 
@@ -77,14 +77,17 @@ def add_print_options(p: argparse.ArgumentParser) -> None:
     add_limit_options(p)
 
 
-def print_overrides(args: argparse.Namespace) -> dict[str, object]:
+def print_overrides(args: argparse.Namespace) -> PrintOverrides:
     """The print settings (and limits) given on the command line, as PrintSettings fields."""
-    variants = getattr(args, "variant", None)
-    chosen = {
-        "paper": getattr(args, "paper", None),
-        "backs": getattr(args, "backs", None),
-        "back_offset": getattr(args, "back_offset", None),
-        "max_faces": getattr(args, "max_faces", None),
-        "variants": tuple(variants) if variants else None,
-    }
-    return {k: v for k, v in chosen.items() if v}
+    chosen = PrintOverrides()
+    if getattr(args, "paper", None):
+        chosen["paper"] = args.paper
+    if getattr(args, "backs", None):
+        chosen["backs"] = args.backs
+    if getattr(args, "back_offset", None):
+        chosen["back_offset"] = args.back_offset
+    if getattr(args, "max_faces", None):
+        chosen["max_faces"] = args.max_faces
+    if getattr(args, "variant", None):
+        chosen["variants"] = tuple(args.variant)
+    return chosen

@@ -42,7 +42,7 @@ from reportlab.pdfgen.pathobject import PDFPathObject
 from pnpkit import facepages, fonts
 from pnpkit.errors import Problem
 from pnpkit.model import Face
-from pnpkit.svgdraw import Fill, Gradient, ImageOp, PathOp, Stroke, TextOp
+from pnpkit.svgdraw import Drawing, Fill, Gradient, ImageOp, PathOp, Stroke, TextOp
 
 # what ReportLab's canvas takes as a colour
 _Colour: TypeAlias = (
@@ -347,6 +347,7 @@ def _area_mm2(path: PDFPathObject, matrix: tuple[float, ...]) -> float:
 
 def transparency(face: Face) -> str | None:
     """What in the face's drawing is transparent, or None when nothing is."""
+    assert isinstance(face.drawing, Drawing)  # callers pass compiled faces only
     for op in face.drawing.ops:
         if isinstance(op, (PathOp, TextOp)):
             if (op.fill and op.fill.alpha < 1) or (op.stroke and op.stroke.alpha < 1):
@@ -472,11 +473,13 @@ def ink_problems(faces: list[Face], separation: Separation, service: str) -> lis
 def _worst_ink(face: Face, sep: Separation) -> tuple[float, str] | None:
     """(total %, description) of the heaviest colour or image pixel of a face."""
     worst, candidates = None, []
+    assert isinstance(face.drawing, Drawing)  # the caller skips faces without a drawing
     for op in (
         face.drawing.ops
     ):  # the vector drawing, also of a face that will be flattened: same colours
-        painted = isinstance(op, (PathOp, TextOp))
-        paints: list[Fill | Stroke | None] = [op.fill, op.stroke] if painted else []
+        paints: list[Fill | Stroke | None] = (
+            [op.fill, op.stroke] if isinstance(op, (PathOp, TextOp)) else []
+        )
         for paint in (p for p in paints if p is not None):
             cmyk = sep.colour(paint.rgb)
             candidates.append((100 * sum(cmyk), _describe(paint.rgb, cmyk)))

@@ -61,15 +61,15 @@ class Grid:
 class Plan:
     """Everything to rasterise for one language: faces PDF pages, then how to assemble them."""
 
-    sheets: list = field(default_factory=list)  # facepages.Sheet, one per page of the faces PDF
-    shots: list = field(default_factory=list)  # facepages.Shot, one per page
-    cells: dict = field(
+    sheets: list[Sheet] = field(default_factory=list)  # one per page of the faces PDF
+    shots: list[Shot] = field(default_factory=list)  # one per page
+    cells: dict[int, tuple[Path, int, int]] = field(
         default_factory=dict
     )  # page index -> (sheet image path, x, y) for cells of deck sheets
-    cuts: dict = field(
+    cuts: dict[int, list[Cut]] = field(
         default_factory=dict
     )  # page index -> [(image path, pixel box, upside down)] for figures
-    greys: dict = field(
+    greys: dict[Path, list[tuple[int, int, int, int]]] = field(
         default_factory=dict
     )  # sheet image path -> [(x, y, w, h)] of hidden cells painted grey
 
@@ -168,6 +168,7 @@ def _assemble(
             canvases[path].paste(image, (cx, cy))
         for (path, box, upside_down), k in zip(plan.cuts.get(index, ()), cut_keys.get(index, ())):
             if path not in done:
+                assert image is not None  # a figure's shot has no path: its image comes back
                 part = image.crop(box)
                 (part.rotate(180) if upside_down else part).save(path, compress_level=6)
                 raster.put(k, source=path)

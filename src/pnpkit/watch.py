@@ -43,6 +43,7 @@ from pnpkit import build as pipeline
 from pnpkit import preview, render, trust
 from pnpkit.build import Result
 from pnpkit.cache import Cache
+from pnpkit.model import PrintOverrides
 from pnpkit.options import add_print_options, print_overrides
 from pnpkit.paths import lang_option
 
@@ -178,7 +179,7 @@ class Watcher:
         pack: Path,
         out: Path,
         langs: list[str] | None = None,
-        overrides: dict[str, object] | None = None,
+        overrides: PrintOverrides | None = None,
         strict: bool = False,
         interval: float = INTERVAL,
         code: pipeline.Code | None = None,
