@@ -87,6 +87,9 @@ class Sandbox(ImmutableSandboxedEnvironment):
     """Jinja's immutable sandbox, narrowed to the types in READABLE and the registry's."""
 
     readable: frozenset[type] = READABLE
+    pnpkit_code: tuple[bool, float] | None = (
+        None  # the build's trust and time limit (build sets it)
+    )
 
     def is_safe_attribute(self, obj: object, attr: str, value: object) -> bool:
         return type(obj) in self.readable and super().is_safe_attribute(obj, attr, value)
@@ -121,7 +124,7 @@ class Undefined(jinja2.StrictUndefined):
         super().__init__(hint, obj, name, unknown if exc is jinja2.UndefinedError else exc)  # type: ignore[arg-type]
 
 
-def environment(pack: Pack, reg: Registry) -> jinja2.Environment:
+def environment(pack: Pack, reg: Registry) -> Sandbox:
     """Templates come from strangers' packs, so they run in Jinja's immutable sandbox: they
     can read the values they are given and call the registry's helpers, but not reach Python
     internals (`__class__`, `__globals__`, ...) nor change the pack's data, which every face
