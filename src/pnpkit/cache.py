@@ -38,19 +38,28 @@ import marshal
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Protocol, cast
 
 import jinja2
-from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase import pdfdoc, pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import fonts, parallel, render, shaping, svgdraw
 from pnpkit.errors import Problem
-from pnpkit.model import Face, Pack
+from pnpkit.layout import Page
+from pnpkit.model import Face, Group, Item, Pack
 
 FORMAT = b"pnpkit-cache 3\n"  # 3: drawing ops stored as svgdraw.op_row() rows
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
 LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml", "uharfbuzz", "python-bidi")
+
+# [generation, *what the entry keeps]: a list, so that using it renews it in place. It holds
+# plain data for marshal, so its parts are narrowed with isinstance() where they are read.
+Entry = list[object]
+Dep = tuple[str | None, str | None]  # a file an SVG draws: (resolved path, hash of its content)
 
 
 @functools.lru_cache(maxsize=1)
@@ -86,13 +95,13 @@ class Cache:
         self.ahead = parallel.Ahead()  # what they made, taken by render() and drawing()
         self.dirty = False
         self.path: Path | None = None
-        self.faces: dict[bytes, list] = {}  # key -> [generation, svg]
-        self.drawings: dict[bytes, list] = {}  # key -> [generation, drawing fields, deps]
-        self.forms: dict[bytes, list] = {}  # key -> [generation, PDF content, graphics states]
+        self.faces: dict[bytes, Entry] = {}  # key -> [generation, svg]
+        self.drawings: dict[bytes, Entry] = {}  # key -> [generation, drawing fields, deps]
+        self.forms: dict[bytes, Entry] = {}  # key -> [generation, PDF content, graphics states]
         self.generation = 0
-        self.stats: Counter = Counter()
+        self.stats: Counter[str] = Counter()
         self.error = ""  # why the last save failed, if it did
-        self._memo: dict = {}  # per build: key parts, file hashes, Drawing objects
+        self._memo = _Memo()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -105,7 +114,7 @@ class Cache:
         self.generation += 1
         self.dirty = True
         self.stats = Counter()
-        self._memo = {}
+        self._memo = _Memo()
 
     def save(self, force: bool = False) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
@@ -113,9 +122,9 @@ class Cache:
         if (self.deferred and not force) or not self.dirty:
             return
         oldest = self.generation - KEEP
-        self.faces = {k: v for k, v in self.faces.items() if v[0] > oldest}
-        self.drawings = {k: v for k, v in self.drawings.items() if v[0] > oldest}
-        self.forms = {k: v for k, v in self.forms.items() if v[0] > oldest}
+        self.faces = _recent(self.faces, oldest)
+        self.drawings = _recent(self.drawings, oldest)
+        self.forms = _recent(self.forms, oldest)
         self.dirty = False
         if self.path is None:
             return
@@ -141,7 +150,8 @@ class Cache:
         self, pack: Pack, lang: str, env: jinja2.Environment
     ) -> tuple[list[Face], list[Problem]]:
         """render.render(), serving unchanged faces from the cache."""
-        faces, problems = [], []
+        faces: list[Face] = []
+        problems: list[Problem] = []
         shared = render.pack_context(pack, lang)
         py = render.python_faces(env, pack, lang, shared, problems)
         keys = {
@@ -157,7 +167,9 @@ class Cache:
                 for side, name in item.templates.items():
                     key = keys[group.name, n, side]
                     entry = self.faces.get(key) if key else None
-                    if entry is not None:
+                    svg = entry[1] if entry is not None else None
+                    face: Face | None
+                    if entry is not None and isinstance(svg, str):
                         entry[0] = self.generation
                         face = Face(
                             group.name,
@@ -167,7 +179,7 @@ class Cache:
                             group.size,
                             group.bleed,
                             group.kind,
-                            entry[1],
+                            svg,
                             item.where,
                             shape=group.shape,
                             variant=group.variant,
@@ -179,7 +191,7 @@ class Cache:
                         found: list[Problem] = []
                         made = self.ahead.take_face((group.name, n, side))
                         if made is not None:
-                            face, found = made  # type: ignore[assignment]  # None as ever
+                            face, found = made
                         else:
                             face = render.render_face(
                                 env, pack, group, item, side, name, lang, shared, found, py
@@ -192,7 +204,17 @@ class Cache:
                         faces.append(face)
         return faces, problems
 
-    def _face_key(self, pack, group, item, side, name, lang, shared, env) -> bytes | None:
+    def _face_key(
+        self,
+        pack: Pack,
+        group: Group,
+        item: Item,
+        side: str,
+        name: str,
+        lang: str,
+        shared: dict[str, object],
+        env: jinja2.Environment,
+    ) -> bytes | None:
         """Everything the face's SVG depends on, hashed; None if its template cannot be read.
 
         The context is the one render_face() hands the template (bar text_box, whose
@@ -206,10 +228,10 @@ class Cache:
         h.update(repr(render.face_context(pack, group, item, side, lang)).encode())
         return h.digest()
 
-    def _base(self, pack: Pack, lang: str, shared: dict) -> bytes:
+    def _base(self, pack: Pack, lang: str, shared: dict[str, object]) -> bytes:
         """The pack-wide part of a face's inputs in one language, hashed once per build."""
-        key = ("base", lang)
-        if key not in self._memo:
+        bases = self._memo.bases
+        if lang not in bases:
             h = hashlib.sha256(engine())
             for part in (
                 shared,
@@ -220,37 +242,42 @@ class Cache:
                 h.update(repr(part).encode() + b"\0")
             if pack.rules_file is not None:  # it may register template functions
                 h.update(_file_bytes(pack.rules_file))
-            self._memo[key] = h.digest()
-        return self._memo[key]
+            bases[lang] = h.digest()
+        return bases[lang]
 
     def _template_sources(self, env: jinja2.Environment, name: str) -> bytes | None:
         """The file names and sources of a template and every template it uses (all of them
         when it names one by a variable), hashed; None if one cannot be read or parsed."""
-        key = ("template", name)
-        if key not in self._memo:
-            self._memo[key] = _family_hash(env, name)
-        return self._memo[key]
+        templates = self._memo.templates
+        if name not in templates:
+            templates[name] = _family_hash(env, name)
+        return templates[name]
 
     # ------------------------------------------------------------ drawings
 
-    def drawing(self, svg: str, resolve) -> svgdraw.Drawing:
+    def drawing(self, svg: str, resolve: svgdraw.Resolver) -> svgdraw.Drawing:
         """svgdraw.compile_svg(svg, resolve), from the cache while the SVG and the files it draws
         are unchanged. Raises svgdraw.SvgError as compile_svg does (failures are not stored)."""
         key = hashlib.sha256(engine() + fonts.signature().encode() + svg.encode("utf-8")).digest()
-        memo = ("drawing", key)
-        if memo in self._memo:
-            return self._memo[memo]
+        done = self._memo.drawings.get(key)
+        if done is not None:
+            return done
         entry = self.drawings.get(key)
-        if entry is not None and all(
-            self._dep(href, resolve) == tuple(dep) for href, *dep in entry[2]
+        stored, deps_then = (entry[1], entry[2]) if entry is not None else (None, None)
+        drawing: FormDrawing
+        if (
+            entry is not None
+            and isinstance(stored, tuple)
+            and isinstance(deps_then, tuple)
+            and all(self._dep(href, resolve) == tuple(dep) for href, *dep in deps_then)
         ):
             entry[0] = self.generation
             self.stats["drawings reused"] += 1
-            w, h, viewbox, rows = entry[1]
+            w, h, viewbox, rows = stored
             ops = svgdraw.ops_from_rows(rows)
             drawing = FormDrawing(w, h, viewbox, ops, key=key)
         else:
-            deps = []
+            deps: list[tuple[str, str | None, str | None]] = []
 
             def recording(href: str) -> str | None:
                 resolve(href)  # a file outside the pack raises here, for compile_svg to report
@@ -264,10 +291,10 @@ class Cache:
             rows = svgdraw.ops_to_rows(compiled.ops)  # marshal takes plain tuples
             self.drawings[key] = [self.generation, (*fields[:3], rows), tuple(deps)]
             drawing = FormDrawing(*fields, key=key)
-        self._memo[memo] = drawing
+        self._memo.drawings[key] = drawing
         return drawing
 
-    def _dep(self, href: str, resolve) -> tuple:
+    def _dep(self, href: str, resolve: svgdraw.Resolver) -> Dep:
         """(resolved path, hash of its content) of a file an SVG draws; (None, None) if there is
         none."""
         try:
@@ -276,70 +303,72 @@ class Cache:
             return (None, None)
         if path is None:
             return (None, None)
-        memo = ("file", path)
-        if memo not in self._memo:
-            self._memo[memo] = hashlib.sha256(_file_bytes(Path(path))).hexdigest()
-        return (path, self._memo[memo])
+        files = self._memo.files
+        if path not in files:
+            files[path] = hashlib.sha256(_file_bytes(Path(path))).hexdigest()
+        return (path, files[path])
 
     # ------------------------------------------------------------ PDF forms
 
     @contextlib.contextmanager
-    def pdf_forms(self, pages):
+    def pdf_forms(self, pages: list[Page]) -> Iterator[_FormPlan]:
         """While one PDF of these pages is written, its faces replay their form content from the
         cache."""
-        faces = [
-            f
+        owned = [
+            (f, d)
             for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
-            if isinstance(f.drawing, FormDrawing)
+            if isinstance(d := f.drawing, FormDrawing)
         ]
-        drawings = {id(f.drawing): f.drawing for f in faces}
+        drawings = {id(d): d for _, d in owned}
         plan = _FormPlan(self, list(drawings.values()))
         bound = {k: d.bound(plan) for k, d in drawings.items()}
-        for face in faces:
-            face.drawing = bound[id(face.drawing)]
+        for face, d in owned:
+            face.drawing = bound[id(d)]
         try:
             yield plan
         finally:
-            for face in faces:
-                face.drawing = face.drawing.unbound
+            for face, _ in owned:
+                if isinstance(face.drawing, FormDrawing):  # as bound above
+                    face.drawing = face.drawing.unbound
 
 
 class _FormPlan:
     """What one PDF's forms need: every character each font draws, and the cache to replay from."""
 
-    def __init__(self, cache: Cache, drawings: list):
+    def __init__(self, cache: Cache, drawings: list[FormDrawing]) -> None:
         self.cache = cache
-        self.ahead: Callable[[bytes], dict[bytes, list[object]]] | None = (
+        self.ahead: Callable[[bytes], dict[bytes, Entry]] | None = (
             None  # forms drawn elsewhere meanwhile (formsahead)
         )
-        self.chars: dict[str, set] = {}
+        self.chars: dict[str, set[str]] = {}
         for d in drawings:
             for font, chars in d.chars.items():
                 self.chars.setdefault(font, set()).update(chars)
 
-    def seed(self, canvas) -> bytes:
+    def seed(self, canvas: Canvas) -> bytes:
         """Give the document's fonts every character, in order; the font state that results
         (b"" when it cannot be had, which turns replaying off for this PDF)."""
-        done = getattr(canvas, "_pnpkit_fonts", None)
+        done: bytes | None = getattr(canvas, "_pnpkit_fonts", None)
         if done is not None:
             return done
+        inside = _inside(canvas)
         h = hashlib.sha256()
         try:
+            doc = inside._doc
             for name in sorted(self.chars):
                 font = pdfmetrics.getFont(name)
-                if not font._dynamicFont:
+                if not isinstance(font, TTFont):  # the only fonts ReportLab subsets as it goes
                     raise TypeError(name)
-                font.splitString("".join(sorted(self.chars[name])), canvas._doc)
-                state = font.state[canvas._doc]
+                font.splitString("".join(sorted(self.chars[name])), doc)
+                state = font.state[doc]
                 for subset in range(len(state.subsets)):
-                    font.getSubsetInternalName(subset, canvas._doc)
-                h.update(
-                    repr((name, state.internalName, sorted(state.assignments.items()))).encode()
-                )
+                    font.getSubsetInternalName(subset, doc)
+                assignments = state.assignments  # type: ignore[attr-defined]  # not in the stubs
+                h.update(repr((name, state.internalName, sorted(assignments.items()))).encode())
             done = h.digest()
         except (AttributeError, KeyError, TypeError):  # another ReportLab inside: draw everything
             done = b""
-        canvas._pnpkit_fonts = done
+        inside._pnpkit_fonts = done
         return done
 
 
@@ -347,9 +376,19 @@ class FormDrawing(svgdraw.Drawing):
     """A compiled drawing that knows its cache key and, once bound to a PDF's plan, replays the
     content it drew into a PDF form with the same font state."""
 
-    def __init__(self, *fields, key: bytes):
-        super().__init__(*fields)
-        self.key, self.plan, self.unbound = key, None, self
+    def __init__(
+        self,
+        width_mm: float,
+        height_mm: float,
+        viewbox: tuple[float, float, float, float],
+        ops: tuple[svgdraw.Op, ...],
+        *,
+        key: bytes,
+    ) -> None:
+        super().__init__(width_mm, height_mm, viewbox, ops)
+        self.key = key
+        self.plan: _FormPlan | None = None
+        self.unbound = self
 
     @functools.cached_property
     def images(self) -> bool:
@@ -358,9 +397,9 @@ class FormDrawing(svgdraw.Drawing):
         return any(isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops)
 
     @functools.cached_property
-    def chars(self) -> dict[str, set]:
+    def chars(self) -> dict[str, set[str]]:
         """font -> the characters this drawing sets in it."""
-        chars: dict[str, set] = {}
+        chars: dict[str, set[str]] = {}
         for op in self.ops:
             if isinstance(op, svgdraw.TextOp):
                 if op.shaping is not None:  # glyphs with no character of their own: known first
@@ -384,41 +423,78 @@ class FormDrawing(svgdraw.Drawing):
         twin.plan = plan
         return twin
 
-    def draw(self, canvas, x_pt: float = 0, y_pt: float = 0) -> None:
+    def draw(self, canvas: Canvas, x_pt: float = 0, y_pt: float = 0) -> None:
         """Drawing.draw(), or the content it drew before into a PDF form with the same font
         state."""
-        state = self.plan.seed(canvas) if self.plan else b""
+        plan = self.plan
+        if plan is None:
+            return super().draw(canvas, x_pt, y_pt)
+        state = plan.seed(canvas)
         seeded = bool(state) and all(
-            chars <= self.plan.chars.get(font, set()) for font, chars in self.chars.items()
+            chars <= plan.chars.get(font, set()) for font, chars in self.chars.items()
         )
-        fresh_form = (
-            not canvas._code and not canvas._extgstate._c
-        )  # nothing drawn before it in this form
+        inside = _inside(canvas)
+        fresh_form = not inside._code and not inside._extgstate._c  # nothing drawn before it
         if not (seeded and fresh_form) or self.images:
             return super().draw(canvas, x_pt, y_pt)
-        cache = self.plan.cache
+        cache = plan.cache
         key = hashlib.sha256(self.key + state + repr((x_pt, y_pt)).encode()).digest()
         entry = cache.forms.get(key)
-        ahead = self.plan.ahead if self.plan is not None else None
-        if entry is None and ahead is not None:  # perhaps drawn by formsahead's child
-            cache.forms.update(ahead(self.key))
+        if entry is None and plan.ahead is not None:  # perhaps drawn by formsahead's child
+            cache.forms.update(plan.ahead(self.key))
             entry = cache.forms.get(key)
-        if entry is not None:
+        content, states = (entry[1], entry[2]) if entry is not None else (None, None)
+        if entry is not None and isinstance(content, str) and isinstance(states, tuple):
             entry[0] = cache.generation
-            canvas._code.append(entry[1])
-            canvas._extgstate._c.update(dict(entry[2]))
+            inside._code.append(content)
+            inside._extgstate._c.update(dict(states))
             if self.paints:  # what setFillAlpha() would have said
-                canvas._doc.ensureMinPdfVersion("transparency")
+                inside._doc.ensureMinPdfVersion("transparency")
             cache.stats["forms reused"] += 1
             return None
         super().draw(canvas, x_pt, y_pt)
         cache.forms[key] = [
             cache.generation,
-            "\n".join(canvas._code),
-            tuple(canvas._extgstate._c.items()),
+            "\n".join(inside._code),
+            tuple(inside._extgstate._c.items()),
         ]
         cache.stats["forms drawn"] += 1
         return None
+
+
+class _GraphicsStates(Protocol):
+    _c: dict[tuple[str, object], str]  # (key, value) -> the ExtGState's name in the resources
+
+
+class _CanvasInside(Protocol):
+    """What replaying a form reads and writes of ReportLab's Canvas (types-reportlab declares
+    none of it): the operators of the page or form being drawn, its graphics states (alpha),
+    the document (fonts, PDF version), and the font state seed() reached."""
+
+    _code: list[str]
+    _extgstate: _GraphicsStates
+    _doc: pdfdoc.PDFDocument
+    _pnpkit_fonts: bytes  # set by seed(): absent before, so read it with getattr()
+
+
+def _inside(canvas: Canvas) -> _CanvasInside:
+    return cast(_CanvasInside, canvas)
+
+
+class _Memo:
+    """What one build computes once: the pack-wide hash of each language's faces, the hash of
+    each template family, compiled drawings by key, file hashes by path."""
+
+    def __init__(self) -> None:
+        self.bases: dict[str, bytes] = {}
+        self.templates: dict[str, bytes | None] = {}
+        self.drawings: dict[bytes, FormDrawing] = {}
+        self.files: dict[str, str] = {}
+
+
+def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
+    """The entries used since generation `oldest`."""
+    return {k: v for k, v in entries.items() if isinstance(v[0], int) and v[0] > oldest}
 
 
 def _family_hash(env: jinja2.Environment, name: str) -> bytes | None:
@@ -439,9 +515,12 @@ def _file_bytes(path: Path) -> bytes:
         return b""
 
 
-def _read(path: Path | None) -> tuple[int, dict, dict, dict]:
+def _read(
+    path: Path | None,
+) -> tuple[int, dict[bytes, Entry], dict[bytes, Entry], dict[bytes, Entry]]:
     """A cache file's generation and entries; nothing if it is missing, damaged or from another
     engine."""
+    empty: tuple[int, dict[bytes, Entry], dict[bytes, Entry], dict[bytes, Entry]]
     empty = (0, {}, {}, {})
     if path is None:
         return empty

@@ -9,7 +9,7 @@ the input only.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from reportlab.lib.colors import Color, black
@@ -17,8 +17,9 @@ from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
-from pnpkit import fonts
-from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement
+from pnpkit import fonts, svgdraw
+from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile
+from pnpkit.model import Face
 from pnpkit.units import PT_PER_MM
 
 K = PT_PER_MM
@@ -32,7 +33,7 @@ def write_pdf(
     path: Path,
     title: str,
     crop_marks: bool = True,
-    calibration: dict | None = None,
+    calibration: calibration_pages.Info | None = None,
     progress: Callable[[int, int], None] | None = None,
     stamp: str | None = None,
 ) -> None:
@@ -47,7 +48,7 @@ def write_pdf(
             _place(c, page, placement, forms, stamp)
         marks = crop_marks and page.marks
         if page.tile is not None:
-            _tile_marks(c, page, marks)
+            _tile_marks(c, page, page.tile, marks)
         elif marks and page.placements and not page.packed:
             _crop_marks(c, page)
         if marks and page.lines:
@@ -55,7 +56,7 @@ def write_pdf(
         if marks:
             _shape_guides(c, page)
         if page.fold is not None:
-            _fold_line(c, page)
+            _fold_line(c, page, page.fold)
         if page.label:
             _label(c, page)
         _boxes(c, page)
@@ -66,7 +67,7 @@ def write_pdf(
 
 
 def start_canvas(
-    pages: list[Page], path: Path | str, title: str, calibration: dict[str, object] | None
+    pages: list[Page], path: Path | str, title: str, calibration: calibration_pages.Info | None
 ) -> tuple[Canvas, int]:
     """The document write_pdf() draws its faces into, up to its first face: the canvas, and
     how many print-check pages it drew. (formsahead starts the same document in a child, so
@@ -82,7 +83,7 @@ def start_canvas(
     return c, calibration_pages.draw(c, calibration) if calibration else 0
 
 
-def face_form(c: Canvas, face, forms: dict) -> str:
+def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
     """The name of the form holding this face's drawing, drawn into the PDF the first time.
 
     `forms` is keyed by the SVG text (Python keeps a string's hash, so a repeat costs a
@@ -92,8 +93,11 @@ def face_form(c: Canvas, face, forms: dict) -> str:
         name = "F" + hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
         w, h = face.full_size
         c.beginForm(name, 0, 0, w * K, h * K)
-        face.drawing.draw(c, 0, 0)
-        shadings = dict(c._shadingUsed)  # endForm forgets them: read them before it
+        drawing = face.drawing
+        assert isinstance(drawing, svgdraw.Drawing), "faces are compiled before they are written"
+        drawing.draw(c, 0, 0)
+        used = c._shadingUsed  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
+        shadings: dict[str, str] = dict(used)  # endForm forgets them: read them before it
         c.endForm()
         _give_form_its_resources(c, name, shadings)
         forms[face.svg] = name
@@ -104,19 +108,24 @@ def _give_form_its_resources(c: Canvas, name: str, shadings: dict[str, str]) -> 
     """ReportLab 5 leaves a form's ExtGState (transparency) and shadings (gradients) out of its
     resources, so opacity inside a face would print opaque and a gradient not at all: build the
     resources it would, plus the states and shadings."""
-    form = c._doc.idToObject[pdfdoc.xObjectName(name)]
-    if not form.ExtGState and not shadings:
+    doc: pdfdoc.PDFDocument = c._doc  # type: ignore[attr-defined]  # ReportLab's own: no stub
+    form = doc.idToObject[pdfdoc.xObjectName(name)]
+    assert isinstance(form, pdfdoc.PDFFormXObject), "beginForm() made it"
+    states = form.ExtGState  # type: ignore[attr-defined]  # set by Canvas._setExtGState()
+    if not states and not shadings:
         return
-    resources = pdfdoc.PDFResourceDictionary(ExtGState=form.ExtGState or {})
+    resources = pdfdoc.PDFResourceDictionary(ExtGState=states or {})
     resources.setShading(shadings)
     resources.basicFonts()
     resources.allProcs()
     if form.XObjects:
-        resources.XObject = form.XObjects
+        resources.XObject = form.XObjects  # type: ignore[attr-defined]  # one of its dict_attributes
     form.Resources = resources
 
 
-def _place(c: Canvas, page: Page, p: Placement, forms: dict, stamp: str | None = None) -> None:
+def _place(
+    c: Canvas, page: Page, p: Placement, forms: dict[str, str], stamp: str | None = None
+) -> None:
     """Draw a face clipped to its trim plus the bleed it may show here."""
     name = face_form(c, p.face, forms)
     left, top, right, bottom = p.clip or (
@@ -164,7 +173,7 @@ def _stamp(c: Canvas, p: Placement, text: str) -> None:
     cut), in the face's coordinates with (0, 0) at the bleed's bottom-left corner."""
     b = p.face.bleed
     c.setFillColor(GREY)
-    c.setFont(fonts.face_name(fonts.DEFAULT_FAMILY), STAMP_PT)
+    c.setFont(fonts.default_face(), STAMP_PT)
     c.drawCentredString((b + p.face.size[0] / 2) * K, b * K + 0.6 * K, text)  # face axes: turns too
 
 
@@ -194,7 +203,13 @@ def _crop_marks(c: Canvas, page: Page) -> None:
     c.restoreState()
 
 
-def _marks_around(c: Canvas, page: Page, extent: tuple, xs, ys) -> None:
+def _marks_around(
+    c: Canvas,
+    page: Page,
+    extent: tuple[float, float, float, float],
+    xs: Iterable[float],
+    ys: Iterable[float],
+) -> None:
     """Marks on the lines x in xs and y in ys, beyond the extent (bleed included), never past
     page.ink."""
     left, top, right, bottom = extent
@@ -244,10 +259,10 @@ def _lines(c: Canvas, page: Page) -> None:
     c.restoreState()
 
 
-def _tile_marks(c: Canvas, page: Page, crop_marks: bool) -> None:
-    """A sheet of a split face: where the next sheet's edge goes, marks to match, the board's
-    cut lines."""
-    t, face = page.tile, page.placements[0].face
+def _tile_marks(c: Canvas, page: Page, t: Tile, crop_marks: bool) -> None:
+    """A sheet of a split face (page.tile, t): where the next sheet's edge goes, marks to match,
+    the board's cut lines."""
+    face = page.placements[0].face
     x0, y0, x1, y1 = t.window
     left, top = t.origin
     right, bottom = left + x1 - x0, top + y1 - y0
@@ -297,14 +312,14 @@ def _tile_marks(c: Canvas, page: Page, crop_marks: bool) -> None:
     c.restoreState()
 
 
-def alignment_marks(t) -> list[tuple[float, float]]:
+def alignment_marks(t: Tile) -> list[tuple[float, float]]:
     """Targets in the face's own mm, in the middle of every overlap strip this sheet shares.
 
     Neighbours compute the same points for their common strip, so the marks
     coincide when the sheets are laid together.
     """
     x0, y0, x1, y1 = t.window
-    marks = []
+    marks: list[tuple[float, float]] = []
     ys = [y0 + (y1 - y0) * f for f in (0.25, 0.75)]
     xs = [x0 + (x1 - x0) * f for f in (0.25, 0.75)]
     if t.col > 0:
@@ -334,20 +349,20 @@ def _mark(c: Canvas, page: Page, a: tuple[float, float], b: tuple[float, float])
     c.line(a[0] * K, (page.h - a[1]) * K, b[0] * K, (page.h - b[1]) * K)
 
 
-def _fold_line(c: Canvas, page: Page) -> None:
+def _fold_line(c: Canvas, page: Page, fold: float) -> None:
     c.saveState()
     c.setStrokeColor(GREY)
     c.setLineWidth(0.5)
     c.setDash(4, 3)
     _, top, _, bottom = page.ink or (0.0, 3.0, page.w, page.h - 3.0)
-    c.line(page.fold * K, (page.h - top) * K, page.fold * K, (page.h - bottom) * K)
+    c.line(fold * K, (page.h - top) * K, fold * K, (page.h - bottom) * K)
     c.restoreState()
 
 
 def _label(c: Canvas, page: Page) -> None:
     """The page's label in the footer under the ink area, shrunk to fit between the margins."""
     left, _, right, bottom = page.ink or (5.0, 5.0, page.w - 5.0, page.h - 5.0 - FOOTER)
-    name = fonts.face_name(fonts.DEFAULT_FAMILY)
+    name = fonts.default_face()
     size = min(
         LABEL_PT,
         LABEL_PT * (right - left) * K / max(c.stringWidth(page.label, name, LABEL_PT), 1e-6),
