@@ -442,7 +442,7 @@ def _print_check_problems(pack: Pack) -> list[Problem]:
     return out
 
 
-def _calibration(pack: Pack, lang: str) -> dict[str, object]:
+def _calibration(pack: Pack, lang: str) -> calibration.Info:
     s = pack.print
     offset = f"{s.back_offset[0]:g} mm, {s.back_offset[1]:g} mm"
     return {
@@ -462,7 +462,7 @@ def _calibration(pack: Pack, lang: str) -> dict[str, object]:
 
 
 def _forms_ahead(
-    plan: _FormPlan, pages: list[layout.Page], title: str, check: dict[str, object], cache: Cache
+    plan: _FormPlan, pages: list[layout.Page], title: str, check: calibration.Info, cache: Cache
 ) -> formsahead.Ahead | None:
     """A child drawing the later faces' new PDF forms while this process writes the PDF
     (formsahead: only for a build that compiled many drawings afresh)."""
@@ -479,7 +479,7 @@ def _forms_ahead(
 
 
 def _draw_forms(
-    faces: list[Face], pages: list[layout.Page], title: str, check: dict[str, object], cache: Cache
+    faces: list[Face], pages: list[layout.Page], title: str, check: calibration.Info, cache: Cache
 ) -> formsahead.Entries:
     """In formsahead's child: the same document up to its first face, then these faces' forms;
     the cache entries they made."""
