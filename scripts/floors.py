@@ -15,13 +15,14 @@ REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9_.-]+(?:\[[^\]]*\])?)\s*(.*)$")
 
 
 def floors(dependencies: list[str]) -> list[str]:
-    """Each requirement pinned to its `>=` floor; one without a floor is an error."""
+    """Each requirement pinned to its `>=` floor (an exact `==` pin, e.g. a lint tool's, stays as
+    it is); one without either is an error."""
     out = []
     for req in dependencies:
         name, spec = REQUIREMENT.match(req).groups()
-        floor = re.search(r">=\s*([^,;\s]+)", spec)
+        floor = re.search(r"(?:>=|==)\s*([^,;\s]+)", spec)
         if floor is None:
-            raise SystemExit(f"floors: '{req}' has no >= floor in pyproject.toml")
+            raise SystemExit(f"floors: '{req}' has no >= floor (or == pin) in pyproject.toml")
         out.append(f"{name}=={floor.group(1)}")
     return out
 

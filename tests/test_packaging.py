@@ -102,6 +102,7 @@ def test_the_floors_script_pins_every_dependency_to_its_floor():
         "reportlab[accel]==4.4.3",
         "pyyaml==6",
     ]
+    assert floors.floors(["ruff==0.17.6"]) == ["ruff==0.17.6"]  # an exact pin is its own floor
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     pinned = floors.floors(project["dependencies"])
     assert len(pinned) == len(project["dependencies"]) and all("==" in p for p in pinned)
