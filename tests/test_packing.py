@@ -4,6 +4,7 @@ register behind their fronts, turned with them."""
 from __future__ import annotations
 
 import importlib.util
+import math
 from pathlib import Path
 
 import pypdfium2
@@ -68,6 +69,13 @@ def test_the_kits_take_fewer_sheets(paper, most):
     count = sheet_count().count
     taken = {kit: count(ROOT / "components" / kit, {"paper": paper})[0] for kit in most}
     assert all(taken[kit] <= most[kit] for kit in most), taken
+
+
+def test_the_usable_bound_leaves_out_the_footer_band():
+    sheets, bound, usable = sheet_count().count(ROOT / "components" / "mammoth-herd", {})
+    # A4 inside 5 mm margins is 200 x 287 mm; less the 3 mm footer band, 200 x 284
+    assert usable == pytest.approx(bound * 287 / 284)
+    assert sheets >= math.ceil(usable)
 
 
 # ------------------------------------------------------------------ mixed sheets
