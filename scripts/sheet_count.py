@@ -3,7 +3,11 @@
 The lower bound is the total area of the printed faces (trim, every copy; with
 gutter-fold the backs too, as they share the side) divided by the printable
 area of one sheet (the paper inside print.margin). No layout can use fewer
-sheets, so imposed ÷ bound says how much paper the packer wastes. Each kit is
+sheets, so imposed ÷ bound says how much paper the packer wastes. Faces may in
+fact use less than that: not the footer band above the bottom margin, where the
+page's label goes (layout.ink_area). The second bound, `usable`, divides by that
+area instead: tighter, and still no layout beats it (the crop marks' room is not
+taken off: faces printed without marks, such as die nets, may use it). Each kit is
 imposed in its first language with its own print settings (variants as the pack
 chooses them); validation runs as in `pnpkit validate`.
 
@@ -24,12 +28,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pnpkit import build  # noqa: E402
+from pnpkit.layout import ink_area  # noqa: E402
 from pnpkit.units import SIZES  # noqa: E402
 
 
-def count(pack_dir: Path, overrides: dict, listing: bool = False) -> tuple[int, float]:
-    """(sheets imposed, lower bound) for one pack in its first language; `listing` prints
-    each sheet."""
+def count(pack_dir: Path, overrides: dict, listing: bool = False) -> tuple[int, float, float]:
+    """(sheets imposed, lower bound inside the margin, lower bound in the area faces may use) for
+    one pack in its first language; `listing` prints each sheet."""
     result = build.validate(pack_dir, overrides=overrides, code=build.Code(True))
     if result.pack is None or result.errors:
         raise SystemExit(f"{pack_dir}: does not validate: {result.errors[:1]}")
@@ -52,7 +57,9 @@ def count(pack_dir: Path, overrides: dict, listing: bool = False) -> tuple[int, 
             if page.tile is not None:
                 covered, held = 1.0, f"{held}: part {page.tile.name} of a face split over sheets"
             print(f"  sheet {n + 1:>2}: {covered:5.0%}  {held}")
-    return sheets, area / ((w - 2 * s.margin) * (h - 2 * s.margin))
+    left, top, right, bottom = ink_area(s, (w, h))
+    usable = (right - left) * (bottom - top)
+    return sheets, area / ((w - 2 * s.margin) * (h - 2 * s.margin)), area / usable
 
 
 def main() -> None:
@@ -63,19 +70,24 @@ def main() -> None:
     ap.add_argument("--sheets", action="store_true", help="list each sheet: how full, which groups")
     args = ap.parse_args()
     overrides = {k: v for k, v in (("paper", args.paper), ("backs", args.backs)) if v}
-    total_sheets, total_bound = 0, 0.0
-    print(f"{'pack':<16} {'sheets':>6} {'bound':>6} {'ratio':>6}")
+    total_sheets, total_bound, total_usable = 0, 0.0, 0.0
+    print("bound: face area ÷ the paper inside print.margin; usable: ÷ the area faces may use")
+    print("(inside the margin less the footer band); each ratio is sheets ÷ that bound")
+    print(f"{'pack':<16} {'sheets':>6} {'bound':>6} {'ratio':>6} {'usable':>6} {'ratio':>6}")
     for pack in args.packs:
-        sheets, bound = count(pack, overrides, args.sheets)
+        sheets, bound, usable = count(pack, overrides, args.sheets)
         total_sheets += sheets
         total_bound += bound
+        total_usable += usable
         print(
-            f"{pack.name:<16} {sheets:>6} {math.ceil(bound):>6} "
-            f"{sheets / bound:>6.2f}   (bound {bound:.2f})"
+            f"{pack.name:<16} {sheets:>6} {math.ceil(bound):>6} {sheets / bound:>6.2f} "
+            f"{math.ceil(usable):>6} {sheets / usable:>6.2f}   "
+            f"(bound {bound:.2f}, usable {usable:.2f})"
         )
     print(
         f"{'all':<16} {total_sheets:>6} {math.ceil(total_bound):>6} "
-        f"{total_sheets / total_bound:>6.2f}"
+        f"{total_sheets / total_bound:>6.2f} {math.ceil(total_usable):>6} "
+        f"{total_sheets / total_usable:>6.2f}"
     )
 
 

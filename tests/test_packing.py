@@ -4,6 +4,7 @@ register behind their fronts, turned with them."""
 from __future__ import annotations
 
 import importlib.util
+import math
 from pathlib import Path
 
 import pypdfium2
@@ -61,13 +62,20 @@ def sheet_count():
     "paper, most",
     [
         ("a4", {"anunnaki": 12, "mammoth-herd": 2, "mlem": 9, "star-cargo": 20}),
-        ("letter", {"anunnaki": 18, "mammoth-herd": 2, "mlem": 9, "star-cargo": 24}),
+        ("letter", {"anunnaki": 16, "mammoth-herd": 2, "mlem": 9, "star-cargo": 22}),
     ],
 )
 def test_the_kits_take_fewer_sheets(paper, most):
     count = sheet_count().count
     taken = {kit: count(ROOT / "components" / kit, {"paper": paper})[0] for kit in most}
     assert all(taken[kit] <= most[kit] for kit in most), taken
+
+
+def test_the_usable_bound_leaves_out_the_footer_band():
+    sheets, bound, usable = sheet_count().count(ROOT / "components" / "mammoth-herd", {})
+    # A4 inside 5 mm margins is 200 x 287 mm; less the 3 mm footer band, 200 x 284
+    assert usable == pytest.approx(bound * 287 / 284)
+    assert sheets >= math.ceil(usable)
 
 
 # ------------------------------------------------------------------ mixed sheets
@@ -247,3 +255,34 @@ def test_a_back_page_carries_only_the_marks_of_faces_with_backs():
     front, back = pages[2], pages[3]
     assert len(front.lines) > 6 and [p.face.group for p in back.placements] == ["terrain"]
     assert len(back.lines) == 6  # the hex's edges, not the tokens' crop marks
+
+
+def test_the_last_sheet_of_a_split_board_takes_other_faces_and_their_backs_register():
+    board = faces(1, (400.0, 190.0), "board", kind="board")
+    tokens = faces(30, (22.0, 22.0), "tokens", kind="token")
+    s = PrintSettings(paper="a4", backs="long-edge")
+    alone, _ = impose(board, s)
+    pages, problems = impose(board + tokens, s)
+    assert problems == []
+    assert len(pages) == len(alone)  # the tokens took no sheet of their own (alone: 2 pages)
+    *_, last, back = pages
+    assert last.tile is not None and (last.tile.col, last.tile.cols) == (1, 2)
+    part, *added = last.placements
+    assert part.face.group == "board" and len(added) == 30
+    assert last.tile.origin == pytest.approx(part.clip[:2])  # its marks moved with the part
+    ink = layout.ink_area(s, (last.w, last.h))
+    room = layout.mark_room(s)
+    kept = (part.clip[0] - room, part.clip[1] - room, part.clip[2] + room, part.clip[3] + room)
+    assert ink[0] <= kept[0] and ink[1] <= kept[1]  # the part's own marks stay off the margin
+    for p in added:
+        assert not segment_hits(rect(p), kept)
+    for line in last.lines:  # the tokens' crop marks, inside the ink area, off the part
+        assert ink[0] <= min(line[0], line[2]) and max(line[0], line[2]) <= ink[2]
+        assert ink[1] <= min(line[1], line[3]) and max(line[1], line[3]) <= ink[3]
+        assert not segment_hits(line, part.clip)
+    assert len(back.placements) == 31  # the board's part and every token's back, mirrored
+    assert layout.mirror_axis(s, (last.w, last.h)) == "y"  # landscape, long-edge flip
+    for front, behind in zip(last.placements, back.placements):
+        x1, y1, x2, y2 = rect(front)
+        assert behind.face.item == front.face.item and behind.face.side == "back"
+        assert rect(behind) == pytest.approx((x1, last.h - y2, x2, last.h - y1))

@@ -209,9 +209,9 @@ def _dropped(
     """A face that no page took is an error, never a silently shorter kit."""
     placed: dict[tuple[str, str], int] = {}
     for page in fronts:
-        if page.tile is not None and (page.tile.row, page.tile.col) != (0, 0):
-            continue  # a split face counts once, on its first sheet
-        for p in page.placements:
+        split = page.tile is not None and (page.tile.row, page.tile.col) != (0, 0)
+        # a split face counts once, on its first sheet; faces sharing a later sheet count there
+        for p in page.placements[1:] if split else page.placements:
             key = (p.face.group, p.face.item)
             placed[key] = placed.get(key, 0) + 1
     reported = {p.where for p in problems if p.is_error}
@@ -235,8 +235,8 @@ def _dropped(
 def _tile_with_back(page: Page, backs: Backs, s: PrintSettings) -> list[Page]:
     """A sheet of a face that takes whole sheets, and (duplex or gutter-fold) the matching sheet
     of its back."""
-    face = page.placements[0].face
-    if (face.group, face.item) not in backs or s.backs == "none":
+    backed = [p for p in page.placements if (p.face.group, p.face.item) in backs]
+    if not backed or s.backs == "none":
         return [page, Page(page.w, page.h, "back")] if s.duplex else [page]
     back = _backs(page, backs, s)
     back.packed = True  # the split face's own marks are on the front; the back is cut with it
@@ -415,6 +415,7 @@ def _pack(
                 more, found = _split(run[0], s)
                 pages += more
                 problems += found
+                sheets += [_Sheet.around(page, s) for page in more if _spare(page, s)]
                 run = run[1:]
                 continue
             sheets.append(fresh[best])
@@ -423,6 +424,15 @@ def _pack(
     for sheet in sheets:
         sheet.finish(s)
     return pages, problems
+
+
+def _spare(page: Page, s: PrintSettings) -> bool:
+    """Whether a sheet of a split face may take grid faces beside its part: the last column's or
+    row's part, which may not fill the sheet. Not with gutter-fold, whose back of a split face
+    is a sheet of its own taped to the front's edge."""
+    t = page.tile
+    last = t is not None and (t.col == t.cols - 1 or t.row == t.rows - 1)
+    return last and s.backs != "gutter-fold"
 
 
 def _shares(page: Page) -> bool:
@@ -465,6 +475,12 @@ class _Sheet:
         if page.placements:
             ink, content = ink_area(s, (page.w, page.h)), _content(page)
             sheet.lift = (ink[0] - content[0], ink[1] - content[1])
+            if page.tile is not None:
+                # a split face's part keeps the room its own marks take round it, and the sheet
+                # then has crop marks drawn as lines for the faces that join it (as a packer's)
+                r = mark_room(s)
+                sheet.lift = (min(0.0, sheet.lift[0] + r), min(0.0, sheet.lift[1] + r))
+                page.packed = True
             # to the top left corner, so the room left is in one piece (put back if unused)
             _shift(page, *sheet.lift)
             left, top, right, bottom = _content(page)
@@ -563,6 +579,9 @@ class _Sheet:
 def _shift(page: Page, dx: float, dy: float) -> None:
     page.placements = [p.moved(dx, dy) for p in page.placements]
     page.lines = [(x1 + dx, y1 + dy, x2 + dx, y2 + dy) for x1, y1, x2, y2 in page.lines]
+    if page.tile is not None:  # its part's place on the page, where its marks are drawn
+        x, y = page.tile.origin
+        page.tile = dataclasses.replace(page.tile, origin=(x + dx, y + dy))
 
 
 def _content(page: Page) -> Rect:
@@ -570,6 +589,10 @@ def _content(page: Page) -> Rect:
     xs: list[float] = []
     ys: list[float] = []
     for p in page.placements:
+        if p.clip is not None:  # only this part of the face is shown (a split face's sheet)
+            xs += [p.clip[0], p.clip[2]]
+            ys += [p.clip[1], p.clip[3]]
+            continue
         xs += [p.x - p.reach[0], p.x + p.w + p.reach[2]] + [x for x, _ in p.outline or ()]
         ys += [p.y - p.reach[1], p.y + p.h + p.reach[3]] + [y for _, y in p.outline or ()]
     for x1, y1, x2, y2 in page.lines:
