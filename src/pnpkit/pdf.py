@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from reportlab.lib.colors import Color, black
 from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
-from pnpkit import fonts, svgdraw
+from pnpkit import fonts
 from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile
 from pnpkit.model import Face
 from pnpkit.units import PT_PER_MM
@@ -83,6 +84,14 @@ def start_canvas(
     return c, calibration_pages.draw(c, calibration) if calibration else 0
 
 
+@runtime_checkable
+class Drawable(Protocol):
+    """What a face's drawing is once compiled: an svgdraw.Drawing, or a face flattened to pixels
+    (pdfx.Raster) for PDF/X."""
+
+    def draw(self, canvas: Canvas, x_pt: float = 0, y_pt: float = 0) -> None: ...
+
+
 def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
     """The name of the form holding this face's drawing, drawn into the PDF the first time.
 
@@ -94,7 +103,7 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
         w, h = face.full_size
         c.beginForm(name, 0, 0, w * K, h * K)
         drawing = face.drawing
-        assert isinstance(drawing, svgdraw.Drawing), "faces are compiled before they are written"
+        assert isinstance(drawing, Drawable), "faces are compiled before they are written"
         drawing.draw(c, 0, 0)
         used = c._shadingUsed  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
         shadings: dict[str, str] = dict(used)  # endForm forgets them: read them before it
