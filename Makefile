@@ -14,8 +14,8 @@ test: $(STAMP)
 	$(BIN)/pytest -rs   # -rs: say why each skipped test skipped (a missing browser, Ghostscript, ...)
 
 lint: $(STAMP)         # the settings are in pyproject.toml ([tool.ruff], [tool.mypy])
-	$(BIN)/ruff check src tests scripts
-	$(BIN)/ruff format --check src tests scripts
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 validate: $(STAMP)

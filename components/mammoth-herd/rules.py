@@ -14,6 +14,15 @@ def herd_area_dice(ctx):
         capacity = areas.get(resource, {}).get("capacity")
         where = tile.field_where["resource"]
         if capacity is None:
-            yield f"tile '{tile.id}' sends the herd to the {areas.get(resource, {}).get('area', resource)}, which has no limit on people; the game has only {dice} dice", where
+            yield (
+                f"tile '{tile.id}' sends the herd to the "
+                f"{areas.get(resource, {}).get('area', resource)}, which has no limit on people; "
+                f"the game has only {dice} dice",
+                where,
+            )
         elif capacity > dice:
-            yield f"tile '{tile.id}' sends the herd to an area for {capacity} people; the game has only {dice} dice", where
+            yield (
+                f"tile '{tile.id}' sends the herd to an area for {capacity} people; the game has "
+                f"only {dice} dice",
+                where,
+            )
