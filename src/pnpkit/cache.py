@@ -171,21 +171,7 @@ class Cache:
                     face: Face | None
                     if entry is not None and isinstance(svg, str):
                         entry[0] = self.generation
-                        face = Face(
-                            group.name,
-                            item.id,
-                            side,
-                            item.count,
-                            group.size,
-                            group.bleed,
-                            group.kind,
-                            svg,
-                            item.where,
-                            shape=group.shape,
-                            variant=group.variant,
-                            labels=group.labels,
-                        )
-                        face.template, face.broken = name, False
+                        face = render.item_face(group, item, side, svg, name, broken=False)
                         self.stats["faces reused"] += 1
                     else:
                         found: list[Problem] = []

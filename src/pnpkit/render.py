@@ -259,22 +259,7 @@ def render_face(
         svg = (py or {}).get((group.name, item.id, side))
         if svg is None:  # python_faces() said why
             return None
-        face = Face(
-            group.name,
-            item.id,
-            side,
-            item.count,
-            group.size,
-            group.bleed,
-            group.kind,
-            svg,
-            where,
-            shape=group.shape,
-            variant=group.variant,
-            labels=group.labels,
-        )  # as a template's face
-        face.template, face.broken = name, False
-        return face
+        return item_face(group, item, side, svg, name, broken=False)  # as a template's face
     try:
         template = env.get_template(name)
     except TemplateRefused as exc:
@@ -319,6 +304,12 @@ def render_face(
             )
         )
         return None
+    return item_face(group, item, side, svg, name, any(p.is_error for p in problems[before:]))
+
+
+def item_face(group: Group, item: Item, side: str, svg: str, name: str, broken: bool) -> Face:
+    """The face of one item's side drawn as svg by template `name` (the render's and the
+    cache's, which serves an unchanged face without rendering it)."""
     face = Face(
         group.name,
         item.id,
@@ -328,12 +319,12 @@ def render_face(
         group.bleed,
         group.kind,
         svg,
-        where,
+        item.where,
         shape=group.shape,
         variant=group.variant,
         labels=group.labels,
     )
-    face.template, face.broken = name, any(p.is_error for p in problems[before:])
+    face.template, face.broken = name, broken
     return face
 
 
