@@ -65,7 +65,10 @@ class Placement:
             if self.clip
             else None
         )
-        return dataclasses.replace(self, x=self.x + dx, y=self.y + dy, clip=clip, outline=outline)
+        # built directly: dataclasses.replace costs more than the rest of a large deck's packing
+        return Placement(
+            self.face, self.x + dx, self.y + dy, self.reach, self.block, clip, outline, self.turn
+        )
 
 
 @dataclass
@@ -168,6 +171,7 @@ def impose(
         if not page.packed:
             _centre_vertically(page, face_area(settings, (page.w, page.h)))
             _clamp_reach(page, face_area(settings, (page.w, page.h)))
+            page.placements = part_bleeds(page.placements, block_pad(settings))
         back = _backs(page, backs, settings)
         if (
             settings.backs == "gutter-fold"
@@ -373,12 +377,18 @@ def _fill(
     """
     shared = [page for page in started or [] if _shares(page)]
     best: tuple[tuple[int, int], list[Page], list[Page], list[Problem]] | None = None
+    tried: set[tuple[int, ...]] = set()
     for order in _ORDERS:
+        ordered = sorted(copies, key=order)
+        seen = tuple(map(id, ordered))
+        if seen in tried:  # one size (a deck), or orders that agree: the same packing again
+            continue
+        tried.add(seen)
         trial = [
             dataclasses.replace(p, placements=list(p.placements), lines=list(p.lines))
             for p in shared
         ]
-        pages, problems = _pack(sorted(copies, key=order), s, trial)
+        pages, problems = _pack(ordered, s, trial)
         score = (len(pages), sum(len(p.blocks()) for p in pages + trial))
         if best is None or score < best[0]:
             best = (score, trial, pages, problems)
@@ -466,6 +476,7 @@ class _Sheet:
     free: FreeRects
     added: list[Placement] = field(default_factory=list)
     lift: tuple[float, float] = (0.0, 0.0)  # how far the page's own content was moved (left, up)
+    held: Rect | None = None  # the page's own content (another packer's), its marks included
 
     @classmethod
     def around(cls, page: Page, s: PrintSettings) -> _Sheet:
@@ -483,7 +494,7 @@ class _Sheet:
                 page.packed = True
             # to the top left corner, so the room left is in one piece (put back if unused)
             _shift(page, *sheet.lift)
-            left, top, right, bottom = _content(page)
+            left, top, right, bottom = sheet.held = _content(page)
             pad = block_pad(s)
             free.take((left - pad, top - pad, right + pad, bottom + pad))
         return sheet
@@ -501,7 +512,7 @@ class _Sheet:
     def _best_block(self, face: Face, left: int, s: PrintSettings) -> _Block | None:
         """The block (faces, place, cols, rows, turn) that holds the most faces, then takes the
         least room, then sits highest and leftmost; None when not one face fits."""
-        e = face.bleed + block_pad(s)
+        e = block_pad(s)
         best: _Block | None = None
         for fr in self.free.rects:
             x0, y0 = max(fr[0] + e, self.area[0]), max(fr[1] + e, self.area[1])
@@ -535,14 +546,16 @@ class _Sheet:
     def _place(self, run: list[Face], block: _Block, s: PrintSettings) -> int:
         n, x0, y0, cols, rows, turn = block[1]
         number = max((p.block for p in self.page.placements), default=-1) + 1
+        w, h = run[0].size[::-1] if turn % 180 else run[0].size
         placed = []
         for k, f in enumerate(run[:n]):
             row, col = divmod(k, cols)
-            p = Placement(f, 0.0, 0.0, _reach(f, row, col, n, cols, s.gap), number, turn=turn)
-            placed.append(p.moved(x0 + col * (p.w + s.gap), y0 + row * (p.h + s.gap)))
+            x, y = x0 + col * (w + s.gap), y0 + row * (h + s.gap)
+            reach = _reach(f, row, col, n, cols, s.gap)
+            placed.append(Placement(f, x, y, reach, number, turn=turn))
         self.page.placements += placed
         self.added += placed
-        e = run[0].bleed + block_pad(s)
+        e = block_pad(s)
         right = max(p.x + p.w for p in placed)
         bottom = max(p.y + p.h for p in placed)
         self.free.take((x0 - e, y0 - e, right + e, bottom + e))
@@ -562,14 +575,13 @@ class _Sheet:
             self.page.placements = [p.moved(dx, 0.0) for p in self.page.placements]
             return
         added = {id(p) for p in self.added}
+        own = [p for p in self.page.placements if id(p) not in added]
+        mine = [_clamped(p, self.area) for p in self.page.placements if id(p) in added]
+        mine = part_bleeds(mine, block_pad(s), self.held)
+        self.page.placements = own + mine
         blocks: dict[int, list[Placement]] = {}
-        placements = []
-        for p in self.page.placements:
-            if id(p) in added:
-                p = _clamped(p, self.area)
-                blocks.setdefault(p.block, []).append(p)
-            placements.append(p)
-        self.page.placements = placements
+        for p in mine:
+            blocks.setdefault(p.block, []).append(p)
         ink = ink_area(s, (self.page.w, self.page.h))
         if s.crop_marks:
             for block in blocks.values():
@@ -776,17 +788,71 @@ def _clamp_reach(page: Page, area: tuple[float, float, float, float]) -> None:
     page.placements = [_clamped(p, area) for p in page.placements]
 
 
+def part_bleeds(
+    placements: list[Placement], pad: float, held: Rect | None = None
+) -> list[Placement]:
+    """Blocks are packed `pad` (the crop marks' room) apart on each side of their trims, as at
+    the page's edge: bleed shows on a block's edge only where the room between it and the next
+    block is wider than both blocks' marks, shared half and half (`held`, another packer's content
+    with its own marks, gives up none). So neither block's marks reach the other's bleed."""
+    boxes: dict[int, Rect] = {}
+    for p in placements:
+        b = boxes.get(p.block)
+        box = (p.x, p.y, p.x + p.w, p.y + p.h)
+        boxes[p.block] = box if b is None else _union(b, box)
+    if len(boxes) < 2 and held is None:
+        return placements
+    bleed = max((max(p.reach) for p in placements), default=0.0)
+    others = [(k, r, 2.0) for k, r in boxes.items()] + ([(-1, held, 1.0)] if held else [])
+    room = {k: _room(r, [(o, share) for j, o, share in others if j != k], pad + bleed, pad)
+            for k, r in boxes.items()}
+    return [_within(p, room[p.block]) for p in placements]
+
+
+def _union(a: Rect, b: Rect) -> Rect:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+
+
+def _room(
+    box: Rect, others: list[tuple[Rect, float]], near: float, pad: float
+) -> tuple[float, float, float, float]:
+    """How much bleed each side of a block may show: of the room to the nearest block facing that
+    side (within `near` of its span), what both blocks' marks leave, split `share` ways."""
+    room = [math.inf] * 4
+    left, top, right, bottom = box
+    for (ol, ot, o_r, ob), share in others:
+        across = ot < bottom + 2 * near and ob > top - 2 * near  # beside it, left or right
+        along = ol < right + 2 * near and o_r > left - 2 * near  # above or below it
+        for side, gap, facing in (
+            (0, left - o_r, across),
+            (2, ol - right, across),
+            (1, top - ob, along),
+            (3, ot - bottom, along),
+        ):
+            if facing and gap >= -1e-9:
+                room[side] = min(room[side], max(0.0, (gap - 2 * pad) / share))
+    return room[0], room[1], room[2], room[3]
+
+
+def _within(p: Placement, room: tuple[float, float, float, float]) -> Placement:
+    reach = (
+        min(p.reach[0], room[0]),
+        min(p.reach[1], room[1]),
+        min(p.reach[2], room[2]),
+        min(p.reach[3], room[3]),
+    )
+    return p if reach == p.reach else dataclasses.replace(p, reach=reach)
+
+
 def _clamped(p: Placement, area: tuple[float, float, float, float]) -> Placement:
     left, top, right, bottom = area
-    return dataclasses.replace(
-        p,
-        reach=(
-            max(0.0, min(p.reach[0], p.x - left)),
-            max(0.0, min(p.reach[1], p.y - top)),
-            max(0.0, min(p.reach[2], right - p.x - p.w)),
-            max(0.0, min(p.reach[3], bottom - p.y - p.h)),
-        ),
+    reach = (
+        max(0.0, min(p.reach[0], p.x - left)),
+        max(0.0, min(p.reach[1], p.y - top)),
+        max(0.0, min(p.reach[2], right - p.x - p.w)),
+        max(0.0, min(p.reach[3], bottom - p.y - p.h)),
     )
+    return p if reach == p.reach else dataclasses.replace(p, reach=reach)
 
 
 def mirror_axis(settings: PrintSettings, page: tuple[float, float]) -> str:
