@@ -804,8 +804,10 @@ def part_bleeds(
         return placements
     bleed = max((max(p.reach) for p in placements), default=0.0)
     others = [(k, r, 2.0) for k, r in boxes.items()] + ([(-1, held, 1.0)] if held else [])
-    room = {k: _room(r, [(o, share) for j, o, share in others if j != k], pad + bleed, pad)
-            for k, r in boxes.items()}
+    room = {
+        k: _room(r, [(o, share) for j, o, share in others if j != k], pad + bleed, pad)
+        for k, r in boxes.items()
+    }
     return [_within(p, room[p.block]) for p in placements]
 
 
