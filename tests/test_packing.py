@@ -286,3 +286,52 @@ def test_the_last_sheet_of_a_split_board_takes_other_faces_and_their_backs_regis
         x1, y1, x2, y2 = rect(front)
         assert behind.face.item == front.face.item and behind.face.side == "back"
         assert rect(behind) == pytest.approx((x1, last.h - y2, x2, last.h - y1))
+
+
+def test_blocks_show_bleed_between_them_only_where_both_marks_leave_room():
+    face = faces(1, (20.0, 20.0), "t", back=False)[0]
+
+    def apart(d: float) -> list[Placement]:
+        a = Placement(face, 10.0, 10.0, (3.0,) * 4, 0)
+        b = Placement(face, 30.0 + d, 10.0, (3.0,) * 4, 1)
+        return layout.part_bleeds([a, b], 3.5)
+
+    a, b = apart(7.0)  # the two marks' room and no more: the edges between are butted edges
+    assert a.reach == (3.0, 3.0, 0.0, 3.0) and b.reach == (0.0, 3.0, 3.0, 3.0)
+    a, b = apart(10.0)
+    assert a.reach[2] == b.reach[0] == pytest.approx(1.5)
+    a, b = apart(20.0)
+    assert a.reach == b.reach == (3.0,) * 4
+    held = layout.part_bleeds([Placement(face, 10.0, 10.0, (3.0,) * 4, 0)], 3.5, (0, 0, 5, 40))
+    assert held[0].reach == (0.0, 3.0, 3.0, 3.0)  # 5 mm from another packer's content
+
+
+@pytest.mark.parametrize("backs", ["long-edge", "gutter-fold"])
+def test_faces_of_one_height_join_a_block_whose_cut_lines_cross_it_whole(backs):
+    s = PrintSettings(paper="a4", backs=backs)
+    made = faces(3, (16.0, 52.0), "men") + faces(2, (18.0, 52.0), "cylinders")
+    pages, problems = impose(made, s)
+    assert problems == []
+    joined = 0
+    for k, page in enumerate(pages):
+        if page.side != "front":
+            continue
+        fronts = [p for p in page.placements if p.block < layout.FOLD_BLOCKS]
+        for block in Page(page.w, page.h, "front", fronts).blocks():
+            joined += len({p.face.size for p in block}) > 1
+            xs = {v for p in block for v in (p.x, p.x + p.w)}
+            ys = {v for p in block for v in (p.y, p.y + p.h)}
+            for p in block:  # every trim line of the block runs past every face, cutting none
+                assert not any(p.x + 1e-6 < x < p.x + p.w - 1e-6 for x in xs)
+                assert not any(p.y + 1e-6 < y < p.y + p.h - 1e-6 for y in ys)
+        if backs == "gutter-fold":
+            backs_on = [p for p in page.placements if p.block >= layout.FOLD_BLOCKS]
+            across = 2 * page.fold
+        else:
+            backs_on, across = pages[k + 1].placements, page.w
+        assert len(backs_on) == len(fronts)
+        for front, back in zip(fronts, backs_on):
+            assert back.face.item == front.face.item
+            want = (across - front.x - front.w, front.y, across - front.x, front.y + front.h)
+            assert rect(back) == pytest.approx(want, abs=1e-9)
+    assert joined == 1  # one block of both sizes: the fewest blocks to cut win

@@ -12,6 +12,7 @@ whole rule, whatever the blocks look like.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -378,9 +379,10 @@ def _fill(
     shared = [page for page in started or [] if _shares(page)]
     best: tuple[tuple[int, int], list[Page], list[Page], list[Problem]] | None = None
     tried: set[tuple[int, ...]] = set()
-    for order in _ORDERS:
+    sizes = {(f.size, f.bleed) for f in copies}
+    for order, mix in itertools.product(_ORDERS, (False, True) if len(sizes) > 1 else (False,)):
         ordered = sorted(copies, key=order)
-        seen = tuple(map(id, ordered))
+        seen = (mix, *map(id, ordered))
         if seen in tried:  # one size (a deck), or orders that agree: the same packing again
             continue
         tried.add(seen)
@@ -388,7 +390,7 @@ def _fill(
             dataclasses.replace(p, placements=list(p.placements), lines=list(p.lines))
             for p in shared
         ]
-        pages, problems = _pack(ordered, s, trial)
+        pages, problems = _pack(ordered, s, trial, mix)
         score = (len(pages), sum(len(p.blocks()) for p in pages + trial))
         if best is None or score < best[0]:
             best = (score, trial, pages, problems)
@@ -400,10 +402,11 @@ def _fill(
 
 
 def _pack(
-    ordered: list[Face], s: PrintSettings, started: list[Page]
+    ordered: list[Face], s: PrintSettings, started: list[Page], mix: bool = False
 ) -> tuple[list[Page], list[Problem]]:
-    """One packing of the faces in this order: onto the started pages first, then new ones."""
-    sheets = [_Sheet.around(page, s) for page in started]
+    """One packing of the faces in this order: onto the started pages first, then new ones;
+    with `mix`, faces join blocks of another size whose rows or columns they match."""
+    sheets = [_Sheet.around(page, s, mix) for page in started]
     pages: list[Page] = []
     problems: list[Problem] = []
     i = 0
@@ -414,7 +417,7 @@ def _pack(
         for sheet in sheets:
             run = run[sheet.fill(run, s) :]
         while run:
-            fresh = [_Sheet.around(_new_page(size, s), s) for size in paper_sizes(s)]
+            fresh = [_Sheet.around(_new_page(size, s), s, mix) for size in paper_sizes(s)]
             placed = [sheet.fill(run, s) for sheet in fresh]
             # the paper that holds the most; of equals, the one that turns fewer faces
             best = max(
@@ -425,7 +428,7 @@ def _pack(
                 more, found = _split(run[0], s)
                 pages += more
                 problems += found
-                sheets += [_Sheet.around(page, s) for page in more if _spare(page, s)]
+                sheets += [_Sheet.around(page, s, mix) for page in more if _spare(page, s)]
                 run = run[1:]
                 continue
             sheets.append(fresh[best])
@@ -477,12 +480,14 @@ class _Sheet:
     added: list[Placement] = field(default_factory=list)
     lift: tuple[float, float] = (0.0, 0.0)  # how far the page's own content was moved (left, up)
     held: Rect | None = None  # the page's own content (another packer's), its marks included
+    mix: bool = False  # faces of another size may join a block whose rows (columns) they match
+    blocks: dict[int, list[Placement]] = field(default_factory=dict)  # the grid packer's blocks
 
     @classmethod
-    def around(cls, page: Page, s: PrintSettings) -> _Sheet:
+    def around(cls, page: Page, s: PrintSettings, mix: bool = False) -> _Sheet:
         """A sheet whose free room is the page less what is on it (grown by the blocks' pad)."""
         free = FreeRects((-_OPEN, -_OPEN, page.w + _OPEN, page.h + _OPEN))
-        sheet = cls(page, face_area(s, (page.w, page.h)), free)
+        sheet = cls(page, face_area(s, (page.w, page.h)), free, mix=mix)
         if page.placements:
             ink, content = ink_area(s, (page.w, page.h)), _content(page)
             sheet.lift = (ink[0] - content[0], ink[1] - content[1])
@@ -503,6 +508,10 @@ class _Sheet:
         """Place blocks of run while one fits anywhere; return how many faces went on."""
         done = 0
         while done < len(run):
+            joined = self._join(run[done:], s) if self.mix else 0
+            if joined:
+                done += joined
+                continue
             best = self._best_block(run[0], len(run) - done, s)
             if best is None:
                 break
@@ -555,10 +564,86 @@ class _Sheet:
             placed.append(Placement(f, x, y, reach, number, turn=turn))
         self.page.placements += placed
         self.added += placed
+        self.blocks[number] = placed
         e = block_pad(s)
         right = max(p.x + p.w for p in placed)
         bottom = max(p.y + p.h for p in placed)
         self.free.take((x0 - e, y0 - e, right + e, bottom + e))
+        return n
+
+    def _join(self, run: list[Face], s: PrintSettings) -> int:
+        """Faces as tall as a block's rows join it as whole columns on its right, or as wide as
+        its columns as whole rows below it: every cut line still crosses the whole block (a grid
+        of uneven columns or rows), and the two crop marks' room between two blocks is saved."""
+        face = run[0]
+        if self._large(face):
+            return 0
+        for block in self.blocks.values():
+            first = block[0].face
+            if (first.bleed, first.shape) != (face.bleed, face.shape) or first.size == face.size:
+                continue
+            for turn in (0, 90) if face.size[0] != face.size[1] else (0,):
+                w, h = face.size[::-1] if turn else face.size
+                for down in (False, True):
+                    n = self._join_to(block, run, (w, h), turn, down, s)
+                    if n:
+                        return n
+        return 0
+
+    def _join_to(
+        self,
+        block: list[Placement],
+        run: list[Face],
+        size: tuple[float, float],
+        turn: int,
+        down: bool,
+        s: PrintSettings,
+    ) -> int:
+        """Join run to the block (columns on its right, or rows below it when `down`) as far as
+        the room allows; how many faces went on."""
+        w, h = size
+        if down:  # the same as joining columns with x and y swapped
+            block = [_swapped(p) for p in block]
+            w, h = h, w
+        if any(abs(p.h - h) > 1e-6 for p in block):
+            return 0
+        ys = sorted({p.y for p in block})
+        left, top, right, bottom = _box(block)
+        area = _swapped_rect(self.area) if down else self.area
+        others = [_box(b) for b in self.blocks.values() if b[0].block != block[0].block]
+        others += [self.held] if self.held else []
+        if down:
+            others = [_swapped_rect(r) for r in others]
+        pad, step = block_pad(s), w + s.gap
+        cols = _fits(area[2] - right - s.gap, w, s.gap)
+        while cols and any(
+            _overlaps(
+                (right, top - pad, right + cols * step + pad, bottom + pad),
+                (o[0] - pad, o[1] - pad, o[2] + pad, o[3] + pad),
+            )
+            for o in others
+        ):
+            cols -= 1
+        n = min(len(run), cols * len(ys))
+        if n < 1:
+            return 0
+        number = block[0].block
+        made = []
+        for k, f in enumerate(run[:n]):
+            col, row = divmod(k, len(ys))
+            made.append(Placement(f, right + s.gap + col * step, ys[row], (0.0,) * 4, number))
+        if down:
+            made = [_swapped(p) for p in made]
+        made = [dataclasses.replace(p, turn=turn) for p in made]
+        old = self.blocks[number]
+        joined = _rereach(old + made, s.gap)
+        new_of = {id(p): q for p, q in zip(old, joined)}
+        self.page.placements = [new_of.get(id(p), p) for p in self.page.placements]
+        self.page.placements += joined[len(old) :]
+        self.added = [new_of.get(id(p), p) for p in self.added] + joined[len(old) :]
+        self.blocks[number] = joined
+        l2, t2, r2, b2 = _box(joined)
+        self.free.take((l2 - pad, t2 - pad, r2 + pad, b2 + pad))
         return n
 
     def finish(self, s: PrintSettings) -> None:
@@ -586,6 +671,54 @@ class _Sheet:
         if s.crop_marks:
             for block in blocks.values():
                 self.page.lines += crop_lines(block, ink)
+
+
+def _box(block: list[Placement]) -> Rect:
+    """The trims of a block: left, top, right, bottom."""
+    return (
+        min(p.x for p in block),
+        min(p.y for p in block),
+        max(p.x + p.w for p in block),
+        max(p.y + p.h for p in block),
+    )
+
+
+def _overlaps(a: Rect, b: Rect) -> bool:
+    return a[0] < b[2] - 1e-6 and b[0] < a[2] - 1e-6 and a[1] < b[3] - 1e-6 and b[1] < a[3] - 1e-6
+
+
+def _swapped_rect(r: Rect) -> Rect:
+    return r[1], r[0], r[3], r[2]
+
+
+def _swapped(p: Placement) -> Placement:
+    """The placement mirrored about the diagonal (x and y swapped; a face's size too)."""
+    turn = 90 if p.turn == 0 else 0  # only its w and h matter while joining
+    return Placement(p.face, p.y, p.x, p.reach, p.block, turn=turn)
+
+
+def _rereach(block: list[Placement], gap: float) -> list[Placement]:
+    """The block's placements with each edge's bleed as _reach gives it: all of it where no
+    face of the block is beside that edge, half the gap where one is."""
+    at = {(round(p.x, 3), round(p.y, 3)) for p in block}
+    out = []
+    for p in block:
+        inner = min(p.face.bleed, gap / 2)
+        x, y, r, b = (
+            round(p.x, 3),
+            round(p.y, 3),
+            round(p.x + p.w + gap, 3),
+            round(p.y + p.h + gap, 3),
+        )
+        beside = (
+            any(round(q.x + q.w + gap, 3) == x and round(q.y, 3) == y for q in block),
+            any(round(q.y + q.h + gap, 3) == y and round(q.x, 3) == x for q in block),
+            (r, y) in at,
+            (x, b) in at,
+        )
+        reach = tuple(inner if n else p.face.bleed for n in beside)
+        out.append(dataclasses.replace(p, reach=(reach[0], reach[1], reach[2], reach[3])))
+    return out
 
 
 def _shift(page: Page, dx: float, dy: float) -> None:
