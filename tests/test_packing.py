@@ -335,3 +335,19 @@ def test_faces_of_one_height_join_a_block_whose_cut_lines_cross_it_whole(backs):
             want = (across - front.x - front.w, front.y, across - front.x, front.y + front.h)
             assert rect(back) == pytest.approx(want, abs=1e-9)
     assert joined == 1  # one block of both sizes: the fewest blocks to cut win
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_decks_sheets_copied_from_the_first_hold_what_a_new_sheet_would(paper):
+    s = PrintSettings(paper=paper, backs="none")
+    deck = faces(40, (63.5, 88.9), "cards", back=False) + faces(30, (41.0, 63.0), "m", back=False)
+    pages, problems = layout._pack(deck, s, [])
+    assert problems == [] and len(pages) >= 6
+    for page in pages:
+        alone = layout._Sheet.around(layout._new_page((page.w, page.h), s), s)
+        placed = [p.face for p in page.placements]
+        for size in dict.fromkeys(f.size for f in placed):  # each size's run in turn
+            run = [f for f in placed if f.size == size]
+            assert alone.fill(run, s) == len(run)
+        alone.finish(s)
+        assert alone.page.placements == page.placements

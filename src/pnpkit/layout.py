@@ -407,6 +407,7 @@ def _pack(
     """One packing of the faces in this order: onto the started pages first, then new ones;
     with `mix`, faces join blocks of another size whose rows or columns they match."""
     sheets = [_Sheet.around(page, s, mix) for page in started]
+    filled: dict[tuple[object, ...], tuple[_Sheet, int]] = {}
     pages: list[Page] = []
     problems: list[Problem] = []
     i = 0
@@ -417,8 +418,11 @@ def _pack(
         for sheet in sheets:
             run = run[sheet.fill(run, s) :]
         while run:
-            fresh = [_Sheet.around(_new_page(size, s), s, mix) for size in paper_sizes(s)]
-            placed = [sheet.fill(run, s) for sheet in fresh]
+            fresh, placed = [], []
+            for size in paper_sizes(s):
+                sheet, n = _fresh(size, run, s, mix, filled)
+                fresh.append(sheet)
+                placed.append(n)
             # the paper that holds the most; of equals, the one that turns fewer faces
             best = max(
                 range(len(fresh)),
@@ -437,6 +441,27 @@ def _pack(
     for sheet in sheets:
         sheet.finish(s)
     return pages, problems
+
+
+def _fresh(
+    size: tuple[float, float],
+    run: list[Face],
+    s: PrintSettings,
+    mix: bool,
+    filled: dict[tuple[object, ...], tuple[_Sheet, int]],
+) -> tuple[_Sheet, int]:
+    """A new sheet of this paper filled from run, and how many faces it took. A deck's sheets
+    are alike: a new sheet's blocks depend only on the faces' size and bleed while more faces
+    are left than it holds, so a sheet that was filled before is copied with these faces."""
+    key = (size, run[0].size, run[0].bleed)
+    known = filled.get(key)
+    if known is not None and len(run) >= known[1]:
+        return known[0].copied(run), known[1]
+    sheet = _Sheet.around(_new_page(size, s), s, mix)
+    n = sheet.fill(run, s)
+    if 0 < n < len(run):
+        filled[key] = (sheet.copied(run), n)
+    return sheet, n
 
 
 def _spare(page: Page, s: PrintSettings) -> bool:
@@ -503,6 +528,22 @@ class _Sheet:
             pad = block_pad(s)
             free.take((left - pad, top - pad, right + pad, bottom + pad))
         return sheet
+
+    def copied(self, run: list[Face]) -> _Sheet:
+        """A copy of this new sheet, filled from nothing with one run, holding run's faces in
+        its places (the first faces of run in the order it placed its own)."""
+        page = self.page
+        faces = iter(run)
+        mine = {
+            id(p): Placement(next(faces), p.x, p.y, p.reach, p.block, turn=p.turn)
+            for p in self.added
+        }
+        copy = Page(page.w, page.h, page.side, [mine[id(p)] for p in page.placements], page.fold)
+        free = FreeRects((0.0, 0.0, 0.0, 0.0))
+        free.rects = list(self.free.rects)
+        blocks = {k: [mine[id(p)] for p in b] for k, b in self.blocks.items()}
+        added = [mine[id(p)] for p in self.added]
+        return _Sheet(copy, self.area, free, added, mix=self.mix, blocks=blocks)
 
     def fill(self, run: list[Face], s: PrintSettings) -> int:
         """Place blocks of run while one fits anywhere; return how many faces went on."""
