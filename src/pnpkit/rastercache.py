@@ -19,13 +19,16 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import isal
-from PIL import Image
 
+from pnpkit.build import CACHE_DIR
 from pnpkit.cache import engine
 from pnpkit.svgdraw import ImageOp, Op
+
+if TYPE_CHECKING:  # imported where it is used: `build` checks its PDFs with this module, no PIL
+    from PIL import Image
 
 KEEP_DAYS = 14
 
@@ -196,6 +199,11 @@ class RasterCache:
                 pass
 
 
+def for_output(out: Path) -> RasterCache:
+    """The cache of rasterised faces, page PDFs and preflight passes of a build's output folder."""
+    return RasterCache(out / CACHE_DIR / "raster")
+
+
 def render(
     sheets: list[Any],
     shots: list[Any],
@@ -219,6 +227,8 @@ def render(
         elif shot.path is not None:
             shutil.copyfile(hit, shot.path)
         else:
+            from PIL import Image  # only here: see the imports
+
             with Image.open(hit) as image:
                 out[i] = image.convert("RGB")
     cache.hits += len(shots) - len(todo)
