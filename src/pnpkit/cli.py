@@ -19,7 +19,7 @@ from pnpkit.build import Code, Result, build, validate
 from pnpkit.options import add_limit_options, add_print_options, print_overrides
 from pnpkit.paths import lang_option
 
-# export (with facepages' rasteriser, PIL and process pool) is imported only by a build that
+# export (with facepages' rasteriser and process pool) is imported only by a build that
 # exports (--profile, --png): importing it cost every command a tenth of a second.
 
 EPILOG = (

@@ -19,16 +19,14 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import isal
+from PIL import Image
 
 from pnpkit.build import CACHE_DIR
 from pnpkit.cache import engine
 from pnpkit.svgdraw import ImageOp, Op
-
-if TYPE_CHECKING:  # imported where it is used: `build` checks its PDFs with this module, no PIL
-    from PIL import Image
 
 KEEP_DAYS = 14
 
@@ -227,8 +225,6 @@ def render(
         elif shot.path is not None:
             shutil.copyfile(hit, shot.path)
         else:
-            from PIL import Image  # only here: see the imports
-
             with Image.open(hit) as image:
                 out[i] = image.convert("RGB")
     cache.hits += len(shots) - len(todo)
