@@ -609,3 +609,38 @@ def test_transforms_cannot_carry_a_drawing_beyond_what_the_pdf_holds(body):
         "the drawing reaches more than 1e+16mm from the face "
         "(transforms or a viewBox that scale it up that far)"
     ]
+
+
+@pytest.mark.parametrize("alias", ["", "z: &a 1\nw: *a\n"])
+def test_a_file_with_or_without_aliases_reports_the_same_problems(tmp_path, alias):
+    """A file without aliases is checked and indexed in one walk, one with aliases by bounds()
+    then _index(): the same problems, in the same order, at the same places."""
+    from pnpkit.loader import load_yaml
+
+    path = tmp_path / "x.yaml"
+    path.write_text("a: 1\nb: {c: 2, c: .nan}\n.inf: 3\na: [4, -.inf]\n" + alias, encoding="utf-8")
+    doc, problems = load_yaml(path)
+    where = str(doc.file)
+    assert [str(p) for p in problems] == [
+        f"{where}:2:14: error: '.nan' is not a finite number [numbers]",
+        f"{where}:3:1: error: '.inf' is not a finite number [numbers]",
+        f"{where}:4:8: error: '-.inf' is not a finite number [numbers]",
+        f"{where}:2:11: error: duplicate key 'c' (first at line 2) [yaml]",
+        f"{where}:4:1: error: duplicate key 'a' (first at line 1) [yaml]",
+    ]
+    assert doc.at(("b", "c")) == doc.values[("b", "c")]
+    assert (doc.values[("b", "c")].line, doc.values[("b", "c")].column) == (2, 8)
+    assert ("a", 0) not in doc.values  # the duplicate's value is not indexed
+
+
+@pytest.mark.parametrize("alias", ["", "z: &a 1\nw: *a\n"])
+def test_too_deep_is_refused_with_or_without_aliases(tmp_path, alias):
+    from pnpkit.loader import load_yaml
+
+    path = tmp_path / "x.yaml"
+    path.write_text("a: .nan\nb: " + "[" * 120 + "]" * 120 + "\n" + alias, encoding="utf-8")
+    doc, problems = load_yaml(path)
+    assert [str(p) for p in problems] == [
+        f"{doc.file}:2:104: error: values are nested more than 100 deep here [limits]"
+    ]
+    assert doc.data is None and doc.values == {}

@@ -16,7 +16,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, alpha_pack, write_pack
-from pnpkit import build, export, facepages, pdfx, preflight, profile
+from pnpkit import build, export, facepages, pdfx, preflight, profile, rastercache
 from pnpkit.cli import main
 
 FACE = (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text()
@@ -400,7 +400,7 @@ def test_a_file_that_passed_is_not_parsed_again_but_a_fault_is_reported_every_ti
         pdf.save(broken)
     assert (
         preflight.check_build(
-            tmp_path / "out" / "pack", {"pdfx"}, export.raster_cache(tmp_path / "out")
+            tmp_path / "out" / "pack", {"pdfx"}, rastercache.for_output(tmp_path / "out")
         )
         == []
     )
@@ -412,7 +412,7 @@ def test_a_file_that_passed_is_not_parsed_again_but_a_fault_is_reported_every_ti
         pdf.save(bad)
     for _ in range(2):  # a fault is never remembered as a pass
         found = preflight.check_build(
-            tmp_path / "out" / "pack", {"pdfx"}, export.raster_cache(tmp_path / "out")
+            tmp_path / "out" / "pack", {"pdfx"}, rastercache.for_output(tmp_path / "out")
         )
         assert [p.message for p in found] == ["page 1: no TrimBox; PDF/X needs one on every page"]
 

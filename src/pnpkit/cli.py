@@ -13,10 +13,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pnpkit import __version__, export, parallel, preflight, trust
+from pnpkit import __version__, parallel, preflight, rastercache, trust
+from pnpkit import profile as profiles
 from pnpkit.build import Code, Result, build, validate
 from pnpkit.options import add_limit_options, add_print_options, print_overrides
 from pnpkit.paths import lang_option
+
+# export (with facepages' rasteriser and process pool) is imported only by a build that
+# exports (--profile, --png): importing it cost every command a tenth of a second.
 
 EPILOG = (
     "Problems print as path:line:col: level: message "
@@ -77,13 +81,13 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--profile",
         action="append",
-        type=export.profile_option,
+        type=profiles.profile_option,
         metavar="NAME",
-        help=export.PROFILE_HELP,
+        help=profiles.PROFILE_HELP,
     )
     b.add_argument(
         "--png",
-        type=export.png_option,
+        type=profiles.png_option,
         metavar="DPI",
         dest="png",
         help="also write one PNG per distinct face, trim "
@@ -165,11 +169,14 @@ def _check_packs(args: argparse.Namespace) -> int:
                 jobs=args.jobs or parallel.default_jobs(),
             )
             chosen = (args.profile or []) + ([args.png] if args.png else [])
-            export.run(result, args.out, chosen, args.strict)
+            if chosen:
+                from pnpkit import export  # only here: see the imports
+
+                export.run(result, args.out, chosen, args.strict)
             if result.written:  # check what was written, as a print shop would
                 pdfx = {p.id for p in chosen if p.pdfx}
                 assert result.pack is not None  # a build that wrote files read its pack
-                passed = export.raster_cache(args.out)  # remembers the files that passed before
+                passed = rastercache.for_output(args.out)  # remembers the files that passed before
                 result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(

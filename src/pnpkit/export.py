@@ -14,7 +14,6 @@ order: NN-<group>/NNNa-<item>-front.png, NNNb-<item>-back.png, back.png.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import shutil
@@ -22,9 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pnpkit import facepages, output
-from pnpkit import profile as profiles
-from pnpkit.build import CACHE_DIR
+from pnpkit import facepages, output, rastercache
 from pnpkit.decks import Deck, face_stem, group_faces
 from pnpkit.errors import Location, Problem
 from pnpkit.facepages import Sheet, Shot, rasterise_faces
@@ -42,42 +39,6 @@ MAX_PIXELS = (
 
 
 # ------------------------------------------------------------------ entry points
-
-PROFILE_HELP = (
-    "also export for a print service or a virtual tabletop, into OUT/<pack>/NAME/ (repeatable): "
-    f"{', '.join(profiles.names())}, or a profile .yaml file (default: home, the sheets only)"
-)
-
-
-def profile_option(name: str) -> Profile:
-    """argparse type for --profile: a checked profile, or a usage error that says what is wrong."""
-    profile, problems = profiles.load(name)
-    if profile is None:
-        raise argparse.ArgumentTypeError(
-            "\n".join(p.message if p.rule == "usage" else str(p) for p in problems if p.is_error)
-        )
-    return profile
-
-
-def png_option(text: str) -> Profile:
-    """argparse type for --png DPI: a plain image profile, trim size, no products."""
-    try:
-        dpi = int(text)
-    except ValueError:
-        dpi = 0
-    if not 36 <= dpi <= 2400:
-        raise argparse.ArgumentTypeError(
-            f"must be a whole number of dots per inch from 36 to 2400 (got '{text}')"
-        )
-    return Profile(
-        id=f"png-{dpi}",
-        name=f"PNG images at {dpi} dpi",
-        output="images",
-        where=Location("--png"),
-        dpi=dpi,
-        notes=f"One PNG per distinct face at {dpi} dpi, trim size "
-        "(no bleed); manifest.csv lists them with their copies.",
-    )
 
 
 def run(result: Result, out: Path, chosen: list[Profile] | None, strict: bool = False) -> None:
@@ -107,17 +68,12 @@ def export(
     try:
         with output.locked(out, f"exporting {pack.id} for {profile.id}"):
             output.tidy(final.parent)  # a killed export's staging folder
-            raster = raster_cache(out)
+            raster = rastercache.for_output(out)
             _write(pack, faces, profile, final, raster)
             raster.prune()
     except output.Busy as exc:
         problems.append(Problem(Location(str(out)), str(exc), "output"))
     return problems
-
-
-def raster_cache(out: Path) -> RasterCache:
-    """The cache of rasterised faces, page PDFs and preflight passes of a build's output folder."""
-    return RasterCache(out / CACHE_DIR / "raster")
 
 
 def _write(

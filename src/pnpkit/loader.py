@@ -90,7 +90,7 @@ def load_yaml(
     except OSError as exc:
         return doc, [Problem(start, f"cannot read file: {exc.strerror or exc}")]
     max_values = MAX_VALUES if max_values is None else max_values
-    too_many = _too_many_events(doc, text, max_values)
+    too_many, aliases = _too_many_events(doc, text, max_values)
     if too_many:
         return doc, too_many
     loader = None
@@ -100,10 +100,18 @@ def load_yaml(
         if root is None:
             doc.data = None
             return doc, []
-        unbounded = bounds(doc, root, max_values)
-        if any(p.rule == "limits" for p in unbounded):
-            return doc, unbounded
-        problems = unbounded + _index(doc, root, ())
+        if aliases:
+            unbounded = bounds(doc, root, max_values)
+            if any(p.rule == "limits" for p in unbounded):
+                return doc, unbounded
+            problems = unbounded + _index(doc, root, ())
+        else:
+            numbers, problems = _tree(doc, root)
+            if any(p.rule == "limits" for p in numbers):
+                doc.values.clear()  # as if bounds() had refused it before _index() ran
+                doc.keys.clear()
+                return doc, numbers
+            problems = numbers + problems
         try:
             doc.data = loader.construct_document(root)
         except (
@@ -199,6 +207,66 @@ def _index(doc: Document, node: yaml.Node, path: Path_) -> list[Problem]:
     return problems
 
 
+class _TooDeep(Exception):
+    def __init__(self, node: yaml.Node) -> None:
+        self.node = node
+
+
+def _tree(doc: Document, root: yaml.Node) -> tuple[list[Problem], list[Problem]]:
+    """_index() and bounds() in one walk, for a file without aliases: its node tree is a tree of
+    no more values than _too_many_events() counted, so only the depth and the numbers are left
+    to check. Returns bounds()'s problems and _index()'s, each in the order they would give."""
+    numbers: list[Problem] = []
+    duplicates: list[Problem] = []
+    try:
+        _walk(doc, root, (), 0, numbers, duplicates)
+    except _TooDeep as deep:
+        message = f"values are nested more than {MAX_DEPTH} deep here"
+        return [Problem(_loc(doc, deep.node), message, "limits")], []
+    return numbers, duplicates
+
+
+def _walk(
+    doc: Document,
+    node: yaml.Node,
+    path: Path_ | None,
+    depth: int,
+    numbers: list[Problem],
+    duplicates: list[Problem],
+) -> None:
+    """Check node and what is below it (keys too) in bounds()'s order; with a path (None: a key,
+    or the value of a duplicate key), record their places as _index() does."""
+    if depth > MAX_DEPTH:
+        raise _TooDeep(node)
+    if path is not None:
+        doc.values[path] = _loc(doc, node)
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[object, Location] = {}
+        for key_node, value_node in node.value:
+            _walk(doc, key_node, None, depth + 1, numbers, duplicates)
+            value_path = None
+            if path is not None:
+                key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node)
+                where = _loc(doc, key_node)
+                if key in seen:
+                    first = seen[key]
+                    duplicates.append(
+                        Problem(
+                            where, f"duplicate key '{key}' (first at line {first.line})", "yaml"
+                        )
+                    )
+                else:
+                    seen[key] = where
+                    doc.keys[path + (key,)] = where
+                    value_path = path + (key,)
+            _walk(doc, value_node, value_path, depth + 1, numbers, duplicates)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(doc, item, None if path is None else path + (i,), depth + 1, numbers, duplicates)
+    else:
+        numbers += _number_problems(doc, node)
+
+
 # ---------------------------------------------------------------- bounds
 # A stranger's pack must not exhaust the machine: a YAML file is read only when it is
 # small, and its node tree is measured (aliases expanded, without expanding them)
@@ -232,23 +300,18 @@ def _too_large(path: Path, doc: Document) -> list[Problem]:
     ]
 
 
-def _too_many_events(doc: Document, text: str, max_values: int) -> list[Problem]:
+def _too_many_events(doc: Document, text: str, max_values: int) -> tuple[list[Problem], bool]:
     """Count the values as the parser streams them, before a node tree is built: a 5 MB file of
-    `[1,1,1,…]` is 2.4 million nodes, a gigabyte and a minute and a half to compose."""
-    loader, n = None, 0
+    `[1,1,1,…]` is 2.4 million nodes, a gigabyte and a minute and a half to compose. Also says
+    whether the file uses an alias: without one its tree holds exactly the values counted."""
+    loader, n, aliases = None, 0, False
+    counted = (yaml.ScalarEvent, yaml.AliasEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)
     try:
         loader = _Loader(text)
         while loader.check_event():
             event = loader.get_event()
-            if isinstance(
-                event,
-                (
-                    yaml.ScalarEvent,
-                    yaml.AliasEvent,
-                    yaml.SequenceStartEvent,
-                    yaml.MappingStartEvent,
-                ),
-            ):
+            if isinstance(event, counted):
+                aliases = aliases or isinstance(event, yaml.AliasEvent)
                 n += 1
                 if n > max_values:
                     mark = event.start_mark
@@ -260,13 +323,13 @@ def _too_many_events(doc: Document, text: str, max_values: int) -> list[Problem]
                             f"the file holds more keys and values than this; {_budget(max_values)}",
                             "limits",
                         )
-                    ]
+                    ], aliases
     except yaml.YAMLError:
-        return []  # reading it properly reports the problem
+        return [], True  # reading it properly reports the problem (bounds() measures it first)
     finally:
         if loader is not None:
             loader.dispose()
-    return []
+    return [], aliases
 
 
 def _budget(max_values: int) -> str:

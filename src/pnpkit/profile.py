@@ -9,6 +9,7 @@ pixel sizes, the page order it expects.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import re
 from dataclasses import dataclass, field
@@ -481,3 +482,42 @@ def _pixels(r: Reader, spec: dict[str, Any], path: Path_, output: str) -> tuple[
         )
         return None
     return int(match.group(1)), int(match.group(2))
+
+
+# ------------------------------------------------------------------ command-line options
+
+PROFILE_HELP = (
+    "also export for a print service or a virtual tabletop, into OUT/<pack>/NAME/ (repeatable): "
+    f"{', '.join(names())}, or a profile .yaml file (default: home, the sheets only)"
+)
+
+
+def profile_option(name: str) -> Profile:
+    """argparse type for --profile: a checked profile, or a usage error that says what is wrong."""
+    profile, problems = load(name)
+    if profile is None:
+        raise argparse.ArgumentTypeError(
+            "\n".join(p.message if p.rule == "usage" else str(p) for p in problems if p.is_error)
+        )
+    return profile
+
+
+def png_option(text: str) -> Profile:
+    """argparse type for --png DPI: a plain image profile, trim size, no products."""
+    try:
+        dpi = int(text)
+    except ValueError:
+        dpi = 0
+    if not 36 <= dpi <= 2400:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of dots per inch from 36 to 2400 (got '{text}')"
+        )
+    return Profile(
+        id=f"png-{dpi}",
+        name=f"PNG images at {dpi} dpi",
+        output="images",
+        where=Location("--png"),
+        dpi=dpi,
+        notes=f"One PNG per distinct face at {dpi} dpi, trim size "
+        "(no bleed); manifest.csv lists them with their copies.",
+    )

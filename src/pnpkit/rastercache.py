@@ -24,6 +24,7 @@ from typing import Any
 import isal
 from PIL import Image
 
+from pnpkit.build import CACHE_DIR
 from pnpkit.cache import engine
 from pnpkit.svgdraw import ImageOp, Op
 
@@ -194,6 +195,11 @@ class RasterCache:
                     path.unlink()
             except OSError:
                 pass
+
+
+def for_output(out: Path) -> RasterCache:
+    """The cache of rasterised faces, page PDFs and preflight passes of a build's output folder."""
+    return RasterCache(out / CACHE_DIR / "raster")
 
 
 def render(

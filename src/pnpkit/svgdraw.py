@@ -58,11 +58,6 @@ from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill 
     Canvas,
 )
 from reportlab.pdfgen.pathobject import PDFPathObject
-from svglib.utils import (
-    bezier_arc_from_end_points,
-    convert_quadratic_to_cubic_path,
-    normalise_svg_path,
-)
 
 from pnpkit import fonts, shaping
 from pnpkit.units import PT_PER_MM
@@ -703,6 +698,14 @@ def _check_path_data(d: str) -> None:
 
 @lru_cache(maxsize=1024)  # a deck's cards share most of their path data
 def _path_segs(d: str) -> Segs:
+    # svglib's package imports its renderer and ReportLab's platypus (0.2 s): imported here, so a
+    # build whose drawings all come from the cache never loads it
+    from svglib.utils import (
+        bezier_arc_from_end_points,
+        convert_quadratic_to_cubic_path,
+        normalise_svg_path,
+    )
+
     _check_path_data(d)
     items = normalise_svg_path(d)
     segs: SegList = []
