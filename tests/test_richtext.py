@@ -612,3 +612,24 @@ def test_lines_put_together_from_word_shapes_are_harfbuzz_own():
     for n in range(40):
         line = " ".join(han[(n + k) % len(han) :][:3] for k in range(4)) + " AV 10"
         assert shaping.shape(line, cjk) == _whole_line(line, cjk), line
+
+
+def test_a_width_at_any_size_is_the_unit_width_scaled_exactly():
+    """Lines are shaped once, at one font unit per em unit and no ppem (HarfBuzz neither hints
+    nor rounds to a pixel grid), and scaled: the width at a size is bit for bit the size times
+    the unit width, so fitting may try many sizes of one text and shape it once."""
+    import random
+
+    fonts.register_all()
+    rng = random.Random(1)
+    words = "AVA To Wa L'Yeti zażółć gęślą jaźń ĉiuĵaŭde perché 10, fi ff — שלום مرحبا".split()
+    for font in [fonts.face_name("DejaVu Sans", b, i) for b in (0, 1) for i in (0, 1)]:
+        hb_font, upem = shaping._hb(font)
+        assert hb_font.scale == (upem, upem) and hb_font.ppem == (0, 0)
+        for _ in range(300):
+            line = " ".join(rng.choice(words) for _ in range(rng.randint(1, 8)))
+            size = rng.choice([0.1, 1.0, 2.5, 3.175, 7.0 / 3, rng.uniform(0.5, 40)])
+            assert fonts.string_width(line, font, size) == fonts.unit_width(line, font) * size
+            unscaled = shaping.shape(line, font)[2]
+            if not shaping.needs_bidi(line):
+                assert fonts.string_width(line, font, size) == size * unscaled

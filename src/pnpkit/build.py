@@ -142,7 +142,8 @@ def validate(
         problems += _compile(
             pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env
         )
-        problems += _check_texts(pack, faces, env, any(p.rule == "font-size" for p in problems))
+        sizes_reported = any(p.rule == "font-size" for p in problems)
+        problems += _check_texts(pack, faces, env, sizes_reported, cache)
         result.faces[lang] = faces
         result.pages[lang], found = layout.impose(
             faces, pack.print, reg.packers
@@ -187,18 +188,30 @@ def _compile(
 
 
 def _check_texts(
-    pack: Pack, faces: list[Face], env: jinja2.Environment, sizes_reported: bool
+    pack: Pack,
+    faces: list[Face],
+    env: jinja2.Environment,
+    sizes_reported: bool,
+    cache: Cache | None = None,
 ) -> list[Problem]:
     """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once
     per template line that wrote it, else once per item. When text_box() has refused a size already
-    (an error), the sizes are not measured again: that would repeat it for every item."""
+    (an error), the sizes are not measured again: that would repeat it for every item. The cache
+    keeps each drawing's findings; where they stand in the templates is looked up every time."""
     out, seen = [], set()
+    min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
+    safe = pack.print.safe
     for face in faces:
         if face.drawing is None or face.broken or face.svg in seen:
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg)
-        min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
-        for text, message in textcheck.problems(face, min_pt, safe=pack.print.safe, contrasts=True):
+
+        def check(face: Face = face) -> list[tuple[str, str]]:
+            return textcheck.problems(face, min_pt, safe=safe, contrasts=True)
+
+        settings = (face.full_size, face.bleed, min_pt, safe, True)
+        found = cache.text_findings(face.drawing, settings, check) if cache else check()
+        for text, message in found:
             where = render.find_text_in_template(env, face.template, text)
             where = where or face.where
             detail = "" if where is not face.where else f" (the {face.side} of '{face.item}')"

@@ -103,6 +103,7 @@ class Cache:
         self.stats: Counter[str] = Counter()
         self.error = ""  # why the last save failed, if it did
         self._memo = _Memo()
+        self.texts = TextChecks()  # build._check_texts' findings per drawing, in their own file
 
     # ------------------------------------------------------------ lifecycle
 
@@ -133,6 +134,7 @@ class Cache:
         self.drawings = _recent(self.drawings, oldest)
         self.forms = _recent(self.forms, oldest)
         self.dirty = False
+        self.texts.save(self.path, oldest)
         if self.path is None:
             return
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
@@ -323,6 +325,94 @@ class Cache:
             for face, _ in owned:
                 if isinstance(face.drawing, FormDrawing):  # as bound above
                     face.drawing = face.drawing.unbound
+
+    # ------------------------------------------------------------ text checks
+
+    def text_findings(
+        self, drawing: object, settings: object, check: Callable[[], Findings]
+    ) -> Findings:
+        """check(): the text check of a drawing under settings, kept per drawing and settings.
+        The drawing is named by its cache key (its SVG, pnpkit's code and fonts) and the files
+        it draws, which is all a drawing served from the cache depends on."""
+        if not isinstance(drawing, FormDrawing) or drawing.key not in self.drawings:
+            return check()  # not a drawing of this cache (a flattened raster): checked each time
+        deps = self.drawings[drawing.key][2]
+        key = hashlib.sha256(drawing.key + repr((deps, settings)).encode()).digest()
+        return self.texts.get(self.path, key, self.generation, check)
+
+
+Findings = list[tuple[str, str]]  # (text, message), as textcheck.problems() gives them
+
+
+class TextChecks:
+    """Text-check findings per drawing and settings: most of a rebuild's checking otherwise.
+
+    They live in a file of their own beside the pack's, <pack id>.texts.marshal, read when a
+    build first asks and written by Cache.save(), with the same engine header and ageing."""
+
+    SUFFIX = ".texts.marshal"
+
+    def __init__(self) -> None:
+        self.path: Path | None = None  # the pack cache file these entries belong to
+        self.entries: dict[bytes, Entry] = {}  # key -> [generation, ((text, message), ...)]
+        self.checked = 0  # checks run (not served) in this process: tests count them
+
+    def get(
+        self, path: Path | None, key: bytes, generation: int, check: Callable[[], Findings]
+    ) -> Findings:
+        if path != self.path:
+            self.path, self.entries = path, _read_texts(path)
+        entry = self.entries.get(key)
+        kept = entry[1] if isinstance(entry, list) and len(entry) == 2 else None
+        if isinstance(kept, tuple) and all(_finding(f) for f in kept):
+            assert entry is not None
+            entry[0] = generation
+            return [(text, message) for text, message in kept]
+        found = check()
+        self.checked += 1
+        self.entries[key] = [generation, tuple(found)]
+        return found
+
+    def save(self, path: Path | None, oldest: int) -> None:
+        """Drop entries unused since generation `oldest`; write the file beside path atomically
+        (a failure only costs time: the texts are checked again)."""
+        if path != self.path:
+            return  # nothing asked for this pack's texts
+        self.entries = _recent(self.entries, oldest)
+        if path is None:
+            return
+        target = path.with_name(path.name.removesuffix(".marshal") + self.SUFFIX)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(FORMAT + engine() + marshal.dumps(self.entries))
+            os.replace(tmp, target)
+        except (OSError, ValueError):
+            pass
+        finally:
+            tmp.unlink(missing_ok=True)
+
+
+def _finding(value: object) -> bool:
+    return (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], str)
+        and isinstance(value[1], str)
+    )
+
+
+def _read_texts(path: Path | None) -> dict[bytes, Entry]:
+    """The text-check entries kept beside a pack's cache file; none if missing or stale."""
+    if path is None:
+        return {}
+    head = FORMAT + engine()
+    try:
+        data = path.with_name(path.name.removesuffix(".marshal") + TextChecks.SUFFIX).read_bytes()
+        entries = marshal.loads(data[len(head) :]) if data.startswith(head) else {}
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    return entries if isinstance(entries, dict) else {}
 
 
 class _FormPlan:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from itertools import groupby
 from typing import Any, TypeVar, cast
 
@@ -145,8 +145,13 @@ def _private(font: TTFont, gid: int, advance: float) -> int:
     return code
 
 
+_PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff]")
+
+
 def register_private(font: str, chars: str, data: Shaped) -> None:
     """Make the private-use code points of a shaped run known to the font (a cached drawing)."""
+    if _PRIVATE.search(chars) is None:  # most runs have none: no Python step per character
+        return
     rl = _ttf(font)
     for ch, d in zip(chars, data):
         code = ord(ch)
@@ -265,38 +270,51 @@ def _space(font: str, script: str | None) -> Glyphs:
 def _from_words(text: str, font: str) -> Glyphs | None:
     """A left-to-right line's glyphs put together from its words' and its spaces' (each word
     shaped once: words repeat from line to line), or None when a word cannot stand alone (the
-    line is shaped whole then). Exactly HarfBuzz's glyphs for the whole line."""
+    line is shaped whole then). Exactly HarfBuzz's glyphs for the whole line; of a plain line
+    (shape() draws its characters) only that it is plain and its advance."""
     script = _script(text)
     space = _space(font, script)
     if len(space[0]) != 1:
         return None
+    words = text.split(" ")
+    shaped: list[Glyphs | None] = []
+    plain, total = space[2], space[3] * (len(words) - 1)
+    for word in words:
+        glyphs = _word(word, font, script) if word else None
+        if glyphs is None:
+            if word:
+                return None
+        else:
+            plain = plain and glyphs[2]
+            total += glyphs[3]
+        shaped.append(glyphs)
+    if plain:
+        return (), (), True, total
     space_code, space_data = space[0][0], space[1][0][1:]
     codes: list[int] = []
     data: list[Glyph] = []
-    plain, total, at = space[2], 0, 0
-    for n, word in enumerate(text.split(" ")):
+    at = 0
+    for n, (word, glyphs) in enumerate(zip(words, shaped)):
         if n:
             codes.append(space_code)
             data.append((at, *space_data))
-            total += space[3]
             at += 1
-        if word:
-            glyphs = _word(word, font, script)
-            if glyphs is None:
-                return None
+        if glyphs is not None:
             codes += glyphs[0]
-            data += [(d[0] + at, *d[1:]) for d in glyphs[1]]
-            plain = plain and glyphs[2]
-            total += glyphs[3]
+            data += glyphs[1] if not at else [(d[0] + at, *d[1:]) for d in glyphs[1]]
             at += len(word)
-    return tuple(codes), tuple(data), plain, total
+    return tuple(codes), tuple(data), False, total
 
 
 def drawable(chars: str, data: Shaped | None) -> str | ShapedStr:
     """What ReportLab's text object draws for a shaped run."""
     if data is None:
         return chars
-    return ShapedStr(chars, shapeData=[ShapeData(*d) for d in data])  # type: ignore[arg-type]  # a list, one per glyph
+    return ShapedStr(chars, shapeData=list(map(_shape_data, data)))  # type: ignore[arg-type]  # a list, one per glyph
+
+
+# ShapeData(*d) without a Python call per glyph: ShapeData is a namedtuple (same objects)
+_shape_data = partial(tuple.__new__, ShapeData)
 
 
 def width(text: str, font: str, size: float, direction: str = "auto") -> float:

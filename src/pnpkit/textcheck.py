@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pnpkit import fonts
 from pnpkit.model import Face
@@ -42,6 +43,7 @@ OUTLINE_PT = 0.25  # a stroke at least this wide is an outline the eye reads the
 
 Colour = tuple[float, ...]
 Box = tuple[float, float, float, float]
+Polygons = tuple[tuple[tuple[float, float], ...], ...]
 
 
 @dataclass(frozen=True)
@@ -67,14 +69,14 @@ class _Ground:
         self,
         box: Box,
         colours: tuple[Colour, ...],
-        raw: list[list[tuple[float, float]]] | None = None,
+        raw: Polygons | None = None,
         ctm: Matrix | None = None,
     ):
         self.box, self.colours, self._raw, self._ctm = box, colours, raw, ctm
-        self._polygons: tuple[tuple[tuple[float, float], ...], ...] | None = None
+        self._polygons: Polygons | None = None
 
     @property
-    def polygons(self) -> tuple[tuple[tuple[float, float], ...], ...]:
+    def polygons(self) -> Polygons:
         if self._polygons is None:
             ctm = self._ctm
             self._polygons = (
@@ -101,21 +103,21 @@ def texts(drawing: Drawing) -> list[Text]:
     stack: list[tuple[Matrix, Box | None]] = []
     out: list[Text] = []
     grounds: list[_Ground] = []
-    for op in drawing.ops:
-        if isinstance(op, Save):
-            stack.append((ctm, clip))
-        elif isinstance(op, Restore):
-            ctm, clip = stack.pop() if stack else (ctm, clip)
-        elif isinstance(op, Transform):
-            ctm = compose(ctm, op.matrix)
-        elif isinstance(op, Clip):
-            clip = _meet(clip, _bounds([apply(ctm, p) for p in _points(op.segs)]))
-        elif isinstance(op, (PathOp, Gradient, ImageOp)):
+    for op in drawing.ops:  # by exact type: svgdraw.Op's NamedTuples, most common first
+        if type(op) is PathOp or type(op) is Gradient or type(op) is ImageOp:
             ground = _ground(op, ctm, clip, grounds)
             if ground is not None:
                 grounds.append(ground)
-        elif isinstance(op, TextOp):
+        elif type(op) is TextOp:
             out.append(_text(op, ctm, grounds))
+        elif type(op) is Save:
+            stack.append((ctm, clip))
+        elif type(op) is Restore:
+            ctm, clip = stack.pop() if stack else (ctm, clip)
+        elif type(op) is Transform:
+            ctm = compose(ctm, op.matrix)
+        elif type(op) is Clip:
+            clip = _meet(clip, _bounds([apply(ctm, p) for p in _points(op.segs)]))
     return out
 
 
@@ -131,13 +133,20 @@ def _ground(
     segs = op.segs
     paints: list[Colour]
     if isinstance(op, PathOp):
-        paints = [tuple(op.fill)] if op.fill is not None else []
+        fill = op.fill
+        if fill is None or fill[3] < 0.05:
+            return None
+        if fill[3] == 1.0:  # the common case, as below without the lists
+            raw, raw_box = _outline(segs)
+            box = _meet(clip, _moved_bounds(ctm, raw, raw_box))
+            return None if box is None else _Ground(box, (_over(fill, PAPER),), raw, ctm)
+        paints = [tuple(fill)]
     else:  # a gradient: all its stops, each mixed at the gradient's opacity
         paints = [(*c[:3], op.alpha) for c in op.colours]
     if not paints or max(p[3] for p in paints) < 0.05:
         return None
-    raw = _polygons(segs)
-    box = _meet(clip, _moved_bounds(ctm, raw))
+    raw, raw_box = _outline(segs)
+    box = _meet(clip, _moved_bounds(ctm, raw, raw_box))
     if box is None:
         return None
     if all(len(p) < 4 or p[3] == 1.0 for p in paints):  # opaque: what lies beneath never shows
@@ -147,18 +156,21 @@ def _ground(
     return _Ground(box, colours, raw, ctm)
 
 
-def _moved_bounds(ctm: Matrix, polys: list[list[tuple[float, float]]]) -> Box | None:
+def _moved_bounds(ctm: Matrix, polys: Polygons, box: Box | None) -> Box | None:
     """_bounds of the polygons' points moved by ctm; without rotation or skew only the corners
-    of the unmoved bounds are moved (the same numbers: scaling and adding keep the order)."""
+    of their unmoved bounds (box) are moved (the same numbers: scaling and adding keep the
+    order)."""
     if ctm[1] or ctm[2]:
         return _bounds([apply(ctm, p) for poly in polys for p in poly])
-    box = _bounds([p for poly in polys for p in poly])
     if box is None:
         return None
-    (x0, y0), (x1, y1) = apply(ctm, box[:2]), apply(ctm, box[2:])
+    a, b, c, d, e, f = ctm  # apply() of the two corners, inlined
+    x0, x1 = a * box[0] + c * box[1] + e, a * box[2] + c * box[3] + e
+    y0, y1 = b * box[0] + d * box[1] + f, b * box[2] + d * box[3] + f
     return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
 
+@lru_cache(maxsize=4096)
 def _over(paint: Colour, ground: Colour) -> Colour:
     """Paint at its opacity over an opaque ground (sRGB, as a printer's preview mixes it)."""
     a = paint[3] if len(paint) > 3 else 1.0
@@ -168,7 +180,8 @@ def _over(paint: Colour, ground: Colour) -> Colour:
 def _under(grounds: list[_Ground], x: float, y: float) -> tuple[Colour, ...] | None:
     """The colours showing at (x, y): the last paint covering it; paper if none; None: a picture."""
     for ground in reversed(grounds):
-        if ground.covers(x, y):
+        left, top, right, bottom = ground.box  # covers(), its box test inlined: the hot loop
+        if left <= x <= right and top <= y <= bottom and ground.covers(x, y):
             return ground.colours or None
     return (PAPER,)
 
@@ -198,6 +211,13 @@ def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
         outline,
         under or (),
     )
+
+
+@lru_cache(maxsize=4096)
+def _outline(segs: Segs) -> tuple[Polygons, Box | None]:
+    """A path's polygons and their bounds, kept: faces repeat their frames, panels and icons."""
+    polys = tuple(tuple(poly) for poly in _polygons(segs))
+    return polys, _bounds([p for poly in polys for p in poly])
 
 
 def _polygons(segs: Segs) -> list[list[tuple[float, float]]]:
@@ -244,11 +264,15 @@ def _bounds(points: list[tuple[float, float]]) -> Box | None:
 
 def luminance(rgb: Sequence[float]) -> float:
     """WCAG relative luminance of an sRGB colour (0..1 channels)."""
+    return _luminance(tuple(rgb[:3]))
 
+
+@lru_cache(maxsize=4096)
+def _luminance(rgb: tuple[float, ...]) -> float:
     def lin(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
 
-    r, g, b = (lin(c) for c in rgb[:3])
+    r, g, b = (lin(c) for c in rgb)
     return float(0.2126 * r + 0.7152 * g + 0.0722 * b)
 
 
