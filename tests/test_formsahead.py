@@ -34,15 +34,15 @@ def test_forms_drawn_by_a_child_make_the_pdf_one_process_makes(game, tmp_path, m
     alone = built(pack, tmp_path / "alone")
     monkeypatch.setattr(formsahead, "MIN_FORMS", 1)
     helped = built(pack, tmp_path / "helped")
-    assert alone.stats["forms reused"] == 0  # a cold build: nothing to replay...
-    assert helped.stats["forms reused"] > 0  # ...but what the child drew
+    # a cold build replays only forms another language's PDF drew, and what the child drew
+    assert helped.stats["forms reused"] > alone.stats["forms reused"]
     assert outputs(tmp_path / "alone" / game) == outputs(tmp_path / "helped" / game)
 
 
 def test_a_child_that_fails_only_costs_time(tmp_path, monkeypatch):
     pack = ROOT / "components" / "mammoth-herd"
     monkeypatch.setattr(formsahead, "MIN_FORMS", 10**9)
-    built(pack, tmp_path / "alone")
+    alone = built(pack, tmp_path / "alone")
 
     def broken(*args):
         raise RuntimeError("the child breaks")
@@ -50,7 +50,7 @@ def test_a_child_that_fails_only_costs_time(tmp_path, monkeypatch):
     monkeypatch.setattr(formsahead, "MIN_FORMS", 1)
     monkeypatch.setattr(build, "_draw_forms", broken)
     cache = built(pack, tmp_path / "failed")
-    assert cache.stats["forms reused"] == 0 and cache.stats["forms drawn"] > 0
+    assert cache.stats == alone.stats
     assert outputs(tmp_path / "alone" / "mammoth-herd") == outputs(
         tmp_path / "failed" / "mammoth-herd"
     )
