@@ -39,7 +39,7 @@ import marshal
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, cast
 
@@ -325,9 +325,6 @@ class _FormPlan:
 
     def __init__(self, cache: Cache, drawings: list[FormDrawing]) -> None:
         self.cache = cache
-        self.ahead: Callable[[bytes], dict[bytes, Entry]] | None = (
-            None  # forms drawn elsewhere meanwhile (formsahead)
-        )
         self.chars: dict[str, set[str]] = {}
         for d in drawings:
             for font, chars in d.chars.items():
@@ -428,14 +425,11 @@ class FormDrawing(svgdraw.Drawing):
         return h.digest()
 
     def kept_form(self, key: bytes) -> tuple[bytes, tuple[int, int]] | None:
-        """The form bytes kept under key (in this build, an earlier one, or formsahead's child)."""
+        """The form bytes kept under key, by this build or an earlier one."""
         plan = self.plan
         assert plan is not None, "form_key() gave the key"
         cache = plan.cache
         entry = cache.forms.get(key)
-        if entry is None and plan.ahead is not None:  # perhaps drawn by formsahead's child
-            cache.forms.update(plan.ahead(self.key))
-            entry = cache.forms.get(key)
         if entry is None:
             return None
         data, needs = entry[1], entry[2]

@@ -72,8 +72,7 @@ def start_canvas(
     pages: list[Page], path: Path | str, title: str, calibration: calibration_pages.Info | None
 ) -> tuple[Canvas, int]:
     """The document write_pdf() draws its faces into, up to its first face: the canvas, and
-    how many print-check pages it drew. (formsahead starts the same document in a child, so
-    the fonts hold the same characters when the forms are drawn.)"""
+    how many print-check pages it drew."""
     fonts.register_all()
     first = pages[0] if pages else None
     size = (first.w * K, first.h * K) if first else (595.3, 841.9)
