@@ -417,12 +417,20 @@ class FormDrawing(svgdraw.Drawing):
         h = hashlib.sha256(self.key)
         h.update(repr((bbox, inside._preamble, inside._pageCompression, type(canvas))).encode())
         h.update(repr((rl_config.useA85, rl_config.wrapA85, rl_config.invariant)).encode())
-        for font, chars in sorted(self.chars.items()):
+        for font, ords in self.ords:
             ttf = pdfmetrics.getFont(font)  # a TTFont: seed() checked
             assert isinstance(ttf, TTFont), "seed() turns replaying off for other fonts"
-            codes = ttf.splitString("".join(sorted(chars)), inside._doc)  # assigned: no change
-            h.update(repr((font, ttf.state[inside._doc].internalName, codes)).encode())
+            fstate = ttf.state[inside._doc]
+            assigned = fstate.assignments  # type: ignore[attr-defined]  # not in the stubs
+            # None: no code of its own, which splitString() turns into 0 (or 32 for U+00A0)
+            codes = tuple(map(assigned.get, ords))
+            h.update(repr((font, fstate.internalName, codes)).encode())
         return h.digest()
+
+    @functools.cached_property
+    def ords(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The characters of each font this drawing sets, as sorted code points."""
+        return tuple((f, tuple(sorted(map(ord, c)))) for f, c in sorted(self.chars.items()))
 
     def kept_form(self, key: bytes) -> tuple[bytes, tuple[int, int]] | None:
         """The form bytes kept under key, by this build or an earlier one."""
