@@ -300,8 +300,8 @@ class Cache:
 
     @contextlib.contextmanager
     def pdf_forms(self, pages: list[Page]) -> Iterator[_FormPlan]:
-        """While one PDF of these pages is written, its faces replay their form content from the
-        cache."""
+        """While one PDF of these pages is written, its faces take their forms' finished bytes
+        from the cache (pdf.face_form), and keep the ones drawn afresh there."""
         owned = [
             (f, d)
             for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
