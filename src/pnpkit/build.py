@@ -28,7 +28,6 @@ from pnpkit import (
     changes,
     cvd,
     fonts,
-    formsahead,
     layout,
     output,
     paths,
@@ -41,7 +40,7 @@ from pnpkit import (
     textcheck,
     trust,
 )
-from pnpkit.cache import Cache, _FormPlan
+from pnpkit.cache import Cache
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack, PrintOverrides
@@ -299,22 +298,17 @@ def _write(
                 else None
             )
             title, check = f"{pack.name[lang]}", _calibration(pack, lang)
-            with cache.pdf_forms(pages) as plan:
-                ahead = _forms_ahead(plan, pages, title, check, cache)  # forks: before any thread
+            with cache.pdf_forms(pages):
                 svgs = _SvgWriter(faces, staging / "svg" / lang, final / "svg" / lang)
-                try:
-                    pdf.write_pdf(
-                        pages,
-                        staging / f"{pack.id}-{lang}.pdf",
-                        title,
-                        pack.print.crop_marks,
-                        check,
-                        on_page,
-                        _stamp(pack),
-                    )
-                finally:
-                    if ahead is not None:
-                        ahead.close()
+                pdf.write_pdf(
+                    pages,
+                    staging / f"{pack.id}-{lang}.pdf",
+                    title,
+                    pack.print.crop_marks,
+                    check,
+                    on_page,
+                    _stamp(pack),
+                )
             _write_large(pages, pack, lang, staging, cache, result.registry)
             if changed:  # compared with the previous build's SVGs, still in place until the swap
                 result.changes.append(
@@ -472,35 +466,6 @@ def _calibration(pack: Pack, lang: str) -> calibration.Info:
             "made with pnpkit",
         ],
     }
-
-
-def _forms_ahead(
-    plan: _FormPlan, pages: list[layout.Page], title: str, check: calibration.Info, cache: Cache
-) -> formsahead.Ahead | None:
-    """A child drawing the later faces' new PDF forms while this process writes the PDF
-    (formsahead: only for a build that compiled many drawings afresh)."""
-    faces = list({p.face.svg: p.face for page in pages for p in page.placements}.values())
-    later = formsahead.later_share(faces)
-    ahead = formsahead.start(
-        cache.stats["drawings compiled"],
-        lambda: _draw_forms(later, pages, title, check, cache),
-        {getattr(face.drawing, "key", b"") for face in later},
-    )
-    if ahead is not None:
-        plan.ahead = ahead.entries_for
-    return ahead
-
-
-def _draw_forms(
-    faces: list[Face], pages: list[layout.Page], title: str, check: calibration.Info, cache: Cache
-) -> formsahead.Entries:
-    """In formsahead's child: the same document up to its first face, then these faces' forms;
-    the cache entries they made."""
-    canvas, _ = pdf.start_canvas(pages, os.devnull, title, check)
-    before, forms = set(cache.forms), dict[str, str]()
-    for face in faces:
-        pdf.face_form(canvas, face, forms)
-    return {k: v for k, v in cache.forms.items() if k not in before}
 
 
 class _SvgWriter:

@@ -14,13 +14,14 @@ Only faces rendered without any problem are stored: a face with a problem is
 rendered again on every build, so its problems are always reported.
 
 Writing the PDF is the larger half of a rebuild, and most of it is drawing
-each face into its PDF form. pdf_forms() lets the faces of a PDF replay their
-form's content from the cache instead (FormDrawing). That content depends on
-the document only through its fonts: which PDF font name and which character
-code each glyph gets. So before the first form is drawn the fonts are given
-every character the forms use, in a fixed order, and the entry's key includes
-the resulting font state. A character that appears for the first time changes
-that state, and every form is drawn again (correctly, just not faster).
+each face into its PDF form and compressing it. pdf_forms() lets the faces of a PDF
+take their form's finished bytes (compressed, formatted) from the cache instead
+(FormDrawing, pdf.FormStore). Those bytes depend on the document only through its
+fonts: which PDF font name and which character code each glyph gets. So before the
+first form is drawn the fonts are given every character the forms use, in a fixed
+order, and an entry's key holds the codes of the form's own characters. A character
+that appears for the first time shifts the codes of the characters sorted after it,
+and the forms that use those are drawn again (correctly, just not faster).
 
 The cache of a pack is one file, OUT/pnpkit-cache/<pack id>.marshal (marshal: fast,
 and unlike pickle it cannot run code). Entries unused for KEEP builds in a row
@@ -39,11 +40,12 @@ import marshal
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, cast
 
 import jinja2
+from reportlab import rl_config
 from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
@@ -98,7 +100,7 @@ class Cache:
         self.path: Path | None = None
         self.faces: dict[bytes, Entry] = {}  # key -> [generation, svg]
         self.drawings: dict[bytes, Entry] = {}  # key -> [generation, drawing fields, deps]
-        self.forms: dict[bytes, Entry] = {}  # key -> [generation, PDF content, graphics states]
+        self.forms: dict[bytes, Entry] = {}  # key -> [generation, form bytes, PDF version]
         self.generation = 0
         self.stats: Counter[str] = Counter()
         self.error = ""  # why the last save failed, if it did
@@ -307,8 +309,8 @@ class Cache:
 
     @contextlib.contextmanager
     def pdf_forms(self, pages: list[Page]) -> Iterator[_FormPlan]:
-        """While one PDF of these pages is written, its faces replay their form content from the
-        cache."""
+        """While one PDF of these pages is written, its faces take their forms' finished bytes
+        from the cache (pdf.face_form), and keep the ones drawn afresh there."""
         owned = [
             (f, d)
             for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
@@ -420,9 +422,6 @@ class _FormPlan:
 
     def __init__(self, cache: Cache, drawings: list[FormDrawing]) -> None:
         self.cache = cache
-        self.ahead: Callable[[bytes], dict[bytes, Entry]] | None = (
-            None  # forms drawn elsewhere meanwhile (formsahead)
-        )
         self.chars: dict[str, set[str]] = {}
         for d in drawings:
             for font, chars in d.chars.items():
@@ -490,72 +489,76 @@ class FormDrawing(svgdraw.Drawing):
                 chars.setdefault(op.font, set()).update(op.text)
         return chars
 
-    @functools.cached_property
-    def paints(self) -> bool:
-        """Whether drawing calls setFillAlpha/setStrokeAlpha (svgdraw._set_paint), which mark
-        the PDF as 1.4."""
-        return any(
-            (isinstance(op, (svgdraw.PathOp, svgdraw.TextOp)) and (op.fill or op.stroke))
-            or isinstance(op, svgdraw.Gradient)
-            for op in self.ops
-        )
-
     def bound(self, plan: _FormPlan) -> FormDrawing:
         """This drawing, replaying for the PDF of plan."""
         twin = copy.copy(self)
         twin.plan = plan
         return twin
 
-    def draw(self, canvas: Canvas, x_pt: float = 0, y_pt: float = 0) -> None:
-        """Drawing.draw(), or the content it drew before into a PDF form with the same font
-        state."""
+    def form_key(self, canvas: Canvas, bbox: tuple[float, float]) -> bytes | None:
+        """What the PDF form this drawing makes in canvas's document depends on: the drawing,
+        its box, the canvas's settings and the codes its characters have in the document's
+        fonts (pdf.FormStore). None when it cannot be kept: not bound to a PDF's plan, fonts
+        not seeded with its characters, or images and gradients (objects of their own)."""
         plan = self.plan
         if plan is None:
-            return super().draw(canvas, x_pt, y_pt)
-        state = plan.seed(canvas)
-        seeded = bool(state) and all(
-            chars <= plan.chars.get(font, set()) for font, chars in self.chars.items()
-        )
-        inside = _inside(canvas)
-        fresh_form = not inside._code and not inside._extgstate._c  # nothing drawn before it
-        if not (seeded and fresh_form) or self.images:
-            return super().draw(canvas, x_pt, y_pt)
-        cache = plan.cache
-        key = hashlib.sha256(self.key + state + repr((x_pt, y_pt)).encode()).digest()
-        entry = cache.forms.get(key)
-        if entry is None and plan.ahead is not None:  # perhaps drawn by formsahead's child
-            cache.forms.update(plan.ahead(self.key))
-            entry = cache.forms.get(key)
-        content, states = (entry[1], entry[2]) if entry is not None else (None, None)
-        if entry is not None and isinstance(content, str) and isinstance(states, tuple):
-            entry[0] = cache.generation
-            inside._code.append(content)
-            inside._extgstate._c.update(dict(states))
-            if self.paints:  # what setFillAlpha() would have said
-                inside._doc.ensureMinPdfVersion("transparency")
-            cache.stats["forms reused"] += 1
             return None
-        super().draw(canvas, x_pt, y_pt)
-        cache.forms[key] = [
-            cache.generation,
-            "\n".join(inside._code),
-            tuple(inside._extgstate._c.items()),
-        ]
-        cache.stats["forms drawn"] += 1
-        return None
+        state = plan.seed(canvas)  # the first form of a PDF seeds its fonts, whatever it draws
+        if (
+            not state
+            or self.images
+            or any(not chars <= plan.chars.get(font, set()) for font, chars in self.chars.items())
+        ):
+            return None
+        inside = _inside(canvas)
+        h = hashlib.sha256(self.key)
+        h.update(repr((bbox, inside._preamble, inside._pageCompression, type(canvas))).encode())
+        h.update(repr((rl_config.useA85, rl_config.wrapA85, rl_config.invariant)).encode())
+        for font, ords in self.ords:
+            ttf = pdfmetrics.getFont(font)  # a TTFont: seed() checked
+            assert isinstance(ttf, TTFont), "seed() turns replaying off for other fonts"
+            fstate = ttf.state[inside._doc]
+            assigned = fstate.assignments  # type: ignore[attr-defined]  # not in the stubs
+            # None: no code of its own, which splitString() turns into 0 (or 32 for U+00A0)
+            codes = tuple(map(assigned.get, ords))
+            h.update(repr((font, fstate.internalName, codes)).encode())
+        return h.digest()
 
+    @functools.cached_property
+    def ords(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The characters of each font this drawing sets, as sorted code points."""
+        return tuple((f, tuple(sorted(map(ord, c)))) for f, c in sorted(self.chars.items()))
 
-class _GraphicsStates(Protocol):
-    _c: dict[tuple[str, object], str]  # (key, value) -> the ExtGState's name in the resources
+    def kept_form(self, key: bytes) -> tuple[bytes, tuple[int, int]] | None:
+        """The form bytes kept under key, by this build or an earlier one."""
+        plan = self.plan
+        assert plan is not None, "form_key() gave the key"
+        cache = plan.cache
+        entry = cache.forms.get(key)
+        if entry is None:
+            return None
+        data, needs = entry[1], entry[2]
+        if not (isinstance(data, bytes) and isinstance(needs, tuple) and len(needs) == 2):
+            return None
+        entry[0] = cache.generation
+        cache.stats["forms reused"] += 1
+        return data, (int(needs[0]), int(needs[1]))
+
+    def keep_form(self, key: bytes, kept: tuple[bytes, tuple[int, int]]) -> None:
+        """Keep a form's bytes (and the PDF version its drawing asked for) under key."""
+        plan = self.plan
+        assert plan is not None, "form_key() gave the key"
+        plan.cache.forms[key] = [plan.cache.generation, *kept]
+        plan.cache.stats["forms drawn"] += 1
 
 
 class _CanvasInside(Protocol):
-    """What replaying a form reads and writes of ReportLab's Canvas (types-reportlab declares
-    none of it): the operators of the page or form being drawn, its graphics states (alpha),
-    the document (fonts, PDF version), and the font state seed() reached."""
+    """What a form's key reads of ReportLab's Canvas (types-reportlab declares none of it): the
+    operators every form starts with, whether streams are compressed, the document (fonts),
+    and the font state seed() reached."""
 
-    _code: list[str]
-    _extgstate: _GraphicsStates
+    _preamble: str
+    _pageCompression: int
     _doc: pdfdoc.PDFDocument
     _pnpkit_fonts: bytes  # set by seed(): absent before, so read it with getattr()
 

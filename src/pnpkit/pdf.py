@@ -9,9 +9,10 @@ the input only.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from reportlab.lib.colors import Color, black
 from reportlab.pdfbase import pdfdoc
@@ -71,8 +72,7 @@ def start_canvas(
     pages: list[Page], path: Path | str, title: str, calibration: calibration_pages.Info | None
 ) -> tuple[Canvas, int]:
     """The document write_pdf() draws its faces into, up to its first face: the canvas, and
-    how many print-check pages it drew. (formsahead starts the same document in a child, so
-    the fonts hold the same characters when the forms are drawn.)"""
+    how many print-check pages it drew."""
     fonts.register_all()
     first = pages[0] if pages else None
     size = (first.w * K, first.h * K) if first else (595.3, 841.9)
@@ -92,25 +92,118 @@ class Drawable(Protocol):
     def draw(self, canvas: Canvas, x_pt: float = 0, y_pt: float = 0) -> None: ...
 
 
+Kept = tuple[bytes, tuple[int, int]]  # a form object's bytes, the PDF version its drawing needs
+
+
+class FormStore(Protocol):
+    """A drawing that remembers the PDF form it became (cache.FormDrawing): the form's finished
+    bytes, under a key of everything they depend on in this document (None: not kept here)."""
+
+    def form_key(self, canvas: Canvas, bbox: tuple[float, float]) -> bytes | None: ...
+
+    def kept_form(self, key: bytes) -> Kept | None: ...
+
+    def keep_form(self, key: bytes, kept: Kept) -> None: ...
+
+
+class EncodedForm(pdfdoc.PDFObject):
+    """A form XObject formatted already: what PDFFormXObject.format() gave, written as is when
+    the document is saved. Only a form whose bytes name no object but the fonts' dictionary
+    (object 1 in every document) is kept so, so its bytes hold in any document."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def format(self, document: pdfdoc.PDFDocument) -> bytes:
+        return self.data
+
+
 def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
     """The name of the form holding this face's drawing, drawn into the PDF the first time.
 
     `forms` is keyed by the SVG text (Python keeps a string's hash, so a repeat costs a
     lookup); the name comes from its content, so the bytes never depend on build order.
+    A form is formatted as soon as it is drawn (its operators give way to its compressed
+    bytes), and a drawing that kept those bytes from an earlier build under the same key
+    (FormStore: the same font codes) is not drawn at all.
     """
     if face.svg not in forms:
         name = "F" + hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
         w, h = face.full_size
-        c.beginForm(name, 0, 0, w * K, h * K)
         drawing = face.drawing
         assert isinstance(drawing, Drawable), "faces are compiled before they are written"
-        drawing.draw(c, 0, 0)
-        used = c._shadingUsed  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
-        shadings: dict[str, str] = dict(used)  # endForm forgets them: read them before it
-        c.endForm()
-        _give_form_its_resources(c, name, shadings)
+        store = cast(FormStore, drawing) if hasattr(drawing, "kept_form") else None
+        key = store.form_key(c, (w * K, h * K)) if store else None
+        kept = store.kept_form(key) if store and key else None
+        c.beginForm(name, 0, 0, w * K, h * K)
+        if kept is None:
+            made = _draw_form(c, name, drawing)
+            if made is not None and store and key:
+                store.keep_form(key, made)
+        else:
+            c.endForm()  # empty, and replaced at once: the canvas goes through the same states
+            _replace(c, name, kept)
         forms[face.svg] = name
     return forms[face.svg]
+
+
+class _Doc(Protocol):
+    """What face_form reads and writes of ReportLab's document (not in types-reportlab)."""
+
+    _pdfVersion: tuple[int, int]
+    objectcounter: int
+    idToObject: dict[str, object]
+
+
+def _doc(c: Canvas) -> _Doc:
+    return cast(_Doc, c._doc)  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
+
+
+def _draw_form(c: Canvas, name: str, drawing: Drawable) -> Kept | None:
+    """Draw the open form (c.beginForm) and end it; its bytes and the PDF version its drawing
+    asked for, or None when they belong to this document only (see _encode)."""
+    doc = _doc(c)
+    version, doc._pdfVersion = doc._pdfVersion, (0, 0)  # to see what the drawing asks for
+    try:
+        drawing.draw(c, 0, 0)
+    finally:
+        needs, doc._pdfVersion = doc._pdfVersion, max(version, doc._pdfVersion)
+    used = c._shadingUsed  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
+    shadings: dict[str, str] = dict(used)  # endForm forgets them: read them before it
+    c.endForm()
+    _give_form_its_resources(c, name, shadings)
+    data = _encode(c, name)
+    return None if data is None else (data, needs)
+
+
+def _replace(c: Canvas, name: str, kept: Kept) -> None:
+    """The form `name` becomes the bytes kept from another document's identical form."""
+    data, needs = kept
+    _doc(c).idToObject[pdfdoc.xObjectName(name)] = EncodedForm(data)
+    if needs >= pdfdoc.PDF_SUPPORT_VERSION["transparency"]:
+        c._doc.ensureMinPdfVersion("transparency")  # type: ignore[attr-defined]  # as it did
+
+
+_OTHER_OBJECT = re.compile(rb"(?<![0-9])(?!1 0 R)[0-9]+ 0 R")
+
+
+def _encode(c: Canvas, name: str) -> bytes | None:
+    """Format the form now, as saving the document would, and keep only its bytes. None (the
+    form left to be formatted on save) when it names another object than the fonts' dictionary:
+    an image's or a shading's number belongs to this document."""
+    doc = _doc(c)
+    form = doc.idToObject[pdfdoc.xObjectName(name)]
+    assert isinstance(form, pdfdoc.PDFFormXObject), "endForm() made it"
+    resources = form.Resources
+    if form.XObjects or (resources is not None and resources.Shading):
+        return None
+    counted = doc.objectcounter
+    data: bytes = form.format(c._doc)  # type: ignore[attr-defined]  # ReportLab's own
+    assert doc.objectcounter == counted, "formatting a form with no images registers nothing"
+    if _OTHER_OBJECT.search(data[: data.index(b"\nstream\n")]):
+        return None  # formatted again on save, the same way
+    doc.idToObject[pdfdoc.xObjectName(name)] = EncodedForm(data)
+    return data
 
 
 def _give_form_its_resources(c: Canvas, name: str, shadings: dict[str, str]) -> None:
