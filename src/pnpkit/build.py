@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -142,7 +141,13 @@ def validate(
         problems += _compile(
             pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env
         )
-        problems += _check_texts(pack, faces, env, any(p.rule == "font-size" for p in problems))
+        problems += _check_texts(
+            pack,
+            faces,
+            env,
+            any(p.rule == "font-size" for p in problems),
+            cache.ahead.texts if cache else {},
+        )
         result.faces[lang] = faces
         result.pages[lang], found = layout.impose(
             faces, pack.print, reg.packers
@@ -187,18 +192,26 @@ def _compile(
 
 
 def _check_texts(
-    pack: Pack, faces: list[Face], env: jinja2.Environment, sizes_reported: bool
+    pack: Pack,
+    faces: list[Face],
+    env: jinja2.Environment,
+    sizes_reported: bool,
+    ahead: dict[tuple[str, tuple[float, float], float], list[tuple[str, str]]],
 ) -> list[Problem]:
     """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once
     per template line that wrote it, else once per item. When text_box() has refused a size already
-    (an error), the sizes are not measured again: that would repeat it for every item."""
+    (an error), the sizes are not measured again: that would repeat it for every item. `ahead`:
+    the checks parallel.prepare() made at the pack's minimum size, by (svg, full size, bleed)."""
     out, seen = [], set()
     for face in faces:
         if face.drawing is None or face.broken or face.svg in seen:
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg)
         min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
-        for text, message in textcheck.problems(face, min_pt, safe=pack.print.safe, contrasts=True):
+        found = None if sizes_reported else ahead.get((face.svg, face.full_size, face.bleed))
+        if found is None:
+            found = textcheck.problems(face, min_pt, safe=pack.print.safe, contrasts=True)
+        for text, message in found:
             where = render.find_text_in_template(env, face.template, text)
             where = where or face.where
             detail = "" if where is not face.where else f" (the {face.side} of '{face.item}')"
@@ -491,30 +504,41 @@ def _draw_forms(
 
 
 class _SvgWriter:
-    """_write_svgs() in a thread, while this one writes the PDF: thousands of small files spend
-    their time waiting on the file system, not on Python, so the waits hide behind the PDF's work.
-    join() waits for it and raises what it raised."""
+    """_write_svgs() in a forked child while this process writes the PDF: thousands of small files
+    spend their time waiting on the file system, which a child hides. (A thread measured seconds
+    slower than writing them in turn: it waits for the interpreter lock at every file while this
+    one draws.) join() waits for the child, and writes the files here if it could not;
+    wait() waits for it alone (before a failed build removes the folder it writes into)."""
 
     def __init__(self, faces: list[Face], folder: Path, previous: Path) -> None:
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(
-            target=self._run, args=(faces, folder, previous), name="pnpkit-svgs", daemon=True
-        )
-        self.thread.start()
+        self.args = (faces, folder, previous)
+        self.pid = _fork()
+        if self.pid == 0:  # the child: never returns into the build
+            code = 1
+            try:
+                _write_svgs(faces, folder, previous)
+                code = 0
+            finally:
+                os._exit(code)
 
-    def _run(self, faces: list[Face], folder: Path, previous: Path) -> None:
-        try:
-            _write_svgs(faces, folder, previous)
-        except BaseException as exc:  # handed to join(), in the build's own thread
-            self.error = exc
-
-    def wait(self) -> None:
-        self.thread.join()
+    def wait(self) -> int:
+        """Wait for the child and reap it; its exit status (-1: there is none)."""
+        pid, self.pid = self.pid, -1
+        if pid <= 0:
+            return -1
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
     def join(self) -> None:
-        self.wait()
-        if self.error is not None:
-            raise self.error
+        if self.wait() != 0:  # no child, or it failed: the files are written here
+            _write_svgs(*self.args)
+
+
+def _fork() -> int:
+    """os.fork(), or -1 where there is none or it fails."""
+    try:
+        return os.fork() if hasattr(os, "fork") else -1
+    except OSError:
+        return -1
 
 
 def _write_svgs(faces: list[Face], folder: Path, previous: Path) -> None:
