@@ -104,6 +104,10 @@ def default_jobs() -> int:
 
 # The work of one build, set in the parent before the workers fork from it.
 _work: tuple[jinja2.Environment, Pack, str, dict[str, object]] | None = None
+# What this process has compiled and checked for the build so far (each process its own copy):
+# a deck's backs are one SVG, made once per process rather than once per task.
+_sent: set[str] = set()
+_checked: set[TextKey] = set()
 
 
 def prepare(
@@ -128,6 +132,8 @@ def prepare(
         return ahead
     global _work
     _work = (env, pack, lang, shared)
+    _sent.clear()
+    _checked.clear()
     tasks = [todo[n : n + CHUNK] for n in range(0, len(todo), CHUNK)]
     try:
         _take(ahead, _run(tasks[0], here=True))  # first: the workers inherit fonts and templates
@@ -146,6 +152,8 @@ def prepare(
     finally:
         gc.unfreeze()
         _work = None
+        _sent.clear()
+        _checked.clear()
     return ahead
 
 
@@ -172,11 +180,13 @@ def _run(task: list[FaceId], here: bool = False) -> Done:
         faces[(group_name, n, side)] = (face, found)
         if face is None or face.broken:
             continue
-        if face.svg not in compiled:
+        if face.svg not in _sent:
+            _sent.add(face.svg)
             compiled[face.svg] = _compile(pack, face.svg)
-        drawing = compiled[face.svg][0]
+        drawing = compiled[face.svg][0] if face.svg in compiled else None
         key = (face.svg, face.full_size, face.bleed)
-        if drawing is not None and key not in texts:
+        if drawing is not None and key not in _checked:
+            _checked.add(key)
             texts[key] = _texts(pack, face, drawing)
     if here:
         return faces, dict(compiled), texts
