@@ -246,30 +246,43 @@ OP_TYPES: tuple[type, ...] = (Save, Restore, Transform, Clip, PathOp, TextOp, Im
 _PAINTED = (PathOp, TextOp)
 
 
+_NUMBER: dict[type, int] = {cls: n for n, cls in enumerate(OP_TYPES)}
+_FILL_AT: dict[type, int] = {cls: cls._fields.index("fill") for cls in _PAINTED}  # stroke: next
+
+
 def op_row(op: Op) -> tuple[Any, ...]:  # numbers, strings, bytes and tuples of them
     """The op as plain tuples (its type's number first), for marshal."""
-    fields = (tuple(v) if isinstance(v, (Fill, Stroke)) else v for v in op)
-    return (OP_TYPES.index(type(op)), *fields)
+    at = _FILL_AT.get(type(op))
+    if at is None:
+        return (_NUMBER[type(op)], *op)
+    row = [_NUMBER[type(op)], *op]
+    fill, stroke = row[at + 1], row[at + 2]  # Fill and Stroke: tuples, but not plain ones
+    row[at + 1] = None if fill is None else tuple(fill)
+    row[at + 2] = None if stroke is None else tuple(stroke)
+    return tuple(row)
 
 
 def ops_to_rows(ops: tuple[Op, ...]) -> tuple[tuple[Any, ...], ...]:
     """A drawing's ops as marshal can store them."""
-    return tuple(op_row(op) for op in ops)
+    return tuple(map(op_row, ops))
 
 
 def ops_from_rows(rows: tuple[tuple[Any, ...], ...]) -> tuple[Op, ...]:
     """The ops that ops_to_rows() wrote."""
-    return tuple(op_from_row(r) for r in rows)
+    return tuple(map(op_from_row, rows))
 
 
 def op_from_row(row: tuple[Any, ...]) -> Op:
     """The op that op_row() wrote."""
-    cls, fields = OP_TYPES[row[0]], list(row[1:])
-    if cls in _PAINTED:
-        at = cls._fields.index("fill")
-        fill, stroke = fields[at], fields[at + 1]
-        fields[at] = Fill(*fill) if fill else None
-        fields[at + 1] = Stroke(*stroke) if stroke else None
+    cls = OP_TYPES[row[0]]
+    at = _FILL_AT.get(cls)
+    if at is None:
+        plain: Op = cls(*row[1:])
+        return plain
+    fields = list(row[1:])
+    fill, stroke = fields[at], fields[at + 1]
+    fields[at] = Fill(*fill) if fill else None
+    fields[at + 1] = Stroke(*stroke) if stroke else None
     op: Op = cls(*fields)
     return op
 
