@@ -3,6 +3,7 @@ process makes, problems and all, and where no process can be had the build does 
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -160,3 +161,20 @@ def test_without_a_load_average_one_process(monkeypatch):
 
     monkeypatch.setattr(parallel.os, "getloadavg", missing)
     assert parallel.default_jobs() == 1
+
+
+def test_without_fork_the_svg_files_and_the_kit_are_the_same(tmp_path, small_pool, monkeypatch):
+    """No fork at all: no workers, no child drawing forms, no child writing the face SVGs;
+    this process does everything and the kit is byte for byte the same."""
+    pack = colour_pack(tmp_path / "pack", n=12)  # no rules.py: its child is another matter
+    build.build(pack, tmp_path / "forked", cache=Cache(jobs=2), code=build.Code(True))
+
+    def refused():
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(os, "fork", refused)
+    result = build.build(pack, tmp_path / "alone", cache=Cache(jobs=2), code=build.Code(True))
+    assert result.written and not result.errors
+    svgs = [p for p in (tmp_path / "alone").rglob("*.svg")]
+    assert len(svgs) == 24
+    assert outputs(tmp_path / "alone") == outputs(tmp_path / "forked")
