@@ -3,6 +3,7 @@ process makes, problems and all, and where no process can be had the build does 
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,9 @@ def outputs(folder: Path) -> dict:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in files}
 
 
+made_by_workers: list[list[int]] = []  # small_pool's: per build and language, by a worker
+
+
 @pytest.fixture
 def small_pool(monkeypatch):
     """Workers for any build, in tasks of three faces; counts the faces they made."""
@@ -29,7 +33,11 @@ def small_pool(monkeypatch):
     def counting(*args, **kwargs):
         ahead = prepare(*args, **kwargs)
         made.append(len(ahead.faces))
+        by_workers.append(ahead.by_workers)
         return ahead
+
+    by_workers: list[int] = []
+    made_by_workers.append(by_workers)
 
     monkeypatch.setattr(parallel, "prepare", counting)
     return made
@@ -56,6 +64,8 @@ def test_a_kit_built_by_workers_is_the_kit_one_process_builds(game, tmp_path, sm
     one, two = both(ROOT / "components" / game, tmp_path)
     assert not one.errors and one.written and two.written
     assert small_pool[0] == 0 and sum(small_pool[1:]) > 0  # --jobs 1 made nothing ahead; 2 did
+    # the worker took tasks from the end, this process the rest (texts checked by both)
+    assert 0 < sum(made_by_workers[-1]) < sum(small_pool)
     assert one.problems == two.problems
     assert outputs(tmp_path / "one" / game) == outputs(tmp_path / "two" / game)
 
@@ -76,6 +86,24 @@ def test_workers_report_the_same_problems_in_the_same_order(tmp_path, small_pool
     assert [str(p) for p in one.errors] == [str(p) for p in two.errors]
     assert {p.rule for p in one.errors} == {"template", "svg"}
     assert not one.written and not two.written
+
+
+TEXTS = """{% extends "_face.svg.j2" %}{% block content %}
+<rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="{{ item.colour }}"/>
+{{ text_box(item.id ~ ' on its colour', 1, 10, 40, 8, size=9, fill='#808080') }}
+<text x="-2" y="5" font-family="DejaVu Sans" font-size="2">{{ item.id }} cut</text>
+{% endblock %}
+"""
+
+
+def test_the_text_checks_done_ahead_are_the_ones_the_build_makes(tmp_path, small_pool):
+    pack = colour_pack(tmp_path / "pack", n=12)
+    (pack / "templates" / "solid.svg.j2").write_text(TEXTS)
+    one, two = both(pack, tmp_path)
+    assert 0 < sum(made_by_workers[-1]) < sum(small_pool)
+    said = [str(p) for p in one.problems]
+    assert said == [str(p) for p in two.problems]
+    assert any("contrast" in p for p in said) and any("cut line" in p for p in said)
 
 
 def test_without_processes_the_build_does_it_all_itself(tmp_path, small_pool, monkeypatch):
@@ -133,3 +161,20 @@ def test_without_a_load_average_one_process(monkeypatch):
 
     monkeypatch.setattr(parallel.os, "getloadavg", missing)
     assert parallel.default_jobs() == 1
+
+
+def test_without_fork_the_svg_files_and_the_kit_are_the_same(tmp_path, small_pool, monkeypatch):
+    """No fork at all: no workers, no child drawing forms, no child writing the face SVGs;
+    this process does everything and the kit is byte for byte the same."""
+    pack = colour_pack(tmp_path / "pack", n=12)  # no rules.py: its child is another matter
+    build.build(pack, tmp_path / "forked", cache=Cache(jobs=2), code=build.Code(True))
+
+    def refused():
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(os, "fork", refused)
+    result = build.build(pack, tmp_path / "alone", cache=Cache(jobs=2), code=build.Code(True))
+    assert result.written and not result.errors
+    svgs = [p for p in (tmp_path / "alone").rglob("*.svg")]
+    assert len(svgs) == 24
+    assert outputs(tmp_path / "alone") == outputs(tmp_path / "forked")

@@ -6,6 +6,7 @@ import base64
 import io
 import marshal
 import pickle
+from pathlib import Path
 
 import pypdfium2
 import pytest
@@ -638,3 +639,45 @@ def test_every_kind_of_op_is_typed_and_comes_back_whole_from_the_cache_rows():
     assert all(isinstance(op.fill, Fill) for op in painted)
     assert [type(op.stroke) for op in painted] == [Stroke, type(None)]  # the rect's, the text's
     assert painted[0].stroke.dash == (1.0, 1.0) and painted[0].stroke.width == 0.5
+
+
+# ---------------------------------------------------------------- remembered markup
+# compile_svg remembers what an element's attributes, its style and a childless shape give,
+# across compiles (a deck repeats its markup on every card): what it returns must be what a
+# fresh compile would.
+
+
+def test_a_repeated_bad_element_is_reported_at_each_of_its_lines():
+    bad = '<rect x="1" y="1" width="2" height="2" fill="#12" frob="1"/>'
+    assert problems(svg(f"{bad}\n{bad}")) == [
+        (2, "unsupported attribute 'frob' on <rect>"),
+        (2, "bad colour '#12' for fill"),
+        (3, "unsupported attribute 'frob' on <rect>"),
+        (3, "bad colour '#12' for fill"),
+    ]
+    assert problems(svg(f"\n\n{bad}")) == [  # a later compile, another line
+        (4, "unsupported attribute 'frob' on <rect>"),
+        (4, "bad colour '#12' for fill"),
+    ]
+
+
+def test_a_remembered_shape_takes_the_style_it_inherits():
+    rect = '<rect x="0" y="0" width="4" height="4"/>'
+    drawing = compile_svg(svg(f'<g fill="#ff0000">{rect}</g><g fill="#0000ff">{rect}</g>{rect}'))
+    fills = [op.fill.rgb for op in drawing.ops if isinstance(op, PathOp)]
+    assert fills == [(1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, 0.0)]
+
+
+def test_remembered_styles_follow_the_packs_fonts():
+    """A family valid for one pack's fonts is an error for a pack without them."""
+    font = Path(__file__).parent / "fonts" / "WQYMicroHei-subset.ttf"
+    text = '<g font-family="Hei"><rect x="0" y="0" width="4" height="4"/></g>'
+    try:
+        fonts.use({"Hei": {(False, False): (str(font), "a25bc4b3f7e4")}})
+        assert compile_svg(svg(text)).ops
+        fonts.use({})
+        assert problems(svg(text)) == [
+            (2, "font family 'Hei' is not available (use one of: DejaVu Sans)")
+        ]
+    finally:
+        fonts.use({})

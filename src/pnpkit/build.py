@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -40,7 +39,7 @@ from pnpkit import (
     textcheck,
     trust,
 )
-from pnpkit.cache import Cache
+from pnpkit.cache import Cache, Findings
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack, PrintOverrides
@@ -142,7 +141,8 @@ def validate(
             pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env
         )
         sizes_reported = any(p.rule == "font-size" for p in problems)
-        problems += _check_texts(pack, faces, env, sizes_reported, cache)
+        ahead = cache.ahead.texts if cache else {}
+        problems += _check_texts(pack, faces, env, sizes_reported, cache, ahead)
         result.faces[lang] = faces
         result.pages[lang], found = layout.impose(
             faces, pack.print, reg.packers
@@ -191,12 +191,15 @@ def _check_texts(
     faces: list[Face],
     env: jinja2.Environment,
     sizes_reported: bool,
-    cache: Cache | None = None,
+    cache: Cache | None,
+    ahead: dict[tuple[str, tuple[float, float], float], list[tuple[str, str]]],
 ) -> list[Problem]:
     """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once
     per template line that wrote it, else once per item. When text_box() has refused a size already
     (an error), the sizes are not measured again: that would repeat it for every item. The cache
-    keeps each drawing's findings; where they stand in the templates is looked up every time."""
+    keeps each drawing's findings; where they stand in the templates is looked up every time.
+    `ahead`: the checks parallel.prepare() made at the pack's minimum size, by (svg, full size,
+    bleed)."""
     out, seen = [], set()
     min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
     safe = pack.print.safe
@@ -204,8 +207,11 @@ def _check_texts(
         if face.drawing is None or face.broken or face.svg in seen:
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg)
+        made = None if sizes_reported else ahead.get((face.svg, face.full_size, face.bleed))
 
-        def check(face: Face = face) -> list[tuple[str, str]]:
+        def check(face: Face = face, made: Findings | None = made) -> Findings:
+            if made is not None:  # a worker checked it where it compiled it
+                return made
             return textcheck.problems(face, min_pt, safe=safe, contrasts=True)
 
         settings = (face.full_size, face.bleed, min_pt, safe, True)
@@ -469,30 +475,41 @@ def _calibration(pack: Pack, lang: str) -> calibration.Info:
 
 
 class _SvgWriter:
-    """_write_svgs() in a thread, while this one writes the PDF: thousands of small files spend
-    their time waiting on the file system, not on Python, so the waits hide behind the PDF's work.
-    join() waits for it and raises what it raised."""
+    """_write_svgs() in a forked child while this process writes the PDF: thousands of small files
+    spend their time waiting on the file system, which a child hides. (A thread measured seconds
+    slower than writing them in turn: it waits for the interpreter lock at every file while this
+    one draws.) join() waits for the child, and writes the files here if it could not;
+    wait() waits for it alone (before a failed build removes the folder it writes into)."""
 
     def __init__(self, faces: list[Face], folder: Path, previous: Path) -> None:
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(
-            target=self._run, args=(faces, folder, previous), name="pnpkit-svgs", daemon=True
-        )
-        self.thread.start()
+        self.args = (faces, folder, previous)
+        self.pid = _fork()
+        if self.pid == 0:  # the child: never returns into the build
+            code = 1
+            try:
+                _write_svgs(faces, folder, previous)
+                code = 0
+            finally:
+                os._exit(code)
 
-    def _run(self, faces: list[Face], folder: Path, previous: Path) -> None:
-        try:
-            _write_svgs(faces, folder, previous)
-        except BaseException as exc:  # handed to join(), in the build's own thread
-            self.error = exc
-
-    def wait(self) -> None:
-        self.thread.join()
+    def wait(self) -> int:
+        """Wait for the child and reap it; its exit status (-1: there is none)."""
+        pid, self.pid = self.pid, -1
+        if pid <= 0:
+            return -1
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
     def join(self) -> None:
-        self.wait()
-        if self.error is not None:
-            raise self.error
+        if self.wait() != 0:  # no child, or it failed: the files are written here
+            _write_svgs(*self.args)
+
+
+def _fork() -> int:
+    """os.fork(), or -1 where there is none or it fails."""
+    try:
+        return os.fork() if hasattr(os, "fork") else -1
+    except OSError:
+        return -1
 
 
 def _write_svgs(faces: list[Face], folder: Path, previous: Path) -> None:

@@ -282,10 +282,9 @@ class Cache:
                 deps.append((href, *dep))
                 return dep[0]
 
-            compiled = self.ahead.compile(svg, recording)
+            compiled, rows = self.ahead.compile_rows(svg, recording)  # rows: what marshal takes
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
-            rows = svgdraw.ops_to_rows(compiled.ops)  # marshal takes plain tuples
             self.drawings[key] = [self.generation, (*fields[:3], rows), tuple(deps)]
             drawing = FormDrawing(*fields, key=key)
         self._memo.drawings[key] = drawing

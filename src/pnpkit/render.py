@@ -136,6 +136,9 @@ def environment(pack: Pack, reg: Registry) -> Sandbox:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # One environment serves one validation (watch makes a new one for every rebuild), so
+        # a template never changes under it: no stat() of its files on every face.
+        auto_reload=False,
     )
     env.readable = READABLE | {TextBlock} | frozenset(reg.types)
     env.globals.update(reg.helpers)

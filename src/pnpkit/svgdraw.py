@@ -241,30 +241,43 @@ OP_TYPES: tuple[type, ...] = (Save, Restore, Transform, Clip, PathOp, TextOp, Im
 _PAINTED = (PathOp, TextOp)
 
 
+_NUMBER: dict[type, int] = {cls: n for n, cls in enumerate(OP_TYPES)}
+_FILL_AT: dict[type, int] = {cls: cls._fields.index("fill") for cls in _PAINTED}  # stroke: next
+
+
 def op_row(op: Op) -> tuple[Any, ...]:  # numbers, strings, bytes and tuples of them
     """The op as plain tuples (its type's number first), for marshal."""
-    fields = (tuple(v) if isinstance(v, (Fill, Stroke)) else v for v in op)
-    return (OP_TYPES.index(type(op)), *fields)
+    at = _FILL_AT.get(type(op))
+    if at is None:
+        return (_NUMBER[type(op)], *op)
+    row = [_NUMBER[type(op)], *op]
+    fill, stroke = row[at + 1], row[at + 2]  # Fill and Stroke: tuples, but not plain ones
+    row[at + 1] = None if fill is None else tuple(fill)
+    row[at + 2] = None if stroke is None else tuple(stroke)
+    return tuple(row)
 
 
 def ops_to_rows(ops: tuple[Op, ...]) -> tuple[tuple[Any, ...], ...]:
     """A drawing's ops as marshal can store them."""
-    return tuple(op_row(op) for op in ops)
+    return tuple(map(op_row, ops))
 
 
 def ops_from_rows(rows: tuple[tuple[Any, ...], ...]) -> tuple[Op, ...]:
     """The ops that ops_to_rows() wrote."""
-    return tuple(op_from_row(r) for r in rows)
+    return tuple(map(op_from_row, rows))
 
 
 def op_from_row(row: tuple[Any, ...]) -> Op:
     """The op that op_row() wrote."""
-    cls, fields = OP_TYPES[row[0]], list(row[1:])
-    if cls in _PAINTED:
-        at = cls._fields.index("fill")
-        fill, stroke = fields[at], fields[at + 1]
-        fields[at] = Fill(*fill) if fill else None
-        fields[at + 1] = Stroke(*stroke) if stroke else None
+    cls = OP_TYPES[row[0]]
+    at = _FILL_AT.get(cls)
+    if at is None:
+        plain: Op = cls(*row[1:])
+        return plain
+    fields = list(row[1:])
+    fill, stroke = fields[at], fields[at + 1]
+    fields[at] = Fill(*fill) if fill else None
+    fields[at + 1] = Stroke(*stroke) if stroke else None
     op: Op = cls(*fields)
     return op
 
@@ -854,6 +867,31 @@ def _is_element(node: El) -> bool:
 # ---------------------------------------------------------------- compiler
 
 
+# Memos shared by every compile: the cards of a deck repeat most of their markup. Bounded by
+# emptying them when full (a build's distinct markup is far smaller).
+_MEMO_SIZE = 20_000
+# (id of the parent style, properties) -> (parent style, style): _Compiler.style
+_STYLES: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Style, Style]] = {}
+# (tag, attributes, id of the inherited style) -> (that style, ops): _Compiler.leaf
+_LEAVES: dict[tuple[str, tuple[tuple[str, str], ...], int], tuple[Style, tuple[Op, ...]]] = {}
+# (tag, attributes) -> (own, props, problem messages): _Compiler.attributes
+_ATTRIBUTES: dict[
+    tuple[str, tuple[tuple[str, str], ...]], tuple[Own, dict[str, str], tuple[str, ...]]
+] = {}
+_MEMO_STATE: list[object] = [None]  # what the memos' entries were found valid under
+
+
+def _fresh_memos() -> None:
+    """Empty the memos when what decides whether a value is valid has changed: the fonts a pack
+    brings (font-family) or the bound on numbers."""
+    state = (fonts.signature(), MAX_NUMBER)
+    if state != _MEMO_STATE[0]:
+        _STYLES.clear()
+        _LEAVES.clear()
+        _ATTRIBUTES.clear()
+        _MEMO_STATE[0] = state
+
+
 class _Compiler:
     def __init__(
         self,
@@ -870,6 +908,7 @@ class _Compiler:
         self.checked: set[El] = (
             set()
         )  # elements attributes() has read; _unchecked() looks at all the others
+        self.said: list[str] | None = None  # messages of problem() while a memo listens
         for el in root.iter(etree.Element):
             ident = el.get("id")
             if ident in self.ids:
@@ -879,6 +918,20 @@ class _Compiler:
 
     def problem(self, el: El, message: str) -> None:
         self.problems[(el.sourceline or 0, message)] = None
+        if self.said is not None:
+            self.said.append(message)
+
+    def heard(self, work: Callable[[], T]) -> tuple[T, list[str]]:
+        """work()'s result and the messages of the problems it reported (a memo keeps them)."""
+        outer, self.said = self.said, []
+        try:
+            result = work()
+            said = self.said
+        finally:
+            self.said = outer
+        if outer is not None:
+            outer += said
+        return result, said
 
     def value(
         self, el: El, parse: Callable[[str, str], T], value: str, prop: str, default: D
@@ -909,7 +962,28 @@ class _Compiler:
         )
 
     def attributes(self, el: El, tag: str) -> tuple[Own, dict[str, str]]:
-        """(own attributes, presentation properties) of el; style wins over attributes."""
+        """(own attributes, presentation properties) of el; style wins over attributes.
+
+        The same markup recurs on every card of a deck, so what a tag and its attributes give
+        is remembered (the dicts are shared: nobody changes them), with the messages of its
+        problems, which are reported again at this element's line."""
+        attrib = tuple(el.attrib.items())
+        key = (tag, attrib)
+        done = _ATTRIBUTES.get(key)
+        if done is not None:
+            self.checked.add(el)
+            for message in done[2]:
+                self.problem(el, message)
+            return done[0], done[1]
+        (own, props), said = self.heard(lambda: self.read_attributes(el, tag))
+        if not any(name[0] == "{" for name, _ in attrib):  # else: the element's nsmap counts
+            if len(_ATTRIBUTES) >= _MEMO_SIZE:
+                _ATTRIBUTES.clear()
+            _ATTRIBUTES[key] = (own, props, tuple(said))
+        return own, props
+
+    def read_attributes(self, el: El, tag: str) -> tuple[Own, dict[str, str]]:
+        """attributes(), read afresh."""
         own_names, prop_names = _ELEMENTS[tag]
         own: Own = {}
         props: dict[str, str] = {}
@@ -945,7 +1019,24 @@ class _Compiler:
         return own, props
 
     def style(self, el: El, parent: Style, props: dict[str, str]) -> Style:
-        """The computed inherited style of el; shares parent's dict when el changes nothing."""
+        """The computed inherited style of el; shares parent's dict when el changes nothing.
+
+        Remembered by the parent style (held, so its id stays its own) and the properties, when
+        they parse without a problem: the same style object then comes back for the same
+        inputs, in every compile, and _LEAVES can recognise it."""
+        key = (id(parent), tuple(props.items()))
+        done = _STYLES.get(key)
+        if done is not None and done[0] is parent:
+            return done[1]
+        st, said = self.heard(lambda: self.computed_style(el, parent, props))
+        if not said:
+            if len(_STYLES) >= _MEMO_SIZE:
+                _STYLES.clear()
+            _STYLES[key] = (parent, st)
+        return st
+
+    def computed_style(self, el: El, parent: Style, props: dict[str, str]) -> Style:
+        """style(), computed afresh."""
         st = parent
         for prop, value in props.items():
             if prop in _PARSERS and value != "inherit":
@@ -976,6 +1067,31 @@ class _Compiler:
         if handler is None:
             self.problem(el, f"unsupported element <{tag}>")
             return
+        if tag in _SHAPES and not len(el):
+            self.leaf(el, tag, handler, st, out)
+        else:
+            self.draw(el, tag, handler, st, out)
+
+    def leaf(self, el: El, tag: str, handler: Handler, st: Style, out: list[Op]) -> None:
+        """A shape without children: its ops depend only on its tag, its attributes and the
+        inherited style (unless it refers to an id), so they are remembered (_LEAVES)."""
+        attrib = tuple(el.attrib.items())
+        key = (tag, attrib, id(st))
+        done = _LEAVES.get(key)
+        if done is not None and done[0] is st:
+            self.checked.add(el)
+            out += done[1]
+            return
+        ops: list[Op] = []
+        _, said = self.heard(lambda: self.draw(el, tag, handler, st, ops))
+        out += ops
+        if not said and not _is_url(st["fill"]) and not any("url(" in v for _, v in attrib):
+            if len(_LEAVES) >= _MEMO_SIZE:
+                _LEAVES.clear()
+            _LEAVES[key] = (st, tuple(ops))
+
+    def draw(self, el: El, tag: str, handler: Handler, st: Style, out: list[Op]) -> None:
+        """Compile el, a supported element, and append its ops to out when it is shown."""
         own, props = self.attributes(el, tag)
         shown = self.value(el, _DISPLAY, props.get("display", "inline"), "display", True)
         st = self.style(el, st, props)
@@ -1720,6 +1836,7 @@ def compile_svg(svg: str, resolve_href: Resolver | None = None) -> Drawing:
 
     resolve_href maps an <image> href to a file path, or None when there is no such image.
     """
+    _fresh_memos()
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
     try:
         root = etree.fromstring(svg.encode(), parser)
