@@ -69,8 +69,8 @@ def parser() -> argparse.ArgumentParser:
         type=_jobs_option,
         default=0,
         metavar="N",
-        help="processes that render and compile a large pack (default: every core while one is "
-        "idle, else 1)",
+        help="processes that render and compile a large pack (default: 1; a second core "
+        "does not yet shorten a build)",
     )
     b.add_argument(
         "--changes",
