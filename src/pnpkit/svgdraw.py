@@ -51,10 +51,13 @@ from typing import Any, NamedTuple, TypeVar, cast, overload
 
 from lxml import etree
 from reportlab.lib import colors
+from reportlab.lib.rl_accel import fp_str
 from reportlab.lib.utils import ImageReader
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill modes: not in types-reportlab
     FILL_EVEN_ODD,
     FILL_NON_ZERO,
+    PATH_OPS,
     Canvas,
 )
 from reportlab.pdfgen.pathobject import PDFPathObject
@@ -330,15 +333,52 @@ def _set_paint(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> None
         canvas.setDash(list(dash), offset)  # always set: an earlier dash would otherwise leak
 
 
+# The operator each path segment becomes, as ReportLab's PDFPathObject writes it.
+_SEG_OPS = {"moveTo": " m", "lineTo": " l", "curveTo": " c", "close": "h"}
+
+
+def _path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
+    """The path's operators exactly as PDFPathObject.getCode() would give them, without an
+    object and a method call per segment; None for a path it would refuse (not starting with
+    a move) or a segment it has no operator for here."""
+    if not segs:
+        return ""
+    if segs[0][0] != "moveTo":
+        return None
+    code = ["n"]
+    add = code.append
+    ops = _SEG_OPS
+    for name, args in segs:
+        op = ops.get(name)
+        if op is None:
+            return None
+        add(f"{fp_str(*args)}{op}" if args else op)
+    return " ".join(code)
+
+
 def _draw_path(canvas: Any, op: PathOp) -> None:
     segs, fill, stroke, evenodd = op
     _set_paint(canvas, fill, stroke)
-    canvas.drawPath(
-        _build_path(canvas, segs),
-        stroke=stroke is not None,
-        fill=fill is not None,
-        fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO,
-    )
+    code = _path_code(segs)
+    if code is None:
+        canvas.drawPath(
+            _build_path(canvas, segs),
+            stroke=stroke is not None,
+            fill=fill is not None,
+            fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO,
+        )
+        return
+    # what drawPath() appends: the path, then its painting operator
+    canvas._code += (code, _PAINT_OP[stroke is not None, fill is not None, evenodd])
+
+
+# PATH_OPS of ReportLab's canvas by (stroked, filled, even-odd)
+_PAINT_OP = {
+    (s, f, e): PATH_OPS[s, f, FILL_EVEN_ODD if e else FILL_NON_ZERO]
+    for s in (False, True)
+    for f in (False, True)
+    for e in (False, True)
+}
 
 
 def _draw_clip(canvas: Any, op: Clip) -> None:
@@ -353,9 +393,27 @@ def _draw_clip(canvas: Any, op: Clip) -> None:
 def _draw_text(canvas: Any, op: TextOp) -> None:
     x, y, font, size, text, fill, stroke, data = op
     _set_paint(canvas, fill, stroke)
+    if data is None and canvas.bottomup:  # plain text: its operators written here, the same
+        tt: Any = pdfmetrics.getFont(font)  # ReportLab branches on _dynamicFont
+        if tt._dynamicFont:  # a TrueType font, as every pnpkit font is
+            canvas._code.append(_text_code(canvas, tt, x, y, size, text, fill, stroke))
+            return
     if data is not None:  # a shaped run: glyphs standing as characters, with their positions
         shaping.register_private(font, text, data)
-        text = shaping.drawable(text, data)
+    _text_object(canvas, x, y, font, size, shaping.drawable(text, data), fill, stroke)
+
+
+def _text_object(
+    canvas: Any,
+    x: float,
+    y: float,
+    font: str,
+    size: float,
+    text: str,
+    fill: Fill | None,
+    stroke: Stroke | None,
+) -> None:
+    """The text drawn through ReportLab's text object (shaped runs go this way)."""
     t = canvas.beginText()
     t.setTextTransform(1, 0, 0, -1, x, y)  # flip the glyphs back upright in y-down space
     t.setFont(font, size)
@@ -363,6 +421,41 @@ def _draw_text(canvas: Any, op: TextOp) -> None:
     t.textOut(text)
     t.setTextRenderMode(0)  # Tr outlives ET, but the next text object assumes 0
     canvas.drawText(t)
+
+
+def _text_code(
+    canvas: Any,
+    font: Any,
+    x: float,
+    y: float,
+    size: float,
+    text: str,
+    fill: Fill | None,
+    stroke: Stroke | None,
+) -> str:
+    """The text object _draw_text's ReportLab calls give for a plain run in a TrueType font,
+    operator for operator: beginText() (its origin), the flipped text matrix, the render mode,
+    textOut()'s per-subset runs, the mode back to 0. splitString() runs as it would, so the
+    subsets take the same characters in the same order (their codes do not change)."""
+    mode = 2 if fill and stroke else 1 if stroke else 0
+    code = ["BT 1 0 0 1 0 0 Tm", f"{fp_str(1, 0, 0, -1, x, y)} Tm"]
+    if mode:
+        code.append(f"{mode} Tr")
+    doc = canvas._doc
+    escape = canvas._escape
+    runs = []
+    tmpl = f"{fp_str(size)} Tf {fp_str(size * 1.2)} TL"  # leading: setFont's default
+    current = -1
+    for subset, chars in font.splitString(text, doc):
+        if subset != current:
+            runs.append(f"{font.getSubsetInternalName(subset, doc)} {tmpl}")
+            current = subset
+        runs.append(f"({escape(chars)}) Tj")
+    code.append(" ".join(runs))
+    if mode:
+        code.append("0 Tr")
+    code.append("ET")
+    return " ".join(code)
 
 
 def _draw_gradient(canvas: Any, op: Gradient) -> None:
