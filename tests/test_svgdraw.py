@@ -14,7 +14,7 @@ from PIL import Image
 from pypdf import PdfReader
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 
-from pnpkit import fonts
+from pnpkit import fonts, shaping
 from pnpkit.svgdraw import (
     MM,
     OP_TYPES,
@@ -711,18 +711,29 @@ _TEXTS = [
 ]
 
 
+def _shaped(text: str, font: str) -> tuple[str, object]:
+    chars, data, _ = shaping.shape(text, font)
+    assert data is not None, "kerned: shaped"
+    return chars, data
+
+
+@pytest.mark.parametrize("order", [1, -1])  # another order: other subset codes, other bytes
 @pytest.mark.parametrize("font", ["DejaVu Sans", "DejaVu Sans-Bold"])
-def test_direct_text_operators_are_reportlabs(font):
+def test_direct_text_operators_are_reportlabs(font, order):
     fast, slow = _two_canvases()
-    for n, (text, fill, stroke) in enumerate(_TEXTS * 2):  # twice: subsets already assigned
+    runs = [(text, None, fill, stroke) for text, fill, stroke in _TEXTS]
+    runs += [(*_shaped("AVAWAT To (Yo) ść", font), (0, 0, 0, 1), None)]
+    runs += [(*_shaped("Ta LTA Vo", font), (0, 0, 0, 1), (1, 0, 0, 1, 0.5, 1, 1, 4, (), 0))]
+    for n, (text, data, fill, stroke) in enumerate(runs[::order] * 2):  # twice: kept runs
         f = Fill(*fill) if fill else None
         s = Stroke(*stroke) if stroke else None
-        op = TextOp(1.5 + n, 20.25 - n / 3, font, 7.3 + n, text, f, s, None)
+        op = TextOp(1.5 + n % 5, 20.25 - n / 3, font, 7.3 + n % 3, text, f, s, data)
         _draw_text(fast, op)
         _set_paint(slow, f, s)
-        _text_object(slow, op.x, op.y, font, op.size, text, f, s)
+        _text_object(slow, op.x, op.y, font, op.size, shaping.drawable(text, data), f, s)
     assert fast._code == slow._code
-    assert "Tr" in " ".join(fast._code) and "] TJ" not in " ".join(fast._code)
+    drawn = " ".join(fast._code)
+    assert "1 Tr" in drawn and "2 Tr" in drawn and "] TJ" in drawn  # kerned runs
     fast.showPage()
     slow.showPage()
     assert fast.getpdfdata() == slow.getpdfdata()  # the same subsets, glyph codes and names

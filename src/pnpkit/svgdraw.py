@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar, cast, overload
+from weakref import WeakKeyDictionary
 
 from lxml import etree
 from reportlab.lib import colors
@@ -393,14 +394,68 @@ def _draw_clip(canvas: Any, op: Clip) -> None:
 def _draw_text(canvas: Any, op: TextOp) -> None:
     x, y, font, size, text, fill, stroke, data = op
     _set_paint(canvas, fill, stroke)
-    if data is None and canvas.bottomup:  # plain text: its operators written here, the same
-        tt: Any = pdfmetrics.getFont(font)  # ReportLab branches on _dynamicFont
-        if tt._dynamicFont:  # a TrueType font, as every pnpkit font is
-            canvas._code.append(_text_code(canvas, tt, x, y, size, text, fill, stroke))
-            return
     if data is not None:  # a shaped run: glyphs standing as characters, with their positions
         shaping.register_private(font, text, data)
-    _text_object(canvas, x, y, font, size, shaping.drawable(text, data), fill, stroke)
+    shown = _shown(canvas, font, size, text, data) if canvas.bottomup else None
+    if shown is None:
+        _text_object(canvas, x, y, font, size, shaping.drawable(text, data), fill, stroke)
+    else:
+        canvas._code.append(_text_code(x, y, shown, fill, stroke))
+
+
+# Per document: a run's operators as textOut() formats them, by (font, size, text, shape).
+_SHOWN: WeakKeyDictionary[Any, dict[tuple[str, float, str, Any], str]] = WeakKeyDictionary()
+
+
+def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | None:
+    """What textOut() adds for this run in a fresh text object (font set, rise 0), kept for
+    the next identical run of this document: once a run went through the font's splitString()
+    its characters have their subset codes in this document, so its operators cannot change.
+    None for a font that is not TrueType (the text object handles those)."""
+    doc = canvas._doc
+    runs = _SHOWN.get(doc)
+    if runs is None:
+        runs = _SHOWN[doc] = {}
+    key = (font, size, text, data)
+    shown = runs.get(key)
+    if shown is None:
+        tt: Any = pdfmetrics.getFont(font)  # ReportLab's text object branches on _dynamicFont
+        if not tt._dynamicFont:
+            return None
+        if data is None:
+            shown = _plain_runs(canvas, tt, size, text)
+        else:  # shaped: ReportLab's own formatting, positions and all
+            t = canvas.beginText()
+            t.setFont(font, size)
+            shown = t._formatText(shaping.drawable(text, data))
+        runs[key] = shown
+    return shown
+
+
+def _plain_runs(canvas: Any, font: Any, size: float, text: str) -> str:
+    """textOut()'s operators for an unshaped run: one Tj per stretch of one font subset, the
+    subset's font selected where it changes. splitString() runs as it would, so the subsets
+    take the same characters in the same order (the glyph codes do not change)."""
+    doc = canvas._doc
+    escape = canvas._escape
+    runs = []
+    tmpl = f"{fp_str(size)} Tf {fp_str(size * 1.2)} TL"  # leading: setFont's default
+    current = -1
+    for subset, chars in font.splitString(text, doc):
+        if subset != current:
+            runs.append(f"{font.getSubsetInternalName(subset, doc)} {tmpl}")
+            current = subset
+        runs.append(f"({escape(chars)}) Tj")
+    return " ".join(runs)
+
+
+def _text_code(x: float, y: float, shown: str, fill: Fill | None, stroke: Stroke | None) -> str:
+    """The text object _text_object() gives, operator for operator: beginText()'s origin, the
+    flipped text matrix, the render mode, the run, the mode back to 0."""
+    mode = 2 if fill and stroke else 1 if stroke else 0
+    if mode:
+        return f"BT 1 0 0 1 0 0 Tm {fp_str(1, 0, 0, -1, x, y)} Tm {mode} Tr {shown} 0 Tr ET"
+    return f"BT 1 0 0 1 0 0 Tm {fp_str(1, 0, 0, -1, x, y)} Tm {shown} ET"
 
 
 def _text_object(
@@ -421,41 +476,6 @@ def _text_object(
     t.textOut(text)
     t.setTextRenderMode(0)  # Tr outlives ET, but the next text object assumes 0
     canvas.drawText(t)
-
-
-def _text_code(
-    canvas: Any,
-    font: Any,
-    x: float,
-    y: float,
-    size: float,
-    text: str,
-    fill: Fill | None,
-    stroke: Stroke | None,
-) -> str:
-    """The text object _draw_text's ReportLab calls give for a plain run in a TrueType font,
-    operator for operator: beginText() (its origin), the flipped text matrix, the render mode,
-    textOut()'s per-subset runs, the mode back to 0. splitString() runs as it would, so the
-    subsets take the same characters in the same order (their codes do not change)."""
-    mode = 2 if fill and stroke else 1 if stroke else 0
-    code = ["BT 1 0 0 1 0 0 Tm", f"{fp_str(1, 0, 0, -1, x, y)} Tm"]
-    if mode:
-        code.append(f"{mode} Tr")
-    doc = canvas._doc
-    escape = canvas._escape
-    runs = []
-    tmpl = f"{fp_str(size)} Tf {fp_str(size * 1.2)} TL"  # leading: setFont's default
-    current = -1
-    for subset, chars in font.splitString(text, doc):
-        if subset != current:
-            runs.append(f"{font.getSubsetInternalName(subset, doc)} {tmpl}")
-            current = subset
-        runs.append(f"({escape(chars)}) Tj")
-    code.append(" ".join(runs))
-    if mode:
-        code.append("0 Tr")
-    code.append("ET")
-    return " ".join(code)
 
 
 def _draw_gradient(canvas: Any, op: Gradient) -> None:
