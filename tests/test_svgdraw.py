@@ -724,6 +724,10 @@ def test_direct_text_operators_are_reportlabs(font, order):
     runs = [(text, None, fill, stroke) for text, fill, stroke in _TEXTS]
     runs += [(*_shaped("AVAWAT To (Yo) ść", font), (0, 0, 0, 1), None)]
     runs += [(*_shaped("Ta LTA Vo", font), (0, 0, 0, 1), (1, 0, 0, 1, 0.5, 1, 1, 4, (), 0))]
+    marked = _shaped("\u0410\u0301 AVA", font)  # a mark moved up: ReportLab's own formatting
+    assert any(glyph[4] for glyph in marked[1])
+    short = _shaped("AVAT Yo", font)  # fewer glyphs than characters: the last subset unwritten
+    runs += [(*marked, (0, 0, 0, 1), None), (short[0] + "ЖЖ", short[1], (0, 0, 0, 1), None)]
     for n, (text, data, fill, stroke) in enumerate(runs[::order] * 2):  # twice: kept runs
         f = Fill(*fill) if fill else None
         s = Stroke(*stroke) if stroke else None

@@ -47,6 +47,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
 from typing import Any, NamedTuple, TypeVar, cast, overload
 from weakref import WeakKeyDictionary
 
@@ -424,7 +425,9 @@ def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | N
             return None
         if data is None:
             shown = _plain_runs(canvas, tt, size, text)
-        else:  # shaped: ReportLab's own formatting, positions and all
+        elif not any(glyph[4] for glyph in data):  # no glyph raised or lowered: no Ts
+            shown = _shaped_runs(canvas, tt, size, text, data)
+        else:  # ReportLab's own formatting, rises and all
             t = canvas.beginText()
             t.setFont(font, size)
             shown = t._formatText(shaping.drawable(text, data))
@@ -447,6 +450,48 @@ def _plain_runs(canvas: Any, font: Any, size: float, text: str) -> str:
             current = subset
         runs.append(f"({escape(chars)}) Tj")
     return " ".join(runs)
+
+
+def _shaped_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> str:
+    """textOut()'s operators for a shaped run none of whose glyphs moves up or down, as
+    ReportLab's _formatText writes them: per subset one Tj, or a TJ whose numbers are the
+    harfbuzz offsets and the advance corrections (glyph width - advance), summed and grouped
+    in its order so that every number prints the same."""
+    doc = canvas._doc
+    escape = canvas._escape
+    runs = []
+    tmpl = f"{fp_str(size)} Tf {fp_str(size * 1.2)} TL"  # leading: setFont's default
+    current = -1
+    at = 0
+    for subset, chars in font.splitString(text, doc):
+        if subset != current:
+            runs.append(f"{font.getSubsetInternalName(subset, doc)} {tmpl}")
+            current = subset
+        items: list[float | bytes] = []
+        # data: (cluster, x_advance, y_advance, x_offset, y_offset, width) per glyph
+        glyphs = data[at : at + len(chars)]
+        at += len(chars)
+        if not glyphs:  # shorter data than text: ReportLab ends such a subset unwritten
+            continue
+        for i, glyph in enumerate(glyphs):
+            items += (-glyph[3], chars[i : i + 1], glyph[5] - glyph[1] + glyph[3])
+        shown = [
+            v
+            for v in (
+                f"({escape(b''.join(g))})" if k else fp_str(sum(g))  # type: ignore[arg-type]
+                for k, g in groupby(filter(None, items), _is_bytes)
+            )
+            if v != "0"
+        ]
+        if len(shown) == 1 and shown[0].startswith("("):
+            runs.append(f"{shown[0]} Tj")
+        else:
+            runs.append(f"[{' '.join(shown)}] TJ")
+    return " ".join(runs)
+
+
+def _is_bytes(item: object) -> bool:
+    return isinstance(item, bytes)
 
 
 def _text_code(x: float, y: float, shown: str, fill: Fill | None, stroke: Stroke | None) -> str:
