@@ -47,7 +47,6 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import groupby
 from typing import Any, NamedTuple, TypeVar, cast, overload
 from weakref import WeakKeyDictionary
 
@@ -467,22 +466,12 @@ def _shaped_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> s
         if subset != current:
             runs.append(f"{font.getSubsetInternalName(subset, doc)} {tmpl}")
             current = subset
-        items: list[float | bytes] = []
         # data: (cluster, x_advance, y_advance, x_offset, y_offset, width) per glyph
         glyphs = data[at : at + len(chars)]
         at += len(chars)
         if not glyphs:  # shorter data than text: ReportLab ends such a subset unwritten
             continue
-        for i, glyph in enumerate(glyphs):
-            items += (-glyph[3], chars[i : i + 1], glyph[5] - glyph[1] + glyph[3])
-        shown = [
-            v
-            for v in (
-                f"({escape(b''.join(g))})" if k else fp_str(sum(g))  # type: ignore[arg-type]
-                for k, g in groupby(filter(None, items), _is_bytes)
-            )
-            if v != "0"
-        ]
+        shown = _shown_glyphs(chars, glyphs, escape)
         if len(shown) == 1 and shown[0].startswith("("):
             runs.append(f"{shown[0]} Tj")
         else:
@@ -490,8 +479,34 @@ def _shaped_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> s
     return " ".join(runs)
 
 
-def _is_bytes(item: object) -> bool:
-    return isinstance(item, bytes)
+def _shown_glyphs(chars: bytes, glyphs: Any, escape: Callable[[bytes], str]) -> list[str]:
+    """A TJ array's items as ReportLab makes them: per glyph its offset negated, its code and
+    its advance correction; zeros dropped, neighbouring codes joined into one string,
+    neighbouring numbers summed (left to right, as sum() does), sums printing as 0 dropped."""
+    shown: list[str] = []
+    codes: list[bytes] = []
+    numbers: list[float] = []
+    for i, glyph in enumerate(glyphs):
+        offset = glyph[3]
+        if offset:
+            if codes:
+                shown.append(f"({escape(b''.join(codes))})")
+                codes = []
+            numbers.append(-offset)
+        if numbers:
+            if (total := fp_str(sum(numbers))) != "0":
+                shown.append(total)
+            numbers = []
+        codes.append(chars[i : i + 1])
+        if correction := glyph[5] - glyph[1] + offset:
+            shown.append(f"({escape(b''.join(codes))})")
+            codes = []
+            numbers.append(correction)
+    if codes:
+        shown.append(f"({escape(b''.join(codes))})")
+    if numbers and (total := fp_str(sum(numbers))) != "0":
+        shown.append(total)
+    return shown
 
 
 def _text_code(x: float, y: float, shown: str, fill: Fill | None, stroke: Stroke | None) -> str:
