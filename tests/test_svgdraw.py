@@ -767,3 +767,16 @@ def test_direct_path_operators_are_reportlabs(segs, evenodd):
         )
         assert fast._code == slow._code
     assert _path_code((("lineTo", (1, 1)),)) is None  # ReportLab refuses it: so do we, alike
+
+
+def test_a_canvas_of_its_own_draw_path_still_draws_through_it():
+    drawn = []
+
+    class Recording(Canvas):  # as pdfx's CmykCanvas, which turns large black fills rich black
+        def drawPath(self, aPath, stroke=1, fill=0, fillMode=None):
+            drawn.append(aPath.getCode())
+            super().drawPath(aPath, stroke, fill, fillMode)
+
+    c = Recording(io.BytesIO())
+    _draw_path(c, PathOp(_SEGS[1], Fill(0, 0, 0, 1), None, False))
+    assert drawn == ["n 0 1 m 2.5 -3.25 l h"]

@@ -334,6 +334,22 @@ def _set_paint(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> None
         canvas.setDash(list(dash), offset)  # always set: an earlier dash would otherwise leak
 
 
+_OWN: dict[tuple[type, str], bool] = {}
+
+
+def _reportlabs(canvas: Canvas, method: str) -> bool:
+    """Whether this canvas draws with ReportLab's own `method` (and its text object), so that
+    the operators written here directly are the ones it would write."""
+    key = (type(canvas), method)
+    own = _OWN.get(key)
+    if own is None:
+        cls = key[0]
+        own = _OWN[key] = all(
+            getattr(cls, name) is getattr(Canvas, name) for name in (method, "beginText")
+        )
+    return own
+
+
 # The operator each path segment becomes, as ReportLab's PDFPathObject writes it.
 _SEG_OPS = {"moveTo": " m", "lineTo": " l", "curveTo": " c", "close": "h"}
 
@@ -360,8 +376,8 @@ def _path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
 def _draw_path(canvas: Any, op: PathOp) -> None:
     segs, fill, stroke, evenodd = op
     _set_paint(canvas, fill, stroke)
-    code = _path_code(segs)
-    if code is None:
+    code = _path_code(segs) if _reportlabs(canvas, "drawPath") else None
+    if code is None:  # a canvas of its own drawPath (pdfx's), or a path for ReportLab's object
         canvas.drawPath(
             _build_path(canvas, segs),
             stroke=stroke is not None,
@@ -396,7 +412,8 @@ def _draw_text(canvas: Any, op: TextOp) -> None:
     _set_paint(canvas, fill, stroke)
     if data is not None:  # a shaped run: glyphs standing as characters, with their positions
         shaping.register_private(font, text, data)
-    shown = _shown(canvas, font, size, text, data) if canvas.bottomup else None
+    direct = canvas.bottomup and _reportlabs(canvas, "drawText")
+    shown = _shown(canvas, font, size, text, data) if direct else None
     if shown is None:
         _text_object(canvas, x, y, font, size, shaping.drawable(text, data), fill, stroke)
     else:
