@@ -12,9 +12,9 @@ import pypdfium2
 import pytest
 from PIL import Image
 from pypdf import PdfReader
-from reportlab.pdfgen.canvas import Canvas
+from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 
-from pnpkit import fonts
+from pnpkit import fonts, shaping
 from pnpkit.svgdraw import (
     MM,
     OP_TYPES,
@@ -24,6 +24,12 @@ from pnpkit.svgdraw import (
     Stroke,
     SvgError,
     TextOp,
+    _build_path,
+    _draw_path,
+    _draw_text,
+    _path_code,
+    _set_paint,
+    _text_object,
     compile_svg,
     op_from_row,
     op_row,
@@ -681,3 +687,96 @@ def test_remembered_styles_follow_the_packs_fonts():
         ]
     finally:
         fonts.use({})
+
+
+def _two_canvases() -> tuple[Canvas, Canvas]:
+    fonts.register_all()
+    return tuple(  # type: ignore[return-value]
+        Canvas(io.BytesIO(), pagesize=(100, 100), invariant=1, pageCompression=0) for _ in range(2)
+    )
+
+
+_TEXTS = [
+    ("Hello (world) \\ 1", None, None),
+    ("", (0, 0, 0, 1), None),
+    ("Zażółć gęślą jaźń — ΑΒΓ абв", (0.2, 0.4, 0.6, 0.5), None),
+    ("outlined", None, (1, 0, 0, 1, 0.5, 0, 0, 4, (), 0)),
+    ("both", (0, 0, 1, 1), (1, 0, 0, 1, 0.5, 1, 1, 4, (1, 2), 0.5)),
+    # more distinct characters than one subset holds: the runs switch subsets mid-text
+    (
+        "".join(map(chr, range(0x400, 0x52F))) + "abc" + "".join(map(chr, range(0x370, 0x3FF))),
+        (0, 0, 0, 1),
+        None,
+    ),
+]
+
+
+def _shaped(text: str, font: str) -> tuple[str, object]:
+    chars, data, _ = shaping.shape(text, font)
+    assert data is not None, "kerned: shaped"
+    return chars, data
+
+
+@pytest.mark.parametrize("order", [1, -1])  # another order: other subset codes, other bytes
+@pytest.mark.parametrize("font", ["DejaVu Sans", "DejaVu Sans-Bold"])
+def test_direct_text_operators_are_reportlabs(font, order):
+    fast, slow = _two_canvases()
+    runs = [(text, None, fill, stroke) for text, fill, stroke in _TEXTS]
+    runs += [(*_shaped("AVAWAT To (Yo) ść", font), (0, 0, 0, 1), None)]
+    runs += [(*_shaped("Ta LTA Vo", font), (0, 0, 0, 1), (1, 0, 0, 1, 0.5, 1, 1, 4, (), 0))]
+    marked = _shaped("\u0410\u0301 AVA", font)  # a mark moved up: ReportLab's own formatting
+    assert any(glyph[4] for glyph in marked[1])
+    short = _shaped("AVAT Yo", font)  # fewer glyphs than characters: the last subset unwritten
+    runs += [(*marked, (0, 0, 0, 1), None), (short[0] + "ЖЖ", short[1], (0, 0, 0, 1), None)]
+    for n, (text, data, fill, stroke) in enumerate(runs[::order] * 2):  # twice: kept runs
+        f = Fill(*fill) if fill else None
+        s = Stroke(*stroke) if stroke else None
+        op = TextOp(1.5 + n % 5, 20.25 - n / 3, font, 7.3 + n % 3, text, f, s, data)
+        _draw_text(fast, op)
+        _set_paint(slow, f, s)
+        _text_object(slow, op.x, op.y, font, op.size, shaping.drawable(text, data), f, s)
+    assert fast._code == slow._code
+    drawn = " ".join(fast._code)
+    assert "1 Tr" in drawn and "2 Tr" in drawn and "] TJ" in drawn  # kerned runs
+    fast.showPage()
+    slow.showPage()
+    assert fast.getpdfdata() == slow.getpdfdata()  # the same subsets, glyph codes and names
+
+
+_SEGS = [
+    (),
+    (("moveTo", (0.0, 1.0)), ("lineTo", (2.5, -3.25)), ("close", ())),
+    (("moveTo", (1e-7, 123456.789)), ("curveTo", (1, 2, 3, 4, 5.5, 6.0000001)), ("close", ())),
+    (("moveTo", (0, 0)), ("lineTo", (1, 1)), ("moveTo", (2, 2)), ("lineTo", (-0.0, 1 / 3))),
+]
+
+
+@pytest.mark.parametrize("segs", _SEGS)
+@pytest.mark.parametrize("evenodd", [False, True])
+def test_direct_path_operators_are_reportlabs(segs, evenodd):
+    fill, stroke = Fill(0.1, 0.2, 0.3, 1), Stroke(0, 0, 0, 1, 0.5, 0, 0, 4, (), 0)
+    for f, s in [(fill, None), (None, stroke), (fill, stroke), (None, None)]:
+        fast, slow = _two_canvases()
+        _draw_path(fast, PathOp(segs, f, s, evenodd))
+        _set_paint(slow, f, s)
+        slow.drawPath(
+            _build_path(slow, segs),
+            stroke=s is not None,
+            fill=f is not None,
+            fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO,
+        )
+        assert fast._code == slow._code
+    assert _path_code((("lineTo", (1, 1)),)) is None  # ReportLab refuses it: so do we, alike
+
+
+def test_a_canvas_of_its_own_draw_path_still_draws_through_it():
+    drawn = []
+
+    class Recording(Canvas):  # as pdfx's CmykCanvas, which turns large black fills rich black
+        def drawPath(self, aPath, stroke=1, fill=0, fillMode=None):
+            drawn.append(aPath.getCode())
+            super().drawPath(aPath, stroke, fill, fillMode)
+
+    c = Recording(io.BytesIO())
+    _draw_path(c, PathOp(_SEGS[1], Fill(0, 0, 0, 1), None, False))
+    assert drawn == ["n 0 1 m 2.5 -3.25 l h"]

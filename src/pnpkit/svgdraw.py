@@ -48,13 +48,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar, cast, overload
+from weakref import WeakKeyDictionary
 
 from lxml import etree
 from reportlab.lib import colors
+from reportlab.lib.rl_accel import fp_str
 from reportlab.lib.utils import ImageReader
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill modes: not in types-reportlab
     FILL_EVEN_ODD,
     FILL_NON_ZERO,
+    PATH_OPS,
     Canvas,
 )
 from reportlab.pdfgen.pathobject import PDFPathObject
@@ -330,15 +334,68 @@ def _set_paint(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> None
         canvas.setDash(list(dash), offset)  # always set: an earlier dash would otherwise leak
 
 
+_OWN: dict[tuple[type, str], bool] = {}
+
+
+def _reportlabs(canvas: Canvas, method: str) -> bool:
+    """Whether this canvas draws with ReportLab's own `method` (and its text object), so that
+    the operators written here directly are the ones it would write."""
+    key = (type(canvas), method)
+    own = _OWN.get(key)
+    if own is None:
+        cls = key[0]
+        own = _OWN[key] = all(
+            getattr(cls, name) is getattr(Canvas, name) for name in (method, "beginText")
+        )
+    return own
+
+
+# The operator each path segment becomes, as ReportLab's PDFPathObject writes it.
+_SEG_OPS = {"moveTo": " m", "lineTo": " l", "curveTo": " c", "close": "h"}
+
+
+def _path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
+    """The path's operators exactly as PDFPathObject.getCode() would give them, without an
+    object and a method call per segment; None for a path it would refuse (not starting with
+    a move) or a segment it has no operator for here."""
+    if not segs:
+        return ""
+    if segs[0][0] != "moveTo":
+        return None
+    code = ["n"]
+    add = code.append
+    ops = _SEG_OPS
+    for name, args in segs:
+        op = ops.get(name)
+        if op is None:
+            return None
+        add(f"{fp_str(*args)}{op}" if args else op)
+    return " ".join(code)
+
+
 def _draw_path(canvas: Any, op: PathOp) -> None:
     segs, fill, stroke, evenodd = op
     _set_paint(canvas, fill, stroke)
-    canvas.drawPath(
-        _build_path(canvas, segs),
-        stroke=stroke is not None,
-        fill=fill is not None,
-        fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO,
-    )
+    code = _path_code(segs) if _reportlabs(canvas, "drawPath") else None
+    if code is None:  # a canvas of its own drawPath (pdfx's), or a path for ReportLab's object
+        canvas.drawPath(
+            _build_path(canvas, segs),
+            stroke=stroke is not None,
+            fill=fill is not None,
+            fillMode=FILL_EVEN_ODD if evenodd else FILL_NON_ZERO,
+        )
+        return
+    # what drawPath() appends: the path, then its painting operator
+    canvas._code += (code, _PAINT_OP[stroke is not None, fill is not None, evenodd])
+
+
+# PATH_OPS of ReportLab's canvas by (stroked, filled, even-odd)
+_PAINT_OP = {
+    (s, f, e): PATH_OPS[s, f, FILL_EVEN_ODD if e else FILL_NON_ZERO]
+    for s in (False, True)
+    for f in (False, True)
+    for e in (False, True)
+}
 
 
 def _draw_clip(canvas: Any, op: Clip) -> None:
@@ -355,7 +412,140 @@ def _draw_text(canvas: Any, op: TextOp) -> None:
     _set_paint(canvas, fill, stroke)
     if data is not None:  # a shaped run: glyphs standing as characters, with their positions
         shaping.register_private(font, text, data)
-        text = shaping.drawable(text, data)
+    direct = canvas.bottomup and _reportlabs(canvas, "drawText")
+    shown = _shown(canvas, font, size, text, data) if direct else None
+    if shown is None:
+        _text_object(canvas, x, y, font, size, shaping.drawable(text, data), fill, stroke)
+    else:
+        canvas._code.append(_text_code(x, y, shown, fill, stroke))
+
+
+# Per document: a run's operators as textOut() formats them, by (font, size, text, shape).
+_SHOWN: WeakKeyDictionary[Any, dict[tuple[str, float, str, Any], str]] = WeakKeyDictionary()
+
+
+def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | None:
+    """What textOut() adds for this run in a fresh text object (font set, rise 0), kept for
+    the next identical run of this document: once a run went through the font's splitString()
+    its characters have their subset codes in this document, so its operators cannot change.
+    None for a font that is not TrueType (the text object handles those)."""
+    doc = canvas._doc
+    runs = _SHOWN.get(doc)
+    if runs is None:
+        runs = _SHOWN[doc] = {}
+    key = (font, size, text, data)
+    shown = runs.get(key)
+    if shown is None:
+        tt: Any = pdfmetrics.getFont(font)  # ReportLab's text object branches on _dynamicFont
+        if not tt._dynamicFont:
+            return None
+        if data is None:
+            shown = _plain_runs(canvas, tt, size, text)
+        elif not any(glyph[4] for glyph in data):  # no glyph raised or lowered: no Ts
+            shown = _shaped_runs(canvas, tt, size, text, data)
+        else:  # ReportLab's own formatting, rises and all
+            t = canvas.beginText()
+            t.setFont(font, size)
+            shown = t._formatText(shaping.drawable(text, data))
+        runs[key] = shown
+    return shown
+
+
+def _plain_runs(canvas: Any, font: Any, size: float, text: str) -> str:
+    """textOut()'s operators for an unshaped run: one Tj per stretch of one font subset, the
+    subset's font selected where it changes. splitString() runs as it would, so the subsets
+    take the same characters in the same order (the glyph codes do not change)."""
+    doc = canvas._doc
+    escape = canvas._escape
+    runs = []
+    tmpl = f"{fp_str(size)} Tf {fp_str(size * 1.2)} TL"  # leading: setFont's default
+    current = -1
+    for subset, chars in font.splitString(text, doc):
+        if subset != current:
+            runs.append(f"{font.getSubsetInternalName(subset, doc)} {tmpl}")
+            current = subset
+        runs.append(f"({escape(chars)}) Tj")
+    return " ".join(runs)
+
+
+def _shaped_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> str:
+    """textOut()'s operators for a shaped run none of whose glyphs moves up or down, as
+    ReportLab's _formatText writes them: per subset one Tj, or a TJ whose numbers are the
+    harfbuzz offsets and the advance corrections (glyph width - advance), summed and grouped
+    in its order so that every number prints the same."""
+    doc = canvas._doc
+    escape = canvas._escape
+    runs = []
+    tmpl = f"{fp_str(size)} Tf {fp_str(size * 1.2)} TL"  # leading: setFont's default
+    current = -1
+    at = 0
+    for subset, chars in font.splitString(text, doc):
+        if subset != current:
+            runs.append(f"{font.getSubsetInternalName(subset, doc)} {tmpl}")
+            current = subset
+        # data: (cluster, x_advance, y_advance, x_offset, y_offset, width) per glyph
+        glyphs = data[at : at + len(chars)]
+        at += len(chars)
+        if not glyphs:  # shorter data than text: ReportLab ends such a subset unwritten
+            continue
+        shown = _shown_glyphs(chars, glyphs, escape)
+        if len(shown) == 1 and shown[0].startswith("("):
+            runs.append(f"{shown[0]} Tj")
+        else:
+            runs.append(f"[{' '.join(shown)}] TJ")
+    return " ".join(runs)
+
+
+def _shown_glyphs(chars: bytes, glyphs: Any, escape: Callable[[bytes], str]) -> list[str]:
+    """A TJ array's items as ReportLab makes them: per glyph its offset negated, its code and
+    its advance correction; zeros dropped, neighbouring codes joined into one string,
+    neighbouring numbers summed (left to right, as sum() does), sums printing as 0 dropped."""
+    shown: list[str] = []
+    codes: list[bytes] = []
+    numbers: list[float] = []
+    for i, glyph in enumerate(glyphs):
+        offset = glyph[3]
+        if offset:
+            if codes:
+                shown.append(f"({escape(b''.join(codes))})")
+                codes = []
+            numbers.append(-offset)
+        if numbers:
+            if (total := fp_str(sum(numbers))) != "0":
+                shown.append(total)
+            numbers = []
+        codes.append(chars[i : i + 1])
+        if correction := glyph[5] - glyph[1] + offset:
+            shown.append(f"({escape(b''.join(codes))})")
+            codes = []
+            numbers.append(correction)
+    if codes:
+        shown.append(f"({escape(b''.join(codes))})")
+    if numbers and (total := fp_str(sum(numbers))) != "0":
+        shown.append(total)
+    return shown
+
+
+def _text_code(x: float, y: float, shown: str, fill: Fill | None, stroke: Stroke | None) -> str:
+    """The text object _text_object() gives, operator for operator: beginText()'s origin, the
+    flipped text matrix, the render mode, the run, the mode back to 0."""
+    mode = 2 if fill and stroke else 1 if stroke else 0
+    if mode:
+        return f"BT 1 0 0 1 0 0 Tm {fp_str(1, 0, 0, -1, x, y)} Tm {mode} Tr {shown} 0 Tr ET"
+    return f"BT 1 0 0 1 0 0 Tm {fp_str(1, 0, 0, -1, x, y)} Tm {shown} ET"
+
+
+def _text_object(
+    canvas: Any,
+    x: float,
+    y: float,
+    font: str,
+    size: float,
+    text: str,
+    fill: Fill | None,
+    stroke: Stroke | None,
+) -> None:
+    """The text drawn through ReportLab's text object (shaped runs go this way)."""
     t = canvas.beginText()
     t.setTextTransform(1, 0, 0, -1, x, y)  # flip the glyphs back upright in y-down space
     t.setFont(font, size)
