@@ -25,6 +25,21 @@ def draw(ctx):
     band_top = 2 * e + gh
     bleed, w, h = face["bleed"], face["w"], face["h"]
 
+    def centred(text, x, y, box_w, box_h, size, fill=INK):
+        """A bold label centred in its box: the grid's letters and numbers, spaces' names."""
+        return text_box(
+            text,
+            x,
+            y,
+            box_w,
+            box_h,
+            size=size,
+            bold=True,
+            anchor="middle",
+            valign="middle",
+            fill=fill,
+        )
+
     # the sheet: light space, label strips a shade darker, the band below
     d.add(d.rect((-bleed, -bleed), (w + 2 * bleed, h + 2 * bleed), fill="#d5dbea"))
     d.add(d.rect((e, e), (gw, gh), fill="#eef1f8"))
@@ -45,36 +60,10 @@ def draw(ctx):
     # grid labels on all four edges, so every sheet of a split board shows them
     for i, column in enumerate(columns):
         for y in (3, e + gh):  # kept 3 mm inside the cut (the safe zone)
-            d.add(
-                text_box(
-                    column,
-                    e + i * c,
-                    y,
-                    c,
-                    e - 3,
-                    size=13,
-                    bold=True,
-                    anchor="middle",
-                    valign="middle",
-                    fill=INK,
-                )
-            )
+            d.add(centred(column, e + i * c, y, c, e - 3, 13))
     for r in range(1, rows + 1):
         for x in (3, e + gw):
-            d.add(
-                text_box(
-                    str(r),
-                    x,
-                    e + (r - 1) * c,
-                    e - 3,
-                    c,
-                    size=12,
-                    bold=True,
-                    anchor="middle",
-                    valign="middle",
-                    fill=INK,
-                )
-            )
+            d.add(centred(str(r), x, e + (r - 1) * c, e - 3, c, 12))
 
     # planets: a disc, the cargo it supplies, its name; a magnifier where it inspects
     colours = icons.PLANET_COLOURS
@@ -103,20 +92,7 @@ def draw(ctx):
                     cargo, mid - count * (size + 0.4) / 2 + k * (size + 0.4) + 0.2, y + 11.6, size
                 )
             )
-        d.add(
-            text_box(
-                p["name"][ctx["lang"]],
-                x + 0.6,
-                y + 16.3,
-                c - 1.2,
-                5,
-                size=7,
-                bold=True,
-                anchor="middle",
-                valign="middle",
-                fill=INK,
-            )
-        )
+        d.add(centred(p["name"][ctx["lang"]], x + 0.6, y + 16.3, c - 1.2, 5, 7))
         if p["inspection"]:
             d.add(
                 d.circle(
@@ -138,20 +114,7 @@ def draw(ctx):
             )
         )
         d.add(icons.icon("home", x + c / 2 - 5.5, y + 2.4, 11))
-        d.add(
-            text_box(
-                ctx["s"]["home"],
-                x + 0.6,
-                y + 14.8,
-                c - 1.2,
-                5,
-                size=8,
-                bold=True,
-                anchor="middle",
-                valign="middle",
-                fill="#c8322b",
-            )
-        )
+        d.add(centred(ctx["s"]["home"], x + 0.6, y + 14.8, c - 1.2, 5, 8, fill="#c8322b"))
         d.add(d.text(home, insert=(x + 0.8, y + 2.6), **LABEL))
 
     band(d, ctx, icons, band_top)

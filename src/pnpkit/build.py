@@ -141,8 +141,7 @@ def validate(
             pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env
         )
         sizes_reported = any(p.rule == "font-size" for p in problems)
-        ahead = cache.ahead.texts if cache else {}
-        problems += _check_texts(pack, faces, env, sizes_reported, cache, ahead)
+        problems += _check_texts(pack, faces, env, sizes_reported, cache)
         result.faces[lang] = faces
         result.pages[lang], found = layout.impose(
             faces, pack.print, reg.packers
@@ -192,14 +191,14 @@ def _check_texts(
     env: jinja2.Environment,
     sizes_reported: bool,
     cache: Cache | None,
-    ahead: dict[tuple[str, tuple[float, float], float], list[tuple[str, str]]],
 ) -> list[Problem]:
     """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once
     per template line that wrote it, else once per item. When text_box() has refused a size already
     (an error), the sizes are not measured again: that would repeat it for every item. The cache
     keeps each drawing's findings; where they stand in the templates is looked up every time.
-    `ahead`: the checks parallel.prepare() made at the pack's minimum size, by (svg, full size,
-    bleed)."""
+    The cache also holds the checks parallel.prepare() made at the pack's minimum size (by svg,
+    full size and bleed), where the faces were compiled."""
+    ahead = cache.ahead.texts if cache else {}
     out, seen = [], set()
     min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
     safe = pack.print.safe

@@ -42,7 +42,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import jinja2
 from reportlab import rl_config
@@ -139,21 +139,10 @@ class Cache:
         self.texts.save(self.path, oldest)
         if self.path is None:
             return
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            data = (
-                FORMAT
-                + engine()
-                + marshal.dumps((self.generation, self.faces, self.drawings, self.forms))
-            )
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(data)
-            os.replace(tmp, self.path)
-            self.error = ""
-        except (OSError, ValueError) as exc:  # ValueError: marshal met a value it cannot write
-            self.error = f"could not save the build cache: {exc}"
-        finally:
-            tmp.unlink(missing_ok=True)
+        failure = _save_marshalled(
+            self.path, (self.generation, self.faces, self.drawings, self.forms)
+        )
+        self.error = f"could not save the build cache: {failure}" if failure else ""
 
     # ------------------------------------------------------------ faces
 
@@ -382,16 +371,7 @@ class TextChecks:
         self.entries = _recent(self.entries, oldest)
         if path is None:
             return
-        target = path.with_name(path.name.removesuffix(".marshal") + self.SUFFIX)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(FORMAT + engine() + marshal.dumps(self.entries))
-            os.replace(tmp, target)
-        except (OSError, ValueError):
-            pass
-        finally:
-            tmp.unlink(missing_ok=True)
+        _save_marshalled(_texts_path(path), self.entries)  # a failure only costs time
 
 
 def _finding(value: object) -> bool:
@@ -403,17 +383,48 @@ def _finding(value: object) -> bool:
     )
 
 
+def _texts_path(path: Path) -> Path:
+    """The text-check file beside a pack's cache file."""
+    return path.with_name(path.name.removesuffix(".marshal") + TextChecks.SUFFIX)
+
+
 def _read_texts(path: Path | None) -> dict[bytes, Entry]:
     """The text-check entries kept beside a pack's cache file; none if missing or stale."""
-    if path is None:
-        return {}
-    head = FORMAT + engine()
-    try:
-        data = path.with_name(path.name.removesuffix(".marshal") + TextChecks.SUFFIX).read_bytes()
-        entries = marshal.loads(data[len(head) :]) if data.startswith(head) else {}
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
+    entries = None if path is None else _load_marshalled(_texts_path(path))
     return entries if isinstance(entries, dict) else {}
+
+
+def _save_marshalled(path: Path, value: Any) -> str:  # what marshal takes: typeshed's own type
+    """Write value, marshalled behind the format and engine header, to path atomically; why it
+    failed, or "" when it did not."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        data = FORMAT + engine() + marshal.dumps(value)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+        return ""
+    except (OSError, ValueError) as exc:  # ValueError: marshal met a value it cannot write
+        return str(exc)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _load_marshalled(path: Path) -> object:
+    """What _save_marshalled() wrote to path; None if it is missing, damaged or from another
+    engine."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head = FORMAT + engine()
+    if not data.startswith(head):
+        return None
+    try:
+        with _gc_paused():
+            return marshal.loads(data[len(head) :])
+    except (EOFError, ValueError, TypeError):
+        return None
 
 
 class _FormPlan:
@@ -621,20 +632,10 @@ def _read(
     engine."""
     empty: tuple[int, dict[bytes, Entry], dict[bytes, Entry], dict[bytes, Entry]]
     empty = (0, {}, {}, {})
-    if path is None:
+    value = None if path is None else _load_marshalled(path)
+    if not (isinstance(value, tuple) and len(value) == 4):
         return empty
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return empty
-    head = FORMAT + engine()
-    if not data.startswith(head):
-        return empty
-    try:
-        with _gc_paused():
-            generation, faces, drawings, forms = marshal.loads(data[len(head) :])
-    except (EOFError, ValueError, TypeError):
-        return empty
+    generation, faces, drawings, forms = value
     if not (
         isinstance(generation, int) and all(isinstance(d, dict) for d in (faces, drawings, forms))
     ):

@@ -25,7 +25,7 @@ class FreeRects:
         """Mark `used` as no longer free."""
         out: list[Rect] = []
         for r in self.rects:
-            out += _cut(r, used) if _overlap(r, used) else [r]
+            out += _cut(r, used) if overlaps(r, used) else [r]
         self.rects = _maximal(out)
 
 
@@ -33,7 +33,8 @@ def _positive(r: Rect) -> bool:
     return r[2] - r[0] > _EPS and r[3] - r[1] > _EPS
 
 
-def _overlap(a: Rect, b: Rect) -> bool:
+def overlaps(a: Rect, b: Rect) -> bool:
+    """Whether a and b share some area (touching edges do not count)."""
     return a[0] < b[2] - _EPS and b[0] < a[2] - _EPS and a[1] < b[3] - _EPS and b[1] < a[3] - _EPS
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from pnpkit.errors import Location, Problem
-from pnpkit.freerects import FreeRects, Rect
+from pnpkit.freerects import FreeRects, Rect, overlaps
 from pnpkit.model import Face, PrintSettings
 from pnpkit.units import SIZES
 
@@ -658,7 +658,7 @@ class _Sheet:
         pad, step = block_pad(s), w + s.gap
         cols = _fits(area[2] - right - s.gap, w, s.gap)
         while cols and any(
-            _overlaps(
+            overlaps(
                 (right, top - pad, right + cols * step + pad, bottom + pad),
                 (o[0] - pad, o[1] - pad, o[2] + pad, o[3] + pad),
             )
@@ -722,10 +722,6 @@ def _box(block: list[Placement]) -> Rect:
         max(p.x + p.w for p in block),
         max(p.y + p.h for p in block),
     )
-
-
-def _overlaps(a: Rect, b: Rect) -> bool:
-    return a[0] < b[2] - 1e-6 and b[0] < a[2] - 1e-6 and a[1] < b[3] - 1e-6 and b[1] < a[3] - 1e-6
 
 
 def _swapped_rect(r: Rect) -> Rect:
@@ -969,11 +965,10 @@ def part_bleeds(
     the page's edge: bleed shows on a block's edge only where the room between it and the next
     block is wider than both blocks' marks, shared half and half (`held`, another packer's content
     with its own marks, gives up none). So neither block's marks reach the other's bleed."""
-    boxes: dict[int, Rect] = {}
+    blocks: dict[int, list[Placement]] = {}
     for p in placements:
-        b = boxes.get(p.block)
-        box = (p.x, p.y, p.x + p.w, p.y + p.h)
-        boxes[p.block] = box if b is None else _union(b, box)
+        blocks.setdefault(p.block, []).append(p)
+    boxes = {k: _box(block) for k, block in blocks.items()}
     if len(boxes) < 2 and held is None:
         return placements
     bleed = max((max(p.reach) for p in placements), default=0.0)
@@ -983,10 +978,6 @@ def part_bleeds(
         for k, r in boxes.items()
     }
     return [_within(p, room[p.block]) for p in placements]
-
-
-def _union(a: Rect, b: Rect) -> Rect:
-    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
 
 
 def _room(

@@ -439,10 +439,8 @@ def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | N
         tt: Any = pdfmetrics.getFont(font)  # ReportLab's text object branches on _dynamicFont
         if not tt._dynamicFont:
             return None
-        if data is None:
-            shown = _plain_runs(canvas, tt, size, text)
-        elif not any(glyph[4] for glyph in data):  # no glyph raised or lowered: no Ts
-            shown = _shaped_runs(canvas, tt, size, text, data)
+        if data is None or not any(glyph[4] for glyph in data):  # none raised or lowered: no Ts
+            shown = _subset_runs(canvas, tt, size, text, data)
         else:  # ReportLab's own formatting, rises and all
             t = canvas.beginText()
             t.setFont(font, size)
@@ -451,28 +449,13 @@ def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | N
     return shown
 
 
-def _plain_runs(canvas: Any, font: Any, size: float, text: str) -> str:
-    """textOut()'s operators for an unshaped run: one Tj per stretch of one font subset, the
-    subset's font selected where it changes. splitString() runs as it would, so the subsets
-    take the same characters in the same order (the glyph codes do not change)."""
-    doc = canvas._doc
-    escape = canvas._escape
-    runs = []
-    tmpl = f"{fp_str(size)} Tf {fp_str(size * 1.2)} TL"  # leading: setFont's default
-    current = -1
-    for subset, chars in font.splitString(text, doc):
-        if subset != current:
-            runs.append(f"{font.getSubsetInternalName(subset, doc)} {tmpl}")
-            current = subset
-        runs.append(f"({escape(chars)}) Tj")
-    return " ".join(runs)
-
-
-def _shaped_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> str:
-    """textOut()'s operators for a shaped run none of whose glyphs moves up or down, as
-    ReportLab's _formatText writes them: per subset one Tj, or a TJ whose numbers are the
-    harfbuzz offsets and the advance corrections (glyph width - advance), summed and grouped
-    in its order so that every number prints the same."""
+def _subset_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> str:
+    """textOut()'s operators for a run: per stretch of one font subset, that subset's font
+    selected where it changes, then a Tj, or for a shaped run none of whose glyphs moves up or
+    down a TJ whose numbers are the harfbuzz offsets and the advance corrections (glyph width -
+    advance), summed and grouped in _formatText's order so that every number prints the same.
+    splitString() runs as it would, so the subsets take the same characters in the same order
+    (the glyph codes do not change)."""
     doc = canvas._doc
     escape = canvas._escape
     runs = []
@@ -483,6 +466,9 @@ def _shaped_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> s
         if subset != current:
             runs.append(f"{font.getSubsetInternalName(subset, doc)} {tmpl}")
             current = subset
+        if data is None:
+            runs.append(f"({escape(chars)}) Tj")
+            continue
         # data: (cluster, x_advance, y_advance, x_offset, y_offset, width) per glyph
         glyphs = data[at : at + len(chars)]
         at += len(chars)

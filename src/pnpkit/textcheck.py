@@ -133,14 +133,7 @@ def _ground(
     segs = op.segs
     paints: list[Colour]
     if isinstance(op, PathOp):
-        fill = op.fill
-        if fill is None or fill[3] < 0.05:
-            return None
-        if fill[3] == 1.0:  # the common case, as below without the lists
-            raw, raw_box = _outline(segs)
-            box = _meet(clip, _moved_bounds(ctm, raw, raw_box))
-            return None if box is None else _Ground(box, (_over(fill, PAPER),), raw, ctm)
-        paints = [tuple(fill)]
+        paints = [tuple(op.fill)] if op.fill is not None else []
     else:  # a gradient: all its stops, each mixed at the gradient's opacity
         paints = [(*c[:3], op.alpha) for c in op.colours]
     if not paints or max(p[3] for p in paints) < 0.05:
