@@ -25,6 +25,7 @@ from pnpkit.svgdraw import (
     SvgError,
     TextOp,
     _build_path,
+    _call_setters,
     _draw_path,
     _draw_text,
     _path_code,
@@ -780,3 +781,38 @@ def test_a_canvas_of_its_own_draw_path_still_draws_through_it():
     c = Recording(io.BytesIO())
     _draw_path(c, PathOp(_SEGS[1], Fill(0, 0, 0, 1), None, False))
     assert drawn == ["n 0 1 m 2.5 -3.25 l h"]
+
+
+_PAINTS = [
+    (Fill(0.1, 0.2, 0.3, 1), None),
+    (Fill(0.1, 0.2, 0.3, 0.5), Stroke(1, 0, 0, 0.25, 0.5, 1, 2, 4, (1.0, 2.0), 0.5)),
+    (None, Stroke(1, 0, 0, 1, 0.5, 1, 2, 4, (), 0)),
+    (None, Stroke(1, 0, 0, 1, 0.5, 1, 2, 4, (), 0.0)),  # "0.0 d", not "0 d": setDash's %s
+    (Fill(0.1, 0.2, 0.3, 1), Stroke(0, 0, 1, 1, 2, 0, 0, 10, (3.0,), 1.5)),
+    (Fill(1, 1, 1, 0.5), Stroke(0, 0, 1, 1, 2, 0, 0, 10, (3.0,), 1.5)),
+]
+
+
+def test_memoised_paint_writes_what_reportlabs_setters_write():
+    fast, slow = _two_canvases()
+    for _ in range(2):  # the second time from the memo
+        for fill, stroke in _PAINTS:
+            _set_paint(fast, fill, stroke)
+            _call_setters(slow, fill, stroke)
+            assert "\n".join(fast._code) == "\n".join(slow._code)
+            for attr in ("_fillColorObj", "_strokeColorObj", "_lineWidth", "_lineCap"):
+                assert getattr(fast, attr) == getattr(slow, attr)
+            for attr in ("_lineJoin", "_miterLimit"):  # not there before a first stroke
+                assert getattr(fast, attr, None) == getattr(slow, attr, None)
+            assert fast._extgstate._d == slow._extgstate._d  # alphas, for the next gs
+    fast.showPage()
+    slow.showPage()
+    assert fast.getpdfdata() == slow.getpdfdata()
+
+
+def test_a_colour_enforcing_canvas_gets_its_paint_through_its_setters():
+    enforced = []
+    canvas = Canvas(io.BytesIO())
+    canvas._enforceColorSpace = lambda colour: enforced.append(colour) or colour
+    _set_paint(canvas, Fill(1, 0, 0, 1), Stroke(0, 0, 1, 1, 2, 0, 0, 10, (), 0))
+    assert enforced == [(1, 0, 0), (0, 0, 1)]

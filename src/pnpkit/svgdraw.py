@@ -319,7 +319,77 @@ def _build_path(canvas: Canvas, segs: Iterable[tuple[str, tuple[float, ...]]]) -
     return path
 
 
-def _set_paint(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> None:
+# ReportLab's canvas methods that _set_paint() writes the operators of itself.
+_PAINT_METHODS = (
+    "setFillColorRGB",
+    "setFillColor",
+    "setFillAlpha",
+    "setStrokeColorRGB",
+    "setStrokeColor",
+    "setStrokeAlpha",
+    "setLineWidth",
+    "setLineCap",
+    "setLineJoin",
+    "setMiterLimit",
+    "setDash",
+)
+_MEMO_CAP = 4096  # distinct colours or strokes kept; a long watch session starts afresh
+_FILL_CODE: dict[tuple[float, float, float], str] = {}
+_STROKE_CODE: dict[tuple[Any, ...], tuple[str, str]] = {}
+
+
+def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
+    """Set the paint as ReportLab's setters would, writing their operators from a memo: a
+    deck sets the same few colours and strokes thousands of times, and each setter call
+    checks and formats its value again (a fifth of drawing a form)."""
+    if canvas._enforceColorSpace is not None or not _reportlabs(canvas, *_PAINT_METHODS):
+        _call_setters(canvas, fill, stroke)
+        return
+    code = canvas._code
+    if fill:
+        rgb = (fill[0], fill[1], fill[2])
+        canvas._fillColorObj = rgb
+        text = _FILL_CODE.get(rgb)
+        if text is None:
+            text = _memo(_FILL_CODE, rgb, f"{fp_str(rgb)} rg")
+        code.append(text)
+        canvas._setFillAlpha(fill[3])
+    if stroke:
+        r, g, b, alpha, width, cap, join, miter, dash, offset = stroke
+        # the type too: setDash() writes the offset with %s, so 0 and 0.0 differ
+        key = (r, g, b, width, cap, join, miter, dash, type(offset), offset)
+        colour_line = _STROKE_CODE.get(key)
+        if colour_line is None:
+            colour_line = _memo(_STROKE_CODE, key, _stroke_code(stroke))
+        canvas._strokeColorObj = (r, g, b)
+        code.append(colour_line[0])
+        canvas._setStrokeAlpha(alpha)
+        code.append(colour_line[1])
+        canvas._lineWidth, canvas._lineCap, canvas._lineJoin = width, cap, join
+        canvas._miterLimit = miter
+
+
+def _memo(memo: dict[Any, T], key: Any, value: T) -> T:
+    if len(memo) >= _MEMO_CAP:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
+def _stroke_code(stroke: Stroke) -> tuple[str, str]:
+    """The operators of setStrokeColorRGB(), and of the line setters that follow the alpha."""
+    r, g, b, _alpha, width, cap, join, miter, dash, offset = stroke
+    line = (
+        f"{fp_str(width)} w",
+        f"{int(cap)} J",  # setLineCap's and setLineJoin's %d
+        f"{int(join)} j",
+        f"{fp_str(miter)} M",
+        f"[{fp_str(list(dash))}] {offset} d",
+    )
+    return f"{fp_str((r, g, b))} RG", "\n".join(line)
+
+
+def _call_setters(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> None:
     if fill:
         canvas.setFillColorRGB(fill[0], fill[1], fill[2])
         canvas.setFillAlpha(fill[3])
@@ -334,18 +404,18 @@ def _set_paint(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> None
         canvas.setDash(list(dash), offset)  # always set: an earlier dash would otherwise leak
 
 
-_OWN: dict[tuple[type, str], bool] = {}
+_OWN: dict[tuple[type, tuple[str, ...]], bool] = {}
 
 
-def _reportlabs(canvas: Canvas, method: str) -> bool:
-    """Whether this canvas draws with ReportLab's own `method` (and its text object), so that
-    the operators written here directly are the ones it would write."""
-    key = (type(canvas), method)
+def _reportlabs(canvas: Canvas, *methods: str) -> bool:
+    """Whether this canvas draws with ReportLab's own `methods` (and its text object), so
+    that the operators written here directly are the ones it would write."""
+    key = (type(canvas), methods)
     own = _OWN.get(key)
     if own is None:
         cls = key[0]
         own = _OWN[key] = all(
-            getattr(cls, name) is getattr(Canvas, name) for name in (method, "beginText")
+            getattr(cls, name) is getattr(Canvas, name) for name in (*methods, "beginText")
         )
     return own
 
