@@ -28,6 +28,7 @@ from pnpkit.svgdraw import (
     _call_setters,
     _draw_path,
     _draw_text,
+    _memo_path_code,
     _path_code,
     _set_paint,
     _text_object,
@@ -816,3 +817,12 @@ def test_a_colour_enforcing_canvas_gets_its_paint_through_its_setters():
     canvas._enforceColorSpace = lambda colour: enforced.append(colour) or colour
     _set_paint(canvas, Fill(1, 0, 0, 1), Stroke(0, 0, 1, 1, 2, 0, 0, 10, (), 0))
     assert enforced == [(1, 0, 0), (0, 0, 1)]
+
+
+def test_a_kept_path_code_is_the_code_of_every_equal_path():
+    first = (("moveTo", (0, 1)), ("lineTo", (2.0, -0.0)), ("close", ()))
+    equal = (("moveTo", (0.0, True)), ("lineTo", (2, 0)), ("close", ()))
+    assert _memo_path_code(first) == _path_code(first) == "n 0 1 m 2 0 l h"
+    assert _memo_path_code(equal) == _path_code(equal)
+    other = (("moveTo", (0, 1)), ("lineTo", (2.5, 0)), ("close", ()))
+    assert _memo_path_code(other) == "n 0 1 m 2.5 0 l h"

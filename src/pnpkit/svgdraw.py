@@ -443,10 +443,22 @@ def _path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
     return " ".join(code)
 
 
+_PATH_CODE: dict[Any, str | None] = {}
+
+
+def _memo_path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
+    """_path_code(), kept for the next equal path (a deck repeats its frames and icons):
+    equal numbers give equal text (fp_str writes 1 and 1.0, 0 and -0.0 alike)."""
+    try:
+        return _PATH_CODE[segs]
+    except KeyError:
+        return _memo(_PATH_CODE, segs, _path_code(segs))
+
+
 def _draw_path(canvas: Any, op: PathOp) -> None:
     segs, fill, stroke, evenodd = op
     _set_paint(canvas, fill, stroke)
-    code = _path_code(segs) if _reportlabs(canvas, "drawPath") else None
+    code = _memo_path_code(segs) if _reportlabs(canvas, "drawPath") else None
     if code is None:  # a canvas of its own drawPath (pdfx's), or a path for ReportLab's object
         canvas.drawPath(
             _build_path(canvas, segs),
