@@ -6,10 +6,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import jinja2
 import pytest
 
 from pnpkit import trust
 from pnpkit.cli import main
+from pnpkit.render import Sandbox
 
 SKIPPED = (
     "components/mammoth-herd/game.yaml:4:1: warning: the pack is not trusted, so its Python "
@@ -99,6 +101,18 @@ def test_templates_still_build_lists_through_namespace(kit):
         "<desc>{{ ns.xs | join(',') }}</desc>",
     )
     assert kit.validate().code == 0
+
+
+def test_a_dicts_keys_read_as_attributes_as_the_sandbox_reads_them():
+    env = Sandbox()
+    d = {"title": "T", "items": "shadowed", "_secret": 1}
+    assert env.from_string("{{ d.title }}|{{ d._secret }}").render(d=d) == "T|1"
+    # a dict's own attribute first, as Jinja does: the method, not the key
+    assert env.from_string("{{ d.items() | list | length }}").render(d=d) == "3"
+    with pytest.raises(jinja2.exceptions.SecurityError, match="'__class__' of 'dict'"):
+        env.from_string("{{ d.__class__.__mro__ }}").render(d=d)
+    with pytest.raises(jinja2.exceptions.SecurityError, match="'update' of 'dict'"):
+        env.from_string("{{ d.update({}) }}").render(d=d)
 
 
 # ---------------------------------------------------------------- a pack's Python only when trusted
