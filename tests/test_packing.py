@@ -398,3 +398,14 @@ def test_parts_of_split_faces_keep_a_sheet_each_with_gutter_fold():
     assert problems == []
     fronts = [page for page in pages if page.side == "front"]
     assert [len(page.parts) for page in fronts] == [1] * 8
+
+
+def test_landscape_splits_are_tried_only_where_they_take_as_many_sheets():
+    """Packing again with landscape-first splits costs as much as the packing itself: only a face
+    that splits over as many portrait as landscape sheets (277 x 190 mm on Letter: two either
+    way) is worth it; a 380 x 270 mm map on A4 takes 2 portrait sheets but 4 landscape ones."""
+    sheet = faces(1, (277.0, 190.0), "sheet", kind="sheet", back=False)
+    board = faces(1, (380.0, 270.0), "board", kind="board", back=False)
+    assert layout._splits(sheet, PrintSettings(paper="letter"))
+    assert not layout._splits(board, PrintSettings(paper="a4"))
+    assert not layout._splits(sheet, PrintSettings(paper="letter", orientation="portrait"))

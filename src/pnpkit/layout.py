@@ -438,13 +438,18 @@ def _fill(
 
 def _splits(copies: list[Face], s: PrintSettings) -> bool:
     """Whether some face is too large for the paper's face area either way up, so it is split
-    over sheets, while the paper may be portrait or landscape."""
+    over sheets, and may be split on portrait or on landscape paper over as many sheets."""
     if len(paper_sizes(s)) < 2:
         return False
     left, top, right, bottom = face_area(s, paper_size(s, False))
     w, h = right - left, bottom - top
-    for fw, fh in {f.full_size for f in copies}:
-        if not ((fw <= w and fh <= h) or (fw <= h and fh <= w)):
+    large = {(f.size, f.bleed): f for f in copies}.values()
+    for face in large:
+        fw, fh = face.full_size
+        if (fw <= w and fh <= h) or (fw <= h and fh <= w):
+            continue
+        plans = _tile_plans(face, s)
+        if plans and _plan(face, plans, False)[0] != _plan(face, plans, True)[0]:
             return True
     return False
 
@@ -973,9 +978,7 @@ def tile_face(
     on one and wider on the other, and which leaves less paper unused depends on what shares it.
     """
     plans = plans or _tile_plans(face, s)
-    size, cols, rows, aw, ah, bleed = min(
-        plans, key=lambda p: (p[1] * p[2], p[5] < face.bleed, (p[0][0] > p[0][1]) != landscape)
-    )
+    size, cols, rows, aw, ah, bleed = _plan(face, plans, landscape)
     inset = face.bleed - bleed  # of the face's bleed, this much is not printed
     if (
         rows == cols == 1
@@ -1016,6 +1019,14 @@ def tile_face(
             )
             pages.append(Page(size[0], size[1], "front", [trim], own_sheet=True))
     return pages
+
+
+def _plan(face: Face, plans: list[TilePlan], landscape: bool) -> TilePlan:
+    """The way to split a face: the fewest sheets, then with its bleed, then portrait paper
+    (landscape first with `landscape`)."""
+    return min(
+        plans, key=lambda p: (p[1] * p[2], p[5] < face.bleed, (p[0][0] > p[0][1]) != landscape)
+    )
 
 
 def _whole_sheet(
