@@ -13,8 +13,9 @@ chooses them); validation runs as in `pnpkit validate`.
 
     .venv/bin/python scripts/sheet_count.py [PACK…] [--paper a4] [--backs long-edge] [--sheets]
 
-`--sheets` also lists every sheet: how much of it the faces cover and how many of each group
-it holds, to see where paper is lost.
+`--sheets` also lists every sheet: how much of it the faces cover (a split face's part: the
+window it prints) and how many of each group it holds, and which parts of split faces, to see
+where paper is lost.
 """
 
 from __future__ import annotations
@@ -28,8 +29,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pnpkit import build  # noqa: E402
-from pnpkit.layout import ink_area  # noqa: E402
+from pnpkit.layout import Placement, ink_area, part_names  # noqa: E402
 from pnpkit.units import SIZES  # noqa: E402
+
+
+def _shown(p: Placement) -> float:
+    """The area of the page a placement covers: its trim, or the window of a split face's part
+    (which includes the bleed and overlap it prints)."""
+    if p.clip is None:
+        return p.w * p.h
+    return (p.clip[2] - p.clip[0]) * (p.clip[3] - p.clip[1])
 
 
 def count(pack_dir: Path, overrides: dict, listing: bool = False) -> tuple[int, float, float]:
@@ -52,10 +61,10 @@ def count(pack_dir: Path, overrides: dict, listing: bool = False) -> tuple[int, 
             for p in page.placements:
                 groups[p.face.group] = groups.get(p.face.group, 0) + 1
             inside = (page.w - 2 * s.margin) * (page.h - 2 * s.margin)
-            covered = sum(p.w * p.h for p in page.placements) / inside
+            covered = sum(_shown(p) for p in page.placements) / inside
             held = ", ".join(f"{k} {v}" for k, v in groups.items())
-            if page.tile is not None:
-                covered, held = 1.0, f"{held}: part {page.tile.name} of a face split over sheets"
+            if page.parts:
+                held += "; parts of split faces: " + ", ".join(part_names(page))
             print(f"  sheet {n + 1:>2}: {covered:5.0%}  {held}")
     left, top, right, bottom = ink_area(s, (w, h))
     usable = (right - left) * (bottom - top)

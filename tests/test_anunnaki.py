@@ -425,3 +425,77 @@ class TestBuiltKit:
         for fx, fy in marks:
             assert t2.window[0] < fx < t1.window[2]
             assert dark_near(a1, *on(t1, fx, fy)) and dark_near(a2, *on(t2, fx, fy))
+
+
+@pytest.fixture(scope="module")
+def letter(tmp_path_factory):
+    """The kit built in English on Letter, where the Solar Map and the personal sheets are split:
+    (its PDF, its layout pages)."""
+    out = tmp_path_factory.mktemp("anu-letter")
+    argv = ["build", str(ROOT / A), "--out", str(out), "--paper", "letter", "--lang", "en"]
+    assert main(argv) == 0
+    result = validate(ROOT / A, overrides={"paper": "letter"})
+    return out / "anunnaki" / "anunnaki-en.pdf", result.pages["en"]
+
+
+def test_split_faces_parts_share_letter_sheets_and_still_assemble(letter):
+    """Each personal sheet (277 x 190 mm) takes two Letter sheets' worth of parts, but the narrow
+    parts share sheets (with each other, the Solar Map's and other faces) instead of a sheet each;
+    every pair of neighbouring parts, wherever it is printed, shows the same art in its overlap
+    strip and the same targets there, so the assembled face is true size."""
+    pdf, pages = letter
+    parts: dict[str, list[tuple[int, object]]] = {}
+    for n, page in enumerate(pages):
+        for p in page.parts:
+            parts.setdefault(p.face.item, []).append((n, p))
+    assert sorted(parts) == ["sheet-blue", "sheet-green", "sheet-red", "sheet-yellow", "solar-map"]
+    assert sum(map(len, parts.values())) == 12
+    fronts = [page for page in pages if page.side == "front" and page.parts]
+    assert len(fronts) == 8  # 12 parts; before they shared, a sheet each
+    assert max(len(page.parts) for page in fronts) == 4
+    images: dict[int, object] = {}
+
+    def image(n):
+        return images.setdefault(n, raster(pdf, n + FIRST))
+
+    def on(t, fx, fy):  # a face point (mm, bleed-box origin) -> page mm on that part's sheet
+        return t.origin[0] + fx - t.window[0], t.origin[1] + fy - t.window[1]
+
+    pairs = 0
+    for item, found in parts.items():
+        by_place = {(p.tile.row, p.tile.col): (n, p.tile) for n, p in found}
+        for (row, col), (n1, t1) in by_place.items():
+            for dr, dc in ((0, 1), (1, 0)):
+                if (row + dr, col + dc) not in by_place:
+                    continue
+                n2, t2 = by_place[(row + dr, col + dc)]
+                pairs += 1
+                marks = [m for m in alignment_marks(t1) if m in alignment_marks(t2)]
+                assert len(marks) == 2, item
+                for fx, fy in marks:  # the same targets at the same face points on both
+                    assert dark_near(image(n1), *on(t1, fx, fy)), (item, t1.name)
+                    assert dark_near(image(n2), *on(t2, fx, fy)), (item, t2.name)
+                # the strip both print: from the next part's edge to this part's end
+                x0, y0 = max(t1.window[0], t2.window[0]), max(t1.window[1], t2.window[1])
+                x1, y1 = min(t1.window[2], t2.window[2]), min(t1.window[3], t2.window[3])
+                checked: list[bool] = []
+                across = [x0 + 3, x0 + 6, x0 + 9] if dc else range(round(x0) + 20, round(x1), 9)
+                down = range(round(y0) + 20, round(y1) - 8, 9) if dc else [y0 + 3, y0 + 6, y0 + 9]
+                for fx in across:
+                    for fy in down:
+                        if any(abs(fx - mx) < 6 and abs(fy - my) < 6 for mx, my in marks):
+                            continue
+                        if any(abs(v - w) < 2 for v, w in ((fy, t1.window[3] - 12), (fx, x1 - 12))):
+                            continue  # the dashed line where a third part's edge goes
+                        (ax, ay), (bx, by) = on(t1, fx, fy), on(t2, fx, fy)
+                        p1 = image(n1).getpixel((round(ax * PX), round(ay * PX)))
+                        near = [
+                            image(n2).getpixel((round(bx * PX) + dx, round(by * PX) + dy))
+                            for dx in (-1, 0, 1)
+                            for dy in (-1, 0, 1)
+                        ]
+                        diff = min(max(abs(u - v) for u, v in zip(p1, p2)) for p2 in near)
+                        checked.append(diff <= 24)
+                # a text's edge at another sub-pixel offset may differ; the wrong art would often
+                assert len(checked) >= 10 and checked.count(False) <= len(checked) // 10, item
+    assert pairs == 8  # each sheet's A1-A2, the map's A1-A2, B1-B2, A1-B1, A2-B2

@@ -302,7 +302,7 @@ def test_blocks_show_bleed_between_them_only_where_both_marks_leave_room():
     assert a.reach[2] == b.reach[0] == pytest.approx(1.5)
     a, b = apart(20.0)
     assert a.reach == b.reach == (3.0,) * 4
-    held = layout.part_bleeds([Placement(face, 10.0, 10.0, (3.0,) * 4, 0)], 3.5, (0, 0, 5, 40))
+    held = layout.part_bleeds([Placement(face, 10.0, 10.0, (3.0,) * 4, 0)], 3.5, [(0, 0, 5, 40)])
     assert held[0].reach == (0.0, 3.0, 3.0, 3.0)  # 5 mm from another packer's content
 
 
@@ -351,3 +351,61 @@ def test_a_decks_sheets_copied_from_the_first_hold_what_a_new_sheet_would(paper)
             assert alone.fill(run, s) == len(run)
         alone.finish(s)
         assert alone.page.placements == page.placements
+
+
+def test_parts_of_several_split_faces_share_a_sheet_and_their_backs_register():
+    """Four 277 x 190 mm sheets on Letter: a part of each takes a whole sheet, and the four
+    narrow parts left share one sheet (8 sheets before), each with its own marks' room clear of
+    the others and of the margin; behind each part its back's part, mirrored."""
+    sheets = faces(4, (277.0, 190.0), "sheet", kind="sheet")
+    s = PrintSettings(paper="letter", backs="long-edge", overlap=12.0)
+    pages, problems = impose(sheets, s)
+    assert problems == []
+    fronts = [(n, page) for n, page in enumerate(pages) if page.side == "front"]
+    assert sorted(len(page.parts) for _, page in fronts) == [1, 1, 1, 1, 4]
+    n, shared = next((n, page) for n, page in fronts if len(page.parts) == 4)
+    assert layout.part_names(shared) == [f"sheet{i}: sheet A2 of 1x2" for i in range(4)]
+    ink, room = layout.ink_area(s, (shared.w, shared.h)), layout.mark_room(s)
+    kept = []
+    for part in shared.parts:
+        assert part.tile.origin == pytest.approx(part.clip[:2])  # its marks go with it
+        left, top, right, bottom = part.clip
+        box = (left - room, top - room, right + room, bottom + room)
+        # marks are cut short at the ink area; at the foot they may be FOOTER_SHARED shorter
+        assert ink[0] <= box[0] and ink[1] <= box[1] and box[2] <= ink[2]
+        assert box[3] <= ink[3] + layout.FOOTER_SHARED + 1e-9
+        assert not any(layout.overlaps(box, other) for other in kept)
+        kept.append(box)
+    back = pages[n + 1]
+    assert back.side == "back" and len(back.placements) == 4
+    for front, behind in zip(shared.parts, back.placements):
+        assert behind.face.side == "back" and behind.face.item == front.face.item
+        left, top, right, bottom = front.clip
+        if layout.mirror_axis(s, (shared.w, shared.h)) == "x":
+            assert behind.clip == pytest.approx((shared.w - right, top, shared.w - left, bottom))
+            assert behind.x == pytest.approx(shared.w - front.x - front.w)
+        else:
+            assert behind.clip == pytest.approx((left, shared.h - bottom, right, shared.h - top))
+            assert behind.y == pytest.approx(shared.h - front.y - front.h)
+
+
+def test_parts_of_split_faces_keep_a_sheet_each_with_gutter_fold():
+    """Gutter-fold's back of a split face is a sheet of its own taped to its front's edge, so
+    its parts never share (nor take other faces)."""
+    sheets = faces(4, (277.0, 190.0), "sheet", kind="sheet")
+    s = PrintSettings(paper="letter", backs="gutter-fold", overlap=12.0)
+    pages, problems = impose(sheets, s)
+    assert problems == []
+    fronts = [page for page in pages if page.side == "front"]
+    assert [len(page.parts) for page in fronts] == [1] * 8
+
+
+def test_landscape_splits_are_tried_only_where_they_take_as_many_sheets():
+    """Packing again with landscape-first splits costs as much as the packing itself: only a face
+    that splits over as many portrait as landscape sheets (277 x 190 mm on Letter: two either
+    way) is worth it; a 380 x 270 mm map on A4 takes 2 portrait sheets but 4 landscape ones."""
+    sheet = faces(1, (277.0, 190.0), "sheet", kind="sheet", back=False)
+    board = faces(1, (380.0, 270.0), "board", kind="board", back=False)
+    assert layout._splits(sheet, PrintSettings(paper="letter"))
+    assert not layout._splits(board, PrintSettings(paper="a4"))
+    assert not layout._splits(sheet, PrintSettings(paper="letter", orientation="portrait"))

@@ -341,7 +341,7 @@ def _write_large(
     pages: list[layout.Page], pack: Pack, lang: str, folder: Path, cache: Cache, reg: Registry
 ) -> None:
     """Faces split over several sheets also get a PDF on A3, where most fit whole."""
-    split = {id(p.placements[0].face): p.placements[0].face for p in pages if p.tile is not None}
+    split = {id(part.face): part.face for p in pages for part in p.parts}
     if not split or pack.print.paper == "a3":
         return
     settings = dataclasses.replace(pack.print, paper="a3", backs="none")
@@ -407,9 +407,8 @@ def _label(pages: list[layout.Page], pack: Pack, lang: str) -> None:
     for n, page in enumerate(pages, before + 1):
         page.label = f"{pack.name[lang]} · {lang} · {page.side} · {n}/{total}"
         if page.tile is not None:
-            t = page.tile
             page.label += (
-                f" · {page.placements[0].face.item}: sheet {t.name} of {t.rows}x{t.cols}"
+                f" · {', '.join(layout.part_names(page))}"
                 " · cut left and top edges along the print, lay on the neighbour, match the targets"
             )
         if page.note:

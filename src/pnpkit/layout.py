@@ -50,6 +50,7 @@ class Placement:
         None  # page polygon to clip to instead (e.g. a hex)
     )
     turn: int = 0  # degrees clockwise the face is turned on the page: 0, 90 or 270
+    tile: Tile | None = None  # the part of a face split over sheets this shows (clip: where)
 
     @property
     def w(self) -> float:
@@ -66,9 +67,20 @@ class Placement:
             if self.clip
             else None
         )
+        tile = self.tile
+        if tile is not None:  # its part's place on the page, where its marks are drawn
+            tile = dataclasses.replace(tile, origin=(tile.origin[0] + dx, tile.origin[1] + dy))
         # built directly: dataclasses.replace costs more than the rest of a large deck's packing
         return Placement(
-            self.face, self.x + dx, self.y + dy, self.reach, self.block, clip, outline, self.turn
+            self.face,
+            self.x + dx,
+            self.y + dy,
+            self.reach,
+            self.block,
+            clip,
+            outline,
+            self.turn,
+            tile,
         )
 
 
@@ -80,7 +92,6 @@ class Page:
     placements: list[Placement] = field(default_factory=list)
     fold: float | None = None  # x of a gutter-fold line
     label: str = ""
-    tile: Tile | None = None  # set on the pages of a face split over several sheets
     marks: bool = True  # crop marks and cut lines wanted on this page
     lines: list[tuple[float, float, float, float]] = field(
         default_factory=list
@@ -101,11 +112,32 @@ class Page:
     def single_face(self) -> bool:
         return len(self.placements) == 1
 
+    @property
+    def parts(self) -> list[Placement]:
+        """The parts of faces split over several sheets that this page shows."""
+        return [p for p in self.placements if p.tile is not None]
+
+    @property
+    def tile(self) -> Tile | None:
+        """The first part's tile: set on the pages of a face split over several sheets."""
+        return next((p.tile for p in self.placements if p.tile is not None), None)
+
     def blocks(self) -> list[list[Placement]]:
         out: dict[int, list[Placement]] = {}
         for p in self.placements:
             out.setdefault(p.block, []).append(p)
         return list(out.values())
+
+
+def part_names(page: Page) -> list[str]:
+    """The split faces' parts on a page, top to bottom and left to right, as its label names
+    them: which face, which sheet of how many."""
+    named = []
+    for p in page.parts:
+        t = p.tile
+        assert t is not None
+        named.append((round(t.origin[1]), t.origin[0], f"{p.face.item}: sheet {t.name}", t))
+    return [f"{name} of {t.rows}x{t.cols}" for *_, name, t in sorted(named, key=lambda n: n[:2])]
 
 
 @dataclass(frozen=True)
@@ -214,9 +246,9 @@ def _dropped(
     """A face that no page took is an error, never a silently shorter kit."""
     placed: dict[tuple[str, str], int] = {}
     for page in fronts:
-        split = page.tile is not None and (page.tile.row, page.tile.col) != (0, 0)
-        # a split face counts once, on its first sheet; faces sharing a later sheet count there
-        for p in page.placements[1:] if split else page.placements:
+        for p in page.placements:
+            if p.tile is not None and (p.tile.row, p.tile.col) != (0, 0):
+                continue  # a split face counts once, on its first part
             key = (p.face.group, p.face.item)
             placed[key] = placed.get(key, 0) + 1
     reported = {p.where for p in problems if p.is_error}
@@ -380,9 +412,12 @@ def _fill(
     best: tuple[tuple[int, int], list[Page], list[Page], list[Problem]] | None = None
     tried: set[tuple[int, ...]] = set()
     sizes = {(f.size, f.bleed) for f in copies}
-    for order, mix in itertools.product(_ORDERS, (False, True) if len(sizes) > 1 else (False,)):
+    mixes = (False, True) if len(sizes) > 1 else (False,)
+    # which paper a split face's parts go on matters only when a face is split and either may be
+    turns = (False, True) if _splits(copies, s) else (False,)
+    for order, mix, landscape in itertools.product(_ORDERS, mixes, turns):
         ordered = sorted(copies, key=order)
-        seen = (mix, *map(id, ordered))
+        seen = (mix, landscape, *map(id, ordered))
         if seen in tried:  # one size (a deck), or orders that agree: the same packing again
             continue
         tried.add(seen)
@@ -390,7 +425,7 @@ def _fill(
             dataclasses.replace(p, placements=list(p.placements), lines=list(p.lines))
             for p in shared
         ]
-        pages, problems = _pack(ordered, s, trial, mix)
+        pages, problems = _pack(ordered, s, trial, mix, landscape)
         score = (len(pages), sum(len(p.blocks()) for p in pages + trial))
         if best is None or score < best[0]:
             best = (score, trial, pages, problems)
@@ -401,11 +436,34 @@ def _fill(
     return pages, problems
 
 
+def _splits(copies: list[Face], s: PrintSettings) -> bool:
+    """Whether some face is too large for the paper's face area either way up, so it is split
+    over sheets, and may be split on portrait or on landscape paper over as many sheets."""
+    if len(paper_sizes(s)) < 2:
+        return False
+    left, top, right, bottom = face_area(s, paper_size(s, False))
+    w, h = right - left, bottom - top
+    large = {(f.size, f.bleed): f for f in copies}.values()
+    for face in large:
+        fw, fh = face.full_size
+        if (fw <= w and fh <= h) or (fw <= h and fh <= w):
+            continue
+        plans = _tile_plans(face, s)
+        if plans and _plan(face, plans, False)[0] != _plan(face, plans, True)[0]:
+            return True
+    return False
+
+
 def _pack(
-    ordered: list[Face], s: PrintSettings, started: list[Page], mix: bool = False
+    ordered: list[Face],
+    s: PrintSettings,
+    started: list[Page],
+    mix: bool = False,
+    landscape: bool = False,
 ) -> tuple[list[Page], list[Problem]]:
     """One packing of the faces in this order: onto the started pages first, then new ones;
-    with `mix`, faces join blocks of another size whose rows or columns they match."""
+    with `mix`, faces join blocks of another size whose rows or columns they match; `landscape`:
+    of the ways to split a face that take as many sheets, the one on landscape paper first."""
     sheets = [_Sheet.around(page, s, mix) for page in started]
     filled: dict[tuple[object, ...], tuple[_Sheet, int]] = {}
     pages: list[Page] = []
@@ -429,10 +487,15 @@ def _pack(
                 key=lambda k: (placed[k], -sum(bool(p.turn) for p in fresh[k].added)),
             )
             if placed[best] == 0:
-                more, found = _split(run[0], s)
-                pages += more
+                more, found = _split(run[0], s, landscape)
                 problems += found
-                sheets += [_Sheet.around(page, s, mix) for page in more if _spare(page, s)]
+                for page in more:
+                    if _spare(page, s) and any(
+                        sheet.put(page.placements[0], s) for sheet in sheets
+                    ):
+                        continue  # this part shares a sheet another part started
+                    pages.append(page)
+                    sheets += [_Sheet.around(page, s, mix)] if _spare(page, s) else []
                 run = run[1:]
                 continue
             sheets.append(fresh[best])
@@ -465,12 +528,10 @@ def _fresh(
 
 
 def _spare(page: Page, s: PrintSettings) -> bool:
-    """Whether a sheet of a split face may take grid faces beside its part: the last column's or
-    row's part, which may not fill the sheet. Not with gutter-fold, whose back of a split face
-    is a sheet of its own taped to the front's edge."""
-    t = page.tile
-    last = t is not None and (t.col == t.cols - 1 or t.row == t.rows - 1)
-    return last and s.backs != "gutter-fold"
+    """Whether a sheet of a split face may take other faces and other split faces' parts beside
+    its part. Not with gutter-fold, whose back of a split face is a sheet of its own taped to the
+    front's edge."""
+    return page.tile is not None and s.backs != "gutter-fold"
 
 
 def _shares(page: Page) -> bool:
@@ -504,7 +565,9 @@ class _Sheet:
     free: FreeRects
     added: list[Placement] = field(default_factory=list)
     lift: tuple[float, float] = (0.0, 0.0)  # how far the page's own content was moved (left, up)
-    held: Rect | None = None  # the page's own content (another packer's), its marks included
+    # the page's own content (another packer's, its marks included) or each split face's part
+    held: list[Rect] = field(default_factory=list)
+    parts: int = 0  # parts of split faces put on this sheet beside the one it was made for
     mix: bool = False  # faces of another size may join a block whose rows (columns) they match
     blocks: dict[int, list[Placement]] = field(default_factory=dict)  # the grid packer's blocks
 
@@ -524,10 +587,35 @@ class _Sheet:
                 page.packed = True
             # to the top left corner, so the room left is in one piece (put back if unused)
             _shift(page, *sheet.lift)
-            left, top, right, bottom = sheet.held = _content(page)
+            left, top, right, bottom = _content(page)
+            sheet.held = [(left, top, right, bottom)]
             pad = block_pad(s)
             free.take((left - pad, top - pad, right + pad, bottom + pad))
         return sheet
+
+    def put(self, part: Placement, s: PrintSettings) -> bool:
+        """Put a split face's part (its clip is the window shown) on this sheet if it has room,
+        highest then leftmost, as far from everything else as a block keeps; only on a sheet of
+        parts, whose faces are placed as they are (pdf draws each part's own marks)."""
+        if self.page.tile is None or part.clip is None:
+            return False
+        e = block_pad(s)
+        w, h = part.clip[2] - part.clip[0], part.clip[3] - part.clip[1]
+        spots = []
+        for fr in self.free.rects:
+            x0, y0 = max(fr[0] + e, self.area[0]), max(fr[1] + e, self.area[1])
+            if min(fr[2] - e, self.area[2]) - x0 >= w - 1e-9:
+                if min(fr[3] - e, self.area[3]) - y0 >= h - 1e-9:
+                    spots.append((round(y0, 3), round(x0, 3), x0, y0))
+        if not spots:
+            return False
+        *_, x0, y0 = min(spots)
+        moved = part.moved(x0 - part.clip[0], y0 - part.clip[1])
+        self.page.placements.append(moved)
+        self.held.append((x0, y0, x0 + w, y0 + h))
+        self.free.take((x0 - e, y0 - e, x0 + w + e, y0 + h + e))
+        self.parts += 1
+        return True
 
     def copied(self, run: list[Face]) -> _Sheet:
         """A copy of this new sheet, filled from nothing with one run, holding run's faces in
@@ -652,7 +740,7 @@ class _Sheet:
         left, top, right, bottom = _box(block)
         area = _swapped_rect(self.area) if down else self.area
         others = [_box(b) for b in self.blocks.values() if b[0].block != block[0].block]
-        others += [self.held] if self.held else []
+        others += self.held
         if down:
             others = [_swapped_rect(r) for r in others]
         pad, step = block_pad(s), w + s.gap
@@ -692,7 +780,10 @@ class _Sheet:
         packer's page, which pdf draws no crop marks for, the added blocks bring their marks as
         lines."""
         if not self.added:
-            _shift(self.page, -self.lift[0], -self.lift[1])
+            if self.parts:  # parts sharing the sheet: together in the middle of it
+                _centre(self.page, self.area)
+            else:
+                _shift(self.page, -self.lift[0], -self.lift[1])
             return
         if not self.page.packed:
             left = min(p.x for p in self.page.placements)
@@ -712,6 +803,17 @@ class _Sheet:
         if s.crop_marks:
             for block in blocks.values():
                 self.page.lines += crop_lines(block, ink)
+
+
+def _centre(page: Page, area: Rect) -> None:
+    """Move everything on the page so that its box sits in the middle of the area, when it fits
+    there (a part printed without its bleed may take the crop marks' room too: left as it is)."""
+    left, top, right, bottom = _content(page)
+    if right - left > area[2] - area[0] or bottom - top > area[3] - area[1]:
+        return
+    dx = area[0] + (area[2] - area[0] - (right - left)) / 2 - left
+    dy = area[1] + (area[3] - area[1] - (bottom - top)) / 2 - top
+    _shift(page, dx, dy)
 
 
 def _box(block: list[Placement]) -> Rect:
@@ -761,9 +863,6 @@ def _rereach(block: list[Placement], gap: float) -> list[Placement]:
 def _shift(page: Page, dx: float, dy: float) -> None:
     page.placements = [p.moved(dx, dy) for p in page.placements]
     page.lines = [(x1 + dx, y1 + dy, x2 + dx, y2 + dy) for x1, y1, x2, y2 in page.lines]
-    if page.tile is not None:  # its part's place on the page, where its marks are drawn
-        x, y = page.tile.origin
-        page.tile = dataclasses.replace(page.tile, origin=(x + dx, y + dy))
 
 
 def _content(page: Page) -> Rect:
@@ -808,7 +907,9 @@ def crop_lines(block: list[Placement], ink: Rect) -> list[tuple[float, float, fl
 MAX_SHEETS = 100  # sheets one split face may take: a 2x2m face on A4 takes 88
 
 
-def _split(face: Face, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
+def _split(
+    face: Face, s: PrintSettings, landscape: bool = False
+) -> tuple[list[Page], list[Problem]]:
     """A face larger than the paper over several sheets, unless it would take too many (or the
     paper leaves no room to advance: then it is reported as dropped)."""
     plans = _tile_plans(face, s)
@@ -827,7 +928,7 @@ def _split(face: Face, s: PrintSettings) -> tuple[list[Page], list[Problem]]:
                 "limits",
             )
         ]
-    return tile_face(face, s, plans), []
+    return tile_face(face, s, plans, landscape), []
 
 
 def _run_length(copies: list[Face], i: int) -> int:
@@ -863,19 +964,21 @@ def _reach(
     )
 
 
-def tile_face(face: Face, s: PrintSettings, plans: list[TilePlan] | None = None) -> list[Page]:
+def tile_face(
+    face: Face, s: PrintSettings, plans: list[TilePlan] | None = None, landscape: bool = False
+) -> list[Page]:
     """Split a face larger than the paper over sheets that overlap by s.overlap mm.
 
     Sheet (r, c) shows the window starting at (c, r) x (printable size - overlap)
     of the face, bleed included, so neighbours repeat the overlap strip: lay the
     next sheet's cut edge on the line drawn there and match the marks. When
     dropping the bleed (and with it the crop marks' room: the art's edge is then
-    the cut) saves sheets, the face is printed without it.
+    the cut) saves sheets, the face is printed without it. Of the papers that take as many
+    sheets, portrait goes first, or landscape (`landscape`): the last parts are narrower strips
+    on one and wider on the other, and which leaves less paper unused depends on what shares it.
     """
     plans = plans or _tile_plans(face, s)
-    size, cols, rows, aw, ah, bleed = min(
-        plans, key=lambda p: (p[1] * p[2], p[5] < face.bleed, p[0][0] > p[0][1])
-    )
+    size, cols, rows, aw, ah, bleed = _plan(face, plans, landscape)
     inset = face.bleed - bleed  # of the face's bleed, this much is not printed
     if (
         rows == cols == 1
@@ -904,12 +1007,26 @@ def tile_face(face: Face, s: PrintSettings, plans: list[TilePlan] | None = None)
             left = area[0] + (area[2] - area[0] - (window[2] - x0)) / 2
             top = area[1] + (area[3] - area[1] - (window[3] - y0)) / 2
             clip = (left, top, left + window[2] - x0, top + window[3] - y0)
-            trim = Placement(
-                face, left - x0 + face.bleed, top - y0 + face.bleed, (0, 0, 0, 0), 0, clip
-            )
             tile = Tile(r, c, rows, cols, window, (left, top), s.overlap)
-            pages.append(Page(size[0], size[1], "front", [trim], tile=tile, own_sheet=True))
+            trim = Placement(
+                face,
+                left - x0 + face.bleed,
+                top - y0 + face.bleed,
+                (0, 0, 0, 0),
+                0,
+                clip,
+                tile=tile,
+            )
+            pages.append(Page(size[0], size[1], "front", [trim], own_sheet=True))
     return pages
+
+
+def _plan(face: Face, plans: list[TilePlan], landscape: bool) -> TilePlan:
+    """The way to split a face: the fewest sheets, then with its bleed, then portrait paper
+    (landscape first with `landscape`)."""
+    return min(
+        plans, key=lambda p: (p[1] * p[2], p[5] < face.bleed, (p[0][0] > p[0][1]) != landscape)
+    )
 
 
 def _whole_sheet(
@@ -959,20 +1076,21 @@ def _clamp_reach(page: Page, area: tuple[float, float, float, float]) -> None:
 
 
 def part_bleeds(
-    placements: list[Placement], pad: float, held: Rect | None = None
+    placements: list[Placement], pad: float, held: list[Rect] | None = None
 ) -> list[Placement]:
     """Blocks are packed `pad` (the crop marks' room) apart on each side of their trims, as at
     the page's edge: bleed shows on a block's edge only where the room between it and the next
-    block is wider than both blocks' marks, shared half and half (`held`, another packer's content
-    with its own marks, gives up none). So neither block's marks reach the other's bleed."""
+    block is wider than both blocks' marks, shared half and half (`held`: another packer's content
+    with its own marks, or split faces' parts, which give up none). So neither block's marks
+    reach the other's bleed."""
     blocks: dict[int, list[Placement]] = {}
     for p in placements:
         blocks.setdefault(p.block, []).append(p)
     boxes = {k: _box(block) for k, block in blocks.items()}
-    if len(boxes) < 2 and held is None:
+    if len(boxes) < 2 and not held:
         return placements
     bleed = max((max(p.reach) for p in placements), default=0.0)
-    others = [(k, r, 2.0) for k, r in boxes.items()] + ([(-1, held, 1.0)] if held else [])
+    others = [(k, r, 2.0) for k, r in boxes.items()] + [(-1, r, 1.0) for r in held or []]
     room = {
         k: _room(r, [(o, share) for j, o, share in others if j != k], pad + bleed, pad)
         for k, r in boxes.items()

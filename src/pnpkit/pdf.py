@@ -49,9 +49,9 @@ def write_pdf(
         for placement in page.placements:
             _place(c, page, placement, forms, stamp)
         marks = crop_marks and page.marks
-        if page.tile is not None:
-            _tile_marks(c, page, page.tile, marks)
-        elif marks and page.placements and not page.packed:
+        for part in page.parts:
+            _tile_marks(c, page, part, marks)
+        if marks and page.placements and not page.packed and page.tile is None:
             _crop_marks(c, page)
         if marks and page.lines:
             _lines(c, page)
@@ -361,10 +361,11 @@ def _lines(c: Canvas, page: Page) -> None:
     c.restoreState()
 
 
-def _tile_marks(c: Canvas, page: Page, t: Tile, crop_marks: bool) -> None:
-    """A sheet of a split face (page.tile, t): where the next sheet's edge goes, marks to match,
-    the board's cut lines."""
-    face = page.placements[0].face
+def _tile_marks(c: Canvas, page: Page, part: Placement, crop_marks: bool) -> None:
+    """A part of a split face (part.tile, t) on its sheet: where the next part's edge goes, marks
+    to match, the board's cut lines."""
+    face, t = part.face, part.tile
+    assert t is not None
     x0, y0, x1, y1 = t.window
     left, top = t.origin
     right, bottom = left + x1 - x0, top + y1 - y0
