@@ -1686,19 +1686,20 @@ class _Compiler:
                     rst = {**rst, "fill": None}
                 runs.append((text, (font, rst["font-size"], _paint(rst))))
             line = "".join(text for text, _ in runs)
-            if shaping.base_level(
-                line, direction
-            ):  # start and end swap sides in right-to-left text
-                anchor = 1.0 - anchor
+            ordered: list[tuple[str, Any, bool]]
+            if direction != "rtl" and not shaping.needs_bidi(line):  # one left-to-right level
+                ordered = [(text, run, False) for text, run in runs if text]
+            else:
+                if shaping.base_level(line, direction):  # start and end swap sides in RTL text
+                    anchor = 1.0 - anchor
+                ordered = shaping.visual_pieces(runs, direction)
             pieces: list[tuple[str, float, str, Any, tuple[Fill | None, Stroke | None], float]] = []
-            font_name: str
-            for text, run, rtl in shaping.visual_pieces(runs, direction):
-                font_name, size, paint = cast(
-                    tuple[str, float, tuple[Fill | None, Stroke | None]], run
-                )
+            total = 0.0
+            for text, (font_name, size, paint), rtl in ordered:
                 chars, data, width = shaping.shape(text, font_name, rtl)
                 pieces.append((font_name, size, chars, data, paint, width * size))
-            x -= anchor * sum(piece[5] for piece in pieces)  # text-anchor applies to the whole line
+                total += width * size  # as sum() adds them: left to right, from 0
+            x -= anchor * total  # text-anchor applies to the whole line
             for font_name, size, chars, data, (fill, stroke), width in pieces:
                 if size and (fill or stroke):
                     body.append(TextOp(x, y, font_name, size, chars, fill, stroke, data))

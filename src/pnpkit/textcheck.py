@@ -183,10 +183,22 @@ def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
     x, y, font, size, text, fill, stroke = op.x, op.y, op.font, op.size, op.text, op.fill, op.stroke
     width = fonts.string_width(text, font, size)
     top, bottom = y - ASCENT * size, y + DESCENT * size
-    corners = [(x, top), (x + width, top), (x, bottom), (x + width, bottom)]
-    box = _bounds([apply(ctm, p) for p in corners])
-    assert box is not None
-    scale = abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]) ** 0.5
+    right = x + width
+    a, b, c, d, e, f = ctm  # apply() of the four corners and _bounds() of them, inlined
+    xs = (
+        a * x + c * top + e,
+        a * right + c * top + e,
+        a * x + c * bottom + e,
+        a * right + c * bottom + e,
+    )
+    ys = (
+        b * x + d * top + f,
+        b * right + d * top + f,
+        b * x + d * bottom + f,
+        b * right + d * bottom + f,
+    )
+    box = min(xs), min(ys), max(xs), max(ys)
+    scale = abs(a * d - b * c) ** 0.5
     under = _under(grounds, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
     ground = under[0] if under else PAPER
     paint = None if fill is None else _over(fill, ground)
