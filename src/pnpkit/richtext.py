@@ -171,13 +171,17 @@ class Layout:
 
     def __init__(self, family: str, size_mm: float, aspects: dict[str, float]):
         self.family, self.size, self.aspects = family, size_mm, aspects
+        self._faces: dict[tuple[bool, bool], str] = {}  # every new word asks
         self.ascent = fonts.ascent_descent(self.font(False, False))[0]
         self._widths: dict[Run, float] = {}  # words repeat
 
     def font(self, bold: bool, italic: bool) -> str:
-        face = fonts.face_name(self.family, bold, italic)
-        # text_box() checked every face the text uses, and a family always has a regular one
-        assert face is not None, (self.family, bold, italic)
+        face = self._faces.get((bold, italic))
+        if face is None:
+            face = fonts.face_name(self.family, bold, italic)
+            # text_box() checked every face the text uses, and a family always has a regular one
+            assert face is not None, (self.family, bold, italic)
+            self._faces[bold, italic] = face
         return face
 
     def icon_size(self, name: str) -> tuple[float, float]:
@@ -315,10 +319,10 @@ def line_svg(
 
     x is the anchor point as text_box computed it; box is (x, w) of the text box."""
     texts = [r for r in line.runs if r[1] is not None]
-    direction = (
+    direction = (  # a one-character pattern: found in the joined texts iff in one of them
         ' direction="rtl"'
         if line.rtl
-        else (' direction="ltr"' if any(shaping.needs_bidi(r[0]) for r in texts) else "")
+        else (' direction="ltr"' if shaping.needs_bidi("".join(r[0] for r in texts)) else "")
     )
     if len(texts) == len(line.runs):  # no icons
         inner = "".join(

@@ -487,26 +487,25 @@ def _shown_glyphs(chars: bytes, glyphs: Any, escape: Callable[[bytes], str]) -> 
     its advance correction; zeros dropped, neighbouring codes joined into one string,
     neighbouring numbers summed (left to right, as sum() does), sums printing as 0 dropped."""
     shown: list[str] = []
-    codes: list[bytes] = []
+    start = 0  # the codes not yet shown: chars[start:i] (one slice, not a byte per glyph)
     numbers: list[float] = []
     for i, glyph in enumerate(glyphs):
         offset = glyph[3]
         if offset:
-            if codes:
-                shown.append(f"({escape(b''.join(codes))})")
-                codes = []
+            if i > start:
+                shown.append(f"({escape(chars[start:i])})")
+                start = i
             numbers.append(-offset)
         if numbers:
             if (total := fp_str(sum(numbers))) != "0":
                 shown.append(total)
             numbers = []
-        codes.append(chars[i : i + 1])
         if correction := glyph[5] - glyph[1] + offset:
-            shown.append(f"({escape(b''.join(codes))})")
-            codes = []
+            shown.append(f"({escape(chars[start : i + 1])})")
+            start = i + 1
             numbers.append(correction)
-    if codes:
-        shown.append(f"({escape(b''.join(codes))})")
+    if len(glyphs) > start:
+        shown.append(f"({escape(chars[start : len(glyphs)])})")
     if numbers and (total := fp_str(sum(numbers))) != "0":
         shown.append(total)
     return shown
