@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pnpkit import fonts
+from pnpkit import fonts, shaping
 from pnpkit.model import Face
 from pnpkit.svgdraw import (
     Clip,
@@ -96,6 +96,7 @@ class _Ground:
 
 def texts(drawing: Drawing) -> list[Text]:
     """The texts of a compiled face, in drawing order."""
+    fonts.register_all()  # once here, not per text: a drawing from the cache may come first
     minx, miny, vw, vh = drawing.viewbox
     sx, sy = drawing.width_mm / vw, drawing.height_mm / vh
     ctm: Matrix = (sx, 0.0, 0.0, sy, -sx * minx, -sy * miny)
@@ -181,7 +182,7 @@ def _under(grounds: list[_Ground], x: float, y: float) -> tuple[Colour, ...] | N
 
 def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
     x, y, font, size, text, fill, stroke = op.x, op.y, op.font, op.size, op.text, op.fill, op.stroke
-    width = fonts.string_width(text, font, size)
+    width = shaping.width(text, font, size)  # fonts.string_width(), registered by texts()
     top, bottom = y - ASCENT * size, y + DESCENT * size
     right = x + width
     a, b, c, d, e, f = ctm  # apply() of the four corners and _bounds() of them, inlined
