@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import shutil
 import subprocess
 from pathlib import Path
@@ -633,3 +634,21 @@ def test_a_width_at_any_size_is_the_unit_width_scaled_exactly():
             unscaled = shaping.shape(line, font)[2]
             if not shaping.needs_bidi(line):
                 assert fonts.string_width(line, font, size) == size * unscaled
+
+
+def test_parse_word_by_word_is_the_character_scan() -> None:
+    """parse() takes text without line breaks or escapes word by word; a word without '*' or
+    ':' whole. That must give what the character-by-character scan gives, spans that stay open
+    across words and stray markup characters included."""
+    rng = random.Random(11)
+    pieces = ["ab", "c", " ", "  ", "\t", "\u00a0", "*", "**", ":", ":wood:", ":x", "é", "0.", "12"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 24)))
+        for bold, italic in ((False, False), (True, False), (False, True)):
+            scan = richtext._Scan(bold, italic)
+            scan.feed(text)
+            scan.end_word()
+            fast = richtext.parse(text, bold, italic)
+            assert fast.paragraphs == scan.out.paragraphs, repr(text)
+            assert fast.icons == scan.out.icons, repr(text)
+            assert bool(fast.problems) == (scan.b or scan.i), repr(text)

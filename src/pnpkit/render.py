@@ -672,15 +672,14 @@ class TextBoxes:
                     "(icons: the pack's icons/ folder and _icons.svg.j2)",
                     "icons",
                 )
-        styles = {
-            (s.bold, s.italic)
-            for para in parsed.paragraphs
-            for line in para
-            for word in line
-            for s in word
-            if not s.icon
-        }
-        for b, i in sorted(styles):
+        chunks: dict[tuple[bool, bool], list[str]] = {}  # the text of each style, in order
+        for para in parsed.paragraphs:
+            for given in para:
+                for word in given:
+                    for s in word:
+                        if not s.icon:
+                            chunks.setdefault((s.bold, s.italic), []).append(s.text)
+        for b, i in sorted(chunks):
             face = fonts.face_name(family, b, i)
             if face is None:
                 raise TextBoxError(
@@ -689,15 +688,7 @@ class TextBoxes:
                         " face", " face"
                     ).strip()
                 )
-            chunk = "".join(
-                s.text
-                for para in parsed.paragraphs
-                for line in para
-                for word in line
-                for s in word
-                if not s.icon and (s.bold, s.italic) == (b, i)
-            )
-            missing = fonts.missing_glyphs(face, chunk)
+            missing = fonts.missing_glyphs(face, "".join(chunks[b, i]))
             if missing:
                 chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
                 self._problem(where, f"no glyph for {chars} in {face}: {_excerpt(text)}", "glyphs")

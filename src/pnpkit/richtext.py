@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from markupsafe import escape
 
@@ -32,6 +33,8 @@ PT = MM_PER["pt"]  # mm per point
 ICON = "\ufffc"  # OBJECT REPLACEMENT CHARACTER: an icon's place in the bidi algorithm (a neutral)
 _ICON_RE = re.compile(r":([A-Za-z0-9][A-Za-z0-9_-]*):")
 _MARKUP = re.compile(r"[*:\\]|\n[ \t]*\n")
+# A stretch of characters parse() takes as they are: no markup character and no whitespace.
+_PLAIN = re.compile(r"[^*:\\\s]+")
 
 
 def has_markup(text: str) -> bool:
@@ -39,9 +42,9 @@ def has_markup(text: str) -> bool:
     return _MARKUP.search(text) is not None or shaping.needs_bidi(text)
 
 
-@dataclass(frozen=True)
-class Seg:
-    """A piece of a word: text in one style, or an icon (text is its name)."""
+class Seg(NamedTuple):
+    """A piece of a word: text in one style, or an icon (text is its name). A NamedTuple: a
+    text has dozens, and a frozen dataclass is several times slower to make."""
 
     text: str
     bold: bool = False
@@ -68,63 +71,88 @@ class Parsed:
 
 def parse(text: str, bold: bool = False, italic: bool = False) -> Parsed:
     """The paragraphs, lines and words of marked-up text; the box's own bold/italic are the base."""
-    out = Parsed([[[]]])
-    word: list[Seg] = []
-    buf: list[str] = []
-    b, i = False, False
-    pos = 0
-
-    def flush_text() -> None:
-        if buf:
-            word.append(Seg("".join(buf), bold or b, italic or i))
-            buf.clear()
-
-    def end_word() -> None:
-        flush_text()
-        if word:
-            out.paragraphs[-1][-1].append(tuple(word))
-            word.clear()
-
-    while pos < len(text):
-        ch = text[pos]
-        if ch == "\\" and pos + 1 < len(text):
-            buf.append(text[pos + 1])
-            pos += 2
-            continue
-        if ch == "*":
-            flush_text()
-            if text.startswith("**", pos):
-                b, pos = not b, pos + 2
+    scan = _Scan(bold, italic)
+    if "\n" in text or "\\" in text:  # line breaks and escapes: character by character
+        scan.feed(text)
+    else:  # markup never spans whitespace: word by word, a word without '*' or ':' at once
+        line = scan.out.paragraphs[0][0]
+        for token in text.split():
+            if "*" in token or ":" in token:
+                scan.feed(token)
+                scan.end_word()
             else:
-                i, pos = not i, pos + 1
-            continue
-        if ch == ":" and (m := _ICON_RE.match(text, pos)):
-            flush_text()
-            word.append(Seg(m.group(1), bold or b, italic or i, icon=True))
-            out.icons.append(m.group(1))
-            pos = m.end()
-            continue
-        if ch == "\n":
-            end_word()
-            blank = re.match(r"\n[ \t]*\n\s*", text[pos:])
-            if blank:
-                out.paragraphs.append([[]])
-                pos += blank.end()
-            else:
-                out.paragraphs[-1].append([])
+                line.append((Seg(token, bold or scan.b, italic or scan.i),))
+    scan.end_word()
+    if scan.b:
+        scan.out.problems.append("'**' opens bold text that is never closed (write \\* for a star)")
+    if scan.i:
+        scan.out.problems.append(
+            "'*' opens italic text that is never closed (write \\* for a star)"
+        )
+    return scan.out
+
+
+class _Scan:
+    """parse()'s state: what it made so far, the word and text it is in, the spans open."""
+
+    def __init__(self, bold: bool, italic: bool) -> None:
+        self.bold, self.italic = bold, italic
+        self.out = Parsed([[[]]])
+        self.word: list[Seg] = []
+        self.buf: list[str] = []
+        self.b, self.i = False, False
+
+    def flush_text(self) -> None:
+        if self.buf:
+            self.word.append(Seg("".join(self.buf), self.bold or self.b, self.italic or self.i))
+            self.buf.clear()
+
+    def end_word(self) -> None:
+        self.flush_text()
+        if self.word:
+            self.out.paragraphs[-1][-1].append(tuple(self.word))
+            self.word.clear()
+
+    def feed(self, text: str) -> None:
+        buf, pos = self.buf, 0
+        while pos < len(text):
+            ch = text[pos]
+            if ch == "\\" and pos + 1 < len(text):
+                buf.append(text[pos + 1])
+                pos += 2
+                continue
+            if ch == "*":
+                self.flush_text()
+                if text.startswith("**", pos):
+                    self.b, pos = not self.b, pos + 2
+                else:
+                    self.i, pos = not self.i, pos + 1
+                continue
+            if ch == ":" and (m := _ICON_RE.match(text, pos)):
+                self.flush_text()
+                self.word.append(Seg(m.group(1), self.bold or self.b, self.italic or self.i, True))
+                self.out.icons.append(m.group(1))
+                pos = m.end()
+                continue
+            if ch == "\n":
+                self.end_word()
+                blank = re.match(r"\n[ \t]*\n\s*", text[pos:])
+                if blank:
+                    self.out.paragraphs.append([[]])
+                    pos += blank.end()
+                else:
+                    self.out.paragraphs[-1].append([])
+                    pos += 1
+                continue
+            if ch.isspace():
+                self.end_word()
                 pos += 1
-            continue
-        if ch.isspace():
-            end_word()
-        else:
-            buf.append(ch)
-        pos += 1
-    end_word()
-    if b:
-        out.problems.append("'**' opens bold text that is never closed (write \\* for a star)")
-    if i:
-        out.problems.append("'*' opens italic text that is never closed (write \\* for a star)")
-    return out
+            elif m := _PLAIN.match(text, pos):  # the rest of the word at once
+                buf.append(m.group())
+                pos = m.end()
+            else:  # a ':' that starts no icon, a '\\' at the very end
+                buf.append(ch)
+                pos += 1
 
 
 @dataclass
@@ -143,13 +171,17 @@ class Layout:
 
     def __init__(self, family: str, size_mm: float, aspects: dict[str, float]):
         self.family, self.size, self.aspects = family, size_mm, aspects
+        self._faces: dict[tuple[bool, bool], str] = {}  # every new word asks
         self.ascent = fonts.ascent_descent(self.font(False, False))[0]
         self._widths: dict[Run, float] = {}  # words repeat
 
     def font(self, bold: bool, italic: bool) -> str:
-        face = fonts.face_name(self.family, bold, italic)
-        # text_box() checked every face the text uses, and a family always has a regular one
-        assert face is not None, (self.family, bold, italic)
+        face = self._faces.get((bold, italic))
+        if face is None:
+            face = fonts.face_name(self.family, bold, italic)
+            # text_box() checked every face the text uses, and a family always has a regular one
+            assert face is not None, (self.family, bold, italic)
+            self._faces[bold, italic] = face
         return face
 
     def icon_size(self, name: str) -> tuple[float, float]:
@@ -173,18 +205,18 @@ class Layout:
 
 
 def _word_runs(word: Word) -> list[Run]:
+    if len(word) == 1 and not word[0].icon:  # most words: one run of text
+        return [word[0][:3]]
     return [(s.text, None, None) if s.icon else (s.text, s.bold, s.italic) for s in word]
 
 
-def _join(runs: list[Run], more: list[Run]) -> list[Run]:
-    """runs followed by more, merging neighbouring text runs of one style."""
-    out = list(runs)
+def _extend(out: list[Run], more: Iterable[Run]) -> None:
+    """more appended to out in place, merging neighbouring text runs of one style."""
     for r in more:
         if out and r[1] is not None and out[-1][1] is not None and out[-1][1:] == r[1:]:
             out[-1] = (out[-1][0] + r[0], r[1], r[2])
         else:
             out.append(r)
-    return out
 
 
 _SHORT_NUMBER = re.compile(r"[0-9]{1,3}[.,;:!?)]?")
@@ -195,8 +227,11 @@ def _keep_numbers(words: list[tuple[Seg, ...]]) -> list[tuple[Seg, ...]]:
     start of a line (the widow "0." under "...the first free space")."""
     out: list[tuple[Seg, ...]] = []
     for word in words:
+        if not (out and "0" <= word[0].text[:1] <= "9"):  # most words: no join, no match
+            out.append(word)
+            continue
         text = "".join(s.text for s in word)
-        if out and not any(s.icon for s in word) and _SHORT_NUMBER.fullmatch(text):
+        if not any(s.icon for s in word) and _SHORT_NUMBER.fullmatch(text):
             last = next((s for s in reversed(out[-1]) if not s.icon), Seg(""))
             out[-1] = (*out[-1], Seg(" ", last.bold, last.italic), *word)
         else:
@@ -217,7 +252,7 @@ def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
             used = 0.0
             for word in _keep_numbers(given):
                 runs = _word_runs(word)
-                word_w = layout.width(runs)
+                word_w = layout.run_width(runs[0]) if len(runs) == 1 else layout.width(runs)
                 if current:
                     last = current[-1]
                     space: TextRun = (
@@ -228,11 +263,14 @@ def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
                     trial_w = used + layout.run_width(space) + word_w
                     if trial_w > width:
                         lines.append(Line(current, used, p, rtl))
-                        current, used = _join([], runs), word_w
+                        current, used = [], word_w
+                        _extend(current, runs)
                     else:
-                        current, used = _join(_join(current, [space]), runs), trial_w
+                        _extend(current, (space, *runs))
+                        used = trial_w
                 else:
-                    current, used = _join([], runs), word_w
+                    _extend(current, runs)
+                    used = word_w
             lines.append(Line(current, used, p, rtl))
     return lines
 
@@ -281,10 +319,10 @@ def line_svg(
 
     x is the anchor point as text_box computed it; box is (x, w) of the text box."""
     texts = [r for r in line.runs if r[1] is not None]
-    direction = (
+    direction = (  # a one-character pattern: found in the joined texts iff in one of them
         ' direction="rtl"'
         if line.rtl
-        else (' direction="ltr"' if any(shaping.needs_bidi(r[0]) for r in texts) else "")
+        else (' direction="ltr"' if shaping.needs_bidi("".join(r[0] for r in texts)) else "")
     )
     if len(texts) == len(line.runs):  # no icons
         inner = "".join(

@@ -569,26 +569,25 @@ def _shown_glyphs(chars: bytes, glyphs: Any, escape: Callable[[bytes], str]) -> 
     its advance correction; zeros dropped, neighbouring codes joined into one string,
     neighbouring numbers summed (left to right, as sum() does), sums printing as 0 dropped."""
     shown: list[str] = []
-    codes: list[bytes] = []
+    start = 0  # the codes not yet shown: chars[start:i] (one slice, not a byte per glyph)
     numbers: list[float] = []
     for i, glyph in enumerate(glyphs):
         offset = glyph[3]
         if offset:
-            if codes:
-                shown.append(f"({escape(b''.join(codes))})")
-                codes = []
+            if i > start:
+                shown.append(f"({escape(chars[start:i])})")
+                start = i
             numbers.append(-offset)
         if numbers:
             if (total := fp_str(sum(numbers))) != "0":
                 shown.append(total)
             numbers = []
-        codes.append(chars[i : i + 1])
         if correction := glyph[5] - glyph[1] + offset:
-            shown.append(f"({escape(b''.join(codes))})")
-            codes = []
+            shown.append(f"({escape(chars[start : i + 1])})")
+            start = i + 1
             numbers.append(correction)
-    if codes:
-        shown.append(f"({escape(b''.join(codes))})")
+    if len(glyphs) > start:
+        shown.append(f"({escape(chars[start : len(glyphs)])})")
     if numbers and (total := fp_str(sum(numbers))) != "0":
         shown.append(total)
     return shown
@@ -1768,19 +1767,20 @@ class _Compiler:
                     rst = {**rst, "fill": None}
                 runs.append((text, (font, rst["font-size"], _paint(rst))))
             line = "".join(text for text, _ in runs)
-            if shaping.base_level(
-                line, direction
-            ):  # start and end swap sides in right-to-left text
-                anchor = 1.0 - anchor
+            ordered: list[tuple[str, Any, bool]]
+            if direction != "rtl" and not shaping.needs_bidi(line):  # one left-to-right level
+                ordered = [(text, run, False) for text, run in runs if text]
+            else:
+                if shaping.base_level(line, direction):  # start and end swap sides in RTL text
+                    anchor = 1.0 - anchor
+                ordered = shaping.visual_pieces(runs, direction)
             pieces: list[tuple[str, float, str, Any, tuple[Fill | None, Stroke | None], float]] = []
-            font_name: str
-            for text, run, rtl in shaping.visual_pieces(runs, direction):
-                font_name, size, paint = cast(
-                    tuple[str, float, tuple[Fill | None, Stroke | None]], run
-                )
+            total = 0.0
+            for text, (font_name, size, paint), rtl in ordered:
                 chars, data, width = shaping.shape(text, font_name, rtl)
                 pieces.append((font_name, size, chars, data, paint, width * size))
-            x -= anchor * sum(piece[5] for piece in pieces)  # text-anchor applies to the whole line
+                total += width * size  # as sum() adds them: left to right, from 0
+            x -= anchor * total  # text-anchor applies to the whole line
             for font_name, size, chars, data, (fill, stroke), width in pieces:
                 if size and (fill or stroke):
                     body.append(TextOp(x, y, font_name, size, chars, fill, stroke, data))

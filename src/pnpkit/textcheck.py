@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pnpkit import fonts
+from pnpkit import fonts, shaping
 from pnpkit.model import Face
 from pnpkit.svgdraw import (
     Clip,
@@ -96,6 +96,7 @@ class _Ground:
 
 def texts(drawing: Drawing) -> list[Text]:
     """The texts of a compiled face, in drawing order."""
+    fonts.register_all()  # once here, not per text: a drawing from the cache may come first
     minx, miny, vw, vh = drawing.viewbox
     sx, sy = drawing.width_mm / vw, drawing.height_mm / vh
     ctm: Matrix = (sx, 0.0, 0.0, sy, -sx * minx, -sy * miny)
@@ -181,12 +182,24 @@ def _under(grounds: list[_Ground], x: float, y: float) -> tuple[Colour, ...] | N
 
 def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
     x, y, font, size, text, fill, stroke = op.x, op.y, op.font, op.size, op.text, op.fill, op.stroke
-    width = fonts.string_width(text, font, size)
+    width = shaping.width(text, font, size)  # fonts.string_width(), registered by texts()
     top, bottom = y - ASCENT * size, y + DESCENT * size
-    corners = [(x, top), (x + width, top), (x, bottom), (x + width, bottom)]
-    box = _bounds([apply(ctm, p) for p in corners])
-    assert box is not None
-    scale = abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]) ** 0.5
+    right = x + width
+    a, b, c, d, e, f = ctm  # apply() of the four corners and _bounds() of them, inlined
+    xs = (
+        a * x + c * top + e,
+        a * right + c * top + e,
+        a * x + c * bottom + e,
+        a * right + c * bottom + e,
+    )
+    ys = (
+        b * x + d * top + f,
+        b * right + d * top + f,
+        b * x + d * bottom + f,
+        b * right + d * bottom + f,
+    )
+    box = min(xs), min(ys), max(xs), max(ys)
+    scale = abs(a * d - b * c) ** 0.5
     under = _under(grounds, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
     ground = under[0] if under else PAPER
     paint = None if fill is None else _over(fill, ground)
