@@ -50,7 +50,7 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, parallel, render, shaping, svgdraw
+from pnpkit import fonts, gcpause, parallel, render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
@@ -432,7 +432,7 @@ def _load_marshalled(path: Path) -> object:
     if not data.startswith(head):
         return None
     try:
-        with _gc_paused():
+        with gcpause.paused():  # a million tuples, none of them in a cycle
             return marshal.loads(data[len(head) :])
     except (EOFError, ValueError, TypeError):
         return None
@@ -654,20 +654,6 @@ def _file_bytes(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No garbage collection while a cache file is unmarshalled: its drawings are a million
-    tuples (none of them in a cycle), and the collector, woken every few hundred allocations,
-    would walk them all over again, tripling the time to read them."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _read(
