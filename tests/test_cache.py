@@ -113,6 +113,35 @@ def test_a_character_new_to_the_pdf_redraws_its_forms_correctly(kit):
     cold_build_equals(kit)
 
 
+def test_a_long_lived_cache_hands_the_next_build_its_decoded_drawings(kit):
+    """watch's cache: the next build takes over the drawings (and the form keys they worked out)
+    whose entries still match, and its files are still those of a build from nothing, also
+    after a new character has moved the fonts' codes."""
+    c = Cache(kit.root / "build" / build.CACHE_DIR)
+
+    def drawings() -> dict[str, object]:
+        result = build.build(kit.pack, kit.root / "build", cache=c)
+        assert not result.errors
+        return {f.svg: f.drawing for faces in result.faces.values() for f in faces}
+
+    first = drawings()
+    assert all(d.form_keys for d in first.values() if not d.images)
+    again = drawings()
+    assert all(again[svg] is d for svg, d in first.items())
+    kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd Ω.")
+    edited = drawings()
+    assert sum(svg not in first for svg in edited) == 1  # the reference card's English front
+    assert all(edited[svg] is first[svg] for svg in edited if svg in first)
+    assert c.stats["forms drawn"] >= 1
+    cold_build_equals(kit)
+    assert all(d is not edited[svg] for svg, d in drawings_of_a_new_cache(kit).items())
+
+
+def drawings_of_a_new_cache(kit) -> dict[str, object]:
+    result = build.build(kit.pack, kit.root / "build")
+    return {f.svg: f.drawing for faces in result.faces.values() for f in faces}
+
+
 def test_changing_a_template_renders_the_faces_that_use_it(kit):
     run = incremental(kit)
     run()

@@ -21,7 +21,7 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT, colour_pack, write_pack
-from pnpkit import build
+from pnpkit import build, preview
 from pnpkit.cache import Cache
 from pnpkit.watch import Server, Watcher
 
@@ -103,6 +103,30 @@ def test_warnings_stand_next_to_their_item_and_the_rest_on_top(tmp_path, monkeyp
         notes = " ".join(page.figures[f"en-c{i}"]["notes"])
         assert f"item 'c{i}': 'colour' is" in notes and "[PR-1]" in notes
     assert len(page.general) == 1 and "the game needs exactly 4 [PR-2]" in page.general[0]
+
+
+def test_a_long_lived_process_makes_only_the_figures_that_changed(tmp_path, monkeypatch):
+    """watch writes the page of each rebuild taking over the figures of the last one that show
+    the same; the page is byte for byte the one a new process writes."""
+    monkeypatch.chdir(tmp_path)
+    root = colour_pack(tmp_path / "components" / "probe", n=3)
+    with open(root / "game.yaml", "a") as f:
+        f.write(
+            "checks:\n  - {rule: fields, id: PR-1, group: cards, "
+            "require: {colour: ['#000000']}, level: warning}\n"
+        )
+    c = Cache()
+    assert not build.build(root, Path("build"), cache=c).errors
+    cards = (root / "cards.yaml").read_text(encoding="utf-8")
+    (root / "cards.yaml").write_text(cards.replace("c1", "c1x", 1), encoding="utf-8")
+    assert not build.build(root, Path("build"), cache=c).errors
+    assert preview._FIGURES.rendered == 1  # c1x's figure: its id and its note changed
+    page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
+    assert "item 'c1x': 'colour' is" in " ".join(Page(page.decode()).figures["en-c1x"]["notes"])
+    monkeypatch.setattr(preview, "_FIGURES", preview._Figures({}))  # as a new process starts
+    assert not build.build(root, Path("fresh"), cache=Cache()).errors
+    assert preview._FIGURES.rendered == 3
+    assert (tmp_path / "fresh" / "probe" / "index.html").read_bytes() == page
 
 
 def art_pack(tmp_path: Path) -> Path:

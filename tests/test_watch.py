@@ -89,6 +89,32 @@ def test_builds_at_once_then_after_each_save_rendering_only_what_changed(kit, ru
     assert w.quiet()  # nothing changed since: no build
 
 
+def test_a_rebuild_in_the_loop_writes_what_a_cold_build_writes(kit, running):
+    """The watcher hands each rebuild what the last one made (drawings, form keys, the page's
+    figures): after edits, one that moves the fonts' codes among them, its kit is byte for
+    byte a new process's build from nothing."""
+    w = running()
+    assert w.next().ok
+    kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd Ω.")
+    assert w.next().ok
+    kit.edit(f"{M}/tiles.yaml", "all: brick1, resource: wood,", "all: brick1, resource: gold,")
+    edited = w.next()
+    assert edited.ok and edited.stats["faces rendered"] == 4  # its front and back, pl and en
+    out = kit.root / "build" / "mammoth-herd"
+    src = str(Path(watch.__file__).resolve().parents[1])  # the pnpkit this test runs
+    result = subprocess.run(
+        [sys.executable, "-m", "pnpkit", "build", kit.pack, "--out", "cold"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=src),
+    )
+    assert result.returncode == 0, result.stderr
+    cold = kit.root / "cold" / "mammoth-herd"
+    assert {p.relative_to(out): data for p, data in files(out).items()} == {
+        p.relative_to(cold): data for p, data in files(cold).items()
+    }
+
+
 def test_a_broken_pack_prints_its_problems_keeps_the_last_good_build_and_waits(kit, running):
     w = running()
     assert w.next().ok

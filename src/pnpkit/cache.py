@@ -50,13 +50,14 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, parallel, render, shaping, svgdraw
+from pnpkit import fonts, gcpause, parallel, render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
 
 FORMAT = b"pnpkit-cache 3\n"  # 3: drawing ops stored as svgdraw.op_row() rows
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
+FORM_KEYS_KEPT = 8  # form keys a drawing remembers (its PDFs: the kit, A3, changes, ...)
 LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml", "uharfbuzz", "python-bidi")
 
 # [generation, *what the entry keeps]: a list, so that using it renews it in place. It holds
@@ -105,6 +106,10 @@ class Cache:
         self.stats: Counter[str] = Counter()
         self.error = ""  # why the last save failed, if it did
         self._memo = _Memo()
+        # The previous build's decoded drawings by key: a long-lived cache (watch) hands them to
+        # the next build while their entries still match, with what they worked out already
+        # (characters, form keys), instead of decoding their rows again.
+        self._decoded: dict[bytes, FormDrawing] = {}
         self.texts = TextChecks()  # build._check_texts' findings per drawing, in their own file
 
     # ------------------------------------------------------------ lifecycle
@@ -113,9 +118,11 @@ class Cache:
         """Start a build of pack: load its cache file the first time it is seen."""
         path = self.folder / f"{pack.id}.marshal" if self.folder else None
         gc.unfreeze()  # a build that stopped at an error never reached save()
+        self._decoded = self._memo.drawings
         if path != self.path:
             self.path = path
             self.generation, self.faces, self.drawings, self.forms = _read(path)
+            self._decoded = {}
         # What exists now (the cache's million tuples, the pack, the modules) lives through the
         # build: the collector need not walk it again and again while the build allocates (a
         # tenth of a no-op rebuild's time); save() hands it back.
@@ -259,9 +266,13 @@ class Cache:
         ):
             entry[0] = self.generation
             self.stats["drawings reused"] += 1
-            w, h, viewbox, rows = stored
-            ops = svgdraw.ops_from_rows(rows)
-            drawing = FormDrawing(w, h, viewbox, ops, key=key)
+            kept = self._decoded.get(key)
+            if kept is not None:
+                kept.renew()
+                drawing = kept
+            else:
+                w, h, viewbox, rows = stored
+                drawing = FormDrawing(w, h, viewbox, svgdraw.ops_from_rows(rows), key=key)
         else:
             deps: list[tuple[str, str | None, str | None]] = []
 
@@ -421,7 +432,7 @@ def _load_marshalled(path: Path) -> object:
     if not data.startswith(head):
         return None
     try:
-        with _gc_paused():
+        with gcpause.paused():  # a million tuples, none of them in a cycle
             return marshal.loads(data[len(head) :])
     except (EOFError, ValueError, TypeError):
         return None
@@ -481,6 +492,9 @@ class FormDrawing(svgdraw.Drawing):
         self.key = key
         self.plan: _FormPlan | None = None
         self.unbound = self
+        # form_key()'s answers by font state and canvas settings; shared with the bound twins,
+        # and kept while a long-lived cache hands this drawing to the next build
+        self.form_keys: dict[tuple[object, ...], bytes] = {}
 
     @functools.cached_property
     def images(self) -> bool:
@@ -494,10 +508,25 @@ class FormDrawing(svgdraw.Drawing):
         chars: dict[str, set[str]] = {}
         for op in self.ops:
             if isinstance(op, svgdraw.TextOp):
-                if op.shaping is not None:  # glyphs with no character of their own: known first
-                    shaping.register_private(op.font, op.text, op.shaping)
                 chars.setdefault(op.font, set()).update(op.text)
+        self.renew()
         return chars
+
+    def renew(self) -> None:
+        """Make the glyphs of its shaped runs that have no character of their own known to
+        their fonts (before the fonts are seeded): on first use, and again when a later
+        build takes this drawing over."""
+        for font, text, data in self.shaped:
+            shaping.register_private(font, text, data)
+
+    @functools.cached_property
+    def shaped(self) -> tuple[tuple[str, str, shaping.Shaped], ...]:
+        """The shaped runs it sets: (font, characters, shape data)."""
+        return tuple(
+            (op.font, op.text, op.shaping)
+            for op in self.ops
+            if isinstance(op, svgdraw.TextOp) and op.shaping is not None
+        )
 
     def bound(self, plan: _FormPlan) -> FormDrawing:
         """This drawing, replaying for the PDF of plan."""
@@ -514,16 +543,32 @@ class FormDrawing(svgdraw.Drawing):
         if plan is None:
             return None
         state = plan.seed(canvas)  # the first form of a PDF seeds its fonts, whatever it draws
+        own = self.unbound  # what it works out is kept there, not on this bound copy
         if (
             not state
-            or self.images
-            or any(not chars <= plan.chars.get(font, set()) for font, chars in self.chars.items())
+            or own.images
+            or any(not chars <= plan.chars.get(font, set()) for font, chars in own.chars.items())
         ):
             return None
         inside = _inside(canvas)
+        canvas_settings = (bbox, inside._preamble, inside._pageCompression, type(canvas))
+        library = (rl_config.useA85, rl_config.wrapA85, rl_config.invariant)
+        # The seeded state names every code the fonts gave this drawing's characters (all of
+        # them seeded, so none changes later in the document): the same state, the same key.
+        asked = (state, canvas_settings, library)
+        known = own.form_keys.get(asked)
+        if known is None:
+            if len(own.form_keys) >= FORM_KEYS_KEPT:
+                own.form_keys.clear()
+            known = own.form_keys[asked] = own._form_key(inside, canvas_settings, library)
+        return known
+
+    def _form_key(
+        self, inside: _CanvasInside, canvas_settings: tuple[object, ...], library: tuple[int, ...]
+    ) -> bytes:
         h = hashlib.sha256(self.key)
-        h.update(repr((bbox, inside._preamble, inside._pageCompression, type(canvas))).encode())
-        h.update(repr((rl_config.useA85, rl_config.wrapA85, rl_config.invariant)).encode())
+        h.update(repr(canvas_settings).encode())
+        h.update(repr(library).encode())
         for font, ords in self.ords:
             ttf = pdfmetrics.getFont(font)  # a TTFont: seed() checked
             assert isinstance(ttf, TTFont), "seed() turns replaying off for other fonts"
@@ -609,20 +654,6 @@ def _file_bytes(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No garbage collection while a cache file is unmarshalled: its drawings are a million
-    tuples (none of them in a cycle), and the collector, woken every few hundred allocations,
-    would walk them all over again, tripling the time to read them."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _read(

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from pnpkit import gcpause
 from pnpkit.errors import Location, Problem
 from pnpkit.paths import Outside, confined, regular_file
 from pnpkit.paths import display_path as display_path  # re-exported for the readers
@@ -89,7 +90,12 @@ def load_yaml(
         return doc, [Problem(start, f"cannot read file: it is not UTF-8 text (byte {exc.start})")]
     except OSError as exc:
         return doc, [Problem(start, f"cannot read file: {exc.strerror or exc}")]
-    max_values = MAX_VALUES if max_values is None else max_values
+    with gcpause.paused():  # a tree of nodes, then of data: nothing for the collector to find
+        return _parse(doc, text, MAX_VALUES if max_values is None else max_values)
+
+
+def _parse(doc: Document, text: str, max_values: int) -> tuple[Document, list[Problem]]:
+    """load_yaml() once the file's text is read."""
     too_many, aliases = _too_many_events(doc, text, max_values)
     if too_many:
         return doc, too_many

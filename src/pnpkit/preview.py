@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -54,6 +55,14 @@ def _templates() -> jinja2.Environment:
     )
 
 
+@lru_cache(maxsize=1)
+def _figure_macro() -> Callable[[str, _Figure], str]:
+    """figure.html.j2's macro: a call costs less than rendering a template, a thousand times."""
+    module = _templates().get_template("figure.html.j2").module
+    macro: Callable[[str, _Figure], str] = getattr(module, "figure_html")  # noqa: B009
+    return macro
+
+
 def _page(title: str, body: Markup) -> str:
     """The whole page around a body; its build fingerprint is a hash of what it shows."""
     build = hashlib.sha256(f"{title}\n{body}".encode()).hexdigest()[:16]
@@ -64,6 +73,7 @@ def _page(title: str, body: Markup) -> str:
 def write_index(result: Result, folder: Path, previous: Path | None = None) -> Path:
     """Write folder/index.html for a successful build (folder holds its PDFs and svg/); a file
     the `previous` build's folder holds with the same bytes is linked, not written (output.put)."""
+    global _FIGURES  # noqa: PLW0603 (the figures a long-lived process keeps for the next page)
     assert result.pack is not None  # only a successful build has an index
     pack: Pack = result.pack
     owners = _owners(pack)
@@ -74,10 +84,13 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
         (by_item.setdefault(owner, []) if owner else general).append(problem)
     total = sum(len(faces) for faces in result.faces.values())
     name = pack.name[pack.languages[0]]
+    figures = _Figures(_FIGURES.made)
     sections = [
-        _language(pack, lang, faces, by_item, folder, previous)
+        _language(pack, lang, faces, by_item, folder, previous, figures)
         for lang, faces in result.faces.items()
     ]
+    figures.before = {}
+    _FIGURES = figures  # what this page shows: all the next one may take over
     pdfs = sorted(p.name for p in folder.glob("*.pdf"))
     body = (
         _templates()
@@ -148,7 +161,7 @@ class _Group:
     size: str
     printed: int
     designs: str
-    figures: list[_Figure]
+    figures: list[Markup]  # each item's figure, made by figure.html.j2 (_Figures)
 
 
 @dataclass(slots=True)
@@ -164,6 +177,7 @@ def _language(
     by_item: dict[str, list[Problem]],
     folder: Path,
     previous: Path | None,
+    figures: _Figures,
 ) -> _Section:
     """What index.html.j2 shows of one language: its groups, each with its items' figures."""
     items: dict[tuple[str, str], dict[str, Face]] = {}
@@ -187,7 +201,12 @@ def _language(
                 printed=group.total,
                 designs=f"{len(members)} design{'s' if len(members) != 1 else ''}",
                 figures=[
-                    _figure(pack, lang, item, sides, by_item.get(item.id, []), folder, previous)
+                    figures.html(
+                        lang,
+                        _figure(
+                            pack, lang, item, sides, by_item.get(item.id, []), folder, previous
+                        ),
+                    )
                     for item, sides in members
                 ],
             )
@@ -210,6 +229,33 @@ def _figure(
         if (face := sides.get(side))
     ]
     return _Figure(item.id, item.count, faces, problems)
+
+
+class _Figures:
+    """Each item's figure as figure.html.j2 makes it, by all it shows: the figures `before`
+    holds (the previous page's, in a long-lived process such as watch) are taken over, the
+    others made. Most of writing a large page is making its figures, and an edit changes few."""
+
+    def __init__(self, before: dict[tuple[object, ...], Markup]) -> None:
+        self.before = before
+        self.made: dict[tuple[object, ...], Markup] = {}
+        self.rendered = 0  # figures made, not taken over
+
+    def html(self, lang: str, figure: _Figure) -> Markup:
+        images = tuple(
+            (i.side, i.group, i.href, i.framed, i.version, i.w, i.h, i.trim, i.safe)
+            for i in figure.faces
+        )
+        key = (lang, figure.id, figure.count, images, tuple(figure.notes))
+        found = self.made.get(key) or self.before.get(key)
+        if found is None:
+            found = Markup(_figure_macro()(lang, figure))
+            self.rendered += 1
+        self.made[key] = found
+        return found
+
+
+_FIGURES = _Figures({})  # the figures of the last page written in this process
 
 
 def _image(pack: Pack, lang: str, face: Face, folder: Path, previous: Path | None) -> _Image:
