@@ -133,7 +133,7 @@ def waiting_page(title: str) -> str:
 # it a failed attribute lookup first (a 1,000-card page reads 47,000 of them).
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class _Image:
     side: str
     group: str
@@ -146,12 +146,12 @@ class _Image:
     safe: str
 
 
-@dataclass(slots=True)
-class _Figure:
+@dataclass(slots=True, frozen=True)
+class _Figure:  # frozen, of tuples: all it shows is its hash and key (_Figures)
     id: str
     count: int
-    faces: list[_Image]
-    notes: list[Problem]
+    faces: tuple[_Image, ...]
+    notes: tuple[Problem, ...]
 
 
 @dataclass(slots=True)
@@ -223,12 +223,12 @@ def _figure(
     folder: Path,
     previous: Path | None,
 ) -> _Figure:
-    faces = [
+    faces = tuple(
         _image(pack, lang, face, folder, previous)
         for side in ("front", "back")
         if (face := sides.get(side))
-    ]
-    return _Figure(item.id, item.count, faces, problems)
+    )
+    return _Figure(item.id, item.count, faces, tuple(problems))
 
 
 class _Figures:
@@ -236,17 +236,13 @@ class _Figures:
     holds (the previous page's, in a long-lived process such as watch) are taken over, the
     others made. Most of writing a large page is making its figures, and an edit changes few."""
 
-    def __init__(self, before: dict[tuple[object, ...], Markup]) -> None:
+    def __init__(self, before: dict[tuple[str, _Figure], Markup]) -> None:
         self.before = before
-        self.made: dict[tuple[object, ...], Markup] = {}
+        self.made: dict[tuple[str, _Figure], Markup] = {}
         self.rendered = 0  # figures made, not taken over
 
     def html(self, lang: str, figure: _Figure) -> Markup:
-        images = tuple(
-            (i.side, i.group, i.href, i.framed, i.version, i.w, i.h, i.trim, i.safe)
-            for i in figure.faces
-        )
-        key = (lang, figure.id, figure.count, images, tuple(figure.notes))
+        key = (lang, figure)  # every field the macro may show, a new one included
         found = self.made.get(key) or self.before.get(key)
         if found is None:
             found = Markup(_figure_macro()(lang, figure))
