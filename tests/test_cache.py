@@ -3,6 +3,7 @@ always byte for byte what a build from nothing gives (the cache can never serve 
 
 from __future__ import annotations
 
+import gc
 import io
 import shutil
 from pathlib import Path
@@ -405,3 +406,19 @@ def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
     assert c.stats == {"drawings compiled": 1, "forms drawn": 2, "forms reused": 1}
     assert made[0] == made[1] == made[2]
     assert b"%PDF-1.4" in made[1]  # the opacity's version, though the form was not drawn
+
+
+def test_a_build_hands_the_collector_back_what_it_held(tmp_path):
+    root = colour_pack(tmp_path / "p", n=2)
+    c = Cache(tmp_path / "cache")
+    result = build.validate(root, cache=c)
+    assert gc.isenabled()  # paused while the faces were made, not after
+    held = gc.get_freeze_count()
+    face = result.faces["en"][0]
+    walked = gc.get_objects()  # the generations the collector walks: the frozen are not in them
+    assert gc.is_tracked(face) and not any(o is face for o in walked)  # held for the build
+    del walked
+    build.validate(root, cache=c)  # a build that stopped before save(): begin() let go first
+    assert gc.get_freeze_count() < 2 * held
+    assert not build.build(root, tmp_path / "out", cache=c).errors
+    assert gc.isenabled() and gc.get_freeze_count() == 0  # save() handed everything back

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,6 +27,7 @@ from pnpkit import (
     changes,
     cvd,
     fonts,
+    gcpause,
     layout,
     output,
     paths,
@@ -133,22 +134,40 @@ def validate(
     env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
     if cache is not None:
         cache.begin(pack)
+    with gcpause.paused():  # millions of small objects and next to no cycles: see gcpause
+        problems += _faces(pack, langs or pack.languages, env, reg, cache, result)
+        if cache is not None:
+            cache.hold()
+    result.problems = _sorted(problems)
+    return result
+
+
+def _faces(
+    pack: Pack,
+    langs: Sequence[str],
+    env: jinja2.Environment,
+    reg: Registry,
+    cache: Cache | None,
+    result: Result,
+) -> list[Problem]:
+    """Render, compile, check and impose each language's faces into result; their problems
+    (result.problems: the pack's, found before)."""
+    problems: list[Problem] = []
     compiled: dict[str, svgdraw.Drawing | None] = {}
-    for lang in langs or pack.languages:
+    for lang in langs:
         faces, found = cache.render(pack, lang, env) if cache else render.render(pack, lang, env)
         problems += found
         problems += _compile(
             pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env
         )
-        sizes_reported = any(p.rule == "font-size" for p in problems)
+        sizes_reported = any(p.rule == "font-size" for p in result.problems + problems)
         problems += _check_texts(pack, faces, env, sizes_reported, cache)
         result.faces[lang] = faces
         result.pages[lang], found = layout.impose(
             faces, pack.print, reg.packers
         )  # cheap, and it has problems of its own
         problems += found
-    result.problems = _sorted(problems)
-    return result
+    return problems
 
 
 def _compile(
@@ -269,7 +288,8 @@ def build(
     try:
         with output.locked(out, f"building {root}"):
             output.tidy(out)  # what a killed build left: a kit to put back, staging folders
-            _write(result, out, progress, cache, changed)
+            with gcpause.paused():  # PDF forms and pages: no cycles either
+                _write(result, out, progress, cache, changed)
     except output.Busy as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result

@@ -132,6 +132,12 @@ class Cache:
         self.stats = Counter()
         self._memo = _Memo()
 
+    def hold(self) -> None:
+        """What the build made so far (its faces, drawings and pages) lives through it too:
+        frozen as begin() froze the cache's own, so the collector does not walk it again while
+        the PDF is written (0.1-0.3 s of a 1,000-card build); save() hands it back."""
+        gc.freeze()
+
     def save(self, force: bool = False) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
         time)."""
