@@ -86,16 +86,21 @@ def test_the_page_shows_every_face_with_its_id_and_count_and_links_the_pdfs(kit)
     )
 
 
-def test_warnings_stand_next_to_their_item_and_the_rest_on_top(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+def _checked_pack(tmp_path: Path, more_checks: str = "") -> Path:
+    """components/probe: three cards, each warned by check PR-1 (its colour), and more_checks."""
     root = colour_pack(tmp_path / "components" / "probe", n=3)
     with open(root / "game.yaml", "a") as f:
         f.write(
             "checks:\n"
             "  - {rule: fields, id: PR-1, group: cards, "
-            "require: {colour: ['#000000']}, level: warning}\n"
-            "  - {rule: count, id: PR-2, group: cards, exact: 4, level: warning}\n"
+            "require: {colour: ['#000000']}, level: warning}\n" + more_checks
         )
+    return root
+
+
+def test_warnings_stand_next_to_their_item_and_the_rest_on_top(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _checked_pack(tmp_path, "  - {rule: count, id: PR-2, group: cards, exact: 4, level: warning}\n")
     result = build.build(Path("components/probe"), Path("build"))
     assert not result.errors and len(result.problems) == 4
     page = Page((tmp_path / "build" / "probe" / "index.html").read_text(encoding="utf-8"))
@@ -109,12 +114,7 @@ def test_a_long_lived_process_makes_only_the_figures_that_changed(tmp_path, monk
     """watch writes the page of each rebuild taking over the figures of the last one that show
     the same; the page is byte for byte the one a new process writes."""
     monkeypatch.chdir(tmp_path)
-    root = colour_pack(tmp_path / "components" / "probe", n=3)
-    with open(root / "game.yaml", "a") as f:
-        f.write(
-            "checks:\n  - {rule: fields, id: PR-1, group: cards, "
-            "require: {colour: ['#000000']}, level: warning}\n"
-        )
+    root = _checked_pack(tmp_path)
     c = Cache()
     assert not build.build(root, Path("build"), cache=c).errors
     cards = (root / "cards.yaml").read_text(encoding="utf-8")

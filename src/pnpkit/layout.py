@@ -490,12 +490,11 @@ def _pack(
                 more, found = _split(run[0], s, landscape)
                 problems += found
                 for page in more:
-                    if _spare(page, s) and any(
-                        sheet.put(page.placements[0], s) for sheet in sheets
-                    ):
+                    spare = _spare(page, s)
+                    if spare and any(sheet.put(page.placements[0], s) for sheet in sheets):
                         continue  # this part shares a sheet another part started
                     pages.append(page)
-                    sheets += [_Sheet.around(page, s, mix)] if _spare(page, s) else []
+                    sheets += [_Sheet.around(page, s, mix)] if spare else []
                 run = run[1:]
                 continue
             sheets.append(fresh[best])

@@ -185,21 +185,10 @@ def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
     width = shaping.width(text, font, size)  # fonts.string_width(), registered by texts()
     top, bottom = y - ASCENT * size, y + DESCENT * size
     right = x + width
-    a, b, c, d, e, f = ctm  # apply() of the four corners and _bounds() of them, inlined
-    xs = (
-        a * x + c * top + e,
-        a * right + c * top + e,
-        a * x + c * bottom + e,
-        a * right + c * bottom + e,
-    )
-    ys = (
-        b * x + d * top + f,
-        b * right + d * top + f,
-        b * x + d * bottom + f,
-        b * right + d * bottom + f,
-    )
-    box = min(xs), min(ys), max(xs), max(ys)
-    scale = abs(a * d - b * c) ** 0.5
+    corners = ((x, top), (right, top), (x, bottom), (right, bottom))
+    box = _moved_bounds(ctm, (corners,), (x, top, right, bottom))
+    assert box is not None
+    scale = abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]) ** 0.5
     under = _under(grounds, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
     ground = under[0] if under else PAPER
     paint = None if fill is None else _over(fill, ground)
