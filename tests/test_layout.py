@@ -61,6 +61,17 @@ class TestGrid:
         pages, _ = impose(faces(4), PrintSettings(paper="a4", backs="none", gap=2))
         assert pages[0].placements[0].reach == (3, 3, 1, 1)
 
+    def test_a_short_last_row_shows_full_bleed_under_the_empty_places(self):
+        pages, _ = impose(faces(5), PrintSettings(paper="a4", backs="none", gap=2))
+        rows: dict[float, list] = {}
+        for p in pages[0].placements:
+            rows.setdefault(round(p.y, 3), []).append(p)
+        full, short = (sorted(r, key=lambda p: p.x) for _, r in sorted(rows.items()))
+        assert (len(full), len(short)) == (3, 2)  # a block of 3 columns, its second row short
+        # (left, top, right, bottom): half the 2 mm gap towards a neighbour, all 3 mm elsewhere
+        assert [p.reach for p in full] == [(3, 3, 1, 1), (1, 3, 1, 1), (1, 3, 3, 3)]
+        assert [p.reach for p in short] == [(3, 1, 1, 3), (1, 1, 3, 3)]
+
     def test_landscape_chosen_when_it_holds_more(self):
         pages, _ = impose(faces(9, size=(88.9, 63.5)), PrintSettings(paper="a4", backs="none"))
         assert (pages[0].w, pages[0].h) == (297, 210)  # 3 x 3 instead of 2 x 4 on portrait

@@ -688,8 +688,8 @@ class _Sheet:
         for k, f in enumerate(run[:n]):
             row, col = divmod(k, cols)
             x, y = x0 + col * (w + s.gap), y0 + row * (h + s.gap)
-            reach = _reach(f, row, col, n, cols, s.gap)
-            placed.append(Placement(f, x, y, reach, number, turn=turn))
+            placed.append(Placement(f, x, y, (0.0,) * 4, number, turn=turn))
+        placed = _with_reach(placed, s.gap)
         self.page.placements += placed
         self.added += placed
         self.blocks[number] = placed
@@ -764,7 +764,7 @@ class _Sheet:
             made = [_swapped(p) for p in made]
         made = [dataclasses.replace(p, turn=turn) for p in made]
         old = self.blocks[number]
-        joined = _rereach(old + made, s.gap)
+        joined = _with_reach(old + made, s.gap)
         new_of = {id(p): q for p, q in zip(old, joined)}
         self.page.placements = [new_of.get(id(p), p) for p in self.page.placements]
         self.page.placements += joined[len(old) :]
@@ -835,27 +835,24 @@ def _swapped(p: Placement) -> Placement:
     return Placement(p.face, p.y, p.x, p.reach, p.block, turn=turn)
 
 
-def _rereach(block: list[Placement], gap: float) -> list[Placement]:
-    """The block's placements with each edge's bleed as _reach gives it: all of it where no
-    face of the block is beside that edge, half the gap where one is."""
-    at = {(round(p.x, 3), round(p.y, 3)) for p in block}
+def _with_reach(block: list[Placement], gap: float) -> list[Placement]:
+    """The block's placements with each edge's bleed: all of it where no face of the block is
+    beside that edge, half the gap where one is (butted trims cut on one line)."""
+    corners = {(round(p.x, 3), round(p.y, 3)) for p in block}
+    rights = {(round(p.x + p.w + gap, 3), round(p.y, 3)) for p in block}
+    bottoms = {(round(p.x, 3), round(p.y + p.h + gap, 3)) for p in block}
     out = []
     for p in block:
         inner = min(p.face.bleed, gap / 2)
-        x, y, r, b = (
-            round(p.x, 3),
-            round(p.y, 3),
-            round(p.x + p.w + gap, 3),
-            round(p.y + p.h + gap, 3),
-        )
+        x, y = round(p.x, 3), round(p.y, 3)
         beside = (
-            any(round(q.x + q.w + gap, 3) == x and round(q.y, 3) == y for q in block),
-            any(round(q.y + q.h + gap, 3) == y and round(q.x, 3) == x for q in block),
-            (r, y) in at,
-            (x, b) in at,
+            (x, y) in rights,
+            (x, y) in bottoms,
+            (round(p.x + p.w + gap, 3), y) in corners,
+            (x, round(p.y + p.h + gap, 3)) in corners,
         )
-        reach = tuple(inner if n else p.face.bleed for n in beside)
-        out.append(dataclasses.replace(p, reach=(reach[0], reach[1], reach[2], reach[3])))
+        left, top, right, bottom = (inner if n else p.face.bleed for n in beside)
+        out.append(dataclasses.replace(p, reach=(left, top, right, bottom)))
     return out
 
 
@@ -943,24 +940,6 @@ def _run_length(copies: list[Face], i: int) -> int:
 def _new_page(size: tuple[float, float], s: PrintSettings) -> Page:
     fold = size[0] / 2 if s.backs == "gutter-fold" else None
     return Page(size[0], size[1], "front", fold=fold)
-
-
-def _reach(
-    face: Face, row: int, col: int, n: int, cols: int, gap: float
-) -> tuple[float, float, float, float]:
-    """How far bleed may show past each trim edge: all of it where no neighbour is, half the gap
-    otherwise."""
-    inner = min(face.bleed, gap / 2)
-
-    def filled(r: int, c: int) -> bool:
-        return r >= 0 and 0 <= c < cols and r * cols + c < n
-
-    return (
-        inner if filled(row, col - 1) else face.bleed,
-        inner if filled(row - 1, col) else face.bleed,
-        inner if filled(row, col + 1) else face.bleed,
-        inner if filled(row + 1, col) else face.bleed,
-    )
 
 
 def tile_face(
