@@ -315,3 +315,44 @@ class TestDuplexCheck:
     def test_single_sided_modes_have_no_duplex_check(self, tmp_path):
         pdf = build_probe(tmp_path, "--backs", "none", n=1)
         assert len(PdfReader(pdf).pages) == 2  # the print check, one page of cards
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plain ASCII, the usual form",
+        "non-ASCII: é and €, which PDFDocEncoding puts at 0xA0",
+        "a tab\tand a newline\n",
+    ],
+)
+def test_a_form_stream_is_encoded_as_reportlab_encodes_it(text):
+    """pdf._end_form encodes an ASCII stream with latin-1 instead of ReportLab's extpdfdoc
+    character map: the bytes must be the ones endForm() gives, whatever the operators hold."""
+    from reportlab.pdfbase import pdfdoc
+    from reportlab.pdfgen.canvas import Canvas
+
+    from pnpkit import pdf
+
+    streams = []
+    for end in (lambda c: c.endForm(), lambda c: pdf._end_form(c, "F")):
+        c = Canvas(None)
+        c.beginForm("F", 0, 0, 10, 10)
+        c.rect(1, 2, 3, 4)
+        c._code.append(f"% {text}")  # as a drawing's own operators would be
+        end(c)
+        streams.append(c._doc.idToObject[pdfdoc.xObjectName("F")].stream)
+    assert isinstance(streams[0], bytes) and streams[0] == streams[1]
+
+
+def test_a_form_stream_reportlab_cannot_encode_still_fails():
+    """The characters extpdfdoc has no code for (0x18-0x1F) fail as endForm() fails, not
+    written as latin-1 would write them."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    from pnpkit import pdf
+
+    c = Canvas(None)
+    c.beginForm("F", 0, 0, 10, 10)
+    c._code.append("% \x1b")
+    with pytest.raises(UnicodeEncodeError):
+        pdf._end_form(c, "F")
