@@ -356,3 +356,28 @@ def test_a_form_stream_reportlab_cannot_encode_still_fails():
     c._code.append("% \x1b")
     with pytest.raises(UnicodeEncodeError):
         pdf._end_form(c, "F")
+
+
+@pytest.mark.parametrize("a85", [True, False])
+def test_a_form_is_formatted_as_reportlab_formats_it(monkeypatch, a85):
+    """pdf._formatted formats the first form of each box as ReportLab does and reuses its
+    dictionary for the next ones: every form's bytes must be what form.format() gives, whatever
+    its box, content and the ASCII85 setting."""
+    from reportlab import rl_config
+    from reportlab.pdfbase import pdfdoc
+    from reportlab.pdfgen.canvas import Canvas
+
+    from pnpkit import pdf
+
+    monkeypatch.setattr(rl_config, "useA85", a85)
+    ours, theirs = Canvas(None), Canvas(None)
+    boxes = [(10, 10), (10, 10), (20, 30), (10, 10), (20, 30), (10.5, 10)]
+    for k, (w, h) in enumerate(boxes):
+        made, n = [], f"F{k}"
+        for c in (theirs, ours):
+            c.beginForm(n, 0, 0, w, h)
+            c.rect(1, 2, 3 + k, 4 * k)  # streams, and their lengths, differ
+            c.endForm() if c is theirs else pdf._end_form(c, n)
+            form = c._doc.idToObject[pdfdoc.xObjectName(n)]
+            made.append(form.format(c._doc) if c is theirs else pdf._formatted(c, form))
+        assert made[0] == made[1], (k, w, h)
