@@ -38,3 +38,29 @@ def test_every_benchmark_script_is_run() -> None:
     assert sorted(p.name for p in (ROOT / "scripts").glob("bench_*.py")) == sorted(
         s for s, _ in SCRIPTS
     )
+
+
+def test_sheet_search_runs_and_keeps_the_build_as_it_was() -> None:
+    """scripts/sheet_search.py swaps the packer's orders and the room between blocks for its
+    trials: it prints a row of sheet counts per kit, and puts both back (the count of a second
+    kit is its count as built)."""
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "sheet_search.py"),
+            str(ROOT / "components" / "mammoth-herd"),
+            str(ROOT / "components" / "mammoth-herd"),
+            "--orders",
+            "2",
+            "--pads",
+            "0.5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = [line.split() for line in run.stdout.splitlines() if line.startswith("mammoth-herd")]
+    assert len(rows) == 2 and rows[0] == rows[1]
+    built, searched, narrow = map(int, rows[0][1:])
+    assert searched <= built and narrow <= built
