@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol, cast, runtime_checkable
 
+from reportlab import rl_config
 from reportlab.lib.colors import Color, black
 from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
@@ -46,26 +47,103 @@ def write_pdf(
     total = len(pages) + first_page
     for n, page in enumerate(pages, 1):
         c.setPageSize((page.w * K, page.h * K))
-        for placement in page.placements:
-            _place(c, page, placement, forms, stamp)
-        marks = crop_marks and page.marks
-        for part in page.parts:
-            _tile_marks(c, page, part, marks)
-        if marks and page.placements and not page.packed and page.tile is None:
-            _crop_marks(c, page)
-        if marks and page.lines:
-            _lines(c, page)
-        if marks:
-            _shape_guides(c, page)
-        if page.fold is not None:
-            _fold_line(c, page, page.fold)
+        _faces_and_marks(c, page, forms, crop_marks, stamp)
         if page.label:
             _label(c, page)
         _boxes(c, page)
         c.showPage()
+        _compress_page(c)
         if progress:
             progress(n + first_page, total)
     c.save()
+
+
+# What drawing a page's faces and marks wrote, by all it depends on (_page_key), and pages'
+# content streams compressed and formatted, by their text: a page seen before is not drawn or
+# compressed again (a deck's back pages are alike; `watch` writes the same pages after each
+# save but those of the faces changed). Only the operators: the label is drawn every time, as
+# its characters take their codes in the document's fonts as they come.
+PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start afresh
+_DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
+_STREAMS: dict[str, bytes] = {}
+
+
+def _faces_and_marks(
+    c: Canvas, page: Page, forms: dict[str, str], crop_marks: bool, stamp: str | None
+) -> None:
+    """Everything on the page but its label and boxes, drawn or as drawn before."""
+    names = [face_form(c, p.face, forms) for p in page.placements]  # in order: their numbers
+    marks = crop_marks and page.marks
+    key = None if stamp or page.parts else _page_key(page, names, marks)
+    kept = _DRAWN.get(key) if key is not None else None
+    if kept is not None:
+        c._code.extend(kept[0])  # type: ignore[attr-defined]  # ReportLab's own: no stub
+        c._formsinuse.extend(kept[1])  # type: ignore[attr-defined]
+        return
+    code: list[str] = c._code  # type: ignore[attr-defined]
+    used: list[str] = c._formsinuse  # type: ignore[attr-defined]
+    start, first_used = len(code), len(used)
+    for placement in page.placements:
+        _place(c, page, placement, forms, stamp)
+    for part in page.parts:
+        _tile_marks(c, page, part, marks)
+    if marks and page.placements and not page.packed and page.tile is None:
+        _crop_marks(c, page)
+    if marks and page.lines:
+        _lines(c, page)
+    if marks:
+        _shape_guides(c, page)
+    if page.fold is not None:
+        _fold_line(c, page, page.fold)
+    if key is not None:
+        if len(_DRAWN) >= PAGES_KEPT:
+            _DRAWN.clear()
+        _DRAWN[key] = (code[start:], used[first_used:])
+
+
+def _page_key(page: Page, names: list[str], marks: bool) -> tuple[object, ...]:
+    """All that _faces_and_marks() draws from, for a page without a stamp or a split face."""
+    return (
+        page.w,
+        page.h,
+        marks,
+        page.packed,
+        tuple(page.lines),
+        page.fold,
+        page.ink,
+        tuple(
+            (name, p.x, p.y, p.reach, p.block, p.clip, p.outline, p.turn)
+            + (p.face.bleed, p.face.shape, p.face.size)
+            for name, p in zip(names, page.placements)
+        ),
+    )
+
+
+def _compress_page(c: Canvas) -> None:
+    """The page just shown gets its content stream formatted now, as saving would format it,
+    or as it was formatted for an earlier page of the same text."""
+    doc = c._doc  # type: ignore[attr-defined]  # ReportLab's own: no stub
+    page = doc.Pages.pages[-1]
+    if page.Contents is not None or not page.stream or doc.encrypt.__class__ is not _PLAIN:
+        return
+    data = _STREAMS.get(page.stream)
+    if data is None:
+        stream = pdfdoc.PDFStream()  # as PDFPage.check_format() makes it
+        if page.compression:
+            stream.filters = (
+                [pdfdoc.PDFBase85Encode, pdfdoc.PDFZCompress]
+                if rl_config.useA85
+                else [pdfdoc.PDFZCompress]
+            )
+        stream.content = page.stream
+        data = stream.format(doc)
+        if len(_STREAMS) >= PAGES_KEPT:
+            _STREAMS.clear()
+        _STREAMS[page.stream] = data
+    page.Contents = EncodedForm(data)
+
+
+_PLAIN = pdfdoc.NoEncryption
 
 
 def start_canvas(
