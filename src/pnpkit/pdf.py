@@ -215,16 +215,45 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
         store = cast(FormStore, drawing) if hasattr(drawing, "kept_form") else None
         key = store.form_key(c, (w * K, h * K)) if store else None
         kept = store.kept_form(key) if store and key else None
-        c.beginForm(name, 0, 0, w * K, h * K)
-        if kept is None:
-            made = _draw_form(c, name, drawing)
-            if made is not None and store and key:
-                store.keep_form(key, made)
+        if kept is not None and _at_page_start(c):
+            _register(c, name, kept)
         else:
-            c.endForm()  # empty, and replaced at once: the canvas goes through the same states
-            _replace(c, name, kept)
+            c.beginForm(name, 0, 0, w * K, h * K)
+            if kept is None:
+                made = _draw_form(c, name, drawing)
+                if made is not None and store and key:
+                    store.keep_form(key, made)
+            else:
+                c.endForm()  # empty, and replaced at once: the canvas goes through the same states
+                _replace(c, name, kept)
         forms[face.svg] = name
     return forms[face.svg]
+
+
+def _at_page_start(c: Canvas) -> bool:
+    """Nothing drawn on the page yet, nor a form open: where write_pdf() places its forms."""
+    inside = cast(_Accumulators, c)
+    return not inside._code and inside._formData is None and not inside._codeStack
+
+
+def _register(c: Canvas, name: str, kept: Kept) -> None:
+    """What beginForm(), endForm() and _replace() do with an empty form at the start of a page,
+    without them: the document gets the kept bytes as the form's object, under the number it
+    would have had (the canvas's state and its page's accumulators would end as they began)."""
+    doc = _doc(c)
+    doc.inForm()
+    doc.Reference(EncodedForm(kept[0]), pdfdoc.xObjectName(name))
+    doc.inObject = None  # as addForm() leaves it
+    if kept[1] >= pdfdoc.PDF_SUPPORT_VERSION["transparency"]:
+        c._doc.ensureMinPdfVersion("transparency")  # type: ignore[attr-defined]  # as it did
+
+
+class _Accumulators(Protocol):
+    """What _at_page_start() reads of ReportLab's Canvas (not in types-reportlab)."""
+
+    _code: list[str]
+    _formData: object
+    _codeStack: list[object]
 
 
 class _Doc(Protocol):
@@ -233,6 +262,11 @@ class _Doc(Protocol):
     _pdfVersion: tuple[int, int]
     objectcounter: int
     idToObject: dict[str, object]
+    inObject: str | None
+
+    def inForm(self) -> None: ...
+
+    def Reference(self, obj: object, name: str | None = None) -> object: ...  # noqa: N802
 
 
 def _doc(c: Canvas) -> _Doc:
