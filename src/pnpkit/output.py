@@ -137,6 +137,11 @@ def _same(path: Path, data: bytes) -> bool:
         return stat.S_ISREG(st.st_mode) and st.st_size == len(data) and f.read() == data
 
 
+def link(source: Path, target: Path) -> bool:
+    """Hard-link source as target (a file known to hold the bytes); False where it cannot."""
+    return _link(source, target)
+
+
 def _link(source: Path, target: Path) -> bool:
     try:
         os.link(source, target, follow_symlinks=False)
