@@ -505,14 +505,14 @@ class _SvgWriter:
     this one writes the PDF (a twentieth of a second for a 1,000-card deck)."""
 
     def __init__(self, faces: list[Face], folder: Path, previous: Path) -> None:
-        self.args = (faces, folder, previous)
         before = os.path.abspath(previous)
-        unknown = sum(_known(before, _svg_name(face), face.svg) is None for face in faces)
-        self.pid = _fork() if unknown > FEW_UNKNOWN else -1
+        known = [_known(before, _svg_name(face), face.svg) for face in faces]
+        self.args = (faces, folder, previous, known)
+        self.pid = _fork() if known.count(None) > FEW_UNKNOWN else -1
         if self.pid == 0:  # the child: never returns into the build
             code = 1
             try:
-                _write_svgs(faces, folder, previous)
+                _write_svgs(faces, folder, previous, known)
                 code = 0
             finally:
                 os._exit(code)
@@ -528,7 +528,7 @@ class _SvgWriter:
         if self.wait() != 0:  # no child, or it failed: the files are written here
             _write_svgs(*self.args)
         else:  # the child wrote each face's SVG, or linked a file holding it
-            faces, folder, previous = self.args
+            faces, folder, previous, _ = self.args
             before, staged = os.path.abspath(previous), str(folder)
             for face in faces:
                 name = _svg_name(face)
@@ -543,18 +543,19 @@ def _fork() -> int:
         return -1
 
 
-def _write_svgs(faces: list[Face], folder: Path, previous: Path) -> None:
+def _write_svgs(
+    faces: list[Face], folder: Path, previous: Path, known: list[Signature | None]
+) -> None:
     """Each face's SVG; one the previous build wrote with the same bytes is linked (output.put),
-    without reading it when this process knows what it holds (_KNOWN). Paths are strings: a
-    thousand faces' Path objects cost more than linking their files."""
+    without reading it when this process knows what it holds (`known`: _known() of each face).
+    Paths are strings: a thousand faces' Path objects cost more than linking their files."""
     for group in {face.group for face in faces}:
         (folder / group).mkdir(parents=True, exist_ok=True)
     before, staged = os.path.abspath(previous), str(folder)
-    for face in faces:
+    for face, signature in zip(faces, known):
         name = _svg_name(face)
         old, new = f"{before}/{name}", f"{staged}/{name}"
-        signature = _known(before, name, face.svg)
-        if signature is None or not output.link(Path(old), Path(new)):
+        if signature is None or not output.link(old, new):
             output.put(face.svg.encode("utf-8"), Path(new), Path(old))
             signature = _signature(new)
         _remember(before, name, face.svg, signature)

@@ -137,12 +137,12 @@ def _same(path: Path, data: bytes) -> bool:
         return stat.S_ISREG(st.st_mode) and st.st_size == len(data) and f.read() == data
 
 
-def link(source: Path, target: Path) -> bool:
+def link(source: str | Path, target: str | Path) -> bool:
     """Hard-link source as target (a file known to hold the bytes); False where it cannot."""
     return _link(source, target)
 
 
-def _link(source: Path, target: Path) -> bool:
+def _link(source: str | Path, target: str | Path) -> bool:
     try:
         os.link(source, target, follow_symlinks=False)
     except OSError:  # a file system without hard links, another device, too many links
