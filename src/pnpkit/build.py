@@ -277,11 +277,13 @@ def build(
     code: Code | None = None,
     changed: bool = False,
     jobs: int = 0,
+    tidy_later: bool = False,
 ) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
     <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
-    `jobs`: processes for a large build's rendering (default 1: this one only)."""
+    `jobs`: processes for a large build's rendering (default 1: this one only). `tidy_later`:
+    the previous kit may be left for output.tidy() to remove (watch, after saying it is done)."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
     result = validate(root, langs, overrides, cache, code)
     if result.errors or (strict and result.problems) or result.pack is None:
@@ -290,7 +292,7 @@ def build(
         with output.locked(out, f"building {root}"):
             output.tidy(out)  # what a killed build left: a kit to put back, staging folders
             with gcpause.paused():  # PDF forms and pages: no cycles either
-                _write(result, out, progress, cache, changed)
+                _write(result, out, progress, cache, changed, tidy_later)
     except output.Busy as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
@@ -306,8 +308,10 @@ def _write(
     progress: Callable[[str, int, int], None] | None,
     cache: Cache,
     changed: bool = False,
+    tidy_later: bool = False,
 ) -> None:
-    """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole."""
+    """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole (the
+    previous kit, left in the staging folder's place, removed unless `tidy_later`)."""
     pack = result.pack
     assert pack is not None  # build() writes only a pack that loaded
     final = out / pack.id
@@ -348,14 +352,13 @@ def _write(
                 "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
             )
         preview.write_index(result, staging, final)
-        output.swap_in(staging, final)
+        output.swap_in(staging, final, remove_old=not tidy_later)
         result.written = True
     finally:
         if svgs is not None:
             svgs.wait()  # it writes into staging: done before staging goes
-        shutil.rmtree(
-            staging, ignore_errors=True
-        )  # gone already after a swap; a failure leaves no trace
+        if not (result.written and tidy_later):  # a failure leaves no trace
+            shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap
 
 
 def _write_large(
