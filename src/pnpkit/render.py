@@ -905,6 +905,8 @@ def _first_line(env: jinja2.Environment, name: str, needle: str) -> Location | N
     except jinja2.TemplateError:
         return None
     for _, filename, source in family:
+        if needle not in source:  # most texts a check finds come from data: one scan, not a loop
+            continue
         for n, line in enumerate(source.splitlines(), 1):
             col = line.find(needle)
             if col >= 0:
