@@ -16,7 +16,7 @@ from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, colour_pack, write_pack
-from pnpkit import build, cache, calibration, fonts, pdf, preview, render
+from pnpkit import build, cache, calibration, fonts, pdf, preview, render, schema
 from pnpkit.cache import Cache
 
 M = "components/mammoth-herd"
@@ -452,3 +452,17 @@ def test_a_template_is_compiled_once_per_process_until_its_source_changes(tmp_pa
     edited = build.validate(pack)
     assert compiled == ["solid.svg.j2"]
     assert all("<!-- new -->" in f.svg for f in edited.faces["en"])
+
+
+def test_a_faces_key_describes_all_its_template_sees(kit):
+    """The key's context is made in parts, once per item and group side: it must stay exactly
+    repr(face_context()), whatever face_context() comes to hold."""
+    pack, _ = schema.load_pack(kit.pack)
+    c = Cache()
+    c.begin(pack)
+    for group in pack.groups.values():
+        for item in group.items:
+            for side in item.templates:
+                for lang in pack.languages:
+                    made = c._context_repr(pack, group, item, side, lang)
+                    assert made == repr(render.face_context(pack, group, item, side, lang))
