@@ -264,6 +264,8 @@ class Watcher:
     def tidy(self) -> None:
         """Remove what the last build left behind (the previous kit), holding the output folder
         as builds do; a build that holds it now will tidy it itself."""
+        if not self.out.is_dir() or not any(self.out.glob(".*.partial")):
+            return  # nothing left behind: no lock taken, no folder made
         with contextlib.suppress(OSError, output.Busy):
             with output.locked(self.out, "watch: tidying up", timeout=0):
                 output.tidy(self.out)
