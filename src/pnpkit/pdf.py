@@ -65,7 +65,7 @@ def write_pdf(
 # its characters take their codes in the document's fonts as they come.
 PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start afresh
 _DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
-_STREAMS: dict[str, bytes] = {}
+_STREAMS: dict[tuple[str, int, int], bytes] = {}
 
 
 def _faces_and_marks(
@@ -126,7 +126,8 @@ def _compress_page(c: Canvas) -> None:
     page = doc.Pages.pages[-1]
     if page.Contents is not None or not page.stream or doc.encrypt.__class__ is not _PLAIN:
         return
-    data = _STREAMS.get(page.stream)
+    key = (page.stream, page.compression, rl_config.useA85)  # all its bytes depend on
+    data = _STREAMS.get(key)
     if data is None:
         stream = pdfdoc.PDFStream()  # as PDFPage.check_format() makes it
         if page.compression:
@@ -139,7 +140,7 @@ def _compress_page(c: Canvas) -> None:
         data = stream.format(doc)
         if len(_STREAMS) >= PAGES_KEPT:
             _STREAMS.clear()
-        _STREAMS[page.stream] = data
+        _STREAMS[key] = data
     page.Contents = EncodedForm(data)
 
 
