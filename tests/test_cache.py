@@ -16,7 +16,7 @@ from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, colour_pack, write_pack
-from pnpkit import build, cache, calibration, fonts, pdf, preview, render
+from pnpkit import build, cache, calibration, fonts, pdf, preview, render, schema
 from pnpkit.cache import Cache
 
 M = "components/mammoth-herd"
@@ -422,3 +422,47 @@ def test_a_build_hands_the_collector_back_what_it_held(tmp_path):
     assert gc.get_freeze_count() < 2 * held
     assert not build.build(root, tmp_path / "out", cache=c).errors
     assert gc.isenabled() and gc.get_freeze_count() == 0  # save() handed everything back
+
+
+def test_a_template_is_compiled_once_per_process_until_its_source_changes(tmp_path, monkeypatch):
+    """Each validation makes its own environment (watch: one per save); a template compiled in
+    one with the same settings, name, file and source is not compiled again, a changed one is."""
+    pack = colour_pack(tmp_path / "p", n=2)
+    compiled: list[str | None] = []
+    compile_ = jinja2.Environment.compile
+
+    def counted(self, source, name=None, filename=None, raw=False, defer_init=False):
+        compiled.append(name)
+        return compile_(self, source, name, filename, raw, defer_init)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counted)
+    first = build.validate(pack)
+    assert not first.errors
+    monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # as a new process starts
+    assert not build.validate(pack).errors
+    assert compiled and set(compiled) == {"solid.svg.j2", "_face.svg.j2"}
+    compiled.clear()
+    monkeypatch.setattr(render, "_FAMILIES", type(render._FAMILIES)())
+    again = build.validate(pack)
+    assert compiled == [] and [f.svg for f in again.faces["en"]] == [
+        f.svg for f in first.faces["en"]
+    ]
+    template = pack / "templates" / "solid.svg.j2"
+    template.write_text(template.read_text().replace("<rect", "<!-- new -->\n<rect"))
+    edited = build.validate(pack)
+    assert compiled == ["solid.svg.j2"]
+    assert all("<!-- new -->" in f.svg for f in edited.faces["en"])
+
+
+def test_a_faces_key_describes_all_its_template_sees(kit):
+    """The key's context is made in parts, once per item and group side: it must stay exactly
+    repr(face_context()), whatever face_context() comes to hold."""
+    pack, _ = schema.load_pack(kit.pack)
+    c = Cache()
+    c.begin(pack)
+    for group in pack.groups.values():
+        for item in group.items:
+            for side in item.templates:
+                for lang in pack.languages:
+                    made = c._context_repr(pack, group, item, side, lang)
+                    assert made == repr(render.face_context(pack, group, item, side, lang))

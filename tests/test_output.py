@@ -246,9 +246,9 @@ def test_unchanged_svgs_are_linked_from_the_live_kit_never_moved(kit, monkeypatc
     seen = []
     real_swap = output.swap_in
 
-    def look_then_swap(staging, final):  # just before the swap: the live kit still has every file
+    def look_then_swap(staging, final, **options):  # just before the swap: the live kit whole
         seen.append(kept.is_file() and kept.stat().st_nlink == 2 and changed.is_file())
-        real_swap(staging, final)
+        real_swap(staging, final, **options)
 
     monkeypatch.setattr(output, "swap_in", look_then_swap)
     assert kit.build().code == 0
@@ -317,3 +317,21 @@ def test_the_lock_is_released_when_its_holder_dies(tmp_path):
     holder.wait(TIMEOUT)
     with output.locked(out, "after", timeout=5):  # Busy if the dead holder still had it
         pass
+
+
+@pytest.mark.parametrize("how", ["in place", "replaced"])
+def test_a_live_svg_changed_by_someone_else_is_compared_again_not_trusted(kit, how):
+    """A long-lived process links the SVG files it knows the live kit holds without reading
+    them; one written over since (same size, even) is read, found different, and written."""
+    assert kit.build().code == 0
+    svg = kit.root / "build" / "mammoth-herd" / "svg" / "en" / "herd" / "herd-front.svg"
+    right = svg.read_bytes()
+    wrong = b"x" * len(right)
+    if how == "in place":
+        time.sleep(0.01)  # a later modification time, whatever the file system's resolution
+        svg.write_bytes(wrong)
+    else:
+        (svg.parent / "tmp").write_bytes(wrong)
+        os.replace(svg.parent / "tmp", svg)
+    assert kit.build().code == 0
+    assert svg.read_bytes() == right

@@ -381,3 +381,61 @@ def test_a_form_is_formatted_as_reportlab_formats_it(monkeypatch, a85):
             form = c._doc.idToObject[pdfdoc.xObjectName(n)]
             made.append(form.format(c._doc) if c is theirs else pdf._formatted(c, form))
         assert made[0] == made[1], (k, w, h)
+
+
+class _Counted(dict):
+    """pdf._DRAWN, counting the pages it gave back."""
+
+    hits = 0
+
+    def get(self, key, default=None):
+        found = super().get(key, default)
+        type(self).hits += found is not None
+        return found
+
+
+def test_a_page_drawn_before_is_written_as_a_page_drawn_afresh(tmp_path, monkeypatch):
+    """Pages are kept by all they draw from: each change to a page, one after the other in
+    one process, writes what a process that never drew a page writes."""
+    import dataclasses
+
+    from pnpkit import build, pdf
+
+    result = build.validate(colour_pack(tmp_path / "p", n=20))
+    pages = result.pages["en"]
+
+    def moved(page, **change):
+        return dataclasses.replace(
+            page, placements=[dataclasses.replace(p, **change) for p in page.placements]
+        )
+
+    first = pages[0]
+    each_a_block = [dataclasses.replace(p, block=i) for i, p in enumerate(first.placements)]
+    variants = [
+        ("as laid out", pages, True),
+        ("again", pages, True),
+        ("no crop marks", pages, False),
+        ("moved right", [moved(first, x=first.placements[0].x + 1)], True),
+        ("moved down", [moved(first, y=first.placements[0].y + 1)], True),
+        ("less bleed shown", [moved(first, reach=(0.5, 0.5, 0.5, 0.5))], True),
+        ("a block each", [dataclasses.replace(first, placements=each_a_block)], True),
+        ("clipped", [moved(first, clip=(10, 10, 50, 50))], True),
+        ("turned", [moved(first, turn=90)], True),
+        ("a fold", [dataclasses.replace(first, fold=100.0)], True),
+        ("cut lines", [dataclasses.replace(first, lines=[(1, 2, 3, 4)])], True),
+        ("packed", [dataclasses.replace(first, packed=True)], True),
+        ("ink area", [dataclasses.replace(first, ink=(20, 20, 190, 270))], True),
+        ("no marks wanted", [dataclasses.replace(first, marks=False)], True),
+        ("shorter", [dataclasses.replace(first, h=first.h - 1)], True),
+    ]
+    monkeypatch.setattr(pdf, "_DRAWN", _Counted())
+    _Counted.hits = 0
+    for name, variant, marks in variants:
+        pdf.write_pdf(pages, tmp_path / "before.pdf", "t", True)  # the pages as laid out kept
+        pdf.write_pdf(variant, tmp_path / "warm.pdf", "t", marks)
+        pdf._DRAWN.clear()
+        pdf._STREAMS.clear()
+        pdf.write_pdf(variant, tmp_path / "cold.pdf", "t", marks)
+        warm, cold = (tmp_path / "warm.pdf").read_bytes(), (tmp_path / "cold.pdf").read_bytes()
+        assert warm == cold, name
+    assert _Counted.hits >= 2 * len(pages)  # "as laid out" and "again" drew no page

@@ -121,11 +121,32 @@ def test_a_long_lived_process_makes_only_the_figures_that_changed(tmp_path, monk
     (root / "cards.yaml").write_text(cards.replace("c1", "c1x", 1), encoding="utf-8")
     assert not build.build(root, Path("build"), cache=c).errors
     assert preview._FIGURES.rendered == 1  # c1x's figure: its id and its note changed
+    assert preview._FIGURES.imaged == 2  # c1x's front and back: the others' are taken over
     page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
     assert "item 'c1x': 'colour' is" in " ".join(Page(page.decode()).figures["en-c1x"]["notes"])
     monkeypatch.setattr(preview, "_FIGURES", preview._Figures({}))  # as a new process starts
     assert not build.build(root, Path("fresh"), cache=Cache()).errors
     assert preview._FIGURES.rendered == 3
+    assert preview._FIGURES.imaged == 6
+    assert (tmp_path / "fresh" / "probe" / "index.html").read_bytes() == page
+
+
+@pytest.mark.parametrize("change", ["  safe: 6mm\n", "  bleed: 2mm\n"])
+def test_a_face_image_is_taken_over_only_while_all_it_shows_is_the_same(
+    tmp_path, monkeypatch, change
+):
+    """The safe area and the bleed change the image's insets (the SVG may stay the same)."""
+    monkeypatch.chdir(tmp_path)
+    root = _checked_pack(tmp_path)
+    c = Cache()
+    assert not build.build(root, Path("build"), cache=c).errors
+    game = (root / "game.yaml").read_text(encoding="utf-8")
+    (root / "game.yaml").write_text(game.replace("  bleed: 3mm\n", change), encoding="utf-8")
+    assert not build.build(root, Path("build"), cache=c).errors
+    assert preview._FIGURES.imaged == 6
+    page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
+    monkeypatch.setattr(preview, "_FIGURES", preview._Figures({}))  # as a new process starts
+    assert not build.build(root, Path("fresh"), cache=Cache()).errors
     assert (tmp_path / "fresh" / "probe" / "index.html").read_bytes() == page
 
 

@@ -231,3 +231,30 @@ def test_ctrl_c_ends_the_command_cleanly(kit, stop):
     err = "".join(seen + rest)
     assert "stopped watching" in err and "Traceback" not in err
     assert (kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal").is_file()
+
+
+def test_the_previous_kit_is_removed_after_the_rebuild_is_reported(kit):
+    """The new kit is in place when the build is reported; the previous one, left beside it,
+    goes right after (under the output folder's lock), not on the way to the report."""
+    leftover = kit.root / "build" / ".mammoth-herd.partial"
+    watcher = Watcher(kit.pack, Path("build"), interval=0.05)
+    reported: queue.Queue = queue.Queue()
+    thread = threading.Thread(
+        target=watcher.loop, args=(lambda b: reported.put((b, leftover.exists())),), daemon=True
+    )
+    thread.start()
+    try:
+        first, _ = reported.get(timeout=TIMEOUT)
+        assert first.ok
+        kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+        second, left_then = reported.get(timeout=TIMEOUT)
+        assert second.ok and left_then  # the previous kit, not removed yet
+        deadline = time.monotonic() + TIMEOUT
+        while leftover.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not leftover.exists()
+        assert "tab: 14" in (kit.root / M / "herd.yaml").read_text()
+        assert (kit.root / "build" / "mammoth-herd" / "index.html").is_file()
+    finally:
+        watcher.stop.set()
+        thread.join(TIMEOUT)

@@ -224,8 +224,19 @@ class Cache:
             return None
         h = hashlib.sha256(base)
         h.update(source)
-        h.update(repr(render.face_context(pack, group, item, side, lang)).encode())
+        h.update(self._context_repr(pack, group, item, side, lang).encode())
         return h.digest()
+
+    def _context_repr(self, pack: Pack, group: Group, item: Item, side: str, lang: str) -> str:
+        """repr(render.face_context(...)), its two parts made once per item and per group side
+        (a card's front and back see the same item; a group's faces, the same geometry)."""
+        memo = self._memo.contexts
+        item_key, face_key = (id(item), lang), (id(group), side)
+        if item_key not in memo:  # ids hold: the pack's groups and items live through the build
+            memo[item_key] = repr(render.item_values(item, lang))
+        if face_key not in memo:
+            memo[face_key] = repr(render.face_geometry(pack, group, side))
+        return f"{{'item': {memo[item_key]}, 'face': {memo[face_key]}}}"
 
     def _base(self, pack: Pack, lang: str, shared: dict[str, object]) -> bytes:
         """The pack-wide part of a face's inputs in one language, hashed once per build."""
@@ -637,6 +648,7 @@ class _Memo:
         self.templates: dict[str, bytes | None] = {}
         self.drawings: dict[bytes, FormDrawing] = {}
         self.files: dict[str, str] = {}
+        self.contexts: dict[tuple[int, str], str] = {}  # Cache._context_repr's parts
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:

@@ -137,7 +137,12 @@ def _same(path: Path, data: bytes) -> bool:
         return stat.S_ISREG(st.st_mode) and st.st_size == len(data) and f.read() == data
 
 
-def _link(source: Path, target: Path) -> bool:
+def link(source: str | Path, target: str | Path) -> bool:
+    """Hard-link source as target (a file known to hold the bytes); False where it cannot."""
+    return _link(source, target)
+
+
+def _link(source: str | Path, target: str | Path) -> bool:
     try:
         os.link(source, target, follow_symlinks=False)
     except OSError:  # a file system without hard links, another device, too many links
@@ -169,12 +174,15 @@ def tidy(folder: Path) -> None:
         shutil.rmtree(partial, ignore_errors=True)
 
 
-def swap_in(staging: Path, final: Path) -> None:
-    """Replace `final` by the complete folder `staging` in one step (the caller holds the lock)."""
+def swap_in(staging: Path, final: Path, remove_old: bool = True) -> None:
+    """Replace `final` by the complete folder `staging` in one step (the caller holds the lock).
+    With remove_old False the previous output may stay behind as a staging folder, for tidy()
+    to remove later (watch does once it has said the build is done)."""
     if not final.exists():
         os.rename(staging, final)
     elif exchange(staging, final):
-        shutil.rmtree(staging, ignore_errors=True)  # now the previous output
+        if remove_old:
+            shutil.rmtree(staging, ignore_errors=True)  # now the previous output
     else:
         old = _old_for(final)
         shutil.rmtree(old, ignore_errors=True)

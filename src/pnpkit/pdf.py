@@ -49,26 +49,104 @@ def write_pdf(
     total = len(pages) + first_page
     for n, page in enumerate(pages, 1):
         c.setPageSize((page.w * K, page.h * K))
-        for placement in page.placements:
-            _place(c, page, placement, forms, stamp)
-        marks = crop_marks and page.marks
-        for part in page.parts:
-            _tile_marks(c, page, part, marks)
-        if marks and page.placements and not page.packed and page.tile is None:
-            _crop_marks(c, page)
-        if marks and page.lines:
-            _lines(c, page)
-        if marks:
-            _shape_guides(c, page)
-        if page.fold is not None:
-            _fold_line(c, page, page.fold)
+        _faces_and_marks(c, page, forms, crop_marks, stamp)
         if page.label:
             _label(c, page)
         _boxes(c, page)
         c.showPage()
+        _compress_page(c)
         if progress:
             progress(n + first_page, total)
     c.save()
+
+
+# What drawing a page's faces and marks wrote, by all it depends on (_page_key), and pages'
+# content streams compressed and formatted, by their text: a page seen before is not drawn or
+# compressed again (a deck's back pages are alike; `watch` writes the same pages after each
+# save but those of the faces changed). Only the operators: the label is drawn every time, as
+# its characters take their codes in the document's fonts as they come.
+PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start afresh
+_DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
+_STREAMS: dict[tuple[str, int, int], bytes] = {}
+
+
+def _faces_and_marks(
+    c: Canvas, page: Page, forms: dict[str, str], crop_marks: bool, stamp: str | None
+) -> None:
+    """Everything on the page but its label and boxes, drawn or as drawn before."""
+    names = [face_form(c, p.face, forms) for p in page.placements]  # in order: their numbers
+    marks = crop_marks and page.marks
+    key = None if stamp or page.parts else _page_key(page, names, marks)
+    kept = _DRAWN.get(key) if key is not None else None
+    if kept is not None:
+        c._code.extend(kept[0])  # type: ignore[attr-defined]  # ReportLab's own: no stub
+        c._formsinuse.extend(kept[1])  # type: ignore[attr-defined]
+        return
+    code: list[str] = c._code  # type: ignore[attr-defined]
+    used: list[str] = c._formsinuse  # type: ignore[attr-defined]
+    start, first_used = len(code), len(used)
+    for placement in page.placements:
+        _place(c, page, placement, forms, stamp)
+    for part in page.parts:
+        _tile_marks(c, page, part, marks)
+    if marks and page.placements and not page.packed and page.tile is None:
+        _crop_marks(c, page)
+    if marks and page.lines:
+        _lines(c, page)
+    if marks:
+        _shape_guides(c, page)
+    if page.fold is not None:
+        _fold_line(c, page, page.fold)
+    if key is not None:
+        if len(_DRAWN) >= PAGES_KEPT:
+            _DRAWN.clear()
+        _DRAWN[key] = (code[start:], used[first_used:])
+
+
+def _page_key(page: Page, names: list[str], marks: bool) -> tuple[object, ...]:
+    """All that _faces_and_marks() draws from, for a page without a stamp or a split face."""
+    return (
+        page.w,
+        page.h,
+        marks,
+        page.packed,
+        tuple(page.lines),
+        page.fold,
+        page.ink,
+        tuple(
+            (name, p.x, p.y, p.reach, p.block, p.clip, p.outline, p.turn)
+            + (p.face.bleed, p.face.shape, p.face.size)
+            for name, p in zip(names, page.placements)
+        ),
+    )
+
+
+def _compress_page(c: Canvas) -> None:
+    """The page just shown gets its content stream formatted now, as saving would format it,
+    or as it was formatted for an earlier page of the same text."""
+    doc = c._doc  # type: ignore[attr-defined]  # ReportLab's own: no stub
+    page = doc.Pages.pages[-1]
+    if page.Contents is not None or not page.stream or doc.encrypt.__class__ is not _PLAIN:
+        return
+    key = (page.stream, page.compression, rl_config.useA85)  # all its bytes depend on
+    data = _STREAMS.get(key)
+    if data is None:
+        stream = pdfdoc.PDFStream()  # as PDFPage.check_format() makes it
+        if page.compression:
+            stream.filters = (
+                [pdfdoc.PDFBase85Encode, pdfdoc.PDFZCompress]
+                if rl_config.useA85
+                else [pdfdoc.PDFZCompress]
+            )
+        stream.content = page.stream
+        data = stream.format(doc)
+        if len(_STREAMS) >= PAGES_KEPT:
+            _STREAMS.clear()
+        _STREAMS[key] = data
+    page.Contents = EncodedForm(data)
+
+
+_PLAIN = pdfdoc.NoEncryption
 
 
 def start_canvas(
@@ -140,16 +218,45 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
         store = cast(FormStore, drawing) if hasattr(drawing, "kept_form") else None
         key = store.form_key(c, (w * K, h * K)) if store else None
         kept = store.kept_form(key) if store and key else None
-        c.beginForm(name, 0, 0, w * K, h * K)
-        if kept is None:
-            made = _draw_form(c, name, drawing)
-            if made is not None and store and key:
-                store.keep_form(key, made)
+        if kept is not None and _at_page_start(c):
+            _register(c, name, kept)
         else:
-            c.endForm()  # empty, and replaced at once: the canvas goes through the same states
-            _replace(c, name, kept)
+            c.beginForm(name, 0, 0, w * K, h * K)
+            if kept is None:
+                made = _draw_form(c, name, drawing)
+                if made is not None and store and key:
+                    store.keep_form(key, made)
+            else:
+                c.endForm()  # empty, and replaced at once: the canvas goes through the same states
+                _replace(c, name, kept)
         forms[face.svg] = name
     return forms[face.svg]
+
+
+def _at_page_start(c: Canvas) -> bool:
+    """Nothing drawn on the page yet, nor a form open: where write_pdf() places its forms."""
+    inside = cast(_Accumulators, c)
+    return not inside._code and inside._formData is None and not inside._codeStack
+
+
+def _register(c: Canvas, name: str, kept: Kept) -> None:
+    """What beginForm(), endForm() and _replace() do with an empty form at the start of a page,
+    without them: the document gets the kept bytes as the form's object, under the number it
+    would have had (the canvas's state and its page's accumulators would end as they began)."""
+    doc = _doc(c)
+    doc.inForm()
+    doc.Reference(EncodedForm(kept[0]), pdfdoc.xObjectName(name))
+    doc.inObject = None  # as addForm() leaves it
+    if kept[1] >= pdfdoc.PDF_SUPPORT_VERSION["transparency"]:
+        c._doc.ensureMinPdfVersion("transparency")  # type: ignore[attr-defined]  # as it did
+
+
+class _Accumulators(Protocol):
+    """What _at_page_start() reads of ReportLab's Canvas (not in types-reportlab)."""
+
+    _code: list[str]
+    _formData: object
+    _codeStack: list[object]
 
 
 class _Doc(Protocol):
@@ -158,6 +265,11 @@ class _Doc(Protocol):
     _pdfVersion: tuple[int, int]
     objectcounter: int
     idToObject: dict[str, object]
+    inObject: str | None
+
+    def inForm(self) -> None: ...
+
+    def Reference(self, obj: object, name: str | None = None) -> object: ...  # noqa: N802
 
 
 def _doc(c: Canvas) -> _Doc:

@@ -84,12 +84,12 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
         (by_item.setdefault(owner, []) if owner else general).append(problem)
     total = sum(len(faces) for faces in result.faces.values())
     name = pack.name[pack.languages[0]]
-    figures = _Figures(_FIGURES.made)
+    figures = _Figures(_FIGURES.made, _FIGURES.images)
     sections = [
         _language(pack, lang, faces, by_item, folder, previous, figures)
         for lang, faces in result.faces.items()
     ]
-    figures.before = {}
+    figures.before, figures.images_before = {}, {}
     _FIGURES = figures  # what this page shows: all the next one may take over
     pdfs = sorted(p.name for p in folder.glob("*.pdf"))
     body = (
@@ -204,7 +204,14 @@ def _language(
                     figures.html(
                         lang,
                         _figure(
-                            pack, lang, item, sides, by_item.get(item.id, []), folder, previous
+                            pack,
+                            lang,
+                            item,
+                            sides,
+                            by_item.get(item.id, []),
+                            folder,
+                            previous,
+                            figures,
                         ),
                     )
                     for item, sides in members
@@ -222,9 +229,10 @@ def _figure(
     problems: list[Problem],
     folder: Path,
     previous: Path | None,
+    figures: _Figures,
 ) -> _Figure:
     faces = tuple(
-        _image(pack, lang, face, folder, previous)
+        figures.image(pack, lang, face, folder, previous)
         for side in ("front", "back")
         if (face := sides.get(side))
     )
@@ -236,10 +244,33 @@ class _Figures:
     holds (the previous page's, in a long-lived process such as watch) are taken over, the
     others made. Most of writing a large page is making its figures, and an edit changes few."""
 
-    def __init__(self, before: dict[tuple[str, _Figure], Markup]) -> None:
+    def __init__(
+        self,
+        before: dict[tuple[str, _Figure], Markup],
+        images: dict[tuple[object, ...], _Image] | None = None,
+    ) -> None:
         self.before = before
         self.made: dict[tuple[str, _Figure], Markup] = {}
         self.rendered = 0  # figures made, not taken over
+        # the images of faces, by all they show: the SVG's hash and whether it draws files
+        # cost more than the rest of a figure (those that draw files are made every time)
+        self.images_before = images or {}
+        self.images: dict[tuple[object, ...], _Image] = {}
+        self.imaged = 0  # images made, not taken over
+
+    def image(
+        self, pack: Pack, lang: str, face: Face, folder: Path, previous: Path | None
+    ) -> _Image:
+        """_image(), or the same image the previous page showed."""
+        key: tuple[object, ...] = (lang, face.group, face.item, face.side, face.svg)
+        key += (face.full_size, face.bleed, pack.print.safe)
+        found = self.images_before.get(key)
+        if found is None:
+            found = _image(pack, lang, face, folder, previous)
+            self.imaged += 1
+        if not found.framed:
+            self.images[key] = found
+        return found
 
     def html(self, lang: str, figure: _Figure) -> Markup:
         key = (lang, figure)  # every field the macro may show, a new one included

@@ -16,10 +16,11 @@ import sys
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import FrameType
+from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+import jinja2.bccache
 import jinja2.meta
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -153,10 +154,72 @@ def environment(pack: Pack, reg: Registry) -> Sandbox:
         # One environment serves one validation (watch makes a new one for every rebuild), so
         # a template never changes under it: no stat() of its files on every face.
         auto_reload=False,
+        bytecode_cache=_COMPILED,
     )
     env.readable = READABLE | {TextBlock} | frozenset(reg.types)
     env.globals.update(reg.helpers)
     return env
+
+
+class _Compiled(jinja2.BytecodeCache):
+    """The templates compiled in this process, by the settings they were compiled with, name, file
+    and source: each validation makes an environment of its own, and `watch` would otherwise
+    compile every template again after each save. A template's code does not depend on the
+    environment it runs in but through those settings (Jinja's own bytecode caches rest on that).
+    """
+
+    KEEP = 512  # templates; more, and the cache starts afresh
+
+    def __init__(self) -> None:
+        self.codes: dict[str, tuple[str, CodeType]] = {}
+
+    def get_bucket(
+        self, environment: jinja2.Environment, name: str, filename: str | None, source: str
+    ) -> jinja2.bccache.Bucket:
+        key = f"{_settings(environment)}\0{name}\0{filename}"
+        bucket = jinja2.bccache.Bucket(environment, key, self.get_source_checksum(source))
+        self.load_bytecode(bucket)
+        return bucket
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        kept = self.codes.get(bucket.key)
+        if kept is not None and kept[0] == bucket.checksum:
+            bucket.code = kept[1]
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.code is None:
+            return
+        if len(self.codes) >= self.KEEP:
+            self.codes.clear()
+        self.codes[bucket.key] = (bucket.checksum, bucket.code)
+
+
+def _settings(env: jinja2.Environment) -> str:
+    """What a template's code and its parse depend on besides its source."""
+    return repr(
+        (
+            type(env).__qualname__,
+            env.autoescape,
+            env.optimized,
+            env.finalize,
+            env.is_async,
+            env.trim_blocks,
+            env.lstrip_blocks,
+            env.keep_trailing_newline,
+            env.newline_sequence,
+            env.block_start_string,
+            env.variable_start_string,
+            env.comment_start_string,
+            env.line_statement_prefix,
+            env.line_comment_prefix,
+            sorted(env.filters),
+            sorted(env.tests),
+            sorted(env.extensions),
+        )
+    )
+
+
+_COMPILED = _Compiled()
 
 
 def render(pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], list[Problem]]:
@@ -842,6 +905,8 @@ def _first_line(env: jinja2.Environment, name: str, needle: str) -> Location | N
     except jinja2.TemplateError:
         return None
     for _, filename, source in family:
+        if needle not in source:  # most texts a check finds come from data: one scan, not a loop
+            continue
         for n, line in enumerate(source.splitlines(), 1):
             col = line.find(needle)
             if col >= 0:
@@ -865,6 +930,20 @@ def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, 
     return known[name]
 
 
+_REFERENCES: dict[tuple[str, str], list[str | None]] = {}  # by settings and source, as _COMPILED
+
+
+def _referenced(env: jinja2.Environment, source: str) -> list[str | None]:
+    """The templates a source names (None: one named by a variable); raises
+    jinja2.TemplateSyntaxError. Parsed once per process (watch asks again after every save)."""
+    key = (_settings(env), source)
+    if key not in _REFERENCES:
+        if len(_REFERENCES) >= _Compiled.KEEP:
+            _REFERENCES.clear()
+        _REFERENCES[key] = list(jinja2.meta.find_referenced_templates(env.parse(source)))
+    return list(_REFERENCES[key])
+
+
 def _family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     seen: set[str] = set()
@@ -877,7 +956,7 @@ def _family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
         seen.add(current)
         source, filename, _ = env.loader.get_source(env, current)
         assert filename is not None  # our loaders read files
-        refs = list(jinja2.meta.find_referenced_templates(env.parse(source)))
+        refs = _referenced(env, source)
         out.append((current, filename, source))
         if None in refs:
             todo += sorted(env.list_templates())

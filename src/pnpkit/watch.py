@@ -20,6 +20,7 @@ the pack is broken. Ctrl-C stops everything and exits with 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, cast
 from urllib.parse import unquote, urlsplit
 
 from pnpkit import build as pipeline
-from pnpkit import preview, render, trust
+from pnpkit import output, preview, render, trust
 from pnpkit.build import Result
 from pnpkit.cache import Cache
 from pnpkit.model import PrintOverrides
@@ -119,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if server is not None:
             server.close()
+        watcher.tidy()
         watcher.cache.save(force=True)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
@@ -238,6 +240,7 @@ class Watcher:
                 self.strict,
                 cache=self.cache,
                 code=self.code,
+                tidy_later=True,  # the previous kit goes once the build is reported: tidy()
             )
         except Exception:  # a bug in pnpkit: say so, and keep watching for the save that avoids it
             crash = "pnpkit failed (a bug, please report it):\n" + traceback.format_exc()
@@ -258,10 +261,20 @@ class Watcher:
         )
         return self.last
 
+    def tidy(self) -> None:
+        """Remove what the last build left behind (the previous kit), holding the output folder
+        as builds do; a build that holds it now will tidy it itself."""
+        if not self.out.is_dir() or not any(self.out.glob(".*.partial")):
+            return  # nothing left behind: no lock taken, no folder made
+        with contextlib.suppress(OSError, output.Busy):
+            with output.locked(self.out, "watch: tidying up", timeout=0):
+                output.tidy(self.out)
+
     def loop(self, report: Callable[[Build], None]) -> None:
         """Build now, then after every change, until stop is set (or Ctrl-C)."""
         seen = self.snapshot()
         report(self.rebuild())
+        self.tidy()
         quiet_since = time.monotonic()
         while not self.stop.wait(self.interval):
             current = self.snapshot()
@@ -276,6 +289,7 @@ class Watcher:
                 current = settled
             seen = current
             report(self.rebuild())
+            self.tidy()
             quiet_since = time.monotonic()
 
 
