@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from markupsafe import escape
 
-from pnpkit import fonts, shaping
+from pnpkit import fonts, shaping, svgdraw
 from pnpkit.units import MM_PER
 
 PT = MM_PER["pt"]  # mm per point
@@ -296,13 +296,29 @@ def baselines(
     return out
 
 
-def _style_attrs(bold: bool, italic: bool, base_bold: bool, base_italic: bool) -> str:
+def _style(bold: bool, italic: bool, base_bold: bool, base_italic: bool) -> str:
+    """The attributes of a span in this style inside a box in the base style."""
     attrs = ""
     if bold != base_bold:
         attrs += f' font-weight="{"bold" if bold else "normal"}"'
     if italic != base_italic:
         attrs += f' font-style="{"italic" if italic else "normal"}"'
     return attrs
+
+
+def _sorted_style(bold: bool, italic: bool, base_bold: bool, base_italic: bool) -> str:
+    """_style() in canonical XML's order of attributes (font-style before font-weight)."""
+    attrs = ""
+    if italic != base_italic:
+        attrs += f' font-style="{"italic" if italic else "normal"}"'
+    if bold != base_bold:
+        attrs += f' font-weight="{"bold" if bold else "normal"}"'
+    return attrs
+
+
+# A line's <tspan>s as laid out for svgdraw (svgdraw.lay_out): each one's canonical XML and how
+# it compiles; None where svgdraw must read them (right-to-left text, unusual whitespace).
+Laid = list[tuple[str, svgdraw.LaidLine]] | None
 
 
 def line_svg(
@@ -314,33 +330,43 @@ def line_svg(
     layout: Layout,
     base: tuple[bool, bool],
     icon_svg: IconSvg,
-) -> tuple[str, str]:
-    """(tspans inside the <text>, icon markup after it) for one line.
+) -> tuple[str, str, Laid]:
+    """(tspans inside the <text>, icon markup after it, the tspans laid out) for one line.
 
     x is the anchor point as text_box computed it; box is (x, w) of the text box."""
     texts = [r for r in line.runs if r[1] is not None]
-    direction = (  # a one-character pattern: found in the joined texts iff in one of them
-        ' direction="rtl"'
-        if line.rtl
-        else (' direction="ltr"' if shaping.needs_bidi("".join(r[0] for r in texts)) else "")
-    )
+    bidi = shaping.needs_bidi("".join(r[0] for r in texts))  # iff in one of them: one character
+    direction = ' direction="rtl"' if line.rtl else (' direction="ltr"' if bidi else "")
+    c14n_text = svgdraw.c14n_text
     if len(texts) == len(line.runs):  # no icons
-        inner = "".join(
-            escape(text)
-            if (bold, italic) == base
-            else f"<tspan{_style_attrs(bold, italic, *base)}>{escape(text)}</tspan>"
-            for text, bold, italic in texts
-        )
-        return f'<tspan x="{x:.3f}" y="{y:.3f}"{direction}>{inner}</tspan>', ""
+        inner: list[str] = []
+        keys: list[str] = []  # the same, as canonical XML
+        for text, bold, italic in texts:
+            if (bold, italic) == base:
+                inner.append(escape(text))
+                keys.append(c14n_text(text))
+            else:
+                inner.append(f"<tspan{_style(bold, italic, *base)}>{escape(text)}</tspan>")
+                keys.append(f"<tspan{_sorted_style(bold, italic, *base)}>{c14n_text(text)}</tspan>")
+        at = f'x="{x:.3f}" y="{y:.3f}"'
+        tspan = f"<tspan {at}{direction}>{''.join(inner)}</tspan>"
+        if direction or not svgdraw.laid_whitespace(r[0] for r in texts):
+            return tspan, "", None
+        # each run is one text node: the tspan's text or a span's, or a span's tail
+        runs = [(text, layout.font(bold, italic)) for text, bold, italic in texts]
+        laid = svgdraw.laid_line(f"{x:.3f}", f"{y:.3f}", None, runs)
+        key = f"<tspan {at}>{''.join(keys)}</tspan>"
+        return tspan, "", None if laid is None else [(key, laid)]
     # Icons: place every piece where the measured line puts it, in visual order.
     share = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor]
     if line.rtl:
         share = 1.0 - share
     cursor = x - share * line.width
-    runs = [(ICON if r[1] is None else r[0], r) for r in line.runs]
+    runs_ = [(ICON if r[1] is None else r[0], r) for r in line.runs]
     spans: list[str] = []
     icons: list[str] = []
-    for text, run, rtl in shaping.visual_pieces(runs, "rtl" if line.rtl else "ltr"):
+    pieces: Laid = []
+    for text, run, rtl in shaping.visual_pieces(runs_, "rtl" if line.rtl else "ltr"):
         if run[1] is None:
             for _ in text:  # one piece may hold two neighbouring icons
                 w, h = layout.icon_size(run[0])
@@ -354,11 +380,21 @@ def line_svg(
         if body:
             lead = text[: len(text) - len(text.lstrip())]
             lead_w = fonts.string_width(lead, font, layout.size) if lead else 0.0
-            at = cursor + total - lead_w if rtl else cursor + lead_w
+            x_attr = f"{cursor + total - lead_w if rtl else cursor + lead_w:.3f}"
             spans.append(
-                f'<tspan x="{at:.3f}" y="{y:.3f}" text-anchor="start" '
+                f'<tspan x="{x_attr}" y="{y:.3f}" text-anchor="start" '
                 f'direction="{"rtl" if rtl else "ltr"}"'
-                f"{_style_attrs(bold, italic, *base)}>{escape(body)}</tspan>"
+                f"{_style(bold, italic, *base)}>{escape(body)}</tspan>"
             )
+            piece = (
+                None
+                if pieces is None or rtl or bidi or not svgdraw.laid_whitespace((body,))
+                else svgdraw.laid_line(x_attr, f"{y:.3f}", 0.0, [(body, font)])
+            )
+            key = (
+                f'<tspan direction="ltr"{_sorted_style(bold, italic, *base)} text-anchor="start" '
+                f'x="{x_attr}" y="{y:.3f}">{c14n_text(body)}</tspan>'
+            )
+            pieces = None if pieces is None or piece is None else [*pieces, (key, piece)]
         cursor += total
-    return "".join(spans), "".join(icons)
+    return "".join(spans), "".join(icons), pieces
