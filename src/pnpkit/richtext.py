@@ -244,6 +244,7 @@ def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
     words plus its spaces, each shaped on its own (words repeat, so their shapes are cached); no
     font kerns across a space by more than a hair."""
     lines: list[Line] = []
+    run_width = layout.run_width
     for p, paragraph in enumerate(parsed.paragraphs):
         plain = " ".join(s.text for line in paragraph for w in line for s in w if not s.icon)
         rtl = shaping.base_level(plain) == 1
@@ -251,6 +252,21 @@ def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
             current: list[Run] = []
             used = 0.0
             for word in _keep_numbers(given):
+                if len(word) == 1 and not word[0].icon and current and current[-1][1] is not None:
+                    # most words: one run of text after text; merged into it when of its style
+                    one, prev = word[0][:3], current[-1]
+                    word_w = run_width(one)
+                    trial_w = used + run_width((" ", prev[1], prev[2])) + word_w
+                    if trial_w > width:
+                        lines.append(Line(current, used, p, rtl))
+                        current, used = [one], word_w
+                    elif prev[1:] == one[1:]:
+                        current[-1] = (f"{prev[0]} {one[0]}", one[1], one[2])
+                        used = trial_w
+                    else:
+                        _extend(current, ((" ", prev[1], prev[2]), one))
+                        used = trial_w
+                    continue
                 runs = _word_runs(word)
                 word_w = layout.run_width(runs[0]) if len(runs) == 1 else layout.width(runs)
                 if current:

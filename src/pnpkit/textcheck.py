@@ -10,8 +10,8 @@ the cut line, and its colour against the colour drawn under it (WCAG 2 contrast:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from pnpkit import fonts, shaping
 from pnpkit.model import Face
@@ -46,8 +46,7 @@ Box = tuple[float, float, float, float]
 Polygons = tuple[tuple[tuple[float, float], ...], ...]
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(NamedTuple):  # a face has dozens: a frozen dataclass is several times slower to make
     text: str
     size_pt: float
     box: Box  # left, top, right, bottom in the face's mm (bleed-box origin)
@@ -303,17 +302,17 @@ def problems(
     for t in texts(face.drawing):
         if not t.text.strip() or t.fill is None:
             continue
-        shown = _excerpt(t.text)
         if t.size_pt < min_pt - 0.05:
             out.append(
                 (
                     t.text,
-                    f"text {shown} prints at {t.size_pt:.1f}pt, below the minimum {min_pt:g}pt",
+                    f"text {_excerpt(t.text)} prints at {t.size_pt:.1f}pt, "
+                    f"below the minimum {min_pt:g}pt",
                 )
             )
         left, top, right, bottom = t.box
         if left < b - 0.05 or top < b - 0.05 or right > fw - b + 0.05 or bottom > fh - b + 0.05:
-            out.append((t.text, f"text {shown} crosses the cut line"))
+            out.append((t.text, f"text {_excerpt(t.text)} crosses the cut line"))
         elif safe and (
             left < b + safe - 0.05
             or top < b + safe - 0.05
@@ -321,7 +320,10 @@ def problems(
             or bottom > fh - b - safe + 0.05
         ):
             out.append(
-                (t.text, f"text {shown} reaches into the {safe:g}mm safe zone inside the cut")
+                (
+                    t.text,
+                    f"text {_excerpt(t.text)} reaches into the {safe:g}mm safe zone inside the cut",
+                )
             )
         if contrasts and t.under is not None:
             need = (
@@ -332,7 +334,7 @@ def problems(
                 out.append(
                     (
                         t.text,
-                        f"text {shown} has a contrast of {ratio:.1f}:1 "
+                        f"text {_excerpt(t.text)} has a contrast of {ratio:.1f}:1 "
                         f"with the colour under it, below {need:g}:1 (WCAG)",
                     )
                 )
