@@ -194,7 +194,7 @@ def test_an_entry_serves_only_its_own_text_under_its_own_fonts(tmp_path, monkeyp
     svg = faces[0].svg
     # a planted entry for this very element is what the compiler draws: it is used ...
     run = laid.lines[0].runs[0]
-    planted = laid._replace(lines=(laid.lines[0]._replace(runs=(run._replace(chars="XY"),)),))
+    planted = laid._replace(lines=(laid.lines[0]._replace(runs=((run[0], "XY", *run[2:]),)),))
     svgdraw._LAID[key] = planted
     texts = [op.text for op in svgdraw.compile_svg(svg).ops if type(op) is svgdraw.TextOp]
     assert "XY" in texts

@@ -366,7 +366,7 @@ def line_svg(
                 keys.append(f"<tspan{_sorted_style(bold, italic, *base)}>{c14n_text(text)}</tspan>")
         at = f'x="{x:.3f}" y="{y:.3f}"'
         tspan = f"<tspan {at}{direction}>{''.join(inner)}</tspan>"
-        if direction or not svgdraw.laid_whitespace(r[0] for r in texts):
+        if direction or not svgdraw.laid_whitespace("".join(r[0] for r in texts)):
             return tspan, "", None
         # each run is one text node: the tspan's text or a span's, or a span's tail
         runs = [(text, layout.font(bold, italic)) for text, bold, italic in texts]
@@ -382,6 +382,7 @@ def line_svg(
     spans: list[str] = []
     icons: list[str] = []
     pieces: Laid = []
+    y_attr = f"{y:.3f}"
     for text, run, rtl in shaping.visual_pieces(runs_, "rtl" if line.rtl else "ltr"):
         if run[1] is None:
             for _ in text:  # one piece may hold two neighbouring icons
@@ -398,19 +399,18 @@ def line_svg(
             lead_w = fonts.string_width(lead, font, layout.size) if lead else 0.0
             x_attr = f"{cursor + total - lead_w if rtl else cursor + lead_w:.3f}"
             spans.append(
-                f'<tspan x="{x_attr}" y="{y:.3f}" text-anchor="start" '
+                f'<tspan x="{x_attr}" y="{y_attr}" text-anchor="start" '
                 f'direction="{"rtl" if rtl else "ltr"}"'
                 f"{_style(bold, italic, *base)}>{escape(body)}</tspan>"
             )
-            piece = (
-                None
-                if pieces is None or rtl or bidi or not svgdraw.laid_whitespace((body,))
-                else svgdraw.laid_line(x_attr, f"{y:.3f}", 0.0, [(body, font)])
-            )
-            key = (
-                f'<tspan direction="ltr"{_sorted_style(bold, italic, *base)} text-anchor="start" '
-                f'x="{x_attr}" y="{y:.3f}">{c14n_text(body)}</tspan>'
-            )
-            pieces = None if pieces is None or piece is None else [*pieces, (key, piece)]
+            if pieces is not None and not rtl and not bidi and svgdraw.laid_whitespace(body):
+                piece = svgdraw.laid_line(x_attr, y_attr, 0.0, ((body, font),))
+                key = (
+                    f'<tspan direction="ltr"{_sorted_style(bold, italic, *base)} '
+                    f'text-anchor="start" x="{x_attr}" y="{y_attr}">{c14n_text(body)}</tspan>'
+                )
+                pieces = None if piece is None else pieces + [(key, piece)]
+            else:
+                pieces = None
         cursor += total
     return "".join(spans), "".join(icons), pieces

@@ -1116,11 +1116,8 @@ def _collapse(raw: Sequence[tuple[str, Any, Any]]) -> list[list[Any]]:
 # gives the font family, weight and style text_box() laid the text out in.
 
 
-class LaidRun(NamedTuple):
-    font: str
-    chars: str  # shaping.shape()'s: what a TextOp draws
-    data: _Shaped | None
-    advance: float  # per unit of font size
+# (font, chars, data, advance per unit of font size): a run and what shaping.shape() made of it
+LaidRun = tuple[str, str, "_Shaped | None", float]
 
 
 class LaidLine(NamedTuple):
@@ -1138,7 +1135,7 @@ class LaidText(NamedTuple):
 
 
 _LAID: dict[bytes, LaidText] = {}
-_LAID_CAP = 50_000  # texts rendered and not yet compiled; a long watch session starts afresh
+_LAID_CAP = 20_000  # texts rendered, not yet compiled (~2.5 kB each); a long session starts afresh
 _LAID_STATE: list[object] = [None]  # the fonts and number bound the entries were laid out under
 
 
@@ -1152,15 +1149,21 @@ def laid_line(
     at = float(x), float(y)  # as _number() reads them: text_box() writes "%.3f"
     if not (abs(at[0]) <= MAX_NUMBER and abs(at[1]) <= MAX_NUMBER):
         return None
-    shaped = tuple(LaidRun(font, *shaping.shape(text, font, False)) for text, font in runs if text)
+    shaped = tuple((font, *shaping.shape(text, font, False)) for text, font in runs if text)
     return LaidLine(at[0], at[1], anchor, shaped)
 
 
-def laid_whitespace(texts: Iterable[str]) -> bool:
-    """Whether _collapse() keeps a line's text nodes as they are: single spaces inside the line
-    and no other whitespace the XML parser or the collapse would touch."""
-    line = "".join(texts)
-    return not ("  " in line or line[:1] == " " or line[-1:] == " " or _RAW_WS.search(line))
+def laid_whitespace(line: str) -> bool:
+    """Whether _collapse() keeps a line's text nodes (joined: line) as they are: single spaces
+    inside the line and no other whitespace the XML parser or the collapse would touch."""
+    return not (
+        "  " in line
+        or line[:1] == " "
+        or line[-1:] == " "
+        or "\t" in line
+        or "\n" in line
+        or "\r" in line
+    )
 
 
 def lay_out(key: str, laid: LaidText) -> None:
@@ -1924,7 +1927,7 @@ class _Compiler:
         for x, y, anchor, runs in laid.lines:
             total = 0.0
             for run in runs:
-                total += run.advance * size  # as h_text() adds them: left to right, from 0
+                total += run[3] * size  # as h_text() adds them: left to right, from 0
             x -= (own_anchor if anchor is None else anchor) * total
             for font, chars, data, advance in runs:
                 if painted:

@@ -141,7 +141,7 @@ def _laid(
         at = f'x="{x:.3f}" y="{y + i * step:.3f}"'
         keys.append(f"<tspan {at}>{svgdraw.c14n_text(line)}</tspan>")
         one = svgdraw.laid_line(f"{x:.3f}", f"{y + i * step:.3f}", None, [(line, face)])
-        if one is None or not svgdraw.laid_whitespace((line,)):
+        if one is None or not svgdraw.laid_whitespace(line):
             return None
         laid.append(one)
     return "".join(keys), tuple(laid)
