@@ -212,3 +212,21 @@ def test_a_text_start_tag_is_canonical():
     key = '<text xmlns="http://www.w3.org/2000/svg" fill="a&amp;b&lt;c>d&quot;e\'f">'
     assert svgdraw.c14n_text_start({"fill": value}) == key
     assert svgdraw._text_key(etree.fromstring(svg)[0]).decode() == key + "</text>"
+
+
+def test_a_paths_outline_is_kept_by_the_segs_themselves():
+    """textcheck's outlines, kept by the identity of the (held) segs: each path gets its own,
+    whatever else was kept or when the memo was emptied."""
+    from pnpkit import textcheck
+
+    def square(side: float) -> tuple:
+        return tuple(
+            [("moveTo", (0.0, 0.0)), ("lineTo", (side, 0.0)), ("lineTo", (side, side))]
+            + [("lineTo", (0.0, side)), ("close", ())]
+        )
+
+    for n in range(5000):  # past the memo's bound: it starts afresh on the way
+        segs = square(float(n + 1))
+        assert textcheck._outline(segs)[1] == (0.0, 0.0, n + 1.0, n + 1.0)
+        assert textcheck._outline(square(float(n + 1)))[1] == (0.0, 0.0, n + 1.0, n + 1.0)
+    assert len(textcheck._OUTLINES) <= 4096

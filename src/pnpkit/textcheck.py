@@ -130,6 +130,11 @@ def _ground(
         corners = [apply(ctm, p) for p in ((x, y), (x + w, y), (x, y + h), (x + w, y + h))]
         box = _meet(clip, _bounds(corners))
         return None if box is None or op.alpha < 0.05 else _Ground(box, ())
+    if type(op) is PathOp and op.fill is not None and op.fill[3] == 1.0:
+        # most paths: one opaque fill (what follows, for that one paint)
+        raw, raw_box = _outline(op.segs)
+        box = _meet(clip, _moved_bounds(ctm, raw, raw_box))
+        return None if box is None else _Ground(box, (_over(tuple(op.fill), PAPER),), raw, ctm)
     segs = op.segs
     paints: list[Colour]
     if isinstance(op, PathOp):
@@ -207,9 +212,28 @@ def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
     )
 
 
-@lru_cache(maxsize=4096)
-def _outline(segs: Segs) -> tuple[Polygons, Box | None]:
+Outline = tuple[Polygons, "Box | None"]
+# id of a path's segs -> (those segs, held so the id stays theirs; their _outline()): the
+# compiler hands every face of a deck the same segs for the same frame or icon, and hashing them
+# costs more than the look-up
+_OUTLINES: dict[int, tuple[Segs, Outline]] = {}
+
+
+def _outline(segs: Segs) -> Outline:
     """A path's polygons and their bounds, kept: faces repeat their frames, panels and icons."""
+    done = _OUTLINES.get(id(segs))
+    if done is not None and done[0] is segs:
+        return done[1]
+    if len(_OUTLINES) >= 4096:
+        _OUTLINES.clear()
+    outline = _outline_of(segs)
+    _OUTLINES[id(segs)] = (segs, outline)
+    return outline
+
+
+@lru_cache(maxsize=4096)
+def _outline_of(segs: Segs) -> Outline:
+    """_outline(), by the segs' value (a drawing from the cache has segs of its own)."""
     polys = tuple(tuple(poly) for poly in _polygons(segs))
     return polys, _bounds([p for poly in polys for p in poly])
 
