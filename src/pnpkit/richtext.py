@@ -351,28 +351,37 @@ def line_svg(
 
     x is the anchor point as text_box computed it; box is (x, w) of the text box."""
     texts = [r for r in line.runs if r[1] is not None]
-    bidi = shaping.needs_bidi("".join(r[0] for r in texts))  # iff in one of them: one character
+    joined = "".join(r[0] for r in texts)
+    bidi = shaping.needs_bidi(joined)  # iff in one of them: a one-character pattern
     direction = ' direction="rtl"' if line.rtl else (' direction="ltr"' if bidi else "")
-    c14n_text = svgdraw.c14n_text
     if len(texts) == len(line.runs):  # no icons
-        inner: list[str] = []
-        keys: list[str] = []  # the same, as canonical XML
-        for text, bold, italic in texts:
-            if (bold, italic) == base:
-                inner.append(escape(text))
-                keys.append(c14n_text(text))
-            else:
-                inner.append(f"<tspan{_style(bold, italic, *base)}>{escape(text)}</tspan>")
-                keys.append(f"<tspan{_sorted_style(bold, italic, *base)}>{c14n_text(text)}</tspan>")
+        inner = "".join(
+            escape(text)
+            if (bold, italic) == base
+            else f"<tspan{_style(bold, italic, *base)}>{escape(text)}</tspan>"
+            for text, bold, italic in texts
+        )
         at = f'x="{x:.3f}" y="{y:.3f}"'
-        tspan = f"<tspan {at}{direction}>{''.join(inner)}</tspan>"
-        if direction or not svgdraw.laid_whitespace("".join(r[0] for r in texts)):
+        tspan = f"<tspan {at}{direction}>{inner}</tspan>"
+        if direction or not svgdraw.laid_whitespace(joined):
             return tspan, "", None
         # each run is one text node: the tspan's text or a span's, or a span's tail
         runs = [(text, layout.font(bold, italic)) for text, bold, italic in texts]
         laid = svgdraw.laid_line(f"{x:.3f}", f"{y:.3f}", None, runs)
-        key = f"<tspan {at}>{''.join(keys)}</tspan>"
-        return tspan, "", None if laid is None else [(key, laid)]
+        if laid is None:
+            return tspan, "", None
+        # its canonical XML is the tspan as written, but for quotes (escaped here, not there)
+        # and a span's two attributes (sorted there)
+        plain = "'" not in joined and '"' not in joined
+        if not (plain and all(b == base[0] or i == base[1] for _, b, i in texts)):
+            tspan_key = "".join(
+                svgdraw.c14n_text(text)
+                if (bold, italic) == base
+                else f"<tspan{_sorted_style(bold, italic, *base)}>{svgdraw.c14n_text(text)}</tspan>"
+                for text, bold, italic in texts
+            )
+            return tspan, "", [(f"<tspan {at}>{tspan_key}</tspan>", laid)]
+        return tspan, "", [(tspan, laid)]
     # Icons: place every piece where the measured line puts it, in visual order.
     share = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor]
     if line.rtl:
@@ -407,7 +416,8 @@ def line_svg(
                 piece = svgdraw.laid_line(x_attr, y_attr, 0.0, ((body, font),))
                 key = (
                     f'<tspan direction="ltr"{_sorted_style(bold, italic, *base)} '
-                    f'text-anchor="start" x="{x_attr}" y="{y_attr}">{c14n_text(body)}</tspan>'
+                    f'text-anchor="start" x="{x_attr}" y="{y_attr}">'
+                    f"{svgdraw.c14n_text(body)}</tspan>"
                 )
                 pieces = None if piece is None else pieces + [(key, piece)]
             else:
