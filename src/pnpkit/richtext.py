@@ -361,19 +361,20 @@ def line_svg(
             else f"<tspan{_style(bold, italic, *base)}>{escape(text)}</tspan>"
             for text, bold, italic in texts
         )
-        at = f'x="{x:.3f}" y="{y:.3f}"'
+        x_attr, y_attr = f"{x:.3f}", f"{y:.3f}"
+        at = f'x="{x_attr}" y="{y_attr}"'
         tspan = f"<tspan {at}{direction}>{inner}</tspan>"
         if direction or not svgdraw.laid_whitespace(joined):
             return tspan, "", None
         # each run is one text node: the tspan's text or a span's, or a span's tail
         runs = [(text, layout.font(bold, italic)) for text, bold, italic in texts]
-        laid = svgdraw.laid_line(f"{x:.3f}", f"{y:.3f}", None, runs)
+        laid = svgdraw.laid_line(x_attr, y_attr, None, runs)
         if laid is None:
             return tspan, "", None
         # its canonical XML is the tspan as written, but for quotes (escaped here, not there)
         # and a span's two attributes (sorted there)
-        plain = "'" not in joined and '"' not in joined
-        if not (plain and all(b == base[0] or i == base[1] for _, b, i in texts)):
+        quoted = "'" in joined or '"' in joined
+        if quoted or any(b != base[0] and i != base[1] for _, b, i in texts):
             tspan_key = "".join(
                 svgdraw.c14n_text(text)
                 if (bold, italic) == base

@@ -1146,11 +1146,12 @@ def laid_line(
     text-anchor (parsed), runs its text nodes' (text, face) in document order. The caller
     vouches that h_text() would find every glyph, leave the line in logical order (no bidi) and
     collapse no whitespace (laid_whitespace); None for a number h_text() would refuse."""
-    at = float(x), float(y)  # as _number() reads them: text_box() writes "%.3f"
-    if not (abs(at[0]) <= MAX_NUMBER and abs(at[1]) <= MAX_NUMBER):
+    at_x, at_y = float(x), float(y)  # as _number() reads them: text_box() writes "%.3f"
+    if not (abs(at_x) <= MAX_NUMBER and abs(at_y) <= MAX_NUMBER):
         return None
-    shaped = tuple((font, *shaping.shape(text, font, False)) for text, font in runs if text)
-    return LaidLine(at[0], at[1], anchor, shaped)
+    shape = shaping.shape
+    shaped = [(font, *shape(text, font, False)) for text, font in runs if text]
+    return LaidLine(at_x, at_y, anchor, tuple(shaped))
 
 
 def laid_whitespace(line: str) -> bool:
