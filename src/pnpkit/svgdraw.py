@@ -1912,7 +1912,11 @@ class _Compiler:
     def laid_text(self, el: El, st: Style, body: list[Op]) -> bool:
         """h_text() from text_box()'s own layout of el (LaidText), if there is one for it and
         el's style gives the face it was laid out in: the same ops, with no problem to report."""
-        laid = _LAID.pop(_text_key(el), None)
+        try:
+            key = _text_key(el)
+        except etree.C14NError:  # what canonical XML cannot hold (an unresolved entity): never
+            return False  # text_box()'s; the full compile reports it
+        laid = _LAID.pop(key, None)
         if (
             laid is None
             or (laid.family, laid.bold, laid.italic)
