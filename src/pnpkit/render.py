@@ -26,7 +26,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
-from pnpkit import fonts, icons, paths, pyfaces, richtext, trust
+from pnpkit import fonts, icons, paths, pyfaces, richtext, svgdraw, trust
 from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
@@ -696,7 +696,19 @@ class TextBoxes:
                 "text-fits",
             )
         svg = svg_text(
-            fitted, family, bool(bold), bool(italic), x, y, w, h, anchor, valign, fill, leading
+            fitted,
+            family,
+            bool(bold),
+            bool(italic),
+            x,
+            y,
+            w,
+            h,
+            anchor,
+            valign,
+            fill,
+            leading,
+            not missing,
         )
         height = (
             fitted.size_pt * PT * (1 + leading * (len(fitted.lines) - 1)) if fitted.lines else 0.0
@@ -742,6 +754,7 @@ class TextBoxes:
                     for s in word:
                         if not s.icon:
                             chunks.setdefault((s.bold, s.italic), []).append(s.text)
+        every_glyph = True  # in every face the text uses: else svgdraw reports them too
         for b, i in sorted(chunks):
             face = fonts.face_name(family, b, i)
             if face is None:
@@ -753,6 +766,7 @@ class TextBoxes:
                 )
             missing = fonts.missing_glyphs(face, "".join(chunks[b, i]))
             if missing:
+                every_glyph = False
                 chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
                 self._problem(where, f"no glyph for {chars} in {face}: {_excerpt(text)}", "glyphs")
         aspects = {name: icons[name][0] for name in parsed.icons if name in icons}
@@ -783,25 +797,33 @@ class TextBoxes:
             y if valign == "top" else y + (h - height) / 2 if valign == "middle" else y + h - height
         )
         spans, extra = [], []
+        laid: richtext.Laid = []
         for line, base in zip(
             lines, richtext.baselines(lines, top + lift, layout.ascent, size_mm, leading, paragraph)
         ):
             side = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor]
             lx = x + w * (1.0 - side if line.rtl else side)
-            inner, after = richtext.line_svg(
+            inner, after, laid_line = richtext.line_svg(
                 line, lx, base, anchor, (x, w), layout, (bold, italic), self.icon_svg
             )
             spans.append(inner)
             extra.append(after)
-        attrs = (
-            f'font-family="{escape(family)}" font-size="{size_mm:.3f}" '
-            f'fill="{escape(fill)}" text-anchor="{anchor}"'
-        )
-        if bold:
-            attrs += ' font-weight="bold"'
-        if italic:
-            attrs += ' font-style="italic"'
-        svg = Markup(f"<text {attrs}>{''.join(spans)}</text>{''.join(extra)}")
+            laid = None if laid is None or laid_line is None else laid + laid_line
+        own = {
+            "font-family": family,
+            "font-size": f"{size_mm:.3f}",
+            "fill": fill,
+            "text-anchor": anchor,
+            **({"font-weight": "bold"} if bold else {}),
+            **({"font-style": "italic"} if italic else {}),
+        }
+        attrs = " ".join(f'{name}="{escape(value)}"' for name, value in own.items())
+        element = f"<text {attrs}>{''.join(spans)}</text>"
+        if laid is not None and every_glyph and svgdraw.layable(family, fill):
+            key = f"{svgdraw.c14n_text_start(own)}{''.join(k for k, _ in laid)}</text>"
+            laid_out = svgdraw.LaidText(family, bold, italic, tuple(line for _, line in laid))
+            svgdraw.lay_out(key, laid_out)
+        svg = Markup(element + "".join(extra))
         return TextBlock.of(svg, y, h, height, valign, len(lines), current)
 
     def icons(self) -> dict[str, icons.Icon]:

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from markupsafe import escape
 
-from pnpkit import fonts, shaping
+from pnpkit import fonts, shaping, svgdraw
 from pnpkit.units import MM_PER
 
 PT = MM_PER["pt"]  # mm per point
@@ -244,6 +244,7 @@ def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
     words plus its spaces, each shaped on its own (words repeat, so their shapes are cached); no
     font kerns across a space by more than a hair."""
     lines: list[Line] = []
+    run_width = layout.run_width
     for p, paragraph in enumerate(parsed.paragraphs):
         plain = " ".join(s.text for line in paragraph for w in line for s in w if not s.icon)
         rtl = shaping.base_level(plain) == 1
@@ -251,6 +252,21 @@ def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
             current: list[Run] = []
             used = 0.0
             for word in _keep_numbers(given):
+                if len(word) == 1 and not word[0].icon and current and current[-1][1] is not None:
+                    # most words: one run of text after text; merged into it when of its style
+                    one, prev = word[0][:3], current[-1]
+                    word_w = run_width(one)
+                    trial_w = used + run_width((" ", prev[1], prev[2])) + word_w
+                    if trial_w > width:
+                        lines.append(Line(current, used, p, rtl))
+                        current, used = [one], word_w
+                    elif prev[1:] == one[1:]:
+                        current[-1] = (f"{prev[0]} {one[0]}", one[1], one[2])
+                        used = trial_w
+                    else:
+                        _extend(current, ((" ", prev[1], prev[2]), one))
+                        used = trial_w
+                    continue
                 runs = _word_runs(word)
                 word_w = layout.run_width(runs[0]) if len(runs) == 1 else layout.width(runs)
                 if current:
@@ -296,13 +312,29 @@ def baselines(
     return out
 
 
-def _style_attrs(bold: bool, italic: bool, base_bold: bool, base_italic: bool) -> str:
+def _style(bold: bool, italic: bool, base_bold: bool, base_italic: bool) -> str:
+    """The attributes of a span in this style inside a box in the base style."""
     attrs = ""
     if bold != base_bold:
         attrs += f' font-weight="{"bold" if bold else "normal"}"'
     if italic != base_italic:
         attrs += f' font-style="{"italic" if italic else "normal"}"'
     return attrs
+
+
+def _sorted_style(bold: bool, italic: bool, base_bold: bool, base_italic: bool) -> str:
+    """_style() in canonical XML's order of attributes (font-style before font-weight)."""
+    attrs = ""
+    if italic != base_italic:
+        attrs += f' font-style="{"italic" if italic else "normal"}"'
+    if bold != base_bold:
+        attrs += f' font-weight="{"bold" if bold else "normal"}"'
+    return attrs
+
+
+# A line's <tspan>s as laid out for svgdraw (svgdraw.lay_out): each one's canonical XML and how
+# it compiles; None where svgdraw must read them (right-to-left text, unusual whitespace).
+Laid = list[tuple[str, svgdraw.LaidLine]] | None
 
 
 def line_svg(
@@ -314,33 +346,54 @@ def line_svg(
     layout: Layout,
     base: tuple[bool, bool],
     icon_svg: IconSvg,
-) -> tuple[str, str]:
-    """(tspans inside the <text>, icon markup after it) for one line.
+) -> tuple[str, str, Laid]:
+    """(tspans inside the <text>, icon markup after it, the tspans laid out) for one line.
 
     x is the anchor point as text_box computed it; box is (x, w) of the text box."""
     texts = [r for r in line.runs if r[1] is not None]
-    direction = (  # a one-character pattern: found in the joined texts iff in one of them
-        ' direction="rtl"'
-        if line.rtl
-        else (' direction="ltr"' if shaping.needs_bidi("".join(r[0] for r in texts)) else "")
-    )
+    joined = "".join(r[0] for r in texts)
+    bidi = shaping.needs_bidi(joined)  # iff in one of them: a one-character pattern
+    direction = ' direction="rtl"' if line.rtl else (' direction="ltr"' if bidi else "")
     if len(texts) == len(line.runs):  # no icons
         inner = "".join(
             escape(text)
             if (bold, italic) == base
-            else f"<tspan{_style_attrs(bold, italic, *base)}>{escape(text)}</tspan>"
+            else f"<tspan{_style(bold, italic, *base)}>{escape(text)}</tspan>"
             for text, bold, italic in texts
         )
-        return f'<tspan x="{x:.3f}" y="{y:.3f}"{direction}>{inner}</tspan>', ""
+        x_attr, y_attr = f"{x:.3f}", f"{y:.3f}"
+        at = f'x="{x_attr}" y="{y_attr}"'
+        tspan = f"<tspan {at}{direction}>{inner}</tspan>"
+        if direction or not svgdraw.laid_whitespace(joined):
+            return tspan, "", None
+        # each run is one text node: the tspan's text or a span's, or a span's tail
+        runs = [(text, layout.font(bold, italic)) for text, bold, italic in texts]
+        laid = svgdraw.laid_line(x_attr, y_attr, None, runs)
+        if laid is None:
+            return tspan, "", None
+        # its canonical XML is the tspan as written, but for quotes (escaped here, not there)
+        # and a span's two attributes (sorted there)
+        quoted = "'" in joined or '"' in joined
+        if quoted or any(b != base[0] and i != base[1] for _, b, i in texts):
+            tspan_key = "".join(
+                svgdraw.c14n_text(text)
+                if (bold, italic) == base
+                else f"<tspan{_sorted_style(bold, italic, *base)}>{svgdraw.c14n_text(text)}</tspan>"
+                for text, bold, italic in texts
+            )
+            return tspan, "", [(f"<tspan {at}>{tspan_key}</tspan>", laid)]
+        return tspan, "", [(tspan, laid)]
     # Icons: place every piece where the measured line puts it, in visual order.
     share = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor]
     if line.rtl:
         share = 1.0 - share
     cursor = x - share * line.width
-    runs = [(ICON if r[1] is None else r[0], r) for r in line.runs]
+    runs_ = [(ICON if r[1] is None else r[0], r) for r in line.runs]
     spans: list[str] = []
     icons: list[str] = []
-    for text, run, rtl in shaping.visual_pieces(runs, "rtl" if line.rtl else "ltr"):
+    pieces: Laid = []
+    y_attr = f"{y:.3f}"
+    for text, run, rtl in shaping.visual_pieces(runs_, "rtl" if line.rtl else "ltr"):
         if run[1] is None:
             for _ in text:  # one piece may hold two neighbouring icons
                 w, h = layout.icon_size(run[0])
@@ -354,11 +407,21 @@ def line_svg(
         if body:
             lead = text[: len(text) - len(text.lstrip())]
             lead_w = fonts.string_width(lead, font, layout.size) if lead else 0.0
-            at = cursor + total - lead_w if rtl else cursor + lead_w
+            x_attr = f"{cursor + total - lead_w if rtl else cursor + lead_w:.3f}"
             spans.append(
-                f'<tspan x="{at:.3f}" y="{y:.3f}" text-anchor="start" '
+                f'<tspan x="{x_attr}" y="{y_attr}" text-anchor="start" '
                 f'direction="{"rtl" if rtl else "ltr"}"'
-                f"{_style_attrs(bold, italic, *base)}>{escape(body)}</tspan>"
+                f"{_style(bold, italic, *base)}>{escape(body)}</tspan>"
             )
+            if pieces is not None and not rtl and not bidi and svgdraw.laid_whitespace(body):
+                piece = svgdraw.laid_line(x_attr, y_attr, 0.0, ((body, font),))
+                key = (
+                    f'<tspan direction="ltr"{_sorted_style(bold, italic, *base)} '
+                    f'text-anchor="start" x="{x_attr}" y="{y_attr}">'
+                    f"{svgdraw.c14n_text(body)}</tspan>"
+                )
+                pieces = None if piece is None else pieces + [(key, piece)]
+            else:
+                pieces = None
         cursor += total
-    return "".join(spans), "".join(icons)
+    return "".join(spans), "".join(icons), pieces

@@ -1089,8 +1089,9 @@ def _paint(st: Style) -> tuple[Fill | None, Stroke | None]:
     return painted, stroke
 
 
-def _collapse(raw: list[tuple[str, Style, El]]) -> list[list[Any]]:
-    """Runs of one line with whitespace collapsed across run boundaries and trimmed at both ends."""
+def _collapse(raw: Sequence[tuple[str, Any, Any]]) -> list[list[Any]]:
+    """Runs of one line with whitespace collapsed across run boundaries and trimmed at both ends:
+    (text, style, source) in, [text, style, source] out."""
     runs: list[list[Any]] = []
     space_before = True
     for text, st, source in raw:
@@ -1103,6 +1104,123 @@ def _collapse(raw: list[tuple[str, Style, El]]) -> list[list[Any]]:
         runs[-1][0] = runs[-1][0].rstrip(" ")
         runs = runs if runs[-1][0] else runs[:-1]
     return runs
+
+
+# ---------------------------------------------------------------- text laid out by text_box()
+# text_box() has shaped and placed every run of the <text> it writes; h_text() takes those runs
+# from here instead of reading the tspans back and shaping them again. An entry is keyed by the
+# element's exclusive canonical XML, so it serves only an element whose attributes and content are
+# exactly those text_box() wrote (a template that edits the markup gets the full compile), and
+# it holds only what that content means whatever the element inherits: h_text() still reads the
+# font, size, anchor and paint from the computed style, and takes the entry only when the style
+# gives the font family, weight and style text_box() laid the text out in.
+
+
+# (font, chars, data, advance per unit of font size): a run and what shaping.shape() made of it
+LaidRun = tuple[str, str, "_Shaped | None", float]
+
+
+class LaidLine(NamedTuple):
+    x: float
+    y: float
+    anchor: float | None  # the share text-anchor shifts; None: the <text>'s own
+    runs: tuple[LaidRun, ...]
+
+
+class LaidText(NamedTuple):
+    family: str  # the face text_box() laid out in, as the <text>'s computed style must give it
+    bold: bool
+    italic: bool
+    lines: tuple[LaidLine, ...]
+
+
+_LAID: dict[bytes, LaidText] = {}
+_LAID_CAP = 20_000  # texts rendered, not yet compiled (~2.5 kB each); a long session starts afresh
+_LAID_STATE: list[object] = [None]  # the fonts and number bound the entries were laid out under
+
+
+def laid_line(
+    x: str, y: str, anchor: float | None, runs: Sequence[tuple[str, str]]
+) -> LaidLine | None:
+    """A positioned <tspan> as h_text() compiles it: x and y its attributes, anchor its own
+    text-anchor (parsed), runs its text nodes' (text, face) in document order. The caller
+    vouches that h_text() would find every glyph, leave the line in logical order (no bidi) and
+    collapse no whitespace (laid_whitespace); None for a number h_text() would refuse."""
+    at_x, at_y = float(x), float(y)  # as _number() reads them: text_box() writes "%.3f"
+    if not (abs(at_x) <= MAX_NUMBER and abs(at_y) <= MAX_NUMBER):
+        return None
+    shape = shaping.shape
+    shaped = [(font, *shape(text, font, False)) for text, font in runs if text]
+    return LaidLine(at_x, at_y, anchor, tuple(shaped))
+
+
+def laid_whitespace(line: str) -> bool:
+    """Whether _collapse() keeps a line's text nodes (joined: line) as they are: single spaces
+    inside the line and no other whitespace the XML parser or the collapse would touch."""
+    return not (
+        "  " in line
+        or line[:1] == " "
+        or line[-1:] == " "
+        or "\t" in line
+        or "\n" in line
+        or "\r" in line
+    )
+
+
+def lay_out(key: str, laid: LaidText) -> None:
+    """Remember how text_box() laid out the <text> element whose exclusive canonical XML is key
+    (c14n_text_start, c14n_text)."""
+    _fresh_laid()
+    if len(_LAID) >= _LAID_CAP:
+        _LAID.clear()
+    _LAID[key.encode()] = laid
+
+
+# Exclusive canonical XML (https://www.w3.org/TR/xml-exc-c14n/) of what text_box() writes: the
+# SVG namespace declared on the <text>, attributes sorted by name, &, < and > escaped in text,
+# & < and " in attribute values. Values holding a tab, a line break or a carriage return (which
+# the parser turns into spaces, or a carriage return in text into a line feed) are the callers'
+# to refuse (layable): their text is compiled in full.
+_RAW_WS = re.compile(r"[\t\n\r]")
+
+
+def layable(*values: str) -> bool:
+    """Whether text_box()'s markup with these values (text and attributes) can be laid out."""
+    return not any(_RAW_WS.search(value) for value in values)
+
+
+def c14n_text_start(attrs: dict[str, str]) -> str:
+    """A <text> element's start tag: its attributes as they were written (unqualified)."""
+    pairs = "".join(f' {name}="{_c14n_value(attrs[name])}"' for name in sorted(attrs))
+    return f'<text xmlns="http://www.w3.org/2000/svg"{pairs}>'
+
+
+def _c14n_value(value: str) -> str:
+    if "&" in value or "<" in value or '"' in value:
+        return value.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
+    return value
+
+
+def c14n_text(text: str) -> str:
+    if "&" in text or "<" in text or ">" in text:
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text
+
+
+def _text_key(el: El) -> bytes:
+    """el as exclusive canonical XML: its namespace, attributes and content, not its tail or the
+    namespaces its document declares."""
+    key = etree.tostring(  # type: ignore[call-overload]  # lxml takes with_tail; its stubs do not
+        el, method="c14n", exclusive=True, with_tail=False
+    )
+    return cast(bytes, key)
+
+
+def _fresh_laid() -> None:
+    state = (fonts.signature(), MAX_NUMBER)
+    if state != _LAID_STATE[0]:
+        _LAID.clear()
+        _LAID_STATE[0] = state
 
 
 def _tag(el: El) -> str:
@@ -1147,6 +1265,9 @@ def _fresh_memos() -> None:
         _LEAVES.clear()
         _ATTRIBUTES.clear()
         _MEMO_STATE[0] = state
+    if state != _LAID_STATE[0]:  # laid out under other fonts: never drawn with these
+        _LAID.clear()
+        _LAID_STATE[0] = state
 
 
 class _Compiler:
@@ -1744,6 +1865,8 @@ class _Compiler:
         return source
 
     def h_text(self, el: El, own: Own, st: Style, body: list[Op]) -> None:
+        if _LAID and self.laid_text(el, st, body):
+            return
         lines: list[Line] = [
             [self.num(el, own, "x"), self.num(el, own, "y"), st["text-anchor"], st["direction"], []]
         ]
@@ -1785,6 +1908,37 @@ class _Compiler:
                 if size and (fill or stroke):
                     body.append(TextOp(x, y, font_name, size, chars, fill, stroke, data))
                 x += width
+
+    def laid_text(self, el: El, st: Style, body: list[Op]) -> bool:
+        """h_text() from text_box()'s own layout of el (LaidText), if there is one for it and
+        el's style gives the face it was laid out in: the same ops, with no problem to report."""
+        try:
+            key = _text_key(el)
+        except etree.C14NError:  # what canonical XML cannot hold (an unresolved entity): never
+            return False  # text_box()'s; the full compile reports it
+        laid = _LAID.pop(key, None)
+        if (
+            laid is None
+            or (laid.family, laid.bold, laid.italic)
+            != (st["font-family"], st["font-weight"], st["font-style"])
+            or st["direction"] == "rtl"
+            or _is_url(st["fill"])
+        ):
+            return False
+        self.checked.update(el.iter())  # what the tspans' attributes() would have added
+        size, own_anchor = st["font-size"], st["text-anchor"]
+        fill, stroke = _paint(st)
+        painted = size and (fill or stroke)
+        for x, y, anchor, runs in laid.lines:
+            total = 0.0
+            for run in runs:
+                total += run[3] * size  # as h_text() adds them: left to right, from 0
+            x -= (own_anchor if anchor is None else anchor) * total
+            for font, chars, data, advance in runs:
+                if painted:
+                    body.append(TextOp(x, y, font, size, chars, fill, stroke, data))
+                x += advance * size
+        return True
 
     def runs(self, el: El, st: Style, lines: list[Line], nested: bool) -> None:
         """Append el's text runs (text, style, source element) to lines; positioned tspans start

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from pnpkit import fonts
+from pnpkit import fonts, svgdraw
 from pnpkit.units import MM_PER
 
 PT = MM_PER["pt"]  # mm per point
@@ -97,8 +97,10 @@ def svg_text(
     valign: str,
     fill: str,
     leading: float,
+    every_glyph: bool = False,
 ) -> Markup:
-    """The <text> element for fitted lines, baseline-positioned inside the box."""
+    """The <text> element for fitted lines, baseline-positioned inside the box. every_glyph: the
+    face has every character of the text (svgdraw then takes the lines as laid out here)."""
     size = fitted.size_pt * PT
     face = fonts.face_name(font_family, bold, italic)
     assert face is not None, font_family  # the template helpers check the family before fitting
@@ -107,16 +109,39 @@ def svg_text(
     block = size + step * (len(fitted.lines) - 1)
     top = y if valign == "top" else y + (h - block) / 2 if valign == "middle" else y + h - block
     lx = {"start": x, "middle": x + w / 2, "end": x + w}[anchor]
-    attrs = (
-        f'font-family="{font_family}" font-size="{size:.3f}" '
-        f'fill="{escape(fill)}" text-anchor="{anchor}"'
-    )
-    if bold:
-        attrs += ' font-weight="bold"'
-    if italic:
-        attrs += ' font-style="italic"'
-    spans = "".join(
-        f'<tspan x="{lx:.3f}" y="{top + ascent * size + i * step:.3f}">{escape(line)}</tspan>'
-        for i, line in enumerate(fitted.lines)
-    )
-    return Markup(f"<text {attrs}>{spans}</text>")
+    own = {  # the <text>'s attributes as written: the family as given, the fill escaped
+        "font-family": font_family,
+        "font-size": f"{size:.3f}",
+        "fill": fill,
+        "text-anchor": anchor,
+        **({"font-weight": "bold"} if bold else {}),
+        **({"font-style": "italic"} if italic else {}),
+    }
+    attrs = " ".join(f'{k}="{escape(v) if k == "fill" else v}"' for k, v in own.items())
+    spans = []
+    for i, line in enumerate(fitted.lines):
+        spans.append(
+            f'<tspan x="{lx:.3f}" y="{top + ascent * size + i * step:.3f}">{escape(line)}</tspan>'
+        )
+    layable = every_glyph and svgdraw.layable(font_family, fill)
+    laid = _laid(fitted.lines, lx, top + ascent * size, step, face) if layable else None
+    if laid is not None:
+        key = f"{svgdraw.c14n_text_start(own)}{laid[0]}</text>"
+        svgdraw.lay_out(key, svgdraw.LaidText(font_family, bold, italic, laid[1]))
+    return Markup(f"<text {attrs}>{''.join(spans)}</text>")
+
+
+def _laid(
+    lines: list[str], x: float, y: float, step: float, face: str
+) -> tuple[str, tuple[svgdraw.LaidLine, ...]] | None:
+    """svg_text()'s tspans as svgdraw compiles them (svgdraw.lay_out), with their canonical XML;
+    None if svgdraw must read them."""
+    keys, laid = [], []
+    for i, line in enumerate(lines):
+        at = f'x="{x:.3f}" y="{y + i * step:.3f}"'
+        keys.append(f"<tspan {at}>{svgdraw.c14n_text(line)}</tspan>")
+        one = svgdraw.laid_line(f"{x:.3f}", f"{y + i * step:.3f}", None, [(line, face)])
+        if one is None or not svgdraw.laid_whitespace(line):
+            return None
+        laid.append(one)
+    return "".join(keys), tuple(laid)

@@ -10,8 +10,8 @@ the cut line, and its colour against the colour drawn under it (WCAG 2 contrast:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from pnpkit import fonts, shaping
 from pnpkit.model import Face
@@ -46,8 +46,7 @@ Box = tuple[float, float, float, float]
 Polygons = tuple[tuple[tuple[float, float], ...], ...]
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(NamedTuple):  # a face has dozens: a frozen dataclass is several times slower to make
     text: str
     size_pt: float
     box: Box  # left, top, right, bottom in the face's mm (bleed-box origin)
@@ -131,6 +130,11 @@ def _ground(
         corners = [apply(ctm, p) for p in ((x, y), (x + w, y), (x, y + h), (x + w, y + h))]
         box = _meet(clip, _bounds(corners))
         return None if box is None or op.alpha < 0.05 else _Ground(box, ())
+    if type(op) is PathOp and op.fill is not None and op.fill[3] == 1.0:
+        # most paths: one opaque fill (what follows, for that one paint)
+        raw, raw_box = _outline(op.segs)
+        box = _meet(clip, _moved_bounds(ctm, raw, raw_box))
+        return None if box is None else _Ground(box, (_over(tuple(op.fill), PAPER),), raw, ctm)
     segs = op.segs
     paints: list[Colour]
     if isinstance(op, PathOp):
@@ -208,9 +212,28 @@ def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
     )
 
 
-@lru_cache(maxsize=4096)
-def _outline(segs: Segs) -> tuple[Polygons, Box | None]:
+Outline = tuple[Polygons, "Box | None"]
+# id of a path's segs -> (those segs, held so the id stays theirs; their _outline()): the
+# compiler hands every face of a deck the same segs for the same frame or icon, and hashing them
+# costs more than the look-up
+_OUTLINES: dict[int, tuple[Segs, Outline]] = {}
+
+
+def _outline(segs: Segs) -> Outline:
     """A path's polygons and their bounds, kept: faces repeat their frames, panels and icons."""
+    done = _OUTLINES.get(id(segs))
+    if done is not None and done[0] is segs:
+        return done[1]
+    if len(_OUTLINES) >= 4096:
+        _OUTLINES.clear()
+    outline = _outline_of(segs)
+    _OUTLINES[id(segs)] = (segs, outline)
+    return outline
+
+
+@lru_cache(maxsize=4096)
+def _outline_of(segs: Segs) -> Outline:
+    """_outline(), by the segs' value (a drawing from the cache has segs of its own)."""
     polys = tuple(tuple(poly) for poly in _polygons(segs))
     return polys, _bounds([p for poly in polys for p in poly])
 
@@ -303,17 +326,17 @@ def problems(
     for t in texts(face.drawing):
         if not t.text.strip() or t.fill is None:
             continue
-        shown = _excerpt(t.text)
         if t.size_pt < min_pt - 0.05:
             out.append(
                 (
                     t.text,
-                    f"text {shown} prints at {t.size_pt:.1f}pt, below the minimum {min_pt:g}pt",
+                    f"text {_excerpt(t.text)} prints at {t.size_pt:.1f}pt, "
+                    f"below the minimum {min_pt:g}pt",
                 )
             )
         left, top, right, bottom = t.box
         if left < b - 0.05 or top < b - 0.05 or right > fw - b + 0.05 or bottom > fh - b + 0.05:
-            out.append((t.text, f"text {shown} crosses the cut line"))
+            out.append((t.text, f"text {_excerpt(t.text)} crosses the cut line"))
         elif safe and (
             left < b + safe - 0.05
             or top < b + safe - 0.05
@@ -321,7 +344,10 @@ def problems(
             or bottom > fh - b - safe + 0.05
         ):
             out.append(
-                (t.text, f"text {shown} reaches into the {safe:g}mm safe zone inside the cut")
+                (
+                    t.text,
+                    f"text {_excerpt(t.text)} reaches into the {safe:g}mm safe zone inside the cut",
+                )
             )
         if contrasts and t.under is not None:
             need = (
@@ -332,7 +358,7 @@ def problems(
                 out.append(
                     (
                         t.text,
-                        f"text {shown} has a contrast of {ratio:.1f}:1 "
+                        f"text {_excerpt(t.text)} has a contrast of {ratio:.1f}:1 "
                         f"with the colour under it, below {need:g}:1 (WCAG)",
                     )
                 )
