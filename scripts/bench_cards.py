@@ -141,6 +141,7 @@ def edit_card(pack: Path, n: int, tag: str) -> None:
 
 
 def run_once(pack: Path, out: Path) -> dict:
+    build.forget_kept()  # what this process kept from the last run: each run starts from scratch
     t0 = time.perf_counter()
     result = build.validate(pack)
     t1 = time.perf_counter()

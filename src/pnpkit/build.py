@@ -30,6 +30,7 @@ from pnpkit import (
     fonts,
     gcpause,
     layout,
+    loader,
     output,
     paths,
     pdf,
@@ -608,3 +609,16 @@ def _remember(before: str, name: str, svg: str, signature: Signature | None) -> 
     if len(_KNOWN) >= KNOWN_KEPT:
         _KNOWN.clear()
     _KNOWN[key] = (svg, signature)
+
+
+def forget_kept() -> None:
+    """Forget what this process keeps from one build for the next (what `watch` lives on: the
+    YAML parses, the PDF's drawn pages and their streams, the compiled templates and the names
+    they import, the face SVG files written): the next build does that work again, as a build in
+    a new process does. The benchmarks call it so that each run times a build from scratch."""
+    loader._LAST.clear()
+    pdf._DRAWN.clear()
+    pdf._STREAMS.clear()
+    render._COMPILED.codes.clear()
+    render._REFERENCES.clear()
+    _KNOWN.clear()
