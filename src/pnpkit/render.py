@@ -32,7 +32,7 @@ from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Group, Item, Pack
 from pnpkit.packloader import PackLoader, TemplateRefused
-from pnpkit.text import PT, fit, svg_text
+from pnpkit.text import PT, fit, svg_text, text_attributes
 
 if TYPE_CHECKING:
     from pnpkit.registry import Registry
@@ -809,14 +809,7 @@ class TextBoxes:
             spans.append(inner)
             extra.append(after)
             laid = None if laid is None or laid_line is None else laid + laid_line
-        own = {
-            "font-family": family,
-            "font-size": f"{size_mm:.3f}",
-            "fill": fill,
-            "text-anchor": anchor,
-            **({"font-weight": "bold"} if bold else {}),
-            **({"font-style": "italic"} if italic else {}),
-        }
+        own = text_attributes(family, size_mm, fill, anchor, bold, italic)
         attrs = " ".join(f'{name}="{escape(value)}"' for name, value in own.items())
         element = f"<text {attrs}>{''.join(spans)}</text>"
         if laid is not None and every_glyph and svgdraw.layable(family, fill):

@@ -312,24 +312,14 @@ def baselines(
     return out
 
 
-def _style(bold: bool, italic: bool, base_bold: bool, base_italic: bool) -> str:
-    """The attributes of a span in this style inside a box in the base style."""
-    attrs = ""
-    if bold != base_bold:
-        attrs += f' font-weight="{"bold" if bold else "normal"}"'
-    if italic != base_italic:
-        attrs += f' font-style="{"italic" if italic else "normal"}"'
-    return attrs
-
-
-def _sorted_style(bold: bool, italic: bool, base_bold: bool, base_italic: bool) -> str:
-    """_style() in canonical XML's order of attributes (font-style before font-weight)."""
-    attrs = ""
-    if italic != base_italic:
-        attrs += f' font-style="{"italic" if italic else "normal"}"'
-    if bold != base_bold:
-        attrs += f' font-weight="{"bold" if bold else "normal"}"'
-    return attrs
+def _style(
+    bold: bool, italic: bool, base_bold: bool, base_italic: bool, canonical: bool = False
+) -> str:
+    """The attributes of a span in this style inside a box in the base style: font-weight
+    first as written, font-style first in canonical XML's order (`canonical`)."""
+    weight = f' font-weight="{"bold" if bold else "normal"}"' if bold != base_bold else ""
+    style = f' font-style="{"italic" if italic else "normal"}"' if italic != base_italic else ""
+    return style + weight if canonical else weight + style
 
 
 # A line's <tspan>s as laid out for svgdraw (svgdraw.lay_out): each one's canonical XML and how
@@ -378,7 +368,7 @@ def line_svg(
             tspan_key = "".join(
                 svgdraw.c14n_text(text)
                 if (bold, italic) == base
-                else f"<tspan{_sorted_style(bold, italic, *base)}>{svgdraw.c14n_text(text)}</tspan>"
+                else f"<tspan{_style(bold, italic, *base, True)}>{svgdraw.c14n_text(text)}</tspan>"
                 for text, bold, italic in texts
             )
             return tspan, "", [(f"<tspan {at}>{tspan_key}</tspan>", laid)]
@@ -416,7 +406,7 @@ def line_svg(
             if pieces is not None and not rtl and not bidi and svgdraw.laid_whitespace(body):
                 piece = svgdraw.laid_line(x_attr, y_attr, 0.0, ((body, font),))
                 key = (
-                    f'<tspan direction="ltr"{_sorted_style(bold, italic, *base)} '
+                    f'<tspan direction="ltr"{_style(bold, italic, *base, True)} '
                     f'text-anchor="start" x="{x_attr}" y="{y_attr}">'
                     f"{svgdraw.c14n_text(body)}</tspan>"
                 )

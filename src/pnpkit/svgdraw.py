@@ -1265,9 +1265,7 @@ def _fresh_memos() -> None:
         _LEAVES.clear()
         _ATTRIBUTES.clear()
         _MEMO_STATE[0] = state
-    if state != _LAID_STATE[0]:  # laid out under other fonts: never drawn with these
-        _LAID.clear()
-        _LAID_STATE[0] = state
+    _fresh_laid()  # laid out under other fonts: never drawn with these
 
 
 class _Compiler:

@@ -109,39 +109,47 @@ def svg_text(
     block = size + step * (len(fitted.lines) - 1)
     top = y if valign == "top" else y + (h - block) / 2 if valign == "middle" else y + h - block
     lx = {"start": x, "middle": x + w / 2, "end": x + w}[anchor]
-    own = {  # the <text>'s attributes as written: the family as given, the fill escaped
-        "font-family": font_family,
-        "font-size": f"{size:.3f}",
+    own = text_attributes(font_family, size, fill, anchor, bold, italic)
+    attrs = " ".join(f'{k}="{escape(v) if k == "fill" else v}"' for k, v in own.items())
+    xs = f"{lx:.3f}"
+    at = [(xs, f"{top + ascent * size + i * step:.3f}") for i in range(len(fitted.lines))]
+    spans = "".join(
+        f'<tspan x="{x}" y="{y}">{escape(line)}</tspan>' for (x, y), line in zip(at, fitted.lines)
+    )
+    if every_glyph and svgdraw.layable(font_family, fill):
+        laid = _laid(fitted.lines, at, face)
+        if laid is not None:
+            key = f"{svgdraw.c14n_text_start(own)}{laid[0]}</text>"
+            svgdraw.lay_out(key, svgdraw.LaidText(font_family, bold, italic, laid[1]))
+    return Markup(f"<text {attrs}>{spans}</text>")
+
+
+def text_attributes(
+    family: str, size_mm: float, fill: str, anchor: str, bold: bool, italic: bool
+) -> dict[str, str]:
+    """A text box's <text> attributes, unescaped, in the order they are written."""
+    return {
+        "font-family": family,
+        "font-size": f"{size_mm:.3f}",
         "fill": fill,
         "text-anchor": anchor,
         **({"font-weight": "bold"} if bold else {}),
         **({"font-style": "italic"} if italic else {}),
     }
-    attrs = " ".join(f'{k}="{escape(v) if k == "fill" else v}"' for k, v in own.items())
-    spans = []
-    for i, line in enumerate(fitted.lines):
-        spans.append(
-            f'<tspan x="{lx:.3f}" y="{top + ascent * size + i * step:.3f}">{escape(line)}</tspan>'
-        )
-    layable = every_glyph and svgdraw.layable(font_family, fill)
-    laid = _laid(fitted.lines, lx, top + ascent * size, step, face) if layable else None
-    if laid is not None:
-        key = f"{svgdraw.c14n_text_start(own)}{laid[0]}</text>"
-        svgdraw.lay_out(key, svgdraw.LaidText(font_family, bold, italic, laid[1]))
-    return Markup(f"<text {attrs}>{''.join(spans)}</text>")
 
 
 def _laid(
-    lines: list[str], x: float, y: float, step: float, face: str
+    lines: list[str], at: list[tuple[str, str]], face: str
 ) -> tuple[str, tuple[svgdraw.LaidLine, ...]] | None:
-    """svg_text()'s tspans as svgdraw compiles them (svgdraw.lay_out), with their canonical XML;
-    None if svgdraw must read them."""
+    """svg_text()'s tspans (at: each one's x and y as written) as svgdraw compiles them
+    (svgdraw.lay_out), with their canonical XML; None if svgdraw must read them."""
     keys, laid = [], []
-    for i, line in enumerate(lines):
-        at = f'x="{x:.3f}" y="{y + i * step:.3f}"'
-        keys.append(f"<tspan {at}>{svgdraw.c14n_text(line)}</tspan>")
-        one = svgdraw.laid_line(f"{x:.3f}", f"{y + i * step:.3f}", None, [(line, face)])
-        if one is None or not svgdraw.laid_whitespace(line):
+    for (x, y), line in zip(at, lines):
+        if not svgdraw.laid_whitespace(line):
             return None
+        one = svgdraw.laid_line(x, y, None, [(line, face)])
+        if one is None:
+            return None
+        keys.append(f'<tspan x="{x}" y="{y}">{svgdraw.c14n_text(line)}</tspan>')
         laid.append(one)
     return "".join(keys), tuple(laid)
