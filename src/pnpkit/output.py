@@ -120,7 +120,7 @@ def put(data: bytes, target: Path, previous: Path | None) -> None:
     thousands of files can stall for a second when the disk is busy. Unlike moving, linking
     leaves the live kit as it is, so a build that fails or is killed leaves it whole. Where a
     link is refused, the file is written."""
-    if previous is not None and _same(previous, data) and _link(previous, target):
+    if previous is not None and _same(previous, data) and link(previous, target):
         return
     with open(target, "wb") as f:
         f.write(data)
@@ -139,10 +139,6 @@ def _same(path: Path, data: bytes) -> bool:
 
 def link(source: str | Path, target: str | Path) -> bool:
     """Hard-link source as target (a file known to hold the bytes); False where it cannot."""
-    return _link(source, target)
-
-
-def _link(source: str | Path, target: str | Path) -> bool:
     try:
         os.link(source, target, follow_symlinks=False)
     except OSError:  # a file system without hard links, another device, too many links
