@@ -3,6 +3,7 @@ process makes, problems and all, and where no process can be had the build does 
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import shutil
 from pathlib import Path
@@ -110,7 +111,7 @@ def test_without_processes_the_build_does_it_all_itself(tmp_path, small_pool, mo
     def refused(*args, **kwargs):
         raise OSError(38, "Function not implemented")
 
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", refused)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", refused)  # imported by prepare()
     pack = ROOT / "components" / "mammoth-herd"
     one, two = both(pack, tmp_path)
     assert not two.errors and small_pool == [0, 0, 0, 0]  # each language, each build: nothing ahead
@@ -118,7 +119,7 @@ def test_without_processes_the_build_does_it_all_itself(tmp_path, small_pool, mo
 
 
 def test_a_small_build_starts_no_workers(tmp_path, monkeypatch):
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", None)  # would fail if it were called
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", None)  # would fail if called
     pack = colour_pack(tmp_path / "pack", n=parallel.MIN_FACES // 2 - 1)
     result = build.build(pack, tmp_path / "out", cache=Cache(jobs=2), code=build.Code(True))
     assert result.written and not result.errors

@@ -24,11 +24,8 @@ from __future__ import annotations
 
 import gc
 import marshal
-import multiprocessing
 import pickle
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import jinja2
@@ -125,6 +122,12 @@ def prepare(
     ahead = Ahead()
     if jobs < 2:  # the default: every build comes here, so nothing more is looked at
         return ahead
+    # multiprocessing and concurrent.futures cost every command ~40 ms to import: only a pool
+    # needs them
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     todo = [t for t in todo if not pyfaces.is_python(pack.groups[t[0]].items[t[1]].templates[t[2]])]
     if len(todo) < MIN_FACES or "fork" not in multiprocessing.get_all_start_methods():
         return ahead
