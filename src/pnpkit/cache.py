@@ -427,9 +427,12 @@ def _save_marshalled(path: Path, value: Any) -> str:  # what marshal takes: type
     failed, or "" when it did not."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        data = FORMAT + engine() + marshal.dumps(value)
+        data = marshal.dumps(value)  # a 10,000-card deck's is 100 MB: never copied behind a head
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(data)
+        with open(tmp, "wb") as f:
+            f.write(FORMAT + engine())
+            f.write(data)
+        del data
         os.replace(tmp, path)
         return ""
     except (OSError, ValueError) as exc:  # ValueError: marshal met a value it cannot write
@@ -450,9 +453,12 @@ def _load_marshalled(path: Path) -> object:
         return None
     try:
         with gcpause.paused():  # a million tuples, none of them in a cycle
-            return marshal.loads(data[len(head) :])
+            return marshal.loads(memoryview(data)[len(head) :])  # a view: no copy of the file
     except (EOFError, ValueError, TypeError):
         return None
+
+
+_NO_CHARS: frozenset[str] = frozenset()
 
 
 class _FormPlan:
@@ -520,14 +526,16 @@ class FormDrawing(svgdraw.Drawing):
         return any(isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops)
 
     @functools.cached_property
-    def chars(self) -> dict[str, set[str]]:
-        """font -> the characters this drawing sets in it."""
+    def chars(self) -> dict[str, str]:
+        """font -> the characters this drawing sets in it, each once, in order. A string, not a
+        set: a set of a card's forty characters takes 2 kB, the string a tenth of it, and every
+        drawing of a deck keeps its own until the PDF is written."""
         chars: dict[str, set[str]] = {}
         for op in self.ops:
             if isinstance(op, svgdraw.TextOp):
                 chars.setdefault(op.font, set()).update(op.text)
         self.renew()
-        return chars
+        return {font: "".join(sorted(used)) for font, used in chars.items()}
 
     def renew(self) -> None:
         """Make the glyphs of its shaped runs that have no character of their own known to
@@ -564,7 +572,10 @@ class FormDrawing(svgdraw.Drawing):
         if (
             not state
             or own.images
-            or any(not chars <= plan.chars.get(font, set()) for font, chars in own.chars.items())
+            or any(
+                not plan.chars.get(font, _NO_CHARS).issuperset(chars)
+                for font, chars in own.chars.items()
+            )
         ):
             return None
         inside = _inside(canvas)
