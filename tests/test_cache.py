@@ -239,15 +239,55 @@ def test_a_new_process_reads_the_cache_from_the_build_folder(kit):
 
 
 def test_a_cache_file_of_an_older_format_is_ignored(kit):
-    """Format 3 stores drawings as typed ops' rows: a file of format 2 (tuples) is never read."""
+    """Format 4 writes the file in parts: a file of format 3 (one marshal) is never read."""
     assert kit.build().code == 0
     path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
     data = path.read_bytes()
-    assert data.startswith(cache.FORMAT) and cache.FORMAT == b"pnpkit-cache 3\n"
-    path.write_bytes(b"pnpkit-cache 2\n" + data[len(cache.FORMAT) :])
+    assert data.startswith(cache.FORMAT) and cache.FORMAT == b"pnpkit-cache 4\n"
+    path.write_bytes(b"pnpkit-cache 3\n" + data[len(cache.FORMAT) :])
     fresh = Cache(kit.root / "build" / build.CACHE_DIR)
     assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
     assert fresh.stats["faces rendered"] == 2 * FACES and fresh.stats["drawings reused"] == 0
+
+
+def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch):
+    """Each table is marshalled PART entries at a time (a large deck's cache is never made whole
+    in memory); a new process reads every entry back, and a file cut short reads as none."""
+    monkeypatch.setattr(cache, "PART", 3)
+    first = Cache(kit.root / "build" / build.CACHE_DIR)
+    assert not build.build(kit.pack, kit.root / "build", cache=first).errors
+    path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
+    read = cache._load_marshalled(path, 3)
+    assert read is not None
+    assert read == (first.generation, [first.faces, first.drawings, first.forms])
+    data = path.read_bytes()
+    parts, at = 0, len(cache.FORMAT + cache.engine())
+    while at < len(data):
+        at += 8 + int.from_bytes(data[at : at + 8], "little")
+        parts += 1
+    assert at == len(data)
+    tables = (first.faces, first.drawings, first.forms)
+    assert parts == 1 + sum(-(-len(t) // 3) for t in tables) and parts > 4
+    fresh = Cache(kit.root / "build" / build.CACHE_DIR)
+    assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
+    assert fresh.stats["faces rendered"] == 0 and fresh.stats["drawings compiled"] == 0
+    path.write_bytes(data[:-5])
+    assert cache._load_marshalled(path, 3) is None
+    assert cache._load_marshalled(path.with_name("missing.marshal"), 3) is None
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_faces_alike_share_one_copy_of_their_svg(kit):
+    """A deck's backs are one string, whether rendered or served from the cache."""
+    for _ in range(2):  # rendered, then from the cache file in a new process
+        c = Cache(kit.root / "build" / build.CACHE_DIR)
+        result = build.build(kit.pack, kit.root / "build", cache=c)
+        faces = [f for fs in result.faces.values() for f in fs]
+        backs = [f.svg for f in faces if f.group == "bonus-tiles" and f.side == "back"]
+        assert len(backs) == 2 * 16 and len(set(backs)) < 16  # backs repeat
+        assert len({id(svg) for svg in backs}) == len(set(backs))
+        for f in faces:  # the cache's entry holds the face's own string
+            assert any(e[1] is f.svg for e in c.faces.values())
 
 
 def test_another_engine_never_reuses_an_entry(kit, monkeypatch):

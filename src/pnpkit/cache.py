@@ -40,9 +40,9 @@ import marshal
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, BinaryIO, Protocol, cast
 
 import jinja2
 from reportlab import rl_config
@@ -55,7 +55,7 @@ from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
 
-FORMAT = b"pnpkit-cache 3\n"  # 3: drawing ops stored as svgdraw.op_row() rows
+FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as svgdraw.op_row() rows; 4: in parts
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
 FORM_KEYS_KEPT = 8  # form keys a drawing remembers (its PDFs: the kit, A3, changes, ...)
 LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml", "uharfbuzz", "python-bidi")
@@ -153,7 +153,7 @@ class Cache:
         if self.path is None:
             return
         failure = _save_marshalled(
-            self.path, (self.generation, self.faces, self.drawings, self.forms)
+            self.path, self.generation, [self.faces, self.drawings, self.forms]
         )
         self.error = f"could not save the build cache: {failure}" if failure else ""
 
@@ -182,12 +182,12 @@ class Cache:
                     entry = self.faces.get(key) if key else None
                     svg = entry[1] if entry is not None else None
                     face: Face | None
+                    found: list[Problem] = []
                     if entry is not None and isinstance(svg, str):
                         entry[0] = self.generation
                         face = render.item_face(group, item, side, svg, name, broken=False)
                         self.stats["faces reused"] += 1
                     else:
-                        found: list[Problem] = []
                         made = self.ahead.take_face((group.name, n, side))
                         if made is not None:
                             face, found = made
@@ -197,11 +197,20 @@ class Cache:
                             )
                         problems += found
                         self.stats["faces rendered"] += 1
-                        if face is not None and not found and key:
-                            self.faces[key] = [self.generation, face.svg]
+                        entry = None
                     if face is not None:
+                        face.svg = self._one_copy(face.svg)
+                        if entry is not None:
+                            entry[1] = face.svg
+                        elif not found and key:
+                            self.faces[key] = [self.generation, face.svg]
                         faces.append(face)
         return faces, problems
+
+    def _one_copy(self, svg: str) -> str:
+        """The first string of this build equal to svg: faces alike (a deck's backs) share one
+        copy of their SVG text from the build's start to its end, not one each."""
+        return self._memo.svgs.setdefault(svg, svg)
 
     def _face_key(
         self,
@@ -399,7 +408,7 @@ class TextChecks:
         self.entries = _recent(self.entries, oldest)
         if path is None:
             return
-        _save_marshalled(_texts_path(path), self.entries)  # a failure only costs time
+        _save_marshalled(_texts_path(path), 0, [self.entries])  # a failure only costs time
 
 
 def _finding(value: object) -> bool:
@@ -418,21 +427,27 @@ def _texts_path(path: Path) -> Path:
 
 def _read_texts(path: Path | None) -> dict[bytes, Entry]:
     """The text-check entries kept beside a pack's cache file; none if missing or stale."""
-    entries = None if path is None else _load_marshalled(_texts_path(path))
-    return entries if isinstance(entries, dict) else {}
+    read = None if path is None else _load_marshalled(_texts_path(path), 1)
+    return read[1][0] if read is not None else {}
 
 
-def _save_marshalled(path: Path, value: Any) -> str:  # what marshal takes: typeshed's own type
-    """Write value, marshalled behind the format and engine header, to path atomically; why it
-    failed, or "" when it did not."""
+def _save_marshalled(path: Path, generation: int, tables: Sequence[dict[bytes, Entry]]) -> str:
+    """Write the generation and the tables behind the format and engine header to path atomically,
+    each table in parts of at most PART entries; why it failed, or "" when it did not.
+
+    In parts, because marshal makes the bytes of what it is given whole: a 10,000-card deck's
+    cache is 100 MB, made at the end of the build while everything else is still held, which
+    was its memory's peak. A part's bytes are a few MB."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        data = marshal.dumps(value)  # a 10,000-card deck's is 100 MB: never copied behind a head
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as f:
             f.write(FORMAT + engine())
-            f.write(data)
-        del data
+            _write_part(f, (generation, len(tables)))
+            for n, table in enumerate(tables):
+                keys = list(table)
+                for at in range(0, len(keys), PART):
+                    _write_part(f, (n, {k: table[k] for k in keys[at : at + PART]}))
         os.replace(tmp, path)
         return ""
     except (OSError, ValueError) as exc:  # ValueError: marshal met a value it cannot write
@@ -441,9 +456,19 @@ def _save_marshalled(path: Path, value: Any) -> str:  # what marshal takes: type
         tmp.unlink(missing_ok=True)
 
 
-def _load_marshalled(path: Path) -> object:
-    """What _save_marshalled() wrote to path; None if it is missing, damaged or from another
-    engine."""
+PART = 256  # entries marshalled at a time (a deck's drawing entry: about 10 kB)
+_LENGTH = 8  # bytes of a part's length, before it
+
+
+def _write_part(f: BinaryIO, value: Any) -> None:  # what marshal takes: typeshed's own type
+    data = marshal.dumps(value)
+    f.write(len(data).to_bytes(_LENGTH, "little"))
+    f.write(data)
+
+
+def _load_marshalled(path: Path, count: int) -> tuple[int, list[dict[bytes, Entry]]] | None:
+    """The generation and the `count` tables _save_marshalled() wrote to path; None if it is
+    missing, damaged or from another engine."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -451,11 +476,42 @@ def _load_marshalled(path: Path) -> object:
     head = FORMAT + engine()
     if not data.startswith(head):
         return None
+    view = memoryview(data)  # parts are read where they lie, never copied out of the file
+    parts, at = [], len(head)
     try:
         with gcpause.paused():  # a million tuples, none of them in a cycle
-            return marshal.loads(memoryview(data)[len(head) :])  # a view: no copy of the file
+            while at < len(data):
+                size = int.from_bytes(view[at : at + _LENGTH], "little")
+                at += _LENGTH
+                if size <= 0 or at + size > len(data):
+                    return None
+                parts.append(marshal.loads(view[at : at + size]))
+                at += size
     except (EOFError, ValueError, TypeError):
         return None
+    return _tables(parts, count)
+
+
+def _tables(parts: list[object], count: int) -> tuple[int, list[dict[bytes, Entry]]] | None:
+    """The generation and tables of a cache file's parts; None if they are not what
+    _save_marshalled() writes."""
+    first = parts[0] if parts else None
+    if (
+        not isinstance(first, tuple)
+        or len(first) != 2
+        or not isinstance(first[0], int)
+        or first[1] != count
+    ):
+        return None
+    tables: list[dict[bytes, Entry]] = [{} for _ in range(count)]
+    for part in parts[1:]:
+        if not (isinstance(part, tuple) and len(part) == 2 and isinstance(part[1], dict)):
+            return None
+        n, table = part
+        if not (isinstance(n, int) and 0 <= n < count):
+            return None
+        tables[n].update(table)
+    return first[0], tables
 
 
 _NO_CHARS: frozenset[str] = frozenset()
@@ -597,20 +653,15 @@ class FormDrawing(svgdraw.Drawing):
         h = hashlib.sha256(self.key)
         h.update(repr(canvas_settings).encode())
         h.update(repr(library).encode())
-        for font, ords in self.ords:
+        for font, chars in sorted(self.chars.items()):  # each font's characters, sorted
             ttf = pdfmetrics.getFont(font)  # a TTFont: seed() checked
             assert isinstance(ttf, TTFont), "seed() turns replaying off for other fonts"
             fstate = ttf.state[inside._doc]
             assigned = fstate.assignments  # type: ignore[attr-defined]  # not in the stubs
             # None: no code of its own, which splitString() turns into 0 (or 32 for U+00A0)
-            codes = tuple(map(assigned.get, ords))
+            codes = tuple(map(assigned.get, map(ord, chars)))
             h.update(repr((font, fstate.internalName, codes)).encode())
         return h.digest()
-
-    @functools.cached_property
-    def ords(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
-        """The characters of each font this drawing sets, as sorted code points."""
-        return tuple((f, tuple(sorted(map(ord, c)))) for f, c in sorted(self.chars.items()))
 
     def kept_form(self, key: bytes) -> tuple[bytes, tuple[int, int]] | None:
         """The form bytes kept under key, by this build or an earlier one."""
@@ -660,6 +711,7 @@ class _Memo:
         self.drawings: dict[bytes, FormDrawing] = {}
         self.files: dict[str, str] = {}
         self.contexts: dict[tuple[int, str], str] = {}  # Cache._context_repr's parts
+        self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
@@ -690,14 +742,8 @@ def _read(
 ) -> tuple[int, dict[bytes, Entry], dict[bytes, Entry], dict[bytes, Entry]]:
     """A cache file's generation and entries; nothing if it is missing, damaged or from another
     engine."""
-    empty: tuple[int, dict[bytes, Entry], dict[bytes, Entry], dict[bytes, Entry]]
-    empty = (0, {}, {}, {})
-    value = None if path is None else _load_marshalled(path)
-    if not (isinstance(value, tuple) and len(value) == 4):
-        return empty
-    generation, faces, drawings, forms = value
-    if not (
-        isinstance(generation, int) and all(isinstance(d, dict) for d in (faces, drawings, forms))
-    ):
-        return empty
+    read = None if path is None else _load_marshalled(path, 3)
+    if read is None:
+        return 0, {}, {}, {}
+    generation, (faces, drawings, forms) = read
     return generation, faces, drawings, forms
