@@ -277,6 +277,47 @@ def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch
     assert sorted(p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")) == []
 
 
+def test_a_large_build_drops_its_rows_until_save_makes_them_again(kit, monkeypatch):
+    """From LEAN drawings, the entries' rows are dropped while the PDF is written and made again
+    from the drawings' ops when the file is saved: the file holds what it holds otherwise."""
+    path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
+    assert kit.build().code == 0
+    usual = cache._load_marshalled(path, 3)
+    before = outputs(kit.root / "build" / "mammoth-herd")
+    shutil.rmtree(kit.root / "build")
+    monkeypatch.setattr(cache, "LEAN", 1)
+    lean = Cache(kit.root / "build" / build.CACHE_DIR)
+    rows_while_writing = []
+    write_pdf = pdf.write_pdf
+
+    def writing(*args, **kwargs):
+        rows_while_writing.extend(e[1][3] for e in lean.drawings.values())
+        return write_pdf(*args, **kwargs)
+
+    monkeypatch.setattr(pdf, "write_pdf", writing)
+    assert not build.build(kit.pack, kit.root / "build", cache=lean).errors
+    assert rows_while_writing and all(rows is None for rows in rows_while_writing)
+    assert outputs(kit.root / "build" / "mammoth-herd") == before
+    saved = cache._load_marshalled(path, 3)
+    assert usual is not None and saved is not None
+    assert saved[1][1] == usual[1][1] and len(saved[1][1]) == len(lean.drawings)
+    again = Cache(kit.root / "build" / build.CACHE_DIR)  # a new process, from the file
+    assert not build.build(kit.pack, kit.root / "build", cache=again).errors
+    assert again.stats["drawings compiled"] == 0 and again.stats["drawings reused"] > 0
+    assert outputs(kit.root / "build" / "mammoth-herd") == before
+    assert all(e[1][3] is None for e in again.drawings.values())  # lean again
+    assert not build.build(kit.pack, kit.root / "build", cache=again).errors  # the same cache
+    assert again.stats["drawings compiled"] == 0
+
+
+def test_a_cache_that_saves_later_keeps_its_rows(kit, monkeypatch):
+    """watch saves when idle: its cache's entries keep their rows whatever the build's size."""
+    monkeypatch.setattr(cache, "LEAN", 1)
+    c = Cache(kit.root / "build" / build.CACHE_DIR, deferred=True)
+    assert not build.build(kit.pack, kit.root / "build", cache=c).errors
+    assert all(isinstance(e[1][3], tuple) for e in c.drawings.values())
+
+
 def test_faces_alike_share_one_copy_of_their_svg(kit):
     """A deck's backs are one string, whether rendered or served from the cache."""
     for _ in range(2):  # rendered, then from the cache file in a new process
