@@ -169,7 +169,8 @@ class Cache:
         if self.path is None:
             return
         tables = [self.faces, _Rowed(self.drawings, self._memo.drawings, self._decoded)]
-        failure = _save_marshalled(self.path, self.generation, [*tables, self.forms])
+        with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
+            failure = _save_marshalled(self.path, self.generation, [*tables, self.forms])
         self.error = f"could not save the build cache: {failure}" if failure else ""
 
     # ------------------------------------------------------------ faces
