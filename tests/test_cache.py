@@ -239,15 +239,96 @@ def test_a_new_process_reads_the_cache_from_the_build_folder(kit):
 
 
 def test_a_cache_file_of_an_older_format_is_ignored(kit):
-    """Format 3 stores drawings as typed ops' rows: a file of format 2 (tuples) is never read."""
+    """Format 4 writes the file in parts: a file of format 3 (one marshal) is never read."""
     assert kit.build().code == 0
     path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
     data = path.read_bytes()
-    assert data.startswith(cache.FORMAT) and cache.FORMAT == b"pnpkit-cache 3\n"
-    path.write_bytes(b"pnpkit-cache 2\n" + data[len(cache.FORMAT) :])
+    assert data.startswith(cache.FORMAT) and cache.FORMAT == b"pnpkit-cache 4\n"
+    path.write_bytes(b"pnpkit-cache 3\n" + data[len(cache.FORMAT) :])
     fresh = Cache(kit.root / "build" / build.CACHE_DIR)
     assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
     assert fresh.stats["faces rendered"] == 2 * FACES and fresh.stats["drawings reused"] == 0
+
+
+def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch):
+    """Each table is marshalled PART entries at a time (a large deck's cache is never made whole
+    in memory); a new process reads every entry back, and a file cut short reads as none."""
+    monkeypatch.setattr(cache, "PART", 3)
+    first = Cache(kit.root / "build" / build.CACHE_DIR)
+    assert not build.build(kit.pack, kit.root / "build", cache=first).errors
+    path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
+    read = cache._load_marshalled(path, 3)
+    assert read is not None
+    assert read == (first.generation, [first.faces, first.drawings, first.forms])
+    data = path.read_bytes()
+    parts, at = 0, len(cache.FORMAT + cache.engine())
+    while at < len(data):
+        at += 8 + int.from_bytes(data[at : at + 8], "little")
+        parts += 1
+    assert at == len(data)
+    tables = (first.faces, first.drawings, first.forms)
+    assert parts == 1 + sum(-(-len(t) // 3) for t in tables) and parts > 4
+    fresh = Cache(kit.root / "build" / build.CACHE_DIR)
+    assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
+    assert fresh.stats["faces rendered"] == 0 and fresh.stats["drawings compiled"] == 0
+    path.write_bytes(data[:-5])
+    assert cache._load_marshalled(path, 3) is None
+    assert cache._load_marshalled(path.with_name("missing.marshal"), 3) is None
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_a_large_build_drops_its_rows_until_save_makes_them_again(kit, monkeypatch):
+    """From LEAN drawings, the entries' rows are dropped while the PDF is written and made again
+    from the drawings' ops when the file is saved: the file holds what it holds otherwise."""
+    path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
+    assert kit.build().code == 0
+    usual = cache._load_marshalled(path, 3)
+    before = outputs(kit.root / "build" / "mammoth-herd")
+    shutil.rmtree(kit.root / "build")
+    monkeypatch.setattr(cache, "LEAN", 1)
+    lean = Cache(kit.root / "build" / build.CACHE_DIR)
+    rows_while_writing = []
+    write_pdf = pdf.write_pdf
+
+    def writing(*args, **kwargs):
+        rows_while_writing.extend(e[1][3] for e in lean.drawings.values())
+        return write_pdf(*args, **kwargs)
+
+    monkeypatch.setattr(pdf, "write_pdf", writing)
+    assert not build.build(kit.pack, kit.root / "build", cache=lean).errors
+    assert rows_while_writing and all(rows is None for rows in rows_while_writing)
+    assert outputs(kit.root / "build" / "mammoth-herd") == before
+    saved = cache._load_marshalled(path, 3)
+    assert usual is not None and saved is not None
+    assert saved[1][1] == usual[1][1] and len(saved[1][1]) == len(lean.drawings)
+    again = Cache(kit.root / "build" / build.CACHE_DIR)  # a new process, from the file
+    assert not build.build(kit.pack, kit.root / "build", cache=again).errors
+    assert again.stats["drawings compiled"] == 0 and again.stats["drawings reused"] > 0
+    assert outputs(kit.root / "build" / "mammoth-herd") == before
+    assert all(e[1][3] is None for e in again.drawings.values())  # lean again
+    assert not build.build(kit.pack, kit.root / "build", cache=again).errors  # the same cache
+    assert again.stats["drawings compiled"] == 0
+
+
+def test_a_cache_that_saves_later_keeps_its_rows(kit, monkeypatch):
+    """watch saves when idle: its cache's entries keep their rows whatever the build's size."""
+    monkeypatch.setattr(cache, "LEAN", 1)
+    c = Cache(kit.root / "build" / build.CACHE_DIR, deferred=True)
+    assert not build.build(kit.pack, kit.root / "build", cache=c).errors
+    assert all(isinstance(e[1][3], tuple) for e in c.drawings.values())
+
+
+def test_faces_alike_share_one_copy_of_their_svg(kit):
+    """A deck's backs are one string, whether rendered or served from the cache."""
+    for _ in range(2):  # rendered, then from the cache file in a new process
+        c = Cache(kit.root / "build" / build.CACHE_DIR)
+        result = build.build(kit.pack, kit.root / "build", cache=c)
+        faces = [f for fs in result.faces.values() for f in fs]
+        backs = [f.svg for f in faces if f.group == "bonus-tiles" and f.side == "back"]
+        assert len(backs) == 2 * 16 and len(set(backs)) < 16  # backs repeat
+        assert len({id(svg) for svg in backs}) == len(set(backs))
+        for f in faces:  # the cache's entry holds the face's own string
+            assert any(e[1] is f.svg for e in c.faces.values())
 
 
 def test_another_engine_never_reuses_an_entry(kit, monkeypatch):

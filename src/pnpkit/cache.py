@@ -40,9 +40,9 @@ import marshal
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, BinaryIO, Protocol, cast
 
 import jinja2
 from reportlab import rl_config
@@ -55,7 +55,8 @@ from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
 
-FORMAT = b"pnpkit-cache 3\n"  # 3: drawing ops stored as svgdraw.op_row() rows
+FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as svgdraw.op_row() rows; 4: in parts
+LEAN = 2000  # drawings in a build from which their entries' rows wait for save() (_lean)
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
 FORM_KEYS_KEPT = 8  # form keys a drawing remembers (its PDFs: the kit, A3, changes, ...)
 LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml", "uharfbuzz", "python-bidi")
@@ -136,7 +137,22 @@ class Cache:
         """What the build made so far (its faces, drawings and pages) lives through it too:
         frozen as begin() froze the cache's own, so the collector does not walk it again while
         the PDF is written (0.1-0.3 s of a 1,000-card build); save() hands it back."""
+        self._lean()
         gc.freeze()
+
+    def _lean(self) -> None:
+        """A build of LEAN drawings or more that saves right after (not `deferred`) drops their
+        entries' rows while it writes the PDF: the rows repeat the drawings' ops as plain tuples
+        (a third of what a drawing holds), and save() makes them again from the ops, a part at a
+        time. Below LEAN the rows stay: making them again costs 40-70 ms a 1,000 drawings."""
+        made = self._memo.drawings
+        if self.deferred or len(made) < LEAN:
+            return
+        for key in made:
+            entry = self.drawings.get(key)
+            stored = entry[1] if entry is not None else None
+            if entry is not None and isinstance(stored, tuple) and len(stored) == 4:
+                entry[1] = (*stored[:3], None)
 
     def save(self, force: bool = False) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
@@ -152,9 +168,9 @@ class Cache:
         self.texts.save(self.path, oldest)
         if self.path is None:
             return
-        failure = _save_marshalled(
-            self.path, (self.generation, self.faces, self.drawings, self.forms)
-        )
+        tables = [self.faces, _Rowed(self.drawings, self._memo.drawings, self._decoded)]
+        with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
+            failure = _save_marshalled(self.path, self.generation, [*tables, self.forms])
         self.error = f"could not save the build cache: {failure}" if failure else ""
 
     # ------------------------------------------------------------ faces
@@ -182,12 +198,12 @@ class Cache:
                     entry = self.faces.get(key) if key else None
                     svg = entry[1] if entry is not None else None
                     face: Face | None
+                    found: list[Problem] = []
                     if entry is not None and isinstance(svg, str):
                         entry[0] = self.generation
                         face = render.item_face(group, item, side, svg, name, broken=False)
                         self.stats["faces reused"] += 1
                     else:
-                        found: list[Problem] = []
                         made = self.ahead.take_face((group.name, n, side))
                         if made is not None:
                             face, found = made
@@ -197,11 +213,20 @@ class Cache:
                             )
                         problems += found
                         self.stats["faces rendered"] += 1
-                        if face is not None and not found and key:
-                            self.faces[key] = [self.generation, face.svg]
+                        entry = None
                     if face is not None:
+                        face.svg = self._one_copy(face.svg)
+                        if entry is not None:
+                            entry[1] = face.svg
+                        elif not found and key:
+                            self.faces[key] = [self.generation, face.svg]
                         faces.append(face)
         return faces, problems
+
+    def _one_copy(self, svg: str) -> str:
+        """The first string of this build equal to svg: faces alike (a deck's backs) share one
+        copy of their SVG text from the build's start to its end, not one each."""
+        return self._memo.svgs.setdefault(svg, svg)
 
     def _face_key(
         self,
@@ -278,6 +303,8 @@ class Cache:
         if (
             entry is not None
             and isinstance(stored, tuple)
+            and len(stored) == 4
+            and (stored[3] is not None or key in self._decoded)  # see _lean
             and isinstance(deps_then, tuple)
             and all(self._dep(href, resolve) == tuple(dep) for href, *dep in deps_then)
         ):
@@ -399,7 +426,7 @@ class TextChecks:
         self.entries = _recent(self.entries, oldest)
         if path is None:
             return
-        _save_marshalled(_texts_path(path), self.entries)  # a failure only costs time
+        _save_marshalled(_texts_path(path), 0, [self.entries])  # a failure only costs time
 
 
 def _finding(value: object) -> bool:
@@ -418,18 +445,54 @@ def _texts_path(path: Path) -> Path:
 
 def _read_texts(path: Path | None) -> dict[bytes, Entry]:
     """The text-check entries kept beside a pack's cache file; none if missing or stale."""
-    entries = None if path is None else _load_marshalled(_texts_path(path))
-    return entries if isinstance(entries, dict) else {}
+    read = None if path is None else _load_marshalled(_texts_path(path), 1)
+    return read[1][0] if read is not None else {}
 
 
-def _save_marshalled(path: Path, value: Any) -> str:  # what marshal takes: typeshed's own type
-    """Write value, marshalled behind the format and engine header, to path atomically; why it
-    failed, or "" when it did not."""
+class _Rowed(Mapping[bytes, Entry]):
+    """The drawings' entries as saved: an entry whose rows _lean() dropped gets them again from
+    its drawing's ops (an entry whose drawing is gone too is left out: it costs a compile)."""
+
+    def __init__(self, entries: dict[bytes, Entry], *held: dict[bytes, FormDrawing]) -> None:
+        self.entries = entries
+        self.held = held
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.entries)
+
+    def __getitem__(self, key: bytes) -> Entry:
+        entry = self.entries[key]
+        stored = entry[1]
+        if not (isinstance(stored, tuple) and len(stored) == 4 and stored[3] is None):
+            return entry
+        drawing = next((d[key] for d in self.held if key in d), None)
+        if drawing is None:
+            raise KeyError(key)
+        rows = svgdraw.ops_to_rows(drawing.ops)
+        return [entry[0], (*stored[:3], rows), *entry[2:]]
+
+
+def _save_marshalled(path: Path, generation: int, tables: Sequence[Mapping[bytes, Entry]]) -> str:
+    """Write the generation and the tables behind the format and engine header to path atomically,
+    each table in parts of at most PART entries; why it failed, or "" when it did not.
+
+    In parts, because marshal makes the bytes of what it is given whole: a 10,000-card deck's
+    cache is 100 MB, made at the end of the build while everything else is still held, which
+    was its memory's peak. A part's bytes are a few MB."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        data = FORMAT + engine() + marshal.dumps(value)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(data)
+        with open(tmp, "wb") as f:
+            f.write(FORMAT + engine())
+            _write_part(f, (generation, len(tables)))
+            for n, table in enumerate(tables):
+                keys = list(table)
+                for at in range(0, len(keys), PART):
+                    part = {k: v for k in keys[at : at + PART] if (v := table.get(k)) is not None}
+                    _write_part(f, (n, part))
         os.replace(tmp, path)
         return ""
     except (OSError, ValueError) as exc:  # ValueError: marshal met a value it cannot write
@@ -438,9 +501,19 @@ def _save_marshalled(path: Path, value: Any) -> str:  # what marshal takes: type
         tmp.unlink(missing_ok=True)
 
 
-def _load_marshalled(path: Path) -> object:
-    """What _save_marshalled() wrote to path; None if it is missing, damaged or from another
-    engine."""
+PART = 256  # entries marshalled at a time (a deck's drawing entry: about 10 kB)
+_LENGTH = 8  # bytes of a part's length, before it
+
+
+def _write_part(f: BinaryIO, value: Any) -> None:  # what marshal takes: typeshed's own type
+    data = marshal.dumps(value)
+    f.write(len(data).to_bytes(_LENGTH, "little"))
+    f.write(data)
+
+
+def _load_marshalled(path: Path, count: int) -> tuple[int, list[dict[bytes, Entry]]] | None:
+    """The generation and the `count` tables _save_marshalled() wrote to path; None if it is
+    missing, damaged or from another engine."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -448,11 +521,45 @@ def _load_marshalled(path: Path) -> object:
     head = FORMAT + engine()
     if not data.startswith(head):
         return None
+    view = memoryview(data)  # parts are read where they lie, never copied out of the file
+    parts, at = [], len(head)
     try:
         with gcpause.paused():  # a million tuples, none of them in a cycle
-            return marshal.loads(data[len(head) :])
+            while at < len(data):
+                size = int.from_bytes(view[at : at + _LENGTH], "little")
+                at += _LENGTH
+                if size <= 0 or at + size > len(data):
+                    return None
+                parts.append(marshal.loads(view[at : at + size]))
+                at += size
     except (EOFError, ValueError, TypeError):
         return None
+    return _tables(parts, count)
+
+
+def _tables(parts: list[object], count: int) -> tuple[int, list[dict[bytes, Entry]]] | None:
+    """The generation and tables of a cache file's parts; None if they are not what
+    _save_marshalled() writes."""
+    first = parts[0] if parts else None
+    if (
+        not isinstance(first, tuple)
+        or len(first) != 2
+        or not isinstance(first[0], int)
+        or first[1] != count
+    ):
+        return None
+    tables: list[dict[bytes, Entry]] = [{} for _ in range(count)]
+    for part in parts[1:]:
+        if not (isinstance(part, tuple) and len(part) == 2 and isinstance(part[1], dict)):
+            return None
+        n, table = part
+        if not (isinstance(n, int) and 0 <= n < count):
+            return None
+        tables[n].update(table)
+    return first[0], tables
+
+
+_NO_CHARS: frozenset[str] = frozenset()
 
 
 class _FormPlan:
@@ -520,14 +627,16 @@ class FormDrawing(svgdraw.Drawing):
         return any(isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops)
 
     @functools.cached_property
-    def chars(self) -> dict[str, set[str]]:
-        """font -> the characters this drawing sets in it."""
+    def chars(self) -> dict[str, str]:
+        """font -> the characters this drawing sets in it, each once, in order. A string, not a
+        set: a set of a card's forty characters takes 2 kB, the string a tenth of it, and every
+        drawing of a deck keeps its own until the PDF is written."""
         chars: dict[str, set[str]] = {}
         for op in self.ops:
             if isinstance(op, svgdraw.TextOp):
                 chars.setdefault(op.font, set()).update(op.text)
         self.renew()
-        return chars
+        return {font: "".join(sorted(used)) for font, used in chars.items()}
 
     def renew(self) -> None:
         """Make the glyphs of its shaped runs that have no character of their own known to
@@ -564,7 +673,10 @@ class FormDrawing(svgdraw.Drawing):
         if (
             not state
             or own.images
-            or any(not chars <= plan.chars.get(font, set()) for font, chars in own.chars.items())
+            or any(
+                not plan.chars.get(font, _NO_CHARS).issuperset(chars)
+                for font, chars in own.chars.items()
+            )
         ):
             return None
         inside = _inside(canvas)
@@ -586,20 +698,15 @@ class FormDrawing(svgdraw.Drawing):
         h = hashlib.sha256(self.key)
         h.update(repr(canvas_settings).encode())
         h.update(repr(library).encode())
-        for font, ords in self.ords:
+        for font, chars in sorted(self.chars.items()):  # each font's characters, sorted
             ttf = pdfmetrics.getFont(font)  # a TTFont: seed() checked
             assert isinstance(ttf, TTFont), "seed() turns replaying off for other fonts"
             fstate = ttf.state[inside._doc]
             assigned = fstate.assignments  # type: ignore[attr-defined]  # not in the stubs
             # None: no code of its own, which splitString() turns into 0 (or 32 for U+00A0)
-            codes = tuple(map(assigned.get, ords))
+            codes = tuple(map(assigned.get, map(ord, chars)))
             h.update(repr((font, fstate.internalName, codes)).encode())
         return h.digest()
-
-    @functools.cached_property
-    def ords(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
-        """The characters of each font this drawing sets, as sorted code points."""
-        return tuple((f, tuple(sorted(map(ord, c)))) for f, c in sorted(self.chars.items()))
 
     def kept_form(self, key: bytes) -> tuple[bytes, tuple[int, int]] | None:
         """The form bytes kept under key, by this build or an earlier one."""
@@ -649,6 +756,7 @@ class _Memo:
         self.drawings: dict[bytes, FormDrawing] = {}
         self.files: dict[str, str] = {}
         self.contexts: dict[tuple[int, str], str] = {}  # Cache._context_repr's parts
+        self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
@@ -679,14 +787,8 @@ def _read(
 ) -> tuple[int, dict[bytes, Entry], dict[bytes, Entry], dict[bytes, Entry]]:
     """A cache file's generation and entries; nothing if it is missing, damaged or from another
     engine."""
-    empty: tuple[int, dict[bytes, Entry], dict[bytes, Entry], dict[bytes, Entry]]
-    empty = (0, {}, {}, {})
-    value = None if path is None else _load_marshalled(path)
-    if not (isinstance(value, tuple) and len(value) == 4):
-        return empty
-    generation, faces, drawings, forms = value
-    if not (
-        isinstance(generation, int) and all(isinstance(d, dict) for d in (faces, drawings, forms))
-    ):
-        return empty
+    read = None if path is None else _load_marshalled(path, 3)
+    if read is None:
+        return 0, {}, {}, {}
+    generation, (faces, drawings, forms) = read
     return generation, faces, drawings, forms
