@@ -154,7 +154,23 @@ def test_editor_scratch_files_and_the_output_folder_are_not_watched(kit):
     (kit.root / M / "out" / "kit.pdf").write_text("output")
     assert watcher.snapshot() == before
     (kit.root / "templates" / "mammoth-herd" / "extra.svg.j2").write_text("new")
-    assert len(watcher.snapshot()) == len(before) + 1
+    assert len(watcher.snapshot().files) == len(before.files) + 1
+
+
+def test_a_save_seen_late_is_built_at_once_a_fresh_one_settles_first(kit):
+    watcher = Watcher(kit.pack, kit.pack / "out")
+    before = watcher.snapshot()
+    herd = kit.root / M / "herd.yaml"
+    herd.write_text(herd.read_text() + "\n")
+    fresh = watcher.snapshot()
+    assert 0.04 < watch.settle_left(before, fresh) <= watch.SETTLE  # just saved: wait for the rest
+    old = {k: v - 10**9 if k == str(herd.resolve()) else v for k, v in fresh.changed.items()}
+    late = watch.Snapshot(fresh.files, old)  # as if the poll saw it a second after the save
+    assert late == fresh and watch.settle_left(before, late) == 0
+    ahead = {k: v + 10 * 10**9 for k, v in fresh.changed.items()}  # another machine's clock
+    assert watch.settle_left(before, watch.Snapshot(fresh.files, ahead)) == watch.SETTLE
+    herd.unlink()  # a removed file has no time: the whole wait
+    assert watch.settle_left(late, watcher.snapshot()) == watch.SETTLE
 
 
 def test_a_crash_of_pnpkit_is_reported_and_watching_goes_on(kit, running, monkeypatch):
