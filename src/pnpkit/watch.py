@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if server is not None:
             server.close()
-        watcher.tidy()
+        watcher.tidy(spare=False)
         watcher.cache.save(force=True)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
@@ -265,14 +265,20 @@ class Watcher:
         )
         return self.last
 
-    def tidy(self) -> None:
-        """Remove what the last build left behind (the previous kit), holding the output folder
-        as builds do; a build that holds it now will tidy it itself."""
-        if not self.out.is_dir() or not any(self.out.glob(".*.partial")):
+    def tidy(self, spare: bool = True) -> None:
+        """Keep what the last build left behind (the previous kit) as the spare the next build
+        starts from (output.keep_spares), or remove it and the spare (`spare` False: watch
+        stops), holding the output folder as builds do; a build that holds it now will tidy it
+        itself."""
+        left = [".*.partial"] + ([] if spare else [".*.spare"])
+        if not self.out.is_dir() or not any(any(self.out.glob(g)) for g in left):
             return  # nothing left behind: no lock taken, no folder made
         with contextlib.suppress(OSError, output.Busy):
             with output.locked(self.out, "watch: tidying up", timeout=0):
-                output.tidy(self.out)
+                if spare:
+                    output.keep_spares(self.out)
+                else:
+                    output.tidy(self.out)
 
     def loop(self, report: Callable[[Build], None]) -> None:
         """Build now, then after every change, until stop is set (or Ctrl-C)."""
