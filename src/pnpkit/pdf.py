@@ -212,12 +212,13 @@ def _page_shape(page: pdfdoc.PDFPage, document: pdfdoc.PDFDocument) -> tuple[obj
         count = len(names)
     shape: list[object] = [count, rl_config.pdfMultiLine, rl_config.invariant]
     for name, value in sorted(vars(page).items()):
-        if name in _PAGE_OWN:
-            continue
-        plain = _plain(value)
-        if plain is _NOT_PLAIN:
-            return None
-        shape.append((name, plain))
+        if value is None:  # most of a page's attributes
+            shape.append(name)
+        elif name not in _PAGE_OWN:
+            plain = _plain(value)
+            if plain is _NOT_PLAIN:
+                return None
+            shape.append((name, plain))
     return tuple(shape)
 
 
