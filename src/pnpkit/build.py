@@ -593,11 +593,15 @@ def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | 
     names: dict[str, set[str]] = {}
     for face in faces:
         names.setdefault(face.group, set()).add(f"{face.item}-{face.side}.svg")
-    if folder.is_dir():
-        _clear(folder, set(names))
-        for group, wanted in names.items():
-            if (folder / group).is_dir():
-                _clear(folder / group, wanted, files=True)
+    try:
+        if folder.is_dir():
+            _clear(folder, set(names))
+            for group, wanted in names.items():
+                if (folder / group).is_dir():
+                    _clear(folder / group, wanted, files=True)
+    except OSError:  # an entry that cannot go: this language's files are written afresh
+        shutil.rmtree(folder, ignore_errors=True)
+        return [None] * len(faces)
     staged = str(folder)
     out: list[Signature | None] = []
     for face in faces:
