@@ -274,6 +274,8 @@ def _page_parts(
     head, rest = data.split(ref)
     if not forms:
         return head, rest, b""
+    if rest.count(forms) != 1:
+        return None
     mid, tail = rest.split(forms)
     return head, mid, tail
 
