@@ -164,14 +164,20 @@ def test_a_save_seen_late_is_built_at_once_a_fresh_one_settles_first(kit):
     herd = kit.root / M / "herd.yaml"
     herd.write_text(herd.read_text() + "\n")
     fresh = watcher.snapshot()
-    assert 0.04 < watch.settle_left(before, fresh) <= watch.SETTLE  # just saved: wait for the rest
-    old = {k: v - 10**9 if k == str(herd.resolve()) else v for k, v in fresh.changed.items()}
-    late = watch.Snapshot(fresh.files, old)  # as if the poll saw it a second after the save
-    assert late == fresh and watch.settle_left(before, late) == 0
+    saved = fresh.changed[str(herd.resolve())] / 1e9  # the save's own time
+
+    def left(snapshot, after):  # seconds to wait, seen `after` seconds after the save
+        return watch.settle_left(before, snapshot, clock=lambda: saved + after)
+
+    assert left(fresh, 0.01) == pytest.approx(watch.SETTLE - 0.01)  # just saved: the rest
+    assert left(fresh, watch.SETTLE + 0.01) == 0  # found late: at once
+    assert left(fresh, -5) == watch.SETTLE  # a time ahead of this clock: the whole wait
+    assert 0 <= watch.settle_left(before, fresh) <= watch.SETTLE  # the real clock
     ahead = {k: v + 10 * 10**9 for k, v in fresh.changed.items()}  # another machine's clock
-    assert watch.settle_left(before, watch.Snapshot(fresh.files, ahead)) == watch.SETTLE
+    late = watch.Snapshot(fresh.files, ahead)
+    assert late == fresh and watch.settle_left(before, late) == watch.SETTLE
     herd.unlink()  # a removed file has no time: the whole wait
-    assert watch.settle_left(late, watcher.snapshot()) == watch.SETTLE
+    assert watch.settle_left(fresh, watcher.snapshot(), clock=lambda: saved + 9) == watch.SETTLE
 
 
 def test_a_crash_of_pnpkit_is_reported_and_watching_goes_on(kit, running, monkeypatch):

@@ -313,7 +313,9 @@ class Snapshot:
     changed: dict[str, int] = field(compare=False)
 
 
-def settle_left(before: Snapshot, now: Snapshot, settle: float = SETTLE) -> float:
+def settle_left(
+    before: Snapshot, now: Snapshot, settle: float = SETTLE, clock: Callable[[], float] = time.time
+) -> float:
     """Seconds still to wait before building the change from `before` to `now`: SETTLE less the
     time since the newest change, as the files' own change times tell it. A save found late by
     the poll is built at once, instead of a whole SETTLE after it was seen. A removed file (its
@@ -327,7 +329,7 @@ def settle_left(before: Snapshot, now: Snapshot, settle: float = SETTLE) -> floa
     )
     if newest is None:  # the same files: nothing changed (or back as it was)
         return settle
-    quiet = time.time() - newest / 1e9
+    quiet = clock() - newest / 1e9
     return settle if quiet < 0 else max(0.0, settle - quiet)
 
 
