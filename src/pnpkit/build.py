@@ -93,8 +93,7 @@ def validate(
     made). `code` says whether the pack's own Python may run (default: if the user trusts its
     folder). `registry` holds the packers, template helpers and rules (default: pnpkit's own)."""
     reg = registry or default_registry()
-    with gcpause.paused():  # a model of thousands of items, all trees (see gcpause)
-        pack, problems = schema.load_pack(root)
+    pack, problems = schema.load_pack(root)
     if pack is None:
         return Result(None, problems=_sorted(problems))
     if overrides:
