@@ -439,3 +439,59 @@ def test_a_page_drawn_before_is_written_as_a_page_drawn_afresh(tmp_path, monkeyp
         warm, cold = (tmp_path / "warm.pdf").read_bytes(), (tmp_path / "cold.pdf").read_bytes()
         assert warm == cold, name
     assert _Counted.hits >= 2 * len(pages)  # "as laid out" and "again" drew no page
+
+
+def _pages_of_every_shape(tmp_path):
+    """Pages of 9 forms (the forms' dictionary broken after six), of 2, of one whole face (trim
+    and bleed boxes, a shape of its own each), in A4 and A3, with their backs."""
+    from pnpkit import build
+
+    pages = []
+    for name, n, size, extra in (
+        ("deck", 40, "poker", ""),
+        ("boards", 3, "120x160mm", ""),
+        ("a3", 11, "poker", "  paper: a3\n"),
+    ):
+        result = build.validate(colour_pack(tmp_path / name, n=n, size=size, extra_print=extra))
+        assert not result.errors
+        pages += result.pages["en"]
+    return pages
+
+
+def test_a_page_formatted_from_its_shape_is_formatted_as_reportlab_formats_it(
+    tmp_path, monkeypatch
+):
+    """pdf._FastPage writes most pages from the first of their shape: the document must be what
+    ReportLab's own formatting of every page gives, and the cut must be checked (parts that do
+    not give back the second page's bytes are not used)."""
+    from pnpkit import pdf
+
+    pages = _pages_of_every_shape(tmp_path)
+    assert {len(p.placements) for p in pages} >= {1, 2, 9}
+
+    def written(name):
+        pdf._DRAWN.clear()
+        pdf._STREAMS.clear()
+        path = tmp_path / f"{name}.pdf"
+        pdf.write_pdf(pages, path, "t", True, calibration=None)
+        return path.read_bytes()
+
+    made = []
+    real = pdf._page_bytes
+    monkeypatch.setattr(pdf, "_page_bytes", lambda *a: made.append(1) or real(*a))
+    fast = written("fast")
+    assert len(made) > len(pages) // 2  # most pages took the fast path
+    with monkeypatch.context() as m:
+        m.setattr(pdf, "_page_shape", lambda page, document: None)  # every page ReportLab's way
+        assert fast == written("reportlab")
+    fast_pages = len(made)
+    cut = pdf._page_parts
+
+    def miscut(*args):
+        parts = cut(*args)
+        return parts and (parts[0] + b" ", *parts[1:])  # one space too many
+
+    monkeypatch.setattr(pdf, "_page_parts", miscut)
+    made.clear()
+    assert fast == written("wrong-cut")  # the second page of each shape refused the cut
+    assert fast_pages > 10 and 0 < len(made) < 8  # only the checks of the second pages

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -154,7 +155,29 @@ def test_editor_scratch_files_and_the_output_folder_are_not_watched(kit):
     (kit.root / M / "out" / "kit.pdf").write_text("output")
     assert watcher.snapshot() == before
     (kit.root / "templates" / "mammoth-herd" / "extra.svg.j2").write_text("new")
-    assert len(watcher.snapshot()) == len(before) + 1
+    assert len(watcher.snapshot().files) == len(before.files) + 1
+
+
+def test_a_save_seen_late_is_built_at_once_a_fresh_one_settles_first(kit):
+    watcher = Watcher(kit.pack, kit.pack / "out")
+    before = watcher.snapshot()
+    herd = kit.root / M / "herd.yaml"
+    herd.write_text(herd.read_text() + "\n")
+    fresh = watcher.snapshot()
+    saved = fresh.changed[str(herd.resolve())] / 1e9  # the save's own time
+
+    def left(snapshot, after):  # seconds to wait, seen `after` seconds after the save
+        return watch.settle_left(before, snapshot, clock=lambda: saved + after)
+
+    assert left(fresh, 0.01) == pytest.approx(watch.SETTLE - 0.01)  # just saved: the rest
+    assert left(fresh, watch.SETTLE + 0.01) == 0  # found late: at once
+    assert left(fresh, -5) == watch.SETTLE  # a time ahead of this clock: the whole wait
+    assert 0 <= watch.settle_left(before, fresh) <= watch.SETTLE  # the real clock
+    ahead = {k: v + 10 * 10**9 for k, v in fresh.changed.items()}  # another machine's clock
+    late = watch.Snapshot(fresh.files, ahead)
+    assert late == fresh and watch.settle_left(before, late) == watch.SETTLE
+    herd.unlink()  # a removed file has no time: the whole wait
+    assert watch.settle_left(fresh, watcher.snapshot(), clock=lambda: saved + 9) == watch.SETTLE
 
 
 def test_a_crash_of_pnpkit_is_reported_and_watching_goes_on(kit, running, monkeypatch):
@@ -233,10 +256,12 @@ def test_ctrl_c_ends_the_command_cleanly(kit, stop):
     assert (kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal").is_file()
 
 
-def test_the_previous_kit_is_removed_after_the_rebuild_is_reported(kit):
+def test_the_previous_kit_becomes_the_spare_after_the_rebuild_is_reported(kit):
     """The new kit is in place when the build is reported; the previous one, left beside it,
-    goes right after (under the output folder's lock), not on the way to the report."""
+    becomes the next build's spare right after (under the output folder's lock), not on the way
+    to the report; watch's stop removes it."""
     leftover = kit.root / "build" / ".mammoth-herd.partial"
+    spare = kit.root / "build" / ".mammoth-herd.spare"
     watcher = Watcher(kit.pack, Path("build"), interval=0.05)
     reported: queue.Queue = queue.Queue()
     thread = threading.Thread(
@@ -248,16 +273,68 @@ def test_the_previous_kit_is_removed_after_the_rebuild_is_reported(kit):
         assert first.ok
         kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
         second, left_then = reported.get(timeout=TIMEOUT)
-        assert second.ok and left_then  # the previous kit, not removed yet
+        assert second.ok and left_then  # the previous kit, not moved yet
         deadline = time.monotonic() + TIMEOUT
         while leftover.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert not leftover.exists()
+        assert not leftover.exists() and (spare / "index.html").is_file()
         assert "tab: 14" in (kit.root / M / "herd.yaml").read_text()
         assert (kit.root / "build" / "mammoth-herd" / "index.html").is_file()
     finally:
         watcher.stop.set()
         thread.join(TIMEOUT)
+    watcher.tidy(spare=False)
+    assert not spare.exists() and not leftover.exists()
+
+
+def test_a_kit_started_from_the_spare_is_what_a_cold_build_writes(kit, tmp_path, monkeypatch):
+    """watch's build takes the spare (the kit before the live one) as its staging folder and
+    keeps the SVG files that are the live kit's own: whatever else the spare holds (a stray
+    file, a symlink for a group's folder, a file changed in place through the live kit, faces
+    no longer built), the kit is a cold build's, and nothing outside it is touched."""
+    from pnpkit import output
+    from pnpkit.cache import Cache
+
+    out = tmp_path / "w"
+    cache = Cache(out / build.CACHE_DIR, deferred=True)
+    taken = []
+    take = build._take_spare
+    monkeypatch.setattr(build, "_take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
+
+    def rebuild():
+        assert not build.build(kit.pack, out, cache=cache, tidy_later=True).errors
+        with output.locked(out, "test"):
+            output.keep_spares(out)
+
+    rebuild()
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    rebuild()
+    spare, live = out / ".mammoth-herd.spare", out / "mammoth-herd"
+    assert taken == [False, False] and (spare / "svg" / "en" / "herd").is_dir()
+    (spare / "svg" / "en" / "bonus-tiles" / "stray.svg").write_text("stray")
+    (spare / "svg" / "en" / "bonus-tiles" / "folder").mkdir()
+    (spare / "svg" / "xx").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "herd-front.svg").write_text("not ours")
+    shutil.rmtree(spare / "svg" / "pl" / "herd")
+    (spare / "svg" / "pl" / "herd").symlink_to(outside)
+    tampered = live / "svg" / "en" / "bonus-tiles" / "bonus-02-front.svg"
+    assert os.path.samefile(tampered, spare / "svg" / "en" / "bonus-tiles" / "bonus-02-front.svg")
+    with open(tampered, "r+b") as f:  # in place: the spare's link sees it too
+        f.write(b"<!-- changed -->")
+    kit.edit(f"{M}/herd.yaml", "tab: 14", "tab: 13")
+    rebuild()
+    assert taken[-1] is True
+    assert [p.name for p in outside.iterdir()] == ["herd-front.svg"]
+    assert (outside / "herd-front.svg").read_text() == "not ours"
+    build.forget_kept()
+    assert not build.build(kit.pack, tmp_path / "cold").errors
+    cold = tmp_path / "cold" / "mammoth-herd"
+    assert {p.relative_to(live): d for p, d in files(live).items()} == {
+        p.relative_to(cold): d for p, d in files(cold).items()
+    }
+    assert not any(p.is_symlink() for p in live.rglob("*"))
 
 
 def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):

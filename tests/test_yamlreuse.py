@@ -133,3 +133,30 @@ def test_an_edit_adding_lines_above_a_broken_item_is_located_as_a_cold_build(tmp
     cold = [str(p) for p in build.validate(pack).problems]
     assert warm == cold
     assert any(":32:" in p and "unknown key 'colur'" in p for p in warm), warm
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("{id: c0, colour: '#000000'}", "{id: c0, colour: '#000001'}"),  # a value: in place
+        ("{id: c0, colour: '#000000'}", "{id: c0}"),  # its last key gone, the same lines
+        ("{id: c0, colour: '#000000'}", "{colour: '#000000'}"),  # its first key gone
+        ("{id: c0, colour: '#000000'}", "{colour: '#000000', id: c0}"),  # its keys reordered
+        ("{id: c0, colour: '#000000'}", "{id: c0, colour: '#000000', x: 1}"),  # a key more
+    ],
+)
+def test_an_edit_inside_the_first_item_keeps_every_other_place(tmp_path, patches, old, new):
+    """The places of an item edited without moving a line take the old ones' slots only when
+    they are the same paths in the same order (the first item too: its index is 0)."""
+    pack = colour_pack(tmp_path, n=5)
+    path = pack / "cards.yaml"
+    text = path.read_text(encoding="utf-8")
+    first = text.split("\n").index(next(x for x in text.split("\n") if "id: c0" in x))
+    lines = text.split("\n")
+    lines[first] = f"    - {old}"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    same_as_whole(path)
+    lines[first] = f"    - {new}"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    same_as_whole(path)
+    assert patches[-1]  # the item parsed alone

@@ -12,6 +12,7 @@ faces whose inputs changed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -284,14 +285,16 @@ def build(
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
     <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
     `jobs`: processes for a large build's rendering (default 1: this one only). `tidy_later`:
-    the previous kit may be left for output.tidy() to remove (watch, after saying it is done)."""
+    the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
+    the next build's start (watch, after saying it is done)."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
     result = validate(root, langs, overrides, cache, code)
     if result.errors or (strict and result.problems) or result.pack is None:
         return result
     try:
         with output.locked(out, f"building {root}"):
-            output.tidy(out)  # what a killed build left: a kit to put back, staging folders
+            # what a killed build left: a kit to put back, staging folders; watch's spare kit
+            output.tidy(out, keep_spares=tidy_later)
             with gcpause.paused():  # PDF forms and pages: no cycles either
                 _write(result, out, progress, cache, changed, tidy_later)
     except output.Busy as exc:
@@ -317,7 +320,9 @@ def _write(
     assert pack is not None  # build() writes only a pack that loaded
     final = out / pack.id
     staging = output.staging_for(final)
-    staging.mkdir(parents=True)
+    reused = tidy_later and _take_spare(final, staging, set(result.faces))
+    if not reused:
+        staging.mkdir(parents=True)
     svgs: _SvgWriter | None = None
     try:
         for lang, faces in result.faces.items():
@@ -330,7 +335,7 @@ def _write(
             )
             title, check = f"{pack.name[lang]}", _calibration(pack, lang)
             with cache.pdf_forms(pages):
-                svgs = _SvgWriter(faces, staging / "svg" / lang, final / "svg" / lang)
+                svgs = _SvgWriter(faces, staging / "svg" / lang, final / "svg" / lang, reused)
                 pdf.write_pdf(
                     pages,
                     staging / f"{pack.id}-{lang}.pdf",
@@ -506,17 +511,23 @@ class _SvgWriter:
 
     When this process knows nearly every file the previous build holds (_KNOWN: `watch` after
     a save), linking them costs less than a child: the forked process's pages are copied as
-    this one writes the PDF (a twentieth of a second for a 1,000-card deck)."""
+    this one writes the PDF (a twentieth of a second for a 1,000-card deck). When the folder
+    is `reused` (watch's spare kit, _take_spare), a file it holds already that is the live
+    kit's own (the same inode, size and time) stays, and only the others are replaced."""
 
-    def __init__(self, faces: list[Face], folder: Path, previous: Path) -> None:
+    def __init__(self, faces: list[Face], folder: Path, previous: Path, reused: bool) -> None:
         before = os.path.abspath(previous)
-        known = [_known(before, _svg_name(face), face.svg) for face in faces]
-        self.args = (faces, folder, previous, known)
-        self.pid = _fork() if known.count(None) > FEW_UNKNOWN else -1
+        here = _in_place(faces, folder, before) if reused else [None] * len(faces)
+        known = [
+            kept or _known(before, _svg_name(face), face.svg) for face, kept in zip(faces, here)
+        ]
+        self.args = (faces, folder, previous, known, [kept is not None for kept in here], reused)
+        unknown = sum(k is None for k in known)
+        self.pid = _fork() if unknown > FEW_UNKNOWN else -1
         if self.pid == 0:  # the child: never returns into the build
             code = 1
             try:
-                _write_svgs(faces, folder, previous, known)
+                _write_svgs(*self.args)
                 code = 0
             finally:
                 os._exit(code)
@@ -532,11 +543,72 @@ class _SvgWriter:
         if self.wait() != 0:  # no child, or it failed: the files are written here
             _write_svgs(*self.args)
         else:  # the child wrote each face's SVG, or linked a file holding it
-            faces, folder, previous, _ = self.args
+            faces, folder, previous = self.args[:3]
             before, staged = os.path.abspath(previous), str(folder)
             for face in faces:
                 name = _svg_name(face)
                 _remember(before, name, face.svg, _signature(f"{staged}/{name}"))
+
+
+def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:
+    """Start the kit in staging from final's spare (output.keep_spares: the kit before the live
+    one, kept by watch), of which only the per-face SVG files of these languages stay, for
+    _SvgWriter to check one by one; False when there is no spare (or not a plain folder)."""
+    spare = output.spare_for(final)
+    try:
+        if not stat.S_ISDIR(os.lstat(spare).st_mode):
+            return False
+        os.rename(spare, staging)
+    except OSError:
+        return False
+    try:
+        _clear(staging, {"svg"})
+        if (staging / "svg").is_dir():
+            _clear(staging / "svg", langs)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        return False
+    return True
+
+
+def _clear(folder: Path | str, keep: set[str], files: bool = False) -> None:
+    """Remove every entry of folder but those named in keep that are real folders (`files`:
+    regular files); a symlink is removed, never followed."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            wanted = entry.is_file if files else entry.is_dir
+            if entry.name in keep and wanted(follow_symlinks=False):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+
+
+def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | None]:
+    """Per face, in a reused folder: the signature of its file there when that file is the one
+    the live kit (`before`) holds and this process knows it holds the face's SVG; else None.
+    Every other entry of the folder goes: files of faces no longer built, anything not a file."""
+    names: dict[str, set[str]] = {}
+    for face in faces:
+        names.setdefault(face.group, set()).add(f"{face.item}-{face.side}.svg")
+    try:
+        if folder.is_dir():
+            _clear(folder, set(names))
+            for group, wanted in names.items():
+                if (folder / group).is_dir():
+                    _clear(folder / group, wanted, files=True)
+    except OSError:  # an entry that cannot go: this language's files are written afresh
+        shutil.rmtree(folder, ignore_errors=True)
+        return [None] * len(faces)
+    staged = str(folder)
+    out: list[Signature | None] = []
+    for face in faces:
+        name = _svg_name(face)
+        kept = _KNOWN.get(f"{before}/{name}")
+        ok = kept is not None and kept[0] == face.svg
+        out.append(kept[1] if ok and kept and _signature(f"{staged}/{name}") == kept[1] else None)
+    return out
 
 
 def _fork() -> int:
@@ -548,17 +620,29 @@ def _fork() -> int:
 
 
 def _write_svgs(
-    faces: list[Face], folder: Path, previous: Path, known: list[Signature | None]
+    faces: list[Face],
+    folder: Path,
+    previous: Path,
+    known: list[Signature | None],
+    here: list[bool],
+    reused: bool,
 ) -> None:
     """Each face's SVG; one the previous build wrote with the same bytes is linked (output.put),
-    without reading it when this process knows what it holds (`known`: _known() of each face).
-    Paths are strings: a thousand faces' Path objects cost more than linking their files."""
+    without reading it when this process knows what it holds (`known`: _known() of each face),
+    and one the reused folder holds already (`here`: _in_place()) stays. Paths are strings: a
+    thousand faces' Path objects cost more than linking their files."""
     for group in {face.group for face in faces}:
         (folder / group).mkdir(parents=True, exist_ok=True)
     before, staged = os.path.abspath(previous), str(folder)
-    for face, signature in zip(faces, known):
+    for face, signature, done in zip(faces, known, here):
         name = _svg_name(face)
+        if done:
+            _remember(before, name, face.svg, signature)
+            continue
         old, new = f"{before}/{name}", f"{staged}/{name}"
+        if reused:  # the spare's file, if any, may be a link to a live file: never written into
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(new)
         if signature is None or not output.link(old, new):
             output.put(face.svg.encode("utf-8"), Path(new), Path(old))
             signature = _signature(new)

@@ -154,9 +154,14 @@ def _old_for(final: Path) -> Path:
     return final.with_name(f".{final.name}.old")
 
 
-def tidy(folder: Path) -> None:
+def spare_for(final: Path) -> Path:
+    return final.with_name(f".{final.name}.spare")
+
+
+def tidy(folder: Path, keep_spares: bool = False) -> None:
     """Under the lock, before writing into `folder`: put back a kit a killed fallback swap left
-    as `.<name>.old`, and remove every staging folder a killed writer left behind."""
+    as `.<name>.old`, and remove every staging folder a killed writer left behind, and the
+    spare kits watch keeps (keep_spares: watch's own build, which starts from its spare)."""
     if not folder.is_dir():
         return
     for old in folder.glob(".*.old"):
@@ -168,6 +173,25 @@ def tidy(folder: Path) -> None:
             os.rename(old, final)
     for partial in folder.glob(".*.partial"):
         shutil.rmtree(partial, ignore_errors=True)
+    if not keep_spares:
+        for spare in folder.glob(".*.spare"):
+            shutil.rmtree(spare, ignore_errors=True)
+
+
+def keep_spares(folder: Path) -> None:
+    """Under the lock, after watch has reported a build: each previous kit, left beside the new
+    one as a staging folder, becomes that kit's spare (`.<name>.spare`), which watch's next
+    build takes as its staging folder instead of linking every file of the kit again. A spare
+    is never live: a build that fails or is killed leaves the live kit as it was."""
+    if not folder.is_dir():
+        return
+    for partial in folder.glob(".*.partial"):
+        spare = spare_for(partial.with_name(partial.name[1 : -len(".partial")]))
+        shutil.rmtree(spare, ignore_errors=True)
+        try:
+            os.rename(partial, spare)
+        except OSError:
+            shutil.rmtree(partial, ignore_errors=True)
 
 
 def swap_in(staging: Path, final: Path, remove_old: bool = True) -> None:

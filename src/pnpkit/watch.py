@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if server is not None:
             server.close()
-        watcher.tidy()
+        watcher.tidy(spare=False)
         watcher.cache.save(force=True)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
@@ -204,10 +204,13 @@ class Watcher:
         dirs = [self.pack] + render.template_dirs(cast("Pack", SimpleNamespace(root=self.pack)))
         return list(dict.fromkeys(d.resolve() for d in dirs if d.is_dir()))
 
-    def snapshot(self) -> dict[str, tuple[int, int, int]]:
-        """Every watched file with what a save changes; the output folder is left out."""
+    def snapshot(self) -> Snapshot:
+        """Every watched file with what a save changes, and when its inode last changed (ctime,
+        kept apart: it says how long the files have been quiet, and a save changes the rest
+        too); the output folder is left out."""
         out = self.out.resolve()
         files: dict[str, tuple[int, int, int]] = {}
+        changed: dict[str, int] = {}
         for folder in self.folders():
             for dirpath, dirnames, filenames in os.walk(folder):
                 here = Path(dirpath)
@@ -224,7 +227,8 @@ class Watcher:
                     except OSError:  # deleted between listing and looking
                         continue
                     files[str(here / name)] = (st.st_size, st.st_mtime_ns, st.st_ino)
-        return files
+                    changed[str(here / name)] = max(st.st_ctime_ns, st.st_mtime_ns)
+        return Snapshot(files, changed)
 
     def rebuild(self) -> Build:
         """Build once; never raises for a broken pack, and reports a crash of pnpkit itself."""
@@ -261,14 +265,20 @@ class Watcher:
         )
         return self.last
 
-    def tidy(self) -> None:
-        """Remove what the last build left behind (the previous kit), holding the output folder
-        as builds do; a build that holds it now will tidy it itself."""
-        if not self.out.is_dir() or not any(self.out.glob(".*.partial")):
+    def tidy(self, spare: bool = True) -> None:
+        """Keep what the last build left behind (the previous kit) as the spare the next build
+        starts from (output.keep_spares), or remove it and the spare (`spare` False: watch
+        stops), holding the output folder as builds do; a build that holds it now will tidy it
+        itself."""
+        left = [".*.partial"] + ([] if spare else [".*.spare"])
+        if not self.out.is_dir() or not any(any(self.out.glob(g)) for g in left):
             return  # nothing left behind: no lock taken, no folder made
         with contextlib.suppress(OSError, output.Busy):
             with output.locked(self.out, "watch: tidying up", timeout=0):
-                output.tidy(self.out)
+                if spare:
+                    output.keep_spares(self.out)
+                else:
+                    output.tidy(self.out)
 
     def loop(self, report: Callable[[Build], None]) -> None:
         """Build now, then after every change, until stop is set (or Ctrl-C)."""
@@ -282,15 +292,45 @@ class Watcher:
                 if time.monotonic() - quiet_since > SAVE_AFTER:
                     self.cache.save(force=True)  # cheap when nothing changed since the last save
                 continue
-            while not self.stop.wait(SETTLE):  # let the editor finish writing
+            wait = settle_left(seen, current)
+            while wait > 0 and not self.stop.wait(wait):  # let the editor finish writing
                 settled = self.snapshot()
                 if settled == current:
                     break
-                current = settled
+                wait, current = settle_left(current, settled), settled
             seen = current
             report(self.rebuild())
             self.tidy()
             quiet_since = time.monotonic()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The watched files: path -> (size, modification time, inode), compared between looks, and
+    path -> the last change of its inode in ns (ctime, or the modification time if later)."""
+
+    files: dict[str, tuple[int, int, int]]
+    changed: dict[str, int] = field(compare=False)
+
+
+def settle_left(
+    before: Snapshot, now: Snapshot, settle: float = SETTLE, clock: Callable[[], float] = time.time
+) -> float:
+    """Seconds still to wait before building the change from `before` to `now`: SETTLE less the
+    time since the newest change, as the files' own change times tell it. A save found late by
+    the poll is built at once, instead of a whole SETTLE after it was seen. A removed file (its
+    time unknown) or a time in the future (another clock) waits the whole SETTLE; a file system
+    whose times are coarse may make a change look older: the build then starts at once, and a
+    save that goes on is built again, as one with steps further apart than SETTLE always was."""
+    if before.files.keys() - now.files.keys():
+        return settle
+    newest = max(
+        (now.changed[k] for k, v in now.files.items() if before.files.get(k) != v), default=None
+    )
+    if newest is None:  # the same files: nothing changed (or back as it was)
+        return settle
+    quiet = clock() - newest / 1e9
+    return settle if quiet < 0 else max(0.0, settle - quiet)
 
 
 def report(b: Build) -> None:
