@@ -591,7 +591,8 @@ def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | 
     Every other entry of the folder goes: files of faces no longer built, anything not a file."""
     names: dict[str, set[str]] = {}
     for face in faces:
-        names.setdefault(face.group, set()).add(f"{face.item}-{face.side}.svg")
+        group, _, file = _svg_name(face).partition("/")
+        names.setdefault(group, set()).add(file)
     try:
         if folder.is_dir():
             _clear(folder, set(names))
@@ -602,13 +603,7 @@ def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | 
         shutil.rmtree(folder, ignore_errors=True)
         return [None] * len(faces)
     staged = str(folder)
-    out: list[Signature | None] = []
-    for face in faces:
-        name = _svg_name(face)
-        kept = _KNOWN.get(f"{before}/{name}")
-        ok = kept is not None and kept[0] == face.svg
-        out.append(kept[1] if ok and kept and _signature(f"{staged}/{name}") == kept[1] else None)
-    return out
+    return [_known(before, _svg_name(face), face.svg, staged) for face in faces]
 
 
 def _fork() -> int:
@@ -673,13 +668,14 @@ def _signature(path: str) -> Signature | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _known(before: str, name: str, svg: str) -> Signature | None:
+def _known(before: str, name: str, svg: str, where: str | None = None) -> Signature | None:
     """The signature of the previous build's file `name` (in the absolute folder `before`) when
-    this process knows it holds this SVG; else None."""
+    this process knows it holds this SVG; else None. `where`: the folder holding the file looked
+    at instead (a reused staging folder, whose kept files are the live kit's own)."""
     kept = _KNOWN.get(f"{before}/{name}")
     if kept is None or kept[0] != svg:
         return None
-    signature = _signature(f"{before}/{name}")
+    signature = _signature(f"{where or before}/{name}")
     return signature if signature == kept[1] else None
 
 
