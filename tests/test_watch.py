@@ -341,9 +341,16 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     """What a long-lived process keeps from a build (YAML parses, drawn pages and streams,
     compiled templates, written SVG files) is gone after build.forget_kept(), and the next
     build, which does all that work again, writes the same kit."""
-    from pnpkit import loader, pdf, render
+    from pnpkit import loader, pdf, render, schema
 
-    kept = (loader._LAST, pdf._DRAWN, pdf._STREAMS, render._COMPILED.codes, build._KNOWN)
+    kept = (
+        loader._LAST,
+        schema._ITEMS,
+        pdf._DRAWN,
+        pdf._STREAMS,
+        render._COMPILED.codes,
+        build._KNOWN,
+    )
     build.forget_kept()
     build.build(kit.pack, tmp_path / "a", overrides=None)
     assert all(kept), [len(k) for k in kept]  # each holds something after a build
