@@ -347,6 +347,7 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
         loader._LAST,
         schema._ITEMS,
         pdf._DRAWN,
+        pdf._NAMES,
         pdf._STREAMS,
         render._COMPILED.codes,
         build._KNOWN,

@@ -235,3 +235,28 @@ def test_every_rebuild_writes_what_a_cold_build_writes(tmp_path, monkeypatch):
         else:
             failed += [p.where.line for p in fresh.errors]
     assert failed == [21]  # card-0009's colour, on its line
+
+
+def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path, monkeypatch):
+    """An SVG keyed in the last build is not hashed again, unless pnpkit's code or the fonts
+    (the key's prefix) changed; a form's name is its SVG's hash, however often it is asked."""
+    import hashlib
+
+    from pnpkit import cache as cache_module
+    from pnpkit import fonts, pdf
+
+    cache = Cache(None)
+    pack = colour_pack(tmp_path, n=3)
+    assert not build.validate(pack, cache=cache).errors
+    faces = build.validate(pack, cache=cache).faces["en"]  # the second build: keys taken over
+    assert cache._svg_keys and len(cache._memo.svg_keys) == 3  # a card draws both sides alike
+    for face in faces:
+        prefix = cache_module.engine() + fonts.signature().encode()
+        made = hashlib.sha256(prefix + face.svg.encode("utf-8")).digest()
+        assert cache._drawing_key(face.svg) == made
+        name = "F" + hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
+        assert pdf._form_name(face.svg) == pdf._form_name(face.svg) == name
+    monkeypatch.setattr(cache_module, "engine", lambda: b"another pnpkit")
+    prefix = b"another pnpkit" + fonts.signature().encode()
+    svg = faces[0].svg
+    assert cache._drawing_key(svg) == hashlib.sha256(prefix + svg.encode("utf-8")).digest()

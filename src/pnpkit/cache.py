@@ -113,6 +113,7 @@ class Cache:
         # (characters, form keys), instead of decoding their rows again.
         self._decoded: dict[bytes, FormDrawing] = {}
         self._keyed: dict[tuple[int, str, str], _FaceKey] = {}  # the previous build's face keys
+        self._svg_keys: dict[str, tuple[bytes, bytes]] = {}  # and drawing keys (_drawing_key)
         self.texts = TextChecks()  # build._check_texts' findings per drawing, in their own file
 
     # ------------------------------------------------------------ lifecycle
@@ -122,10 +123,11 @@ class Cache:
         path = self.folder / f"{pack.id}.marshal" if self.folder else None
         gc.unfreeze()  # a build that stopped at an error never reached save()
         self._decoded, self._keyed = self._memo.drawings, self._memo.keys
+        self._svg_keys = self._memo.svg_keys
         if path != self.path:
             self.path = path
             self.generation, self.faces, self.drawings, self.forms = _read(path)
-            self._decoded, self._keyed = {}, {}
+            self._decoded, self._keyed, self._svg_keys = {}, {}, {}
         # What exists now (the cache's million tuples, the pack, the modules) lives through the
         # build: the collector need not walk it again and again while the build allocates (a
         # tenth of a no-op rebuild's time); save() hands it back.
@@ -308,7 +310,7 @@ class Cache:
     def drawing(self, svg: str, resolve: svgdraw.Resolver) -> svgdraw.Drawing:
         """svgdraw.compile_svg(svg, resolve), from the cache while the SVG and the files it draws
         are unchanged. Raises svgdraw.SvgError as compile_svg does (failures are not stored)."""
-        key = hashlib.sha256(engine() + fonts.signature().encode() + svg.encode("utf-8")).digest()
+        key = self._drawing_key(svg)
         done = self._memo.drawings.get(key)
         if done is not None:
             return done
@@ -348,6 +350,17 @@ class Cache:
             drawing = FormDrawing(*fields, key=key)
         self._memo.drawings[key] = drawing
         return drawing
+
+    def _drawing_key(self, svg: str) -> bytes:
+        """The drawing's key: pnpkit's code, the fonts and the SVG, hashed; an SVG the last
+        build keyed under the same code and fonts (an unchanged face: most of watch's) is not
+        hashed again. Python keeps a string's hash, so the look-up costs next to nothing."""
+        prefix = engine() + fonts.signature().encode()
+        kept = self._memo.svg_keys.get(svg) or self._svg_keys.get(svg)
+        if kept is None or kept[0] != prefix:
+            kept = (prefix, hashlib.sha256(prefix + svg.encode("utf-8")).digest())
+        self._memo.svg_keys[svg] = kept
+        return kept[1]
 
     def _dep(self, href: str, resolve: svgdraw.Resolver) -> Dep:
         """(resolved path, hash of its content) of a file an SVG draws; (None, None) if there is
@@ -783,6 +796,7 @@ class _Memo:
         self.contexts: dict[tuple[int, str], str] = {}  # Cache._context_repr's parts
         self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
         self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
+        self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
