@@ -260,3 +260,57 @@ def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path,
     prefix = b"another pnpkit" + fonts.signature().encode()
     svg = faces[0].svg
     assert cache._drawing_key(svg) == hashlib.sha256(prefix + svg.encode("utf-8")).digest()
+
+
+def test_a_layout_taken_from_an_earlier_build_is_what_impose_lays_out(monkeypatch):
+    """layout.impose_again() gives impose()'s pages and problems, with the faces it is given on
+    them, after each change of what impose reads of a face or of the settings; a change of a
+    face's SVG alone takes the kept layout."""
+    import dataclasses
+
+    from pnpkit import layout
+    from pnpkit.errors import Location
+    from pnpkit.model import Face, PrintSettings
+    from registered import REGISTRY
+
+    here = Location("x.yaml", 1, 1)
+
+    def deck(n: int, change: dict | None = None) -> list[Face]:
+        out, change = [], change or {}
+        for i in range(n):
+            for side in ("front", "back"):
+                face = Face("cards", f"c{i}", side, 1, (63.5, 88.9), 3.0, "card", f"<{i}>", here)
+                out.append(dataclasses.replace(face, **change.get(i, {})))
+        return out
+
+    settings = PrintSettings(paper="a4")
+    steps = [
+        (deck(20), settings, False),
+        (deck(20), settings, True),  # new faces, the same shape: kept
+        (deck(20, {3: {"svg": "<other>"}}), settings, True),
+        (deck(20, {3: {"count": 4}}), settings, False),
+        (deck(20, {3: {"count": 4}, 5: {"size": (88.9, 63.5)}}), settings, False),
+        (deck(20, {7: {"where": Location("x.yaml", 9, 1)}}), settings, False),
+        (deck(20, {0: {"size": (400.0, 300.0)}}), settings, False),  # split over sheets
+        (deck(20), PrintSettings(paper="a4", backs="gutter-fold"), False),
+        (deck(20), PrintSettings(paper="letter"), False),
+        (deck(20, {2: {"variant": "x"}}), PrintSettings(paper="a4", variants=("y",)), False),
+        (deck(2, {0: {"count": 30_000}}), settings, False),  # too many: a problem
+        (deck(2, {0: {"count": 30_000}}), settings, True),
+        (deck(20, {3: {"count": 4}}), settings, True),  # the eighth newest: still kept
+        (deck(20), settings, False),  # the ninth: gone
+        (deck(20, {1: {"kind": "hex"}}), settings, False),  # a registry's packer: never kept
+        (deck(20, {1: {"kind": "hex"}}), settings, False),
+    ]
+    layout._LAYOUTS.clear()
+    impose, calls = layout.impose, []
+    monkeypatch.setattr(layout, "impose", lambda *a: calls.append(1) or impose(*a))
+    for n, (faces, settings, taken) in enumerate(steps):
+        before = len(calls)
+        pages, problems = layout.impose_again(faces, settings, REGISTRY.packers)
+        assert (len(calls) == before) is taken, n
+        assert (pages, problems) == impose(faces, settings, REGISTRY.packers), n
+        assert {id(p.face) for page in pages for p in page.placements} <= {id(f) for f in faces}
+        for page in pages:  # as build._label does: the kept layout must not see it
+            page.label, page.lines = "changed by the caller", [(0, 0, 1, 1)]
+    assert layout.impose_again(faces, settings, REGISTRY.packers)[0][0].label == ""
