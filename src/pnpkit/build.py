@@ -694,15 +694,16 @@ def _remember(before: str, name: str, svg: str, signature: Signature | None) -> 
 def forget_kept() -> None:
     """Forget what this process keeps from one build for the next (what `watch` lives on: the
     YAML parses and the items read from them, the layouts, the PDF's drawn pages, streams and
-    form names, the compiled templates and the names they import, the face SVG files written):
-    the next build does that work again, as a build in a new process does. The benchmarks call
-    it so that each run times a build from scratch."""
+    form names, the preview's figures, the compiled templates and the names they import, the
+    face SVG files written): the next build does that work again, as a build in a new process
+    does. The benchmarks call it so that each run times a build from scratch."""
     loader._LAST.clear()
     schema._ITEMS.clear()
     pdf._DRAWN.clear()
     pdf._STREAMS.clear()
     pdf._NAMES.clear()
     layout._LAYOUTS.clear()
+    preview._FIGURES = preview._Figures({})
     render._COMPILED.codes.clear()
     render._REFERENCES.clear()
     _KNOWN.clear()
