@@ -96,7 +96,7 @@ def stages(pack: Path, out: Path, edits: int) -> tuple[dict[str, list[float]], d
         (build, "validate"),
         (schema, "load_pack"),
         (cache_module.Cache, "render"),
-        (layout, "impose"),
+        (layout, "impose_again"),  # impose(), or the last layout of faces alike
         (pdf, "write_pdf"),
         (build, "_in_place"),
         (build, "_write_svgs"),

@@ -341,14 +341,23 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     """What a long-lived process keeps from a build (YAML parses, drawn pages and streams,
     compiled templates, written SVG files) is gone after build.forget_kept(), and the next
     build, which does all that work again, writes the same kit."""
-    from pnpkit import loader, pdf, render
+    from pnpkit import loader, pdf, preview, render, schema
 
-    kept = (loader._LAST, pdf._DRAWN, pdf._STREAMS, render._COMPILED.codes, build._KNOWN)
+    kept = (
+        loader._LAST,
+        schema._ITEMS,
+        pdf._DRAWN,
+        pdf._NAMES,
+        pdf._STREAMS,
+        render._COMPILED.codes,
+        build._KNOWN,
+    )
     build.forget_kept()
     build.build(kit.pack, tmp_path / "a", overrides=None)
     assert all(kept), [len(k) for k in kept]  # each holds something after a build
     build.forget_kept()
     assert not any(kept) and not render._REFERENCES
+    assert not preview._FIGURES.made and not preview._FIGURES.items
     build.build(kit.pack, tmp_path / "b", overrides=None)
     a, b = (tmp_path / side / "mammoth-herd" for side in "ab")
     assert {p.relative_to(a): d for p, d in files(a).items()} == {

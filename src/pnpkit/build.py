@@ -166,9 +166,9 @@ def _faces(
         sizes_reported = any(p.rule == "font-size" for p in result.problems + problems)
         problems += _check_texts(pack, faces, env, sizes_reported, cache)
         result.faces[lang] = faces
-        result.pages[lang], found = layout.impose(
+        result.pages[lang], found = layout.impose_again(
             faces, pack.print, reg.packers
-        )  # cheap, and it has problems of its own
+        )  # it has problems of its own; watch's rebuilds take the last layout of faces alike
         problems += found
     return problems
 
@@ -693,12 +693,17 @@ def _remember(before: str, name: str, svg: str, signature: Signature | None) -> 
 
 def forget_kept() -> None:
     """Forget what this process keeps from one build for the next (what `watch` lives on: the
-    YAML parses, the PDF's drawn pages and their streams, the compiled templates and the names
-    they import, the face SVG files written): the next build does that work again, as a build in
-    a new process does. The benchmarks call it so that each run times a build from scratch."""
+    YAML parses and the items read from them, the layouts, the PDF's drawn pages, streams and
+    form names, the preview's figures, the compiled templates and the names they import, the
+    face SVG files written): the next build does that work again, as a build in a new process
+    does. The benchmarks call it so that each run times a build from scratch."""
     loader._LAST.clear()
+    schema._ITEMS.clear()
     pdf._DRAWN.clear()
     pdf._STREAMS.clear()
+    pdf._NAMES.clear()
+    layout._LAYOUTS.clear()
+    preview._FIGURES = preview._Figures({})
     render._COMPILED.codes.clear()
     render._REFERENCES.clear()
     _KNOWN.clear()

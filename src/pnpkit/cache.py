@@ -41,6 +41,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, cast
 
@@ -111,6 +112,8 @@ class Cache:
         # the next build while their entries still match, with what they worked out already
         # (characters, form keys), instead of decoding their rows again.
         self._decoded: dict[bytes, FormDrawing] = {}
+        self._keyed: dict[tuple[int, str, str], _FaceKey] = {}  # the previous build's face keys
+        self._svg_keys: dict[str, tuple[bytes, bytes]] = {}  # and drawing keys (_drawing_key)
         self.texts = TextChecks()  # build._check_texts' findings per drawing, in their own file
 
     # ------------------------------------------------------------ lifecycle
@@ -119,11 +122,12 @@ class Cache:
         """Start a build of pack: load its cache file the first time it is seen."""
         path = self.folder / f"{pack.id}.marshal" if self.folder else None
         gc.unfreeze()  # a build that stopped at an error never reached save()
-        self._decoded = self._memo.drawings
+        self._decoded, self._keyed = self._memo.drawings, self._memo.keys
+        self._svg_keys = self._memo.svg_keys
         if path != self.path:
             self.path = path
             self.generation, self.faces, self.drawings, self.forms = _read(path)
-            self._decoded = {}
+            self._decoded, self._keyed, self._svg_keys = {}, {}, {}
         # What exists now (the cache's million tuples, the pack, the modules) lives through the
         # build: the collector need not walk it again and again while the build allocates (a
         # tenth of a no-op rebuild's time); save() hands it back.
@@ -247,10 +251,23 @@ class Cache:
         source = self._template_sources(env, name)
         if source is None:
             return None
-        h = hashlib.sha256(base)
-        h.update(source)
-        h.update(self._context_repr(pack, group, item, side, lang).encode())
-        return h.digest()
+        memo = self._memo.contexts
+        if (id(group), side) not in memo:
+            memo[id(group), side] = repr(render.face_geometry(pack, group, side))
+        geometry = memo[id(group), side]
+        # The same item (schema keeps an unchanged item's object from load to load in watch)
+        # with the same template, pack-wide part and geometry: the digest made last build.
+        slot, made = (id(item), lang, side), None
+        kept = self._keyed.get(slot)
+        if kept is not None and kept.item is item and kept.parts == (name, base, source, geometry):
+            made = kept.digest
+        else:
+            h = hashlib.sha256(base)
+            h.update(source)
+            h.update(self._context_repr(pack, group, item, side, lang).encode())
+            made = h.digest()
+        self._memo.keys[slot] = _FaceKey(item, (name, base, source, geometry), made)
+        return made
 
     def _context_repr(self, pack: Pack, group: Group, item: Item, side: str, lang: str) -> str:
         """repr(render.face_context(...)), its two parts made once per item and per group side
@@ -293,7 +310,7 @@ class Cache:
     def drawing(self, svg: str, resolve: svgdraw.Resolver) -> svgdraw.Drawing:
         """svgdraw.compile_svg(svg, resolve), from the cache while the SVG and the files it draws
         are unchanged. Raises svgdraw.SvgError as compile_svg does (failures are not stored)."""
-        key = hashlib.sha256(engine() + fonts.signature().encode() + svg.encode("utf-8")).digest()
+        key = self._drawing_key(svg)
         done = self._memo.drawings.get(key)
         if done is not None:
             return done
@@ -333,6 +350,17 @@ class Cache:
             drawing = FormDrawing(*fields, key=key)
         self._memo.drawings[key] = drawing
         return drawing
+
+    def _drawing_key(self, svg: str) -> bytes:
+        """The drawing's key: pnpkit's code, the fonts and the SVG, hashed; an SVG the last
+        build keyed under the same code and fonts (an unchanged face: most of watch's) is not
+        hashed again. Python keeps a string's hash, so the look-up costs next to nothing."""
+        prefix = engine() + fonts.signature().encode()
+        kept = self._memo.svg_keys.get(svg) or self._svg_keys.get(svg)
+        if kept is None or kept[0] != prefix:
+            kept = (prefix, hashlib.sha256(prefix + svg.encode("utf-8")).digest())
+        self._memo.svg_keys[svg] = kept
+        return kept[1]
 
     def _dep(self, href: str, resolve: svgdraw.Resolver) -> Dep:
         """(resolved path, hash of its content) of a file an SVG draws; (None, None) if there is
@@ -746,6 +774,16 @@ def _inside(canvas: Canvas) -> _CanvasInside:
     return cast(_CanvasInside, canvas)
 
 
+@dataclass(frozen=True)
+class _FaceKey:
+    """A face's key (Cache._face_key) and what it was made from: the item (held, so its id stays
+    its own), the template's name, the pack-wide part, the template family's hash, the geometry."""
+
+    item: Item
+    parts: tuple[str, bytes, bytes, str]
+    digest: bytes
+
+
 class _Memo:
     """What one build computes once: the pack-wide hash of each language's faces, the hash of
     each template family, compiled drawings by key, file hashes by path."""
@@ -757,6 +795,8 @@ class _Memo:
         self.files: dict[str, str] = {}
         self.contexts: dict[tuple[int, str], str] = {}  # Cache._context_repr's parts
         self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
+        self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
+        self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:

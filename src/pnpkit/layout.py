@@ -221,6 +221,84 @@ def impose(
     return pages, problems
 
 
+# Layouts made by impose_again() in this process, newest first: what impose() read of each face,
+# the settings and packers, and the pages with the faces' indexes in place of the faces (a kept
+# layout holds no face, nor its drawing). watch rebuilds after an edit that moves no face.
+LAYOUTS_KEPT = 8
+_LAYOUTS: list[_Layout] = []
+
+
+def impose_again(
+    faces: list[Face], settings: PrintSettings, packers: Mapping[str, Packer]
+) -> tuple[list[Page], list[Problem]]:
+    """impose(), or the layout of an earlier call whose faces were alike in all impose() reads
+    of them (but their drawings), with these faces on it. Only faces that fill the grid: a
+    packer of the registry may read anything of a face."""
+    if any(f.labels or f.kind in packers for f in faces):
+        return impose(faces, settings, packers)
+    shape: list[tuple[object, ...]] = [
+        (f.group, f.item, f.side, f.count, f.size, f.bleed, f.kind, f.where, f.shape, f.variant)
+        for f in faces
+    ]
+    for n, kept in enumerate(_LAYOUTS):
+        if kept.shape == shape and kept.settings == settings and kept.packers == dict(packers):
+            _LAYOUTS.insert(0, _LAYOUTS.pop(n))
+            return kept.pages(faces), list(kept.problems)
+    pages, problems = impose(faces, settings, packers)
+    index = {id(f): i for i, f in enumerate(faces)}
+    if all(id(p.face) in index for page in pages for p in page.placements):
+        _LAYOUTS.insert(0, _Layout(shape, settings, dict(packers), pages, index, problems))
+        del _LAYOUTS[LAYOUTS_KEPT:]
+    return pages, problems
+
+
+class _Layout:
+    """One impose() result, its pages kept without their faces."""
+
+    def __init__(
+        self,
+        shape: list[tuple[object, ...]],
+        settings: PrintSettings,
+        packers: dict[str, Packer],
+        pages: list[Page],
+        index: dict[int, int],
+        problems: list[Problem],
+    ) -> None:
+        self.shape, self.settings, self.packers = shape, settings, packers
+        self.problems = list(problems)
+        self.masters = [
+            (
+                dataclasses.replace(page, placements=[], lines=list(page.lines)),
+                [
+                    (
+                        index[id(p.face)],
+                        p.x,
+                        p.y,
+                        p.reach,
+                        p.block,
+                        p.clip,
+                        p.outline,
+                        p.turn,
+                        p.tile,
+                    )
+                    for p in page.placements
+                ],
+            )
+            for page in pages
+        ]
+
+    def pages(self, faces: list[Face]) -> list[Page]:
+        """The pages, each a new one, with these faces placed where the kept ones were."""
+        return [
+            dataclasses.replace(
+                master,
+                placements=[Placement(faces[i], *rest) for i, *rest in rows],  # type: ignore[arg-type]
+                lines=list(master.lines),
+            )
+            for master, rows in self.masters
+        ]
+
+
 def too_many_faces(items: list[tuple[str, int, Location]], limit: int) -> list[Problem]:
     """Every copy is placed on a page, so a count of a hundred million would fill the memory
     before anything is printed: the copies of the (item, count, where)s are counted first."""

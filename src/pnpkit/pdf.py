@@ -359,7 +359,7 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
     (FormStore: the same font codes) is not drawn at all.
     """
     if face.svg not in forms:
-        name = "F" + hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
+        name = _form_name(face.svg)
         w, h = face.full_size
         # hasattr, not isinstance(Drawable): a runtime protocol's check costs a thousand forms
         # tens of milliseconds
@@ -381,6 +381,22 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
                 _replace(c, name, kept)
         forms[face.svg] = name
     return forms[face.svg]
+
+
+# Form names by SVG text, kept from one PDF to the next (watch writes the same faces again):
+# the string's hash is kept by Python, a look-up costs less than hashing a face's SVG anew.
+NAMES_KEPT = 20_000  # SVGs; more, and it starts afresh (it holds the texts: a few kB each)
+_NAMES: dict[str, str] = {}
+
+
+def _form_name(svg: str) -> str:
+    name = _NAMES.get(svg)
+    if name is None:
+        name = "F" + hashlib.sha1(svg.encode("utf-8")).hexdigest()[:16]
+        if len(_NAMES) >= NAMES_KEPT:
+            _NAMES.clear()
+        _NAMES[svg] = name
+    return name
 
 
 def _at_page_start(c: Canvas) -> bool:

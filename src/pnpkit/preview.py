@@ -84,12 +84,12 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
         (by_item.setdefault(owner, []) if owner else general).append(problem)
     total = sum(len(faces) for faces in result.faces.values())
     name = pack.name[pack.languages[0]]
-    figures = _Figures(_FIGURES.made, _FIGURES.images)
+    figures = _Figures(_FIGURES.made, _FIGURES.images, _FIGURES.items)
     sections = [
         _language(pack, lang, faces, by_item, folder, previous, figures)
         for lang, faces in result.faces.items()
     ]
-    figures.before, figures.images_before = {}, {}
+    figures.before, figures.images_before, figures.items_before = {}, {}, {}
     _FIGURES = figures  # what this page shows: all the next one may take over
     pdfs = sorted(p.name for p in folder.glob("*.pdf"))
     body = (
@@ -201,8 +201,12 @@ def _language(
                 printed=group.total,
                 designs=f"{len(members)} design{'s' if len(members) != 1 else ''}",
                 figures=[
-                    figures.html(
+                    figures.of_item(pack, lang, item, sides, by_item.get(item.id, []))
+                    or figures.keep_item(
+                        pack,
                         lang,
+                        item,
+                        sides,
                         _figure(
                             pack,
                             lang,
@@ -248,6 +252,7 @@ class _Figures:
         self,
         before: dict[tuple[str, _Figure], Markup],
         images: dict[tuple[object, ...], _Image] | None = None,
+        items: dict[tuple[object, ...], Markup] | None = None,
     ) -> None:
         self.before = before
         self.made: dict[tuple[str, _Figure], Markup] = {}
@@ -257,6 +262,41 @@ class _Figures:
         self.images_before = images or {}
         self.images: dict[tuple[object, ...], _Image] = {}
         self.imaged = 0  # images made, not taken over
+        # each item's figure by what it is made from (its faces' SVGs, sizes and notes), so an
+        # unchanged item makes no image nor figure to look its figure up by; not one whose
+        # faces draw files (their preview copies are written each time)
+        self.items_before = items or {}
+        self.items: dict[tuple[object, ...], Markup] = {}
+
+    @staticmethod
+    def _item_key(
+        pack: Pack, lang: str, item: Item, sides: dict[str, Face], notes: list[Problem]
+    ) -> tuple[object, ...]:
+        faces = tuple(
+            (face.side, face.group, face.svg, face.size, face.bleed)
+            for side in ("front", "back")
+            if (face := sides.get(side))
+        )
+        return (lang, item.id, item.count, pack.print.safe, faces, tuple(notes))
+
+    def of_item(
+        self, pack: Pack, lang: str, item: Item, sides: dict[str, Face], notes: list[Problem]
+    ) -> Markup | None:
+        """The figure the previous page showed for an item alike in all it shows, or None."""
+        key = self._item_key(pack, lang, item, sides, notes)
+        found = self.items_before.get(key)
+        if found is not None:
+            self.items[key] = found
+        return found
+
+    def keep_item(
+        self, pack: Pack, lang: str, item: Item, sides: dict[str, Face], figure: _Figure
+    ) -> Markup:
+        """html() of the item's figure, kept by the item for the next page."""
+        made = self.html(lang, figure)
+        if not any(image.framed for image in figure.faces):
+            self.items[self._item_key(pack, lang, item, sides, list(figure.notes))] = made
+        return made
 
     def image(
         self, pack: Pack, lang: str, face: Face, folder: Path, previous: Path | None

@@ -705,11 +705,79 @@ def _read_items(
     # undeclared: they are not each reported unknown too.
     unsure = (group, "fields") in r.misspelt
     typos = _misspelt_fields(r, raw, fields or {}, (group, "fields"))
+    # repr, not ==: 1, 1.0 and True are equal but read differently (a default is taken as is)
+    # and the places of the group's templates, which items that name none of their own share
+    shared = {side: r.doc.at((group, side)) for side in templates}
+    context = repr((group, fields, templates, shared, unsure, typos, game.languages, game.players))
     return [
         it
         for rr, v, p in raw
-        if (it := _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos))
+        if (
+            it := _kept_item(rr, v, p, context)
+            or _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos, context)
+        )
     ]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Kept:
+    """An item read without a problem in an earlier load of this process, the raw mapping it was
+    read from (held, so its identity stays its own) and what else the reading depended on."""
+
+    value: object
+    context: str
+    item: Item
+
+
+# Items read before (watch: the loader hands back the very mapping of an item whose lines did
+# not change), by file and data path. Reading is a function of the raw mapping, the group's
+# context and the places looked up; the places are looked up again at every load.
+_ITEMS: dict[tuple[str, Path_], _Kept] = {}
+ITEMS_KEPT = 100_000  # items; more, and it starts afresh
+
+
+def _kept_item(r: Reader, value: object, path: Path_, context: str) -> Item | None:
+    """The item read from this very mapping before, at this path and in this context, with its
+    places as the document now has them; None when there is none."""
+    kept = _ITEMS.get((r.doc.file, path))
+    if kept is None or kept.value is not value or kept.context != context:
+        return None
+    item = kept.item
+    # The loader gives a place a new object whenever it may have moved, and every place of an
+    # item moves with its first (its lines are reparsed, or shifted, together): the same object
+    # means the same places. The group's templates, outside the item, are in the context.
+    if r.doc.values.get(path) is item.where and len(path) == 3:
+        return item
+    places = _places(r.doc, path, value, item)
+    if places == (item.where, item.field_where, item.template_where, item.provenance_where):
+        return item
+    return dataclasses.replace(
+        item,
+        where=places[0],
+        field_where=places[1],
+        template_where=places[2],
+        provenance_where=places[3],
+    )
+
+
+def _places(
+    doc: Document, path: Path_, value: object, item: Item
+) -> tuple[Location, dict[str, Location], dict[str, Location], dict[str, Location]]:
+    """The places _read_item gives an item read from `value` at `path`, looked up in doc."""
+    at, spec = doc.at, value if isinstance(value, dict) else {}
+    group_path = path[:-2]
+    return (
+        at(path),
+        {name: at(path + (name,)) for name in item.field_where},
+        {s: at(path + (s,) if s in spec else group_path + (s,)) for s in item.template_where},
+        {k: at(path + ("provenance",) + (() if k == "*" else (k,))) for k in item.provenance_where},
+    )
+
+
+def _keep_item(r: Reader, value: object, path: Path_, context: str, item: Item) -> None:
+    if len(_ITEMS) >= ITEMS_KEPT:
+        _ITEMS.clear()
+    _ITEMS[r.doc.file, path] = _Kept(value, context, item)
 
 
 def _misspelt_fields(
@@ -747,9 +815,29 @@ def _read_item(
     templates: dict[str, str],
     unsure: bool = False,
     typos: dict[str, str] | None = None,
+    context: str = "",
 ) -> Item | None:
     """One item; with `unsure` (the group's fields are misspelt) any key is taken, and the
-    fields in `typos` (misspelt at their declaration) are neither required nor unknown."""
+    fields in `typos` (misspelt at their declaration) are neither required nor unknown. With a
+    `context` (_read_items), an item read without a problem is kept for the next load."""
+    found = len(r.problems)
+    item = _read_item_now(r, game, group, value, path, fields, templates, unsure, typos)
+    if context and item is not None and len(r.problems) == found:
+        _keep_item(r, value, path, context, item)
+    return item
+
+
+def _read_item_now(
+    r: Reader,
+    game: _Game,
+    group: str,
+    value: object,
+    path: Path_,
+    fields: dict[str, FieldSpec],
+    templates: dict[str, str],
+    unsure: bool,
+    typos: dict[str, str] | None,
+) -> Item | None:
     typos = typos or {}
     allowed = (
         tuple(value)
