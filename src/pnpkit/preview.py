@@ -316,6 +316,8 @@ def _inset(d: float, w: float, h: float) -> str:
 
 
 def _draws_files(face: Face) -> bool:
+    if getattr(face.drawing, "images", None) is False:  # cache.FormDrawing: no image at all
+        return False  # (a large build's drawings keep that, not their ops: see earlyforms)
     ops = getattr(face.drawing, "ops", ())
     return any(isinstance(op, ImageOp) and isinstance(op.source, str) for op in ops)
 
