@@ -3,12 +3,14 @@ go (earlyforms.py): the kit is byte for byte the kit a build holding every drawi
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
 import pytest
+from markupsafe import Markup
 
-from pnpkit import build, cache, earlyforms, pdf, svgdraw
+from pnpkit import build, cache, earlyforms, pdf, preview, svgdraw
 from pnpkit.cache import Cache
 
 M = "components/mammoth-herd"
@@ -131,3 +133,20 @@ def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):
         "pnpkit-cache",
     ]
     assert not [p for p in (kit.root / "build").rglob("*") if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("tail", ["", "\n", "\n\n", "x\n"])
+def test_the_preview_page_from_pieces_is_the_page_rendered_whole(tail):
+    """preview._page hashes and encodes the body a piece at a time: the bytes are those of the
+    body joined, stripped of its last line ends, hashed and put in the page whole."""
+    body = ["<main>", "Zażółć ", "gęślą", " 😀 jaźń", "</main>\n", tail, "\n", ""]
+    joined = "".join(body).rstrip("\n")
+    build_id = hashlib.sha256(f"Deck · 3 faces\n{joined}".encode()).hexdigest()[:16]
+    whole = (
+        preview._templates()
+        .get_template("page.html.j2")
+        .render(
+            build=build_id, state_url=preview.STATE_URL, title="Deck · 3 faces", body=Markup(joined)
+        )
+    )
+    assert preview._page("Deck · 3 faces", preview._trimmed(body)) == whole.encode("utf-8")
