@@ -150,3 +150,22 @@ def test_the_preview_page_from_pieces_is_the_page_rendered_whole(tail):
         )
     )
     assert preview._page("Deck · 3 faces", preview._trimmed(body)) == whole.encode("utf-8")
+
+
+def test_a_size_refused_in_a_late_batch_gives_the_problems_of_a_build_checking_all_at_once(
+    kit, monkeypatch
+):
+    """text_box() refusing a size turns the size checks off for the whole language: when the
+    last batch is the first to refuse one, the batches before are checked again without them."""
+    small = "{{ text_box('tiny', 2, 2, 20, 5, size=2) if item.id == 'bonus-16' else '' }}"
+    early = '{% if item.id == "bonus-01" %}<text x="9" y="9" font-size="1">x</text>{% endif %}'
+    kit.edit(TILE, TILE_LINE, TILE_LINE + small + early)  # a size measured in the first batch
+    found = {}
+    for streamed in (False, True):
+        monkeypatch.setattr(earlyforms, "STREAM_FROM", 1 if streamed else 10**9)
+        monkeypatch.setattr(earlyforms, "BATCH", 4)
+        result = build.build(kit.pack, kit.root / "build", cache=Cache())
+        assert not result.written
+        found[streamed] = [str(p) for p in result.problems]
+    assert any("[font-size]" in p for p in found[True])
+    assert found[True] == found[False]

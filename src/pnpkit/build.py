@@ -163,30 +163,65 @@ def _faces(
     problems: list[Problem] = []
     compiled: dict[str, svgdraw.Drawing | None] = {}
     for lang in langs:
-        faces, found = cache.render(pack, lang, env) if cache else render.render(pack, lang, env)
-        problems += found
-        # text_box() refused a size (rendering): the checks do not measure sizes again
-        sizes_reported = any(p.rule == "font-size" for p in result.problems + problems)
-        early = None
-        if stream and cache is not None and len(faces) >= earlyforms.STREAM_FROM:
-            early = earlyforms.EarlyForms(
-                cache, _calibration(pack, lang), _placed(pack), _compiler(pack)
+        if stream and cache is not None and _faces_in(pack) >= earlyforms.STREAM_FROM:
+            faces = _streamed(pack, lang, env, cache, result, compiled, problems)
+        else:
+            faces, found = (
+                cache.render(pack, lang, env) if cache else render.render(pack, lang, env)
             )
-            cache.packed = True  # see Cache.packed
-        checked: set[str] = set()  # SVGs checked already, by the batches before
-        for at in range(0, len(faces), earlyforms.BATCH if early else max(len(faces), 1)):
-            batch = faces[at : at + earlyforms.BATCH] if early else faces
-            compile_svg = cache.drawing if cache else svgdraw.compile_svg
-            problems += _compile(pack, batch, compile_svg, compiled, env)
-            problems += _check_texts(pack, batch, env, sizes_reported, cache, checked)
-            if early is not None:
-                early.add(batch)
+            problems += found
+            problems += _compile(
+                pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env
+            )
+            # text_box() refused a size (rendering): the checks do not measure sizes again
+            sizes_reported = any(p.rule == "font-size" for p in result.problems + problems)
+            problems += _check_texts(pack, faces, env, sizes_reported, cache)
         result.faces[lang] = faces
         result.pages[lang], found = layout.impose(
             faces, pack.print, reg.packers
         )  # cheap, and it has problems of its own
         problems += found
     return problems
+
+
+def _faces_in(pack: Pack) -> int:
+    """The faces a language of the pack renders (each item's sides)."""
+    return sum(len(item.templates) for group in pack.groups.values() for item in group.items)
+
+
+def _streamed(
+    pack: Pack,
+    lang: str,
+    env: jinja2.Environment,
+    cache: Cache,
+    result: Result,
+    compiled: dict[str, svgdraw.Drawing | None],
+    problems: list[Problem],
+) -> list[Face]:
+    """_faces() for one language of a large build: render, compile and check its faces a batch
+    at a time, each batch drawn into its PDF forms and its drawings released (earlyforms), the
+    problems added to `problems`. The text checks measure sizes unless text_box() refused one
+    (see _check_texts): when a later batch is the first to refuse one, the checks are made
+    again for every face, as a build checking them all at once makes them."""
+    early = earlyforms.EarlyForms(cache, _calibration(pack, lang), _placed(pack), _compiler(pack))
+    cache.packed = True  # see Cache.packed
+    faces: list[Face] = []
+    texts: list[Problem] = []
+    checked: set[str] = set()  # SVGs checked already, by the batches before
+    sized = any(p.rule == "font-size" for p in result.problems + problems)
+    again = False
+    for batch, found in cache.render_batches(pack, lang, env, earlyforms.BATCH):
+        problems += found
+        if not sized and any(p.rule == "font-size" for p in found):
+            sized, again = True, bool(faces)
+        faces += batch
+        problems += _compile(pack, batch, cache.drawing, compiled, env)
+        texts += _check_texts(pack, batch, env, sized, cache, checked)
+        early.add(batch)
+    if again:  # rare, and a build that fails: the released drawings are compiled again
+        texts = _check_texts(pack, faces, env, sized, cache)
+    problems += texts
+    return faces
 
 
 def _placed(pack: Pack) -> Callable[[Face], bool]:

@@ -188,6 +188,20 @@ class Cache:
         """render.render(), serving unchanged faces from the cache."""
         faces: list[Face] = []
         problems: list[Problem] = []
+        for batch, found in self.render_batches(pack, lang, env):
+            faces += batch
+            problems += found
+        return faces, problems
+
+    def render_batches(
+        self, pack: Pack, lang: str, env: jinja2.Environment, size: int = 0
+    ) -> Iterator[tuple[list[Face], list[Problem]]]:
+        """render()'s faces in batches of `size` (0: one batch), each with the problems found
+        since the batch before: a large build compiles and checks each batch before the next
+        is rendered (earlyforms), so what rendering leaves for compiling (svgdraw's laid text)
+        and the text shapes it measured are used while they are fresh."""
+        faces: list[Face] = []
+        problems: list[Problem] = []
         shared = render.pack_context(pack, lang)
         py = render.python_faces(env, pack, lang, shared, problems)
         keys = {
@@ -228,7 +242,10 @@ class Cache:
                         elif not found and key:
                             self.faces[key] = [self.generation, face.svg]
                         faces.append(face)
-        return faces, problems
+                    if size and len(faces) >= size:
+                        yield faces, problems
+                        faces, problems = [], []
+        yield faces, problems
 
     def _one_copy(self, svg: str) -> str:
         """The first string of this build equal to svg: faces alike (a deck's backs) share one
