@@ -169,3 +169,21 @@ def test_a_size_refused_in_a_late_batch_gives_the_problems_of_a_build_checking_a
         found[streamed] = [str(p) for p in result.problems]
     assert any("[font-size]" in p for p in found[True])
     assert found[True] == found[False]
+
+
+def test_ctrl_c_during_a_streamed_build_leaves_the_last_kit_and_no_file(kit, monkeypatch):
+    before, _ = kit_built(kit, "build", True, monkeypatch)
+    listing = sorted(p.relative_to(kit.root).as_posix() for p in kit.root.rglob("*"))
+    add, batches = earlyforms.EarlyForms.add, []
+
+    def interrupted(self, faces):
+        batches.append(len(faces))
+        if len(batches) == 3:
+            raise KeyboardInterrupt
+        add(self, faces)
+
+    monkeypatch.setattr(earlyforms.EarlyForms, "add", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build.build(kit.pack, kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache"))
+    assert outputs(kit.root / "build" / "mammoth-herd") == before
+    assert sorted(p.relative_to(kit.root).as_posix() for p in kit.root.rglob("*")) == listing
