@@ -1,22 +1,25 @@
 """A large build's faces drawn into their PDF forms as soon as they are checked, so their
 drawings can go: bounded memory at scale (issue 16).
 
-The compiled drawings are most of what a large build holds (about 27 kB a card of ops and
-shaped glyphs, against 1.5 kB for the form they become), and the PDF is written only once
-every face of every language has passed its checks. So, in a build of STREAM_FROM faces or
-more, each batch of faces is drawn, right after its checks, into a scratch document set up as
-the language's PDF will be (its print-check page, then its fonts given every character the
-faces so far use, in the order cache._FormPlan gives them), and the form's bytes go into the
-cache under their form key (cache.FormDrawing.form_key: the drawing, its box, the canvas
-settings and the codes its characters have). The drawing is then released: it keeps its
-characters and keys, and makes its ops again only if something asks for them.
+The compiled drawings are most of what a large build holds (ops and shaped glyphs, about
+27 kB a card with what shaping's memo shares with them, against 1.5 kB for the form they
+become), and the PDF is written only once every face of every language has passed its checks.
+So, in a build of STREAM_FROM faces or more, build._streamed() renders, compiles and checks
+BATCH faces at a time, and each batch is drawn, right after its checks, into a scratch
+document set up as the language's PDF will be (its print-check page, then its fonts given
+every character the faces so far use, in the order cache._FormPlan gives them). The forms'
+bytes go into the cache under their form keys (cache.FormDrawing.form_key: the drawing, its
+box, the canvas settings and the codes its characters have), and each drawing is released:
+it keeps its characters, whether it draws images and its keys, and makes its ops again only
+if something asks for them.
 
 When pdf.write_pdf() draws the real PDF, each face asks the cache for its form under the key
 the real document gives: the same bytes whenever its characters have the same codes there,
 which is the usual case (a deck's characters are all seen within its first batches). A face
 whose codes did shift (a character first used late sorts before some of its own) is compiled
 and drawn again there, exactly as a build without this would draw it: the PDF is the same
-byte for byte either way, only that face costs a compile more.
+byte for byte either way, only that face costs a compile more. A drawing with images or
+gradients (objects of each document's own) is kept whole and drawn in the PDF as before.
 """
 
 from __future__ import annotations
