@@ -187,3 +187,14 @@ def test_ctrl_c_during_a_streamed_build_leaves_the_last_kit_and_no_file(kit, mon
         build.build(kit.pack, kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache"))
     assert outputs(kit.root / "build" / "mammoth-herd") == before
     assert sorted(p.relative_to(kit.root).as_posix() for p in kit.root.rglob("*")) == listing
+
+
+def test_a_build_followed_by_exports_keeps_its_drawings(kit, monkeypatch):
+    """--profile and --png draw every face again: a large build they follow releases nothing."""
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
+    c = Cache()
+    result = build.build(kit.pack, kit.root / "build", cache=c, keep_drawings=True)
+    assert result.written
+    drawings = [f.drawing for faces in result.faces.values() for f in faces]
+    assert drawings and all(d.held for d in drawings if isinstance(d, cache.FormDrawing))
+    assert c.stats["forms drawn"] > 0  # in the PDFs, as before

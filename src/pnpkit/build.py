@@ -361,15 +361,19 @@ def build(
     changed: bool = False,
     jobs: int = 0,
     tidy_later: bool = False,
+    keep_drawings: bool = False,
 ) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
     <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
     `jobs`: processes for a large build's rendering (default 1: this one only). `tidy_later`:
     the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
-    the next build's start (watch, after saying it is done)."""
+    the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
+    its compiled drawing for what follows the build (the exports), even in a large build, which
+    otherwise releases them once their PDF forms are drawn (earlyforms)."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
-    result = validate(root, langs, overrides, cache, code, stream=not cache.deferred)
+    stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
+    result = validate(root, langs, overrides, cache, code, stream=stream)
     if result.errors or (strict and result.problems) or result.pack is None:
         return result
     try:
