@@ -28,6 +28,7 @@ from pnpkit import (
     calibration,
     changes,
     cvd,
+    earlyforms,
     fonts,
     gcpause,
     layout,
@@ -39,6 +40,7 @@ from pnpkit import (
     render,
     rules,
     schema,
+    shaping,
     svgdraw,
     textcheck,
     trust,
@@ -86,12 +88,15 @@ def validate(
     cache: Cache | None = None,
     code: Code | None = None,
     registry: Registry | None = None,
+    stream: bool = False,
 ) -> Result:
     """Every check short of writing files, for the given languages (default: all of the pack's).
 
     `cache` serves faces and drawings whose inputs did not change (default: none, everything is
     made). `code` says whether the pack's own Python may run (default: if the user trusts its
-    folder). `registry` holds the packers, template helpers and rules (default: pnpkit's own)."""
+    folder). `registry` holds the packers, template helpers and rules (default: pnpkit's own).
+    `stream` (build(), with a cache): a language of earlyforms.STREAM_FROM faces or more has
+    its faces drawn into their PDF forms as they are checked, and their drawings released."""
     reg = registry or default_registry()
     pack, problems = schema.load_pack(root)
     if pack is None:
@@ -138,7 +143,7 @@ def validate(
     if cache is not None:
         cache.begin(pack)
     with gcpause.paused():  # millions of small objects and next to no cycles: see gcpause
-        problems += _faces(pack, langs or pack.languages, env, reg, cache, result)
+        problems += _faces(pack, langs or pack.languages, env, reg, cache, result, stream)
         if cache is not None:
             cache.hold()
     result.problems = _sorted(problems)
@@ -152,25 +157,98 @@ def _faces(
     reg: Registry,
     cache: Cache | None,
     result: Result,
+    stream: bool = False,
 ) -> list[Problem]:
     """Render, compile, check and impose each language's faces into result; their problems
-    (result.problems: the pack's, found before)."""
+    (result.problems: the pack's, found before). `stream`: see validate()."""
     problems: list[Problem] = []
     compiled: dict[str, svgdraw.Drawing | None] = {}
     for lang in langs:
-        faces, found = cache.render(pack, lang, env) if cache else render.render(pack, lang, env)
-        problems += found
-        problems += _compile(
-            pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env
-        )
-        sizes_reported = any(p.rule == "font-size" for p in result.problems + problems)
-        problems += _check_texts(pack, faces, env, sizes_reported, cache)
+        if stream and cache is not None and _faces_in(pack) >= earlyforms.STREAM_FROM:
+            faces = _streamed(pack, lang, env, cache, result, compiled, problems)
+        else:
+            faces, found = (
+                cache.render(pack, lang, env) if cache else render.render(pack, lang, env)
+            )
+            problems += found
+            problems += _compile(
+                pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env
+            )
+            # text_box() refused a size (rendering): the checks do not measure sizes again
+            sizes_reported = any(p.rule == "font-size" for p in result.problems + problems)
+            problems += _check_texts(pack, faces, env, sizes_reported, cache)
         result.faces[lang] = faces
         result.pages[lang], found = layout.impose_again(
             faces, pack.print, reg.packers
         )  # it has problems of its own; watch's rebuilds take the last layout of faces alike
         problems += found
     return problems
+
+
+def _faces_in(pack: Pack) -> int:
+    """The faces a language of the pack renders (each item's sides)."""
+    return sum(len(item.templates) for group in pack.groups.values() for item in group.items)
+
+
+def _streamed(
+    pack: Pack,
+    lang: str,
+    env: jinja2.Environment,
+    cache: Cache,
+    result: Result,
+    compiled: dict[str, svgdraw.Drawing | None],
+    problems: list[Problem],
+) -> list[Face]:
+    """_faces() for one language of a large build: render, compile and check its faces a batch
+    at a time, each batch drawn into its PDF forms and its drawings released (earlyforms), the
+    problems added to `problems`. The text checks measure sizes unless text_box() refused one
+    (see _check_texts): when a later batch is the first to refuse one, the checks are made
+    again for every face, as a build checking them all at once makes them."""
+    early = earlyforms.EarlyForms(cache, _calibration(pack, lang), _placed(pack), _compiler(pack))
+    cache.packed = True  # see Cache.packed
+    faces: list[Face] = []
+    texts: list[Problem] = []
+    checked: set[str] = set()  # SVGs checked already, by the batches before
+    sized = any(p.rule == "font-size" for p in result.problems + problems)
+    again = False
+    for batch, found in cache.render_batches(pack, lang, env, earlyforms.BATCH):
+        problems += found
+        if not sized and any(p.rule == "font-size" for p in found):
+            sized, again = True, bool(faces)
+        faces += batch
+        problems += _compile(pack, batch, cache.drawing, compiled, env)
+        texts += _check_texts(pack, batch, env, sized, cache, checked)
+        early.add(batch)
+        # The text shapes of the batch (held by shaping's memo: a line's glyphs, about 8 kB a
+        # card) are used again by its own checks, seldom by later cards: let them go (2,500
+        # cards: 195 -> 163 MB peak, no slower)
+        shaping.shape.cache_clear()
+    if again:  # rare, and a build that fails: the released drawings are compiled again
+        texts = _check_texts(pack, faces, env, sized, cache)
+    problems += texts
+    return faces
+
+
+def _placed(pack: Pack) -> Callable[[Face], bool]:
+    """Whether a face goes onto the PDF's pages (layout.impose's choice, near enough: a face
+    counted wrongly only costs its form being drawn again, see earlyforms)."""
+    settings = pack.print
+
+    def placed(face: Face) -> bool:
+        if not settings.prints(face.variant) or face.count <= 0:
+            return False
+        return face.side == "front" or settings.backs != "none"
+
+    return placed
+
+
+def _compiler(pack: Pack) -> Callable[[str], tuple[svgdraw.Op, ...]]:
+    """A released drawing's ops, compiled again from its SVG (it drew without a problem)."""
+
+    def again(svg: str) -> tuple[svgdraw.Op, ...]:
+        return svgdraw.compile_svg(svg, lambda href: paths.image_file(pack.root, href)).ops
+
+    return again
 
 
 def _compile(
@@ -213,15 +291,18 @@ def _check_texts(
     env: jinja2.Environment,
     sizes_reported: bool,
     cache: Cache | None,
+    seen: set[str] | None = None,
 ) -> list[Problem]:
     """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once
     per template line that wrote it, else once per item. When text_box() has refused a size already
     (an error), the sizes are not measured again: that would repeat it for every item. The cache
     keeps each drawing's findings; where they stand in the templates is looked up every time.
     The cache also holds the checks parallel.prepare() made at the pack's minimum size (by svg,
-    full size and bleed), where the faces were compiled."""
+    full size and bleed), where the faces were compiled. `seen`: the SVGs checked before (a
+    large build checks its faces a batch at a time), added to."""
     ahead = cache.ahead.texts if cache else {}
-    out, seen = [], set()
+    out: list[Problem] = []
+    seen = set() if seen is None else seen
     min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
     safe = pack.print.safe
     for face in faces:
@@ -280,15 +361,19 @@ def build(
     changed: bool = False,
     jobs: int = 0,
     tidy_later: bool = False,
+    keep_drawings: bool = False,
 ) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
     <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
     `jobs`: processes for a large build's rendering (default 1: this one only). `tidy_later`:
     the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
-    the next build's start (watch, after saying it is done)."""
+    the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
+    its compiled drawing for what follows the build (the exports), even in a large build, which
+    otherwise releases them once their PDF forms are drawn (earlyforms)."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
-    result = validate(root, langs, overrides, cache, code)
+    stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
+    result = validate(root, langs, overrides, cache, code, stream=stream)
     if result.errors or (strict and result.problems) or result.pack is None:
         return result
     try:

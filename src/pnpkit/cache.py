@@ -39,6 +39,7 @@ import importlib.metadata
 import marshal
 import os
 import sys
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -115,6 +116,10 @@ class Cache:
         self._keyed: dict[tuple[int, str, str], _FaceKey] = {}  # the previous build's face keys
         self._svg_keys: dict[str, tuple[bytes, bytes]] = {}  # and drawing keys (_drawing_key)
         self.texts = TextChecks()  # build._check_texts' findings per drawing, in their own file
+        # A large build's drawings keep their entries' rows packed (_pack_rows): a few kB of
+        # bytes instead of a tuple per op, as their drawings are released once checked
+        # (FormDrawing.release, earlyforms.py). build.validate() sets it for such a build.
+        self.packed = False
 
     # ------------------------------------------------------------ lifecycle
 
@@ -136,6 +141,7 @@ class Cache:
         self.dirty = True
         self.stats = Counter()
         self._memo = _Memo()
+        self.packed = False  # until build.validate() says this build streams
 
     def hold(self) -> None:
         """What the build made so far (its faces, drawings and pages) lives through it too:
@@ -156,7 +162,8 @@ class Cache:
             entry = self.drawings.get(key)
             stored = entry[1] if entry is not None else None
             if entry is not None and isinstance(stored, tuple) and len(stored) == 4:
-                entry[1] = (*stored[:3], None)
+                if isinstance(stored[3], tuple):  # packed rows (bytes) are small: they stay
+                    entry[1] = (*stored[:3], None)
 
     def save(self, force: bool = False) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
@@ -183,6 +190,20 @@ class Cache:
         self, pack: Pack, lang: str, env: jinja2.Environment
     ) -> tuple[list[Face], list[Problem]]:
         """render.render(), serving unchanged faces from the cache."""
+        faces: list[Face] = []
+        problems: list[Problem] = []
+        for batch, found in self.render_batches(pack, lang, env):
+            faces += batch
+            problems += found
+        return faces, problems
+
+    def render_batches(
+        self, pack: Pack, lang: str, env: jinja2.Environment, size: int = 0
+    ) -> Iterator[tuple[list[Face], list[Problem]]]:
+        """render()'s faces in batches of `size` (0: one batch), each with the problems found
+        since the batch before: a large build compiles and checks each batch before the next
+        is rendered (earlyforms), so what rendering leaves for compiling (svgdraw's laid text)
+        and the text shapes it measured are used while they are fresh."""
         faces: list[Face] = []
         problems: list[Problem] = []
         shared = render.pack_context(pack, lang)
@@ -225,7 +246,10 @@ class Cache:
                         elif not found and key:
                             self.faces[key] = [self.generation, face.svg]
                         faces.append(face)
-        return faces, problems
+                    if size and len(faces) >= size:
+                        yield faces, problems
+                        faces, problems = [], []
+        yield faces, problems
 
     def _one_copy(self, svg: str) -> str:
         """The first string of this build equal to svg: faces alike (a deck's backs) share one
@@ -316,7 +340,7 @@ class Cache:
             return done
         entry = self.drawings.get(key)
         stored, deps_then = (entry[1], entry[2]) if entry is not None else (None, None)
-        drawing: FormDrawing
+        drawing: FormDrawing | None = None
         if (
             entry is not None
             and isinstance(stored, tuple)
@@ -325,15 +349,18 @@ class Cache:
             and isinstance(deps_then, tuple)
             and all(self._dep(href, resolve) == tuple(dep) for href, *dep in deps_then)
         ):
-            entry[0] = self.generation
-            self.stats["drawings reused"] += 1
-            kept = self._decoded.get(key)
-            if kept is not None:
-                kept.renew()
-                drawing = kept
+            drawing = self._decoded.get(key)
+            if drawing is not None:
+                drawing.renew()
             else:
                 w, h, viewbox, rows = stored
-                drawing = FormDrawing(w, h, viewbox, svgdraw.ops_from_rows(rows), key=key)
+                with contextlib.suppress(ValueError):  # packed rows damaged: compiled again
+                    rows = _unpack_rows(rows) if isinstance(rows, bytes) else rows
+                    drawing = FormDrawing(w, h, viewbox, svgdraw.ops_from_rows(rows), key=key)
+        if drawing is not None:
+            assert entry is not None, "only an entry gives a drawing"
+            entry[0] = self.generation
+            self.stats["drawings reused"] += 1
         else:
             deps: list[tuple[str, str | None, str | None]] = []
 
@@ -346,7 +373,8 @@ class Cache:
             compiled, rows = self.ahead.compile_rows(svg, recording)  # rows: what marshal takes
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
-            self.drawings[key] = [self.generation, (*fields[:3], rows), tuple(deps)]
+            kept = _pack_rows(rows) if self.packed else rows
+            self.drawings[key] = [self.generation, (*fields[:3], kept), tuple(deps)]
             drawing = FormDrawing(*fields, key=key)
         self._memo.drawings[key] = drawing
         return drawing
@@ -398,6 +426,11 @@ class Cache:
             for face, _ in owned:
                 if isinstance(face.drawing, FormDrawing):  # as bound above
                     face.drawing = face.drawing.unbound
+
+    def form_plan(self, chars: dict[str, set[str]]) -> FormPlan:
+        """A plan for a PDF whose forms use these characters (earlyforms: a scratch document
+        seeded as the real one will be)."""
+        return _FormPlan(self, [], chars)
 
     # ------------------------------------------------------------ text checks
 
@@ -503,6 +536,23 @@ class _Rowed(Mapping[bytes, Entry]):
         return [entry[0], (*stored[:3], rows), *entry[2:]]
 
 
+def _pack_rows(rows: tuple[tuple[Any, ...], ...]) -> bytes:
+    """A drawing's rows as the bytes an entry keeps in a large build: marshalled, compressed
+    fast (a deck's drawing: 9 kB of rows in 2.8 kB, against about 27 kB for its ops)."""
+    return zlib.compress(marshal.dumps(rows), 1)
+
+
+def _unpack_rows(data: bytes) -> tuple[tuple[Any, ...], ...]:
+    """The rows _pack_rows() packed (a damaged entry raises ValueError, as marshal does)."""
+    try:
+        rows = marshal.loads(zlib.decompress(data))
+    except zlib.error as exc:
+        raise ValueError(str(exc)) from exc
+    if not isinstance(rows, tuple):
+        raise ValueError("not a drawing's rows")
+    return rows
+
+
 def _save_marshalled(path: Path, generation: int, tables: Sequence[Mapping[bytes, Entry]]) -> str:
     """Write the generation and the tables behind the format and engine header to path atomically,
     each table in parts of at most PART entries; why it failed, or "" when it did not.
@@ -593,12 +643,14 @@ _NO_CHARS: frozenset[str] = frozenset()
 class _FormPlan:
     """What one PDF's forms need: every character each font draws, and the cache to replay from."""
 
-    def __init__(self, cache: Cache, drawings: list[FormDrawing]) -> None:
+    def __init__(
+        self, cache: Cache, drawings: list[FormDrawing], chars: dict[str, set[str]] | None = None
+    ) -> None:
         self.cache = cache
-        self.chars: dict[str, set[str]] = {}
+        self.chars: dict[str, set[str]] = chars if chars is not None else {}
         for d in drawings:
-            for font, chars in d.chars.items():
-                self.chars.setdefault(font, set()).update(chars)
+            for font, used in d.chars.items():
+                self.chars.setdefault(font, set()).update(used)
 
     def seed(self, canvas: Canvas) -> bytes:
         """Give the document's fonts every character, in order; the font state that results
@@ -627,6 +679,9 @@ class _FormPlan:
         return done
 
 
+FormPlan = _FormPlan  # what earlyforms hands FormDrawing.bound()
+
+
 class FormDrawing(svgdraw.Drawing):
     """A compiled drawing that knows its cache key and, once bound to a PDF's plan, replays the
     content it drew into a PDF form with the same font state."""
@@ -640,6 +695,7 @@ class FormDrawing(svgdraw.Drawing):
         *,
         key: bytes,
     ) -> None:
+        self._again: Callable[[], tuple[svgdraw.Op, ...]] | None = None
         super().__init__(width_mm, height_mm, viewbox, ops)
         self.key = key
         self.plan: _FormPlan | None = None
@@ -647,6 +703,33 @@ class FormDrawing(svgdraw.Drawing):
         # form_key()'s answers by font state and canvas settings; shared with the bound twins,
         # and kept while a long-lived cache hands this drawing to the next build
         self.form_keys: dict[tuple[object, ...], bytes] = {}
+
+    @property  # the field, or made again once released
+    def ops(self) -> tuple[svgdraw.Op, ...]:
+        ops = self._ops
+        if ops is None:
+            assert self._again is not None, "only release() forgets them"
+            return self._again()  # not kept: a released drawing stays small
+        return ops
+
+    @ops.setter
+    def ops(self, ops: tuple[svgdraw.Op, ...]) -> None:
+        self._ops: tuple[svgdraw.Op, ...] | None = ops
+
+    @property
+    def held(self) -> bool:
+        """Whether it holds its ops (not released)."""
+        return self._ops is not None
+
+    def release(self, again: Callable[[], tuple[svgdraw.Op, ...]]) -> None:
+        """Forget the ops and the shaped runs they hold (most of a drawing's memory): a large
+        build keeps only what its PDF reads once the form's bytes are in the cache
+        (earlyforms.py): the characters, whether it draws images, its form keys. `again` makes
+        the ops anew for whatever asks for them after all (a form drawn again, an export)."""
+        _ = self.chars, self.images  # worked out while the ops are here
+        self.__dict__.pop("shaped", None)
+        self._again = again
+        self._ops = None
 
     @functools.cached_property
     def images(self) -> bool:

@@ -167,6 +167,7 @@ def _check_packs(args: argparse.Namespace) -> int:
                 code=code,
                 changed=args.changes,
                 jobs=args.jobs or parallel.default_jobs(),
+                keep_drawings=bool(args.profile or args.png),  # the exports draw them
             )
             chosen = (args.profile or []) + ([args.png] if args.png else [])
             if chosen:

@@ -63,11 +63,33 @@ def _figure_macro() -> Callable[[str, _Figure], str]:
     return macro
 
 
-def _page(title: str, body: Markup) -> str:
-    """The whole page around a body; its build fingerprint is a hash of what it shows."""
-    build = hashlib.sha256(f"{title}\n{body}".encode()).hexdigest()[:16]
+_BODY = "\0pnpkit-body\0"  # where the body goes in the page; no template writes a NUL
+
+
+def _page(title: str, body: list[str]) -> bytes:
+    """The whole page around a body given in pieces, UTF-8; its build fingerprint is a hash of
+    what it shows. The pieces are hashed and encoded one at a time, never joined as text: a
+    10,000-card page is 12 MB, and its body joined, hashed, put in the page and encoded took a
+    copy at each step (about 100 MB at once, the build's peak)."""
+    fingerprint = hashlib.sha256(f"{title}\n".encode())
+    for piece in body:
+        fingerprint.update(piece.encode())
+    build = fingerprint.hexdigest()[:16]
     page = _templates().get_template("page.html.j2")
-    return page.render(build=build, state_url=STATE_URL, title=title, body=body)
+    around = page.render(build=build, state_url=STATE_URL, title=title, body=Markup(_BODY))
+    head, tail = around.split(_BODY)  # exactly once: the template says {{ body }} once
+    return b"".join([head.encode(), *(piece.encode() for piece in body), tail.encode()])
+
+
+def _trimmed(pieces: list[str]) -> list[str]:
+    """The pieces of a text with its trailing line ends taken off (str.rstrip("\n"))."""
+    while pieces:
+        last = pieces[-1].rstrip("\n")
+        if last:
+            pieces[-1] = last
+            break
+        pieces.pop()
+    return pieces
 
 
 def write_index(result: Result, folder: Path, previous: Path | None = None) -> Path:
@@ -95,7 +117,7 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
     body = (
         _templates()
         .get_template("index.html.j2")
-        .render(
+        .generate(  # in pieces: see _page
             name=name,
             pdfs=pdfs,
             langs=list(result.faces),
@@ -105,8 +127,8 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
         )
     )
     path = folder / "index.html"
-    page = _page(f"{name} · {total} faces", Markup(body.rstrip("\n")))
-    output.put(page.encode("utf-8"), path, previous and previous / "index.html")
+    page = _page(f"{name} · {total} faces", _trimmed(list(body)))
+    output.put(page, path, previous and previous / "index.html")
     return path
 
 
@@ -356,6 +378,8 @@ def _inset(d: float, w: float, h: float) -> str:
 
 
 def _draws_files(face: Face) -> bool:
+    if getattr(face.drawing, "images", None) is False:  # cache.FormDrawing: no image at all
+        return False  # (a large build's drawings keep that, not their ops: see earlyforms)
     ops = getattr(face.drawing, "ops", ())
     return any(isinstance(op, ImageOp) and isinstance(op.source, str) for op in ops)
 

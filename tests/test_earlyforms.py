@@ -1,0 +1,200 @@
+"""A large build draws each face's PDF form as soon as the face is checked and lets its drawing
+go (earlyforms.py): the kit is byte for byte the kit a build holding every drawing writes."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+from markupsafe import Markup
+
+from pnpkit import build, cache, earlyforms, pdf, preview, svgdraw
+from pnpkit.cache import Cache
+
+M = "components/mammoth-herd"
+TILE = "templates/mammoth-herd/bonus-front.svg.j2"  # the last faces built are bonus tiles
+TILE_LINE = "{{ icons.amount(all.amount, all.icon, face.w / 2 - 3.5, face.h / 2 + 7, 7) }}"
+
+
+def outputs(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def kit_built(kit, out: str, streamed: bool, monkeypatch) -> tuple[dict[str, bytes], Cache]:
+    """The kit built from nothing into out, streamed in batches of 4 faces (or not at all)."""
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 1 if streamed else 10**9)
+    monkeypatch.setattr(earlyforms, "BATCH", 4)
+    shutil.rmtree(kit.root / out, ignore_errors=True)
+    c = Cache(kit.root / out / build.CACHE_DIR)
+    result = build.build(kit.pack, kit.root / out, cache=c)
+    assert not result.errors, [str(p) for p in result.errors]
+    return outputs(kit.root / out / "mammoth-herd"), c
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How many forms the PDFs drew, and how many released drawings were compiled again."""
+    counts = {"drawn": 0, "again": 0}
+    draw_form, compiler = pdf._draw_form, build._compiler
+
+    def drawing(*args):
+        counts["drawn"] += 1
+        return draw_form(*args)
+
+    def compiling(pack):
+        again = compiler(pack)
+
+        def counting(svg):
+            counts["again"] += 1
+            return again(svg)
+
+        return counting
+
+    monkeypatch.setattr(pdf, "_draw_form", drawing)
+    monkeypatch.setattr(build, "_compiler", compiling)
+    return counts
+
+
+def test_a_streamed_build_writes_the_kit_a_build_holding_every_drawing_writes(
+    kit, monkeypatch, counted
+):
+    held, _ = kit_built(kit, "held", False, monkeypatch)
+    drawn_held = counted["drawn"]
+    streamed, c = kit_built(kit, "streamed", True, monkeypatch)
+    assert streamed == held  # PDFs, SVGs, preview page
+    drawings = list(c._memo.drawings.values())
+    released = [d for d in drawings if not d.held]
+    assert len(released) >= len(drawings) - 2, "every drawing without images goes"
+    assert (
+        counted["drawn"] - drawn_held == drawn_held
+    )  # each form once: early, or in the PDF for the rest
+    assert counted["again"] == 0  # no face's codes shifted: none compiled again
+    entries = [e[1][3] for e in c.drawings.values()]
+    assert entries and all(isinstance(rows, bytes) for rows in entries)  # packed, a few kB
+
+
+def test_a_rebuild_from_a_streamed_builds_cache_compiles_nothing(kit, monkeypatch):
+    first, _ = kit_built(kit, "streamed", True, monkeypatch)
+    again = Cache(kit.root / "streamed" / build.CACHE_DIR)  # a new process, from the file
+    assert not build.build(kit.pack, kit.root / "streamed", cache=again).errors
+    assert again.stats["drawings compiled"] == 0 and again.stats["drawings reused"] > 0
+    assert again.stats["forms drawn"] == 0
+    assert outputs(kit.root / "streamed" / "mammoth-herd") == first
+    unstreamed = Cache(kit.root / "streamed" / build.CACHE_DIR)  # the packed rows, read back
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 10**9)
+    assert not build.build(kit.pack, kit.root / "streamed", cache=unstreamed).errors
+    assert unstreamed.stats["drawings compiled"] == 0
+    assert outputs(kit.root / "streamed" / "mammoth-herd") == first
+
+
+def test_a_character_first_seen_late_has_the_shifted_forms_drawn_again(kit, monkeypatch, counted):
+    """A character first used by the last faces sorts before the characters of earlier ones:
+    their forms, drawn before it was known, have other codes in the PDF, so their drawings are
+    compiled and drawn again there, and the PDF is still the one a build holding them writes."""
+    euro = '<text x="9" y="9" font-size="3" font-weight="bold">€</text>'  # sorts before its →
+    kit.edit(TILE, TILE_LINE, TILE_LINE + '{% if item.id == "bonus-16" %}' + euro + "{% endif %}")
+    held, _ = kit_built(kit, "held", False, monkeypatch)
+    streamed, _ = kit_built(kit, "streamed", True, monkeypatch)
+    assert counted["again"] > 0
+    assert streamed == held
+
+
+def test_a_released_drawing_makes_the_same_ops_again(kit, monkeypatch):
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 10**9)
+    c = Cache()
+    result = build.validate(kit.pack, cache=c, code=build.Code(True))
+    faces = [f for f in result.faces["en"] if isinstance(f.drawing, cache.FormDrawing)]
+    d = faces[0].drawing
+    ops, chars = d.ops, d.chars
+    again = build._compiler(result.pack)
+    d.release(lambda: again(faces[0].svg))
+    assert not d.held and "shaped" not in d.__dict__
+    assert d.ops == ops and d.chars == chars
+    assert d.ops == svgdraw.compile_svg(faces[0].svg, lambda href: None).ops
+
+
+def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):
+    """An error in a late batch: the forms drawn before it are only in the cache (not saved),
+    the previous kit stays whole and no staging folder or temporary file is left."""
+    before, _ = kit_built(kit, "build", True, monkeypatch)
+    kit.edit(TILE, TILE_LINE, TILE_LINE + '{% if item.id == "bonus-16" %}<mask/>{% endif %}')
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
+    result = build.build(kit.pack, kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache"))
+    assert result.errors and not result.written
+    assert outputs(kit.root / "build" / "mammoth-herd") == before
+    assert sorted(p.name for p in (kit.root / "build").iterdir()) == [
+        "mammoth-herd",
+        "pnpkit-cache",
+    ]
+    assert not [p for p in (kit.root / "build").rglob("*") if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("tail", ["", "\n", "\n\n", "x\n"])
+def test_the_preview_page_from_pieces_is_the_page_rendered_whole(tail):
+    """preview._page hashes and encodes the body a piece at a time: the bytes are those of the
+    body joined, stripped of its last line ends, hashed and put in the page whole."""
+    body = ["<main>", "Zażółć ", "gęślą", " 😀 jaźń", "</main>\n", tail, "\n", ""]
+    joined = "".join(body).rstrip("\n")
+    build_id = hashlib.sha256(f"Deck · 3 faces\n{joined}".encode()).hexdigest()[:16]
+    whole = (
+        preview._templates()
+        .get_template("page.html.j2")
+        .render(
+            build=build_id, state_url=preview.STATE_URL, title="Deck · 3 faces", body=Markup(joined)
+        )
+    )
+    assert preview._page("Deck · 3 faces", preview._trimmed(body)) == whole.encode("utf-8")
+
+
+def test_a_size_refused_in_a_late_batch_gives_the_problems_of_a_build_checking_all_at_once(
+    kit, monkeypatch
+):
+    """text_box() refusing a size turns the size checks off for the whole language: when the
+    last batch is the first to refuse one, the batches before are checked again without them."""
+    small = "{{ text_box('tiny', 2, 2, 20, 5, size=2) if item.id == 'bonus-16' else '' }}"
+    early = '{% if item.id == "bonus-01" %}<text x="9" y="9" font-size="1">x</text>{% endif %}'
+    kit.edit(TILE, TILE_LINE, TILE_LINE + small + early)  # a size measured in the first batch
+    found = {}
+    for streamed in (False, True):
+        monkeypatch.setattr(earlyforms, "STREAM_FROM", 1 if streamed else 10**9)
+        monkeypatch.setattr(earlyforms, "BATCH", 4)
+        result = build.build(kit.pack, kit.root / "build", cache=Cache())
+        assert not result.written
+        found[streamed] = [str(p) for p in result.problems]
+    assert any("[font-size]" in p for p in found[True])
+    assert found[True] == found[False]
+
+
+def test_ctrl_c_during_a_streamed_build_leaves_the_last_kit_and_no_file(kit, monkeypatch):
+    before, _ = kit_built(kit, "build", True, monkeypatch)
+    listing = sorted(p.relative_to(kit.root).as_posix() for p in kit.root.rglob("*"))
+    add, batches = earlyforms.EarlyForms.add, []
+
+    def interrupted(self, faces):
+        batches.append(len(faces))
+        if len(batches) == 3:
+            raise KeyboardInterrupt
+        add(self, faces)
+
+    monkeypatch.setattr(earlyforms.EarlyForms, "add", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build.build(kit.pack, kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache"))
+    assert outputs(kit.root / "build" / "mammoth-herd") == before
+    assert sorted(p.relative_to(kit.root).as_posix() for p in kit.root.rglob("*")) == listing
+
+
+def test_a_build_followed_by_exports_keeps_its_drawings(kit, monkeypatch):
+    """--profile and --png draw every face again: a large build they follow releases nothing."""
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
+    c = Cache()
+    result = build.build(kit.pack, kit.root / "build", cache=c, keep_drawings=True)
+    assert result.written
+    drawings = [f.drawing for faces in result.faces.values() for f in faces]
+    assert drawings and all(d.held for d in drawings if isinstance(d, cache.FormDrawing))
+    assert c.stats["forms drawn"] > 0  # in the PDFs, as before
