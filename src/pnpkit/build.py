@@ -31,7 +31,7 @@ from pnpkit import (
     fonts,
     gcpause,
     layout,
-    loader,
+    memo,
     output,
     paths,
     pdf,
@@ -654,6 +654,7 @@ def _svg_name(face: Face) -> str:
 # the pack's own files); one changed since, by anyone, is read and compared again.
 Signature = tuple[int, int, int]
 _KNOWN: dict[str, tuple[str, Signature]] = {}
+memo.kept(_KNOWN)
 KNOWN_KEPT = 200_000  # files; more, and it starts afresh
 FEW_UNKNOWN = 64  # files to read back or write, below which no child is forked for them
 
@@ -694,11 +695,8 @@ def _remember(before: str, name: str, svg: str, signature: Signature | None) -> 
 def forget_kept() -> None:
     """Forget what this process keeps from one build for the next (what `watch` lives on: the
     YAML parses, the PDF's drawn pages and their streams, the compiled templates and the names
-    they import, the face SVG files written): the next build does that work again, as a build in
-    a new process does. The benchmarks call it so that each run times a build from scratch."""
-    loader._LAST.clear()
-    pdf._DRAWN.clear()
-    pdf._STREAMS.clear()
-    render._COMPILED.codes.clear()
-    render._REFERENCES.clear()
-    _KNOWN.clear()
+    they import, the face SVG files written, the compiler's and the text checks' memos): the next
+    build does that work again, as a build in a new process does. The benchmarks call it so that
+    each run times a build from scratch. Each module registers what it keeps (memo.kept) next to
+    its definition."""
+    memo.forget()

@@ -22,7 +22,7 @@ from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
-from pnpkit import fonts
+from pnpkit import fonts, memo
 from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile
 from pnpkit.model import Face
 from pnpkit.units import PT_PER_MM
@@ -68,6 +68,7 @@ def write_pdf(
 PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start afresh
 _DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
 _STREAMS: dict[tuple[str, int, int], bytes] = {}
+memo.kept(_DRAWN, _STREAMS)
 
 
 def _faces_and_marks(
