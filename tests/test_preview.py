@@ -124,7 +124,7 @@ def test_a_long_lived_process_makes_only_the_figures_that_changed(tmp_path, monk
     assert preview._FIGURES.imaged == 2  # c1x's front and back: the others' are taken over
     page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
     assert "item 'c1x': 'colour' is" in " ".join(Page(page.decode()).figures["en-c1x"]["notes"])
-    monkeypatch.setattr(preview, "_FIGURES", preview._Figures({}))  # as a new process starts
+    monkeypatch.setattr(preview, "_FIGURES", preview._Figures())  # as a new process starts
     assert not build.build(root, Path("fresh"), cache=Cache()).errors
     assert preview._FIGURES.rendered == 3
     assert preview._FIGURES.imaged == 6
@@ -145,7 +145,7 @@ def test_a_face_image_is_taken_over_only_while_all_it_shows_is_the_same(
     assert not build.build(root, Path("build"), cache=c).errors
     assert preview._FIGURES.imaged == 6
     page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
-    monkeypatch.setattr(preview, "_FIGURES", preview._Figures({}))  # as a new process starts
+    monkeypatch.setattr(preview, "_FIGURES", preview._Figures())  # as a new process starts
     assert not build.build(root, Path("fresh"), cache=Cache()).errors
     assert (tmp_path / "fresh" / "probe" / "index.html").read_bytes() == page
 

@@ -642,6 +642,8 @@ def test_parse_word_by_word_is_the_character_scan() -> None:
     across words and stray markup characters included."""
     rng = random.Random(11)
     pieces = ["ab", "c", " ", "  ", "\t", "\u00a0", "*", "**", ":", ":wood:", ":x", "é", "0.", "12"]
+    # every other character str.split() and the scan's whitespace test both cut at
+    pieces += ["\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u3000", "\u200b"]
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 24)))
         for bold, italic in ((False, False), (True, False), (False, True)):
@@ -652,3 +654,32 @@ def test_parse_word_by_word_is_the_character_scan() -> None:
             assert fast.paragraphs == scan.out.paragraphs, repr(text)
             assert fast.icons == scan.out.icons, repr(text)
             assert bool(fast.problems) == (scan.b or scan.i), repr(text)
+
+
+def _wrapped(lines: list[richtext.Line]) -> list[tuple]:
+    return [(line.runs, line.width, line.paragraph, line.rtl) for line in lines]
+
+
+def test_wrap_word_by_word_is_the_general_path() -> None:
+    """wrap() adds a word of one text run after text without the general path (runs, spaces,
+    merging by style); with fast=False every word takes the general path. Both must give the
+    same lines, widths to the bit, on text of every kind: spans of both styles open across
+    words, icons before, after and inside words, short numbers that join the word before them,
+    right-to-left paragraphs, words wider than the box, boxes of every width."""
+    fonts.register_all()
+    rng = random.Random(12)
+    words = ["a", "word", "AVA", "zażółć", "perché", "0.", "6", "12,", "fi", "ff", "—", "x" * 40]
+    words += ["שלום", "مرحبا", ":wood:", "a:wood:", ":wood:,", "**b**", "*i*", "**", "*", ":x"]
+    breaks = [" ", " ", " ", "  ", "\n", "\n\n"]
+    layouts = [richtext.Layout("DejaVu Sans", size, {"wood": 1.6}) for size in (1.0, 3.0, 7.5)]
+    joined = 0  # lines where a word was added to the run before it: the fast path's case
+    for _ in range(1500):
+        text = "".join(rng.choice(words) + rng.choice(breaks) for _ in range(rng.randint(1, 30)))
+        parsed = richtext.parse(text, rng.random() < 0.2, rng.random() < 0.2)
+        layout = rng.choice(layouts)
+        width = rng.choice([0.0, 1.0, rng.uniform(2, 30), rng.uniform(30, 200), 1e9])
+        fast = richtext.wrap(parsed, layout, width)
+        general = richtext.wrap(parsed, layout, width, fast=False)
+        assert _wrapped(fast) == _wrapped(general), (text, width)
+        joined += sum(any(" " in r[0].strip() for r in line.runs) for line in fast)
+    assert joined > 1000

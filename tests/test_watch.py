@@ -339,27 +339,117 @@ def test_a_kit_started_from_the_spare_is_what_a_cold_build_writes(kit, tmp_path,
 
 def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     """What a long-lived process keeps from a build (YAML parses, drawn pages and streams,
-    compiled templates, written SVG files) is gone after build.forget_kept(), and the next
-    build, which does all that work again, writes the same kit."""
-    from pnpkit import loader, pdf, preview, render, schema
+    compiled templates, written SVG files, the items read, the layouts, the preview's figures,
+    the compiler's and the text checks' memos) is gone after build.forget_kept(), every
+    registered cache with it, and the next build, which does all that work again, writes the
+    same kit."""
+    from pnpkit import layout, loader, memo, pdf, preview, render, schema, svgdraw, textcheck
 
     kept = (
         loader._LAST,
         schema._ITEMS,
+        layout._LAYOUTS,
         pdf._DRAWN,
         pdf._NAMES,
         pdf._STREAMS,
+        preview._FIGURES,
         render._COMPILED.codes,
+        render._REFERENCES,
         build._KNOWN,
+        svgdraw._FILL_CODE,
+        svgdraw._STROKE_CODE,
+        svgdraw._OWN,
+        svgdraw._PATH_CODE,
+        svgdraw._STYLES,
+        svgdraw._LEAVES,
+        svgdraw._ATTRIBUTES,
+        textcheck._OUTLINES,
     )
     build.forget_kept()
     build.build(kit.pack, tmp_path / "a", overrides=None)
-    assert all(kept), [len(k) for k in kept]  # each holds something after a build
+    # each holds something after a build (svgdraw._LAID too, between text_box() and the compiler)
+    assert all(kept), [len(k) for k in kept]
+    assert all(any(k is r for r in memo.registered()) for k in kept)
     build.forget_kept()
-    assert not any(kept) and not render._REFERENCES
-    assert not preview._FIGURES.made and not preview._FIGURES.items
+    assert not any(kept)
+    assert not any(memo.registered()), [len(k) for k in memo.registered()]
     build.build(kit.pack, tmp_path / "b", overrides=None)
     a, b = (tmp_path / side / "mammoth-herd" for side in "ab")
     assert {p.relative_to(a): d for p, d in files(a).items()} == {
         p.relative_to(b): d for p, d in files(b).items()
     }
+
+
+# Module-level containers that are not caches kept between builds, and why. Every other one
+# (a module-level name first bound to an empty dict, list, set or OrderedDict, or to a cache
+# object) must be registered with memo.kept(), so that build.forget_kept() empties it.
+NOT_KEPT = {
+    "memo._KEPT": "the registry itself",
+    "fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
+    "fonts._registered": "fonts registered with ReportLab, which keeps them whatever we forget",
+    "output._CALL": "the C library's swap function, found once",
+    "parallel._sent": "a worker's own record of one build, set afresh by prepare()",
+    "parallel._checked": "a worker's own record of one build, set afresh by prepare()",
+    "pdf._SHAPES": "per document (weak): gone with the document",
+    "pdf._HEADS": "per document (weak): gone with the document",
+    "render._FAMILIES": "per environment (weak): gone with the build's environment",
+    "svgdraw._SHOWN": "per document (weak): gone with the document",
+}
+# cache objects, by the container in them that is registered
+HELD_IN = {"render._COMPILED": "codes"}
+
+
+def _module_level_containers() -> list[tuple[str, str]]:
+    """(module, name) of every module-level name bound to an empty container or to an object
+    made by a call, in pnpkit's source (read, not imported: __main__ runs the command)."""
+    import ast
+
+    import pnpkit
+
+    found = []
+    containers = {"dict", "list", "set", "OrderedDict", "WeakKeyDictionary"}
+    for path in sorted(Path(pnpkit.__file__).parent.glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                target, value = node.target, node.value
+            else:
+                continue
+            empty = isinstance(value, (ast.Dict, ast.List, ast.Set)) and not (
+                getattr(value, "keys", None) or getattr(value, "elts", None)
+            )
+            made = isinstance(value, ast.Call) and (
+                ast.unparse(value.func).split(".")[-1] in containers
+                or f"{path.stem}.{ast.unparse(target)}" in HELD_IN
+            )
+            if isinstance(target, ast.Name) and (empty or made) and not value_args(value):
+                found.append((path.stem, target.id))
+    return found
+
+
+def value_args(value) -> bool:
+    """Whether a call builds its container from arguments (a constant, not a memo)."""
+    import ast
+
+    return isinstance(value, ast.Call) and bool(value.args or value.keywords)
+
+
+def test_every_module_level_memo_is_registered():
+    import importlib
+
+    from pnpkit import memo
+
+    registered = memo.registered()
+    found = _module_level_containers()
+    names = {f"{module}.{name}" for module, name in found}
+    assert {"svgdraw._LEAVES", "loader._LAST", "build._KNOWN", "render._COMPILED"} <= names
+    assert set(NOT_KEPT) <= names  # each exception still exists
+    for module, name in found:
+        key = f"{module}.{name}"
+        if key in NOT_KEPT:
+            continue
+        cache = getattr(importlib.import_module(f"pnpkit.{module}"), name)
+        if key in HELD_IN:
+            cache = getattr(cache, HELD_IN[key])
+        assert any(cache is k for k in registered), f"{key} is not registered with memo.kept()"

@@ -32,7 +32,7 @@ from pnpkit import (
     fonts,
     gcpause,
     layout,
-    loader,
+    memo,
     output,
     paths,
     pdf,
@@ -739,6 +739,7 @@ def _svg_name(face: Face) -> str:
 # the pack's own files); one changed since, by anyone, is read and compared again.
 Signature = tuple[int, int, int]
 _KNOWN: dict[str, tuple[str, Signature]] = {}
+memo.kept(_KNOWN)
 KNOWN_KEPT = 200_000  # files; more, and it starts afresh
 FEW_UNKNOWN = 64  # files to read back or write, below which no child is forked for them
 
@@ -771,24 +772,15 @@ def _remember(before: str, name: str, svg: str, signature: Signature | None) -> 
     if signature is None:
         _KNOWN.pop(key, None)
         return
-    if len(_KNOWN) >= KNOWN_KEPT:
-        _KNOWN.clear()
-    _KNOWN[key] = (svg, signature)
+    memo.remember(_KNOWN, key, (svg, signature), KNOWN_KEPT)
 
 
 def forget_kept() -> None:
     """Forget what this process keeps from one build for the next (what `watch` lives on: the
     YAML parses and the items read from them, the layouts, the PDF's drawn pages, streams and
     form names, the preview's figures, the compiled templates and the names they import, the
-    face SVG files written): the next build does that work again, as a build in a new process
-    does. The benchmarks call it so that each run times a build from scratch."""
-    loader._LAST.clear()
-    schema._ITEMS.clear()
-    pdf._DRAWN.clear()
-    pdf._STREAMS.clear()
-    pdf._NAMES.clear()
-    layout._LAYOUTS.clear()
-    preview._FIGURES = preview._Figures({})
-    render._COMPILED.codes.clear()
-    render._REFERENCES.clear()
-    _KNOWN.clear()
+    face SVG files written, the compiler's and the text checks' memos): the next build does that
+    work again, as a build in a new process does. The benchmarks call it so that each run times
+    a build from scratch. Each module registers what it keeps (memo.kept) next to its
+    definition."""
+    memo.forget()

@@ -52,7 +52,7 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, gcpause, parallel, render, shaping, svgdraw
+from pnpkit import fonts, gcpause, memo, parallel, render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
@@ -798,9 +798,8 @@ class FormDrawing(svgdraw.Drawing):
         asked = (state, canvas_settings, library)
         known = own.form_keys.get(asked)
         if known is None:
-            if len(own.form_keys) >= FORM_KEYS_KEPT:
-                own.form_keys.clear()
-            known = own.form_keys[asked] = own._form_key(inside, canvas_settings, library)
+            known = own._form_key(inside, canvas_settings, library)
+            memo.remember(own.form_keys, asked, known, FORM_KEYS_KEPT)
         return known
 
     def _form_key(

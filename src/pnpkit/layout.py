@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from pnpkit import memo
 from pnpkit.errors import Location, Problem
 from pnpkit.freerects import FreeRects, Rect, overlaps
 from pnpkit.model import Face, PrintSettings
@@ -226,6 +227,7 @@ def impose(
 # layout holds no face, nor its drawing). watch rebuilds after an edit that moves no face.
 LAYOUTS_KEPT = 8
 _LAYOUTS: list[_Layout] = []
+memo.kept(_LAYOUTS)
 
 
 def impose_again(

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from pnpkit import gcpause
+from pnpkit import gcpause, memo
 from pnpkit.errors import Location, Problem
 from pnpkit.paths import Outside, confined, regular_file
 from pnpkit.paths import display_path as display_path  # re-exported for the readers
@@ -505,6 +505,7 @@ class _Last:
 
 
 _LAST: OrderedDict[str, _Last] = OrderedDict()
+memo.kept(_LAST)
 
 
 def _remember(

@@ -22,7 +22,7 @@ from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
-from pnpkit import fonts
+from pnpkit import fonts, memo
 from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile
 from pnpkit.model import Face
 from pnpkit.units import PT_PER_MM
@@ -68,6 +68,7 @@ def write_pdf(
 PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start afresh
 _DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
 _STREAMS: dict[tuple[str, int, int], bytes] = {}
+memo.kept(_DRAWN, _STREAMS)
 
 
 def _faces_and_marks(
@@ -98,9 +99,7 @@ def _faces_and_marks(
     if page.fold is not None:
         _fold_line(c, page, page.fold)
     if key is not None:
-        if len(_DRAWN) >= PAGES_KEPT:
-            _DRAWN.clear()
-        _DRAWN[key] = (code[start:], used[first_used:])
+        memo.remember(_DRAWN, key, (code[start:], used[first_used:]), PAGES_KEPT)
 
 
 def _page_key(page: Page, names: list[str], marks: bool) -> tuple[object, ...]:
@@ -140,9 +139,7 @@ def _compress_page(c: Canvas) -> None:
             )
         stream.content = page.stream
         data = stream.format(doc)
-        if len(_STREAMS) >= PAGES_KEPT:
-            _STREAMS.clear()
-        _STREAMS[key] = data
+        memo.remember(_STREAMS, key, data, PAGES_KEPT)
     page.Contents = EncodedForm(data)
     if type(page) is pdfdoc.PDFPage:
         page.__class__ = _FastPage  # its dictionary formatted from its shape's (see _FastPage)
@@ -387,15 +384,14 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
 # the string's hash is kept by Python, a look-up costs less than hashing a face's SVG anew.
 NAMES_KEPT = 20_000  # SVGs; more, and it starts afresh (it holds the texts: a few kB each)
 _NAMES: dict[str, str] = {}
+memo.kept(_NAMES)
 
 
 def _form_name(svg: str) -> str:
     name = _NAMES.get(svg)
     if name is None:
         name = "F" + hashlib.sha1(svg.encode("utf-8")).hexdigest()[:16]
-        if len(_NAMES) >= NAMES_KEPT:
-            _NAMES.clear()
-        _NAMES[svg] = name
+        memo.remember(_NAMES, svg, name, NAMES_KEPT)
     return name
 
 

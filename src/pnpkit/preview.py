@@ -29,7 +29,7 @@ import jinja2
 from lxml import etree
 from markupsafe import Markup
 
-from pnpkit import output, paths
+from pnpkit import memo, output, paths
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Item, Pack
 from pnpkit.svgdraw import ImageOp
@@ -95,7 +95,6 @@ def _trimmed(pieces: list[str]) -> list[str]:
 def write_index(result: Result, folder: Path, previous: Path | None = None) -> Path:
     """Write folder/index.html for a successful build (folder holds its PDFs and svg/); a file
     the `previous` build's folder holds with the same bytes is linked, not written (output.put)."""
-    global _FIGURES  # noqa: PLW0603 (the figures a long-lived process keeps for the next page)
     assert result.pack is not None  # only a successful build has an index
     pack: Pack = result.pack
     owners = _owners(pack)
@@ -106,13 +105,13 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
         (by_item.setdefault(owner, []) if owner else general).append(problem)
     total = sum(len(faces) for faces in result.faces.values())
     name = pack.name[pack.languages[0]]
-    figures = _Figures(_FIGURES.made, _FIGURES.images, _FIGURES.items)
+    figures = _FIGURES
+    figures.turn()  # what the last page showed: this one may take it over
     sections = [
         _language(pack, lang, faces, by_item, folder, previous, figures)
         for lang, faces in result.faces.items()
     ]
-    figures.before, figures.images_before, figures.items_before = {}, {}, {}
-    _FIGURES = figures  # what this page shows: all the next one may take over
+    figures.drop_before()  # what this page shows: all the next one may take over
     pdfs = sorted(p.name for p in folder.glob("*.pdf"))
     body = (
         _templates()
@@ -270,25 +269,38 @@ class _Figures:
     holds (the previous page's, in a long-lived process such as watch) are taken over, the
     others made. Most of writing a large page is making its figures, and an edit changes few."""
 
-    def __init__(
-        self,
-        before: dict[tuple[str, _Figure], Markup],
-        images: dict[tuple[object, ...], _Image] | None = None,
-        items: dict[tuple[object, ...], Markup] | None = None,
-    ) -> None:
-        self.before = before
+    def __init__(self) -> None:
+        self.before: dict[tuple[str, _Figure], Markup] = {}
         self.made: dict[tuple[str, _Figure], Markup] = {}
         self.rendered = 0  # figures made, not taken over
         # the images of faces, by all they show: the SVG's hash and whether it draws files
         # cost more than the rest of a figure (those that draw files are made every time)
-        self.images_before = images or {}
+        self.images_before: dict[tuple[object, ...], _Image] = {}
         self.images: dict[tuple[object, ...], _Image] = {}
         self.imaged = 0  # images made, not taken over
         # each item's figure by what it is made from (its faces' SVGs, sizes and notes), so an
         # unchanged item makes no image nor figure to look its figure up by; not one whose
         # faces draw files (their preview copies are written each time)
-        self.items_before = items or {}
+        self.items_before: dict[tuple[object, ...], Markup] = {}
         self.items: dict[tuple[object, ...], Markup] = {}
+
+    def turn(self) -> None:
+        """Start a page: what the last one showed becomes what this one may take over."""
+        self.before, self.images_before, self.items_before = self.made, self.images, self.items
+        self.made, self.images, self.items = {}, {}, {}
+        self.rendered = self.imaged = 0
+
+    def drop_before(self) -> None:
+        """The page is made: what it did not take over of the last one is not kept."""
+        self.before, self.images_before, self.items_before = {}, {}, {}
+
+    def clear(self) -> None:
+        """Forget every figure (memo.forget: as a new process starts)."""
+        self.turn()
+        self.drop_before()
+
+    def __len__(self) -> int:
+        return len(self.made) + len(self.images) + len(self.items)
 
     @staticmethod
     def _item_key(
@@ -344,7 +356,8 @@ class _Figures:
         return found
 
 
-_FIGURES = _Figures({})  # the figures of the last page written in this process
+_FIGURES = _Figures()  # the figures of the last page written in this process
+memo.kept(_FIGURES)
 
 
 def _image(pack: Pack, lang: str, face: Face, folder: Path, previous: Path | None) -> _Image:

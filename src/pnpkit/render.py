@@ -26,7 +26,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
-from pnpkit import fonts, icons, paths, pyfaces, richtext, svgdraw, trust
+from pnpkit import fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
 from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
@@ -189,9 +189,7 @@ class _Compiled(jinja2.BytecodeCache):
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         if bucket.code is None:
             return
-        if len(self.codes) >= self.KEEP:
-            self.codes.clear()
-        self.codes[bucket.key] = (bucket.checksum, bucket.code)
+        memo.remember(self.codes, bucket.key, (bucket.checksum, bucket.code), self.KEEP)
 
 
 def _settings(env: jinja2.Environment) -> str:
@@ -220,6 +218,7 @@ def _settings(env: jinja2.Environment) -> str:
 
 
 _COMPILED = _Compiled()
+memo.kept(_COMPILED.codes)
 
 
 def render(pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], list[Problem]]:
@@ -946,6 +945,7 @@ def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, 
 
 
 _REFERENCES: dict[tuple[str, str], list[str | None]] = {}  # by settings and source, as _COMPILED
+memo.kept(_REFERENCES)
 
 
 def _referenced(env: jinja2.Environment, source: str) -> list[str | None]:
@@ -953,9 +953,8 @@ def _referenced(env: jinja2.Environment, source: str) -> list[str | None]:
     jinja2.TemplateSyntaxError. Parsed once per process (watch asks again after every save)."""
     key = (_settings(env), source)
     if key not in _REFERENCES:
-        if len(_REFERENCES) >= _Compiled.KEEP:
-            _REFERENCES.clear()
-        _REFERENCES[key] = list(jinja2.meta.find_referenced_templates(env.parse(source)))
+        found = list(jinja2.meta.find_referenced_templates(env.parse(source)))
+        memo.remember(_REFERENCES, key, found, _Compiled.KEEP)
     return list(_REFERENCES[key])
 
 

@@ -239,10 +239,11 @@ def _keep_numbers(words: list[tuple[Seg, ...]]) -> list[tuple[Seg, ...]]:
     return out
 
 
-def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
+def wrap(parsed: Parsed, layout: Layout, width: float, fast: bool = True) -> list[Line]:
     """Greedy fill; a word wider than the box stands alone on its line. A line is measured as its
     words plus its spaces, each shaped on its own (words repeat, so their shapes are cached); no
-    font kerns across a space by more than a hair."""
+    font kerns across a space by more than a hair. fast=False: every word takes the general path
+    (the tests compare the two)."""
     lines: list[Line] = []
     run_width = layout.run_width
     for p, paragraph in enumerate(parsed.paragraphs):
@@ -252,7 +253,13 @@ def wrap(parsed: Parsed, layout: Layout, width: float) -> list[Line]:
             current: list[Run] = []
             used = 0.0
             for word in _keep_numbers(given):
-                if len(word) == 1 and not word[0].icon and current and current[-1][1] is not None:
+                if (
+                    fast
+                    and len(word) == 1
+                    and not word[0].icon
+                    and current
+                    and current[-1][1] is not None
+                ):
                     # most words: one run of text after text; merged into it when of its style
                     one, prev = word[0][:3], current[-1]
                     word_w = run_width(one)

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from pnpkit import fonts, itemsource, labels, packfonts, packformat, paths
+from pnpkit import fonts, itemsource, labels, memo, packfonts, packformat, paths
 from pnpkit.checker import Reader, close_match, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, Path_, display_path, load_yaml
@@ -734,6 +734,7 @@ class _Kept:
 # context and the places looked up; the places are looked up again at every load.
 _ITEMS: dict[tuple[str, Path_], _Kept] = {}
 ITEMS_KEPT = 100_000  # items; more, and it starts afresh
+memo.kept(_ITEMS)
 
 
 def _kept_item(r: Reader, value: object, path: Path_, context: str) -> Item | None:
@@ -775,9 +776,7 @@ def _places(
 
 
 def _keep_item(r: Reader, value: object, path: Path_, context: str, item: Item) -> None:
-    if len(_ITEMS) >= ITEMS_KEPT:
-        _ITEMS.clear()
-    _ITEMS[r.doc.file, path] = _Kept(value, context, item)
+    memo.remember(_ITEMS, (r.doc.file, path), _Kept(value, context, item), ITEMS_KEPT)
 
 
 def _misspelt_fields(

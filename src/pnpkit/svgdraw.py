@@ -63,7 +63,7 @@ from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill 
 )
 from reportlab.pdfgen.pathobject import PDFPathObject
 
-from pnpkit import fonts, shaping
+from pnpkit import fonts, memo, shaping
 from pnpkit.units import PT_PER_MM
 
 MM = PT_PER_MM  # points per millimetre
@@ -336,6 +336,7 @@ _PAINT_METHODS = (
 _MEMO_CAP = 4096  # distinct colours or strokes kept; a long watch session starts afresh
 _FILL_CODE: dict[tuple[float, float, float], str] = {}
 _STROKE_CODE: dict[tuple[Any, ...], tuple[str, str]] = {}
+memo.kept(_FILL_CODE, _STROKE_CODE)
 
 
 def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
@@ -351,7 +352,7 @@ def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
         canvas._fillColorObj = rgb
         text = _FILL_CODE.get(rgb)
         if text is None:
-            text = _memo(_FILL_CODE, rgb, f"{fp_str(rgb)} rg")
+            text = memo.remember(_FILL_CODE, rgb, f"{fp_str(rgb)} rg", _MEMO_CAP)
         code.append(text)
         canvas._setFillAlpha(fill[3])
     if stroke:
@@ -360,20 +361,13 @@ def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
         key = (r, g, b, width, cap, join, miter, dash, type(offset), offset)
         colour_line = _STROKE_CODE.get(key)
         if colour_line is None:
-            colour_line = _memo(_STROKE_CODE, key, _stroke_code(stroke))
+            colour_line = memo.remember(_STROKE_CODE, key, _stroke_code(stroke), _MEMO_CAP)
         canvas._strokeColorObj = (r, g, b)
         code.append(colour_line[0])
         canvas._setStrokeAlpha(alpha)
         code.append(colour_line[1])
         canvas._lineWidth, canvas._lineCap, canvas._lineJoin = width, cap, join
         canvas._miterLimit = miter
-
-
-def _memo(memo: dict[Any, T], key: Any, value: T) -> T:
-    if len(memo) >= _MEMO_CAP:
-        memo.clear()
-    memo[key] = value
-    return value
 
 
 def _stroke_code(stroke: Stroke) -> tuple[str, str]:
@@ -405,6 +399,7 @@ def _call_setters(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> N
 
 
 _OWN: dict[tuple[type, tuple[str, ...]], bool] = {}
+memo.kept(_OWN)
 
 
 def _reportlabs(canvas: Canvas, *methods: str) -> bool:
@@ -444,6 +439,7 @@ def _path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
 
 
 _PATH_CODE: dict[Any, str | None] = {}
+memo.kept(_PATH_CODE)
 
 
 def _memo_path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
@@ -452,7 +448,7 @@ def _memo_path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None
     try:
         return _PATH_CODE[segs]
     except KeyError:
-        return _memo(_PATH_CODE, segs, _path_code(segs))
+        return memo.remember(_PATH_CODE, segs, _path_code(segs), _MEMO_CAP)
 
 
 def _draw_path(canvas: Any, op: PathOp) -> None:
@@ -1136,6 +1132,7 @@ class LaidText(NamedTuple):
 
 _LAID: dict[bytes, LaidText] = {}
 _LAID_CAP = 20_000  # texts rendered, not yet compiled (~2.5 kB each); a long session starts afresh
+memo.kept(_LAID)
 _LAID_STATE: list[object] = [None]  # the fonts and number bound the entries were laid out under
 
 
@@ -1171,9 +1168,7 @@ def lay_out(key: str, laid: LaidText) -> None:
     """Remember how text_box() laid out the <text> element whose exclusive canonical XML is key
     (c14n_text_start, c14n_text)."""
     _fresh_laid()
-    if len(_LAID) >= _LAID_CAP:
-        _LAID.clear()
-    _LAID[key.encode()] = laid
+    memo.remember(_LAID, key.encode(), laid, _LAID_CAP)
 
 
 # Exclusive canonical XML (https://www.w3.org/TR/xml-exc-c14n/) of what text_box() writes: the
@@ -1253,6 +1248,7 @@ _LEAVES: dict[tuple[str, tuple[tuple[str, str], ...], int], tuple[Style, tuple[O
 _ATTRIBUTES: dict[
     tuple[str, tuple[tuple[str, str], ...]], tuple[Own, dict[str, str], tuple[str, ...]]
 ] = {}
+memo.kept(_STYLES, _LEAVES, _ATTRIBUTES)
 _MEMO_STATE: list[object] = [None]  # what the memos' entries were found valid under
 
 
@@ -1353,9 +1349,7 @@ class _Compiler:
             return done[0], done[1]
         (own, props), said = self.heard(lambda: self.read_attributes(el, tag))
         if not any(name[0] == "{" for name, _ in attrib):  # else: the element's nsmap counts
-            if len(_ATTRIBUTES) >= _MEMO_SIZE:
-                _ATTRIBUTES.clear()
-            _ATTRIBUTES[key] = (own, props, tuple(said))
+            memo.remember(_ATTRIBUTES, key, (own, props, tuple(said)), _MEMO_SIZE)
         return own, props
 
     def read_attributes(self, el: El, tag: str) -> tuple[Own, dict[str, str]]:
@@ -1406,9 +1400,7 @@ class _Compiler:
             return done[1]
         st, said = self.heard(lambda: self.computed_style(el, parent, props))
         if not said:
-            if len(_STYLES) >= _MEMO_SIZE:
-                _STYLES.clear()
-            _STYLES[key] = (parent, st)
+            memo.remember(_STYLES, key, (parent, st), _MEMO_SIZE)
         return st
 
     def computed_style(self, el: El, parent: Style, props: dict[str, str]) -> Style:
@@ -1462,9 +1454,7 @@ class _Compiler:
         _, said = self.heard(lambda: self.draw(el, tag, handler, st, ops))
         out += ops
         if not said and not _is_url(st["fill"]) and not any("url(" in v for _, v in attrib):
-            if len(_LEAVES) >= _MEMO_SIZE:
-                _LEAVES.clear()
-            _LEAVES[key] = (st, tuple(ops))
+            memo.remember(_LEAVES, key, (st, tuple(ops)), _MEMO_SIZE)
 
     def draw(self, el: El, tag: str, handler: Handler, st: Style, out: list[Op]) -> None:
         """Compile el, a supported element, and append its ops to out when it is shown."""

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from pnpkit import fonts, shaping
+from pnpkit import fonts, memo, shaping
 from pnpkit.model import Face
 from pnpkit.svgdraw import (
     Clip,
@@ -217,6 +217,8 @@ Outline = tuple[Polygons, "Box | None"]
 # compiler hands every face of a deck the same segs for the same frame or icon, and hashing them
 # costs more than the look-up
 _OUTLINES: dict[int, tuple[Segs, Outline]] = {}
+_OUTLINES_CAP = 4096
+memo.kept(_OUTLINES)
 
 
 def _outline(segs: Segs) -> Outline:
@@ -224,10 +226,8 @@ def _outline(segs: Segs) -> Outline:
     done = _OUTLINES.get(id(segs))
     if done is not None and done[0] is segs:
         return done[1]
-    if len(_OUTLINES) >= 4096:
-        _OUTLINES.clear()
     outline = _outline_of(segs)
-    _OUTLINES[id(segs)] = (segs, outline)
+    memo.remember(_OUTLINES, id(segs), (segs, outline), _OUTLINES_CAP)
     return outline
 
 
