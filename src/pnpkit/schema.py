@@ -709,14 +709,17 @@ def _read_items(
     # and the places of the group's templates, which items that name none of their own share
     shared = {side: r.doc.at((group, side)) for side in templates}
     context = repr((group, fields, templates, shared, unsure, typos, game.languages, game.players))
-    return [
-        it
-        for rr, v, p in raw
-        if (
-            it := _kept_item(rr, v, p, context)
-            or _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos, context)
-        )
-    ]
+    items = []
+    for rr, v, p in raw:
+        item = _kept_item(rr, v, p, context)
+        if item is None:
+            found = len(rr.problems)
+            item = _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos)
+            if item is not None and len(rr.problems) == found:  # kept for the next load
+                _keep_item(rr, v, p, context, item)
+        if item is not None:
+            items.append(item)
+    return items
 
 
 @dataclasses.dataclass(frozen=True)
@@ -814,29 +817,9 @@ def _read_item(
     templates: dict[str, str],
     unsure: bool = False,
     typos: dict[str, str] | None = None,
-    context: str = "",
 ) -> Item | None:
     """One item; with `unsure` (the group's fields are misspelt) any key is taken, and the
-    fields in `typos` (misspelt at their declaration) are neither required nor unknown. With a
-    `context` (_read_items), an item read without a problem is kept for the next load."""
-    found = len(r.problems)
-    item = _read_item_now(r, game, group, value, path, fields, templates, unsure, typos)
-    if context and item is not None and len(r.problems) == found:
-        _keep_item(r, value, path, context, item)
-    return item
-
-
-def _read_item_now(
-    r: Reader,
-    game: _Game,
-    group: str,
-    value: object,
-    path: Path_,
-    fields: dict[str, FieldSpec],
-    templates: dict[str, str],
-    unsure: bool,
-    typos: dict[str, str] | None,
-) -> Item | None:
+    fields in `typos` (misspelt at their declaration) are neither required nor unknown."""
     typos = typos or {}
     allowed = (
         tuple(value)
