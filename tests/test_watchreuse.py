@@ -40,13 +40,13 @@ def cold_load(pack: Path) -> tuple[str, list[str]]:
 def reads(monkeypatch) -> list[str]:
     """The ids of the items read afresh (not taken from an earlier load)."""
     read: list[str] = []
-    now = schema._read_item_now
+    now = schema._read_item
 
     def spy(r, game, group, value, *rest):
         read.append(value.get("id", "?") if isinstance(value, dict) else "?")
         return now(r, game, group, value, *rest)
 
-    monkeypatch.setattr(schema, "_read_item_now", spy)
+    monkeypatch.setattr(schema, "_read_item", spy)
     schema._ITEMS.clear()
     loader._LAST.clear()
     return read
