@@ -705,6 +705,12 @@ def _read_items(
     # undeclared: they are not each reported unknown too.
     unsure = (group, "fields") in r.misspelt
     typos = _misspelt_fields(r, raw, fields or {}, (group, "fields"))
+    if not memo.handing_on():  # a one-shot build: no next load to hand the items to
+        return [
+            it
+            for rr, v, p in raw
+            if (it := _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos))
+        ]
     # repr, not ==: 1, 1.0 and True are equal but read differently (a default is taken as is)
     # and the places of the group's templates, which items that name none of their own share
     shared = {side: r.doc.at((group, side)) for side in templates}
