@@ -42,7 +42,6 @@ import sys
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, cast
 
@@ -865,14 +864,16 @@ def _inside(canvas: Canvas) -> _CanvasInside:
     return cast(_CanvasInside, canvas)
 
 
-@dataclass(frozen=True)
 class _FaceKey:
     """A face's key (Cache._face_key) and what it was made from: the item (held, so its id stays
-    its own), the template's name, the pack-wide part, the template family's hash, the geometry."""
+    its own), the template's name, the pack-wide part, the template family's hash, the geometry.
+    A plain class, not a dataclass: making one compiles its methods at import, which every
+    one-shot build would pay for (about a million instructions)."""
 
-    item: Item
-    parts: tuple[str, bytes, bytes, str]
-    digest: bytes
+    __slots__ = ("item", "parts", "digest")
+
+    def __init__(self, item: Item, parts: tuple[str, bytes, bytes, str], digest: bytes) -> None:
+        self.item, self.parts, self.digest = item, parts, digest
 
 
 class _Memo:

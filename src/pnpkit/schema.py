@@ -728,14 +728,15 @@ def _read_items(
     return items
 
 
-@dataclasses.dataclass(frozen=True)
 class _Kept:
     """An item read without a problem in an earlier load of this process, the raw mapping it was
-    read from (held, so its identity stays its own) and what else the reading depended on."""
+    read from (held, so its identity stays its own) and what else the reading depended on. (Not
+    a dataclass: see cache._FaceKey.)"""
 
-    value: object
-    context: str
-    item: Item
+    __slots__ = ("value", "context", "item")
+
+    def __init__(self, value: object, context: str, item: Item) -> None:
+        self.value, self.context, self.item = value, context, item
 
 
 # Items read before (watch: the loader hands back the very mapping of an item whose lines did
