@@ -115,7 +115,7 @@ def test_a_long_lived_process_makes_only_the_figures_that_changed(tmp_path, monk
     the same; the page is byte for byte the one a new process writes."""
     monkeypatch.chdir(tmp_path)
     root = _checked_pack(tmp_path)
-    c = Cache()
+    c = Cache(deferred=True)  # watch's
     assert not build.build(root, Path("build"), cache=c).errors
     cards = (root / "cards.yaml").read_text(encoding="utf-8")
     (root / "cards.yaml").write_text(cards.replace("c1", "c1x", 1), encoding="utf-8")
@@ -138,7 +138,7 @@ def test_a_face_image_is_taken_over_only_while_all_it_shows_is_the_same(
     """The safe area and the bleed change the image's insets (the SVG may stay the same)."""
     monkeypatch.chdir(tmp_path)
     root = _checked_pack(tmp_path)
-    c = Cache()
+    c = Cache(deferred=True)  # watch's
     assert not build.build(root, Path("build"), cache=c).errors
     game = (root / "game.yaml").read_text(encoding="utf-8")
     (root / "game.yaml").write_text(game.replace("  bleed: 3mm\n", change), encoding="utf-8")

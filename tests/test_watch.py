@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from pnpkit import build, watch
+from pnpkit.cache import Cache
 from pnpkit.watch import Server, Watcher
 
 M = "components/mammoth-herd"
@@ -366,7 +367,8 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
         textcheck._OUTLINES,
     )
     build.forget_kept()
-    build.build(kit.pack, tmp_path / "a", overrides=None)
+    # watch's cache (deferred): a long-lived process's build keeps its per-item work too
+    build.build(kit.pack, tmp_path / "a", overrides=None, cache=Cache(None, deferred=True))
     # each holds something after a build (svgdraw._LAID too, between text_box() and the compiler)
     assert all(kept), [len(k) for k in kept]
     assert all(any(k is r for r in memo.registered()) for k in kept)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SOLID, colour_pack
-from pnpkit import build, loader, output, schema
+from pnpkit import build, loader, memo, output, schema
 from pnpkit.cache import Cache
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -47,6 +47,7 @@ def reads(monkeypatch) -> list[str]:
         return now(r, game, group, value, *rest)
 
     monkeypatch.setattr(schema, "_read_item", spy)
+    monkeypatch.setattr(memo, "_HANDING_ON", [True])  # as in watch's builds
     schema._ITEMS.clear()
     loader._LAST.clear()
     return read
@@ -149,7 +150,7 @@ def test_face_keys_taken_from_the_last_build_are_the_keys_made_afresh(tmp_path):
     """Cache._face_key of an item seen in the last build gives the digest a fresh cache makes:
     after the item, its template, its group's size or the pack's bleed changed."""
     pack = colour_pack(tmp_path, n=5)
-    warm = Cache(None)
+    warm = Cache(None, deferred=True)  # watch's
     edits = [
         ("cards.yaml", "'#255bb7'", "'#255bb8'"),  # c1's colour
         ("templates/solid.svg.j2", "<rect", "<rect data-x='1'"),
@@ -245,7 +246,7 @@ def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path,
     from pnpkit import cache as cache_module
     from pnpkit import fonts, pdf
 
-    cache = Cache(None)
+    cache = Cache(None, deferred=True)  # watch's
     pack = colour_pack(tmp_path, n=3)
     assert not build.validate(pack, cache=cache).errors
     faces = build.validate(pack, cache=cache).faces["en"]  # the second build: keys taken over
@@ -303,6 +304,7 @@ def test_a_layout_taken_from_an_earlier_build_is_what_impose_lays_out(monkeypatc
         (deck(20, {1: {"kind": "hex"}}), settings, False),
     ]
     layout._LAYOUTS.clear()
+    monkeypatch.setattr(memo, "_HANDING_ON", [True])  # as in watch's builds
     impose, calls = layout.impose, []
     monkeypatch.setattr(layout, "impose", lambda *a: calls.append(1) or impose(*a))
     for n, (faces, settings, taken) in enumerate(steps):
@@ -314,3 +316,22 @@ def test_a_layout_taken_from_an_earlier_build_is_what_impose_lays_out(monkeypatc
         for page in pages:  # as build._label does: the kept layout must not see it
             page.label, page.lines = "changed by the caller", [(0, 0, 1, 1)]
     assert layout.impose_again(faces, settings, REGISTRY.packers)[0][0].label == ""
+
+
+def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monkeypatch):
+    """`pnpkit build` (a cache that saves at once) has no next build: it keeps no item, face
+    key, layout, form name nor item figure for one, and writes what watch's first build writes."""
+    from pnpkit import layout, pdf, preview
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    root = bench_cards.make_pack(tmp_path / "deck", 6, sheet=False)
+    build.forget_kept()
+    cache = Cache(tmp_path / "one" / build.CACHE_DIR)
+    assert build.build(root, tmp_path / "one", cache=cache).written
+    assert not (schema._ITEMS or layout._LAYOUTS or pdf._NAMES or preview._FIGURES.items)
+    assert not cache._memo.keys
+    watched = Cache(tmp_path / "two" / build.CACHE_DIR, deferred=True)
+    assert build.build(root, tmp_path / "two", cache=watched, tidy_later=True).written
+    assert schema._ITEMS and layout._LAYOUTS and pdf._NAMES and preview._FIGURES.items
+    assert watched._memo.keys
+    assert kit_files(tmp_path / "one" / "bench") == kit_files(tmp_path / "two" / "bench")

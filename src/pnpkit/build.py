@@ -98,6 +98,9 @@ def validate(
     `stream` (build(), with a cache): a language of earlyforms.STREAM_FROM faces or more has
     its faces drawn into their PDF forms as they are checked, and their drawings released."""
     reg = registry or default_registry()
+    # what each item's reading, keys, layout, form and figure worked out is kept for the next
+    # build only by a long-lived process's (watch's: its cache saves when idle, `deferred`)
+    memo.hand_on(cache is not None and cache.deferred)
     pack, problems = schema.load_pack(root)
     if pack is None:
         return Result(None, problems=_sorted(problems))

@@ -42,7 +42,6 @@ import sys
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, cast
 
@@ -275,6 +274,8 @@ class Cache:
         source = self._template_sources(env, name)
         if source is None:
             return None
+        if not self.deferred:  # a one-shot build: no next build to hand the key to
+            return self._digest(pack, group, item, side, lang, base, source)
         memo = self._memo.contexts
         if (id(group), side) not in memo:
             memo[id(group), side] = repr(render.face_geometry(pack, group, side))
@@ -286,12 +287,19 @@ class Cache:
         if kept is not None and kept.item is item and kept.parts == (name, base, source, geometry):
             made = kept.digest
         else:
-            h = hashlib.sha256(base)
-            h.update(source)
-            h.update(self._context_repr(pack, group, item, side, lang).encode())
-            made = h.digest()
+            made = self._digest(pack, group, item, side, lang, base, source)
         self._memo.keys[slot] = _FaceKey(item, (name, base, source, geometry), made)
         return made
+
+    def _digest(
+        self, pack: Pack, group: Group, item: Item, side: str, lang: str, base: bytes, source: bytes
+    ) -> bytes:
+        """The face's key made afresh from the pack-wide part, the template family and the
+        face's context."""
+        h = hashlib.sha256(base)
+        h.update(source)
+        h.update(self._context_repr(pack, group, item, side, lang).encode())
+        return h.digest()
 
     def _context_repr(self, pack: Pack, group: Group, item: Item, side: str, lang: str) -> str:
         """repr(render.face_context(...)), its two parts made once per item and per group side
@@ -856,14 +864,16 @@ def _inside(canvas: Canvas) -> _CanvasInside:
     return cast(_CanvasInside, canvas)
 
 
-@dataclass(frozen=True)
 class _FaceKey:
     """A face's key (Cache._face_key) and what it was made from: the item (held, so its id stays
-    its own), the template's name, the pack-wide part, the template family's hash, the geometry."""
+    its own), the template's name, the pack-wide part, the template family's hash, the geometry.
+    A plain class, not a dataclass: making one compiles its methods at import, which every
+    one-shot build would pay for (about a million instructions)."""
 
-    item: Item
-    parts: tuple[str, bytes, bytes, str]
-    digest: bytes
+    __slots__ = ("item", "parts", "digest")
+
+    def __init__(self, item: Item, parts: tuple[str, bytes, bytes, str], digest: bytes) -> None:
+        self.item, self.parts, self.digest = item, parts, digest
 
 
 class _Memo:

@@ -236,8 +236,8 @@ def impose_again(
     """impose(), or the layout of an earlier call whose faces were alike in all impose() reads
     of them (but their drawings), with these faces on it. Only faces that fill the grid: a
     packer of the registry may read anything of a face."""
-    if any(f.labels or f.kind in packers for f in faces):
-        return impose(faces, settings, packers)
+    if not memo.handing_on() or any(f.labels or f.kind in packers for f in faces):
+        return impose(faces, settings, packers)  # one-shot, or a packer may read anything
     shape: list[tuple[object, ...]] = [
         (f.group, f.item, f.side, f.count, f.size, f.bleed, f.kind, f.where, f.shape, f.variant)
         for f in faces

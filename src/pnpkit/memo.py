@@ -26,6 +26,22 @@ class Clearable(Protocol):
 
 _KEPT: list[Clearable] = []  # what forget() empties, in the order registered
 
+# Whether this process's builds hand what they worked out per item (models, face keys, form
+# names, layouts, preview figures) on to the next build: only a long-lived process (watch) has
+# a next build; a one-shot `pnpkit build` would pay for keeping them and never use them.
+_HANDING_ON = [False]
+
+
+def hand_on(on: bool) -> None:
+    """Say whether the builds that follow keep their per-item work for the build after them
+    (build.validate says so from its cache: watch's is `deferred`)."""
+    _HANDING_ON[0] = on
+
+
+def handing_on() -> bool:
+    """Whether this build keeps its per-item work for the next (see hand_on)."""
+    return _HANDING_ON[0]
+
 
 def remember(memo: dict[K, V], key: K, value: V, cap: int) -> V:
     """memo[key] = value, memo emptied first when it holds cap entries; value."""

@@ -391,7 +391,8 @@ def _form_name(svg: str) -> str:
     name = _NAMES.get(svg)
     if name is None:
         name = "F" + hashlib.sha1(svg.encode("utf-8")).hexdigest()[:16]
-        memo.remember(_NAMES, svg, name, NAMES_KEPT)
+        if memo.handing_on():  # a long-lived process writes the same faces again
+            memo.remember(_NAMES, svg, name, NAMES_KEPT)
     return name
 
 

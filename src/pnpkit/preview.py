@@ -316,7 +316,10 @@ class _Figures:
     def of_item(
         self, pack: Pack, lang: str, item: Item, sides: dict[str, Face], notes: list[Problem]
     ) -> Markup | None:
-        """The figure the previous page showed for an item alike in all it shows, or None."""
+        """The figure the previous page showed for an item alike in all it shows, or None (a
+        one-shot build has no previous page: see memo.hand_on)."""
+        if not memo.handing_on():
+            return None
         key = self._item_key(pack, lang, item, sides, notes)
         found = self.items_before.get(key)
         if found is not None:
@@ -328,7 +331,7 @@ class _Figures:
     ) -> Markup:
         """html() of the item's figure, kept by the item for the next page."""
         made = self.html(lang, figure)
-        if not any(image.framed for image in figure.faces):
+        if memo.handing_on() and not any(image.framed for image in figure.faces):
             self.items[self._item_key(pack, lang, item, sides, list(figure.notes))] = made
         return made
 

@@ -705,6 +705,12 @@ def _read_items(
     # undeclared: they are not each reported unknown too.
     unsure = (group, "fields") in r.misspelt
     typos = _misspelt_fields(r, raw, fields or {}, (group, "fields"))
+    if not memo.handing_on():  # a one-shot build: no next load to hand the items to
+        return [
+            it
+            for rr, v, p in raw
+            if (it := _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos))
+        ]
     # repr, not ==: 1, 1.0 and True are equal but read differently (a default is taken as is)
     # and the places of the group's templates, which items that name none of their own share
     shared = {side: r.doc.at((group, side)) for side in templates}
@@ -722,14 +728,15 @@ def _read_items(
     return items
 
 
-@dataclasses.dataclass(frozen=True)
 class _Kept:
     """An item read without a problem in an earlier load of this process, the raw mapping it was
-    read from (held, so its identity stays its own) and what else the reading depended on."""
+    read from (held, so its identity stays its own) and what else the reading depended on. (Not
+    a dataclass: see cache._FaceKey.)"""
 
-    value: object
-    context: str
-    item: Item
+    __slots__ = ("value", "context", "item")
+
+    def __init__(self, value: object, context: str, item: Item) -> None:
+        self.value, self.context, self.item = value, context, item
 
 
 # Items read before (watch: the loader hands back the very mapping of an item whose lines did
