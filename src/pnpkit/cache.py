@@ -276,10 +276,7 @@ class Cache:
             return None
         if not self.deferred:  # a one-shot build: no next build to hand the key to
             return self._digest(pack, group, item, side, lang, base, source)
-        memo = self._memo.contexts
-        if (id(group), side) not in memo:
-            memo[id(group), side] = repr(render.face_geometry(pack, group, side))
-        geometry = memo[id(group), side]
+        geometry = self._geometry(pack, group, side)
         # The same item (schema keeps an unchanged item's object from load to load in watch)
         # with the same template, pack-wide part and geometry: the digest made last build.
         slot, made = (id(item), lang, side), None
@@ -305,12 +302,17 @@ class Cache:
         """repr(render.face_context(...)), its two parts made once per item and per group side
         (a card's front and back see the same item; a group's faces, the same geometry)."""
         memo = self._memo.contexts
-        item_key, face_key = (id(item), lang), (id(group), side)
+        item_key = (id(item), lang)
         if item_key not in memo:  # ids hold: the pack's groups and items live through the build
             memo[item_key] = repr(render.item_values(item, lang))
-        if face_key not in memo:
-            memo[face_key] = repr(render.face_geometry(pack, group, side))
-        return f"{{'item': {memo[item_key]}, 'face': {memo[face_key]}}}"
+        return f"{{'item': {memo[item_key]}, 'face': {self._geometry(pack, group, side)}}}"
+
+    def _geometry(self, pack: Pack, group: Group, side: str) -> str:
+        """repr(render.face_geometry(...)), made once per group side and build."""
+        memo = self._memo.contexts
+        if (id(group), side) not in memo:
+            memo[id(group), side] = repr(render.face_geometry(pack, group, side))
+        return memo[id(group), side]
 
     def _base(self, pack: Pack, lang: str, shared: dict[str, object]) -> bytes:
         """The pack-wide part of a face's inputs in one language, hashed once per build."""
@@ -415,7 +417,7 @@ class Cache:
     # ------------------------------------------------------------ PDF forms
 
     @contextlib.contextmanager
-    def pdf_forms(self, pages: list[Page]) -> Iterator[_FormPlan]:
+    def pdf_forms(self, pages: list[Page]) -> Iterator[FormPlan]:
         """While one PDF of these pages is written, its faces take their forms' finished bytes
         from the cache (pdf.face_form), and keep the ones drawn afresh there."""
         owned = [
@@ -424,7 +426,7 @@ class Cache:
             if isinstance(d := f.drawing, FormDrawing)
         ]
         drawings = {id(d): d for _, d in owned}
-        plan = _FormPlan(self, list(drawings.values()))
+        plan = FormPlan(self, list(drawings.values()))
         bound = {k: d.bound(plan) for k, d in drawings.items()}
         for face, d in owned:
             face.drawing = bound[id(d)]
@@ -438,7 +440,7 @@ class Cache:
     def form_plan(self, chars: dict[str, set[str]]) -> FormPlan:
         """A plan for a PDF whose forms use these characters (earlyforms: a scratch document
         seeded as the real one will be)."""
-        return _FormPlan(self, [], chars)
+        return FormPlan(self, [], chars)
 
     # ------------------------------------------------------------ text checks
 
@@ -648,7 +650,7 @@ def _tables(parts: list[object], count: int) -> tuple[int, list[dict[bytes, Entr
 _NO_CHARS: frozenset[str] = frozenset()
 
 
-class _FormPlan:
+class FormPlan:
     """What one PDF's forms need: every character each font draws, and the cache to replay from."""
 
     def __init__(
@@ -687,9 +689,6 @@ class _FormPlan:
         return done
 
 
-FormPlan = _FormPlan  # what earlyforms hands FormDrawing.bound()
-
-
 class FormDrawing(svgdraw.Drawing):
     """A compiled drawing that knows its cache key and, once bound to a PDF's plan, replays the
     content it drew into a PDF form with the same font state."""
@@ -706,7 +705,7 @@ class FormDrawing(svgdraw.Drawing):
         self._again: Callable[[], tuple[svgdraw.Op, ...]] | None = None
         super().__init__(width_mm, height_mm, viewbox, ops)
         self.key = key
-        self.plan: _FormPlan | None = None
+        self.plan: FormPlan | None = None
         self.unbound = self
         # form_key()'s answers by font state and canvas settings; shared with the bound twins,
         # and kept while a long-lived cache hands this drawing to the next build
@@ -773,7 +772,7 @@ class FormDrawing(svgdraw.Drawing):
             if isinstance(op, svgdraw.TextOp) and op.shaping is not None
         )
 
-    def bound(self, plan: _FormPlan) -> FormDrawing:
+    def bound(self, plan: FormPlan) -> FormDrawing:
         """This drawing, replaying for the PDF of plan."""
         twin = copy.copy(self)
         twin.plan = plan

@@ -7,7 +7,7 @@ become), and the PDF is written only once every face of every language has passe
 So, in a build of STREAM_FROM faces or more, build._streamed() renders, compiles and checks
 BATCH faces at a time, and each batch is drawn, right after its checks, into a scratch
 document set up as the language's PDF will be (its print-check page, then its fonts given
-every character the faces so far use, in the order cache._FormPlan gives them). The forms'
+every character the faces so far use, in the order cache.FormPlan gives them). The forms'
 bytes go into the cache under their form keys (cache.FormDrawing.form_key: the drawing, its
 box, the canvas settings and the codes its characters have), and each drawing is released:
 it keeps its characters, whether it draws images and its keys, and makes its ops again only

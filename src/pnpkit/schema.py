@@ -705,23 +705,23 @@ def _read_items(
     # undeclared: they are not each reported unknown too.
     unsure = (group, "fields") in r.misspelt
     typos = _misspelt_fields(r, raw, fields or {}, (group, "fields"))
-    if not memo.handing_on():  # a one-shot build: no next load to hand the items to
-        return [
-            it
-            for rr, v, p in raw
-            if (it := _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos))
-        ]
-    # repr, not ==: 1, 1.0 and True are equal but read differently (a default is taken as is)
-    # and the places of the group's templates, which items that name none of their own share
-    shared = {side: r.doc.at((group, side)) for side in templates}
-    context = repr((group, fields, templates, shared, unsure, typos, game.languages, game.players))
+    keeping = memo.handing_on()  # a one-shot build has no next load to hand the items to
+    context = ""
+    if keeping:
+        # repr, not ==: 1, 1.0 and True are equal but read differently (a default is taken as
+        # is) and the places of the group's templates, which items that name none of their own
+        # share
+        shared = {side: r.doc.at((group, side)) for side in templates}
+        context = repr(
+            (group, fields, templates, shared, unsure, typos, game.languages, game.players)
+        )
     items = []
     for rr, v, p in raw:
-        item = _kept_item(rr, v, p, context)
+        item = _kept_item(rr, v, p, context) if keeping else None
         if item is None:
             found = len(rr.problems)
             item = _read_item(rr, game, group, v, p, fields or {}, templates, unsure, typos)
-            if item is not None and len(rr.problems) == found:  # kept for the next load
+            if keeping and item is not None and len(rr.problems) == found:  # for the next load
                 _keep_item(rr, v, p, context, item)
         if item is not None:
             items.append(item)
