@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 SCRIPTS = [  # every scripts/bench_*.py, with --quick (tiny sizes, one run) and what it prints
     ("bench_cards.py", "pnpkit build, new process, one card edited: median"),
+    ("bench_cores.py", "-process split gains at most"),
     ("bench_export.py", "files that differ between the cold and the warm output: "),
     ("bench_incremental.py", "one card changed, new `pnpkit build` process: median"),
     ("bench_png.py", "faces/s"),
