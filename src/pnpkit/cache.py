@@ -31,7 +31,6 @@ are dropped when it is saved.
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import gc
 import hashlib
@@ -453,8 +452,7 @@ class Cache:
         if not isinstance(drawing, FormDrawing) or drawing.key not in self.drawings:
             return check()  # not a drawing of this cache (a flattened raster): checked each time
         deps = self.drawings[drawing.key][2]
-        key = hashlib.sha256(drawing.key + repr((deps, settings)).encode()).digest()
-        return self.texts.get(self.path, key, self.generation, check)
+        return self.texts.get(self.path, drawing.text_key(deps, settings), self.generation, check)
 
 
 Findings = list[tuple[str, str]]  # (text, message), as textcheck.problems() gives them
@@ -478,12 +476,10 @@ class TextChecks:
     ) -> Findings:
         if path != self.path:
             self.path, self.entries = path, _read_texts(path)
-        entry = self.entries.get(key)
-        kept = entry[1] if isinstance(entry, list) and len(entry) == 2 else None
-        if isinstance(kept, tuple) and all(_finding(f) for f in kept):
-            assert entry is not None
+        entry = self.entries.get(key)  # sound: _read_texts() let in no other
+        if entry is not None:
             entry[0] = generation
-            return [(text, message) for text, message in kept]
+            return list(cast("tuple[tuple[str, str], ...]", entry[1]))
         found = check()
         self.checked += 1
         self.entries[key] = [generation, tuple(found)]
@@ -498,6 +494,18 @@ class TextChecks:
         if path is None:
             return
         _save_marshalled(_texts_path(path), 0, [self.entries])  # a failure only costs time
+
+
+def _sound(entry: object) -> bool:
+    """Whether a text-check entry read from a file is what TextChecks.get() keeps:
+    [generation, ((text, message), ...)]."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 2
+        and isinstance(entry[0], int)
+        and isinstance(entry[1], tuple)
+        and all(_finding(f) for f in entry[1])
+    )
 
 
 def _finding(value: object) -> bool:
@@ -515,9 +523,10 @@ def _texts_path(path: Path) -> Path:
 
 
 def _read_texts(path: Path | None) -> dict[bytes, Entry]:
-    """The text-check entries kept beside a pack's cache file; none if missing or stale."""
+    """The text-check entries kept beside a pack's cache file, each checked once here (a
+    damaged one is left out: its texts are checked again); none if missing or stale."""
     read = None if path is None else _load_marshalled(_texts_path(path), 1)
-    return read[1][0] if read is not None else {}
+    return {k: v for k, v in read[1][0].items() if _sound(v)} if read is not None else {}
 
 
 class _Rowed(Mapping[bytes, Entry]):
@@ -710,6 +719,8 @@ class FormDrawing(svgdraw.Drawing):
         # form_key()'s answers by font state and canvas settings; shared with the bound twins,
         # and kept while a long-lived cache hands this drawing to the next build
         self.form_keys: dict[tuple[object, ...], bytes] = {}
+        # text_key()'s answers by settings, with the files drawn they were made for; kept alike
+        self.text_keys: dict[object, tuple[object, bytes]] = {}
 
     @property  # the field, or made again once released
     def ops(self) -> tuple[svgdraw.Op, ...]:
@@ -765,16 +776,22 @@ class FormDrawing(svgdraw.Drawing):
 
     @functools.cached_property
     def shaped(self) -> tuple[tuple[str, str, shaping.Shaped], ...]:
-        """The shaped runs it sets: (font, characters, shape data)."""
+        """The shaped runs it sets that hold glyphs standing as private-use characters, all that
+        renew() registers: (font, characters, shape data). Most drawings have none, so taking
+        one over costs no step per run (watch takes a thousand over after each save)."""
         return tuple(
             (op.font, op.text, op.shaping)
             for op in self.ops
-            if isinstance(op, svgdraw.TextOp) and op.shaping is not None
+            if isinstance(op, svgdraw.TextOp)
+            and op.shaping is not None
+            and shaping.has_private(op.text)
         )
 
     def bound(self, plan: FormPlan) -> FormDrawing:
-        """This drawing, replaying for the PDF of plan."""
-        twin = copy.copy(self)
+        """This drawing, replaying for the PDF of plan: a shallow copy, as copy.copy() makes it
+        but without its generic protocol (a third of pdf_forms() for a 1,000-card deck)."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
         twin.plan = plan
         return twin
 
@@ -824,6 +841,18 @@ class FormDrawing(svgdraw.Drawing):
             codes = tuple(map(assigned.get, map(ord, chars)))
             h.update(repr((font, fstate.internalName, codes)).encode())
         return h.digest()
+
+    def text_key(self, deps: object, settings: object) -> bytes:
+        """The key of its text check's findings (Cache.text_findings) under settings, the files
+        it draws being deps: its own key, deps and settings, hashed. A long-lived process keeps
+        it for the next build, which takes this drawing over (watch: a thousand per save)."""
+        kept = self.text_keys.get(settings)
+        if kept is not None and kept[0] == deps:
+            return kept[1]
+        key = hashlib.sha256(self.key + repr((deps, settings)).encode()).digest()
+        if memo.handing_on():
+            memo.remember(self.text_keys, settings, (deps, key), FORM_KEYS_KEPT)
+        return key
 
     def kept_form(self, key: bytes) -> tuple[bytes, tuple[int, int]] | None:
         """The form bytes kept under key, by this build or an earlier one."""
