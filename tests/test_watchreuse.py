@@ -335,3 +335,49 @@ def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monk
     assert schema._ITEMS and layout._LAYOUTS and pdf._NAMES and preview._FIGURES.items
     assert watched._memo.keys
     assert kit_files(tmp_path / "one" / "bench") == kit_files(tmp_path / "two" / "bench")
+
+
+def test_page_labels_kept_from_the_last_pdf_are_those_drawn_afresh(tmp_path, monkeypatch):
+    """A long-lived process takes a page's label from the PDF before while its text, place and
+    its characters' codes in the document are the same (but the first: it gives the codes of
+    characters no face draws); a character new to the faces shifts the
+    codes the seeded fonts give (in order), and the labels are drawn again. Each PDF is byte for
+    byte a cold build's."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    root = bench_cards.make_pack(tmp_path / "deck", 24, sheet=False)
+    out = tmp_path / "out"
+    cache = Cache(out / build.CACHE_DIR, deferred=True)
+    build.forget_kept()
+    drawn: list[str] = []
+    centred = Canvas.drawCentredString
+
+    def spy(canvas, x, y, text, *rest, **options):
+        drawn.extend([text] if " · en · " in text else [])  # a page label
+        return centred(canvas, x, y, text, *rest, **options)
+
+    monkeypatch.setattr(Canvas, "drawCentredString", spy)
+    cards = root / "cards.yaml"
+    steps = [
+        (lambda t: t, True),  # the first build draws them
+        (colour_of("card-0003", "'#123456'"), False),  # the same characters: labels taken
+        (lambda t: t.replace("text: 'player", "text: '§player", 1), True),  # '§': later codes move
+        (lambda t: t.replace("title: 'Card 5 ", "title: 'Card 5x ", 1), False),
+    ]
+    texts, kits = [], []
+    for n, (edit, again) in enumerate(steps):
+        cards.write_text(edit(cards.read_text(encoding="utf-8")), encoding="utf-8")
+        before = len(drawn)
+        assert build.build(root, out, cache=cache, tidy_later=True).written
+        with output.locked(out, "test"):
+            output.keep_spares(out)
+        # taken: all but the PDF's first, drawn as it gives its characters their first codes
+        assert (len(drawn) - before > 1) is again, n
+        texts.append(cards.read_text(encoding="utf-8"))
+        kits.append(kit_files(out / "bench"))
+    for n, text in enumerate(texts):  # from nothing, each: nothing kept between them
+        cards.write_text(text, encoding="utf-8")
+        build.forget_kept()
+        assert build.build(root, tmp_path / f"cold{n}", cache=Cache(None)).written
+        assert kits[n] == kit_files(tmp_path / f"cold{n}" / "bench"), n
