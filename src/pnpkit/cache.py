@@ -278,14 +278,12 @@ class Cache:
         geometry = self._geometry(pack, group, side)
         # The same item (schema keeps an unchanged item's object from load to load in watch)
         # with the same template, pack-wide part and geometry: the digest made last build.
-        slot, made = (id(item), lang, side), None
+        slot, parts = (id(item), lang, side), (name, base, source, geometry)
         kept = self._keyed.get(slot)
-        if kept is not None and kept.item is item and kept.parts == (name, base, source, geometry):
-            made = kept.digest
-        else:
-            made = self._digest(pack, group, item, side, lang, base, source)
-        self._memo.keys[slot] = _FaceKey(item, (name, base, source, geometry), made)
-        return made
+        if kept is None or kept.item is not item or kept.parts != parts:
+            kept = _FaceKey(item, parts, self._digest(pack, group, item, side, lang, base, source))
+        self._memo.keys[slot] = kept
+        return kept.digest
 
     def _digest(
         self, pack: Pack, group: Group, item: Item, side: str, lang: str, base: bytes, source: bytes
@@ -670,6 +668,18 @@ class FormPlan:
         for d in drawings:
             for font, used in d.chars.items():
                 self.chars.setdefault(font, set()).update(used)
+        # the drawings whose characters it holds, by id (held: their ids stay theirs), which
+        # form_key() need not check one by one
+        self.members = {id(d): d for d in drawings}
+
+    def holds(self, drawing: FormDrawing) -> bool:
+        """Whether the fonts are given every character the drawing sets."""
+        if self.members.get(id(drawing)) is drawing:
+            return True
+        return all(
+            self.chars.get(font, _NO_CHARS).issuperset(chars)
+            for font, chars in drawing.chars.items()
+        )
 
     def seed(self, canvas: Canvas) -> bytes:
         """Give the document's fonts every character, in order; the font state that results
@@ -805,14 +815,7 @@ class FormDrawing(svgdraw.Drawing):
             return None
         state = plan.seed(canvas)  # the first form of a PDF seeds its fonts, whatever it draws
         own = self.unbound  # what it works out is kept there, not on this bound copy
-        if (
-            not state
-            or own.images
-            or any(
-                not plan.chars.get(font, _NO_CHARS).issuperset(chars)
-                for font, chars in own.chars.items()
-            )
-        ):
+        if not state or own.images or not plan.holds(own):
             return None
         inside = _inside(canvas)
         canvas_settings = (bbox, inside._preamble, inside._pageCompression, type(canvas))
