@@ -381,3 +381,25 @@ def test_page_labels_kept_from_the_last_pdf_are_those_drawn_afresh(tmp_path, mon
         build.forget_kept()
         assert build.build(root, tmp_path / f"cold{n}", cache=Cache(None)).written
         assert kits[n] == kit_files(tmp_path / f"cold{n}" / "bench"), n
+
+
+def test_text_keys_kept_by_a_drawing_are_those_made_afresh(tmp_path, monkeypatch):
+    """A drawing watch takes over keeps its text-check key per settings, for the files it drew
+    then: the key made afresh from its own key, those files and the settings, and made again
+    when either differs."""
+    import hashlib
+
+    monkeypatch.setattr(memo, "_HANDING_ON", [True])  # as in watch's builds
+    cache = Cache(None, deferred=True)
+    result = build.validate(colour_pack(tmp_path, n=2), cache=cache)
+    drawing = result.faces["en"][0].drawing
+    deps = cache.drawings[drawing.key][2]
+
+    def fresh(deps: object, settings: object) -> bytes:
+        return hashlib.sha256(drawing.key + repr((deps, settings)).encode()).digest()
+
+    for settings in [((69.5, 94.9), 3.0, 6.0, 3.0, True), ((69.5, 94.9), 3.0, 0.0, 3.0, True)]:
+        for files in [deps, (("art.png", "/p/art.png", "ab12"),), deps]:
+            assert drawing.text_key(files, settings) == fresh(files, settings)
+            assert drawing.text_key(files, settings) == fresh(files, settings)  # kept
+    assert drawing.text_keys  # kept, by settings
