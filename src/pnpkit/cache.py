@@ -269,21 +269,43 @@ class Cache:
 
         The context is the one render_face() hands the template (bar text_box, whose
         behaviour depends on the minimum font size, hashed with the pack's part)."""
-        base = self._base(pack, lang, shared)
-        source = self._template_sources(env, name)
-        if source is None:
+        parts = self._parts(pack, group, side, name, lang, shared, env)
+        if parts is None:
             return None
+        _, base, source, _ = parts
         if not self.deferred:  # a one-shot build: no next build to hand the key to
             return self._digest(pack, group, item, side, lang, base, source)
-        geometry = self._geometry(pack, group, side)
         # The same item (schema keeps an unchanged item's object from load to load in watch)
         # with the same template, pack-wide part and geometry: the digest made last build.
-        slot, parts = (id(item), lang, side), (name, base, source, geometry)
+        slot = (id(item), lang, side)
         kept = self._keyed.get(slot)
         if kept is None or kept.item is not item or kept.parts != parts:
             kept = _FaceKey(item, parts, self._digest(pack, group, item, side, lang, base, source))
         self._memo.keys[slot] = kept
         return kept.digest
+
+    def _parts(
+        self,
+        pack: Pack,
+        group: Group,
+        side: str,
+        name: str,
+        lang: str,
+        shared: dict[str, object],
+        env: jinja2.Environment,
+    ) -> tuple[str, bytes, bytes, str] | None:
+        """What a face's key takes from outside its item, made once per group, side, template
+        and language in a build: the template's name, the pack-wide part, the template family's
+        hash and the geometry; None if the template cannot be read."""
+        made = self._memo.parts
+        at = (id(group), side, name, lang)  # ids hold: the groups live through the build
+        if at not in made:
+            source = self._template_sources(env, name)
+            base = self._base(pack, lang, shared)
+            made[at] = (
+                None if source is None else (name, base, source, self._geometry(pack, group, side))
+            )
+        return made[at]
 
     def _digest(
         self, pack: Pack, group: Group, item: Item, side: str, lang: str, base: bytes, source: bytes
@@ -472,7 +494,7 @@ class TextChecks:
     def get(
         self, path: Path | None, key: bytes, generation: int, check: Callable[[], Findings]
     ) -> Findings:
-        if path != self.path:
+        if path is not self.path and path != self.path:  # (a Path's == is slow: once a face)
             self.path, self.entries = path, _read_texts(path)
         entry = self.entries.get(key)  # sound: _read_texts() let in no other
         if entry is not None:
@@ -909,7 +931,8 @@ class _FaceKey:
 
 class _Memo:
     """What one build computes once: the pack-wide hash of each language's faces, the hash of
-    each template family, compiled drawings by key, file hashes by path."""
+    each template family, what the face keys of a group side take from outside their items,
+    compiled drawings by key, file hashes by path."""
 
     def __init__(self) -> None:
         self.bases: dict[str, bytes] = {}
@@ -920,6 +943,7 @@ class _Memo:
         self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
         self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
         self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
+        self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
