@@ -273,7 +273,7 @@ class _Layout:
             (
                 dataclasses.replace(page, placements=[], lines=list(page.lines)),
                 [
-                    (index[id(p.face)], {k: v for k, v in vars(p).items() if k != "face"})
+                    (index[id(p.face)], *(getattr(p, f) for f in _PLACED[1:]))
                     for p in page.placements
                 ],
             )
@@ -288,7 +288,7 @@ class _Layout:
                 {
                     **vars(master),
                     "placements": [
-                        _made(Placement, {"face": faces[i], **kept}) for i, kept in rows
+                        _made(Placement, dict(zip(_PLACED, (faces[i], *kept)))) for i, *kept in rows
                     ],
                     "lines": list(master.lines),
                 },
@@ -297,6 +297,7 @@ class _Layout:
         ]
 
 
+_PLACED = tuple(f.name for f in dataclasses.fields(Placement))  # the face first
 T = TypeVar("T")
 
 
