@@ -403,3 +403,25 @@ def test_text_keys_kept_by_a_drawing_are_those_made_afresh(tmp_path, monkeypatch
             assert drawing.text_key(files, settings) == fresh(files, settings)
             assert drawing.text_key(files, settings) == fresh(files, settings)  # kept
     assert drawing.text_keys  # kept, by settings
+
+
+def test_item_spans_kept_by_the_item_are_those_made_afresh(tmp_path, reads):
+    """The preview finds which item a problem belongs to by the items' spans of lines; a span
+    kept by its item is the one made afresh after edits that move the items' lines."""
+    from pnpkit import preview
+
+    pack = colour_pack(tmp_path, n=6)
+    path = pack / "cards.yaml"
+    preview._SPANS.clear()
+    for edit in [
+        lambda t: t,
+        lambda t: t.replace("    - {id: c2,", "    # a comment\n    - {id: c2,"),
+        lambda t: t.replace("{id: c4, colour: '#", "{id: c4, colour: '#f"),
+    ]:
+        path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+        made = schema.load_pack(pack)[0]
+        kept = preview._owners(made)
+        with pytest.MonkeyPatch.context() as fresh:
+            fresh.setattr(preview, "_SPANS", {})
+            assert kept == preview._owners(made)
+    assert 6 < len(preview._SPANS) < 3 * 6  # items moved or changed anew, the others kept
