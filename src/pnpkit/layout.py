@@ -273,7 +273,9 @@ class _Layout:
             (
                 dataclasses.replace(page, placements=[], lines=list(page.lines)),
                 [
-                    (index[id(p.face)], *(getattr(p, f) for f in _PLACED[1:]))
+                    # its fields by name but the face (a dict: made into a placement faster
+                    # than a tuple is, by name or through __init__)
+                    (index[id(p.face)], {k: v for k, v in vars(p).items() if k != "face"})
                     for p in page.placements
                 ],
             )
@@ -288,7 +290,7 @@ class _Layout:
                 {
                     **vars(master),
                     "placements": [
-                        _made(Placement, dict(zip(_PLACED, (faces[i], *kept)))) for i, *kept in rows
+                        _made(Placement, {"face": faces[i], **kept}) for i, kept in rows
                     ],
                     "lines": list(master.lines),
                 },
@@ -297,7 +299,6 @@ class _Layout:
         ]
 
 
-_PLACED = tuple(f.name for f in dataclasses.fields(Placement))  # the face first
 T = TypeVar("T")
 
 
