@@ -335,3 +335,93 @@ def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monk
     assert schema._ITEMS and layout._LAYOUTS and pdf._NAMES and preview._FIGURES.items
     assert watched._memo.keys
     assert kit_files(tmp_path / "one" / "bench") == kit_files(tmp_path / "two" / "bench")
+
+
+def test_page_labels_kept_from_the_last_pdf_are_those_drawn_afresh(tmp_path, monkeypatch):
+    """A long-lived process takes a page's label from the PDF before while its text, place and
+    its characters' codes in the document are the same (but the first: it gives the codes of
+    characters no face draws); a character new to the faces shifts the
+    codes the seeded fonts give (in order), and the labels are drawn again. Each PDF is byte for
+    byte a cold build's."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    root = bench_cards.make_pack(tmp_path / "deck", 24, sheet=False)
+    out = tmp_path / "out"
+    cache = Cache(out / build.CACHE_DIR, deferred=True)
+    build.forget_kept()
+    drawn: list[str] = []
+    centred = Canvas.drawCentredString
+
+    def spy(canvas, x, y, text, *rest, **options):
+        drawn.extend([text] if " · en · " in text else [])  # a page label
+        return centred(canvas, x, y, text, *rest, **options)
+
+    monkeypatch.setattr(Canvas, "drawCentredString", spy)
+    cards = root / "cards.yaml"
+    steps = [
+        (lambda t: t, True),  # the first build draws them
+        (colour_of("card-0003", "'#123456'"), False),  # the same characters: labels taken
+        (lambda t: t.replace("text: 'player", "text: '§player", 1), True),  # '§': later codes move
+        (lambda t: t.replace("title: 'Card 5 ", "title: 'Card 5x ", 1), False),
+    ]
+    texts, kits = [], []
+    for n, (edit, again) in enumerate(steps):
+        cards.write_text(edit(cards.read_text(encoding="utf-8")), encoding="utf-8")
+        before = len(drawn)
+        assert build.build(root, out, cache=cache, tidy_later=True).written
+        with output.locked(out, "test"):
+            output.keep_spares(out)
+        # taken: all but the PDF's first, drawn as it gives its characters their first codes
+        assert (len(drawn) - before > 1) is again, n
+        texts.append(cards.read_text(encoding="utf-8"))
+        kits.append(kit_files(out / "bench"))
+    for n, text in enumerate(texts):  # from nothing, each: nothing kept between them
+        cards.write_text(text, encoding="utf-8")
+        build.forget_kept()
+        assert build.build(root, tmp_path / f"cold{n}", cache=Cache(None)).written
+        assert kits[n] == kit_files(tmp_path / f"cold{n}" / "bench"), n
+
+
+def test_text_keys_kept_by_a_drawing_are_those_made_afresh(tmp_path, monkeypatch):
+    """A drawing watch takes over keeps its text-check key per settings, for the files it drew
+    then: the key made afresh from its own key, those files and the settings, and made again
+    when either differs."""
+    import hashlib
+
+    monkeypatch.setattr(memo, "_HANDING_ON", [True])  # as in watch's builds
+    cache = Cache(None, deferred=True)
+    result = build.validate(colour_pack(tmp_path, n=2), cache=cache)
+    drawing = result.faces["en"][0].drawing
+    deps = cache.drawings[drawing.key][2]
+
+    def fresh(deps: object, settings: object) -> bytes:
+        return hashlib.sha256(drawing.key + repr((deps, settings)).encode()).digest()
+
+    for settings in [((69.5, 94.9), 3.0, 6.0, 3.0, True), ((69.5, 94.9), 3.0, 0.0, 3.0, True)]:
+        for files in [deps, (("art.png", "/p/art.png", "ab12"),), deps]:
+            assert drawing.text_key(files, settings) == fresh(files, settings)
+            assert drawing.text_key(files, settings) == fresh(files, settings)  # kept
+    assert drawing.text_keys  # kept, by settings
+
+
+def test_item_spans_kept_by_the_item_are_those_made_afresh(tmp_path, reads):
+    """The preview finds which item a problem belongs to by the items' spans of lines; a span
+    kept by its item is the one made afresh after edits that move the items' lines."""
+    from pnpkit import preview
+
+    pack = colour_pack(tmp_path, n=6)
+    path = pack / "cards.yaml"
+    preview._SPANS.clear()
+    for edit in [
+        lambda t: t,
+        lambda t: t.replace("    - {id: c2,", "    # a comment\n    - {id: c2,"),
+        lambda t: t.replace("{id: c4, colour: '#", "{id: c4, colour: '#f"),
+    ]:
+        path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+        made = schema.load_pack(pack)[0]
+        kept = preview._owners(made)
+        with pytest.MonkeyPatch.context() as fresh:
+            fresh.setattr(preview, "_SPANS", {})
+            assert kept == preview._owners(made)
+    assert 6 < len(preview._SPANS) < 3 * 6  # items moved or changed anew, the others kept

@@ -312,14 +312,17 @@ def _check_texts(
         if face.drawing is None or face.broken or face.svg in seen:
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg)
-        made = None if sizes_reported else ahead.get((face.svg, face.full_size, face.bleed))
+        full_size = face.full_size
+        made = None  # most builds made nothing ahead: no key to make for each face
+        if ahead and not sizes_reported:
+            made = ahead.get((face.svg, full_size, face.bleed))
 
         def check(face: Face = face, made: Findings | None = made) -> Findings:
             if made is not None:  # a worker checked it where it compiled it
                 return made
             return textcheck.problems(face, min_pt, safe=safe, contrasts=True)
 
-        settings = (face.full_size, face.bleed, min_pt, safe, True)
+        settings = (full_size, face.bleed, min_pt, safe, True)
         found = cache.text_findings(face.drawing, settings, check) if cache else check()
         for text, message in found:
             where = render.find_text_in_template(env, face.template, text)

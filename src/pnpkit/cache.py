@@ -31,7 +31,6 @@ are dropped when it is saved.
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import gc
 import hashlib
@@ -270,23 +269,43 @@ class Cache:
 
         The context is the one render_face() hands the template (bar text_box, whose
         behaviour depends on the minimum font size, hashed with the pack's part)."""
-        base = self._base(pack, lang, shared)
-        source = self._template_sources(env, name)
-        if source is None:
+        parts = self._parts(pack, group, side, name, lang, shared, env)
+        if parts is None:
             return None
+        _, base, source, _ = parts
         if not self.deferred:  # a one-shot build: no next build to hand the key to
             return self._digest(pack, group, item, side, lang, base, source)
-        geometry = self._geometry(pack, group, side)
         # The same item (schema keeps an unchanged item's object from load to load in watch)
         # with the same template, pack-wide part and geometry: the digest made last build.
-        slot, made = (id(item), lang, side), None
+        slot = (id(item), lang, side)
         kept = self._keyed.get(slot)
-        if kept is not None and kept.item is item and kept.parts == (name, base, source, geometry):
-            made = kept.digest
-        else:
-            made = self._digest(pack, group, item, side, lang, base, source)
-        self._memo.keys[slot] = _FaceKey(item, (name, base, source, geometry), made)
-        return made
+        if kept is None or kept.item is not item or kept.parts != parts:
+            kept = _FaceKey(item, parts, self._digest(pack, group, item, side, lang, base, source))
+        self._memo.keys[slot] = kept
+        return kept.digest
+
+    def _parts(
+        self,
+        pack: Pack,
+        group: Group,
+        side: str,
+        name: str,
+        lang: str,
+        shared: dict[str, object],
+        env: jinja2.Environment,
+    ) -> tuple[str, bytes, bytes, str] | None:
+        """What a face's key takes from outside its item, made once per group, side, template
+        and language in a build: the template's name, the pack-wide part, the template family's
+        hash and the geometry; None if the template cannot be read."""
+        made = self._memo.parts
+        at = (id(group), side, name, lang)  # ids hold: the groups live through the build
+        if at not in made:
+            source = self._template_sources(env, name)
+            base = self._base(pack, lang, shared)
+            made[at] = (
+                None if source is None else (name, base, source, self._geometry(pack, group, side))
+            )
+        return made[at]
 
     def _digest(
         self, pack: Pack, group: Group, item: Item, side: str, lang: str, base: bytes, source: bytes
@@ -453,8 +472,7 @@ class Cache:
         if not isinstance(drawing, FormDrawing) or drawing.key not in self.drawings:
             return check()  # not a drawing of this cache (a flattened raster): checked each time
         deps = self.drawings[drawing.key][2]
-        key = hashlib.sha256(drawing.key + repr((deps, settings)).encode()).digest()
-        return self.texts.get(self.path, key, self.generation, check)
+        return self.texts.get(self.path, drawing.text_key(deps, settings), self.generation, check)
 
 
 Findings = list[tuple[str, str]]  # (text, message), as textcheck.problems() gives them
@@ -476,14 +494,12 @@ class TextChecks:
     def get(
         self, path: Path | None, key: bytes, generation: int, check: Callable[[], Findings]
     ) -> Findings:
-        if path != self.path:
+        if path is not self.path and path != self.path:  # (a Path's == is slow: once a face)
             self.path, self.entries = path, _read_texts(path)
-        entry = self.entries.get(key)
-        kept = entry[1] if isinstance(entry, list) and len(entry) == 2 else None
-        if isinstance(kept, tuple) and all(_finding(f) for f in kept):
-            assert entry is not None
+        entry = self.entries.get(key)  # sound: _read_texts() let in no other
+        if entry is not None:
             entry[0] = generation
-            return [(text, message) for text, message in kept]
+            return list(cast("tuple[tuple[str, str], ...]", entry[1]))
         found = check()
         self.checked += 1
         self.entries[key] = [generation, tuple(found)]
@@ -498,6 +514,18 @@ class TextChecks:
         if path is None:
             return
         _save_marshalled(_texts_path(path), 0, [self.entries])  # a failure only costs time
+
+
+def _sound(entry: object) -> bool:
+    """Whether a text-check entry read from a file is what TextChecks.get() keeps:
+    [generation, ((text, message), ...)]."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 2
+        and isinstance(entry[0], int)
+        and isinstance(entry[1], tuple)
+        and all(_finding(f) for f in entry[1])
+    )
 
 
 def _finding(value: object) -> bool:
@@ -515,9 +543,10 @@ def _texts_path(path: Path) -> Path:
 
 
 def _read_texts(path: Path | None) -> dict[bytes, Entry]:
-    """The text-check entries kept beside a pack's cache file; none if missing or stale."""
+    """The text-check entries kept beside a pack's cache file, each checked once here (a
+    damaged one is left out: its texts are checked again); none if missing or stale."""
     read = None if path is None else _load_marshalled(_texts_path(path), 1)
-    return read[1][0] if read is not None else {}
+    return {k: v for k, v in read[1][0].items() if _sound(v)} if read is not None else {}
 
 
 class _Rowed(Mapping[bytes, Entry]):
@@ -661,6 +690,18 @@ class FormPlan:
         for d in drawings:
             for font, used in d.chars.items():
                 self.chars.setdefault(font, set()).update(used)
+        # the drawings whose characters it holds, by id (held: their ids stay theirs), which
+        # form_key() need not check one by one
+        self.members = {id(d): d for d in drawings}
+
+    def holds(self, drawing: FormDrawing) -> bool:
+        """Whether the fonts are given every character the drawing sets."""
+        if self.members.get(id(drawing)) is drawing:
+            return True
+        return all(
+            self.chars.get(font, _NO_CHARS).issuperset(chars)
+            for font, chars in drawing.chars.items()
+        )
 
     def seed(self, canvas: Canvas) -> bytes:
         """Give the document's fonts every character, in order; the font state that results
@@ -710,6 +751,8 @@ class FormDrawing(svgdraw.Drawing):
         # form_key()'s answers by font state and canvas settings; shared with the bound twins,
         # and kept while a long-lived cache hands this drawing to the next build
         self.form_keys: dict[tuple[object, ...], bytes] = {}
+        # text_key()'s answers by settings, with the files drawn they were made for; kept alike
+        self.text_keys: dict[object, tuple[object, bytes]] = {}
 
     @property  # the field, or made again once released
     def ops(self) -> tuple[svgdraw.Op, ...]:
@@ -765,16 +808,22 @@ class FormDrawing(svgdraw.Drawing):
 
     @functools.cached_property
     def shaped(self) -> tuple[tuple[str, str, shaping.Shaped], ...]:
-        """The shaped runs it sets: (font, characters, shape data)."""
+        """The shaped runs it sets that hold glyphs standing as private-use characters, all that
+        renew() registers: (font, characters, shape data). Most drawings have none, so taking
+        one over costs no step per run (watch takes a thousand over after each save)."""
         return tuple(
             (op.font, op.text, op.shaping)
             for op in self.ops
-            if isinstance(op, svgdraw.TextOp) and op.shaping is not None
+            if isinstance(op, svgdraw.TextOp)
+            and op.shaping is not None
+            and shaping.has_private(op.text)
         )
 
     def bound(self, plan: FormPlan) -> FormDrawing:
-        """This drawing, replaying for the PDF of plan."""
-        twin = copy.copy(self)
+        """This drawing, replaying for the PDF of plan: a shallow copy, as copy.copy() makes it
+        but without its generic protocol (a third of pdf_forms() for a 1,000-card deck)."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
         twin.plan = plan
         return twin
 
@@ -788,14 +837,7 @@ class FormDrawing(svgdraw.Drawing):
             return None
         state = plan.seed(canvas)  # the first form of a PDF seeds its fonts, whatever it draws
         own = self.unbound  # what it works out is kept there, not on this bound copy
-        if (
-            not state
-            or own.images
-            or any(
-                not plan.chars.get(font, _NO_CHARS).issuperset(chars)
-                for font, chars in own.chars.items()
-            )
-        ):
+        if not state or own.images or not plan.holds(own):
             return None
         inside = _inside(canvas)
         canvas_settings = (bbox, inside._preamble, inside._pageCompression, type(canvas))
@@ -824,6 +866,18 @@ class FormDrawing(svgdraw.Drawing):
             codes = tuple(map(assigned.get, map(ord, chars)))
             h.update(repr((font, fstate.internalName, codes)).encode())
         return h.digest()
+
+    def text_key(self, deps: object, settings: object) -> bytes:
+        """The key of its text check's findings (Cache.text_findings) under settings, the files
+        it draws being deps: its own key, deps and settings, hashed. A long-lived process keeps
+        it for the next build, which takes this drawing over (watch: a thousand per save)."""
+        kept = self.text_keys.get(settings)
+        if kept is not None and kept[0] == deps:
+            return kept[1]
+        key = hashlib.sha256(self.key + repr((deps, settings)).encode()).digest()
+        if memo.handing_on():
+            memo.remember(self.text_keys, settings, (deps, key), FORM_KEYS_KEPT)
+        return key
 
     def kept_form(self, key: bytes) -> tuple[bytes, tuple[int, int]] | None:
         """The form bytes kept under key, by this build or an earlier one."""
@@ -877,7 +931,8 @@ class _FaceKey:
 
 class _Memo:
     """What one build computes once: the pack-wide hash of each language's faces, the hash of
-    each template family, compiled drawings by key, file hashes by path."""
+    each template family, what the face keys of a group side take from outside their items,
+    compiled drawings by key, file hashes by path."""
 
     def __init__(self) -> None:
         self.bases: dict[str, bytes] = {}
@@ -888,6 +943,7 @@ class _Memo:
         self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
         self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
         self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
+        self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:

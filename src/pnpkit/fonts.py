@@ -39,10 +39,12 @@ _SUFFIX = {
 # ReportLab's names carry a hash of the file, so two packs' "Body" never meet.
 Style = tuple[bool, bool]  # (bold, italic)
 _PACK: dict[str, dict[Style, str]] = {}
+_SIGNATURE = "[]"  # signature() of _PACK, made when use() sets it: cache keys ask per face
 
 
 def use(pack_fonts: dict[str, dict[Style, tuple[str, str]]]) -> None:
     """Make a pack's fonts (family -> {(bold, italic): (path, sha)}) the ones templates may name."""
+    global _SIGNATURE
     _PACK.clear()
     for family, styles in pack_fonts.items():
         _PACK[family] = {}
@@ -52,6 +54,7 @@ def use(pack_fonts: dict[str, dict[Style, tuple[str, str]]]) -> None:
                 pdfmetrics.registerFont(TTFont(name, path))
                 _registered.add(name)
             _PACK[family][style] = name
+    _SIGNATURE = repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
 
 
 _registered: set[str] = set()
@@ -63,7 +66,7 @@ def families() -> list[str]:
 
 def signature() -> str:
     """What the fonts in use are, for cache keys."""
-    return repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
+    return _SIGNATURE
 
 
 def face_name(family: str, bold: bool = False, italic: bool = False) -> str | None:

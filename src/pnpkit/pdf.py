@@ -18,7 +18,8 @@ from typing import Protocol, cast, runtime_checkable
 
 from reportlab import rl_config
 from reportlab.lib.colors import Color, black
-from reportlab.pdfbase import pdfdoc
+from reportlab.pdfbase import pdfdoc, pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
@@ -412,6 +413,12 @@ def _register(c: Canvas, name: str, kept: Kept) -> None:
     doc.inObject = None  # as addForm() leaves it
     if kept[1] >= pdfdoc.PDF_SUPPORT_VERSION["transparency"]:
         c._doc.ensureMinPdfVersion("transparency")  # type: ignore[attr-defined]  # as it did
+
+
+class _LabelCanvas(Protocol):
+    """What _label_key() reads of ReportLab's Canvas (not in types-reportlab)."""
+
+    bottomup: int
 
 
 class _Accumulators(Protocol):
@@ -808,9 +815,17 @@ def _fold_line(c: Canvas, page: Page, fold: float) -> None:
 
 
 def _label(c: Canvas, page: Page) -> None:
-    """The page's label in the footer under the ink area, shrunk to fit between the margins."""
+    """The page's label in the footer under the ink area, shrunk to fit between the margins;
+    as drawn for an earlier PDF when it can be (_LABELS)."""
     left, _, right, bottom = page.ink or (5.0, 5.0, page.w - 5.0, page.h - 5.0 - FOOTER)
     name = fonts.default_face()
+    key = _label_key(c, page.label, name, (left, right, bottom, page.h))
+    kept = _LABELS.get(key) if key is not None else None
+    code: list[str] = c._code  # type: ignore[attr-defined]  # ReportLab's own: no stub
+    if kept is not None:
+        code.extend(kept)
+        return
+    start = len(code)
     size = min(
         LABEL_PT,
         LABEL_PT * (right - left) * K / max(c.stringWidth(page.label, name, LABEL_PT), 1e-6),
@@ -820,6 +835,36 @@ def _label(c: Canvas, page: Page) -> None:
     c.setFont(name, size)
     c.drawCentredString((left + right) / 2 * K, (page.h - bottom - FOOTER + 0.5) * K, page.label)
     c.restoreState()
+    if key is not None and memo.handing_on():
+        memo.remember(_LABELS, key, code[start:], PAGES_KEPT)
+
+
+# Page labels' operators by all they are drawn from (_label_key), kept from one PDF to the next
+# by a long-lived process: watch writes the same labels after each save, and ReportLab's text
+# object cost 0.05 ms a label (a tenth of a 1,000-card deck's PDF). Within one PDF every label
+# differs (its page number), so a one-shot build keeps none.
+_LABELS: dict[tuple[object, ...], list[str]] = {}
+memo.kept(_LABELS)
+
+
+def _label_key(
+    c: Canvas, label: str, name: str, place: tuple[float, float, float, float]
+) -> tuple[object, ...] | None:
+    """All a label's operators depend on: its text, place and font, the codes its characters
+    have in the document's font and that font's name there, and the canvas settings the text
+    object reads. None when drawing it would change the document (a character given its first
+    code, the font's first use) or its font is not one ReportLab subsets as it goes."""
+    font = pdfmetrics.getFont(name)
+    if not isinstance(font, TTFont) or "\xa0" in label:  # U+00A0 is drawn as a space
+        return None
+    state = font.state.get(c._doc)  # type: ignore[attr-defined]  # ReportLab's own: no stub
+    if state is None or state.internalName is None:
+        return None
+    codes = tuple(map(state.assignments.get, map(ord, label)))  # type: ignore[attr-defined]
+    if None in codes:  # a first use, or a character the font lacks: drawn, not kept
+        return None
+    inside = cast(_LabelCanvas, c)
+    return (label, place, name, font, state.internalName, codes, inside.bottomup)
 
 
 def _boxes(c: Canvas, page: Page) -> None:

@@ -68,17 +68,18 @@ _BODY = "\0pnpkit-body\0"  # where the body goes in the page; no template writes
 
 def _page(title: str, body: list[str]) -> bytes:
     """The whole page around a body given in pieces, UTF-8; its build fingerprint is a hash of
-    what it shows. The pieces are hashed and encoded one at a time, never joined as text: a
-    10,000-card page is 12 MB, and its body joined, hashed, put in the page and encoded took a
+    what it shows. The pieces are encoded once and hashed one at a time, never joined as text:
+    a 10,000-card page is 12 MB, and its body joined, hashed, put in the page and encoded took a
     copy at each step (about 100 MB at once, the build's peak)."""
+    encoded = [piece.encode() for piece in body]  # once, for the hash and the page
     fingerprint = hashlib.sha256(f"{title}\n".encode())
-    for piece in body:
-        fingerprint.update(piece.encode())
+    for piece in encoded:
+        fingerprint.update(piece)
     build = fingerprint.hexdigest()[:16]
     page = _templates().get_template("page.html.j2")
     around = page.render(build=build, state_url=STATE_URL, title=title, body=Markup(_BODY))
     head, tail = around.split(_BODY)  # exactly once: the template says {{ body }} once
-    return b"".join([head.encode(), *(piece.encode() for piece in body), tail.encode()])
+    return b"".join([head.encode(), *encoded, tail.encode()])
 
 
 def _trimmed(pieces: list[str]) -> list[str]:
@@ -453,16 +454,35 @@ def _owners(pack: Pack) -> _Owners:
     to use."""
     spans: dict[str, list[tuple[int, int, str]]] = {}
     for item in pack.items():
-        lines = [item.where.line] + [
-            w.line for w in item.field_where.values() if w.file == item.where.file
-        ]
-        spans.setdefault(item.where.file, []).append((item.where.line, max(lines), item.id))
+        file, span = _span(item)
+        spans.setdefault(file, []).append(span)
     disjoint = {}
     for file, file_spans in spans.items():
         ordered = sorted(file_spans)
         if all(a[1] < b[0] for a, b in zip(ordered, ordered[1:])):
             disjoint[file] = ([span[0] for span in ordered], ordered)
     return _Owners(spans, disjoint)
+
+
+def _span(item: Item) -> tuple[str, tuple[int, int, str]]:
+    """The item's file and span in it (first line, last line, id); kept by the item (which is
+    frozen) in a long-lived process, whose next page shows the unchanged items, the same objects
+    (schema)."""
+    kept = _SPANS.get(id(item))
+    if kept is not None and kept[0] is item:
+        return kept[1]
+    lines = [item.where.line] + [
+        w.line for w in item.field_where.values() if w.file == item.where.file
+    ]
+    made = (item.where.file, (item.where.line, max(lines), item.id))
+    if memo.handing_on():
+        memo.remember(_SPANS, id(item), (item, made), SPANS_KEPT)
+    return made
+
+
+_SPANS: dict[int, tuple[Item, tuple[str, tuple[int, int, str]]]] = {}  # by id(item), held
+memo.kept(_SPANS)
+SPANS_KEPT = 100_000  # items; more, and it starts afresh
 
 
 def _owner(owners: _Owners, problem: Problem) -> str | None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -794,10 +796,8 @@ def _misspelt_fields(
 ) -> dict[str, str]:
     """A declared field that no item gives while items give a key like it is misspelt where it is
     declared: said once there, instead of at every item. {declared name: the items' key}."""
-    given: dict[str, int] = {}
-    for _, value, _ in raw:
-        for key in value if isinstance(value, dict) else ():
-            given[key] = given.get(key, 0) + 1
+    # counted in C, in the order first met (a thousand items' keys, at every watch rebuild)
+    given = Counter(chain.from_iterable(value for _, value, _ in raw if isinstance(value, dict)))
     typos: dict[str, str] = {}
     for name in fields:
         strangers = [k for k in given if k not in fields and k not in ITEM_KEYS]

@@ -148,9 +148,15 @@ def _private(font: TTFont, gid: int, advance: float) -> int:
 _PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff]")
 
 
+def has_private(chars: str) -> bool:
+    """Whether a shaped run's characters include private-use code points (glyphs with no
+    character of their own), which register_private() makes known."""
+    return _PRIVATE.search(chars) is not None
+
+
 def register_private(font: str, chars: str, data: Shaped) -> None:
     """Make the private-use code points of a shaped run known to the font (a cached drawing)."""
-    if _PRIVATE.search(chars) is None:  # most runs have none: no Python step per character
+    if not has_private(chars):  # most runs have none: no Python step per character
         return
     rl = _ttf(font)
     for ch, d in zip(chars, data):
