@@ -31,6 +31,7 @@ from pnpkit.svgdraw import (
     _memo_path_code,
     _path_code,
     _set_paint,
+    _split,
     _text_object,
     compile_svg,
     op_from_row,
@@ -743,6 +744,26 @@ def test_direct_text_operators_are_reportlabs(font, order):
     fast.showPage()
     slow.showPage()
     assert fast.getpdfdata() == slow.getpdfdata()  # the same subsets, glyph codes and names
+
+
+@pytest.mark.parametrize("font", ["DejaVu Sans", "DejaVu Sans-Bold"])
+def test_a_split_run_is_what_splitstring_gives_and_assigns(font):
+    """_split() in one document, ReportLab's splitString() in another, the same texts in the same
+    order: the same runs, and the same codes assigned (so the same later runs and subsets),
+    through the first subset's fast path and out of it (new characters, a no-break space,
+    characters the font lacks, more than one subset holds)."""
+    from reportlab.pdfbase import pdfmetrics
+
+    fast, slow = _two_canvases()
+    ttf = pdfmetrics.getFont(font)
+    many = "".join(map(chr, range(0x400, 0x52F)))  # past the first subset's 256 codes
+    texts = ["Hello", "Hello", "olleH", "", "Hel\xa0lo", "Zażółć gęślą", "gęślą Hello", "\uffff o"]
+    texts += [many, "Hello", many[::-1] + "H", "Hel", many[:3], "\u0430\xa0\u0431", "jaźń"]
+    for text in texts:
+        assert _split(ttf, text, fast._doc) == ttf.splitString(text, slow._doc), text
+        ours, theirs = ttf.state[fast._doc], ttf.state[slow._doc]
+        assert ours.assignments == theirs.assignments
+        assert (ours.nextCode, ours.subsets) == (theirs.nextCode, theirs.subsets)
 
 
 _SEGS = [
