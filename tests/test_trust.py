@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from pnpkit import trust
+from pnpkit import build, render, trust
 from pnpkit.cli import main
 from pnpkit.render import Sandbox
 
@@ -113,6 +113,30 @@ def test_a_dicts_keys_read_as_attributes_as_the_sandbox_reads_them():
         env.from_string("{{ d.__class__.__mro__ }}").render(d=d)
     with pytest.raises(jinja2.exceptions.SecurityError, match="'update' of 'dict'"):
         env.from_string("{{ d.update({}) }}").render(d=d)
+
+
+def test_a_templates_globals_hold_what_jinjas_chainmap_shows(monkeypatch):
+    """Sandbox.make_globals() copies the globals Jinja's ChainMap would show: every kit renders
+    the same faces with the same problems either way, and a template's own globals stay its own."""
+    kits = Path(__file__).resolve().parents[1] / "components"
+
+    def rendered() -> dict[str, tuple[list[str], list[str]]]:
+        made = {}
+        for pack in sorted(kits.iterdir()):
+            result = build.validate(pack)
+            svgs = [face.svg for faces in result.faces.values() for face in faces]
+            made[pack.name] = (svgs, [str(p) for p in result.problems])
+        return made
+
+    ours = rendered()
+    assert all(svgs for svgs, _ in ours.values())
+    jinjas = jinja2.sandbox.ImmutableSandboxedEnvironment.make_globals
+    monkeypatch.setattr(render.Sandbox, "make_globals", jinjas)
+    assert rendered() == ours
+    env = Sandbox()
+    env.globals["shared"] = "env"
+    template = env.from_string("{{ shared }}{{ own }}", globals={"own": "!"})
+    assert template.render() == "env!" and "own" not in env.globals
 
 
 # ---------------------------------------------------------------- a pack's Python only when trusted
