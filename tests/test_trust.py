@@ -115,9 +115,10 @@ def test_a_dicts_keys_read_as_attributes_as_the_sandbox_reads_them():
         env.from_string("{{ d.update({}) }}").render(d=d)
 
 
-def test_a_templates_globals_hold_what_jinjas_chainmap_shows(monkeypatch):
-    """Sandbox.make_globals() copies the globals Jinja's ChainMap would show: every kit renders
-    the same faces with the same problems either way, and a template's own globals stay its own."""
+def test_the_sandboxs_shortcuts_render_what_jinjas_own_ways_render(monkeypatch):
+    """Sandbox.make_globals() copies the globals Jinja's ChainMap would show, and Sandbox.call()
+    calls text_box() and macros as Jinja's checks would let them through: every kit renders the
+    same faces with the same problems either way. A template's own globals stay its own."""
     kits = Path(__file__).resolve().parents[1] / "components"
 
     def rendered() -> dict[str, tuple[list[str], list[str]]]:
@@ -130,13 +131,24 @@ def test_a_templates_globals_hold_what_jinjas_chainmap_shows(monkeypatch):
 
     ours = rendered()
     assert all(svgs for svgs, _ in ours.values())
-    jinjas = jinja2.sandbox.ImmutableSandboxedEnvironment.make_globals
-    monkeypatch.setattr(render.Sandbox, "make_globals", jinjas)
+    jinjas = jinja2.sandbox.ImmutableSandboxedEnvironment
+    monkeypatch.setattr(render.Sandbox, "make_globals", jinjas.make_globals)
+    monkeypatch.setattr(render.Sandbox, "call", jinjas.call)
     assert rendered() == ours
+    monkeypatch.undo()
     env = Sandbox()
     env.globals["shared"] = "env"
     template = env.from_string("{{ shared }}{{ own }}", globals={"own": "!"})
     assert template.render() == "env!" and "own" not in env.globals
+
+
+def test_a_macro_called_in_a_loop_gets_its_arguments_and_nothing_of_the_loop():
+    env = Sandbox()
+    source = (
+        "{% macro m(x, y=2) %}{{ x }}{{ y }}{{ kwargs }}{{ varargs }}{% endmacro %}"
+        "{% for i in range(2) %}{% set z = i %}{{ m(i, y=z) }};{% endfor %}"
+    )
+    assert env.from_string(source).render() == "00{}();11{}();"
 
 
 # ---------------------------------------------------------------- a pack's Python only when trusted

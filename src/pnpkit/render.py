@@ -106,6 +106,26 @@ class Sandbox(ImmutableSandboxedEnvironment):
                 pass
         return super().getattr(obj, attribute)
 
+    @jinja2.utils.internalcode
+    def call(
+        __self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any
+    ) -> Any:  # (Jinja's names, which no keyword of a template's call can clash with)
+        """A call from a template; text_box() and the templates' macros (a deck's faces make tens
+        of thousands of such calls) without the sandbox's and the context's checks, which let
+        both through unchanged: neither is marked unsafe, a str.format method, nor asks for
+        the context, environment or evaluation context. Their arguments are Jinja's as the
+        context passes them (without its loop and block variables)."""
+        if type(__obj) not in _PLAIN_CALLS:
+            return super().call(__context, __obj, *args, **kwargs)
+        kwargs.pop("_block_vars", None)
+        kwargs.pop("_loop_vars", None)
+        try:
+            return __obj(*args, **kwargs)
+        except StopIteration:  # as Context.call() says it
+            return __context.environment.undefined(
+                "value was undefined because a callable raised a StopIteration exception"
+            )
+
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         """A template's globals as a plain dict, the environment's overlaid by its own, where Jinja
         makes a ChainMap view of the two: every render copies them into its context, and every
@@ -882,6 +902,10 @@ class TextBoxes:
     def _add(self, problem: Problem) -> None:
         if problem not in self.problems:
             self.problems.append(problem)
+
+
+# What Sandbox.call() calls as Context.call() would, without asking: text_box() and macros.
+_PLAIN_CALLS = frozenset({TextBoxes, jinja2.runtime.Macro})
 
 
 def calling_template() -> Location | None:
