@@ -1017,18 +1017,47 @@ def _check_path_data(d: str) -> None:
             )
 
 
+# Path data as svglib's normalise_svg_path() reads it: split at its commands, each command's
+# numbers found by its pattern and taken in groups of the command's count of arguments.
+_COMMANDS_RE = re.compile("([achlmqstvz])", re.I)
+_FLOATS_RE = re.compile(r"(-?\d*\.?\d*(?:[eE][+-]?\d+)?)")
+_SVGLIBS = re.compile("[AaQqTt]")  # the commands whose reading (and drawing) svglib does
+
+
+def _normalised(d: str) -> list[str | list[float]]:
+    """normalise_svg_path(d): each command followed by its numbers, a move's further pairs
+    lines. Path data with arcs or quadratic curves goes to svglib itself, which draws those
+    too; any other is read here, as svglib reads it: svglib's package imports its renderer
+    and ReportLab's platypus, a tenth of a second that a deck of rectangles, lines and cubic
+    curves never needs."""
+    if _SVGLIBS.search(d):
+        from svglib.utils import normalise_svg_path
+
+        return normalise_svg_path(d)
+    result: list[str | list[float]] = []
+    op = ""
+    for item in _COMMANDS_RE.split(d.strip()):
+        if not item.strip():
+            continue
+        if len(item) == 1 and item.lower() in _PATH_ARGC:
+            op = item
+            if not _PATH_ARGC[op.lower()]:  # Z, z
+                result += [op, []]
+            continue
+        argc = _PATH_ARGC[op.lower()]
+        floats = [float(number) for number in _FLOATS_RE.findall(item) if number]
+        for i in range(0, len(floats), argc):
+            if i > 0 and op in ("m", "M"):
+                op = "l" if op == "m" else "L"
+            result += [op, floats[i : i + argc]]
+        op = cast(str, result[-2])
+    return result
+
+
 @lru_cache(maxsize=1024)  # a deck's cards share most of their path data
 def _path_segs(d: str) -> Segs:
-    # svglib's package imports its renderer and ReportLab's platypus (0.2 s): imported here, so a
-    # build whose drawings all come from the cache never loads it
-    from svglib.utils import (
-        bezier_arc_from_end_points,
-        convert_quadratic_to_cubic_path,
-        normalise_svg_path,
-    )
-
     _check_path_data(d)
-    items = normalise_svg_path(d)
+    items = _normalised(d)
     segs: SegList = []
     x, y, start = 0.0, 0.0, (0.0, 0.0)
     cubic: tuple[float, float] | None = None
@@ -1070,12 +1099,16 @@ def _path_segs(d: str) -> Segs:
                 else (x, y)
             )
             end = (a[-2] + dx, a[-1] + dy)
+            from svglib.utils import convert_quadratic_to_cubic_path  # loaded: see _normalised
+
             _, c1, c2, _ = convert_quadratic_to_cubic_path((x, y), q, end)
             segs.append(("curveTo", (*c1, *c2, *end)))
             (x, y), next_quad = end, q
         elif op == "A":
             end = (a[5] + dx, a[6] + dy)
             if a[0] and a[1]:
+                from svglib.utils import bezier_arc_from_end_points  # loaded: see _normalised
+
                 arcs = bezier_arc_from_end_points(
                     x, y, abs(a[0]), abs(a[1]), a[2], int(a[3]), int(a[4]), *end
                 )
