@@ -11,6 +11,7 @@ import pytest
 
 from pnpkit import build, render, trust
 from pnpkit.cli import main
+from pnpkit.registry import default_registry
 from pnpkit.render import Sandbox
 
 SKIPPED = (
@@ -140,6 +141,14 @@ def test_the_sandboxs_shortcuts_render_what_jinjas_own_ways_render(monkeypatch):
     env.globals["shared"] = "env"
     template = env.from_string("{{ shared }}{{ own }}", globals={"own": "!"})
     assert template.render() == "env!" and "own" not in env.globals
+    # a build's environment keeps each template it loaded (a dict, not Jinja's LRU of 400)
+    pack = build.validate(kits / "mammoth-herd").pack
+    assert pack is not None
+    env = render.environment(pack, default_registry())
+    names = ["_face.svg.j2"] * 2 + [f"t{n}" for n in range(500)] + ["_face.svg.j2"]
+    env.loader = jinja2.DictLoader({name: name for name in names})
+    loaded = [env.get_template(name) for name in names]
+    assert loaded[0] is loaded[1] is loaded[-1]
 
 
 def test_a_macro_called_in_a_loop_gets_its_arguments_and_nothing_of_the_loop():

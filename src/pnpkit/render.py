@@ -183,6 +183,9 @@ def environment(pack: Pack, reg: Registry) -> Sandbox:
         # One environment serves one validation (watch makes a new one for every rebuild), so
         # a template never changes under it: no stat() of its files on every face.
         auto_reload=False,
+        # ...and it keeps every template it loaded in a plain dict: Jinja's default, a locked LRU
+        # of 400, is asked on every {% extends %} and {% import %} of every face
+        cache_size=-1,
         bytecode_cache=_COMPILED,
     )
     env.readable = READABLE | {TextBlock} | frozenset(reg.types)
