@@ -14,7 +14,7 @@ import os
 import re
 import sys
 import weakref
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from pathlib import Path
 from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Any
@@ -22,8 +22,11 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 import jinja2.bccache
 import jinja2.meta
+from jinja2.defaults import DEFAULT_NAMESPACE
 from jinja2.exceptions import SecurityError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.filters import FILTERS as DEFAULT_FILTERS
+from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
+from jinja2.tests import TESTS as DEFAULT_TESTS
 from markupsafe import Markup, escape
 
 from pnpkit import fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
@@ -259,10 +262,13 @@ def render(pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], 
     problems: list[Problem] = []
     shared = pack_context(pack, lang)
     py = python_faces(env, pack, lang, shared, problems)
+    alike: Alike = {}
     for group in pack.groups.values():
         for item in group.items:
             for side, name in item.templates.items():
-                face = render_face(env, pack, group, item, side, name, lang, shared, problems, py)
+                face = render_face(
+                    env, pack, group, item, side, name, lang, shared, problems, py, alike
+                )
                 if face is not None:
                     faces.append(face)
     return faces, problems
@@ -362,10 +368,17 @@ def render_face(
     shared: dict[str, Any],
     problems: list[Problem],
     py: dict[pyfaces.FaceKey, str] | None = None,
+    alike: Alike | None = None,
 ) -> Face | None:
     """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang);
-    `py` holds the faces python_faces() drew."""
+    `py` holds the faces python_faces() drew. `alike`, kept by the caller for one language's
+    faces: the SVG of each template that draws the same face for every item of a group side
+    (same_for_every_item), rendered without a problem, is rendered once and given to the
+    group's other items (a deck's backs)."""
     where = item.where
+    drawn = alike.get((name, group.name, side)) if alike is not None else None
+    if drawn is not None:
+        return item_face(group, item, side, drawn, name, broken=False)
     if pyfaces.is_python(name):
         svg = (py or {}).get((group.name, item.id, side))
         if svg is None:  # python_faces() said why
@@ -415,7 +428,78 @@ def render_face(
             )
         )
         return None
+    if alike is not None and len(problems) == before and same_for_every_item(env, name):
+        alike[name, group.name, side] = svg
     return item_face(group, item, side, svg, name, any(p.is_error for p in problems[before:]))
+
+
+Alike = dict[tuple[str, str, str], str]  # (template, group, side) -> the SVG of every such face
+
+# What a template may read and still draw the same face for every item of a group side: the
+# language's pack-wide values, the side's geometry, and Jinja's own globals that give the same
+# each time (not lipsum(): it is random).
+_SHARED_NAMES = frozenset({"s", "data", "lang", "pack", "face"})
+_STEADY_GLOBALS = {
+    **{name: DEFAULT_NAMESPACE[name] for name in ("dict", "namespace", "cycler", "joiner")},
+    "range": safe_range,  # the sandbox's own
+}
+# Jinja's filters that give another value each time (random) or call filters and tests named by
+# their arguments (which might be random)
+_UNSURE_FILTERS = frozenset({"random", "map", "select", "reject", "selectattr", "rejectattr"})
+_SAME_FOR_EVERY_ITEM: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, bool]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def same_for_every_item(env: jinja2.Environment, name: str) -> bool:
+    """Whether template `name` draws the same SVG for every item of a group side: neither it
+    nor any template it extends, includes or imports reads `item`, text_box(), a helper (a
+    pack's might read the context), or a name neither shared nor set by the templates
+    themselves, nor uses a filter or test other than Jinja's own that always gives the same.
+    Asked once per template and environment."""
+    known = _SAME_FOR_EVERY_ITEM.setdefault(env, {})
+    if name not in known:
+        try:
+            trees = [env.parse(source) for _, _, source in template_family(env, name)]
+            own = {n for tree in trees for n in _names_set(tree)} - set(env.globals) - _ITEMS
+            known[name] = all(_reads_only_shared(env, tree, own) for tree in trees)
+        except jinja2.TemplateError:
+            known[name] = False
+    return known[name]
+
+
+_ITEMS = frozenset({"item", "text_box"})  # what differs from item to item
+
+
+def _names_set(tree: jinja2.nodes.Template) -> Iterator[str]:
+    """The names a template gives values of its own: set, looped over, imported, macros."""
+    for node in tree.find_all((jinja2.nodes.Name, jinja2.nodes.Import, jinja2.nodes.FromImport)):
+        if isinstance(node, jinja2.nodes.Name) and node.ctx in ("store", "param"):
+            yield node.name
+        elif isinstance(node, jinja2.nodes.Import):
+            yield node.target
+        elif isinstance(node, jinja2.nodes.FromImport):
+            yield from (n if isinstance(n, str) else n[1] for n in node.names)
+    yield from (macro.name for macro in tree.find_all(jinja2.nodes.Macro))
+
+
+def _reads_only_shared(env: jinja2.Environment, tree: jinja2.nodes.Template, own: set[str]) -> bool:
+    # what it reads from the context (Jinja leaves the environment's globals out of these)
+    for read in jinja2.meta.find_undeclared_variables(tree):
+        if read not in _SHARED_NAMES and read not in own:
+            return False
+    for name in tree.find_all(jinja2.nodes.Name):  # the globals it reads: Jinja's steady ones
+        if name.ctx == "load" and name.name in env.globals:
+            if env.globals[name.name] is not _STEADY_GLOBALS.get(name.name):
+                return False
+    for node in tree.find_all((jinja2.nodes.Filter, jinja2.nodes.Test)):
+        filters = isinstance(node, jinja2.nodes.Filter)
+        table, jinjas = (env.filters, DEFAULT_FILTERS) if filters else (env.tests, DEFAULT_TESTS)
+        if node.name not in jinjas or table.get(node.name) is not jinjas[node.name]:
+            return False
+        if node.name in _UNSURE_FILTERS:
+            return False
+    return True
 
 
 def item_face(group: Group, item: Item, side: str, svg: str, name: str, broken: bool) -> Face:
