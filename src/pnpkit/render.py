@@ -109,10 +109,11 @@ class Sandbox(ImmutableSandboxedEnvironment):
                 pass
         return super().getattr(obj, attribute)
 
+    # __self, __context, __obj: Jinja's names, which no keyword of a template's call can clash with
     @jinja2.utils.internalcode
     def call(
         __self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any
-    ) -> Any:  # (Jinja's names, which no keyword of a template's call can clash with)
+    ) -> Any:
         """A call from a template; text_box() and the templates' macros (a deck's faces make tens
         of thousands of such calls) without the sandbox's and the context's checks, which let
         both through unchanged: neither is marked unsafe, a str.format method, nor asks for
@@ -449,6 +450,7 @@ _UNSURE_FILTERS = frozenset({"random", "map", "select", "reject", "selectattr", 
 _SAME_FOR_EVERY_ITEM: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, bool]] = (
     weakref.WeakKeyDictionary()
 )
+memo.kept(_SAME_FOR_EVERY_ITEM)
 
 
 def same_for_every_item(env: jinja2.Environment, name: str) -> bool:
