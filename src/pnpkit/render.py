@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from pathlib import Path
 from types import CodeType, FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jinja2
 import jinja2.bccache
@@ -456,21 +456,23 @@ memo.kept(_SAME_FOR_EVERY_ITEM)
 def same_for_every_item(env: jinja2.Environment, name: str) -> bool:
     """Whether template `name` draws the same SVG for every item of a group side: neither it
     nor any template it extends, includes or imports reads `item`, text_box(), a helper (a
-    pack's might read the context), or a name neither shared nor set by the templates
-    themselves, nor uses a filter or test other than Jinja's own that always gives the same.
-    Asked once per template and environment."""
+    pack's might read the context), or a name neither shared nor given a value by the
+    templates themselves, nor uses a filter or test other than Jinja's own that always gives
+    the same. Read from the parses template_family() made; once per template and environment."""
     known = _SAME_FOR_EVERY_ITEM.setdefault(env, {})
     if name not in known:
         try:
-            trees = [env.parse(source) for _, _, source in template_family(env, name)]
-            own = {n for tree in trees for n in _names_set(tree)} - set(env.globals) - _ITEMS
-            known[name] = all(_reads_only_shared(env, tree, own) for tree in trees)
+            parses = [_parsed(env, source) for _, _, source in template_family(env, name)]
         except jinja2.TemplateError:
-            known[name] = False
+            parses = []
+        own = set().union(*(p.sets for p in parses)) - set(env.globals) - _ITEMS
+        known[name] = bool(parses) and all(_reads_only_shared(env, p, own) for p in parses)
     return known[name]
 
 
 _ITEMS = frozenset({"item", "text_box"})  # what differs from item to item
+# Jinja's own local names: a loop's, a macro's extra arguments and its caller
+_JINJAS_LOCALS = frozenset({"loop", "varargs", "kwargs", "caller"})
 
 
 def _names_set(tree: jinja2.nodes.Template) -> Iterator[str]:
@@ -485,22 +487,19 @@ def _names_set(tree: jinja2.nodes.Template) -> Iterator[str]:
     yield from (macro.name for macro in tree.find_all(jinja2.nodes.Macro))
 
 
-def _reads_only_shared(env: jinja2.Environment, tree: jinja2.nodes.Template, own: set[str]) -> bool:
-    # what it reads from the context (Jinja leaves the environment's globals out of these)
-    for read in jinja2.meta.find_undeclared_variables(tree):
-        if read not in _SHARED_NAMES and read not in own:
+def _reads_only_shared(env: jinja2.Environment, parsed: _Parsed, own: set[str]) -> bool:
+    """Whether a template of the family reads only what every item shares (see
+    same_for_every_item): a name it reads but does not set comes from the context at run time."""
+    for read in parsed.reads - _SHARED_NAMES - own - _JINJAS_LOCALS:
+        if read not in env.globals or env.globals[read] is not _STEADY_GLOBALS.get(read):
             return False
-    for name in tree.find_all(jinja2.nodes.Name):  # the globals it reads: Jinja's steady ones
-        if name.ctx == "load" and name.name in env.globals:
-            if env.globals[name.name] is not _STEADY_GLOBALS.get(name.name):
+    for names, table, jinjas in (
+        (parsed.filters, env.filters, DEFAULT_FILTERS),
+        (parsed.tests, env.tests, DEFAULT_TESTS),
+    ):
+        for used in names:
+            if used in _UNSURE_FILTERS or used not in jinjas or table.get(used) is not jinjas[used]:
                 return False
-    for node in tree.find_all((jinja2.nodes.Filter, jinja2.nodes.Test)):
-        filters = isinstance(node, jinja2.nodes.Filter)
-        table, jinjas = (env.filters, DEFAULT_FILTERS) if filters else (env.tests, DEFAULT_TESTS)
-        if node.name not in jinjas or table.get(node.name) is not jinjas[node.name]:
-            return False
-        if node.name in _UNSURE_FILTERS:
-            return False
     return True
 
 
@@ -1066,18 +1065,42 @@ def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, 
     return known[name]
 
 
-_REFERENCES: dict[tuple[str, str], list[str | None]] = {}  # by settings and source, as _COMPILED
+class _Parsed(NamedTuple):
+    """What a template's source says, read from one parse."""
+
+    references: tuple[str | None, ...]  # the templates it names (None: one named by a variable)
+    reads: frozenset[str]  # the names it reads
+    sets: frozenset[str]  # the names it gives values: set, looped over, parameters, imports, macros
+    filters: frozenset[str]
+    tests: frozenset[str]
+
+
+_REFERENCES: dict[tuple[str, str], _Parsed] = {}  # by settings and source, as _COMPILED
 memo.kept(_REFERENCES)
+
+
+def _parsed(env: jinja2.Environment, source: str) -> _Parsed:
+    """What a source says; raises jinja2.TemplateSyntaxError. Parsed once per process (watch
+    asks again after every save)."""
+    key = (_settings(env), source)
+    if key not in _REFERENCES:
+        tree = env.parse(source)
+        names = list(tree.find_all(jinja2.nodes.Name))
+        parsed = _Parsed(
+            tuple(jinja2.meta.find_referenced_templates(tree)),
+            frozenset(n.name for n in names if n.ctx == "load"),
+            frozenset(_names_set(tree)),
+            frozenset(node.name for node in tree.find_all(jinja2.nodes.Filter)),
+            frozenset(node.name for node in tree.find_all(jinja2.nodes.Test)),
+        )
+        memo.remember(_REFERENCES, key, parsed, _Compiled.KEEP)
+    return _REFERENCES[key]
 
 
 def _referenced(env: jinja2.Environment, source: str) -> list[str | None]:
     """The templates a source names (None: one named by a variable); raises
-    jinja2.TemplateSyntaxError. Parsed once per process (watch asks again after every save)."""
-    key = (_settings(env), source)
-    if key not in _REFERENCES:
-        found = list(jinja2.meta.find_referenced_templates(env.parse(source)))
-        memo.remember(_REFERENCES, key, found, _Compiled.KEEP)
-    return list(_REFERENCES[key])
+    jinja2.TemplateSyntaxError."""
+    return list(_parsed(env, source).references)
 
 
 def _family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
