@@ -213,7 +213,7 @@ def test_fuzz_found_an_svg_error_on_every_face_parses_each_template_once(kit, mo
     original = jinja2.Environment.parse
 
     def parse(self, source, name=None, filename=None):
-        parsed.append(name)
+        parsed.append(source)
         return original(self, source, name, filename)
 
     monkeypatch.setattr(jinja2.Environment, "parse", parse)
@@ -222,9 +222,9 @@ def test_fuzz_found_an_svg_error_on_every_face_parses_each_template_once(kit, mo
     assert run.lines == [
         "templates/mammoth-herd/bonus-front.svg.j2:4:20: error: unsupported element <mask> [svg]"
     ]
-    assert (
-        len(parsed) == 3
-    )  # bonus-front, the _face it extends and the _icons it imports: once each
+    # bonus-front, the _face it extends and the _icons it imports among them (and the other
+    # templates, whose faces render.same_for_every_item() asks about): once each
+    assert len(parsed) >= 3 and len(parsed) == len(set(parsed))
 
 
 def test_fuzz_found_a_control_character_in_yaml_is_located(kit):

@@ -6,6 +6,10 @@ import base64
 import io
 import marshal
 import pickle
+import random
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pypdfium2
@@ -29,8 +33,10 @@ from pnpkit.svgdraw import (
     _draw_path,
     _draw_text,
     _memo_path_code,
+    _normalised,
     _path_code,
     _set_paint,
+    _split,
     _text_object,
     compile_svg,
     op_from_row,
@@ -743,6 +749,88 @@ def test_direct_text_operators_are_reportlabs(font, order):
     fast.showPage()
     slow.showPage()
     assert fast.getpdfdata() == slow.getpdfdata()  # the same subsets, glyph codes and names
+
+
+@pytest.mark.parametrize("font", ["DejaVu Sans", "DejaVu Sans-Bold"])
+def test_a_split_run_is_what_splitstring_gives_and_assigns(font):
+    """_split() in one document, ReportLab's splitString() in another, the same texts in the same
+    order: the same runs, and the same codes assigned (so the same later runs and subsets),
+    through the first subset's fast path and out of it (new characters, a no-break space,
+    characters the font lacks, more than one subset holds)."""
+    from reportlab.pdfbase import pdfmetrics
+
+    fast, slow = _two_canvases()
+    ttf = pdfmetrics.getFont(font)
+    many = "".join(map(chr, range(0x400, 0x52F)))  # past the first subset's 256 codes
+    texts = ["Hello", "Hello", "olleH", "", "Hel\xa0lo", "Zażółć gęślą", "gęślą Hello", "\uffff o"]
+    texts += [many, "Hello", many[::-1] + "H", "Hel", many[:3], "\u0430\xa0\u0431", "jaźń"]
+    for text in texts:
+        assert _split(ttf, text, fast._doc) == ttf.splitString(text, slow._doc), text
+        ours, theirs = ttf.state[fast._doc], ttf.state[slow._doc]
+        assert ours.assignments == theirs.assignments
+        assert (ours.nextCode, ours.subsets) == (theirs.nextCode, theirs.subsets)
+
+
+_PATHS = [
+    "M0 0 L10 10 Z",
+    "m1,2 3,4 5,6z m-1-2.5.5h3v-4",
+    "M 1e2 -1E-2 c1 2 3 4 5 6 7 8 9 10 11 12 s1 2 3 4 S5 6 7 8 Z",
+    "M0,0H10V10H0Z M2 2 L4 4 6 6",
+    "  M.5.5.5.5l-.5-.5  ",
+    "M1-2-3-4",
+    "M0 0 A5 5 0 0 1 10 10 Q1 2 3 4 T5 6",  # arcs and quadratic curves: svglib's own
+    "M+1 +2 l+3e+1,4",
+]
+
+
+def _random_path(rng: random.Random) -> str:
+    def number() -> str:
+        text = rng.choice(["0", "1", "12.5", ".5", "3.", "1e2", "2.5E-1", "7"])
+        return rng.choice(["", "-", "+"]) + text
+
+    seps = [" ", ",", "  ", " , ", ""]
+    parts = [rng.choice("Mm")]
+    for _ in range(rng.randint(1, 8)):
+        cmd = rng.choice("MmLlHhVvCcSsZz")
+        argc = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "z": 0}[cmd.lower()]
+        count = argc * rng.randint(1, 3) if argc else 0
+        numbers = [number() for _ in range(count + (len(parts) == 1) * 2)]
+        parts.append(rng.choice(seps) + rng.choice(seps).join(numbers) + rng.choice(seps))
+        parts.append(cmd)
+    return "".join(parts[:-1])
+
+
+def test_path_data_reads_as_svglib_reads_it():
+    from svglib.utils import normalise_svg_path
+
+    def read(normalise: Callable[[str], object], d: str) -> object:
+        try:
+            return normalise(d)
+        except (ValueError, KeyError, IndexError) as exc:  # as svglib fails, so must we
+            return type(exc)
+
+    rng = random.Random(16)
+    paths = _PATHS + [_random_path(rng) for _ in range(3000)]
+    for d in paths:
+        assert read(_normalised, d) == read(normalise_svg_path, d), d
+    assert sum(isinstance(read(_normalised, d), list) for d in paths) > 1000
+
+
+def test_a_face_without_arcs_or_quadratic_curves_never_loads_svglib():
+    code = (
+        "import sys\n"
+        "from pnpkit.svgdraw import compile_svg\n"
+        f'svg = \'<svg {NS} width="10mm" height="10mm" viewBox="0 0 10 10">\'\n'
+        'svg += \'<path d="M0 0 L5 5 C1 2 3 4 5 6 Z"/><circle cx="5" cy="5" r="2"/></svg>\'\n'
+        "compile_svg(svg, lambda href: None)\n"
+        "print('svglib' in sys.modules)\n"
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": src}
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "False"
 
 
 _SEGS = [

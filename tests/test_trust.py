@@ -9,8 +9,9 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from pnpkit import trust
+from pnpkit import build, render, trust
 from pnpkit.cli import main
+from pnpkit.registry import default_registry
 from pnpkit.render import Sandbox
 
 SKIPPED = (
@@ -113,6 +114,50 @@ def test_a_dicts_keys_read_as_attributes_as_the_sandbox_reads_them():
         env.from_string("{{ d.__class__.__mro__ }}").render(d=d)
     with pytest.raises(jinja2.exceptions.SecurityError, match="'update' of 'dict'"):
         env.from_string("{{ d.update({}) }}").render(d=d)
+
+
+def test_the_sandboxs_shortcuts_render_what_jinjas_own_ways_render(monkeypatch):
+    """Sandbox.make_globals() copies the globals Jinja's ChainMap would show, and Sandbox.call()
+    calls text_box() and macros as Jinja's checks would let them through: every kit renders the
+    same faces with the same problems either way. A template's own globals stay its own."""
+    kits = Path(__file__).resolve().parents[1] / "components"
+
+    def rendered() -> dict[str, tuple[list[str], list[str]]]:
+        made = {}
+        for pack in sorted(kits.iterdir()):
+            result = build.validate(pack)
+            svgs = [face.svg for faces in result.faces.values() for face in faces]
+            made[pack.name] = (svgs, [str(p) for p in result.problems])
+        return made
+
+    ours = rendered()
+    assert all(svgs for svgs, _ in ours.values())
+    jinjas = jinja2.sandbox.ImmutableSandboxedEnvironment
+    monkeypatch.setattr(render.Sandbox, "make_globals", jinjas.make_globals)
+    monkeypatch.setattr(render.Sandbox, "call", jinjas.call)
+    assert rendered() == ours
+    monkeypatch.undo()
+    env = Sandbox()
+    env.globals["shared"] = "env"
+    template = env.from_string("{{ shared }}{{ own }}", globals={"own": "!"})
+    assert template.render() == "env!" and "own" not in env.globals
+    # a build's environment keeps each template it loaded (a dict, not Jinja's LRU of 400)
+    pack = build.validate(kits / "mammoth-herd").pack
+    assert pack is not None
+    env = render.environment(pack, default_registry())
+    names = ["_face.svg.j2"] * 2 + [f"t{n}" for n in range(500)] + ["_face.svg.j2"]
+    env.loader = jinja2.DictLoader({name: name for name in names})
+    loaded = [env.get_template(name) for name in names]
+    assert loaded[0] is loaded[1] is loaded[-1]
+
+
+def test_a_macro_called_in_a_loop_gets_its_arguments_and_nothing_of_the_loop():
+    env = Sandbox()
+    source = (
+        "{% macro m(x, y=2) %}{{ x }}{{ y }}{{ kwargs }}{{ varargs }}{% endmacro %}"
+        "{% for i in range(2) %}{% set z = i %}{{ m(i, y=z) }};{% endfor %}"
+    )
+    assert env.from_string(source).render() == "00{}();11{}();"
 
 
 # ---------------------------------------------------------------- a pack's Python only when trusted

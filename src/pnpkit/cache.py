@@ -214,6 +214,7 @@ class Cache:
         }
         todo = [k for k, v in keys.items() if self.faces.get(v or b"") is None]
         self.ahead = parallel.prepare(env, pack, lang, shared, todo, self.jobs)  # large builds only
+        alike: render.Alike = {}
         for group in pack.groups.values():
             for n, item in enumerate(group.items):
                 for side, name in item.templates.items():
@@ -232,7 +233,7 @@ class Cache:
                             face, found = made
                         else:
                             face = render.render_face(
-                                env, pack, group, item, side, name, lang, shared, found, py
+                                env, pack, group, item, side, name, lang, shared, found, py, alike
                             )
                         problems += found
                         self.stats["faces rendered"] += 1

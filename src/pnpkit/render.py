@@ -14,16 +14,19 @@ import os
 import re
 import sys
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from pathlib import Path
 from types import CodeType, FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jinja2
 import jinja2.bccache
 import jinja2.meta
+from jinja2.defaults import DEFAULT_NAMESPACE
 from jinja2.exceptions import SecurityError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.filters import FILTERS as DEFAULT_FILTERS
+from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
+from jinja2.tests import TESTS as DEFAULT_TESTS
 from markupsafe import Markup, escape
 
 from pnpkit import fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
@@ -106,6 +109,36 @@ class Sandbox(ImmutableSandboxedEnvironment):
                 pass
         return super().getattr(obj, attribute)
 
+    # __self, __context, __obj: Jinja's names, which no keyword of a template's call can clash with
+    @jinja2.utils.internalcode
+    def call(
+        __self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        """A call from a template; text_box() and the templates' macros (a deck's faces make tens
+        of thousands of such calls) without the sandbox's and the context's checks, which let
+        both through unchanged: neither is marked unsafe, a str.format method, nor asks for
+        the context, environment or evaluation context. Their arguments are Jinja's as the
+        context passes them (without its loop and block variables)."""
+        if type(__obj) not in _PLAIN_CALLS:
+            return super().call(__context, __obj, *args, **kwargs)
+        kwargs.pop("_block_vars", None)
+        kwargs.pop("_loop_vars", None)
+        try:
+            return __obj(*args, **kwargs)
+        except StopIteration:  # as Context.call() says it
+            return __context.environment.undefined(
+                "value was undefined because a callable raised a StopIteration exception"
+            )
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals as a plain dict, the environment's overlaid by its own, where Jinja
+        makes a ChainMap view of the two: every render copies them into its context, and every
+        `{% import %}` compares their names with its own, each name a Python call through a
+        ChainMap (a tenth of rendering a deck's faces). environment() sets the environment's
+        globals before any template loads and nothing changes them after (as Jinja asks), so
+        the copy holds what the view would show; a template's own still stay its own."""
+        return {**self.globals, **(d or {})}
+
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 
@@ -154,6 +187,9 @@ def environment(pack: Pack, reg: Registry) -> Sandbox:
         # One environment serves one validation (watch makes a new one for every rebuild), so
         # a template never changes under it: no stat() of its files on every face.
         auto_reload=False,
+        # ...and it keeps every template it loaded in a plain dict: Jinja's default, a locked LRU
+        # of 400, is asked on every {% extends %} and {% import %} of every face
+        cache_size=-1,
         bytecode_cache=_COMPILED,
     )
     env.readable = READABLE | {TextBlock} | frozenset(reg.types)
@@ -227,10 +263,13 @@ def render(pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], 
     problems: list[Problem] = []
     shared = pack_context(pack, lang)
     py = python_faces(env, pack, lang, shared, problems)
+    alike: Alike = {}
     for group in pack.groups.values():
         for item in group.items:
             for side, name in item.templates.items():
-                face = render_face(env, pack, group, item, side, name, lang, shared, problems, py)
+                face = render_face(
+                    env, pack, group, item, side, name, lang, shared, problems, py, alike
+                )
                 if face is not None:
                     faces.append(face)
     return faces, problems
@@ -330,10 +369,17 @@ def render_face(
     shared: dict[str, Any],
     problems: list[Problem],
     py: dict[pyfaces.FaceKey, str] | None = None,
+    alike: Alike | None = None,
 ) -> Face | None:
     """One face's SVG, or None with the problems recorded; `shared` is pack_context(pack, lang);
-    `py` holds the faces python_faces() drew."""
+    `py` holds the faces python_faces() drew. `alike`, kept by the caller for one language's
+    faces: the SVG of each template that draws the same face for every item of a group side
+    (same_for_every_item), rendered without a problem, is rendered once and given to the
+    group's other items (a deck's backs)."""
     where = item.where
+    drawn = alike.get((name, group.name, side)) if alike is not None else None
+    if drawn is not None:
+        return item_face(group, item, side, drawn, name, broken=False)
     if pyfaces.is_python(name):
         svg = (py or {}).get((group.name, item.id, side))
         if svg is None:  # python_faces() said why
@@ -383,7 +429,78 @@ def render_face(
             )
         )
         return None
+    if alike is not None and len(problems) == before and same_for_every_item(env, name):
+        alike[name, group.name, side] = svg
     return item_face(group, item, side, svg, name, any(p.is_error for p in problems[before:]))
+
+
+Alike = dict[tuple[str, str, str], str]  # (template, group, side) -> the SVG of every such face
+
+# What a template may read and still draw the same face for every item of a group side: the
+# language's pack-wide values, the side's geometry, and Jinja's own globals that give the same
+# each time (not lipsum(): it is random).
+_SHARED_NAMES = frozenset({"s", "data", "lang", "pack", "face"})
+_STEADY_GLOBALS = {
+    **{name: DEFAULT_NAMESPACE[name] for name in ("dict", "namespace", "cycler", "joiner")},
+    "range": safe_range,  # the sandbox's own
+}
+# Jinja's filters that give another value each time (random) or call filters and tests named by
+# their arguments (which might be random)
+_UNSURE_FILTERS = frozenset({"random", "map", "select", "reject", "selectattr", "rejectattr"})
+_SAME_FOR_EVERY_ITEM: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, bool]] = (
+    weakref.WeakKeyDictionary()
+)
+memo.kept(_SAME_FOR_EVERY_ITEM)
+
+
+def same_for_every_item(env: jinja2.Environment, name: str) -> bool:
+    """Whether template `name` draws the same SVG for every item of a group side: neither it
+    nor any template it extends, includes or imports reads `item`, text_box(), a helper (a
+    pack's might read the context), or a name neither shared nor given a value by the
+    templates themselves, nor uses a filter or test other than Jinja's own that always gives
+    the same. Read from the parses template_family() made; once per template and environment."""
+    known = _SAME_FOR_EVERY_ITEM.setdefault(env, {})
+    if name not in known:
+        try:
+            parses = [_parsed(env, source) for _, _, source in template_family(env, name)]
+        except jinja2.TemplateError:
+            parses = []
+        own = set().union(*(p.sets for p in parses)) - set(env.globals) - _ITEMS
+        known[name] = bool(parses) and all(_reads_only_shared(env, p, own) for p in parses)
+    return known[name]
+
+
+_ITEMS = frozenset({"item", "text_box"})  # what differs from item to item
+# Jinja's own local names: a loop's, a macro's extra arguments and its caller
+_JINJAS_LOCALS = frozenset({"loop", "varargs", "kwargs", "caller"})
+
+
+def _names_set(tree: jinja2.nodes.Template) -> Iterator[str]:
+    """The names a template gives values of its own: set, looped over, imported, macros."""
+    for node in tree.find_all((jinja2.nodes.Name, jinja2.nodes.Import, jinja2.nodes.FromImport)):
+        if isinstance(node, jinja2.nodes.Name) and node.ctx in ("store", "param"):
+            yield node.name
+        elif isinstance(node, jinja2.nodes.Import):
+            yield node.target
+        elif isinstance(node, jinja2.nodes.FromImport):
+            yield from (n if isinstance(n, str) else n[1] for n in node.names)
+    yield from (macro.name for macro in tree.find_all(jinja2.nodes.Macro))
+
+
+def _reads_only_shared(env: jinja2.Environment, parsed: _Parsed, own: set[str]) -> bool:
+    """Whether a template of the family reads only what every item shares (see
+    same_for_every_item): a name it reads but does not set comes from the context at run time."""
+    for read in parsed.reads - _SHARED_NAMES - own - _JINJAS_LOCALS:
+        if read not in env.globals or env.globals[read] is not _STEADY_GLOBALS.get(read):
+            return False
+    for names, table, jinjas in (
+        (parsed.filters, env.filters, DEFAULT_FILTERS),
+        (parsed.tests, env.tests, DEFAULT_TESTS),
+    ):
+        for used in names:
+            if used in _UNSURE_FILTERS or used not in jinjas or table.get(used) is not jinjas[used]:
+                return False
+    return True
 
 
 def item_face(group: Group, item: Item, side: str, svg: str, name: str, broken: bool) -> Face:
@@ -875,6 +992,10 @@ class TextBoxes:
             self.problems.append(problem)
 
 
+# What Sandbox.call() calls as Context.call() would, without asking: text_box() and macros.
+_PLAIN_CALLS = frozenset({TextBoxes, jinja2.runtime.Macro})
+
+
 def calling_template() -> Location | None:
     """Where in a template the current call stands (Jinja maps its compiled lines back)."""
     frame: FrameType | None = sys._getframe(1)
@@ -944,18 +1065,42 @@ def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, 
     return known[name]
 
 
-_REFERENCES: dict[tuple[str, str], list[str | None]] = {}  # by settings and source, as _COMPILED
+class _Parsed(NamedTuple):
+    """What a template's source says, read from one parse."""
+
+    references: tuple[str | None, ...]  # the templates it names (None: one named by a variable)
+    reads: frozenset[str]  # the names it reads
+    sets: frozenset[str]  # the names it gives values: set, looped over, parameters, imports, macros
+    filters: frozenset[str]
+    tests: frozenset[str]
+
+
+_REFERENCES: dict[tuple[str, str], _Parsed] = {}  # by settings and source, as _COMPILED
 memo.kept(_REFERENCES)
+
+
+def _parsed(env: jinja2.Environment, source: str) -> _Parsed:
+    """What a source says; raises jinja2.TemplateSyntaxError. Parsed once per process (watch
+    asks again after every save)."""
+    key = (_settings(env), source)
+    if key not in _REFERENCES:
+        tree = env.parse(source)
+        names = list(tree.find_all(jinja2.nodes.Name))
+        parsed = _Parsed(
+            tuple(jinja2.meta.find_referenced_templates(tree)),
+            frozenset(n.name for n in names if n.ctx == "load"),
+            frozenset(_names_set(tree)),
+            frozenset(node.name for node in tree.find_all(jinja2.nodes.Filter)),
+            frozenset(node.name for node in tree.find_all(jinja2.nodes.Test)),
+        )
+        memo.remember(_REFERENCES, key, parsed, _Compiled.KEEP)
+    return _REFERENCES[key]
 
 
 def _referenced(env: jinja2.Environment, source: str) -> list[str | None]:
     """The templates a source names (None: one named by a variable); raises
-    jinja2.TemplateSyntaxError. Parsed once per process (watch asks again after every save)."""
-    key = (_settings(env), source)
-    if key not in _REFERENCES:
-        found = list(jinja2.meta.find_referenced_templates(env.parse(source)))
-        memo.remember(_REFERENCES, key, found, _Compiled.KEEP)
-    return list(_REFERENCES[key])
+    jinja2.TemplateSyntaxError."""
+    return list(_parsed(env, source).references)
 
 
 def _family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:

@@ -60,6 +60,7 @@ from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill 
     FILL_NON_ZERO,
     PATH_OPS,
     Canvas,
+    ExtGState,
 )
 from reportlab.pdfgen.pathobject import PDFPathObject
 
@@ -332,6 +333,8 @@ _PAINT_METHODS = (
     "setLineJoin",
     "setMiterLimit",
     "setDash",
+    "_setFillAlpha",  # the alphas are set as these set them: see _set_alpha
+    "_setStrokeAlpha",
 )
 _MEMO_CAP = 4096  # distinct colours or strokes kept; a long watch session starts afresh
 _FILL_CODE: dict[tuple[float, float, float], str] = {}
@@ -343,7 +346,7 @@ def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
     """Set the paint as ReportLab's setters would, writing their operators from a memo: a
     deck sets the same few colours and strokes thousands of times, and each setter call
     checks and formats its value again (a fifth of drawing a form)."""
-    if canvas._enforceColorSpace is not None or not _reportlabs(canvas, *_PAINT_METHODS):
+    if canvas._enforceColorSpace is not None or not _paints_as_reportlab(canvas):
         _call_setters(canvas, fill, stroke)
         return
     code = canvas._code
@@ -354,7 +357,7 @@ def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
         if text is None:
             text = memo.remember(_FILL_CODE, rgb, f"{fp_str(rgb)} rg", _MEMO_CAP)
         code.append(text)
-        canvas._setFillAlpha(fill[3])
+        _set_alpha(canvas, "ca", fill[3])
     if stroke:
         r, g, b, alpha, width, cap, join, miter, dash, offset = stroke
         # the type too: setDash() writes the offset with %s, so 0 and 0.0 differ
@@ -364,10 +367,36 @@ def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
             colour_line = memo.remember(_STROKE_CODE, key, _stroke_code(stroke), _MEMO_CAP)
         canvas._strokeColorObj = (r, g, b)
         code.append(colour_line[0])
-        canvas._setStrokeAlpha(alpha)
+        _set_alpha(canvas, "CA", alpha)
         code.append(colour_line[1])
         canvas._lineWidth, canvas._lineCap, canvas._lineJoin = width, cap, join
         canvas._miterLimit = miter
+
+
+_PAINTS_OWN: dict[type, bool] = {}
+memo.kept(_PAINTS_OWN)
+
+
+def _paints_as_reportlab(canvas: Canvas) -> bool:
+    """_reportlabs(canvas, *_PAINT_METHODS), by the canvas's class alone: asked for every path
+    and text a form draws."""
+    own = _PAINTS_OWN.get(type(canvas))
+    if own is None:
+        own = _PAINTS_OWN[type(canvas)] = _reportlabs(canvas, *_PAINT_METHODS)
+    return own
+
+
+_ALPHA_DEFAULT = {key: ExtGState.defaults[key] for key in ("ca", "CA")}
+
+
+def _set_alpha(canvas: Any, key: str, alpha: float) -> None:
+    """canvas._setFillAlpha(alpha) for key "ca", _setStrokeAlpha(alpha) for "CA", as they do it:
+    the document needs transparency's PDF version, and the graphics state writes an operator
+    only when the alpha changes, which in a deck it seldom does (so its set() is seldom called)."""
+    canvas._doc.ensureMinPdfVersion("transparency")
+    state = canvas._extgstate
+    if alpha != state._d.get(key, _ALPHA_DEFAULT[key]):
+        state.set(canvas, key, alpha)
 
 
 def _stroke_code(stroke: Stroke) -> tuple[str, str]:
@@ -540,7 +569,7 @@ def _subset_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> s
     tmpl = f"{fp_str(size)} Tf {fp_str(size * 1.2)} TL"  # leading: setFont's default
     current = -1
     at = 0
-    for subset, chars in font.splitString(text, doc):
+    for subset, chars in _split(font, text, doc):
         if subset != current:
             runs.append(f"{font.getSubsetInternalName(subset, doc)} {tmpl}")
             current = subset
@@ -558,6 +587,32 @@ def _subset_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> s
         else:
             runs.append(f"[{' '.join(shown)}] TJ")
     return " ".join(runs)
+
+
+# Per font state (a TrueType font in one document): the first subset's codes of the characters
+# it has assigned, as a str.translate() table and as the set of those characters, with the
+# number of assignments they were read from (the state only ever adds to them).
+_FIRST_SUBSET: WeakKeyDictionary[Any, tuple[int, dict[int, int], frozenset[str]]]
+_FIRST_SUBSET = WeakKeyDictionary()
+memo.kept(_FIRST_SUBSET)
+
+
+def _split(font: Any, text: str, doc: Any) -> list[tuple[int, bytes]]:
+    """font.splitString(text, doc), without its Python step per character when every character
+    has its code in the first subset already (a deck's text, after its first cards): one run of
+    those codes, as splitString() gives it. Anything else (a new character, another subset, a
+    no-break space, which splitString() draws as a space) goes through splitString()."""
+    state = font.state.get(doc)
+    if state is None or not text:
+        return cast(list[tuple[int, bytes]], font.splitString(text, doc))
+    assigned = state.assignments
+    known = _FIRST_SUBSET.get(state)
+    if known is None or known[0] != len(assigned):
+        table = {code: n for code, n in assigned.items() if n < 256 and code != 0xA0}
+        known = _FIRST_SUBSET[state] = (len(assigned), table, frozenset(map(chr, table)))
+    if not known[2].issuperset(text):
+        return cast(list[tuple[int, bytes]], font.splitString(text, doc))
+    return [(0, text.translate(known[1]).encode("latin-1"))]
 
 
 def _shown_glyphs(chars: bytes, glyphs: Any, escape: Callable[[bytes], str]) -> list[str]:
@@ -962,18 +1017,47 @@ def _check_path_data(d: str) -> None:
             )
 
 
+# Path data as svglib's normalise_svg_path() reads it: split at its commands, each command's
+# numbers found by its pattern and taken in groups of the command's count of arguments.
+_COMMANDS_RE = re.compile("([achlmqstvz])", re.I)
+_FLOATS_RE = re.compile(r"(-?\d*\.?\d*(?:[eE][+-]?\d+)?)")
+_SVGLIBS = re.compile("[AaQqTt]")  # the commands whose reading (and drawing) svglib does
+
+
+def _normalised(d: str) -> list[str | list[float]]:
+    """normalise_svg_path(d): each command followed by its numbers, a move's further pairs
+    lines. Path data with arcs or quadratic curves goes to svglib itself, which draws those
+    too; any other is read here, as svglib reads it: svglib's package imports its renderer
+    and ReportLab's platypus, a tenth of a second that a deck of rectangles, lines and cubic
+    curves never needs."""
+    if _SVGLIBS.search(d):
+        from svglib.utils import normalise_svg_path
+
+        return normalise_svg_path(d)
+    result: list[str | list[float]] = []
+    op = ""
+    for item in _COMMANDS_RE.split(d.strip()):
+        if not item.strip():
+            continue
+        if len(item) == 1 and item.lower() in _PATH_ARGC:
+            op = item
+            if not _PATH_ARGC[op.lower()]:  # Z, z
+                result += [op, []]
+            continue
+        argc = _PATH_ARGC[op.lower()]
+        floats = [float(number) for number in _FLOATS_RE.findall(item) if number]
+        for i in range(0, len(floats), argc):
+            if i > 0 and op in ("m", "M"):
+                op = "l" if op == "m" else "L"
+            result += [op, floats[i : i + argc]]
+        op = cast(str, result[-2])
+    return result
+
+
 @lru_cache(maxsize=1024)  # a deck's cards share most of their path data
 def _path_segs(d: str) -> Segs:
-    # svglib's package imports its renderer and ReportLab's platypus (0.2 s): imported here, so a
-    # build whose drawings all come from the cache never loads it
-    from svglib.utils import (
-        bezier_arc_from_end_points,
-        convert_quadratic_to_cubic_path,
-        normalise_svg_path,
-    )
-
     _check_path_data(d)
-    items = normalise_svg_path(d)
+    items = _normalised(d)
     segs: SegList = []
     x, y, start = 0.0, 0.0, (0.0, 0.0)
     cubic: tuple[float, float] | None = None
@@ -1015,12 +1099,16 @@ def _path_segs(d: str) -> Segs:
                 else (x, y)
             )
             end = (a[-2] + dx, a[-1] + dy)
+            from svglib.utils import convert_quadratic_to_cubic_path  # loaded: see _normalised
+
             _, c1, c2, _ = convert_quadratic_to_cubic_path((x, y), q, end)
             segs.append(("curveTo", (*c1, *c2, *end)))
             (x, y), next_quad = end, q
         elif op == "A":
             end = (a[5] + dx, a[6] + dy)
             if a[0] and a[1]:
+                from svglib.utils import bezier_arc_from_end_points  # loaded: see _normalised
+
                 arcs = bezier_arc_from_end_points(
                     x, y, abs(a[0]), abs(a[1]), a[2], int(a[3]), int(a[4]), *end
                 )
