@@ -160,6 +160,19 @@ def test_a_macro_called_in_a_loop_gets_its_arguments_and_nothing_of_the_loop():
     assert env.from_string(source).render() == "00{}();11{}();"
 
 
+def test_a_macro_escapes_as_the_place_it_is_called_from_asks():
+    """A macro's output is marked safe or not by where it is called (Jinja passes it the
+    evaluation context): Sandbox.call() passes it as Jinja's own call does, so text added to
+    a macro's output under `{% autoescape false %}` is not escaped, and is elsewhere."""
+    source = (
+        "{% macro m() %}<b>{% endmacro %}"
+        "{% autoescape false %}{{ m() + '&' }}{% endautoescape %}|{{ m() + '&' }}"
+    )
+    ours = Sandbox(autoescape=True).from_string(source).render()
+    jinjas = jinja2.sandbox.ImmutableSandboxedEnvironment(autoescape=True)
+    assert ours == jinjas.from_string(source).render() == "<b>&|<b>&amp;"
+
+
 # ---------------------------------------------------------------- a pack's Python only when trusted
 
 

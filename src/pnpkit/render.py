@@ -116,13 +116,18 @@ class Sandbox(ImmutableSandboxedEnvironment):
     ) -> Any:
         """A call from a template; text_box() and the templates' macros (a deck's faces make tens
         of thousands of such calls) without the sandbox's and the context's checks, which let
-        both through unchanged: neither is marked unsafe, a str.format method, nor asks for
-        the context, environment or evaluation context. Their arguments are Jinja's as the
-        context passes them (without its loop and block variables)."""
-        if type(__obj) not in _PLAIN_CALLS:
+        both through unchanged: neither is marked unsafe nor a str.format method, and neither
+        asks for the context or environment. A macro asks for the evaluation context (whether
+        to escape where it is called: `{% autoescape false %}`), and gets it as Context.call()
+        gives it. Their arguments are Jinja's as the context passes them (without its loop and
+        block variables)."""
+        kind = type(__obj)
+        if kind not in _PLAIN_CALLS:
             return super().call(__context, __obj, *args, **kwargs)
         kwargs.pop("_block_vars", None)
         kwargs.pop("_loop_vars", None)
+        if kind is jinja2.runtime.Macro:
+            args = (__context.eval_ctx, *args)
         try:
             return __obj(*args, **kwargs)
         except StopIteration:  # as Context.call() says it
