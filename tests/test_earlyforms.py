@@ -3,8 +3,10 @@ go (earlyforms.py): the kit is byte for byte the kit a build holding every drawi
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import shutil
+import weakref
 from pathlib import Path
 
 import pytest
@@ -117,6 +119,26 @@ def test_a_released_drawing_makes_the_same_ops_again(kit, monkeypatch):
     assert not d.held and "shaped" not in d.__dict__
     assert d.ops == ops and d.chars == chars
     assert d.ops == svgdraw.compile_svg(faces[0].svg, lambda href: None).ops
+
+
+def test_the_faces_of_a_streamed_build_do_not_keep_its_cache(kit, monkeypatch):
+    """The faces outlive the build (the command line checks the PDFs, the exports draw them):
+    a released drawing makes its ops again from its SVG without holding on to the cache, whose
+    drawings' rows and forms' bytes are then let go with the build."""
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
+    monkeypatch.setattr(earlyforms, "BATCH", 4)
+    c = Cache(kit.root / "out" / build.CACHE_DIR)
+    result = build.build(kit.pack, kit.root / "out", cache=c)
+    assert result.written
+    faces = [f for f in result.faces["en"] if isinstance(f.drawing, cache.FormDrawing)]
+    released = [f for f in faces if not f.drawing.held]
+    assert released
+    gone = weakref.ref(c)
+    del c
+    gc.collect()
+    assert gone() is None
+    face = released[-1]
+    assert face.drawing.ops == svgdraw.compile_svg(face.svg, lambda href: None).ops
 
 
 def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):
