@@ -393,7 +393,8 @@ class Cache:
         """The drawing's key: pnpkit's code, the fonts and the SVG, hashed; an SVG the last
         build keyed under the same code and fonts (an unchanged face: most of watch's) is not
         hashed again. Python keeps a string's hash, so the look-up costs next to nothing."""
-        prefix = engine() + fonts.signature().encode()
+        made = engine() + fonts.signature().encode()
+        prefix = self._memo.prefixes.setdefault(made, made)  # one copy, not one per SVG kept
         kept = self._memo.svg_keys.get(svg) or self._svg_keys.get(svg)
         if kept is None or kept[0] != prefix:
             kept = (prefix, hashlib.sha256(prefix + svg.encode("utf-8")).digest())
@@ -888,6 +889,7 @@ class _Memo:
         self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
         self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
         self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
+        self.prefixes: dict[bytes, bytes] = {}  # the code and fonts part of svg_keys, once
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
