@@ -78,7 +78,12 @@ def test_a_streamed_build_writes_the_kit_a_build_holding_every_drawing_writes(
     )  # each form once: early, or in the PDF for the rest
     assert counted["again"] == 0  # no face's codes shifted: none compiled again
     entries = [e[1][3] for e in c.drawings.values()]
-    assert entries and all(isinstance(rows, bytes) for rows in entries)  # packed, a few kB
+    assert entries and all(isinstance(rows, cache.Spilled) for rows in entries)  # on disk
+    _, _, saved, _ = cache._read(c.path)  # the rows, read back from the spill file, saved
+    assert saved.keys() == c.drawings.keys()
+    for key, entry in saved.items():
+        rows = entry[1][3]
+        assert isinstance(rows, bytes) and rows == c._spill.read(c.drawings[key][1][3])
 
 
 def test_a_rebuild_from_a_streamed_builds_cache_compiles_nothing(kit, monkeypatch):
