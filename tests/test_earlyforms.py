@@ -225,3 +225,23 @@ def test_a_build_followed_by_exports_keeps_its_drawings(kit, monkeypatch):
     drawings = [f.drawing for faces in result.faces.values() for f in faces]
     assert drawings and all(d.held for d in drawings if isinstance(d, cache.FormDrawing))
     assert c.stats["forms drawn"] > 0  # in the PDFs, as before
+
+
+def test_spilled_rows_read_back_as_written_and_never_after_a_failed_write():
+    spill = cache._Spill()
+    first = spill.keep(b"rows one")
+    assert isinstance(first, cache.Spilled) and spill.read(first) == b"rows one"
+    second = spill.keep(b"rows two")  # after a read: at the end, not over the first
+    assert spill.read(second) == b"rows two" and spill.read(first) == b"rows one"
+
+    class Full:  # the disk filled up: buffered bytes kept before may be lost with it
+        def seek(self, at: int) -> int:
+            return at
+
+        def write(self, data: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+    spill.file = Full()
+    assert spill.keep(b"rows three") == b"rows three"  # kept in memory instead
+    with pytest.raises(ValueError):
+        spill.read(first)  # its entry is left out of the saved cache: a compile more, no more

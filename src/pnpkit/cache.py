@@ -44,7 +44,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, cast
+from typing import IO, Any, BinaryIO, Protocol, cast
 
 import jinja2
 from reportlab import rl_config
@@ -578,31 +578,39 @@ class _Spill:
     well), gone with the cache; where it cannot be made, the bytes stay in memory."""
 
     def __init__(self) -> None:
-        self.file: BinaryIO | None = None
+        self.file: IO[bytes] | None = None
         self.end = 0
-        self.failed = False
+        self.failed = False  # no file, or a write failed: what it holds is not read back
+        self.moved = False  # read() left the file's position before its end
+
+    BUFFER = 1 << 20  # bytes written at a time: a seek or a write call per drawing cost 1 %
 
     def keep(self, data: bytes) -> bytes | Spilled:
         """data written to the file, or data itself when there is no file."""
         if self.file is None and not self.failed:
             try:
-                self.file = tempfile.TemporaryFile()
+                self.file = tempfile.TemporaryFile(buffering=self.BUFFER)
             except OSError:
                 self.failed = True
         if self.file is None:
             return data
         try:
-            self.file.seek(self.end)
+            if self.moved:
+                self.file.seek(self.end)
+                self.moved = False
             self.file.write(data)
-        except OSError:
+        except OSError:  # buffered: bytes kept before may be lost too
+            self.failed = True
             return data
         at, self.end = self.end, self.end + len(data)
         return Spilled(at, len(data))
 
     def read(self, spilled: Spilled) -> bytes:
         """The bytes keep() wrote (ValueError when they cannot be read back)."""
+        if self.failed or self.file is None:
+            raise ValueError("the spill file failed")
         try:
-            assert self.file is not None, "only keep() makes a Spilled, with its file"
+            self.moved = True
             self.file.seek(spilled.at)
             data = self.file.read(spilled.size)
         except OSError as exc:
