@@ -3,8 +3,10 @@ go (earlyforms.py): the kit is byte for byte the kit a build holding every drawi
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import shutil
+import weakref
 from pathlib import Path
 
 import pytest
@@ -76,7 +78,12 @@ def test_a_streamed_build_writes_the_kit_a_build_holding_every_drawing_writes(
     )  # each form once: early, or in the PDF for the rest
     assert counted["again"] == 0  # no face's codes shifted: none compiled again
     entries = [e[1][3] for e in c.drawings.values()]
-    assert entries and all(isinstance(rows, bytes) for rows in entries)  # packed, a few kB
+    assert entries and all(isinstance(rows, cache.Spilled) for rows in entries)  # on disk
+    _, _, saved, _ = cache._read(c.path)  # the rows, read back from the spill file, saved
+    assert saved.keys() == c.drawings.keys()
+    for key, entry in saved.items():
+        rows = entry[1][3]
+        assert isinstance(rows, bytes) and rows == c._spill.read(c.drawings[key][1][3])
 
 
 def test_a_rebuild_from_a_streamed_builds_cache_compiles_nothing(kit, monkeypatch):
@@ -117,6 +124,26 @@ def test_a_released_drawing_makes_the_same_ops_again(kit, monkeypatch):
     assert not d.held and "shaped" not in d.__dict__
     assert d.ops == ops and d.chars == chars
     assert d.ops == svgdraw.compile_svg(faces[0].svg, lambda href: None).ops
+
+
+def test_the_faces_of_a_streamed_build_do_not_keep_its_cache(kit, monkeypatch):
+    """The faces outlive the build (the command line checks the PDFs, the exports draw them):
+    a released drawing makes its ops again from its SVG without holding on to the cache, whose
+    drawings' rows and forms' bytes are then let go with the build."""
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
+    monkeypatch.setattr(earlyforms, "BATCH", 4)
+    c = Cache(kit.root / "out" / build.CACHE_DIR)
+    result = build.build(kit.pack, kit.root / "out", cache=c)
+    assert result.written
+    faces = [f for f in result.faces["en"] if isinstance(f.drawing, cache.FormDrawing)]
+    released = [f for f in faces if not f.drawing.held]
+    assert released
+    gone = weakref.ref(c)
+    del c
+    gc.collect()
+    assert gone() is None
+    face = released[-1]
+    assert face.drawing.ops == svgdraw.compile_svg(face.svg, lambda href: None).ops
 
 
 def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):
@@ -198,3 +225,23 @@ def test_a_build_followed_by_exports_keeps_its_drawings(kit, monkeypatch):
     drawings = [f.drawing for faces in result.faces.values() for f in faces]
     assert drawings and all(d.held for d in drawings if isinstance(d, cache.FormDrawing))
     assert c.stats["forms drawn"] > 0  # in the PDFs, as before
+
+
+def test_spilled_rows_read_back_as_written_and_never_after_a_failed_write():
+    spill = cache._Spill()
+    first = spill.keep(b"rows one")
+    assert isinstance(first, cache.Spilled) and spill.read(first) == b"rows one"
+    second = spill.keep(b"rows two")  # after a read: at the end, not over the first
+    assert spill.read(second) == b"rows two" and spill.read(first) == b"rows one"
+
+    class Full:  # the disk filled up: buffered bytes kept before may be lost with it
+        def seek(self, at: int) -> int:
+            return at
+
+        def write(self, data: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+    spill.file = Full()
+    assert spill.keep(b"rows three") == b"rows three"  # kept in memory instead
+    with pytest.raises(ValueError):
+        spill.read(first)  # its entry is left out of the saved cache: a compile more, no more

@@ -328,7 +328,7 @@ def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monk
     build.forget_kept()
     cache = Cache(tmp_path / "one" / build.CACHE_DIR)
     assert build.build(root, tmp_path / "one", cache=cache).written
-    assert not (schema._ITEMS or layout._LAYOUTS or pdf._NAMES or preview._FIGURES.items)
+    assert not (schema._ITEMS or layout._LAYOUTS or pdf._NAMES or preview._FIGURES)
     assert not cache._memo.keys
     watched = Cache(tmp_path / "two" / build.CACHE_DIR, deferred=True)
     assert build.build(root, tmp_path / "two", cache=watched, tidy_later=True).written

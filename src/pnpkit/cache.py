@@ -38,11 +38,12 @@ import importlib.metadata
 import marshal
 import os
 import sys
+import tempfile
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, cast
+from typing import IO, Any, BinaryIO, Protocol, cast
 
 import jinja2
 from reportlab import rl_config
@@ -118,6 +119,8 @@ class Cache:
         # bytes instead of a tuple per op, as their drawings are released once checked
         # (FormDrawing.release, earlyforms.py). build.validate() sets it for such a build.
         self.packed = False
+        # where a large build's packed rows wait for save(), out of memory (_Spill)
+        self._spill = _Spill()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -177,7 +180,8 @@ class Cache:
         self.texts.save(self.path, oldest)
         if self.path is None:
             return
-        tables = [self.faces, _Rowed(self.drawings, self._memo.drawings, self._decoded)]
+        rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
+        tables = [self.faces, rowed]
         with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
             failure = _save_marshalled(self.path, self.generation, [*tables, self.forms])
         self.error = f"could not save the build cache: {failure}" if failure else ""
@@ -385,6 +389,7 @@ class Cache:
             else:
                 w, h, viewbox, rows = stored
                 with contextlib.suppress(ValueError):  # packed rows damaged: compiled again
+                    rows = self._spill.read(rows) if isinstance(rows, Spilled) else rows
                     rows = _unpack_rows(rows) if isinstance(rows, bytes) else rows
                     drawing = FormDrawing(w, h, viewbox, svgdraw.ops_from_rows(rows), key=key)
         if drawing is not None:
@@ -403,7 +408,7 @@ class Cache:
             compiled, rows = self.ahead.compile_rows(svg, recording)  # rows: what marshal takes
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
-            kept = _pack_rows(rows) if self.packed else rows
+            kept = self._spill.keep(_pack_rows(rows)) if self.packed else rows
             self.drawings[key] = [self.generation, (*fields[:3], kept), tuple(deps)]
             drawing = FormDrawing(*fields, key=key)
         self._memo.drawings[key] = drawing
@@ -413,7 +418,8 @@ class Cache:
         """The drawing's key: pnpkit's code, the fonts and the SVG, hashed; an SVG the last
         build keyed under the same code and fonts (an unchanged face: most of watch's) is not
         hashed again. Python keeps a string's hash, so the look-up costs next to nothing."""
-        prefix = engine() + fonts.signature().encode()
+        made = engine() + fonts.signature().encode()
+        prefix = self._memo.prefixes.setdefault(made, made)  # one copy, not one per SVG kept
         kept = self._memo.svg_keys.get(svg) or self._svg_keys.get(svg)
         if kept is None or kept[0] != prefix:
             kept = (prefix, hashlib.sha256(prefix + svg.encode("utf-8")).digest())
@@ -554,8 +560,11 @@ class _Rowed(Mapping[bytes, Entry]):
     """The drawings' entries as saved: an entry whose rows _lean() dropped gets them again from
     its drawing's ops (an entry whose drawing is gone too is left out: it costs a compile)."""
 
-    def __init__(self, entries: dict[bytes, Entry], *held: dict[bytes, FormDrawing]) -> None:
+    def __init__(
+        self, entries: dict[bytes, Entry], spill: _Spill, *held: dict[bytes, FormDrawing]
+    ) -> None:
         self.entries = entries
+        self.spill = spill
         self.held = held
 
     def __len__(self) -> int:
@@ -567,6 +576,11 @@ class _Rowed(Mapping[bytes, Entry]):
     def __getitem__(self, key: bytes) -> Entry:
         entry = self.entries[key]
         stored = entry[1]
+        if isinstance(stored, tuple) and len(stored) == 4 and isinstance(stored[3], Spilled):
+            try:
+                return [entry[0], (*stored[:3], self.spill.read(stored[3])), *entry[2:]]
+            except ValueError:  # the spill file failed: the entry is left out (a compile more)
+                raise KeyError(key) from None
         if not (isinstance(stored, tuple) and len(stored) == 4 and stored[3] is None):
             return entry
         drawing = next((d[key] for d in self.held if key in d), None)
@@ -574,6 +588,66 @@ class _Rowed(Mapping[bytes, Entry]):
             raise KeyError(key)
         rows = svgdraw.ops_to_rows(drawing.ops)
         return [entry[0], (*stored[:3], rows), *entry[2:]]
+
+
+class Spilled:
+    """Where _Spill wrote some bytes. Not a tuple: marshal refuses it, so an entry holding one
+    is never saved as it is by mistake."""
+
+    __slots__ = ("at", "size")
+
+    def __init__(self, at: int, size: int) -> None:
+        self.at, self.size = at, size
+
+
+class _Spill:
+    """Bytes a large build keeps on disk until the cache is saved: its drawings' packed rows
+    (2.8 kB a card) are read only by save() (a drawing made twice in a build is taken from the
+    build's memo), so holding them in memory made every card's share of the peak larger. An
+    unnamed temporary file (TMPDIR's: the cache's folder may not exist before the build ends
+    well), gone with the cache; where it cannot be made, the bytes stay in memory."""
+
+    def __init__(self) -> None:
+        self.file: IO[bytes] | None = None
+        self.end = 0
+        self.failed = False  # no file, or a write failed: what it holds is not read back
+        self.moved = False  # read() left the file's position before its end
+
+    BUFFER = 1 << 20  # bytes written at a time: a seek or a write call per drawing cost 1 %
+
+    def keep(self, data: bytes) -> bytes | Spilled:
+        """data written to the file, or data itself when there is no file."""
+        if self.file is None and not self.failed:
+            try:
+                self.file = tempfile.TemporaryFile(buffering=self.BUFFER)
+            except OSError:
+                self.failed = True
+        if self.file is None:
+            return data
+        try:
+            if self.moved:
+                self.file.seek(self.end)
+                self.moved = False
+            self.file.write(data)
+        except OSError:  # buffered: bytes kept before may be lost too
+            self.failed = True
+            return data
+        at, self.end = self.end, self.end + len(data)
+        return Spilled(at, len(data))
+
+    def read(self, spilled: Spilled) -> bytes:
+        """The bytes keep() wrote (ValueError when they cannot be read back)."""
+        if self.failed or self.file is None:
+            raise ValueError("the spill file failed")
+        try:
+            self.moved = True
+            self.file.seek(spilled.at)
+            data = self.file.read(spilled.size)
+        except OSError as exc:
+            raise ValueError(str(exc)) from exc
+        if len(data) != spilled.size:
+            raise ValueError("the spill file is short")
+        return data
 
 
 def _pack_rows(rows: tuple[tuple[Any, ...], ...]) -> bytes:
@@ -945,6 +1019,7 @@ class _Memo:
         self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
         self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
         self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}
+        self.prefixes: dict[bytes, bytes] = {}  # the code and fonts part of svg_keys, once
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:

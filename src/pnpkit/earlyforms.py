@@ -87,6 +87,8 @@ class EarlyForms:
         finally:
             face.drawing = d
         if key is not None and key in self.cache.forms:
-            svg = face.svg
-            d.release(lambda: self.again(svg))
+            # the compiler and the SVG, not self: the faces outlive the build, and through
+            # self the cache (its drawings' rows, the forms' bytes) would outlive it with them
+            again, svg = self.again, face.svg
+            d.release(lambda: again(svg))
             self.released += 1

@@ -113,6 +113,8 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
         for lang, faces in result.faces.items()
     ]
     figures.drop_before()  # what this page shows: all the next one may take over
+    if not memo.handing_on():  # there is no next one: a large page's figures go now, not later
+        figures.let_go()
     pdfs = sorted(p.name for p in folder.glob("*.pdf"))
     body = (
         _templates()
@@ -294,6 +296,12 @@ class _Figures:
     def drop_before(self) -> None:
         """The page is made: what it did not take over of the last one is not kept."""
         self.before, self.images_before, self.items_before = {}, {}, {}
+
+    def let_go(self) -> None:
+        """Keep nothing of the page made (a one-shot build: see memo.hand_on); the counts stay.
+        A 10,000-card page's figures and images are 30 MB, held otherwise while the build's
+        PDFs are checked."""
+        self.made, self.images, self.items = {}, {}, {}
 
     def clear(self) -> None:
         """Forget every figure (memo.forget: as a new process starts)."""

@@ -1326,8 +1326,11 @@ def _is_element(node: El) -> bool:
 
 
 # Memos shared by every compile: the cards of a deck repeat most of their markup. Bounded by
-# emptying them when full (a build's distinct markup is far smaller).
-_MEMO_SIZE = 20_000
+# emptying them when full. Each card also has markup of its own (its colour, its id: about five
+# entries a card, 2 kB each with their ops), which only fills them: under a bound of 20,000 a
+# 10,000-card deck held 90 MB of them until the last batch, and once emptied that memory stayed
+# the process's, as free blocks of one size. 4,096 keeps a 1,000-card deck's whole markup.
+_MEMO_SIZE = 4096
 # (id of the parent style, properties) -> (parent style, style): _Compiler.style
 _STYLES: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Style, Style]] = {}
 # (tag, attributes, id of the inherited style) -> (that style, ops): _Compiler.leaf
