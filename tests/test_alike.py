@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jinja2
 import pytest
 
 from conftest import ROOT, write_pack
 from pnpkit import build, render, schema
+from pnpkit.model import Pack
 from pnpkit.registry import default_registry
 
 FACE = (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text()
@@ -41,11 +43,15 @@ def _pack(root: Path, back: str, count: int = 5) -> Path:
     )
 
 
-def _each_alone(pack_root: Path) -> dict[str, object]:
-    """Every face rendered on its own (no SVG handed from item to item), with the problems."""
+def _loaded(pack_root: Path) -> tuple[Pack, jinja2.Environment]:
     pack, _ = schema.load_pack(pack_root)
     assert pack is not None
-    env = render.environment(pack, default_registry())
+    return pack, render.environment(pack, default_registry())
+
+
+def _each_alone(pack_root: Path) -> dict[str, object]:
+    """Every face rendered on its own (no SVG handed from item to item), with the problems."""
+    pack, env = _loaded(pack_root)
     made: dict[str, object] = {}
     for lang in pack.languages:
         shared, problems = render.pack_context(pack, lang), []
@@ -61,9 +67,7 @@ def _each_alone(pack_root: Path) -> dict[str, object]:
 
 
 def _together(pack_root: Path) -> dict[str, object]:
-    pack, _ = schema.load_pack(pack_root)
-    assert pack is not None
-    env = render.environment(pack, default_registry())
+    pack, env = _loaded(pack_root)
     made: dict[str, object] = {}
     for lang in pack.languages:
         faces, problems = render.render(pack, lang, env)
@@ -72,9 +76,7 @@ def _together(pack_root: Path) -> dict[str, object]:
 
 
 def _shared(pack_root: Path, name: str = "back.svg.j2") -> bool:
-    pack, _ = schema.load_pack(pack_root)
-    assert pack is not None
-    return render.same_for_every_item(render.environment(pack, default_registry()), name)
+    return render.same_for_every_item(_loaded(pack_root)[1], name)
 
 
 def test_a_back_that_reads_no_item_is_drawn_once_and_the_faces_are_the_same(tmp_path):
