@@ -38,19 +38,23 @@ def together(pack: Path, outs: list[Path]) -> float:
     env["PYTHONPATH"] = str(SRC)
     for out in outs:
         shutil.rmtree(out, ignore_errors=True)
+    logs = [out.with_name(out.name + ".log") for out in outs]  # a pipe could fill and stall
     started = time.perf_counter()
-    running = [
-        subprocess.Popen(
-            [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
-        for out in outs
-    ]
-    codes = [p.wait() for p in running]
-    if any(codes):
-        raise SystemExit(f"a build failed: exit codes {codes}")
+    running: list[subprocess.Popen[bytes]] = []
+    try:
+        for out, log in zip(outs, logs):
+            with log.open("wb") as log_file:
+                command = [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out)]
+                running.append(subprocess.Popen(command, stdout=log_file, stderr=log_file, env=env))
+        codes = [p.wait() for p in running]
+    finally:  # an interrupted run leaves no build behind
+        for p in running:
+            p.kill()
+            p.wait()
+    for code, log in zip(codes, logs):
+        if code:
+            said = log.read_text(encoding="utf-8", errors="replace")[-2000:]
+            raise SystemExit(f"a build failed (exit {code}):\n{said}")
     return time.perf_counter() - started
 
 

@@ -66,7 +66,7 @@ def counted(monkeypatch):
 def test_a_streamed_build_writes_the_kit_a_build_holding_every_drawing_writes(
     kit, monkeypatch, counted
 ):
-    held, _ = kit_built(kit, "held", False, monkeypatch)
+    held, held_cache = kit_built(kit, "held", False, monkeypatch)
     drawn_held = counted["drawn"]
     streamed, c = kit_built(kit, "streamed", True, monkeypatch)
     assert streamed == held  # PDFs, SVGs, preview page
@@ -80,10 +80,14 @@ def test_a_streamed_build_writes_the_kit_a_build_holding_every_drawing_writes(
     entries = [e[1][3] for e in c.drawings.values()]
     assert entries and all(isinstance(rows, cache.Spilled) for rows in entries)  # on disk
     _, _, saved, _ = cache._read(c.path)  # the rows, read back from the spill file, saved
-    assert saved.keys() == c.drawings.keys()
+    _, _, saved_held, _ = cache._read(held_cache.path)
+    assert saved.keys() == c.drawings.keys() == saved_held.keys()
     for key, entry in saved.items():
         rows = entry[1][3]
-        assert isinstance(rows, bytes) and rows == c._spill.read(c.drawings[key][1][3])
+        assert isinstance(rows, bytes) and cache._unpack_rows(rows) == saved_held[key][1][3]
+    assert c._spill.file is None  # let go once saved: nothing reads it after
+    with pytest.raises(ValueError):
+        c._spill.read(entries[0])
 
 
 def test_a_rebuild_from_a_streamed_builds_cache_compiles_nothing(kit, monkeypatch):
@@ -241,6 +245,12 @@ def test_spilled_rows_read_back_as_written_and_never_after_a_failed_write():
         def write(self, data: bytes) -> int:
             raise OSError(28, "No space left on device")
 
+    closed = cache._Spill()
+    kept = closed.keep(b"rows")
+    closed.close()
+    assert closed.keep(b"later") == b"later"  # in memory: never read from another file
+    with pytest.raises(ValueError):
+        closed.read(kept)
     spill.file = Full()
     assert spill.keep(b"rows three") == b"rows three"  # kept in memory instead
     with pytest.raises(ValueError):

@@ -178,13 +178,14 @@ class Cache:
         self.forms = _recent(self.forms, oldest)
         self.dirty = False
         self.texts.save(self.path, oldest)
-        if self.path is None:
-            return
-        rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
-        tables = [self.faces, rowed]
-        with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
-            failure = _save_marshalled(self.path, self.generation, [*tables, self.forms])
-        self.error = f"could not save the build cache: {failure}" if failure else ""
+        if self.path is not None:
+            rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
+            tables = [self.faces, rowed]
+            with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
+                failure = _save_marshalled(self.path, self.generation, [*tables, self.forms])
+            self.error = f"could not save the build cache: {failure}" if failure else ""
+        if not self.deferred:  # a one-shot build's spilled rows were kept for this file alone
+            self._spill.close()
 
     # ------------------------------------------------------------ faces
 
@@ -641,13 +642,23 @@ class _Spill:
             raise ValueError("the spill file failed")
         try:
             self.moved = True
-            self.file.seek(spilled.at)
+            self.file.seek(spilled.at)  # flushes the buffer: a failure may lose kept bytes
             data = self.file.read(spilled.size)
         except OSError as exc:
+            self.failed = True
             raise ValueError(str(exc)) from exc
         if len(data) != spilled.size:
             raise ValueError("the spill file is short")
         return data
+
+    def close(self) -> None:
+        """Let the file go once the cache is saved: nothing it held is read back (an entry
+        that points into it costs a compile), and any later bytes stay in memory, so they can
+        never be read from a file other than the one they were written to."""
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+        self.failed = True
 
 
 def _pack_rows(rows: tuple[tuple[Any, ...], ...]) -> bytes:

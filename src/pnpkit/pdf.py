@@ -64,8 +64,8 @@ def write_pdf(
 # What drawing a page's faces and marks wrote, by all it depends on (_page_key), and pages'
 # content streams compressed and formatted, by their text: a page seen before is not drawn or
 # compressed again (a deck's back pages are alike; `watch` writes the same pages after each
-# save but those of the faces changed). Only the operators: the label is drawn every time, as
-# its characters take their codes in the document's fonts as they come.
+# save but those of the faces changed). Only the operators: the label is drawn apart (_label),
+# as its characters take their codes in the document's fonts as they come.
 PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start afresh
 _DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
 _STREAMS: dict[tuple[str, int, int], bytes] = {}
@@ -824,6 +824,7 @@ def _label(c: Canvas, page: Page) -> None:
     code: list[str] = c._code  # type: ignore[attr-defined]  # ReportLab's own: no stub
     if kept is not None:
         code.extend(kept)
+        c._doc.ensureMinPdfVersion("transparency")  # type: ignore[attr-defined]  # as setFillColor
         return
     start = len(code)
     size = min(
@@ -857,6 +858,8 @@ def _label_key(
     font = pdfmetrics.getFont(name)
     if not isinstance(font, TTFont) or "\xa0" in label:  # U+00A0 is drawn as a space
         return None
+    if type(c) is not Canvas or c._enforceColorSpace is not None:  # type: ignore[attr-defined]
+        return None  # a canvas that writes its colours otherwise (PDF/X's CMYK)
     state = font.state.get(c._doc)  # type: ignore[attr-defined]  # ReportLab's own: no stub
     if state is None or state.internalName is None:
         return None
