@@ -16,6 +16,7 @@ import pypdfium2
 import pytest
 from PIL import Image
 from pypdf import PdfReader
+from reportlab.pdfbase.ttfonts import TTFError
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 
 from pnpkit import fonts, shaping
@@ -695,6 +696,29 @@ def test_remembered_styles_follow_the_packs_fonts():
         ]
     finally:
         fonts.use({})
+
+
+def test_the_fonts_signature_follows_the_fonts_in_use_when_one_fails_to_load(tmp_path):
+    """Cache keys read fonts.signature(): it says what fonts.use() left in use, also when a
+    font of the pack fails to load half way."""
+    font = Path(__file__).parent / "fonts" / "WQYMicroHei-subset.ttf"
+    broken = tmp_path / "broken.ttf"
+    broken.write_bytes(b"not a font")
+    try:
+        fonts.use({"Hei": {(False, False): (str(font), "a25bc4b3f7e4")}})
+        with_hei = fonts.signature()
+        with pytest.raises(TTFError):
+            fonts.use(
+                {
+                    "Hei": {(False, False): (str(font), "a25bc4b3f7e4")},
+                    "Bad": {(False, False): (str(broken), "0000")},
+                }
+            )
+        assert fonts.face_name("Bad") is None
+        assert fonts.signature() != with_hei and "Bad" in fonts.signature()
+    finally:
+        fonts.use({})
+    assert fonts.signature() == "[]"
 
 
 def _two_canvases() -> tuple[Canvas, Canvas]:

@@ -46,15 +46,17 @@ def use(pack_fonts: dict[str, dict[Style, tuple[str, str]]]) -> None:
     """Make a pack's fonts (family -> {(bold, italic): (path, sha)}) the ones templates may name."""
     global _SIGNATURE
     _PACK.clear()
-    for family, styles in pack_fonts.items():
-        _PACK[family] = {}
-        for style, (path, sha) in styles.items():
-            name = f"{family}#{sha}"
-            if name not in _registered:
-                pdfmetrics.registerFont(TTFont(name, path))
-                _registered.add(name)
-            _PACK[family][style] = name
-    _SIGNATURE = repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
+    try:
+        for family, styles in pack_fonts.items():
+            _PACK[family] = {}
+            for style, (path, sha) in styles.items():
+                name = f"{family}#{sha}"
+                if name not in _registered:
+                    pdfmetrics.registerFont(TTFont(name, path))
+                    _registered.add(name)
+                _PACK[family][style] = name
+    finally:  # a font that fails to load leaves the fonts in use and their signature alike
+        _SIGNATURE = repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
 
 
 _registered: set[str] = set()
