@@ -217,7 +217,7 @@ def test_fuzz_found_an_svg_error_on_every_face_parses_each_template_once(kit, mo
         return original(self, source, name, filename)
 
     monkeypatch.setattr(jinja2.Environment, "parse", parse)
-    monkeypatch.setattr(render, "_REFERENCES", {})  # as a new process: none parsed before
+    monkeypatch.setattr(render, "_PARSED", {})  # as a new process: none parsed before
     run = kit.validate()
     assert run.lines == [
         "templates/mammoth-herd/bonus-front.svg.j2:4:20: error: unsupported element <mask> [svg]"

@@ -355,7 +355,7 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
         pdf._STREAMS,
         preview._FIGURES,
         render._COMPILED.codes,
-        render._REFERENCES,
+        render._PARSED,
         build._KNOWN,
         svgdraw._FILL_CODE,
         svgdraw._STROKE_CODE,

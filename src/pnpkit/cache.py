@@ -419,8 +419,10 @@ class Cache:
         """The drawing's key: pnpkit's code, the fonts and the SVG, hashed; an SVG the last
         build keyed under the same code and fonts (an unchanged face: most of watch's) is not
         hashed again. Python keeps a string's hash, so the look-up costs next to nothing."""
-        made = engine() + fonts.signature().encode()
-        prefix = self._memo.prefixes.setdefault(made, made)  # one copy, not one per SVG kept
+        parts = (engine(), fonts.signature())  # each the same object from call to call
+        prefix = self._memo.prefixes.get(parts)
+        if prefix is None:  # one copy per build, not one per SVG kept
+            prefix = self._memo.prefixes[parts] = parts[0] + parts[1].encode()
         kept = self._memo.svg_keys.get(svg) or self._svg_keys.get(svg)
         if kept is None or kept[0] != prefix:
             kept = (prefix, hashlib.sha256(prefix + svg.encode("utf-8")).digest())
@@ -1030,7 +1032,8 @@ class _Memo:
         self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
         self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
         self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}
-        self.prefixes: dict[bytes, bytes] = {}  # the code and fonts part of svg_keys, once
+        # the code and fonts part of svg_keys, once, by engine() and fonts.signature()
+        self.prefixes: dict[tuple[bytes, str], bytes] = {}
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:

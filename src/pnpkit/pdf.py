@@ -419,6 +419,7 @@ class _LabelCanvas(Protocol):
     """What _label_key() reads of ReportLab's Canvas (not in types-reportlab)."""
 
     bottomup: int
+    _enforceColorSpace: object
 
 
 class _Accumulators(Protocol):
@@ -858,7 +859,8 @@ def _label_key(
     font = pdfmetrics.getFont(name)
     if not isinstance(font, TTFont) or "\xa0" in label:  # U+00A0 is drawn as a space
         return None
-    if type(c) is not Canvas or c._enforceColorSpace is not None:  # type: ignore[attr-defined]
+    inside = cast(_LabelCanvas, c)
+    if type(c) is not Canvas or inside._enforceColorSpace is not None:
         return None  # a canvas that writes its colours otherwise (PDF/X's CMYK)
     state = font.state.get(c._doc)  # type: ignore[attr-defined]  # ReportLab's own: no stub
     if state is None or state.internalName is None:
@@ -866,7 +868,6 @@ def _label_key(
     codes = tuple(map(state.assignments.get, map(ord, label)))  # type: ignore[attr-defined]
     if None in codes:  # a first use, or a character the font lacks: drawn, not kept
         return None
-    inside = cast(_LabelCanvas, c)
     return (label, place, name, font, state.internalName, codes, inside.bottomup)
 
 

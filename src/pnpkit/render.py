@@ -449,9 +449,9 @@ _STEADY_GLOBALS = {
     **{name: DEFAULT_NAMESPACE[name] for name in ("dict", "namespace", "cycler", "joiner")},
     "range": safe_range,  # the sandbox's own
 }
-# Jinja's filters that give another value each time (random) or call filters and tests named by
-# their arguments (which might be random)
-_UNSURE_FILTERS = frozenset({"random", "map", "select", "reject", "selectattr", "rejectattr"})
+# Jinja's filters (and no test so named) that give another value each time (random) or call
+# filters and tests named by their arguments (which might be random); asked of both
+_UNSURE = frozenset({"random", "map", "select", "reject", "selectattr", "rejectattr"})
 _SAME_FOR_EVERY_ITEM: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, bool]] = (
     weakref.WeakKeyDictionary()
 )
@@ -503,7 +503,7 @@ def _reads_only_shared(env: jinja2.Environment, parsed: _Parsed, own: set[str]) 
         (parsed.tests, env.tests, DEFAULT_TESTS),
     ):
         for used in names:
-            if used in _UNSURE_FILTERS or used not in jinjas or table.get(used) is not jinjas[used]:
+            if used in _UNSURE or used not in jinjas or table.get(used) is not jinjas[used]:
                 return False
     return True
 
@@ -1080,15 +1080,15 @@ class _Parsed(NamedTuple):
     tests: frozenset[str]
 
 
-_REFERENCES: dict[tuple[str, str], _Parsed] = {}  # by settings and source, as _COMPILED
-memo.kept(_REFERENCES)
+_PARSED: dict[tuple[str, str], _Parsed] = {}  # by settings and source, as _COMPILED
+memo.kept(_PARSED)
 
 
 def _parsed(env: jinja2.Environment, source: str) -> _Parsed:
     """What a source says; raises jinja2.TemplateSyntaxError. Parsed once per process (watch
     asks again after every save)."""
     key = (_settings(env), source)
-    if key not in _REFERENCES:
+    if key not in _PARSED:
         tree = env.parse(source)
         names = list(tree.find_all(jinja2.nodes.Name))
         parsed = _Parsed(
@@ -1098,8 +1098,8 @@ def _parsed(env: jinja2.Environment, source: str) -> _Parsed:
             frozenset(node.name for node in tree.find_all(jinja2.nodes.Filter)),
             frozenset(node.name for node in tree.find_all(jinja2.nodes.Test)),
         )
-        memo.remember(_REFERENCES, key, parsed, _Compiled.KEEP)
-    return _REFERENCES[key]
+        memo.remember(_PARSED, key, parsed, _Compiled.KEEP)
+    return _PARSED[key]
 
 
 def _referenced(env: jinja2.Environment, source: str) -> list[str | None]:

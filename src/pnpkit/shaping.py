@@ -309,9 +309,10 @@ def _from_words(text: str, font: str) -> Glyphs | None:
             codes += glyphs[0]
             # each glyph's cluster moved to the word's place in the line (its fields unpacked
             # by the loop: half the time of slicing and starring them)
-            data += (
-                glyphs[1] if not at else [(c + at, a, b, x, y, w) for c, a, b, x, y, w in glyphs[1]]
-            )
+            if at:  # the glyph's fields: cluster, x and y advance, x and y offset, width
+                data += [(c + at, xa, ya, xo, yo, w) for c, xa, ya, xo, yo, w in glyphs[1]]
+            else:
+                data += glyphs[1]
             at += len(word)
     return tuple(codes), tuple(data), False, total
 
