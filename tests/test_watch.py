@@ -14,6 +14,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -179,6 +180,66 @@ def test_a_save_seen_late_is_built_at_once_a_fresh_one_settles_first(kit):
     assert late == fresh and watch.settle_left(before, late) == watch.SETTLE
     herd.unlink()  # a removed file has no time: the whole wait
     assert watch.settle_left(fresh, watcher.snapshot(), clock=lambda: saved + 9) == watch.SETTLE
+
+
+@pytest.mark.parametrize("half", ["tab: 13", "tab: no"])
+def test_a_save_written_on_while_it_is_built_is_dropped_unseen(kit, tmp_path, monkeypatch, half):
+    """A change is built as soon as it is seen; the editor's next step, written once the build
+    has read the half-saved file (which builds, or fails to load), drops that build: nothing is
+    swapped in or reported, the live kit and the last build stay. The finished file's build is
+    then a build from nothing's, byte for byte."""
+    watcher = Watcher(kit.pack, Path("build"))
+    first = watcher.rebuild()
+    watcher.tidy()
+    out = kit.root / "build" / "mammoth-herd"
+    live, seen = files(out), watcher.snapshot()
+    kit.edit(f"{M}/herd.yaml", "tab: 12", half)
+    halfway = watcher.snapshot()
+    validate = build.validate
+
+    def written_on(*args, **kwargs):
+        result = validate(*args, **kwargs)
+        kit.edit(f"{M}/herd.yaml", half, "tab: 9")  # another size: the look sees it
+        return result
+
+    monkeypatch.setattr(build, "validate", written_on)
+    assert watcher.rebuild_settled(seen, halfway) is None
+    assert watcher.last is first and files(out) == live
+    assert not list(out.parent.glob(".*.partial"))
+    monkeypatch.setattr(build, "validate", validate)
+    finished = watcher.rebuild_settled(seen, watcher.snapshot())
+    assert finished is not None and finished.ok and watcher.last is finished
+    assert files(out) != live
+    build.forget_kept()
+    assert not build.build(kit.pack, tmp_path / "cold").errors
+    cold = tmp_path / "cold" / "mammoth-herd"
+    assert {p.relative_to(out): d for p, d in files(out).items()} == {
+        p.relative_to(cold): d for p, d in files(cold).items()
+    }
+
+
+def test_a_build_done_before_its_files_settle_waits_for_them(kit, monkeypatch):
+    """A build done sooner than SETTLE after the change it read waits out the rest before its
+    kit counts, and a step the editor writes in that wait drops it."""
+    watcher = Watcher(kit.pack, Path("build"))
+    first = watcher.rebuild()
+    seen = watcher.snapshot()
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 13")
+    now = watcher.snapshot()
+    monkeypatch.setattr(watch, "settle_left", lambda before, after: 30.0)  # a slow editor
+    waits = []
+
+    def wait(seconds):
+        waits.append(seconds)
+        if len(waits) == 1:
+            kit.edit(f"{M}/herd.yaml", "tab: 13", "tab: 9")  # its last step, in the wait
+        return False
+
+    watcher.stop = SimpleNamespace(wait=wait)
+    assert watcher.rebuild_settled(seen, now) is None
+    assert len(waits) == 1 and 29 < waits[0] <= 30 and watcher.last is first
+    assert watcher.rebuild_settled(now, watcher.snapshot()) is not None
+    assert len(waits) == 2 and watcher.last.serial == 2
 
 
 def test_a_crash_of_pnpkit_is_reported_and_watching_goes_on(kit, running, monkeypatch):

@@ -368,6 +368,7 @@ def build(
     jobs: int = 0,
     tidy_later: bool = False,
     keep_drawings: bool = False,
+    ready: Callable[[], bool] | None = None,
 ) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
@@ -376,7 +377,9 @@ def build(
     the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
     the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
     its compiled drawing for what follows the build (the exports), even in a large build, which
-    otherwise releases them once their PDF forms are drawn (earlyforms)."""
+    otherwise releases them once their PDF forms are drawn (earlyforms). `ready`: asked once the
+    kit is complete, before it replaces the previous one; False leaves the previous kit in place
+    and writes nothing (watch: the pack changed again while it was built)."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
     stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
     result = validate(root, langs, overrides, cache, code, stream=stream)
@@ -387,7 +390,7 @@ def build(
             # what a killed build left: a kit to put back, staging folders; watch's spare kit
             output.tidy(out, keep_spares=tidy_later)
             with gcpause.paused():  # PDF forms and pages: no cycles either
-                _write(result, out, progress, cache, changed, tidy_later)
+                _write(result, out, progress, cache, changed, tidy_later, ready)
     except output.Busy as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
@@ -404,9 +407,11 @@ def _write(
     cache: Cache,
     changed: bool = False,
     tidy_later: bool = False,
+    ready: Callable[[], bool] | None = None,
 ) -> None:
     """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole (the
-    previous kit, left in the staging folder's place, removed unless `tidy_later`)."""
+    previous kit, left in the staging folder's place, removed unless `tidy_later`) if `ready`
+    agrees."""
     pack = result.pack
     assert pack is not None  # build() writes only a pack that loaded
     final = out / pack.id
@@ -449,6 +454,8 @@ def _write(
                 "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
             )
         preview.write_index(result, staging, final)
+        if ready is not None and not ready():
+            return  # the staging folder goes below, the previous kit stays live
         output.swap_in(staging, final, remove_old=not tidy_later)
         result.written = True
     finally:
