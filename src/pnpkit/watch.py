@@ -54,7 +54,7 @@ from pnpkit.paths import lang_option
 if TYPE_CHECKING:
     from pnpkit.model import Pack
 
-INTERVAL = 0.05  # seconds between looks at the files
+INTERVAL = 0.025  # seconds between looks at the files (each costs about a millisecond of CPU)
 SETTLE = 0.05  # seconds the files must stay unchanged before a build
 SAVE_AFTER = 3.0  # seconds of quiet before the cache is written to disk
 IGNORED_SUFFIXES = (".swp", ".swx", ".tmp", "~", ".pyc")  # editors' and Python's scratch files
