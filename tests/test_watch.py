@@ -242,6 +242,33 @@ def test_a_build_done_before_its_files_settle_waits_for_them(kit, monkeypatch):
     assert len(waits) == 2 and watcher.last.serial == 2
 
 
+def test_a_change_seen_younger_than_written_is_looked_at_again_before_a_build(kit, monkeypatch):
+    """A look that finds a change less than WRITTEN old (the file may be half written) waits
+    until it is, and looks again: a write that went on meanwhile is waited for in turn, and the
+    build starts from the finished file."""
+    watcher = Watcher(kit.pack, Path("build"))
+    before = watcher.snapshot()
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 1")  # the write has begun
+    half = watcher.snapshot()
+    saved = max(half.changed.values()) / 1e9
+    settle_left = watch.settle_left
+    monkeypatch.setattr(  # the clock stopped at the first write: each look is a fresh one
+        watch, "settle_left", lambda b, n, s: settle_left(b, n, s, clock=lambda: saved)
+    )
+    waits = []
+
+    def wait(seconds):
+        waits.append(seconds)
+        if len(waits) == 1:
+            kit.edit(f"{M}/herd.yaml", "tab: 1", "tab: 14")  # the rest of it
+        return False
+
+    watcher.stop = SimpleNamespace(wait=wait)
+    finished = watcher.written(before, half)
+    assert finished is not None and finished != half and finished == watcher.snapshot()
+    assert waits == [watch.WRITTEN, watch.WRITTEN]
+
+
 def test_a_crash_of_pnpkit_is_reported_and_watching_goes_on(kit, running, monkeypatch):
     calls = []
 

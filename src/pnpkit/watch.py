@@ -7,9 +7,9 @@ an editor's save changes) and compares the list with the last one. Polling a
 few dozen files costs about a millisecond, needs no dependency and works
 the same on every system and file system. Editors save in several steps, so a
 build made from a change counts only once the files have stayed as it read them
-for SETTLE seconds after their last change: it starts at once, and the files are
-looked at again before its kit replaces the previous one; if they changed, the
-build is dropped unseen and the newer files are built.
+for SETTLE seconds after their last change: it starts once the change is WRITTEN
+old, and the files are looked at again before its kit replaces the previous one;
+if they changed, the build is dropped unseen and the newer files are built.
 
 Rebuilds go through one long-lived cache (cache.py), so only the faces whose
 inputs changed are rendered again; it is written to OUT/pnpkit-cache/ when the
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
 INTERVAL = 0.025  # seconds between looks at the files (each costs about a millisecond of CPU)
 SETTLE = 0.05  # seconds the files must stay unchanged before a build
+WRITTEN = 0.01  # seconds a change must be old before a build starts: the write may go on
 SAVE_AFTER = 3.0  # seconds of quiet before the cache is written to disk
 IGNORED_SUFFIXES = (".swp", ".swx", ".tmp", "~", ".pyc")  # editors' and Python's scratch files
 
@@ -259,6 +260,19 @@ class Watcher:
         attempt = self._attempt(settled)
         return self._keep(*attempt) if settled() else None
 
+    def written(self, before: Snapshot, now: Snapshot) -> Snapshot | None:
+        """`now`, or a later look, once the newest change is WRITTEN seconds old: a look taken
+        while a file is being written (a large one, a writer the system set aside) starts a
+        build bound to be dropped, and one build more before the save's. None if stopped."""
+        while (wait := settle_left(before, now, WRITTEN)) > 0:
+            if self.stop.wait(wait):
+                return None
+            later = self.snapshot()
+            if later == now:
+                break
+            now = later
+        return now
+
     def _attempt(self, ready: Callable[[], bool] | None = None) -> tuple[Result | None, str, float]:
         """A build (None if pnpkit crashed), the crash's traceback, and its seconds; `ready`:
         build.build()'s."""
@@ -326,10 +340,13 @@ class Watcher:
                 if time.monotonic() - quiet_since > SAVE_AFTER:
                     self.cache.save(force=True)  # cheap when nothing changed since the last save
                 continue
-            built = self.rebuild_settled(seen, current)
+            written = self.written(seen, current)
+            if written is None:  # stop is set
+                continue
+            built = self.rebuild_settled(seen, written)
             if built is None:  # the editor went on writing: the next look builds what it wrote
                 continue
-            seen = current
+            seen = written
             report(built)
             self.tidy()
             quiet_since = time.monotonic()
