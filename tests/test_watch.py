@@ -20,6 +20,7 @@ import pytest
 
 from pnpkit import build, watch
 from pnpkit.cache import Cache
+from pnpkit.output import spare_for
 from pnpkit.watch import Server, Watcher
 
 M = "components/mammoth-herd"
@@ -186,13 +187,16 @@ def test_a_save_seen_late_is_built_at_once_a_fresh_one_settles_first(kit):
 def test_a_save_written_on_while_it_is_built_is_dropped_unseen(kit, tmp_path, monkeypatch, half):
     """A change is built as soon as it is seen; the editor's next step, written once the build
     has read the half-saved file (which builds, or fails to load), drops that build: nothing is
-    swapped in or reported, the live kit and the last build stay. The finished file's build is
-    then a build from nothing's, byte for byte."""
+    swapped in or reported, the live kit and the last build stay (a kit it made is the next
+    build's spare). The finished file's build is then a build from nothing's, byte for byte."""
     watcher = Watcher(kit.pack, Path("build"))
     first = watcher.rebuild()
     watcher.tidy()
     out = kit.root / "build" / "mammoth-herd"
     live, seen = files(out), watcher.snapshot()
+    taken = []
+    take = build._take_spare
+    monkeypatch.setattr(build, "_take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
     kit.edit(f"{M}/herd.yaml", "tab: 12", half)
     halfway = watcher.snapshot()
     validate = build.validate
@@ -206,9 +210,12 @@ def test_a_save_written_on_while_it_is_built_is_dropped_unseen(kit, tmp_path, mo
     assert watcher.rebuild_settled(seen, halfway) is None
     assert watcher.last is first and files(out) == live
     assert not list(out.parent.glob(".*.partial"))
+    made = half == "tab: 13"  # a kit made (no spare yet to start from): it is the spare now
+    assert taken == ([False] if made else []) and spare_for(out).is_dir() is made
     monkeypatch.setattr(build, "validate", validate)
     finished = watcher.rebuild_settled(seen, watcher.snapshot())
     assert finished is not None and finished.ok and watcher.last is finished
+    assert taken[-1] is made  # started from the dropped kit
     assert files(out) != live
     build.forget_kept()
     assert not build.build(kit.pack, tmp_path / "cold").errors

@@ -420,6 +420,7 @@ def _write(
     if not reused:
         staging.mkdir(parents=True)
     svgs: _SvgWriter | None = None
+    dropped = False
     try:
         for lang, faces in result.faces.items():
             pages = result.pages[lang]
@@ -454,14 +455,17 @@ def _write(
                 "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
             )
         preview.write_index(result, staging, final)
-        if ready is not None and not ready():
-            return  # the staging folder goes below, the previous kit stays live
+        dropped = ready is not None and not ready()
+        if dropped:
+            return  # the previous kit stays live
         output.swap_in(staging, final, remove_old=not tidy_later)
         result.written = True
     finally:
         if svgs is not None:
             svgs.wait()  # it writes into staging: done before staging goes
-        if not (result.written and tidy_later):  # a failure leaves no trace
+        if dropped and tidy_later:
+            _keep_as_spare(staging, final)
+        elif not (result.written and tidy_later):  # a failure leaves no trace
             shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap
 
 
@@ -646,6 +650,18 @@ class _SvgWriter:
             for face in faces:
                 name = _svg_name(face)
                 _remember(before, name, face.svg, _signature(f"{staged}/{name}"))
+
+
+def _keep_as_spare(staging: Path, final: Path) -> None:
+    """A complete kit `ready` dropped becomes final's spare in place of the one it started from
+    (taken: _take_spare), so the next build does not write every SVG file again: the spare's
+    files are checked one by one before any is kept (_in_place), as any spare's are."""
+    spare = output.spare_for(final)
+    shutil.rmtree(spare, ignore_errors=True)  # none: this build took it
+    try:
+        os.rename(staging, spare)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:
