@@ -252,7 +252,7 @@ def test_a_build_done_before_its_files_settle_waits_for_them(kit, monkeypatch):
 def test_a_change_seen_younger_than_written_is_looked_at_again_before_a_build(kit, monkeypatch):
     """A look that finds a change less than WRITTEN old (the file may be half written) waits
     until it is, and looks again: a write that went on meanwhile is waited for in turn, and the
-    build starts from the finished file."""
+    build starts from the finished file. A file emptied (a save in place, begun) waits SETTLE."""
     watcher = Watcher(kit.pack, Path("build"))
     before = watcher.snapshot()
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 1")  # the write has begun
@@ -274,6 +274,22 @@ def test_a_change_seen_younger_than_written_is_looked_at_again_before_a_build(ki
     finished = watcher.written(before, half)
     assert finished is not None and finished != half and finished == watcher.snapshot()
     assert waits == [watch.WRITTEN, watch.WRITTEN]
+    herd = kit.root / M / "herd.yaml"
+    text = herd.read_text(encoding="utf-8")
+    herd.write_text("")  # a save in place empties the file first
+    emptied = watcher.snapshot()
+    saved = max(emptied.changed.values()) / 1e9
+    waits.clear()
+
+    def wait_then_write(seconds):
+        waits.append(seconds)
+        if len(waits) == 1:
+            herd.write_text(text, encoding="utf-8")
+        return False
+
+    watcher.stop = SimpleNamespace(wait=wait_then_write)
+    assert watcher.written(finished, emptied) == watcher.snapshot() != emptied
+    assert waits == [watch.SETTLE, watch.WRITTEN]  # a whole SETTLE for the rest of the write
 
 
 def test_a_crash_of_pnpkit_is_reported_and_watching_goes_on(kit, running, monkeypatch):

@@ -264,7 +264,7 @@ class Watcher:
         """`now`, or a later look, once the newest change is WRITTEN seconds old: a look taken
         while a file is being written (a large one, a writer the system set aside) starts a
         build bound to be dropped, and one build more before the save's. None if stopped."""
-        while (wait := settle_left(before, now, WRITTEN)) > 0:
+        while (wait := settle_left(before, now, _written(before, now))) > 0:
             if self.stop.wait(wait):
                 return None
             later = self.snapshot()
@@ -359,6 +359,14 @@ class Snapshot:
 
     files: dict[str, tuple[int, int, int]]
     changed: dict[str, int] = field(compare=False)
+
+
+def _written(before: Snapshot, now: Snapshot) -> float:
+    """How old the newest change must be before a build: WRITTEN, or SETTLE when a file was
+    emptied, which is how a save in place begins (the rest may come after a pause, when the
+    system sets the editor aside, and a build of the empty file would be dropped)."""
+    emptied = any(v[0] == 0 and before.files.get(k, (0,))[0] for k, v in now.files.items())
+    return SETTLE if emptied else WRITTEN
 
 
 def settle_left(
