@@ -18,7 +18,9 @@ text and icons, one shared back, duplex). Measures:
 from __future__ import annotations
 
 import argparse
+import os
 import queue
+import random
 import statistics
 import subprocess
 import sys
@@ -39,13 +41,19 @@ from pnpkit.watch import Watcher  # noqa: E402
 
 
 def edit_card(pack: Path, n: int, tag: str) -> None:
-    """Rename card n's title (n wraps around the deck), as a designer saving one change would."""
+    """Rename card n's title (n wraps around the deck), as a designer saving one change would,
+    with an editor that saves in one step (a new file renamed over the old). Not in place: this
+    process's collector, run between emptying the file and writing it, held the watcher (a
+    thread of it) for half a second, which then found an empty pack, as no editor's save in a
+    process of its own would leave it."""
     path = pack / "cards.yaml"
     text = path.read_text(encoding="utf-8")
     n %= text.count("title: 'Card ")
     old = f"title: 'Card {n} "
     assert old in text, old
-    path.write_text(text.replace(old, f"title: 'Card {n}{tag} ", 1), encoding="utf-8")
+    scratch = path.with_name(f".{path.name}.tmp")  # a name the watcher does not look at
+    scratch.write_text(text.replace(old, f"title: 'Card {n}{tag} ", 1), encoding="utf-8")
+    os.replace(scratch, path)
 
 
 def watch_loop(pack: Path, out: Path, edits: int) -> tuple[float, list[float], list[float], dict]:
@@ -61,8 +69,10 @@ def watch_loop(pack: Path, out: Path, edits: int) -> tuple[float, list[float], l
     assert first.ok, [str(p) for p in first.result.problems[:5]]
     times, waits, stats = [], [], {}
     pdf_path = first.site / f"{pack.name}-en.pdf"
+    pauses = random.Random(16)  # the same pauses each run
     for i in range(edits):
-        time.sleep(0.3)  # a person does not save twice within a blink
+        # a person does not save twice within a blink, nor in step with the watcher's looks
+        time.sleep(0.3 + pauses.uniform(0, watcher.interval))
         before = pdf_path.read_bytes()
         edit_card(pack, 100 + 37 * i, "w")
         saved = time.perf_counter()

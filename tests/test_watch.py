@@ -14,11 +14,13 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from pnpkit import build, watch
 from pnpkit.cache import Cache
+from pnpkit.output import spare_for
 from pnpkit.watch import Server, Watcher
 
 M = "components/mammoth-herd"
@@ -179,6 +181,115 @@ def test_a_save_seen_late_is_built_at_once_a_fresh_one_settles_first(kit):
     assert late == fresh and watch.settle_left(before, late) == watch.SETTLE
     herd.unlink()  # a removed file has no time: the whole wait
     assert watch.settle_left(fresh, watcher.snapshot(), clock=lambda: saved + 9) == watch.SETTLE
+
+
+@pytest.mark.parametrize("half", ["tab: 13", "tab: no"])
+def test_a_save_written_on_while_it_is_built_is_dropped_unseen(kit, tmp_path, monkeypatch, half):
+    """A change is built as soon as it is seen; the editor's next step, written once the build
+    has read the half-saved file (which builds, or fails to load), drops that build: nothing is
+    swapped in or reported, the live kit and the last build stay (a kit it made is the next
+    build's spare). The finished file's build is then a build from nothing's, byte for byte."""
+    watcher = Watcher(kit.pack, Path("build"))
+    first = watcher.rebuild()
+    watcher.tidy()
+    out = kit.root / "build" / "mammoth-herd"
+    live, seen = files(out), watcher.snapshot()
+    taken = []
+    take = build._take_spare
+    monkeypatch.setattr(build, "_take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
+    kit.edit(f"{M}/herd.yaml", "tab: 12", half)
+    halfway = watcher.snapshot()
+    validate = build.validate
+
+    def written_on(*args, **kwargs):
+        result = validate(*args, **kwargs)
+        kit.edit(f"{M}/herd.yaml", half, "tab: 9")  # another size: the look sees it
+        return result
+
+    monkeypatch.setattr(build, "validate", written_on)
+    assert watcher.rebuild_settled(seen, halfway) is None
+    assert watcher.last is first and files(out) == live
+    assert not list(out.parent.glob(".*.partial"))
+    made = half == "tab: 13"  # a kit made (no spare yet to start from): it is the spare now
+    assert taken == ([False] if made else []) and spare_for(out).is_dir() is made
+    monkeypatch.setattr(build, "validate", validate)
+    finished = watcher.rebuild_settled(seen, watcher.snapshot())
+    assert finished is not None and finished.ok and watcher.last is finished
+    assert taken[-1] is made  # started from the dropped kit
+    assert files(out) != live
+    build.forget_kept()
+    assert not build.build(kit.pack, tmp_path / "cold").errors
+    cold = tmp_path / "cold" / "mammoth-herd"
+    assert {p.relative_to(out): d for p, d in files(out).items()} == {
+        p.relative_to(cold): d for p, d in files(cold).items()
+    }
+
+
+def test_a_build_done_before_its_files_settle_waits_for_them(kit, monkeypatch):
+    """A build done sooner than SETTLE after the change it read waits out the rest before its
+    kit counts, and a step the editor writes in that wait drops it."""
+    watcher = Watcher(kit.pack, Path("build"))
+    first = watcher.rebuild()
+    seen = watcher.snapshot()
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 13")
+    now = watcher.snapshot()
+    monkeypatch.setattr(watch, "settle_left", lambda before, after: 30.0)  # a slow editor
+    waits = []
+
+    def wait(seconds):
+        waits.append(seconds)
+        if len(waits) == 1:
+            kit.edit(f"{M}/herd.yaml", "tab: 13", "tab: 9")  # its last step, in the wait
+        return False
+
+    watcher.stop = SimpleNamespace(wait=wait)
+    assert watcher.rebuild_settled(seen, now) is None
+    assert len(waits) == 1 and 29 < waits[0] <= 30 and watcher.last is first
+    assert watcher.rebuild_settled(now, watcher.snapshot()) is not None
+    assert len(waits) == 2 and watcher.last.serial == 2
+
+
+def test_a_change_seen_younger_than_written_is_looked_at_again_before_a_build(kit, monkeypatch):
+    """A look that finds a change less than WRITTEN old (the file may be half written) waits
+    until it is, and looks again: a write that went on meanwhile is waited for in turn, and the
+    build starts from the finished file. A file emptied (a save in place, begun) waits SETTLE."""
+    watcher = Watcher(kit.pack, Path("build"))
+    before = watcher.snapshot()
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 1")  # the write has begun
+    half = watcher.snapshot()
+    saved = max(half.changed.values()) / 1e9
+    settle_left = watch.settle_left
+    monkeypatch.setattr(  # the clock stopped at the first write: each look is a fresh one
+        watch, "settle_left", lambda b, n, s: settle_left(b, n, s, clock=lambda: saved)
+    )
+    waits = []
+
+    def wait(seconds):
+        waits.append(seconds)
+        if len(waits) == 1:
+            kit.edit(f"{M}/herd.yaml", "tab: 1", "tab: 14")  # the rest of it
+        return False
+
+    watcher.stop = SimpleNamespace(wait=wait)
+    finished = watcher.written(before, half)
+    assert finished is not None and finished != half and finished == watcher.snapshot()
+    assert waits == [watch.WRITTEN, watch.WRITTEN]
+    herd = kit.root / M / "herd.yaml"
+    text = herd.read_text(encoding="utf-8")
+    herd.write_text("")  # a save in place empties the file first
+    emptied = watcher.snapshot()
+    saved = max(emptied.changed.values()) / 1e9
+    waits.clear()
+
+    def wait_then_write(seconds):
+        waits.append(seconds)
+        if len(waits) == 1:
+            herd.write_text(text, encoding="utf-8")
+        return False
+
+    watcher.stop = SimpleNamespace(wait=wait_then_write)
+    assert watcher.written(finished, emptied) == watcher.snapshot() != emptied
+    assert waits == [watch.SETTLE, watch.WRITTEN]  # a whole SETTLE for the rest of the write
 
 
 def test_a_crash_of_pnpkit_is_reported_and_watching_goes_on(kit, running, monkeypatch):

@@ -383,6 +383,52 @@ def test_page_labels_kept_from_the_last_pdf_are_those_drawn_afresh(tmp_path, mon
         assert kits[n] == kit_files(tmp_path / f"cold{n}" / "bench"), n
 
 
+def test_font_streams_kept_from_the_last_pdf_are_those_formatted_afresh(tmp_path, monkeypatch):
+    """A long-lived process writes each font subset's file (and ToUnicode map) as it formatted
+    an equal stream for the PDF before, compressing none again while the faces' characters stay
+    the same; a character new to the PDF changes the subset, which is formatted afresh. Each
+    PDF is byte for byte a cold build's."""
+    from reportlab.pdfbase import pdfdoc
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    root = bench_cards.make_pack(tmp_path / "deck", 24, sheet=False)
+    out = tmp_path / "out"
+    cache = Cache(out / build.CACHE_DIR, deferred=True)
+    build.forget_kept()
+    formatted: list[int] = []
+    fmt = pdfdoc.PDFStream.format
+
+    def spy(stream, document):
+        if "Length1" in stream.dictionary.dict:  # a font file: its subset's length
+            formatted.append(stream.dictionary["Length1"])
+        return fmt(stream, document)
+
+    monkeypatch.setattr(pdfdoc.PDFStream, "format", spy)
+    cards = root / "cards.yaml"
+    steps = [
+        (lambda t: t, True),  # the first build formats them
+        (colour_of("card-0003", "'#123456'"), False),  # the same characters: taken
+        (lambda t: t.replace("text: 'player", "text: '§player", 1), True),  # '§': a new subset
+        (lambda t: t.replace("title: 'Card 5 ", "title: 'Card 5x ", 1), False),
+        (lambda t: t.replace("text: '§player", "text: 'player", 1), False),  # '§' gone: kept
+    ]
+    texts, kits = [], []
+    for n, (edit, again) in enumerate(steps):
+        cards.write_text(edit(cards.read_text(encoding="utf-8")), encoding="utf-8")
+        before = len(formatted)
+        assert build.build(root, out, cache=cache, tidy_later=True).written
+        with output.locked(out, "test"):
+            output.keep_spares(out)
+        assert (len(formatted) > before) is again, n
+        texts.append(cards.read_text(encoding="utf-8"))
+        kits.append(kit_files(out / "bench"))
+    for n, text in enumerate(texts):  # from nothing, each: nothing kept between them
+        cards.write_text(text, encoding="utf-8")
+        build.forget_kept()
+        assert build.build(root, tmp_path / f"cold{n}", cache=Cache(None)).written
+        assert kits[n] == kit_files(tmp_path / f"cold{n}" / "bench"), n
+
+
 def test_text_keys_kept_by_a_drawing_are_those_made_afresh(tmp_path, monkeypatch):
     """A drawing watch takes over keeps its text-check key per settings, for the files it drew
     then: the key made afresh from its own key, those files and the settings, and made again

@@ -368,6 +368,7 @@ def build(
     jobs: int = 0,
     tidy_later: bool = False,
     keep_drawings: bool = False,
+    ready: Callable[[], bool] | None = None,
 ) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
@@ -376,7 +377,9 @@ def build(
     the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
     the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
     its compiled drawing for what follows the build (the exports), even in a large build, which
-    otherwise releases them once their PDF forms are drawn (earlyforms)."""
+    otherwise releases them once their PDF forms are drawn (earlyforms). `ready`: asked once the
+    kit is complete, before it replaces the previous one; False leaves the previous kit in place
+    and writes nothing (watch: the pack changed again while it was built)."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
     stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
     result = validate(root, langs, overrides, cache, code, stream=stream)
@@ -387,7 +390,7 @@ def build(
             # what a killed build left: a kit to put back, staging folders; watch's spare kit
             output.tidy(out, keep_spares=tidy_later)
             with gcpause.paused():  # PDF forms and pages: no cycles either
-                _write(result, out, progress, cache, changed, tidy_later)
+                _write(result, out, progress, cache, changed, tidy_later, ready)
     except output.Busy as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
@@ -404,9 +407,11 @@ def _write(
     cache: Cache,
     changed: bool = False,
     tidy_later: bool = False,
+    ready: Callable[[], bool] | None = None,
 ) -> None:
     """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole (the
-    previous kit, left in the staging folder's place, removed unless `tidy_later`)."""
+    previous kit, left in the staging folder's place, removed unless `tidy_later`) if `ready`
+    agrees."""
     pack = result.pack
     assert pack is not None  # build() writes only a pack that loaded
     final = out / pack.id
@@ -415,6 +420,7 @@ def _write(
     if not reused:
         staging.mkdir(parents=True)
     svgs: _SvgWriter | None = None
+    dropped = False
     try:
         for lang, faces in result.faces.items():
             pages = result.pages[lang]
@@ -449,12 +455,17 @@ def _write(
                 "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
             )
         preview.write_index(result, staging, final)
+        dropped = ready is not None and not ready()
+        if dropped:
+            return  # the previous kit stays live
         output.swap_in(staging, final, remove_old=not tidy_later)
         result.written = True
     finally:
         if svgs is not None:
             svgs.wait()  # it writes into staging: done before staging goes
-        if not (result.written and tidy_later):  # a failure leaves no trace
+        if dropped and tidy_later:
+            _keep_as_spare(staging, final)
+        elif not (result.written and tidy_later):  # a failure leaves no trace
             shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap
 
 
@@ -639,6 +650,18 @@ class _SvgWriter:
             for face in faces:
                 name = _svg_name(face)
                 _remember(before, name, face.svg, _signature(f"{staged}/{name}"))
+
+
+def _keep_as_spare(staging: Path, final: Path) -> None:
+    """A complete kit `ready` dropped becomes final's spare in place of the one it started from
+    (taken: _take_spare), so the next build does not write every SVG file again: the spare's
+    files are checked one by one before any is kept (_in_place), as any spare's are."""
+    spare = output.spare_for(final)
+    shutil.rmtree(spare, ignore_errors=True)  # none: this build took it
+    try:
+        os.rename(staging, spare)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:

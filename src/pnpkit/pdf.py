@@ -58,6 +58,7 @@ def write_pdf(
         _compress_page(c)
         if progress:
             progress(n + first_page, total)
+    _add_fonts(c)
     c.save()
 
 
@@ -295,6 +296,64 @@ def _page_bytes(parts: _Parts, page: pdfdoc.PDFPage, document: pdfdoc.PDFDocumen
     head, mid, tail = parts
     ref = b"/Contents %d %d R" % document.idToObjectNumberAndVersion[contents.name]
     return head + ref + mid + _xobjects(page.XObjects, document) + tail
+
+
+# The fonts' streams (each subset's font file and ToUnicode map) as formatted and compressed,
+# by all their bytes depend on: compressing them is most of what saving a PDF whose pages and
+# forms were formatted already still does, and watch writes the same subsets after each save.
+FONT_STREAMS_KEPT = 64  # streams (a subset's file is tens of kB); more, and they start afresh
+_FONT_STREAMS: dict[tuple[object, ...], bytes] = {}
+memo.kept(_FONT_STREAMS)
+_FILTERS = (pdfdoc.PDFStreamFilterZCompress, pdfdoc.PDFStreamFilterBase85Encode)
+
+
+class _FontDoc(Protocol):
+    """What _add_fonts() reads and writes of ReportLab's document (not in types-reportlab)."""
+
+    delayedFonts: list[TTFont]
+    idToObject: dict[str, object]
+    encrypt: object
+
+
+def _add_fonts(c: Canvas) -> None:
+    """What saving does first, done just before it: the fonts the pages used add their subsets'
+    objects (TTFont.addObjects, in saving's order, which numbers them); then each stream among
+    them is written as the bytes an equal stream was formatted to before, if any."""
+    doc = cast(_FontDoc, c._doc)  # type: ignore[attr-defined]  # ReportLab's own: no stub
+    if doc.encrypt.__class__ is not _PLAIN:
+        return
+    fonts, doc.delayedFonts = doc.delayedFonts, []
+    known = len(doc.idToObject)
+    for font in fonts:
+        font.addObjects(doc)
+    added = list(doc.idToObject.items())[known:]  # names come in order: the fonts' objects
+    for name, obj in added:
+        key = _stream_key(obj)
+        if key is None:
+            continue
+        data = _FONT_STREAMS.get(key)
+        if data is None:
+            data = cast(pdfdoc.PDFStream, obj).format(cast(pdfdoc.PDFDocument, doc))
+            memo.remember(_FONT_STREAMS, key, data, FONT_STREAMS_KEPT)
+        doc.idToObject[name] = EncodedForm(data)  # formatted under the stream's number
+
+
+def _stream_key(obj: object) -> tuple[object, ...] | None:
+    """All a stream's formatted bytes depend on: its content, filters and dictionary (plain
+    data, no references) and the settings formatting reads; None for anything else."""
+    if type(obj) is not pdfdoc.PDFStream or "__Comment__" in vars(obj):
+        return None
+    content, filters, dictionary = obj.content, obj.filters, obj.dictionary
+    if type(content) not in (bytes, str) or not filters or type(filters) is not list:
+        return None
+    kinds = tuple(type(f) for f in filters)
+    if not all(kind in _FILTERS for kind in kinds) or "Filter" in dictionary.dict:
+        return None
+    plain = _plain(dictionary)
+    if plain is _NOT_PLAIN:
+        return None
+    library = (rl_config.pdfMultiLine, rl_config.invariant, rl_config.wrapA85)
+    return (content, kinds, plain, library)
 
 
 def start_canvas(
