@@ -368,6 +368,7 @@ def build(
     jobs: int = 0,
     tidy_later: bool = False,
     keep_drawings: bool = False,
+    pdfs_written: Callable[[Path], None] | None = None,
 ) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
@@ -376,7 +377,9 @@ def build(
     the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
     the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
     its compiled drawing for what follows the build (the exports), even in a large build, which
-    otherwise releases them once their PDF forms are drawn (earlyforms)."""
+    otherwise releases them once their PDF forms are drawn (earlyforms). `pdfs_written` is
+    called with the staging folder once the kit's PDFs are in it, before the rest of the kit
+    (the command line's preflight starts on them: preflight.Ahead)."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
     stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
     result = validate(root, langs, overrides, cache, code, stream=stream)
@@ -387,7 +390,7 @@ def build(
             # what a killed build left: a kit to put back, staging folders; watch's spare kit
             output.tidy(out, keep_spares=tidy_later)
             with gcpause.paused():  # PDF forms and pages: no cycles either
-                _write(result, out, progress, cache, changed, tidy_later)
+                _write(result, out, progress, cache, changed, tidy_later, pdfs_written)
     except output.Busy as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
@@ -404,6 +407,7 @@ def _write(
     cache: Cache,
     changed: bool = False,
     tidy_later: bool = False,
+    pdfs_written: Callable[[Path], None] | None = None,
 ) -> None:
     """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole (the
     previous kit, left in the staging folder's place, removed unless `tidy_later`)."""
@@ -444,6 +448,8 @@ def _write(
                     )
                 )
             svgs.join()
+        if pdfs_written:
+            pdfs_written(staging)
         if changed:
             (staging / "changes.txt").write_text(
                 "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"

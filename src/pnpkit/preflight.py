@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -320,8 +321,7 @@ def check_build(
     """
     problems = []
     for path in sorted(folder.rglob("*.pdf")):
-        relative = path.relative_to(folder).parts
-        target = "pdfx" if relative[0] in pdfx_folders else "home"
+        target = _target(path.relative_to(folder).parts[0], pdfx_folders)
         key = _pass_key(path, target) if passed is not None else None
         if passed is not None and passed.get(key, PASSED) is not None:
             continue
@@ -333,6 +333,58 @@ def check_build(
 
 
 PASSED = ".preflight"  # the suffix of a pass's mark in the raster cache
+
+
+def _target(first: str, pdfx_folders: set[str]) -> str:
+    """The target of a kit's PDF whose path in the kit starts with `first`: PDF/X in the folders
+    of PDF/X profiles, else home."""
+    return "pdfx" if first in pdfx_folders else "home"
+
+
+class Ahead:
+    """check_build()'s work on a kit's own PDFs, done in a forked child as soon as the build has
+    written them (start()), while this process writes the rest of the kit: its preview page, its
+    cache, the exports. The child checks each PDF as check_build would and marks each that
+    passes in `passed`, as check_build does; check_build, run on the finished kit after wait(),
+    then skips those (their bytes are the same: the staged files are the ones moved into place)
+    and checks any other itself. So a fault, or a file the child never got to (no fork, a child
+    that died), is found and reported by check_build exactly as without the child."""
+
+    def __init__(self, passed: RasterCache, pdfx_folders: set[str]) -> None:
+        self.passed, self.pdfx_folders = passed, pdfx_folders
+        self.pid = -1
+
+    def start(self, folder: Path) -> None:
+        """Check the PDFs at the top of `folder` (a kit being staged) in a child."""
+        paths = sorted(folder.glob("*.pdf"))
+        try:
+            self.pid = os.fork() if paths and hasattr(os, "fork") else -1
+        except OSError:
+            self.pid = -1
+        if self.pid == 0:  # the child: never returns into the build
+            code = 1
+            try:
+                # An inherited copy of the output folder's lock (a flock on a shared descriptor)
+                # would keep the folder locked after this process lets it go, until the child
+                # ends: the exports wait for it. The child needs none of this process's files.
+                os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+                for path in paths:
+                    self._check(path)
+                code = 0
+            finally:
+                os._exit(code)
+
+    def _check(self, path: Path) -> None:
+        target = _target(path.name, self.pdfx_folders)
+        key = _pass_key(path, target)
+        if self.passed.get(key, PASSED) is None and not check(path, target):
+            self.passed.mark(key, PASSED)
+
+    def wait(self) -> None:
+        """Wait for the child (if any) to finish its checks."""
+        pid, self.pid = self.pid, -1
+        if pid > 0:
+            os.waitpid(pid, 0)
 
 
 def _pass_key(path: Path, target: str) -> str | None:
