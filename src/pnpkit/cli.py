@@ -29,7 +29,10 @@ EPILOG = (
 )
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; given the command, without the other commands' modules when it
+    is one of this module's own (validate, build): a build parses the same without them, and
+    their imports (watch's web server) cost it a few hundredths of a second."""
     p = argparse.ArgumentParser(
         prog="pnpkit",
         description="Print-and-play kits for board games: YAML game packs -> printable PDFs.",
@@ -94,8 +97,9 @@ def parser() -> argparse.ArgumentParser:
         help="also write one PNG per distinct face, trim "
         "size at DPI (36-2400), into OUT/<pack>/png-DPI/",
     )
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).configure(sub)
+    if command not in OWN_COMMANDS:
+        for name in COMMAND_MODULES:
+            importlib.import_module(name).configure(sub)
     return p
 
 
@@ -108,6 +112,16 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pnpkit.trust",
     "pnpkit.preflight",
 )
+
+
+OWN_COMMANDS = ("validate", "build")
+
+
+def _command(argv: list[str] | None) -> str | None:
+    """The command the arguments name: the first that is not an option (the parser's own options
+    take no value), or None."""
+    words = sys.argv[1:] if argv is None else argv
+    return next((word for word in words if not word.startswith("-")), None)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -131,7 +145,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     _tolerant_output()
-    args = parser().parse_args(argv)
+    args = parser(_command(argv)).parse_args(argv)
     try:
         return args.run(args) if hasattr(args, "run") else _check_packs(args)
     except KeyboardInterrupt:  # Ctrl-C: the output is as the last whole build left it
