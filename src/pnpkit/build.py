@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import os
 import shutil
+import signal
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -419,6 +420,7 @@ def _write(
     if not reused:
         staging.mkdir(parents=True)
     svgs: _SvgWriter | None = None
+    index = _IndexWriter(result, staging, final)
     try:
         for lang, faces in result.faces.items():
             pages = result.pages[lang]
@@ -454,10 +456,11 @@ def _write(
             (staging / "changes.txt").write_text(
                 "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
             )
-        preview.write_index(result, staging, final)
+        index.join()
         output.swap_in(staging, final, remove_old=not tidy_later)
         result.written = True
     finally:
+        index.stop()  # it writes into staging: gone before staging goes
         if svgs is not None:
             svgs.wait()  # it writes into staging: done before staging goes
         if not (result.written and tidy_later):  # a failure leaves no trace
@@ -645,6 +648,62 @@ class _SvgWriter:
             for face in faces:
                 name = _svg_name(face)
                 _remember(before, name, face.svg, _signature(f"{staged}/{name}"))
+
+
+class _IndexWriter:
+    """preview.write_index() in a forked child while this process writes the PDFs: the child
+    makes the page's figures at once (most of the page's work), then waits to be told that the
+    PDFs, which the page lists, are written. join() tells it and waits for it, and writes the
+    page here if it could not; stop() ends a child that was never told (a failed build).
+
+    Only in a one-shot build: watch keeps the figures it made in this process for the next page
+    (memo.hand_on), and writes the page itself."""
+
+    def __init__(self, result: Result, staging: Path, final: Path) -> None:
+        self.args = (result, staging, final)
+        self.pid, self.go = -1, -1
+        if memo.handing_on():
+            return
+        ready, self.go = os.pipe()
+        self.pid = _fork()
+        if self.pid == 0:  # the child: never returns into the build
+            code = 1
+            try:
+                os.close(self.go)
+                write = preview.index_page(*self.args)
+                if os.read(ready, 1) == _GO:
+                    write()
+                    code = 0
+            finally:
+                os._exit(code)
+        os.close(ready)
+
+    def join(self) -> None:
+        if self.pid > 0:
+            with contextlib.suppress(BrokenPipeError):  # a child that failed has gone already
+                os.write(self.go, _GO)
+        if self._reap(wait=True) != 0:  # no child, or it failed: the page is written here
+            preview.write_index(*self.args)
+
+    def stop(self) -> None:
+        self._reap(wait=False)
+
+    def _reap(self, wait: bool) -> int:
+        """Close the pipe and reap the child, letting it finish (`wait`) or ending it first; its
+        exit status (-1: there is none)."""
+        pid, self.pid = self.pid, -1
+        go, self.go = self.go, -1
+        if go >= 0:
+            os.close(go)
+        if pid <= 0:
+            return -1
+        if not wait:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+_GO = b"+"  # what tells _IndexWriter's child that the PDFs are written
 
 
 def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:
