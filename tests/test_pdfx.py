@@ -535,10 +535,10 @@ def test_the_kit_checked_while_the_build_ends_reports_as_the_check_after_it(
     log = tmp_path / "checked.txt"
     real_check = preflight.check
 
-    def logged(path, target=None):
+    def logged(path, target=None, content=None):
         with log.open("a") as f:
             f.write(f"{os.getpid()} {path.name}\n")
-        return real_check(path, target)
+        return real_check(path, target, content)
 
     monkeypatch.setattr(preflight, "check", logged)
     runs, checkers = {}, {}
