@@ -348,8 +348,8 @@ class Ahead:
     cache, the exports. The child checks each PDF as check_build would and marks each that
     passes in `passed`, as check_build does; check_build, run on the finished kit after wait(),
     then skips those (a pass is marked by the file's bytes, which moving the kit into place does
-    not change) and checks any other itself. So a fault, or a file the child never got to (no fork, a child
-    that died), is found and reported by check_build exactly as without the child."""
+    not change) and checks any other itself. So a fault, or a file the child never got to (no
+    fork, a child that died), is found and reported by check_build exactly as without it."""
 
     def __init__(self, passed: RasterCache, pdfx_folders: set[str]) -> None:
         self.passed, self.pdfx_folders = passed, pdfx_folders
