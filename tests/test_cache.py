@@ -439,7 +439,9 @@ def test_a_build_that_fails_late_leaves_the_last_one_as_it_was(kit, monkeypatch)
     def broken(result, folder, previous=None):
         raise OSError("disk full")
 
-    monkeypatch.setattr(preview, "write_index", broken)
+    # the page's first step: it fails in the child that makes the page (build._IndexWriter),
+    # then again in this process, which writes the page itself when the child could not
+    monkeypatch.setattr(preview, "index_page", broken)
     with pytest.raises(OSError):
         build.build(kit.pack, kit.root / "build")
     assert outputs(out) == before

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from conftest import ROOT
+from pnpkit.cli import _command, parser
 
 M = "components/mammoth-herd"
 
@@ -124,3 +125,28 @@ def test_pack_named_as_dot_from_inside_it(kit, monkeypatch):
     run = kit.run("build", ".", "--out", "../../build", "--lang", "en")
     assert run.code == 0, run.out
     assert (kit.root / "build/mammoth-herd/mammoth-herd-en.pdf").is_file()
+
+
+def test_build_and_validate_parse_alike_without_the_other_commands_modules(capsys):
+    """main() leaves out the other commands' modules for a build or a validate: the same
+    arguments give the same values, help and usage errors as the parser with every command."""
+    for argv in (
+        ["build", M, "--out", "o", "--lang", "en", "--jobs", "2", "--changes", "--strict"],
+        ["validate", M, "--provenance", "--trust"],
+        ["build", "--help"],
+        ["build", M, "--paper", "a7"],
+        ["validate"],
+    ):
+        assert _command(argv) == argv[0]
+        seen = []
+        for p in (parser(_command(argv)), parser()):
+            try:
+                seen.append(vars(p.parse_args(argv)))
+            except SystemExit as exc:
+                seen.append(exc.code)
+            seen.append(capsys.readouterr())
+        assert seen[:2] == seen[2:]
+    code = "import sys; from pnpkit import cli; cli.parser(cli._command(['build', 'p'])); "
+    code += "print(sorted({'pnpkit.watch', 'http.server'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.strip() == "[]"

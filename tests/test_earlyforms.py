@@ -173,14 +173,11 @@ def test_the_preview_page_from_pieces_is_the_page_rendered_whole(tail):
     body = ["<main>", "Zażółć ", "gęślą", " 😀 jaźń", "</main>\n", tail, "\n", ""]
     joined = "".join(body).rstrip("\n")
     build_id = hashlib.sha256(f"Deck · 3 faces\n{joined}".encode()).hexdigest()[:16]
-    whole = (
-        preview._templates()
-        .get_template("page.html.j2")
-        .render(
-            build=build_id, state_url=preview.STATE_URL, title="Deck · 3 faces", body=Markup(joined)
-        )
+    page = preview._templates().get_template("page.html.j2")
+    whole = page.render(
+        build=build_id, state_url=preview.STATE_URL, title="Deck · 3 faces", body=Markup(joined)
     )
-    assert preview._page("Deck · 3 faces", preview._trimmed(body)) == whole.encode("utf-8")
+    assert preview._page("Deck · 3 faces", preview._trimmed(body), page) == whole.encode("utf-8")
 
 
 def test_a_size_refused_in_a_late_batch_gives_the_problems_of_a_build_checking_all_at_once(

@@ -4,6 +4,7 @@ littleCMS."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -510,3 +511,51 @@ def test_a_gradient_face_prints_in_a_build(tmp_path):
         near(px, (0x28, 0x50, 0xC8)) for px in pixels
     )
     assert any(near(px, (0xE8, 0xB9, 0x23)) for px in pixels)  # the radial gradient's rim
+
+
+@pytest.mark.parametrize("fault", [False, True])
+def test_the_kit_checked_while_the_build_ends_reports_as_the_check_after_it(
+    tmp_path, monkeypatch, capsys, fault
+):
+    """The command line's preflight.Ahead checks the kit's PDFs in a child while the build
+    writes the rest: the report and the exit code are those of check_build after the build
+    alone (Ahead.start doing nothing), a fault placed at the finished kit's path; a file the
+    child passed is not parsed again here, one with a fault is."""
+    pack = card_pack(tmp_path / "pack")
+    if fault:  # a TrimBox outside the page: a fault of the home target
+        real_write = build.pdf.write_pdf
+
+        def broken(pages, path, *args, **kwargs):
+            real_write(pages, path, *args, **kwargs)
+            with pikepdf.open(path, allow_overwriting_input=True) as doc:
+                doc.pages[0].obj["/TrimBox"] = pikepdf.Array([0, 0, 5000, 5000])
+                doc.save(path)
+
+        monkeypatch.setattr(build.pdf, "write_pdf", broken)
+    log = tmp_path / "checked.txt"
+    real_check = preflight.check
+
+    def logged(path, target=None, content=None):
+        with log.open("a") as f:
+            f.write(f"{os.getpid()} {path.name}\n")
+        return real_check(path, target, content)
+
+    monkeypatch.setattr(preflight, "check", logged)
+    runs, checkers = {}, {}
+    for ahead in (False, True):
+        log.write_text("")
+        with monkeypatch.context() as m:
+            if not ahead:
+                m.setattr(preflight.Ahead, "start", lambda self, folder: None)
+            out = tmp_path / f"out-{ahead}"
+            code = main(["build", str(pack), "--out", str(out)])
+        runs[ahead] = code, capsys.readouterr().out.replace(str(out), "OUT")
+        checkers[ahead] = [line.split() for line in log.read_text().splitlines()]
+    assert runs[True] == runs[False]
+    assert runs[True][0] == (1 if fault else 0)
+    assert ("TrimBox" in runs[True][1]) == fault
+    here = str(os.getpid())
+    assert checkers[False] and all(pid == here for pid, _ in checkers[False])
+    kit = {name for _, name in checkers[False]}
+    assert {name for pid, name in checkers[True] if pid != here} == kit  # the child's
+    assert {name for pid, name in checkers[True] if pid == here} == (kit if fault else set())

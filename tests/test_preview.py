@@ -125,6 +125,7 @@ def test_a_long_lived_process_makes_only_the_figures_that_changed(tmp_path, monk
     page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
     assert "item 'c1x': 'colour' is" in " ".join(Page(page.decode()).figures["en-c1x"]["notes"])
     monkeypatch.setattr(preview, "_FIGURES", preview._Figures())  # as a new process starts
+    monkeypatch.setattr(build, "_fork", lambda: -1)  # its page made here, to count the figures
     assert not build.build(root, Path("fresh"), cache=Cache()).errors
     assert preview._FIGURES.rendered == 3
     assert preview._FIGURES.imaged == 6
@@ -240,6 +241,53 @@ def test_the_page_is_the_same_for_the_same_build(tmp_path):
     assert (tmp_path / "a" / "p" / "index.html").read_bytes() == (
         tmp_path / "b" / "p" / "index.html"
     ).read_bytes()
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(folder)): f.read_bytes() for f in folder.rglob("*") if f.is_file()}
+
+
+def test_the_page_made_beside_the_pdfs_is_the_one_made_after_them(tmp_path, monkeypatch):
+    """A one-shot build makes the page in a child (build._IndexWriter) while it writes the PDFs:
+    the kit is byte for byte the one a build that makes the page itself after the PDFs writes
+    (a face that draws art included: its preview copies), and a build that fails while writing
+    leaves no child behind."""
+    monkeypatch.chdir(tmp_path)
+    art_pack(tmp_path)
+    _checked_pack(tmp_path)
+    log = tmp_path / "pages.txt"
+    real = preview.index_page
+
+    def logged(*args):
+        with log.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        return real(*args)
+
+    monkeypatch.setattr(preview, "index_page", logged)
+    for pack in ("art", "probe"):
+        kits = {}
+        for child in (True, False):
+            log.write_text("")
+            with monkeypatch.context() as m:
+                if not child:  # the page made here, after the PDFs, as write_index() makes it
+                    m.setattr(build, "_fork", lambda: -1)
+                out = Path(f"build-{child}")
+                result = build.build(Path("components") / pack, out, cache=Cache())
+            assert result.written and not result.errors
+            makers = log.read_text().split()
+            assert len(makers) == 1 and (makers[0] != str(os.getpid())) == child
+            kits[child] = _files(tmp_path / f"build-{child}" / pack)
+        assert "index.html" in kits[True] and kits[True] == kits[False]
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(build.pdf, "write_pdf", broken)
+    with pytest.raises(OSError):
+        build.build(Path("components/art"), Path("build-broken"), cache=Cache())
+    with pytest.raises(ChildProcessError):  # every child reaped: none left running or waiting
+        os.waitpid(-1, os.WNOHANG)
+    assert not (tmp_path / "build-broken" / "art").exists()
 
 
 # ---------------------------------------------------------------- a real browser

@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import os
 import shutil
+import signal
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -369,6 +370,7 @@ def build(
     tidy_later: bool = False,
     keep_drawings: bool = False,
     ready: Callable[[], bool] | None = None,
+    pdfs_written: Callable[[Path], None] | None = None,
 ) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
@@ -377,7 +379,9 @@ def build(
     the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
     the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
     its compiled drawing for what follows the build (the exports), even in a large build, which
-    otherwise releases them once their PDF forms are drawn (earlyforms). `ready`: asked once the
+    otherwise releases them once their PDF forms are drawn (earlyforms). `pdfs_written` is
+    called with the staging folder once the kit's PDFs are in it, before the rest of the kit
+    (the command line's preflight starts on them: preflight.Ahead). `ready`: asked once the
     kit is complete, before it replaces the previous one; False leaves the previous kit in place
     and writes nothing (watch: the pack changed again while it was built)."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
@@ -390,7 +394,7 @@ def build(
             # what a killed build left: a kit to put back, staging folders; watch's spare kit
             output.tidy(out, keep_spares=tidy_later)
             with gcpause.paused():  # PDF forms and pages: no cycles either
-                _write(result, out, progress, cache, changed, tidy_later, ready)
+                _write(result, out, progress, cache, changed, tidy_later, pdfs_written, ready)
     except output.Busy as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
@@ -407,6 +411,7 @@ def _write(
     cache: Cache,
     changed: bool = False,
     tidy_later: bool = False,
+    pdfs_written: Callable[[Path], None] | None = None,
     ready: Callable[[], bool] | None = None,
 ) -> None:
     """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole (the
@@ -421,6 +426,7 @@ def _write(
         staging.mkdir(parents=True)
     svgs: _SvgWriter | None = None
     dropped = False
+    index = _IndexWriter(result, staging, final)
     try:
         for lang, faces in result.faces.items():
             pages = result.pages[lang]
@@ -450,17 +456,20 @@ def _write(
                     )
                 )
             svgs.join()
+        if pdfs_written:
+            pdfs_written(staging)
         if changed:
             (staging / "changes.txt").write_text(
                 "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
             )
-        preview.write_index(result, staging, final)
+        index.join()
         dropped = ready is not None and not ready()
         if dropped:
             return  # the previous kit stays live
         output.swap_in(staging, final, remove_old=not tidy_later)
         result.written = True
     finally:
+        index.stop()  # it writes into staging: gone before staging goes
         if svgs is not None:
             svgs.wait()  # it writes into staging: done before staging goes
         if dropped and tidy_later:
@@ -662,6 +671,62 @@ def _keep_as_spare(staging: Path, final: Path) -> None:
         os.rename(staging, spare)
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+class _IndexWriter:
+    """preview.write_index() in a forked child while this process writes the PDFs: the child
+    makes the page's figures at once (most of the page's work), then waits to be told that the
+    PDFs, which the page lists, are written. join() tells it and waits for it, and writes the
+    page here if it could not; stop() ends a child that was never told (a failed build).
+
+    Only in a one-shot build: watch keeps the figures it made in this process for the next page
+    (memo.hand_on), and writes the page itself."""
+
+    def __init__(self, result: Result, staging: Path, final: Path) -> None:
+        self.args = (result, staging, final)
+        self.pid, self.go = -1, -1
+        if memo.handing_on():
+            return
+        ready, self.go = os.pipe()
+        self.pid = _fork()
+        if self.pid == 0:  # the child: never returns into the build
+            code = 1
+            try:
+                os.close(self.go)
+                write = preview.index_page(*self.args)
+                if os.read(ready, 1) == _GO:
+                    write()
+                    code = 0
+            finally:
+                os._exit(code)
+        os.close(ready)
+
+    def join(self) -> None:
+        if self.pid > 0:
+            with contextlib.suppress(BrokenPipeError):  # a child that failed has gone already
+                os.write(self.go, _GO)
+        if self._reap(wait=True) != 0:  # no child, or it failed: the page is written here
+            preview.write_index(*self.args)
+
+    def stop(self) -> None:
+        self._reap(wait=False)
+
+    def _reap(self, wait: bool) -> int:
+        """Close the pipe and reap the child, letting it finish (`wait`) or ending it first; its
+        exit status (-1: there is none)."""
+        pid, self.pid = self.pid, -1
+        go, self.go = self.go, -1
+        if go >= 0:
+            os.close(go)
+        if pid <= 0:
+            return -1
+        if not wait:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+_GO = b"+"  # what tells _IndexWriter's child that the PDFs are written
 
 
 def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:

@@ -16,6 +16,7 @@ from pathlib import Path
 from pnpkit import __version__, parallel, preflight, rastercache, trust
 from pnpkit import profile as profiles
 from pnpkit.build import Code, Result, build, validate
+from pnpkit.model import PrintOverrides
 from pnpkit.options import add_limit_options, add_print_options, print_overrides
 from pnpkit.paths import lang_option
 
@@ -28,7 +29,10 @@ EPILOG = (
 )
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; given the command, without the other commands' modules when it
+    is one of this module's own (validate, build): a build parses the same without them, and
+    their imports (watch's web server) cost it a few hundredths of a second."""
     p = argparse.ArgumentParser(
         prog="pnpkit",
         description="Print-and-play kits for board games: YAML game packs -> printable PDFs.",
@@ -93,8 +97,9 @@ def parser() -> argparse.ArgumentParser:
         help="also write one PNG per distinct face, trim "
         "size at DPI (36-2400), into OUT/<pack>/png-DPI/",
     )
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).configure(sub)
+    if command not in OWN_COMMANDS:
+        for name in COMMAND_MODULES:
+            importlib.import_module(name).configure(sub)
     return p
 
 
@@ -107,6 +112,16 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pnpkit.trust",
     "pnpkit.preflight",
 )
+
+
+OWN_COMMANDS = ("validate", "build")
+
+
+def _command(argv: list[str] | None) -> str | None:
+    """The command the arguments name: the first that is not an option (the parser's own options
+    take no value), or None."""
+    words = sys.argv[1:] if argv is None else argv
+    return next((word for word in words if not word.startswith("-")), None)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -130,7 +145,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     _tolerant_output()
-    args = parser().parse_args(argv)
+    args = parser(_command(argv)).parse_args(argv)
     try:
         return args.run(args) if hasattr(args, "run") else _check_packs(args)
     except KeyboardInterrupt:  # Ctrl-C: the output is as the last whole build left it
@@ -157,33 +172,44 @@ def _check_packs(args: argparse.Namespace) -> int:
         if args.command == "validate":
             result = validate(pack, args.lang, overrides, code=code)
         else:
-            result = build(
-                pack,
-                args.out,
-                args.lang,
-                overrides,
-                args.strict,
-                _progress() if sys.stderr.isatty() else None,
-                code=code,
-                changed=args.changes,
-                jobs=args.jobs or parallel.default_jobs(),
-                keep_drawings=bool(args.profile or args.png),  # the exports draw them
-            )
-            chosen = (args.profile or []) + ([args.png] if args.png else [])
-            if chosen:
-                from pnpkit import export  # only here: see the imports
-
-                export.run(result, args.out, chosen, args.strict)
-            if result.written:  # check what was written, as a print shop would
-                pdfx = {p.id for p in chosen if p.pdfx}
-                assert result.pack is not None  # a build that wrote files read its pack
-                passed = rastercache.for_output(args.out)  # remembers the files that passed before
-                result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
+            result = _build(pack, args, overrides, code)
         failed |= _report(result, args, pack, time.perf_counter() - started)
         usage |= any(
             p.rule == "usage" for p in result.problems
         )  # e.g. --lang the pack does not have
     return 2 if usage else 1 if failed else 0
+
+
+def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code: Code) -> Result:
+    """Build one pack, export it, and preflight what was written, as a print shop would."""
+    chosen = (args.profile or []) + ([args.png] if args.png else [])
+    pdfx = {p.id for p in chosen if p.pdfx}
+    passed = rastercache.for_output(args.out)  # remembers the files that passed before
+    ahead = preflight.Ahead(passed, pdfx)  # checks the kit's PDFs while the rest is written
+    try:
+        result = build(
+            pack,
+            args.out,
+            args.lang,
+            overrides,
+            args.strict,
+            _progress() if sys.stderr.isatty() else None,
+            code=code,
+            changed=args.changes,
+            jobs=args.jobs or parallel.default_jobs(),
+            keep_drawings=bool(args.profile or args.png),  # the exports draw them
+            pdfs_written=ahead.start,
+        )
+        if chosen:
+            from pnpkit import export  # only here: see the imports
+
+            export.run(result, args.out, chosen, args.strict)
+    finally:
+        ahead.wait()
+    if result.written:
+        assert result.pack is not None  # a build that wrote files read its pack
+        result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
+    return result
 
 
 def _jobs_option(text: str) -> int:

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
+import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from pnpkit.errors import Location, Problem
 from pnpkit.rastercache import RasterCache
@@ -46,13 +48,13 @@ _GOOD_SPACES = {
 _OK_BLEND = {"/Normal", "/Compatible"}
 
 
-def check(path: Path, target: str | None = None) -> list[Problem]:
+def check(path: Path, target: str | None = None, content: bytes | None = None) -> list[Problem]:
     """Every problem of one PDF for its target (default: pdfx when it has a PDF/X OutputIntent,
-    else home)."""
+    else home). `content`: the file's bytes, read already (preflight.Ahead: it may have moved)."""
     import pikepdf
 
     try:
-        pdf = pikepdf.open(path)
+        pdf = pikepdf.open(path if content is None else io.BytesIO(content))
     except (pikepdf.PdfError, OSError) as exc:
         return [Problem(Location(str(path)), f"not a readable PDF: {exc}", "preflight")]
     with pdf:
@@ -320,8 +322,7 @@ def check_build(
     """
     problems = []
     for path in sorted(folder.rglob("*.pdf")):
-        relative = path.relative_to(folder).parts
-        target = "pdfx" if relative[0] in pdfx_folders else "home"
+        target = _target(path.relative_to(folder).parts[0], pdfx_folders)
         key = _pass_key(path, target) if passed is not None else None
         if passed is not None and passed.get(key, PASSED) is not None:
             continue
@@ -335,14 +336,76 @@ def check_build(
 PASSED = ".preflight"  # the suffix of a pass's mark in the raster cache
 
 
+def _target(first: str, pdfx_folders: set[str]) -> str:
+    """The target of a kit's PDF whose path in the kit starts with `first`: PDF/X in the folders
+    of PDF/X profiles, else home."""
+    return "pdfx" if first in pdfx_folders else "home"
+
+
+class Ahead:
+    """check_build()'s work on a kit's own PDFs, done in a forked child as soon as the build has
+    written them (start()), while this process writes the rest of the kit: its preview page, its
+    cache, the exports. The child checks each PDF as check_build would and marks each that
+    passes in `passed`, as check_build does; check_build, run on the finished kit after wait(),
+    then skips those (a pass is marked by the file's bytes, which moving the kit into place does
+    not change) and checks any other itself. So a fault, or a file the child never got to (no
+    fork, a child that died), is found and reported by check_build exactly as without it."""
+
+    def __init__(self, passed: RasterCache, pdfx_folders: set[str]) -> None:
+        self.passed, self.pdfx_folders = passed, pdfx_folders
+        self.pid = -1
+
+    def start(self, folder: Path) -> None:
+        """Check the PDFs at the top of `folder` (a kit being staged) in a child."""
+        files: list[tuple[Path, BinaryIO]] = []
+        try:  # opened here: the child reads them wherever the build has moved them by then
+            for path in sorted(folder.glob("*.pdf")):
+                files.append((path, open(path, "rb")))
+            self.pid = os.fork() if files and hasattr(os, "fork") else -1
+        except OSError:  # a file not opened, no fork: check_build does it all
+            self.pid = -1
+        if self.pid == 0:  # the child: never returns into the build
+            code = 1
+            try:
+                contents = [(path, f.read()) for path, f in files]
+                # An inherited copy of the output folder's lock (a flock on a shared descriptor)
+                # would keep the folder locked after this process lets it go, until the child
+                # ends: the exports wait for it. The child needs none of this process's files.
+                os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+                for path, content in contents:
+                    self._check(path, content)
+                code = 0
+            finally:
+                os._exit(code)
+        for _, f in files:
+            f.close()
+
+    def _check(self, path: Path, content: bytes) -> None:
+        target = _target(path.name, self.pdfx_folders)
+        key = _content_key(content, target)
+        if self.passed.get(key, PASSED) is None and not check(path, target, content):
+            self.passed.mark(key, PASSED)
+
+    def wait(self) -> None:
+        """Wait for the child (if any) to finish its checks."""
+        pid, self.pid = self.pid, -1
+        if pid > 0:
+            os.waitpid(pid, 0)
+
+
 def _pass_key(path: Path, target: str) -> str | None:
     """The hash of what a preflight's verdict depends on: the file's bytes, the target, pnpkit."""
-    from pnpkit.cache import engine
-
     try:
         content = path.read_bytes()
     except OSError:
         return None
+    return _content_key(content, target)
+
+
+def _content_key(content: bytes, target: str) -> str:
+    """_pass_key() of a file holding content."""
+    from pnpkit.cache import engine
+
     return hashlib.sha256(engine() + target.encode() + b"\0" + content).hexdigest()
 
 

@@ -66,7 +66,7 @@ def _figure_macro() -> Callable[[str, _Figure], str]:
 _BODY = "\0pnpkit-body\0"  # where the body goes in the page; no template writes a NUL
 
 
-def _page(title: str, body: list[str]) -> bytes:
+def _page(title: str, body: list[str], page: jinja2.Template) -> bytes:
     """The whole page around a body given in pieces, UTF-8; its build fingerprint is a hash of
     what it shows. The pieces are encoded once and hashed one at a time, never joined as text:
     a 10,000-card page is 12 MB, and its body joined, hashed, put in the page and encoded took a
@@ -76,7 +76,6 @@ def _page(title: str, body: list[str]) -> bytes:
     for piece in encoded:
         fingerprint.update(piece)
     build = fingerprint.hexdigest()[:16]
-    page = _templates().get_template("page.html.j2")
     around = page.render(build=build, state_url=STATE_URL, title=title, body=Markup(_BODY))
     head, tail = around.split(_BODY)  # exactly once: the template says {{ body }} once
     return b"".join([head.encode(), *encoded, tail.encode()])
@@ -96,6 +95,13 @@ def _trimmed(pieces: list[str]) -> list[str]:
 def write_index(result: Result, folder: Path, previous: Path | None = None) -> Path:
     """Write folder/index.html for a successful build (folder holds its PDFs and svg/); a file
     the `previous` build's folder holds with the same bytes is linked, not written (output.put)."""
+    return index_page(result, folder, previous)()
+
+
+def index_page(result: Result, folder: Path, previous: Path | None = None) -> Callable[[], Path]:
+    """write_index() in two steps: the page's figures now (most of its work), and a function
+    that writes the page, listing the PDFs the folder holds when it is called (the build makes
+    the figures while it writes the PDFs: build._IndexWriter)."""
     assert result.pack is not None  # only a successful build has an index
     pack: Pack = result.pack
     owners = _owners(pack)
@@ -115,23 +121,20 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
     figures.drop_before()  # what this page shows: all the next one may take over
     if not memo.handing_on():  # there is no next one: a large page's figures go now, not later
         figures.let_go()
-    pdfs = sorted(p.name for p in folder.glob("*.pdf"))
-    body = (
-        _templates()
-        .get_template("index.html.j2")
-        .generate(  # in pieces: see _page
-            name=name,
-            pdfs=pdfs,
-            langs=list(result.faces),
-            total=total,
-            general=general,
-            sections=sections,
+    langs = list(result.faces)
+    index, around = (_templates().get_template(n) for n in ("index.html.j2", "page.html.j2"))
+
+    def write() -> Path:
+        pdfs = sorted(p.name for p in folder.glob("*.pdf"))
+        body = index.generate(  # in pieces: see _page
+            name=name, pdfs=pdfs, langs=langs, total=total, general=general, sections=sections
         )
-    )
-    path = folder / "index.html"
-    page = _page(f"{name} · {total} faces", _trimmed(list(body)))
-    output.put(page, path, previous and previous / "index.html")
-    return path
+        path = folder / "index.html"
+        page = _page(f"{name} · {total} faces", _trimmed(list(body)), around)
+        output.put(page, path, previous and previous / "index.html")
+        return path
+
+    return write
 
 
 def build_id(folder: Path) -> str:
