@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -64,38 +64,48 @@ def _figure_macro() -> Callable[[str, _Figure], str]:
 
 
 _BODY = "\0pnpkit-body\0"  # where the body goes in the page; no template writes a NUL
+_UNHASHED = "\0" * 16  # the build fingerprint's place in the head until the body is hashed
 
 
-def _page(title: str, body: list[str]) -> bytes:
-    """The whole page around a body given in pieces, UTF-8; its build fingerprint is a hash of
-    what it shows. The pieces are encoded once and hashed one at a time, never joined as text:
-    a 10,000-card page is 12 MB, and its body joined, hashed, put in the page and encoded took a
-    copy at each step (about 100 MB at once, the build's peak)."""
-    encoded = [piece.encode() for piece in body]  # once, for the hash and the page
-    fingerprint = hashlib.sha256(f"{title}\n".encode())
-    for piece in encoded:
-        fingerprint.update(piece)
-    build = fingerprint.hexdigest()[:16]
+def _write_page(path: Path, title: str, body: Iterable[str]) -> None:
+    """Write the whole page around a body given in pieces, UTF-8, to path; its build fingerprint
+    is a hash of what it shows. The pieces are written and hashed as they come and the
+    fingerprint is put in its place last: a 10,000-card page is 12 MB, and its pieces kept,
+    encoded and joined took three copies of it at once, with every item's figure."""
     page = _templates().get_template("page.html.j2")
-    around = page.render(build=build, state_url=STATE_URL, title=title, body=Markup(_BODY))
-    head, tail = around.split(_BODY)  # exactly once: the template says {{ body }} once
-    return b"".join([head.encode(), *encoded, tail.encode()])
+    around = page.render(build=_UNHASHED, state_url=STATE_URL, title=title, body=Markup(_BODY))
+    head, tail = (part.encode() for part in around.split(_BODY))  # the template says it once
+    fingerprint = hashlib.sha256(f"{title}\n".encode())
+    with open(path, "wb") as f:
+        f.write(head)
+        for piece in body:
+            encoded = piece.encode()
+            fingerprint.update(encoded)
+            f.write(encoded)
+        f.write(tail)
+        f.seek(head.index(_UNHASHED.encode()))  # the first: the head names it before the title
+        f.write(fingerprint.hexdigest()[:16].encode())
 
 
-def _trimmed(pieces: list[str]) -> list[str]:
-    """The pieces of a text with its trailing line ends taken off (str.rstrip("\n"))."""
-    while pieces:
-        last = pieces[-1].rstrip("\n")
-        if last:
-            pieces[-1] = last
-            break
-        pieces.pop()
-    return pieces
+def _trimmed(pieces: Iterable[str]) -> Iterator[str]:
+    """The pieces of a text with its trailing line ends taken off (str.rstrip("\n")): line ends
+    are held back until a piece with more follows them."""
+    held = ""
+    for piece in pieces:
+        text = piece.rstrip("\n")
+        # joined, not added: a piece may be Markup, whose + would escape the text beside it
+        if text:
+            yield "".join((held, text))
+            held = piece[len(text) :]
+        else:
+            held = "".join((held, piece))
 
 
 def write_index(result: Result, folder: Path, previous: Path | None = None) -> Path:
     """Write folder/index.html for a successful build (folder holds its PDFs and svg/); a file
-    the `previous` build's folder holds with the same bytes is linked, not written (output.put)."""
+    the `previous` build's folder holds with the same bytes is linked, not written again
+    (output.put_written). Each item's figure is made as the page is written, not all of them
+    first."""
     assert result.pack is not None  # only a successful build has an index
     pack: Pack = result.pack
     owners = _owners(pack)
@@ -112,14 +122,11 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
         _language(pack, lang, faces, by_item, folder, previous, figures)
         for lang, faces in result.faces.items()
     ]
-    figures.drop_before()  # what this page shows: all the next one may take over
-    if not memo.handing_on():  # there is no next one: a large page's figures go now, not later
-        figures.let_go()
     pdfs = sorted(p.name for p in folder.glob("*.pdf"))
     body = (
         _templates()
         .get_template("index.html.j2")
-        .generate(  # in pieces: see _page
+        .generate(  # in pieces: see _write_page
             name=name,
             pdfs=pdfs,
             langs=list(result.faces),
@@ -129,8 +136,10 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
         )
     )
     path = folder / "index.html"
-    page = _page(f"{name} · {total} faces", _trimmed(list(body)))
-    output.put(page, path, previous and previous / "index.html")
+    written = folder / ".index.html.tmp"
+    _write_page(written, f"{name} · {total} faces", _trimmed(body))
+    figures.drop_before()  # what this page showed: all the next one may take over
+    output.put_written(written, path, previous and previous / "index.html")
     return path
 
 
@@ -185,7 +194,7 @@ class _Group:
     size: str
     printed: int
     designs: str
-    figures: list[Markup]  # each item's figure, made by figure.html.j2 (_Figures)
+    figures: Iterator[Markup]  # each item's figure, made by figure.html.j2 as it is written
 
 
 @dataclass(slots=True)
@@ -224,7 +233,7 @@ def _language(
                 size=f"{w:g}×{h:g}",
                 printed=group.total,
                 designs=f"{len(members)} design{'s' if len(members) != 1 else ''}",
-                figures=[
+                figures=(
                     figures.of_item(pack, lang, item, sides, by_item.get(item.id, []))
                     or figures.keep_item(
                         pack,
@@ -243,7 +252,7 @@ def _language(
                         ),
                     )
                     for item, sides in members
-                ],
+                ),
             )
         )
     return _Section(lang, groups)
@@ -297,12 +306,6 @@ class _Figures:
         """The page is made: what it did not take over of the last one is not kept."""
         self.before, self.images_before, self.items_before = {}, {}, {}
 
-    def let_go(self) -> None:
-        """Keep nothing of the page made (a one-shot build: see memo.hand_on); the counts stay.
-        A 10,000-card page's figures and images are 30 MB, held otherwise while the build's
-        PDFs are checked."""
-        self.made, self.images, self.items = {}, {}, {}
-
     def clear(self) -> None:
         """Forget every figure (memo.forget: as a new process starts)."""
         self.turn()
@@ -354,7 +357,7 @@ class _Figures:
         if found is None:
             found = _image(pack, lang, face, folder, previous)
             self.imaged += 1
-        if not found.framed:
+        if not found.framed and memo.handing_on():  # as html() keeps figures
             self.images[key] = found
         return found
 
@@ -364,7 +367,8 @@ class _Figures:
         if found is None:
             found = Markup(_figure_macro()(lang, figure))
             self.rendered += 1
-        self.made[key] = found
+        if memo.handing_on():  # a one-shot build has no next page (a 10,000-card one: 30 MB)
+            self.made[key] = found
         return found
 
 
