@@ -4,6 +4,7 @@ littleCMS."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,6 +18,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, alpha_pack, write_pack
 from pnpkit import build, export, facepages, pdfx, preflight, profile, rastercache
+from pnpkit.cache import engine
 from pnpkit.cli import main
 
 FACE = (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text()
@@ -510,3 +512,16 @@ def test_a_gradient_face_prints_in_a_build(tmp_path):
         near(px, (0x28, 0x50, 0xC8)) for px in pixels
     )
     assert any(near(px, (0xE8, 0xB9, 0x23)) for px in pixels)  # the radial gradient's rim
+
+
+def test_a_preflight_pass_is_keyed_by_the_whole_file_read_a_part_at_a_time(tmp_path):
+    """_pass_key hashes the file a MB at a time: the key of the engine, the target and every
+    byte of the file, as one hash of them all joined."""
+    path = tmp_path / "big.pdf"
+    content = bytes(range(256)) * 12_345  # over three parts, the last one short
+    path.write_bytes(content)
+    whole = hashlib.sha256(engine() + b"pdfx\0" + content).hexdigest()
+    assert preflight._pass_key(path, "pdfx") == whole
+    path.write_bytes(content[:-1] + b"!")
+    assert preflight._pass_key(path, "pdfx") != whole
+    assert preflight._pass_key(tmp_path / "none.pdf", "pdfx") is None

@@ -240,6 +240,14 @@ def _script(text: str) -> str | None:
     return script
 
 
+def forget_shapes() -> None:
+    """Let go of every text and word shaped so far (a large build, after each batch: see
+    build._streamed). Each card's own words (its number, its name) are shaped once and never
+    again, so kept they grew with the deck."""
+    shape.cache_clear()
+    _word.cache_clear()
+
+
 @lru_cache(maxsize=65536)
 def _word(word: str, font: str, script: str | None) -> Glyphs | None:
     """A word's glyphs as they stand between spaces in a left-to-right line, or None when they
