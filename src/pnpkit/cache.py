@@ -427,7 +427,8 @@ class Cache:
         kept = self._memo.svg_keys.get(svg) or self._svg_keys.get(svg)
         if kept is None or kept[0] != prefix:
             kept = (prefix, hashlib.sha256(prefix + svg.encode("utf-8")).digest())
-        self._memo.svg_keys[svg] = kept
+        if self.deferred:  # a one-shot build keys each SVG once: no next build to hand it to
+            self._memo.svg_keys[svg] = kept
         return kept[1]
 
     def _dep(self, href: str, resolve: svgdraw.Resolver) -> Dep:
