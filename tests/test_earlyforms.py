@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from markupsafe import Markup
+from reportlab.pdfbase import pdfdoc
 
 from pnpkit import build, cache, earlyforms, pdf, preview, svgdraw
 from pnpkit.cache import Cache
@@ -166,18 +167,33 @@ def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):
     assert not [p for p in (kit.root / "build").rglob("*") if p.name.endswith(".tmp")]
 
 
-@pytest.mark.parametrize("tail", ["", "\n", "\n\n", "x\n"])
-def test_the_preview_page_from_pieces_is_the_page_rendered_whole(tail):
-    """preview._page hashes and encodes the body a piece at a time: the bytes are those of the
-    body joined, stripped of its last line ends, hashed and put in the page whole."""
-    body = ["<main>", "Zażółć ", "gęślą", " 😀 jaźń", "</main>\n", tail, "\n", ""]
+def test_pdfs_written_a_piece_at_a_time_are_those_reportlab_writes_whole(kit, monkeypatch):
+    """pdf.save() writes each object as it is formatted: the kit (its PDFs, its page) is the
+    one Canvas.save() writes, formatting the whole document first, and ReportLab is left as
+    it was."""
+    collector = pdfdoc.PDFFile
+    pieces, _ = kit_built(kit, "pieces", True, monkeypatch)
+    assert pdfdoc.PDFFile is collector
+    monkeypatch.setattr(pdf, "save", lambda canvas, path: canvas.save())
+    whole, _ = kit_built(kit, "whole", True, monkeypatch)
+    assert pieces == whole and sum(name.endswith(".pdf") for name in whole) >= 2
+
+
+@pytest.mark.parametrize("tail", ["", "\n", "\n\n", "x\n", Markup("<b>\n")])
+def test_the_preview_page_from_pieces_is_the_page_rendered_whole(tail, tmp_path):
+    """preview._write_page hashes and writes the body a piece at a time, its line ends held
+    back by _trimmed: the bytes are those of the body joined, stripped of its last line ends,
+    hashed and put in the page whole."""
+    body = ["<main>", Markup("<i>é</i>\n"), "<p>Zażółć ", "gęślą", " 😀 jaźń", "</main>\n", tail]
+    body += ["\n", ""]  # a figure is Markup: the text after its line end is not escaped
     joined = "".join(body).rstrip("\n")
     build_id = hashlib.sha256(f"Deck · 3 faces\n{joined}".encode()).hexdigest()[:16]
     page = preview._templates().get_template("page.html.j2")
     whole = page.render(
         build=build_id, state_url=preview.STATE_URL, title="Deck · 3 faces", body=Markup(joined)
     )
-    assert preview._page("Deck · 3 faces", preview._trimmed(body), page) == whole.encode("utf-8")
+    preview._write_page(tmp_path / "index.html", "Deck · 3 faces", preview._trimmed(body))
+    assert (tmp_path / "index.html").read_bytes() == whole.encode("utf-8")
 
 
 def test_a_size_refused_in_a_late_batch_gives_the_problems_of_a_build_checking_all_at_once(

@@ -4,6 +4,7 @@ littleCMS."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import shutil
 import subprocess
@@ -18,6 +19,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, alpha_pack, write_pack
 from pnpkit import build, export, facepages, pdfx, preflight, profile, rastercache
+from pnpkit.cache import engine
 from pnpkit.cli import main
 
 FACE = (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text()
@@ -559,3 +561,16 @@ def test_the_kit_checked_while_the_build_ends_reports_as_the_check_after_it(
     kit = {name for _, name in checkers[False]}
     assert {name for pid, name in checkers[True] if pid != here} == kit  # the child's
     assert {name for pid, name in checkers[True] if pid == here} == (kit if fault else set())
+
+
+def test_a_preflight_pass_is_keyed_by_the_whole_file_read_a_part_at_a_time(tmp_path):
+    """_pass_key hashes the file a MB at a time: the key of the engine, the target and every
+    byte of the file, as one hash of them all joined."""
+    path = tmp_path / "big.pdf"
+    content = bytes(range(256)) * 12_345  # over three parts, the last one short
+    path.write_bytes(content)
+    whole = hashlib.sha256(engine() + b"pdfx\0" + content).hexdigest()
+    assert preflight._pass_key(path, "pdfx") == whole == preflight._content_key(content, "pdfx")
+    path.write_bytes(content[:-1] + b"!")
+    assert preflight._pass_key(path, "pdfx") != whole
+    assert preflight._pass_key(tmp_path / "none.pdf", "pdfx") is None

@@ -258,10 +258,10 @@ def test_the_page_made_beside_the_pdfs_is_the_one_made_after_them(tmp_path, monk
     log = tmp_path / "pages.txt"
     real = preview.index_page
 
-    def logged(*args):
+    def logged(*args, **kwargs):
         with log.open("a") as f:
             f.write(f"{os.getpid()}\n")
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(preview, "index_page", logged)
     for pack in ("art", "probe"):

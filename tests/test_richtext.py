@@ -683,3 +683,23 @@ def test_wrap_word_by_word_is_the_general_path() -> None:
         assert _wrapped(fast) == _wrapped(general), (text, width)
         joined += sum(any(" " in r[0].strip() for r in line.runs) for line in fast)
     assert joined > 1000
+
+
+def test_a_large_build_keeps_its_shaped_words_up_to_its_vocabulary(monkeypatch):
+    """shaping.forget_shapes() (after each batch of a large build) lets every shaped text go,
+    and the shaped words once they are more than WORDS_KEPT; a word shaped again is the same."""
+    fonts.register_all()
+    font = fonts.face_name("DejaVu Sans", False, False)
+    shaping.forget_shapes()
+    shaping._word.cache_clear()
+    first = shaping.shape("Card 17 draws two", font)
+    words = shaping._word.cache_info().currsize
+    assert words >= 3 and shaping.shape.cache_info().currsize == 1
+    monkeypatch.setattr(shaping, "WORDS_KEPT", words)
+    shaping.forget_shapes()
+    assert shaping.shape.cache_info().currsize == 0
+    assert shaping._word.cache_info().currsize == words  # the vocabulary stays
+    assert shaping.shape("Card 18 draws two", font) != first
+    shaping.forget_shapes()  # one word more than kept: all go
+    assert shaping._word.cache_info().currsize == 0
+    assert shaping.shape("Card 17 draws two", font) == first

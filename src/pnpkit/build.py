@@ -223,10 +223,10 @@ def _streamed(
         problems += _compile(pack, batch, cache.drawing, compiled, env)
         texts += _check_texts(pack, batch, env, sized, cache, checked)
         early.add(batch)
-        # The text shapes of the batch (held by shaping's memo: a line's glyphs, about 8 kB a
-        # card) are used again by its own checks, seldom by later cards: let them go (2,500
-        # cards: 195 -> 163 MB peak, no slower)
-        shaping.shape.cache_clear()
+        # The text shapes of the batch (held by shaping's memos: a line's glyphs, about 8 kB a
+        # card, and each word's) are used again by its own checks, seldom by later cards: let
+        # them go (2,500 cards: 195 -> 163 MB peak, no slower)
+        shaping.forget_shapes()
     if again:  # rare, and a build that fails: the released drawings are compiled again
         texts = _check_texts(pack, faces, env, sized, cache)
     problems += texts
@@ -693,7 +693,7 @@ class _IndexWriter:
             code = 1
             try:
                 os.close(self.go)
-                write = preview.index_page(*self.args)
+                write = preview.index_page(*self.args, ahead=True)
                 if os.read(ready, 1) == _GO:
                     write()
                     code = 0

@@ -217,6 +217,7 @@ class Cache:
             for n, item in enumerate(group.items)
             for side, name in item.templates.items()
         }
+        self._memo.items.clear()  # every face is keyed: their items' reprs (0.7 kB each) go
         todo = [k for k, v in keys.items() if self.faces.get(v or b"") is None]
         self.ahead = parallel.prepare(env, pack, lang, shared, todo, self.jobs)  # large builds only
         alike: render.Alike = {}
@@ -326,7 +327,7 @@ class Cache:
     def _context_repr(self, pack: Pack, group: Group, item: Item, side: str, lang: str) -> str:
         """repr(render.face_context(...)), its two parts made once per item and per group side
         (a card's front and back see the same item; a group's faces, the same geometry)."""
-        memo = self._memo.contexts
+        memo = self._memo.items
         item_key = (id(item), lang)
         if item_key not in memo:  # ids hold: the pack's groups and items live through the build
             memo[item_key] = repr(render.item_values(item, lang))
@@ -426,7 +427,8 @@ class Cache:
         kept = self._memo.svg_keys.get(svg) or self._svg_keys.get(svg)
         if kept is None or kept[0] != prefix:
             kept = (prefix, hashlib.sha256(prefix + svg.encode("utf-8")).digest())
-        self._memo.svg_keys[svg] = kept
+        if self.deferred:  # a one-shot build keys each SVG once: no next build to hand it to
+            self._memo.svg_keys[svg] = kept
         return kept[1]
 
     def _dep(self, href: str, resolve: svgdraw.Resolver) -> Dep:
@@ -1027,7 +1029,8 @@ class _Memo:
         self.templates: dict[str, bytes | None] = {}
         self.drawings: dict[bytes, FormDrawing] = {}
         self.files: dict[str, str] = {}
-        self.contexts: dict[tuple[int, str], str] = {}  # Cache._context_repr's parts
+        self.contexts: dict[tuple[int, str], str] = {}  # Cache._geometry's, by group side
+        self.items: dict[tuple[int, str], str] = {}  # Cache._context_repr's, by item and language
         self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
         self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
         self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)

@@ -126,6 +126,38 @@ def put(data: bytes, target: Path, previous: Path | None) -> None:
         f.write(data)
 
 
+def put_written(written: Path, target: Path, previous: Path | None) -> None:
+    """put() for a file written already (`written`, beside `target` in the staging folder): it
+    becomes `target`, or, when `previous` holds exactly its bytes, `previous` is linked there
+    instead and it goes, as put() links it."""
+    if previous is not None and _same_file(previous, written) and link(previous, target):
+        os.unlink(written)
+    else:
+        os.replace(written, target)
+
+
+def _same_file(path: Path, written: Path) -> bool:
+    """Is `path` a regular file (not a symlink) holding exactly the bytes of `written`? Read a
+    part at a time: a large kit's page is 12 MB."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    with open(fd, "rb") as f, open(written, "rb") as g:
+        st = os.fstat(fd)
+        if not (stat.S_ISREG(st.st_mode) and st.st_size == os.fstat(g.fileno()).st_size):
+            return False
+        while True:
+            part = f.read(_PART)
+            if part != g.read(_PART):
+                return False
+            if not part:
+                return True
+
+
+_PART = 1 << 20  # bytes compared at a time
+
+
 def _same(path: Path, data: bytes) -> bool:
     """Is `path` a regular file (not a symlink) holding exactly `data`?"""
     try:

@@ -395,18 +395,28 @@ class Ahead:
 
 def _pass_key(path: Path, target: str) -> str | None:
     """The hash of what a preflight's verdict depends on: the file's bytes, the target, pnpkit."""
+    h = _key_hash(target)
     try:
-        content = path.read_bytes()
+        with open(path, "rb") as f:  # a part at a time: a 10,000-card kit's PDF is 18 MB
+            while part := f.read(1 << 20):
+                h.update(part)
     except OSError:
         return None
-    return _content_key(content, target)
+    return h.hexdigest()
 
 
 def _content_key(content: bytes, target: str) -> str:
     """_pass_key() of a file holding content."""
+    h = _key_hash(target)
+    h.update(content)
+    return h.hexdigest()
+
+
+def _key_hash(target: str) -> hashlib._Hash:
+    """A pass key's hash before the file's bytes."""
     from pnpkit.cache import engine
 
-    return hashlib.sha256(engine() + target.encode() + b"\0" + content).hexdigest()
+    return hashlib.sha256(engine() + target.encode() + b"\0")
 
 
 # ---------------------------------------------------------- the command

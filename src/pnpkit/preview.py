@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -64,44 +64,58 @@ def _figure_macro() -> Callable[[str, _Figure], str]:
 
 
 _BODY = "\0pnpkit-body\0"  # where the body goes in the page; no template writes a NUL
+_UNHASHED = "\0" * 16  # the build fingerprint's place in the head until the body is hashed
 
 
-def _page(title: str, body: list[str], page: jinja2.Template) -> bytes:
-    """The whole page around a body given in pieces, UTF-8; its build fingerprint is a hash of
-    what it shows. The pieces are encoded once and hashed one at a time, never joined as text:
-    a 10,000-card page is 12 MB, and its body joined, hashed, put in the page and encoded took a
-    copy at each step (about 100 MB at once, the build's peak)."""
-    encoded = [piece.encode() for piece in body]  # once, for the hash and the page
+def _write_page(path: Path, title: str, body: Iterable[str]) -> None:
+    """Write the whole page around a body given in pieces, UTF-8, to path; its build fingerprint
+    is a hash of what it shows. The pieces are written and hashed as they come and the
+    fingerprint is put in its place last: a 10,000-card page is 12 MB, and its pieces kept,
+    encoded and joined took three copies of it at once, with every item's figure."""
+    page = _templates().get_template("page.html.j2")
+    around = page.render(build=_UNHASHED, state_url=STATE_URL, title=title, body=Markup(_BODY))
+    head, tail = (part.encode() for part in around.split(_BODY))  # the template says it once
     fingerprint = hashlib.sha256(f"{title}\n".encode())
-    for piece in encoded:
-        fingerprint.update(piece)
-    build = fingerprint.hexdigest()[:16]
-    around = page.render(build=build, state_url=STATE_URL, title=title, body=Markup(_BODY))
-    head, tail = around.split(_BODY)  # exactly once: the template says {{ body }} once
-    return b"".join([head.encode(), *encoded, tail.encode()])
+    with open(path, "wb") as f:
+        f.write(head)
+        for piece in body:
+            encoded = piece.encode()
+            fingerprint.update(encoded)
+            f.write(encoded)
+        f.write(tail)
+        f.seek(head.index(_UNHASHED.encode()))  # the first: the head names it before the title
+        f.write(fingerprint.hexdigest()[:16].encode())
 
 
-def _trimmed(pieces: list[str]) -> list[str]:
-    """The pieces of a text with its trailing line ends taken off (str.rstrip("\n"))."""
-    while pieces:
-        last = pieces[-1].rstrip("\n")
-        if last:
-            pieces[-1] = last
-            break
-        pieces.pop()
-    return pieces
+def _trimmed(pieces: Iterable[str]) -> Iterator[str]:
+    """The pieces of a text with its trailing line ends taken off (str.rstrip("\n")): line ends
+    are held back until a piece with more follows them."""
+    held = ""
+    for piece in pieces:
+        text = piece.rstrip("\n")
+        # joined, not added: a piece may be Markup, whose + would escape the text beside it
+        if text:
+            yield "".join((held, text))
+            held = piece[len(text) :]
+        else:
+            held = "".join((held, piece))
 
 
 def write_index(result: Result, folder: Path, previous: Path | None = None) -> Path:
     """Write folder/index.html for a successful build (folder holds its PDFs and svg/); a file
-    the `previous` build's folder holds with the same bytes is linked, not written (output.put)."""
+    the `previous` build's folder holds with the same bytes is linked, not written again
+    (output.put_written). Each item's figure is made as the page is written, not all of them
+    first."""
     return index_page(result, folder, previous)()
 
 
-def index_page(result: Result, folder: Path, previous: Path | None = None) -> Callable[[], Path]:
-    """write_index() in two steps: the page's figures now (most of its work), and a function
-    that writes the page, listing the PDFs the folder holds when it is called (the build makes
-    the figures while it writes the PDFs: build._IndexWriter)."""
+def index_page(
+    result: Result, folder: Path, previous: Path | None = None, ahead: bool = False
+) -> Callable[[], Path]:
+    """write_index() in two steps: what the page shows, and a function that writes the page,
+    listing the PDFs the folder holds when it is called. `ahead`: every figure is made in the
+    first step (the build makes them in a child while it writes the PDFs: build._IndexWriter),
+    not as the page is written."""
     assert result.pack is not None  # only a successful build has an index
     pack: Pack = result.pack
     owners = _owners(pack)
@@ -118,20 +132,26 @@ def index_page(result: Result, folder: Path, previous: Path | None = None) -> Ca
         _language(pack, lang, faces, by_item, folder, previous, figures)
         for lang, faces in result.faces.items()
     ]
-    figures.drop_before()  # what this page shows: all the next one may take over
-    if not memo.handing_on():  # there is no next one: a large page's figures go now, not later
-        figures.let_go()
+    if ahead:
+        for section in sections:
+            for group in section.groups:
+                group.figures = list(group.figures)
     langs = list(result.faces)
-    index, around = (_templates().get_template(n) for n in ("index.html.j2", "page.html.j2"))
 
     def write() -> Path:
         pdfs = sorted(p.name for p in folder.glob("*.pdf"))
-        body = index.generate(  # in pieces: see _page
-            name=name, pdfs=pdfs, langs=langs, total=total, general=general, sections=sections
+        body = (
+            _templates()
+            .get_template("index.html.j2")
+            .generate(  # in pieces: see _write_page
+                name=name, pdfs=pdfs, langs=langs, total=total, general=general, sections=sections
+            )
         )
         path = folder / "index.html"
-        page = _page(f"{name} · {total} faces", _trimmed(list(body)), around)
-        output.put(page, path, previous and previous / "index.html")
+        written = folder / ".index.html.tmp"
+        _write_page(written, f"{name} · {total} faces", _trimmed(body))
+        figures.drop_before()  # what this page showed: all the next one may take over
+        output.put_written(written, path, previous and previous / "index.html")
         return path
 
     return write
@@ -188,7 +208,7 @@ class _Group:
     size: str
     printed: int
     designs: str
-    figures: list[Markup]  # each item's figure, made by figure.html.j2 (_Figures)
+    figures: Iterable[Markup]  # each item's figure, made by figure.html.j2 (_Figures)
 
 
 @dataclass(slots=True)
@@ -227,7 +247,7 @@ def _language(
                 size=f"{w:g}×{h:g}",
                 printed=group.total,
                 designs=f"{len(members)} design{'s' if len(members) != 1 else ''}",
-                figures=[
+                figures=(
                     figures.of_item(pack, lang, item, sides, by_item.get(item.id, []))
                     or figures.keep_item(
                         pack,
@@ -246,7 +266,7 @@ def _language(
                         ),
                     )
                     for item, sides in members
-                ],
+                ),
             )
         )
     return _Section(lang, groups)
@@ -300,12 +320,6 @@ class _Figures:
         """The page is made: what it did not take over of the last one is not kept."""
         self.before, self.images_before, self.items_before = {}, {}, {}
 
-    def let_go(self) -> None:
-        """Keep nothing of the page made (a one-shot build: see memo.hand_on); the counts stay.
-        A 10,000-card page's figures and images are 30 MB, held otherwise while the build's
-        PDFs are checked."""
-        self.made, self.images, self.items = {}, {}, {}
-
     def clear(self) -> None:
         """Forget every figure (memo.forget: as a new process starts)."""
         self.turn()
@@ -357,7 +371,7 @@ class _Figures:
         if found is None:
             found = _image(pack, lang, face, folder, previous)
             self.imaged += 1
-        if not found.framed:
+        if not found.framed and memo.handing_on():  # as html() keeps figures
             self.images[key] = found
         return found
 
@@ -367,7 +381,8 @@ class _Figures:
         if found is None:
             found = Markup(_figure_macro()(lang, figure))
             self.rendered += 1
-        self.made[key] = found
+        if memo.handing_on():  # a one-shot build has no next page (a 10,000-card one: 30 MB)
+            self.made[key] = found
         return found
 
 

@@ -240,6 +240,20 @@ def _script(text: str) -> str | None:
     return script
 
 
+WORDS_KEPT = 4096  # words shaped that a large build keeps from batch to batch: its vocabulary
+
+
+def forget_shapes() -> None:
+    """Let go of the texts shaped so far, and of the words shaped once they are more than
+    WORDS_KEPT (a large build, after each batch: see build._streamed). Each card's own words
+    (its number, its name) are shaped once and never again, so kept they grew with the deck;
+    cleared after every batch, the deck's common words were shaped again each time (3 % more
+    instructions for batches of 64 cards)."""
+    shape.cache_clear()
+    if _word.cache_info().currsize > WORDS_KEPT:
+        _word.cache_clear()
+
+
 @lru_cache(maxsize=65536)
 def _word(word: str, font: str, script: str | None) -> Glyphs | None:
     """A word's glyphs as they stand between spaces in a left-to-right line, or None when they
