@@ -169,11 +169,25 @@ def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):
 
 def test_pdfs_written_a_piece_at_a_time_are_those_reportlab_writes_whole(kit, monkeypatch):
     """pdf.save() writes each object as it is formatted: the kit (its PDFs, its page) is the
-    one Canvas.save() writes, formatting the whole document first, and ReportLab is left as
-    it was."""
+    one Canvas.save() writes, formatting the whole document first, and ReportLab's module is
+    never changed, not even while a document is saved (another thread may save one then)."""
     collector = pdfdoc.PDFFile
+    streamed = pdf._streamed_file
+    seen = []
+
+    def watched(f):
+        made = streamed(f)
+
+        class Seeing(made):  # type: ignore[misc, valid-type]
+            def add(self, s):
+                seen.append(pdfdoc.PDFFile is collector)
+                return super().add(s)
+
+        return Seeing
+
+    monkeypatch.setattr(pdf, "_streamed_file", watched)
     pieces, _ = kit_built(kit, "pieces", True, monkeypatch)
-    assert pdfdoc.PDFFile is collector
+    assert seen and all(seen) and pdfdoc.PDFFile is collector
     monkeypatch.setattr(pdf, "save", lambda canvas, path: canvas.save())
     whole, _ = kit_built(kit, "whole", True, monkeypatch)
     assert pieces == whole and sum(name.endswith(".pdf") for name in whole) >= 2

@@ -16,7 +16,6 @@ import contextlib
 import dataclasses
 import os
 import shutil
-import signal
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +46,7 @@ from pnpkit import (
     trust,
 )
 from pnpkit.cache import Cache, Findings
+from pnpkit.child import Child
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack, PrintOverrides
@@ -471,7 +471,7 @@ def _write(
     finally:
         index.stop()  # it writes into staging: gone before staging goes
         if svgs is not None:
-            svgs.wait()  # it writes into staging: done before staging goes
+            svgs.child.stop()  # it writes into staging: gone before staging goes
         if dropped and tidy_later:
             _keep_as_spare(staging, final)
         elif not (result.written and tidy_later):  # a failure leaves no trace
@@ -617,8 +617,8 @@ class _SvgWriter:
     """_write_svgs() in a forked child while this process writes the PDF: thousands of small files
     spend their time waiting on the file system, which a child hides. (A thread measured seconds
     slower than writing them in turn: it waits for the interpreter lock at every file while this
-    one draws.) join() waits for the child, and writes the files here if it could not;
-    wait() waits for it alone (before a failed build removes the folder it writes into).
+    one draws.) join() waits for the child, and writes the files here if it could not; a
+    failed build ends it (child.stop()) before it removes the folder the child writes into.
 
     When this process knows nearly every file the previous build holds (_KNOWN: `watch` after
     a save), linking them costs less than a child: the forked process's pages are copied as
@@ -634,24 +634,13 @@ class _SvgWriter:
         ]
         self.args = (faces, folder, previous, known, [kept is not None for kept in here], reused)
         unknown = sum(k is None for k in known)
-        self.pid = _fork() if unknown > FEW_UNKNOWN else -1
-        if self.pid == 0:  # the child: never returns into the build
-            code = 1
-            try:
-                _write_svgs(*self.args)
-                code = 0
-            finally:
-                os._exit(code)
+        self.child = Child(self._write if unknown > FEW_UNKNOWN else None)
 
-    def wait(self) -> int:
-        """Wait for the child and reap it; its exit status (-1: there is none)."""
-        pid, self.pid = self.pid, -1
-        if pid <= 0:
-            return -1
-        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    def _write(self) -> None:
+        _write_svgs(*self.args)
 
     def join(self) -> None:
-        if self.wait() != 0:  # no child, or it failed: the files are written here
+        if self.child.wait() != 0:  # no child, or it failed: the files are written here
             _write_svgs(*self.args)
         else:  # the child wrote each face's SVG, or linked a file holding it
             faces, folder, previous = self.args[:3]
@@ -684,46 +673,49 @@ class _IndexWriter:
 
     def __init__(self, result: Result, staging: Path, final: Path) -> None:
         self.args = (result, staging, final)
-        self.pid, self.go = -1, -1
-        if memo.handing_on():
-            return
-        ready, self.go = os.pipe()
-        self.pid = _fork()
-        if self.pid == 0:  # the child: never returns into the build
-            code = 1
-            try:
-                os.close(self.go)
-                write = preview.index_page(*self.args, ahead=True)
-                if os.read(ready, 1) == _GO:
-                    write()
-                    code = 0
-            finally:
-                os._exit(code)
-        os.close(ready)
+        self.ready, self.go = os.pipe() if not memo.handing_on() else (-1, -1)
+        self.child = Child(self._write if self.go >= 0 else None)
+        self._close("ready")
+
+    def _write(self) -> None:
+        """The child's work: the figures now, the page once told the PDFs are written."""
+        self._close("go")
+        write = preview.index_page(*self.args, ahead=True)
+        if os.read(self.ready, 1) != _GO:
+            raise OSError("the build ended before its PDFs were written")
+        write()
 
     def join(self) -> None:
-        if self.pid > 0:
+        if self.child.started:
             with contextlib.suppress(BrokenPipeError):  # a child that failed has gone already
                 os.write(self.go, _GO)
-        if self._reap(wait=True) != 0:  # no child, or it failed: the page is written here
+        self._close("go")
+        if self.child.wait() != 0:  # no child, or it failed: the page is written here
+            _, staging, _ = self.args
+            _discard(staging / "preview", staging / ".index.html.tmp", staging / "index.html")
             preview.write_index(*self.args)
 
     def stop(self) -> None:
-        self._reap(wait=False)
+        self._close("go")
+        self.child.stop()
 
-    def _reap(self, wait: bool) -> int:
-        """Close the pipe and reap the child, letting it finish (`wait`) or ending it first; its
-        exit status (-1: there is none)."""
-        pid, self.pid = self.pid, -1
-        go, self.go = self.go, -1
-        if go >= 0:
-            os.close(go)
-        if pid <= 0:
-            return -1
-        if not wait:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    def _close(self, end: str) -> None:
+        """Close the pipe's `end` ("ready" or "go") in this process, if it is open."""
+        fd = getattr(self, end)
+        setattr(self, end, -1)
+        if fd >= 0:
+            os.close(fd)
+
+
+def _discard(*paths: Path) -> None:
+    """Remove what a failed child may have left half written: a page written over it would keep
+    a file it holds already (preview art), or write into a link to the live kit's file."""
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
 
 
 _GO = b"+"  # what tells _IndexWriter's child that the PDFs are written
@@ -783,14 +775,6 @@ def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | 
         return [None] * len(faces)
     staged = str(folder)
     return [_known(before, _svg_name(face), face.svg, staged) for face in faces]
-
-
-def _fork() -> int:
-    """os.fork(), or -1 where there is none or it fails."""
-    try:
-        return os.fork() if hasattr(os, "fork") else -1
-    except OSError:
-        return -1
 
 
 def _write_svgs(

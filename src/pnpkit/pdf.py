@@ -14,6 +14,7 @@ import weakref
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import FunctionType, MethodType
 from typing import BinaryIO, Protocol, cast, runtime_checkable
 
 from reportlab import rl_config
@@ -69,13 +70,20 @@ def save(canvas: Canvas, path: Path) -> None:
     the same order: the same bytes."""
     if canvas._code:  # type: ignore[attr-defined]  # what save() shows a page for first
         canvas.showPage()
+    doc = canvas._doc  # type: ignore[attr-defined]  # no stub
     with open(path, "wb") as f:
-        pieces = pdfdoc.PDFFile
-        setattr(pdfdoc, "PDFFile", _streamed_file(f))  # noqa: B010  # what format() collects in
-        try:
-            canvas._doc.SaveToFile(f, canvas)  # type: ignore[attr-defined]  # no stub
-        finally:
-            setattr(pdfdoc, "PDFFile", pieces)  # noqa: B010
+        doc.format = MethodType(_formatting_into(_streamed_file(f)), doc)
+        doc.SaveToFile(f, canvas)
+
+
+def _formatting_into(collector: type[pdfdoc.PDFFile]) -> Callable[[pdfdoc.PDFDocument], bytes]:
+    """ReportLab's own PDFDocument.format, collecting the document's pieces in `collector`
+    instead of pdfdoc.PDFFile: the same code, run with that one global changed. Given to one
+    document alone: patching the module would change every other save in this process (another
+    thread's too) while this one runs."""
+    own = pdfdoc.PDFDocument.format
+    names = {**vars(pdfdoc), "PDFFile": collector}
+    return cast(Callable[[pdfdoc.PDFDocument], bytes], FunctionType(own.__code__, names))
 
 
 def _streamed_file(f: BinaryIO) -> type[pdfdoc.PDFFile]:

@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from pnpkit.child import Child
 from pnpkit.errors import Location, Problem
 from pnpkit.rastercache import RasterCache
 
@@ -353,7 +354,7 @@ class Ahead:
 
     def __init__(self, passed: RasterCache, pdfx_folders: set[str]) -> None:
         self.passed, self.pdfx_folders = passed, pdfx_folders
-        self.pid = -1
+        self.child = Child(None)
 
     def start(self, folder: Path) -> None:
         """Check the PDFs at the top of `folder` (a kit being staged) in a child."""
@@ -361,36 +362,36 @@ class Ahead:
         try:  # opened here: the child reads them wherever the build has moved them by then
             for path in sorted(folder.glob("*.pdf")):
                 files.append((path, open(path, "rb")))
-            self.pid = os.fork() if files and hasattr(os, "fork") else -1
-        except OSError:  # a file not opened, no fork: check_build does it all
-            self.pid = -1
-        if self.pid == 0:  # the child: never returns into the build
-            code = 1
-            try:
-                contents = [(path, f.read()) for path, f in files]
-                # An inherited copy of the output folder's lock (a flock on a shared descriptor)
-                # would keep the folder locked after this process lets it go, until the child
-                # ends: the exports wait for it. The child needs none of this process's files.
-                os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-                for path, content in contents:
-                    self._check(path, content)
-                code = 0
-            finally:
-                os._exit(code)
-        for _, f in files:
-            f.close()
+            self.child = Child((lambda: self._check_all(files)) if files else None)
+        finally:
+            for _, f in files:
+                f.close()
 
-    def _check(self, path: Path, content: bytes) -> None:
-        target = _target(path.name, self.pdfx_folders)
-        key = _content_key(content, target)
-        if self.passed.get(key, PASSED) is None and not check(path, target, content):
-            self.passed.mark(key, PASSED)
+    def _check_all(self, files: list[tuple[Path, BinaryIO]]) -> None:
+        """The child's work. An inherited copy of the output folder's lock (a flock on a shared
+        descriptor) would keep the folder locked after the build lets it go, until the child
+        ends, and the exports wait for it: the child keeps only the PDFs' own descriptors."""
+        _close_all_but({f.fileno() for _, f in files})
+        for path, f in files:
+            content = f.read()  # one at a time: a 10,000-card kit's PDF is 18 MB
+            f.close()
+            target = _target(path.name, self.pdfx_folders)
+            key = _content_key(content, target)
+            if self.passed.get(key, PASSED) is None and not check(path, target, content):
+                self.passed.mark(key, PASSED)
 
     def wait(self) -> None:
         """Wait for the child (if any) to finish its checks."""
-        pid, self.pid = self.pid, -1
-        if pid > 0:
-            os.waitpid(pid, 0)
+        self.child.wait()
+
+
+def _close_all_but(kept: set[int]) -> None:
+    """Close every descriptor from 3 up but those kept."""
+    low = 3
+    for fd in sorted(kept):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
 
 
 def _pass_key(path: Path, target: str) -> str | None:
