@@ -383,7 +383,8 @@ def build(
     called with the staging folder once the kit's PDFs are in it, before the rest of the kit
     (the command line's preflight starts on them: preflight.Ahead). `ready`: asked once the
     kit is complete, before it replaces the previous one; False leaves the previous kit in place
-    and writes nothing (watch: the pack changed again while it was built)."""
+    and the new one unseen, kept only as the next build's spare when `tidy_later` (watch: the
+    pack changed again while it was built)."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
     stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
     result = validate(root, langs, overrides, cache, code, stream=stream)

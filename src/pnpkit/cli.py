@@ -204,8 +204,10 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
             from pnpkit import export  # only here: see the imports
 
             export.run(result, args.out, chosen, args.strict)
-    finally:
-        ahead.wait()
+    except BaseException:  # a crash or Ctrl-C: nothing is left checking, nothing to report
+        ahead.stop()
+        raise
+    ahead.wait()
     if result.written:
         assert result.pack is not None  # a build that wrote files read its pack
         result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)

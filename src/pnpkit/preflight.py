@@ -384,6 +384,10 @@ class Ahead:
         """Wait for the child (if any) to finish its checks."""
         self.child.wait()
 
+    def stop(self) -> None:
+        """End the child (if any) without its checks."""
+        self.child.stop()
+
 
 def _close_all_but(kept: set[int]) -> None:
     """Close every descriptor from 3 up but those kept."""

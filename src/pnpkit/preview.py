@@ -115,7 +115,8 @@ def index_page(
     """write_index() in two steps: what the page shows, and a function that writes the page,
     listing the PDFs the folder holds when it is called. `ahead`: every figure is made in the
     first step (the build makes them in a child while it writes the PDFs: build._IndexWriter),
-    not as the page is written."""
+    not as the page is written. The function is called once: without `ahead`, the figures are
+    made as it writes them, and then they are gone."""
     assert result.pack is not None  # only a successful build has an index
     pack: Pack = result.pack
     owners = _owners(pack)
