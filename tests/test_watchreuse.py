@@ -345,11 +345,7 @@ def test_page_labels_kept_from_the_last_pdf_are_those_drawn_afresh(tmp_path, mon
     byte a cold build's."""
     from reportlab.pdfgen.canvas import Canvas
 
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
-    root = bench_cards.make_pack(tmp_path / "deck", 24, sheet=False)
-    out = tmp_path / "out"
-    cache = Cache(out / build.CACHE_DIR, deferred=True)
-    build.forget_kept()
+    root = _watched_deck(tmp_path, monkeypatch)
     drawn: list[str] = []
     centred = Canvas.drawCentredString
 
@@ -358,29 +354,14 @@ def test_page_labels_kept_from_the_last_pdf_are_those_drawn_afresh(tmp_path, mon
         return centred(canvas, x, y, text, *rest, **options)
 
     monkeypatch.setattr(Canvas, "drawCentredString", spy)
-    cards = root / "cards.yaml"
     steps = [
         (lambda t: t, True),  # the first build draws them
         (colour_of("card-0003", "'#123456'"), False),  # the same characters: labels taken
         (lambda t: t.replace("text: 'player", "text: '§player", 1), True),  # '§': later codes move
         (lambda t: t.replace("title: 'Card 5 ", "title: 'Card 5x ", 1), False),
     ]
-    texts, kits = [], []
-    for n, (edit, again) in enumerate(steps):
-        cards.write_text(edit(cards.read_text(encoding="utf-8")), encoding="utf-8")
-        before = len(drawn)
-        assert build.build(root, out, cache=cache, tidy_later=True).written
-        with output.locked(out, "test"):
-            output.keep_spares(out)
-        # taken: all but the PDF's first, drawn as it gives its characters their first codes
-        assert (len(drawn) - before > 1) is again, n
-        texts.append(cards.read_text(encoding="utf-8"))
-        kits.append(kit_files(out / "bench"))
-    for n, text in enumerate(texts):  # from nothing, each: nothing kept between them
-        cards.write_text(text, encoding="utf-8")
-        build.forget_kept()
-        assert build.build(root, tmp_path / f"cold{n}", cache=Cache(None)).written
-        assert kits[n] == kit_files(tmp_path / f"cold{n}" / "bench"), n
+    # taken: all but the PDF's first, drawn as it gives its characters their first codes
+    _kept_against_cold(tmp_path, root, steps, drawn, taken=1)
 
 
 def test_font_streams_kept_from_the_last_pdf_are_those_formatted_afresh(tmp_path, monkeypatch):
@@ -390,11 +371,7 @@ def test_font_streams_kept_from_the_last_pdf_are_those_formatted_afresh(tmp_path
     PDF is byte for byte a cold build's."""
     from reportlab.pdfbase import pdfdoc
 
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
-    root = bench_cards.make_pack(tmp_path / "deck", 24, sheet=False)
-    out = tmp_path / "out"
-    cache = Cache(out / build.CACHE_DIR, deferred=True)
-    build.forget_kept()
+    root = _watched_deck(tmp_path, monkeypatch)
     formatted: list[int] = []
     fmt = pdfdoc.PDFStream.format
 
@@ -404,7 +381,6 @@ def test_font_streams_kept_from_the_last_pdf_are_those_formatted_afresh(tmp_path
         return fmt(stream, document)
 
     monkeypatch.setattr(pdfdoc.PDFStream, "format", spy)
-    cards = root / "cards.yaml"
     steps = [
         (lambda t: t, True),  # the first build formats them
         (colour_of("card-0003", "'#123456'"), False),  # the same characters: taken
@@ -412,17 +388,35 @@ def test_font_streams_kept_from_the_last_pdf_are_those_formatted_afresh(tmp_path
         (lambda t: t.replace("title: 'Card 5 ", "title: 'Card 5x ", 1), False),
         (lambda t: t.replace("text: '§player", "text: 'player", 1), False),  # '§' gone: kept
     ]
+    _kept_against_cold(tmp_path, root, steps, formatted, taken=0)
+
+
+def _watched_deck(tmp_path, monkeypatch) -> Path:
+    """A 24-card deck for _kept_against_cold, dated as the reference builds are."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    build.forget_kept()
+    return bench_cards.make_pack(tmp_path / "deck", 24, sheet=False)
+
+
+def _kept_against_cold(tmp_path, root, steps, made: list, taken: int) -> None:
+    """Build root after each step's edit of its cards.yaml in one long-lived process (its cache,
+    the spare kit kept as watch keeps it): `made` (what the build drew or formatted afresh) grows
+    by more than `taken` exactly when the step says so. Then each step's cards are built from
+    nothing, with nothing kept between them: each kit is byte for byte the kept build's."""
+    out = tmp_path / "out"
+    cache = Cache(out / build.CACHE_DIR, deferred=True)
+    cards = root / "cards.yaml"
     texts, kits = [], []
     for n, (edit, again) in enumerate(steps):
         cards.write_text(edit(cards.read_text(encoding="utf-8")), encoding="utf-8")
-        before = len(formatted)
+        before = len(made)
         assert build.build(root, out, cache=cache, tidy_later=True).written
         with output.locked(out, "test"):
             output.keep_spares(out)
-        assert (len(formatted) > before) is again, n
+        assert (len(made) - before > taken) is again, n
         texts.append(cards.read_text(encoding="utf-8"))
         kits.append(kit_files(out / "bench"))
-    for n, text in enumerate(texts):  # from nothing, each: nothing kept between them
+    for n, text in enumerate(texts):
         cards.write_text(text, encoding="utf-8")
         build.forget_kept()
         assert build.build(root, tmp_path / f"cold{n}", cache=Cache(None)).written
