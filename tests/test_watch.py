@@ -249,6 +249,31 @@ def test_a_build_done_before_its_files_settle_waits_for_them(kit, monkeypatch):
     assert len(waits) == 2 and watcher.last.serial == 2
 
 
+def test_after_a_dropped_build_the_next_change_settles_before_it_is_built(kit):
+    """Files rewritten without a pause (a script writing the pack over and over) drop every
+    build made while they change: once one is dropped, the next change is built only once it is
+    SETTLE old (written(patient=True)), as watch always waited before a build, so the writing
+    costs one dropped build, not one per step; after a build that stands, WRITTEN again."""
+    watcher = Watcher(kit.pack, Path("build"))
+    looks = iter(range(100))
+    watcher.snapshot = lambda: watch.Snapshot({"cards.yaml": (next(looks), 0, 0)}, {})
+    patience = []
+
+    def written(before, now, patient=False):
+        patience.append(patient)
+        return now
+
+    watcher.written = written
+    answers = iter([None, None, "stands", None])
+    reported = []
+    watcher.rebuild_settled = lambda before, now: next(answers)
+    watcher.tidy = lambda: None
+    watcher.stop = SimpleNamespace(wait=lambda seconds: len(patience) == 4)
+    watcher.loop(reported.append)
+    assert patience == [False, True, True, False]
+    assert reported[1:] == ["stands"]  # after the first build, only the one that stood
+
+
 def test_a_change_seen_younger_than_written_is_looked_at_again_before_a_build(kit, monkeypatch):
     """A look that finds a change less than WRITTEN old (the file may be half written) waits
     until it is, and looks again: a write that went on meanwhile is waited for in turn, and the

@@ -260,11 +260,14 @@ class Watcher:
         attempt = self._attempt(settled)
         return self._keep(*attempt) if settled() else None
 
-    def written(self, before: Snapshot, now: Snapshot) -> Snapshot | None:
+    def written(self, before: Snapshot, now: Snapshot, patient: bool = False) -> Snapshot | None:
         """`now`, or a later look, once the newest change is WRITTEN seconds old: a look taken
         while a file is being written (a large one, a writer the system set aside) starts a
-        build bound to be dropped, and one build more before the save's. None if stopped."""
-        while (wait := settle_left(before, now, _written(before, now))) > 0:
+        build bound to be dropped, and one build more before the save's. `patient` (the last
+        build was dropped): SETTLE old, as before a build that counts, so files rewritten
+        without a pause (a script writing a pack over and over) cost one dropped build, not
+        one after every step. None if stopped."""
+        while (wait := settle_left(before, now, SETTLE if patient else _written(before, now))) > 0:
             if self.stop.wait(wait):
                 return None
             later = self.snapshot()
@@ -334,16 +337,18 @@ class Watcher:
         report(self.rebuild())
         self.tidy()
         quiet_since = time.monotonic()
+        dropped = False  # the last build was dropped: the files are changing under the builds
         while not self.stop.wait(self.interval):
             current = self.snapshot()
             if current == seen:
                 if time.monotonic() - quiet_since > SAVE_AFTER:
                     self.cache.save(force=True)  # cheap when nothing changed since the last save
                 continue
-            written = self.written(seen, current)
+            written = self.written(seen, current, patient=dropped)
             if written is None:  # stop is set
                 continue
             built = self.rebuild_settled(seen, written)
+            dropped = built is None
             if built is None:  # the editor went on writing: the next look builds what it wrote
                 continue
             seen = written
