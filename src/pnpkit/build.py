@@ -687,13 +687,15 @@ class _IndexWriter:
         write()
 
     def join(self) -> None:
-        if self.child.started:
+        forked = self.child.started
+        if forked:
             with contextlib.suppress(BrokenPipeError):  # a child that failed has gone already
                 os.write(self.go, _GO)
         self._close("go")
         if self.child.wait() != 0:  # no child, or it failed: the page is written here
-            _, staging, _ = self.args
-            _discard(staging / "preview", staging / ".index.html.tmp", staging / "index.html")
+            if forked:  # after what the child left half written
+                _, staging, _ = self.args
+                _discard(staging / "preview", staging / ".index.html.tmp", staging / "index.html")
             preview.write_index(*self.args)
 
     def stop(self) -> None:
