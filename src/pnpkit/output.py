@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import io
 import os
 import shutil
 import stat
@@ -31,6 +32,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import BinaryIO
 
 fcntl: ModuleType | None
 try:
@@ -137,36 +139,37 @@ def put_written(written: Path, target: Path, previous: Path | None) -> None:
 
 
 def _same_file(path: Path, written: Path) -> bool:
-    """Is `path` a regular file (not a symlink) holding exactly the bytes of `written`? Read a
-    part at a time: a large kit's page is 12 MB."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return False
-    with open(fd, "rb") as f, open(written, "rb") as g:
-        st = os.fstat(fd)
-        if not (stat.S_ISREG(st.st_mode) and st.st_size == os.fstat(g.fileno()).st_size):
-            return False
-        while True:
-            part = f.read(_PART)
-            if part != g.read(_PART):
-                return False
-            if not part:
-                return True
-
-
-_PART = 1 << 20  # bytes compared at a time
+    """Is `path` a regular file (not a symlink) holding exactly the bytes of `written`?"""
+    with open(written, "rb") as g:
+        return _holds(path, g, os.fstat(g.fileno()).st_size)
 
 
 def _same(path: Path, data: bytes) -> bool:
     """Is `path` a regular file (not a symlink) holding exactly `data`?"""
+    return _holds(path, io.BytesIO(data), len(data))
+
+
+def _holds(path: Path, other: BinaryIO, size: int) -> bool:
+    """Is `path` a regular file (not a symlink) of `size` bytes, those `other` reads? Read a part
+    at a time: a large kit's page is 12 MB."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return False
     with open(fd, "rb") as f:
         st = os.fstat(fd)
-        return stat.S_ISREG(st.st_mode) and st.st_size == len(data) and f.read() == data
+        if not (stat.S_ISREG(st.st_mode) and st.st_size == size):
+            return False
+        left = size
+        while left:  # reads sized to what is left: a small file gets no MB-sized buffer
+            n = min(_PART, left)
+            if f.read(n) != other.read(n):
+                return False
+            left -= n
+        return not f.read(1)  # the file grew since fstat
+
+
+_PART = 1 << 20  # bytes compared at a time
 
 
 def link(source: str | Path, target: str | Path) -> bool:
