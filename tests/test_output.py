@@ -335,3 +335,74 @@ def test_a_live_svg_changed_by_someone_else_is_compared_again_not_trusted(kit, h
         os.replace(svg.parent / "tmp", svg)
     assert kit.build().code == 0
     assert svg.read_bytes() == right
+
+
+def _svg_files(kit_folder: Path) -> dict[str, Path]:
+    return {p.relative_to(kit_folder).as_posix(): p for p in (kit_folder / "svg").rglob("*.svg")}
+
+
+def _refusing_links(monkeypatch) -> None:
+    monkeypatch.setattr(output, "link", lambda source, target: False)
+
+
+def test_faces_drawn_alike_are_one_file_each_name_holding_its_own_faces_svg(kit, monkeypatch):
+    assert kit.build().code == 0
+    linked = _svg_files(kit.root / "build" / "mammoth-herd")
+    with monkeypatch.context() as m:  # every file written on its own
+        _refusing_links(m)
+        assert kit.run("build", str(kit.pack), "--out", "apart").code == 0
+    apart = _svg_files(kit.root / "apart" / "mammoth-herd")
+    assert sorted(linked) == sorted(apart)
+    by_bytes: dict[bytes, set[int]] = {}
+    for name, path in linked.items():
+        assert path.read_bytes() == apart[name].read_bytes(), name
+        by_bytes.setdefault(path.read_bytes(), set()).add(path.stat().st_ino)
+    assert all(len(inodes) == 1 for inodes in by_bytes.values())  # alike: one file
+    assert len(by_bytes) < len(linked)  # the kit has faces drawn alike, so links were made
+    # a face drawn alike in both languages is one file too
+    langs = {n.split("/")[1] for n in linked}
+    assert langs == {"en", "pl"}
+    assert any(
+        {linked[n].stat().st_ino for n in linked if n.split("/")[1] == lang}
+        & {linked[n].stat().st_ino for n in linked if n.split("/")[1] != lang}
+        for lang in langs
+    )
+
+
+def test_a_failed_svg_child_leaves_files_rewritten_here_never_writing_into_the_live_kit(
+    kit, monkeypatch
+):
+    assert kit.build().code == 0
+    live = kit.root / "build" / "mammoth-herd"
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    before = {n: (p.stat().st_ino, p.stat().st_mtime_ns) for n, p in _svg_files(live).items()}
+    parent, real_write = os.getpid(), build._write_svgs
+    children: list[bool] = []
+
+    def write_then_fail(files, occupied, twins):  # the child writes (links) all, then dies
+        real_write(files, occupied, twins)
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails after writing")
+        children.append(False)  # the parent writes again (once per language)
+
+    seen = []
+    real_swap = output.swap_in
+
+    def look_then_swap(staging, final, **options):
+        seen.append(
+            {n: (p.stat().st_ino, p.stat().st_mtime_ns) for n, p in _svg_files(live).items()}
+        )
+        real_swap(staging, final, **options)
+
+    with monkeypatch.context() as m:
+        m.setattr(build, "FEW_UNKNOWN", -1)  # a child even for a few files
+        m.setattr(build, "_write_svgs", write_then_fail)
+        m.setattr(output, "swap_in", look_then_swap)
+        assert kit.build().code == 0
+    assert children == [False, False]  # en and pl written here after the child failed
+    assert seen == [before]  # the live kit untouched until the swap
+    assert kit.run("build", str(kit.pack), "--out", "cold").code == 0
+    cold = _svg_files(kit.root / "cold" / "mammoth-herd")
+    now = _svg_files(live)
+    assert sorted(now) == sorted(cold)
+    assert all(now[n].read_bytes() == cold[n].read_bytes() for n in now)

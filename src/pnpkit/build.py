@@ -429,6 +429,13 @@ def _write(
     dropped = False
     index = _IndexWriter(result, staging, final)
     try:
+        svgs = _SvgWriter(
+            [
+                (faces, staging / "svg" / lang, final / "svg" / lang)
+                for lang, faces in result.faces.items()
+            ],
+            reused,
+        )
         for lang, faces in result.faces.items():
             pages = result.pages[lang]
             _label(pages, pack, lang)
@@ -439,7 +446,6 @@ def _write(
             )
             title, check = f"{pack.name[lang]}", _calibration(pack, lang)
             with cache.pdf_forms(pages):
-                svgs = _SvgWriter(faces, staging / "svg" / lang, final / "svg" / lang, reused)
                 pdf.write_pdf(
                     pages,
                     staging / f"{pack.id}-{lang}.pdf",
@@ -456,7 +462,7 @@ def _write(
                         faces, pack, lang, final / "svg" / lang, staging, cache, result.registry
                     )
                 )
-            svgs.join()
+        svgs.join()
         if pdfs_written:
             pdfs_written(staging)
         if changed:
@@ -615,11 +621,13 @@ def _calibration(pack: Pack, lang: str) -> calibration.Info:
 
 
 class _SvgWriter:
-    """_write_svgs() in a forked child while this process writes the PDF: thousands of small files
-    spend their time waiting on the file system, which a child hides. (A thread measured seconds
-    slower than writing them in turn: it waits for the interpreter lock at every file while this
-    one draws.) join() waits for the child, and writes the files here if it could not; a
-    failed build ends it (child.stop()) before it removes the folder the child writes into.
+    """_write_svgs() of every language in one forked child while this process writes the PDFs:
+    thousands of small files spend their time waiting on the file system, which a child hides.
+    (A thread measured seconds slower than writing them in turn: it waits for the interpreter
+    lock at every file while this one draws.) One child for all languages, started before the
+    first PDF, so a second language's files do not wait for the first's PDF. join() waits for
+    the child, and writes the files here if it could not; a failed build ends it (child.stop())
+    before it removes the folder the child writes into.
 
     When this process knows nearly every file the previous build holds (_KNOWN: `watch` after
     a save), linking them costs less than a child: the forked process's pages are copied as
@@ -627,28 +635,56 @@ class _SvgWriter:
     is `reused` (watch's spare kit, _take_spare), a file it holds already that is the live
     kit's own (the same inode, size and time) stays, and only the others are replaced."""
 
-    def __init__(self, faces: list[Face], folder: Path, previous: Path, reused: bool) -> None:
+    def __init__(self, langs: list[tuple[list[Face], Path, Path]], reused: bool) -> None:
+        self.langs = [
+            _SvgFiles.of(faces, folder, previous, reused) for faces, folder, previous in langs
+        ]
+        self.reused = reused
+        unknown = sum(k is None for files in self.langs for k in files.known)
+        self.child = Child(self._write if unknown > FEW_UNKNOWN else None)
+
+    def _write(self, leftovers: bool = False) -> None:
+        twins: dict[str, str] = {}  # shared: a face drawn alike in two languages is one file
+        for files in self.langs:
+            _write_svgs(files, self.reused or leftovers, twins)
+
+    def join(self) -> None:
+        started = self.child.started
+        if self.child.wait() != 0:  # no child, or it failed: the files are written here
+            self._write(leftovers=started)
+        if not memo.handing_on():  # _KNOWN serves only the next build of this process
+            return
+        for files in self.langs:
+            before, staged = os.path.abspath(files.previous), str(files.folder)
+            for face, signature in zip(files.faces, files.known):
+                # A known file was kept or linked: its signature stands (were a link refused
+                # and the file written instead, the next build would find the signature wrong
+                # and read the file). Only files written or linked to a twin are looked at.
+                name = _svg_name(face)
+                signature = signature or _signature(f"{staged}/{name}")
+                _remember(before, name, face.svg, signature)
+
+
+@dataclass
+class _SvgFiles:
+    """One language's face SVG files: written into `folder` (in the staging kit), where the live
+    kit holds them in `previous`. Per face, `known`: _known() of its file in the live kit, or
+    the signature of the one the reused folder keeps (`here`)."""
+
+    faces: list[Face]
+    folder: Path
+    previous: Path
+    known: list[Signature | None]
+    here: list[bool]
+
+    @classmethod
+    def of(cls, faces: list[Face], folder: Path, previous: Path, reused: bool) -> _SvgFiles:
         before = os.path.abspath(previous)
         here = _in_place(faces, folder, before) if reused else [None] * len(faces)
         known = [
             kept or _known(before, _svg_name(face), face.svg) for face, kept in zip(faces, here)
         ]
-        self.args = (faces, folder, previous, known, [kept is not None for kept in here], reused)
-        unknown = sum(k is None for k in known)
-        self.child = Child(self._write if unknown > FEW_UNKNOWN else None)
-
-    def _write(self) -> None:
-        _write_svgs(*self.args)
-
-    def join(self) -> None:
-        if self.child.wait() != 0:  # no child, or it failed: the files are written here
-            _write_svgs(*self.args)
-        else:  # the child wrote each face's SVG, or linked a file holding it
-            faces, folder, previous = self.args[:3]
-            before, staged = os.path.abspath(previous), str(folder)
-            for face in faces:
-                name = _svg_name(face)
-                _remember(before, name, face.svg, _signature(f"{staged}/{name}"))
+        return cls(faces, folder, previous, known, [kept is not None for kept in here])
 
 
 def _keep_as_spare(staging: Path, final: Path) -> None:
@@ -780,34 +816,31 @@ def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | 
     return [_known(before, _svg_name(face), face.svg, staged) for face in faces]
 
 
-def _write_svgs(
-    faces: list[Face],
-    folder: Path,
-    previous: Path,
-    known: list[Signature | None],
-    here: list[bool],
-    reused: bool,
-) -> None:
+def _write_svgs(files: _SvgFiles, occupied: bool, twins: dict[str, str]) -> None:
     """Each face's SVG; one the previous build wrote with the same bytes is linked (output.put),
-    without reading it when this process knows what it holds (`known`: _known() of each face),
-    and one the reused folder holds already (`here`: _in_place()) stays. Paths are strings: a
-    thousand faces' Path objects cost more than linking their files."""
-    for group in {face.group for face in faces}:
-        (folder / group).mkdir(parents=True, exist_ok=True)
-    before, staged = os.path.abspath(previous), str(folder)
-    for face, signature, done in zip(faces, known, here):
+    without reading it when this process knows what it holds (`known`), and one the reused
+    folder holds already (`here`) stays. A face whose SVG a file of this build holds already
+    (`twins`: SVG -> that file; most decks share one back) is linked to it: creating a file
+    costs this machine's file system about a millisecond, linking one a fiftieth of that.
+    `occupied`: the folder may hold files already (a reused spare, a failed child's leftovers),
+    each maybe a link to another file, so none is written into. Paths are strings: a thousand
+    faces' Path objects cost more than linking their files."""
+    for group in {face.group for face in files.faces}:
+        (files.folder / group).mkdir(parents=True, exist_ok=True)
+    before, staged = os.path.abspath(files.previous), str(files.folder)
+    for face, signature, done in zip(files.faces, files.known, files.here):
         name = _svg_name(face)
-        if done:
-            _remember(before, name, face.svg, signature)
-            continue
         old, new = f"{before}/{name}", f"{staged}/{name}"
-        if reused:  # the spare's file, if any, may be a link to a live file: never written into
+        if done:
+            twins.setdefault(face.svg, new)
+            continue
+        if occupied:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(new)
-        if signature is None or not output.link(old, new):
+        twin = twins.setdefault(face.svg, new)
+        linked = signature is not None and output.link(old, new)
+        if not linked and not (twin != new and output.link(twin, new)):
             output.put(face.svg.encode("utf-8"), Path(new), Path(old))
-            signature = _signature(new)
-        _remember(before, name, face.svg, signature)
 
 
 def _svg_name(face: Face) -> str:
