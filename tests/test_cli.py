@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -22,6 +23,37 @@ def test_python_dash_m_shows_complete_help():
     )
     for option in ("--out", "--paper", "--lang", "--backs", "--back-offset", "--strict"):
         assert option in build.stdout
+
+
+def test_the_command_ends_with_mains_code_its_output_whole_and_exit_handlers_run(kit):
+    """cli.run() leaves the process with os._exit: the exit code, every line printed and the
+    exit handlers must be as a normal exit leaves them."""
+    program = (
+        "import atexit, sys\n"
+        "from pnpkit import cli\n"
+        "atexit.register(lambda: print('handler ran', flush=True))\n"
+        "sys.argv = ['pnpkit', *sys.argv[1:]]\n"
+        "cli.run()\n"
+    )
+
+    def command(*args: str) -> subprocess.CompletedProcess:
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+        return subprocess.run(
+            [sys.executable, "-c", program, *args], capture_output=True, text=True, env=env
+        )
+
+    kit.edit(f"{M}/herd.yaml", "herd:", "herd-typo:")  # an unknown key: exit 1
+    for args, code in [((M,), 1), (("components/no-such-game",), 2)]:
+        in_process = kit.run("validate", *args)
+        assert in_process.code == code
+        ran = command("validate", *args)
+        assert ran.returncode == code
+        assert ran.stdout == in_process.out + "handler ran\n"
+        assert ran.stderr == in_process.err
+    built = command("build", str(ROOT / M), "--out", "build")
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.endswith("handler ran\n")
+    assert (kit.root / "build" / "mammoth-herd" / "mammoth-herd-en.pdf").is_file()
 
 
 def test_usage_errors_exit_2(kit):

@@ -1,5 +1,5 @@
 """`python -m pnpkit` runs the command line."""
 
-from pnpkit.cli import main
+from pnpkit.cli import run
 
-raise SystemExit(main())
+run()

@@ -7,11 +7,14 @@ Exit codes: 0 clean, 1 problems found (errors; warnings too with --strict),
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
+import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from pnpkit import __version__, parallel, preflight, rastercache, trust
 from pnpkit import profile as profiles
@@ -141,6 +144,24 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--strict", action="store_true", help="fail on warnings too")
     trust.add_options(p)
+
+
+def run() -> NoReturn:
+    """The `pnpkit` command: main(), then the process ends without taking its objects apart.
+
+    A build ends holding its pack, faces, drawings and caches; Python's own exit then frees
+    them one by one and collects them, which took a 1,000-card build's process 0.3-0.7 s after
+    its last line was printed (strace: no system call in that time). Exit handlers still run
+    (atexit: a temporary folder's finalizer) and the output is flushed; no file is left
+    unwritten, as every file pnpkit writes is closed when written."""
+    code = main()
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe: as Python's own exit says of a failed flush
+        code = code or 120
+    os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
