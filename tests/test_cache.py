@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import io
+import os
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -549,3 +550,32 @@ def test_a_faces_key_describes_all_its_template_sees(kit):
                 for lang in pack.languages:
                     made = c._context_repr(pack, group, item, side, lang)
                     assert made == repr(render.face_context(pack, group, item, side, lang))
+
+
+def test_the_command_saves_the_cache_aside_as_a_build_saves_it_here(kit, monkeypatch):
+    """pnpkit build saves the cache in a child while it checks the PDFs: the same file as
+    build() saving it itself, and a save that fails is reported as one, the build still fine."""
+
+    def saved(out: str) -> object:  # what the file holds (marshal's bytes vary with sharing)
+        return cache._load_marshalled(kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal", 3)
+
+    assert kit.build().code == 0  # the command line: saved aside
+    here = build.build(kit.pack, kit.root / "here")
+    assert here.written and here.saving is None
+    assert saved("build") == saved("here") is not None
+    real_save = Cache.save
+    saves = kit.root / "saves"
+
+    def failing_save(self, force=False):  # in the child and then here: it cannot be written
+        with saves.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        self.error = "could not save the build cache: disk full"
+
+    monkeypatch.setattr(Cache, "save", failing_save)
+    run = kit.run("build", str(kit.pack), "--out", "full")
+    assert run.code == 0
+    assert "pnpkit: warning: could not save the build cache: disk full" in run.err
+    child, here = saves.read_text().split()  # the child's save, then this process's retry
+    assert here == str(os.getpid()) != child
+    monkeypatch.setattr(Cache, "save", real_save)
+    assert (kit.root / "full" / "mammoth-herd" / "mammoth-herd-en.pdf").is_file()

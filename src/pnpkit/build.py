@@ -76,6 +76,14 @@ class Result:
     notes: list[str] = field(default_factory=list)  # news for the user not about the pack
     changes: list[changes.Changes] = field(default_factory=list)  # with --changes: per language
     problems: list[Problem] = field(default_factory=list)
+    saving: CacheSaver | None = None  # build(save_aside=True): the cache, saved in a child
+
+    def saved(self) -> None:
+        """Wait for the cache a build saves aside (save_aside); a failure to save is a note."""
+        if self.saving is not None:
+            error, self.saving = self.saving.wait(), None
+            if error:  # the build is fine; the next one will just be slower
+                self.notes.append(error)
 
     @property
     def errors(self) -> list[Problem]:
@@ -371,6 +379,7 @@ def build(
     keep_drawings: bool = False,
     ready: Callable[[], bool] | None = None,
     pdfs_written: Callable[[Path], None] | None = None,
+    save_aside: bool = False,
 ) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
@@ -384,7 +393,9 @@ def build(
     (the command line's preflight starts on them: preflight.Ahead). `ready`: asked once the
     kit is complete, before it replaces the previous one; False leaves the previous kit in place
     and the new one unseen, kept only as the next build's spare when `tidy_later` (watch: the
-    pack changed again while it was built)."""
+    pack changed again while it was built). `save_aside`: the cache is saved by a forked child
+    (result.saving) while the caller goes on (the command line's preflight); result.saved()
+    waits for it."""
     cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
     stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
     result = validate(root, langs, overrides, cache, code, stream=stream)
@@ -399,9 +410,9 @@ def build(
     except output.Busy as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
-    cache.save()
-    if cache.error:  # the build is fine; the next one will just be slower
-        result.notes.append(cache.error)
+    result.saving = CacheSaver(cache, aside=save_aside)
+    if not save_aside:
+        result.saved()
     return result
 
 
@@ -483,6 +494,32 @@ def _write(
             _keep_as_spare(staging, final)
         elif not (result.written and tidy_later):  # a failure leaves no trace
             shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap
+
+
+class CacheSaver:
+    """cache.save(), `aside` in a forked child: marshalling a 1,000-card deck's cache takes a
+    fifth of a second, which the command line spends checking the PDFs (preflight) instead.
+    The file is the same: written whole under a name of its own, then renamed into place. A
+    large build saves here: its spilled rows are read back from a file this process shares
+    (cache.spills), and a child walking its tables would copy their pages of memory."""
+
+    def __init__(self, cache: Cache, aside: bool) -> None:
+        self.cache = cache
+        self.child = Child(self._save if aside and not cache.spills() else None)
+
+    def _save(self) -> None:
+        self.cache.save()
+        if self.cache.error:  # the exit status says so: wait() saves again here, for the message
+            raise OSError(self.cache.error)
+
+    def wait(self) -> str:
+        """Wait for the child; save here if there is none or it failed. Why saving failed, or ""."""
+        if self.child.wait() != 0:
+            self.cache.save()
+        return self.cache.error
+
+    def stop(self) -> None:
+        self.child.stop()
 
 
 def _write_large(

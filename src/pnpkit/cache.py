@@ -166,6 +166,11 @@ class Cache:
                 if isinstance(stored[3], tuple):  # packed rows (bytes) are small: they stay
                     entry[1] = (*stored[:3], None)
 
+    def spills(self) -> bool:
+        """Whether it keeps bytes in its spill file (a large build), which save() reads back:
+        a forked child reading it would move the file's position under this process."""
+        return self._spill.file is not None
+
     def save(self, force: bool = False) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
         time)."""

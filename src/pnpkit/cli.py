@@ -207,6 +207,7 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
     pdfx = {p.id for p in chosen if p.pdfx}
     passed = rastercache.for_output(args.out)  # remembers the files that passed before
     ahead = preflight.Ahead(passed, pdfx)  # checks the kit's PDFs while the rest is written
+    result = None
     try:
         result = build(
             pack,
@@ -220,18 +221,22 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
             jobs=args.jobs or parallel.default_jobs(),
             keep_drawings=bool(args.profile or args.png),  # the exports draw them
             pdfs_written=ahead.start,
+            save_aside=True,  # saved while the PDFs are checked
         )
         if chosen:
             from pnpkit import export  # only here: see the imports
 
             export.run(result, args.out, chosen, args.strict)
+        ahead.wait()
+        if result.written:
+            assert result.pack is not None  # a build that wrote files read its pack
+            result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
     except BaseException:  # a crash or Ctrl-C: nothing is left checking, nothing to report
         ahead.stop()
         raise
-    ahead.wait()
-    if result.written:
-        assert result.pack is not None  # a build that wrote files read its pack
-        result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
+    finally:
+        if result is not None:  # the cache saved aside is written before the command ends
+            result.saved()
     return result
 
 
