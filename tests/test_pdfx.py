@@ -8,6 +8,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pikepdf
@@ -20,6 +21,7 @@ from reportlab.pdfgen.canvas import Canvas
 from conftest import ROOT, alpha_pack, write_pack
 from pnpkit import build, export, facepages, pdfx, preflight, profile, rastercache
 from pnpkit.cache import engine
+from pnpkit.child import Child
 from pnpkit.cli import main
 
 FACE = (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text()
@@ -561,6 +563,36 @@ def test_the_kit_checked_while_the_build_ends_reports_as_the_check_after_it(
     kit = {name for _, name in checkers[False]}
     assert {name for pid, name in checkers[True] if pid != here} == kit  # the child's
     assert {name for pid, name in checkers[True] if pid == here} == (kit if fault else set())
+
+
+def test_preflight_ahead_is_forked_at_once_and_ends_when_told_nothing(tmp_path):
+    """Ahead forks before the build (its child imports pikepdf meanwhile); told of no PDFs (a
+    build that wrote none) it ends at wait(), though a child forked later holds copies of the
+    pipe it is told through; told of a folder, it has opened the PDFs when start() returns."""
+    ahead = preflight.Ahead(rastercache.for_output(tmp_path), set())
+    assert ahead.child.started
+    later = Child(lambda: time.sleep(60))  # as the build's SVG and page writers are forked
+    try:
+        ahead.wait()  # returns: told "nothing" rather than waiting for the pipe to close
+        assert ahead.child.pid == -1
+    finally:
+        later.stop()
+    result = build.build(card_pack(tmp_path / "pack"), tmp_path / "out")
+    assert result.written and result.pack is not None
+    kit = tmp_path / "out" / result.pack.id
+    pdfs = {path.name: path.read_bytes() for path in kit.glob("*.pdf")}
+    ahead = preflight.Ahead(rastercache.for_output(tmp_path), set())
+    later = Child(lambda: time.sleep(60))
+    try:
+        ahead.start(kit)
+        shutil.rmtree(kit)  # the build moves or replaces the folder: the child has the files
+        ahead.wait()
+    finally:
+        later.stop()
+    passed = rastercache.for_output(tmp_path)
+    for name, content in pdfs.items():  # each checked by the child, and passed
+        key = preflight._content_key(content, preflight._target(name, set()))
+        assert passed.get(key, preflight.PASSED) is not None, name
 
 
 def test_a_preflight_pass_is_keyed_by_the_whole_file_read_a_part_at_a_time(tmp_path):

@@ -344,34 +344,61 @@ def _target(first: str, pdfx_folders: set[str]) -> str:
 
 
 class Ahead:
-    """check_build()'s work on a kit's own PDFs, done in a forked child as soon as the build has
-    written them (start()), while this process writes the rest of the kit: its preview page, its
-    cache, the exports. The child checks each PDF as check_build would and marks each that
-    passes in `passed`, as check_build does; check_build, run on the finished kit after wait(),
-    then skips those (a pass is marked by the file's bytes, which moving the kit into place does
-    not change) and checks any other itself. So a fault, or a file the child never got to (no
-    fork, a child that died), is found and reported by check_build exactly as without it."""
+    """check_build()'s work on a kit's own PDFs, done in a forked child while this process writes
+    the rest of the kit: its preview page, its cache, the exports. The child is forked at once,
+    before the build holds the output's lock, and imports pikepdf while the build validates (a
+    fifth of a second a cold command line would otherwise wait for at its end); start() tells it
+    where the PDFs are once they are written. It checks each PDF as check_build would and marks
+    each that passes in `passed`, as check_build does; check_build, run on the finished kit after
+    wait(), then skips those (a pass is marked by the file's bytes, which moving the kit into
+    place does not change) and checks any other itself. So a fault, or a file the child never got
+    to (no fork, a child that died or never opened it), is found and reported by check_build
+    exactly as without it.
+
+    The folder is sent ended by a NUL, not by closing the pipe: the build's other children,
+    forked while it is open, hold copies of its end until they end."""
 
     def __init__(self, passed: RasterCache, pdfx_folders: set[str]) -> None:
         self.passed, self.pdfx_folders = passed, pdfx_folders
-        self.child = Child(None)
+        self.tell = self.told = -1
+        try:
+            (where, self.tell), (self.told, opened) = os.pipe(), os.pipe()
+        except OSError:
+            self.child = Child(None)
+            return
+        self.child = Child(lambda: self._check_when_told(where, opened))
+        for fd in (where, opened):
+            os.close(fd)
+        if not self.child.started:
+            self._close()
+
+    def _check_when_told(self, where: int, opened: int) -> None:
+        """The child's work: import pikepdf, read the kit's folder from `where` (empty: the build
+        wrote none), open its PDFs, say so on `opened` (the build moves the folder only after
+        that), then check them."""
+        self._close()  # this process's copies of the build's ends
+        import pikepdf  # noqa: F401  # the import start() would wait for: made while it builds
+
+        folder = os.fsdecode(_until_nul(where))
+        files: list[tuple[Path, BinaryIO]] = []
+        try:
+            if folder:
+                files = [(path, open(path, "rb")) for path in sorted(Path(folder).glob("*.pdf"))]
+        finally:
+            os.write(opened, b"1")
+        self._check_all(files)
 
     def start(self, folder: Path) -> None:
-        """Check the PDFs at the top of `folder` (a kit being staged) in a child."""
-        files: list[tuple[Path, BinaryIO]] = []
-        try:  # opened here: the child reads them wherever the build has moved them by then
-            for path in sorted(folder.glob("*.pdf")):
-                files.append((path, open(path, "rb")))
-            self.child = Child((lambda: self._check_all(files)) if files else None)
-        finally:
-            for _, f in files:
-                f.close()
+        """Tell the child the PDFs at the top of `folder` (a kit being staged) are written; wait
+        until it has opened them, so it reads them wherever the build moves them next."""
+        if self._tell(os.fsencode(folder)):
+            try:
+                os.read(self.told, 1)  # b"": the child is gone, and check_build checks them all
+            except OSError:
+                pass
+        self._close()
 
     def _check_all(self, files: list[tuple[Path, BinaryIO]]) -> None:
-        """The child's work. An inherited copy of the output folder's lock (a flock on a shared
-        descriptor) would keep the folder locked after the build lets it go, until the child
-        ends, and the exports wait for it: the child keeps only the PDFs' own descriptors."""
-        _close_all_but({f.fileno() for _, f in files})
         for path, f in files:
             content = f.read()  # one at a time: a 10,000-card kit's PDF is 18 MB
             f.close()
@@ -381,21 +408,45 @@ class Ahead:
                 self.passed.mark(key, PASSED)
 
     def wait(self) -> None:
-        """Wait for the child (if any) to finish its checks."""
+        """Wait for the child (if any) to finish its checks; one never told of PDFs ends."""
+        self._tell(b"")
+        self._close()
         self.child.wait()
 
     def stop(self) -> None:
         """End the child (if any) without its checks."""
+        self._close()
         self.child.stop()
 
+    def _tell(self, data: bytes) -> bool:
+        """Send the child data and a NUL, once; whether it was sent."""
+        if self.tell < 0:
+            return False
+        try:
+            os.write(self.tell, data + b"\0")  # a path: less than a pipe takes at once
+            return True
+        except OSError:  # the child is gone
+            return False
+        finally:
+            os.close(self.tell)
+            self.tell = -1
 
-def _close_all_but(kept: set[int]) -> None:
-    """Close every descriptor from 3 up but those kept."""
-    low = 3
-    for fd in sorted(kept):
-        os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
+    def _close(self) -> None:
+        for fd in (self.tell, self.told):
+            if fd >= 0:
+                os.close(fd)
+        self.tell = self.told = -1
+
+
+def _until_nul(fd: int) -> bytes:
+    """What is read from fd up to a NUL; b"" when it ends first (the build died)."""
+    data = b""
+    while not data.endswith(b"\0"):
+        part = os.read(fd, 4096)
+        if not part:
+            return b""
+        data += part
+    return data[:-1]
 
 
 def _pass_key(path: Path, target: str) -> str | None:
