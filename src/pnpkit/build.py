@@ -518,9 +518,6 @@ class CacheSaver:
             self.cache.save()
         return self.cache.error
 
-    def stop(self) -> None:
-        self.child.stop()
-
 
 def _write_large(
     pages: list[layout.Page], pack: Pack, lang: str, folder: Path, cache: Cache, reg: Registry
