@@ -71,9 +71,15 @@ def save(canvas: Canvas, path: Path) -> None:
     if canvas._code:  # type: ignore[attr-defined]  # what save() shows a page for first
         canvas.showPage()
     doc = canvas._doc  # type: ignore[attr-defined]  # no stub
-    with open(path, "wb") as f:
+    with open(path, "wb", buffering=WRITE_BUFFER) as f:
         doc.format = MethodType(_formatting_into(_streamed_file(f)), doc)
         doc.SaveToFile(f, canvas)
+
+
+# Bytes of the PDF gathered before each write to the file: its objects come a few kB at a time,
+# and through the default 8 kB buffer a 1,000-card deck's 1.8 MB (1,300 pieces) took 6-10 ms to
+# write on this VM, 3 ms through this one; a MB held is nothing to the build.
+WRITE_BUFFER = 1 << 20
 
 
 def _formatting_into(collector: type[pdfdoc.PDFFile]) -> Callable[[pdfdoc.PDFDocument], bytes]:
