@@ -657,12 +657,13 @@ class _SvgWriter:
         for files in self.langs:
             before, staged = os.path.abspath(files.previous), str(files.folder)
             for face, signature in zip(files.faces, files.known):
-                # A known file was kept or linked: its signature stands (were a link refused
-                # and the file written instead, the next build would find the signature wrong
-                # and read the file). Only files written or linked to a twin are looked at.
-                name = _svg_name(face)
-                signature = signature or _signature(f"{staged}/{name}")
-                _remember(before, name, face.svg, signature)
+                # A known file was kept or linked: _KNOWN holds its SVG and signature already,
+                # which stand (were a link refused and the file written instead, the next build
+                # would find the signature wrong and read the file). Only files written or
+                # linked to a twin are looked at and remembered.
+                if signature is None:
+                    name = _svg_name(face)
+                    _remember(before, name, face.svg, _signature(f"{staged}/{name}"))
 
 
 @dataclass
