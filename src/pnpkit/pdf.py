@@ -281,7 +281,11 @@ def _page_shape(page: pdfdoc.PDFPage, document: pdfdoc.PDFDocument) -> tuple[obj
     for name, value in sorted(vars(page).items()):
         if value is None:  # most of a page's attributes
             shape.append(name)
-        elif name not in _PAGE_OWN:
+        elif name in _PAGE_OWN:
+            continue
+        elif type(value) in _SCALARS:  # most of the others: what _plain gives, without a call
+            shape.append((name, (type(value).__name__, value)))
+        else:
             plain = _plain(value)
             if plain is _NOT_PLAIN:
                 return None
@@ -292,16 +296,21 @@ def _page_shape(page: pdfdoc.PDFPage, document: pdfdoc.PDFDocument) -> tuple[obj
 _NOT_PLAIN = object()
 
 
+_SCALARS = frozenset({int, float, str, bool})
+
+
 def _plain(value: object) -> object:
     """value as hashable plain data (its type kept), or _NOT_PLAIN."""
     kind = type(value)
-    if value is None or kind in (int, float, str, bool):
+    if value is None or kind in _SCALARS:
         return (kind.__name__, value)
     items: object = value
-    if isinstance(value, pdfdoc.PDFArray) and kind is pdfdoc.PDFArray:
-        items = value.sequence
-    elif isinstance(value, pdfdoc.PDFDictionary) and kind is pdfdoc.PDFDictionary:
-        items = value.dict
+    if kind is pdfdoc.PDFArray:
+        items = cast(pdfdoc.PDFArray, value).sequence
+    elif kind is pdfdoc.PDFDictionary:
+        items = cast(pdfdoc.PDFDictionary, value).dict
+    if type(items) in _CONTAINERS and not items:  # a page's annotations, colours, transition
+        return (kind.__name__, ())
     if type(items) in (list, tuple):
         inner = tuple(_plain(v) for v in cast("list[object]", items))
         return _NOT_PLAIN if _NOT_PLAIN in inner else (kind.__name__, inner)
@@ -309,6 +318,9 @@ def _plain(value: object) -> object:
         pairs = tuple((k, _plain(v)) for k, v in sorted(cast("dict[str, object]", items).items()))
         return _NOT_PLAIN if any(v is _NOT_PLAIN for _, v in pairs) else (kind.__name__, pairs)
     return _NOT_PLAIN
+
+
+_CONTAINERS = frozenset({list, tuple, dict})
 
 
 def _xobjects(xobjects: pdfdoc.PDFDictionary | None, document: pdfdoc.PDFDocument) -> bytes:
