@@ -858,11 +858,12 @@ def _write_svgs(files: _SvgFiles, occupied: bool, twins: dict[str, str]) -> None
         (files.folder / group).mkdir(parents=True, exist_ok=True)
     before, staged = os.path.abspath(files.previous), str(files.folder)
     for face, signature, done in zip(files.faces, files.known, files.here):
+        if done:  # (its path made only for the first file of its SVG: a reused kit's are most)
+            if face.svg not in twins:
+                twins[face.svg] = f"{staged}/{_svg_name(face)}"
+            continue
         name = _svg_name(face)
         old, new = f"{before}/{name}", f"{staged}/{name}"
-        if done:
-            twins.setdefault(face.svg, new)
-            continue
         if occupied:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(new)
