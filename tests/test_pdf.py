@@ -495,3 +495,38 @@ def test_a_page_formatted_from_its_shape_is_formatted_as_reportlab_formats_it(
     made.clear()
     assert fast == written("wrong-cut")  # the second page of each shape refused the cut
     assert fast_pages > 10 and 0 < len(made) < 8  # only the checks of the second pages
+
+
+def test_objects_put_together_as_formatted_are_what_reportlab_writes(tmp_path, monkeypatch):
+    """pdf._Indirect numbers and wraps the objects formatted already (forms, pages' contents,
+    font streams, pages) itself: the document, the print check's page and its fonts included,
+    is byte for byte the one ReportLab's PDFIndirectObject writes."""
+    from reportlab.pdfbase import pdfdoc
+
+    from pnpkit import pdf
+
+    pages = _pages_of_every_shape(tmp_path)
+    check = calibration.Info(
+        page=(210.0, 297.0),
+        lang="en",
+        title="Ząb",
+        axis="x",
+        back_offset=(0.5, -0.5),
+        settings=["paper: a4", "made with pnpkit"],
+    )
+
+    def written(name):
+        pdf._DRAWN.clear()
+        pdf._STREAMS.clear()
+        path = tmp_path / f"{name}.pdf"
+        pdf.write_pdf(pages, path, "t", True, calibration=check)
+        return path.read_bytes()
+
+    wrapped = []
+    real = pdf._Indirect.format
+    monkeypatch.setattr(pdf._Indirect, "format", lambda o, d: wrapped.append(1) or real(o, d))
+    ours = written("ours")
+    with monkeypatch.context() as m:
+        m.setattr(pdf, "_Indirect", pdfdoc.PDFIndirectObject)
+        assert ours == written("reportlab")
+    assert len(wrapped) > 2 * len(pages)  # every object went through it

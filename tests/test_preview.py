@@ -132,6 +132,24 @@ def test_a_long_lived_process_makes_only_the_figures_that_changed(tmp_path, monk
     assert (tmp_path / "fresh" / "probe" / "index.html").read_bytes() == page
 
 
+def test_figures_given_to_the_page_a_few_at_a_time_make_the_page_of_one_at_a_time(
+    tmp_path, monkeypatch
+):
+    """The page's figures are joined into pieces (FIGURES_JOINED) before its template loops over
+    them: the page is byte for byte the one written a figure at a time, whatever the pieces' size
+    and wherever a group's figures end within one."""
+    monkeypatch.chdir(tmp_path)
+    pages = {}
+    for joined in (1, 2, 3, preview.FIGURES_JOINED):
+        monkeypatch.setattr(preview, "FIGURES_JOINED", joined)
+        monkeypatch.setattr(preview, "_FIGURES", preview._Figures())  # as a new process starts
+        out = tmp_path / f"out{joined}"
+        assert not build.build(ROOT / M, out, cache=Cache(out / "cache")).errors
+        pages[joined] = (out / "mammoth-herd" / "index.html").read_bytes()
+    assert len(set(pages.values())) == 1
+    assert len(Page(pages[1].decode()).figures) > 2 * 3
+
+
 @pytest.mark.parametrize("change", ["  safe: 6mm\n", "  bleed: 2mm\n"])
 def test_a_face_image_is_taken_over_only_while_all_it_shows_is_the_same(
     tmp_path, monkeypatch, change

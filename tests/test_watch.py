@@ -474,6 +474,95 @@ def test_a_kit_started_from_the_spare_is_what_a_cold_build_writes(kit, tmp_path,
     assert not any(p.is_symlink() for p in live.rglob("*"))
 
 
+def test_a_spare_s_files_linked_to_one_inode_are_judged_by_it_and_each_by_its_listed_inode(
+    kit, tmp_path, monkeypatch
+):
+    """Faces drawn alike are links to one file: the spare's look stats that inode once for all of
+    them, and judges each name by the inode its folder lists. A name replaced by another file
+    (another inode) is written again; a change in place to the shared inode (through the live
+    kit) is seen by every name linked to it; the kit is then a cold build's."""
+    from pnpkit import output
+
+    out = tmp_path / "w"
+    cache = Cache(out / build.CACHE_DIR, deferred=True)
+
+    def rebuild():
+        assert not build.build(kit.pack, out, cache=cache, tidy_later=True).errors
+        with output.locked(out, "test"):
+            output.keep_spares(out)
+
+    rebuild()
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    rebuild()
+    spare, live = out / ".mammoth-herd.spare", out / "mammoth-herd"
+    by_inode: dict[int, list[Path]] = {}
+    for path in sorted((spare / "svg").rglob("*.svg")):
+        by_inode.setdefault(path.stat().st_ino, []).append(path)
+    linked = max(by_inode.values(), key=len)
+    folder = linked[0].parent.parent  # one language's: _in_place looks at one at a time
+    shared = [path for path in linked if path.parent.parent == folder]
+    assert len(shared) >= 3, "the kit has faces drawn alike"
+    stats = []
+    signature = build._signature
+    monkeypatch.setattr(build, "_signature", lambda p: stats.append(p) or signature(p))
+    first, replaced, *others = shared
+    for _ in range(2):  # the untouched spare's look, taken twice (the second is the build's)
+        faces = [
+            f
+            for f in build.validate(kit.pack, cache=cache).faces[folder.name]
+            if (folder / build._svg_name(f)) in shared
+        ]
+        stats.clear()
+        here = build._in_place(faces, folder, os.path.abspath(live / "svg" / folder.name))
+        assert len(faces) == len(shared) and all(here) and len(stats) == 1
+    scratch = replaced.with_name("scratch")
+    scratch.write_bytes(replaced.read_bytes() + b"<!-- another file -->")
+    os.replace(scratch, replaced)
+    kit.edit(f"{M}/herd.yaml", "tab: 14", "tab: 13")
+    rebuild()
+    alike = (live / first.relative_to(spare)).read_bytes()
+    assert (live / replaced.relative_to(spare)).read_bytes() == alike
+    with open(live / others[0].relative_to(spare), "r+b") as f:  # in place: every link sees it
+        f.write(b"<!-- changed -->")
+    kit.edit(f"{M}/herd.yaml", "tab: 13", "tab: 15")
+    rebuild()
+    build.forget_kept()
+    assert not build.build(kit.pack, tmp_path / "cold").errors
+    cold = tmp_path / "cold" / "mammoth-herd"
+    assert {p.relative_to(live): d for p, d in files(live).items()} == {
+        p.relative_to(cold): d for p, d in files(cold).items()
+    }
+
+
+def test_the_collector_is_off_from_a_build_s_start_to_its_report_and_on_after(kit, monkeypatch):
+    """watch builds and reports with the garbage collector off (the walk of what the build made
+    comes after the report, not in the middle of the build), the first build and a rebuild
+    alike; it is on again while watch waits for a change, and after it stops."""
+    import gc
+
+    states = []
+    real = build.build
+    monkeypatch.setattr(
+        build, "build", lambda *a, **k: states.append(gc.isenabled()) or real(*a, **k)
+    )
+    builds: queue.Queue = queue.Queue()
+
+    def report(b):
+        states.append(gc.isenabled())
+        builds.put(b)
+
+    watcher = Watcher(kit.pack, Path("build"), interval=0.05)
+    thread = threading.Thread(target=watcher.loop, args=(report,), daemon=True)
+    assert gc.isenabled()
+    thread.start()
+    assert builds.get(timeout=TIMEOUT).ok
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    assert builds.get(timeout=TIMEOUT).ok
+    watcher.stop.set()
+    thread.join(TIMEOUT)
+    assert states == [False, False] * 2 and gc.isenabled()
+
+
 def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     """What a long-lived process keeps from a build (YAML parses, drawn pages and streams,
     compiled templates, written SVG files, the items read, the layouts, the preview's figures,

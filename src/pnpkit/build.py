@@ -691,12 +691,13 @@ class _SvgWriter:
         for files in self.langs:
             before, staged = os.path.abspath(files.previous), str(files.folder)
             for face, signature in zip(files.faces, files.known):
-                # A known file was kept or linked: its signature stands (were a link refused
-                # and the file written instead, the next build would find the signature wrong
-                # and read the file). Only files written or linked to a twin are looked at.
-                name = _svg_name(face)
-                signature = signature or _signature(f"{staged}/{name}")
-                _remember(before, name, face.svg, signature)
+                # A known file was kept or linked: _KNOWN holds its SVG and signature already,
+                # which stand (were a link refused and the file written instead, the next build
+                # would find the signature wrong and read the file). Only files written or
+                # linked to a twin are looked at and remembered.
+                if signature is None:
+                    name = _svg_name(face)
+                    _remember(before, name, face.svg, _signature(f"{staged}/{name}"))
 
 
 @dataclass
@@ -815,18 +816,22 @@ def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:
     return True
 
 
-def _clear(folder: Path | str, keep: set[str], files: bool = False) -> None:
+def _clear(folder: Path | str, keep: set[str], files: bool = False) -> dict[str, int]:
     """Remove every entry of folder but those named in keep that are real folders (`files`:
-    regular files); a symlink is removed, never followed."""
+    regular files); a symlink is removed, never followed. The entries kept, by name: their
+    inode numbers, as the folder lists them."""
+    kept: dict[str, int] = {}
     with os.scandir(folder) as entries:
         for entry in entries:
             wanted = entry.is_file if files else entry.is_dir
             if entry.name in keep and wanted(follow_symlinks=False):
+                kept[entry.name] = entry.inode()
                 continue
             if entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path)
             else:
                 os.unlink(entry.path)
+    return kept
 
 
 def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | None]:
@@ -837,17 +842,41 @@ def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | 
     for face in faces:
         group, _, file = _svg_name(face).partition("/")
         names.setdefault(group, set()).add(file)
+    inodes: dict[str, int] = {}  # of the files kept, by their names in the folder
     try:
         if folder.is_dir():
             _clear(folder, set(names))
             for group, wanted in names.items():
                 if (folder / group).is_dir():
-                    _clear(folder / group, wanted, files=True)
+                    listed = _clear(folder / group, wanted, files=True)
+                    inodes.update((f"{group}/{file}", ino) for file, ino in listed.items())
     except OSError:  # an entry that cannot go: this language's files are written afresh
         shutil.rmtree(folder, ignore_errors=True)
         return [None] * len(faces)
-    staged = str(folder)
-    return [_known(before, _svg_name(face), face.svg, staged) for face in faces]
+    return _kept_here(faces, str(folder), before, inodes)
+
+
+def _kept_here(
+    faces: list[Face], staged: str, before: str, inodes: dict[str, int]
+) -> list[Signature | None]:
+    """_known() of each face's file in the folder `staged`, its inode as the folder lists it:
+    files that are links to one inode (a deck's thousand backs, drawn alike) are judged by one
+    stat of it, not one each (a stat costs this VM 12-18 us, half of watch's look at a
+    1,000-card spare). A file whose listed inode is not the one kept is not the file known."""
+    judged: dict[int, Signature | None] = {}  # by inode: its signature, stat'ed once
+    found: list[Signature | None] = []
+    for face in faces:
+        name = _svg_name(face)
+        kept = _KNOWN.get(f"{before}/{name}")
+        ino = inodes.get(name)
+        if kept is None or kept[0] != face.svg or ino != kept[1][0]:
+            found.append(None)
+            continue
+        if ino not in judged:
+            signature = _signature(f"{staged}/{name}")
+            judged[ino] = signature if signature and signature[0] == ino else None
+        found.append(judged[ino] if judged[ino] == kept[1] else None)
+    return found
 
 
 def _write_svgs(files: _SvgFiles, occupied: bool, twins: dict[str, str]) -> None:
@@ -863,11 +892,12 @@ def _write_svgs(files: _SvgFiles, occupied: bool, twins: dict[str, str]) -> None
         (files.folder / group).mkdir(parents=True, exist_ok=True)
     before, staged = os.path.abspath(files.previous), str(files.folder)
     for face, signature, done in zip(files.faces, files.known, files.here):
+        if done:  # (its path made only for the first file of its SVG: a reused kit's are most)
+            if face.svg not in twins:
+                twins[face.svg] = f"{staged}/{_svg_name(face)}"
+            continue
         name = _svg_name(face)
         old, new = f"{before}/{name}", f"{staged}/{name}"
-        if done:
-            twins.setdefault(face.svg, new)
-            continue
         if occupied:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(new)
