@@ -86,6 +86,10 @@ def test_a_streamed_build_writes_the_kit_a_build_holding_every_drawing_writes(
     for key, entry in saved.items():
         rows = entry[1][3]
         assert isinstance(rows, bytes) and cache._unpack_rows(rows) == saved_held[key][1][3]
+    forms = [e[1] for e in c.forms.values()]
+    assert forms and all(isinstance(data, cache.Spilled) for data in forms)  # on disk too
+    # the PDFs above read them back when saved; the cache file holds them as a held build's
+    assert cache._read(c.path)[3] == cache._read(held_cache.path)[3]
     assert c._spill.file is None  # let go once saved: nothing reads it after
     with pytest.raises(ValueError):
         c._spill.read(entries[0])
@@ -256,6 +260,18 @@ def test_a_build_followed_by_exports_keeps_its_drawings(kit, monkeypatch):
     drawings = [f.drawing for faces in result.faces.values() for f in faces]
     assert drawings and all(d.held for d in drawings if isinstance(d, cache.FormDrawing))
     assert c.stats["forms drawn"] > 0  # in the PDFs, as before
+
+
+def test_a_spilled_form_lost_fails_the_pdf_as_a_full_disk_does():
+    """A form's bytes cannot be drawn again when the PDF is saved: a spill file that lost them
+    fails the build (OSError, which the command line reports), never writes other bytes."""
+    spill = cache._Spill()
+    spilled = spill.keep(b"form bytes")
+    assert isinstance(spilled, cache.Spilled)
+    assert pdf.EncodedForm(cache._read_back(spill, spilled)).format(None) == b"form bytes"
+    spill.close()
+    with pytest.raises(OSError, match="PDF form"):
+        pdf.EncodedForm(cache._read_back(spill, spilled)).format(None)
 
 
 def test_spilled_rows_read_back_as_written_and_never_after_a_failed_write():

@@ -539,10 +539,10 @@ def test_the_kit_checked_while_the_build_ends_reports_as_the_check_after_it(
     log = tmp_path / "checked.txt"
     real_check = preflight.check
 
-    def logged(path, target=None, content=None):
+    def logged(path, target=None, opened=None):
         with log.open("a") as f:
             f.write(f"{os.getpid()} {path.name}\n")
-        return real_check(path, target, content)
+        return real_check(path, target, opened)
 
     monkeypatch.setattr(preflight, "check", logged)
     runs, checkers = {}, {}
@@ -597,12 +597,14 @@ def test_preflight_ahead_is_forked_at_once_and_ends_when_told_nothing(tmp_path):
 
 def test_a_preflight_pass_is_keyed_by_the_whole_file_read_a_part_at_a_time(tmp_path):
     """_pass_key hashes the file a MB at a time: the key of the engine, the target and every
-    byte of the file, as one hash of them all joined."""
+    byte of the file, as one hash of them all joined; the same as _file_key() of the file open
+    (preflight.Ahead's child)."""
     path = tmp_path / "big.pdf"
     content = bytes(range(256)) * 12_345  # over three parts, the last one short
     path.write_bytes(content)
     whole = hashlib.sha256(engine() + b"pdfx\0" + content).hexdigest()
-    assert preflight._pass_key(path, "pdfx") == whole == preflight._content_key(content, "pdfx")
+    with path.open("rb") as f:
+        assert preflight._pass_key(path, "pdfx") == whole == preflight._file_key(f, "pdfx")
     path.write_bytes(content[:-1] + b"!")
     assert preflight._pass_key(path, "pdfx") != whole
     assert preflight._pass_key(tmp_path / "none.pdf", "pdfx") is None

@@ -51,7 +51,7 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, gcpause, memo, parallel, render, shaping, svgdraw
+from pnpkit import fonts, gcpause, memo, parallel, pdf, render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
@@ -185,9 +185,9 @@ class Cache:
         self.texts.save(self.path, oldest)
         if self.path is not None:
             rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
-            tables = [self.faces, rowed]
+            forms = _Unspilled(self.forms, self._spill)
             with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
-                failure = _save_marshalled(self.path, self.generation, [*tables, self.forms])
+                failure = _save_marshalled(self.path, self.generation, [self.faces, rowed, forms])
             self.error = f"could not save the build cache: {failure}" if failure else ""
         if not self.deferred:  # a one-shot build's spilled rows were kept for this file alone
             self._spill.close()
@@ -600,6 +600,44 @@ class _Rowed(Mapping[bytes, Entry]):
         return [entry[0], (*stored[:3], rows), *entry[2:]]
 
 
+class _Unspilled(Mapping[bytes, Entry]):
+    """The forms' entries as saved: a form's bytes a large build spilled are read back (an entry
+    they cannot be read back for is left out: its form is drawn again)."""
+
+    def __init__(self, entries: dict[bytes, Entry], spill: _Spill) -> None:
+        self.entries = entries
+        self.spill = spill
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.entries)
+
+    def __getitem__(self, key: bytes) -> Entry:
+        entry = self.entries[key]
+        if not isinstance(entry[1], Spilled):
+            return entry
+        try:
+            return [entry[0], self.spill.read(entry[1]), *entry[2:]]
+        except ValueError:
+            raise KeyError(key) from None
+
+
+def _read_back(spill: _Spill, spilled: Spilled) -> Callable[[], bytes]:
+    """What reads a spilled form's bytes when its PDF is saved. The PDF cannot be written
+    without them: bytes lost with the spill file (TMPDIR full) fail the build as a full disk
+    does (OSError), where a lost drawing's rows only cost a compile."""
+
+    def read() -> bytes:
+        try:
+            return spill.read(spilled)
+        except ValueError as exc:
+            raise OSError(f"a PDF form kept in a temporary file is lost: {exc}") from exc
+
+    return read
+
+
 class Spilled:
     """Where _Spill wrote some bytes. Not a tuple: marshal refuses it, so an entry holding one
     is never saved as it is by mistake."""
@@ -974,8 +1012,9 @@ class FormDrawing(svgdraw.Drawing):
             memo.remember(self.text_keys, settings, (deps, key), FORM_KEYS_KEPT)
         return key
 
-    def kept_form(self, key: bytes) -> tuple[bytes, tuple[int, int]] | None:
-        """The form bytes kept under key, by this build or an earlier one."""
+    def kept_form(self, key: bytes) -> pdf.Kept | None:
+        """The form bytes kept under key, by this build or an earlier one (or what reads them
+        back from where a large build keeps them: Kept)."""
         plan = self.plan
         assert plan is not None, "form_key() gave the key"
         cache = plan.cache
@@ -983,18 +1022,30 @@ class FormDrawing(svgdraw.Drawing):
         if entry is None:
             return None
         data, needs = entry[1], entry[2]
-        if not (isinstance(data, bytes) and isinstance(needs, tuple) and len(needs) == 2):
+        if isinstance(data, Spilled):
+            data = _read_back(cache._spill, data)
+        elif not isinstance(data, bytes):
+            return None
+        if not (isinstance(needs, tuple) and len(needs) == 2):
             return None
         entry[0] = cache.generation
         cache.stats["forms reused"] += 1
         return data, (int(needs[0]), int(needs[1]))
 
-    def keep_form(self, key: bytes, kept: tuple[bytes, tuple[int, int]]) -> None:
-        """Keep a form's bytes (and the PDF version its drawing asked for) under key."""
+    def keep_form(self, key: bytes, kept: pdf.Kept) -> None:
+        """Keep a form's bytes (and the PDF version its drawing asked for) under key: in a
+        large build's spill file (Cache.packed), where the PDF reads them when it is saved."""
         plan = self.plan
         assert plan is not None, "form_key() gave the key"
-        plan.cache.forms[key] = [plan.cache.generation, *kept]
-        plan.cache.stats["forms drawn"] += 1
+        cache = plan.cache
+        data, needs = kept
+        assert isinstance(data, bytes), "a form drawn in this document"
+        cache.forms[key] = [
+            cache.generation,
+            cache._spill.keep(data) if cache.packed else data,
+            needs,
+        ]
+        cache.stats["forms drawn"] += 1
 
 
 class _CanvasInside(Protocol):

@@ -460,7 +460,9 @@ class Drawable(Protocol):
     def draw(self, canvas: Canvas, x_pt: float = 0, y_pt: float = 0) -> None: ...
 
 
-Kept = tuple[bytes, tuple[int, int]]  # a form object's bytes, the PDF version its drawing needs
+# a form object's bytes (or what reads them back when the document is saved: a large build
+# keeps them on disk, cache._Spill), the PDF version its drawing needs
+Kept = tuple[bytes | Callable[[], bytes], tuple[int, int]]
 
 
 class FormStore(Protocol):
@@ -477,13 +479,15 @@ class FormStore(Protocol):
 class EncodedForm(pdfdoc.PDFObject):
     """A form XObject formatted already: what PDFFormXObject.format() gave, written as is when
     the document is saved. Only a form whose bytes name no object but the fonts' dictionary
-    (object 1 in every document) is kept so, so its bytes hold in any document."""
+    (object 1 in every document) is kept so, so its bytes hold in any document. `data` may be
+    what reads them back, then, from where a large build keeps them (Kept)."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | Callable[[], bytes]) -> None:
         self.data = data
 
     def format(self, document: pdfdoc.PDFDocument) -> bytes:
-        return self.data
+        data = self.data
+        return data if isinstance(data, bytes) else data()
 
 
 def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import os
 import sys
 from pathlib import Path
@@ -49,13 +48,14 @@ _GOOD_SPACES = {
 _OK_BLEND = {"/Normal", "/Compatible"}
 
 
-def check(path: Path, target: str | None = None, content: bytes | None = None) -> list[Problem]:
+def check(path: Path, target: str | None = None, opened: BinaryIO | None = None) -> list[Problem]:
     """Every problem of one PDF for its target (default: pdfx when it has a PDF/X OutputIntent,
-    else home). `content`: the file's bytes, read already (preflight.Ahead: it may have moved)."""
+    else home). `opened`: the file, open already (preflight.Ahead: it may have moved), read
+    from where it is rather than into memory (a 10,000-card kit's PDF is 18 MB)."""
     import pikepdf
 
     try:
-        pdf = pikepdf.open(path if content is None else io.BytesIO(content))
+        pdf = pikepdf.open(path if opened is None else opened)
     except (pikepdf.PdfError, OSError) as exc:
         return [Problem(Location(str(path)), f"not a readable PDF: {exc}", "preflight")]
     with pdf:
@@ -400,12 +400,12 @@ class Ahead:
 
     def _check_all(self, files: list[tuple[Path, BinaryIO]]) -> None:
         for path, f in files:
-            content = f.read()  # one at a time: a 10,000-card kit's PDF is 18 MB
-            f.close()
-            target = _target(path.name, self.pdfx_folders)
-            key = _content_key(content, target)
-            if self.passed.get(key, PASSED) is None and not check(path, target, content):
-                self.passed.mark(key, PASSED)
+            with f:
+                target = _target(path.name, self.pdfx_folders)
+                key = _file_key(f, target)
+                f.seek(0)
+                if self.passed.get(key, PASSED) is None and not check(path, target, f):
+                    self.passed.mark(key, PASSED)
 
     def wait(self) -> None:
         """Wait for the child (if any) to finish its checks; one never told of PDFs ends."""
@@ -451,20 +451,19 @@ def _until_nul(fd: int) -> bytes:
 
 def _pass_key(path: Path, target: str) -> str | None:
     """The hash of what a preflight's verdict depends on: the file's bytes, the target, pnpkit."""
-    h = _key_hash(target)
     try:
-        with open(path, "rb") as f:  # a part at a time: a 10,000-card kit's PDF is 18 MB
-            while part := f.read(1 << 20):
-                h.update(part)
+        with open(path, "rb") as f:
+            return _file_key(f, target)
     except OSError:
         return None
-    return h.hexdigest()
 
 
-def _content_key(content: bytes, target: str) -> str:
-    """_pass_key() of a file holding content."""
+def _file_key(f: BinaryIO, target: str) -> str:
+    """_pass_key() of the open file f, read from where it is to its end a part at a time (a
+    10,000-card kit's PDF is 18 MB)."""
     h = _key_hash(target)
-    h.update(content)
+    while part := f.read(1 << 20):
+        h.update(part)
     return h.hexdigest()
 
 
