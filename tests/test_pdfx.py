@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import os
 import shutil
 import subprocess
@@ -591,7 +592,7 @@ def test_preflight_ahead_is_forked_at_once_and_ends_when_told_nothing(tmp_path):
         later.stop()
     passed = rastercache.for_output(tmp_path)
     for name, content in pdfs.items():  # each checked by the child, and passed
-        key = preflight._content_key(content, preflight._target(name, set()))
+        key = preflight._file_key(io.BytesIO(content), preflight._target(name, set()))
         assert passed.get(key, preflight.PASSED) is not None, name
 
 
