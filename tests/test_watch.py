@@ -68,6 +68,21 @@ def running(kit):
         r.stop()
 
 
+def watched_rebuilds(kit, out: Path):
+    """A rebuild of the kit into out as watch makes one (a long-lived cache, the previous kit
+    kept as the next build's spare), and the cache."""
+    from pnpkit import output
+
+    cache = Cache(out / build.CACHE_DIR, deferred=True)
+
+    def rebuild() -> None:
+        assert not build.build(kit.pack, out, cache=cache, tidy_later=True).errors
+        with output.locked(out, "test"):
+            output.keep_spares(out)
+
+    return rebuild, cache
+
+
 def files(folder: Path) -> dict:
     return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
@@ -429,20 +444,12 @@ def test_a_kit_started_from_the_spare_is_what_a_cold_build_writes(kit, tmp_path,
     keeps the SVG files that are the live kit's own: whatever else the spare holds (a stray
     file, a symlink for a group's folder, a file changed in place through the live kit, faces
     no longer built), the kit is a cold build's, and nothing outside it is touched."""
-    from pnpkit import output
-    from pnpkit.cache import Cache
 
     out = tmp_path / "w"
-    cache = Cache(out / build.CACHE_DIR, deferred=True)
     taken = []
     take = build._take_spare
     monkeypatch.setattr(build, "_take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
-
-    def rebuild():
-        assert not build.build(kit.pack, out, cache=cache, tidy_later=True).errors
-        with output.locked(out, "test"):
-            output.keep_spares(out)
-
+    rebuild, cache = watched_rebuilds(kit, out)
     rebuild()
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
     rebuild()
@@ -481,16 +488,9 @@ def test_a_spare_s_files_linked_to_one_inode_are_judged_by_it_and_each_by_its_li
     them, and judges each name by the inode its folder lists. A name replaced by another file
     (another inode) is written again; a change in place to the shared inode (through the live
     kit) is seen by every name linked to it; the kit is then a cold build's."""
-    from pnpkit import output
 
     out = tmp_path / "w"
-    cache = Cache(out / build.CACHE_DIR, deferred=True)
-
-    def rebuild():
-        assert not build.build(kit.pack, out, cache=cache, tidy_later=True).errors
-        with output.locked(out, "test"):
-            output.keep_spares(out)
-
+    rebuild, cache = watched_rebuilds(kit, out)
     rebuild()
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
     rebuild()

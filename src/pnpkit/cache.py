@@ -566,22 +566,30 @@ def _read_texts(path: Path | None) -> dict[bytes, Entry]:
     return {k: v for k, v in read[1][0].items() if _sound(v)} if read is not None else {}
 
 
-class _Rowed(Mapping[bytes, Entry]):
-    """The drawings' entries as saved: an entry whose rows _lean() dropped gets them again from
-    its drawing's ops (an entry whose drawing is gone too is left out: it costs a compile)."""
+class _AsSaved(Mapping[bytes, Entry]):
+    """A table's entries as save() writes them: each made whole from what the build kept of
+    it (__getitem__), a KeyError leaving it out of the file."""
 
-    def __init__(
-        self, entries: dict[bytes, Entry], spill: _Spill, *held: dict[bytes, FormDrawing]
-    ) -> None:
+    def __init__(self, entries: dict[bytes, Entry], spill: _Spill) -> None:
         self.entries = entries
         self.spill = spill
-        self.held = held
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def __iter__(self) -> Iterator[bytes]:
         return iter(self.entries)
+
+
+class _Rowed(_AsSaved):
+    """The drawings' entries as saved: an entry whose rows _lean() dropped gets them again from
+    its drawing's ops (an entry whose drawing is gone too is left out: it costs a compile)."""
+
+    def __init__(
+        self, entries: dict[bytes, Entry], spill: _Spill, *held: dict[bytes, FormDrawing]
+    ) -> None:
+        super().__init__(entries, spill)
+        self.held = held
 
     def __getitem__(self, key: bytes) -> Entry:
         entry = self.entries[key]
@@ -600,19 +608,9 @@ class _Rowed(Mapping[bytes, Entry]):
         return [entry[0], (*stored[:3], rows), *entry[2:]]
 
 
-class _Unspilled(Mapping[bytes, Entry]):
+class _Unspilled(_AsSaved):
     """The forms' entries as saved: a form's bytes a large build spilled are read back (an entry
     they cannot be read back for is left out: its form is drawn again)."""
-
-    def __init__(self, entries: dict[bytes, Entry], spill: _Spill) -> None:
-        self.entries = entries
-        self.spill = spill
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def __iter__(self) -> Iterator[bytes]:
-        return iter(self.entries)
 
     def __getitem__(self, key: bytes) -> Entry:
         entry = self.entries[key]
