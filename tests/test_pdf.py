@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import pypdfium2
 import pytest
@@ -441,6 +442,16 @@ def test_a_page_drawn_before_is_written_as_a_page_drawn_afresh(tmp_path, monkeyp
     assert _Counted.hits >= 2 * len(pages)  # "as laid out" and "again" drew no page
 
 
+def _written_afresh(pages, path: Path, check) -> bytes:
+    """The PDF of pages, nothing kept from an earlier one (pdf's drawn forms, page streams)."""
+    from pnpkit import pdf
+
+    pdf._DRAWN.clear()
+    pdf._STREAMS.clear()
+    pdf.write_pdf(pages, path, "t", True, calibration=check)
+    return path.read_bytes()
+
+
 def _pages_of_every_shape(tmp_path):
     """Pages of 9 forms (the forms' dictionary broken after six), of 2, of one whole face (trim
     and bleed boxes, a shape of its own each), in A4 and A3, with their backs."""
@@ -470,11 +481,7 @@ def test_a_page_formatted_from_its_shape_is_formatted_as_reportlab_formats_it(
     assert {len(p.placements) for p in pages} >= {1, 2, 9}
 
     def written(name):
-        pdf._DRAWN.clear()
-        pdf._STREAMS.clear()
-        path = tmp_path / f"{name}.pdf"
-        pdf.write_pdf(pages, path, "t", True, calibration=None)
-        return path.read_bytes()
+        return _written_afresh(pages, tmp_path / f"{name}.pdf", None)
 
     made = []
     real = pdf._page_bytes
@@ -516,11 +523,7 @@ def test_objects_put_together_as_formatted_are_what_reportlab_writes(tmp_path, m
     )
 
     def written(name):
-        pdf._DRAWN.clear()
-        pdf._STREAMS.clear()
-        path = tmp_path / f"{name}.pdf"
-        pdf.write_pdf(pages, path, "t", True, calibration=check)
-        return path.read_bytes()
+        return _written_afresh(pages, tmp_path / f"{name}.pdf", check)
 
     wrapped = []
     real = pdf._Indirect.format

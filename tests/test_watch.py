@@ -83,6 +83,17 @@ def watched_rebuilds(kit, out: Path):
     return rebuild, cache
 
 
+def assert_a_cold_build(kit, kit_folder: Path, out: Path) -> None:
+    """kit_folder holds exactly what a cold build of the kit in a fresh process would write to
+    out (nothing kept from the builds before)."""
+    build.forget_kept()
+    assert not build.build(kit.pack, out).errors
+    cold = out / "mammoth-herd"
+    assert {p.relative_to(kit_folder): d for p, d in files(kit_folder).items()} == {
+        p.relative_to(cold): d for p, d in files(cold).items()
+    }
+
+
 def files(folder: Path) -> dict:
     return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
@@ -232,12 +243,7 @@ def test_a_save_written_on_while_it_is_built_is_dropped_unseen(kit, tmp_path, mo
     assert finished is not None and finished.ok and watcher.last is finished
     assert taken[-1] is made  # started from the dropped kit
     assert files(out) != live
-    build.forget_kept()
-    assert not build.build(kit.pack, tmp_path / "cold").errors
-    cold = tmp_path / "cold" / "mammoth-herd"
-    assert {p.relative_to(out): d for p, d in files(out).items()} == {
-        p.relative_to(cold): d for p, d in files(cold).items()
-    }
+    assert_a_cold_build(kit, out, tmp_path / "cold")
 
 
 def test_a_build_done_before_its_files_settle_waits_for_them(kit, monkeypatch):
@@ -472,12 +478,7 @@ def test_a_kit_started_from_the_spare_is_what_a_cold_build_writes(kit, tmp_path,
     assert taken[-1] is True
     assert [p.name for p in outside.iterdir()] == ["herd-front.svg"]
     assert (outside / "herd-front.svg").read_text() == "not ours"
-    build.forget_kept()
-    assert not build.build(kit.pack, tmp_path / "cold").errors
-    cold = tmp_path / "cold" / "mammoth-herd"
-    assert {p.relative_to(live): d for p, d in files(live).items()} == {
-        p.relative_to(cold): d for p, d in files(cold).items()
-    }
+    assert_a_cold_build(kit, live, tmp_path / "cold")
     assert not any(p.is_symlink() for p in live.rglob("*"))
 
 
@@ -526,12 +527,7 @@ def test_a_spare_s_files_linked_to_one_inode_are_judged_by_it_and_each_by_its_li
         f.write(b"<!-- changed -->")
     kit.edit(f"{M}/herd.yaml", "tab: 13", "tab: 15")
     rebuild()
-    build.forget_kept()
-    assert not build.build(kit.pack, tmp_path / "cold").errors
-    cold = tmp_path / "cold" / "mammoth-herd"
-    assert {p.relative_to(live): d for p, d in files(live).items()} == {
-        p.relative_to(cold): d for p, d in files(cold).items()
-    }
+    assert_a_cold_build(kit, live, tmp_path / "cold")
 
 
 def test_the_collector_is_off_from_a_build_s_start_to_its_report_and_on_after(kit, monkeypatch):
