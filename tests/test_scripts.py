@@ -14,6 +14,7 @@ SCRIPTS = [  # every scripts/bench_*.py, with --quick (tiny sizes, one run) and 
     ("bench_cards.py", "pnpkit build, new process, one card edited: median"),
     ("bench_cores.py", "-process split gains at most"),
     ("bench_export.py", "files that differ between the cold and the warm output: "),
+    ("bench_files.py", "linked: median"),
     ("bench_incremental.py", "one card changed, new `pnpkit build` process: median"),
     ("bench_png.py", "faces/s"),
     ("bench_sheet.py", "read and validated 20 items in"),
