@@ -7,6 +7,7 @@ import gc
 import io
 import os
 import shutil
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -579,3 +580,31 @@ def test_the_command_saves_the_cache_aside_as_a_build_saves_it_here(kit, monkeyp
     assert here == str(os.getpid()) != child
     monkeypatch.setattr(Cache, "save", real_save)
     assert (kit.root / "full" / "mammoth-herd" / "mammoth-herd-en.pdf").is_file()
+
+
+def test_ctrl_c_while_the_cache_is_saved_aside_ends_its_child_and_saves_nothing_here(
+    kit, monkeypatch
+):
+    """An interrupted command ends the child saving the cache and does not save it again
+    itself while it stops (the build's output is whole either way)."""
+    from pnpkit import preflight
+
+    saves = kit.root / "saves"
+    parent = os.getpid()
+
+    def slow_save(self, force=False):
+        with saves.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        if os.getpid() != parent:
+            time.sleep(60)  # the child: still saving when Ctrl-C comes
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Cache, "save", slow_save)
+    monkeypatch.setattr(preflight, "check_build", interrupted)
+    started = time.monotonic()
+    run = kit.build()
+    assert run.code == 130 and "stopped" in run.err
+    assert time.monotonic() - started < 50  # the child was ended, not waited for
+    assert str(parent) not in saves.read_text().split()

@@ -574,7 +574,9 @@ def test_preflight_ahead_is_forked_at_once_and_ends_when_told_nothing(tmp_path):
     assert ahead.child.started
     later = Child(lambda: time.sleep(60))  # as the build's SVG and page writers are forked
     try:
+        started = time.monotonic()
         ahead.wait()  # returns: told "nothing" rather than waiting for the pipe to close
+        assert time.monotonic() - started < 30  # not once `later` has ended, 60 s on
         assert ahead.child.pid == -1
     finally:
         later.stop()

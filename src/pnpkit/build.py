@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import os
 import shutil
 import stat
@@ -500,14 +501,16 @@ class CacheSaver:
     """cache.save(), `aside` in a forked child: marshalling a 1,000-card deck's cache takes a
     fifth of a second, which the command line spends checking the PDFs (preflight) instead.
     The file is the same: written whole under a name of its own, then renamed into place. A
-    large build saves here: its spilled rows are read back from a file this process shares
-    (cache.spills), and a child walking its tables would copy their pages of memory."""
+    large build saves here, its spilled rows read back from a file this process shares
+    (cache.spills); a build the exports follow saves here too (cli: its cache holds every
+    drawing, which a child walking its tables would copy page by page while they run)."""
 
     def __init__(self, cache: Cache, aside: bool) -> None:
         self.cache = cache
         self.child = Child(self._save if aside and not cache.spills() else None)
 
     def _save(self) -> None:
+        gc.disable()  # a collection would walk, and so copy, the build's whole heap; it exits
         self.cache.save()
         if self.cache.error:  # the exit status says so: wait() saves again here, for the message
             raise OSError(self.cache.error)
@@ -686,7 +689,8 @@ class _SvgWriter:
         started = self.child.started
         if self.child.wait() != 0:  # no child, or it failed: the files are written here
             self._write(leftovers=started)
-        if not memo.handing_on():  # _KNOWN serves only the next build of this process
+        if not memo.handing_on():  # _KNOWN serves only the next build of this process:
+            self._forget()  # what it knew of the files this build replaces no longer holds
             return
         for files in self.langs:
             before, staged = os.path.abspath(files.previous), str(files.folder)
@@ -698,6 +702,13 @@ class _SvgWriter:
                 if signature is None:
                     name = _svg_name(face)
                     _remember(before, name, face.svg, _signature(f"{staged}/{name}"))
+
+    def _forget(self) -> None:
+        if _KNOWN:  # empty in a one-shot command: nothing to look up
+            for files in self.langs:
+                before = os.path.abspath(files.previous)
+                for face in files.faces:
+                    _KNOWN.pop(f"{before}/{_svg_name(face)}", None)
 
 
 @dataclass
@@ -905,6 +916,7 @@ def _write_svgs(files: _SvgFiles, occupied: bool, twins: dict[str, str]) -> None
         linked = signature is not None and output.link(old, new)
         if not linked and not (twin != new and output.link(twin, new)):
             output.put(face.svg.encode("utf-8"), Path(new), Path(old))
+            twins[face.svg] = new  # a twin refusing a link (its inode has the most it takes)
 
 
 def _svg_name(face: Face) -> str:
@@ -932,14 +944,13 @@ def _signature(path: str) -> Signature | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _known(before: str, name: str, svg: str, where: str | None = None) -> Signature | None:
+def _known(before: str, name: str, svg: str) -> Signature | None:
     """The signature of the previous build's file `name` (in the absolute folder `before`) when
-    this process knows it holds this SVG; else None. `where`: the folder holding the file looked
-    at instead (a reused staging folder, whose kept files are the live kit's own)."""
+    this process knows it holds this SVG; else None."""
     kept = _KNOWN.get(f"{before}/{name}")
     if kept is None or kept[0] != svg:
         return None
-    signature = _signature(f"{where or before}/{name}")
+    signature = _signature(f"{before}/{name}")
     return signature if signature == kept[1] else None
 
 

@@ -221,7 +221,7 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
             jobs=args.jobs or parallel.default_jobs(),
             keep_drawings=bool(args.profile or args.png),  # the exports draw them
             pdfs_written=ahead.start,
-            save_aside=True,  # saved while the PDFs are checked
+            save_aside=not chosen,  # saved while the PDFs are checked (exports: see CacheSaver)
         )
         if chosen:
             from pnpkit import export  # only here: see the imports
@@ -233,6 +233,9 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
             result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
     except BaseException:  # a crash or Ctrl-C: nothing is left checking, nothing to report
         ahead.stop()
+        if result is not None and result.saving is not None:  # nor saving: no retry here
+            result.saving.child.stop()
+            result.saving = None
         raise
     finally:
         if result is not None:  # the cache saved aside is written before the command ends
