@@ -9,6 +9,7 @@ import time
 import pytest
 
 from pnpkit import child
+from pnpkit.child import Child, Message
 
 
 def test_an_interrupted_wait_leaves_the_child_for_stop_to_end(tmp_path):
@@ -55,3 +56,31 @@ def test_the_work_done_and_failed_give_the_exit_status_and_no_fork_gives_no_chil
     refused = child.Child(lambda: None)
     assert not refused.started and refused.wait() == -1
     refused.stop()  # nothing to end
+
+
+def test_a_message_arrives_though_a_later_child_holds_its_end_and_is_none_when_never_sent():
+    """Message: sent once, ended by a NUL, so the receiver has it while a child forked after
+    still holds the sending end (a pipe closed by all would need that child to end first)."""
+    word, answer = Message(), Message()
+
+    def echo() -> None:
+        word.receiving()
+        answer.sending()
+        answer.send(word.receive() or b"nothing")
+
+    child = Child(echo)
+    word.sending()
+    answer.receiving()
+    later = Child(lambda: time.sleep(60))  # holds copies of both ends
+    try:
+        started = time.monotonic()
+        assert word.send(b"folder") and not word.send(b"again")
+        assert answer.receive() == b"folder"
+        assert time.monotonic() - started < 30
+        assert child.wait() == 0
+    finally:
+        later.stop()
+        child.stop()
+    never = Message()
+    never.receiving()  # the only sending end gone, nothing sent
+    assert never.receive() is None

@@ -47,7 +47,7 @@ from pnpkit import (
     trust,
 )
 from pnpkit.cache import Cache, Findings
-from pnpkit.child import Child
+from pnpkit.child import Child, Message
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack, PrintOverrides
@@ -756,24 +756,21 @@ class _IndexWriter:
 
     def __init__(self, result: Result, staging: Path, final: Path) -> None:
         self.args = (result, staging, final)
-        self.ready, self.go = os.pipe() if not memo.handing_on() else (-1, -1)
-        self.child = Child(self._write if self.go >= 0 else None)
-        self._close("ready")
+        self.go = Message()  # the PDFs are written
+        self.child = Child(self._write if self.go.open and not memo.handing_on() else None)
+        self.go.sending()
 
     def _write(self) -> None:
         """The child's work: the figures now, the page once told the PDFs are written."""
-        self._close("go")
+        self.go.receiving()
         write = preview.index_page(*self.args, ahead=True)
-        if os.read(self.ready, 1) != _GO:
+        if self.go.receive() is None:
             raise OSError("the build ended before its PDFs were written")
         write()
 
     def join(self) -> None:
         forked = self.child.started
-        if forked:
-            with contextlib.suppress(BrokenPipeError):  # a child that failed has gone already
-                os.write(self.go, _GO)
-        self._close("go")
+        self.go.send()  # not sent: there is no child, or it failed and has gone already
         if self.child.wait() != 0:  # no child, or it failed: the page is written here
             if forked:  # after what the child left half written
                 _, staging, _ = self.args
@@ -781,15 +778,8 @@ class _IndexWriter:
             preview.write_index(*self.args)
 
     def stop(self) -> None:
-        self._close("go")
+        self.go.close()
         self.child.stop()
-
-    def _close(self, end: str) -> None:
-        """Close the pipe's `end` ("ready" or "go") in this process, if it is open."""
-        fd = getattr(self, end)
-        setattr(self, end, -1)
-        if fd >= 0:
-            os.close(fd)
 
 
 def _discard(*paths: Path) -> None:
@@ -801,9 +791,6 @@ def _discard(*paths: Path) -> None:
         else:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
-
-
-_GO = b"+"  # what tells _IndexWriter's child that the PDFs are written
 
 
 def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from pnpkit.child import Child
+from pnpkit.child import Child, Message
 from pnpkit.errors import Location, Problem
 from pnpkit.rastercache import RasterCache
 
@@ -353,49 +353,40 @@ class Ahead:
     wait(), then skips those (a pass is marked by the file's bytes, which moving the kit into
     place does not change) and checks any other itself. So a fault, or a file the child never got
     to (no fork, a child that died or never opened it), is found and reported by check_build
-    exactly as without it.
-
-    The folder is sent ended by a NUL, not by closing the pipe: the build's other children,
-    forked while it is open, hold copies of its end until they end."""
+    exactly as without it."""
 
     def __init__(self, passed: RasterCache, pdfx_folders: set[str]) -> None:
         self.passed, self.pdfx_folders = passed, pdfx_folders
-        self.tell = self.told = -1
-        try:
-            (where, self.tell), (self.told, opened) = os.pipe(), os.pipe()
-        except OSError:
-            self.child = Child(None)
-            return
-        self.child = Child(lambda: self._check_when_told(where, opened))
-        for fd in (where, opened):
-            os.close(fd)
+        self.folder, self.opened = Message(), Message()  # the build's word, the child's answer
+        told = self.folder.open and self.opened.open
+        self.child = Child(self._check_when_told if told else None)
+        self.folder.sending()
+        self.opened.receiving()
         if not self.child.started:
             self._close()
 
-    def _check_when_told(self, where: int, opened: int) -> None:
-        """The child's work: import pikepdf, read the kit's folder from `where` (empty: the build
-        wrote none), open its PDFs, say so on `opened` (the build moves the folder only after
-        that), then check them."""
-        self._close()  # this process's copies of the build's ends
+    def _check_when_told(self) -> None:
+        """The child's work: import pikepdf, wait for the kit's folder (empty: the build wrote
+        none), open its PDFs, answer (the build moves the folder only after that), then check
+        them."""
+        self.folder.receiving()
+        self.opened.sending()
         import pikepdf  # noqa: F401  # the import start() would wait for: made while it builds
 
-        folder = os.fsdecode(_until_nul(where))
+        folder = os.fsdecode(self.folder.receive() or b"")
         files: list[tuple[Path, BinaryIO]] = []
         try:
             if folder:
                 files = [(path, open(path, "rb")) for path in sorted(Path(folder).glob("*.pdf"))]
         finally:
-            os.write(opened, b"1")
+            self.opened.send()
         self._check_all(files)
 
     def start(self, folder: Path) -> None:
         """Tell the child the PDFs at the top of `folder` (a kit being staged) are written; wait
         until it has opened them, so it reads them wherever the build moves them next."""
-        if self._tell(os.fsencode(folder)):
-            try:
-                os.read(self.told, 1)  # b"": the child is gone, and check_build checks them all
-            except OSError:
-                pass
+        if self.folder.send(os.fsencode(folder)):
+            self.opened.receive()  # None: the child is gone, and check_build checks them all
         self._close()
 
     def _check_all(self, files: list[tuple[Path, BinaryIO]]) -> None:
@@ -409,7 +400,7 @@ class Ahead:
 
     def wait(self) -> None:
         """Wait for the child (if any) to finish its checks; one never told of PDFs ends."""
-        self._tell(b"")
+        self.folder.send()  # an empty folder, if none was sent
         self._close()
         self.child.wait()
 
@@ -418,35 +409,9 @@ class Ahead:
         self._close()
         self.child.stop()
 
-    def _tell(self, data: bytes) -> bool:
-        """Send the child data and a NUL, once; whether it was sent."""
-        if self.tell < 0:
-            return False
-        try:
-            os.write(self.tell, data + b"\0")  # a path: less than a pipe takes at once
-            return True
-        except OSError:  # the child is gone
-            return False
-        finally:
-            os.close(self.tell)
-            self.tell = -1
-
     def _close(self) -> None:
-        for fd in (self.tell, self.told):
-            if fd >= 0:
-                os.close(fd)
-        self.tell = self.told = -1
-
-
-def _until_nul(fd: int) -> bytes:
-    """What is read from fd up to a NUL; b"" when it ends first (the build died)."""
-    data = b""
-    while not data.endswith(b"\0"):
-        part = os.read(fd, 4096)
-        if not part:
-            return b""
-        data += part
-    return data[:-1]
+        self.folder.close()
+        self.opened.close()
 
 
 def _pass_key(path: Path, target: str) -> str | None:
