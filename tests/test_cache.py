@@ -18,7 +18,7 @@ from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, colour_pack, write_pack
-from pnpkit import build, cache, calibration, fonts, pdf, preview, render, schema
+from pnpkit import build, cache, calibration, earlyforms, fonts, pdf, preview, render, schema
 from pnpkit.cache import Cache
 
 M = "components/mammoth-herd"
@@ -580,6 +580,29 @@ def test_the_command_saves_the_cache_aside_as_a_build_saves_it_here(kit, monkeyp
     assert here == str(os.getpid()) != child
     monkeypatch.setattr(Cache, "save", real_save)
     assert (kit.root / "full" / "mammoth-herd" / "mammoth-herd-en.pdf").is_file()
+
+
+def test_a_large_build_saves_its_cache_aside_with_its_spilled_rows_read_back(kit, monkeypatch):
+    """A streamed build keeps its drawings' rows and forms' bytes in a spill file: the child
+    saving the cache reads them from the file it shares with the command (pread), and the
+    file it saves is the one build() saves itself."""
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
+    monkeypatch.setattr(cache._Spill, "BUFFER", 4096)  # most of them written to the file
+    children = []
+    child = build.CacheSaver.__init__
+
+    def counting(self, *args, **kwargs):
+        child(self, *args, **kwargs)
+        children.append(self.child.started)
+
+    monkeypatch.setattr(build.CacheSaver, "__init__", counting)
+    assert kit.build().code == 0 and children == [True]  # the command line: saved aside
+    assert build.build(kit.pack, kit.root / "here").written
+    tables = [
+        cache._load_marshalled(kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal", 3)
+        for out in ("build", "here")
+    ]
+    assert tables[0] == tables[1] is not None
 
 
 def test_ctrl_c_while_the_cache_is_saved_aside_ends_its_child_and_saves_nothing_here(

@@ -3,8 +3,10 @@ go (earlyforms.py): the kit is byte for byte the kit a build holding every drawi
 
 from __future__ import annotations
 
+import errno
 import gc
 import hashlib
+import os
 import shutil
 import weakref
 from pathlib import Path
@@ -18,6 +20,7 @@ from pnpkit.cache import Cache
 
 M = "components/mammoth-herd"
 TILE = "templates/mammoth-herd/bonus-front.svg.j2"  # the last faces built are bonus tiles
+_PWRITE = os.pwrite  # the real one, whatever a test puts in its place
 TILE_LINE = "{{ icons.amount(all.amount, all.icon, face.w / 2 - 3.5, face.h / 2 + 7, 7) }}"
 
 
@@ -262,9 +265,10 @@ def test_a_build_followed_by_exports_keeps_its_drawings(kit, monkeypatch):
     assert c.stats["forms drawn"] > 0  # in the PDFs, as before
 
 
-def test_a_spilled_form_lost_fails_the_pdf_as_a_full_disk_does():
-    """A form's bytes cannot be drawn again when the PDF is saved: a spill file that lost them
-    fails the build (OSError, which the command line reports), never writes other bytes."""
+def test_a_spilled_form_not_read_back_fails_the_pdf_as_a_full_disk_does():
+    """A form's bytes cannot be drawn again when the PDF is saved: a spill file that cannot give
+    them back (closed, unreadable) fails the build (OSError, which the command line reports),
+    never writes other bytes."""
     spill = cache._Spill()
     spilled = spill.keep(b"form bytes")
     assert isinstance(spilled, cache.Spilled)
@@ -274,27 +278,59 @@ def test_a_spilled_form_lost_fails_the_pdf_as_a_full_disk_does():
         pdf.EncodedForm(cache._read_back(spill, spilled)).format(None)
 
 
-def test_spilled_rows_read_back_as_written_and_never_after_a_failed_write():
+class FillingDisk:
+    """os.pwrite where TMPDIR's unnamed files (spill files) have `room` bytes left: the write
+    that reaches the end is cut short, the next is refused (ENOSPC); other files have room.
+    `written`: the bytes the unnamed files took."""
+
+    def __init__(self, room: float) -> None:
+        self.room, self.written, self.refused = room, 0, 0
+        self.pwrite = _PWRITE
+
+    def __call__(self, fd: int, data: bytes, at: int) -> int:
+        if not os.readlink(f"/proc/self/fd/{fd}").endswith(" (deleted)"):
+            return self.pwrite(fd, data, at)
+        if self.room <= 0:
+            self.refused += 1
+            raise OSError(errno.ENOSPC, "No space left on device")
+        done = self.pwrite(fd, bytes(data[: int(min(self.room, len(data)))]), at)
+        self.room -= done
+        self.written += done
+        return done
+
+
+def test_spilled_bytes_read_back_from_the_file_from_memory_or_from_both(monkeypatch):
     spill = cache._Spill()
-    first = spill.keep(b"rows one")
-    assert isinstance(first, cache.Spilled) and spill.read(first) == b"rows one"
-    second = spill.keep(b"rows two")  # after a read: at the end, not over the first
-    assert spill.read(second) == b"rows two" and spill.read(first) == b"rows one"
-
-    class Full:  # the disk filled up: buffered bytes kept before may be lost with it
-        def seek(self, at: int) -> int:
-            return at
-
-        def write(self, data: bytes) -> int:
-            raise OSError(28, "No space left on device")
-
-    closed = cache._Spill()
-    kept = closed.keep(b"rows")
-    closed.close()
-    assert closed.keep(b"later") == b"later"  # in memory: never read from another file
+    spill.BUFFER = 20  # written two or three at a time
+    disk = FillingDisk(room=50)  # the third write is cut short, inside a kept item
+    monkeypatch.setattr(os, "pwrite", disk)
+    items = [b"item %03d" % n for n in range(12)]  # 8 bytes each
+    kept = [spill.keep(item) for item in items]
+    assert disk.written == 50 and disk.refused == 1  # the rest of the third write waits
+    assert all(isinstance(k, cache.Spilled) for k in kept[:9]), "kept before the disk filled"
+    assert kept[9:] == items[9:]  # kept after: in memory, never written again
+    straddling = next(k for k in kept if k.at < 50 < k.at + k.size)
+    assert spill.read(straddling) == items[kept.index(straddling)]  # from the file and memory
+    read = [spill.read(k) if isinstance(k, cache.Spilled) else k for k in kept]
+    assert read == items
+    spill.close()
     with pytest.raises(ValueError):
-        closed.read(kept)
-    spill.file = Full()
-    assert spill.keep(b"rows three") == b"rows three"  # kept in memory instead
-    with pytest.raises(ValueError):
-        spill.read(first)  # its entry is left out of the saved cache: a compile more, no more
+        spill.read(kept[0])
+    assert spill.keep(b"later") == b"later"  # after close(): in memory, never in another file
+
+
+def test_a_full_tmpdir_costs_a_large_build_nothing(kit, monkeypatch):
+    """TMPDIR fills up while a large build spills its drawings' rows and forms' bytes: what the
+    disk refused stays in memory, and the kit and the cache are the kit and the cache of a
+    build with room."""
+    monkeypatch.setattr(cache._Spill, "BUFFER", 4096)  # written often: the disk fills mid-build
+    roomy = FillingDisk(room=float("inf"))
+    monkeypatch.setattr(os, "pwrite", roomy)
+    kit_roomy, cache_roomy = kit_built(kit, "roomy", True, monkeypatch)
+    assert roomy.written > 20_000
+    full = FillingDisk(room=roomy.written // 2 + 1)
+    monkeypatch.setattr(os, "pwrite", full)
+    kit_full, cache_full = kit_built(kit, "full", True, monkeypatch)
+    assert full.refused == 1 and full.written == roomy.written // 2 + 1
+    assert kit_full == kit_roomy  # PDFs, SVGs, preview page
+    assert cache._read(cache_full.path)[1:] == cache._read(cache_roomy.path)[1:]

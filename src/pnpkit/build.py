@@ -500,14 +500,15 @@ def _write(
 class CacheSaver:
     """cache.save(), `aside` in a forked child: marshalling a 1,000-card deck's cache takes a
     fifth of a second, which the command line spends checking the PDFs (preflight) instead.
-    The file is the same: written whole under a name of its own, then renamed into place. A
-    large build saves here, its spilled rows read back from a file this process shares
-    (cache.spills); a build the exports follow saves here too (cli: its cache holds every
-    drawing, which a child walking its tables would copy page by page while they run)."""
+    The file is the same: written whole under a name of its own, then renamed into place (a
+    large build's child reads the spilled rows back from the file it shares with this process,
+    with pread: neither moves the other's position). A build the exports follow saves here
+    (cli: its cache holds every drawing, which a child walking its tables would copy page by
+    page while they run)."""
 
     def __init__(self, cache: Cache, aside: bool) -> None:
         self.cache = cache
-        self.child = Child(self._save if aside and not cache.spills() else None)
+        self.child = Child(self._save if aside else None)
 
     def _save(self) -> None:
         gc.disable()  # a collection would walk, and so copy, the build's whole heap; it exits

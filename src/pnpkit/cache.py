@@ -166,11 +166,6 @@ class Cache:
                 if isinstance(stored[3], tuple):  # packed rows (bytes) are small: they stay
                     entry[1] = (*stored[:3], None)
 
-    def spills(self) -> bool:
-        """Whether it keeps bytes in its spill file (a large build), which save() reads back:
-        a forked child reading it would move the file's position under this process."""
-        return self._spill.file is not None
-
     def save(self, force: bool = False) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
         time)."""
@@ -624,8 +619,8 @@ class _Unspilled(_AsSaved):
 
 def _read_back(spill: _Spill, spilled: Spilled) -> Callable[[], bytes]:
     """What reads a spilled form's bytes when its PDF is saved. The PDF cannot be written
-    without them: bytes lost with the spill file (TMPDIR full) fail the build as a full disk
-    does (OSError), where a lost drawing's rows only cost a compile."""
+    without them: a spill file that cannot give them back (closed, or unreadable) fails the
+    build as a full disk does (OSError), where lost rows of a drawing only cost a compile."""
 
     def read() -> bytes:
         try:
@@ -651,48 +646,71 @@ class _Spill:
     (2.8 kB a card) are read only by save() (a drawing made twice in a build is taken from the
     build's memo), so holding them in memory made every card's share of the peak larger. An
     unnamed temporary file (TMPDIR's: the cache's folder may not exist before the build ends
-    well), gone with the cache; where it cannot be made, the bytes stay in memory."""
+    well), gone with the cache.
+
+    Nothing kept is ever lost: the bytes not yet written wait in `waiting` (written BUFFER at a
+    time), and where a write fails (TMPDIR full) they stay there, with any later bytes kept in
+    memory (keep() returns them), so the build goes on as one without a file would. The file
+    is read with pread, which leaves its position alone: any process sharing it (a forked
+    child) reads it safely."""
+
+    BUFFER = 1 << 20  # bytes written at a time: a write call per drawing cost 1 %
 
     def __init__(self) -> None:
         self.file: IO[bytes] | None = None
-        self.end = 0
-        self.failed = False  # no file, or a write failed: what it holds is not read back
-        self.moved = False  # read() left the file's position before its end
-
-    BUFFER = 1 << 20  # bytes written at a time: a seek or a write call per drawing cost 1 %
+        self.written = 0  # the file holds the bytes kept at [0, written)
+        self.waiting = bytearray()  # and those kept after them, not written
+        self.full = False  # no file could be made, or a write failed: no more are tried
+        self.closed = False  # close(): nothing it held is read back
 
     def keep(self, data: bytes) -> bytes | Spilled:
-        """data written to the file, or data itself when there is no file."""
-        if self.file is None and not self.failed:
+        """Where data is kept: in the file (or waiting for it), or data itself when there is
+        no file."""
+        if self.file is None and not (self.full or self.closed):
             try:
-                self.file = tempfile.TemporaryFile(buffering=self.BUFFER)
+                self.file = tempfile.TemporaryFile(buffering=0)
             except OSError:
-                self.failed = True
-        if self.file is None:
+                self.full = True
+        if self.file is None or self.full or self.closed:
             return data
+        spilled = Spilled(self.written + len(self.waiting), len(data))
+        self.waiting += data
+        if len(self.waiting) >= self.BUFFER:
+            self._write()
+        return spilled
+
+    def _write(self) -> None:
+        """Write what waits; where the disk refuses some, it waits on, and no more is tried."""
+        assert self.file is not None
         try:
-            if self.moved:
-                self.file.seek(self.end)
-                self.moved = False
-            self.file.write(data)
-        except OSError:  # buffered: bytes kept before may be lost too
-            self.failed = True
-            return data
-        at, self.end = self.end, self.end + len(data)
-        return Spilled(at, len(data))
+            while self.waiting:
+                done = os.pwrite(self.file.fileno(), self.waiting, self.written)
+                if done <= 0:
+                    raise OSError("nothing written")
+                self.written += done
+                del self.waiting[:done]
+        except OSError:
+            self.full = True
 
     def read(self, spilled: Spilled) -> bytes:
-        """The bytes keep() wrote (ValueError when they cannot be read back)."""
-        if self.failed or self.file is None:
-            raise ValueError("the spill file failed")
+        """The bytes keep() kept (ValueError when they cannot be read: after close(), or the
+        file cannot be read)."""
+        if self.closed or self.file is None:
+            raise ValueError("the spill file is closed")
+        at, end = spilled.at, spilled.at + spilled.size
+        on_disk = min(end, self.written) - at  # how much of it the file holds: maybe none
+        head = self._pread(at, on_disk) if on_disk > 0 else b""
+        if end <= self.written:
+            return head
+        return head + bytes(self.waiting[max(at - self.written, 0) : end - self.written])
+
+    def _pread(self, at: int, size: int) -> bytes:
+        assert self.file is not None
         try:
-            self.moved = True
-            self.file.seek(spilled.at)  # flushes the buffer: a failure may lose kept bytes
-            data = self.file.read(spilled.size)
+            data = os.pread(self.file.fileno(), size, at)
         except OSError as exc:
-            self.failed = True
             raise ValueError(str(exc)) from exc
-        if len(data) != spilled.size:
+        if len(data) != size:
             raise ValueError("the spill file is short")
         return data
 
@@ -703,7 +721,8 @@ class _Spill:
         if self.file is not None:
             self.file.close()
             self.file = None
-        self.failed = True
+        self.waiting = bytearray()
+        self.closed = True
 
 
 def _pack_rows(rows: tuple[tuple[Any, ...], ...]) -> bytes:
