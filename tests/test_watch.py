@@ -482,6 +482,34 @@ def test_a_kit_started_from_the_spare_is_what_a_cold_build_writes(kit, tmp_path,
     assert not any(p.is_symlink() for p in live.rglob("*"))
 
 
+def test_the_first_build_gets_a_spare_of_links_and_the_first_rebuild_starts_from_it(
+    kit, tmp_path, monkeypatch
+):
+    """After watch's first build (no kit before it) the live kit gets a spare whose SVG files are
+    links to its own; the first save's rebuild takes it, keeps the files unchanged (no file of
+    them linked or written again) and writes a cold build's kit. A kit with a spare gets none."""
+    watcher = Watcher(kit.pack, Path("build"))
+    assert watcher.rebuild().ok
+    watcher.tidy()
+    out = kit.root / "build" / "mammoth-herd"
+    spare = spare_for(out)
+    assert not spare.exists()
+    watcher.link_spare()
+    live_svgs = sorted(p.relative_to(out) for p in (out / "svg").rglob("*.svg"))
+    assert sorted(p.relative_to(spare) for p in spare.rglob("*.svg")) == live_svgs
+    assert all(os.path.samefile(out / p, spare / p) for p in live_svgs)
+    assert [p.name for p in spare.iterdir()] == ["svg"]
+    assert not build.link_spare(out)  # there is one
+    taken, linked = [], []
+    take, link = build._take_spare, build.output.link
+    monkeypatch.setattr(build, "_take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
+    monkeypatch.setattr(build.output, "link", lambda *a: linked.append(a) or link(*a))
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    assert watcher.rebuild().ok
+    assert taken == [True] and len(linked) < len(live_svgs) // 4
+    assert_a_cold_build(kit, out, tmp_path / "cold")
+
+
 def test_a_spare_s_files_linked_to_one_inode_are_judged_by_it_and_each_by_its_listed_inode(
     kit, tmp_path, monkeypatch
 ):

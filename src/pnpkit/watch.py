@@ -331,11 +331,22 @@ class Watcher:
                 else:
                     output.tidy(self.out)
 
+    def link_spare(self) -> None:
+        """Give the last good build's kit a spare of links to its files if it has none (after
+        the first build: build.link_spare), holding the output folder; a build that holds it
+        now goes on without."""
+        if self.last is None or not self.last.ok:
+            return
+        with contextlib.suppress(OSError, output.Busy):
+            with output.locked(self.out, "watch: a spare kit", timeout=0):
+                pipeline.link_spare(self.last.site)
+
     def loop(self, report: Callable[[Build], None]) -> None:
         """Build now, then after every change, until stop is set (or Ctrl-C)."""
         seen = self.snapshot()
         _reported(self.rebuild, report)
         self.tidy()
+        self.link_spare()
         quiet_since = time.monotonic()
         dropped = False  # the last build was dropped: the files are changing under the builds
         while not self.stop.wait(self.interval):
@@ -353,6 +364,7 @@ class Watcher:
                 continue
             seen = written
             self.tidy()
+            self.link_spare()
             quiet_since = time.monotonic()
 
 
