@@ -867,9 +867,10 @@ def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | 
     """Per face, in a reused folder: the signature of its file there when that file is the one
     the live kit (`before`) holds and this process knows it holds the face's SVG; else None.
     Every other entry of the folder goes: files of faces no longer built, anything not a file."""
+    paths = [_svg_name(face) for face in faces]  # each made once: 2,000 in a 1,000-card deck
     names: dict[str, set[str]] = {}
-    for face in faces:
-        group, _, file = _svg_name(face).partition("/")
+    for path in paths:
+        group, _, file = path.partition("/")
         names.setdefault(group, set()).add(file)
     inodes: dict[str, int] = {}  # of the files kept, by their names in the folder
     try:
@@ -882,20 +883,20 @@ def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | 
     except OSError:  # an entry that cannot go: this language's files are written afresh
         shutil.rmtree(folder, ignore_errors=True)
         return [None] * len(faces)
-    return _kept_here(faces, str(folder), before, inodes)
+    return _kept_here(faces, paths, str(folder), before, inodes)
 
 
 def _kept_here(
-    faces: list[Face], staged: str, before: str, inodes: dict[str, int]
+    faces: list[Face], paths: list[str], staged: str, before: str, inodes: dict[str, int]
 ) -> list[Signature | None]:
-    """_known() of each face's file in the folder `staged`, its inode as the folder lists it:
-    files that are links to one inode (a deck's thousand backs, drawn alike) are judged by one
-    stat of it, not one each (a stat costs this VM 12-18 us, half of watch's look at a
-    1,000-card spare). A file whose listed inode is not the one kept is not the file known."""
+    """_known() of each face's file (`paths`: their _svg_name()s) in the folder `staged`, its
+    inode as the folder lists it: files that are links to one inode (a deck's thousand backs,
+    drawn alike) are judged by one stat of it, not one each (a stat costs this VM 12-18 us,
+    half of watch's look at a 1,000-card spare). A file whose listed inode is not the one kept
+    is not the file known."""
     judged: dict[int, Signature | None] = {}  # by inode: its signature, stat'ed once
     found: list[Signature | None] = []
-    for face in faces:
-        name = _svg_name(face)
+    for face, name in zip(faces, paths):
         kept = _KNOWN.get(f"{before}/{name}")
         ino = inodes.get(name)
         if kept is None or kept[0] != face.svg or ino != kept[1][0]:
