@@ -121,28 +121,35 @@ def test_builds_at_once_then_after_each_save_rendering_only_what_changed(kit, ru
 
 def test_a_rebuild_in_the_loop_writes_what_a_cold_build_writes(kit, running):
     """The watcher hands each rebuild what the last one made (drawings, form keys, the page's
-    figures): after edits, one that moves the fonts' codes among them, its kit is byte for
-    byte a new process's build from nothing."""
+    figures, the spare kit: the first one of links to the first build's files): after each
+    edit (one that moves the fonts' codes among them, one that changes a back, one that replaces
+    an item by another), its kit is byte for byte a new process's build from nothing."""
     w = running()
     assert w.next().ok
-    kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd Ω.")
-    assert w.next().ok
-    kit.edit(f"{M}/tiles.yaml", "all: brick1, resource: wood,", "all: brick1, resource: gold,")
-    edited = w.next()
-    assert edited.ok and edited.stats["faces rendered"] == 4  # its front and back, pl and en
     out = kit.root / "build" / "mammoth-herd"
     src = str(Path(watch.__file__).resolve().parents[1])  # the pnpkit this test runs
-    result = subprocess.run(
-        [sys.executable, "-m", "pnpkit", "build", kit.pack, "--out", "cold"],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=src),
-    )
-    assert result.returncode == 0, result.stderr
-    cold = kit.root / "cold" / "mammoth-herd"
-    assert {p.relative_to(out): data for p, data in files(out).items()} == {
-        p.relative_to(cold): data for p, data in files(cold).items()
-    }
+    edits = [
+        ("reference.yaml", "Stand the herd next to the stack.", "Stand the herd Ω."),
+        ("tiles.yaml", "all: brick1, resource: wood,", "all: brick1, resource: gold,"),
+        ("tiles.yaml", "{id: bonus-16,", "{id: bonus-17,"),  # its files go (the game needs 16)
+    ]
+    for n, (name, old, new) in enumerate(edits):
+        kit.edit(f"{M}/{name}", old, new)
+        edited = w.next()
+        assert edited.ok, [str(p) for p in edited.result.problems]
+        if n == 1:
+            assert edited.stats["faces rendered"] == 4  # its front and back, pl and en
+        result = subprocess.run(
+            [sys.executable, "-m", "pnpkit", "build", kit.pack, "--out", f"cold{n}"],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=src),
+        )
+        assert result.returncode == 0, result.stderr
+        cold = kit.root / f"cold{n}" / "mammoth-herd"
+        assert {p.relative_to(out): data for p, data in files(out).items()} == {
+            p.relative_to(cold): data for p, data in files(cold).items()
+        }, n
 
 
 def test_a_broken_pack_prints_its_problems_keeps_the_last_good_build_and_waits(kit, running):
