@@ -8,6 +8,7 @@ import io
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -277,6 +278,49 @@ def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch
     assert cache._load_marshalled(path, 3) is None
     assert cache._load_marshalled(path.with_name("missing.marshal"), 3) is None
     assert sorted(p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_would_have(
+    kit, monkeypatch
+):
+    """watch's save when idle asks `stop` before each part: stopped, the cache's files are as
+    they were, byte for byte (no scratch file left), and the cache is still to save; the save
+    after writes what an uninterrupted save of the same builds writes (read back: marshal's
+    bytes follow the objects' reference counts)."""
+    monkeypatch.setattr(cache, "PART", 3)
+    caches = {out: Cache(kit.root / out / build.CACHE_DIR, deferred=True) for out in ("a", "b")}
+
+    def built() -> None:
+        for out, c in caches.items():
+            assert not build.build(kit.pack, kit.root / out, cache=c, tidy_later=True).errors
+
+    def read(out: str) -> tuple:
+        path = kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal"
+        return cache._load_marshalled(path, 3), cache._load_marshalled(cache._texts_path(path), 1)
+
+    def stopping(at: int, asked: list[int]) -> Callable[[], bool]:  # true when asked the at-th time
+        def stop() -> bool:
+            asked.append(1)
+            return len(asked) >= at
+
+        return stop
+
+    built()
+    for c in caches.values():
+        c.save(force=True)
+    saved = outputs(kit.root / "a" / build.CACHE_DIR)
+    first = read("a")
+    assert first == read("b") and None not in first
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    built()
+    for stop_at in (1, 2, 5):  # in the text checks' file, in the cache's file, further on
+        asked: list[int] = []
+        caches["a"].save(force=True, stop=stopping(stop_at, asked))
+        assert len(asked) == stop_at and caches["a"].dirty
+        assert outputs(kit.root / "a" / build.CACHE_DIR) == saved
+    caches["a"].save(force=True)
+    caches["b"].save(force=True)
+    assert not caches["a"].dirty and read("a") == read("b") != first
 
 
 def test_a_large_build_drops_its_rows_until_save_makes_them_again(kit, monkeypatch):

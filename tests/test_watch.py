@@ -121,28 +121,35 @@ def test_builds_at_once_then_after_each_save_rendering_only_what_changed(kit, ru
 
 def test_a_rebuild_in_the_loop_writes_what_a_cold_build_writes(kit, running):
     """The watcher hands each rebuild what the last one made (drawings, form keys, the page's
-    figures): after edits, one that moves the fonts' codes among them, its kit is byte for
-    byte a new process's build from nothing."""
+    figures, the spare kit: the first one of links to the first build's files): after each
+    edit (one that moves the fonts' codes among them, one that changes a back, one that replaces
+    an item by another), its kit is byte for byte a new process's build from nothing."""
     w = running()
     assert w.next().ok
-    kit.edit(f"{M}/reference.yaml", "Stand the herd next to the stack.", "Stand the herd Ω.")
-    assert w.next().ok
-    kit.edit(f"{M}/tiles.yaml", "all: brick1, resource: wood,", "all: brick1, resource: gold,")
-    edited = w.next()
-    assert edited.ok and edited.stats["faces rendered"] == 4  # its front and back, pl and en
     out = kit.root / "build" / "mammoth-herd"
     src = str(Path(watch.__file__).resolve().parents[1])  # the pnpkit this test runs
-    result = subprocess.run(
-        [sys.executable, "-m", "pnpkit", "build", kit.pack, "--out", "cold"],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=src),
-    )
-    assert result.returncode == 0, result.stderr
-    cold = kit.root / "cold" / "mammoth-herd"
-    assert {p.relative_to(out): data for p, data in files(out).items()} == {
-        p.relative_to(cold): data for p, data in files(cold).items()
-    }
+    edits = [
+        ("reference.yaml", "Stand the herd next to the stack.", "Stand the herd Ω."),
+        ("tiles.yaml", "all: brick1, resource: wood,", "all: brick1, resource: gold,"),
+        ("tiles.yaml", "{id: bonus-16,", "{id: bonus-17,"),  # its files go (the game needs 16)
+    ]
+    for n, (name, old, new) in enumerate(edits):
+        kit.edit(f"{M}/{name}", old, new)
+        edited = w.next()
+        assert edited.ok, [str(p) for p in edited.result.problems]
+        if n == 1:
+            assert edited.stats["faces rendered"] == 4  # its front and back, pl and en
+        result = subprocess.run(
+            [sys.executable, "-m", "pnpkit", "build", kit.pack, "--out", f"cold{n}"],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=src),
+        )
+        assert result.returncode == 0, result.stderr
+        cold = kit.root / f"cold{n}" / "mammoth-herd"
+        assert {p.relative_to(out): data for p, data in files(out).items()} == {
+            p.relative_to(cold): data for p, data in files(cold).items()
+        }, n
 
 
 def test_a_broken_pack_prints_its_problems_keeps_the_last_good_build_and_waits(kit, running):
@@ -480,6 +487,55 @@ def test_a_kit_started_from_the_spare_is_what_a_cold_build_writes(kit, tmp_path,
     assert (outside / "herd-front.svg").read_text() == "not ours"
     assert_a_cold_build(kit, live, tmp_path / "cold")
     assert not any(p.is_symlink() for p in live.rglob("*"))
+
+
+def test_the_idle_cache_save_stops_once_a_look_sees_a_change_or_watch_stops(kit):
+    """What stops watch's save of its cache when idle (Cache.save's `stop`): a look at the files
+    once INTERVAL has passed since the last (none sooner), true once they differ from the
+    build's, or at once when watch stops."""
+    watcher = Watcher(kit.pack, Path("build"), interval=0.05)
+    seen = watcher.snapshot()
+    looks = []
+    snapshot = watcher.snapshot
+    watcher.snapshot = lambda: looks.append(1) or snapshot()  # type: ignore[method-assign]
+    changed = watcher._changed_since(seen)
+    assert not changed() and looks == []  # too soon for a look
+    time.sleep(0.06)
+    assert not changed() and len(looks) == 1
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    assert not changed() and len(looks) == 1  # too soon again
+    time.sleep(0.06)
+    assert changed() and len(looks) == 2
+    watcher.stop.set()
+    assert watcher._changed_since(watcher.snapshot())()
+
+
+def test_the_first_build_gets_a_spare_of_links_and_the_first_rebuild_starts_from_it(
+    kit, tmp_path, monkeypatch
+):
+    """After watch's first build (no kit before it) the live kit gets a spare whose SVG files are
+    links to its own; the first save's rebuild takes it, keeps the files unchanged (no file of
+    them linked or written again) and writes a cold build's kit. A kit with a spare gets none."""
+    watcher = Watcher(kit.pack, Path("build"))
+    assert watcher.rebuild().ok
+    watcher.tidy()
+    out = kit.root / "build" / "mammoth-herd"
+    spare = spare_for(out)
+    assert not spare.exists()
+    watcher.link_spare()
+    live_svgs = sorted(p.relative_to(out) for p in (out / "svg").rglob("*.svg"))
+    assert sorted(p.relative_to(spare) for p in spare.rglob("*.svg")) == live_svgs
+    assert all(os.path.samefile(out / p, spare / p) for p in live_svgs)
+    assert [p.name for p in spare.iterdir()] == ["svg"]
+    assert not build.link_spare(out)  # there is one
+    taken, linked = [], []
+    take, link = build._take_spare, build.output.link
+    monkeypatch.setattr(build, "_take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
+    monkeypatch.setattr(build.output, "link", lambda *a: linked.append(a) or link(*a))
+    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    assert watcher.rebuild().ok
+    assert taken == [True] and len(linked) < len(live_svgs) // 4
+    assert_a_cold_build(kit, out, tmp_path / "cold")
 
 
 def test_a_spare_s_files_linked_to_one_inode_are_judged_by_it_and_each_by_its_listed_inode(

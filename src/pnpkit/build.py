@@ -746,6 +746,37 @@ def _keep_as_spare(staging: Path, final: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def link_spare(final: Path) -> bool:
+    """Give the live kit `final` a spare made of hard links to its face SVG files when it has
+    none (watch's first build: no kit before it), so the first rebuild starts from a spare as
+    every later one does. Without one it linked each file of the live kit itself (a 1,000-card
+    deck's 2,000: 60-70 ms of the first save's rebuild); watch makes it once the build is
+    reported. Its files are the live kit's own inodes, which _in_place keeps as it keeps any
+    spare's. The caller holds the output folder's lock. False if there was a spare, or nothing
+    to link; a folder that cannot be linked whole leaves no spare."""
+    spare, svg = output.spare_for(final), final / "svg"
+    if os.path.lexists(spare) or not svg.is_dir() or svg.is_symlink():
+        return False
+    try:
+        _link_tree(str(svg), str(spare / "svg"))
+    except OSError:
+        shutil.rmtree(spare, ignore_errors=True)
+        return False
+    return True
+
+
+def _link_tree(source: str, target: str) -> None:
+    """target made as a copy of the folder source whose files are hard links to source's; symlinks
+    and anything else not a plain file or folder left out."""
+    os.makedirs(target)
+    with os.scandir(source) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                _link_tree(entry.path, f"{target}/{entry.name}")
+            elif entry.is_file(follow_symlinks=False):
+                os.link(entry.path, f"{target}/{entry.name}", follow_symlinks=False)
+
+
 class _IndexWriter:
     """preview.write_index() in a forked child while this process writes the PDFs: the child
     makes the page's figures at once (most of the page's work), then waits to be told that the
@@ -837,9 +868,10 @@ def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | 
     """Per face, in a reused folder: the signature of its file there when that file is the one
     the live kit (`before`) holds and this process knows it holds the face's SVG; else None.
     Every other entry of the folder goes: files of faces no longer built, anything not a file."""
+    paths = [_svg_name(face) for face in faces]  # each made once: 2,000 in a 1,000-card deck
     names: dict[str, set[str]] = {}
-    for face in faces:
-        group, _, file = _svg_name(face).partition("/")
+    for path in paths:
+        group, _, file = path.partition("/")
         names.setdefault(group, set()).add(file)
     inodes: dict[str, int] = {}  # of the files kept, by their names in the folder
     try:
@@ -852,20 +884,20 @@ def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | 
     except OSError:  # an entry that cannot go: this language's files are written afresh
         shutil.rmtree(folder, ignore_errors=True)
         return [None] * len(faces)
-    return _kept_here(faces, str(folder), before, inodes)
+    return _kept_here(faces, paths, str(folder), before, inodes)
 
 
 def _kept_here(
-    faces: list[Face], staged: str, before: str, inodes: dict[str, int]
+    faces: list[Face], paths: list[str], staged: str, before: str, inodes: dict[str, int]
 ) -> list[Signature | None]:
-    """_known() of each face's file in the folder `staged`, its inode as the folder lists it:
-    files that are links to one inode (a deck's thousand backs, drawn alike) are judged by one
-    stat of it, not one each (a stat costs this VM 12-18 us, half of watch's look at a
-    1,000-card spare). A file whose listed inode is not the one kept is not the file known."""
+    """_known() of each face's file (`paths`: their _svg_name()s) in the folder `staged`, its
+    inode as the folder lists it: files that are links to one inode (a deck's thousand backs,
+    drawn alike) are judged by one stat of it, not one each (a stat costs this VM 12-18 us,
+    half of watch's look at a 1,000-card spare). A file whose listed inode is not the one kept
+    is not the file known."""
     judged: dict[int, Signature | None] = {}  # by inode: its signature, stat'ed once
     found: list[Signature | None] = []
-    for face in faces:
-        name = _svg_name(face)
+    for face, name in zip(faces, paths):
         kept = _KNOWN.get(f"{before}/{name}")
         ino = inodes.get(name)
         if kept is None or kept[0] != face.svg or ino != kept[1][0]:

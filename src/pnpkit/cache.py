@@ -166,9 +166,12 @@ class Cache:
                 if isinstance(stored[3], tuple):  # packed rows (bytes) are small: they stay
                     entry[1] = (*stored[:3], None)
 
-    def save(self, force: bool = False) -> None:
+    def save(self, force: bool = False, stop: Callable[[], bool] | None = None) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
-        time)."""
+        time). `stop` is asked before each part is written (watch's save when idle: whether the
+        pack changed since); True leaves the files as they were and the cache still to save, so
+        a save holds the build of a change up for a part (a few ms), not the whole save (a
+        1,000-card deck's: 0.1 s)."""
         gc.unfreeze()  # see begin()
         if (self.deferred and not force) or not self.dirty:
             return
@@ -177,13 +180,19 @@ class Cache:
         self.drawings = _recent(self.drawings, oldest)
         self.forms = _recent(self.forms, oldest)
         self.dirty = False
-        self.texts.save(self.path, oldest)
-        if self.path is not None:
-            rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
-            forms = _Unspilled(self.forms, self._spill)
-            with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
-                failure = _save_marshalled(self.path, self.generation, [self.faces, rowed, forms])
-            self.error = f"could not save the build cache: {failure}" if failure else ""
+        try:
+            self.texts.save(self.path, oldest, stop)
+            if self.path is not None:
+                rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
+                forms = _Unspilled(self.forms, self._spill)
+                with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
+                    failure = _save_marshalled(
+                        self.path, self.generation, [self.faces, rowed, forms], stop
+                    )
+                self.error = f"could not save the build cache: {failure}" if failure else ""
+        except _Stopped:
+            self.dirty = True
+            return
         if not self.deferred:  # a one-shot build's spilled rows were kept for this file alone
             self._spill.close()
 
@@ -517,15 +526,16 @@ class TextChecks:
         self.entries[key] = [generation, tuple(found)]
         return found
 
-    def save(self, path: Path | None, oldest: int) -> None:
+    def save(self, path: Path | None, oldest: int, stop: Callable[[], bool] | None = None) -> None:
         """Drop entries unused since generation `oldest`; write the file beside path atomically
-        (a failure only costs time: the texts are checked again)."""
+        (a failure only costs time: the texts are checked again); `stop`: see Cache.save()."""
         if path != self.path:
             return  # nothing asked for this pack's texts
         self.entries = _recent(self.entries, oldest)
         if path is None:
             return
-        _save_marshalled(_texts_path(path), 0, [self.entries])  # a failure only costs time
+        # a failure only costs time
+        _save_marshalled(_texts_path(path), 0, [self.entries], stop)
 
 
 def _sound(entry: object) -> bool:
@@ -742,9 +752,19 @@ def _unpack_rows(data: bytes) -> tuple[tuple[Any, ...], ...]:
     return rows
 
 
-def _save_marshalled(path: Path, generation: int, tables: Sequence[Mapping[bytes, Entry]]) -> str:
+class _Stopped(Exception):
+    """A save's `stop` said to stop: the file is left as it was."""
+
+
+def _save_marshalled(
+    path: Path,
+    generation: int,
+    tables: Sequence[Mapping[bytes, Entry]],
+    stop: Callable[[], bool] | None = None,
+) -> str:
     """Write the generation and the tables behind the format and engine header to path atomically,
-    each table in parts of at most PART entries; why it failed, or "" when it did not.
+    each table in parts of at most PART entries; why it failed, or "" when it did not. Raises
+    _Stopped, the file left as it was, when `stop` (asked before each part) says so.
 
     In parts, because marshal makes the bytes of what it is given whole: a 10,000-card deck's
     cache is 100 MB, made at the end of the build while everything else is still held, which
@@ -758,6 +778,8 @@ def _save_marshalled(path: Path, generation: int, tables: Sequence[Mapping[bytes
             for n, table in enumerate(tables):
                 keys = list(table)
                 for at in range(0, len(keys), PART):
+                    if stop is not None and stop():
+                        raise _Stopped
                     part = {k: v for k in keys[at : at + PART] if (v := table.get(k)) is not None}
                     _write_part(f, (n, part))
         os.replace(tmp, path)
@@ -829,6 +851,16 @@ def _tables(parts: list[object], count: int) -> tuple[int, list[dict[bytes, Entr
 _NO_CHARS: frozenset[str] = frozenset()
 
 
+def _by_font(drawings: list[FormDrawing]) -> dict[str, list[str]]:
+    """font -> the characters each drawing sets in it: gathered as strings and put in a set once
+    a font, not one set update a drawing (a 1,000-card deck's plan: a quarter less)."""
+    by_font: dict[str, list[str]] = {}
+    for d in drawings:
+        for font, used in d.chars.items():
+            by_font.setdefault(font, []).append(used)
+    return by_font
+
+
 class FormPlan:
     """What one PDF's forms need: every character each font draws, and the cache to replay from."""
 
@@ -837,9 +869,8 @@ class FormPlan:
     ) -> None:
         self.cache = cache
         self.chars: dict[str, set[str]] = chars if chars is not None else {}
-        for d in drawings:
-            for font, used in d.chars.items():
-                self.chars.setdefault(font, set()).update(used)
+        for font, used in _by_font(drawings).items():
+            self.chars.setdefault(font, set()).update("".join(used))
         # the drawings whose characters it holds, by id (held: their ids stay theirs), which
         # form_key() need not check one by one
         self.members = {id(d): d for d in drawings}

@@ -278,7 +278,9 @@ def _page_shape(page: pdfdoc.PDFPage, document: pdfdoc.PDFDocument) -> tuple[obj
                 return None
         count = len(names)
     shape: list[object] = [count, rl_config.pdfMultiLine, rl_config.invariant]
-    for name, value in sorted(vars(page).items()):
+    # in the order the attributes were set, not sorted: pages ReportLab makes alike set them
+    # alike, and a page that set them otherwise is only a shape of its own
+    for name, value in vars(page).items():
         if value is None:  # most of a page's attributes
             shape.append(name)
         elif name in _PAGE_OWN:
