@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pnpkit import trust
+from pnpkit import cache, trust
 from pnpkit.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,6 +93,22 @@ def built_kit(tmp_path_factory):
     out = tmp_path_factory.mktemp("out")
     assert main(["build", str(ROOT / "components" / "mammoth-herd"), "--out", str(out)]) == 0
     return {lang: out / "mammoth-herd" / f"mammoth-herd-{lang}.pdf" for lang in ("pl", "en")}
+
+
+def cache_read_back(path: Path) -> tuple[object, ...]:
+    """A cache file's tables (faces, drawings, forms) and its text checks as they read back,
+    each drawing's packed rows unpacked: marshal's bytes follow the objects' reference counts,
+    so equal rows packed by two builds in one process need not be equal bytes."""
+    _, faces, drawings, forms = cache._read(path)
+    unpacked = {key: _rows_unpacked(entry) for key, entry in drawings.items()}
+    return faces, unpacked, forms, cache._read_texts(path)
+
+
+def _rows_unpacked(entry: list) -> list:
+    stored = entry[1]
+    if isinstance(stored, tuple) and len(stored) == 4 and isinstance(stored[3], bytes):
+        return [entry[0], (*stored[:3], cache._unpack_rows(stored[3])), *entry[2:]]
+    return entry
 
 
 def write_pack(root: Path, files: dict[str, str]) -> Path:

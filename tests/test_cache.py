@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
-from conftest import ROOT, colour_pack, write_pack
+from conftest import ROOT, cache_read_back, colour_pack, write_pack
 from pnpkit import build, cache, calibration, earlyforms, fonts, pdf, preview, render, schema
 from pnpkit.cache import Cache
 
@@ -283,10 +283,11 @@ def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch
 def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_would_have(
     kit, monkeypatch
 ):
-    """watch's save when idle asks `stop` before each part: stopped, the cache's files are as
-    they were, byte for byte (no scratch file left), and the cache is still to save; the save
-    after writes what an uninterrupted save of the same builds writes (read back: marshal's
-    bytes follow the objects' reference counts)."""
+    """watch's save when idle asks `stop` before each part: stopped, the cache's file is as it
+    was, byte for byte (no scratch file left; the text checks' file, written first, is as it
+    was when stopped among its own parts), and the cache is still to save; the save after
+    writes what an uninterrupted save of the same builds writes (read back: marshal's bytes
+    follow the objects' reference counts)."""
     monkeypatch.setattr(cache, "PART", 3)
     caches = {out: Cache(kit.root / out / build.CACHE_DIR, deferred=True) for out in ("a", "b")}
 
@@ -313,11 +314,19 @@ def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_w
     assert first == read("b") and None not in first
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
     built()
-    for stop_at in (1, 2, 5):  # in the text checks' file, in the cache's file, further on
+    c = caches["a"]
+    texts_parts = -(-len(cache._recent(c.texts.entries, c.generation - cache.KEEP)) // 3)
+    assert texts_parts > 1
+    texts = cache._texts_path(c.path).name
+    # in the text checks' file (its first part, its last), in the cache's (its first, further on)
+    for stop_at in (1, texts_parts, texts_parts + 1, texts_parts + 4):
         asked: list[int] = []
-        caches["a"].save(force=True, stop=stopping(stop_at, asked))
-        assert len(asked) == stop_at and caches["a"].dirty
-        assert outputs(kit.root / "a" / build.CACHE_DIR) == saved
+        c.save(force=True, stop=stopping(stop_at, asked))
+        assert len(asked) == stop_at and c.dirty
+        now, before = outputs(kit.root / "a" / build.CACHE_DIR), dict(saved)
+        if stop_at > texts_parts:  # the text checks' file, written first, is the new one
+            del now[texts], before[texts]
+        assert now == before  # no scratch file either
     caches["a"].save(force=True)
     caches["b"].save(force=True)
     assert not caches["a"].dirty and read("a") == read("b") != first
@@ -642,30 +651,36 @@ def test_a_large_build_saves_its_cache_aside_with_its_spilled_rows_read_back(kit
     monkeypatch.setattr(build.CacheSaver, "__init__", counting)
     assert kit.build().code == 0 and children == [True]  # the command line: saved aside
     assert build.build(kit.pack, kit.root / "here").written
-    tables = [
-        cache._load_marshalled(kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal", 3)
+    build_cache, here = (
+        cache_read_back(kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal")
         for out in ("build", "here")
-    ]
-    assert tables[0] == tables[1] is not None
+    )
+    assert build_cache == here and here[1]  # drawings among them
 
 
 def test_ctrl_c_while_the_cache_is_saved_aside_ends_its_child_and_saves_nothing_here(
     kit, monkeypatch
 ):
-    """An interrupted command ends the child saving the cache and does not save it again
-    itself while it stops (the build's output is whole either way)."""
+    """An interrupted command ends the child saving the cache, removes what it half wrote, and
+    does not save it again itself while it stops (the build's output is whole either way)."""
     from pnpkit import preflight
 
     saves = kit.root / "saves"
     parent = os.getpid()
 
     def slow_save(self, force=False):
+        if os.getpid() != parent:  # the child: half written, still saving when Ctrl-C comes
+            for path in (self.path, cache._texts_path(self.path)):
+                cache._partial(path, os.getpid()).write_bytes(b"half")
         with saves.open("a") as f:
             f.write(f"{os.getpid()}\n")
         if os.getpid() != parent:
-            time.sleep(60)  # the child: still saving when Ctrl-C comes
+            time.sleep(60)
 
     def interrupted(*args):
+        deadline = time.monotonic() + 20
+        while not saves.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)  # the child has begun
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Cache, "save", slow_save)
@@ -675,3 +690,6 @@ def test_ctrl_c_while_the_cache_is_saved_aside_ends_its_child_and_saves_nothing_
     assert run.code == 130 and "stopped" in run.err
     assert time.monotonic() - started < 50  # the child was ended, not waited for
     assert str(parent) not in saves.read_text().split()
+    assert not [
+        p.name for p in (kit.root / "build" / build.CACHE_DIR).iterdir() if ".tmp" in p.name
+    ]

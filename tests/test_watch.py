@@ -489,22 +489,26 @@ def test_a_kit_started_from_the_spare_is_what_a_cold_build_writes(kit, tmp_path,
     assert not any(p.is_symlink() for p in live.rglob("*"))
 
 
-def test_the_idle_cache_save_stops_once_a_look_sees_a_change_or_watch_stops(kit):
+def test_the_idle_cache_save_stops_once_a_look_sees_a_change_or_watch_stops(kit, monkeypatch):
     """What stops watch's save of its cache when idle (Cache.save's `stop`): a look at the files
     once INTERVAL has passed since the last (none sooner), true once they differ from the
     build's, or at once when watch stops."""
+    now = [1000.0]  # the clock, moved by the test alone: a busy machine changes nothing
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
     watcher = Watcher(kit.pack, Path("build"), interval=0.05)
     seen = watcher.snapshot()
     looks = []
     snapshot = watcher.snapshot
     watcher.snapshot = lambda: looks.append(1) or snapshot()  # type: ignore[method-assign]
     changed = watcher._changed_since(seen)
+    now[0] += 0.04
     assert not changed() and looks == []  # too soon for a look
-    time.sleep(0.06)
+    now[0] += 0.02
     assert not changed() and len(looks) == 1
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
+    now[0] += 0.04
     assert not changed() and len(looks) == 1  # too soon again
-    time.sleep(0.06)
+    now[0] += 0.02
     assert changed() and len(looks) == 2
     watcher.stop.set()
     assert watcher._changed_since(watcher.snapshot())()

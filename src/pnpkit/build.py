@@ -516,6 +516,13 @@ class CacheSaver:
         if self.cache.error:  # the exit status says so: wait() saves again here, for the message
             raise OSError(self.cache.error)
 
+    def stop(self) -> None:
+        """End the child now (Ctrl-C): nothing is saved, and nothing it half wrote is left."""
+        pid = self.child.pid
+        self.child.stop()
+        if pid > 0:
+            self.cache.drop_partial(pid)
+
     def wait(self) -> str:
         """Wait for the child; save here if there is none or it failed. Why saving failed, or ""."""
         if self.child.wait() != 0:

@@ -169,9 +169,10 @@ class Cache:
     def save(self, force: bool = False, stop: Callable[[], bool] | None = None) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
         time). `stop` is asked before each part is written (watch's save when idle: whether the
-        pack changed since); True leaves the files as they were and the cache still to save, so
-        a save holds the build of a change up for a part (a few ms), not the whole save (a
-        1,000-card deck's: 0.1 s)."""
+        pack changed since); True leaves the cache's file as it was (the text checks' file,
+        written first, may be the new one already: its findings are keyed by what they check)
+        and the cache still to save, so a save holds the build of a change up for a part (a few
+        ms), not the whole save (a 1,000-card deck's: 0.1 s)."""
         gc.unfreeze()  # see begin()
         if (self.deferred and not force) or not self.dirty:
             return
@@ -193,8 +194,18 @@ class Cache:
         except _Stopped:
             self.dirty = True
             return
+        except BaseException:  # Ctrl-C in the middle: still to save (watch saves as it stops)
+            self.dirty = True
+            raise
         if not self.deferred:  # a one-shot build's spilled rows were kept for this file alone
             self._spill.close()
+
+    def drop_partial(self, pid: int) -> None:
+        """Remove what a save by process pid left half written (a child saving it, killed)."""
+        if self.path is not None:
+            for path in (self.path, _texts_path(self.path)):
+                with contextlib.suppress(OSError):
+                    _partial(path, pid).unlink(missing_ok=True)
 
     # ------------------------------------------------------------ faces
 
@@ -602,7 +613,7 @@ class _Rowed(_AsSaved):
         if isinstance(stored, tuple) and len(stored) == 4 and isinstance(stored[3], Spilled):
             try:
                 return [entry[0], (*stored[:3], self.spill.read(stored[3])), *entry[2:]]
-            except ValueError:  # the spill file failed: the entry is left out (a compile more)
+            except ValueError:  # the spill file is closed or unreadable: left out (a compile more)
                 raise KeyError(key) from None
         if not (isinstance(stored, tuple) and len(stored) == 4 and stored[3] is None):
             return entry
@@ -642,8 +653,8 @@ def _read_back(spill: _Spill, spilled: Spilled) -> Callable[[], bytes]:
 
 
 class Spilled:
-    """Where _Spill wrote some bytes. Not a tuple: marshal refuses it, so an entry holding one
-    is never saved as it is by mistake."""
+    """Where _Spill keeps some bytes (in its file, or waiting for it). Not a tuple: marshal
+    refuses it, so an entry holding one is never saved as it is by mistake."""
 
     __slots__ = ("at", "size")
 
@@ -752,6 +763,11 @@ def _unpack_rows(data: bytes) -> tuple[tuple[Any, ...], ...]:
     return rows
 
 
+def _partial(path: Path, pid: int) -> Path:
+    """Where process pid writes path before it renames it into place."""
+    return path.with_name(f".{path.name}.{pid}.tmp")
+
+
 class _Stopped(Exception):
     """A save's `stop` said to stop: the file is left as it was."""
 
@@ -769,7 +785,7 @@ def _save_marshalled(
     In parts, because marshal makes the bytes of what it is given whole: a 10,000-card deck's
     cache is 100 MB, made at the end of the build while everything else is still held, which
     was its memory's peak. A part's bytes are a few MB."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = _partial(path, os.getpid())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as f:

@@ -234,7 +234,7 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
     except BaseException:  # a crash or Ctrl-C: nothing is left checking, nothing to report
         ahead.stop()
         if result is not None and result.saving is not None:  # nor saving: no retry here
-            result.saving.child.stop()
+            result.saving.stop()
             result.saving = None
         raise
     finally:

@@ -337,6 +337,8 @@ class Watcher:
         now goes on without."""
         if self.last is None or not self.last.ok:
             return
+        if os.path.lexists(output.spare_for(self.last.site)):
+            return  # the usual case, after the first build: no lock taken for nothing
         with contextlib.suppress(OSError, output.Busy):
             with output.locked(self.out, "watch: a spare kit", timeout=0):
                 pipeline.link_spare(self.last.site)
