@@ -465,7 +465,8 @@ def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_kept():
         plan = face.drawing.plan
     for drawing, kept in ((seen, True), (unseen, False)):
         canvas = Canvas(io.BytesIO(), invariant=1)
-        assert (drawing.bound(plan).form_key(canvas, (20.0, 10.0)) is not None) is kept
+        drawing.plan = plan
+        assert (drawing.form_key(canvas, (20.0, 10.0)) is not None) is kept
 
 
 def test_a_kept_form_is_the_form_drawing_makes(tmp_path):

@@ -461,17 +461,17 @@ class Cache:
             for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
             if isinstance(d := f.drawing, FormDrawing)
         ]
-        drawings = {id(d): d for _, d in owned}
-        plan = FormPlan(self, list(drawings.values()))
-        bound = {k: d.bound(plan) for k, d in drawings.items()}
-        for face, d in owned:
-            face.drawing = bound[id(d)]
+        drawings = list({id(d): d for _, d in owned}.values())
+        plan = FormPlan(self, drawings)
+        # bound in place, not as copies: a copy's own __dict__ cost 0.4 kB a face at a large
+        # build's peak; one PDF is written at a time, so no drawing is bound to two plans
+        for d in drawings:
+            d.plan = plan
         try:
             yield plan
         finally:
-            for face, _ in owned:
-                if isinstance(face.drawing, FormDrawing):  # as bound above
-                    face.drawing = face.drawing.unbound
+            for d in drawings:
+                d.plan = None
 
     def form_plan(self, chars: dict[str, set[str]]) -> FormPlan:
         """A plan for a PDF whose forms use these characters (earlyforms: a scratch document
@@ -877,13 +877,18 @@ class FormDrawing(svgdraw.Drawing):
         self._again: Callable[[], tuple[svgdraw.Op, ...]] | None = None
         super().__init__(width_mm, height_mm, viewbox, ops)
         self.key = key
-        self.plan: FormPlan | None = None
-        self.unbound = self
-        # form_key()'s answers by font state and canvas settings; shared with the bound twins,
-        # and kept while a long-lived cache hands this drawing to the next build
+        self.plan: FormPlan | None = None  # the PDF it replays for, while bound (pdf_forms)
+        # form_key()'s answers by font state and canvas settings, kept while a long-lived cache
+        # hands this drawing to the next build
         self.form_keys: dict[tuple[object, ...], bytes] = {}
         # text_key()'s answers by settings, with the files drawn they were made for; kept alike
         self.text_keys: dict[object, tuple[object, bytes]] = {}
+        # images, chars and shaped, worked out on first use. Attributes set here, not
+        # functools.cached_property's: that writes into the instance's __dict__, which makes the
+        # dict an object of its own (0.7 kB a drawing, a 10,000-card deck's 7 MB at its peak)
+        self._images: bool | None = None
+        self._chars: dict[str, str] | None = None
+        self._shaped: tuple[tuple[str, str, shaping.Shaped], ...] | None = None
 
     @property  # the field, or made again once released
     def ops(self) -> tuple[svgdraw.Op, ...]:
@@ -908,27 +913,33 @@ class FormDrawing(svgdraw.Drawing):
         (earlyforms.py): the characters, whether it draws images, its form keys. `again` makes
         the ops anew for whatever asks for them after all (a form drawn again, an export)."""
         _ = self.chars, self.images  # worked out while the ops are here
-        self.__dict__.pop("shaped", None)
+        self._shaped = None
         self._again = again
         self._ops = None
 
-    @functools.cached_property
+    @property
     def images(self) -> bool:
         """Images and gradients cannot be replayed: their XObjects and shadings belong to each
         document."""
-        return any(isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops)
+        if self._images is None:
+            self._images = any(
+                isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops
+            )
+        return self._images
 
-    @functools.cached_property
+    @property
     def chars(self) -> dict[str, str]:
         """font -> the characters this drawing sets in it, each once, in order. A string, not a
         set: a set of a card's forty characters takes 2 kB, the string a tenth of it, and every
         drawing of a deck keeps its own until the PDF is written."""
-        chars: dict[str, set[str]] = {}
-        for op in self.ops:
-            if isinstance(op, svgdraw.TextOp):
-                chars.setdefault(op.font, set()).update(op.text)
-        self.renew()
-        return {font: "".join(sorted(used)) for font, used in chars.items()}
+        if self._chars is None:
+            chars: dict[str, set[str]] = {}
+            for op in self.ops:
+                if isinstance(op, svgdraw.TextOp):
+                    chars.setdefault(op.font, set()).update(op.text)
+            self.renew()
+            self._chars = {font: "".join(sorted(used)) for font, used in chars.items()}
+        return self._chars
 
     def renew(self) -> None:
         """Make the glyphs of its shaped runs that have no character of their own known to
@@ -937,26 +948,20 @@ class FormDrawing(svgdraw.Drawing):
         for font, text, data in self.shaped:
             shaping.register_private(font, text, data)
 
-    @functools.cached_property
+    @property
     def shaped(self) -> tuple[tuple[str, str, shaping.Shaped], ...]:
         """The shaped runs it sets that hold glyphs standing as private-use characters, all that
         renew() registers: (font, characters, shape data). Most drawings have none, so taking
         one over costs no step per run (watch takes a thousand over after each save)."""
-        return tuple(
-            (op.font, op.text, op.shaping)
-            for op in self.ops
-            if isinstance(op, svgdraw.TextOp)
-            and op.shaping is not None
-            and shaping.has_private(op.text)
-        )
-
-    def bound(self, plan: FormPlan) -> FormDrawing:
-        """This drawing, replaying for the PDF of plan: a shallow copy, as copy.copy() makes it
-        but without its generic protocol (a third of pdf_forms() for a 1,000-card deck)."""
-        twin = object.__new__(type(self))
-        twin.__dict__.update(self.__dict__)
-        twin.plan = plan
-        return twin
+        if self._shaped is None:
+            self._shaped = tuple(
+                (op.font, op.text, op.shaping)
+                for op in self.ops
+                if isinstance(op, svgdraw.TextOp)
+                and op.shaping is not None
+                and shaping.has_private(op.text)
+            )
+        return self._shaped
 
     def form_key(self, canvas: Canvas, bbox: tuple[float, float]) -> bytes | None:
         """What the PDF form this drawing makes in canvas's document depends on: the drawing,
@@ -967,8 +972,7 @@ class FormDrawing(svgdraw.Drawing):
         if plan is None:
             return None
         state = plan.seed(canvas)  # the first form of a PDF seeds its fonts, whatever it draws
-        own = self.unbound  # what it works out is kept there, not on this bound copy
-        if not state or own.images or not plan.holds(own):
+        if not state or self.images or not plan.holds(self):
             return None
         inside = _inside(canvas)
         canvas_settings = (bbox, inside._preamble, inside._pageCompression, type(canvas))
@@ -976,10 +980,10 @@ class FormDrawing(svgdraw.Drawing):
         # The seeded state names every code the fonts gave this drawing's characters (all of
         # them seeded, so none changes later in the document): the same state, the same key.
         asked = (state, canvas_settings, library)
-        known = own.form_keys.get(asked)
+        known = self.form_keys.get(asked)
         if known is None:
-            known = own._form_key(inside, canvas_settings, library)
-            memo.remember(own.form_keys, asked, known, FORM_KEYS_KEPT)
+            known = self._form_key(inside, canvas_settings, library)
+            memo.remember(self.form_keys, asked, known, FORM_KEYS_KEPT)
         return known
 
     def _form_key(

@@ -78,14 +78,13 @@ class EarlyForms:
         self, canvas: Canvas, plan: FormPlan, face: Face, d: FormDrawing, forms: dict[str, str]
     ) -> None:
         """Draw one face's form (or find it kept under its key) and release its drawing."""
-        bound = d.bound(plan)
-        face.drawing = bound
+        d.plan = plan  # bound for this form alone, as Cache.pdf_forms() binds it for its PDF
         try:
             pdf.face_form(canvas, face, forms)
             w, h = face.full_size
-            key = bound.form_key(canvas, (w * pdf.K, h * pdf.K))  # as face_form asked: known
+            key = d.form_key(canvas, (w * pdf.K, h * pdf.K))  # as face_form asked: known
         finally:
-            face.drawing = d
+            d.plan = None
         if key is not None and key in self.cache.forms:
             # the compiler and the SVG, not self: the faces outlive the build, and through
             # self the cache (its drawings' rows, the forms' bytes) would outlive it with them
