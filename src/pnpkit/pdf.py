@@ -136,9 +136,18 @@ def _streamed_file(f: BinaryIO) -> type[pdfdoc.PDFFile]:
 # save but those of the faces changed). Only the operators: the label is drawn apart (_label),
 # as its characters take their codes in the document's fonts as they come.
 PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start afresh
+# ...by a build with no next one (memo.handing_on): only its own pages alike come again, a
+# deck's backs every other page, and a 10,000-card deck's 2,200 pages all kept held 4 kB each
+# (their operators and stream text) at its peak, the PDF's save
+ONE_BUILD_PAGES_KEPT = 64
 _DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
 _STREAMS: dict[tuple[str, int, int], bytes] = {}
 memo.kept(_DRAWN, _STREAMS)
+
+
+def _pages_kept() -> int:
+    """How many pages of each kind _DRAWN and _STREAMS keep in this build."""
+    return PAGES_KEPT if memo.handing_on() else ONE_BUILD_PAGES_KEPT
 
 
 def _faces_and_marks(
@@ -169,7 +178,7 @@ def _faces_and_marks(
     if page.fold is not None:
         _fold_line(c, page, page.fold)
     if key is not None:
-        memo.remember(_DRAWN, key, (code[start:], used[first_used:]), PAGES_KEPT)
+        memo.remember(_DRAWN, key, (code[start:], used[first_used:]), _pages_kept())
 
 
 def _page_key(page: Page, names: list[str], marks: bool) -> tuple[object, ...]:
@@ -209,8 +218,9 @@ def _compress_page(c: Canvas) -> None:
             )
         stream.content = page.stream
         data = stream.format(doc)
-        memo.remember(_STREAMS, key, data, PAGES_KEPT)
+        memo.remember(_STREAMS, key, data, _pages_kept())
     page.Contents = EncodedForm(data)
+    del page.stream  # formatted: saving reads Contents alone, and the text is 2 kB a page
     if type(page) is pdfdoc.PDFPage:
         page.__class__ = _FastPage  # its dictionary formatted from its shape's (see _FastPage)
 
