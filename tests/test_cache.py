@@ -463,6 +463,7 @@ def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_kept():
     face = SimpleNamespace(drawing=seen)  # a PDF of one face, whose text is "AB"
     with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
         plan = face.drawing.plan
+    assert face.drawing is seen and seen.plan is None  # bound in place while the PDF is written
     for drawing, kept in ((seen, True), (unseen, False)):
         canvas = Canvas(io.BytesIO(), invariant=1)
         drawing.plan = plan
