@@ -298,3 +298,43 @@ def test_spilled_rows_read_back_as_written_and_never_after_a_failed_write():
     assert spill.keep(b"rows three") == b"rows three"  # kept in memory instead
     with pytest.raises(ValueError):
         spill.read(first)  # its entry is left out of the saved cache: a compile more, no more
+
+
+def test_a_streamed_builds_faces_read_their_svg_back_as_rendered(kit, monkeypatch):
+    """A streamed build's faces let their SVG texts go once drawn (cache.KeptFace): read back
+    from the file, each is the text a build holding every face renders, the cache file holds
+    the faces table that build saves, and the kit (SVG files, preview, PDFs) is the same."""
+    held_kit, held_cache = kit_built(kit, "held", False, monkeypatch)
+    held = build.validate(kit.pack, code=build.Code(True))
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
+    c = Cache(kit.root / "streamed" / build.CACHE_DIR)
+    result = build.build(kit.pack, kit.root / "streamed", cache=c)
+    assert result.written and outputs(kit.root / "streamed" / "mammoth-herd") == held_kit
+    for lang, faces in result.faces.items():
+        assert all(isinstance(f, cache.KeptFace) and f._text is None for f in faces)  # in file
+        assert [f.svg for f in faces] == [f.svg for f in held.faces[lang]]
+        assert all(f.svg_key == pdf.form_name(f.svg) for f in faces)
+    assert cache._read(c.path)[1] == cache._read(held_cache.path)[1]
+
+
+def test_a_kept_face_reads_its_svg_back_and_a_lost_one_fails_as_a_full_disk_does():
+    """A face's text read back is the text kept, wherever the file's position stands (a forked
+    child reads through the same file); lost with the file, it fails the build (OSError), and
+    the cache file leaves the face out (rendered again next time)."""
+    from pnpkit.errors import Location
+
+    store = cache._Spill()
+    svg = '<svg xmlns="http://www.w3.org/2000/svg">Zażółć</svg>'
+    face = cache.KeptFace("g", "i", "front", 1, (10.0, 10.0), 0.0, "card", svg, Location("f"))
+    assert face.svg == svg and face.svg_key == pdf.form_name(svg)
+    face.keep(store, {})
+    store.keep(b"more after it")
+    store.flush()
+    at = store.file.tell()
+    assert face._text is None and face.svg == svg and store.file.tell() == at
+    table = cache._Texted({b"k": [1, face]}, store)
+    assert table.get(b"k") == [1, svg]
+    store.close()
+    with pytest.raises(OSError, match="SVG"):
+        _ = face.svg
+    assert table.get(b"k") is None

@@ -31,6 +31,7 @@ are dropped when it is saved.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import gc
 import hashlib
@@ -121,6 +122,9 @@ class Cache:
         self.packed = False
         # where a large build's packed rows wait for save(), out of memory (_Spill)
         self._spill = _Spill()
+        # where its faces' SVG texts wait (KeptFace): a file of its own, which lives as long as
+        # the faces reading it (save() closes the other)
+        self._texts = _Spill()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -186,8 +190,9 @@ class Cache:
         if self.path is not None:
             rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
             forms = _Unspilled(self.forms, self._spill)
+            faces = _Texted(self.faces, self._texts)
             with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
-                failure = _save_marshalled(self.path, self.generation, [self.faces, rowed, forms])
+                failure = _save_marshalled(self.path, self.generation, [faces, rowed, forms])
             self.error = f"could not save the build cache: {failure}" if failure else ""
         if not self.deferred:  # a one-shot build's spilled rows were kept for this file alone
             self._spill.close()
@@ -232,6 +237,8 @@ class Cache:
                     key = keys[group.name, n, side]
                     entry = self.faces.get(key) if key else None
                     svg = entry[1] if entry is not None else None
+                    if isinstance(svg, KeptFace):  # a face alike earlier in this build
+                        svg = svg.svg
                     face: Face | None
                     found: list[Problem] = []
                     if entry is not None and isinstance(svg, str):
@@ -250,21 +257,39 @@ class Cache:
                         self.stats["faces rendered"] += 1
                         entry = None
                     if face is not None:
-                        face.svg = self._one_copy(face.svg)
+                        face = self._kept(face)
                         if entry is not None:
-                            entry[1] = face.svg
+                            entry[1] = face if self.packed else face.svg
                         elif not found and key:
-                            self.faces[key] = [self.generation, face.svg]
+                            self.faces[key] = [self.generation, face if self.packed else face.svg]
                         faces.append(face)
                     if size and len(faces) >= size:
                         yield faces, problems
                         faces, problems = [], []
         yield faces, problems
 
+    def _kept(self, face: Face) -> Face:
+        """The face as this build keeps it: in a large build (packed), a KeptFace, which its
+        table entry holds in place of the text, so that keep_texts() takes the text out of both
+        at once; else with the first string of this build equal to its SVG (_one_copy)."""
+        if self.packed:
+            return KeptFace(**{f.name: getattr(face, f.name) for f in dataclasses.fields(face)})
+        face.svg = self._one_copy(face.svg)
+        return face
+
     def _one_copy(self, svg: str) -> str:
         """The first string of this build equal to svg: faces alike (a deck's backs) share one
         copy of their SVG text from the build's start to its end, not one each."""
         return self._memo.svgs.setdefault(svg, svg)
+
+    def keep_texts(self, faces: list[Face]) -> None:
+        """A large build's faces whose drawings are compiled, checked and drawn into their
+        forms: their SVG texts go to a temporary file (KeptFace), each SVG once while a face
+        alike (a deck's back) comes again within TEXTS_KEPT others."""
+        for face in faces:
+            if isinstance(face, KeptFace):
+                face.keep(self._texts, self._memo.texts)
+        self._texts.flush()  # read from the file alone (KeptFace.svg), a forked child's reads too
 
     def _face_key(
         self,
@@ -622,6 +647,71 @@ class _Unspilled(_AsSaved):
             raise KeyError(key) from None
 
 
+class _Texted(_AsSaved):
+    """The faces' entries as saved: a large build's hold its face (KeptFace), whose text is
+    read back (an entry it cannot be read back for is left out: the face is rendered again)."""
+
+    def __getitem__(self, key: bytes) -> Entry:
+        entry = self.entries[key]
+        face = entry[1]
+        if not isinstance(face, KeptFace):
+            return entry
+        try:
+            return [entry[0], face.svg, *entry[2:]]
+        except OSError:
+            raise KeyError(key) from None
+
+
+class KeptFace(Face):
+    """A face of a large build (Cache.packed) whose SVG text waits in a temporary file once its
+    drawing is compiled, checked and drawn into its form (Cache.keep_texts): the texts were a
+    10,000-card deck's largest part at its peak, 4.3 kB a card. Its tables know it meanwhile
+    by its form's name (svg_key: a digest of the text), and whatever asks for the text (its SVG
+    file, the preview page, the cache file) reads it back. Face's fields and __init__, whose
+    `self.svg = svg` sets the text through the property."""
+
+    svg_key_is_name = True
+
+    @property  # a field of Face: set by its __init__, read alike
+    def svg(self) -> str:
+        text = self._text
+        if text is not None:
+            return text
+        assert self._store is not None and self._at is not None, "keep() wrote it"
+        try:
+            return self._store.read_at(self._at).decode("utf-8")
+        except ValueError as exc:
+            raise OSError(f"a face's SVG kept in a temporary file is lost: {exc}") from exc
+
+    @svg.setter
+    def svg(self, text: str) -> None:
+        self._text: str | None = text
+        self._name = pdf.form_name(text)
+        self._store: _Spill | None = None
+        self._at: Spilled | None = None
+
+    @property
+    def svg_key(self) -> str:
+        return self._name
+
+    def keep(self, store: _Spill, written: dict[str, Spilled]) -> None:
+        """Write the text to store (unless `written` says where a text alike is) and let it go;
+        where there is no file, it stays."""
+        text = self._text
+        if text is None:
+            return
+        at = written.get(self._name)
+        if at is None:
+            kept = store.keep(text.encode("utf-8"))
+            if not isinstance(kept, Spilled):
+                return
+            at = memo.remember(written, self._name, kept, TEXTS_KEPT)
+        self._store, self._at, self._text = store, at, None
+
+
+TEXTS_KEPT = 256  # SVGs whose place in the file keep_texts() remembers; more, and it starts afresh
+
+
 def _read_back(spill: _Spill, spilled: Spilled) -> Callable[[], bytes]:
     """What reads a spilled form's bytes when its PDF is saved. The PDF cannot be written
     without them: bytes lost with the spill file (TMPDIR full) fail the build as a full disk
@@ -695,6 +785,28 @@ class _Spill:
         if len(data) != spilled.size:
             raise ValueError("the spill file is short")
         return data
+
+    def read_at(self, spilled: Spilled) -> bytes:
+        """read(), leaving the file's position where it is: a forked child (build._SvgWriter,
+        the preview's) reads through the same open file while this process writes it. Only
+        what flush() put in the file can be read so."""
+        if self.failed or self.file is None:
+            raise ValueError("the spill file failed")
+        try:
+            data = os.pread(self.file.fileno(), spilled.size, spilled.at)
+        except OSError as exc:
+            raise ValueError(str(exc)) from exc
+        if len(data) != spilled.size:
+            raise ValueError("the spill file is short")
+        return data
+
+    def flush(self) -> None:
+        """Put what keep() wrote into the file (see read_at)."""
+        if self.file is not None and not self.failed:
+            try:
+                self.file.flush()
+            except OSError:
+                self.failed = True
 
     def close(self) -> None:
         """Let the file go once the cache is saved: nothing it held is read back (an entry
@@ -1090,6 +1202,7 @@ class _Memo:
         self.contexts: dict[tuple[int, str], str] = {}  # Cache._geometry's, by group side
         self.items: dict[tuple[int, str], str] = {}  # Cache._context_repr's, by item and language
         self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
+        self.texts: dict[str, Spilled] = {}  # where keep_texts() wrote an SVG, by its form name
         self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
         self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
         self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}

@@ -86,8 +86,9 @@ class EarlyForms:
         finally:
             d.plan = None
         if key is not None and key in self.cache.forms:
-            # the compiler and the SVG, not self: the faces outlive the build, and through
-            # self the cache (its drawings' rows, the forms' bytes) would outlive it with them
-            again, svg = self.again, face.svg
-            d.release(lambda: again(svg))
+            # the compiler and the face, not self: the faces outlive the build, and through
+            # self the cache (its drawings' rows, the forms' bytes) would outlive it with them;
+            # the face, not its SVG text, which it lets go once drawn (cache.KeptFace)
+            again = self.again
+            d.release(lambda: again(face.svg))
             self.released += 1

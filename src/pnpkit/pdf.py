@@ -503,14 +503,15 @@ class EncodedForm(pdfdoc.PDFObject):
 def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
     """The name of the form holding this face's drawing, drawn into the PDF the first time.
 
-    `forms` is keyed by the SVG text (Python keeps a string's hash, so a repeat costs a
-    lookup); the name comes from its content, so the bytes never depend on build order.
+    `forms` is keyed by face.svg_key (the SVG text: Python keeps a string's hash, so a repeat
+    costs a lookup); the name comes from its content, so the bytes never depend on build order.
     A form is formatted as soon as it is drawn (its operators give way to its compressed
     bytes), and a drawing that kept those bytes from an earlier build under the same key
     (FormStore: the same font codes) is not drawn at all.
     """
-    if face.svg not in forms:
-        name = _form_name(face.svg)
+    svg_key = face.svg_key
+    if svg_key not in forms:
+        name = svg_key if face.svg_key_is_name else form_name(svg_key)
         w, h = face.full_size
         # hasattr, not isinstance(Drawable): a runtime protocol's check costs a thousand forms
         # tens of milliseconds
@@ -530,8 +531,8 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
             else:
                 c.endForm()  # empty, and replaced at once: the canvas goes through the same states
                 _replace(c, name, kept)
-        forms[face.svg] = name
-    return forms[face.svg]
+        forms[svg_key] = name
+    return forms[svg_key]
 
 
 # Form names by SVG text, kept from one PDF to the next (watch writes the same faces again):
@@ -541,7 +542,8 @@ _NAMES: dict[str, str] = {}
 memo.kept(_NAMES)
 
 
-def _form_name(svg: str) -> str:
+def form_name(svg: str) -> str:
+    """The name of the form an SVG is drawn into: a digest of the text."""
     name = _NAMES.get(svg)
     if name is None:
         name = "F" + hashlib.sha1(svg.encode("utf-8")).hexdigest()[:16]
