@@ -479,7 +479,13 @@ def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
         '<rect width="20" height="10" fill="#ff0000" fill-opacity="0.5"/>'
         '<text x="1" y="5" font-family="DejaVu Sans" font-size="3">Zażółć</text></svg>'
     )
-    face = SimpleNamespace(drawing=c.drawing(svg, None), svg=svg, full_size=(20.0, 10.0))
+    face = SimpleNamespace(
+        drawing=c.drawing(svg, None),
+        svg=svg,
+        svg_key=svg,
+        svg_key_is_name=False,
+        full_size=(20.0, 10.0),
+    )
     made = []
     for n in range(3):
         with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
