@@ -102,7 +102,7 @@ class Cache:
         self.ahead = parallel.Ahead()  # what they made, taken by render() and drawing()
         self.dirty = False
         self.path: Path | None = None
-        self.faces: dict[bytes, Entry] = {}  # key -> [generation, svg]
+        self.faces: dict[bytes, Entry] = {}  # key -> [generation, svg, or a large build's KeptFace]
         self.drawings: dict[bytes, Entry] = {}  # key -> [generation, drawing fields, deps]
         self.forms: dict[bytes, Entry] = {}  # key -> [generation, form bytes, PDF version]
         self.generation = 0
