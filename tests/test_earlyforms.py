@@ -268,10 +268,10 @@ def test_a_spilled_form_lost_fails_the_pdf_as_a_full_disk_does():
     spill = cache._Spill()
     spilled = spill.keep(b"form bytes")
     assert isinstance(spilled, cache.Spilled)
-    assert pdf.EncodedForm(cache._read_back(spill, spilled)).format(None) == b"form bytes"
+    assert pdf.EncodedForm(cache._ReadBack(spill, spilled)).format(None) == b"form bytes"
     spill.close()
     with pytest.raises(OSError, match="PDF form"):
-        pdf.EncodedForm(cache._read_back(spill, spilled)).format(None)
+        pdf.EncodedForm(cache._ReadBack(spill, spilled)).format(None)
 
 
 def test_spilled_rows_read_back_as_written_and_never_after_a_failed_write():
