@@ -273,7 +273,7 @@ class Cache:
         table entry holds in place of the text, so that keep_texts() takes the text out of both
         at once; else with the first string of this build equal to its SVG (_one_copy)."""
         if self.packed:
-            return KeptFace(**{f.name: getattr(face, f.name) for f in dataclasses.fields(face)})
+            return KeptFace(*[getattr(face, name) for name in _FACE_FIELDS])
         face.svg = self._one_copy(face.svg)
         return face
 
@@ -710,6 +710,8 @@ class KeptFace(Face):
 
 
 TEXTS_KEPT = 256  # SVGs whose place in the file keep_texts() remembers; more, and it starts afresh
+# Face's fields in order, which Cache._kept() copies into a KeptFace (named each time, 4 us more)
+_FACE_FIELDS = tuple(f.name for f in dataclasses.fields(Face))
 
 
 class _ReadBack:
