@@ -516,9 +516,11 @@ def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_kept():
     face = SimpleNamespace(drawing=seen)  # a PDF of one face, whose text is "AB"
     with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
         plan = face.drawing.plan
+    assert face.drawing is seen and seen.plan is None  # bound in place while the PDF is written
     for drawing, kept in ((seen, True), (unseen, False)):
         canvas = Canvas(io.BytesIO(), invariant=1)
-        assert (drawing.bound(plan).form_key(canvas, (20.0, 10.0)) is not None) is kept
+        drawing.plan = plan
+        assert (drawing.form_key(canvas, (20.0, 10.0)) is not None) is kept
 
 
 def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
@@ -530,7 +532,13 @@ def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
         '<rect width="20" height="10" fill="#ff0000" fill-opacity="0.5"/>'
         '<text x="1" y="5" font-family="DejaVu Sans" font-size="3">Zażółć</text></svg>'
     )
-    face = SimpleNamespace(drawing=c.drawing(svg, None), svg=svg, full_size=(20.0, 10.0))
+    face = SimpleNamespace(
+        drawing=c.drawing(svg, None),
+        svg=svg,
+        svg_key=svg,
+        svg_key_is_name=False,
+        full_size=(20.0, 10.0),
+    )
     made = []
     for n in range(3):
         with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):

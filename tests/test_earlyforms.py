@@ -9,6 +9,7 @@ import hashlib
 import os
 import shutil
 import weakref
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -273,10 +274,10 @@ def test_a_spilled_form_not_read_back_fails_the_pdf_as_a_full_disk_does():
     spill = cache._Spill()
     spilled = spill.keep(b"form bytes")
     assert isinstance(spilled, cache.Spilled)
-    assert pdf.EncodedForm(cache._read_back(spill, spilled)).format(None) == b"form bytes"
+    assert pdf.EncodedForm(cache._ReadBack(spill, spilled)).format(None) == b"form bytes"
     spill.close()
     with pytest.raises(OSError, match="PDF form"):
-        pdf.EncodedForm(cache._read_back(spill, spilled)).format(None)
+        pdf.EncodedForm(cache._ReadBack(spill, spilled)).format(None)
 
 
 class FillingDisk:
@@ -285,14 +286,15 @@ class FillingDisk:
     `written`: the bytes the unnamed files took."""
 
     def __init__(self, room: float) -> None:
-        self.room, self.written, self.refused = room, 0, 0
+        self.room, self.written = room, 0
+        self.refused: Counter[int] = Counter()  # writes refused, by file
         self.pwrite = _PWRITE
 
     def __call__(self, fd: int, data: bytes, at: int) -> int:
         if not os.readlink(f"/proc/self/fd/{fd}").endswith(" (deleted)"):
             return self.pwrite(fd, data, at)
         if self.room <= 0:
-            self.refused += 1
+            self.refused[fd] += 1
             raise OSError(errno.ENOSPC, "No space left on device")
         done = self.pwrite(fd, bytes(data[: int(min(self.room, len(data)))]), at)
         self.room -= done
@@ -313,7 +315,7 @@ def test_spilled_bytes_read_back_from_the_file_from_memory_or_from_both(monkeypa
     monkeypatch.setattr(os, "pwrite", disk)
     items = [b"item %03d" % n for n in range(12)]  # 8 bytes each
     kept = [spill.keep(item) for item in items]
-    assert disk.written == 50 and disk.refused == 1  # the rest of the third write waits
+    assert disk.written == 50 and sum(disk.refused.values()) == 1  # the rest of it waits
     assert all(isinstance(k, cache.Spilled) for k in kept[:9]), "kept before the disk filled"
     assert kept[9:] == items[9:]  # kept after: in memory, never written again
     straddling = next(k for k in kept if k.at < 50 < k.at + k.size)
@@ -328,9 +330,9 @@ def test_spilled_bytes_read_back_from_the_file_from_memory_or_from_both(monkeypa
 
 @needs_proc
 def test_a_full_tmpdir_costs_a_large_build_nothing(kit, monkeypatch):
-    """TMPDIR fills up while a large build spills its drawings' rows and forms' bytes: what the
-    disk refused stays in memory, and the kit and the cache are the kit and the cache of a
-    build with room."""
+    """TMPDIR fills up while a large build spills its drawings' rows, forms' bytes and faces'
+    SVG texts: what the disk refused stays in memory (no file is asked twice), and the kit and
+    the cache are the kit and the cache of a build with room."""
     monkeypatch.setattr(cache._Spill, "BUFFER", 4096)  # written often: the disk fills mid-build
     roomy = FillingDisk(room=float("inf"))
     monkeypatch.setattr(os, "pwrite", roomy)
@@ -339,6 +341,47 @@ def test_a_full_tmpdir_costs_a_large_build_nothing(kit, monkeypatch):
     full = FillingDisk(room=roomy.written // 2 + 1)
     monkeypatch.setattr(os, "pwrite", full)
     kit_full, cache_full = kit_built(kit, "full", True, monkeypatch)
-    assert full.refused == 1 and full.written == roomy.written // 2 + 1
+    assert full.refused and set(full.refused.values()) == {1}
+    assert full.written == roomy.written // 2 + 1
     assert kit_full == kit_roomy  # PDFs, SVGs, preview page
     assert cache_read_back(cache_full.path) == cache_read_back(cache_roomy.path)
+
+
+def test_a_streamed_builds_faces_read_their_svg_back_as_rendered(kit, monkeypatch):
+    """A streamed build's faces let their SVG texts go once drawn (cache.KeptFace): read back
+    from the file, each is the text a build holding every face renders, the cache file holds
+    the faces table that build saves, and the kit (SVG files, preview, PDFs) is the same."""
+    held_kit, held_cache = kit_built(kit, "held", False, monkeypatch)
+    held = build.validate(kit.pack, code=build.Code(True))
+    monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
+    c = Cache(kit.root / "streamed" / build.CACHE_DIR)
+    result = build.build(kit.pack, kit.root / "streamed", cache=c)
+    assert result.written and outputs(kit.root / "streamed" / "mammoth-herd") == held_kit
+    for lang, faces in result.faces.items():
+        assert all(isinstance(f, cache.KeptFace) and f._text is None for f in faces)  # in file
+        assert [f.svg for f in faces] == [f.svg for f in held.faces[lang]]
+        assert all(f.svg_key == pdf.form_name(f.svg) for f in faces)
+    assert cache._read(c.path)[1] == cache._read(held_cache.path)[1]
+
+
+def test_a_kept_face_reads_its_svg_back_and_a_lost_one_fails_as_a_full_disk_does():
+    """A face's text read back is the text kept, wherever the file's position stands (a forked
+    child reads through the same file); lost with the file, it fails the build (OSError), and
+    the cache file leaves the face out (rendered again next time)."""
+    from pnpkit.errors import Location
+
+    store = cache._Spill()
+    svg = '<svg xmlns="http://www.w3.org/2000/svg">Zażółć</svg>'
+    face = cache.KeptFace("g", "i", "front", 1, (10.0, 10.0), 0.0, "card", svg, Location("f"))
+    assert face.svg == svg and face.svg_key == pdf.form_name(svg)
+    store.BUFFER = 1  # written at once: read back from the file
+    face.keep(store, {})
+    store.keep(b"more after it")
+    at = store.file.tell()
+    assert face._text is None and face.svg == svg and store.file.tell() == at
+    table = cache._Texted({b"k": [1, face]}, store)
+    assert table.get(b"k") == [1, svg]
+    store.close()
+    with pytest.raises(OSError, match="SVG"):
+        _ = face.svg
+    assert table.get(b"k") is None

@@ -442,6 +442,27 @@ def test_a_page_drawn_before_is_written_as_a_page_drawn_afresh(tmp_path, monkeyp
     assert _Counted.hits >= 2 * len(pages)  # "as laid out" and "again" drew no page
 
 
+def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_path, monkeypatch):
+    """A build with no next one keeps pdf.ONE_BUILD_PAGES_KEPT pages of each kind (and lets a
+    page's stream text go once formatted): pages emptied from the memos are drawn and
+    compressed again, to the bytes a build keeping every page writes."""
+    from pnpkit import build, memo, pdf
+
+    result = build.validate(colour_pack(tmp_path / "p", n=30))
+    pages = result.pages["en"] * 2  # each page twice: found in the memos when kept
+    assert len(pages) >= 8
+    monkeypatch.setattr(pdf, "ONE_BUILD_PAGES_KEPT", 1)
+    monkeypatch.setattr(memo, "_HANDING_ON", [False])
+    few = _written_afresh(pages, tmp_path / "few.pdf", None)
+    assert len(pdf._DRAWN) <= 1 and len(pdf._STREAMS) <= 1
+    monkeypatch.setattr(memo, "_HANDING_ON", [True])
+    every = _written_afresh(pages, tmp_path / "every.pdf", None)
+    assert len(pdf._STREAMS) == len(pages) // 2
+    assert few == every
+    monkeypatch.setattr(pdf, "_compress_page", lambda c: None)  # ReportLab's own, on save
+    assert few == _written_afresh(pages, tmp_path / "reportlab.pdf", None)
+
+
 def _written_afresh(pages, path: Path, check) -> bytes:
     """The PDF of pages, nothing kept from an earlier one (pdf's drawn forms, page streams)."""
     from pnpkit import pdf

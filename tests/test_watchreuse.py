@@ -256,7 +256,7 @@ def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path,
         made = hashlib.sha256(prefix + face.svg.encode("utf-8")).digest()
         assert cache._drawing_key(face.svg) == made
         name = "F" + hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
-        assert pdf._form_name(face.svg) == pdf._form_name(face.svg) == name
+        assert pdf.form_name(face.svg) == pdf.form_name(face.svg) == name
     monkeypatch.setattr(cache_module, "engine", lambda: b"another pnpkit")
     prefix = b"another pnpkit" + fonts.signature().encode()
     svg = faces[0].svg

@@ -221,7 +221,7 @@ def _streamed(
     cache.packed = True  # see Cache.packed
     faces: list[Face] = []
     texts: list[Problem] = []
-    checked: set[str] = set()  # SVGs checked already, by the batches before
+    checked: set[str] = set()  # SVGs checked already, by the batches before (svg_key)
     sized = any(p.rule == "font-size" for p in result.problems + problems)
     again = False
     for batch, found in cache.render_batches(pack, lang, env, earlyforms.BATCH):
@@ -232,6 +232,7 @@ def _streamed(
         problems += _compile(pack, batch, cache.drawing, compiled, env)
         texts += _check_texts(pack, batch, env, sized, cache, checked)
         early.add(batch)
+        cache.keep_texts(batch)  # their SVG texts wait in a file, read back when asked for
         # The text shapes of the batch (held by shaping's memos: a line's glyphs, about 8 kB a
         # card, and each word's) are used again by its own checks, seldom by later cards: let
         # them go (2,500 cards: 195 -> 163 MB peak, no slower)
@@ -285,16 +286,17 @@ def _compile(
     for face in faces:
         if face.broken:
             continue
-        if face.svg not in compiled:
+        key = face.svg_key
+        if key not in compiled:
             try:
-                compiled[face.svg] = compile_svg(face.svg, resolve)
+                compiled[key] = compile_svg(face.svg, resolve)
             except svgdraw.SvgError as exc:
-                compiled[face.svg] = None
+                compiled[key] = None
                 problems += [
                     _svg_problem(env, face, line, message, *art)
                     for line, message, *art in exc.problems
                 ]
-        face.drawing = compiled[face.svg]
+        face.drawing = compiled[key]
     return problems
 
 
@@ -311,17 +313,17 @@ def _check_texts(
     (an error), the sizes are not measured again: that would repeat it for every item. The cache
     keeps each drawing's findings; where they stand in the templates is looked up every time.
     The cache also holds the checks parallel.prepare() made at the pack's minimum size (by svg,
-    full size and bleed), where the faces were compiled. `seen`: the SVGs checked before (a
-    large build checks its faces a batch at a time), added to."""
+    full size and bleed), where the faces were compiled. `seen`: the SVGs checked before, by
+    svg_key (a large build checks its faces a batch at a time), added to."""
     ahead = cache.ahead.texts if cache else {}
     out: list[Problem] = []
     seen = set() if seen is None else seen
     min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
     safe = pack.print.safe
     for face in faces:
-        if face.drawing is None or face.broken or face.svg in seen:
+        if face.drawing is None or face.broken or face.svg_key in seen:
             continue  # a broken face has its errors (text_box's own size check among them)
-        seen.add(face.svg)
+        seen.add(face.svg_key)
         full_size = face.full_size
         made = None  # most builds made nothing ahead: no key to make for each face
         if ahead and not sizes_reported:
@@ -735,9 +737,7 @@ class _SvgFiles:
     def of(cls, faces: list[Face], folder: Path, previous: Path, reused: bool) -> _SvgFiles:
         before = os.path.abspath(previous)
         here = _in_place(faces, folder, before) if reused else [None] * len(faces)
-        known = [
-            kept or _known(before, _svg_name(face), face.svg) for face, kept in zip(faces, here)
-        ]
+        known = [kept or _known(before, _svg_name(face), face) for face, kept in zip(faces, here)]
         return cls(faces, folder, previous, known, [kept is not None for kept in here])
 
 
@@ -921,7 +921,7 @@ def _write_svgs(files: _SvgFiles, occupied: bool, twins: dict[str, str]) -> None
     """Each face's SVG; one the previous build wrote with the same bytes is linked (output.put),
     without reading it when this process knows what it holds (`known`), and one the reused
     folder holds already (`here`) stays. A face whose SVG a file of this build holds already
-    (`twins`: SVG -> that file; most decks share one back) is linked to it: creating a file
+    (`twins`: svg_key -> that file; most decks share one back) is linked to it: creating a file
     cost issue 16's VM 0.15-0.9 ms, linking one 20-40 us (scripts/bench_files.py).
     `occupied`: the folder may hold files already (a reused spare, a failed child's leftovers),
     each maybe a link to another file, so none is written into. Paths are strings: a thousand
@@ -930,20 +930,21 @@ def _write_svgs(files: _SvgFiles, occupied: bool, twins: dict[str, str]) -> None
         (files.folder / group).mkdir(parents=True, exist_ok=True)
     before, staged = os.path.abspath(files.previous), str(files.folder)
     for face, signature, done in zip(files.faces, files.known, files.here):
+        key = face.svg_key
         if done:  # (its path made only for the first file of its SVG: a reused kit's are most)
-            if face.svg not in twins:
-                twins[face.svg] = f"{staged}/{_svg_name(face)}"
+            if key not in twins:
+                twins[key] = f"{staged}/{_svg_name(face)}"
             continue
         name = _svg_name(face)
         old, new = f"{before}/{name}", f"{staged}/{name}"
         if occupied:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(new)
-        twin = twins.setdefault(face.svg, new)
+        twin = twins.setdefault(key, new)
         linked = signature is not None and output.link(old, new)
         if not linked and not (twin != new and output.link(twin, new)):
             output.put(face.svg.encode("utf-8"), Path(new), Path(old))
-            twins[face.svg] = new  # a twin refusing a link (its inode has the most it takes)
+            twins[key] = new  # a twin refusing a link (its inode has the most it takes)
 
 
 def _svg_name(face: Face) -> str:
@@ -971,11 +972,12 @@ def _signature(path: str) -> Signature | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _known(before: str, name: str, svg: str) -> Signature | None:
+def _known(before: str, name: str, face: Face) -> Signature | None:
     """The signature of the previous build's file `name` (in the absolute folder `before`) when
-    this process knows it holds this SVG; else None."""
+    this process knows it holds the face's SVG; else None (its text read only then: a large
+    build's waits in a file, cache.KeptFace)."""
     kept = _KNOWN.get(f"{before}/{name}")
-    if kept is None or kept[0] != svg:
+    if kept is None or kept[0] != face.svg:
         return None
     signature = _signature(f"{before}/{name}")
     return signature if signature == kept[1] else None

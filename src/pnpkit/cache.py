@@ -31,6 +31,7 @@ are dropped when it is saved.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import gc
 import hashlib
@@ -101,7 +102,7 @@ class Cache:
         self.ahead = parallel.Ahead()  # what they made, taken by render() and drawing()
         self.dirty = False
         self.path: Path | None = None
-        self.faces: dict[bytes, Entry] = {}  # key -> [generation, svg]
+        self.faces: dict[bytes, Entry] = {}  # key -> [generation, svg, or a large build's KeptFace]
         self.drawings: dict[bytes, Entry] = {}  # key -> [generation, drawing fields, deps]
         self.forms: dict[bytes, Entry] = {}  # key -> [generation, form bytes, PDF version]
         self.generation = 0
@@ -121,6 +122,9 @@ class Cache:
         self.packed = False
         # where a large build's packed rows wait for save(), out of memory (_Spill)
         self._spill = _Spill()
+        # where its faces' SVG texts wait (KeptFace): a file of its own, which lives as long as
+        # the faces reading it (save() closes the other)
+        self._texts = _Spill()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -186,9 +190,10 @@ class Cache:
             if self.path is not None:
                 rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
                 forms = _Unspilled(self.forms, self._spill)
+                faces = _Texted(self.faces, self._texts)
                 with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
                     failure = _save_marshalled(
-                        self.path, self.generation, [self.faces, rowed, forms], stop
+                        self.path, self.generation, [faces, rowed, forms], stop
                     )
                 self.error = f"could not save the build cache: {failure}" if failure else ""
         except _Stopped:
@@ -247,6 +252,8 @@ class Cache:
                     key = keys[group.name, n, side]
                     entry = self.faces.get(key) if key else None
                     svg = entry[1] if entry is not None else None
+                    if isinstance(svg, KeptFace):  # a face alike earlier in this build
+                        svg = svg.svg
                     face: Face | None
                     found: list[Problem] = []
                     if entry is not None and isinstance(svg, str):
@@ -265,21 +272,38 @@ class Cache:
                         self.stats["faces rendered"] += 1
                         entry = None
                     if face is not None:
-                        face.svg = self._one_copy(face.svg)
+                        face = self._kept(face)
                         if entry is not None:
-                            entry[1] = face.svg
+                            entry[1] = face if self.packed else face.svg
                         elif not found and key:
-                            self.faces[key] = [self.generation, face.svg]
+                            self.faces[key] = [self.generation, face if self.packed else face.svg]
                         faces.append(face)
                     if size and len(faces) >= size:
                         yield faces, problems
                         faces, problems = [], []
         yield faces, problems
 
+    def _kept(self, face: Face) -> Face:
+        """The face as this build keeps it: in a large build (packed), a KeptFace, which its
+        table entry holds in place of the text, so that keep_texts() takes the text out of both
+        at once; else with the first string of this build equal to its SVG (_one_copy)."""
+        if self.packed:
+            return KeptFace(*[getattr(face, name) for name in _FACE_FIELDS])
+        face.svg = self._one_copy(face.svg)
+        return face
+
     def _one_copy(self, svg: str) -> str:
         """The first string of this build equal to svg: faces alike (a deck's backs) share one
         copy of their SVG text from the build's start to its end, not one each."""
         return self._memo.svgs.setdefault(svg, svg)
+
+    def keep_texts(self, faces: list[Face]) -> None:
+        """A large build's faces whose drawings are compiled, checked and drawn into their
+        forms: their SVG texts go to a temporary file (KeptFace), each SVG once while a face
+        alike (a deck's back) comes again within TEXTS_KEPT others."""
+        for face in faces:
+            if isinstance(face, KeptFace):
+                face.keep(self._texts, self._memo.texts)
 
     def _face_key(
         self,
@@ -476,17 +500,17 @@ class Cache:
             for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
             if isinstance(d := f.drawing, FormDrawing)
         ]
-        drawings = {id(d): d for _, d in owned}
-        plan = FormPlan(self, list(drawings.values()))
-        bound = {k: d.bound(plan) for k, d in drawings.items()}
-        for face, d in owned:
-            face.drawing = bound[id(d)]
+        drawings = list({id(d): d for _, d in owned}.values())
+        plan = FormPlan(self, drawings)
+        # bound in place, not as copies: a copy's own __dict__ cost 0.4 kB a face at a large
+        # build's peak; one PDF is written at a time, so no drawing is bound to two plans
+        for d in drawings:
+            d.plan = plan
         try:
             yield plan
         finally:
-            for face, _ in owned:
-                if isinstance(face.drawing, FormDrawing):  # as bound above
-                    face.drawing = face.drawing.unbound
+            for d in drawings:
+                d.plan = None
 
     def form_plan(self, chars: dict[str, set[str]]) -> FormPlan:
         """A plan for a PDF whose forms use these characters (earlyforms: a scratch document
@@ -638,18 +662,90 @@ class _Unspilled(_AsSaved):
             raise KeyError(key) from None
 
 
-def _read_back(spill: _Spill, spilled: Spilled) -> Callable[[], bytes]:
+class _Texted(_AsSaved):
+    """The faces' entries as saved: a large build's hold its face (KeptFace), whose text is
+    read back (an entry it cannot be read back for is left out: the face is rendered again)."""
+
+    def __getitem__(self, key: bytes) -> Entry:
+        entry = self.entries[key]
+        face = entry[1]
+        if not isinstance(face, KeptFace):
+            return entry
+        try:
+            return [entry[0], face.svg, *entry[2:]]
+        except OSError:
+            raise KeyError(key) from None
+
+
+class KeptFace(Face):
+    """A face of a large build (Cache.packed) whose SVG text waits in a temporary file once its
+    drawing is compiled, checked and drawn into its form (Cache.keep_texts): the texts were a
+    10,000-card deck's largest part at its peak, 4.3 kB a card. Its tables know it meanwhile
+    by its form's name (svg_key: a digest of the text), and whatever asks for the text (its SVG
+    file, the preview page, the cache file) reads it back. Face's fields and __init__, whose
+    `self.svg = svg` sets the text through the property."""
+
+    svg_key_is_name = True
+
+    @property  # a field of Face: set by its __init__, read alike
+    def svg(self) -> str:
+        text = self._text
+        if text is not None:
+            return text
+        assert self._store is not None and self._at is not None, "keep() wrote it"
+        try:
+            return self._store.read(self._at).decode("utf-8")
+        except ValueError as exc:
+            raise OSError(f"a face's SVG kept in a temporary file is lost: {exc}") from exc
+
+    @svg.setter
+    def svg(self, text: str) -> None:
+        self._text: str | None = text
+        self._name = pdf.form_name(text)
+        self._store: _Spill | None = None
+        self._at: Spilled | None = None
+
+    @property
+    def svg_key(self) -> str:
+        return self._name
+
+    def keep(self, store: _Spill, written: dict[str, Spilled]) -> None:
+        """Write the text to store (unless `written` says where a text alike is) and let it go;
+        where there is no file, it stays."""
+        text = self._text
+        if text is None:
+            return
+        at = written.get(self._name)
+        if at is None:
+            kept = store.keep(text.encode("utf-8"))
+            if not isinstance(kept, Spilled):
+                return
+            at = memo.remember(written, self._name, kept, TEXTS_KEPT)
+        self._store, self._at, self._text = store, at, None
+
+
+TEXTS_KEPT = 256  # SVGs whose place in the file keep_texts() remembers; more, and it starts afresh
+# Face's fields in order, which Cache._kept() copies into a KeptFace (named each time, 4 us more)
+_FACE_FIELDS = tuple(f.name for f in dataclasses.fields(Face))
+
+
+class _ReadBack:
     """What reads a spilled form's bytes when its PDF is saved. The PDF cannot be written
     without them: a spill file that cannot give them back (closed, or unreadable) fails the
-    build as a full disk does (OSError), where lost rows of a drawing only cost a compile."""
+    build as a full disk does (OSError), where lost rows of a drawing only cost a compile. An
+    object of two slots, not a closure: one per form of a large build, held until its PDF is
+    saved (a closure and its cells took 0.25 kB a card more at the peak)."""
 
-    def read() -> bytes:
+    __slots__ = ("spill", "spilled")
+
+    def __init__(self, spill: _Spill, spilled: Spilled) -> None:
+        self.spill, self.spilled = spill, spilled
+
+    def __call__(self) -> bytes:
         try:
-            return spill.read(spilled)
+            return self.spill.read(self.spilled)
         except ValueError as exc:
             raise OSError(f"a PDF form kept in a temporary file is lost: {exc}") from exc
-
-    return read
 
 
 class Spilled:
@@ -663,11 +759,12 @@ class Spilled:
 
 
 class _Spill:
-    """Bytes a large build keeps on disk until the cache is saved: its drawings' packed rows
-    (2.8 kB a card) are read only by save() (a drawing made twice in a build is taken from the
-    build's memo), so holding them in memory made every card's share of the peak larger. An
-    unnamed temporary file (TMPDIR's: the cache's folder may not exist before the build ends
-    well), gone with the cache.
+    """Bytes a large build keeps on disk: its drawings' packed rows (2.8 kB a card) and forms'
+    bytes until the cache is saved (the rows are read only by save(): a drawing made twice in
+    a build is taken from the build's memo), and in a file of their own its faces' SVG texts
+    (KeptFace); holding them in memory made every card's share of the peak larger. An unnamed
+    temporary file (TMPDIR's: the cache's folder may not exist before the build ends well),
+    gone with the cache.
 
     Nothing kept is ever lost: the bytes not yet written wait in `waiting` (written BUFFER at a
     time), and where a write fails (TMPDIR full) they stay there, with any later bytes kept in
@@ -943,13 +1040,18 @@ class FormDrawing(svgdraw.Drawing):
         self._again: Callable[[], tuple[svgdraw.Op, ...]] | None = None
         super().__init__(width_mm, height_mm, viewbox, ops)
         self.key = key
-        self.plan: FormPlan | None = None
-        self.unbound = self
-        # form_key()'s answers by font state and canvas settings; shared with the bound twins,
-        # and kept while a long-lived cache hands this drawing to the next build
+        self.plan: FormPlan | None = None  # the PDF it replays for, while bound (pdf_forms)
+        # form_key()'s answers by font state and canvas settings, kept while a long-lived cache
+        # hands this drawing to the next build
         self.form_keys: dict[tuple[object, ...], bytes] = {}
         # text_key()'s answers by settings, with the files drawn they were made for; kept alike
         self.text_keys: dict[object, tuple[object, bytes]] = {}
+        # images, chars and shaped, worked out on first use. Attributes set here, not
+        # functools.cached_property's: that writes into the instance's __dict__, which makes the
+        # dict an object of its own (0.7 kB a drawing, a 10,000-card deck's 7 MB at its peak)
+        self._images: bool | None = None
+        self._chars: dict[str, str] | None = None
+        self._shaped: tuple[tuple[str, str, shaping.Shaped], ...] | None = None
 
     @property  # the field, or made again once released
     def ops(self) -> tuple[svgdraw.Op, ...]:
@@ -974,27 +1076,33 @@ class FormDrawing(svgdraw.Drawing):
         (earlyforms.py): the characters, whether it draws images, its form keys. `again` makes
         the ops anew for whatever asks for them after all (a form drawn again, an export)."""
         _ = self.chars, self.images  # worked out while the ops are here
-        self.__dict__.pop("shaped", None)
+        self._shaped = None
         self._again = again
         self._ops = None
 
-    @functools.cached_property
+    @property
     def images(self) -> bool:
         """Images and gradients cannot be replayed: their XObjects and shadings belong to each
         document."""
-        return any(isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops)
+        if self._images is None:
+            self._images = any(
+                isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops
+            )
+        return self._images
 
-    @functools.cached_property
+    @property
     def chars(self) -> dict[str, str]:
         """font -> the characters this drawing sets in it, each once, in order. A string, not a
         set: a set of a card's forty characters takes 2 kB, the string a tenth of it, and every
         drawing of a deck keeps its own until the PDF is written."""
-        chars: dict[str, set[str]] = {}
-        for op in self.ops:
-            if isinstance(op, svgdraw.TextOp):
-                chars.setdefault(op.font, set()).update(op.text)
-        self.renew()
-        return {font: "".join(sorted(used)) for font, used in chars.items()}
+        if self._chars is None:
+            chars: dict[str, set[str]] = {}
+            for op in self.ops:
+                if isinstance(op, svgdraw.TextOp):
+                    chars.setdefault(op.font, set()).update(op.text)
+            self.renew()
+            self._chars = {font: "".join(sorted(used)) for font, used in chars.items()}
+        return self._chars
 
     def renew(self) -> None:
         """Make the glyphs of its shaped runs that have no character of their own known to
@@ -1003,26 +1111,20 @@ class FormDrawing(svgdraw.Drawing):
         for font, text, data in self.shaped:
             shaping.register_private(font, text, data)
 
-    @functools.cached_property
+    @property
     def shaped(self) -> tuple[tuple[str, str, shaping.Shaped], ...]:
         """The shaped runs it sets that hold glyphs standing as private-use characters, all that
         renew() registers: (font, characters, shape data). Most drawings have none, so taking
         one over costs no step per run (watch takes a thousand over after each save)."""
-        return tuple(
-            (op.font, op.text, op.shaping)
-            for op in self.ops
-            if isinstance(op, svgdraw.TextOp)
-            and op.shaping is not None
-            and shaping.has_private(op.text)
-        )
-
-    def bound(self, plan: FormPlan) -> FormDrawing:
-        """This drawing, replaying for the PDF of plan: a shallow copy, as copy.copy() makes it
-        but without its generic protocol (a third of pdf_forms() for a 1,000-card deck)."""
-        twin = object.__new__(type(self))
-        twin.__dict__.update(self.__dict__)
-        twin.plan = plan
-        return twin
+        if self._shaped is None:
+            self._shaped = tuple(
+                (op.font, op.text, op.shaping)
+                for op in self.ops
+                if isinstance(op, svgdraw.TextOp)
+                and op.shaping is not None
+                and shaping.has_private(op.text)
+            )
+        return self._shaped
 
     def form_key(self, canvas: Canvas, bbox: tuple[float, float]) -> bytes | None:
         """What the PDF form this drawing makes in canvas's document depends on: the drawing,
@@ -1033,8 +1135,7 @@ class FormDrawing(svgdraw.Drawing):
         if plan is None:
             return None
         state = plan.seed(canvas)  # the first form of a PDF seeds its fonts, whatever it draws
-        own = self.unbound  # what it works out is kept there, not on this bound copy
-        if not state or own.images or not plan.holds(own):
+        if not state or self.images or not plan.holds(self):
             return None
         inside = _inside(canvas)
         canvas_settings = (bbox, inside._preamble, inside._pageCompression, type(canvas))
@@ -1042,10 +1143,10 @@ class FormDrawing(svgdraw.Drawing):
         # The seeded state names every code the fonts gave this drawing's characters (all of
         # them seeded, so none changes later in the document): the same state, the same key.
         asked = (state, canvas_settings, library)
-        known = own.form_keys.get(asked)
+        known = self.form_keys.get(asked)
         if known is None:
-            known = own._form_key(inside, canvas_settings, library)
-            memo.remember(own.form_keys, asked, known, FORM_KEYS_KEPT)
+            known = self._form_key(inside, canvas_settings, library)
+            memo.remember(self.form_keys, asked, known, FORM_KEYS_KEPT)
         return known
 
     def _form_key(
@@ -1087,7 +1188,7 @@ class FormDrawing(svgdraw.Drawing):
             return None
         data, needs = entry[1], entry[2]
         if isinstance(data, Spilled):
-            data = _read_back(cache._spill, data)
+            data = _ReadBack(cache._spill, data)
         elif not isinstance(data, bytes):
             return None
         if not (isinstance(needs, tuple) and len(needs) == 2):
@@ -1152,6 +1253,7 @@ class _Memo:
         self.contexts: dict[tuple[int, str], str] = {}  # Cache._geometry's, by group side
         self.items: dict[tuple[int, str], str] = {}  # Cache._context_repr's, by item and language
         self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
+        self.texts: dict[str, Spilled] = {}  # where keep_texts() wrote an SVG, by its form name
         self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
         self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
         self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}

@@ -78,17 +78,29 @@ class EarlyForms:
         self, canvas: Canvas, plan: FormPlan, face: Face, d: FormDrawing, forms: dict[str, str]
     ) -> None:
         """Draw one face's form (or find it kept under its key) and release its drawing."""
-        bound = d.bound(plan)
-        face.drawing = bound
+        d.plan = plan  # bound for this form alone, as Cache.pdf_forms() binds it for its PDF
         try:
             pdf.face_form(canvas, face, forms)
             w, h = face.full_size
-            key = bound.form_key(canvas, (w * pdf.K, h * pdf.K))  # as face_form asked: known
+            key = d.form_key(canvas, (w * pdf.K, h * pdf.K))  # as face_form asked: known
         finally:
-            face.drawing = d
+            d.plan = None
         if key is not None and key in self.cache.forms:
-            # the compiler and the SVG, not self: the faces outlive the build, and through
-            # self the cache (its drawings' rows, the forms' bytes) would outlive it with them
-            again, svg = self.again, face.svg
-            d.release(lambda: again(svg))
+            d.release(_Again(self.again, face))
             self.released += 1
+
+
+class _Again:
+    """A released drawing's ops, compiled again from its face's SVG. The compiler and the face,
+    not the EarlyForms: the faces outlive the build, and through it the cache (its drawings'
+    rows, the forms' bytes) would outlive it with them; the face, not its SVG text, which it
+    lets go once drawn (cache.KeptFace). An object of two slots, not a closure (one per card of
+    a large build, to its end: a closure and its cells took 0.2 kB more)."""
+
+    __slots__ = ("compile", "face")
+
+    def __init__(self, compile: Callable[[str], tuple[svgdraw.Op, ...]], face: Face) -> None:
+        self.compile, self.face = compile, face
+
+    def __call__(self) -> tuple[svgdraw.Op, ...]:
+        return self.compile(self.face.svg)

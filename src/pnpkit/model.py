@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 from pnpkit.errors import Location
 
@@ -231,6 +231,16 @@ class Face:
     shape: Shape = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet
     variant: str = ""  # the group's variant: imposed only when print.variants chooses it
     labels: str = ""  # the label sheet the group prints on (labels.py), if any
+
+    # Whether svg_key is the name of the face's PDF form (a digest of its SVG) rather than the
+    # text: a large build's faces (cache.KeptFace), whose text waits in a file
+    svg_key_is_name: ClassVar[bool] = False
+
+    @property
+    def svg_key(self) -> str:
+        """What tells this face's SVG from another's in a build's tables: the text itself (a
+        look-up costs nothing, Python keeping a string's hash); see svg_key_is_name."""
+        return self.svg
 
     @property
     def full_size(self) -> tuple[float, float]:

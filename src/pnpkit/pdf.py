@@ -136,9 +136,18 @@ def _streamed_file(f: BinaryIO) -> type[pdfdoc.PDFFile]:
 # save but those of the faces changed). Only the operators: the label is drawn apart (_label),
 # as its characters take their codes in the document's fonts as they come.
 PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start afresh
+# ...by a build with no next one (memo.handing_on): only its own pages alike come again, a
+# deck's backs every other page, and a 10,000-card deck's 2,200 pages all kept held 4 kB each
+# (their operators and stream text) at its peak, the PDF's save
+ONE_BUILD_PAGES_KEPT = 64
 _DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
 _STREAMS: dict[tuple[str, int, int], bytes] = {}
 memo.kept(_DRAWN, _STREAMS)
+
+
+def _pages_kept() -> int:
+    """How many pages of each kind _DRAWN and _STREAMS keep in this build."""
+    return PAGES_KEPT if memo.handing_on() else ONE_BUILD_PAGES_KEPT
 
 
 def _faces_and_marks(
@@ -169,7 +178,7 @@ def _faces_and_marks(
     if page.fold is not None:
         _fold_line(c, page, page.fold)
     if key is not None:
-        memo.remember(_DRAWN, key, (code[start:], used[first_used:]), PAGES_KEPT)
+        memo.remember(_DRAWN, key, (code[start:], used[first_used:]), _pages_kept())
 
 
 def _page_key(page: Page, names: list[str], marks: bool) -> tuple[object, ...]:
@@ -209,8 +218,9 @@ def _compress_page(c: Canvas) -> None:
             )
         stream.content = page.stream
         data = stream.format(doc)
-        memo.remember(_STREAMS, key, data, PAGES_KEPT)
+        memo.remember(_STREAMS, key, data, _pages_kept())
     page.Contents = EncodedForm(data)
+    del page.stream  # formatted: saving reads Contents alone, and the text is 2 kB a page
     if type(page) is pdfdoc.PDFPage:
         page.__class__ = _FastPage  # its dictionary formatted from its shape's (see _FastPage)
 
@@ -495,14 +505,15 @@ class EncodedForm(pdfdoc.PDFObject):
 def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
     """The name of the form holding this face's drawing, drawn into the PDF the first time.
 
-    `forms` is keyed by the SVG text (Python keeps a string's hash, so a repeat costs a
-    lookup); the name comes from its content, so the bytes never depend on build order.
+    `forms` is keyed by face.svg_key (the SVG text: Python keeps a string's hash, so a repeat
+    costs a lookup); the name comes from its content, so the bytes never depend on build order.
     A form is formatted as soon as it is drawn (its operators give way to its compressed
     bytes), and a drawing that kept those bytes from an earlier build under the same key
     (FormStore: the same font codes) is not drawn at all.
     """
-    if face.svg not in forms:
-        name = _form_name(face.svg)
+    svg_key = face.svg_key
+    if svg_key not in forms:
+        name = svg_key if face.svg_key_is_name else form_name(svg_key)
         w, h = face.full_size
         # hasattr, not isinstance(Drawable): a runtime protocol's check costs a thousand forms
         # tens of milliseconds
@@ -522,8 +533,8 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
             else:
                 c.endForm()  # empty, and replaced at once: the canvas goes through the same states
                 _replace(c, name, kept)
-        forms[face.svg] = name
-    return forms[face.svg]
+        forms[svg_key] = name
+    return forms[svg_key]
 
 
 # Form names by SVG text, kept from one PDF to the next (watch writes the same faces again):
@@ -533,7 +544,8 @@ _NAMES: dict[str, str] = {}
 memo.kept(_NAMES)
 
 
-def _form_name(svg: str) -> str:
+def form_name(svg: str) -> str:
+    """The name of the form an SVG is drawn into: a digest of the text."""
     name = _NAMES.get(svg)
     if name is None:
         name = "F" + hashlib.sha1(svg.encode("utf-8")).hexdigest()[:16]
