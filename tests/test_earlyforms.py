@@ -135,7 +135,7 @@ def test_a_released_drawing_makes_the_same_ops_again(kit, monkeypatch):
     ops, chars = d.ops, d.chars
     again = build._compiler(result.pack)
     d.release(lambda: again(faces[0].svg))
-    assert not d.held and "shaped" not in d.__dict__
+    assert not d.held and d._shaped is None
     assert d.ops == ops and d.chars == chars
     assert d.ops == svgdraw.compile_svg(faces[0].svg, lambda href: None).ops
 
@@ -366,22 +366,30 @@ def test_a_streamed_builds_faces_read_their_svg_back_as_rendered(kit, monkeypatc
 
 def test_a_kept_face_reads_its_svg_back_and_a_lost_one_fails_as_a_full_disk_does():
     """A face's text read back is the text kept, wherever the file's position stands (a forked
-    child reads through the same file); lost with the file, it fails the build (OSError), and
-    the cache file leaves the face out (rendered again next time)."""
+    child reads through the same file); faces alike are saved as one string (marshal writes it
+    once); lost with the file, it fails the build (OSError), and the cache file leaves the face
+    out (rendered again next time)."""
     from pnpkit.errors import Location
 
     store = cache._Spill()
     svg = '<svg xmlns="http://www.w3.org/2000/svg">Zażółć</svg>'
-    face = cache.KeptFace("g", "i", "front", 1, (10.0, 10.0), 0.0, "card", svg, Location("f"))
-    assert face.svg == svg and face.svg_key == pdf.form_name(svg)
+
+    def face() -> cache.KeptFace:
+        return cache.KeptFace("g", "i", "front", 1, (10.0, 10.0), 0.0, "card", svg, Location("f"))
+
+    first, alike = face(), face()
+    assert first.svg == svg and first.svg_key == pdf.form_name(svg)
     store.BUFFER = 1  # written at once: read back from the file
-    face.keep(store, {})
+    store.keep(b"before it")
+    first.keep(store, {})
+    alike.keep(store, {})  # written again: nothing says where a text alike is
     store.keep(b"more after it")
-    at = store.file.tell()
-    assert face._text is None and face.svg == svg and store.file.tell() == at
-    table = cache._Texted({b"k": [1, face]}, store)
-    assert table.get(b"k") == [1, svg]
+    store.file.seek(3)
+    assert first._text is None and first.svg == svg == alike.svg and store.file.tell() == 3
+    table = cache._Texted({b"k": [1, first], b"j": [1, alike]}, store)
+    assert table.get(b"k") == [1, svg] == table.get(b"j")
+    assert table[b"k"][1] is table[b"j"][1]  # one string for both
     store.close()
     with pytest.raises(OSError, match="SVG"):
-        _ = face.svg
-    assert table.get(b"k") is None
+        _ = first.svg
+    assert cache._Texted({b"k": [1, first]}, store).get(b"k") is None

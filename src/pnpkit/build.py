@@ -326,8 +326,8 @@ def _check_texts(
         seen.add(face.svg_key)
         full_size = face.full_size
         made = None  # most builds made nothing ahead: no key to make for each face
-        if ahead and not sizes_reported:
-            made = ahead.get((face.svg, full_size, face.bleed))
+        if ahead and not sizes_reported:  # taken: the SVG text it is keyed by can go (KeptFace)
+            made = ahead.pop((face.svg, full_size, face.bleed), None)
 
         def check(face: Face = face, made: Findings | None = made) -> Findings:
             if made is not None:  # a worker checked it where it compiled it

@@ -124,7 +124,7 @@ class Cache:
         self._spill = _Spill()
         # where its faces' SVG texts wait (KeptFace): a file of its own, which lives as long as
         # the faces reading it (save() closes the other)
-        self._texts = _Spill()
+        self._svg_file = _Spill()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -190,7 +190,7 @@ class Cache:
             if self.path is not None:
                 rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
                 forms = _Unspilled(self.forms, self._spill)
-                faces = _Texted(self.faces, self._texts)
+                faces = _Texted(self.faces, self._svg_file)
                 with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
                     failure = _save_marshalled(
                         self.path, self.generation, [faces, rowed, forms], stop
@@ -294,7 +294,8 @@ class Cache:
 
     def _one_copy(self, svg: str) -> str:
         """The first string of this build equal to svg: faces alike (a deck's backs) share one
-        copy of their SVG text from the build's start to its end, not one each."""
+        copy of their SVG text from the build's start to its end, not one each (a large build's
+        faces keep theirs in a file instead: KeptFace)."""
         return self._memo.svgs.setdefault(svg, svg)
 
     def keep_texts(self, faces: list[Face]) -> None:
@@ -303,7 +304,7 @@ class Cache:
         alike (a deck's back) comes again within TEXTS_KEPT others."""
         for face in faces:
             if isinstance(face, KeptFace):
-                face.keep(self._texts, self._memo.texts)
+                face.keep(self._svg_file, self._memo.svgs_kept)
 
     def _face_key(
         self,
@@ -664,17 +665,27 @@ class _Unspilled(_AsSaved):
 
 class _Texted(_AsSaved):
     """The faces' entries as saved: a large build's hold its face (KeptFace), whose text is
-    read back (an entry it cannot be read back for is left out: the face is rendered again)."""
+    read back (an entry it cannot be read back for is left out: the face is rendered again).
+    Faces alike get one string (`read`), as a build's own table shares one (_one_copy): marshal
+    writes a string a part shares once, where a deck's backs read back each would be written
+    each (1.2 kB a card more in the file)."""
+
+    def __init__(self, entries: dict[bytes, Entry], spill: _Spill) -> None:
+        super().__init__(entries, spill)
+        self.read: dict[str, str] = {}  # texts read back, by svg_key: within a part at least
 
     def __getitem__(self, key: bytes) -> Entry:
         entry = self.entries[key]
         face = entry[1]
         if not isinstance(face, KeptFace):
             return entry
-        try:
-            return [entry[0], face.svg, *entry[2:]]
-        except OSError:
-            raise KeyError(key) from None
+        text = self.read.get(face.svg_key)
+        if text is None:
+            try:
+                text = memo.remember(self.read, face.svg_key, face.svg, PART)
+            except OSError:
+                raise KeyError(key) from None
+        return [entry[0], text, *entry[2:]]
 
 
 class KeptFace(Face):
@@ -693,7 +704,7 @@ class KeptFace(Face):
         if text is not None:
             return text
         assert self._store is not None and self._at is not None, "keep() wrote it"
-        try:
+        try:  # a damaged read fails to decode: a ValueError too
             return self._store.read(self._at).decode("utf-8")
         except ValueError as exc:
             raise OSError(f"a face's SVG kept in a temporary file is lost: {exc}") from exc
@@ -764,7 +775,7 @@ class _Spill:
     a build is taken from the build's memo), and in a file of their own its faces' SVG texts
     (KeptFace); holding them in memory made every card's share of the peak larger. An unnamed
     temporary file (TMPDIR's: the cache's folder may not exist before the build ends well),
-    gone with the cache.
+    gone with the cache (the texts' file, with the last face that reads it).
 
     Nothing kept is ever lost: the bytes not yet written wait in `waiting` (written BUFFER at a
     time), and where a write fails (TMPDIR full) they stay there, with any later bytes kept in
@@ -1253,7 +1264,7 @@ class _Memo:
         self.contexts: dict[tuple[int, str], str] = {}  # Cache._geometry's, by group side
         self.items: dict[tuple[int, str], str] = {}  # Cache._context_repr's, by item and language
         self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
-        self.texts: dict[str, Spilled] = {}  # where keep_texts() wrote an SVG, by its form name
+        self.svgs_kept: dict[str, Spilled] = {}  # where keep_texts() wrote an SVG, by its form name
         self.keys: dict[tuple[int, str, str], _FaceKey] = {}  # Cache._face_key's, by item
         self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
         self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}
