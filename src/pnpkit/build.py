@@ -759,29 +759,18 @@ def link_spare(final: Path) -> bool:
     every later one does. Without one it linked each file of the live kit itself (a 1,000-card
     deck's 2,000: 60-70 ms of the first save's rebuild); watch makes it once the build is
     reported. Its files are the live kit's own inodes, which _in_place keeps as it keeps any
-    spare's. The caller holds the output folder's lock. False if there was a spare, or nothing
-    to link; a folder that cannot be linked whole leaves no spare."""
+    spare's (a symlink is copied as one, never followed, and _in_place removes it). The caller
+    holds the output folder's lock. False if there was a spare, or nothing to link; a folder
+    that cannot be linked whole leaves no spare."""
     spare, svg = output.spare_for(final), final / "svg"
     if os.path.lexists(spare) or not svg.is_dir() or svg.is_symlink():
         return False
     try:
-        _link_tree(str(svg), str(spare / "svg"))
-    except OSError:
+        shutil.copytree(svg, spare / "svg", symlinks=True, copy_function=os.link)
+    except OSError:  # shutil.Error too: the files it could not link
         shutil.rmtree(spare, ignore_errors=True)
         return False
     return True
-
-
-def _link_tree(source: str, target: str) -> None:
-    """target made as a copy of the folder source whose files are hard links to source's; symlinks
-    and anything else not a plain file or folder left out."""
-    os.makedirs(target)
-    with os.scandir(source) as entries:
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                _link_tree(entry.path, f"{target}/{entry.name}")
-            elif entry.is_file(follow_symlinks=False):
-                os.link(entry.path, f"{target}/{entry.name}", follow_symlinks=False)
 
 
 class _IndexWriter:
