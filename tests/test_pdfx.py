@@ -340,6 +340,39 @@ def test_preflight_finds_every_fault_of_a_bad_pdf(tmp_path):
     ]
 
 
+def test_a_pdf_checked_open_reports_as_by_its_path_even_once_it_is_gone(tmp_path):
+    """preflight.Ahead's child checks files it opened before the build moved them: mapped into
+    memory (no Python call per read), the file reads as qpdf reads the path, after the path is
+    gone too; a file that is no PDF gives a located error either way, for qpdf's same reason
+    (it names an open file by its Python object: the child's faults are reported by
+    check_build, from the path)."""
+    path = bad_pdf(tmp_path / "bad.pdf")
+    by_path = [str(p) for p in preflight.check(path, "pdfx")]
+    calls = []
+
+    class Counted(io.FileIO):  # a Python call qpdf makes to read the file
+        def readinto(self, buffer):
+            calls.append("readinto")
+            return super().readinto(buffer)
+
+        def tell(self):
+            calls.append("tell")
+            return super().tell()
+
+    with Counted(path) as f:
+        path.unlink()
+        assert [str(p) for p in preflight.check(path, "pdfx", f)] == by_path
+    assert calls == []  # read through the mapping (a read or a tell a call: 0.1 M at 1k cards)
+    path.write_bytes(b"%PDF-1.4\nno objects at all")
+    by_path = [str(p) for p in preflight.check(path, "home")]
+    assert by_path and by_path[0].startswith(f"{path}:0:0: error: not a readable PDF: ")
+    reason = by_path[0].split(": ")[-1]
+    with path.open("rb") as f:
+        (opened,) = [str(p) for p in preflight.check(path, "home", f)]
+    assert opened.startswith(f"{path}:0:0: error: not a readable PDF: ")
+    assert opened.endswith(f": {reason}") and len(by_path) == 1
+
+
 def _image_name(path: Path) -> str:
     with pikepdf.open(path) as pdf:
         return next(str(n) for n in pdf.pages[0].Resources.XObject.keys()).split(".")[-1]

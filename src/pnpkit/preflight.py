@@ -50,12 +50,17 @@ _OK_BLEND = {"/Normal", "/Compatible"}
 
 def check(path: Path, target: str | None = None, opened: BinaryIO | None = None) -> list[Problem]:
     """Every problem of one PDF for its target (default: pdfx when it has a PDF/X OutputIntent,
-    else home). `opened`: the file, open already (preflight.Ahead: it may have moved), read
-    from where it is rather than into memory (a 10,000-card kit's PDF is 18 MB)."""
+    else home). `opened`: the file, open already (preflight.Ahead: it may have moved), mapped
+    where the system can, not copied into memory (a 10,000-card kit's PDF is 18 MB); qpdf would
+    read it through Python calls otherwise, one tell() a system call, a hundred thousand of them
+    for a 1,000-card kit (0.37 s against 0.21 s mapped, time a cold command line waits for)."""
     import pikepdf
 
     try:
-        pdf = pikepdf.open(path if opened is None else opened)
+        if opened is None:
+            pdf = pikepdf.open(path)  # qpdf opens the path itself
+        else:  # a file mapped can move or go: it is read through the mapping
+            pdf = pikepdf.open(opened, access_mode=pikepdf.AccessMode.mmap)
     except (pikepdf.PdfError, OSError) as exc:
         return [Problem(Location(str(path)), f"not a readable PDF: {exc}", "preflight")]
     with pdf:
