@@ -11,6 +11,7 @@ allow-list (tests/test_fuzz.py) are counted apart; --strict counts them as failu
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -21,6 +22,16 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fuzzmutate import KITS, mutate, write  # noqa: E402
 from fuzzrun import Campaign, campaign_mutants  # noqa: E402
+from pnpkit import trust  # noqa: E402
+
+
+def trusted_campaign(tmp: Path) -> None:
+    """The campaign's own trust list, as the test suite's (tests/conftest.py), never the user's:
+    the kits' rules.py and Python faces run in every copy of them under tmp, so a mutant is
+    judged on what it breaks, not stopped at the trust check."""
+    os.environ["XDG_CONFIG_HOME"] = str(tmp / "config")
+    trust.remember(ROOT / "components")
+    trust.remember(tmp)
 
 
 def main() -> int:
@@ -44,14 +55,17 @@ def main() -> int:
         write(mutant, args.keep, args.keep / "sentinel")
         print(mutant.describe())
         run = f"PYTHONPATH={ROOT / 'src'} {sys.executable} -m pnpkit"
+        trusted = "--trust"  # as the campaign trusts its copies of the kits
         if mutant.command == "build":  # the campaign builds over a good build of the kit
-            print(f"cd {args.keep} && {run} build {ROOT / 'components' / args.kit} --out out")
-        print(f"cd {args.keep} && {run} {' '.join(mutant.argv('out'))}")
+            kit = ROOT / "components" / args.kit
+            print(f"cd {args.keep} && {run} build {kit} --out out {trusted}")
+        print(f"cd {args.keep} && {run} {' '.join(mutant.argv('out'))} {trusted}")
         return 0
     from test_fuzz import ALLOWED
 
     kits = (args.kit,) if args.kit else KITS
     with tempfile.TemporaryDirectory(prefix="pnpkit-fuzz-") as tmp:
+        trusted_campaign(Path(tmp))
         campaign = Campaign(Path(tmp) / "c", args.workers, allowed={} if args.strict else ALLOWED)
         started = time.perf_counter()
         campaign.prepare(kits)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,31 @@ def test_sheet_search_runs_and_keeps_the_build_as_it_was() -> None:
     assert len(rows) == 2 and rows[0] == rows[1]
     built, searched, narrow = map(int, rows[0][1:])
     assert searched <= built and narrow <= built
+
+
+def test_the_fuzz_script_runs_a_campaign_for_a_user_who_trusts_nothing(tmp_path) -> None:
+    """scripts/fuzz.py, the campaign README shows, keeps a trust list of its own as the suite
+    does: run by someone whose own list is empty (XDG_CONFIG_HOME an empty folder), it builds
+    Star Cargo (whose board is a Python face) and runs its mutants, and leaves that list empty;
+    a mutant kept to reproduce by hand is built with --trust, as the campaign built it."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    fuzz = [sys.executable, str(ROOT / "scripts" / "fuzz.py"), "--kit", "star-cargo"]
+    run = subprocess.run(
+        [*fuzz, "--count", "2", "--seed", "5", "--workers", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "failures: 0" in run.stdout.splitlines()
+    assert not (tmp_path / "config").exists()  # the user's own trust list untouched
+    kept = subprocess.run(
+        [*fuzz, "--seed", "5", "--keep", str(tmp_path / "m")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    commands = [line for line in kept.stdout.splitlines() if line.startswith("cd ")]
+    assert commands and all(line.endswith(" --trust") for line in commands)
