@@ -15,11 +15,12 @@ computes itself from a small press model:
 
 ICC v2 output ('prtr') profile, CMYK data, Lab PCS, lut16 tables:
 A2B0/1/2 share one 9^4 grid, B2A0/1/2 one 17^3 grid, and gamt. Pure Python
-(takes about a minute); run `python scripts/make_cmyk_icc.py` after changing the model.
+(takes about half a minute); run `python scripts/make_cmyk_icc.py` after changing the model.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import struct
 import sys
@@ -289,6 +290,8 @@ def profile_bytes():
 
 
 if __name__ == "__main__":
+    # no options, but --help must explain rather than overwrite the shipped profile
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_bytes(profile_bytes())
     print(f"wrote {OUT} ({OUT.stat().st_size} bytes)")

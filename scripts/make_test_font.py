@@ -6,7 +6,7 @@ Debian's fonts-wqy-microhei package:
     python scripts/make_test_font.py x/usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 """
 
-import sys
+import argparse
 from pathlib import Path
 
 from fontTools import subset
@@ -15,7 +15,11 @@ from fontTools.ttLib import TTCollection
 TEXT = "你好世界牌卡金木石得到张回合 "
 OUT = Path(__file__).resolve().parents[1] / "tests" / "fonts" / "WQYMicroHei-subset.ttf"
 
-font = TTCollection(sys.argv[1]).fonts[0]
+ap = argparse.ArgumentParser(
+    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+)
+ap.add_argument("ttc", type=Path, help="wqy-microhei.ttc from Debian's fonts-wqy-microhei")
+font = TTCollection(ap.parse_args().ttc).fonts[0]
 options = subset.Options()
 options.name_IDs = ["*"]
 options.notdef_outline = True

@@ -194,6 +194,18 @@ def test_unknown_profile_is_a_usage_error(kit):
     assert not (kit.root / "build").exists()
 
 
+def test_a_profile_file_not_there_is_named_as_a_missing_file(kit):
+    """docs/export.md's `--profile my-service.yaml`, run before the file is written: the message
+    says the file is missing, not that no shipped profile has that name."""
+    run = kit.build("--profile", "my-service.yaml")
+    assert run.code == 2
+    assert (
+        "argument --profile: no profile file 'my-service.yaml' (no such file; a shipped profile "
+        "is named without .yaml)" in run.err
+    )
+    assert not (kit.root / "build").exists()
+
+
 # ------------------------------------------------------- images: The Game Crafter, MakePlayingCards
 
 

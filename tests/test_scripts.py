@@ -95,3 +95,26 @@ def test_the_fuzz_script_runs_a_campaign_for_a_user_who_trusts_nothing(tmp_path)
     )
     commands = [line for line in kept.stdout.splitlines() if line.startswith("cd ")]
     assert commands and all(line.endswith(" --trust") for line in commands)
+
+
+MAKERS = [  # scripts that write a shipped file, and the file
+    ("make_cmyk_icc.py", "src/pnpkit/icc/pnpkit-coated-cmyk.icc"),
+    ("make_test_font.py", "tests/fonts/WQYMicroHei-subset.ttf"),
+]
+
+
+@pytest.mark.parametrize("script, writes", MAKERS, ids=[s for s, _ in MAKERS])
+def test_a_script_that_writes_a_shipped_file_explains_itself_on_help(script, writes) -> None:
+    """`--help` prints the script's usage and writes nothing: make_cmyk_icc.py took no
+    options, so `--help` computed the ICC profile again and wrote it over the shipped one;
+    make_test_font.py read `--help` as the font to subset and stopped with a traceback."""
+    before = (ROOT / writes).stat().st_mtime_ns
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith(f"usage: {script}")
+    assert (ROOT / writes).stat().st_mtime_ns == before

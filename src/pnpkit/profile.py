@@ -162,19 +162,22 @@ def find(name: str) -> Path | None:
     return None
 
 
+def _not_found(name: str) -> str:
+    """Why NAME names no profile: a file name (docs/export.md's `--profile my-service.yaml`,
+    typed before the file is written) is a missing file, not an unknown shipped name."""
+    if Path(name).suffix in (".yaml", ".yml"):
+        return f"no profile file '{name}' (no such file; a shipped profile is named without .yaml)"
+    return (
+        f"no export profile '{name}'{did_you_mean(name, names())}; profiles: "
+        f"{', '.join(names())}, or a .yaml file"
+    )
+
+
 def load(name: str) -> tuple[Profile | None, list[Problem]]:
     """Read and check a profile named NAME (shipped) or given by its path."""
     path = find(name)
     if path is None:
-        hint = did_you_mean(name, names())
-        return None, [
-            Problem(
-                Location(name, 0, 0),
-                f"no export profile '{name}'{hint}; profiles: "
-                f"{', '.join(names())}, or a .yaml file",
-                "usage",
-            )
-        ]
+        return None, [Problem(Location(name, 0, 0), _not_found(name), "usage")]
     doc, problems = load_yaml(path)
     if problems:
         return None, problems

@@ -1,0 +1,64 @@
+"""The pnpkit commands README and docs/ show in their `sh` blocks work as written, for a new
+user who trusts nothing: a kit's page once showed a build that exits 1 until its folder is
+trusted, which no one noticed because the suite trusts the kits."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
+
+
+def documented_commands() -> list[tuple[str, list[str]]]:
+    """(page:line, argv) of each pnpkit command in the pages' sh blocks, comments dropped.
+    `watch` runs until stopped (tests/test_watch.py covers it); pytest and the benchmarks
+    have tests of their own."""
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for block in SH_BLOCK.finditer(text):
+            first = text.count("\n", 0, block.start(1)) + 1
+            for n, line in enumerate(block.group(1).splitlines(), first):
+                argv = shlex.split(line, comments=True)
+                if argv[:1] == [".venv/bin/pnpkit"]:
+                    argv = ["-m", "pnpkit", *argv[1:]]
+                if argv[:2] == ["python", "-m"]:
+                    argv = argv[1:]
+                if argv[:2] == ["-m", "pnpkit"] and "watch" not in argv:
+                    found.append((f"{page.relative_to(ROOT)}:{n}", argv))
+    return found
+
+
+def test_the_documented_commands_work_as_written_for_a_user_who_trusts_nothing(tmp_path) -> None:
+    """Each runs in a copy of the project (the pages' `components/...` are relative to it),
+    with an empty trust list of its own: exit 0, no traceback, and the list left alone.
+    export.md's "profile of your own" is a copy of a shipped one, as that page suggests."""
+    project = tmp_path / "project"
+    for folder in ("components", "templates", "schema"):
+        shutil.copytree(ROOT / folder, project / folder)
+    shutil.copy(ROOT / "src/pnpkit/profiles/thegamecrafter.yaml", project / "my-service.yaml")
+    config = tmp_path / "config"
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config)}
+    commands = documented_commands()
+    assert len(commands) >= 10  # the pages' blocks were found
+    for where, argv in commands:
+        run = subprocess.run(
+            [sys.executable, *argv],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        said = run.stdout[-1500:] + run.stderr[-1500:]
+        assert run.returncode == 0, f"{where}: {shlex.join(argv)}\n{said}"
+        assert "Traceback" not in run.stderr, f"{where}: {shlex.join(argv)}\n{said}"
+    assert not config.exists()
