@@ -199,6 +199,8 @@ class TestSplitBoards:
             (842, 1191),
             (1191, 842),
         ]
+        # numbered in its own file, which has no backs: the print check, then the board
+        assert " · 2/2" in a3[1].extract_text() and "/3" not in a3[1].extract_text()
 
     def test_sheets_repeat_the_overlap_strip_and_their_targets_coincide(self, tmp_path):
         from conftest import board_pack

@@ -540,8 +540,9 @@ def _write_large(
     if not split or pack.print.paper == "a3":
         return
     settings = dataclasses.replace(pack.print, paper="a3", backs="none")
+    on_a3 = dataclasses.replace(pack, print=settings)  # no backs: one print-check page first
     large, _ = layout.impose(list(split.values()), settings, reg.packers)
-    _label(large, pack, lang)
+    _label(large, on_a3, lang)
     title = f"{pack.name[lang]} (A3)"
     with cache.pdf_forms(large):
         pdf.write_pdf(
@@ -549,7 +550,7 @@ def _write_large(
             folder / f"{pack.id}-{lang}-a3.pdf",
             title,
             settings.crop_marks,
-            _calibration(dataclasses.replace(pack, print=settings), lang),
+            _calibration(on_a3, lang),
             stamp=_stamp(pack),
         )
 
