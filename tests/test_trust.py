@@ -205,6 +205,9 @@ def test_trust_is_remembered_per_folder_and_can_be_taken_back(kit, untrusted):
     assert kit.run("trust").out.splitlines() == [str((kit.root / kit.pack).resolve())]
     assert kit.run("trust", "--remove", str(kit.pack)).code == 0
     assert kit.validate().lines == [SKIPPED]
+    listed = kit.run("trust")  # an empty list says so, beside the list a script reads
+    assert (listed.code, listed.out) == (0, "")
+    assert listed.err == f"no folder is trusted (the list is kept in {trust.store()})\n"
 
 
 def test_trusting_a_folder_trusts_the_packs_below_it(kit, untrusted):

@@ -117,8 +117,11 @@ def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not args.packs:
-        for folder in trusted_folders():
+        folders = trusted_folders()
+        for folder in folders:
             print(folder)
+        if not folders:  # said apart from the list, which stays empty for a script reading it
+            print(f"no folder is trusted (the list is kept in {store()})", file=sys.stderr)
         return 0
     missing = [p for p in args.packs if not p.is_dir()]
     if missing:
