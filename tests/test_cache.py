@@ -393,6 +393,30 @@ def test_another_engine_never_reuses_an_entry(kit, monkeypatch):
     assert run()["faces rendered"] == 2 * FACES
 
 
+def test_the_engine_names_the_installed_library_versions():
+    """library_versions() reads what importlib.metadata would find, without importing it."""
+    import importlib.metadata
+
+    for name, version in cache.library_versions():
+        assert version == importlib.metadata.version(name), name
+
+
+def test_the_engine_changes_with_a_library_version(monkeypatch, tmp_path):
+    """A new ReportLab may draw differently, and so may a new svglib (read from its metadata's
+    folder): either makes another engine, so no entry made by the old one is served."""
+    import reportlab
+
+    before = cache.engine.__wrapped__()
+    monkeypatch.setattr(reportlab, "Version", reportlab.Version + ".post1")
+    assert cache.engine.__wrapped__() != before
+    monkeypatch.undo()
+    assert cache.engine.__wrapped__() == before
+    (tmp_path / "SVGLib-99.0.dist-info").mkdir()  # first on the path, as a newer install's
+    monkeypatch.syspath_prepend(tmp_path)
+    assert cache.installed_version("svglib") == "99.0"
+    assert cache.engine.__wrapped__() != before
+
+
 def test_faces_with_problems_are_rendered_and_reported_every_time(kit):
     kit.edit(f"{M}/herd.yaml", 'en: "Mammoth herd"', 'en: "' + "Mammoth herd " * 40 + '"')
     c = Cache()
