@@ -530,7 +530,7 @@ def test_a_build_that_fails_late_leaves_the_last_one_as_it_was(kit, monkeypatch)
 def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_kept():
     """Keeping a form's bytes is only safe when the PDF's fonts were seeded with every character
     of the form: then its codes are known before it is drawn."""
-    fonts.register_all()
+    fonts.for_canvas()
     c = Cache()
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewBox="0 0 20 10">'
@@ -549,7 +549,7 @@ def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_kept():
 
 def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
     """The bytes a form replays are the bytes ReportLab writes for it, in another document too."""
-    fonts.register_all()
+    fonts.for_canvas()
     c = Cache()
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewBox="0 0 20 10">'

@@ -1067,7 +1067,7 @@ class FormPlan:
         try:
             doc = inside._doc
             for name in sorted(self.chars):
-                font = pdfmetrics.getFont(name)
+                font = pdfmetrics.getFont(fonts.known(name))
                 if not isinstance(font, TTFont):  # the only fonts ReportLab subsets as it goes
                     raise TypeError(name)
                 font.splitString("".join(sorted(self.chars[name])), doc)
@@ -1215,7 +1215,7 @@ class FormDrawing(svgdraw.Drawing):
         h.update(repr(canvas_settings).encode())
         h.update(repr(library).encode())
         for font, chars in sorted(self.chars.items()):  # each font's characters, sorted
-            ttf = pdfmetrics.getFont(font)  # a TTFont: seed() checked
+            ttf = pdfmetrics.getFont(font)  # a TTFont, registered: seed() checked
             assert isinstance(ttf, TTFont), "seed() turns replaying off for other fonts"
             fstate = ttf.state[inside._doc]
             assigned = fstate.assignments  # type: ignore[attr-defined]  # not in the stubs
