@@ -624,6 +624,77 @@ def test_a_template_is_compiled_once_per_process_until_its_source_changes(tmp_pa
     assert all("<!-- new -->" in f.svg for f in edited.faces["en"])
 
 
+def test_what_a_compile_reads_of_a_template_is_what_a_parse_of_its_own_says(kit, monkeypatch):
+    """Sandbox._parse reads each tree a compile parses for template_family(), before Jinja's
+    optimiser folds its constants (a constant's filter and test calls would be gone): the same
+    as a parse of its own, for every template of the kits and one the optimiser rewrites."""
+    from pnpkit.registry import default_registry
+
+    (kit.root / "templates" / "folded.svg.j2").write_text(
+        '{% import "_icons.svg.j2" as icons %}{{ "x" | upper }}{% if 1 is odd %}y{% endif %}'
+    )
+    pack, _ = schema.load_pack(kit.pack)
+    env = render.environment(pack, default_registry())
+    monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # as a new process: compiled
+    names = [n for n in env.list_templates() if n.endswith(".j2")]
+    assert "folded.svg.j2" in names and len(names) > 10
+    for name in names:
+        source = env.loader.get_source(env, name)[0]
+        key = (render._settings(env), source)
+        monkeypatch.setattr(render, "_PARSED", {})
+        env.get_template(name)
+        read = render._PARSED[key]
+        monkeypatch.setattr(render, "_PARSED", {})
+        own = render._read_tree(key, jinja2.Environment._parse(env, source, None, None))
+        assert read == own, name
+    folded = render._parsed(env, (kit.root / "templates" / "folded.svg.j2").read_text())
+    assert "upper" in folded.filters and "odd" in folded.tests
+    assert folded.references == ("_icons.svg.j2",)
+
+
+def test_a_new_process_takes_its_template_parses_from_beside_the_cache(kit, monkeypatch):
+    """The parses of the templates whose families the face keys hashed are kept beside the
+    cache file: a build in a new process (nothing parsed nor compiled yet) takes them instead of
+    parsing its templates again, reuses every face, and what it took is what a parse says; an
+    edited template is parsed, as its source is not among them."""
+    from pnpkit.registry import default_registry
+
+    out = kit.root / "build"
+    assert not build.build(kit.pack, out).errors
+    assert (out / build.CACHE_DIR / "mammoth-herd.parses.marshal").is_file()
+    parsed: list[str | None] = []
+    parse = jinja2.Environment._parse
+
+    def counted(self, source, name, filename):
+        parsed.append(name)
+        return parse(self, source, name, filename)
+
+    def new_process() -> Cache:
+        monkeypatch.setattr(render, "_PARSED", {})
+        monkeypatch.setattr(render, "_COMPILED", render._Compiled())
+        return Cache(out / build.CACHE_DIR)
+
+    monkeypatch.setattr(jinja2.Environment, "_parse", counted)
+    c = new_process()
+    assert not build.build(kit.pack, out, cache=c).errors
+    assert parsed == [] and c.stats["faces reused"] == 2 * FACES
+    taken = dict(render._PARSED)
+    env = render.environment(schema.load_pack(kit.pack)[0], default_registry())
+    assert taken and {settings for settings, _ in taken} == {render._settings(env)}
+    for (_, source), known in taken.items():
+        assert render._read_tree(("a parse", source), parse(env, source, None, None)) == known
+    kit.edit(
+        "templates/mammoth-herd/bonus-front.svg.j2",
+        "{% block content %}",
+        "{% block content %}<g/>",
+    )
+    c = new_process()
+    assert not build.build(kit.pack, out, cache=c).errors
+    assert c.stats["faces rendered"] == 2 * 16  # the bonus tiles' fronts, in both languages
+    # parsed once for its family's hash (no name), then compiled with those it uses
+    assert parsed.count(None) == 1 and "mammoth-herd/bonus-front.svg.j2" in parsed
+
+
 def test_a_faces_key_describes_all_its_template_sees(kit):
     """The key's context is made in parts, once per item and group side: it must stay exactly
     repr(face_context()), whatever face_context() comes to hold."""

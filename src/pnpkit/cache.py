@@ -164,6 +164,7 @@ class Cache:
         self._keyed: dict[tuple[int, str, str], _FaceKey] = {}  # the previous build's face keys
         self._svg_keys: dict[str, tuple[bytes, bytes]] = {}  # and drawing keys (_drawing_key)
         self.texts = TextChecks()  # build._check_texts' findings per drawing, in their own file
+        self._parses_taken: Path | None = None  # the file whose template parses were taken
         # A large build's drawings keep their entries' rows packed (_pack_rows): a few kB of
         # bytes instead of a tuple per op, as their drawings are released once checked
         # (FormDrawing.release, earlyforms.py). build.validate() sets it for such a build.
@@ -236,6 +237,7 @@ class Cache:
         try:
             self.texts.save(self.path, oldest, stop)
             if self.path is not None:
+                _save_parses(self.path, self._memo.parses, stop)
                 rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
                 forms = _Unspilled(self.forms, self._spill)
                 faces = _Texted(self.faces, self._svg_file)
@@ -256,7 +258,7 @@ class Cache:
     def drop_partial(self, pid: int) -> None:
         """Remove what a save by process pid left half written (a child saving it, killed)."""
         if self.path is not None:
-            for path in (self.path, _texts_path(self.path)):
+            for path in (self.path, _texts_path(self.path), _parses_path(self.path)):
                 with contextlib.suppress(OSError):
                     _partial(path, pid).unlink(missing_ok=True)
 
@@ -455,7 +457,13 @@ class Cache:
         when it names one by a variable), hashed; None if one cannot be read or parsed."""
         templates = self._memo.templates
         if name not in templates:
+            if self.path is not None and self.path != self._parses_taken:
+                self._parses_taken = self.path  # once: this process knows them from then on
+                render.take_parse_rows(_read_parses(self.path))
             templates[name] = _family_hash(env, name)
+            with contextlib.suppress(jinja2.TemplateError):  # _family_hash() said so: None
+                sources = [source for _, _, source in render.template_family(env, name)]
+                self._memo.parses.update((row[1], row) for row in render.parse_rows(env, sources))
         return templates[name]
 
     # ------------------------------------------------------------ drawings
@@ -646,6 +654,31 @@ def _finding(value: object) -> bool:
 def _texts_path(path: Path) -> Path:
     """The text-check file beside a pack's cache file."""
     return path.with_name(path.name.removesuffix(".marshal") + TextChecks.SUFFIX)
+
+
+def _parses_path(path: Path) -> Path:
+    """The file of template parses beside a pack's cache file."""
+    return path.with_name(path.name.removesuffix(".marshal") + ".parses.marshal")
+
+
+def _save_parses(
+    path: Path, parses: dict[object, render.ParseRow], stop: Callable[[], bool] | None
+) -> None:
+    """Write the parses of this build's templates beside the pack's cache file, for the next
+    build's process to take instead of parsing them again (render.take_parse_rows); the file
+    holds this build's alone. A failure only costs that time."""
+    table: dict[bytes, Entry] = {
+        hashlib.sha256(repr(row[:2]).encode()).digest(): [0, row] for row in parses.values()
+    }
+    _save_marshalled(_parses_path(path), 0, [table], stop)
+
+
+def _read_parses(path: Path) -> list[object]:
+    """The template parses kept beside a pack's cache file (render.take_parse_rows checks each);
+    none if missing or stale."""
+    read = _load_marshalled(_parses_path(path), 1)
+    entries = read[1][0].values() if read is not None else ()
+    return [entry[1] for entry in entries if isinstance(entry, list) and len(entry) == 2]
 
 
 def _read_texts(path: Path | None) -> dict[bytes, Entry]:
@@ -1318,6 +1351,8 @@ class _Memo:
         self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}
         # the code and fonts part of svg_keys, once, by engine() and fonts.signature()
         self.prefixes: dict[tuple[bytes, str], bytes] = {}
+        # the parses of the templates the face keys hashed, by source, for the next process
+        self.parses: dict[object, render.ParseRow] = {}
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
