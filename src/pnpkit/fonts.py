@@ -105,7 +105,7 @@ def known(name: str) -> str:
     filename = _UNREGISTERED.get(name)
     if filename is not None:
         pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
-        del _UNREGISTERED[name]  # once registered: a file that fails to read fails again
+        _UNREGISTERED.pop(name, None)  # once registered: a file that fails to read fails again
     return name
 
 
