@@ -401,6 +401,16 @@ def test_the_engine_names_the_installed_library_versions():
         assert version == importlib.metadata.version(name), name
 
 
+def test_an_install_without_a_dist_info_folder_is_read_by_importlib_metadata(tmp_path, monkeypatch):
+    """An egg's metadata names no version in its folder's name: importlib.metadata reads it."""
+    egg = tmp_path / "Probe_Dist.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 1.1\nName: probe-dist\nVersion: 1.2.3\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    assert cache.installed_version("probe-dist") == "1.2.3"
+    assert cache.installed_version("no-such-distribution") == ""
+
+
 def test_the_engine_changes_with_a_library_version(monkeypatch, tmp_path):
     """A new ReportLab may draw differently, and so may a new svglib (read from its metadata's
     folder): either makes another engine, so no entry made by the old one is served."""

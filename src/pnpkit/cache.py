@@ -107,7 +107,8 @@ def library_versions() -> list[tuple[str, str]]:
 def installed_version(distribution: str) -> str:
     """The version of an installed distribution as importlib.metadata.version() finds it: from
     the first `<name>-<version>.dist-info` folder on sys.path (names compared as the wheel
-    format normalises them); "" when there is none."""
+    format normalises them), or, for an install without one (an egg's metadata, a zip file),
+    from importlib.metadata itself; "" when it is not installed."""
     wanted = _dist_name(distribution)
     for entry in sys.path:
         try:
@@ -118,7 +119,18 @@ def installed_version(distribution: str) -> str:
             stem, dot, version = name.removesuffix(".dist-info").partition("-")
             if name.endswith(".dist-info") and dot and _dist_name(stem) == wanted:
                 return version
-    return ""
+    return _metadata_version(distribution)
+
+
+def _metadata_version(distribution: str) -> str:
+    """importlib.metadata.version(distribution), or "" when it is not installed: imported only
+    for an install installed_version() cannot read itself."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def _dist_name(name: str) -> str:
