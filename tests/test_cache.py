@@ -701,8 +701,37 @@ def test_a_new_process_takes_its_template_parses_from_beside_the_cache(kit, monk
     c = new_process()
     assert not build.build(kit.pack, out, cache=c).errors
     assert c.stats["faces rendered"] == 2 * 16  # the bonus tiles' fronts, in both languages
-    # parsed once for its family's hash (no name), then compiled with those it uses
-    assert parsed.count(None) == 1 and "mammoth-herd/bonus-front.svg.j2" in parsed
+    # parsed once, for its family's hash (no name), its compile taking that tree; those it
+    # uses, known from the file, parsed only to be compiled
+    assert parsed == [None, "_face.svg.j2", "_icons.svg.j2"]
+
+
+def test_a_cold_build_parses_each_template_once_and_writes_what_it_wrote(
+    kit, monkeypatch, tmp_path
+):
+    """A cold build parses a template's family for the faces' keys, then compiles it: the
+    compile takes the tree parse() kept (Sandbox.parse), so each source is parsed once, and the
+    kit is what a build whose compiles parse afresh writes, byte for byte."""
+    parsed: list[str] = []
+    parse = jinja2.Environment._parse
+
+    def counted(self, source, name, filename):
+        parsed.append(source)
+        return parse(self, source, name, filename)
+
+    def cold(out: Path) -> dict[Path, bytes]:
+        monkeypatch.setattr(render, "_PARSED", {})  # as a new process: nothing parsed
+        monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # nor compiled
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+        assert not build.build(kit.pack, out).errors
+        return {p.relative_to(out): p.read_bytes() for p in out.rglob("*.pdf")}
+
+    monkeypatch.setattr(jinja2.Environment, "_parse", counted)
+    once = cold(tmp_path / "once")
+    assert parsed and len(parsed) == len(set(parsed))
+    monkeypatch.setattr(render.Sandbox, "parse", jinja2.Environment.parse)  # keeps no tree
+    parsed.clear()
+    assert cold(tmp_path / "twice") == once and len(parsed) > len(set(parsed))
 
 
 def test_a_faces_key_describes_all_its_template_sees(kit):

@@ -98,13 +98,32 @@ class Sandbox(ImmutableSandboxedEnvironment):
     def is_safe_attribute(self, obj: object, attr: str, value: object) -> bool:
         return type(obj) in self.readable and super().is_safe_attribute(obj, attr, value)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._trees: dict[str, jinja2.nodes.Template] = {}  # parse()'s, by source: see there
+
+    def parse(
+        self, source: str, name: str | None = None, filename: str | None = None
+    ) -> jinja2.nodes.Template:
+        """Jinja's parse, the tree also kept for the compile of the same source: a cold build
+        parses a template's family (template_family(), for the faces' keys) before it compiles
+        the template. Only _parsed() asks, and reads the tree without changing it. Without
+        extensions only: one's preprocessing may read the name, which parse() is not given."""
+        tree = super().parse(source, name, filename)
+        if not self.extensions:
+            self._trees[source] = tree
+        return tree
+
     def _parse(self, source: str, name: str | None, filename: str | None) -> jinja2.nodes.Template:
-        """Jinja's parse, what the tree says read for _parsed() on the way: template_family()
-        asks for it of the templates a validation compiled, which it parsed a second time (0.05-0.1
-        s of a small pack's). Read now, as Jinja's code generator then rewrites the tree in
-        place (its optimiser folds constants)."""
-        tree = super()._parse(source, name, filename)
-        _read_tree((_settings(self), source), tree)
+        """Jinja's parse (of a compile, or of parse()), what the tree says read for _parsed() on
+        the way: template_family() asks for it of the templates a validation compiled, which it
+        parsed a second time (0.05-0.1 s of a small pack's). Read now, as Jinja's code generator
+        then rewrites the tree in place (its optimiser folds constants); a tree parse() kept is
+        handed to one compile, never two."""
+        tree = self._trees.pop(source, None)
+        if tree is None:
+            tree = super()._parse(source, name, filename)
+            _read_tree((_settings(self), source), tree)
         return tree
 
     def getattr(self, obj: Any, attribute: str) -> Any:
