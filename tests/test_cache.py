@@ -393,6 +393,40 @@ def test_another_engine_never_reuses_an_entry(kit, monkeypatch):
     assert run()["faces rendered"] == 2 * FACES
 
 
+def test_the_engine_names_the_installed_library_versions():
+    """library_versions() reads what importlib.metadata would find, without importing it."""
+    import importlib.metadata
+
+    for name, version in cache.library_versions():
+        assert version == importlib.metadata.version(name), name
+
+
+def test_an_install_without_a_dist_info_folder_is_read_by_importlib_metadata(tmp_path, monkeypatch):
+    """An egg's metadata names no version in its folder's name: importlib.metadata reads it."""
+    egg = tmp_path / "Probe_Dist.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 1.1\nName: probe-dist\nVersion: 1.2.3\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    assert cache.installed_version("probe-dist") == "1.2.3"
+    assert cache.installed_version("no-such-distribution") == ""
+
+
+def test_the_engine_changes_with_a_library_version(monkeypatch, tmp_path):
+    """A new ReportLab may draw differently, and so may a new svglib (read from its metadata's
+    folder): either makes another engine, so no entry made by the old one is served."""
+    import reportlab
+
+    before = cache.engine.__wrapped__()
+    monkeypatch.setattr(reportlab, "Version", reportlab.Version + ".post1")
+    assert cache.engine.__wrapped__() != before
+    monkeypatch.undo()
+    assert cache.engine.__wrapped__() == before
+    (tmp_path / "SVGLib-99.0.dist-info").mkdir()  # first on the path, as a newer install's
+    monkeypatch.syspath_prepend(tmp_path)
+    assert cache.installed_version("svglib") == "99.0"
+    assert cache.engine.__wrapped__() != before
+
+
 def test_faces_with_problems_are_rendered_and_reported_every_time(kit):
     kit.edit(f"{M}/herd.yaml", 'en: "Mammoth herd"', 'en: "' + "Mammoth herd " * 40 + '"')
     c = Cache()
@@ -506,7 +540,7 @@ def test_a_build_that_fails_late_leaves_the_last_one_as_it_was(kit, monkeypatch)
 def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_kept():
     """Keeping a form's bytes is only safe when the PDF's fonts were seeded with every character
     of the form: then its codes are known before it is drawn."""
-    fonts.register_all()
+    fonts.for_canvas()
     c = Cache()
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewBox="0 0 20 10">'
@@ -525,7 +559,7 @@ def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_kept():
 
 def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
     """The bytes a form replays are the bytes ReportLab writes for it, in another document too."""
-    fonts.register_all()
+    fonts.for_canvas()
     c = Cache()
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewBox="0 0 20 10">'
@@ -598,6 +632,106 @@ def test_a_template_is_compiled_once_per_process_until_its_source_changes(tmp_pa
     edited = build.validate(pack)
     assert compiled == ["solid.svg.j2"]
     assert all("<!-- new -->" in f.svg for f in edited.faces["en"])
+
+
+def test_what_a_compile_reads_of_a_template_is_what_a_parse_of_its_own_says(kit, monkeypatch):
+    """Sandbox._parse reads each tree a compile parses for template_family(), before Jinja's
+    optimiser folds its constants (a constant's filter and test calls would be gone): the same
+    as a parse of its own, for every template of the kits and one the optimiser rewrites."""
+    from pnpkit.registry import default_registry
+
+    (kit.root / "templates" / "folded.svg.j2").write_text(
+        '{% import "_icons.svg.j2" as icons %}{{ "x" | upper }}{% if 1 is odd %}y{% endif %}'
+    )
+    pack, _ = schema.load_pack(kit.pack)
+    env = render.environment(pack, default_registry())
+    monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # as a new process: compiled
+    names = [n for n in env.list_templates() if n.endswith(".j2")]
+    assert "folded.svg.j2" in names and len(names) > 10
+    for name in names:
+        source = env.loader.get_source(env, name)[0]
+        key = (render._settings(env), source)
+        monkeypatch.setattr(render, "_PARSED", {})
+        env.get_template(name)
+        read = render._PARSED[key]
+        monkeypatch.setattr(render, "_PARSED", {})
+        own = render._read_tree(key, jinja2.Environment._parse(env, source, None, None))
+        assert read == own, name
+    folded = render._parsed(env, (kit.root / "templates" / "folded.svg.j2").read_text())
+    assert "upper" in folded.filters and "odd" in folded.tests
+    assert folded.references == ("_icons.svg.j2",)
+
+
+def test_a_new_process_takes_its_template_parses_from_beside_the_cache(kit, monkeypatch):
+    """The parses of the templates whose families the face keys hashed are kept beside the
+    cache file: a build in a new process (nothing parsed nor compiled yet) takes them instead of
+    parsing its templates again, reuses every face, and what it took is what a parse says; an
+    edited template is parsed, as its source is not among them."""
+    from pnpkit.registry import default_registry
+
+    out = kit.root / "build"
+    assert not build.build(kit.pack, out).errors
+    assert (out / build.CACHE_DIR / "mammoth-herd.parses.marshal").is_file()
+    parsed: list[str | None] = []
+    parse = jinja2.Environment._parse
+
+    def counted(self, source, name, filename):
+        parsed.append(name)
+        return parse(self, source, name, filename)
+
+    def new_process() -> Cache:
+        monkeypatch.setattr(render, "_PARSED", {})
+        monkeypatch.setattr(render, "_COMPILED", render._Compiled())
+        return Cache(out / build.CACHE_DIR)
+
+    monkeypatch.setattr(jinja2.Environment, "_parse", counted)
+    c = new_process()
+    assert not build.build(kit.pack, out, cache=c).errors
+    assert parsed == [] and c.stats["faces reused"] == 2 * FACES
+    taken = dict(render._PARSED)
+    env = render.environment(schema.load_pack(kit.pack)[0], default_registry())
+    assert taken and {settings for settings, _ in taken} == {render._settings(env)}
+    for (_, source), known in taken.items():
+        assert render._read_tree(("a parse", source), parse(env, source, None, None)) == known
+    kit.edit(
+        "templates/mammoth-herd/bonus-front.svg.j2",
+        "{% block content %}",
+        "{% block content %}<g/>",
+    )
+    c = new_process()
+    assert not build.build(kit.pack, out, cache=c).errors
+    assert c.stats["faces rendered"] == 2 * 16  # the bonus tiles' fronts, in both languages
+    # parsed once, for its family's hash (no name), its compile taking that tree; those it
+    # uses, known from the file, parsed only to be compiled
+    assert parsed == [None, "_face.svg.j2", "_icons.svg.j2"]
+
+
+def test_a_cold_build_parses_each_template_once_and_writes_what_it_wrote(
+    kit, monkeypatch, tmp_path
+):
+    """A cold build parses a template's family for the faces' keys, then compiles it: the
+    compile takes the tree parse() kept (Sandbox.parse), so each source is parsed once, and the
+    kit is what a build whose compiles parse afresh writes, byte for byte."""
+    parsed: list[str] = []
+    parse = jinja2.Environment._parse
+
+    def counted(self, source, name, filename):
+        parsed.append(source)
+        return parse(self, source, name, filename)
+
+    def cold(out: Path) -> dict[Path, bytes]:
+        monkeypatch.setattr(render, "_PARSED", {})  # as a new process: nothing parsed
+        monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # nor compiled
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+        assert not build.build(kit.pack, out).errors
+        return {p.relative_to(out): p.read_bytes() for p in out.rglob("*.pdf")}
+
+    monkeypatch.setattr(jinja2.Environment, "_parse", counted)
+    once = cold(tmp_path / "once")
+    assert parsed and len(parsed) == len(set(parsed))
+    monkeypatch.setattr(render.Sandbox, "parse", jinja2.Environment.parse)  # keeps no tree
+    parsed.clear()
+    assert cold(tmp_path / "twice") == once and len(parsed) > len(set(parsed))
 
 
 def test_a_faces_key_describes_all_its_template_sees(kit):

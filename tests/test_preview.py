@@ -23,7 +23,8 @@ from PIL import Image
 from conftest import ROOT, colour_pack, write_pack
 from pnpkit import build, child, preview
 from pnpkit.cache import Cache
-from pnpkit.watch import Server, Watcher
+from pnpkit.serve import Server
+from pnpkit.watch import Watcher
 
 M = "components/mammoth-herd"
 

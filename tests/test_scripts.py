@@ -20,6 +20,7 @@ SCRIPTS = [  # every scripts/bench_*.py, with --quick (tiny sizes, one run) and 
     ("bench_png.py", "faces/s"),
     ("bench_sheet.py", "read and validated 20 items in"),
     ("bench_side.py", "one card edited / cold: this"),
+    ("bench_startup.py", "warm build: this"),
     ("bench_text.py", "rich  this     median CPU"),
 ]
 

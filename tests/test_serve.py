@@ -11,7 +11,8 @@ import pytest
 
 from conftest import colour_pack
 from pnpkit import preview
-from pnpkit.watch import Server, Watcher
+from pnpkit.serve import Server
+from pnpkit.watch import Watcher
 
 SECRET = b"the user's private notes"
 

@@ -722,7 +722,7 @@ def test_the_fonts_signature_follows_the_fonts_in_use_when_one_fails_to_load(tmp
 
 
 def _two_canvases() -> tuple[Canvas, Canvas]:
-    fonts.register_all()
+    fonts.for_canvas()
     return tuple(  # type: ignore[return-value]
         Canvas(io.BytesIO(), pagesize=(100, 100), invariant=1, pageCompression=0) for _ in range(2)
     )

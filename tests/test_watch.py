@@ -21,7 +21,8 @@ import pytest
 from pnpkit import build, watch
 from pnpkit.cache import Cache
 from pnpkit.output import spare_for
-from pnpkit.watch import Server, Watcher
+from pnpkit.serve import Server
+from pnpkit.watch import Watcher
 
 M = "components/mammoth-herd"
 TIMEOUT = 60  # seconds to wait for a build before the test gives up (a hang, not a speed check)

@@ -35,9 +35,9 @@ import dataclasses
 import functools
 import gc
 import hashlib
-import importlib.metadata
 import marshal
 import os
+import re
 import sys
 import tempfile
 import zlib
@@ -46,7 +46,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Protocol, cast
 
+import bidi
 import jinja2
+import lxml.etree
+import reportlab
+import uharfbuzz
+import yaml
 from reportlab import rl_config
 from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
@@ -61,7 +66,6 @@ FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as svgdraw.op_row() rows; 
 LEAN = 2000  # drawings in a build from which their entries' rows wait for save() (_lean)
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
 FORM_KEYS_KEPT = 8  # form keys a drawing remembers (its PDFs: the kit, A3, changes, ...)
-LIBRARIES = ("jinja2", "lxml", "reportlab", "svglib", "pyyaml", "uharfbuzz", "python-bidi")
 
 # [generation, *what the entry keeps]: a list, so that using it renews it in place. It holds
 # plain data for marshal, so its parts are narrowed with isinstance() where they are read.
@@ -74,18 +78,74 @@ def engine() -> bytes:
     """A hash of what turns the same inputs into different output: pnpkit's code and fonts,
     the Python and library versions. Computed once per process, i.e. of the code it runs."""
     h = hashlib.sha256(sys.version.encode())
-    for name in LIBRARIES:
-        try:
-            h.update(f"{name} {importlib.metadata.version(name)}".encode())
-        except importlib.metadata.PackageNotFoundError:
-            h.update(name.encode())
+    for name, version in library_versions():
+        h.update(f"{name} {version}".encode())
     package = Path(__file__).resolve().parent
-    for path in sorted(
-        p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-    ):
-        h.update(str(path.relative_to(package)).encode())
+    for path in _package_files(package):
+        h.update(path.relative_to(package).as_posix().encode())
         h.update(path.read_bytes())
     return h.digest()
+
+
+def library_versions() -> list[tuple[str, str]]:
+    """(distribution, version) of each library that shapes the output, as the modules that the
+    build imports anyway say it (their code is what runs): importlib.metadata.version() cost
+    every command the import of importlib.metadata (email, zipfile, csv, socket...: 30-40 ms)
+    and 10 ms of lookups. svglib's package imports its renderer (see svgdraw._normalised), so
+    its version is read from the name of its installed metadata's folder instead."""
+    return [
+        ("jinja2", jinja2.__version__),
+        ("lxml", lxml.etree.__version__),
+        ("reportlab", reportlab.Version),
+        ("svglib", installed_version("svglib")),
+        ("pyyaml", yaml.__version__),
+        ("uharfbuzz", uharfbuzz.__version__),
+        ("python-bidi", bidi.VERSION),
+    ]
+
+
+def installed_version(distribution: str) -> str:
+    """The version of an installed distribution as importlib.metadata.version() finds it: from
+    the first `<name>-<version>.dist-info` folder on sys.path (names compared as the wheel
+    format normalises them), or, for an install without one (an egg's metadata, a zip file),
+    from importlib.metadata itself; "" when it is not installed."""
+    wanted = _dist_name(distribution)
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:  # a zip file, a folder that is gone
+            continue
+        for name in names:
+            stem, dot, version = name.removesuffix(".dist-info").partition("-")
+            if name.endswith(".dist-info") and dot and _dist_name(stem) == wanted:
+                return version
+    return _metadata_version(distribution)
+
+
+def _metadata_version(distribution: str) -> str:
+    """importlib.metadata.version(distribution), or "" when it is not installed: imported only
+    for an install installed_version() cannot read itself."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def _dist_name(name: str) -> str:
+    """A distribution's name as dist-info folders spell it (PEP 503 and the wheel format)."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _package_files(package: Path) -> list[Path]:
+    """Every file of the package but compiled bytecode, in a fixed order (os.walk: pathlib's
+    rglob took 5 ms of the 100 files)."""
+    found = []
+    for folder, subfolders, files in os.walk(package):
+        subfolders[:] = [s for s in subfolders if s != "__pycache__"]
+        found += [Path(folder, name) for name in files]
+    return sorted(found)
 
 
 class Cache:
@@ -116,6 +176,7 @@ class Cache:
         self._keyed: dict[tuple[int, str, str], _FaceKey] = {}  # the previous build's face keys
         self._svg_keys: dict[str, tuple[bytes, bytes]] = {}  # and drawing keys (_drawing_key)
         self.texts = TextChecks()  # build._check_texts' findings per drawing, in their own file
+        self._parses_taken: Path | None = None  # the file whose template parses were taken
         # A large build's drawings keep their entries' rows packed (_pack_rows): a few kB of
         # bytes instead of a tuple per op, as their drawings are released once checked
         # (FormDrawing.release, earlyforms.py). build.validate() sets it for such a build.
@@ -188,6 +249,7 @@ class Cache:
         try:
             self.texts.save(self.path, oldest, stop)
             if self.path is not None:
+                _save_parses(self.path, self._memo.parses, stop)
                 rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
                 forms = _Unspilled(self.forms, self._spill)
                 faces = _Texted(self.faces, self._svg_file)
@@ -208,7 +270,7 @@ class Cache:
     def drop_partial(self, pid: int) -> None:
         """Remove what a save by process pid left half written (a child saving it, killed)."""
         if self.path is not None:
-            for path in (self.path, _texts_path(self.path)):
+            for path in (self.path, _texts_path(self.path), _parses_path(self.path)):
                 with contextlib.suppress(OSError):
                     _partial(path, pid).unlink(missing_ok=True)
 
@@ -407,7 +469,13 @@ class Cache:
         when it names one by a variable), hashed; None if one cannot be read or parsed."""
         templates = self._memo.templates
         if name not in templates:
+            if self.path is not None and self.path != self._parses_taken:
+                self._parses_taken = self.path  # once: this process knows them from then on
+                render.take_parse_rows(_read_parses(self.path))
             templates[name] = _family_hash(env, name)
+            with contextlib.suppress(jinja2.TemplateError):  # _family_hash() said so: None
+                sources = [source for _, _, source in render.template_family(env, name)]
+                self._memo.parses.update((row[1], row) for row in render.parse_rows(env, sources))
         return templates[name]
 
     # ------------------------------------------------------------ drawings
@@ -598,6 +666,31 @@ def _finding(value: object) -> bool:
 def _texts_path(path: Path) -> Path:
     """The text-check file beside a pack's cache file."""
     return path.with_name(path.name.removesuffix(".marshal") + TextChecks.SUFFIX)
+
+
+def _parses_path(path: Path) -> Path:
+    """The file of template parses beside a pack's cache file."""
+    return path.with_name(path.name.removesuffix(".marshal") + ".parses.marshal")
+
+
+def _save_parses(
+    path: Path, parses: dict[object, render.ParseRow], stop: Callable[[], bool] | None
+) -> None:
+    """Write the parses of this build's templates beside the pack's cache file, for the next
+    build's process to take instead of parsing them again (render.take_parse_rows); the file
+    holds this build's alone. A failure only costs that time."""
+    table: dict[bytes, Entry] = {
+        hashlib.sha256(repr(row[:2]).encode()).digest(): [0, row] for row in parses.values()
+    }
+    _save_marshalled(_parses_path(path), 0, [table], stop)
+
+
+def _read_parses(path: Path) -> list[object]:
+    """The template parses kept beside a pack's cache file (render.take_parse_rows checks each);
+    none if missing or stale."""
+    read = _load_marshalled(_parses_path(path), 1)
+    entries = read[1][0].values() if read is not None else ()
+    return [entry[1] for entry in entries if isinstance(entry, list) and len(entry) == 2]
 
 
 def _read_texts(path: Path | None) -> dict[bytes, Entry]:
@@ -1019,7 +1112,7 @@ class FormPlan:
         try:
             doc = inside._doc
             for name in sorted(self.chars):
-                font = pdfmetrics.getFont(name)
+                font = pdfmetrics.getFont(fonts.known(name))
                 if not isinstance(font, TTFont):  # the only fonts ReportLab subsets as it goes
                     raise TypeError(name)
                 font.splitString("".join(sorted(self.chars[name])), doc)
@@ -1167,7 +1260,7 @@ class FormDrawing(svgdraw.Drawing):
         h.update(repr(canvas_settings).encode())
         h.update(repr(library).encode())
         for font, chars in sorted(self.chars.items()):  # each font's characters, sorted
-            ttf = pdfmetrics.getFont(font)  # a TTFont: seed() checked
+            ttf = pdfmetrics.getFont(font)  # a TTFont, registered: seed() checked
             assert isinstance(ttf, TTFont), "seed() turns replaying off for other fonts"
             fstate = ttf.state[inside._doc]
             assigned = fstate.assignments  # type: ignore[attr-defined]  # not in the stubs
@@ -1270,6 +1363,8 @@ class _Memo:
         self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}
         # the code and fonts part of svg_keys, once, by engine() and fonts.signature()
         self.prefixes: dict[tuple[bytes, str], bytes] = {}
+        # the parses of the templates the face keys hashed, by source, for the next process
+        self.parses: dict[object, render.ParseRow] = {}
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:

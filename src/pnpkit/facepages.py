@@ -59,7 +59,7 @@ def write_faces_pdf(
     however many pages repeat it. With a pdfx.Separation the file is PDF/X-1a
     in CMYK (faces with transparency must have been flattened).
     """
-    fonts.register_all()
+    fonts.for_canvas()
     if separation is None:
         c = Canvas(str(path), invariant=1, pageCompression=1)
     else:

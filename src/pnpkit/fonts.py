@@ -52,11 +52,22 @@ def use(pack_fonts: dict[str, dict[Style, tuple[str, str]]]) -> None:
             for style, (path, sha) in styles.items():
                 name = f"{family}#{sha}"
                 if name not in _registered:
-                    pdfmetrics.registerFont(TTFont(name, path))
+                    _register_pack_face(TTFont(name, path))
                     _registered.add(name)
                 _PACK[family][style] = name
     finally:  # a font that fails to load leaves the fonts in use and their signature alike
         _SIGNATURE = repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
+
+
+def _register_pack_face(font: TTFont) -> None:
+    """Register a pack's face. ReportLab gives a face the font object first registered under its
+    PostScript name: a pack that ships a copy of a shipped face draws with the shipped face's
+    object, as it did when every shipped face was registered before any pack's, whichever of
+    the two is named first."""
+    shipped = _SHIPPED_BY_PS_NAME.get(font.face.name)
+    if shipped is not None:
+        known(shipped)
+    pdfmetrics.registerFont(font)
 
 
 _registered: set[str] = set()
@@ -77,34 +88,57 @@ def face_name(family: str, bold: bool = False, italic: bool = False) -> str | No
         return _PACK[family].get((bold, italic))
     if family not in FAMILIES:
         return None
-    register_all()
-    return family + _SUFFIX[(bold, italic)]
+    return known(family + _SUFFIX[(bold, italic)])
 
 
 def default_face(bold: bool = False) -> str:
     """ReportLab's name for a face of the default family, which is always there."""
-    register_all()
-    return DEFAULT_FAMILY + _SUFFIX[(bold, False)]
+    return known(DEFAULT_FAMILY + _SUFFIX[(bold, False)])
 
 
-@cache
-def register_all() -> None:
-    """Register every shipped face once, and make the canvas default a shipped font.
+def known(name: str) -> str:
+    """name, the shipped face of that name registered if it was not yet: each is registered when
+    first named (a pack rarely uses all four, and reading one costs 30-40 ms), by face_name()
+    for a template's text and here for a name that comes another way (a drawing from the cache
+    or from a worker, svgdraw.op_from_row). Any other name is returned as it is: a pack's face
+    (use()), or a name ReportLab does not know."""
+    filename = _UNREGISTERED.get(name)
+    if filename is not None:
+        pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
+        _UNREGISTERED.pop(name, None)  # once registered: a file that fails to read fails again
+    return name
+
+
+def for_canvas() -> str:
+    """Make the canvas default the shipped regular face, registered; its name.
 
     Without the rl_config change ReportLab puts a non-embedded Helvetica into
     every page's resources, which print shops' preflight rejects.
     """
-    for family, faces in FAMILIES.items():
-        for style, filename in faces.items():
-            pdfmetrics.registerFont(TTFont(family + _SUFFIX[style], str(FONT_DIR / filename)))
     rl_config.canvas_basefontname = DEFAULT_FAMILY
     rl_config.defaultGraphicsFontName = DEFAULT_FAMILY
+    return default_face()
+
+
+# ReportLab's name of each shipped face -> its file, while it is not registered (known())
+_UNREGISTERED = {
+    family + _SUFFIX[style]: filename
+    for family, faces in FAMILIES.items()
+    for style, filename in faces.items()
+}
+# The PostScript name in each shipped file -> ReportLab's name of the face (_register_pack_face);
+# a test checks them against the files
+_SHIPPED_BY_PS_NAME = {
+    b"DejaVuSans": "DejaVu Sans",
+    b"DejaVuSans-Bold": "DejaVu Sans-Bold",
+    b"DejaVuSans-Oblique": "DejaVu Sans-Italic",
+    b"DejaVuSans-BoldOblique": "DejaVu Sans-BoldItalic",
+}
 
 
 @cache
 def _cmap(font: str) -> frozenset[int]:
-    register_all()
-    return frozenset(cast(TTFont, pdfmetrics.getFont(font)).face.charToGlyph)
+    return frozenset(cast(TTFont, pdfmetrics.getFont(known(font))).face.charToGlyph)
 
 
 def missing_glyphs(font: str, text: str) -> str:
@@ -122,10 +156,9 @@ def missing_glyphs(font: str, text: str) -> str:
 def string_width(text: str, font: str, size: float) -> float:
     """Advance width of one line of text, shaped (kerning, ligatures, joining, bidi), in the
     units of size."""
-    register_all()
     from pnpkit import shaping  # shaping needs registered fonts; fonts is imported first
 
-    return shaping.width(text, font, size)
+    return shaping.width(text, known(font), size)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -137,8 +170,7 @@ def unit_width(text: str, font: str) -> float:
 
 def ascent_descent(font: str) -> tuple[float, float]:
     """The font's ascent and (negative) descent per unit of size."""
-    register_all()
-    face = cast(TTFont, pdfmetrics.getFont(font)).face
+    face = cast(TTFont, pdfmetrics.getFont(known(font))).face
     return face.ascent / 1000.0, face.descent / 1000.0
 
 

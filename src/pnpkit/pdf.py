@@ -453,7 +453,7 @@ def start_canvas(
 ) -> tuple[Canvas, int]:
     """The document write_pdf() draws its faces into, up to its first face: the canvas, and
     how many print-check pages it drew."""
-    fonts.register_all()
+    fonts.for_canvas()
     first = pages[0] if pages else None
     size = (first.w * K, first.h * K) if first else (595.3, 841.9)
     c = Canvas(str(path), pagesize=size, invariant=1, pageCompression=1)

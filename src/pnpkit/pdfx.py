@@ -203,9 +203,8 @@ class CmykCanvas(Canvas):
     way in."""
 
     def __init__(self, path: str, separation: Separation, **kwargs: Any) -> None:
-        fonts.register_all()
         # ReportLab's default initial font is Helvetica, a base-14 font it never embeds
-        kwargs.setdefault("initialFontName", fonts.default_face())
+        kwargs.setdefault("initialFontName", fonts.for_canvas())
         super().__init__(path, **kwargs)
         self.separation = separation
         self._fill_black = False

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 import weakref
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from pathlib import Path
 from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -97,6 +97,34 @@ class Sandbox(ImmutableSandboxedEnvironment):
 
     def is_safe_attribute(self, obj: object, attr: str, value: object) -> bool:
         return type(obj) in self.readable and super().is_safe_attribute(obj, attr, value)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._trees: dict[str, jinja2.nodes.Template] = {}  # parse()'s, by source: see there
+
+    def parse(
+        self, source: str, name: str | None = None, filename: str | None = None
+    ) -> jinja2.nodes.Template:
+        """Jinja's parse, the tree also kept for the compile of the same source: a cold build
+        parses a template's family (template_family(), for the faces' keys) before it compiles
+        the template. Only _parsed() asks, and reads the tree without changing it. Without
+        extensions only: one's preprocessing may read the name, which parse() is not given."""
+        tree = super().parse(source, name, filename)
+        if not self.extensions:
+            self._trees[source] = tree
+        return tree
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> jinja2.nodes.Template:
+        """Jinja's parse (of a compile, or of parse()), what the tree says read for _parsed() on
+        the way: template_family() asks for it of the templates a validation compiled, which it
+        parsed a second time (0.05-0.1 s of a small pack's). Read now, as Jinja's code generator
+        then rewrites the tree in place (its optimiser folds constants); a tree parse() kept is
+        handed to one compile, never two."""
+        tree = self._trees.pop(source, None)
+        if tree is None:
+            tree = super()._parse(source, name, filename)
+            _read_tree((_settings(self), source), tree)
+        return tree
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         """`item.title` on a dict without asking for a `title` attribute first: the sandbox's
@@ -1088,18 +1116,65 @@ def _parsed(env: jinja2.Environment, source: str) -> _Parsed:
     """What a source says; raises jinja2.TemplateSyntaxError. Parsed once per process (watch
     asks again after every save)."""
     key = (_settings(env), source)
-    if key not in _PARSED:
-        tree = env.parse(source)
-        names = list(tree.find_all(jinja2.nodes.Name))
-        parsed = _Parsed(
-            tuple(jinja2.meta.find_referenced_templates(tree)),
-            frozenset(n.name for n in names if n.ctx == "load"),
-            frozenset(_names_set(tree)),
-            frozenset(node.name for node in tree.find_all(jinja2.nodes.Filter)),
-            frozenset(node.name for node in tree.find_all(jinja2.nodes.Test)),
-        )
-        memo.remember(_PARSED, key, parsed, _Compiled.KEEP)
-    return _PARSED[key]
+    known = _PARSED.get(key)
+    # a Sandbox's parse reads its tree itself (Sandbox._parse): a template it compiled is known
+    return known if known is not None else _read_tree(key, env.parse(source))
+
+
+# A parse as a file keeps it (cache.py): settings, source, then _Parsed's fields
+ParseRow = tuple[object, ...]
+
+
+def parse_rows(env: jinja2.Environment, sources: Iterable[str]) -> list[ParseRow]:
+    """What this process knows the sources say under env's settings, as rows for a file: a
+    build in a new process takes them back (take_parse_rows) instead of parsing its templates
+    again to hash their families (Cache._template_sources), 10-20 ms a template."""
+    settings = _settings(env)
+    known = ((source, _PARSED.get((settings, source))) for source in sources)
+    # its fields unpacked: marshal writes tuples and frozensets, not a NamedTuple
+    return [(settings, source, *p) for source, p in known if p is not None]
+
+
+def take_parse_rows(rows: Iterable[object]) -> None:
+    """Know what parse_rows() gave, under the settings and source each row names: a row is only
+    ever used for that very source under those very settings. A row of another shape (a
+    damaged file) is left out."""
+    for row in rows:
+        known = _from_row(row)
+        if known is not None:
+            memo.remember(_PARSED, known[0], known[1], _Compiled.KEEP)
+
+
+def _from_row(row: object) -> tuple[tuple[str, str], _Parsed] | None:
+    """(settings, source) and the _Parsed of a row that parse_rows() wrote; None for another."""
+    if not (isinstance(row, tuple) and len(row) == 2 + len(_Parsed._fields)):
+        return None
+    settings, source, references, *names = row
+    if not (
+        isinstance(settings, str)
+        and isinstance(source, str)
+        and isinstance(references, tuple)
+        and all(r is None or isinstance(r, str) for r in references)
+        and all(isinstance(n, frozenset) and all(isinstance(s, str) for s in n) for n in names)
+    ):
+        return None
+    return (settings, source), _Parsed(references, *names)
+
+
+def _read_tree(key: tuple[str, str], tree: jinja2.nodes.Template) -> _Parsed:
+    """What a freshly parsed tree says, kept for _parsed() under key (settings and source)."""
+    known = _PARSED.get(key)
+    if known is not None:
+        return known
+    names = list(tree.find_all(jinja2.nodes.Name))
+    parsed = _Parsed(
+        tuple(jinja2.meta.find_referenced_templates(tree)),
+        frozenset(n.name for n in names if n.ctx == "load"),
+        frozenset(_names_set(tree)),
+        frozenset(node.name for node in tree.find_all(jinja2.nodes.Filter)),
+        frozenset(node.name for node in tree.find_all(jinja2.nodes.Test)),
+    )
+    return memo.remember(_PARSED, key, parsed, _Compiled.KEEP)
 
 
 def _referenced(env: jinja2.Environment, source: str) -> list[str | None]:

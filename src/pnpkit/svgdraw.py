@@ -248,6 +248,7 @@ _PAINTED = (PathOp, TextOp)
 
 _NUMBER: dict[type, int] = {cls: n for n, cls in enumerate(OP_TYPES)}
 _FILL_AT: dict[type, int] = {cls: cls._fields.index("fill") for cls in _PAINTED}  # stroke: next
+_TEXT_FONT = TextOp._fields.index("font")
 
 
 def op_row(op: Op) -> tuple[Any, ...]:  # numbers, strings, bytes and tuples of them
@@ -283,6 +284,8 @@ def op_from_row(row: tuple[Any, ...]) -> Op:
     fill, stroke = fields[at], fields[at + 1]
     fields[at] = Fill(*fill) if fill else None
     fields[at + 1] = Stroke(*stroke) if stroke else None
+    if cls is TextOp:  # a face named by a drawing from the cache or a worker: see fonts.known
+        fonts.known(fields[_TEXT_FONT])
     op: Op = cls(*fields)
     return op
 
@@ -543,7 +546,7 @@ def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | N
     key = (font, size, text, data)
     shown = runs.get(key)
     if shown is None:
-        tt: Any = pdfmetrics.getFont(font)  # ReportLab's text object branches on _dynamicFont
+        tt: Any = pdfmetrics.getFont(fonts.known(font))  # the text object branches on _dynamicFont
         if not tt._dynamicFont:
             return None
         if data is None or not any(glyph[4] for glyph in data):  # none raised or lowered: no Ts

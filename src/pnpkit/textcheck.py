@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from pnpkit import fonts, memo, shaping
+from pnpkit import memo, shaping
 from pnpkit.model import Face
 from pnpkit.svgdraw import (
     Clip,
@@ -95,7 +95,6 @@ class _Ground:
 
 def texts(drawing: Drawing) -> list[Text]:
     """The texts of a compiled face, in drawing order."""
-    fonts.register_all()  # once here, not per text: a drawing from the cache may come first
     minx, miny, vw, vh = drawing.viewbox
     sx, sy = drawing.width_mm / vw, drawing.height_mm / vh
     ctm: Matrix = (sx, 0.0, 0.0, sy, -sx * minx, -sy * miny)
@@ -186,7 +185,7 @@ def _under(grounds: list[_Ground], x: float, y: float) -> tuple[Colour, ...] | N
 
 def _text(op: TextOp, ctm: Matrix, grounds: list[_Ground]) -> Text:
     x, y, font, size, text, fill, stroke = op.x, op.y, op.font, op.size, op.text, op.fill, op.stroke
-    width = shaping.width(text, font, size)  # fonts.string_width(), registered by texts()
+    width = shaping.width(text, font, size)  # fonts.string_width(): the face is registered
     top, bottom = y - ASCENT * size, y + DESCENT * size
     right = x + width
     corners = ((x, top), (right, top), (x, bottom), (right, bottom))
