@@ -7,6 +7,7 @@ import gc
 import io
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -316,16 +317,28 @@ def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_w
     built()
     c = caches["a"]
     texts_parts = -(-len(cache._recent(c.texts.entries, c.generation - cache.KEEP)) // 3)
-    assert texts_parts > 1
-    texts = cache._texts_path(c.path).name
-    # in the text checks' file (its first part, its last), in the cache's (its first, further on)
-    for stop_at in (1, texts_parts, texts_parts + 1, texts_parts + 4):
+    parses_parts = -(-len(render.parse_rows(c._memo.parses)) // 3)
+    assert texts_parts > 1 and parses_parts > 1
+    texts, parses = cache._texts_path(c.path).name, cache._parses_path(c.path).name
+    before_cache = texts_parts + parses_parts
+    # in the text checks' file (its first part, its last), the parses' (its first, its last),
+    # the cache's (its first, further on)
+    for stop_at in (
+        1,
+        texts_parts,
+        texts_parts + 1,
+        before_cache,
+        before_cache + 1,
+        before_cache + 4,
+    ):
         asked: list[int] = []
         c.save(force=True, stop=stopping(stop_at, asked))
         assert len(asked) == stop_at and c.dirty
         now, before = outputs(kit.root / "a" / build.CACHE_DIR), dict(saved)
         if stop_at > texts_parts:  # the text checks' file, written first, is the new one
             del now[texts], before[texts]
+        if stop_at > before_cache:  # and so is the parses' file, written next
+            del now[parses], before[parses]
         assert now == before  # no scratch file either
     caches["a"].save(force=True)
     caches["b"].save(force=True)
@@ -394,11 +407,58 @@ def test_another_engine_never_reuses_an_entry(kit, monkeypatch):
 
 
 def test_the_engine_names_the_installed_library_versions():
-    """library_versions() reads what importlib.metadata would find, without importing it."""
+    """library_versions() reads what importlib.metadata would find, without importing it, and
+    the zlib every kept stream is compressed by."""
     import importlib.metadata
+    import zlib
 
-    for name, version in cache.library_versions():
+    versions = dict(cache.library_versions())
+    assert versions.pop("zlib") == zlib.ZLIB_RUNTIME_VERSION
+    for name, version in versions.items():
         assert version == importlib.metadata.version(name), name
+
+
+def test_the_first_path_entry_holding_a_distribution_names_its_version(tmp_path, monkeypatch):
+    """As importlib.metadata: an egg's metadata early on sys.path wins over a dist-info folder
+    after it (a stale install further on); a dist-info folder first wins over an egg after."""
+    egg, wheel = tmp_path / "egg", tmp_path / "wheel"
+    (egg / "Probe_Dist.egg-info").mkdir(parents=True)
+    (egg / "Probe_Dist.egg-info" / "PKG-INFO").write_text(
+        "Metadata-Version: 1.1\nName: probe-dist\nVersion: 1.2.3\n"
+    )
+    (wheel / "probe_dist-9.9.dist-info").mkdir(parents=True)
+    (wheel / "probe_dist-9.9.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: probe-dist\nVersion: 9.9\n"
+    )
+    with monkeypatch.context() as m:
+        m.setattr(sys, "path", [str(egg), str(wheel), *sys.path])
+        assert cache.installed_version("probe-dist") == "1.2.3"
+    monkeypatch.setattr(sys, "path", [str(wheel), str(egg), *sys.path])
+    assert cache.installed_version("probe-dist") == "9.9"
+
+
+def test_the_engine_reads_the_packages_regular_files_alone(tmp_path):
+    """An editor's dangling lock link (Emacs writes `.#name.py`) or a FIFO among pnpkit's files
+    is no file of its code: the engine leaves it out instead of failing (or waiting) on it."""
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / "fonts").mkdir()
+    (tmp_path / "fonts" / "face.ttf").write_bytes(b"ttf")
+    (tmp_path / ".#code.py").symlink_to("user@host.1234:1700000000")  # dangling
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "code.cpython-311.pyc").write_bytes(b"pyc")
+    assert cache._package_files(tmp_path) == [tmp_path / "code.py", tmp_path / "fonts" / "face.ttf"]
+
+
+def test_no_pack_s_cache_file_is_another_pack_s_side_file():
+    """The text checks' and template parses' files beside a pack's cache file have names no pack
+    id gives its own (a '+'): pack 'foo.texts' would otherwise share pack 'foo''s file."""
+    from pnpkit.paths import name_problem
+
+    main_file = Path("out/foo.marshal")
+    for side in (cache._texts_path(main_file), cache._parses_path(main_file)):
+        assert side.parent == main_file.parent and side.name.startswith("foo")
+        assert name_problem(side.name.removesuffix(".marshal"), "pack id") is not None
 
 
 def test_an_install_without_a_dist_info_folder_is_read_by_importlib_metadata(tmp_path, monkeypatch):
@@ -421,6 +481,10 @@ def test_the_engine_changes_with_a_library_version(monkeypatch, tmp_path):
     assert cache.engine.__wrapped__() != before
     monkeypatch.undo()
     assert cache.engine.__wrapped__() == before
+    for module, attribute in (("PIL", "__version__"), ("zlib", "ZLIB_RUNTIME_VERSION")):
+        with monkeypatch.context() as m:  # ReportLab encodes images through Pillow, streams zlib
+            m.setattr(sys.modules[module], attribute, "0.0-other")
+            assert cache.engine.__wrapped__() != before, module
     (tmp_path / "SVGLib-99.0.dist-info").mkdir()  # first on the path, as a newer install's
     monkeypatch.syspath_prepend(tmp_path)
     assert cache.installed_version("svglib") == "99.0"
@@ -671,7 +735,7 @@ def test_a_new_process_takes_its_template_parses_from_beside_the_cache(kit, monk
 
     out = kit.root / "build"
     assert not build.build(kit.pack, out).errors
-    assert (out / build.CACHE_DIR / "mammoth-herd.parses.marshal").is_file()
+    assert (out / build.CACHE_DIR / "mammoth-herd+parses.marshal").is_file()
     parsed: list[str | None] = []
     parse = jinja2.Environment._parse
 
@@ -704,6 +768,29 @@ def test_a_new_process_takes_its_template_parses_from_beside_the_cache(kit, monk
     # parsed once, for its family's hash (no name), its compile taking that tree; those it
     # uses, known from the file, parsed only to be compiled
     assert parsed == [None, "_face.svg.j2", "_icons.svg.j2"]
+
+
+def test_a_parse_overrules_a_row_taken_from_the_file_and_is_saved_as_it_says(kit, monkeypatch):
+    """A row of the parses' file is a memo of what a source says: when this process parses the
+    source after all (a compile), the parse decides, and the file is written as it says; a
+    damaged or planted row does not outlive the next compile of its template."""
+    from pnpkit.registry import default_registry
+
+    monkeypatch.setattr(render, "_PARSED", {})
+    env = render.environment(schema.load_pack(kit.pack)[0], default_registry())
+    source = (kit.root / "templates/mammoth-herd/bonus-front.svg.j2").read_text()
+    key = (render._settings(env), source)
+    truth = (
+        *key,
+        *render._read_tree(("a parse", source), jinja2.Environment._parse(env, source, None, None)),
+    )
+    planted = (*key, (), frozenset(), frozenset(), frozenset(), frozenset())  # names nothing
+    monkeypatch.setattr(render, "_PARSED", {})  # as a new process: nothing parsed
+    monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # nor compiled
+    render.take_parse_rows([planted])
+    assert render.parse_rows([key]) == [planted]
+    env.from_string(source)  # a compile parses the source
+    assert render.parse_rows([key]) == [truth] and truth != planted
 
 
 def test_a_cold_build_parses_each_template_once_and_writes_what_it_wrote(
@@ -812,7 +899,7 @@ def test_ctrl_c_while_the_cache_is_saved_aside_ends_its_child_and_saves_nothing_
 
     def slow_save(self, force=False):
         if os.getpid() != parent:  # the child: half written, still saving when Ctrl-C comes
-            for path in (self.path, cache._texts_path(self.path)):
+            for path in (self.path, cache._texts_path(self.path), cache._parses_path(self.path)):
                 cache._partial(path, os.getpid()).write_bytes(b"half")
         with saves.open("a") as f:
             f.write(f"{os.getpid()}\n")

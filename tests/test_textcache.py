@@ -67,7 +67,7 @@ def test_a_rebuild_checks_no_text_and_prints_the_same_warnings(pack, tmp_path, c
     out = tmp_path / "out"
     cold = warnings(pack, out)
     assert checks == ["c0", "c1", "c2", "c3"]
-    assert (out / build.CACHE_DIR / "probe.texts.marshal").is_file()
+    assert (out / build.CACHE_DIR / "probe+texts.marshal").is_file()
     assert len(cold) == 5  # the grey text (once: one template line), each card's name
     assert "t.svg.j2:3:" in cold[-1] and "'grey' has a contrast of 3.5:1" in cold[-1]
     assert cold[0].endswith(

@@ -49,6 +49,7 @@ from typing import IO, Any, BinaryIO, Protocol, cast
 import bidi
 import jinja2
 import lxml.etree
+import PIL
 import reportlab
 import uharfbuzz
 import yaml
@@ -101,24 +102,28 @@ def library_versions() -> list[tuple[str, str]]:
         ("pyyaml", yaml.__version__),
         ("uharfbuzz", uharfbuzz.__version__),
         ("python-bidi", bidi.VERSION),
+        ("pillow", PIL.__version__),  # ReportLab encodes a form's images through it
+        ("zlib", zlib.ZLIB_RUNTIME_VERSION),  # every stream of a kept form is compressed by it
     ]
 
 
 def installed_version(distribution: str) -> str:
-    """The version of an installed distribution as importlib.metadata.version() finds it: from
-    the first `<name>-<version>.dist-info` folder on sys.path (names compared as the wheel
-    format normalises them), or, for an install without one (an egg's metadata, a zip file),
-    from importlib.metadata itself; "" when it is not installed."""
+    """The version of an installed distribution as importlib.metadata.version() finds it: the
+    first entry of sys.path that holds its metadata decides, from the name of its
+    `<name>-<version>.dist-info` folder (names compared as the wheel format normalises them),
+    or, for an install without one (an egg's metadata, a zip file), by importlib.metadata
+    itself; "" when it is not installed."""
     wanted = _dist_name(distribution)
     for entry in sys.path:
         try:
             names = sorted(os.listdir(entry or "."))
-        except OSError:  # a zip file, a folder that is gone
+        except OSError:  # a zip file, a folder that is gone: importlib.metadata reads those
             continue
         for name in names:
-            stem, dot, version = name.removesuffix(".dist-info").partition("-")
-            if name.endswith(".dist-info") and dot and _dist_name(stem) == wanted:
-                return version
+            base, dot, kind = name.rpartition(".")
+            stem, dash, version = base.partition("-")
+            if dot and kind in ("dist-info", "egg-info") and _dist_name(stem) == wanted:
+                return version if kind == "dist-info" and dash else _metadata_version(distribution)
     return _metadata_version(distribution)
 
 
@@ -139,12 +144,13 @@ def _dist_name(name: str) -> str:
 
 
 def _package_files(package: Path) -> list[Path]:
-    """Every file of the package but compiled bytecode, in a fixed order (os.walk: pathlib's
-    rglob took 5 ms of the 100 files)."""
+    """Every regular file of the package but compiled bytecode, in a fixed order (os.walk:
+    pathlib's rglob took 5 ms of the 100 files). os.walk lists whatever is not a folder: an
+    editor's dangling lock link (Emacs' `.#cache.py`) or a FIFO is left out, not read."""
     found = []
     for folder, subfolders, files in os.walk(package):
         subfolders[:] = [s for s in subfolders if s != "__pycache__"]
-        found += [Path(folder, name) for name in files]
+        found += [path for name in files if (path := Path(folder, name)).is_file()]
     return sorted(found)
 
 
@@ -234,8 +240,9 @@ class Cache:
     def save(self, force: bool = False, stop: Callable[[], bool] | None = None) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
         time). `stop` is asked before each part is written (watch's save when idle: whether the
-        pack changed since); True leaves the cache's file as it was (the text checks' file,
-        written first, may be the new one already: its findings are keyed by what they check)
+        pack changed since); True leaves the cache's file as it was (the text checks' file and
+        the template parses' file, written first, may be the new ones already: each entry is
+        keyed by what it says)
         and the cache still to save, so a save holds the build of a change up for a part (a few
         ms), not the whole save (a 1,000-card deck's: 0.1 s)."""
         gc.unfreeze()  # see begin()
@@ -249,7 +256,7 @@ class Cache:
         try:
             self.texts.save(self.path, oldest, stop)
             if self.path is not None:
-                _save_parses(self.path, self._memo.parses, stop)
+                _save_parses(self.path, render.parse_rows(self._memo.parses), stop)
                 rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
                 forms = _Unspilled(self.forms, self._spill)
                 faces = _Texted(self.faces, self._svg_file)
@@ -475,7 +482,7 @@ class Cache:
             templates[name] = _family_hash(env, name)
             with contextlib.suppress(jinja2.TemplateError):  # _family_hash() said so: None
                 sources = [source for _, _, source in render.template_family(env, name)]
-                self._memo.parses.update((row[1], row) for row in render.parse_rows(env, sources))
+                self._memo.parses.update(dict.fromkeys(render.parse_keys(env, sources)))
         return templates[name]
 
     # ------------------------------------------------------------ drawings
@@ -606,10 +613,10 @@ Findings = list[tuple[str, str]]  # (text, message), as textcheck.problems() giv
 class TextChecks:
     """Text-check findings per drawing and settings: most of a rebuild's checking otherwise.
 
-    They live in a file of their own beside the pack's, <pack id>.texts.marshal, read when a
+    They live in a file of their own beside the pack's, <pack id>+texts.marshal, read when a
     build first asks and written by Cache.save(), with the same engine header and ageing."""
 
-    SUFFIX = ".texts.marshal"
+    SUFFIX = "+texts.marshal"  # '+': no pack id has it, so no pack's own file is this one
 
     def __init__(self) -> None:
         self.path: Path | None = None  # the pack cache file these entries belong to
@@ -670,17 +677,16 @@ def _texts_path(path: Path) -> Path:
 
 def _parses_path(path: Path) -> Path:
     """The file of template parses beside a pack's cache file."""
-    return path.with_name(path.name.removesuffix(".marshal") + ".parses.marshal")
+    return path.with_name(path.name.removesuffix(".marshal") + "+parses.marshal")  # see SUFFIX
 
 
-def _save_parses(
-    path: Path, parses: dict[object, render.ParseRow], stop: Callable[[], bool] | None
-) -> None:
-    """Write the parses of this build's templates beside the pack's cache file, for the next
-    build's process to take instead of parsing them again (render.take_parse_rows); the file
-    holds this build's alone. A failure only costs that time."""
+def _save_parses(path: Path, rows: list[render.ParseRow], stop: Callable[[], bool] | None) -> None:
+    """Write the parses of the templates this process hashed beside the pack's cache file, for
+    the next build's process to take instead of parsing them again (render.take_parse_rows):
+    those it still knows (render keeps _Compiled.KEEP parses), so the file stays bounded
+    however long watch runs. A failure only costs that time."""
     table: dict[bytes, Entry] = {
-        hashlib.sha256(repr(row[:2]).encode()).digest(): [0, row] for row in parses.values()
+        hashlib.sha256(repr(row[:2]).encode()).digest(): [0, row] for row in rows
     }
     _save_marshalled(_parses_path(path), 0, [table], stop)
 
@@ -1363,8 +1369,8 @@ class _Memo:
         self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}
         # the code and fonts part of svg_keys, once, by engine() and fonts.signature()
         self.prefixes: dict[tuple[bytes, str], bytes] = {}
-        # the parses of the templates the face keys hashed, by source, for the next process
-        self.parses: dict[object, render.ParseRow] = {}
+        # the keys of the parses of the templates the face keys hashed, for the next process
+        self.parses: dict[tuple[str, str], None] = {}
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:

@@ -275,8 +275,11 @@ def _settings(env: jinja2.Environment) -> str:
             env.keep_trailing_newline,
             env.newline_sequence,
             env.block_start_string,
+            env.block_end_string,
             env.variable_start_string,
+            env.variable_end_string,
             env.comment_start_string,
+            env.comment_end_string,
             env.line_statement_prefix,
             env.line_comment_prefix,
             sorted(env.filters),
@@ -1125,14 +1128,20 @@ def _parsed(env: jinja2.Environment, source: str) -> _Parsed:
 ParseRow = tuple[object, ...]
 
 
-def parse_rows(env: jinja2.Environment, sources: Iterable[str]) -> list[ParseRow]:
-    """What this process knows the sources say under env's settings, as rows for a file: a
-    build in a new process takes them back (take_parse_rows) instead of parsing its templates
-    again to hash their families (Cache._template_sources), 10-20 ms a template."""
+def parse_keys(env: jinja2.Environment, sources: Iterable[str]) -> list[tuple[str, str]]:
+    """The keys of the sources' parses under env's settings, for parse_rows()."""
     settings = _settings(env)
-    known = ((source, _PARSED.get((settings, source))) for source in sources)
+    return [(settings, source) for source in sources]
+
+
+def parse_rows(keys: Iterable[tuple[str, str]]) -> list[ParseRow]:
+    """What this process knows the keyed sources say, as rows for a file: a build in a new
+    process takes them back (take_parse_rows) instead of parsing its templates again to hash
+    their families (Cache._template_sources), 10-20 ms a template. Asked when the file is
+    written, so a source parsed since (a compile: _read_tree) is written as its parse says."""
+    known = ((key, _PARSED.get(key)) for key in keys)
     # its fields unpacked: marshal writes tuples and frozensets, not a NamedTuple
-    return [(settings, source, *p) for source, p in known if p is not None]
+    return [(*key, *p) for key, p in known if p is not None]
 
 
 def take_parse_rows(rows: Iterable[object]) -> None:
@@ -1162,10 +1171,9 @@ def _from_row(row: object) -> tuple[tuple[str, str], _Parsed] | None:
 
 
 def _read_tree(key: tuple[str, str], tree: jinja2.nodes.Template) -> _Parsed:
-    """What a freshly parsed tree says, kept for _parsed() under key (settings and source)."""
-    known = _PARSED.get(key)
-    if known is not None:
-        return known
+    """What a freshly parsed tree says, kept for _parsed() under key (settings and source): a
+    parse decides, over a row taken from a file (take_parse_rows), which is then saved as the
+    parse says."""
     names = list(tree.find_all(jinja2.nodes.Name))
     parsed = _Parsed(
         tuple(jinja2.meta.find_referenced_templates(tree)),
