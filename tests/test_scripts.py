@@ -11,6 +11,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+def run_script(
+    script: str, *args: str, timeout: int = 300, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """scripts/<script> run with args in a new process, as a user runs it; its output kept."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
 SCRIPTS = [  # every scripts/bench_*.py, with --quick (tiny sizes, one run) and what it prints
     ("bench_cards.py", "pnpkit build, new process, one card edited: median"),
     ("bench_cores.py", "-process split gains at most"),
@@ -27,12 +41,7 @@ SCRIPTS = [  # every scripts/bench_*.py, with --quick (tiny sizes, one run) and 
 
 @pytest.mark.parametrize("script, says", SCRIPTS, ids=[s for s, _ in SCRIPTS])
 def test_benchmark_script_runs(script: str, says: str) -> None:
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / script), "--quick"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = run_script(script, "--quick")
     assert run.returncode == 0, run.stderr[-2000:]
     assert says in run.stdout
 
@@ -48,21 +57,8 @@ def test_sheet_search_runs_and_keeps_the_build_as_it_was() -> None:
     """scripts/sheet_search.py swaps the packer's orders and the room between blocks for its
     trials: it prints a row of sheet counts per kit, and puts both back (the count of a second
     kit is its count as built)."""
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "sheet_search.py"),
-            str(ROOT / "components" / "mammoth-herd"),
-            str(ROOT / "components" / "mammoth-herd"),
-            "--orders",
-            "2",
-            "--pads",
-            "0.5",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    herd = str(ROOT / "components" / "mammoth-herd")
+    run = run_script("sheet_search.py", herd, herd, "--orders", "2", "--pads", "0.5")
     assert run.returncode == 0, run.stderr[-2000:]
     rows = [line.split() for line in run.stdout.splitlines() if line.startswith("mammoth-herd")]
     assert len(rows) == 2 and rows[0] == rows[1]
@@ -76,24 +72,12 @@ def test_the_fuzz_script_runs_a_campaign_for_a_user_who_trusts_nothing(tmp_path)
     Star Cargo (whose board is a Python face) and runs its mutants, and leaves that list empty;
     a mutant kept to reproduce by hand is built with --trust, as the campaign built it."""
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    fuzz = [sys.executable, str(ROOT / "scripts" / "fuzz.py"), "--kit", "star-cargo"]
-    run = subprocess.run(
-        [*fuzz, "--count", "2", "--seed", "5", "--workers", "1"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    kit = ("--kit", "star-cargo", "--seed", "5")
+    run = run_script("fuzz.py", *kit, "--count", "2", "--workers", "1", env=env)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "failures: 0" in run.stdout.splitlines()
     assert not (tmp_path / "config").exists()  # the user's own trust list untouched
-    kept = subprocess.run(
-        [*fuzz, "--seed", "5", "--keep", str(tmp_path / "m")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
+    kept = run_script("fuzz.py", *kit, "--keep", str(tmp_path / "m"), timeout=60, env=env)
     commands = [line for line in kept.stdout.splitlines() if line.startswith("cd ")]
     assert commands and all(line.endswith(" --trust") for line in commands)
 
@@ -110,12 +94,7 @@ def test_a_script_that_writes_a_shipped_file_explains_itself_on_help(script, wri
     options, so `--help` computed the ICC profile again and wrote it over the shipped one;
     make_test_font.py read `--help` as the font to subset and stopped with a traceback."""
     before = (ROOT / writes).stat().st_mtime_ns
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / script), "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = run_script(script, "--help", timeout=60)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.startswith(f"usage: {script}")
     assert (ROOT / writes).stat().st_mtime_ns == before
