@@ -17,18 +17,15 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_cards import make_pack  # noqa: E402
+from bench_cards import make_pack, timed_process  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -36,14 +33,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 def timed(src: Path, pack: Path, out: Path, extra: list[str]) -> tuple[float, float]:
     """Wall and CPU seconds of one `pnpkit build` by the code in src."""
     command = [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out), *extra]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = str(src)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, env=env)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return timed_process(command, src)
 
 
 def main() -> None:

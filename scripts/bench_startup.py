@@ -16,16 +16,16 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_cards import timed_process  # noqa: E402
 
 
 def commands(pack: Path, out: Path) -> dict[str, list[str]]:
@@ -39,16 +39,8 @@ def commands(pack: Path, out: Path) -> dict[str, list[str]]:
 
 
 def timed(src: Path, args: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system, the process and its children) of one process
-    running the code in src."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = str(src)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run([sys.executable, *args], check=True, capture_output=True, env=env)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    """Wall and CPU seconds of one process running the code in src."""
+    return timed_process([sys.executable, *args], src)
 
 
 def main() -> None:

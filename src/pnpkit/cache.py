@@ -242,9 +242,8 @@ class Cache:
         time). `stop` is asked before each part is written (watch's save when idle: whether the
         pack changed since); True leaves the cache's file as it was (the text checks' file and
         the template parses' file, written first, may be the new ones already: each entry is
-        keyed by what it says)
-        and the cache still to save, so a save holds the build of a change up for a part (a few
-        ms), not the whole save (a 1,000-card deck's: 0.1 s)."""
+        keyed by what it says) and the cache still to save, so a save holds the build of a
+        change up for a part (a few ms), not the whole save (a 1,000-card deck's: 0.1 s)."""
         gc.unfreeze()  # see begin()
         if (self.deferred and not force) or not self.dirty:
             return
@@ -479,9 +478,13 @@ class Cache:
             if self.path is not None and self.path != self._parses_taken:
                 self._parses_taken = self.path  # once: this process knows them from then on
                 render.take_parse_rows(_read_parses(self.path))
-            templates[name] = _family_hash(env, name)
-            with contextlib.suppress(jinja2.TemplateError):  # _family_hash() said so: None
-                sources = [source for _, _, source in render.template_family(env, name)]
+            try:
+                family = render.template_family(env, name)
+            except jinja2.TemplateError:
+                templates[name] = None
+            else:
+                templates[name] = _family_hash(family)
+                sources = [source for _, _, source in family]
                 self._memo.parses.update(dict.fromkeys(render.parse_keys(env, sources)))
         return templates[name]
 
@@ -1378,11 +1381,8 @@ def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
     return {k: v for k, v in entries.items() if isinstance(v[0], int) and v[0] > oldest}
 
 
-def _family_hash(env: jinja2.Environment, name: str) -> bytes | None:
-    try:
-        family = render.template_family(env, name)
-    except jinja2.TemplateError:
-        return None
+def _family_hash(family: list[tuple[str, str, str]]) -> bytes:
+    """A hash of a template family's names, files and sources (render.template_family)."""
     h = hashlib.sha256()
     for current, filename, source in family:
         h.update(f"{current}\0{filename}\0{source}\0".encode())

@@ -546,7 +546,7 @@ def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | N
     key = (font, size, text, data)
     shown = runs.get(key)
     if shown is None:
-        tt: Any = pdfmetrics.getFont(fonts.known(font))  # the text object branches on _dynamicFont
+        tt: Any = pdfmetrics.getFont(font)  # ReportLab's text object branches on _dynamicFont
         if not tt._dynamicFont:
             return None
         if data is None or not any(glyph[4] for glyph in data):  # none raised or lowered: no Ts
