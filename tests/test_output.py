@@ -276,7 +276,8 @@ def test_the_next_build_puts_back_a_kit_a_killed_fallback_swap_left_aside(kit):
     before = files(out / "mammoth-herd")
     os.rename(out / "mammoth-herd", out / ".mammoth-herd.old")
     (out / ".mammoth-herd.partial" / "svg").mkdir(parents=True)
-    (out / ".other-game.partial").mkdir()
+    output.mark(out / ".mammoth-herd.partial")  # marked from its first moment
+    (out / ".other-game.partial").mkdir()  # killed before it was marked: empty
     with output.locked(out, "test"):
         output.tidy(out)
     assert sorted(p.name for p in out.iterdir()) == ["mammoth-herd", "pnpkit-cache"]

@@ -410,7 +410,7 @@ def build(
             output.tidy(out, keep_spares=tidy_later)
             with gcpause.paused():  # PDF forms and pages: no cycles either
                 _write(result, out, progress, cache, changed, tidy_later, pdfs_written, ready)
-    except output.Busy as exc:
+    except (output.Busy, output.NotKit) as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
     result.saving = CacheSaver(cache, aside=save_aside)
@@ -435,10 +435,13 @@ def _write(
     pack = result.pack
     assert pack is not None  # build() writes only a pack that loaded
     final = out / pack.id
+    output.replaceable(final)  # before any work: a folder not pnpkit's is never replaced
     staging = output.staging_for(final)
     reused = tidy_later and _take_spare(final, staging, set(result.faces))
-    if not reused:
-        staging.mkdir(parents=True)
+    if reused:
+        output.mark(staging)
+    else:
+        output.new_staging(final)
     svgs: _SvgWriter | None = None
     dropped = False
     index = _IndexWriter(result, staging, final)
@@ -496,7 +499,7 @@ def _write(
         if dropped and tidy_later:
             _keep_as_spare(staging, final)
         elif not (result.written and tidy_later):  # a failure leaves no trace
-            shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap
+            output.remove_kit(staging)  # gone already after a swap
 
 
 class CacheSaver:
@@ -747,7 +750,7 @@ def _keep_as_spare(staging: Path, final: Path) -> None:
     (taken: _take_spare), so the next build does not write every SVG file again: the spare's
     files are checked one by one before any is kept (_in_place), as any spare's are."""
     spare = output.spare_for(final)
-    shutil.rmtree(spare, ignore_errors=True)  # none: this build took it
+    output.remove_kit(spare)  # none: this build took it
     try:
         os.rename(staging, spare)
     except OSError:
@@ -768,6 +771,7 @@ def link_spare(final: Path) -> bool:
         return False
     try:
         shutil.copytree(svg, spare / "svg", symlinks=True, copy_function=os.link)
+        output.mark(spare)
     except OSError:  # shutil.Error too: the files it could not link
         shutil.rmtree(spare, ignore_errors=True)
         return False
@@ -828,7 +832,7 @@ def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:
     _SvgWriter to check one by one; False when there is no spare (or not a plain folder)."""
     spare = output.spare_for(final)
     try:
-        if not stat.S_ISDIR(os.lstat(spare).st_mode):
+        if not output.is_kit(spare):  # a plain folder holding the marker: pnpkit's own
             return False
         os.rename(spare, staging)
     except OSError:

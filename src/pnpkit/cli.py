@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from pnpkit import __version__, parallel, preflight, rastercache, trust
+from pnpkit import __version__, output, parallel, preflight, rastercache, trust
 from pnpkit import profile as profiles
 from pnpkit.build import Code, Result, build, validate
 from pnpkit.model import PrintOverrides
@@ -184,6 +184,10 @@ def _check_packs(args: argparse.Namespace) -> int:
     """validate or build each pack; the exit code of the worst."""
     overrides = print_overrides(args)
     failed = usage = False
+    clashes = [output.clash(args.out, p) for p in args.packs if args.command == "build"]
+    if any(clashes):  # before any pack is built: the output would replace or mix with a pack
+        print(f"pnpkit: error: {next(c for c in clashes if c)}", file=sys.stderr)
+        return 2
     for pack in args.packs:
         if not pack.is_dir():
             print(f"pnpkit: error: no such pack folder: {pack}", file=sys.stderr)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,7 +70,7 @@ def export(
             raster = rastercache.for_output(out)
             _write(pack, faces, profile, final, raster)
             raster.prune()
-    except output.Busy as exc:
+    except (output.Busy, output.NotKit) as exc:
         problems.append(Problem(Location(str(out)), str(exc), "output"))
     return problems
 
@@ -81,8 +80,8 @@ def _write(
 ) -> None:
     """The export into a staging folder, swapped in whole: a failed export leaves the previous
     one."""
-    staging = output.staging_for(final)
-    staging.mkdir(parents=True)
+    output.replaceable(final)
+    staging = output.new_staging(final)
     try:
         for lang, lang_faces in faces.items():
             folder = staging / lang
@@ -113,7 +112,7 @@ def _write(
         (staging / "README.txt").write_text(_readme(pack, profile), encoding="utf-8")
         output.swap_in(staging, final)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        output.remove_kit(staging)
 
 
 def _readme(pack: Pack, profile: Profile) -> str:

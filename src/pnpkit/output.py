@@ -16,6 +16,11 @@ renaming folders under each other. The kernel drops the lock when its holder
 dies, even by kill -9, so a crash never leaves a stale lock. The holder writes
 its pid and what it builds into the file; a build that has to wait says so once
 on stderr and gives up after TIMEOUT seconds with an error naming the holder.
+
+Only a kit pnpkit wrote is ever replaced or removed: every kit folder (and every staging
+folder, from its first moment) holds the marker file MARKER, and a folder without it is
+refused (NotKit), never deleted. --out is kept apart from the pack and the project's
+components/ and templates/ folders (clash()), so a kit's folder can never be a pack's.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import BinaryIO
 
+from pnpkit.paths import display_path
+
 fcntl: ModuleType | None
 try:
     import fcntl as _fcntl
@@ -47,8 +54,116 @@ TIMEOUT = 300.0  # seconds to wait for another build before giving up
 POLL = 0.05  # seconds between attempts to take the lock
 
 
+MARKER = ".pnpkit-kit"  # in every folder pnpkit writes a kit into: only such a folder is removed
+_MARKER_TEXT = "A kit written by pnpkit: the next build into this folder replaces it whole.\n"
+
+
 class Busy(Exception):
     """Another build held the output folder for longer than TIMEOUT."""
+
+
+class NotKit(Exception):
+    """A folder a kit would replace was not written by pnpkit (it holds no MARKER)."""
+
+
+def clash(out: Path, pack: Path) -> str | None:
+    """Why `out` may not take `pack`'s kit, or None: it is, holds or lies inside the pack
+    folder, the components/ folder the pack lies in or the shared templates/ beside it (a
+    kit's folder swapped in there would replace the pack; one inside would mix with it)."""
+    real_out = Path(os.path.realpath(out))
+    for folder, what in _kept_apart(pack):
+        real = Path(os.path.realpath(folder))
+        if real == real_out:
+            relation = "is"
+        elif real in real_out.parents:
+            relation = "lies inside"
+        elif real_out in real.parents:
+            relation = "holds"
+        else:
+            continue
+        return (
+            f"--out {display_path(out)} {relation} {what} {display_path(folder)}: a kit written "
+            "there would replace or mix with it; choose an output folder apart from the packs "
+            "and templates, e.g. --out build"
+        )
+    return None
+
+
+def _kept_apart(pack: Path) -> list[tuple[Path, str]]:
+    """The folders no kit may be written into, over or around, with what the message calls them:
+    the pack; components/ when the pack lies in one; templates/ beside it (render's shared
+    templates, found from the pack as named)."""
+    named = Path(os.path.abspath(pack))
+    kept = [(named, "the pack folder")]
+    if named.parent.name == "components":
+        kept.append((named.parent, "the packs folder"))
+    shared = named.parent.parent / "templates"
+    if shared.is_dir():
+        kept.append((shared, "the shared templates folder"))
+    return kept
+
+
+def mark(folder: Path) -> None:
+    """Mark `folder` as a kit pnpkit writes (see MARKER); staging folders get it when made."""
+    (folder / MARKER).write_text(_MARKER_TEXT, encoding="utf-8")
+
+
+def new_staging(final: Path) -> Path:
+    """The staging folder for `final`, made and marked (it must not exist)."""
+    staging = staging_for(final)
+    staging.mkdir(parents=True)
+    mark(staging)
+    return staging
+
+
+def is_kit(folder: Path) -> bool:
+    """Whether `folder` is a real folder (not a link) holding the marker as a regular file."""
+    try:
+        return stat.S_ISDIR(os.lstat(folder).st_mode) and stat.S_ISREG(
+            os.lstat(folder / MARKER).st_mode
+        )
+    except OSError:
+        return False
+
+
+def _empty(folder: Path) -> bool:
+    """Whether `folder` is a real, empty folder (what a writer killed before marking it left)."""
+    try:
+        return stat.S_ISDIR(os.lstat(folder).st_mode) and not os.listdir(folder)
+    except OSError:
+        return False
+
+
+def replaceable(final: Path) -> None:
+    """Raise NotKit unless `final` is free, empty or a kit pnpkit wrote: what a new kit may
+    replace."""
+    if os.path.lexists(final) and not (is_kit(final) or _empty(final)):
+        raise NotKit(
+            f"{display_path(final)} was not written by pnpkit (it holds no {MARKER} file), so "
+            "the kit was not put there and the folder was left as it is; move it away or "
+            "choose another --out"
+        )
+
+
+def remove_kit(folder: Path) -> None:
+    """Remove `folder` if it is a kit pnpkit wrote, or empty; anything else stays. The marker
+    goes last, so a removal cut short leaves a folder that is still known as a kit."""
+    if is_kit(folder):
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name == MARKER:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+        with contextlib.suppress(OSError):
+            os.unlink(folder / MARKER)
+            os.rmdir(folder)
+    elif _empty(folder):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
 
 
 @contextlib.contextmanager
@@ -201,16 +316,16 @@ def tidy(folder: Path, keep_spares: bool = False) -> None:
         return
     for old in folder.glob(".*.old"):
         final = old.with_name(old.name[1 : -len(".old")])
-        if final.exists():
-            shutil.rmtree(old, ignore_errors=True)
+        if os.path.lexists(final) or not is_kit(old):
+            remove_kit(old)
             continue
         with contextlib.suppress(OSError):  # if it cannot go back, the new build replaces it anyway
             os.rename(old, final)
     for partial in folder.glob(".*.partial"):
-        shutil.rmtree(partial, ignore_errors=True)
+        remove_kit(partial)
     if not keep_spares:
         for spare in folder.glob(".*.spare"):
-            shutil.rmtree(spare, ignore_errors=True)
+            remove_kit(spare)
 
 
 def keep_spares(folder: Path) -> None:
@@ -221,31 +336,35 @@ def keep_spares(folder: Path) -> None:
     if not folder.is_dir():
         return
     for partial in folder.glob(".*.partial"):
+        if not is_kit(partial):
+            continue
         spare = spare_for(partial.with_name(partial.name[1 : -len(".partial")]))
-        shutil.rmtree(spare, ignore_errors=True)
+        remove_kit(spare)
         try:
             os.rename(partial, spare)
         except OSError:
-            shutil.rmtree(partial, ignore_errors=True)
+            remove_kit(partial)
 
 
 def swap_in(staging: Path, final: Path, remove_old: bool = True) -> None:
     """Replace `final` by the complete folder `staging` in one step (the caller holds the lock).
     With remove_old False the previous output may stay behind as a staging folder, for tidy()
-    to remove later (watch does once it has said the build is done)."""
-    if not final.exists():
+    to remove later (watch does once it has said the build is done). Raise NotKit, and change
+    nothing, when `final` is not a kit pnpkit wrote."""
+    replaceable(final)
+    if not os.path.lexists(final):
         os.rename(staging, final)
     elif exchange(staging, final):
         if remove_old:
-            shutil.rmtree(staging, ignore_errors=True)  # now the previous output
+            remove_kit(staging)  # now the previous output
     else:
         old = _old_for(final)
-        shutil.rmtree(old, ignore_errors=True)
+        remove_kit(old)
         os.rename(
             final, old
         )  # a kill from here to the next line leaves the kit in `old`; tidy() restores it
         os.rename(staging, final)
-        shutil.rmtree(old, ignore_errors=True)
+        remove_kit(old)
 
 
 def exchange(a: Path, b: Path) -> bool:

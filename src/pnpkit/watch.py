@@ -99,6 +99,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.pack.is_dir():
         print(f"pnpkit: error: no such pack folder: {args.pack}", file=sys.stderr)
         return 2
+    clash = output.clash(args.out, args.pack)
+    if clash:
+        print(f"pnpkit: error: {clash}", file=sys.stderr)
+        return 2
     code = pipeline.Code(args.trust or trust.is_trusted(args.pack), args.code_timeout)
     watcher = Watcher(args.pack, args.out, args.lang, print_overrides(args), args.strict, code=code)
     server: Server | None = None
