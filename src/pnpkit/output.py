@@ -109,8 +109,10 @@ def mark(folder: Path) -> None:
 
 
 def new_staging(final: Path) -> Path:
-    """The staging folder for `final`, made and marked (it must not exist)."""
+    """The staging folder for `final`, made and marked; NotKit if a folder not pnpkit's has its
+    name (tidy() removed pnpkit's)."""
     staging = staging_for(final)
+    replaceable(staging)
     staging.mkdir(parents=True)
     mark(staging)
     return staging

@@ -9,13 +9,21 @@ folder ($XDG_CONFIG_HOME/pnpkit/trusted-folders.txt, else
 ~/.config/pnpkit/...), never inside a pack, so a pack cannot trust itself.
 Trusting a folder trusts every pack below it, as editors' workspace trust does;
 the project's own `make kits` passes --trust.
+
+The list is read strictly: a line that is not one absolute, normalised path
+without control characters is ignored, with a warning. A folder whose name holds
+a control character (a newline would make two lines of one name) is never
+trusted, and the list is written whole under a name of its own, then renamed
+into place, so it is never seen half written.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 STORE_NAME = "trusted-folders.txt"
@@ -28,11 +36,47 @@ def store() -> Path:
 
 
 def trusted_folders() -> list[Path]:
+    """The trusted folders the list holds; a line that is not one is ignored with a warning."""
+    path = store()
     try:
-        lines = store().read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        text = path.read_bytes().decode("utf-8")  # bytes: text mode would read "\r" as "\n"
+    except FileNotFoundError:
         return []
-    return [Path(line) for line in lines if line.strip() and Path(line).is_absolute()]
+    except (OSError, UnicodeDecodeError) as exc:
+        _warn(f"{path}: ignored, as it cannot be read ({exc}); no folder is trusted")
+        return []
+    folders = []
+    # split at "\n" alone: splitlines() also splits at \x85, \u2028 and other characters a
+    # folder's name may hold, which would make one name two lines
+    for n, line in enumerate(text.split("\n"), 1):
+        if line and _exact(line):
+            folders.append(Path(line))
+        elif line:
+            _warn(
+                f"{path}:{n}: line ignored: {_shown(line)} is not one absolute, normalised "
+                "folder path"
+            )
+    return folders
+
+
+def _exact(line: str) -> bool:
+    """Is line a folder as _save writes one: absolute, normalised, no control characters?"""
+    return os.path.isabs(line) and os.path.normpath(line) == line and not control_in(line)
+
+
+def control_in(name: str) -> bool:
+    """Does name hold a control character (C0, DEL or C1: newline, NUL, escape, ...)?"""
+    return any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in name)
+
+
+def _shown(name: str) -> str:
+    """name quoted with its control characters escaped, cut when long."""
+    shown = name.encode("unicode_escape").decode("ascii")
+    return f"'{shown[:80]}…'" if len(shown) > 80 else f"'{shown}'"
+
+
+def _warn(message: str) -> None:
+    print(f"pnpkit: warning: {message}", file=sys.stderr)
 
 
 def is_trusted(pack: Path) -> bool:
@@ -42,8 +86,11 @@ def is_trusted(pack: Path) -> bool:
 
 
 def remember(folder: Path) -> bool:
-    """Trust folder; False if it already was (itself, not through a folder above)."""
+    """Trust folder; False if it already was (itself, not through a folder above). ValueError
+    when its real name holds a control character."""
     real = folder.resolve()
+    if control_in(str(real)):
+        raise ValueError(f"{_shown(str(real))} holds a control character")
     folders = trusted_folders()
     if real in folders:
         return False
@@ -62,11 +109,21 @@ def forget(folder: Path) -> bool:
 
 
 def _save(folders: list[Path]) -> None:
+    """Write the list whole into a new file of its own, then rename it into place: a reader
+    sees the old list or the new one, never half of one."""
     path = store()
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{STORE_NAME}.{os.getpid()}")
-    temp.write_text("".join(f"{f}\n" for f in folders), encoding="utf-8")
-    os.replace(temp, path)  # never a half-written list
+    fd, temp = tempfile.mkstemp(prefix=f".{STORE_NAME}.", dir=path.parent)
+    try:
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write("".join(f"{folder}\n" for folder in folders))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
 
 
 def seconds(text: str) -> float:
@@ -123,6 +180,14 @@ def run(args: argparse.Namespace) -> int:
         if not folders:  # said apart from the list, which stays empty for a script reading it
             print(f"no folder is trusted (the list is kept in {store()})", file=sys.stderr)
         return 0
+    named = [p for p in args.packs if control_in(str(p)) or control_in(str(p.resolve()))]
+    if named:  # a newline in a name would make two lines of the list: one a folder never named
+        print(
+            f"pnpkit: error: the folder {_shown(str(named[0]))} (or where it leads) has a control "
+            "character in its name; such a folder cannot be trusted (rename it)",
+            file=sys.stderr,
+        )
+        return 2
     missing = [p for p in args.packs if not p.is_dir()]
     if missing:
         print(f"pnpkit: error: no such folder: {missing[0]}", file=sys.stderr)
