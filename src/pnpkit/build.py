@@ -399,9 +399,12 @@ def build(
     pack changed again while it was built). `save_aside`: the cache is saved by a forked child
     (result.saving) while the caller goes on (the command line's preflight); result.saved()
     waits for it."""
-    cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
+    unsafe = None if cache else output.unsafe_cache(out)  # a link: used by no build
+    cache = cache or Cache(None if unsafe else out / CACHE_DIR, jobs=jobs)
     stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
     result = validate(root, langs, overrides, cache, code, stream=stream)
+    if unsafe:
+        result.notes.append(unsafe)
     if result.errors or (strict and result.problems) or result.pack is None:
         return result
     try:

@@ -44,7 +44,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, BinaryIO, Protocol, cast
+from typing import IO, Any, BinaryIO, Protocol, TypeGuard, cast
 
 import bidi
 import jinja2
@@ -58,7 +58,7 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, gcpause, memo, parallel, pdf, render, shaping, svgdraw
+from pnpkit import fonts, gcpause, memo, parallel, pdf, render, shaping, soundops, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
@@ -66,12 +66,14 @@ from pnpkit.model import Face, Group, Item, Pack
 FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as svgdraw.op_row() rows; 4: in parts
 LEAN = 2000  # drawings in a build from which their entries' rows wait for save() (_lean)
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
+MAX_ROWS = 1 << 26  # bytes a drawing's packed rows may inflate to (a deck's: 9 kB)
 FORM_KEYS_KEPT = 8  # form keys a drawing remembers (its PDFs: the kit, A3, changes, ...)
 
 # [generation, *what the entry keeps]: a list, so that using it renews it in place. It holds
 # plain data for marshal, so its parts are narrowed with isinstance() where they are read.
 Entry = list[object]
 Dep = tuple[str | None, str | None]  # a file an SVG draws: (resolved path, hash of its content)
+Dep3 = tuple[str, str | None, str | None]  # and the href that named it, as an entry keeps it
 
 
 @functools.lru_cache(maxsize=1)
@@ -505,18 +507,14 @@ class Cache:
             and isinstance(stored, tuple)
             and len(stored) == 4
             and (stored[3] is not None or key in self._decoded)  # see _lean
-            and isinstance(deps_then, tuple)
+            and _sound_deps(deps_then)
             and all(self._dep(href, resolve) == tuple(dep) for href, *dep in deps_then)
         ):
             drawing = self._decoded.get(key)
             if drawing is not None:
                 drawing.renew()
             else:
-                w, h, viewbox, rows = stored
-                with contextlib.suppress(ValueError):  # packed rows damaged: compiled again
-                    rows = self._spill.read(rows) if isinstance(rows, Spilled) else rows
-                    rows = _unpack_rows(rows) if isinstance(rows, bytes) else rows
-                    drawing = FormDrawing(w, h, viewbox, svgdraw.ops_from_rows(rows), key=key)
+                drawing = _drawing_of(key, stored, self._spill, deps_then)
         if drawing is not None:
             assert entry is not None, "only an entry gives a drawing"
             entry[0] = self.generation
@@ -964,10 +962,14 @@ def _pack_rows(rows: tuple[tuple[Any, ...], ...]) -> bytes:
 
 def _unpack_rows(data: bytes) -> tuple[tuple[Any, ...], ...]:
     """The rows _pack_rows() packed (a damaged entry raises ValueError, as marshal does)."""
+    inflate = zlib.decompressobj()
     try:
-        rows = marshal.loads(zlib.decompress(data))
-    except zlib.error as exc:
+        raw = inflate.decompress(data, MAX_ROWS)
+        rows = marshal.loads(raw)
+    except (zlib.error, EOFError) as exc:
         raise ValueError(str(exc)) from exc
+    if inflate.unconsumed_tail:  # a planted entry that inflates without end: never inflated
+        raise ValueError("a drawing's rows larger than any drawing's")
     if not isinstance(rows, tuple):
         raise ValueError("not a drawing's rows")
     return rows
@@ -1304,7 +1306,9 @@ class FormDrawing(svgdraw.Drawing):
             data = _ReadBack(cache._spill, data)
         elif not isinstance(data, bytes):
             return None
-        if not (isinstance(needs, tuple) and len(needs) == 2):
+        if not (
+            isinstance(needs, tuple) and len(needs) == 2 and all(type(n) is int for n in needs)
+        ):
             return None
         entry[0] = cache.generation
         cache.stats["forms reused"] += 1
@@ -1389,6 +1393,41 @@ def _family_hash(family: list[tuple[str, str, str]]) -> bytes:
     return h.digest()
 
 
+def _sound_deps(deps: object) -> TypeGuard[tuple[Dep3, ...]]:
+    """Whether a drawing entry's files are (href, path or None, hash or None) as drawing() keeps
+    them."""
+    return isinstance(deps, tuple) and all(
+        isinstance(dep, tuple)
+        and len(dep) == 3
+        and isinstance(dep[0], str)
+        and all(part is None or isinstance(part, str) for part in dep[1:])
+        for dep in deps
+    )
+
+
+def _drawing_of(
+    key: bytes, stored: tuple[object, ...], spill: _Spill, deps: tuple[Dep3, ...]
+) -> FormDrawing | None:
+    """The drawing a cache entry holds, if it is one the compiler could have made, drawing no
+    file but those its SVG names now (soundops: the entry's `deps`, each checked by drawing()
+    against the file resolved inside the pack for this build); None for anything else (a
+    damaged or planted entry), which is compiled again."""
+    w, h, viewbox, rows = stored
+    try:
+        rows = spill.read(rows) if isinstance(rows, Spilled) else rows
+        rows = _unpack_rows(rows) if isinstance(rows, bytes) else rows
+        ops = svgdraw.ops_from_rows(rows)  # type: ignore[arg-type]  # checked below
+    except (ValueError, TypeError, IndexError, KeyError, EOFError):  # rows of another shape
+        return None
+    if not (
+        soundops.numbers((w, h))
+        and soundops.numbers(viewbox, 4)
+        and soundops.sound(ops, {path for _, path, _ in deps if path is not None})
+    ):
+        return None
+    return FormDrawing(w, h, viewbox, ops, key=key)  # type: ignore[arg-type]  # checked above
+
+
 def _file_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
@@ -1405,4 +1444,14 @@ def _read(
     if read is None:
         return 0, {}, {}, {}
     generation, (faces, drawings, forms) = read
-    return generation, faces, drawings, forms
+    return generation, _entries(faces, 2), _entries(drawings, 3), _entries(forms, 3)
+
+
+def _entries(table: dict[bytes, Entry], size: int) -> dict[bytes, Entry]:
+    """The entries of a table read from a file that are shaped as this module keeps them:
+    [generation, ...] of `size` parts under a bytes key (the parts are checked where read)."""
+    return {
+        k: v
+        for k, v in table.items()
+        if isinstance(k, bytes) and isinstance(v, list) and len(v) == size and type(v[0]) is int
+    }

@@ -58,6 +58,33 @@ MARKER = ".pnpkit-kit"  # in every folder pnpkit writes a kit into: only such a 
 _MARKER_TEXT = "A kit written by pnpkit: the next build into this folder replaces it whole.\n"
 
 
+def unsafe_cache(out: Path) -> str | None:
+    """Why OUT/pnpkit-cache may not be used, or None: it is a link (what the build wrote there
+    would go wherever it leads), not a folder, or another user's (what it holds is theirs to
+    plant). Such a folder is left alone: the build goes on without a cache, and its lock is
+    taken on `out` itself."""
+    folder = out / LOCK.parent
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        problem = f"cannot be read ({exc.strerror})"
+    else:
+        if stat.S_ISLNK(st.st_mode):
+            problem = "is a link"
+        elif not stat.S_ISDIR(st.st_mode):
+            problem = "is not a folder"
+        elif hasattr(os, "getuid") and st.st_uid != os.getuid():
+            problem = "belongs to another user"
+        else:
+            return None
+    return (
+        f"{display_path(folder)} {problem}, so it was not used: built without the build cache, "
+        "and nothing was written there"
+    )
+
+
 class Busy(Exception):
     """Another build held the output folder for longer than TIMEOUT."""
 
@@ -176,20 +203,32 @@ def locked(
 
     Raises Busy after `timeout` (default TIMEOUT) seconds of waiting, OSError when
     the folder cannot be written."""
+    fd, holds_text = _lock_file(out)
+    try:
+        _acquire(fd, out, timeout if timeout is not None else TIMEOUT, say or _say)
+        if holds_text:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()}, {what}\n".encode(), 0)
+        yield
+        if holds_text:
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _lock_file(out: Path) -> tuple[int, bool]:
+    """The open file the lock is taken on, and whether it holds the holder's words: LOCK, or,
+    when the cache folder may not be used (unsafe_cache), the folder `out` itself, so nothing
+    is written through a link or into another user's folder."""
+    if unsafe_cache(out) is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        return os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)), False
     path = out / LOCK
     path.parent.mkdir(parents=True, exist_ok=True)
     flags = (
         os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     )  # never truncate a file a symlink names
-    fd = os.open(path, flags, 0o644)
-    try:
-        _acquire(fd, out, timeout if timeout is not None else TIMEOUT, say or _say)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}, {what}\n".encode(), 0)
-        yield
-        os.ftruncate(fd, 0)
-    finally:
-        os.close(fd)  # releases the lock
+    return os.open(path, flags, 0o644), True
 
 
 def _acquire(fd: int, out: Path, timeout: float, say: Callable[[str], None]) -> None:

@@ -16,6 +16,7 @@ import functools
 import hashlib
 import os
 import shutil
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 import isal
 from PIL import Image
 
+from pnpkit import output
 from pnpkit.build import CACHE_DIR
 from pnpkit.cache import engine
 from pnpkit.svgdraw import ImageOp, Op
@@ -124,15 +126,16 @@ class RasterCache:
         self.hits = self.misses = 0
 
     def path(self, k: str | None, suffix: str = ".png") -> Path | None:
-        return (
-            self.folder / k[:2] / f"{k}{suffix}"
-            if self.folder is not None and k is not None
-            else None
-        )
+        if self.folder is None or k is None:
+            return None
+        sub = self.folder / k[:2]
+        if os.path.islink(self.folder) or os.path.islink(sub):  # planted: leads elsewhere
+            return None
+        return sub / f"{k}{suffix}"
 
     def get(self, k: str | None, suffix: str = ".png") -> Path | None:
         path = self.path(k, suffix)
-        if path is None or not path.is_file():
+        if path is None or not _plain_file(path):
             return None
         os.utime(path)  # used: kept
         return path
@@ -186,20 +189,31 @@ class RasterCache:
 
     def prune(self) -> None:
         """Drop files unused for KEEP_DAYS."""
-        if self.folder is None or not self.folder.is_dir():
+        if self.folder is None or not self.folder.is_dir() or self.folder.is_symlink():
             return
         oldest = time.time() - KEEP_DAYS * 86400
         for path in self.folder.glob("*/*.*"):
-            try:
-                if path.stat().st_mtime < oldest:
+            try:  # a file in a folder that is a link (planted) lies elsewhere: never removed
+                if path.parent.is_symlink():
+                    continue
+                if path.lstat().st_mtime < oldest:
                     path.unlink()
             except OSError:
                 pass
 
 
+def _plain_file(path: Path) -> bool:
+    """A regular file, not a link: a link planted in a shipped cache folder would copy whatever
+    file it leads to into the kit."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def for_output(out: Path) -> RasterCache:
     """The cache of rasterised faces, page PDFs and preflight passes of a build's output folder."""
-    return RasterCache(out / CACHE_DIR / "raster")
+    return RasterCache(None if output.unsafe_cache(out) else out / CACHE_DIR / "raster")
 
 
 def render(

@@ -103,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
     if clash:
         print(f"pnpkit: error: {clash}", file=sys.stderr)
         return 2
+    unsafe = output.unsafe_cache(args.out)
+    if unsafe:
+        print(f"pnpkit: warning: {unsafe}", file=sys.stderr)
     code = pipeline.Code(args.trust or trust.is_trusted(args.pack), args.code_timeout)
     watcher = Watcher(args.pack, args.out, args.lang, print_overrides(args), args.strict, code=code)
     server: Server | None = None
@@ -201,7 +204,8 @@ class Watcher:
             strict,
         )
         self.interval, self.code = interval, code
-        self.cache = Cache(out / pipeline.CACHE_DIR, deferred=True)
+        unsafe = output.unsafe_cache(out)  # said by run(); never used, never written
+        self.cache = Cache(None if unsafe else out / pipeline.CACHE_DIR, deferred=True)
         self.last: Build | None = None
         self.stop = threading.Event()
 
