@@ -7,14 +7,17 @@ the .pnpkit-kit marker) is ever replaced or removed.
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from conftest import ROOT
-from pnpkit import output, trust
+from pnpkit import cache, output, rastercache, svgdraw, trust
 from test_hostile_paths import EN, M, files
 
 ADVICE = (
@@ -272,3 +275,163 @@ def test_the_trust_list_is_written_whole_or_not_at_all(kit, no_trust, monkeypatc
     assert run.code == 1 and "No space left on device" in run.err
     assert no_trust.read_bytes() == before  # the old list, whole
     assert os.listdir(no_trust.parent) == [no_trust.name]  # no half-written file left beside it
+
+
+# ---------------------------------------------------------------- the cache is data, not authority
+
+SECRET = b"SECRET-cache-4b1d-never-in-a-kit"
+KIT_PDF = "mammoth-herd/mammoth-herd-en.pdf"
+
+
+@pytest.fixture
+def secret_jpeg(kit) -> Path:
+    """A JPEG outside the pack whose bytes carry a secret (ReportLab embeds a JPEG as it is)."""
+    folder = kit.root / "outside"
+    folder.mkdir()
+    buffer = io.BytesIO()
+    Image.new("RGB", (16, 16), (200, 30, 30)).save(buffer, "JPEG", comment=SECRET)
+    (folder / "secret.jpg").write_bytes(buffer.getvalue())
+    return folder / "secret.jpg"
+
+
+@pytest.fixture
+def clean_pdf(kit) -> bytes:
+    """The kit's PDF as a build without any cache makes it; the cache is then in build/."""
+    assert kit.build(*EN).code == 0
+    assert kit.run("build", M, "--out", "clean", *EN).code == 0
+    return (kit.root / "clean" / KIT_PDF).read_bytes()
+
+
+def cache_file(kit) -> Path:
+    return kit.root / "build" / "pnpkit-cache" / "mammoth-herd.marshal"
+
+
+def plant(path: Path, change) -> None:
+    """Rewrite a cache file with every drawing entry's rows changed by change(rows) (and no kept
+    forms, so every drawing is drawn from its rows)."""
+    generation, faces, drawings, _ = cache._read(path)
+    for entry in drawings.values():
+        w, h, viewbox, rows = entry[1]
+        rows = cache._unpack_rows(rows) if isinstance(rows, bytes) else rows
+        entry[1] = (w, h, viewbox, change(rows))
+    assert not cache._save_marshalled(path, generation, [faces, drawings, {}])
+
+
+def image_row(source: str) -> tuple:
+    return svgdraw.op_row(svgdraw.ImageOp(source, 0.0, 0.0, 20.0, 20.0, 1.0, True))
+
+
+def poisoned_build(kit, clean_pdf: bytes) -> None:
+    """Build with the planted cache: the kit is what a build without it makes, secret-free."""
+    run = kit.build(*EN)
+    assert (run.code, run.out) == (0, ""), run.out + run.err
+    pdf = (kit.root / "build" / KIT_PDF).read_bytes()
+    assert SECRET not in pdf
+    assert pdf == clean_pdf
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "outside/secret.jpg",  # relative to where pnpkit runs: outside the pack
+        "{root}/outside/secret.jpg",  # absolute
+        f"{M}/../../outside/secret.jpg",  # climbing out with ..
+    ],
+)
+def test_a_cached_image_op_naming_a_file_outside_the_pack_is_a_miss(
+    kit, secret_jpeg, clean_pdf, source
+):
+    named = source.format(root=kit.root)
+    plant(cache_file(kit), lambda rows: (*rows, image_row(named)))
+    poisoned_build(kit, clean_pdf)
+
+
+def test_a_cached_image_op_naming_a_pack_file_its_svg_does_not_name_is_a_miss(
+    kit, secret_jpeg, clean_pdf
+):
+    inside = kit.root / M / "unnamed.jpg"
+    os.replace(secret_jpeg, inside)
+    plant(cache_file(kit), lambda rows: (*rows, image_row(str(inside))))
+    poisoned_build(kit, clean_pdf)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda rows: (*rows, (99,)),  # no such op
+        lambda rows: (*rows, (2, "not a matrix")),
+        lambda rows: (*rows, (4, (("__init__", ()),), None, None, False)),  # a path's method
+        lambda rows: (*rows, (4, (("moveTo", (float("nan"), 0.0)),), None, None, False)),
+        lambda rows: (*rows, (5, 0.0, 0.0, "Courier-Nowhere", 9.0, "x", None, None, None)),
+        lambda rows: "not rows",
+    ],
+)
+def test_cached_ops_the_compiler_never_makes_are_a_miss(kit, clean_pdf, change):
+    plant(cache_file(kit), change)
+    poisoned_build(kit, clean_pdf)
+
+
+def test_a_corrupted_cache_file_is_a_miss(kit, clean_pdf):
+    path = cache_file(kit)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] + os.urandom(4096))
+    poisoned_build(kit, clean_pdf)
+    generation, faces, drawings, _ = cache._read(path)
+    for table in (faces, drawings):  # entries of another shape: left out, never a traceback
+        for key in list(table):
+            table[key] = ("not", "a list")
+    assert not cache._save_marshalled(path, generation, [faces, drawings, {b"k": [1, 2]}])
+    poisoned_build(kit, clean_pdf)
+
+
+def test_packed_rows_that_inflate_without_end_are_a_miss():
+    bomb = zlib.compress(b"\0" * (cache.MAX_ROWS + 1), 9)
+    with pytest.raises(ValueError, match="larger than any drawing's"):
+        cache._unpack_rows(bomb)
+
+
+def test_a_cache_folder_that_is_a_link_is_ignored_and_never_written(
+    kit, secret_jpeg, clean_pdf, tmp_path_factory
+):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    shutil.move(kit.root / "build" / "pnpkit-cache", elsewhere / "cache")
+    plant(elsewhere / "cache" / "mammoth-herd.marshal", lambda r: (*r, image_row(str(secret_jpeg))))
+    os.symlink(elsewhere / "cache", kit.root / "build" / "pnpkit-cache")
+    before = snapshot(elsewhere)
+    run = kit.build(*EN)
+    assert (run.code, run.out) == (0, "")
+    warning = (
+        "pnpkit: warning: build/pnpkit-cache is a link, so it was not used: built without the "
+        "build cache, and nothing was written there\n"
+    )
+    assert run.err.count(warning) == 1
+    assert snapshot(elsewhere) == before  # no lock, no cache file, nothing touched through it
+    assert (kit.root / "build" / KIT_PDF).read_bytes() == clean_pdf
+
+
+def test_a_cache_folder_of_another_user_is_ignored(kit, secret_jpeg, clean_pdf, monkeypatch):
+    plant(cache_file(kit), lambda rows: (*rows, image_row(str(secret_jpeg))))
+    before = snapshot(kit.root / "build" / "pnpkit-cache")
+    uid = os.getuid()
+    monkeypatch.setattr(output.os, "getuid", lambda: uid + 1)
+    run = kit.build(*EN)
+    assert run.code == 0
+    assert run.err.count("pnpkit: warning: build/pnpkit-cache belongs to another user") == 1
+    assert snapshot(kit.root / "build" / "pnpkit-cache") == before
+    assert (kit.root / "build" / KIT_PDF).read_bytes() == clean_pdf
+
+
+def test_a_raster_cache_never_follows_a_planted_link(tmp_path):
+    folder = tmp_path / "raster"
+    (folder / "ab").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "old.txt").write_text("mine")
+    os.utime(elsewhere / "old.txt", (0, 0))
+    os.symlink(elsewhere / "old.txt", folder / "ab" / "ab12.png")
+    os.symlink(elsewhere, folder / "cd")
+    raster = rastercache.RasterCache(folder)
+    assert raster.get("ab12") is None  # a link is no kept file
+    assert raster.path("cd34") is None  # nor is a folder that is a link
+    raster.prune()
+    assert (elsewhere / "old.txt").read_text() == "mine"
