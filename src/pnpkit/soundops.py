@@ -14,134 +14,157 @@ the drawing is compiled again from its SVG.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from reportlab.pdfbase import pdfmetrics
 
 from pnpkit.svgdraw import (
     Clip,
-    Fill,
     Gradient,
     ImageOp,
     Op,
     PathOp,
     Restore,
     Save,
-    Stroke,
     TextOp,
     Transform,
 )
 
-LARGEST = 1e15  # far beyond any drawing's coordinate (ReportLab fails near 1e21), and finite
+LARGEST = 1e15  # far beyond any drawing's number (a coordinate is at most 1e7,
+# svgdraw.MAX_NUMBER), short of where ReportLab fails (1e21)
 SEGMENTS = {"moveTo": 2, "lineTo": 2, "curveTo": 6, "rect": 4, "close": 0}  # name: numbers
+_TUPLE = {tuple}
+
+# sound() looks at each op's shape and names and gathers the numbers it holds, which it then
+# checks at once: a 1,000-card deck's drawings hold close to a million numbers (glyph
+# positions, path points), too many to look at one at a time in Python. The common ops are
+# looked at in sound() itself: a call a op cost a tenth of a warm build's time.
+Found = list[Iterable[object]]
 
 
 def sound(ops: tuple[Op, ...], images: Collection[str]) -> bool:
     """Whether every op is one the compiler makes, drawing only the image files `images` (the
     files the SVG names, as resolved for this build) and only registered fonts."""
     fonts = set(pdfmetrics.getRegisteredFontNames())
-    for op in ops:
-        check = _CHECKS.get(type(op))
-        if check is None or not check(op, images, fonts):
-            return False
-    return True
-
-
-def _number(value: object) -> bool:
-    return type(value) in (int, float) and math.isfinite(value) and abs(value) <= LARGEST  # type: ignore[arg-type]
+    found: Found = []
+    add = found.append
+    try:
+        for op in ops:
+            kind = type(op)
+            if kind is PathOp:
+                ok = _segs(op.segs, found) and type(op.evenodd) is bool  # type: ignore[union-attr]
+            elif kind is TextOp:
+                ok = op.font in fonts and _text(op, found)  # type: ignore[union-attr,arg-type]
+            elif kind is Save or kind is Restore:
+                continue
+            else:
+                check = _CHECKS.get(kind)
+                ok = check is not None and check(op, images, found)
+            if not ok:
+                return False
+            if kind is PathOp or kind is TextOp:  # op_from_row made a Fill, a Stroke or None
+                fill, stroke = op.fill, op.stroke  # type: ignore[union-attr]
+                if fill is not None:
+                    add(fill)
+                if stroke is not None:
+                    if type(stroke.dash) is not tuple:
+                        return False
+                    add(stroke[:8])
+                    add(stroke.dash)
+                    add((stroke.offset,))
+        return _finite(chain.from_iterable(found))
+    except (TypeError, ValueError, OverflowError):  # a field of another type than expected
+        return False
 
 
 def numbers(values: object, count: int | None = None) -> bool:
-    return (
-        type(values) is tuple
-        and (count is None or len(values) == count)
-        and all(_number(v) for v in values)
-    )
-
-
-def _segs(segs: object) -> bool:
-    return type(segs) is tuple and all(
-        type(seg) is tuple
-        and len(seg) == 2
-        and SEGMENTS.get(seg[0]) is not None
-        and numbers(seg[1], SEGMENTS[seg[0]])
-        for seg in segs
-    )
-
-
-def _fill(fill: object) -> bool:
-    return fill is None or (type(fill) is Fill and all(_number(v) for v in fill))
-
-
-def _stroke(stroke: object) -> bool:
-    if stroke is None:
-        return True
-    if type(stroke) is not Stroke:
+    """Whether values is a tuple of `count` (any number of) finite numbers of sane size."""
+    try:
+        return type(values) is tuple and (count is None or len(values) == count) and _finite(values)
+    except (TypeError, ValueError, OverflowError):
         return False
-    *values, dash, offset = stroke
-    return all(_number(v) for v in values) and numbers(dash) and _number(offset)
 
 
-def _path(op: Any, images: Collection[str], fonts: set[str]) -> bool:
-    return _segs(op.segs) and _fill(op.fill) and _stroke(op.stroke) and type(op.evenodd) is bool
+def _finite(values: Iterable[object]) -> bool:
+    """Whether every value is a number (int, float or bool) and none is NaN, infinite or
+    larger than LARGEST either way: their Euclidean norm, in one pass in C, is at most
+    LARGEST (math.hypot raises TypeError for anything but a real number, and a NaN or an
+    infinity makes the norm one)."""
+    return math.hypot(*values) <= LARGEST  # type: ignore[arg-type]  # TypeError: not a number
 
 
-def _clip(op: Any, images: Collection[str], fonts: set[str]) -> bool:
-    return _segs(op.segs) and type(op.evenodd) is bool
+def _segs(segs: object, found: Found) -> bool:
+    """A path's segments: (name, numbers) with a name and count of the compiler's own."""
+    if type(segs) is not tuple:
+        return False
+    for name, args in segs:  # a segment that is not a pair raises ValueError or TypeError
+        if type(args) is not tuple or SEGMENTS.get(name) != len(args):
+            return False
+    found.extend(map(itemgetter(1), segs))  # tuples: chained once, in C (see _finite)
+    return True
 
 
-def _text(op: Any, images: Collection[str], fonts: set[str]) -> bool:
+def _text(op: TextOp, found: Found) -> bool:
+    """A run of text: its text a string, its glyphs (if shaped) one per character."""
+    if type(op.text) is not str:
+        return False
+    found.append((op.x, op.y, op.size))
     shaped = op.shaping
-    return (
-        _number(op.x)
-        and _number(op.y)
-        and _number(op.size)
-        and op.font in fonts
-        and type(op.text) is str
-        and _fill(op.fill)
-        and _stroke(op.stroke)
-        and (
-            shaped is None
-            or (
-                type(shaped) is tuple
-                and len(shaped) == len(op.text)
-                and all(numbers(glyph, 6) for glyph in shaped)
-            )
-        )
-    )
+    if shaped is None:
+        return True
+    if not (
+        type(shaped) is tuple
+        and len(shaped) == len(op.text)
+        and set(map(type, shaped)) <= _TUPLE
+        and set(map(len, shaped)) <= {6}
+    ):
+        return False
+    found.extend(shaped)
+    return True
 
 
-def _image(op: Any, images: Collection[str], fonts: set[str]) -> bool:
+def _clip(op: Any, images: Collection[str], found: Found) -> bool:
+    return _segs(op.segs, found) and type(op.evenodd) is bool
+
+
+def _image(op: Any, images: Collection[str], found: Found) -> bool:
     source = op.source
-    return (
-        (type(source) is bytes or (type(source) is str and source in images))
-        and all(_number(v) for v in (op.x, op.y, op.w, op.h, op.alpha))
-        and type(op.keep_aspect) is bool
-    )
+    found.append((op.x, op.y, op.w, op.h, op.alpha))
+    return (type(source) is bytes or (type(source) is str and source in images)) and type(
+        op.keep_aspect
+    ) is bool
 
 
-def _gradient(op: Any, images: Collection[str], fonts: set[str]) -> bool:
-    return (
-        _segs(op.segs)
+def _gradient(op: Any, images: Collection[str], found: Found) -> bool:
+    colours = op.colours
+    if not (
+        _segs(op.segs, found)
         and type(op.evenodd) is bool
         and op.kind in ("linear", "radial")
-        and numbers(op.coords)
-        and type(op.colours) is tuple
-        and all(numbers(c, 3) for c in op.colours)
-        and numbers(op.offsets)
-        and numbers(op.matrix, 6)
-        and _number(op.alpha)
-    )
+        and type(op.coords) is tuple
+        and type(op.offsets) is tuple
+        and type(colours) is tuple
+        and set(map(type, colours)) <= _TUPLE
+        and set(map(len, colours)) <= {3}
+        and type(op.matrix) is tuple
+        and len(op.matrix) == 6
+    ):
+        return False
+    found += (op.coords, op.offsets, op.matrix, (op.alpha,), *colours)
+    return True
 
 
-_CHECKS: dict[type, Callable[[Any, Collection[str], set[str]], bool]] = {
-    Save: lambda op, images, fonts: True,
-    Restore: lambda op, images, fonts: True,
-    Transform: lambda op, images, fonts: numbers(op.matrix, 6),
+def _transform(op: Any, images: Collection[str], found: Found) -> bool:
+    found.append(op.matrix)
+    return type(op.matrix) is tuple and len(op.matrix) == 6
+
+
+_CHECKS: dict[type, Callable[[Any, Collection[str], Found], bool]] = {
+    Transform: _transform,
     Clip: _clip,
-    PathOp: _path,
-    TextOp: _text,
     ImageOp: _image,
     Gradient: _gradient,
 }
