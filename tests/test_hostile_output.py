@@ -7,6 +7,7 @@ the .pnpkit-kit marker) is ever replaced or removed.
 
 from __future__ import annotations
 
+import base64
 import io
 import os
 import shutil
@@ -16,8 +17,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from conftest import ROOT
-from pnpkit import cache, output, rastercache, svgdraw, trust
+from conftest import ROOT, colour_pack
+from pnpkit import build, cache, output, rastercache, svgdraw, trust
+from pnpkit.cache import Cache
 from test_hostile_paths import EN, M, files
 
 ADVICE = (
@@ -435,3 +437,43 @@ def test_a_raster_cache_never_follows_a_planted_link(tmp_path):
     assert raster.path("cd34") is None  # nor is a folder that is a link
     raster.prune()
     assert (elsewhere / "old.txt").read_text() == "mine"
+
+
+RICH = """{% extends "_face.svg.j2" %}{% block content %}
+<defs>
+  <linearGradient id="l" x1="0" y1="0" x2="1" y2="0"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/></linearGradient>
+  <radialGradient id="r"><stop offset="0" stop-color="#ff0"/><stop offset="1" stop-color="#0a0"/></radialGradient>
+  <clipPath id="c"><circle cx="20" cy="20" r="15"/></clipPath>
+</defs>
+<rect x="0" y="0" width="30" height="20" fill="url(#l)"/>
+<ellipse cx="40" cy="60" rx="10" ry="6" fill="url(#r)" opacity="0.5"/>
+<g clip-path="url(#c)" transform="rotate(10)"><rect x="5" y="5" width="30" height="30" fill="{{ item.colour }}"/></g>
+<path d="M5 70 C 10 80, 20 80, 25 70 Z" fill="none" stroke="#333" stroke-width="0.8" stroke-dasharray="2 1"/>
+<image href="art.png" x="30" y="30" width="10" height="10"/>
+<image href="data:image/png;base64,{{ dot }}" x="45" y="30" width="5" height="5"/>
+<text x="5" y="85" font-size="4" fill="#000">Zażółć ffi {{ item.id }}</text>
+{% endblock %}
+"""  # noqa: E501 (data: markup kept as written)
+
+
+def test_every_drawing_the_compiler_makes_is_sound_and_served_from_the_cache(tmp_path):
+    """Every kind of op (gradients, clips, transforms, dashes, images from a file and from
+    data, shaped text) passes the cache's check: a warm build in a fresh cache compiles none
+    (else every planted-entry guard would quietly cost every warm build its cache)."""
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 4), (0, 90, 200)).save(buffer, "PNG")
+    dot = base64.b64encode(buffer.getvalue()).decode()
+    pack = colour_pack(tmp_path / "rich", n=3)
+    (pack / "art.png").write_bytes(buffer.getvalue())
+    (pack / "templates" / "solid.svg.j2").write_text(RICH.replace("{{ dot }}", dot))
+    out = tmp_path / "out"
+    cold = Cache(out / "pnpkit-cache")
+    assert not build.build(pack, out, cache=cold).errors
+    assert cold.stats["drawings compiled"] > 0
+    drawn = cache._read(out / "pnpkit-cache" / "rich.marshal")[2]
+    kinds = {row[0] for entry in drawn.values() for row in entry[1][3]}
+    assert kinds == set(range(len(svgdraw.OP_TYPES)))  # every kind of op is in the file
+    warm = Cache(out / "pnpkit-cache")
+    assert not build.build(pack, out, cache=warm).errors
+    assert warm.stats["drawings reused"] == cold.stats["drawings compiled"]
+    assert "drawings compiled" not in warm.stats
