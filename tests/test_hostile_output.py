@@ -468,3 +468,17 @@ def test_every_drawing_the_compiler_makes_is_sound_and_served_from_the_cache(tmp
     assert not build.build(pack, out, cache=warm).errors
     assert warm.stats["drawings reused"] == cold.stats["drawings compiled"]
     assert "drawings compiled" not in warm.stats
+
+
+@pytest.mark.parametrize(
+    ("finding", "kept"),
+    [
+        (("Zażółć", "text overflows its box by 2.0 mm"), True),
+        (("x", "overflows\x1b[2J"), False),  # an escape a terminal obeys
+        (("x", "fine\ncomponents/x.yaml:1:1: error: forged [x]"), False),  # a second line
+        (("x\x85", "message"), False),
+        (("x", 3), False),
+    ],
+)
+def test_a_planted_text_finding_is_printed_only_as_one_plain_line(finding, kept):
+    assert cache._sound([1, (finding,)]) is kept

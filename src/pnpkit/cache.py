@@ -663,12 +663,18 @@ def _sound(entry: object) -> bool:
 
 
 def _finding(value: object) -> bool:
+    """A (text, message) pair of one-line strings: a planted file's message is printed as a
+    warning, where a control character could move the terminal's cursor or fake a line."""
     return (
         isinstance(value, tuple)
         and len(value) == 2
         and isinstance(value[0], str)
         and isinstance(value[1], str)
+        and _CONTROL.search(value[0] + value[1]) is None
     )
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 control characters
 
 
 def _texts_path(path: Path) -> Path:
