@@ -971,11 +971,11 @@ def _unpack_rows(data: bytes) -> tuple[tuple[Any, ...], ...]:
     inflate = zlib.decompressobj()
     try:
         raw = inflate.decompress(data, MAX_ROWS)
+        if inflate.unconsumed_tail:  # a planted entry that inflates without end: never inflated
+            raise ValueError("a drawing's rows larger than any drawing's")
         rows = marshal.loads(raw)
     except (zlib.error, EOFError) as exc:
         raise ValueError(str(exc)) from exc
-    if inflate.unconsumed_tail:  # a planted entry that inflates without end: never inflated
-        raise ValueError("a drawing's rows larger than any drawing's")
     if not isinstance(rows, tuple):
         raise ValueError("not a drawing's rows")
     return rows
