@@ -399,7 +399,7 @@ def build(
     pack changed again while it was built). `save_aside`: the cache is saved by a forked child
     (result.saving) while the caller goes on (the command line's preflight); result.saved()
     waits for it."""
-    unsafe = None if cache else output.unsafe_cache(out)  # a link: used by no build
+    unsafe = None if cache else output.unsafe_cache(out)  # a link, another user's: not used
     cache = cache or Cache(None if unsafe else out / CACHE_DIR, jobs=jobs)
     stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
     result = validate(root, langs, overrides, cache, code, stream=stream)
