@@ -482,3 +482,13 @@ def test_every_drawing_the_compiler_makes_is_sound_and_served_from_the_cache(tmp
 )
 def test_a_planted_text_finding_is_printed_only_as_one_plain_line(finding, kept):
     assert cache._sound([1, (finding,)]) is kept
+
+
+def test_a_cache_folder_that_is_a_file_is_ignored(kit):
+    (kit.root / "build").mkdir()
+    (kit.root / "build" / "pnpkit-cache").write_text("not a folder\n")
+    run = kit.build(*EN)
+    assert run.code == 0
+    assert run.err.count("pnpkit: warning: build/pnpkit-cache is not a folder, so it was") == 1
+    assert (kit.root / "build" / "pnpkit-cache").read_text() == "not a folder\n"
+    assert (kit.root / "build" / KIT_PDF).is_file()

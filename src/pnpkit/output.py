@@ -66,19 +66,16 @@ def unsafe_cache(out: Path) -> str | None:
     folder = out / LOCK.parent
     try:
         st = os.lstat(folder)
-    except FileNotFoundError:
+    except OSError:  # none yet; or OUT is no folder, which writing into it reports
         return None
-    except OSError as exc:
-        problem = f"cannot be read ({exc.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        problem = "is a link"
+    elif not stat.S_ISDIR(st.st_mode):
+        problem = "is not a folder"
+    elif hasattr(os, "getuid") and st.st_uid != os.getuid():
+        problem = "belongs to another user"
     else:
-        if stat.S_ISLNK(st.st_mode):
-            problem = "is a link"
-        elif not stat.S_ISDIR(st.st_mode):
-            problem = "is not a folder"
-        elif hasattr(os, "getuid") and st.st_uid != os.getuid():
-            problem = "belongs to another user"
-        else:
-            return None
+        return None
     return (
         f"{display_path(folder)} {problem}, so it was not used: built without the build cache, "
         "and nothing was written there"
