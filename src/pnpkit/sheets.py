@@ -36,6 +36,12 @@ MAX_UNPACKED = 200_000_000  # all the XML inside a workbook, unzipped
 MAX_ROWS = 50_000
 MAX_COLUMNS = 200
 MAX_CELL_CHARS = 20_000
+# a CSV field as written, quotes doubled and spaces around it included: a quoted field is
+# matched within this window (matched to the end of a 19 MB file, an unclosed quote took 2.5 GB)
+MAX_FIELD_CHARS = 2 * MAX_CELL_CHARS + 1000
+# fields in one CSV record, empty ones included (a spreadsheet's widest row): a 20 MB row of
+# commas took 60-130 s placing 20 million empty cells
+MAX_RECORD_FIELDS = 16_384
 # filled cells in one sheet: about 250 MB once read and placed (a 10,000-card deck has 80,000)
 MAX_CELLS = 500_000
 # cells from A1 to the last row and column holding something: calamine's grid takes about 40
@@ -192,7 +198,8 @@ def _records(text: str, delimiter: str, shown: str) -> Iterator[tuple[list[Cell 
         start = Location(shown, line, col)
         if not row:
             row_at = start
-        m = field_rx.match(text, i)
+        window = min(n, i + MAX_FIELD_CHARS)
+        m = field_rx.match(text, i, window)
         assert m is not None  # the last alternative matches an empty field
         if (
             m.group(1) is not None
@@ -200,11 +207,28 @@ def _records(text: str, delimiter: str, shown: str) -> Iterator[tuple[list[Cell 
             value = m.group(1).replace('""', '"') + m.group(2)
             line, col = _advance(m.group(0), line, col)
         elif i < n and text[i] == '"':
-            raise SheetError(start, "this quoted field is never closed (a '\"' is missing)")
+            raise SheetError(
+                start,
+                "this quoted field is never closed (a '\"' is missing)"
+                if window == n
+                else f"this quoted field is not closed within {MAX_FIELD_CHARS:,} characters "
+                f"(a '\"' is missing, or the field is longer than pnpkit reads)",
+            )
         else:
             value = m.group(3)
             col += len(value)
         i = m.end()
+        if i == window < n:
+            raise SheetError(
+                start,
+                f"this field is longer than {MAX_FIELD_CHARS:,} characters, which pnpkit reads",
+            )
+        if len(row) == MAX_RECORD_FIELDS:
+            raise SheetError(
+                start,
+                f"this row has more than {MAX_RECORD_FIELDS:,} fields; pnpkit reads rows of "
+                f"at most {MAX_RECORD_FIELDS:,}",
+            )
         row.append(_cell(value, start))
         if i < n and text[i] == delimiter:
             i, col = i + 1, col + 1

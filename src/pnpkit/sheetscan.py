@@ -166,12 +166,13 @@ def xlsx_scan(f: IO[bytes], bounds: Bounds, sheet: str) -> list[Formula]:
 
 
 def _dimension(ref: str, bounds: Bounds, sheet: str) -> None:
-    rows, columns = _ref(ref.rpartition(":")[2])
+    last = ref.rpartition(":")[2]
+    rows, columns = _ref(last)
     if rows * columns > bounds.area:
         raise Beyond(
             None,
-            f"sheet {sheet!r} declares cells up to {ref.rpartition(':')[2][:40]} ({rows * columns:,} "
-            f"from A1); pnpkit reads sheets of at most {bounds.area:,} cells",
+            f"sheet {sheet!r} declares cells up to {last} ({rows * columns:,} from A1); "
+            f"pnpkit reads sheets of at most {bounds.area:,} cells",
         )
 
 
