@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from pnpkit import sheetscan
+from pnpkit import sheetscan, unibidi
 from pnpkit.errors import Location, Problem, one_line
 
 if TYPE_CHECKING:  # calamine is imported where a workbook is read
@@ -151,6 +151,9 @@ def _cell(value: object, where: Location) -> Cell | None:
                 f"the cell holds {len(value):,} characters; pnpkit "
                 f"reads at most {MAX_CELL_CHARS:,} in one cell",
             )
+        unmatched = unibidi.unmatched(value) if unibidi.CONTROLS.search(value) else None
+        if unmatched:
+            raise SheetError(where, unmatched)
         return Cell(value, where)
     if isinstance(value, bool):
         return Cell(value, where)

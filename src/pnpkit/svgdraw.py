@@ -64,7 +64,7 @@ from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill 
 )
 from reportlab.pdfgen.pathobject import PDFPathObject
 
-from pnpkit import filelimits, fonts, memo, shaping
+from pnpkit import filelimits, fonts, memo, shaping, unibidi
 from pnpkit.errors import MAX_QUOTED, one_line
 from pnpkit.units import PT_PER_MM
 
@@ -2012,6 +2012,9 @@ class _Compiler:
             if direction != "rtl" and not shaping.needs_bidi(line):  # one left-to-right level
                 ordered = [(text, run, False) for text, run in runs if text]
             else:
+                unmatched = unibidi.unmatched(line)
+                if unmatched:  # drawn all the same: the levels are still defined
+                    self.problem(el, unmatched)
                 if shaping.base_level(line, direction):  # start and end swap sides in RTL text
                     anchor = 1.0 - anchor
                 ordered = shaping.visual_pieces(runs, direction)
