@@ -2,7 +2,7 @@
 
 Each hostile file runs `pnpkit validate` in a child limited to 1 GB of address space: before
 the budgets the worst of them aborted the process (a cell at XFD99999: 52 GB) or took gigabytes
-and minutes; each must now end with one located line, exit 1, in under 10 s."""
+and minutes; each must now end with one located line, exit 1, in under 10 s of CPU."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import resource
 import struct
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import openpyxl
@@ -28,8 +27,9 @@ def _fence() -> None:
 
 
 def validate(root: Path, pack: Path) -> tuple[int, list[str]]:
-    """`pnpkit validate pack` from root in a fenced child: (exit code, lines printed); in 10 s."""
-    start = time.perf_counter()
+    """`pnpkit validate pack` from root in a fenced child: (exit code, lines printed). It must
+    take under 10 s of CPU (the wall clock of a shared machine says little)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(
         [sys.executable, "-m", "pnpkit", "validate", str(pack.relative_to(root))],
         cwd=root,
@@ -39,9 +39,10 @@ def validate(root: Path, pack: Path) -> tuple[int, list[str]]:
         timeout=120,
         preexec_fn=_fence,
     )
-    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     assert "Traceback" not in out.stderr and "panicked" not in out.stderr, out.stderr[-2000:]
-    assert seconds < 10, f"took {seconds:.1f} s"
+    assert seconds < 10, f"took {seconds:.1f} s of CPU"
     return out.returncode, out.stdout.splitlines()
 
 
