@@ -46,6 +46,11 @@ def validate(root: Path, pack: Path) -> tuple[int, list[str]]:
     return out.returncode, out.stdout.splitlines()
 
 
+def refused(root: Path, pack: Path, line: str) -> None:
+    """validate(pack) exits 1 with this one line."""
+    assert validate(root, pack) == (1, [line])
+
+
 # ---------------------------------------------------------------- spreadsheets
 
 
@@ -59,32 +64,29 @@ def _xlsx_with(root: Path, name: str, ref: str) -> Path:
 
 def test_a_far_cell_in_an_xlsx_is_refused_before_the_reader_lays_out_its_grid(tmp_path):
     far = _xlsx_with(tmp_path, "far", "XFD99999")  # 1.6 billion cells from A1
-    assert validate(tmp_path, far) == (
-        1,
-        [
-            "far/deck/cards.yaml:12:10: error: sheet 'Sheet1' declares cells up to XFD99999 "
-            "(1,638,383,616 from A1); pnpkit reads sheets of at most 2,000,000 cells [sheet]"
-        ],
+    refused(
+        tmp_path,
+        far,
+        "far/deck/cards.yaml:12:10: error: sheet 'Sheet1' declares cells up to XFD99999 "
+        "(1,638,383,616 from A1); pnpkit reads sheets of at most 2,000,000 cells [sheet]",
     )
     # the same cell without the dimension openpyxl declares: refused at the cell itself
     _inject(far / "cards.xlsx", "xl/worksheets/sheet1.xml", b'<dimension ref="A1:XFD99999"/>', b"")
-    assert validate(tmp_path, far) == (
-        1,
-        [
-            "far/deck/cards.xlsx:Sheet1!XFD99999: error: the cell XFD99999 is in column "
-            "16,384; pnpkit reads sheets of at most 200 columns (A to GR) [sheet]"
-        ],
+    refused(
+        tmp_path,
+        far,
+        "far/deck/cards.xlsx:Sheet1!XFD99999: error: the cell XFD99999 is in column "
+        "16,384; pnpkit reads sheets of at most 200 columns (A to GR) [sheet]",
     )
     inside = _xlsx_with(tmp_path, "inside", "GR99999")  # within the rows and columns: 821 MB
     _inject(
         inside / "cards.xlsx", "xl/worksheets/sheet1.xml", b'<dimension ref="A1:GR99999"/>', b""
     )
-    assert validate(tmp_path, inside) == (
-        1,
-        [
-            "inside/deck/cards.xlsx:Sheet1!GR99999: error: the sheet's cells reach GR99999 "
-            "(19,999,800 cells from A1); pnpkit reads sheets of at most 2,000,000 cells [sheet]"
-        ],
+    refused(
+        tmp_path,
+        inside,
+        "inside/deck/cards.xlsx:Sheet1!GR99999: error: the sheet's cells reach GR99999 "
+        "(19,999,800 cells from A1); pnpkit reads sheets of at most 2,000,000 cells [sheet]",
     )
 
 
@@ -115,19 +117,17 @@ def test_repeated_ods_rows_and_cells_count_as_the_cells_they_stand_for(tmp_path)
         b'<table:table-cell table:number-columns-repeated="16384"/></table:table-row>'
         b"</table:table>",
     )
-    assert validate(tmp_path, wide) == (
-        1,
-        [
-            "wide/deck/cards.ods:Sheet1!XFM1: error: the cell XFM1 is in column 16,393; "
-            "pnpkit reads sheets of at most 200 columns (A to GR) [sheet]"
-        ],
+    refused(
+        tmp_path,
+        wide,
+        "wide/deck/cards.ods:Sheet1!XFM1: error: the cell XFM1 is in column 16,393; "
+        "pnpkit reads sheets of at most 200 columns (A to GR) [sheet]",
     )
-    assert validate(tmp_path, tall) == (
-        1,
-        [
-            "tall/deck/cards.ods:Sheet1!A1000000001: error: the cell A1000000001 is in row "
-            "1,000,000,001; pnpkit reads sheets of at most 100,000 rows [sheet]"
-        ],
+    refused(
+        tmp_path,
+        tall,
+        "tall/deck/cards.ods:Sheet1!A1000000001: error: the cell A1000000001 is in row "
+        "1,000,000,001; pnpkit reads sheets of at most 100,000 rows [sheet]",
     )
     assert validate(tmp_path, blank) == (0, [])
 
@@ -148,33 +148,29 @@ def test_csv_fields_rows_and_integers_are_bounded(tmp_path):
     long = sheet_pack(tmp_path / "long", "csv", [HEADER] + ROWS)
     with open(long / "cards.csv", "a", encoding="utf-8") as f:
         f.write("x," + " " * 50_000 + "y\n")
-    assert validate(tmp_path, digits) == (
-        1,
-        [
-            "digits/deck/cards.csv:2:13: error: a number of 5000 digits; "
-            "numbers have at most 30 [limits]"
-        ],
+    refused(
+        tmp_path,
+        digits,
+        "digits/deck/cards.csv:2:13: error: a number of 5000 digits; "
+        "numbers have at most 30 [limits]",
     )
-    assert validate(tmp_path, commas) == (
-        1,
-        [
-            "commas/deck/cards.csv:5:16385: error: this row has more than 16,384 fields; "
-            "pnpkit reads rows of at most 16,384 [sheet]"
-        ],
+    refused(
+        tmp_path,
+        commas,
+        "commas/deck/cards.csv:5:16385: error: this row has more than 16,384 fields; "
+        "pnpkit reads rows of at most 16,384 [sheet]",
     )
-    assert validate(tmp_path, quote) == (
-        1,
-        [
-            "quote/deck/cards.csv:5:3: error: this quoted field is not closed within 41,000 "
-            "characters (a '\"' is missing, or the field is longer than pnpkit reads) [sheet]"
-        ],
+    refused(
+        tmp_path,
+        quote,
+        "quote/deck/cards.csv:5:3: error: this quoted field is not closed within 41,000 "
+        "characters (a '\"' is missing, or the field is longer than pnpkit reads) [sheet]",
     )
-    assert validate(tmp_path, long) == (
-        1,
-        [
-            "long/deck/cards.csv:5:3: error: this field is longer than 41,000 characters, "
-            "which pnpkit reads [sheet]"
-        ],
+    refused(
+        tmp_path,
+        long,
+        "long/deck/cards.csv:5:3: error: this field is longer than 41,000 characters, "
+        "which pnpkit reads [sheet]",
     )
     # a closed quoted field of the largest cell is read
     rows = [HEADER] + [list(r) for r in ROWS]
@@ -224,9 +220,10 @@ def test_a_huge_damaged_or_truncated_font_is_a_located_problem(tmp_path):
     }
     for name, (font, says) in cases.items():
         pack = _font_pack(tmp_path / name, font)
-        assert validate(tmp_path, pack) == (
-            1,
-            [f"{name}/deck/game.yaml:6:9: error: font 'fonts/Body.ttf' {says} [fonts]"],
+        refused(
+            tmp_path,
+            pack,
+            f"{name}/deck/game.yaml:6:9: error: font 'fonts/Body.ttf' {says} [fonts]",
         )
 
 
@@ -283,28 +280,25 @@ def test_svg_nesting_and_expansion_are_bounded(tmp_path):
         "the drawing has more than 50,000 elements once each <use> and art file is expanded; "
         "pnpkit draws at most 50,000 in one drawing [svg]"
     )
-    assert validate(tmp_path, nested) == (
-        1,
-        [
-            "nested/deck/art/a.svg:1:1: error: elements nest more than 100 deep (counting <use> "
-            "and the art files that draw this one); pnpkit draws at most that [svg]"
-        ],
+    refused(
+        tmp_path,
+        nested,
+        "nested/deck/art/a.svg:1:1: error: elements nest more than 100 deep (counting <use> "
+        "and the art files that draw this one); pnpkit draws at most that [svg]",
     )
-    assert validate(tmp_path, uses) == (1, [f"uses/deck/art/a.svg:1:1: error: {many}"])
-    assert validate(tmp_path, art) == (1, [f"art/deck/art/n3.svg:1:1: error: {many}"])
-    assert validate(tmp_path, big) == (
-        1,
-        [
-            "big/deck/art/a.svg:0:1: error: cannot read image: the file has 30,000,073 bytes; "
-            "pnpkit reads at most 20,000,000 [svg]"
-        ],
+    refused(tmp_path, uses, f"uses/deck/art/a.svg:1:1: error: {many}")
+    refused(tmp_path, art, f"art/deck/art/n3.svg:1:1: error: {many}")
+    refused(
+        tmp_path,
+        big,
+        "big/deck/art/a.svg:0:1: error: cannot read image: the file has 30,000,073 bytes; "
+        "pnpkit reads at most 20,000,000 [svg]",
     )
-    assert validate(tmp_path, attr) == (  # libxml's message was two lines
-        1,
-        [
-            "attr/deck/art/a.svg:1:1: error: Resource limit exceeded: Buffer size limit "
-            "exceeded, try XML_PARSE_HUGE , line 1, column 10003992 [svg]"
-        ],
+    refused(  # libxml's message was two lines
+        tmp_path,
+        attr,
+        "attr/deck/art/a.svg:1:1: error: Resource limit exceeded: Buffer size limit "
+        "exceeded, try XML_PARSE_HUGE , line 1, column 10003992 [svg]",
     )
 
 

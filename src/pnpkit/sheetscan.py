@@ -78,20 +78,17 @@ class _Extent:
     def add(self, row: int, column: int, cells: int = 1) -> None:
         """Cells up to (row, column), `cells` of them; Beyond when that reaches too far."""
         b, name = self.bounds, f"{column_letters(column)}{row}"
-        if column > b.columns:
-            raise Beyond(
-                (row, column),
-                f"the cell {name} is in column {column:,}; pnpkit reads sheets of at most "
-                f"{b.columns:,} columns (A to {column_letters(b.columns)})",
-                self.sheet,
-            )
-        if row > b.rows:
-            raise Beyond(
-                (row, column),
-                f"the cell {name} is in row {row:,}; pnpkit reads sheets of at most "
-                f"{b.rows:,} rows",
-                self.sheet,
-            )
+        for what, n, limit, after in (
+            ("column", column, b.columns, f" (A to {column_letters(b.columns)})"),
+            ("row", row, b.rows, ""),
+        ):
+            if n > limit:
+                raise Beyond(
+                    (row, column),
+                    f"the cell {name} is in {what} {n:,}; pnpkit reads sheets of at most "
+                    f"{limit:,} {what}s{after}",
+                    self.sheet,
+                )
         self.rows, self.columns = max(self.rows, row), max(self.columns, column)
         self.cells += cells
         span = self.rows * self.columns

@@ -2193,33 +2193,19 @@ def _art_bytes_compiled(
 ) -> tuple[Box, tuple[Op, ...]] | SvgError:
     """The art's (viewBox, ops), or the SvgError saying why not: a failure is kept too, so a
     file drawing a broken one ten times compiles it once."""
-    try:
-        return _art_from_bytes(data, path, resolve_href, depth, art_stack, level)
-    except SvgError as exc:
-        return exc
-
-
-def _art_from_bytes(
-    data: bytes,
-    path: str,
-    resolve_href: Resolver | None,
-    depth: int,
-    art_stack: frozenset[str],
-    level: int,
-) -> tuple[Box, tuple[Op, ...]]:
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False
     )
     try:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as e:
-        raise SvgError([(e.lineno, one_line(e.msg, MAX_QUOTED), path)]) from None
+        return SvgError([(e.lineno, one_line(e.msg, MAX_QUOTED), path)])
     if root.getroottree().docinfo.internalDTD is not None or root.getroottree().docinfo.doctype:
-        raise SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
+        return SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
     compiler = _Compiler(root, resolve_href, depth, art_stack, level)
     box, ops = compiler.art_document(root)
     if compiler.problems:
-        raise SvgError(
+        return SvgError(
             sorted(
                 ((p[0], p[1], p[2] if len(p) > 2 else path) for p in compiler.problems),
                 key=lambda p: p[0],
