@@ -339,22 +339,21 @@ def _read_xlsx(path: Path, shown: str, sheet: str | None, where: Location) -> Sh
     (sheetscan.py); that pass also finds the formulas without a saved value."""
     _check_zip(path, where)
 
-    def scan(name: str) -> Callable[[zipfile.ZipFile], list[sheetscan.Formula]]:
-        def part(archive: zipfile.ZipFile) -> list[sheetscan.Formula]:
+    def scan(name: str) -> Callable[[zipfile.ZipFile], sheetscan.Formula | None]:
+        def part(archive: zipfile.ZipFile) -> sheetscan.Formula | None:
             with archive.open(sheetscan.xlsx_part(archive, name)) as f:
                 return sheetscan.xlsx_scan(f, _bounds(), name)
 
         return part
 
-    out, name, formulas = _read_calamine(path, shown, sheet, where, "XLSX workbook", scan)
-    filled = {(c.where.line, c.where.column) for cells in out.rows for c in cells if c is not None}
-    for (r, c), formula in formulas:
-        if (r, c) not in filled:
-            raise SheetError(
-                Location(shown, r, c, name),
-                f"the formula {formula} has no saved value; open and "
-                "save the workbook in a spreadsheet program",
-            )
+    out, name, first = _read_calamine(path, shown, sheet, where, "XLSX workbook", scan)
+    if first is not None:  # calamine read it as empty
+        (r, c), formula = first
+        raise SheetError(
+            Location(shown, r, c, name),
+            f"the formula {formula} has no saved value; open and "
+            "save the workbook in a spreadsheet program",
+        )
     return out
 
 
@@ -419,8 +418,8 @@ def _read_calamine(
     sheet: str | None,
     where: Location,
     what: str,
-    scan: Callable[[str], Callable[[zipfile.ZipFile], list[sheetscan.Formula]]] | None,
-) -> tuple[Sheet, str, list[sheetscan.Formula]]:
+    scan: Callable[[str], Callable[[zipfile.ZipFile], sheetscan.Formula | None]] | None,
+) -> tuple[Sheet, str, sheetscan.Formula | None]:
     """A workbook's sheet (named, or the first) with python-calamine, after scan (if any) has
     checked that sheet; returns it, its name and what scan found."""
     import python_calamine  # imported on use: most packs have no workbook
@@ -434,7 +433,7 @@ def _read_calamine(
     try:
         with wb:
             name = _pick(wb.sheet_names, sheet, path, where)
-            found = _scanned(path, shown, where, scan(name)) if scan else []
+            found = _scanned(path, shown, where, scan(name)) if scan else None
             return _ods_rows(wb.get_sheet_by_name(name), shown, name, where), name, found
     except SheetError:
         raise

@@ -133,10 +133,10 @@ def _ref(text: str) -> tuple[int, int]:
     return int(m.group(2)), _column(m.group(1))
 
 
-def xlsx_scan(f: IO[bytes], bounds: Bounds, sheet: str) -> list[Formula]:
-    """Check a worksheet part's dimension and cells against bounds; its formula cells whose saved
-    value is missing or blank, in the order of the sheet (calamine says which are empty)."""
-    extent, formulas = _Extent(bounds, sheet), []
+def xlsx_scan(f: IO[bytes], bounds: Bounds, sheet: str) -> Formula | None:
+    """Check a worksheet part's dimension and cells against bounds; its first formula cell (by
+    row, then column) whose saved value is missing or blank."""
+    extent, first = _Extent(bounds, sheet), None
     row = column = 0
     c, r, dim = f"{{{MAIN}}}c", f"{{{MAIN}}}row", f"{{{MAIN}}}dimension"
     for event, el in _parse(f, (c, r, dim)):
@@ -152,14 +152,14 @@ def xlsx_scan(f: IO[bytes], bounds: Bounds, sheet: str) -> list[Formula]:
             if len(el):  # a value, an inline string or a formula: calamine places it
                 extent.add(row, column)
                 formula = _formula(el)
-                if formula is not None:
-                    formulas.append(((row, column), formula))
+                if formula is not None and (first is None or (row, column) < first[0]):
+                    first = ((row, column), formula)
             el.clear(keep_tail=False)
         else:  # a row: its cells are read, let them go
             el.clear(keep_tail=False)
             while el.getprevious() is not None:
                 del el.getparent()[0]  # type: ignore[union-attr]  # a row always has a parent
-    return formulas
+    return first
 
 
 def _dimension(ref: str, bounds: Bounds, sheet: str) -> None:
@@ -179,9 +179,11 @@ def _formula(cell: etree._Element) -> str | None:
     f, v = cell.find(f"{{{MAIN}}}f"), cell.find(f"{{{MAIN}}}v")
     if f is None or (v is not None and (v.text or "").strip()) or f.get("t") == "array":
         return None
+    if cell.find(f"{{{MAIN}}}is") is not None:  # an inline string: calamine reads that
+        return None
     if f.text:
         return f"={f.text}"
-    return f"shared from the cell with si={f.get('si', '?')[:20]}"
+    return f"shared with the formula numbered si={f.get('si', '?')[:20]}"
 
 
 # ---------------------------------------------------------------- ODS
