@@ -12,11 +12,12 @@ refused document types and bounded what the parts unpack to, so no entity is eve
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import zipfile
 from collections.abc import Iterator
-from typing import IO, NamedTuple
+from typing import IO, Literal, NamedTuple
 
 from lxml import etree
 
@@ -24,6 +25,7 @@ from pnpkit.errors import column_letters
 
 MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+F = f"{{{MAIN}}}f"  # a cell's formula
 PACKAGE_RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
 TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
@@ -49,11 +51,13 @@ class Beyond(Exception):
 
 
 def _parse(
-    f: IO[bytes], tags: tuple[str, ...] | None = None
+    f: IO[bytes],
+    tags: tuple[str, ...],
+    events: tuple[Literal["start", "end"], ...] = ("start", "end"),
 ) -> Iterator[tuple[str, etree._Element]]:
-    yield from etree.iterparse(
+    return etree.iterparse(
         f,
-        events=("start", "end"),
+        events=events,
         tag=tags,
         resolve_entities=False,
         no_network=True,
@@ -62,6 +66,7 @@ def _parse(
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def _column(letters: str) -> int:
     n = 0
     for ch in letters.upper():
@@ -76,23 +81,28 @@ class _Extent:
         self.bounds, self.sheet, self.rows, self.columns, self.cells = bounds, sheet, 0, 0, 0
 
     def add(self, row: int, column: int, cells: int = 1) -> None:
-        """Cells up to (row, column), `cells` of them; Beyond when that reaches too far."""
-        b, name = self.bounds, f"{column_letters(column)}{row}"
-        for what, n, limit, after in (
-            ("column", column, b.columns, f" (A to {column_letters(b.columns)})"),
-            ("row", row, b.rows, ""),
-        ):
-            if n > limit:
-                raise Beyond(
-                    (row, column),
-                    f"the cell {name} is in {what} {n:,}; pnpkit reads sheets of at most "
-                    f"{limit:,} {what}s{after}",
-                    self.sheet,
-                )
-        self.rows, self.columns = max(self.rows, row), max(self.columns, column)
+        """Cells up to (row, column), `cells` of them; Beyond when that reaches too far (a
+        cell's time counts: the messages are made only then)."""
+        b = self.bounds
+        if column > b.columns or row > b.rows:
+            what, n, limit, after = (
+                ("column", column, b.columns, f" (A to {column_letters(b.columns)})")
+                if column > b.columns
+                else ("row", row, b.rows, "")
+            )
+            raise Beyond(
+                (row, column),
+                f"the cell {column_letters(column)}{row} is in {what} {n:,}; pnpkit reads "
+                f"sheets of at most {limit:,} {what}s{after}",
+                self.sheet,
+            )
+        if row > self.rows:
+            self.rows = row
+        if column > self.columns:
+            self.columns = column
         self.cells += cells
-        span = self.rows * self.columns
-        if span > b.area or self.cells > b.area:
+        if self.rows * self.columns > b.area or self.cells > b.area:
+            span = self.rows * self.columns
             raise Beyond(
                 (row, column),
                 f"the sheet's cells reach {column_letters(self.columns)}{self.rows} "
@@ -137,28 +147,31 @@ def xlsx_scan(f: IO[bytes], bounds: Bounds, sheet: str) -> Formula | None:
     """Check a worksheet part's dimension and cells against bounds; its first formula cell (by
     row, then column) whose saved value is missing or blank."""
     extent, first = _Extent(bounds, sheet), None
-    row = column = 0
+    done = column = 0  # rows ended so far (the last one's number), the last cell's column
     c, r, dim = f"{{{MAIN}}}c", f"{{{MAIN}}}row", f"{{{MAIN}}}dimension"
-    for event, el in _parse(f, (c, r, dim)):
-        if event == "start":
-            if el.tag == r:
-                row, column = _ref(f"A{el.get('r')}")[0] if el.get("r") else row + 1, 0
-            continue
-        if el.tag == dim:
-            _dimension(el.get("ref", ""), bounds, sheet)
-        elif el.tag == c:
+    for _, el in _parse(f, (c, r, dim), ("end",)):
+        if el.tag == c:
             ref = el.get("r")
-            row, column = _ref(ref) if ref else (row, column + 1)
+            if ref:
+                row, column = _ref(ref)
+            else:  # placed after the cell before it, in its row
+                up = el.getparent()
+                number = up.get("r") if up is not None else None
+                row, column = (_ref(f"A{number}")[0] if number else done + 1), column + 1
             if len(el):  # a value, an inline string or a formula: calamine places it
                 extent.add(row, column)
-                formula = _formula(el)
+                formula = _formula(el) if any(child.tag == F for child in el) else None
                 if formula is not None and (first is None or (row, column) < first[0]):
                     first = ((row, column), formula)
             el.clear(keep_tail=False)
-        else:  # a row: its cells are read, let them go
+        elif el.tag == r:  # its cells are read: let them go
+            number = el.get("r")
+            done, column = (_ref(f"A{number}")[0] if number else done + 1), 0
             el.clear(keep_tail=False)
             while el.getprevious() is not None:
                 del el.getparent()[0]  # type: ignore[union-attr]  # a row always has a parent
+        else:
+            _dimension(el.get("ref", ""), bounds, sheet)
     return first
 
 
@@ -176,7 +189,7 @@ def _dimension(ref: str, bounds: Bounds, sheet: str) -> None:
 def _formula(cell: etree._Element) -> str | None:
     """The formula of a cell with no saved value (or a blank one), as a spreadsheet shows it;
     None for any other cell. A cell sharing another's formula is named by that one's place."""
-    f, v = cell.find(f"{{{MAIN}}}f"), cell.find(f"{{{MAIN}}}v")
+    f, v = cell.find(F), cell.find(f"{{{MAIN}}}v")
     if f is None or (v is not None and (v.text or "").strip()) or f.get("t") == "array":
         return None
     if cell.find(f"{{{MAIN}}}is") is not None:  # an inline string: calamine reads that
