@@ -369,3 +369,16 @@ def test_bidi_levels_agree_with_the_algorithm():
     assert unibidi.base_level("\u2067abc\u2069 \u05d0") == 1  # P2 skips the isolate
     # the controls set aside by X9 take the level of the character before them
     assert unibidi.levels("a\u202eb\u202c", 0) == [0, 0, 1, 1]
+
+
+def test_a_huge_template_is_refused_before_it_is_read(tmp_path):
+    pack = make_pack(tmp_path / "tpl", ONE)
+    template = pack / "templates" / "card.svg.j2"
+    template.write_text(template.read_text() + "{# " + " " * 6_000_000 + " #}", encoding="utf-8")
+    refused(
+        tmp_path,
+        pack,
+        "tpl/deck/cards.yaml:4:10: error: template 'card.svg.j2' for the front of 'a': cannot "
+        "read 'tpl/deck/templates/card.svg.j2': the file has 6,000,369 bytes; pnpkit reads at "
+        "most 5,000,000 [paths]",
+    )
