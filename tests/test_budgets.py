@@ -332,6 +332,14 @@ def test_an_unmatched_directional_control_is_located_in_words(tmp_path, capsys, 
         "stray/deck/cards.yaml:13:57: error: the text holds an unmatched pop directional "
         "formatting U+202C (character 4), which closes nothing [text]"
     ]
+    rows = [HEADER] + [list(r) for r in ROWS]
+    rows[2][4] = "Noon\u2067"  # in a sheet's cell
+    cell = sheet_pack(tmp_path / "cell", "csv", rows)
+    assert run(capsys, "validate", cell.relative_to(tmp_path))[1] == [
+        "cell/deck/cards.csv:3:16: error: the text holds an unmatched right-to-left isolate "
+        "U+2067 (character 5): close it with pop directional isolate U+2069 in the same line, "
+        "or remove it [sheet]"
+    ]
     # written in the template itself, the drawn text is checked
     literal = art_pack(
         tmp_path / "literal",
