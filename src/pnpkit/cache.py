@@ -46,7 +46,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Protocol, TypeGuard, cast
 
-import bidi
 import jinja2
 import lxml.etree
 import PIL
@@ -103,7 +102,6 @@ def library_versions() -> list[tuple[str, str]]:
         ("svglib", installed_version("svglib")),
         ("pyyaml", yaml.__version__),
         ("uharfbuzz", uharfbuzz.__version__),
-        ("python-bidi", bidi.VERSION),
         ("pillow", PIL.__version__),  # ReportLab encodes a form's images through it
         ("zlib", zlib.ZLIB_RUNTIME_VERSION),  # every stream of a kept form is compressed by it
     ]

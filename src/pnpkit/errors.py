@@ -41,8 +41,21 @@ class Problem:
     level: str = field(default="error")
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.level}: {self.message} [{self.rule}]"
+        return f"{self.where}: {self.level}: {one_line(self.message)} [{self.rule}]"
 
     @property
     def is_error(self) -> bool:
         return self.level == "error"
+
+
+MAX_QUOTED = 300  # characters of a library's message (libxml's, say) quoted in one of ours
+
+
+def one_line(message: str, limit: int = 0) -> str:
+    """message on one line (a problem is one line of output: libxml's message for a long
+    attribute spans two), cut to limit characters when limit is given."""
+    if any(ch in message for ch in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
+        message = " ".join(message.split())
+    if limit and len(message) > limit:
+        message = message[: limit - 1] + "…"
+    return message

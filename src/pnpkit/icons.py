@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 import jinja2
 from lxml import etree
 
+from pnpkit import filelimits
+
 if TYPE_CHECKING:
     from pnpkit.model import Pack
 
@@ -56,6 +58,8 @@ def available(pack: Pack, env: jinja2.Environment | None) -> dict[str, Icon]:
 def _aspect(path: Path) -> float:
     """w/h of the file's viewBox; 1 when it cannot be read (drawing it reports why)."""
     try:
+        if path.stat().st_size > filelimits.MAX_ART_BYTES:
+            return 1.0
         parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
         box = etree.parse(str(path), parser).getroot().get("viewBox", "")
         x, y, w, h = (float(v) for v in _VIEWBOX_RE.fullmatch(box).groups())  # type: ignore[union-attr]

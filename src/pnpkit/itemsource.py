@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pnpkit import sheets
 from pnpkit.checker import Reader, did_you_mean
 from pnpkit.errors import Location, Problem
-from pnpkit.loader import Document, Path_, display_path
+from pnpkit.loader import MAX_DIGITS, Document, Path_, display_path
 from pnpkit.paths import name_problem
 from pnpkit.units import describe
 
@@ -354,7 +354,10 @@ def _rows(
             elif name:
                 column = plan[c]
                 assert column is not None  # a named column has a plan
-                _put(doc.values, item, ipath, column, cell)
+                try:
+                    _put(doc.values, item, ipath, column, cell)
+                except TooManyDigits as exc:  # as in YAML: Python refuses 4,300 with a traceback
+                    r.problems.append(Problem(cell.where, str(exc), "limits"))
         for (
             name
         ) in lists:  # an empty cell of a list column is the empty list, as a sheet cannot write []
@@ -486,9 +489,17 @@ def _typed(value: Any, spec: FieldSpec) -> Any:
     return _text(value)  # text, string
 
 
+class TooManyDigits(ValueError):
+    """A cell's integer longer than loader.MAX_DIGITS."""
+
+
 def _number(value: Any) -> Any:
     """'3' -> 3, '2.5' -> 2.5, 3.0 -> 3 (a sheet does not tell 3 from 3.0; YAML's 3 is an int)."""
     if isinstance(value, str) and NUMBER.match(value):
+        if not any(ch in value for ch in ".eE") and len(value.lstrip("+-")) > MAX_DIGITS:
+            raise TooManyDigits(
+                f"a number of {len(value.lstrip('+-'))} digits; numbers have at most {MAX_DIGITS}"
+            )
         number = float(value) if any(ch in value for ch in ".eE") else int(value)
         if isinstance(number, float) and not math.isfinite(
             number

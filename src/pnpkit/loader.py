@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from pnpkit import gcpause, memo
+from pnpkit import gcpause, memo, unibidi
 from pnpkit.errors import Location, Problem
 from pnpkit.paths import Outside, confined, regular_file
 from pnpkit.paths import display_path as display_path  # re-exported for the readers
@@ -296,7 +296,7 @@ def _walk(
             item_path = None if path is None else path + (i,)
             _walk(doc, item, item_path, depth + 1, numbers, duplicates, seqs)
     else:
-        numbers += _number_problems(doc, node)
+        numbers += _scalar_problems(doc, node)
 
 
 # ---------------------------------------------------------------- bounds
@@ -410,7 +410,7 @@ def bounds(doc: Document, root: yaml.Node, max_values: int = MAX_VALUES) -> list
         stack.append((node, depth, kids))
         stack += [(kid, depth + 1, None) for kid in reversed(kids) if id(kid) not in sizes]
         if not kids:
-            problems += _number_problems(doc, node)
+            problems += _scalar_problems(doc, node)
     if sizes[id(root)] > max_values:
         node = _explosion(root, sizes, max_values)
         return [
@@ -442,10 +442,15 @@ def _explosion(node: yaml.Node, sizes: dict[int, int], limit: int) -> yaml.Node:
         node = larger[0]
 
 
-def _number_problems(doc: Document, node: yaml.Node) -> list[Problem]:
-    """.nan and .inf (and floats too large to hold) are never a length, a count or a price."""
+def _scalar_problems(doc: Document, node: yaml.Node) -> list[Problem]:
+    """.nan and .inf (and floats too large to hold) are never a length, a count or a price; a
+    text's directional controls are matched (unibidi.unmatched)."""
     if not isinstance(node, yaml.ScalarNode):
         return []
+    if node.tag == "tag:yaml.org,2002:str" and unibidi.CONTROLS.search(node.value):
+        unmatched = unibidi.unmatched(node.value)
+        if unmatched:
+            return [Problem(_loc(doc, node), unmatched, "text")]
     if node.tag == "tag:yaml.org,2002:float":
         try:
             finite = math.isfinite(_SCALARS.construct_yaml_float(node))

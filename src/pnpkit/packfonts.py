@@ -18,8 +18,9 @@ from typing import Any
 
 from reportlab.pdfbase.ttfonts import TTFError, TTFontFile
 
-from pnpkit import fonts
+from pnpkit import filelimits, fonts
 from pnpkit.checker import Reader
+from pnpkit.errors import MAX_QUOTED, one_line
 from pnpkit.loader import Path_
 from pnpkit.paths import display_path
 from pnpkit.units import describe
@@ -85,7 +86,11 @@ def _face(r: Reader, path: Path_, name: Any, root: Path) -> tuple[str, str] | No
     if not file.is_file():
         r.problem(path, f"font '{name}' not found in {display_path(root)}", "references")
         return None
-    data = file.read_bytes()
+    try:
+        data = filelimits.read(file, filelimits.MAX_FONT_BYTES)
+    except OSError as exc:
+        r.problem(path, f"font '{name}' cannot be read: {exc.strerror or exc}", "fonts")
+        return None
     try:
         TTFontFile(str(file), validate=0)
     except TTFError as exc:
@@ -99,5 +104,13 @@ def _face(r: Reader, path: Path_, name: Any, root: Path) -> tuple[str, str] | No
             )
         else:
             r.problem(path, f"font '{name}' cannot be used: {exc}", "fonts")
+        return None
+    except Exception as exc:  # ReportLab reads a damaged table with struct, slices and dicts
+        r.problem(
+            path,
+            f"font '{name}' cannot be used: the file is damaged or truncated "
+            f"({one_line(str(exc), MAX_QUOTED)})",
+            "fonts",
+        )
         return None
     return (str(file), hashlib.sha256(data).hexdigest()[:12])

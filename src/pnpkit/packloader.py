@@ -18,7 +18,7 @@ from pathlib import Path
 import jinja2
 from jinja2.loaders import split_template_path
 
-from pnpkit import paths
+from pnpkit import filelimits, paths
 
 
 class TemplateRefused(jinja2.TemplateError):
@@ -55,8 +55,9 @@ class PackLoader(jinja2.FileSystemLoader):
                 "or pnpkit's own)",
             ) from None
         try:
-            with open(filename, encoding=self.encoding) as f:
-                contents = f.read()
+            data = filelimits.read(filename, filelimits.MAX_TEMPLATE_BYTES)
+            # as open() in text mode reads it: universal newlines
+            contents = data.decode(self.encoding).replace("\r\n", "\n").replace("\r", "\n")
         except UnicodeDecodeError as exc:
             raise TemplateRefused(
                 template,

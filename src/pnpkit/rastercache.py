@@ -25,7 +25,7 @@ from typing import Any
 import isal
 from PIL import Image
 
-from pnpkit import output
+from pnpkit import filelimits, output
 from pnpkit.build import CACHE_DIR
 from pnpkit.cache import engine
 from pnpkit.svgdraw import ImageOp, Op
@@ -98,7 +98,7 @@ def _file_hash(path: str) -> bytes:
 
 @functools.lru_cache(maxsize=1024)
 def _content_hash(path: str, size: int, mtime_ns: int) -> bytes:
-    return hashlib.sha256(Path(path).read_bytes()).digest()
+    return filelimits.sha256(path)
 
 
 def combine(parts: list[Any], extra: str = "") -> str | None:

@@ -29,7 +29,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
 from jinja2.tests import TESTS as DEFAULT_TESTS
 from markupsafe import Markup, escape
 
-from pnpkit import fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
+from pnpkit import filelimits, fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
 from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
@@ -728,15 +728,9 @@ class TextBlock(Markup):
 
 def icon_files(pack: Pack) -> list[tuple[str, str]]:
     """(name, content hash) of the pack's icon files: their aspect ratios shape faces' SVG."""
-    import hashlib
-
     folder = icons.folder(pack)
     return (
-        [
-            (p.name, hashlib.sha256(p.read_bytes()).hexdigest())
-            for p in folder.glob("*.svg")
-            if p.is_file()
-        ]
+        [(p.name, filelimits.sha256(p).hex()) for p in folder.glob("*.svg") if p.is_file()]
         if folder.is_dir()
         else []
     )

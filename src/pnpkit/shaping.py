@@ -1,7 +1,7 @@
 """Every script shaped: HarfBuzz glyphs and the Unicode bidi algorithm, for measuring and drawing.
 
-A line of text becomes glyphs in two steps. The bidi algorithm (python-bidi's
-reference implementation, rules P2-P3, X1-I2 and L2) resolves each character's
+A line of text becomes glyphs in two steps. The bidi algorithm (unibidi.py: rules
+P2-P3 and X1-I2; L1 and L2 here) resolves each character's
 embedding level and cuts the line into runs of one direction, in visual order;
 HarfBuzz then shapes each run with its direction: kerning, ligatures, Arabic
 joining, marks. text_box() measures with the same shaping the renderer draws
@@ -25,9 +25,10 @@ from itertools import groupby
 from typing import Any, TypeVar, cast
 
 import uharfbuzz as hb
-from bidi import algorithm as _bidi
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import ShapeData, ShapedStr, TTFont
+
+from pnpkit import unibidi
 
 # Kerning on. Standard ligatures (fi, fl) off: ReportLab's ToUnicode map gives each glyph one
 # character, so a ligature would copy and search as U+FB01. Required ligatures and joining
@@ -51,21 +52,14 @@ def base_level(text: str, direction: str = "auto") -> int:
     P3)."""
     if direction != "auto":
         return 1 if direction == "rtl" else 0
-    return _bidi.get_base_level(text) if needs_bidi(text) else 0
+    return unibidi.base_level(text) if needs_bidi(text) else 0
 
 
 def levels(text: str, base: int) -> list[int]:
     """The resolved embedding level of each character of one line (rules X1-I2)."""
     if base == 0 and not needs_bidi(text):
         return [0] * len(text)
-    storage = _bidi.get_empty_storage()
-    storage["base_level"], storage["base_dir"] = base, "LR"[base]
-    _bidi.get_embedding_levels(text, storage)
-    _bidi.explicit_embed_and_overrides(storage)
-    _bidi.resolve_weak_types(storage)
-    _bidi.resolve_neutral_types(storage, False)
-    _bidi.resolve_implicit_levels(storage, False)
-    out = [c["level"] for c in storage["chars"]]
+    out = unibidi.levels(text, base)
     # L1: trailing whitespace goes back to the paragraph level
     i = len(text)
     while i > 0 and text[i - 1].isspace():

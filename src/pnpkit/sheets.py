@@ -10,34 +10,47 @@ MAX_BYTES, a workbook that unpacks to more than MAX_UNPACKED, a sheet with more
 than MAX_ROWS rows or MAX_COLUMNS columns, and any XML document type declaration
 (where entities are declared: "billion laughs", external files) are refused with a
 located error before a parser sees the data. Workbooks (XLSX and ODS) are read with
-python-calamine (Rust, no DTD processing); openpyxl, in read_only mode, only looks for
-XLSX formulas without a saved value when the file has formulas.
+python-calamine (Rust, no DTD processing), once sheetscan.py has streamed the sheet's XML to
+check where its cells lie (calamine allocates a grid from A1 to the last cell) and to find the
+formulas without a saved value.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import warnings
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from pnpkit.errors import Location, Problem
+from pnpkit import sheetscan, unibidi
+from pnpkit.errors import Location, Problem, one_line
 
 if TYPE_CHECKING:  # calamine is imported where a workbook is read
     from python_calamine import CalamineSheet
 
 MAX_BYTES = 20_000_000  # a 10,000-card XLSX is well under 1 MB
-MAX_UNPACKED = 200_000_000  # all the XML inside a workbook, unzipped
+# all the XML inside a workbook, unzipped: a 10,000-card deck's is about 3 MB. 187 MB of shared
+# strings in a 460 kB file took the reader 6 s of CPU and 650 MB; 50 MB is a quarter of that
+MAX_UNPACKED = 50_000_000
 MAX_ROWS = 50_000
 MAX_COLUMNS = 200
 MAX_CELL_CHARS = 20_000
+# a CSV field as written, quotes doubled and spaces around it included: a quoted field is
+# matched within this window (matched to the end of a 19 MB file, an unclosed quote took 2.5 GB)
+MAX_FIELD_CHARS = 2 * MAX_CELL_CHARS + 1000
+# fields in one CSV record, empty ones included (a spreadsheet's widest row): a 20 MB row of
+# commas took 60-130 s placing 20 million empty cells
+MAX_RECORD_FIELDS = 16_384
 # filled cells in one sheet: about 250 MB once read and placed (a 10,000-card deck has 80,000)
 MAX_CELLS = 500_000
+# cells from A1 to the last row and column holding something: calamine's grid takes about 40
+# bytes for each (2,000,000: 80 MB; a 10,000-card deck of 8 columns spans 80,000)
+MAX_AREA = 2_000_000
 RULE = "sheet"
+T = TypeVar("T")
 
 
 class SheetError(Exception):
@@ -140,6 +153,9 @@ def _cell(value: object, where: Location) -> Cell | None:
                 f"the cell holds {len(value):,} characters; pnpkit "
                 f"reads at most {MAX_CELL_CHARS:,} in one cell",
             )
+        unmatched = unibidi.unmatched(value) if unibidi.CONTROLS.search(value) else None
+        if unmatched:
+            raise SheetError(where, unmatched)
         return Cell(value, where)
     if isinstance(value, bool):
         return Cell(value, where)
@@ -187,7 +203,8 @@ def _records(text: str, delimiter: str, shown: str) -> Iterator[tuple[list[Cell 
         start = Location(shown, line, col)
         if not row:
             row_at = start
-        m = field_rx.match(text, i)
+        window = min(n, i + MAX_FIELD_CHARS)
+        m = field_rx.match(text, i, window)
         assert m is not None  # the last alternative matches an empty field
         if (
             m.group(1) is not None
@@ -195,11 +212,28 @@ def _records(text: str, delimiter: str, shown: str) -> Iterator[tuple[list[Cell 
             value = m.group(1).replace('""', '"') + m.group(2)
             line, col = _advance(m.group(0), line, col)
         elif i < n and text[i] == '"':
-            raise SheetError(start, "this quoted field is never closed (a '\"' is missing)")
+            raise SheetError(
+                start,
+                "this quoted field is never closed (a '\"' is missing)"
+                if window == n
+                else f"this quoted field is not closed within {MAX_FIELD_CHARS:,} characters "
+                f"(a '\"' is missing, or the field is longer than pnpkit reads)",
+            )
         else:
             value = m.group(3)
             col += len(value)
         i = m.end()
+        if i == window < n:
+            raise SheetError(
+                start,
+                f"this field is longer than {MAX_FIELD_CHARS:,} characters, which pnpkit reads",
+            )
+        if len(row) == MAX_RECORD_FIELDS:
+            raise SheetError(
+                start,
+                f"this row has more than {MAX_RECORD_FIELDS:,} fields; pnpkit reads rows of "
+                f"at most {MAX_RECORD_FIELDS:,}",
+            )
         row.append(_cell(value, start))
         if i < n and text[i] == delimiter:
             i, col = i + 1, col + 1
@@ -229,9 +263,8 @@ def _read_tsv(path: Path, shown: str, sheet: str | None, where: Location) -> She
 # ---------------------------------------------------------------- workbooks
 
 
-def _check_zip(path: Path, where: Location) -> tuple[bool]:
-    """Refuse a workbook that unpacks too large or declares a DTD (entities); say whether it has
-    formulas."""
+def _check_zip(path: Path, where: Location) -> None:
+    """Refuse a workbook that unpacks too large or declares a DTD (entities)."""
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -245,7 +278,7 @@ def _check_zip(path: Path, where: Location) -> tuple[bool]:
                 f"workbook '{path.name}' unpacks to {total:,} bytes; "
                 f"pnpkit reads workbooks of at most {MAX_UNPACKED:,}",
             )
-        formulas, budget = False, [MAX_UNPACKED]
+        budget = [MAX_UNPACKED]
         for info in infos:
             try:
                 found = _scan(archive, info, budget, where)
@@ -272,11 +305,9 @@ def _check_zip(path: Path, where: Location) -> tuple[bool]:
                     "pnpkit refuses XML entities in sheets (save "
                     "the workbook again from a spreadsheet program)",
                 )
-            formulas |= b"<f>" in found or b"<f " in found or b"table:formula" in found
-        return (formulas,)
 
 
-_MARKERS = (b"<!DOCTYPE", b"<!ENTITY", b"<f>", b"<f ", b"table:formula")
+_MARKERS = (b"<!DOCTYPE", b"<!ENTITY")
 
 
 def _scan(
@@ -306,36 +337,65 @@ def _scan(
 
 def _read_xlsx(path: Path, shown: str, sheet: str | None, where: Location) -> Sheet:
     """Values through calamine (ten times openpyxl's speed: a 10,000-row sheet in well under a
-    second); openpyxl only where the file has formulas, to find one without a saved value."""
-    (formulas,) = _check_zip(path, where)
-    out, name = _read_calamine(path, shown, sheet, where, "XLSX workbook")
-    if formulas:
-        _formulas_without_values(path, name, out)
+    second), once the sheet's XML, streamed, has shown that its cells lie inside the bounds
+    (sheetscan.py); that pass also finds the formulas without a saved value."""
+    _check_zip(path, where)
+
+    def scan(name: str) -> Callable[[zipfile.ZipFile], sheetscan.Formula | None]:
+        def part(archive: zipfile.ZipFile) -> sheetscan.Formula | None:
+            with archive.open(sheetscan.xlsx_part(archive, name)) as f:
+                return sheetscan.xlsx_scan(f, _bounds(), name)
+
+        return part
+
+    out, name, first = _read_calamine(path, shown, sheet, where, "XLSX workbook", scan)
+    if first is not None:  # calamine read it as empty
+        (r, c), formula = first
+        raise SheetError(
+            Location(shown, r, c, name),
+            f"the formula {formula} has no saved value; open and "
+            "save the workbook in a spreadsheet program",
+        )
     return out
 
 
-def _formulas_without_values(path: Path, name: str, sheet: Sheet) -> None:
-    """openpyxl gives a formula's saved value; a formula never calculated has none (files written by
-    programs rather than spreadsheets): find the first such cell among the empty ones."""
-    import openpyxl
+def _read_ods(path: Path, shown: str, sheet: str | None, where: Location) -> Sheet:
+    """calamine parses every table of content.xml when it opens the file: all are scanned first."""
+    _check_zip(path, where)
 
-    filled = {
-        (c.where.line, c.where.column) for cells in sheet.rows for c in cells if c is not None
-    }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
-    try:  # the first pass read the same XML, so this one cannot fail where that one did not
-        for r, values in enumerate(wb[name].iter_rows(min_row=1, min_col=1, values_only=True), 1):
-            for c, v in enumerate(values, 1):
-                if isinstance(v, str) and v.startswith("=") and (r, c) not in filled:
-                    raise SheetError(
-                        Location(sheet.file, r, c, name),
-                        f"the formula {v} has no saved value; open and "
-                        "save the workbook in a spreadsheet program",
-                    )
-    finally:
-        wb.close()
+    def scan(archive: zipfile.ZipFile) -> dict[str, sheetscan.Formula]:
+        with archive.open("content.xml") as f:
+            return sheetscan.ods_scan(f, _bounds())
+
+    first = _scanned(path, shown, where, scan)
+    out, name, _ = _read_calamine(path, shown, sheet, where, "ODS spreadsheet", None)
+    if name in first:
+        (r, c), formula = first[name]
+        raise SheetError(
+            Location(shown, r, c, name),
+            f"the formula {formula} has no saved value; open "
+            "and save the spreadsheet in a spreadsheet program",
+        )
+    return out
+
+
+def _bounds() -> sheetscan.Bounds:
+    return sheetscan.Bounds(2 * MAX_ROWS, MAX_COLUMNS, MAX_AREA)
+
+
+def _scanned(path: Path, shown: str, where: Location, scan: Callable[[zipfile.ZipFile], T]) -> T:
+    """scan's answer for the workbook, its refusals located."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return scan(archive)
+    except sheetscan.Beyond as exc:
+        if exc.at is None:
+            raise SheetError(where, str(exc)) from None
+        raise SheetError(Location(shown, *exc.at, exc.sheet), str(exc)) from None
+    except Exception as exc:  # zipfile's and lxml's errors: a damaged part
+        raise SheetError(
+            where, f"cannot read '{path.name}' ({type(exc).__name__}: {one_line(str(exc))})"
+        ) from None
 
 
 def _pick(names: list[str], sheet: str | None, path: Path, where: Location) -> str:
@@ -354,32 +414,16 @@ def _pick(names: list[str], sheet: str | None, path: Path, where: Location) -> s
     return sheet
 
 
-def _read_ods(path: Path, shown: str, sheet: str | None, where: Location) -> Sheet:
-    (formulas,) = _check_zip(path, where)
-    out, name = _read_calamine(path, shown, sheet, where, "ODS spreadsheet")
-    if formulas:
-        from pnpkit import odsformula
-
-        try:
-            found = odsformula.first_without_value(path, name)
-        except Exception as exc:  # lxml's syntax errors: calamine read it, but be safe
-            raise SheetError(
-                where, f"cannot read '{path.name}' ({type(exc).__name__}: {exc})"
-            ) from None
-        if found is not None:
-            (r, c), formula = found
-            raise SheetError(
-                Location(shown, r, c, name),
-                f"the formula {formula} has no saved value; open "
-                "and save the spreadsheet in a spreadsheet program",
-            )
-    return out
-
-
 def _read_calamine(
-    path: Path, shown: str, sheet: str | None, where: Location, what: str
-) -> tuple[Sheet, str]:
-    """A workbook's sheet (named, or the first) with python-calamine; returns it and its name."""
+    path: Path,
+    shown: str,
+    sheet: str | None,
+    where: Location,
+    what: str,
+    scan: Callable[[str], Callable[[zipfile.ZipFile], sheetscan.Formula | None]] | None,
+) -> tuple[Sheet, str, sheetscan.Formula | None]:
+    """A workbook's sheet (named, or the first) with python-calamine, after scan (if any) has
+    checked that sheet; returns it, its name and what scan found."""
     import python_calamine  # imported on use: most packs have no workbook
 
     try:
@@ -391,7 +435,8 @@ def _read_calamine(
     try:
         with wb:
             name = _pick(wb.sheet_names, sheet, path, where)
-            return _ods_rows(wb.get_sheet_by_name(name), shown, name, where), name
+            found = _scanned(path, shown, where, scan(name)) if scan else None
+            return _ods_rows(wb.get_sheet_by_name(name), shown, name, where), name, found
     except SheetError:
         raise
     except Exception as exc:  # calamine's own error types

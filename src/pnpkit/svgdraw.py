@@ -64,7 +64,8 @@ from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill 
 )
 from reportlab.pdfgen.pathobject import PDFPathObject
 
-from pnpkit import fonts, memo, shaping
+from pnpkit import filelimits, fonts, memo, shaping, unibidi
+from pnpkit.errors import MAX_QUOTED, one_line
 from pnpkit.units import PT_PER_MM
 
 MM = PT_PER_MM  # points per millimetre
@@ -1365,8 +1366,12 @@ class _Compiler:
         resolve_href: Resolver | None,
         depth: int = 0,
         art_stack: frozenset[str] = frozenset(),
+        level: int = 0,
     ) -> None:
         self.resolve_href, self.depth, self.art_stack = resolve_href, depth, art_stack
+        # elements open around the one compiled, counted from the face's root through the art
+        # files that draw this one; and elements compiled so far, every <use> and art drawn
+        self.level, self.drawn = level, 0
         self.problems: dict[tuple[Any, ...], None] = {}  # (line, message[, file]): ordered, unique
         self.ids: dict[str, El] = {}
         self.clips: dict[El, Clip | None] = {}
@@ -1529,10 +1534,39 @@ class _Compiler:
         if handler is None:
             self.problem(el, f"unsupported element <{tag}>")
             return
+        if not self.budget(el, 1):
+            return
         if tag in _SHAPES and not len(el):
             self.leaf(el, tag, handler, st, out)
-        else:
+            return
+        self.level += 1
+        try:
             self.draw(el, tag, handler, st, out)
+        finally:
+            self.level -= 1
+
+    def budget(self, el: El, elements: int) -> bool:
+        """Whether el, standing for that many elements, may be drawn: the drawing's elements
+        (each <use> and art file expanded) and their nesting are bounded, like YAML's aliases,
+        so that ten <use>s of ten <use>s nine times over, or nesting that would exhaust
+        Python's stack, are a located problem rather than gigabytes or a RecursionError."""
+        if self.level >= MAX_NESTING:
+            self.problem(
+                el,
+                f"elements nest more than {MAX_NESTING} deep (counting <use> and the art files "
+                "that draw this one); pnpkit draws at most that",
+            )
+            return False
+        self.drawn += elements
+        if self.drawn <= MAX_ELEMENTS:
+            return True
+        if self.drawn - elements <= MAX_ELEMENTS:  # said once, where the budget ran out
+            self.problem(
+                el,
+                f"the drawing has more than {MAX_ELEMENTS:,} elements once each <use> and art "
+                f"file is expanded; pnpkit draws at most {MAX_ELEMENTS:,} in one drawing",
+            )
+        return False
 
     def leaf(self, el: El, tag: str, handler: Handler, st: Style, out: list[Op]) -> None:
         """A shape without children: its ops depend only on its tag, its attributes and the
@@ -1884,11 +1918,13 @@ class _Compiler:
             return
         try:
             box, ops = _compile_art(
-                path, self.resolve_href, self.depth + 1, self.art_stack | {path}
+                path, self.resolve_href, self.depth + 1, self.art_stack | {path}, self.level + 2
             )
         except SvgError as exc:
             for line, message, *where in exc.problems:
                 self.problems[(line, message, where[0] if where else path)] = None
+            return
+        if not self.budget(el, len(ops)):
             return
         vx, vy, vw, vh = box
         sx, sy = w / vw, h / vh
@@ -1976,6 +2012,9 @@ class _Compiler:
             if direction != "rtl" and not shaping.needs_bidi(line):  # one left-to-right level
                 ordered = [(text, run, False) for text, run in runs if text]
             else:
+                unmatched = unibidi.unmatched(line)
+                if unmatched:  # drawn all the same: the levels are still defined
+                    self.problem(el, unmatched)
                 if shaping.base_level(line, direction):  # start and end swap sides in RTL text
                     anchor = 1.0 - anchor
                 ordered = shaping.visual_pieces(runs, direction)
@@ -2114,6 +2153,13 @@ class _Compiler:
 
 
 _ART_DEPTH = 8  # art files drawing art files
+# elements nested in each other, through <use> and art files (an art file counts two): Python's
+# stack takes four calls a level (250 nested <g> were a RecursionError)
+MAX_NESTING = 100
+# elements in one drawing, each <use> and art file expanded (its ops counted): 10^9 from nine
+# levels of ten <use>s, 3.5 GB from art files nested 7 deep each drawing the next 10 times. The
+# shipped kits' largest face has 937; 50,000 compile in about 2.5 s
+MAX_ELEMENTS = 50_000
 _ART_SUFFIX = (".svg",)
 
 
@@ -2138,21 +2184,28 @@ def _fade(ops: tuple[Op, ...], alpha: float) -> tuple[Op, ...]:
 
 @lru_cache(maxsize=128)
 def _art_bytes_compiled(
-    data: bytes, path: str, resolve_href: Resolver | None, depth: int, art_stack: frozenset[str]
-) -> tuple[Box, tuple[Op, ...]]:
+    data: bytes,
+    path: str,
+    resolve_href: Resolver | None,
+    depth: int,
+    art_stack: frozenset[str],
+    level: int,
+) -> tuple[Box, tuple[Op, ...]] | SvgError:
+    """The art's (viewBox, ops), or the SvgError saying why not: a failure is kept too, so a
+    file drawing a broken one ten times compiles it once."""
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False
     )
     try:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as e:
-        raise SvgError([(e.lineno, e.msg, path)]) from None
+        return SvgError([(e.lineno, one_line(e.msg, MAX_QUOTED), path)])
     if root.getroottree().docinfo.internalDTD is not None or root.getroottree().docinfo.doctype:
-        raise SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
-    compiler = _Compiler(root, resolve_href, depth, art_stack)
+        return SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
+    compiler = _Compiler(root, resolve_href, depth, art_stack, level)
     box, ops = compiler.art_document(root)
     if compiler.problems:
-        raise SvgError(
+        return SvgError(
             sorted(
                 ((p[0], p[1], p[2] if len(p) > 2 else path) for p in compiler.problems),
                 key=lambda p: p[0],
@@ -2162,15 +2215,17 @@ def _art_bytes_compiled(
 
 
 def _compile_art(
-    path: str, resolve_href: Resolver | None, depth: int, art_stack: frozenset[str]
+    path: str, resolve_href: Resolver | None, depth: int, art_stack: frozenset[str], level: int
 ) -> tuple[Box, tuple[Op, ...]]:
     """(viewBox, ops) of an SVG art file; SvgError with (line, message, file) problems."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = filelimits.read(path, filelimits.MAX_ART_BYTES)
     except OSError as exc:
         raise SvgError([(0, f"cannot read image: {exc.strerror}", path)]) from None
-    return _art_bytes_compiled(data, path, resolve_href, depth, art_stack)
+    compiled = _art_bytes_compiled(data, path, resolve_href, depth, art_stack, level)
+    if isinstance(compiled, SvgError):
+        raise SvgError(compiled.problems)
+    return compiled
 
 
 # An image is decoded whole to go into the PDF (about 10 bytes a pixel at the peak), so a
@@ -2336,7 +2391,9 @@ def compile_svg(svg: str, resolve_href: Resolver | None = None) -> Drawing:
         root = etree.fromstring(svg.encode(), parser)
     except etree.XMLSyntaxError as e:  # an entity bomb fails here: say what is not allowed
         raise SvgError(
-            [(_doctype_line(svg), _NO_DTD)] if "<!DOCTYPE" in svg else [(e.lineno, e.msg)]
+            [(_doctype_line(svg), _NO_DTD)]
+            if "<!DOCTYPE" in svg
+            else [(e.lineno, one_line(e.msg, MAX_QUOTED))]
         ) from None
     compiler = _Compiler(root, resolve_href)
     _preamble(svg, compiler, root)
