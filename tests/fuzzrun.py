@@ -35,7 +35,7 @@ from pathlib import Path
 
 import jinja2
 
-from fuzzmutate import KITS, SENTINEL, Mutant, mutate, pristine
+from fuzzmutate import KITS, SENTINEL, Mutant, mutate, pristine, write_file
 from pnpkit import cli, render
 
 TIME_LIMIT = 10.0  # seconds of wall clock per mutant
@@ -79,9 +79,10 @@ class Outcome:
 def reproducer(mutant: Mutant) -> str:
     """The command that writes this mutant out and prints how to run it (`pnpkit <argv>` in that
     folder)."""
+    ops = "" if mutant.ops == "yaml" else f" --ops {mutant.ops}"
     return (
         "PYTHONPATH=src python scripts/fuzz.py --kit "
-        f"{mutant.kit} --seed {mutant.seed} --keep /tmp/mutant"
+        f"{mutant.kit} --seed {mutant.seed}{ops} --keep /tmp/mutant"
         f"  # then, in /tmp/mutant: pnpkit {' '.join(mutant.argv('out'))}"
     )
 
@@ -400,6 +401,8 @@ class Campaign:
         root = slot.root(mutant.kit)
         wanted = {
             rel: data.replace(SENTINEL.encode(), str(self.sentinel).encode())
+            if isinstance(data, bytes)
+            else data  # a fuzzinputs.Sparse
             for rel, data in mutant.files.items()
             if data is not None
         }
@@ -415,8 +418,7 @@ class Campaign:
             if written.get(rel) == (data, on_disk.get(rel)):
                 continue
             path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            write_file(path, data)
             written[rel] = (data, snapshot_entry(path))
 
     def _police(self, running: list[Slot]) -> None:
@@ -558,10 +560,10 @@ class Campaign:
         }
 
 
-def campaign_mutants(first_seed: int, count: int, kits=KITS):
+def campaign_mutants(first_seed: int, count: int, kits=KITS, ops: str = "yaml"):
     """Mutant i of a campaign is kit i mod 4 with seed first_seed + i."""
     for i in range(count):
-        yield mutate(kits[i % len(kits)], first_seed + i)
+        yield mutate(kits[i % len(kits)], first_seed + i, ops)
 
 
 def _signal(pid: int, sig: int) -> None:

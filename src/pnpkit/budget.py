@@ -21,6 +21,7 @@ from typing import Any
 
 import jinja2
 from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame
 from jinja2.filters import FILTERS as JINJAS_FILTERS
 from jinja2.utils import generate_lorem_ipsum
 from jinja2.visitor import NodeTransformer
@@ -287,8 +288,11 @@ def _filter(node: nodes.Node | None, name: str, lineno: int) -> nodes.Filter:
     return nodes.Filter(node, name, [], [], None, None, lineno=lineno)
 
 
-def budget_tree(tree: nodes.Template) -> nodes.Template:
-    """The tree with every loop's iterations counted and every join of strings (`~`, a
-    `{% set %}` block) measured. In place."""
-    _Budgeted().visit(tree)
-    return tree
+class BudgetedCode(CodeGenerator):
+    """Jinja's code for a template, every loop's iterations counted and every join of strings
+    (`~`, a `{% set %}` block) measured: the tree is rewritten as it is compiled (each parse is
+    compiled once; what a parse says is read before: render._read_tree)."""
+
+    def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
+        _Budgeted().visit(node)
+        super().visit_Template(node, frame)

@@ -92,6 +92,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
 
     readable: frozenset[type] = READABLE
     intercepted_binops = frozenset(budget.OPERATORS)
+    code_generator_class = budget.BudgetedCode
     pnpkit_code: tuple[bool, float] | None = (
         None  # the build's trust and time limit (build sets it)
     )
@@ -143,12 +144,12 @@ class Sandbox(ImmutableSandboxedEnvironment):
         the way: template_family() asks for it of the templates a validation compiled, which it
         parsed a second time (0.05-0.1 s of a small pack's). Read now, as Jinja's code generator
         then rewrites the tree in place (its optimiser folds constants); a tree parse() kept is
-        handed to one compile, never two. The tree compiled is on a budget (budget_tree)."""
+        handed to one compile, never two."""
         tree = self._trees.pop(source, None)
         if tree is None:
             tree = super()._parse(source, name, filename)
             _read_tree((_settings(self), source), tree)
-        return budget.budget_tree(tree)
+        return tree
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         """`item.title` on a dict without asking for a `title` attribute first: the sandbox's
