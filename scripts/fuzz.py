@@ -44,10 +44,10 @@ def main() -> int:
     p.add_argument("--kit", choices=KITS, help="only this kit (with --keep: the mutant to write)")
     p.add_argument(
         "--ops",
-        choices=("yaml", "inputs"),
         default="yaml",
-        help="the edits: YAML, templates and the command line (default), or added "
-        "spreadsheets, fonts, art SVGs and runaway templates",
+        help="the edits: yaml (YAML, templates and the command line; the default), inputs "
+        "(added spreadsheets, fonts, art SVGs and runaway templates), or hostile:NAME (a "
+        "fixed case of tests/fuzzinputs.py's HOSTILE, with --keep)",
     )
     p.add_argument("--workers", type=int, default=2)
     p.add_argument(

@@ -312,3 +312,113 @@ INPUT_OPS = {  # name: (weight, edit), as fuzzmutate.OPS
     "art": (4, art),
     "runaway-template": (2, runaway_template),
 }
+
+
+# --- the fixed cases of issue 32, one mutant each ----------------------------------------------
+
+
+def _sheet_case(name: str, make: Callable[[], bytes]) -> Callable[[random.Random, Mutant], None]:
+    return lambda rng, mutant: _use_sheet(mutant, name, make(), "issue 32")
+
+
+def _csv(tail: bytes) -> bytes:
+    head = pristine("star-cargo").files[SHEET]
+    return head + tail
+
+
+def _far_xlsx(ref: str) -> Callable[[random.Random, Mutant], None]:
+    def make(rng: random.Random, mutant: Mutant) -> None:
+        row = re.sub("[A-Z]", "", ref)
+        cell = f'<row r="{row}"><c r="{ref}" t="n"><v>1</v></c></row></sheetData>'.encode()
+        edit = _member("xl/worksheets/", lambda b: b.replace(b"</sheetData>", cell))
+        _use_sheet(mutant, "banknotes.xlsx", _rezip(_workbook("xlsx", _rows()), edit), ref)
+
+    return make
+
+
+def _font_case(make: Callable[[bytes], bytes | Sparse]) -> Callable[[random.Random, Mutant], None]:
+    def edit(rng: random.Random, mutant: Mutant) -> None:
+        game = f"components/{mutant.kit}/game.yaml"
+        text = _text(mutant, game) or ""
+        mutant.files[f"components/{mutant.kit}/fonts/fuzz.ttf"] = make(FONT.read_bytes())  # type: ignore[assignment]
+        _set(
+            mutant,
+            game,
+            text.replace("\nprint:", "\nfonts:\n  Fuzz: fonts/fuzz.ttf\nprint:", 1),
+            "font",
+        )
+
+    return edit
+
+
+def _art_case(make: Callable[[], dict[str, str]]) -> Callable[[random.Random, Mutant], None]:
+    def edit(rng: random.Random, mutant: Mutant) -> None:
+        files = make()
+        for rel, svg in files.items():
+            mutant.files[f"components/{mutant.kit}/{rel}"] = svg.encode()
+        image = f'<image href="{next(iter(files))}" x="1" y="1" width="10" height="10"/>'
+        _in_content(rng, mutant, image, "art")
+
+    return edit
+
+
+def _template_case(line: str) -> Callable[[random.Random, Mutant], None]:
+    return lambda rng, mutant: _in_content(rng, mutant, line, f"template {line[:50]!r}")
+
+
+HOSTILE: dict[str, tuple[str, Callable[[random.Random, Mutant], None]]] = {
+    **{f"template-{n}": ("mammoth-herd", _template_case(line)) for n, line in enumerate(RUNAWAY)},
+    "xlsx-cell-XFD99999": ("star-cargo", _far_xlsx("XFD99999")),
+    "xlsx-cell-GR99999": ("star-cargo", _far_xlsx("GR99999")),
+    "xlsx-dimension": (
+        "star-cargo",
+        lambda rng, m: _use_sheet(
+            m, "banknotes.xlsx", _dimension(_workbook("xlsx", _rows())), "dimension"
+        ),
+    ),
+    "ods-repeated": (
+        "star-cargo",
+        lambda rng, m: _use_sheet(
+            m, "banknotes.ods", _far_cell(_rows(), "ods", rng)[0], "repeated"
+        ),
+    ),
+    "csv-5000-digits": (
+        "star-cargo",
+        _sheet_case("banknotes.csv", lambda: _csv(b"note-x," + b"9" * 5000 + b",1,#000000\n")),
+    ),
+    "csv-20MB-commas": (
+        "star-cargo",
+        _sheet_case("banknotes.csv", lambda: _csv(b"," * 19_900_000 + b"\n")),
+    ),
+    "csv-19MB-quote": (
+        "star-cargo",
+        _sheet_case("banknotes.csv", lambda: _csv(b'note-x,"' + b"y" * 19_000_000)),
+    ),
+    "font-truncated": ("mammoth-herd", _font_case(lambda d: d[:1000])),
+    "font-bad-cmap": (
+        "mammoth-herd",
+        _font_case(lambda d: _bad_table_offset(d, b"cmap", random.Random(0))),
+    ),
+    "font-2.5GB": ("mammoth-herd", _font_case(lambda d: Sparse(d, 2_500_000_000))),
+    "svg-250-g": (
+        "mammoth-herd",
+        _art_case(lambda: _svg("<g>" * 250 + "<rect width='1' height='1'/>" + "</g>" * 250)),
+    ),
+    "svg-use-9x10": ("mammoth-herd", _art_case(lambda: {"art/a.svg": _uses(9, 10)})),
+    "svg-art-7x10": ("mammoth-herd", _art_case(lambda: _nested_art(7, 10))),
+    "svg-10MB-attribute": (
+        "mammoth-herd",
+        _art_case(lambda: _svg(f'<path d="M0 0{" L1 1" * 2_100_000}"/>')),
+    ),
+    "label-U+202E": ("mammoth-herd", _template_case("{{ text_box('a\u202eb', 1, 1, 20, 5) }}")),
+    "label-U+2066": ("mammoth-herd", _template_case("{{ text_box('a\u2066b', 1, 1, 20, 5) }}")),
+}
+
+
+def hostile(name: str) -> Mutant:
+    """The fixed case `name` of HOSTILE as a mutant (validated)."""
+    kit, make = HOSTILE[name]
+    mutant = pristine(kit)
+    mutant.ops = f"hostile:{name}"
+    make(random.Random(name), mutant)
+    return mutant

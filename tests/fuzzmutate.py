@@ -183,6 +183,10 @@ def pristine(kit: str) -> Mutant:
 def mutate(kit: str, seed: int, ops: str = "yaml") -> Mutant:
     """The mutant of `kit` for `seed`: 1 edit mostly, sometimes 2 or 3; 1 in 5 is a build.
     ops "inputs": the edits add spreadsheets, fonts, art and runaway templates instead."""
+    if ops.startswith("hostile:"):  # a fixed case: fuzzinputs.HOSTILE
+        from fuzzinputs import hostile
+
+        return hostile(ops.split(":", 1)[1])
     files = pristine(kit).files
     rng = random.Random(f"{kit}/{seed}" if ops == "yaml" else f"{kit}/{seed}/{ops}")
     mutant = Mutant(kit, seed, "build" if rng.random() < 0.2 else "validate", files, ops=ops)

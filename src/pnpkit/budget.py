@@ -29,7 +29,7 @@ from jinja2.visitor import NodeTransformer
 TEXT = 1_000_000  # characters of a string, items of a list, one operation may make
 DIGITS = 4_000  # digits of an integer
 STEPS = 1_000_000  # loop iterations and calls in one face
-SECONDS = 2.0  # CPU time of one face
+SECONDS = 1.0  # CPU time of one face (the kits' slowest takes 0.05 s)
 OUTPUT = 20_000_000  # characters of one face's SVG
 LIPSUM = (100, 1_000)  # lipsum(): paragraphs, words a paragraph
 
