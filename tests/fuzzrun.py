@@ -326,12 +326,12 @@ class Campaign:
         stretched by the machine's load beyond its cores (another test run beside this one must
         not fail it); it fails if it runs out of time again, or used more CPU than the limit."""
         with compiled_templates_kept(self.bytecode):
-            first = len(self.outcomes)  # an earlier run's were retried by that run
+            start = len(self.outcomes)  # an earlier run's were retried by that run
             self._run(mutants, self.slots, on_outcome)
             slow = [
                 n
                 for n, o in enumerate(self.outcomes)
-                if n >= first and any(sig.startswith("timeout") for sig, _ in o.failures)
+                if n >= start and any(sig.startswith("timeout") for sig, _ in o.failures)
             ]
             for n in slow:
                 first = self.outcomes[n]
@@ -353,7 +353,7 @@ class Campaign:
                 )
                 if on_outcome:
                     on_outcome(again)
-        return self.outcomes[first:]
+        return self.outcomes[start:]
 
     def _run(self, mutants, slots: list[Slot], on_outcome) -> list[Outcome]:
         pending = iter(mutants)

@@ -5,7 +5,7 @@ runaway templates it adds, fuzzrun.py runs and judges them) asserts for every mu
 1 or 2; no traceback; every problem one located line; under 10 s and 1 GB; nothing written
 outside --out; a failed build leaves the previous one byte-identical. The fixed cases of issue
 32 (fuzzinputs.HOSTILE) run as mutants too. The suite runs a few mutants (PNPKIT_FUZZ_COUNT,
-default 40; CI sets 1000); run longer with PNPKIT_FUZZ_COUNT / PNPKIT_FUZZ_SEED, or outside
+default 24; CI sets 1000); run longer with PNPKIT_FUZZ_COUNT / PNPKIT_FUZZ_SEED, or outside
 pytest with scripts/fuzz.py.
 Then come the harness's own tests (it must be able to fail) and regression tests for the
 defects the campaign found.
@@ -25,7 +25,7 @@ from fuzzrun import Campaign, campaign_mutants, unlocated
 from pnpkit import fonts, render, text
 
 FIRST_SEED = int(os.environ.get("PNPKIT_FUZZ_SEED", "0"))
-COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "40"))  # CI: 1000
+COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "24"))  # CI: 1000
 
 # Failures of the defect classes other branches fix while this one is written, keyed by the
 # exact signature the campaign gives them. TEMPORARY: delete this list once those branches are
@@ -83,14 +83,34 @@ def test_fuzz_campaign_of_sheets_fonts_and_art(campaign):
 
 # The cases of HOSTILE this branch fails (each run alone, on its own): their classes are the
 # budgets branch's. TEMPORARY: drop once it is merged (the cases then run unmarked).
-FAILING_HERE = frozenset()
+FAILING_HERE = frozenset(
+    {
+        "csv-5000-digits",  # ValueError at itemsource.py:_number
+        "csv-19MB-quote",  # MemoryError at sheets.py:_records
+        "csv-20MB-commas",  # timeout at sheets.py:_records
+        "font-truncated",  # struct.error at packfonts.py:_face
+        "font-bad-cmap",  # struct.error at packfonts.py:_face
+        "font-2.5GB",  # MemoryError at packfonts.py:_face
+        "svg-250-g",  # RecursionError at svgdraw.py:attributes
+        "svg-use-9x10",  # timeout in svgdraw.py
+        "svg-art-7x10",  # timeout in svgdraw.py
+        "svg-10MB-attribute",  # libxml's message, not located
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def hostile_outcomes(campaign):
+    """Every case of HOSTILE run once, two at a time: {name: its outcome}."""
+    outcomes = campaign.run([mutate("", 0, f"hostile:{name}") for name in HOSTILE])
+    return {o.mutant.ops.split(":", 1)[1]: o for o in outcomes}
 
 
 @pytest.mark.parametrize(
     "name", [pytest.param(n, marks=NEEDS_BUDGETS) if n in FAILING_HERE else n for n in HOSTILE]
 )
-def test_a_hostile_case_of_issue_32_ends_in_located_messages(campaign, name):
-    (outcome,) = campaign.run([mutate("", 0, f"hostile:{name}")])
+def test_a_hostile_case_of_issue_32_ends_in_located_messages(hostile_outcomes, name):
+    outcome = hostile_outcomes[name]
     assert not outcome.failures, outcome.report()
     if name.startswith("template-"):  # a runaway template: over its budget, said where
         assert outcome.code == 1, outcome.report()

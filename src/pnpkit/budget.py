@@ -128,8 +128,12 @@ OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 def binop(op: str, left: Any, right: Any) -> Any:
     """`left op right` for the operators in OPERATORS, refused before it is worked out when
     its result would be too large."""
-    if (type(left) is float or type(right) is float) and not isinstance(left, str):
-        return OPERATORS[op](left, right)  # floats stay small (or raise OverflowError)
+    if type(left) in _NUMBERS and type(right) in _NUMBERS:  # most of a template's arithmetic
+        if op == "**":
+            _power(left, right)
+        elif op == "*":
+            _times(left, right)
+        return OPERATORS[op](left, right)  # a float stays small (or raises OverflowError)
     if op == "**":
         _power(left, right)
     elif op == "*":
@@ -170,15 +174,19 @@ _WIDTHS = re.compile(r"%(?:\(\w*\))?[-#0 +]*(\d*)(?:\.(\d*))?|\{[^{}]*?(\d+)(?:\
 def check_format(fmt: str, args: Iterable[Any], kwargs: dict[str, Any]) -> None:
     """A format string (`%`, the format filter, str.format) whose widths are in reason. Its
     numbers count by their digits, unless it takes a width from them ('%*d', '{:{w}}')."""
-    for match in _WIDTHS.finditer(fmt):
-        if any(g and int(g) > TEXT for g in match.groups()):
-            raise BudgetError(f"a format width over {TEXT:,} ({match.group()!r})")
+    if len(fmt) > 1_000 or _LONG_NUMBER.search(fmt):  # else its widths sum to under 1,000,000
+        for match in _WIDTHS.finditer(fmt):
+            if any(g and int(g) > TEXT for g in match.groups()):
+                raise BudgetError(f"a format width over {TEXT:,} ({match.group()!r})")
     values = [*args, *kwargs.values()]
-    if "*" not in fmt and not _NESTED.search(fmt):
-        values = [len(str(v)) if type(v) is int else v for v in values]
-    _guess(fmt, *values)
+    if "*" in fmt or ("{" in fmt and _NESTED.search(fmt)):
+        _guess(fmt, *values)
+    elif not all(type(v) in _NUMBERS for v in values):  # numbers print as their digits
+        _guess(fmt, *(len(str(v)) if type(v) is int else v for v in values))
 
 
+_LONG_NUMBER = re.compile(r"\d{4}")
+_NUMBERS = frozenset({int, float, bool})
 _NESTED = re.compile(r"\{[^{}]*\{")
 
 
