@@ -44,12 +44,24 @@ CASES = [
     ("{{ '{:>999999999}'.format(1) }}", "a format width over 1,000,000 ('{:>999999999}')"),
     ("{{ '%*d' % (10**9, 1) }}", GUESS),
     ("{% set s = 'a' * 1000000 %}{{ s | replace('a', s) }}", GUESS),
-    ("{% set s = 'a' * 1000000 %}{{ ([s] * 1000) | join }}", GUESS),
+    ("{% set s = 'a' * 1000000 %}{{ ([s] * 9) | join(s) }}", GUESS),
     ("{{ range(10) | batch(10**9) | list }}", GUESS),
     (
         "{% set x = range(1000) | list %}{% for a in x %}{% for b in x %}{% for c in x %}"
         "{% endfor %}{% endfor %}{% endfor %}",
         STEPS,
+    ),
+    (
+        "{% set s = 'a' * 1000000 %}{% set x = [s] %}{{ x * 1000 }}",
+        "a list of 1,000 items that prints as more than 10,000,000 characters",
+    ),
+    (
+        "{% set s = 'a' * 100000 %}{% set x = [[s] * 10] %}{{ x * 1 }}{{ '' ~ [x, x] }}",
+        "a list that prints as more than 1,000,000 characters",
+    ),
+    (
+        "{% set s = 'a' * 100000 %}{% set x = [[s] * 10] %}{{ [x, x] }}",
+        "a list that prints as more than 1,000,000 characters",
     ),
     (
         "{% macro f(n) %}{% if n %}{% set r = f(n - 1) %}{{ r }}{{ r }}{% else %}x"

@@ -38,7 +38,7 @@ _GUESS = 10 * TEXT  # what an operation may be guessed to make before it is refu
 _CHECK_EVERY = 1_000  # steps between two looks at the clock
 
 # The names of the filters a budgeted tree calls: no template can write them (a space)
-LOOP, SIZED = "pnpkit loop", "pnpkit sized"
+LOOP, SIZED, PRINTED = "pnpkit loop", "pnpkit sized", "pnpkit printed"
 
 
 class BudgetError(Exception):
@@ -165,6 +165,11 @@ def _times(left: Any, right: Any) -> None:
     if isinstance(sequence, _SEQUENCES) and isinstance(times, int):
         if len(sequence) * times > TEXT:
             raise _too_long(sequence, len(sequence) * times)
+        if not isinstance(sequence, str) and weight(sequence) * times > _GUESS:
+            raise BudgetError(
+                f"a list of {len(sequence) * times:,} items that prints as more than "
+                f"{_GUESS:,} characters"
+            )
 
 
 # widths and precisions in '%' conversions and '{}' fields: '%0999999999d', '{:>999999999}'
@@ -195,15 +200,44 @@ _NESTED = re.compile(r"\{[^{}]*\{")
 
 def _size(value: Any) -> int:
     """How much value weighs in what an operation makes of it: a string's characters, a list's
-    items and their own characters or items, an integer's value."""
+    weight(), an integer's value."""
     if isinstance(value, str):
         return len(value)
-    if isinstance(value, (list, tuple, dict)):
-        inner = sum(len(v) for v in value if isinstance(v, (str, list, tuple, dict)))
-        return len(value) + inner
+    if isinstance(value, _CONTAINERS):
+        return weight(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return abs(value) if value.bit_length() < 64 else 1 << 64
     return 0
+
+
+_CONTAINERS = (list, tuple, dict)
+
+
+def weight(value: Any) -> int:
+    """About how many characters a list, tuple or dict prints as: its items, and the strings
+    in it and in the lists in it, walked until the sum passes _GUESS (a list of a thousand
+    references to one long list is short, yet prints as a long text)."""
+    total, todo = 0, [value]
+    while todo and total <= _GUESS:
+        container = todo.pop()
+        items = container.items() if isinstance(container, dict) else container
+        total += len(container) * 2
+        for item in items:
+            if isinstance(item, str):
+                total += len(item)
+            elif isinstance(item, _CONTAINERS):
+                todo.append(item)
+            if total > _GUESS:
+                break
+    return total
+
+
+def printed(value: Any) -> Any:
+    """What `{{ value }}` prints, a list or dict refused when it prints too long (the
+    environment's finalize)."""
+    if isinstance(value, _CONTAINERS) and weight(value) > TEXT:
+        raise BudgetError(f"a {type(value).__name__} that prints as more than {TEXT:,} characters")
+    return value
 
 
 def _guess(*args: Any) -> None:
@@ -273,7 +307,12 @@ def _sized(context: jinja2.runtime.Context, value: Any) -> Any:
     return sized(value)
 
 
-TREE_FILTERS = {LOOP: _loop, SIZED: _sized}
+@jinja2.pass_context
+def _printed(context: jinja2.runtime.Context, value: Any) -> Any:
+    return printed(value)
+
+
+TREE_FILTERS = {LOOP: _loop, SIZED: _sized, PRINTED: _printed}
 
 
 class _Budgeted(NodeTransformer):
@@ -284,6 +323,7 @@ class _Budgeted(NodeTransformer):
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
         self.generic_visit(node)
+        node.nodes = [_filter(n, PRINTED, n.lineno) for n in node.nodes]
         return _filter(node, SIZED, node.lineno)
 
     def visit_AssignBlock(self, node: nodes.AssignBlock) -> nodes.Node:

@@ -108,6 +108,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
         self.filters.update(budget.FILTERS)
         self.filters.update(budget.TREE_FILTERS)
         self.globals["lipsum"] = budget.lipsum
+        self.finalize = budget.printed  # before any template compiles, which reads it
 
     def call_binop(
         self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any
@@ -296,7 +297,8 @@ def _settings(env: jinja2.Environment) -> str:
             type(env).__qualname__,
             env.autoescape,
             env.optimized,
-            env.finalize,
+            # by name: a process's next run reads the parses this one kept (cache.py)
+            env.finalize and f"{env.finalize.__module__}.{env.finalize.__qualname__}",
             env.is_async,
             env.trim_blocks,
             env.lstrip_blocks,
