@@ -105,12 +105,24 @@ def test_a_face_that_runs_out_of_time_is_said_once_and_quickly(kit, monkeypatch)
     assert over == [f"{WHERE} line 5: over budget: more than 0.3 s of CPU time on one face {FACE}"]
 
 
-def test_a_face_whose_svg_is_too_long_is_an_error(kit):
-    _template_line(kit, "{% set s = 'a' * 1000000 %}{% for i in range(30) %}{{ s }}{% endfor %}")
+@pytest.mark.parametrize(
+    "line",
+    [
+        "{% set s = 'a' * 1000000 %}{% for i in range(30) %}{{ s }}{% endfor %}",
+        "{% macro m() %}" + "x" * 100000 + "{% endmacro %}{% for i in range(300) %}{{ m() }}"
+        "{% endfor %}",
+        "{% macro m() %}{% for i in range(300) %}" + "x" * 100000 + "{% endfor %}{% endmacro %}"
+        "{{ m() }}",
+    ],
+    ids=["printed", "macro-output", "macro-text"],
+)
+def test_a_face_that_writes_too_much_is_an_error(kit, line):
+    """Every character a face's template writes is counted before it is joined: into the SVG,
+    a macro's output or a {% set %} block."""
+    _template_line(kit, line)
     run = kit.validate()
     assert run.lines[0] == (
-        "components/mammoth-herd/tiles.yaml:16:7: error: template "
-        "'mammoth-herd/bonus-back.svg.j2': over budget: the face's SVG is more than "
+        f"{WHERE} line 5: over budget: the face's template writes more than "
         f"20,000,000 characters {FACE}"
     )
 

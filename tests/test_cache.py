@@ -530,13 +530,13 @@ def test_a_face_from_the_cache_is_the_face_render_makes(kit):
 def test_the_key_covers_every_name_a_template_sees(kit, monkeypatch):
     """The key hashes the very context templates get: every name but text_box comes from it."""
     seen = set()
-    real = jinja2.Template.generate  # as render_face() renders (budget.Budget.joined)
+    real = jinja2.Template.render
 
     def spy(self, *args, **kwargs):
         seen.update(dict(*args, **kwargs))
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(jinja2.Template, "generate", spy)
+    monkeypatch.setattr(jinja2.Template, "render", spy)
     result = build.validate(kit.pack, cache=Cache())
     group = next(iter(result.pack.groups.values()))
     item = group.items[0]

@@ -38,7 +38,13 @@ _GUESS = 10 * TEXT  # what an operation may be guessed to make before it is refu
 _CHECK_EVERY = 1_000  # steps between two looks at the clock
 
 # The names of the filters a budgeted tree calls: no template can write them (a space)
-LOOP, SIZED, PRINTED = "pnpkit loop", "pnpkit sized", "pnpkit printed"
+LOOP, SIZED, PRINTED, WRITE, WROTE = (
+    "pnpkit loop",
+    "pnpkit sized",
+    "pnpkit printed",
+    "pnpkit write",
+    "pnpkit wrote",
+)
 
 
 class BudgetError(Exception):
@@ -57,6 +63,7 @@ class Budget:
 
     def start(self) -> None:
         self.steps = 0
+        self.written = 0  # characters the face's template wrote: its SVG, its macros' output
         self.check_at = _CHECK_EVERY
         self.deadline = time.process_time() + SECONDS
 
@@ -88,15 +95,21 @@ class Budget:
                 self.step(256)
             yield value
 
-    def joined(self, pieces: Iterable[str]) -> str:
-        """A face's SVG from the pieces its template yields, at most OUTPUT characters."""
-        parts, size = [], 0
-        for piece in pieces:
-            size += len(piece)
-            if size > OUTPUT:
-                raise BudgetError(f"the face's SVG is more than {OUTPUT:,} characters")
-            parts.append(piece)
-        return "".join(parts)
+    def write(self, n: int) -> None:
+        """n more characters written (before escaping): at most OUTPUT in one face."""
+        self.written += n
+        if self.written > OUTPUT:
+            raise BudgetError(f"the face's template writes more than {OUTPUT:,} characters")
+
+    def output(self, value: Any) -> Any:
+        """What `{{ value }}` writes, counted (a list or dict by what it prints as)."""
+        if isinstance(value, str):
+            self.write(len(value))
+        elif isinstance(value, _CONTAINERS):
+            self.write(printed(value))
+        elif isinstance(value, int):
+            self.write(len(str(value)))
+        return value
 
 
 _SEQUENCES = (str, list, tuple)
@@ -232,12 +245,12 @@ def weight(value: Any) -> int:
     return total
 
 
-def printed(value: Any) -> Any:
-    """What `{{ value }}` prints, a list or dict refused when it prints too long (the
-    environment's finalize)."""
-    if isinstance(value, _CONTAINERS) and weight(value) > TEXT:
+def printed(value: Any) -> int:
+    """About how long a list or dict prints, refused over TEXT."""
+    n = weight(value)
+    if n > TEXT:
         raise BudgetError(f"a {type(value).__name__} that prints as more than {TEXT:,} characters")
-    return value
+    return n
 
 
 def _guess(*args: Any) -> None:
@@ -309,16 +322,52 @@ def _sized(context: jinja2.runtime.Context, value: Any) -> Any:
 
 @jinja2.pass_context
 def _printed(context: jinja2.runtime.Context, value: Any) -> Any:
-    return printed(value)
+    if isinstance(value, _CONTAINERS):
+        printed(value)
+    return value
 
 
-TREE_FILTERS = {LOOP: _loop, SIZED: _sized, PRINTED: _printed}
+@jinja2.pass_context
+def _write(context: jinja2.runtime.Context, value: Any) -> Any:
+    budget = context.environment.budget  # type: ignore[attr-defined]
+    if type(value) is float or (type(value) is int and -_SHORT < value < _SHORT):
+        budget.written += 24  # much of what a face writes: a number
+        return value
+    return budget.output(value)
+
+
+_SHORT = 10**20
+
+
+@jinja2.pass_context
+def _wrote(context: jinja2.runtime.Context, n: int) -> str:
+    context.environment.budget.write(n)  # type: ignore[attr-defined]
+    return ""
+
+
+TREE_FILTERS = {LOOP: _loop, SIZED: _sized, PRINTED: _printed, WRITE: _write, WROTE: _wrote}
 
 
 class _Budgeted(NodeTransformer):
-    def visit_For(self, node: nodes.For) -> nodes.Node:
+    def __init__(self) -> None:
+        self.repeated = 0  # inside a loop, macro or call block: its text may be written often
+
+    def _repeated(self, node: nodes.Node) -> None:
+        self.repeated += 1
         self.generic_visit(node)
+        self.repeated -= 1
+
+    def visit_For(self, node: nodes.For) -> nodes.Node:
+        self._repeated(node)
         node.iter = _filter(node.iter, LOOP, node.lineno)
+        return node
+
+    def visit_Macro(self, node: nodes.Macro) -> nodes.Node:
+        self._repeated(node)
+        return node
+
+    def visit_CallBlock(self, node: nodes.CallBlock) -> nodes.Node:
+        self._repeated(node)
         return node
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
@@ -330,6 +379,23 @@ class _Budgeted(NodeTransformer):
         self.generic_visit(node)
         node.filter = _filter(node.filter, SIZED, node.lineno)
         return node
+
+    def visit_Output(self, node: nodes.Output) -> list[nodes.Node]:
+        """Every character written counted before it is joined (into the SVG, a macro's
+        output, a {% set %} block): each {{ value }} by a call, and the text of a loop, macro
+        or call block by one call (elsewhere it is written once: as long as the file)."""
+        self.generic_visit(node)
+        text = self.repeated and sum(
+            len(n.data) for n in node.nodes if isinstance(n, nodes.TemplateData)
+        )
+        node.nodes = [
+            n if isinstance(n, nodes.TemplateData) else _filter(n, WRITE, n.lineno)
+            for n in node.nodes
+        ]
+        if not text:
+            return [node]
+        count = nodes.ExprStmt(_filter(nodes.Const(text), WROTE, node.lineno), lineno=node.lineno)
+        return [count, node]
 
 
 def _filter(node: nodes.Node | None, name: str, lineno: int) -> nodes.Filter:

@@ -108,11 +108,12 @@ class Sandbox(ImmutableSandboxedEnvironment):
         self.filters.update(budget.FILTERS)
         self.filters.update(budget.TREE_FILTERS)
         self.globals["lipsum"] = budget.lipsum
-        self.finalize = budget.printed  # before any template compiles, which reads it
 
     def call_binop(
         self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any
     ) -> Any:
+        if operator in _SMALL_OPERATORS and type(left) in _NUMBERS and type(right) in _NUMBERS:
+            return budget.OPERATORS[operator](left, right)  # most of a face's arithmetic
         return budget.binop(operator, left, right)
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
@@ -203,6 +204,8 @@ class Sandbox(ImmutableSandboxedEnvironment):
 
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
+_SMALL_OPERATORS = frozenset({"+", "%"})  # on numbers, they cannot make a large one
+_NUMBERS = frozenset({int, float})
 
 
 class UnknownName(jinja2.UndefinedError):
@@ -297,8 +300,7 @@ def _settings(env: jinja2.Environment) -> str:
             type(env).__qualname__,
             env.autoescape,
             env.optimized,
-            # by name: a process's next run reads the parses this one kept (cache.py)
-            env.finalize and f"{env.finalize.__module__}.{env.finalize.__qualname__}",
+            env.finalize,
             env.is_async,
             env.trim_blocks,
             env.lstrip_blocks,
@@ -479,7 +481,7 @@ def render_face(
     spent = getattr(env, "budget", None) or budget.Budget()
     spent.start()
     try:
-        svg = spent.joined(template.generate(context))
+        svg = template.render(context)
     except jinja2.TemplateSyntaxError as exc:
         problems.append(_syntax_problem(exc))
         return None
