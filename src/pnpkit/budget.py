@@ -3,8 +3,9 @@ what one face may make and how long it may take is bounded (docs/strangers.md, T
 
 The sandbox (render.Sandbox) asks here before it multiplies, raises to a power, adds or
 formats (its intercepted operators), calls a method or one of the filters below that can
-make much from little, and after it joins strings (`~`, `{% set %}` blocks); every loop
-and call is a step, and every so many steps the face's CPU time is looked at. Going over
+make much from little, and after it joins strings (`~`, `{% set %}` blocks). Its code
+(BudgetedCode) counts every loop iteration and call as a step, and every character written
+before Jinja joins them; every so many steps the face's CPU time is looked at. Going over
 is a BudgetError, which the render reports like any template error: located at the item,
 naming the face and the template's line.
 """
@@ -30,7 +31,7 @@ TEXT = 1_000_000  # characters of a string, items of a list, one operation may m
 DIGITS = 4_000  # digits of an integer
 STEPS = 1_000_000  # loop iterations and calls in one face
 SECONDS = 1.0  # CPU time of one face (the kits' slowest takes 0.05 s)
-OUTPUT = 20_000_000  # characters of one face's SVG
+OUTPUT = 20_000_000  # characters one face's template writes (its SVG, macros, set blocks)
 LIPSUM = (100, 1_000)  # lipsum(): paragraphs, words a paragraph
 
 _BITS = int(DIGITS * math.log2(10))
@@ -56,7 +57,7 @@ class OutOfTime(BudgetError):
 
 
 class Budget:
-    """One face's steps and CPU time, started afresh for each face (start())."""
+    """One face's steps, characters written and CPU time, started afresh for each face."""
 
     def __init__(self) -> None:
         self.start()
@@ -403,9 +404,10 @@ def _filter(node: nodes.Node | None, name: str, lineno: int) -> nodes.Filter:
 
 
 class BudgetedCode(CodeGenerator):
-    """Jinja's code for a template, every loop's iterations counted and every join of strings
-    (`~`, a `{% set %}` block) measured: the tree is rewritten as it is compiled (each parse is
-    compiled once; what a parse says is read before: render._read_tree)."""
+    """Jinja's code for a template, every loop's iterations and every character it writes
+    counted, every join of strings (`~`, a `{% set %}` block) measured: the tree is rewritten
+    as it is compiled (each parse is compiled once; what a parse says is read before it is:
+    render._read_tree)."""
 
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
         _Budgeted().visit(node)
