@@ -331,10 +331,15 @@ def _printed(context: jinja2.runtime.Context, value: Any) -> Any:
 @jinja2.pass_context
 def _write(context: jinja2.runtime.Context, value: Any) -> Any:
     budget = context.environment.budget  # type: ignore[attr-defined]
-    if type(value) is float or (type(value) is int and -_SHORT < value < _SHORT):
-        budget.written += 24  # much of what a face writes: a number
-        return value
-    return budget.output(value)
+    if isinstance(value, str):  # the same as budget.output(), inline: a face writes many
+        budget.written += len(value)
+    elif type(value) is float or (type(value) is int and -_SHORT < value < _SHORT):
+        budget.written += 24
+    else:
+        return budget.output(value)
+    if budget.written > OUTPUT:
+        budget.write(0)  # raises
+    return value
 
 
 _SHORT = 10**20

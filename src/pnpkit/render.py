@@ -112,8 +112,11 @@ class Sandbox(ImmutableSandboxedEnvironment):
     def call_binop(
         self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any
     ) -> Any:
-        if operator in _SMALL_OPERATORS and type(left) in _NUMBERS and type(right) in _NUMBERS:
-            return budget.OPERATORS[operator](left, right)  # most of a face's arithmetic
+        if type(left) in _NUMBERS and type(right) in _NUMBERS:  # most of a face's arithmetic
+            if operator in _SMALL_OPERATORS or (
+                operator == "*" and (type(left) is float or type(right) is float)
+            ):
+                return budget.OPERATORS[operator](left, right)
         return budget.binop(operator, left, right)
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
@@ -204,7 +207,9 @@ class Sandbox(ImmutableSandboxedEnvironment):
 
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
-_SMALL_OPERATORS = frozenset({"+", "%"})  # on numbers, they cannot make a large one
+_SMALL_OPERATORS = frozenset(
+    {"+", "%"}
+)  # on numbers, they cannot make a large one (nor * on a float)
 _NUMBERS = frozenset({int, float})
 
 
