@@ -2,6 +2,7 @@
 
     PYTHONPATH=src python scripts/fuzz.py --count 2000 --seed 1   # a campaign, with its figures
     PYTHONPATH=src python scripts/fuzz.py --kit mlem --seed 123 --keep /tmp/m   # one mutant, kept
+    PYTHONPATH=src python scripts/fuzz.py --ops inputs --count 500   # sheets, fonts, art
 
 Prints: mutants run, exits by code, slowest run, peak memory (ru_maxrss of the children),
 failures (each with its reproducer). Exit 1 when a mutant failed. Failures on the campaign's
@@ -41,6 +42,13 @@ def main() -> int:
         "--seed", type=int, default=0, help="first seed (mutant i is kit i mod 4, seed SEED+i)"
     )
     p.add_argument("--kit", choices=KITS, help="only this kit (with --keep: the mutant to write)")
+    p.add_argument(
+        "--ops",
+        default="yaml",
+        help="the edits: yaml (YAML, templates and the command line; the default), inputs "
+        "(added spreadsheets, fonts, art SVGs and runaway templates), or hostile:NAME (a "
+        "fixed case of tests/fuzzinputs.py's HOSTILE, with --keep)",
+    )
     p.add_argument("--workers", type=int, default=2)
     p.add_argument(
         "--keep", type=Path, metavar="DIR", help="write the mutant of --kit/--seed to DIR and stop"
@@ -51,7 +59,7 @@ def main() -> int:
     if args.keep:
         if not args.kit:
             p.error("--keep needs --kit")
-        mutant = mutate(args.kit, args.seed)
+        mutant = mutate(args.kit, args.seed, args.ops)
         write(mutant, args.keep, args.keep / "sentinel")
         print(mutant.describe())
         run = f"PYTHONPATH={ROOT / 'src'} {sys.executable} -m pnpkit"
@@ -89,7 +97,7 @@ def main() -> int:
                     flush=True,
                 )
 
-        campaign.run(campaign_mutants(args.seed, args.count, kits), show)
+        campaign.run(campaign_mutants(args.seed, args.count, kits, args.ops), show)
         figures = campaign.summary()
     figures["wall_s"] = round(time.perf_counter() - started, 1)
     figures["setup_s"] = round(prepared, 1)

@@ -132,6 +132,9 @@ TEMPLATE_INSERTS = [
     "{% macro m() %}",
     "{{ ''.__class__ }}",
     "{% set x = 'y' * 10 %}",
+    "{{ 'y' * 10**9 }}",  # more runaway templates: fuzzinputs.RUNAWAY
+    "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}",
+    "{{ lipsum(10**6) }}",
 ]
 
 
@@ -143,6 +146,7 @@ class Mutant:
     files: dict  # path relative to the copy's root -> bytes, or None for a deleted file
     edits: list = field(default_factory=list)  # what was done, for the report
     extra: list = field(default_factory=list)  # more CLI arguments
+    ops: str = "yaml"  # which edits: "yaml" (OPS) or "inputs" (fuzzinputs.INPUT_OPS)
 
     def argv(self, out: str | None = None) -> list[str]:
         pack = f"components/{self.kit}"
@@ -151,7 +155,8 @@ class Mutant:
         return ["validate", pack, *self.extra]
 
     def describe(self) -> str:
-        return f"{self.kit} seed {self.seed} ({self.command}): " + "; ".join(self.edits)
+        ops = "" if self.ops == "yaml" else f", {self.ops}"
+        return f"{self.kit} seed {self.seed} ({self.command}{ops}): " + "; ".join(self.edits)
 
 
 def kit_files(kit: str) -> dict[str, bytes]:
@@ -175,14 +180,22 @@ def pristine(kit: str) -> Mutant:
     return Mutant(kit, -1, "validate", dict(_PRISTINE[kit]))
 
 
-def mutate(kit: str, seed: int) -> Mutant:
-    """The mutant of `kit` for `seed`: 1 edit mostly, sometimes 2 or 3; 1 in 5 is a build."""
+def mutate(kit: str, seed: int, ops: str = "yaml") -> Mutant:
+    """The mutant of `kit` for `seed`: 1 edit mostly, sometimes 2 or 3; 1 in 5 is a build.
+    ops "inputs": the edits add spreadsheets, fonts, art and runaway templates instead."""
+    if ops.startswith("hostile:"):  # a fixed case: fuzzinputs.HOSTILE
+        from fuzzinputs import hostile
+
+        return hostile(ops.split(":", 1)[1])
     files = pristine(kit).files
-    rng = random.Random(f"{kit}/{seed}")
-    mutant = Mutant(kit, seed, "build" if rng.random() < 0.2 else "validate", files)
+    rng = random.Random(f"{kit}/{seed}" if ops == "yaml" else f"{kit}/{seed}/{ops}")
+    mutant = Mutant(kit, seed, "build" if rng.random() < 0.2 else "validate", files, ops=ops)
+    table = OPS
+    if ops == "inputs":
+        from fuzzinputs import INPUT_OPS as table  # it edits with this module's helpers
     for _ in range(rng.choice([1, 1, 1, 1, 2, 2, 3])):
-        op = rng.choices(list(OPS), weights=[w for w, _ in OPS.values()])[0]
-        OPS[op][1](rng, mutant, op)
+        op = rng.choices(list(table), weights=[w for w, _ in table.values()])[0]
+        table[op][1](rng, mutant, op)
     return mutant
 
 
@@ -625,8 +638,17 @@ def write(mutant: Mutant, root: Path, sentinel: Path | None = None) -> None:
     for rel, data in mutant.files.items():
         if data is None:
             continue
-        if sentinel is not None:
+        if sentinel is not None and isinstance(data, bytes):
             data = data.replace(SENTINEL.encode(), str(sentinel).encode())
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        write_file(root / rel, data)
+
+
+def write_file(path: Path, data) -> None:
+    """bytes, or a fuzzinputs.Sparse: its head, then stretched to its size (no disk used)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, bytes):
         path.write_bytes(data)
+        return
+    with open(path, "wb") as f:
+        f.write(data.head)
+        f.truncate(data.size)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import jinja2
 
-from fuzzmutate import KITS, SENTINEL, Mutant, mutate, pristine
+from fuzzmutate import KITS, SENTINEL, Mutant, mutate, pristine, write_file
 from pnpkit import cli, render
 
 TIME_LIMIT = 10.0  # seconds of wall clock per mutant
@@ -79,9 +79,10 @@ class Outcome:
 def reproducer(mutant: Mutant) -> str:
     """The command that writes this mutant out and prints how to run it (`pnpkit <argv>` in that
     folder)."""
+    ops = "" if mutant.ops == "yaml" else f" --ops {mutant.ops}"
     return (
         "PYTHONPATH=src python scripts/fuzz.py --kit "
-        f"{mutant.kit} --seed {mutant.seed} --keep /tmp/mutant"
+        f"{mutant.kit} --seed {mutant.seed}{ops} --keep /tmp/mutant"
         f"  # then, in /tmp/mutant: pnpkit {' '.join(mutant.argv('out'))}"
     )
 
@@ -325,11 +326,12 @@ class Campaign:
         stretched by the machine's load beyond its cores (another test run beside this one must
         not fail it); it fails if it runs out of time again, or used more CPU than the limit."""
         with compiled_templates_kept(self.bytecode):
+            start = len(self.outcomes)  # an earlier run's were retried by that run
             self._run(mutants, self.slots, on_outcome)
             slow = [
                 n
                 for n, o in enumerate(self.outcomes)
-                if any(sig.startswith("timeout") for sig, _ in o.failures)
+                if n >= start and any(sig.startswith("timeout") for sig, _ in o.failures)
             ]
             for n in slow:
                 first = self.outcomes[n]
@@ -351,7 +353,7 @@ class Campaign:
                 )
                 if on_outcome:
                     on_outcome(again)
-        return self.outcomes
+        return self.outcomes[start:]
 
     def _run(self, mutants, slots: list[Slot], on_outcome) -> list[Outcome]:
         pending = iter(mutants)
@@ -400,6 +402,8 @@ class Campaign:
         root = slot.root(mutant.kit)
         wanted = {
             rel: data.replace(SENTINEL.encode(), str(self.sentinel).encode())
+            if isinstance(data, bytes)
+            else data  # a fuzzinputs.Sparse
             for rel, data in mutant.files.items()
             if data is not None
         }
@@ -415,8 +419,7 @@ class Campaign:
             if written.get(rel) == (data, on_disk.get(rel)):
                 continue
             path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            write_file(path, data)
             written[rel] = (data, snapshot_entry(path))
 
     def _police(self, running: list[Slot]) -> None:
@@ -461,6 +464,10 @@ class Campaign:
             fail((crash_signature(outcome.output, outcome.code), f"exit code {outcome.code}"))
         elif "Traceback" in outcome.output:
             fail((crash_signature(outcome.output, outcome.code), "a traceback in the output"))
+        else:
+            stray = unlocated(outcome.output, outcome.code)
+            if stray:
+                fail(("unlocated message", f"{stray[0][:200]!r} (and {len(stray) - 1} more)"))
         if outcome.max_rss_kb * 1024 > MEMORY_LIMIT:
             fail(("memory", f"peak memory {outcome.max_rss_kb // 1024} MB"))
         moved = changes(
@@ -531,13 +538,13 @@ class Campaign:
                 shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink()
         self.shared = self._shared()
 
-    def failed(self) -> list[Outcome]:
-        """Outcomes with a failure that is not on the allow-list."""
-        return [o for o in self.outcomes if o.failures and not o.allowed]
+    def failed(self, outcomes: list[Outcome] | None = None) -> list[Outcome]:
+        """Outcomes (all, or those given) with a failure that is not on the allow-list."""
+        return [o for o in outcomes or self.outcomes if o.failures and not o.allowed]
 
     # figures
-    def summary(self) -> dict:
-        outcomes = self.outcomes
+    def summary(self, outcomes: list[Outcome] | None = None) -> dict:
+        outcomes = outcomes or self.outcomes
         codes: dict = {}
         for o in outcomes:
             codes[o.code] = codes.get(o.code, 0) + 1
@@ -553,15 +560,32 @@ class Campaign:
             "parent_cpu_s": round(sum(resource.getrusage(resource.RUSAGE_SELF)[:2]), 1),
             "timeouts_retried": sum(o.retried is not None for o in outcomes),
             "builds": sum(o.mutant.command == "build" for o in outcomes),
-            "failures": len(self.failed()),
+            "failures": len(self.failed(outcomes)),
             "allowed": sum(o.allowed for o in outcomes),
         }
 
 
-def campaign_mutants(first_seed: int, count: int, kits=KITS):
+def campaign_mutants(first_seed: int, count: int, kits=KITS, ops: str = "yaml"):
     """Mutant i of a campaign is kit i mod 4 with seed first_seed + i."""
     for i in range(count):
-        yield mutate(kits[i % len(kits)], first_seed + i)
+        yield mutate(kits[i % len(kits)], first_seed + i, ops)
+
+
+# a problem as pnpkit says one: file:line:col (or a sheet's file:Sheet!C3): error|warning: ... [tag]
+LOCATED = re.compile(r"\S[^:]*:(\d+:\d+|[^:\s]*![A-Z]+\d+|\d+): (error|warning): \S.* \[[^\]\s]+\]")
+SAYS = re.compile(r": (error|warning): ")
+USAGE = re.compile(r"pnpkit( [\w-]+)?: error: ")  # argparse's, for exit 2
+
+
+def unlocated(output: str, code: int | None) -> list[str]:
+    """The lines of output that say a problem without being one located line."""
+    return [
+        line
+        for line in output.splitlines()
+        if SAYS.search(line)
+        and not LOCATED.fullmatch(line)
+        and not (code == 2 and USAGE.match(line))
+    ]
 
 
 def _signal(pid: int, sig: int) -> None:

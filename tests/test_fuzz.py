@@ -1,9 +1,12 @@
 """The fuzz campaign (issue 13): mutants of the four kits through the CLI, each in a fenced child.
 
-The campaign (fuzzmutate.py makes the mutants, fuzzrun.py runs and judges them) asserts for
-every mutant: exit 0, 1 or 2; no traceback; under 10 s and 1 GB; nothing written outside
---out; a failed build leaves the previous one byte-identical. CI runs the fixed seeds below;
-run longer with PNPKIT_FUZZ_COUNT / PNPKIT_FUZZ_SEED, or outside pytest with scripts/fuzz.py.
+The campaign (fuzzmutate.py makes the mutants, fuzzinputs.py the sheets, fonts, art SVGs and
+runaway templates it adds, fuzzrun.py runs and judges them) asserts for every mutant: exit 0,
+1 or 2; no traceback; every problem one located line; under 10 s and 1 GB; nothing written
+outside --out; a failed build leaves the previous one byte-identical. The fixed cases of issue
+32 (fuzzinputs.HOSTILE) run as mutants too. The suite runs a few mutants (PNPKIT_FUZZ_COUNT,
+default 24; CI sets 1000); run longer with PNPKIT_FUZZ_COUNT / PNPKIT_FUZZ_SEED, or outside
+pytest with scripts/fuzz.py.
 Then come the harness's own tests (it must be able to fail) and regression tests for the
 defects the campaign found.
 """
@@ -16,12 +19,13 @@ import random
 import jinja2
 import pytest
 
+from fuzzinputs import HOSTILE, INPUT_OPS
 from fuzzmutate import KITS, OPS, mutate, pristine
-from fuzzrun import Campaign, campaign_mutants
+from fuzzrun import Campaign, campaign_mutants, unlocated
 from pnpkit import fonts, render, text
 
 FIRST_SEED = int(os.environ.get("PNPKIT_FUZZ_SEED", "0"))
-COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "1000"))
+COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "24"))  # CI: 1000
 
 # Failures of the defect classes other branches fix while this one is written, keyed by the
 # exact signature the campaign gives them. TEMPORARY: delete this list once those branches are
@@ -29,24 +33,88 @@ COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "1000"))
 ALLOWED: dict[str, str] = {}  # failure signature -> why it is tolerated; empty: every failure fails
 
 
-def test_fuzz_campaign(tmp_path):
-    campaign = Campaign(tmp_path / "campaign", allowed=ALLOWED)
-    campaign.prepare()
-    campaign.run(campaign_mutants(FIRST_SEED, COUNT))
-    figures = campaign.summary()
-    print(
-        f"fuzz campaign, seeds {FIRST_SEED}..{FIRST_SEED + COUNT - 1}: {figures}"
-    )  # shown by pytest -rP
-    failed = campaign.failed()
-    assert not failed, f"{len(failed)} of {COUNT} mutants failed: {figures}\n\n" + "\n\n".join(
-        o.report() for o in failed[:10]
+# The branch that bounds spreadsheets, fonts, CSV and SVG (issue 32 item 4, 6) is not merged
+# into this one: its cases fail here. TEMPORARY: drop these marks once it is.
+NEEDS_BUDGETS = pytest.mark.xfail(reason="needs budgets branch", strict=False)
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    """The kits copied and built once, for every campaign test of the module."""
+    made = Campaign(tmp_path_factory.mktemp("fuzz") / "campaign", allowed=ALLOWED)
+    made.prepare()
+    return made
+
+
+def _report(campaign, outcomes, what):
+    figures = campaign.summary(outcomes)
+    print(f"{what}: {figures}")  # shown by pytest -rP
+    failed = campaign.failed(outcomes)
+    return (
+        figures,
+        failed,
+        f"{len(failed)} of {len(outcomes)} mutants failed: {figures}\n\n"
+        + ("\n\n".join(o.report() for o in failed[:10])),
     )
+
+
+def test_fuzz_campaign(campaign):
+    outcomes = campaign.run(campaign_mutants(FIRST_SEED, COUNT))
+    seeds = f"fuzz campaign, seeds {FIRST_SEED}..{FIRST_SEED + COUNT - 1}"
+    figures, failed, report = _report(campaign, outcomes, seeds)
+    assert not failed, report
     assert figures["mutants"] == COUNT
     if (
         COUNT >= 200
     ):  # the campaign reaches deep: some mutants still pass, most are refused, builds ran
         assert figures["exits"].get(0, 0) > COUNT // 50 and figures["exits"].get(1, 0) > COUNT // 2
         assert figures["builds"] > COUNT // 10
+
+
+@NEEDS_BUDGETS
+def test_fuzz_campaign_of_sheets_fonts_and_art(campaign):
+    """Mutants that add a spreadsheet, a font, an art SVG or a runaway template (fuzzinputs)."""
+    count = max(4, COUNT // 2)
+    outcomes = campaign.run(campaign_mutants(FIRST_SEED, count, ops="inputs"))
+    figures, failed, report = _report(campaign, outcomes, "sheets, fonts and art")
+    assert not failed, report
+    assert figures["mutants"] == count
+
+
+# The cases of HOSTILE this branch fails (each run alone, on its own): their classes are the
+# budgets branch's. TEMPORARY: drop once it is merged (the cases then run unmarked).
+FAILING_HERE = frozenset(
+    {
+        "csv-5000-digits",  # ValueError at itemsource.py:_number
+        "csv-19MB-quote",  # MemoryError at sheets.py:_records
+        "csv-20MB-commas",  # timeout at sheets.py:_records
+        "font-truncated",  # struct.error at packfonts.py:_face
+        "font-bad-cmap",  # struct.error at packfonts.py:_face
+        "font-2.5GB",  # MemoryError at packfonts.py:_face
+        "svg-250-g",  # RecursionError at svgdraw.py:attributes
+        "svg-use-9x10",  # timeout in svgdraw.py
+        "svg-art-7x10",  # timeout in svgdraw.py
+        "svg-10MB-attribute",  # libxml's message, not located
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def hostile_outcomes(campaign):
+    """Every case of HOSTILE run once, two at a time: {name: its outcome}."""
+    outcomes = campaign.run([mutate("", 0, f"hostile:{name}") for name in HOSTILE])
+    return {o.mutant.ops.split(":", 1)[1]: o for o in outcomes}
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=NEEDS_BUDGETS) if n in FAILING_HERE else n for n in HOSTILE]
+)
+def test_a_hostile_case_of_issue_32_ends_in_located_messages(hostile_outcomes, name):
+    outcome = hostile_outcomes[name]
+    assert not outcome.failures, outcome.report()
+    if name.startswith("template-"):  # a runaway template: over its budget, said where
+        assert outcome.code == 1, outcome.report()
+        assert ": error: template " in outcome.output and "over budget: " in outcome.output
 
 
 # --- the mutator ---------------------------------------------------------------------------------
@@ -71,6 +139,16 @@ def test_every_edit_changes_the_kit(op):
         mutant.command = "build"
         OPS[op][1](random.Random(seed), mutant, op)
         changed += mutant.files != pristine("star-cargo").files or bool(mutant.extra)
+    assert changed >= 15, f"{op} changed the kit for only {changed} of 20 seeds"
+
+
+@pytest.mark.parametrize("op", sorted(INPUT_OPS))
+def test_every_input_edit_changes_the_kit(op):
+    changed = 0
+    for seed in range(20):
+        mutant = pristine("star-cargo")
+        INPUT_OPS[op][1](random.Random(seed), mutant, op)
+        changed += mutant.files != pristine("star-cargo").files
     assert changed >= 15, f"{op} changed the kit for only {changed} of 20 seeds"
 
 
@@ -144,6 +222,21 @@ def test_the_harness_catches_a_traceback_printed_and_a_bad_exit_code(harness):
 
     outcome = harness(noisy)
     assert [m for _, m in outcome.failures] == ["exit code 3"]
+
+
+def test_the_harness_catches_an_unlocated_message(harness):
+    def spill(argv):
+        print("components/mammoth-herd/art/a.svg:1:1: error: AttValue length too long")
+        print("components/mammoth-herd/art/a.svg: error: no place given [svg]")
+        return 1
+
+    outcome = harness(spill)
+    assert _signatures(outcome) == ["unlocated message"]
+    assert (
+        unlocated("x.yaml:3:7: error: fine [schema]\nx.xlsx:Deck!C3: warning: fine [sheet]", 1)
+        == []
+    )
+    assert unlocated("pnpkit build: error: argument --paper: invalid choice", 2) == []
 
 
 def test_the_harness_catches_a_write_outside_out(harness):

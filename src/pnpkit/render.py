@@ -24,12 +24,11 @@ import jinja2.bccache
 import jinja2.meta
 from jinja2.defaults import DEFAULT_NAMESPACE
 from jinja2.exceptions import SecurityError
-from jinja2.filters import FILTERS as DEFAULT_FILTERS
 from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
 from jinja2.tests import TESTS as DEFAULT_TESTS
 from markupsafe import Markup, escape
 
-from pnpkit import filelimits, fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
+from pnpkit import budget, filelimits, fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
 from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
@@ -88,9 +87,12 @@ READABLE: frozenset[type] = frozenset(
 
 
 class Sandbox(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox, narrowed to the types in READABLE and the registry's."""
+    """Jinja's immutable sandbox, narrowed to the types in READABLE and the registry's, and on
+    a budget (budget.py): each face's render is started with budget.start()."""
 
     readable: frozenset[type] = READABLE
+    intercepted_binops = frozenset(budget.OPERATORS)
+    code_generator_class = budget.BudgetedCode
     pnpkit_code: tuple[bool, float] | None = (
         None  # the build's trust and time limit (build sets it)
     )
@@ -101,6 +103,34 @@ class Sandbox(ImmutableSandboxedEnvironment):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._trees: dict[str, jinja2.nodes.Template] = {}  # parse()'s, by source: see there
+        self.budget = budget.Budget()
+        self.out_of_time: set[str] = set()  # templates a face of which ran out: see render_face
+        self.filters.update(budget.FILTERS)
+        self.filters.update(budget.TREE_FILTERS)
+        self.globals["lipsum"] = budget.lipsum
+
+    def call_binop(
+        self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any
+    ) -> Any:
+        if type(left) in _NUMBERS and type(right) in _NUMBERS:  # most of a face's arithmetic
+            if operator in _SMALL_OPERATORS or (
+                operator == "*" and (type(left) is float or type(right) is float)
+            ):
+                return budget.OPERATORS[operator](left, right)
+        return budget.binop(operator, left, right)
+
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        """A string's format() or format_map() as the sandbox wraps it, its widths checked."""
+        wrapped = super().wrap_str_format(value)
+        if wrapped is None:
+            return None
+        fmt = value.__self__
+
+        def checked(*args: Any, **kwargs: Any) -> str:
+            budget.check_format(fmt, args, kwargs)
+            return wrapped(*args, **kwargs)
+
+        return checked
 
     def parse(
         self, source: str, name: str | None = None, filename: str | None = None
@@ -148,16 +178,19 @@ class Sandbox(ImmutableSandboxedEnvironment):
         asks for the context or environment. A macro asks for the evaluation context (whether
         to escape where it is called: `{% autoescape false %}`), and gets it as Context.call()
         gives it. Their arguments are Jinja's as the context passes them (without its loop and
-        block variables)."""
+        block variables). Each call is a step of the face's budget, and what it returns is
+        measured (a macro's output too); a string's method is asked about first."""
+        __self.budget.step()
         kind = type(__obj)
         if kind not in _PLAIN_CALLS:
-            return super().call(__context, __obj, *args, **kwargs)
+            budget.check_method(__obj, args, kwargs)
+            return budget.sized(super().call(__context, __obj, *args, **kwargs))
         kwargs.pop("_block_vars", None)
         kwargs.pop("_loop_vars", None)
         if kind is jinja2.runtime.Macro:
             args = (__context.eval_ctx, *args)
         try:
-            return __obj(*args, **kwargs)
+            return budget.sized(__obj(*args, **kwargs))
         except StopIteration:  # as Context.call() says it
             return __context.environment.undefined(
                 "value was undefined because a callable raised a StopIteration exception"
@@ -174,6 +207,10 @@ class Sandbox(ImmutableSandboxedEnvironment):
 
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
+_SMALL_OPERATORS = frozenset(
+    {"+", "%"}
+)  # on numbers, they cannot make a large one (nor * on a float)
+_NUMBERS = frozenset({int, float})
 
 
 class UnknownName(jinja2.UndefinedError):
@@ -413,6 +450,8 @@ def render_face(
     (same_for_every_item), rendered without a problem, is rendered once and given to the
     group's other items (a deck's backs)."""
     where = item.where
+    if name in getattr(env, "out_of_time", ()):
+        return None  # said once, for the first face: the others would run out too
     drawn = alike.get((name, group.name, side)) if alike is not None else None
     if drawn is not None:
         return item_face(group, item, side, drawn, name, broken=False)
@@ -444,12 +483,17 @@ def render_face(
         **face_context(pack, group, item, side, lang),
         "text_box": TextBoxes(pack, item, lang, name, problems, env),
     }
+    spent = getattr(env, "budget", None) or budget.Budget()
+    spent.start()
     try:
         svg = template.render(context)
     except jinja2.TemplateSyntaxError as exc:
         problems.append(_syntax_problem(exc))
         return None
     except Exception as exc:  # UndefinedError, TypeError in an expression, ...
+        if isinstance(exc, budget.OutOfTime):
+            out_of_time: set[str] = getattr(env, "out_of_time", set())
+            out_of_time.add(name)
         line = _template_line(exc)
         rule = "paths" if isinstance(exc, TemplateRefused) else "template"
         what = (
@@ -530,7 +574,7 @@ def _reads_only_shared(env: jinja2.Environment, parsed: _Parsed, own: set[str]) 
         if read not in env.globals or env.globals[read] is not _STEADY_GLOBALS.get(read):
             return False
     for names, table, jinjas in (
-        (parsed.filters, env.filters, DEFAULT_FILTERS),
+        (parsed.filters, env.filters, budget.FILTERS),
         (parsed.tests, env.tests, DEFAULT_TESTS),
     ):
         for used in names:
@@ -693,6 +737,8 @@ def _describe(exc: BaseException) -> str:
         return f"undefined variable: {exc.message}"
     if isinstance(exc, TextBoxError):
         return str(exc)
+    if isinstance(exc, budget.BudgetError):
+        return f"over budget: {exc} (see docs/strangers.md)"
     if isinstance(exc, SecurityError):
         return (
             f"not allowed in a template: {exc} (templates "
