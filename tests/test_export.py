@@ -133,7 +133,7 @@ def test_profile_problems_are_located(tmp_path, monkeypatch):
         "bleed: 0.125in\n"
         "copys: each\n"
         "products:\n"
-        "  - {name: poker, trim: 2.5x3.5in, pixels: 826x1125}\n"
+        "  - {name: poker, trim: 2.5x3.5in, pixels: 824x1125}\n"
         "  - {name: tarot, trim: 2.75x4.75, pixels: 900x1500}\n",
         encoding="utf-8",
     )
@@ -142,8 +142,8 @@ def test_profile_problems_are_located(tmp_path, monkeypatch):
     assert [str(p) for p in problems] == [
         "bad.yaml:5:1: error: unknown key 'copys' in a profile "
         "with output 'images' (known keys: name, output, dpi, "
-        "bleed, products, fit, shared_back, notes) [profile]",
-        "bad.yaml:7:44: error: 'pixels' 826x1125 is not the "
+        "bleed, products, fit, grow, shared_back, notes) [profile]",
+        "bad.yaml:7:44: error: 'pixels' 824x1125 is less than the "
         "trim plus 2 x bleed at 300 dpi (825x1125) [profile]",
         "bad.yaml:8:25: error: 'trim' must be a size such as "
         "'63x88mm', '2.5x3.5in' or a name (poker, euro-poker, bridge, "
@@ -286,7 +286,7 @@ def test_a_shared_back_is_written_once_with_the_deck_count(tmp_path):
 
 def test_sizes_the_service_does_not_sell_are_true_size_with_a_warning(tmp_path):
     problems, out = exported(
-        cards(tmp_path / "probe", n=1, size="45x45mm", shared_back=False),
+        cards(tmp_path / "probe", n=1, size="40x40mm", shared_back=False),
         tmp_path / "out",
         "thegamecrafter",
     )
@@ -296,12 +296,12 @@ def test_sizes_the_service_does_not_sell_are_true_size_with_a_warning(tmp_path):
         and problems[0].where.file.endswith("cards.yaml")
     )
     assert problems[0].message == (
-        "group 'cards' is 45 x 45 mm, which matches no product in the "
-        "thegamecrafter profile (closest: small hex tile / triangle tile,"
-        " 50.8 x 44.45 mm; small square tile, 50.8 x 50.8 mm; micro deck, 31.75 x 44.45 mm);"
-        " its images are 606 x 606 px, trim plus bleed at 300 dpi"
+        "group 'cards' is 40 x 40 mm, which matches no product in the "
+        "thegamecrafter profile (closest: micro deck, 31.75 x 44.45 mm; mini square tile / "
+        "mini circle tile / large ring, 31.75 x 31.75 mm; small square tile, 50.8 x 50.8 mm);"
+        " its images are 547 x 547 px, trim plus bleed at 300 dpi"
     )
-    assert Image.open(out / "en" / "01-cards" / "001a-c0-front.png").size == (606, 606)
+    assert Image.open(out / "en" / "01-cards" / "001a-c0-front.png").size == (547, 547)
     assert manifest(out / "en")[0]["product"] == "(true size)"
 
 
@@ -314,7 +314,8 @@ def test_every_product_of_a_service_names_its_source_and_safe_zone(name):
     assert len(products) >= 2
     for p in products:
         assert SOURCE.match(p.source), p
-        assert p.safe is not None and 3 <= p.safe <= 3.2, p  # 1/8 in or MPC's 36 px
+        if p.kind != "die":  # a die's face is printed on the die: nothing is cut
+            assert p.safe is not None and 3 <= p.safe <= 3.2, p  # 1/8 in or MPC's 36 px
     names = [p.name for p in products]
     assert len(names) == len(set(names))
 
@@ -323,8 +324,15 @@ def test_the_tgc_catalogue_covers_the_kinds_pnpkit_makes():
     tgc = load("thegamecrafter")
     sizes = {p.name: p.trim for p in tgc.products}
     for name in (
-        "small hex tile / triangle tile",
-        "large hex tile",
+        "small hex tile",
+        "medium hex tile",
+        "mini hex tile",
+        "large hex tile / hex deck",
+        "hex shard",
+        "custom colour d6 / custom wood d6",
+        "large booklet",
+        "poker folio",
+        "large screen",
         "small square tile",
         "small chit (square or circle)",
         "bi-fold board",
@@ -336,10 +344,13 @@ def test_the_tgc_catalogue_covers_the_kinds_pnpkit_makes():
         "poker deck",
         "tarot deck",
         "bridge deck",
-        "large score pad",
+        "large score pad / jumbo booklet",
     ):
         assert name in sizes
-    assert sizes["small hex tile / triangle tile"] == pytest.approx((50.8, 44.45))
+    assert sizes["small hex tile"] == pytest.approx((50.8, 44.45))
+    kinds = {p.name: (p.kind, p.pixels) for p in tgc.products}
+    assert kinds["medium hex tile"] == ("hex", (825, 750))  # the template: taller than trim + bleed
+    assert kinds["custom colour d6 / custom wood d6"] == ("die", (180, 180))
     assert sizes["quad-fold board"] == pytest.approx((457.2, 457.2))
 
 
@@ -389,9 +400,17 @@ def test_a_product_never_fits_where_the_cut_would_show_blank_paper(tmp_path):
     assert (
         tgc.fitting((13.5, 13.5), bleed=0)[0].name == "small chit (square or circle)"
     )  # smaller: cut inside the art
-    assert (
-        tgc.fitting((22, 22), bleed=3)[0] is None
-    )  # 1.5 mm a side from the 3/4 in chit: over `fit`
+    # 1.7 mm a side smaller than the 1 in chit: within `grow` (3 mm) where the art's bleed covers it
+    assert tgc.fitting((22, 22), bleed=3)[0].name == "large chit (square or circle) / medium ring"
+    assert tgc.fitting((22, 22), bleed=1)[0] is None
+    assert tgc.fitting((40, 40), bleed=3)[0] is None  # 5.4 mm a side from the 2 in tile
+    # 1.15 mm a side inside the 1/2 in chit's cut is over `fit`; 2 mm outside the 3/4 in chit's
+    # is over a 1 mm bleed
+    assert tgc.fitting((15, 15), bleed=1)[0] is None
+    # a square group never takes a hexagon, a hex group nothing else
+    assert tgc.fitting((45, 45), bleed=3)[0].name == "small square tile"
+    assert tgc.fitting((57.74, 50), bleed=3, kind="hex")[0].name == "medium hex tile"
+    assert tgc.fitting((57.74, 50), bleed=3)[0] is None
     assert tgc.fitting((101.6, 50.8), bleed=3) == (tgc.fitting((50.8, 101.6), bleed=3)[0], True)
 
 

@@ -26,7 +26,7 @@ from pnpkit.decks import Deck, face_stem, group_faces
 from pnpkit.errors import Location, Problem
 from pnpkit.facepages import Sheet, Shot, rasterise_faces
 from pnpkit.model import Face, Pack
-from pnpkit.profile import MM_PER_IN, Profile
+from pnpkit.profile import MM_PER_IN, Product, Profile
 from pnpkit.rastercache import RasterCache, combine, sheet_key
 
 if TYPE_CHECKING:
@@ -148,8 +148,7 @@ def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Pr
         problems += _bleed_warnings(pack, short, profile)
     if profile.products:
         for deck in decks:
-            product, _ = profile.fitting(deck.size, deck.bleed)
-            if product is None:
+            if die_product(deck, profile) is None and profile.fitting(*_sized(deck))[0] is None:
                 problems.append(_unknown_size(pack, deck, profile))
     if profile.output in ("images", "showcase"):
         problems += [
@@ -158,13 +157,42 @@ def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Pr
     return problems
 
 
+def _sized(deck: Deck) -> tuple[tuple[float, float], float, str]:
+    """What a group is matched to products by: its trim, its bleed and, for a die or a hexagon,
+    the kind of product it takes (such groups match such products alone)."""
+    front = next((i.front for i in deck.items if i.front is not None), None)
+    hexagon = deck.kind == "hex" or (front is not None and front.shape[0] == "hex")
+    return deck.size, deck.bleed, "die" if deck.kind == "die" else "hex" if hexagon else ""
+
+
+def die_side(deck: Deck) -> float | None:
+    """The side (mm) of the squares of a die group's nets, when its first die's net marks them."""
+    from pnpkit.dice import DieError, die_squares
+
+    front = next((i.front for i in deck.items if i.front is not None), None)
+    if deck.kind != "die" or front is None:
+        return None
+    try:
+        return die_squares(front.svg)[0].side
+    except DieError:
+        return None
+
+
+def die_product(deck: Deck, profile: Profile) -> Product | None:
+    """The die product (a die's face) that a die group's squares fit, if the profile sells one."""
+    side = die_side(deck)
+    if side is None:
+        return None
+    return profile.fitting((side, side), 0.0, "die")[0]
+
+
 def _pixels(deck: Deck, profile: Profile) -> int:
-    w, h = image_pixels(deck.size, profile, deck.bleed)
+    w, h = image_pixels(deck.size, profile, deck.bleed, _sized(deck)[2])
     return w * h
 
 
 def _too_many_pixels(pack: Pack, deck: Deck, profile: Profile) -> Problem:
-    w, h = image_pixels(deck.size, profile, deck.bleed)
+    w, h = image_pixels(deck.size, profile, deck.bleed, _sized(deck)[2])
     return Problem(
         pack.groups[deck.name].where,
         (
@@ -283,12 +311,17 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
 
 def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
     w, h = deck.size
+    side = die_side(deck)
+    kind = _sized(deck)[2]
     closest = [
-        f"{p.name}, {_mm(p.trim[0])} x {_mm(p.trim[1])} mm" for p in profile.closest(deck.size)
+        f"{p.name}, {_mm(p.trim[0])} x {_mm(p.trim[1])} mm"
+        for p in profile.closest((side, side) if side else deck.size, kind=kind)
     ]
     hint = f" (closest: {'; '.join(closest)})" if closest else ""
+    if side is not None and closest:
+        hint = f" (its dice are {_mm(side)} mm; closest: {'; '.join(closest)})"
     if profile.output == "images":
-        px = image_pixels(deck.size, profile, deck.bleed)
+        px = image_pixels(deck.size, profile, deck.bleed, kind)
         what = f"its images are {px[0]} x {px[1]} px, trim plus bleed at {profile.dpi} dpi"
     else:
         what = "its pages are trim plus bleed"
@@ -307,35 +340,37 @@ def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
 
 
 def image_pixels(
-    size: tuple[float, float], profile: Profile, bleed: float = 0.0
+    size: tuple[float, float], profile: Profile, bleed: float = 0.0, kind: str = ""
 ) -> tuple[int, int]:
     """The image size for a face of this trim (and bleed): the pixels of the product that fits it,
     else the product's trim + 2 x bleed at the dpi, else the face's own."""
-    product, turned = profile.fitting(size, bleed)
+    product, turned = profile.fitting(size, bleed, kind)
     if product is not None and product.pixels is not None:
         return (product.pixels[1], product.pixels[0]) if turned else product.pixels
-    trim = product_trim(size, profile, bleed)
+    trim = product_trim(size, profile, bleed, kind)
     return round((trim[0] + 2 * profile.bleed) / MM_PER_IN * profile.dpi), round(
         (trim[1] + 2 * profile.bleed) / MM_PER_IN * profile.dpi
     )
 
 
-def product_trim(size: tuple[float, float], profile: Profile, bleed: float) -> tuple[float, float]:
+def product_trim(
+    size: tuple[float, float], profile: Profile, bleed: float, kind: str = ""
+) -> tuple[float, float]:
     """The trim the service cuts a face of this size to: the fitting product's (turned like the
     face), else the face's own."""
-    product, turned = profile.fitting(size, bleed)
-    if product is None or profile.product_for(size)[0] is not None:  # its own size, rounding aside
+    product, turned = profile.fitting(size, bleed, kind)
+    if product is None or profile.product_for(size, kind=kind)[0] is not None:  # its own size
         return size
     return (product.trim[1], product.trim[0]) if turned else product.trim
 
 
-def product_label(size: tuple[float, float], profile: Profile, bleed: float) -> str:
+def product_label(size: tuple[float, float], profile: Profile, bleed: float, kind: str = "") -> str:
     """The product a group is uploaded as, for manifest.csv; says so when the face is centred on a
     product of another size (within the profile's `fit`)."""
-    product, _ = profile.fitting(size, bleed)
+    product, _ = profile.fitting(size, bleed, kind)
     if product is None:
         return "(true size)"
-    trim = product_trim(size, profile, bleed)
+    trim = product_trim(size, profile, bleed, kind)
     if trim == size:
         return product.name
     return (
@@ -360,11 +395,17 @@ def write_images(
     sheets: list[Sheet] = []
     shots: list[Shot] = []
     rows: list[list[object]] = []
+    dice: dict[int, list[tuple[Path, tuple[int, int, int, int]]]] = {}
     for deck in decks:
-        px = image_pixels(deck.size, profile, deck.bleed)
-        label = product_label(deck.size, profile, deck.bleed)
-        page = pixels_to_mm(px, profile.dpi)
         (folder / deck.folder).mkdir()
+        die = die_product(deck, profile)
+        if die is not None:
+            rows += _die_faces(deck, die, profile, folder, sheets, shots, dice)
+            continue
+        size, _, kind = _sized(deck)
+        px = image_pixels(size, profile, deck.bleed, kind)
+        label = product_label(size, profile, deck.bleed, kind)
+        page = pixels_to_mm(px, profile.dpi)
         shared = deck.shared_back if profile.shared_back == "once" else None
         for face, stem, count in _image_faces(deck, shared):
             path = folder / deck.folder / f"{stem}.png"
@@ -383,13 +424,63 @@ def write_images(
                     label,
                 ]
             )
-    rasterise_faces(sheets, shots, folder, raster)
+    images = rasterise_faces(sheets, shots, folder, raster)
+    for index, crops in dice.items():
+        image = images[index]
+        assert image is not None  # a die's net is rasterised without a path: it comes back
+        for path, box in crops:
+            image.crop(box).save(path, dpi=(profile.dpi, profile.dpi))
     with open(folder / "manifest.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(
             ["file", "group", "item", "side", "copies", "width_px", "height_px", "dpi", "product"]
         )
         writer.writerows(rows)
+
+
+def _die_faces(
+    deck: Deck,
+    product: Product,
+    profile: Profile,
+    folder: Path,
+    sheets: list[Sheet],
+    shots: list[Shot],
+    dice: dict[int, list[tuple[Path, tuple[int, int, int, int]]]],
+) -> list[list[object]]:
+    """A die product's images: each die's net rasterised at the dpi, and from each square of it
+    the product's pixels, centred (a die's face has no bleed); manifest rows, net order."""
+    from pnpkit.dice import die_squares
+
+    assert product.pixels is not None  # a die product of an image profile has its pixels
+    pw, ph = product.pixels
+    mm = profile.dpi / MM_PER_IN  # pixels per mm
+    rows: list[list[object]] = []
+    for item in deck.items:
+        if item.front is None:
+            continue
+        px = (round(deck.size[0] * mm), round(deck.size[1] * mm))
+        shots.append(Shot(len(sheets), px, profile.dpi, None))
+        sheets.append(Sheet(item.front, deck.size))
+        crops = dice.setdefault(len(shots) - 1, [])
+        for k, sq in enumerate(die_squares(item.front.svg), 1):
+            cx, cy = (sq.x + sq.side / 2) * mm, (sq.y + sq.side / 2) * mm
+            left, top = round(cx - pw / 2), round(cy - ph / 2)
+            path = folder / deck.folder / f"{item.number:03d}-{item.id}-face-{k}.png"
+            crops.append((path, (left, top, left + pw, top + ph)))
+            rows.append(
+                [
+                    f"{deck.folder}/{path.name}",
+                    deck.name,
+                    item.id,
+                    f"face {k}: {sq.value}",
+                    item.count,
+                    pw,
+                    ph,
+                    profile.dpi,
+                    product.name,
+                ]
+            )
+    return rows
 
 
 def _image_faces(deck: Deck, shared: Face | None) -> Iterator[tuple[Face, str, int]]:
@@ -421,7 +512,7 @@ def write_pages(
 
         separation = pdfx.separation(profile.press)
     for deck in decks:
-        trim = product_trim(deck.size, profile, deck.bleed)
+        trim = product_trim(deck.size, profile, deck.bleed, _sized(deck)[2])
         page = (trim[0] + 2 * profile.bleed, trim[1] + 2 * profile.bleed)
         faces = page_order(deck, profile)
         name = f"{title} · {deck.name}"
