@@ -272,7 +272,16 @@ def _print_bleed_where(pack: Pack) -> Location:
 def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
     """What the Tabletop Simulator export cannot do for a group, said where the group is."""
     group = pack.groups[deck.name]
-    if kind == "image" and deck.kind == "die":
+    if kind == "die":
+        from pnpkit.tts import die_ready  # here: tts builds on this module
+
+        if die_ready(deck):
+            return None
+        why = (
+            "a die becomes a TTS die when its template marks the six squares of its net with "
+            "data-die-face (see docs/export.md); without them pnpkit cannot tell its faces apart"
+        )
+    elif kind == "image" and deck.kind == "die":
         # Why not Custom_Dice (searched again for issue 17): TTS's knowledge base page on custom
         # dice (Berserk-Games/Tabletop-Simulator-Knowledge-Base, docs/custom-content/custom-dice.md)
         # only points at the template image in the install (Modding/Dice Templates) and shows it

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pdfx is imported only where a profile asks for PDF/X
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 OUTPUTS = ("sheets", "images", "pages", "tts", "showcase", "low-ink")
-TTS_OBJECTS = ("deck", "tile", "hex-tile", "round-tile", "rounded-tile", "figurine", "image")
+TTS_OBJECTS = ("deck", "tile", "hex-tile", "round-tile", "rounded-tile", "figurine", "die", "image")
 KINDS_FOR_TTS = KINDS  # every kind says how Tabletop Simulator shows it
 
 PDFX_KEYS = ("pdfx", "icc", "output_condition", "ink_limit", "rich_black")
