@@ -294,3 +294,121 @@ def test_the_game_crafter_gets_six_images_per_die(tmp_path):
         assert image.size == (180, 180)  # TGC's custom d6: the central 0.6 in of a 16 mm face
         counted.append(pips(image))
     assert counted == [1, 2, 6, 5, 3, 4]  # the net's order, as face-1 ... face-6 say
+
+
+# ------------------------------------------------------------------ a save others can open
+
+
+def _probe(root: Path) -> Path:
+    return write_pack(
+        root,
+        {
+            "game.yaml": "name: Probe\nlanguages: [en, de]\nplayers: {min: 1, max: 1}\n",
+            "dice.yaml": DICE,
+            "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: die.svg.j2\n  fields:\n"
+            "    faces: {type: list, item: string}\n  items:\n"
+            "    - {id: a, faces: ['1', '2', '3', '4', '5', '6']}\n"
+            "    - {id: b, faces: ['1', '2', '3', '4', '5', '6']}\n",
+            "templates/die.svg.j2": (ROOT / "templates/star-cargo/die.svg.j2").read_text(),
+            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates/_face.svg.j2").read_text(),
+        },
+    )
+
+
+def _urls(value) -> list[str]:
+    if isinstance(value, dict):
+        return [u for v in value.values() for u in _urls(v)]
+    if isinstance(value, list):
+        return [u for v in value for u in _urls(v)]
+    return [value] if isinstance(value, str) and "://" in value else []
+
+
+def test_a_save_with_an_image_url_names_every_image_under_it_and_the_upload_folder_holds_them(
+    tmp_path,
+):
+    from pnpkit.cli import main
+
+    pack = _probe(tmp_path / "probe")
+    base = "https://example.org/games/probe"
+    code = main(
+        [
+            "build",
+            str(pack),
+            "--out",
+            str(tmp_path / "out"),
+            "--profile",
+            "tabletop-simulator",
+            "--image-url",
+            base + "/",
+        ]
+    )
+    assert code == 0
+    folder = tmp_path / "out/probe/tabletop-simulator"
+    for lang in ("en", "de"):
+        text = (folder / lang / f"probe-{lang}.json").read_text(encoding="utf-8")
+        assert "file://" not in text
+        urls = set(_urls(json.loads(text)))
+        assert urls and all(u.startswith(f"{base}/{lang}/") for u in urls)
+        # upload/ holds exactly the files the saves name, where the URLs say
+        named = {u.removeprefix(base + "/") for u in urls}
+        held = {
+            p.relative_to(folder / "upload").as_posix()
+            for p in (folder / "upload" / lang).rglob("*")
+            if p.is_file()
+        }
+        assert held == named
+        assert {p.name for p in (folder / lang).iterdir()} == {f"probe-{lang}.json"}
+    assert "upload/<lang>/<file>" in (folder / "README.txt").read_text(encoding="utf-8")
+
+
+def test_without_an_image_url_the_save_names_its_files(tmp_path):
+    from pnpkit.cli import main
+
+    pack = _probe(tmp_path / "probe")
+    out = tmp_path / "out"
+    assert main(["build", str(pack), "--out", str(out), "--profile", "tabletop-simulator"]) == 0
+    folder = out / "probe/tabletop-simulator"
+    urls = _urls(json.loads((folder / "en/probe-en.json").read_text(encoding="utf-8")))
+    assert urls and all(u.startswith("file://") and _path(u).is_file() for u in urls)
+    assert not (folder / "upload").exists()
+
+
+def test_an_image_url_without_a_tabletop_profile_is_a_usage_error(tmp_path, capsys):
+    from pnpkit.cli import main
+
+    pack = _probe(tmp_path / "probe")
+    out = tmp_path / "out"
+    assert (
+        main(["build", str(pack), "--out", str(out), "--image-url", "https://example.org/g"]) == 2
+    )
+    assert capsys.readouterr().err == (
+        "pnpkit: error: --image-url names the images of a Tabletop Simulator save: "
+        "give --profile tabletop-simulator too\n"
+    )
+    assert not out.exists()
+
+
+def test_an_image_url_that_is_not_a_web_address_is_a_usage_error(tmp_path, capsys):
+    from pnpkit.cli import main
+
+    pack = _probe(tmp_path / "probe")
+    with pytest.raises(SystemExit) as stop:
+        main(["build", str(pack), "--profile", "tabletop-simulator", "--image-url", "ftp://x/a b"])
+    assert stop.value.code == 2
+    assert (
+        "pnpkit build: error: argument --image-url: must be an http:// or https:// address "
+        "without spaces or quotes, such as https://example.org/my-game (got 'ftp://x/a b')"
+    ) in capsys.readouterr().err
+
+
+def test_a_profile_image_url_must_be_a_web_address(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = (ROOT / "src/pnpkit/profiles/tabletop-simulator.yaml").read_text()
+    Path("my-tts.yaml").write_text(
+        text.replace('image_url: ""', 'image_url: "C:\\\\games\\\\kit"'), encoding="utf-8"
+    )
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("image_url"))
+    assert [str(p) for p in profile.load("my-tts.yaml")[1]] == [
+        f"my-tts.yaml:{line}:12: error: 'image_url' must be empty or an http:// or https:// "
+        "address without spaces or quotes (got 'C:\\games\\kit') [profile]"
+    ]

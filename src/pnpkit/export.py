@@ -117,9 +117,17 @@ def _write(
 
 
 def _readme(pack: Pack, profile: Profile) -> str:
+    hosted = ""
+    if profile.output == "tts" and profile.image_url:
+        hosted = (
+            f"\nThe saves name their images under {profile.image_url}/<lang>/: put the contents "
+            f"of upload/ on any static web host (a web server, a bucket, GitHub Pages) so that "
+            f"{profile.image_url}/<lang>/<file> serves upload/<lang>/<file>, every file, keeping "
+            "its folders; nothing else is needed. Then share the JSON.\n"
+        )
     return (
         f"{profile.name}: {pack.id}, exported by pnpkit with the profile '{profile.id}'.\n\n"
-        f"{profile.notes.strip()}\n"
+        f"{profile.notes.strip()}\n{hosted}"
     )
 
 

@@ -73,6 +73,7 @@ SOURCE_TAGS = ("primary", "secondary", "inferred")
 SHEET_KEYS = ("columns", "rows", "max_pixels")
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _PIXELS = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$")
+_URL = re.compile(r"^https?://[^\s\"'<>\\]+$")  # a save names images by it: nothing to escape
 MM_PER_IN = MM_PER["in"]
 
 
@@ -248,7 +249,16 @@ def _read(r: Reader, ident: str) -> Profile | None:
         if key in data:
             values[key] = r.choice(data[key], (key,), options, "profile")
     if "image_url" in data:
-        values["image_url"] = r.typed(data["image_url"], ("image_url",), "string", "profile")
+        url = r.typed(data["image_url"], ("image_url",), "string", "profile")
+        if url and not _URL.match(url.rstrip("/")):
+            r.problem(
+                ("image_url",),
+                f"'image_url' must be empty or an http:// or https:// address without spaces or "
+                f"quotes (got '{url}')",
+                "profile",
+            )
+            url = None
+        values["image_url"] = url.rstrip("/") if url else url
     if "tile_width" in data:
         values["tile_width"] = _length(r, data["tile_width"], ("tile_width",))
     for key in ("fit", "grow"):
@@ -555,6 +565,24 @@ def profile_option(name: str) -> Profile:
             "\n".join(p.message if p.rule == "usage" else str(p) for p in problems if p.is_error)
         )
     return profile
+
+
+def image_url_option(text: str) -> str:
+    """argparse type for --image-url BASE: an http(s) URL a save may name images under."""
+    base = text.strip().rstrip("/")
+    if not _URL.match(base):
+        raise argparse.ArgumentTypeError(
+            f"must be an http:// or https:// address without spaces or quotes, "
+            f"such as https://example.org/my-game (got '{text}')"
+        )
+    return base
+
+
+def with_image_url(profile: Profile, base: str | None) -> Profile:
+    """A Tabletop Simulator profile whose save names its images under `base` (--image-url)."""
+    if not base or profile.output != "tts":
+        return profile
+    return dataclasses.replace(profile, image_url=base)
 
 
 def png_option(text: str) -> Profile:

@@ -97,12 +97,13 @@ def write(
     canvases: dict[Path, Image.Image] = {}
     atlases: list[Atlas] = []
     keys = iter(range(1, 10_000))
+    named: set[Path] = set()  # the files the save names
+    url = _urls(profile, folder, final, named)
     x = 0.0
     for deck in decks:
         kind = _shaped(profile.objects[deck.kind], pack.groups[deck.name].shape[0])
         if not any(i.front is not None for i in deck.items):
             continue
-        url = _urls(profile, folder, final)
         if kind == "deck":
             obj, width = _deck(deck, profile, folder, plan, canvases, keys, url)
         elif kind == "die" and die_ready(deck):
@@ -140,6 +141,21 @@ def write(
     (folder / f"{pack.id}-{lang}.json").write_text(
         json.dumps(save, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
+    if profile.image_url:
+        _to_upload(named, folder)
+
+
+def _to_upload(named: set[Path], folder: Path) -> None:
+    """With image_url, the files the save names go to upload/<lang>/ beside the language
+    folders: exactly what is to be put under the base URL, and nothing else."""
+    upload = folder.parent / "upload" / folder.name
+    for path in sorted(named):
+        target = upload / path.relative_to(folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(path, target)
+    for sub in sorted(folder.iterdir()):  # group folders left empty by the move
+        if sub.is_dir() and not any(sub.iterdir()):
+            sub.rmdir()
 
 
 # A tile of a group whose shape pnpkit knows comes in with that outline, not as a square.
@@ -220,10 +236,11 @@ def _canvas_key(path: Path, canvas: Image.Image, plan: Plan) -> str | None:
     return combine(parts, "tts sheet")
 
 
-def _urls(profile: Profile, folder: Path, final: Path) -> Url:
-    """file path in folder -> the URL the JSON names it by."""
+def _urls(profile: Profile, folder: Path, final: Path, named: set[Path]) -> Url:
+    """file path in folder -> the URL the JSON names it by; `named` collects the files."""
 
     def url(path: Path) -> str:
+        named.add(path)
         rel = path.relative_to(folder).as_posix()
         if profile.image_url:
             return f"{profile.image_url.rstrip('/')}/{final.name}/{rel}"
