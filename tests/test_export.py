@@ -163,7 +163,7 @@ def test_profile_output_and_tts_objects_are_checked(tmp_path, monkeypatch):
         (ROOT / "src/pnpkit/profiles/tabletop-simulator.yaml")
         .read_text()
         .replace("  board: tile", "  board: bord")
-        .replace("  die: image", "  dice: image")
+        .replace("  die: die", "  dice: die")
     )
     Path("t.yaml").write_text(text, encoding="utf-8")
     line = {
@@ -177,10 +177,10 @@ def test_profile_output_and_tts_objects_are_checked(tmp_path, monkeypatch):
         "'dice' in 'objects' (did you mean 'die'?) [profile]",
         f"t.yaml:{line['  board:']}:10: error: 'board' must "
         "be one of deck, tile, hex-tile, round-tile, "
-        "rounded-tile, figurine, image (got 'bord') [profile]",
+        "rounded-tile, figurine, die, image (got 'bord') [profile]",
         f"t.yaml:{line['  card:']}:3: error: 'objects' needs "
         "the kind 'die' (one of deck, tile, hex-tile, "
-        "round-tile, rounded-tile, figurine, image) [profile]",
+        "round-tile, rounded-tile, figurine, die, image) [profile]",
     ]
 
 
@@ -950,29 +950,18 @@ def test_tts_round_tokens_come_in_as_round_tiles(breakable):
     assert len(hexes) >= 5  # the hex tiles stay hexes
 
 
-def test_tts_dice_stay_images_and_the_warning_says_why(breakable):
+def test_mlem_dice_are_tts_dice(breakable):
+    """Each die of MLEM is a Custom_Model die whose rotations name its faces (the model and
+    texture, drawn by Star Cargo's template, are checked in test_ttsdice.py)."""
     kit = breakable("mlem")
     run = kit.build("--profile", "tabletop-simulator", "--lang", "en")
-    assert run.code == 0
-    line = next(
-        n
-        for n, row in enumerate(
-            (kit.root / "components/mlem/dice.yaml").read_text().splitlines(), 1
-        )
-        if row.startswith("dice:")
-    )
-    assert (
-        f"components/mlem/dice.yaml:{line}:1: warning: group 'dice' (die) is exported as images "
-        f"only: a TTS Custom "
-        "Dice object takes one image laid out like the d6 template TTS installs (Modding/Dice "
-        "Templates); no source "
-        "pnpkit's authors could read (TTS's knowledge base, public saves and save generators) "
-        "says where each face "
-        "sits on it, so pnpkit cannot place the faces; paint these images onto that template, or "
-        "import them by "
-        "hand [export]"
-    ) in run.lines
+    assert run.code == 0 and not [line for line in run.lines if "die" in line]
     save = json.loads((kit.root / "build/mlem/tabletop-simulator/en/mlem-en.json").read_text())
-    assert "Custom_Dice" not in json.dumps(
-        save
-    )  # no object that would show the faces in the wrong places
+    bags = {o["Nickname"]: o for o in save["ObjectStates"] if o["Name"] == "Bag"}
+    for group in ("dice", "dice-large"):
+        dice = bags[group]["ContainedObjects"]
+        assert [d["Nickname"] for d in dice] == [f"die-{n}" for n in range(1, 7)]
+        for die in dice:
+            assert die["Name"] == "Custom_Model" and die["CustomMesh"]["TypeIndex"] == 2
+            values = sorted(str(v["Value"]) for v in die["RotationValues"])
+            assert values == ["1", "2", "2", "3", "4", "afterburner"]

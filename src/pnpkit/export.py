@@ -290,18 +290,9 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
             "data-die-face (see docs/export.md); without them pnpkit cannot tell its faces apart"
         )
     elif kind == "image" and deck.kind == "die":
-        # Why not Custom_Dice (searched again for issue 17): TTS's knowledge base page on custom
-        # dice (Berserk-Games/Tabletop-Simulator-Knowledge-Base, docs/custom-content/custom-dice.md)
-        # only points at the template image in the install (Modding/Dice Templates) and shows it
-        # as pictures we cannot read; public save generators give the object (Custom_Dice,
-        # CustomImage.ImageURL, CustomDice.Type 1) and its RotationValues, but take a texture
-        # painted on that template by hand; no source read gives each face's pixel region.
-        why = (
-            "a TTS Custom Dice object takes one image laid out like the d6 template TTS installs "
-            "(Modding/Dice Templates); no source pnpkit's authors could read (TTS's knowledge "
-            "base, public saves and save generators) says where each face sits on it, so pnpkit "
-            "cannot place the faces; paint these images onto that template, or import them by hand"
-        )
+        # TTS's own Custom_Dice takes an image laid out like the template TTS installs, whose face
+        # positions no source we could read gives; `die: die` makes pnpkit's own model instead
+        why = "the profile's objects say 'die: image'; 'die: die' makes each die a TTS die"
     elif kind == "image":
         why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
     elif kind == "figurine" and group.base == 0:
