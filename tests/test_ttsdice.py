@@ -29,20 +29,28 @@ DICE = """dice:
     - {id: named, count: 2, faces: ['1', '2', '3', '4', '5', 'X']}
 """
 
+DIE_TEMPLATE = (ROOT / "templates/star-cargo/die.svg.j2").read_text()
+
+
+def dice_pack(root: Path, template: str = DIE_TEMPLATE, langs: str = "[en]", **more: str) -> Path:
+    """A probe pack of the dice above (and `more` files), drawn by Star Cargo's die template."""
+    return write_pack(
+        root,
+        {
+            "game.yaml": f"name: Probe\nlanguages: {langs}\nplayers: {{min: 1, max: 1}}\n",
+            "dice.yaml": DICE,
+            "templates/die.svg.j2": template,
+            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates/_face.svg.j2").read_text(),
+            **more,
+        },
+    )
+
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     """The probe exported for Tabletop Simulator: (save JSON, its folder, the faces)."""
     root = tmp_path_factory.mktemp("dice")
-    pack = write_pack(
-        root / "probe",
-        {
-            "game.yaml": "name: Probe\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-            "dice.yaml": DICE,
-            "templates/die.svg.j2": (ROOT / "templates/star-cargo/die.svg.j2").read_text(),
-            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates/_face.svg.j2").read_text(),
-        },
-    )
+    pack = dice_pack(root / "probe")
     result = build.validate(pack)
     assert not result.errors, [str(p) for p in result.errors]
     tts, _ = profile.load("tabletop-simulator")
@@ -242,20 +250,7 @@ def _edge(corners, shared) -> str:
 
 
 def test_a_die_without_marked_squares_stays_images_with_a_warning(tmp_path):
-    template = (
-        (ROOT / "templates/star-cargo/die.svg.j2")
-        .read_text()
-        .replace(' data-die-face="{{ value }}"', "")
-    )
-    pack = write_pack(
-        tmp_path / "probe",
-        {
-            "game.yaml": "name: Probe\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-            "dice.yaml": DICE,
-            "templates/die.svg.j2": template,
-            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates/_face.svg.j2").read_text(),
-        },
-    )
+    pack = dice_pack(tmp_path / "probe", DIE_TEMPLATE.replace(' data-die-face="{{ value }}"', ""))
     result = build.validate(pack)
     tts, _ = profile.load("tabletop-simulator")
     problems = export.export(result.pack, result.faces, tmp_path / "out", tts)
@@ -272,15 +267,7 @@ def test_a_die_without_marked_squares_stays_images_with_a_warning(tmp_path):
 
 
 def test_the_game_crafter_gets_six_images_per_die(tmp_path):
-    pack = write_pack(
-        tmp_path / "probe",
-        {
-            "game.yaml": "name: Probe\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
-            "dice.yaml": DICE,
-            "templates/die.svg.j2": (ROOT / "templates/star-cargo/die.svg.j2").read_text(),
-            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates/_face.svg.j2").read_text(),
-        },
-    )
+    pack = dice_pack(tmp_path / "probe")
     result = build.validate(pack)
     tgc, _ = profile.load("thegamecrafter")
     problems = export.export(result.pack, result.faces, tmp_path / "out", tgc)
@@ -300,19 +287,13 @@ def test_the_game_crafter_gets_six_images_per_die(tmp_path):
 
 
 def _probe(root: Path) -> Path:
-    return write_pack(
-        root,
-        {
-            "game.yaml": "name: Probe\nlanguages: [en, de]\nplayers: {min: 1, max: 1}\n",
-            "dice.yaml": DICE,
-            "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: die.svg.j2\n  fields:\n"
-            "    faces: {type: list, item: string}\n  items:\n"
-            "    - {id: a, faces: ['1', '2', '3', '4', '5', '6']}\n"
-            "    - {id: b, faces: ['1', '2', '3', '4', '5', '6']}\n",
-            "templates/die.svg.j2": (ROOT / "templates/star-cargo/die.svg.j2").read_text(),
-            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates/_face.svg.j2").read_text(),
-        },
+    cards = (
+        "cards:\n  kind: card\n  size: poker\n  front: die.svg.j2\n  fields:\n"
+        "    faces: {type: list, item: string}\n  items:\n"
+        "    - {id: a, faces: ['1', '2', '3', '4', '5', '6']}\n"
+        "    - {id: b, faces: ['1', '2', '3', '4', '5', '6']}\n"
     )
+    return dice_pack(root, langs="[en, de]", **{"cards.yaml": cards})
 
 
 def _urls(value) -> list[str]:
