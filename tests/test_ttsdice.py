@@ -393,3 +393,61 @@ def test_a_profile_image_url_must_be_a_web_address(tmp_path, monkeypatch):
         f"my-tts.yaml:{line}:12: error: 'image_url' must be empty or an http:// or https:// "
         "address without spaces or quotes (got 'C:\\games\\kit') [profile]"
     ]
+
+
+def _net_svg(cells, extra: str = "", wrap: str = "") -> str:
+    rects = "".join(
+        f'<rect x="{c * 10}" y="{r * 10}" width="10" height="10" data-die-face="{n}"{extra}/>'
+        for n, (c, r) in enumerate(cells, 1)
+    )
+    if wrap:
+        rects = f"<g {wrap}>{rects}</g>"
+    return f'<svg xmlns="http://www.w3.org/2000/svg">{rects}</svg>'
+
+
+CROSS = [(1, 0), (0, 1), (1, 1), (2, 1), (3, 1), (1, 2)]
+
+
+@pytest.mark.parametrize(
+    ("svg", "message"),
+    [
+        (_net_svg(CROSS[:5]), "a die's net marks its six squares with data-die-face (found 5)"),
+        (
+            _net_svg([(c, 0) for c in range(6)]),
+            "these six squares do not fold into a cube (two land on the same side)",
+        ),
+        (
+            _net_svg(CROSS[:5] + [(5, 5)]),
+            "the squares of a cube net must all be joined edge to edge",
+        ),
+        (
+            _net_svg(CROSS, wrap='transform="rotate(90)"'),
+            "data-die-face marks a <rect> without transforms (got <rect>)",
+        ),
+        (
+            _net_svg(CROSS).replace('x="10" y="0"', 'x="nan" y="0"'),
+            "a data-die-face <rect> needs a finite position and a positive size",
+        ),
+        (
+            _net_svg(CROSS).replace('x="0" y="10"', 'x="0.5" y="10"'),
+            "the marked squares of a die's net must be equal squares edge to edge",
+        ),
+    ],
+)
+def test_a_net_that_is_no_die_says_why(svg, message):
+    from pnpkit.dice import DieError, die_squares
+
+    with pytest.raises(DieError) as error:
+        die_squares(svg)
+    assert str(error.value) == message
+
+
+def test_a_cross_folds_with_opposite_faces_opposite():
+    from pnpkit.dice import die_squares
+
+    squares = die_squares(_net_svg(CROSS))
+    normal = {int(s.value): s.normal for s in squares}
+    # the cross: 1 above 3, 6 below it, 2 4 5 beside it; 1-6, 2-4 and 3-5 are opposite
+    for a, b in ((1, 6), (2, 4), (3, 5)):
+        assert normal[a] == tuple(-v for v in normal[b])
+    assert {s.side for s in squares} == {10.0} and (squares[0].x, squares[0].y) == (10.0, 0.0)

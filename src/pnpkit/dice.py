@@ -563,6 +563,9 @@ def _square_box(el: Any) -> tuple[float, float, float, float]:
     if local != "rect" or any(a.get("transform") for a in (el, *el.iterancestors())):
         raise DieError(f"{DIE_FACE_ATTR} marks a <rect> without transforms (got <{local}>)")
     try:
-        return tuple(float(el.get(k, "0")) for k in ("x", "y", "width", "height"))  # type: ignore[return-value]
+        x, y, w, h = (float(el.get(k, "0")) for k in ("x", "y", "width", "height"))
     except ValueError:
         raise DieError(f"a {DIE_FACE_ATTR} <rect> needs plain numbers (mm)") from None
+    if not all(math.isfinite(v) for v in (x, y, w, h)) or min(w, h) <= 0:
+        raise DieError(f"a {DIE_FACE_ATTR} <rect> needs a finite position and a positive size")
+    return x, y, w, h
