@@ -271,7 +271,7 @@ def test_the_game_crafter_gets_six_images_per_die(tmp_path):
     result = build.validate(pack)
     tgc, _ = profile.load("thegamecrafter")
     problems = export.export(result.pack, result.faces, tmp_path / "out", tgc)
-    assert [p for p in problems if "product" in p.message] == []
+    assert problems == []  # a die's faces have no bleed to lack, and the die is a product
     folder = tmp_path / "out/probe/thegamecrafter/en/01-dice"
     images = sorted(folder.glob("001-pips-face-*.png"))
     assert len(images) == 6
@@ -451,3 +451,24 @@ def test_a_cross_folds_with_opposite_faces_opposite():
     for a, b in ((1, 6), (2, 4), (3, 5)):
         assert normal[a] == tuple(-v for v in normal[b])
     assert {s.side for s in squares} == {10.0} and (squares[0].x, squares[0].y) == (10.0, 0.0)
+
+
+def test_a_group_with_one_unmarked_die_is_no_custom_d6_and_warns(tmp_path):
+    """Every die of a group must mark its net for the group to go to TGC as custom d6s."""
+    marked_once = DIE_TEMPLATE.replace(
+        ' data-die-face="{{ value }}"',
+        '{% if item.id == "pips" %} data-die-face="{{ value }}"{% endif %}',
+    )
+    result = build.validate(dice_pack(tmp_path / "probe", marked_once))
+    tgc, _ = profile.load("thegamecrafter")
+    problems = export.export(result.pack, result.faces, tmp_path / "out", tgc)
+    assert [p.message for p in problems if "product" in p.message] == [
+        "group 'dice' is 60 x 76 mm, which matches no product in the thegamecrafter profile "
+        "(closest: custom colour d6 / custom wood d6, 16 x 16 mm); its images are 784 x 973 px, "
+        "trim plus bleed at 300 dpi"
+    ]
+    folder = tmp_path / "out/probe/thegamecrafter/en/01-dice"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "001a-pips-front.png",
+        "002a-named-front.png",
+    ]

@@ -151,7 +151,8 @@ def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Pr
         ]
     if profile.pdfx:
         problems += _pdfx_check(next(iter(faces.values()), []), profile)
-    short = [d for d in decks if profile.bleed - d.bleed > EPS]
+    # a die's faces printed on a die product have no bleed to lack
+    short = [d for d in decks if profile.bleed - d.bleed > EPS and die_product(d, profile) is None]
     if short:
         problems += _bleed_warnings(pack, short, profile)
     if profile.products:
@@ -174,16 +175,17 @@ def _sized(deck: Deck) -> tuple[tuple[float, float], float, str]:
 
 
 def die_side(deck: Deck) -> float | None:
-    """The side (mm) of the squares of a die group's nets, when its first die's net marks them."""
+    """The side (mm) of the squares of a die group's nets, when every die's net marks them and
+    all are the same size."""
     from pnpkit.dice import DieError, die_squares
 
-    front = next((i.front for i in deck.items if i.front is not None), None)
-    if deck.kind != "die" or front is None:
+    if deck.kind != "die":
         return None
     try:
-        return die_squares(front.svg)[0].side
+        sides = {die_squares(i.front.svg)[0].side for i in deck.items if i.front is not None}
     except DieError:
         return None
+    return sides.pop() if len(sides) == 1 else None
 
 
 def die_product(deck: Deck, profile: Profile) -> Product | None:
