@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pnpkit import facepages, output, rastercache
+from pnpkit import facepages, output, punchout, rastercache
 from pnpkit.decks import Deck, face_stem, group_faces
 from pnpkit.errors import Location, Problem
 from pnpkit.facepages import Sheet, Shot, rasterise_faces
@@ -157,7 +157,8 @@ def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Pr
         problems += _bleed_warnings(pack, short, profile)
     if profile.products:
         for deck in decks:
-            if die_product(deck, profile) is None and profile.fitting(*_sized(deck))[0] is None:
+            fits = die_product(deck, profile) or profile.fitting(*_sized(deck))[0]
+            if fits is None and sheet_plan(deck, profile) is None:
                 problems.append(_unknown_size(pack, deck, profile))
     if profile.output in ("images", "showcase"):
         problems += [
@@ -194,6 +195,14 @@ def die_product(deck: Deck, profile: Profile) -> Product | None:
     if side is None:
         return None
     return profile.fitting((side, side), 0.0, "die")[0]
+
+
+def sheet_plan(deck: Deck, profile: Profile) -> punchout.Plan | None:
+    """For a group no product of its size fits (nor, a die group, a die product): its pieces
+    laid out on TGC's custom punchout or card stock, if the profile sells one they fit."""
+    if die_product(deck, profile) is not None or profile.fitting(*_sized(deck))[0] is not None:
+        return None
+    return punchout.plan(deck, profile)
 
 
 def _pixels(deck: Deck, profile: Profile) -> int:
@@ -406,11 +415,18 @@ def write_images(
     shots: list[Shot] = []
     rows: list[list[object]] = []
     dice: dict[int, list[tuple[Path, tuple[int, int, int, int]]]] = {}
+    slugged: list[punchout.Slugged] = []
     for deck in decks:
         (folder / deck.folder).mkdir()
         die = die_product(deck, profile)
         if die is not None:
             rows += _die_faces(deck, die, profile, folder, sheets, shots, dice)
+            continue
+        plan = sheet_plan(deck, profile)
+        if plan is not None:
+            group, slug_rows = punchout.add_shots(deck, plan, profile, folder, sheets, shots)
+            slugged.append(group)
+            rows += slug_rows
             continue
         size, _, kind = _sized(deck)
         px = image_pixels(size, profile, deck.bleed, kind)
@@ -440,6 +456,8 @@ def write_images(
         assert image is not None  # a die's net is rasterised without a path: it comes back
         for path, box in crops:
             image.crop(box).save(path, dpi=(profile.dpi, profile.dpi))
+    for group in slugged:
+        punchout.write_slugs(group, images, profile.dpi)
     with open(folder / "manifest.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(

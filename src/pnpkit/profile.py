@@ -66,7 +66,9 @@ PRODUCT_KEYS = ("name", "trim", "pixels", "safe", "source", "kind")
 # A product for one kind of component only: `die`, a die's face (trim: the die's side; pixels: the
 # printed area, no bleed), matched by the squares of a die's net; `hex`, a piece cut as a hexagon,
 # for hex groups (kind hex, or shape hex). Every other product is for any other group.
-PRODUCT_KINDS = ("die", "hex")
+# `punchout` and `cardstock`: TGC's custom sheets (a slug), on which pieces no other product fits
+# are laid out with a cut file (punchout.py); pixels: the slug itself, the pieces bring their bleed.
+PRODUCT_KINDS = ("die", "hex", "punchout", "cardstock")
 # How sure a figure is, the first word of a product's `source`: the service's own page or template,
 # a third party quoting it, or our arithmetic from those (print-standards.md's tags).
 SOURCE_TAGS = ("primary", "secondary", "inferred")
@@ -477,6 +479,14 @@ def _pixels_problem(
     dpi, or a larger template the face is centred on (a hex tile's, whose canvas is square-ish);
     a die's face is its printed area, at most the die's side."""
     expected = tuple(round((t + 2 * bleed) / MM_PER_IN * dpi) for t in trim)
+    if kind in ("punchout", "cardstock"):
+        slug = tuple(round(t / MM_PER_IN * dpi) for t in trim)
+        if pixels != slug:
+            return (
+                f"'pixels' {pixels[0]}x{pixels[1]} of a slug must be its trim at {dpi} dpi "
+                f"({slug[0]}x{slug[1]}): the pieces on it bring their own bleed"
+            )
+        return None
     if kind == "die":
         side = tuple(round(t / MM_PER_IN * dpi) for t in trim)
         if pixels[0] > side[0] or pixels[1] > side[1]:
