@@ -26,7 +26,7 @@ from pnpkit.decks import Deck, face_stem, group_faces
 from pnpkit.errors import Location, Problem
 from pnpkit.facepages import Sheet, Shot, rasterise_faces
 from pnpkit.model import Face, Pack
-from pnpkit.profile import MM_PER_IN, Product, Profile
+from pnpkit.profile import MM_PER_IN, Product, Profile, difference
 from pnpkit.rastercache import RasterCache, combine, sheet_key
 
 if TYPE_CHECKING:
@@ -332,11 +332,12 @@ def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
     w, h = deck.size
     side = die_side(deck)
     kind = _sized(deck)[2]
+    want = (side, side) if side else deck.size
     closest = [
-        f"{p.name}, {_mm(p.trim[0])} x {_mm(p.trim[1])} mm"
-        for p in profile.closest((side, side) if side else deck.size, kind=kind)
+        f"{p.name}, {_mm(p.trim[0])} x {_mm(p.trim[1])} mm: {difference(p, want)}"
+        for p in profile.closest(want, kind=kind)
     ]
-    hint = f" (closest: {'; '.join(closest)})" if closest else ""
+    hint = f" (closest: {'; '.join(closest)}; {profile.holding(want, kind)})" if closest else ""
     if side is not None and closest:
         hint = f" (its dice are {_mm(side)} mm; closest: {'; '.join(closest)})"
     if profile.output == "images":

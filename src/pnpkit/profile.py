@@ -165,6 +165,24 @@ class Profile:
         _, i, turn = min(found)
         return self.products[i], turn
 
+    def holding(self, size: tuple[float, float], kind: str = "") -> str:
+        """What a warning says of the smallest product a group would fit inside (either way
+        round): its name and how much larger it is, or that none is that large."""
+        inside = [
+            p
+            for p in self.products
+            if p.kind == kind
+            and (min(p.trim) >= min(size) - self.fit and max(p.trim) >= max(size) - self.fit)
+        ]
+        if not inside:
+            return "no product is that large"
+        p = min(inside, key=lambda p: p.trim[0] * p.trim[1])
+        return (
+            f"the smallest that holds it, {p.name} ({_n(p.trim[0])} x {_n(p.trim[1])} mm), is "
+            f"{difference(p, size)}: more than the {_n(self.grow or self.fit)} mm a side "
+            "its bleed may cover"
+        )
+
     def closest(self, size: tuple[float, float], n: int = 3, kind: str = "") -> list[Product]:
         """The n products closest in size (either way round), for a helpful message."""
 
@@ -175,6 +193,27 @@ class Profile:
             )
 
         return sorted((p for p in self.products if p.kind == kind), key=distance)[:n]
+
+
+def difference(product: Product, size: tuple[float, float]) -> str:
+    """How a product's trim differs from a group's, the product turned the nearer way round:
+    "34.4 mm wider, 136.4 mm taller" (a side the same within 0.05 mm is not named)."""
+    pw, ph = product.trim
+    if abs(ph - size[0]) + abs(pw - size[1]) < abs(pw - size[0]) + abs(ph - size[1]):
+        pw, ph = ph, pw
+    parts = [
+        f"{round(abs(d), 1):g} mm {more if d > 0 else less}"
+        for d, more, less in (
+            (pw - size[0], "wider", "narrower"),
+            (ph - size[1], "taller", "shorter"),
+        )
+        if abs(d) >= 0.05
+    ]
+    return ", ".join(parts) or "the same size"
+
+
+def _n(value: float) -> str:
+    return f"{round(value, 2):g}"
 
 
 def names() -> list[str]:
