@@ -285,8 +285,9 @@ def test_a_shared_back_is_written_once_with_the_deck_count(tmp_path):
 
 
 def test_sizes_the_service_does_not_sell_are_true_size_with_a_warning(tmp_path):
+    # 220 x 280 mm: no card product, and more than TGC's largest custom card stock slug holds
     problems, out = exported(
-        cards(tmp_path / "probe", n=1, size="40x40mm", shared_back=False),
+        cards(tmp_path / "probe", n=1, size="220x280mm", shared_back=False),
         tmp_path / "out",
         "thegamecrafter",
     )
@@ -296,12 +297,15 @@ def test_sizes_the_service_does_not_sell_are_true_size_with_a_warning(tmp_path):
         and problems[0].where.file.endswith("cards.yaml")
     )
     assert problems[0].message == (
-        "group 'cards' is 40 x 40 mm, which matches no product in the "
-        "thegamecrafter profile (closest: micro deck, 31.75 x 44.45 mm; mini square tile / "
-        "mini circle tile / large ring, 31.75 x 31.75 mm; small square tile, 50.8 x 50.8 mm);"
-        " its images are 547 x 547 px, trim plus bleed at 300 dpi"
+        "group 'cards' is 220 x 280 mm, which matches no product in the thegamecrafter profile "
+        "(closest: letter perfect-bound book, 215.9 x 279.4 mm: 4.1 mm narrower, 0.6 mm shorter; "
+        "jumbo coil book, 209.55 x 254 mm: 10.5 mm narrower, 26 mm shorter; large score pad / "
+        "jumbo booklet, 203.2 x 254 mm: 16.8 mm narrower, 26 mm shorter; the smallest that holds "
+        "it, big mat / small game mat (neoprene) (254 x 406.4 mm), is 34 mm wider, 126.4 mm "
+        "taller: more than the 3 mm a side its bleed may cover); its images are 2673 x 3382 px, "
+        "trim plus bleed at 300 dpi"
     )
-    assert Image.open(out / "en" / "01-cards" / "001a-c0-front.png").size == (547, 547)
+    assert Image.open(out / "en" / "01-cards" / "001a-c0-front.png").size == (2673, 3382)
     assert manifest(out / "en")[0]["product"] == "(true size)"
 
 
@@ -715,11 +719,16 @@ def test_every_profile_exports_the_mammoth_herd(kit, name):
     folder = out / name / "en"
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     if name in ("thegamecrafter", "makeplayingcards"):
-        assert (
-            len(files) == 1 + 2 + 32 + 1
-        )  # herd front, reference front and back, 16 tiles x 2, manifest
-        assert files[:4] == [
-            "01-herd/001a-herd-front.png",
+        # the herd (a fold-over standee), reference front and back, 16 tiles x 2, manifest; on
+        # TGC the herd goes on a custom card stock slug: its image and its cut file
+        herd_files = 2 if name == "thegamecrafter" else 1
+        assert len(files) == herd_files + 2 + 32 + 1
+        assert files[:herd_files] == (
+            ["01-herd/slug-01-cut.svg", "01-herd/slug-01-front.png"]
+            if name == "thegamecrafter"
+            else ["01-herd/001a-herd-front.png"]
+        )
+        assert files[herd_files : herd_files + 3] == [
             "02-reference/001a-reference-front.png",
             "02-reference/001b-reference-back.png",
             "03-bonus-tiles/001a-bonus-01-front.png",

@@ -453,7 +453,7 @@ def test_a_cross_folds_with_opposite_faces_opposite():
     assert {s.side for s in squares} == {10.0} and (squares[0].x, squares[0].y) == (10.0, 0.0)
 
 
-def test_a_group_with_one_unmarked_die_is_no_custom_d6_and_warns(tmp_path):
+def test_a_group_with_one_unmarked_die_is_no_custom_d6_but_custom_card_stock(tmp_path):
     """Every die of a group must mark its net for the group to go to TGC as custom d6s."""
     marked_once = DIE_TEMPLATE.replace(
         ' data-die-face="{{ value }}"',
@@ -462,13 +462,14 @@ def test_a_group_with_one_unmarked_die_is_no_custom_d6_and_warns(tmp_path):
     result = build.validate(dice_pack(tmp_path / "probe", marked_once))
     tgc, _ = profile.load("thegamecrafter")
     problems = export.export(result.pack, result.faces, tmp_path / "out", tgc)
-    assert [p.message for p in problems if "product" in p.message] == [
-        "group 'dice' is 60 x 76 mm, which matches no product in the thegamecrafter profile "
-        "(closest: custom colour d6 / custom wood d6, 16 x 16 mm); its images are 784 x 973 px, "
-        "trim plus bleed at 300 dpi"
-    ]
+    # not custom d6s: its nets go on TGC's custom card stock, to be folded, with no warning
+    assert [p.message for p in problems if "product" in p.message] == []
     folder = tmp_path / "out/probe/thegamecrafter/en/01-dice"
     assert sorted(p.name for p in folder.iterdir()) == [
-        "001a-pips-front.png",
-        "002a-named-front.png",
+        "slug-01-cut.svg",
+        "slug-01-front.png",
+        "slug-02-cut.svg",
+        "slug-02-front.png",
     ]
+    manifest = (tmp_path / "out/probe/thegamecrafter/en/manifest.csv").read_text()
+    assert manifest.count("custom small card stock (2 a slug)") == 4
