@@ -20,13 +20,18 @@ HALVES = """{% extends "_face.svg.j2" %}{% block content %}
 {% endblock %}
 """  # noqa: E501 (data: markup kept as written)
 COLOURS = {"t0": (200, 30, 30), "t1": (30, 160, 40), "t2": (240, 200, 20)}
+BACKS = {"t0": (10, 20, 90), "t1": (90, 90, 90), "t2": (60, 0, 60)}
 
 
 def _pack(root: Path, kind: str, size: str, counts: tuple[int, ...], halves: bool = False) -> Path:
-    """Pieces of one size in COLOURS (front) with a grey back each, 1/8 in bleed."""
+    """Pieces of one size, fronts in COLOURS and backs in BACKS, 1/8 in bleed."""
+
+    def hexa(rgb: tuple[int, int, int]) -> str:
+        return "#" + "".join(f"{v:02x}" for v in rgb)
+
     items = "\n".join(
-        f"    - {{id: {name}, count: {n}, colour: '#{r:02x}{g:02x}{b:02x}'}}"
-        for (name, (r, g, b)), n in zip(COLOURS.items(), counts)
+        f"    - {{id: {name}, count: {n}, colour: '{hexa(rgb)}', shade: '{hexa(BACKS[name])}'}}"
+        for (name, rgb), n in zip(COLOURS.items(), counts)
     )
     return write_pack(
         root,
@@ -34,9 +39,10 @@ def _pack(root: Path, kind: str, size: str, counts: tuple[int, ...], halves: boo
             "game.yaml": "name: Slug\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
             "print:\n  bleed: 0.125in\n",
             "pieces.yaml": f"pieces:\n  kind: {kind}\n  size: {size}\n  front: front.svg.j2\n"
-            f"  back: back.svg.j2\n  fields:\n    colour: string\n  items:\n{items}\n",
+            "  back: back.svg.j2\n  fields:\n    colour: string\n    shade: string\n"
+            f"  items:\n{items}\n",
             "templates/front.svg.j2": HALVES if halves else SOLID,
-            "templates/back.svg.j2": SOLID.replace("{{ item.colour }}", "#808080"),
+            "templates/back.svg.j2": SOLID.replace("{{ item.colour }}", "{{ item.shade }}"),
             "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
         },
     )
@@ -93,13 +99,14 @@ def test_tokens_no_product_fits_are_laid_out_on_a_custom_punchout_slug(tmp_path)
     for d in re.findall(r' d="([^"]+)"', svg):  # one subpath between each two nicks, 4 nicks
         assert d.count("M ") == 4
 
-    # the pixels: each piece's colour inside its cut, its grey back at the mirrored place
+    # the pixels: each piece's colour inside its cut, its back at the mirrored place (the second
+    # row is t0 t1 t1 t1 on the front, so its back shows t1 t1 t1 t0)
     front = Image.open(folder / "01-pieces" / "slug-01-front.png").convert("RGB")
     back = Image.open(folder / "01-pieces" / "slug-01-back.png").convert("RGB")
     for (x0, y0, x1, y1), name in zip(boxes, ["t0"] * 5 + ["t1"] * 3):
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         assert front.getpixel((round(cx * MM), round(cy * MM))) == COLOURS[name]
-        assert back.getpixel((round((203.2 - cx) * MM), round(cy * MM))) == (128, 128, 128)
+        assert back.getpixel((round((203.2 - cx) * MM), round(cy * MM))) == BACKS[name]
         # the art's bleed runs 1/8 in past the cut, and the slug beyond is blank
         assert front.getpixel((round((x0 - 2.5) * MM), round(cy * MM))) == COLOURS[name]
     assert front.getpixel((3, 3)) == (255, 255, 255)
