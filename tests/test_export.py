@@ -133,7 +133,7 @@ def test_profile_problems_are_located(tmp_path, monkeypatch):
         "bleed: 0.125in\n"
         "copys: each\n"
         "products:\n"
-        "  - {name: poker, trim: 2.5x3.5in, pixels: 826x1125}\n"
+        "  - {name: poker, trim: 2.5x3.5in, pixels: 824x1125}\n"
         "  - {name: tarot, trim: 2.75x4.75, pixels: 900x1500}\n",
         encoding="utf-8",
     )
@@ -142,8 +142,8 @@ def test_profile_problems_are_located(tmp_path, monkeypatch):
     assert [str(p) for p in problems] == [
         "bad.yaml:5:1: error: unknown key 'copys' in a profile "
         "with output 'images' (known keys: name, output, dpi, "
-        "bleed, products, fit, shared_back, notes) [profile]",
-        "bad.yaml:7:44: error: 'pixels' 826x1125 is not the "
+        "bleed, products, fit, grow, shared_back, notes) [profile]",
+        "bad.yaml:7:44: error: 'pixels' 824x1125 is less than the "
         "trim plus 2 x bleed at 300 dpi (825x1125) [profile]",
         "bad.yaml:8:25: error: 'trim' must be a size such as "
         "'63x88mm', '2.5x3.5in' or a name (poker, euro-poker, bridge, "
@@ -163,7 +163,7 @@ def test_profile_output_and_tts_objects_are_checked(tmp_path, monkeypatch):
         (ROOT / "src/pnpkit/profiles/tabletop-simulator.yaml")
         .read_text()
         .replace("  board: tile", "  board: bord")
-        .replace("  die: image", "  dice: image")
+        .replace("  die: die", "  dice: die")
     )
     Path("t.yaml").write_text(text, encoding="utf-8")
     line = {
@@ -177,10 +177,10 @@ def test_profile_output_and_tts_objects_are_checked(tmp_path, monkeypatch):
         "'dice' in 'objects' (did you mean 'die'?) [profile]",
         f"t.yaml:{line['  board:']}:10: error: 'board' must "
         "be one of deck, tile, hex-tile, round-tile, "
-        "rounded-tile, figurine, image (got 'bord') [profile]",
+        "rounded-tile, figurine, die, image (got 'bord') [profile]",
         f"t.yaml:{line['  card:']}:3: error: 'objects' needs "
         "the kind 'die' (one of deck, tile, hex-tile, "
-        "round-tile, rounded-tile, figurine, image) [profile]",
+        "round-tile, rounded-tile, figurine, die, image) [profile]",
     ]
 
 
@@ -285,8 +285,9 @@ def test_a_shared_back_is_written_once_with_the_deck_count(tmp_path):
 
 
 def test_sizes_the_service_does_not_sell_are_true_size_with_a_warning(tmp_path):
+    # 220 x 280 mm: no card product, and more than TGC's largest custom card stock slug holds
     problems, out = exported(
-        cards(tmp_path / "probe", n=1, size="45x45mm", shared_back=False),
+        cards(tmp_path / "probe", n=1, size="220x280mm", shared_back=False),
         tmp_path / "out",
         "thegamecrafter",
     )
@@ -296,12 +297,15 @@ def test_sizes_the_service_does_not_sell_are_true_size_with_a_warning(tmp_path):
         and problems[0].where.file.endswith("cards.yaml")
     )
     assert problems[0].message == (
-        "group 'cards' is 45 x 45 mm, which matches no product in the "
-        "thegamecrafter profile (closest: small hex tile / triangle tile,"
-        " 50.8 x 44.45 mm; small square tile, 50.8 x 50.8 mm; micro deck, 31.75 x 44.45 mm);"
-        " its images are 606 x 606 px, trim plus bleed at 300 dpi"
+        "group 'cards' is 220 x 280 mm, which matches no product in the thegamecrafter profile "
+        "(closest: letter perfect-bound book, 215.9 x 279.4 mm: 4.1 mm narrower, 0.6 mm shorter; "
+        "jumbo coil book, 209.55 x 254 mm: 10.5 mm narrower, 26 mm shorter; large score pad / "
+        "jumbo booklet, 203.2 x 254 mm: 16.8 mm narrower, 26 mm shorter; the smallest that holds "
+        "it, big mat / small game mat (neoprene) (254 x 406.4 mm), is 34 mm wider, 126.4 mm "
+        "taller: more than the 3 mm a side its bleed may cover); its images are 2673 x 3382 px, "
+        "trim plus bleed at 300 dpi"
     )
-    assert Image.open(out / "en" / "01-cards" / "001a-c0-front.png").size == (606, 606)
+    assert Image.open(out / "en" / "01-cards" / "001a-c0-front.png").size == (2673, 3382)
     assert manifest(out / "en")[0]["product"] == "(true size)"
 
 
@@ -314,7 +318,8 @@ def test_every_product_of_a_service_names_its_source_and_safe_zone(name):
     assert len(products) >= 2
     for p in products:
         assert SOURCE.match(p.source), p
-        assert p.safe is not None and 3 <= p.safe <= 3.2, p  # 1/8 in or MPC's 36 px
+        if p.kind != "die":  # a die's face is printed on the die: nothing is cut
+            assert p.safe is not None and 3 <= p.safe <= 3.2, p  # 1/8 in or MPC's 36 px
     names = [p.name for p in products]
     assert len(names) == len(set(names))
 
@@ -323,8 +328,15 @@ def test_the_tgc_catalogue_covers_the_kinds_pnpkit_makes():
     tgc = load("thegamecrafter")
     sizes = {p.name: p.trim for p in tgc.products}
     for name in (
-        "small hex tile / triangle tile",
-        "large hex tile",
+        "small hex tile",
+        "medium hex tile",
+        "mini hex tile",
+        "large hex tile / hex deck",
+        "hex shard",
+        "custom colour d6 / custom wood d6",
+        "large booklet",
+        "poker folio",
+        "large screen",
         "small square tile",
         "small chit (square or circle)",
         "bi-fold board",
@@ -336,10 +348,13 @@ def test_the_tgc_catalogue_covers_the_kinds_pnpkit_makes():
         "poker deck",
         "tarot deck",
         "bridge deck",
-        "large score pad",
+        "large score pad / jumbo booklet",
     ):
         assert name in sizes
-    assert sizes["small hex tile / triangle tile"] == pytest.approx((50.8, 44.45))
+    assert sizes["small hex tile"] == pytest.approx((50.8, 44.45))
+    kinds = {p.name: (p.kind, p.pixels) for p in tgc.products}
+    assert kinds["medium hex tile"] == ("hex", (825, 750))  # the template: taller than trim + bleed
+    assert kinds["custom colour d6 / custom wood d6"] == ("die", (180, 180))
     assert sizes["quad-fold board"] == pytest.approx((457.2, 457.2))
 
 
@@ -389,9 +404,17 @@ def test_a_product_never_fits_where_the_cut_would_show_blank_paper(tmp_path):
     assert (
         tgc.fitting((13.5, 13.5), bleed=0)[0].name == "small chit (square or circle)"
     )  # smaller: cut inside the art
-    assert (
-        tgc.fitting((22, 22), bleed=3)[0] is None
-    )  # 1.5 mm a side from the 3/4 in chit: over `fit`
+    # 1.7 mm a side smaller than the 1 in chit: within `grow` (3 mm) where the art's bleed covers it
+    assert tgc.fitting((22, 22), bleed=3)[0].name == "large chit (square or circle) / medium ring"
+    assert tgc.fitting((22, 22), bleed=1)[0] is None
+    assert tgc.fitting((40, 40), bleed=3)[0] is None  # 5.4 mm a side from the 2 in tile
+    # 1.15 mm a side inside the 1/2 in chit's cut is over `fit`; 2 mm outside the 3/4 in chit's
+    # is over a 1 mm bleed
+    assert tgc.fitting((15, 15), bleed=1)[0] is None
+    # a square group never takes a hexagon, a hex group nothing else
+    assert tgc.fitting((45, 45), bleed=3)[0].name == "small square tile"
+    assert tgc.fitting((57.74, 50), bleed=3, kind="hex")[0].name == "medium hex tile"
+    assert tgc.fitting((57.74, 50), bleed=3)[0] is None
     assert tgc.fitting((101.6, 50.8), bleed=3) == (tgc.fitting((50.8, 101.6), bleed=3)[0], True)
 
 
@@ -696,11 +719,16 @@ def test_every_profile_exports_the_mammoth_herd(kit, name):
     folder = out / name / "en"
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     if name in ("thegamecrafter", "makeplayingcards"):
-        assert (
-            len(files) == 1 + 2 + 32 + 1
-        )  # herd front, reference front and back, 16 tiles x 2, manifest
-        assert files[:4] == [
-            "01-herd/001a-herd-front.png",
+        # the herd (a fold-over standee), reference front and back, 16 tiles x 2, manifest; on
+        # TGC the herd goes on a custom card stock slug: its image and its cut file
+        herd_files = 2 if name == "thegamecrafter" else 1
+        assert len(files) == herd_files + 2 + 32 + 1
+        assert files[:herd_files] == (
+            ["01-herd/slug-01-cut.svg", "01-herd/slug-01-front.png"]
+            if name == "thegamecrafter"
+            else ["01-herd/001a-herd-front.png"]
+        )
+        assert files[herd_files : herd_files + 3] == [
             "02-reference/001a-reference-front.png",
             "02-reference/001b-reference-back.png",
             "03-bonus-tiles/001a-bonus-01-front.png",
@@ -931,29 +959,18 @@ def test_tts_round_tokens_come_in_as_round_tiles(breakable):
     assert len(hexes) >= 5  # the hex tiles stay hexes
 
 
-def test_tts_dice_stay_images_and_the_warning_says_why(breakable):
+def test_mlem_dice_are_tts_dice(breakable):
+    """Each die of MLEM is a Custom_Model die whose rotations name its faces (the model and
+    texture, drawn by Star Cargo's template, are checked in test_ttsdice.py)."""
     kit = breakable("mlem")
     run = kit.build("--profile", "tabletop-simulator", "--lang", "en")
-    assert run.code == 0
-    line = next(
-        n
-        for n, row in enumerate(
-            (kit.root / "components/mlem/dice.yaml").read_text().splitlines(), 1
-        )
-        if row.startswith("dice:")
-    )
-    assert (
-        f"components/mlem/dice.yaml:{line}:1: warning: group 'dice' (die) is exported as images "
-        f"only: a TTS Custom "
-        "Dice object takes one image laid out like the d6 template TTS installs (Modding/Dice "
-        "Templates); no source "
-        "pnpkit's authors could read (TTS's knowledge base, public saves and save generators) "
-        "says where each face "
-        "sits on it, so pnpkit cannot place the faces; paint these images onto that template, or "
-        "import them by "
-        "hand [export]"
-    ) in run.lines
+    assert run.code == 0 and not [line for line in run.lines if "die" in line]
     save = json.loads((kit.root / "build/mlem/tabletop-simulator/en/mlem-en.json").read_text())
-    assert "Custom_Dice" not in json.dumps(
-        save
-    )  # no object that would show the faces in the wrong places
+    bags = {o["Nickname"]: o for o in save["ObjectStates"] if o["Name"] == "Bag"}
+    for group in ("dice", "dice-large"):
+        dice = bags[group]["ContainedObjects"]
+        assert [d["Nickname"] for d in dice] == [f"die-{n}" for n in range(1, 7)]
+        for die in dice:
+            assert die["Name"] == "Custom_Model" and die["CustomMesh"]["TypeIndex"] == 2
+            values = sorted(str(v["Value"]) for v in die["RotationValues"])
+            assert values == ["1", "2", "2", "3", "4", "afterburner"]

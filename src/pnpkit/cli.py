@@ -93,6 +93,13 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
         help=profiles.PROFILE_HELP,
     )
     b.add_argument(
+        "--image-url",
+        type=profiles.image_url_option,
+        metavar="BASE",
+        help="Tabletop Simulator: name every image of the save by BASE/<lang>/<file> instead of "
+        "a file:// path, and put the files to upload under BASE in OUT/<pack>/<profile>/upload/",
+    )
+    b.add_argument(
         "--png",
         type=profiles.png_option,
         metavar="DPI",
@@ -188,6 +195,13 @@ def _check_packs(args: argparse.Namespace) -> int:
     if any(clashes):  # before any pack is built: the output would replace or mix with a pack
         print(f"pnpkit: error: {next(c for c in clashes if c)}", file=sys.stderr)
         return 2
+    if getattr(args, "image_url", None) and not any(p.output == "tts" for p in args.profile or []):
+        print(
+            "pnpkit: error: --image-url names the images of a Tabletop Simulator save: "
+            "give --profile tabletop-simulator too",
+            file=sys.stderr,
+        )
+        return 2
     for pack in args.packs:
         if not pack.is_dir():
             print(f"pnpkit: error: no such pack folder: {pack}", file=sys.stderr)
@@ -207,7 +221,8 @@ def _check_packs(args: argparse.Namespace) -> int:
 
 def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code: Code) -> Result:
     """Build one pack, export it, and preflight what was written, as a print shop would."""
-    chosen = (args.profile or []) + ([args.png] if args.png else [])
+    chosen = [profiles.with_image_url(p, args.image_url) for p in args.profile or []]
+    chosen += [args.png] if args.png else []
     pdfx = {p.id for p in chosen if p.pdfx}
     passed = rastercache.for_output(args.out)  # remembers the files that passed before
     ahead = preflight.Ahead(passed, pdfx)  # checks the kit's PDFs while the rest is written

@@ -500,3 +500,72 @@ def die_opposites_rule(ctx: Context) -> Iterator[Finding]:
         problem = opposite_problem(item.fields.get(faces_field), item.fields.get(pairs_field))
         if problem:
             yield f"die '{item.id}': {problem}", item.field_where.get(pairs_field, item.where)
+
+
+# ------------------------------------------------------------------ a drawn net's squares
+
+# A template marks each square of a die's net with this attribute, naming the face printed on it:
+# <rect x=".." y=".." width="16" height="16" data-die-face="3"/>. Exports that need the die's
+# faces apart (a Tabletop Simulator die, The Game Crafter's custom dice) read them from the
+# drawn face, so a hand-drawn net works as well as one from die_net().
+DIE_FACE_ATTR = "data-die-face"
+
+
+@dataclass(frozen=True)
+class DieSquare:
+    """One marked square of a drawn net: the face on it, where it is (mm from the trim's corner)
+    and where it ends up on the folded cube (outward normal, and where the paper's up and right
+    point)."""
+
+    value: str
+    x: float
+    y: float
+    side: float
+    normal: Vec
+    up: Vec
+    right: Vec
+
+
+def die_squares(svg: str) -> list[DieSquare]:
+    """The six squares a face's SVG marks with data-die-face, folded into a cube; DieError says
+    why they are not a die (none marked, not six, not equal squares edge to edge, no cube)."""
+    from lxml import etree  # here: only exports that take a die apart parse its SVG again
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+    root = etree.fromstring(svg.encode("utf-8"), parser)
+    marked = [el for el in root.iter() if isinstance(el.tag, str) and el.get(DIE_FACE_ATTR)]
+    if len(marked) != 6:
+        raise DieError(
+            f"a die's net marks its six squares with {DIE_FACE_ATTR} (found {len(marked)})"
+        )
+    boxes = [_square_box(el) for el in marked]
+    side = boxes[0][2]
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    cells: list[Cell] = []
+    for x, y, w, h in boxes:
+        col, row = round((x - x0) / side), round((y - y0) / side)
+        if (
+            max(abs(w - side), abs(h - side), abs(x0 + col * side - x), abs(y0 + row * side - y))
+            > 0.05
+        ):
+            raise DieError("the marked squares of a die's net must be equal squares edge to edge")
+        cells.append((col, row))
+    states = fold(cells)
+    return [
+        DieSquare(str(el.get(DIE_FACE_ATTR)), x, y, side, *states[cell])
+        for el, (x, y, _, _), cell in zip(marked, boxes, cells)
+    ]
+
+
+def _square_box(el: Any) -> tuple[float, float, float, float]:
+    """x, y, width, height (mm) of a marked <rect> drawn in the face's own coordinates."""
+    local = el.tag.rsplit("}", 1)[-1]
+    if local != "rect" or any(a.get("transform") for a in (el, *el.iterancestors())):
+        raise DieError(f"{DIE_FACE_ATTR} marks a <rect> without transforms (got <{local}>)")
+    try:
+        x, y, w, h = (float(el.get(k, "0")) for k in ("x", "y", "width", "height"))
+    except ValueError:
+        raise DieError(f"a {DIE_FACE_ATTR} <rect> needs plain numbers (mm)") from None
+    if not all(math.isfinite(v) for v in (x, y, w, h)) or min(w, h) <= 0:
+        raise DieError(f"a {DIE_FACE_ATTR} <rect> needs a finite position and a positive size")
+    return x, y, w, h

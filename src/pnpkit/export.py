@@ -20,12 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pnpkit import facepages, output, rastercache
+from pnpkit import facepages, output, punchout, rastercache
 from pnpkit.decks import Deck, face_stem, group_faces
 from pnpkit.errors import Location, Problem
 from pnpkit.facepages import Sheet, Shot, rasterise_faces
 from pnpkit.model import Face, Pack
-from pnpkit.profile import MM_PER_IN, Profile
+from pnpkit.profile import MM_PER_IN, Product, Profile, difference
 from pnpkit.rastercache import RasterCache, combine, sheet_key
 
 if TYPE_CHECKING:
@@ -116,9 +116,17 @@ def _write(
 
 
 def _readme(pack: Pack, profile: Profile) -> str:
+    hosted = ""
+    if profile.output == "tts" and profile.image_url:
+        hosted = (
+            f"\nThe saves name their images under {profile.image_url}/<lang>/: put the contents "
+            f"of upload/ on any static web host (a web server, a bucket, GitHub Pages) so that "
+            f"{profile.image_url}/<lang>/<file> serves upload/<lang>/<file>, every file, keeping "
+            "its folders; nothing else is needed. Then share the JSON.\n"
+        )
     return (
         f"{profile.name}: {pack.id}, exported by pnpkit with the profile '{profile.id}'.\n\n"
-        f"{profile.notes.strip()}\n"
+        f"{profile.notes.strip()}\n{hosted}"
     )
 
 
@@ -142,13 +150,14 @@ def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Pr
         ]
     if profile.pdfx:
         problems += _pdfx_check(next(iter(faces.values()), []), profile)
-    short = [d for d in decks if profile.bleed - d.bleed > EPS]
+    # a die's faces printed on a die product have no bleed to lack
+    short = [d for d in decks if profile.bleed - d.bleed > EPS and die_product(d, profile) is None]
     if short:
         problems += _bleed_warnings(pack, short, profile)
     if profile.products:
         for deck in decks:
-            product, _ = profile.fitting(deck.size, deck.bleed)
-            if product is None:
+            fits = die_product(deck, profile) or profile.fitting(*_sized(deck))[0]
+            if fits is None and sheet_plan(deck, profile) is None:
                 problems.append(_unknown_size(pack, deck, profile))
     if profile.output in ("images", "showcase"):
         problems += [
@@ -157,13 +166,51 @@ def check(pack: Pack, faces: dict[str, list[Face]], profile: Profile) -> list[Pr
     return problems
 
 
+def _sized(deck: Deck) -> tuple[tuple[float, float], float, str]:
+    """What a group is matched to products by: its trim, its bleed and, for a die or a hexagon,
+    the kind of product it takes (such groups match such products alone)."""
+    front = next((i.front for i in deck.items if i.front is not None), None)
+    hexagon = deck.kind == "hex" or (front is not None and front.shape[0] == "hex")
+    return deck.size, deck.bleed, "die" if deck.kind == "die" else "hex" if hexagon else ""
+
+
+def die_side(deck: Deck) -> float | None:
+    """The side (mm) of the squares of a die group's nets, when every die's net marks them and
+    all are the same size."""
+    from pnpkit.dice import DieError, die_squares
+
+    if deck.kind != "die":
+        return None
+    try:
+        sides = {die_squares(i.front.svg)[0].side for i in deck.items if i.front is not None}
+    except DieError:
+        return None
+    return sides.pop() if len(sides) == 1 else None
+
+
+def die_product(deck: Deck, profile: Profile) -> Product | None:
+    """The die product (a die's face) that a die group's squares fit, if the profile sells one."""
+    side = die_side(deck)
+    if side is None:
+        return None
+    return profile.fitting((side, side), 0.0, "die")[0]
+
+
+def sheet_plan(deck: Deck, profile: Profile) -> punchout.Plan | None:
+    """For a group no product of its size fits (nor, a die group, a die product): its pieces
+    laid out on TGC's custom punchout or card stock, if the profile sells one they fit."""
+    if die_product(deck, profile) is not None or profile.fitting(*_sized(deck))[0] is not None:
+        return None
+    return punchout.plan(deck, profile)
+
+
 def _pixels(deck: Deck, profile: Profile) -> int:
-    w, h = image_pixels(deck.size, profile, deck.bleed)
+    w, h = image_pixels(deck.size, profile, deck.bleed, _sized(deck)[2])
     return w * h
 
 
 def _too_many_pixels(pack: Pack, deck: Deck, profile: Profile) -> Problem:
-    w, h = image_pixels(deck.size, profile, deck.bleed)
+    w, h = image_pixels(deck.size, profile, deck.bleed, _sized(deck)[2])
     return Problem(
         pack.groups[deck.name].where,
         (
@@ -243,19 +290,19 @@ def _print_bleed_where(pack: Pack) -> Location:
 def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
     """What the Tabletop Simulator export cannot do for a group, said where the group is."""
     group = pack.groups[deck.name]
-    if kind == "image" and deck.kind == "die":
-        # Why not Custom_Dice (searched again for issue 17): TTS's knowledge base page on custom
-        # dice (Berserk-Games/Tabletop-Simulator-Knowledge-Base, docs/custom-content/custom-dice.md)
-        # only points at the template image in the install (Modding/Dice Templates) and shows it
-        # as pictures we cannot read; public save generators give the object (Custom_Dice,
-        # CustomImage.ImageURL, CustomDice.Type 1) and its RotationValues, but take a texture
-        # painted on that template by hand; no source read gives each face's pixel region.
+    if kind == "die":
+        from pnpkit.tts import die_ready  # here: tts builds on this module
+
+        if die_ready(deck):
+            return None
         why = (
-            "a TTS Custom Dice object takes one image laid out like the d6 template TTS installs "
-            "(Modding/Dice Templates); no source pnpkit's authors could read (TTS's knowledge "
-            "base, public saves and save generators) says where each face sits on it, so pnpkit "
-            "cannot place the faces; paint these images onto that template, or import them by hand"
+            "a die becomes a TTS die when its template marks the six squares of its net with "
+            "data-die-face (see docs/export.md); without them pnpkit cannot tell its faces apart"
         )
+    elif kind == "image" and deck.kind == "die":
+        # TTS's own Custom_Dice takes an image laid out like the template TTS installs, whose face
+        # positions no source we could read gives; `die: die` makes pnpkit's own model instead
+        why = "the profile's objects say 'die: image'; 'die: die' makes each die a TTS die"
     elif kind == "image":
         why = "Tabletop Simulator has no object pnpkit can make for it; import the images by hand"
     elif kind == "figurine" and group.base == 0:
@@ -282,12 +329,18 @@ def _tts_warning(pack: Pack, deck: Deck, kind: str) -> Problem | None:
 
 def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
     w, h = deck.size
+    side = die_side(deck)
+    kind = _sized(deck)[2]
+    want = (side, side) if side else deck.size
     closest = [
-        f"{p.name}, {_mm(p.trim[0])} x {_mm(p.trim[1])} mm" for p in profile.closest(deck.size)
+        f"{p.name}, {_mm(p.trim[0])} x {_mm(p.trim[1])} mm: {difference(p, want)}"
+        for p in profile.closest(want, kind=kind)
     ]
-    hint = f" (closest: {'; '.join(closest)})" if closest else ""
+    hint = f" (closest: {'; '.join(closest)}; {profile.holding(want, kind)})" if closest else ""
+    if side is not None and closest:
+        hint = f" (its dice are {_mm(side)} mm; closest: {'; '.join(closest)})"
     if profile.output == "images":
-        px = image_pixels(deck.size, profile, deck.bleed)
+        px = image_pixels(deck.size, profile, deck.bleed, kind)
         what = f"its images are {px[0]} x {px[1]} px, trim plus bleed at {profile.dpi} dpi"
     else:
         what = "its pages are trim plus bleed"
@@ -306,35 +359,37 @@ def _unknown_size(pack: Pack, deck: Deck, profile: Profile) -> Problem:
 
 
 def image_pixels(
-    size: tuple[float, float], profile: Profile, bleed: float = 0.0
+    size: tuple[float, float], profile: Profile, bleed: float = 0.0, kind: str = ""
 ) -> tuple[int, int]:
     """The image size for a face of this trim (and bleed): the pixels of the product that fits it,
     else the product's trim + 2 x bleed at the dpi, else the face's own."""
-    product, turned = profile.fitting(size, bleed)
+    product, turned = profile.fitting(size, bleed, kind)
     if product is not None and product.pixels is not None:
         return (product.pixels[1], product.pixels[0]) if turned else product.pixels
-    trim = product_trim(size, profile, bleed)
+    trim = product_trim(size, profile, bleed, kind)
     return round((trim[0] + 2 * profile.bleed) / MM_PER_IN * profile.dpi), round(
         (trim[1] + 2 * profile.bleed) / MM_PER_IN * profile.dpi
     )
 
 
-def product_trim(size: tuple[float, float], profile: Profile, bleed: float) -> tuple[float, float]:
+def product_trim(
+    size: tuple[float, float], profile: Profile, bleed: float, kind: str = ""
+) -> tuple[float, float]:
     """The trim the service cuts a face of this size to: the fitting product's (turned like the
     face), else the face's own."""
-    product, turned = profile.fitting(size, bleed)
-    if product is None or profile.product_for(size)[0] is not None:  # its own size, rounding aside
+    product, turned = profile.fitting(size, bleed, kind)
+    if product is None or profile.product_for(size, kind=kind)[0] is not None:  # its own size
         return size
     return (product.trim[1], product.trim[0]) if turned else product.trim
 
 
-def product_label(size: tuple[float, float], profile: Profile, bleed: float) -> str:
+def product_label(size: tuple[float, float], profile: Profile, bleed: float, kind: str = "") -> str:
     """The product a group is uploaded as, for manifest.csv; says so when the face is centred on a
     product of another size (within the profile's `fit`)."""
-    product, _ = profile.fitting(size, bleed)
+    product, _ = profile.fitting(size, bleed, kind)
     if product is None:
         return "(true size)"
-    trim = product_trim(size, profile, bleed)
+    trim = product_trim(size, profile, bleed, kind)
     if trim == size:
         return product.name
     return (
@@ -359,11 +414,24 @@ def write_images(
     sheets: list[Sheet] = []
     shots: list[Shot] = []
     rows: list[list[object]] = []
+    dice: dict[int, list[tuple[Path, tuple[int, int, int, int]]]] = {}
+    slugged: list[punchout.Slugged] = []
     for deck in decks:
-        px = image_pixels(deck.size, profile, deck.bleed)
-        label = product_label(deck.size, profile, deck.bleed)
-        page = pixels_to_mm(px, profile.dpi)
         (folder / deck.folder).mkdir()
+        die = die_product(deck, profile)
+        if die is not None:
+            rows += _die_faces(deck, die, profile, folder, sheets, shots, dice)
+            continue
+        plan = sheet_plan(deck, profile)
+        if plan is not None:
+            group, slug_rows = punchout.add_shots(deck, plan, profile, folder, sheets, shots)
+            slugged.append(group)
+            rows += slug_rows
+            continue
+        size, _, kind = _sized(deck)
+        px = image_pixels(size, profile, deck.bleed, kind)
+        label = product_label(size, profile, deck.bleed, kind)
+        page = pixels_to_mm(px, profile.dpi)
         shared = deck.shared_back if profile.shared_back == "once" else None
         for face, stem, count in _image_faces(deck, shared):
             path = folder / deck.folder / f"{stem}.png"
@@ -382,13 +450,65 @@ def write_images(
                     label,
                 ]
             )
-    rasterise_faces(sheets, shots, folder, raster)
+    images = rasterise_faces(sheets, shots, folder, raster)
+    for index, crops in dice.items():
+        image = images[index]
+        assert image is not None  # a die's net is rasterised without a path: it comes back
+        for path, box in crops:
+            image.crop(box).save(path, dpi=(profile.dpi, profile.dpi))
+    for group in slugged:
+        punchout.write_slugs(group, images, profile.dpi)
     with open(folder / "manifest.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(
             ["file", "group", "item", "side", "copies", "width_px", "height_px", "dpi", "product"]
         )
         writer.writerows(rows)
+
+
+def _die_faces(
+    deck: Deck,
+    product: Product,
+    profile: Profile,
+    folder: Path,
+    sheets: list[Sheet],
+    shots: list[Shot],
+    dice: dict[int, list[tuple[Path, tuple[int, int, int, int]]]],
+) -> list[list[object]]:
+    """A die product's images: each die's net rasterised at the dpi, and from each square of it
+    the product's pixels, centred (a die's face has no bleed); manifest rows, net order."""
+    from pnpkit.dice import die_squares
+
+    assert product.pixels is not None  # a die product of an image profile has its pixels
+    pw, ph = product.pixels
+    mm = profile.dpi / MM_PER_IN  # pixels per mm
+    rows: list[list[object]] = []
+    for item in deck.items:
+        if item.front is None:
+            continue
+        px = (round(deck.size[0] * mm), round(deck.size[1] * mm))
+        shots.append(Shot(len(sheets), px, profile.dpi, None))
+        sheets.append(Sheet(item.front, deck.size))
+        crops = dice.setdefault(len(shots) - 1, [])
+        for k, sq in enumerate(die_squares(item.front.svg), 1):
+            cx, cy = (sq.x + sq.side / 2) * mm, (sq.y + sq.side / 2) * mm
+            left, top = round(cx - pw / 2), round(cy - ph / 2)
+            path = folder / deck.folder / f"{item.number:03d}-{item.id}-face-{k}.png"
+            crops.append((path, (left, top, left + pw, top + ph)))
+            rows.append(
+                [
+                    f"{deck.folder}/{path.name}",
+                    deck.name,
+                    item.id,
+                    f"face {k}: {sq.value}",
+                    item.count,
+                    pw,
+                    ph,
+                    profile.dpi,
+                    product.name,
+                ]
+            )
+    return rows
 
 
 def _image_faces(deck: Deck, shared: Face | None) -> Iterator[tuple[Face, str, int]]:
@@ -420,7 +540,7 @@ def write_pages(
 
         separation = pdfx.separation(profile.press)
     for deck in decks:
-        trim = product_trim(deck.size, profile, deck.bleed)
+        trim = product_trim(deck.size, profile, deck.bleed, _sized(deck)[2])
         page = (trim[0] + 2 * profile.bleed, trim[1] + 2 * profile.bleed)
         faces = page_order(deck, profile)
         name = f"{title} · {deck.name}"

@@ -27,14 +27,24 @@ if TYPE_CHECKING:  # pdfx is imported only where a profile asks for PDF/X
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 OUTPUTS = ("sheets", "images", "pages", "tts", "showcase", "low-ink")
-TTS_OBJECTS = ("deck", "tile", "hex-tile", "round-tile", "rounded-tile", "figurine", "image")
+TTS_OBJECTS = ("deck", "tile", "hex-tile", "round-tile", "rounded-tile", "figurine", "die", "image")
 KINDS_FOR_TTS = KINDS  # every kind says how Tabletop Simulator shows it
 
 PDFX_KEYS = ("pdfx", "icc", "output_condition", "ink_limit", "rich_black")
 # The keys each output form understands; any other key is an error with a "did you mean".
 KEYS = {
     "sheets": ("name", "output", "notes"),
-    "images": ("name", "output", "dpi", "bleed", "products", "fit", "shared_back", "notes"),
+    "images": (
+        "name",
+        "output",
+        "dpi",
+        "bleed",
+        "products",
+        "fit",
+        "grow",
+        "shared_back",
+        "notes",
+    ),
     "pages": (
         "name",
         "output",
@@ -44,6 +54,7 @@ KEYS = {
         "shared_back",
         "products",
         "fit",
+        "grow",
         "notes",
         *PDFX_KEYS,
     ),
@@ -51,13 +62,20 @@ KEYS = {
     "showcase": ("name", "output", "width", "background", "hand", "notes"),
     "low-ink": ("name", "output", "keep", "min_area", "notes"),
 }
-PRODUCT_KEYS = ("name", "trim", "pixels", "safe", "source")
+PRODUCT_KEYS = ("name", "trim", "pixels", "safe", "source", "kind")
+# A product for one kind of component only: `die`, a die's face (trim: the die's side; pixels: the
+# printed area, no bleed), matched by the squares of a die's net; `hex`, a piece cut as a hexagon,
+# for hex groups (kind hex, or shape hex). Every other product is for any other group.
+# `punchout` and `cardstock`: TGC's custom sheets (a slug), on which pieces no other product fits
+# are laid out with a cut file (punchout.py); pixels: the slug itself, the pieces bring their bleed.
+PRODUCT_KINDS = ("die", "hex", "punchout", "cardstock")
 # How sure a figure is, the first word of a product's `source`: the service's own page or template,
 # a third party quoting it, or our arithmetic from those (print-standards.md's tags).
 SOURCE_TAGS = ("primary", "secondary", "inferred")
 SHEET_KEYS = ("columns", "rows", "max_pixels")
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _PIXELS = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$")
+_URL = re.compile(r"^https?://[^\s\"'<>\\]+$")  # a save names images by it: nothing to escape
 MM_PER_IN = MM_PER["in"]
 
 
@@ -71,6 +89,7 @@ class Product:
     pixels: tuple[int, int] | None = None
     safe: float | None = None  # mm inside the trim that text and key art keep clear of
     source: str = ""  # "primary|secondary|inferred: where the figures come from"
+    kind: str = ""  # "die": a die's face, matched by a net's squares; "hex": hex groups; "": others
 
 
 @dataclass(frozen=True)
@@ -95,6 +114,9 @@ class Profile:
     fit: float = (
         0.0  # mm a product's trim may differ from a group's on each side and still be its product
     )
+    grow: float | None = (
+        None  # mm a product may be larger a side (within the art's bleed); None: fit
+    )
     pdfx: bool = False  # pages: PDF/X-1a:2003 in CMYK, separated for `press`
     press: Press | None = None  # pdfx.Press: ICC profile, output condition, ink limit, rich black
     width: int = 1600  # showcase: pixels across every image
@@ -104,11 +126,13 @@ class Profile:
     min_area: int = 100  # low-ink: mm^2 from which a fill counts as large
 
     def product_for(
-        self, size: tuple[float, float], tolerance: float = 0.25
+        self, size: tuple[float, float], tolerance: float = 0.25, kind: str = ""
     ) -> tuple[Product | None, bool]:
         """The product whose trim is this size within `tolerance` mm, and whether it is turned
         90°."""
         for product in self.products:
+            if product.kind != kind:
+                continue
             pw, ph = product.trim
             if abs(pw - size[0]) <= tolerance and abs(ph - size[1]) <= tolerance:
                 return product, False
@@ -116,26 +140,50 @@ class Profile:
                 return product, True
         return None, False
 
-    def fitting(self, size: tuple[float, float], bleed: float) -> tuple[Product | None, bool]:
+    def fitting(
+        self, size: tuple[float, float], bleed: float, kind: str = ""
+    ) -> tuple[Product | None, bool]:
         """The product for a group of this trim and bleed: its own size, else the closest whose
-        every side lies within `fit` mm of the group's and, where the product is larger, inside the
-        art's bleed (the cut must not show blank paper); and whether it is turned 90°."""
-        product, turned = self.product_for(size)
-        if product is not None or self.fit <= 0:
+        every side lies at most `fit` mm inside the group's trim or `grow` mm outside it, and then
+        inside the art's bleed (the cut must not show blank paper); and whether it is turned 90°.
+        A die (kind 'die', size its net's square) takes a die product within `fit`, bleed aside."""
+        product, turned = self.product_for(size, kind=kind)
+        grow = self.fit if self.grow is None else self.grow
+        if kind == "die":
+            grow, bleed = self.fit, self.fit  # a die's face is printed on the die: no cut
+        if product is not None or max(self.fit, grow) <= 0:
             return product, turned
         found: list[tuple[float, int, bool]] = []
         for i, p in enumerate(self.products):
-            for turn in (False, True):
+            for turn in (False, True) if p.kind == kind else ():
                 pw, ph = (p.trim[1], p.trim[0]) if turn else p.trim
                 dw, dh = (pw - size[0]) / 2, (ph - size[1]) / 2  # how far each side moves
-                if max(abs(dw), abs(dh)) <= self.fit + 1e-9 and max(dw, dh) <= bleed + 1e-9:
+                if -self.fit - 1e-9 <= min(dw, dh) and max(dw, dh) <= min(grow, bleed) + 1e-9:
                     found.append((abs(dw) + abs(dh), i, turn))
         if not found:
             return None, False
         _, i, turn = min(found)
         return self.products[i], turn
 
-    def closest(self, size: tuple[float, float], n: int = 3) -> list[Product]:
+    def holding(self, size: tuple[float, float], kind: str = "") -> str:
+        """What a warning says of the smallest product a group would fit inside (either way
+        round): its name and how much larger it is, or that none is that large."""
+        inside = [
+            p
+            for p in self.products
+            if p.kind == kind
+            and (min(p.trim) >= min(size) - self.fit and max(p.trim) >= max(size) - self.fit)
+        ]
+        if not inside:
+            return "no product is that large"
+        p = min(inside, key=lambda p: p.trim[0] * p.trim[1])
+        return (
+            f"the smallest that holds it, {p.name} ({_n(p.trim[0])} x {_n(p.trim[1])} mm), is "
+            f"{difference(p, size)}: more than the {_n(self.grow or self.fit)} mm a side "
+            "its bleed may cover"
+        )
+
+    def closest(self, size: tuple[float, float], n: int = 3, kind: str = "") -> list[Product]:
         """The n products closest in size (either way round), for a helpful message."""
 
         def distance(p: Product) -> float:
@@ -144,7 +192,28 @@ class Profile:
                 abs(p.trim[1] - size[0]) + abs(p.trim[0] - size[1]),
             )
 
-        return sorted(self.products, key=distance)[:n]
+        return sorted((p for p in self.products if p.kind == kind), key=distance)[:n]
+
+
+def difference(product: Product, size: tuple[float, float]) -> str:
+    """How a product's trim differs from a group's, the product turned the nearer way round:
+    "34.4 mm wider, 136.4 mm taller" (a side the same within 0.05 mm is not named)."""
+    pw, ph = product.trim
+    if abs(ph - size[0]) + abs(pw - size[1]) < abs(pw - size[0]) + abs(ph - size[1]):
+        pw, ph = ph, pw
+    parts = [
+        f"{round(abs(d), 1):g} mm {more if d > 0 else less}"
+        for d, more, less in (
+            (pw - size[0], "wider", "narrower"),
+            (ph - size[1], "taller", "shorter"),
+        )
+        if abs(d) >= 0.05
+    ]
+    return ", ".join(parts) or "the same size"
+
+
+def _n(value: float) -> str:
+    return f"{round(value, 2):g}"
 
 
 def names() -> list[str]:
@@ -221,11 +290,21 @@ def _read(r: Reader, ident: str) -> Profile | None:
         if key in data:
             values[key] = r.choice(data[key], (key,), options, "profile")
     if "image_url" in data:
-        values["image_url"] = r.typed(data["image_url"], ("image_url",), "string", "profile")
+        url = r.typed(data["image_url"], ("image_url",), "string", "profile")
+        if url and not _URL.match(url.rstrip("/")):
+            r.problem(
+                ("image_url",),
+                f"'image_url' must be empty or an http:// or https:// address without spaces or "
+                f"quotes (got '{url}')",
+                "profile",
+            )
+            url = None
+        values["image_url"] = url.rstrip("/") if url else url
     if "tile_width" in data:
         values["tile_width"] = _length(r, data["tile_width"], ("tile_width",))
-    if "fit" in data:
-        values["fit"] = _fit(r, data["fit"])
+    for key in ("fit", "grow"):
+        if key in data:
+            values[key] = _fit(r, data[key], key)
     if "sheet" in data:
         values["sheet"] = _sheet(r, data["sheet"])
     if output == "pages":
@@ -418,27 +497,59 @@ def _products(r: Reader, value: Any, dpi: int, bleed: float, output: str) -> lis
         pixels = _pixels(r, spec, path, output)
         safe = _length(r, spec["safe"], path + ("safe",)) if "safe" in spec else None
         source = _source(r, spec, path)
-        if pixels is not None and trim is not None:
-            expected = tuple(round((t + 2 * bleed) / MM_PER_IN * dpi) for t in trim)
-            if pixels != expected:
-                r.problem(
-                    path + ("pixels",),
-                    f"'pixels' {pixels[0]}x{pixels[1]} is not the trim plus "
-                    f"2 x bleed at {dpi} dpi ({expected[0]}x{expected[1]})",
-                    "profile",
-                )
-        if name is not None and trim is not None:
-            out.append(Product(name, trim, pixels, safe, source))
+        kind = (
+            r.choice(spec["kind"], path + ("kind",), PRODUCT_KINDS, "profile")
+            if "kind" in spec
+            else ""
+        )
+        if pixels is not None and trim is not None and kind is not None:
+            problem = _pixels_problem(pixels, trim, bleed, dpi, kind)
+            if problem:
+                r.problem(path + ("pixels",), problem, "profile")
+        if name is not None and trim is not None and kind is not None:
+            out.append(Product(name, trim, pixels, safe, source, kind))
     return out
 
 
-def _fit(r: Reader, value: object) -> float | None:
+def _pixels_problem(
+    pixels: tuple[int, int], trim: tuple[float, float], bleed: float, dpi: int, kind: str
+) -> str | None:
+    """Why a product's pixels do not go with its trim: an image is the trim plus 2 x bleed at the
+    dpi, or a larger template the face is centred on (a hex tile's, whose canvas is square-ish);
+    a die's face is its printed area, at most the die's side."""
+    expected = tuple(round((t + 2 * bleed) / MM_PER_IN * dpi) for t in trim)
+    if kind in ("punchout", "cardstock"):
+        slug = tuple(round(t / MM_PER_IN * dpi) for t in trim)
+        if pixels != slug:
+            return (
+                f"'pixels' {pixels[0]}x{pixels[1]} of a slug must be its trim at {dpi} dpi "
+                f"({slug[0]}x{slug[1]}): the pieces on it bring their own bleed"
+            )
+        return None
+    if kind == "die":
+        side = tuple(round(t / MM_PER_IN * dpi) for t in trim)
+        if pixels[0] > side[0] or pixels[1] > side[1]:
+            return (
+                f"'pixels' {pixels[0]}x{pixels[1]} is more than the die's face at {dpi} dpi "
+                f"({side[0]}x{side[1]})"
+            )
+        return None
+    if pixels[0] < expected[0] or pixels[1] < expected[1]:
+        return (
+            f"'pixels' {pixels[0]}x{pixels[1]} is less than the trim plus "
+            f"2 x bleed at {dpi} dpi ({expected[0]}x{expected[1]})"
+        )
+    return None
+
+
+def _fit(r: Reader, value: object, key: str = "fit") -> float | None:
     """How far (mm a side) a product may be from a group's size: bounded, a few mm at most."""
-    mm = _length(r, value, ("fit",))
+    mm = _length(r, value, (key,))
     if mm is not None and mm > 5:
+        what = "from" if key == "fit" else "larger than"
         r.problem(
-            ("fit",),
-            f"'fit' is how far each side of a product may be from a group's trim, "
+            (key,),
+            f"'{key}' is how far each side of a product may be {what} a group's trim, "
             f"at most 5 mm (got {mm:g} mm)",
             "profile",
         )
@@ -503,6 +614,24 @@ def profile_option(name: str) -> Profile:
             "\n".join(p.message if p.rule == "usage" else str(p) for p in problems if p.is_error)
         )
     return profile
+
+
+def image_url_option(text: str) -> str:
+    """argparse type for --image-url BASE: an http(s) URL a save may name images under."""
+    base = text.strip().rstrip("/")
+    if not _URL.match(base):
+        raise argparse.ArgumentTypeError(
+            f"must be an http:// or https:// address without spaces or quotes, "
+            f"such as https://example.org/my-game (got '{text}')"
+        )
+    return base
+
+
+def with_image_url(profile: Profile, base: str | None) -> Profile:
+    """A Tabletop Simulator profile whose save names its images under `base` (--image-url)."""
+    if not base or profile.output != "tts":
+        return profile
+    return dataclasses.replace(profile, image_url=base)
 
 
 def png_option(text: str) -> Profile:

@@ -36,8 +36,10 @@ from pnpkit.rastercache import RasterCache, combine, key
 Url = Callable[[Path], str]  # a file in the export folder -> the URL the JSON names it by
 Piece = tuple[DeckItem, Path | None, Path | None]  # (item, front image, back image)
 Cut = tuple[Path, tuple[int, int, int, int], bool]  # (image path, pixel box, upside down)
+Atlas = tuple[Path, list[Path], int]  # (a die's texture, its face images in net order, cell px)
 
 POKER = (63.5, 88.9)  # mm: what a scale-1 TTS card stands for
+ONE = {"scaleX": 1.0, "scaleY": 1.0, "scaleZ": 1.0}
 TILE_TYPES = {"tile": 0, "hex-tile": 1, "round-tile": 2, "rounded-tile": 3}  # CustomTile.Type
 HIDDEN_GREY = (128, 128, 128)
 
@@ -93,16 +95,20 @@ def write(
     plan = Plan()
     objects: list[dict[str, Any]] = []
     canvases: dict[Path, Image.Image] = {}
+    atlases: list[Atlas] = []
     keys = iter(range(1, 10_000))
+    named: set[Path] = set()  # the files the save names
+    url = _urls(profile, folder, final, named)
     x = 0.0
     for deck in decks:
         kind = _shaped(profile.objects[deck.kind], pack.groups[deck.name].shape[0])
         if not any(i.front is not None for i in deck.items):
             continue
-        url = _urls(profile, folder, final)
         if kind == "deck":
             obj, width = _deck(deck, profile, folder, plan, canvases, keys, url)
-        elif kind == "image":
+        elif kind == "die" and die_ready(deck):
+            obj, width = _dice(deck, profile, folder, plan, url, atlases)
+        elif kind in ("image", "die"):
             _singles(deck, profile, folder, plan)
             continue
         else:
@@ -113,6 +119,8 @@ def write(
         x += width + 1.0
         objects.append(obj)
     _assemble(plan, canvases, folder, raster or RasterCache(None))
+    for texture, faces, cell in atlases:
+        _atlas(texture, faces, cell)
     save = {
         "SaveName": f"{pack.name[lang]}",
         "GameMode": "",
@@ -133,6 +141,21 @@ def write(
     (folder / f"{pack.id}-{lang}.json").write_text(
         json.dumps(save, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
+    if profile.image_url:
+        _to_upload(named, folder)
+
+
+def _to_upload(named: set[Path], folder: Path) -> None:
+    """With image_url, the files the save names go to upload/<lang>/ beside the language
+    folders: exactly what is to be put under the base URL, and nothing else."""
+    upload = folder.parent / "upload" / folder.name
+    for path in sorted(named):
+        target = upload / path.relative_to(folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(path, target)
+    for sub in sorted(folder.iterdir()):  # group folders left empty by the move
+        if sub.is_dir() and not any(sub.iterdir()):
+            sub.rmdir()
 
 
 # A tile of a group whose shape pnpkit knows comes in with that outline, not as a square.
@@ -213,10 +236,11 @@ def _canvas_key(path: Path, canvas: Image.Image, plan: Plan) -> str | None:
     return combine(parts, "tts sheet")
 
 
-def _urls(profile: Profile, folder: Path, final: Path) -> Url:
-    """file path in folder -> the URL the JSON names it by."""
+def _urls(profile: Profile, folder: Path, final: Path, named: set[Path]) -> Url:
+    """file path in folder -> the URL the JSON names it by; `named` collects the files."""
 
     def url(path: Path) -> str:
+        named.add(path)
         rel = path.relative_to(folder).as_posix()
         if profile.image_url:
             return f"{profile.image_url.rstrip('/')}/{final.name}/{rel}"
@@ -475,9 +499,88 @@ def _pieces(
     width = deck.size[0] / MM_PER_IN
     if len(pieces) == 1:
         return pieces[0], width
-    bag = _object("Bag", deck.name, deck.name, {"scaleX": 1.0, "scaleY": 1.0, "scaleZ": 1.0})
+    bag = _object("Bag", deck.name, deck.name, ONE)
     bag["ContainedObjects"] = pieces
     return bag, max(width, 2.0)
+
+
+# ------------------------------------------------------------------ dice
+
+
+def die_ready(deck: Deck) -> bool:
+    """Whether every die of a die group has a net whose squares its template marks
+    (dice.die_squares); otherwise the group is exported as images, with a warning."""
+    from pnpkit.dice import DieError, die_squares
+
+    try:
+        for item in deck.items:
+            if item.front is not None:
+                die_squares(item.front.svg)
+    except DieError:
+        return False
+    return True
+
+
+def _dice(
+    deck: Deck, profile: Profile, folder: Path, plan: Plan, url: Url, atlases: list[Atlas]
+) -> tuple[dict[str, Any], float]:
+    """Each die a Custom_Model of type Dice (ttsdice): its net rasterised with each square
+    `cell` px at the profile's dpi, the squares cut out and laid into a texture, an OBJ cube
+    textured by it, RotationValues; several dice go into a bag named after the group."""
+    from pnpkit import ttsdice
+    from pnpkit.dice import die_squares
+
+    (folder / deck.folder).mkdir(exist_ok=True)
+    dice, side = [], 0.0
+    for item in deck.items:
+        if item.front is None:
+            continue
+        squares = die_squares(item.front.svg)
+        side = squares[0].side
+        cell = max(1, round(side / MM_PER_IN * profile.dpi))
+        k = cell / side  # pixels per mm
+        stem = f"{item.number:03d}-{item.id}"
+        faces = [folder / deck.folder / f"{stem}-face-{n}.png" for n in range(1, 7)]
+        index = plan.add(
+            item.front, (round(deck.size[0] * k), round(deck.size[1] * k)), profile.dpi, None
+        )
+        plan.cuts[index] = [
+            (
+                path,
+                (round(sq.x * k), round(sq.y * k), round(sq.x * k) + cell, round(sq.y * k) + cell),
+                False,
+            )
+            for path, sq in zip(faces, squares)
+        ]
+        texture, mesh = (
+            folder / deck.folder / f"{stem}-texture.png",
+            folder / deck.folder / f"{stem}.obj",
+        )
+        mesh.write_text(ttsdice.obj_text(squares, item.id), encoding="utf-8")
+        atlases.append((texture, faces, cell))
+        for copy in range(item.count):
+            die = _object("Custom_Model", f"{deck.name}/{item.id}/{copy}", item.id, ONE)
+            die["CustomMesh"] = ttsdice.custom_mesh(url(mesh), url(texture))
+            die["RotationValues"] = ttsdice.rotation_values(squares)
+            dice.append(die)
+    width = side / MM_PER_IN
+    if len(dice) == 1:
+        return dice[0], width
+    bag = _object("Bag", deck.name, deck.name, ONE)
+    bag["ContainedObjects"] = dice
+    return bag, max(width, 2.0)
+
+
+def _atlas(texture: Path, faces: list[Path], cell: int) -> None:
+    """A die's texture: its six faces in the cells ttsdice's texture coordinates name."""
+    from pnpkit import ttsdice
+
+    atlas = Image.new("RGB", (ttsdice.COLUMNS * cell, ttsdice.ROWS * cell), (255, 255, 255))
+    for n, path in enumerate(faces):
+        with Image.open(path) as face:
+            atlas.paste(face.convert("RGB"), ttsdice.atlas_cell(n, cell)[:2])
+        path.unlink()  # the texture is what TTS loads (the raster cache keeps the face)
+    atlas.save(texture, compress_level=6)
 
 
 def _object(
