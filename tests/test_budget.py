@@ -64,6 +64,11 @@ CASES = [
         "a list that prints as more than 1,000,000 characters",
     ),
     (
+        "{% set s = 'a' * 1000000 %}{% set ns = namespace(xs=[]) %}{% for i in range(20) %}"
+        "{% set ns.xs = ns.xs + [s] %}{% endfor %}{{ ns.xs | string }}",
+        GUESS,
+    ),
+    (
         "{% macro f(n) %}{% if n %}{% set r = f(n - 1) %}{{ r }}{{ r }}{% else %}x"
         "{% endif %}{% endmacro %}{{ f(40) }}",
         TOO_LONG.format(2**20),

@@ -291,7 +291,11 @@ def _budgeted(name: str) -> Callable[..., Any]:
 
 
 # Jinja's filters that can make much from little: a width, a count, a text repeated
-_GROWING = ("batch", "center", "format", "indent", "join", "replace", "slice", "sum", "wordwrap")
+# (or print a list: a list of a thousand references to one long text, made by `+` in a loop)
+_GROWING = (
+    *("batch", "center", "format", "indent", "join", "replace", "slice", "sum", "wordwrap"),
+    *("pprint", "string", "tojson"),
+)
 FILTERS: dict[str, Callable[..., Any]] = {
     **JINJAS_FILTERS,
     **{name: _budgeted(name) for name in _GROWING},
