@@ -33,11 +33,6 @@ COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "24"))  # CI: 1000
 ALLOWED: dict[str, str] = {}  # failure signature -> why it is tolerated; empty: every failure fails
 
 
-# The branch that bounds spreadsheets, fonts, CSV and SVG (issue 32 item 4, 6) is not merged
-# into this one: its cases fail here. TEMPORARY: drop these marks once it is.
-NEEDS_BUDGETS = pytest.mark.xfail(reason="needs budgets branch", strict=False)
-
-
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory):
     """The kits copied and built once, for every campaign test of the module."""
@@ -71,7 +66,6 @@ def test_fuzz_campaign(campaign):
         assert figures["builds"] > COUNT // 10
 
 
-@NEEDS_BUDGETS
 def test_fuzz_campaign_of_sheets_fonts_and_art(campaign):
     """Mutants that add a spreadsheet, a font, an art SVG or a runaway template (fuzzinputs)."""
     count = max(4, COUNT // 2)
@@ -81,24 +75,6 @@ def test_fuzz_campaign_of_sheets_fonts_and_art(campaign):
     assert figures["mutants"] == count
 
 
-# The cases of HOSTILE this branch fails (each run alone, on its own): their classes are the
-# budgets branch's. TEMPORARY: drop once it is merged (the cases then run unmarked).
-FAILING_HERE = frozenset(
-    {
-        "csv-5000-digits",  # ValueError at itemsource.py:_number
-        "csv-19MB-quote",  # MemoryError at sheets.py:_records
-        "csv-20MB-commas",  # timeout at sheets.py:_records
-        "font-truncated",  # struct.error at packfonts.py:_face
-        "font-bad-cmap",  # struct.error at packfonts.py:_face
-        "font-2.5GB",  # MemoryError at packfonts.py:_face
-        "svg-250-g",  # RecursionError at svgdraw.py:attributes
-        "svg-use-9x10",  # timeout in svgdraw.py
-        "svg-art-7x10",  # timeout in svgdraw.py
-        "svg-10MB-attribute",  # libxml's message, not located
-    }
-)
-
-
 @pytest.fixture(scope="module")
 def hostile_outcomes(campaign):
     """Every case of HOSTILE run once, two at a time: {name: its outcome}."""
@@ -106,9 +82,7 @@ def hostile_outcomes(campaign):
     return {o.mutant.ops.split(":", 1)[1]: o for o in outcomes}
 
 
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=NEEDS_BUDGETS) if n in FAILING_HERE else n for n in HOSTILE]
-)
+@pytest.mark.parametrize("name", HOSTILE)
 def test_a_hostile_case_of_issue_32_ends_in_located_messages(hostile_outcomes, name):
     outcome = hostile_outcomes[name]
     assert not outcome.failures, outcome.report()
