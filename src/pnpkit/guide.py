@@ -1,0 +1,533 @@
+"""The kit guide: the first pages of each kit's PDF, made from the pack and its imposed pages.
+
+A cover (the game's title, a picture: the face game.yaml's `guide: {cover: GROUP/ITEM}` names,
+else a few groups' first faces), the contents (each printed group, its count and size, what the
+player supplies), a sheet map (each sheet's page numbers, what is on it, cut / fold / glue), the
+assembly steps of each kind the kit holds (a diagram of each board split over several sheets),
+the pack's own steps, and printing advice. The print check follows, then the kit's pages, then
+its tuck boxes (tuckbox.py).
+
+The guide is laid out as blocks flowing down pages. The sheet map's page numbers depend on how
+many pages the guide takes, which they cannot change (a number never wraps its cell): the guide
+is laid out with a guess, then again with the count that gave, until the two agree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from reportlab.lib.colors import Color, black
+from reportlab.pdfgen.canvas import Canvas
+
+from pnpkit import calibration, fonts, guidewords, layout, tuckbox
+from pnpkit.layout import FOLD_BLOCKS, Page, Tile
+from pnpkit.errors import Problem
+from pnpkit.model import KINDS, Face, Group, Pack
+from pnpkit.pdf import face_form
+from pnpkit.text import wrap
+from pnpkit.units import PT_PER_MM, SIZES
+
+K = PT_PER_MM
+GREY = Color(0.45, 0.45, 0.45)
+RULE = Color(0.8, 0.8, 0.8)
+MARGIN, TOP, BOTTOM = 18.0, 18.0, 20.0  # mm
+BODY_PT, SMALL_PT, HEAD_PT, TITLE_PT = 10.0, 8.5, 14.0, 28.0
+LEADING = 1.3
+COVER_H = 95.0  # mm: the cover picture's height at most
+Draw = Callable[[Canvas, float, float], None]  # (canvas, x, y): top-left of the block, mm
+
+
+@dataclass
+class Block:
+    height: float  # mm
+    draw: Draw
+    keep: bool = False  # a heading: kept on the page of the block after it
+    new_page: bool = False  # starts a page
+
+
+@dataclass
+class Kit:
+    """What write_pdf() draws besides the imposed pages: the guide before the print check, the
+    tuck boxes after the kit's pages."""
+
+    pack: Pack
+    lang: str
+    size: tuple[float, float]  # the guide's page, mm
+    words: dict[str, str]
+    flow: list[list[tuple[float, Block]]] = field(default_factory=list)  # per page: (y, block)
+    tucks: list[tuple[tuckbox.Net, tuckbox.Sheet]] = field(default_factory=list)
+    pad: bool = False  # a blank page after the guide, so the print check starts a sheet
+    total: int = 0  # the PDF's pages
+    duplex: bool = False
+    forms: list[dict[str, str]] = field(default_factory=list)  # the PDF's, while it is drawn
+
+    @property
+    def before(self) -> int:
+        """The guide's pages (its blank one included)."""
+        return len(self.flow) + self.pad
+
+    @property
+    def after(self) -> int:
+        """The tuck box sheets' pages (each with its blank back when printed double-sided)."""
+        return len(self.tucks) * (2 if self.duplex else 1)
+
+    def draw_before(self, c: Canvas, forms: dict[str, str]) -> int:
+        self.forms[:] = [forms]  # the cover's faces are drawn through the PDF's own forms
+        for n, page in enumerate(self.flow, 1):
+            _start(c, self.size)
+            for y, block in page:
+                block.draw(c, MARGIN, y)
+            self._footer(c, n)
+            c.setFillColor(black)
+            c.showPage()
+        if self.pad:
+            _start(c, self.size)
+            _paragraph(self.words["blank"], SMALL_PT, self.size[0] - 2 * MARGIN, GREY).draw(
+                c, MARGIN, self.size[1] / 2
+            )
+            c.showPage()
+        return self.before
+
+    def draw_after(self, c: Canvas, forms: dict[str, str], first: int) -> int:
+        """The tuck box sheets; `first`: the page number of the first."""
+        drawer = _FaceDrawer(forms)
+        n = first
+        for net, sheet in self.tucks:
+            _start(c, self.size)
+            tuckbox.draw(c, self.size, net, sheet, drawer.draw)
+            self._footer(c, n, self.words["tuckbox"].format(name=sheet.name))
+            c.showPage()
+            n += 1
+            if self.duplex:
+                _start(c, self.size)
+                c.showPage()
+                n += 1
+        return n - first
+
+    def _footer(self, c: Canvas, n: int, what: str = "") -> None:
+        w, h = self.size
+        label = f"{self.pack.name[self.lang]} · {self.lang} · {what or self.words['guide']}"
+        label += f" · {n}/{self.total}"
+        face = fonts.default_face()
+        size = min(6.0, 6.0 * (w - 10) * K / max(fonts.string_width(label, face, 6.0), 1e-6))
+        c.setFillColor(GREY)
+        c.setFont(face, size)
+        c.drawCentredString(w / 2 * K, 5.5 * K, label)
+
+
+def _start(c: Canvas, size: tuple[float, float]) -> None:
+    c.setPageSize((size[0] * K, size[1] * K))
+
+
+class _FaceDrawer:
+    """Faces drawn into the guide and the tuck boxes as the kit's pages draw them (pdf's forms,
+    shared: a face the kit prints too is one form in the file)."""
+
+    def __init__(self, forms: dict[str, str]) -> None:
+        self.forms = forms
+
+    def draw(self, c: Canvas, face: Face, rect: tuckbox.Rect) -> None:
+        """face scaled to fit rect (mm, in a frame whose y points down), centred, clipped to its
+        trim. A face whose drawing a large build released already is left out."""
+        if not hasattr(face.drawing, "draw"):
+            return
+        x, y, w, h = rect
+        fw, fh = face.size
+        scale = min(w / fw, h / fh)
+        dx, dy = x + (w - fw * scale) / 2, y + (h - fh * scale) / 2
+        name = face_form(c, face, self.forms)
+        c.saveState()
+        path = c.beginPath()
+        path.rect(dx * K, dy * K, fw * scale * K, fh * scale * K)
+        c.clipPath(path, stroke=0, fill=0)
+        c.translate(dx * K, (dy + fh * scale) * K)
+        c.scale(scale, -scale)  # the form's y points up
+        c.translate(-face.bleed * K, -face.bleed * K)
+        c.doForm(name)
+        c.restoreState()
+
+
+def problems(pack: Pack) -> list[Problem]:
+    """Languages the guide has no words for (it falls back to English), decks whose tuck box
+    the paper cannot hold."""
+    out = tuckbox.problems(pack)
+    for lang in pack.languages:
+        keys = guidewords.missing(lang, pack.strings)
+        if keys and pack.print.guide:
+            out.append(
+                Problem(
+                    pack.where,
+                    f"pnpkit has no words for its kit guide in '{lang}'; it prints them in "
+                    f"English (strings {keys[0]} ... {keys[-1]} give them: docs/kit-guide.md)",
+                    "words",
+                    "warning",
+                )
+            )
+    return out
+
+
+def plan(pack: Pack, lang: str, faces: list[Face], pages: list[Page]) -> Kit:
+    """The guide and tuck boxes of one language's PDF, its `pages` imposed already (no guide
+    with `--no-guide`: print.guide)."""
+    s = pack.print
+    size = SIZES[s.paper]
+    words = guidewords.words(lang, pack.strings)
+    kit = Kit(pack, lang, size, words, duplex=s.duplex)
+    fronts = {(f.group, f.item): f for f in faces if f.side == "front"}
+    backs = {(f.group, f.item): f for f in faces if f.side == "back"}
+    kit.tucks = [
+        (net, _tuck_sheet(pack, lang, words, pack.groups[net.deck], fronts, backs, net))
+        for net in tuckbox.sheets(pack)
+    ]
+    check = calibration.page_count(s.backs)
+    guess = 1
+    for _ in range(4 if s.guide else 0):  # settles at once: only the numbers change, never a block's height
+        first = guess + (guess % 2 if s.duplex else 0) + check + 1
+        blocks = _blocks(kit, faces, pages, first)
+        kit.flow = _flow(blocks, size)
+        if len(kit.flow) == guess:
+            break
+        guess = len(kit.flow)
+    kit.pad = s.duplex and len(kit.flow) % 2 == 1
+    kit.total = kit.before + check + len(pages) + kit.after
+    return kit
+
+
+def _tuck_sheet(
+    pack: Pack,
+    lang: str,
+    words: dict[str, str],
+    group: Group,
+    fronts: dict[tuple[str, str], Face],
+    backs: dict[tuple[str, str], Face],
+    net: tuckbox.Net,
+) -> tuckbox.Sheet:
+    first = group.items[0].id if group.items else ""
+    art = backs.get((group.name, first)) or fronts.get((group.name, first))
+    name = f"{group_name(pack, group.name, lang)} × {group.total}"
+    if net.parts > 1:
+        name = words["part"].format(name=name, part=net.part, parts=net.parts)
+    return tuckbox.Sheet(pack.name[lang], name, words["fold"], words["glue"], art)
+
+
+def group_name(pack: Pack, group: str, lang: str) -> str:
+    """The group's name in the guide: game.yaml's guide.names, else its key in words."""
+    named = pack.guide.names.get(group)
+    if named:
+        return named[lang]
+    return group.replace("-", " ").replace("_", " ").capitalize()
+
+
+def _flow(blocks: list[Block], size: tuple[float, float]) -> list[list[tuple[float, Block]]]:
+    """Blocks down pages: a block that does not fit starts the next page, a heading goes with
+    the block after it."""
+    bottom = size[1] - BOTTOM
+    pages: list[list[tuple[float, Block]]] = [[]]
+    y = TOP
+    for i, block in enumerate(blocks):
+        need = block.height
+        if block.keep and i + 1 < len(blocks):
+            need += blocks[i + 1].height
+        if pages[-1] and (block.new_page or y + need > bottom):
+            pages.append([])
+            y = TOP
+        pages[-1].append((y, block))
+        y += block.height
+    return pages
+
+
+def _blocks(kit: Kit, faces: list[Face], pages: list[Page], first: int) -> list[Block]:
+    """The guide's blocks; `first`: the page number of the kit's first imposed page."""
+    width = kit.size[0] - 2 * MARGIN
+    out = _cover(kit, faces, width)
+    out += _contents(kit, width)
+    out += _sheet_map(kit, pages, first, width)
+    out += _assembly(kit, pages, width)
+    out += _printing(kit, width)
+    return out
+
+
+def _paragraph(
+    text: str, size: float, width: float, colour: Color = black, bold: bool = False
+) -> Block:
+    font = fonts.default_face(bold=bold)
+    lines = wrap(text, font, size / K, width)
+    step = size * LEADING / K
+
+    def draw(c: Canvas, x: float, y: float) -> None:
+        c.setFillColor(colour)
+        c.setFont(font, size)
+        for i, line in enumerate(lines):
+            c.drawString(x * K, _y(c, y + size / K + i * step), line)
+
+    return Block(len(lines) * step + size * 0.4 / K, draw)
+
+
+def _y(c: Canvas, y: float) -> float:
+    """A baseline y mm from the page's top, in the canvas's points."""
+    height: float = c._pagesize[1]  # type: ignore[attr-defined]  # the page set by setPageSize
+    return height - y * K
+
+
+def _heading(text: str, size: float = HEAD_PT, new_page: bool = False) -> Block:
+    block = _paragraph(text, size, 500.0, bold=True)
+    return Block(block.height + 2.0, _below(block.draw, 1.0), keep=True, new_page=new_page)
+
+
+def _below(draw: Draw, dy: float) -> Draw:
+    return lambda c, x, y: draw(c, x, y + dy)
+
+
+def _space(mm: float) -> Block:
+    return Block(mm, lambda c, x, y: None)
+
+
+def _cover(kit: Kit, faces: list[Face], width: float) -> list[Block]:
+    pack, lang, words = kit.pack, kit.lang, kit.words
+    title = pack.name[lang]
+    bold = fonts.default_face(bold=True)
+    size = TITLE_PT
+    while size > HEAD_PT and fonts.string_width(title, bold, size) > width * K:
+        size -= 1
+    players = words["players"].format(min=pack.players[0], max=pack.players[1])
+    out = [
+        _paragraph(title, size, width, bold=True),
+        _paragraph(f"{words['kit']} · {players}", BODY_PT + 1, width, GREY),
+        _space(4),
+    ]
+    pictures = _cover_faces(pack, faces)
+    if pictures:
+        out += [_pictures(pictures, width, kit.forms), _space(6)]
+    return out
+
+
+def _cover_faces(pack: Pack, faces: list[Face]) -> list[Face]:
+    """The face game.yaml names, else the first front of up to four printed groups."""
+    fronts = [f for f in faces if f.side == "front" and hasattr(f.drawing, "draw")]
+    if pack.guide.cover:
+        group, item = pack.guide.cover
+        return [f for f in fronts if (f.group, f.item) == (group, item)][:1]
+    out: dict[str, Face] = {}
+    for face in fronts:
+        if pack.print.prints(face.variant) and face.count > 0 and face.group not in out:
+            if max(face.size) < 250:  # a board is a poor thumbnail beside cards
+                out[face.group] = face
+    return list(out.values())[:4]
+
+
+def _pictures(pictures: list[Face], width: float, forms: list[dict[str, str]]) -> Block:
+    """The faces side by side, as large as COVER_H and the width let them, centred."""
+    gap = 6.0
+    ratio = sum(f.size[0] / f.size[1] for f in pictures)
+    heights = min(COVER_H, (width - gap * (len(pictures) - 1)) / ratio)
+    sizes = [(f.size[0] / f.size[1] * heights, heights) for f in pictures]
+    total = sum(w for w, _ in sizes) + gap * (len(sizes) - 1)
+
+    def draw(c: Canvas, x: float, y: float) -> None:
+        drawer = _FaceDrawer(forms[0])
+        left = x + (width - total) / 2
+        c.saveState()
+        c.translate(0, c._pagesize[1])  # type: ignore[attr-defined]
+        c.scale(1, -1)  # y down, in points: the face drawer's frame
+        for face, (w, h) in zip(pictures, sizes):
+            drawer.draw(c, face, (left, y, w, h))
+            c.setStrokeColor(RULE)
+            c.setLineWidth(0.3)
+            c.rect(left * K, y * K, w * K, h * K)
+            left += w + gap
+        c.restoreState()
+
+    return Block(heights, draw)
+
+
+
+def _row(cells: list[str], widths: list[float], bold: bool = False, size: float = BODY_PT) -> Block:
+    """A table row: each cell wrapped to its column, a thin rule under the row."""
+    font = fonts.default_face(bold=bold)
+    wrapped = [wrap(text, font, size / K, w - 2) for text, w in zip(cells, widths)]
+    step = size * LEADING / K
+    height = max(len(lines) for lines in wrapped) * step + 2.0
+
+    def draw(c: Canvas, x: float, y: float) -> None:
+        c.setFillColor(black)
+        c.setFont(font, size)
+        left = x
+        for lines, w in zip(wrapped, widths):
+            for i, line in enumerate(lines):
+                c.drawString(left * K, _y(c, y + 0.6 + size / K + i * step), line)
+            left += w
+        c.setStrokeColor(RULE)
+        c.setLineWidth(0.4)
+        c.line(x * K, _y(c, y + height), (x + sum(widths)) * K, _y(c, y + height))
+
+    return Block(height, draw)
+
+
+def printed_groups(pack: Pack) -> list[Group]:
+    """The groups this kit prints (print.variants), with at least one copy."""
+    return [g for g in pack.groups.values() if pack.print.prints(g.variant) and g.total > 0]
+
+
+def _contents(kit: Kit, width: float) -> list[Block]:
+    pack, lang, words = kit.pack, kit.lang, kit.words
+    widths = [width * 0.55, width * 0.15, width * 0.30]
+    out = [_heading(words["contents"])]
+    out.append(_row([words["component"], words["count"], words["size"]], widths, bold=True))
+    for g in printed_groups(pack):
+        size = f"{g.size[0]:g} × {g.size[1]:g} mm"
+        out.append(_row([group_name(pack, g.name, lang), str(g.total), size], widths))
+    for net, sheet in kit.tucks:
+        if net.part == 1:
+            w, h, d = net.inner
+            name = words["tuckbox"].format(name=group_name(pack, net.deck, lang))
+            out.append(_row([name, "1", f"{w:.0f} × {h:.0f} × {d:.0f} mm"], widths))
+    if pack.guide.supplies:
+        out += [_space(4), _heading(words["supplies"])]
+        out += [_paragraph(f"• {t[lang]}", BODY_PT, width) for t in pack.guide.supplies]
+    return out
+
+
+def _sheet_map(kit: Kit, pages: list[Page], first: int, width: float) -> list[Block]:
+    """Each sheet: its page numbers (front and back together), what is on it, what to do."""
+    words = kit.words
+    widths = [width * 0.16, width * 0.58, width * 0.26]
+    out = [
+        _heading(words["sheet_map"], new_page=True),
+        _paragraph(words["map_intro"], SMALL_PT, width, GREY),
+        _row([words["pages"], words["on_it"], words["todo"]], widths, bold=True),
+    ]
+    for numbers, what, todo in sheet_rows(kit, pages, first):
+        out.append(_row([numbers, what, todo], widths))
+    return out
+
+
+def sheet_rows(kit: Kit, pages: list[Page], first: int) -> list[tuple[str, str, str]]:
+    """(page numbers, what is on the sheet, what to do) per sheet of the kit, its tuck boxes
+    last; `first`: the page number of pages[0]."""
+    rows: list[tuple[str, str, str]] = []
+    n = first
+    for i, page in enumerate(pages):
+        if page.side == "back" and i > 0 and kit.duplex:
+            n += 1
+            continue  # told with its front
+        numbers = f"{n}–{n + 1}" if kit.duplex else str(n)
+        rows.append((numbers, _on_page(kit, page), _todo(kit, page)))
+        n += 1
+    todo = ", ".join(kit.words[w] for w in ("cut", "fold", "glue"))
+    for net, sheet in kit.tucks:
+        numbers = f"{n}–{n + 1}" if kit.duplex else str(n)
+        rows.append((numbers, kit.words["tuckbox"].format(name=sheet.name), todo))
+        n += 2 if kit.duplex else 1
+    return rows
+
+
+def _on_page(kit: Kit, page: Page) -> str:
+    """The groups on a sheet's front with their copies, and the parts of split faces."""
+    copies: Counter[str] = Counter()
+    parts = []
+    for p in page.placements:
+        if p.block >= FOLD_BLOCKS:  # a gutter-fold back beside its front
+            continue
+        if p.tile is not None:
+            name = group_name(kit.pack, p.face.group, kit.lang)
+            parts.append(
+                kit.words["part"].format(name=name, part=p.tile.name, parts=p.tile.rows * p.tile.cols)
+            )
+        else:
+            copies[p.face.group] += 1
+    said = [f"{group_name(kit.pack, g, kit.lang)} × {n}" for g, n in copies.items()]
+    return ", ".join(said + parts)
+
+
+def _todo(kit: Kit, page: Page) -> str:
+    kinds = {p.face.kind for p in page.placements}
+    done = ["cut"]
+    if kinds & {"standee", "die"} or page.fold is not None:
+        done.append("fold")
+    if kinds & {"standee", "die"} or page.tile is not None or page.fold is not None:
+        done.append("glue")
+    return ", ".join(kit.words[w] for w in done)
+
+
+def _assembly(kit: Kit, pages: list[Page], width: float) -> list[Block]:
+    pack, words = kit.pack, kit.words
+    groups = printed_groups(pack)
+    kinds = {g.kind for g in groups if not g.labels}
+    steps = [words[k] for k in KINDS if k in kinds]
+    if any(g.labels for g in groups):
+        steps.append(words["labels"])
+    if pack.print.backs == "gutter-fold":
+        steps.append(words["gutter"])
+    out = [_heading(words["assembly"], new_page=True)]
+    out += [b for step in steps for b in (_paragraph(step, BODY_PT, width), _space(1.5))]
+    split = _split_faces(pages)
+    if split:
+        out += [_paragraph(words["split"], BODY_PT, width), _space(1.5)]
+        out += [_diagram(kit, face, tiles, width) for face, tiles in split]
+    if kit.tucks:
+        out += [_paragraph(words["tuck"], BODY_PT, width), _space(1.5)]
+    out += [
+        b for step in pack.guide.steps for b in (_paragraph(step[kit.lang], BODY_PT, width), _space(1.5))
+    ]
+    return out
+
+
+def _split_faces(pages: list[Page]) -> list[tuple[Face, list[Tile]]]:
+    """Each face split over several sheets, with its parts."""
+    out: dict[tuple[str, str], tuple[Face, list[Tile]]] = {}
+    for page in pages:
+        if page.side != "front":
+            continue
+        for p in page.parts:
+            assert p.tile is not None
+            out.setdefault((p.face.group, p.face.item), (p.face, []))[1].append(p.tile)
+    return list(out.values())
+
+
+def _diagram(kit: Kit, face: Face, tiles: list[Tile], width: float) -> Block:
+    """The face's outline with each part's window on it, named as the sheets name them; the
+    strips two parts share shaded."""
+    fw, fh = face.full_size
+    scale = min(70.0 / fw, 45.0 / fh)
+    name = group_name(kit.pack, face.group, kit.lang)
+    caption = f"{name} · {fw:.0f} × {fh:.0f} mm"
+
+    def draw(c: Canvas, x: float, y: float) -> None:
+        left, top = x + 4, y + 2
+        c.setLineWidth(0.3)
+        for t in tiles:  # the overlaps first, under the outlines
+            wx, wy, ww, wh = _window(t)
+            c.setFillColor(Color(0.9, 0.9, 0.9))
+            c.rect((left + wx * scale) * K, _y(c, top + (wy + wh) * scale), ww * scale * K, wh * scale * K, stroke=0, fill=1)
+        for t in tiles:
+            wx, wy, ww, wh = _window(t)
+            c.setStrokeColor(black)
+            c.rect((left + wx * scale) * K, _y(c, top + (wy + wh) * scale), ww * scale * K, wh * scale * K, stroke=1, fill=0)
+            c.setFillColor(black)
+            c.setFont(fonts.default_face(bold=True), 9)
+            c.drawCentredString((left + (wx + ww / 2) * scale) * K, _y(c, top + (wy + wh / 2) * scale - 1.2), t.name)
+        c.setFont(fonts.default_face(), SMALL_PT)
+        c.setFillColor(GREY)
+        c.drawString((left + fw * scale + 6) * K, _y(c, top + 4), caption)
+
+    return Block(fh * scale + 6, draw)
+
+
+def _window(t: Tile) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = t.window
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def _printing(kit: Kit, width: float) -> list[Block]:
+    s, words = kit.pack.print, kit.words
+    lines = [words["advice_scale"]]
+    if s.duplex:
+        edge = words["long" if s.backs == "long-edge" else "short"]
+        lines.append(words["advice_duplex"].format(edge=edge))
+    else:
+        lines.append(words["advice_single"])
+    lines.append(words["advice_paper"].format(paper=s.paper.upper()))
+    out = [_space(4), _heading(words["printing"])]
+    return out + [b for line in lines for b in (_paragraph(f"• {line}", BODY_PT, width), _space(1))]
