@@ -44,7 +44,7 @@ class Block:
     height: float  # mm
     draw: Draw
     keep: bool = False  # a heading: kept on the page of the block after it
-    new_page: bool = False  # starts a page
+    section: float = 0.0  # a heading: its section's height, which starts a page unless it fits
 
 
 @dataclass
@@ -230,7 +230,8 @@ def _flow(blocks: list[Block], size: tuple[float, float]) -> list[list[tuple[flo
         need = block.height
         if block.keep and i + 1 < len(blocks):
             need += blocks[i + 1].height
-        if pages[-1] and (block.new_page or y + need > bottom):
+        whole = block.section if block.section <= bottom - TOP else 0.0  # else it must split
+        if pages[-1] and (y + max(need, whole) > bottom):
             pages.append([])
             y = TOP
         pages[-1].append((y, block))
@@ -243,9 +244,9 @@ def _blocks(kit: Kit, faces: list[Face], pages: list[Page], first: int) -> list[
     width = kit.size[0] - 2 * MARGIN
     out = _cover(kit, faces, width)
     out += _contents(kit, width)
+    out += _printing(kit, width)  # what a player does first
     out += _sheet_map(kit, pages, first, width)
     out += _assembly(kit, pages, width)
-    out += _printing(kit, width)
     return out
 
 
@@ -271,9 +272,16 @@ def _y(c: Canvas, y: float) -> float:
     return height - y * K
 
 
-def _heading(text: str, size: float = HEAD_PT, new_page: bool = False) -> Block:
+def _heading(text: str, size: float = HEAD_PT) -> Block:
     block = _paragraph(text, size, 500.0, bold=True)
-    return Block(block.height + 2.0, _below(block.draw, 1.0), keep=True, new_page=new_page)
+    return Block(block.height + 2.0, _below(block.draw, 1.0), keep=True)
+
+
+def _section(blocks: list[Block]) -> list[Block]:
+    """blocks (a heading first) kept on one page when they fit one: a new page rather than a
+    table split across two."""
+    blocks[0].section = sum(b.height for b in blocks)
+    return blocks
 
 
 def _below(draw: Draw, dy: float) -> Draw:
@@ -365,6 +373,14 @@ def _row(cells: list[str], widths: list[float], bold: bool = False, size: float 
     return Block(height, draw)
 
 
+def _mm(v: float) -> str:
+    return f"{round(v, 1):g}"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def printed_groups(pack: Pack) -> list[Group]:
     """The groups this kit prints (print.variants), with at least one copy."""
     return [g for g in pack.groups.values() if pack.print.prints(g.variant) and g.total > 0]
@@ -373,16 +389,16 @@ def printed_groups(pack: Pack) -> list[Group]:
 def _contents(kit: Kit, width: float) -> list[Block]:
     pack, lang, words = kit.pack, kit.lang, kit.words
     widths = [width * 0.55, width * 0.15, width * 0.30]
-    out = [_heading(words["contents"])]
+    out = [_heading(words["contents"])]  # under the cover: kept with it
     out.append(_row([words["component"], words["count"], words["size"]], widths, bold=True))
     for g in printed_groups(pack):
-        size = f"{g.size[0]:g} × {g.size[1]:g} mm"
+        size = f"{_mm(g.size[0])} × {_mm(g.size[1])} mm"
         out.append(_row([group_name(pack, g.name, lang), str(g.total), size], widths))
     for net, sheet in kit.tucks:
         if net.part == 1:
             w, h, d = net.inner
-            name = words["tuckbox"].format(name=group_name(pack, net.deck, lang))
-            out.append(_row([name, "1", f"{w:.0f} × {h:.0f} × {d:.0f} mm"], widths))
+            name = _capital(words["tuckbox"].format(name=group_name(pack, net.deck, lang)))
+            out.append(_row([name, "1", f"{_mm(w)} × {_mm(h)} × {_mm(d)} mm"], widths))
     if pack.guide.supplies:
         out += [_space(4), _heading(words["supplies"])]
         out += [_paragraph(f"• {t[lang]}", BODY_PT, width) for t in pack.guide.supplies]
@@ -392,15 +408,16 @@ def _contents(kit: Kit, width: float) -> list[Block]:
 def _sheet_map(kit: Kit, pages: list[Page], first: int, width: float) -> list[Block]:
     """Each sheet: its page numbers (front and back together), what is on it, what to do."""
     words = kit.words
-    widths = [width * 0.16, width * 0.58, width * 0.26]
+    widths = [width * 0.14, width * 0.62, width * 0.24]
     out = [
-        _heading(words["sheet_map"], new_page=True),
+        _space(4),
+        _heading(words["sheet_map"]),
         _paragraph(words["map_intro"], SMALL_PT, width, GREY),
         _row([words["pages"], words["on_it"], words["todo"]], widths, bold=True),
     ]
     for numbers, what, todo in sheet_rows(kit, pages, first):
         out.append(_row([numbers, what, todo], widths))
-    return out
+    return out[:1] + _section(out[1:])
 
 
 def sheet_rows(kit: Kit, pages: list[Page], first: int) -> list[tuple[str, str, str]]:
@@ -418,7 +435,7 @@ def sheet_rows(kit: Kit, pages: list[Page], first: int) -> list[tuple[str, str, 
     todo = ", ".join(kit.words[w] for w in ("cut", "fold", "glue"))
     for net, sheet in kit.tucks:
         numbers = f"{n}–{n + 1}" if kit.duplex else str(n)
-        rows.append((numbers, kit.words["tuckbox"].format(name=sheet.name), todo))
+        rows.append((numbers, _capital(kit.words["tuckbox"].format(name=sheet.name)), todo))
         n += 2 if kit.duplex else 1
     return rows
 
@@ -437,7 +454,7 @@ def _on_page(kit: Kit, page: Page) -> str:
             )
         else:
             copies[p.face.group] += 1
-    said = [f"{group_name(kit.pack, g, kit.lang)} × {n}" for g, n in copies.items()]
+    said = [f"{group_name(kit.pack, g, kit.lang)} ({n})" for g, n in copies.items()]
     return ", ".join(said + parts)
 
 
@@ -460,7 +477,7 @@ def _assembly(kit: Kit, pages: list[Page], width: float) -> list[Block]:
         steps.append(words["labels"])
     if pack.print.backs == "gutter-fold":
         steps.append(words["gutter"])
-    out = [_heading(words["assembly"], new_page=True)]
+    out = [_space(4), _heading(words["assembly"])]
     out += [b for step in steps for b in (_paragraph(step, BODY_PT, width), _space(1.5))]
     split = _split_faces(pages)
     if split:
@@ -529,5 +546,6 @@ def _printing(kit: Kit, width: float) -> list[Block]:
     else:
         lines.append(words["advice_single"])
     lines.append(words["advice_paper"].format(paper=s.paper.upper()))
-    out = [_space(4), _heading(words["printing"])]
-    return out + [b for line in lines for b in (_paragraph(f"• {line}", BODY_PT, width), _space(1))]
+    out = [_heading(words["printing"])]
+    out += [b for line in lines for b in (_paragraph(f"• {line}", BODY_PT, width), _space(1))]
+    return [_space(4)] + _section(out)

@@ -125,11 +125,31 @@ def _net(
     return parts
 
 
+# the panels joined by a fold; any other edge is cut (a dust flap beside a lid among them)
+JOINED = {
+    ("glue", "front"),
+    ("front", "side-1"),
+    ("side-1", "back"),
+    ("back", "side-2"),
+    ("side-1", "join"),
+    ("back", "lid-top"),
+    ("lid-top", "tuck-top"),
+    ("back", "lid-bottom"),
+    ("lid-bottom", "tuck-bottom"),
+    ("side-1", "dust-1-top"),
+    ("side-1", "dust-1-bottom"),
+    ("side-2", "dust-2-top"),
+    ("side-2", "dust-2-bottom"),
+}
+
+
 def _folds(panels: list[Panel]) -> list[tuple[float, float, float, float]]:
-    """Every edge two panels share: a fold."""
+    """The edge each pair of JOINED panels shares: a fold."""
     out = []
     for i, a in enumerate(panels):
         for b in panels[i + 1 :]:
+            if (a.name, b.name) not in JOINED and (b.name, a.name) not in JOINED:
+                continue
             ax, ay, aw, ah = a.rect
             bx, by, bw, bh = b.rect
             if abs(ax + aw - bx) < 1e-6 or abs(bx + bw - ax) < 1e-6:  # side by side
@@ -286,11 +306,16 @@ def _fold_lines(c: Canvas, net: Net, word: str) -> None:
     c.setDash()
     c.setFillColor(GREY)
     regular = fonts.default_face()
+    art_edges = {p.rect[0] + p.rect[2] for p in net.panels if p.name == "front"}
     for x0, y0, x1, y1 in net.folds:
         length = max(x1 - x0, y1 - y0)
         if fonts.string_width(word, regular, MARK_PT) > (length - 2) * K:
             continue  # a fold too short to carry its word: its dashes say it
-        _text(c, word, ((x0 + x1) / 2, (y0 + y1) / 2), vertical=x0 == x1, size=MARK_PT, gap=1.0)
+        # a vertical fold's word near its top, clear of the side's title at its middle, and
+        # beside the plain side of the fold, never over the deck's art
+        at = ((x0 + x1) / 2, (y0 + y1) / 2) if y0 == y1 else (x0, y0 + min(12.0, length / 2))
+        gap = -(1.0 + MARK_PT * 0.75 / K) if x0 == x1 and x0 in art_edges else 1.0
+        _text(c, word, at, vertical=x0 == x1, size=MARK_PT, gap=gap)
 
 
 def _words(c: Canvas, net: Net, sheet: Sheet) -> None:
