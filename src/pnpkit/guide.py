@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from reportlab.lib.colors import Color, black
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import calibration, fonts, guidewords, layout, tuckbox
-from pnpkit.layout import FOLD_BLOCKS, Page, Tile
+from pnpkit import calibration, fonts, guidewords, tuckbox
 from pnpkit.errors import Problem
+from pnpkit.layout import FOLD_BLOCKS, Page, Tile
 from pnpkit.model import KINDS, Face, Group, Pack
 from pnpkit.pdf import face_form
 from pnpkit.text import wrap
@@ -155,7 +155,7 @@ def problems(pack: Pack) -> list[Problem]:
     out = tuckbox.problems(pack)
     for lang in pack.languages:
         keys = guidewords.missing(lang, pack.strings)
-        if keys and pack.print.guide:
+        if keys and pack.print.guide and pack.guide.given:
             out.append(
                 Problem(
                     pack.where,
@@ -169,8 +169,8 @@ def problems(pack: Pack) -> list[Problem]:
 
 
 def plan(pack: Pack, lang: str, faces: list[Face], pages: list[Page]) -> Kit:
-    """The guide and tuck boxes of one language's PDF, its `pages` imposed already (no guide
-    with `--no-guide`: print.guide)."""
+    """The guide and tuck boxes of one language's PDF, its `pages` imposed already: a guide
+    when game.yaml asks for one (`guide:`) and `--no-guide` (print.guide) does not leave it out."""
     s = pack.print
     size = SIZES[s.paper]
     words = guidewords.words(lang, pack.strings)
@@ -183,7 +183,9 @@ def plan(pack: Pack, lang: str, faces: list[Face], pages: list[Page]) -> Kit:
     ]
     check = calibration.page_count(s.backs)
     guess = 1
-    for _ in range(4 if s.guide else 0):  # settles at once: only the numbers change, never a block's height
+    for _ in range(
+        4 if s.guide else 0
+    ):  # settles at once: only the numbers change, never a block's height
         first = guess + (guess % 2 if s.duplex else 0) + check + 1
         blocks = _blocks(kit, faces, pages, first)
         kit.flow = _flow(blocks, size)
@@ -299,7 +301,10 @@ def _cover(kit: Kit, faces: list[Face], width: float) -> list[Block]:
     size = TITLE_PT
     while size > HEAD_PT and fonts.string_width(title, bold, size) > width * K:
         size -= 1
-    players = words["players"].format(min=pack.players[0], max=pack.players[1])
+    low, high = pack.players
+    players = (
+        words["players"].format(min=low, max=high) if low < high else words["one"].format(n=high)
+    )
     out = [
         _paragraph(title, size, width, bold=True),
         _paragraph(f"{words['kit']} · {players}", BODY_PT + 1, width, GREY),
@@ -320,7 +325,9 @@ def _cover_faces(pack: Pack, faces: list[Face]) -> list[Face]:
     out: dict[str, Face] = {}
     for face in fronts:
         if pack.print.prints(face.variant) and face.count > 0 and face.group not in out:
-            if max(face.size) < 250:  # a board is a poor thumbnail beside cards
+            # a board is a poor thumbnail beside cards; a standee's or a die's print layout
+            # (a figure upside down, a net) is no picture of the piece
+            if max(face.size) < 250 and face.kind not in ("standee", "die"):
                 out[face.group] = face
     return list(out.values())[:4]
 
@@ -348,7 +355,6 @@ def _pictures(pictures: list[Face], width: float, forms: list[dict[str, str]]) -
         c.restoreState()
 
     return Block(heights, draw)
-
 
 
 def _row(cells: list[str], widths: list[float], bold: bool = False, size: float = BODY_PT) -> Block:
@@ -394,7 +400,7 @@ def _contents(kit: Kit, width: float) -> list[Block]:
     for g in printed_groups(pack):
         size = f"{_mm(g.size[0])} × {_mm(g.size[1])} mm"
         out.append(_row([group_name(pack, g.name, lang), str(g.total), size], widths))
-    for net, sheet in kit.tucks:
+    for net, _ in kit.tucks:
         if net.part == 1:
             w, h, d = net.inner
             name = _capital(words["tuckbox"].format(name=group_name(pack, net.deck, lang)))
@@ -433,7 +439,7 @@ def sheet_rows(kit: Kit, pages: list[Page], first: int) -> list[tuple[str, str, 
         rows.append((numbers, _on_page(kit, page), _todo(kit, page)))
         n += 1
     todo = ", ".join(kit.words[w] for w in ("cut", "fold", "glue"))
-    for net, sheet in kit.tucks:
+    for _, sheet in kit.tucks:
         numbers = f"{n}–{n + 1}" if kit.duplex else str(n)
         rows.append((numbers, _capital(kit.words["tuckbox"].format(name=sheet.name)), todo))
         n += 2 if kit.duplex else 1
@@ -450,7 +456,9 @@ def _on_page(kit: Kit, page: Page) -> str:
         if p.tile is not None:
             name = group_name(kit.pack, p.face.group, kit.lang)
             parts.append(
-                kit.words["part"].format(name=name, part=p.tile.name, parts=p.tile.rows * p.tile.cols)
+                kit.words["part"].format(
+                    name=name, part=p.tile.name, parts=p.tile.rows * p.tile.cols
+                )
             )
         else:
             copies[p.face.group] += 1
@@ -481,12 +489,13 @@ def _assembly(kit: Kit, pages: list[Page], width: float) -> list[Block]:
     out += [b for step in steps for b in (_paragraph(step, BODY_PT, width), _space(1.5))]
     split = _split_faces(pages)
     if split:
-        out += [_paragraph(words["split"], BODY_PT, width), _space(1.5)]
-        out += [_diagram(kit, face, tiles, width) for face, tiles in split]
+        out += [_split_step(kit, split, width), _space(1.5)]
     if kit.tucks:
         out += [_paragraph(words["tuck"], BODY_PT, width), _space(1.5)]
     out += [
-        b for step in pack.guide.steps for b in (_paragraph(step[kit.lang], BODY_PT, width), _space(1.5))
+        b
+        for step in pack.guide.steps
+        for b in (_paragraph(step[kit.lang], BODY_PT, width), _space(1.5))
     ]
     return out
 
@@ -503,33 +512,71 @@ def _split_faces(pages: list[Page]) -> list[tuple[Face, list[Tile]]]:
     return list(out.values())
 
 
-def _diagram(kit: Kit, face: Face, tiles: list[Tile], width: float) -> Block:
-    """The face's outline with each part's window on it, named as the sheets name them; the
-    strips two parts share shaded."""
-    fw, fh = face.full_size
-    scale = min(70.0 / fw, 45.0 / fh)
-    name = group_name(kit.pack, face.group, kit.lang)
-    caption = f"{name} · {fw:.0f} × {fh:.0f} mm"
+DIAGRAM_W, DIAGRAM_H = 50.0, 30.0  # mm: the most a split face's diagram takes
+
+
+def _split_step(kit: Kit, split: list[tuple[Face, list[Tile]]], width: float) -> Block:
+    """The split boards' step, with a diagram of each board's parts to its right."""
+    text = _paragraph(kit.words["split"], BODY_PT, width - DIAGRAM_W - 6)
+    diagrams = [_diagram(kit, face, tiles) for face, tiles in split]
+    height = max(text.height, sum(d.height for d in diagrams))
 
     def draw(c: Canvas, x: float, y: float) -> None:
-        left, top = x + 4, y + 2
-        c.setLineWidth(0.3)
-        for t in tiles:  # the overlaps first, under the outlines
-            wx, wy, ww, wh = _window(t)
-            c.setFillColor(Color(0.9, 0.9, 0.9))
-            c.rect((left + wx * scale) * K, _y(c, top + (wy + wh) * scale), ww * scale * K, wh * scale * K, stroke=0, fill=1)
-        for t in tiles:
-            wx, wy, ww, wh = _window(t)
-            c.setStrokeColor(black)
-            c.rect((left + wx * scale) * K, _y(c, top + (wy + wh) * scale), ww * scale * K, wh * scale * K, stroke=1, fill=0)
-            c.setFillColor(black)
-            c.setFont(fonts.default_face(bold=True), 9)
-            c.drawCentredString((left + (wx + ww / 2) * scale) * K, _y(c, top + (wy + wh / 2) * scale - 1.2), t.name)
-        c.setFont(fonts.default_face(), SMALL_PT)
-        c.setFillColor(GREY)
-        c.drawString((left + fw * scale + 6) * K, _y(c, top + 4), caption)
+        text.draw(c, x, y)
+        top = y
+        for d in diagrams:
+            d.draw(c, x + width - DIAGRAM_W, top)
+            top += d.height
 
-    return Block(fh * scale + 6, draw)
+    return Block(height + 2, draw)
+
+
+def _diagram(kit: Kit, face: Face, tiles: list[Tile]) -> Block:
+    """The face's outline with each part's window on it, named as the sheets name them; the
+    strips two parts share shaded; its name and size under it."""
+    fw, fh = face.full_size
+    scale = min(DIAGRAM_W / fw, DIAGRAM_H / fh)
+    name = group_name(kit.pack, face.group, kit.lang)
+    caption = _paragraph(f"{name} · {fw:.0f} × {fh:.0f} mm", 7.0, DIAGRAM_W, GREY)
+    windows = [(t.name, _window(t)) for t in tiles]
+    shared = [_common(a, b) for i, (_, a) in enumerate(windows) for _, b in windows[i + 1 :]]
+
+    def box(c: Canvas, x: float, y: float, r: tuple[float, float, float, float], fill: int) -> None:
+        wx, wy, ww, wh = r
+        c.rect(
+            (x + wx * scale) * K,
+            _y(c, y + (wy + wh) * scale),
+            ww * scale * K,
+            wh * scale * K,
+            stroke=1 - fill,
+            fill=fill,
+        )
+
+    def draw(c: Canvas, x: float, y: float) -> None:
+        c.setLineWidth(0.3)
+        c.setFillColor(Color(0.85, 0.85, 0.85))
+        for r in shared:
+            if r is not None:
+                box(c, x, y, r, 1)
+        c.setStrokeColor(black)
+        c.setFillColor(black)
+        c.setFont(fonts.default_face(bold=True), 8)
+        for part, (wx, wy, ww, wh) in windows:
+            box(c, x, y, (wx, wy, ww, wh), 0)
+            centre = (x + (wx + ww / 2) * scale, y + (wy + wh / 2) * scale)
+            c.drawCentredString(centre[0] * K, _y(c, centre[1] + 1.0), part)
+        caption.draw(c, x, y + fh * scale + 1)
+
+    return Block(fh * scale + 1 + caption.height + 3, draw)
+
+
+def _common(
+    a: tuple[float, float, float, float], b: tuple[float, float, float, float]
+) -> tuple[float, float, float, float] | None:
+    """Where two windows (x, y, w, h) overlap, if they do."""
+    left, top = max(a[0], b[0]), max(a[1], b[1])
+    right, bottom = min(a[0] + a[2], b[0] + b[2]), min(a[1] + a[3], b[1] + b[3])
+    return (left, top, right - left, bottom - top) if right > left and bottom > top else None
 
 
 def _window(t: Tile) -> tuple[float, float, float, float]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from pnpkit.checker import Reader, did_you_mean
 from pnpkit.loader import Path_
-from pnpkit.model import GuideSpec, Group, TuckSpec
+from pnpkit.model import Group, GuideSpec, TuckSpec
 from pnpkit.units import describe
 
 GUIDE_KEYS = ("cover", "names", "supplies", "steps")
@@ -20,12 +20,13 @@ MAX_LINES = 50  # supplies or steps: a guide, not a rule book
 
 
 def read_guide(r: Reader, value: object, langs: Sequence[str]) -> GuideSpec:
-    """`guide: {cover: group/item, names: {group: text}, supplies: [text], steps: [text]}`."""
+    """`guide: {cover: group/item, names: {group: text}, supplies: [text], steps: [text]}`
+    (`guide: {}` for a guide made from the pack alone)."""
     if value is None:
         return GuideSpec()
     spec = r.mapping(value, ("guide",), GUIDE_KEYS, "'guide'")
     if spec is None:
-        return GuideSpec()
+        return GuideSpec(given=True)
     cover = None
     if "cover" in spec:
         text = r.typed(spec["cover"], ("guide", "cover"), "string")
@@ -36,6 +37,7 @@ def read_guide(r: Reader, value: object, langs: Sequence[str]) -> GuideSpec:
             cover = (group, item)
     names = r.table(spec.get("names", {}), ("guide", "names"), "'names'") or {}
     return GuideSpec(
+        given=True,
         cover=cover,
         names={
             str(k): t
@@ -47,9 +49,14 @@ def read_guide(r: Reader, value: object, langs: Sequence[str]) -> GuideSpec:
     )
 
 
-def _texts(r: Reader, value: object, path: Path_, langs: Sequence[str]) -> tuple[dict[str, str], ...]:
+def _texts(
+    r: Reader, value: object, path: Path_, langs: Sequence[str]
+) -> tuple[dict[str, str], ...]:
     if not isinstance(value, list) or len(value) > MAX_LINES:
-        r.problem(path, f"'{path[-1]}' must be a list of at most {MAX_LINES} texts (got {describe(value)})")
+        r.problem(
+            path,
+            f"'{path[-1]}' must be a list of at most {MAX_LINES} texts (got {describe(value)})",
+        )
         return ()
     return tuple(t for i, v in enumerate(value) if (t := r.text(v, path + (i,), langs)) is not None)
 
@@ -69,7 +76,9 @@ def check_guide(r: Reader, guide: GuideSpec, groups: dict[str, Group]) -> None:
     if group not in groups:
         r.problem(("guide", "cover"), f"no group '{group}'{did_you_mean(group, list(groups))}")
     elif item not in (ids := [i.id for i in groups[group].items]):
-        r.problem(("guide", "cover"), f"group '{group}' has no item '{item}'{did_you_mean(item, ids)}")
+        r.problem(
+            ("guide", "cover"), f"group '{group}' has no item '{item}'{did_you_mean(item, ids)}"
+        )
 
 
 def read_tuckbox(r: Reader, spec: dict[str, Any], path: Path_, kind: str | None) -> TuckSpec | None:
@@ -78,7 +87,9 @@ def read_tuckbox(r: Reader, spec: dict[str, Any], path: Path_, kind: str | None)
         return None
     where = path + ("tuckbox",)
     if kind is not None and kind != "card":
-        r.problem(where, f"'tuckbox' holds a deck of cards; this group's kind is '{kind}'", key=True)
+        r.problem(
+            where, f"'tuckbox' holds a deck of cards; this group's kind is '{kind}'", key=True
+        )
         return None
     value = spec["tuckbox"]
     if value is True:

@@ -10,6 +10,7 @@ PREFIX = "pnpkit_guide_"
 EN = {
     "kit": "Print-and-play kit",
     "players": "{min}–{max} players",
+    "one": "players: {n}",
     "contents": "Contents",
     "component": "Component",
     "count": "Count",
@@ -62,6 +63,7 @@ EN = {
 PL = {
     "kit": "Zestaw do samodzielnego wydruku",
     "players": "{min}–{max} graczy",
+    "one": "liczba graczy: {n}",
     "contents": "Zawartość",
     "component": "Element",
     "count": "Liczba",
@@ -95,8 +97,7 @@ PL = {
     "druku, połóż ją na sąsiedniej tak, by celowniki się pokryły, i sklej lub sklej taśmą.",
     "tuck": "Pudełko: wytnij wzdłuż ciągłej linii, zegnij wszystkie przerywane, przyklej "
     "boczną zakładkę od środka do przeciwległej ścianki; klapki wsuń u góry i u dołu.",
-    "gutter": "Arkusze składane: zegnij arkusz wzdłuż środkowej linii, sklej połówki, "
-    "potem tnij.",
+    "gutter": "Arkusze składane: zegnij arkusz wzdłuż środkowej linii, sklej połówki, potem tnij.",
     "labels": "Arkusze etykiet: drukuj na wskazanych naklejkach i odklejaj je po kolei.",
     "printing": "Drukowanie",
     "advice_scale": "Drukuj w skali 100% / rozmiar rzeczywisty, nigdy 'Dopasuj do strony': "
@@ -115,6 +116,7 @@ PL = {
 IT = {
     "kit": "Kit print-and-play",
     "players": "{min}–{max} giocatori",
+    "one": "giocatori: {n}",
     "contents": "Contenuto",
     "component": "Componente",
     "count": "Quantità",
@@ -169,6 +171,7 @@ IT = {
 EO = {
     "kit": "Presebla ludilaro",
     "players": "{min}–{max} ludantoj",
+    "one": "ludantoj: {n}",
     "contents": "Enhavo",
     "component": "Ero",
     "count": "Nombro",

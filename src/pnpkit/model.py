@@ -127,6 +127,7 @@ class TuckSpec:
 class GuideSpec:
     """`guide:` in game.yaml: what the kit guide (guide.py) cannot work out from the pack."""
 
+    given: bool = False  # game.yaml has `guide:`: the kit's PDFs open with a guide
     cover: tuple[str, str] | None = None  # (group, item) whose front is the cover picture
     names: dict[str, dict[str, str]] = field(default_factory=dict)  # group -> lang -> name
     supplies: tuple[dict[str, str], ...] = ()  # what the player fetches, each per language

@@ -189,8 +189,8 @@ GAME = (
         "guide",
         "mapping",
         None,
-        "The kit guide's extras (docs/kit-guide.md): cover (GROUP/ITEM), names of groups, "
-        "supplies and steps, each text per language.",
+        "Open each PDF with a kit guide (docs/kit-guide.md); optional: cover (GROUP/ITEM), "
+        "names of groups, supplies and steps, each text per language.",
     ),
 )
 

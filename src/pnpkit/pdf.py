@@ -470,8 +470,8 @@ def start_canvas(
     c.setCreator("pnpkit")
     c.setAuthor("pnpkit")
     c.setViewerPreference("PrintScaling", "None")
-    first = before(c) if before else 0
-    return c, first + (calibration_pages.draw(c, calibration) if calibration else 0)
+    drawn = before(c) if before else 0
+    return c, drawn + (calibration_pages.draw(c, calibration) if calibration else 0)
 
 
 class Extras(Protocol):

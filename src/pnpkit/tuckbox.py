@@ -76,9 +76,9 @@ def nets(group: Group, room: tuple[float, float]) -> list[Net]:
     G = max(6.0, min(10.0, D))  # glue tab
     F = max(6.0, min(T, D))  # dust flap
     whole = _net(group.name, (W, H, D), T, G, F, split=False)
-    if _fits(whole.size, room):
-        return [whole]
-    return _net(group.name, (W, H, D), T, G, F, split=True)  # type: ignore[return-value]
+    if _fits(whole[0].size, room):
+        return whole
+    return _net(group.name, (W, H, D), T, G, F, split=True)
 
 
 def _fits(size: tuple[float, float], room: tuple[float, float]) -> bool:
@@ -89,8 +89,8 @@ def _fits(size: tuple[float, float], room: tuple[float, float]) -> bool:
 
 def _net(
     deck: str, inner: tuple[float, float, float], T: float, G: float, F: float, split: bool
-) -> Net | list[Net]:
-    """The net's panels; split: its two parts [glue, front, side, join tab] and [back, side]."""
+) -> list[Net]:
+    """The net, or split: its two parts [glue, front, side, join tab] and [back, side]."""
     W, H, D = inner
     y0 = T + D  # the panels' top
     xs = [0.0, G, G + W, G + W + D, G + 2 * W + D]  # glue, front, side 1, back, side 2
@@ -110,7 +110,7 @@ def _net(
         Panel("dust-2-bottom", (xs[4], y0 + H, D, F), min(D / 3, F / 2), "bottom"),
     ]
     if not split:
-        return Net(deck, inner, panels, _folds(panels))
+        return [Net(deck, inner, panels, _folds(panels))]
     first = [p for p in panels if p.name in ("glue", "front") or "-1" in p.name]
     first.append(Panel("join", (xs[3], y0 + 2, G, H - 4), min(G, 3.0), "right"))
     second = [p for p in panels if p not in first]
