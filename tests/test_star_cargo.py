@@ -8,17 +8,12 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import ROOT, Kit
-from pnpkit import calibration
+from conftest import ROOT, Kit, kit_start
 from pnpkit.build import validate
 from pnpkit.cli import main
 from pnpkit.pdf import alignment_marks
 from pnpkit.schema import load_pack
 from registered import REGISTRY, impose
-
-FIRST = calibration.page_count(
-    "long-edge"
-)  # the PDF index of layout page 0: after the print check and its back
 
 S = "components/star-cargo"
 MM = 72 / 25.4  # PDF points per mm
@@ -490,7 +485,8 @@ class TestBoardPrint:
         out, result = built
         data, bleed = result.pack.data, 3.0
         pages, _ = impose(result.faces["eo"], result.pack.print)
-        sheets = [(n, p.tile) for n, p in enumerate(pages, FIRST) if p.tile is not None]
+        first = kit_start(out / "star-cargo-eo.pdf")  # after the kit guide and the print check
+        sheets = [(n, p.tile) for n, p in enumerate(pages, first) if p.tile is not None]
         assert [t.name for _, t in sheets] == ["A1", "A2"]
         (n1, t1), (n2, t2) = sheets
         seen = {}
@@ -538,7 +534,8 @@ class TestBoardPrint:
     def test_the_left_sheet_marks_where_the_right_one_goes(self, built):
         out, result = built
         pages, _ = impose(result.faces["eo"], result.pack.print)
-        (n1, t1), (_, t2) = [(n, p.tile) for n, p in enumerate(pages, FIRST) if p.tile is not None]
+        first = kit_start(out / "star-cargo-eo.pdf")
+        (n1, t1), (_, t2) = [(n, p.tile) for n, p in enumerate(pages, first) if p.tile is not None]
         img = image(pdf_page(out / "star-cargo-eo.pdf", n1))
         x = (t1.origin[0] + t2.window[0] - t1.window[0]) * PX
         column = [
@@ -560,7 +557,7 @@ class TestCardsPrint:
         pages, _ = impose(result.faces["eo"], result.pack.print)
         printed = set()
         checked = 0
-        for n, page in enumerate(pages, FIRST):
+        for n, page in enumerate(pages, kit_start(out / "star-cargo-eo.pdf")):
             cards = [
                 p for p in page.placements if p.face.group in ("contracts", "movement", "aids")
             ]

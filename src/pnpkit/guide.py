@@ -183,9 +183,9 @@ def plan(pack: Pack, lang: str, faces: list[Face], pages: list[Page]) -> Kit:
     ]
     check = calibration.page_count(s.backs)
     guess = 1
-    for _ in range(
-        4 if s.guide else 0
-    ):  # settles at once: only the numbers change, never a block's height
+    wanted = s.guide and pack.guide.given
+    # settles at once: only the numbers change, never a block's height
+    for _ in range(4 if wanted else 0):
         first = guess + (guess % 2 if s.duplex else 0) + check + 1
         blocks = _blocks(kit, faces, pages, first)
         kit.flow = _flow(blocks, size)
