@@ -209,3 +209,21 @@ def test_a_pack_gives_its_own_guide_words(tmp_path):
     assert "In the box" in pages[0] and "Contents" not in pages[0]
     assert "• a pencil" in pages[0]
     assert "Assembly Cards: cut along" in pages[1] and "Sleeve the cards." in pages[1]
+
+
+def test_a_language_without_guide_words_falls_back_to_english_with_a_warning(tmp_path):
+    root = write_pack(
+        tmp_path / "p",
+        {
+            "game.yaml": "name: Probe\nlanguages: [en, de]\nplayers: {min: 1, max: 2}\n"
+            "guide: {}\nstrings:\n  pnpkit_guide_contents: {en: Contents, de: Inhalt}\n",
+        },
+    )
+    result = validate(root)
+    warnings = [p.message for p in result.problems if p.rule == "words" and "guide" in p.message]
+    assert warnings == [
+        "pnpkit has no words for its kit guide in 'de'; it prints them in English (strings "
+        "pnpkit_guide_kit ... pnpkit_guide_guide give them: docs/kit-guide.md)"
+    ]
+    kit = guide.plan(result.pack, "de", [], [])
+    assert kit.words["contents"] == "Inhalt" and kit.words["cut"] == "cut"

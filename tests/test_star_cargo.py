@@ -481,6 +481,38 @@ class TestBoardPrint:
             )  # centred on its column or row
             assert inked(img, [v * PX for v in box]) > 20, (label, box)  # printed, not just present
 
+    def test_row_numbers_keep_clear_of_the_grid_frame(self, built):
+        """Each row number, "10" too, stays 1 mm or more off the grid's frame on either side
+        (at 12 pt "10" filled its strip and touched the frame)."""
+        out, result = built
+        page = pdf_page(out / "star-cargo-eo-a3.pdf", 1)
+        trim = [float(v) for v in PdfReader(out / "star-cargo-eo-a3.pdf").pages[1].trimbox]
+        left, top = trim[0] / MM, (page.get_height() - trim[3]) / MM
+        b = result.pack.data["board"]
+        e, c = b["edge"], b["cell"]
+        frame = (left + e, left + e + len(b["columns"]) * c)  # the grid's left and right edges
+        found = chars(page)
+        for r in range(1, b["rows"] + 1):
+            row_top, row_bottom = top + e + (r - 1) * c, top + e + r * c
+            digits = [
+                box
+                for ch, box in found
+                if ch.isdigit()
+                and row_top <= (box[1] + box[3]) / 2 <= row_bottom
+                and not frame[0] < (box[0] + box[2]) / 2 < frame[1]
+            ]
+            assert len(digits) == 2 * len(str(r)), (r, digits)
+            for x0, _, x1, _ in digits:
+                assert (
+                    min(
+                        abs(x1 - frame[0]),
+                        abs(x0 - frame[0]),
+                        abs(x0 - frame[1]),
+                        abs(x1 - frame[1]),
+                    )
+                    >= 1.0
+                ), (r, x0, x1)
+
     def test_split_sheets_show_the_labels_of_their_part_and_matching_targets(self, built):
         out, result = built
         data, bleed = result.pack.data, 3.0

@@ -175,12 +175,8 @@ def plan(pack: Pack, lang: str, faces: list[Face], pages: list[Page]) -> Kit:
     size = SIZES[s.paper]
     words = guidewords.words(lang, pack.strings)
     kit = Kit(pack, lang, size, words, duplex=s.duplex)
-    fronts = {(f.group, f.item): f for f in faces if f.side == "front"}
-    backs = {(f.group, f.item): f for f in faces if f.side == "back"}
-    kit.tucks = [
-        (net, _tuck_sheet(pack, lang, words, pack.groups[net.deck], fronts, backs, net))
-        for net in tuckbox.sheets(pack)
-    ]
+    sides = {(f.group, f.item, f.side): f for f in faces}
+    kit.tucks = [(net, _tuck_sheet(kit, net, sides)) for net in tuckbox.sheets(pack)]
     check = calibration.page_count(s.backs)
     guess = 1
     wanted = s.guide and pack.guide.given
@@ -198,20 +194,16 @@ def plan(pack: Pack, lang: str, faces: list[Face], pages: list[Page]) -> Kit:
 
 
 def _tuck_sheet(
-    pack: Pack,
-    lang: str,
-    words: dict[str, str],
-    group: Group,
-    fronts: dict[tuple[str, str], Face],
-    backs: dict[tuple[str, str], Face],
-    net: tuckbox.Net,
+    kit: Kit, net: tuckbox.Net, sides: dict[tuple[str, str, str], Face]
 ) -> tuckbox.Sheet:
+    """The words and art of a deck's tuck box sheet: its first card's back, else its front."""
+    group = kit.pack.groups[net.deck]
     first = group.items[0].id if group.items else ""
-    art = backs.get((group.name, first)) or fronts.get((group.name, first))
-    name = f"{group_name(pack, group.name, lang)} × {group.total}"
+    art = sides.get((group.name, first, "back")) or sides.get((group.name, first, "front"))
+    name = f"{group_name(kit.pack, group.name, kit.lang)} × {group.total}"
     if net.parts > 1:
-        name = words["part"].format(name=name, part=net.part, parts=net.parts)
-    return tuckbox.Sheet(pack.name[lang], name, words["fold"], words["glue"], art)
+        name = kit.words["part"].format(name=name, part=net.part, parts=net.parts)
+    return tuckbox.Sheet(kit.pack.name[kit.lang], name, kit.words["fold"], kit.words["glue"], art)
 
 
 def group_name(pack: Pack, group: str, lang: str) -> str:
