@@ -61,7 +61,8 @@ class Kit:
     pad: bool = False  # a blank page after the guide, so the print check starts a sheet
     total: int = 0  # the PDF's pages
     duplex: bool = False
-    forms: list[dict[str, str]] = field(default_factory=list)  # the PDF's, while it is drawn
+    # draws the cover's faces through the PDF's own forms, which draw_before() hands it
+    drawer: _FaceDrawer = field(default_factory=lambda: _FaceDrawer({}))
 
     @property
     def before(self) -> int:
@@ -74,7 +75,7 @@ class Kit:
         return len(self.tucks) * (2 if self.duplex else 1)
 
     def draw_before(self, c: Canvas, forms: dict[str, str]) -> int:
-        self.forms[:] = [forms]  # the cover's faces are drawn through the PDF's own forms
+        self.drawer.forms = forms
         for n, page in enumerate(self.flow, 1):
             _start(c, self.size)
             for y, block in page:
@@ -92,11 +93,11 @@ class Kit:
 
     def draw_after(self, c: Canvas, forms: dict[str, str], first: int) -> int:
         """The tuck box sheets; `first`: the page number of the first."""
-        drawer = _FaceDrawer(forms)
+        self.drawer.forms = forms
         n = first
         for net, sheet in self.tucks:
             _start(c, self.size)
-            tuckbox.draw(c, self.size, net, sheet, drawer.draw)
+            tuckbox.draw(c, self.size, net, sheet, self.drawer.draw)
             self._footer(c, n, self.words["tuckbox"].format(name=sheet.name))
             c.showPage()
             n += 1
@@ -304,7 +305,7 @@ def _cover(kit: Kit, faces: list[Face], width: float) -> list[Block]:
     ]
     pictures = _cover_faces(pack, faces)
     if pictures:
-        out += [_pictures(pictures, width, kit.forms), _space(6)]
+        out += [_pictures(pictures, width, kit.drawer), _space(6)]
     return out
 
 
@@ -324,7 +325,7 @@ def _cover_faces(pack: Pack, faces: list[Face]) -> list[Face]:
     return list(out.values())[:4]
 
 
-def _pictures(pictures: list[Face], width: float, forms: list[dict[str, str]]) -> Block:
+def _pictures(pictures: list[Face], width: float, drawer: _FaceDrawer) -> Block:
     """The faces side by side, as large as COVER_H and the width let them, centred."""
     gap = 6.0
     ratio = sum(f.size[0] / f.size[1] for f in pictures)
@@ -333,7 +334,6 @@ def _pictures(pictures: list[Face], width: float, forms: list[dict[str, str]]) -
     total = sum(w for w, _ in sizes) + gap * (len(sizes) - 1)
 
     def draw(c: Canvas, x: float, y: float) -> None:
-        drawer = _FaceDrawer(forms[0])
         left = x + (width - total) / 2
         c.saveState()
         c.translate(0, c._pagesize[1])  # type: ignore[attr-defined]
