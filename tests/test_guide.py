@@ -227,3 +227,23 @@ def test_a_language_without_guide_words_falls_back_to_english_with_a_warning(tmp
     ]
     kit = guide.plan(result.pack, "de", [], [])
     assert kit.words["contents"] == "Inhalt" and kit.words["cut"] == "cut"
+
+
+def test_the_print_checks_height_runs_along_its_left_targets(tmp_path):
+    """The distance between the left corner targets reads along their line, as the width reads
+    under the bottom ones (it stood alone mid-page as '↕ 267 mm', beside nothing it measured)."""
+    root = write_probe(tmp_path / "p")
+    assert main(["build", str(root), "--out", str(tmp_path / "out")]) == 0
+    page = pypdfium2.PdfDocument(str(tmp_path / "out" / "p" / "p-en.pdf"))[0]
+    text, mm = page.get_textpage(), 72 / 25.4
+    height = page.get_height()
+    boxes = {}
+    for i in range(text.count_chars()):
+        left, bottom, right, top = text.get_charbox(i)
+        if right / mm < 15.0:  # left of the targets' line (15 mm in from the paper's edge)
+            boxes.setdefault(text.get_text_range(i, 1), []).append((left / mm, (height - top) / mm))
+    digits = [boxes[d][0] for d in "267"]
+    xs, ys = [x for x, _ in digits], [y for _, y in digits]
+    assert max(xs) - min(xs) < 0.5  # one column: the label is turned along the line
+    assert ys[0] > ys[1] > ys[2]  # read bottom to top
+    assert abs(sum(ys) / 3 - 297 / 2) < 5  # beside the middle of the line it measures
