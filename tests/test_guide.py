@@ -247,3 +247,25 @@ def test_the_print_checks_height_runs_along_its_left_targets(tmp_path):
     assert max(xs) - min(xs) < 0.5  # one column: the label is turned along the line
     assert ys[0] > ys[1] > ys[2]  # read bottom to top
     assert abs(sum(ys) / 3 - 297 / 2) < 5  # beside the middle of the line it measures
+
+
+def test_a_pack_s_long_texts_flow_over_pages_and_never_off_them(tmp_path):
+    """A stranger's step of 3,000 words and a group name of 400 flow onto more guide pages (the
+    name cut short in its table cell), every letter on its page above the footer."""
+    words = " ".join(f"word{i}" for i in range(3000))
+    root = write_probe(
+        tmp_path / "p",
+        f"guide: {{steps: ['{words}'], names: {{cards: '{words[:2800]}'}}}}\n",
+    )
+    assert main(["build", str(root), "--out", str(tmp_path / "out")]) == 0
+    doc = pypdfium2.PdfDocument(str(tmp_path / "out" / "p" / "p-en.pdf"))
+    guide_pages = [
+        i for i in range(len(doc)) if " · guide · " in doc[i].get_textpage().get_text_range()
+    ]
+    assert len(guide_pages) > 3
+    for i in guide_pages:
+        text = doc[i].get_textpage()
+        for n in range(text.count_chars()):
+            left, bottom, right, top = text.get_charbox(n)
+            assert bottom >= 5 * 72 / 25.4 - 0.5 and top <= doc[i].get_height(), (i, n)
+    assert "word2999" in " ".join(doc[i].get_textpage().get_text_range() for i in guide_pages)

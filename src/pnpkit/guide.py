@@ -36,7 +36,7 @@ MARGIN, TOP, BOTTOM = 18.0, 18.0, 20.0  # mm
 BODY_PT, SMALL_PT, HEAD_PT, TITLE_PT = 10.0, 8.5, 14.0, 28.0
 LEADING = 1.3
 COVER_H = 95.0  # mm: the cover picture's height at most
-Draw = Callable[[Canvas, float, float], None]  # (canvas, x, y): top-left of the block, mm
+Draw = Callable[[Canvas, float, float, float], None]  # (canvas, x, y, page height), mm
 
 
 @dataclass
@@ -79,14 +79,14 @@ class Kit:
         for n, page in enumerate(self.flow, 1):
             _start(c, self.size)
             for y, block in page:
-                block.draw(c, MARGIN, y)
+                block.draw(c, MARGIN, y, self.size[1])
             self._footer(c, n)
             c.setFillColor(black)
             c.showPage()
         if self.pad:
             _start(c, self.size)
             _paragraph(self.words["blank"], SMALL_PT, self.size[0] - 2 * MARGIN, GREY).draw(
-                c, MARGIN, self.size[1] / 2
+                c, MARGIN, self.size[1] / 2, self.size[1]
             )
             c.showPage()
         return self.before
@@ -151,22 +151,9 @@ class _FaceDrawer:
 
 
 def problems(pack: Pack) -> list[Problem]:
-    """Languages the guide has no words for (it falls back to English), decks whose tuck box
-    the paper cannot hold."""
-    out = tuckbox.problems(pack)
-    for lang in pack.languages:
-        keys = guidewords.missing(lang, pack.strings)
-        if keys and pack.print.guide and pack.guide.given:
-            out.append(
-                Problem(
-                    pack.where,
-                    f"pnpkit has no words for its kit guide in '{lang}'; it prints them in "
-                    f"English (strings {keys[0]} ... {keys[-1]} give them: docs/kit-guide.md)",
-                    "words",
-                    "warning",
-                )
-            )
-    return out
+    """Languages the guide has no words for, decks whose tuck box the paper cannot hold."""
+    wanted = pack.print.guide and pack.guide.given
+    return tuckbox.problems(pack) + (guidewords.problems(pack) if wanted else [])
 
 
 def plan(pack: Pack, lang: str, faces: list[Face], pages: list[Page]) -> Kit:
@@ -249,22 +236,34 @@ def _paragraph(
     text: str, size: float, width: float, colour: Color = black, bold: bool = False
 ) -> Block:
     font = fonts.default_face(bold=bold)
+    return _lines(wrap(text, font, size / K, width), font, size, colour)
+
+
+CHUNK = 12  # lines: a pack's long text flows over pages in blocks of this many
+
+
+def _paragraphs(text: str, size: float, width: float) -> list[Block]:
+    """A pack's text (its supplies, its steps), in blocks a page can hold however long it is."""
+    font = fonts.default_face()
     lines = wrap(text, font, size / K, width)
+    return [_lines(lines[i : i + CHUNK], font, size, black) for i in range(0, len(lines), CHUNK)]
+
+
+def _lines(lines: list[str], font: str, size: float, colour: Color) -> Block:
     step = size * LEADING / K
 
-    def draw(c: Canvas, x: float, y: float) -> None:
+    def draw(c: Canvas, x: float, y: float, h: float) -> None:
         c.setFillColor(colour)
         c.setFont(font, size)
         for i, line in enumerate(lines):
-            c.drawString(x * K, _y(c, y + size / K + i * step), line)
+            c.drawString(x * K, _y(h, y + size / K + i * step), line)
 
     return Block(len(lines) * step + size * 0.4 / K, draw)
 
 
-def _y(c: Canvas, y: float) -> float:
-    """A baseline y mm from the page's top, in the canvas's points."""
-    height: float = c._pagesize[1]  # type: ignore[attr-defined]  # the page set by setPageSize
-    return height - y * K
+def _y(h: float, y: float) -> float:
+    """A y mm from the top of a page h mm high, in the canvas's points (from its bottom)."""
+    return (h - y) * K
 
 
 def _heading(text: str, size: float = HEAD_PT) -> Block:
@@ -280,11 +279,11 @@ def _section(blocks: list[Block]) -> list[Block]:
 
 
 def _below(draw: Draw, dy: float) -> Draw:
-    return lambda c, x, y: draw(c, x, y + dy)
+    return lambda c, x, y, h: draw(c, x, y + dy, h)
 
 
 def _space(mm: float) -> Block:
-    return Block(mm, lambda c, x, y: None)
+    return Block(mm, lambda c, x, y, h: None)
 
 
 def _cover(kit: Kit, faces: list[Face], width: float) -> list[Block]:
@@ -333,17 +332,17 @@ def _pictures(pictures: list[Face], width: float, drawer: _FaceDrawer) -> Block:
     sizes = [(f.size[0] / f.size[1] * heights, heights) for f in pictures]
     total = sum(w for w, _ in sizes) + gap * (len(sizes) - 1)
 
-    def draw(c: Canvas, x: float, y: float) -> None:
+    def draw(c: Canvas, x: float, y: float, h: float) -> None:
         left = x + (width - total) / 2
         c.saveState()
-        c.translate(0, c._pagesize[1])  # type: ignore[attr-defined]
+        c.translate(0, h * K)
         c.scale(1, -1)  # y down, in points: the face drawer's frame
-        for face, (w, h) in zip(pictures, sizes):
-            drawer.draw(c, face, (left, y, w, h))
+        for face, (fw, fh) in zip(pictures, sizes):
+            drawer.draw(c, face, (left, y, fw, fh))
             c.setStrokeColor(RULE)
             c.setLineWidth(0.3)
-            c.rect(left * K, y * K, w * K, h * K)
-            left += w + gap
+            c.rect(left * K, y * K, fw * K, fh * K)
+            left += fw + gap
         c.restoreState()
 
     return Block(heights, draw)
@@ -352,21 +351,21 @@ def _pictures(pictures: list[Face], width: float, drawer: _FaceDrawer) -> Block:
 def _row(cells: list[str], widths: list[float], bold: bool = False, size: float = BODY_PT) -> Block:
     """A table row: each cell wrapped to its column, a thin rule under the row."""
     font = fonts.default_face(bold=bold)
-    wrapped = [wrap(text, font, size / K, w - 2) for text, w in zip(cells, widths)]
+    wrapped = [_capped(wrap(text, font, size / K, w - 2)) for text, w in zip(cells, widths)]
     step = size * LEADING / K
     height = max(len(lines) for lines in wrapped) * step + 2.0
 
-    def draw(c: Canvas, x: float, y: float) -> None:
+    def draw(c: Canvas, x: float, y: float, h: float) -> None:
         c.setFillColor(black)
         c.setFont(font, size)
         left = x
         for lines, w in zip(wrapped, widths):
             for i, line in enumerate(lines):
-                c.drawString(left * K, _y(c, y + 0.6 + size / K + i * step), line)
+                c.drawString(left * K, _y(h, y + 0.6 + size / K + i * step), line)
             left += w
         c.setStrokeColor(RULE)
         c.setLineWidth(0.4)
-        c.line(x * K, _y(c, y + height), (x + sum(widths)) * K, _y(c, y + height))
+        c.line(x * K, _y(h, y + height), (x + sum(widths)) * K, _y(h, y + height))
 
     return Block(height, draw)
 
@@ -377,6 +376,11 @@ def _mm(v: float) -> str:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _capped(lines: list[str], most: int = 4) -> list[str]:
+    """A table cell's lines, at most `most`: a name longer than that is cut short (…)."""
+    return lines if len(lines) <= most else lines[: most - 1] + [lines[most - 1] + " …"]
 
 
 def printed_groups(pack: Pack) -> list[Group]:
@@ -399,7 +403,7 @@ def _contents(kit: Kit, width: float) -> list[Block]:
             out.append(_row([name, "1", f"{_mm(w)} × {_mm(h)} × {_mm(d)} mm"], widths))
     if pack.guide.supplies:
         out += [_space(4), _heading(words["supplies"])]
-        out += [_paragraph(f"• {t[lang]}", BODY_PT, width) for t in pack.guide.supplies]
+        out += [b for t in pack.guide.supplies for b in _paragraphs(f"• {t[lang]}", BODY_PT, width)]
     return out
 
 
@@ -487,7 +491,7 @@ def _assembly(kit: Kit, pages: list[Page], width: float) -> list[Block]:
     out += [
         b
         for step in pack.guide.steps
-        for b in (_paragraph(step[kit.lang], BODY_PT, width), _space(1.5))
+        for b in (*_paragraphs(step[kit.lang], BODY_PT, width), _space(1.5))
     ]
     return out
 
@@ -513,11 +517,11 @@ def _split_step(kit: Kit, split: list[tuple[Face, list[Tile]]], width: float) ->
     diagrams = [_diagram(kit, face, tiles) for face, tiles in split]
     height = max(text.height, sum(d.height for d in diagrams))
 
-    def draw(c: Canvas, x: float, y: float) -> None:
-        text.draw(c, x, y)
+    def draw(c: Canvas, x: float, y: float, h: float) -> None:
+        text.draw(c, x, y, h)
         top = y
         for d in diagrams:
-            d.draw(c, x + width - DIAGRAM_W, top)
+            d.draw(c, x + width - DIAGRAM_W, top, h)
             top += d.height
 
     return Block(height + 2, draw)
@@ -533,31 +537,33 @@ def _diagram(kit: Kit, face: Face, tiles: list[Tile]) -> Block:
     windows = [(t.name, _window(t)) for t in tiles]
     shared = [_common(a, b) for i, (_, a) in enumerate(windows) for _, b in windows[i + 1 :]]
 
-    def box(c: Canvas, x: float, y: float, r: tuple[float, float, float, float], fill: int) -> None:
+    def box(
+        c: Canvas, x: float, y: float, h: float, r: tuple[float, float, float, float], fill: int
+    ) -> None:
         wx, wy, ww, wh = r
         c.rect(
             (x + wx * scale) * K,
-            _y(c, y + (wy + wh) * scale),
+            _y(h, y + (wy + wh) * scale),
             ww * scale * K,
             wh * scale * K,
             stroke=1 - fill,
             fill=fill,
         )
 
-    def draw(c: Canvas, x: float, y: float) -> None:
+    def draw(c: Canvas, x: float, y: float, h: float) -> None:
         c.setLineWidth(0.3)
         c.setFillColor(Color(0.85, 0.85, 0.85))
         for r in shared:
             if r is not None:
-                box(c, x, y, r, 1)
+                box(c, x, y, h, r, 1)
         c.setStrokeColor(black)
         c.setFillColor(black)
         c.setFont(fonts.default_face(bold=True), 8)
         for part, (wx, wy, ww, wh) in windows:
-            box(c, x, y, (wx, wy, ww, wh), 0)
+            box(c, x, y, h, (wx, wy, ww, wh), 0)
             centre = (x + (wx + ww / 2) * scale, y + (wy + wh / 2) * scale)
-            c.drawCentredString(centre[0] * K, _y(c, centre[1] + 1.0), part)
-        caption.draw(c, x, y + fh * scale + 1)
+            c.drawCentredString(centre[0] * K, _y(h, centre[1] + 1.0), part)
+        caption.draw(c, x, y + fh * scale + 1, h)
 
     return Block(fh * scale + 1 + caption.height + 3, draw)
 

@@ -5,6 +5,9 @@ words for falls back to English key by key, and validate warns."""
 
 from __future__ import annotations
 
+from pnpkit.errors import Problem
+from pnpkit.model import Pack
+
 PREFIX = "pnpkit_guide_"
 
 EN = {
@@ -240,3 +243,21 @@ def missing(lang: str, strings: dict[str, dict[str, str]]) -> list[str]:
     if lang in WORDS:
         return []
     return [PREFIX + key for key in EN if lang not in strings.get(PREFIX + key, {})]
+
+
+def problems(pack: Pack) -> list[Problem]:
+    """A warning for each language the guide prints partly in English."""
+    out = []
+    for lang in pack.languages:
+        keys = missing(lang, pack.strings)
+        if keys:
+            out.append(
+                Problem(
+                    pack.where,
+                    f"pnpkit has no words for its kit guide in '{lang}'; it prints them in "
+                    f"English (strings {keys[0]} ... {keys[-1]} give them: docs/kit-guide.md)",
+                    "words",
+                    "warning",
+                )
+            )
+    return out
