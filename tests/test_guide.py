@@ -269,3 +269,17 @@ def test_a_pack_s_long_texts_flow_over_pages_and_never_off_them(tmp_path):
             left, bottom, right, top = text.get_charbox(n)
             assert bottom >= 5 * 72 / 25.4 - 0.5 and top <= doc[i].get_height(), (i, n)
     assert "word2999" in " ".join(doc[i].get_textpage().get_text_range() for i in guide_pages)
+
+
+def test_a_deck_too_thick_for_any_sheet_is_one_located_error():
+    pack, _ = load_pack(S)
+    deck = pack.groups["movement"]
+    thick = dataclasses.replace(
+        deck, items=tuple(dataclasses.replace(i, count=2000) for i in deck.items)
+    )
+    found = tuckbox.problems(dataclasses.replace(pack, groups={"movement": thick}))
+    assert [str(p) for p in found] == [
+        f"{deck.where.file}:5:1: error: the tuck box of 'movement' needs a sheet of 4886 x 4931 mm "
+        "even split in two, more than a4 holds (less its margins); larger paper or a thinner deck "
+        "[layout]"
+    ]

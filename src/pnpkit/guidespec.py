@@ -20,10 +20,10 @@ MAX_LINES = 50  # supplies or steps: a guide, not a rule book
 
 
 def read_guide(r: Reader, value: object, langs: Sequence[str]) -> GuideSpec:
-    """`guide: {cover: group/item, names: {group: text}, supplies: [text], steps: [text]}`
-    (`guide: {}` for a guide made from the pack alone)."""
+    """`guide: {cover: group/item, names: {group: text}, supplies: [text], steps: [text]}`;
+    `guide: {}` (or `guide:` with nothing) for a guide made from the pack alone."""
     if value is None:
-        return GuideSpec()
+        return GuideSpec(given=True)
     spec = r.mapping(value, ("guide",), GUIDE_KEYS, "'guide'")
     if spec is None:
         return GuideSpec(given=True)

@@ -26,6 +26,7 @@ from pnpkit.model import (
     Check,
     FieldSpec,
     Group,
+    GuideSpec,
     Item,
     Pack,
     PrintSettings,
@@ -158,7 +159,9 @@ class _Game:
             else r.typed(version, ("version",), "string") or ""
         )
         self.fonts = packfonts.read(r, data["fonts"], root) if "fonts" in data else {}
-        self.guide = guidespec.read_guide(r, data.get("guide"), langs)
+        self.guide = (
+            guidespec.read_guide(r, data["guide"], langs) if "guide" in data else GuideSpec()
+        )
 
     def _check_name_glyphs(self) -> None:
         """The name is printed on every page (bold on the print check), so every letter needs a

@@ -186,17 +186,18 @@ def problems(pack: Pack) -> list[Problem]:
     for group in pack.groups.values():
         if group.tuckbox is None or not pack.print.prints(group.variant):
             continue
-        for net in nets(group, room):
-            if not _fits(net.size, room):
-                w, h = net.size
-                out.append(
-                    Problem(
-                        group.where,
-                        f"the tuck box of '{group.name}' needs {w:.0f} x {h:.0f} mm per "
-                        f"sheet, more than the {pack.print.paper} paper holds; choose larger paper",
-                        "layout",
-                    )
+        large = [net.size for net in nets(group, room) if not _fits(net.size, room)]
+        if large:
+            w, h = max(large)
+            out.append(
+                Problem(
+                    group.where,
+                    f"the tuck box of '{group.name}' needs a sheet of {w:.0f} x {h:.0f} mm even "
+                    f"split in two, more than {pack.print.paper} holds (less its margins); "
+                    "larger paper or a thinner deck",
+                    "layout",
                 )
+            )
     return out
 
 
