@@ -177,22 +177,36 @@ def write_probe(root, extra_game="", extra_group=""):
     )
 
 
-def test_guide_and_tuckbox_mistakes_are_located_errors(tmp_path):
-    root = write_probe(
-        tmp_path / "p",
-        "guide: {cover: crads/a, names: {cards: Cards, dice: Dice}}\n",
-        "  tuckbox: {thickness: 9mm}\n",
-    )
-    pack, problems = load_pack(root)
-    assert pack is None
-    found = sorted(
+def located(problems) -> list[str]:
+    return sorted(
         f"{p.where.file.rsplit('/', 1)[1]}:{p.where.line}:{p.where.column}: {p.message}"
         for p in problems
     )
-    assert found == [
-        "cards.yaml:5:24: 'thickness' must be more than 0 and at most 5mm (got 9mm)",
+
+
+def test_guide_and_tuckbox_mistakes_are_located_errors(tmp_path):
+    root = write_probe(tmp_path / "t", "guide: {}\n", "  tuckbox: {thickness: 9mm}\n")
+    pack, problems = load_pack(root)
+    assert pack is None
+    assert located(problems) == [
+        "cards.yaml:5:24: 'thickness' must be more than 0 and at most 5mm (got 9mm)"
+    ]
+    root = write_probe(
+        tmp_path / "g", "guide: {cover: crads/a, names: {cards: Cards, dice: Dice}}\n"
+    )
+    pack, problems = load_pack(root)
+    assert pack is None
+    assert located(problems) == [
         "game.yaml:4:16: no group 'crads' (did you mean 'cards'?)",
         "game.yaml:4:47: no group 'dice'",
+    ]
+
+
+def test_a_group_that_failed_to_load_is_not_also_missing_from_the_guide(tmp_path):
+    root = write_probe(tmp_path / "p", "guide: {names: {cards: Cards}}\n", "  kin: card\n")
+    _, problems = load_pack(root)
+    assert located(problems) == [
+        "cards.yaml:5:3: unknown key 'kin' in group 'cards' (did you mean 'kind'?)"
     ]
 
 

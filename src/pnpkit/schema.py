@@ -99,7 +99,8 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     problems += _unique_ids(groups)
     groups = _items_from(groups, game.derived, problems)
     problems += _unknown_variants(game, groups)
-    guidespec.check_guide(game.r, game.guide, groups)
+    if not any(p.is_error for p in problems):  # a group that failed to load is not missing
+        guidespec.check_guide(game.r, game.guide, groups)
     if any(p.is_error for p in problems):
         return None, problems
     return game.pack(groups), problems
