@@ -297,3 +297,20 @@ def test_a_deck_too_thick_for_any_sheet_is_one_located_error():
         "even split in two, more than a4 holds (less its margins); larger paper or a thinner deck "
         "[layout]"
     ]
+
+
+def test_the_guide_and_the_tuck_box_keep_out_of_a_wide_margin(tmp_path):
+    """print.margin of 20 mm: no page of the guide or the tuck box inks it."""
+    from test_printable import ink_in_margin
+
+    root = write_probe(
+        tmp_path / "p",
+        "print: {margin: 20mm}\nguide: {supplies: [a pencil]}\n",
+        "  tuckbox: true\n",
+    )
+    assert main(["build", str(root), "--out", str(tmp_path / "out")]) == 0
+    doc = pypdfium2.PdfDocument(str(tmp_path / "out" / "p" / "p-en.pdf"))
+    texts = [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
+    ours = [i for i, t in enumerate(texts) if " · guide · " in t or " · tuck box: " in t]
+    assert len(ours) >= 2
+    assert [(i, hit) for i in ours for hit in ink_in_margin(doc[i], 20.0)] == []

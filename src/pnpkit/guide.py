@@ -32,7 +32,7 @@ from pnpkit.units import PT_PER_MM, SIZES
 K = PT_PER_MM
 GREY = Color(0.45, 0.45, 0.45)
 RULE = Color(0.8, 0.8, 0.8)
-MARGIN, TOP, BOTTOM = 18.0, 18.0, 20.0  # mm
+MARGIN, TOP, BOTTOM = 18.0, 18.0, 20.0  # mm, or print.margin's and a little more if wider
 BODY_PT, SMALL_PT, HEAD_PT, TITLE_PT = 10.0, 8.5, 14.0, 28.0
 LEADING = 1.3
 COVER_H = 95.0  # mm: the cover picture's height at most
@@ -61,8 +61,14 @@ class Kit:
     pad: bool = False  # a blank page after the guide, so the print check starts a sheet
     total: int = 0  # the PDF's pages
     duplex: bool = False
+    margin: float = 5.0  # print.margin: never inked
     # draws the cover's faces through the PDF's own forms, which draw_before() hands it
     drawer: _FaceDrawer = field(default_factory=lambda: _FaceDrawer({}))
+
+    @property
+    def side(self) -> float:
+        """The guide's left and right margins (mm)."""
+        return max(MARGIN, self.margin + 8)
 
     @property
     def before(self) -> int:
@@ -79,14 +85,14 @@ class Kit:
         for n, page in enumerate(self.flow, 1):
             _start(c, self.size)
             for y, block in page:
-                block.draw(c, MARGIN, y, self.size[1])
+                block.draw(c, self.side, y, self.size[1])
             self._footer(c, n)
             c.setFillColor(black)
             c.showPage()
         if self.pad:
             _start(c, self.size)
-            _paragraph(self.words["blank"], SMALL_PT, self.size[0] - 2 * MARGIN, GREY).draw(
-                c, MARGIN, self.size[1] / 2, self.size[1]
+            _paragraph(self.words["blank"], SMALL_PT, self.size[0] - 2 * self.side, GREY).draw(
+                c, self.side, self.size[1] / 2, self.size[1]
             )
             c.showPage()
         return self.before
@@ -97,7 +103,9 @@ class Kit:
         n = first
         for net, sheet in self.tucks:
             _start(c, self.size)
-            tuckbox.draw(c, self.size, net, sheet, self.drawer.draw)
+            tuckbox.draw(
+                c, self.size, net, sheet, self.drawer.draw, tuckbox.printable_room(self.pack)
+            )
             self._footer(c, n, self.words["tuckbox"].format(name=sheet.name))
             c.showPage()
             n += 1
@@ -115,7 +123,7 @@ class Kit:
         size = min(6.0, 6.0 * (w - 10) * K / max(fonts.string_width(label, face, 6.0), 1e-6))
         c.setFillColor(GREY)
         c.setFont(face, size)
-        c.drawCentredString(w / 2 * K, 5.5 * K, label)
+        c.drawCentredString(w / 2 * K, (self.margin + 0.5) * K, label)  # as the sheets' labels
 
 
 def _start(c: Canvas, size: tuple[float, float]) -> None:
@@ -162,7 +170,7 @@ def plan(pack: Pack, lang: str, faces: list[Face], pages: list[Page]) -> Kit:
     s = pack.print
     size = SIZES[s.paper]
     words = guidewords.words(lang, pack.strings)
-    kit = Kit(pack, lang, size, words, duplex=s.duplex)
+    kit = Kit(pack, lang, size, words, duplex=s.duplex, margin=s.margin)
     sides = {(f.group, f.item, f.side): f for f in faces}
     kit.tucks = [(net, _tuck_sheet(kit, net, sides)) for net in tuckbox.sheets(pack)]
     check = calibration.page_count(s.backs)
@@ -172,7 +180,7 @@ def plan(pack: Pack, lang: str, faces: list[Face], pages: list[Page]) -> Kit:
     for _ in range(4 if wanted else 0):
         first = guess + (guess % 2 if s.duplex else 0) + check + 1
         blocks = _blocks(kit, faces, pages, first)
-        kit.flow = _flow(blocks, size)
+        kit.flow = _flow(blocks, size, kit.margin)
         if len(kit.flow) == guess:
             break
         guess = len(kit.flow)
@@ -202,20 +210,22 @@ def group_name(pack: Pack, group: str, lang: str) -> str:
     return group.replace("-", " ").replace("_", " ").capitalize()
 
 
-def _flow(blocks: list[Block], size: tuple[float, float]) -> list[list[tuple[float, Block]]]:
+def _flow(
+    blocks: list[Block], size: tuple[float, float], margin: float
+) -> list[list[tuple[float, Block]]]:
     """Blocks down pages: a block that does not fit starts the next page, a heading goes with
     the block after it."""
-    bottom = size[1] - BOTTOM
+    top, bottom = max(TOP, margin + 8), size[1] - max(BOTTOM, margin + 10)
     pages: list[list[tuple[float, Block]]] = [[]]
-    y = TOP
+    y = top
     for i, block in enumerate(blocks):
         need = block.height
         if block.keep and i + 1 < len(blocks):
             need += blocks[i + 1].height
-        whole = block.section if block.section <= bottom - TOP else 0.0  # else it must split
+        whole = block.section if block.section <= bottom - top else 0.0  # else it must split
         if pages[-1] and (y + max(need, whole) > bottom):
             pages.append([])
-            y = TOP
+            y = top
         pages[-1].append((y, block))
         y += block.height
     return pages
@@ -223,7 +233,7 @@ def _flow(blocks: list[Block], size: tuple[float, float]) -> list[list[tuple[flo
 
 def _blocks(kit: Kit, faces: list[Face], pages: list[Page], first: int) -> list[Block]:
     """The guide's blocks; `first`: the page number of the kit's first imposed page."""
-    width = kit.size[0] - 2 * MARGIN
+    width = kit.size[0] - 2 * kit.side
     out = _cover(kit, faces, width)
     out += _contents(kit, width)
     out += _printing(kit, width)  # what a player does first

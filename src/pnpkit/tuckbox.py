@@ -181,7 +181,7 @@ def outline(p: Panel) -> list[tuple[float, float]]:
 
 def problems(pack: Pack) -> list[Problem]:
     """A deck whose box does not fit the paper even in two parts."""
-    room = _room(pack)
+    room = printable_room(pack)
     out = []
     for group in pack.groups.values():
         if group.tuckbox is None or not pack.print.prints(group.variant):
@@ -201,7 +201,7 @@ def problems(pack: Pack) -> list[Problem]:
     return out
 
 
-def _room(pack: Pack) -> tuple[float, float]:
+def printable_room(pack: Pack) -> tuple[float, float]:
     """The paper's printable area (portrait), less a little for the cut line's ink."""
     w, h = SIZES[pack.print.paper]
     m = pack.print.margin + 2.0
@@ -210,7 +210,7 @@ def _room(pack: Pack) -> tuple[float, float]:
 
 def sheets(pack: Pack) -> list[Net]:
     """Every printed deck's tuck box nets, one per sheet, in the pack's order."""
-    room = _room(pack)
+    room = printable_room(pack)
     return [
         net
         for group in pack.groups.values()
@@ -234,11 +234,18 @@ class Sheet:
     art: Face | None  # the deck's back (else its first front)
 
 
-def draw(c: Canvas, page: tuple[float, float], net: Net, sheet: Sheet, face: DrawFace) -> None:
-    """The net centred on the page (turned a quarter when only that way fits)."""
+def draw(
+    c: Canvas,
+    page: tuple[float, float],
+    net: Net,
+    sheet: Sheet,
+    face: DrawFace,
+    room: tuple[float, float],
+) -> None:
+    """The net centred on the page (turned a quarter when only that way fits `room`)."""
     w, h = page
     nw, nh = net.size
-    turned = not (nw <= w - 14 and nh <= h - 20)
+    turned = not (nw <= room[0] and nh <= room[1])
     c.saveState()
     if turned:  # the net's top to the right: x across the page is its y
         c.translate((w + nh) / 2 * K, (h - (h - nw) / 2) * K)
