@@ -25,7 +25,6 @@ from pnpkit import calibration, fonts, guidewords, tuckbox
 from pnpkit.errors import Problem
 from pnpkit.layout import FOLD_BLOCKS, Page, Tile
 from pnpkit.model import KINDS, Face, Group, Pack
-from pnpkit.pdf import face_form
 from pnpkit.text import wrap
 from pnpkit.units import PT_PER_MM, SIZES
 
@@ -63,7 +62,7 @@ class Kit:
     duplex: bool = False
     margin: float = 5.0  # print.margin: never inked
     # draws the cover's faces through the PDF's own forms, which draw_before() hands it
-    drawer: _FaceDrawer = field(default_factory=lambda: _FaceDrawer({}))
+    drawer: tuckbox.FaceDrawer = field(default_factory=lambda: tuckbox.FaceDrawer({}))
 
     @property
     def side(self) -> float:
@@ -128,34 +127,6 @@ class Kit:
 
 def _start(c: Canvas, size: tuple[float, float]) -> None:
     c.setPageSize((size[0] * K, size[1] * K))
-
-
-class _FaceDrawer:
-    """Faces drawn into the guide and the tuck boxes as the kit's pages draw them (pdf's forms,
-    shared: a face the kit prints too is one form in the file)."""
-
-    def __init__(self, forms: dict[str, str]) -> None:
-        self.forms = forms
-
-    def draw(self, c: Canvas, face: Face, rect: tuckbox.Rect) -> None:
-        """face scaled to fit rect (mm, in a frame whose y points down), centred, clipped to its
-        trim. A face whose drawing a large build released already is left out."""
-        if not hasattr(face.drawing, "draw"):
-            return
-        x, y, w, h = rect
-        fw, fh = face.size
-        scale = min(w / fw, h / fh)
-        dx, dy = x + (w - fw * scale) / 2, y + (h - fh * scale) / 2
-        name = face_form(c, face, self.forms)
-        c.saveState()
-        path = c.beginPath()
-        path.rect(dx * K, dy * K, fw * scale * K, fh * scale * K)
-        c.clipPath(path, stroke=0, fill=0)
-        c.translate(dx * K, (dy + fh * scale) * K)
-        c.scale(scale, -scale)  # the form's y points up
-        c.translate(-face.bleed * K, -face.bleed * K)
-        c.doForm(name)
-        c.restoreState()
 
 
 def problems(pack: Pack) -> list[Problem]:
@@ -334,7 +305,7 @@ def _cover_faces(pack: Pack, faces: list[Face]) -> list[Face]:
     return list(out.values())[:4]
 
 
-def _pictures(pictures: list[Face], width: float, drawer: _FaceDrawer) -> Block:
+def _pictures(pictures: list[Face], width: float, drawer: tuckbox.FaceDrawer) -> Block:
     """The faces side by side, as large as COVER_H and the width let them, centred."""
     gap = 6.0
     ratio = sum(f.size[0] / f.size[1] for f in pictures)

@@ -20,6 +20,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pnpkit import fonts
 from pnpkit.errors import Problem
 from pnpkit.model import Face, Group, Pack
+from pnpkit.pdf import face_form
 from pnpkit.units import PT_PER_MM, SIZES
 
 K = PT_PER_MM
@@ -221,6 +222,34 @@ def sheets(pack: Pack) -> list[Net]:
 
 # draws a face into the box (rect, mm from the page's top-left) on the canvas
 DrawFace = Callable[[Canvas, Face, Rect], None]
+
+
+class FaceDrawer:
+    """Faces drawn into the guide and the tuck boxes as the kit's pages draw them (pdf's forms,
+    shared: a face the kit prints too is one form in the file)."""
+
+    def __init__(self, forms: dict[str, str]) -> None:
+        self.forms = forms
+
+    def draw(self, c: Canvas, face: Face, rect: Rect) -> None:
+        """face scaled to fit rect (mm, in a frame whose y points down), centred, clipped to its
+        trim. A face whose drawing a large build released already is left out."""
+        if not hasattr(face.drawing, "draw"):
+            return
+        x, y, w, h = rect
+        fw, fh = face.size
+        scale = min(w / fw, h / fh)
+        dx, dy = x + (w - fw * scale) / 2, y + (h - fh * scale) / 2
+        name = face_form(c, face, self.forms)
+        c.saveState()
+        path = c.beginPath()
+        path.rect(dx * K, dy * K, fw * scale * K, fh * scale * K)
+        c.clipPath(path, stroke=0, fill=0)
+        c.translate(dx * K, (dy + fh * scale) * K)
+        c.scale(scale, -scale)  # the form's y points up
+        c.translate(-face.bleed * K, -face.bleed * K)
+        c.doForm(name)
+        c.restoreState()
 
 
 @dataclass
