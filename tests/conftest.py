@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+import pypdfium2
 import pytest
 
 from pnpkit import cache, trust
@@ -24,6 +26,16 @@ def trusted_here(tmp_path_factory):
         trust.remember(ROOT / "components")
         trust.remember(tmp_path_factory.getbasetemp())
         yield
+
+
+def kit_start(pdf: Path) -> int:
+    """The index of a built PDF's first imposed page, whose footer names its side: after the
+    kit guide of a pack that asks for one (docs/kit-guide.md) and the print check."""
+    doc = pypdfium2.PdfDocument(str(pdf))
+    for index in range(len(doc)):
+        if re.search(r" · (front|back) · \d+/\d+", doc[index].get_textpage().get_text_range()):
+            return index
+    raise AssertionError(f"{pdf} has no imposed page")
 
 
 @dataclass

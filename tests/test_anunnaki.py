@@ -10,16 +10,12 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import ROOT
-from pnpkit import calibration, hexes
+from conftest import ROOT, kit_start
+from pnpkit import hexes
 from pnpkit.build import validate
 from pnpkit.cli import main
 from pnpkit.pdf import alignment_marks
 from registered import impose
-
-FIRST = calibration.page_count(
-    "long-edge"
-)  # the PDF index of layout page 0: after the print check and its back
 
 A = "components/anunnaki"
 
@@ -379,7 +375,7 @@ class TestBuiltKit:
         pages = impose(result.faces["it"], result.pack.print)[0]
         page = pages[0]
         assert [p.face.group for p in page.placements] == ["terrain-tiles"] * 20
-        image = raster(out / "anunnaki-it.pdf", FIRST)
+        image = raster(out / "anunnaki-it.pdf", kit_start(out / "anunnaki-it.pdf"))
         for p in page.placements:
             cx, cy = p.x + p.w / 2, p.y + p.h / 2
             pts = hexes.corners(cx, cy, 50)
@@ -399,9 +395,10 @@ class TestBuiltKit:
         assert (t1.rows, t1.cols) == (1, 2) and t2.window[0] == t1.window[
             2
         ] - result.pack.print.overlap
+        first = kit_start(out / "anunnaki-it.pdf")  # after the kit guide and the print check
         a1, a2 = (
-            raster(out / "anunnaki-it.pdf", index[0] + FIRST),
-            raster(out / "anunnaki-it.pdf", index[1] + FIRST),
+            raster(out / "anunnaki-it.pdf", index[0] + first),
+            raster(out / "anunnaki-it.pdf", index[1] + first),
         )
 
         def on(tile, fx, fy):  # a map point (mm, bleed-box origin) -> page mm on that sheet
@@ -454,9 +451,10 @@ def test_split_faces_parts_share_letter_sheets_and_still_assemble(letter):
     assert len(fronts) == 8  # 12 parts; before they shared, a sheet each
     assert max(len(page.parts) for page in fronts) == 4
     images: dict[int, object] = {}
+    first = kit_start(pdf)  # after the kit guide and the print check
 
     def image(n):
-        return images.setdefault(n, raster(pdf, n + FIRST))
+        return images.setdefault(n, raster(pdf, n + first))
 
     def on(t, fx, fy):  # a face point (mm, bleed-box origin) -> page mm on that part's sheet
         return t.origin[0] + fx - t.window[0], t.origin[1] + fy - t.window[1]

@@ -11,16 +11,12 @@ import pytest
 from PIL import Image, ImageChops
 from pypdf import PdfReader
 
-from conftest import ROOT
-from pnpkit import calibration, dice
+from conftest import ROOT, kit_start
+from pnpkit import dice
 from pnpkit.build import validate
 from pnpkit.cli import main
 from pnpkit.pdf import alignment_marks
 from registered import impose
-
-FIRST = calibration.page_count(
-    "long-edge"
-)  # the PDF index of layout page 0: after the print check and its back
 
 M = "components/mlem"
 DPI = 300
@@ -56,6 +52,7 @@ def built(tmp_path_factory):
         "a3": folder / "mlem-it-a3.pdf",
         "pages": pages,
         "pack": result.pack,
+        "first": kit_start(folder / "mlem-it.pdf"),  # layout page 0: after the guide, the check
     }
 
 
@@ -510,7 +507,7 @@ def share(mask: Image.Image, box) -> float:
 def net_placements(built, group):
     return [
         (n, p)
-        for n, page in enumerate(built["pages"], FIRST)
+        for n, page in enumerate(built["pages"], built["first"])
         for p in page.placements
         if p.face.group == group
     ]
@@ -595,7 +592,7 @@ class TestDiceNetsOnPaper:
         assert all(dark_share(*line) > 0.98 for line in net.cuts)
 
     def test_nets_have_no_grid_crop_marks_and_room_between_them(self, built):
-        for _n, page in enumerate(built["pages"], FIRST):
+        for _n, page in enumerate(built["pages"], built["first"]):
             if page.placements and page.placements[0].face.kind == "die":
                 assert page.packed
                 for a, b in itertools.combinations(page.placements, 2):
@@ -628,7 +625,11 @@ class TestDiceNetsOnPaper:
 
 class TestTrackOnPaper:
     def sheets(self, built):
-        return [(n, page) for n, page in enumerate(built["pages"], FIRST) if page.tile is not None]
+        return [
+            (n, page)
+            for n, page in enumerate(built["pages"], built["first"])
+            if page.tile is not None
+        ]
 
     def test_a_metre_over_four_a4_sheets_and_three_a3_sheets(self, built):
         sheets = self.sheets(built)

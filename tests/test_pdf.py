@@ -9,7 +9,7 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import colour_pack
+from conftest import colour_pack, kit_start
 from pnpkit import calibration
 from pnpkit.cli import main
 
@@ -53,16 +53,18 @@ def build_probe(tmp_path, *args, **kw):
 
 
 class TestKitPdf:
-    def test_pages_are_a4_with_the_calibration_page_first(self, built_kit):
+    def test_pages_are_a4_with_the_guide_then_the_calibration_page_first(self, built_kit):
         reader = PdfReader(built_kit["pl"])
-        assert (
-            len(reader.pages) == 6
-        )  # print check and its back, standee + reference, its back, tiles, their backs
+        # the kit guide (its two pages: docs/kit-guide.md), print check and its back, standee +
+        # reference, its back, tiles, their backs
+        assert len(reader.pages) == 2 + 6
         for page in reader.pages:
             assert (float(page.mediabox.width), float(page.mediabox.height)) == pytest.approx(
                 A4, abs=0.01
             )
-        assert "Kontrola wydruku" in reader.pages[0].extract_text()
+        assert reader.pages[0].extract_text().startswith("Stone Age: Stado mamutów")
+        assert "Kontrola wydruku" in reader.pages[2].extract_text()
+        assert kit_start(built_kit["pl"]) == 4
 
     def test_every_font_is_embedded_and_subset(self, built_kit):
         for page in PdfReader(built_kit["pl"]).pages:
@@ -114,7 +116,8 @@ class TestBoxes:
 
 class TestPixels:
     def test_calibration_bar_is_100_mm(self, built_kit):
-        image = render(built_kit["en"], 0, dpi=300)
+        check = kit_start(built_kit["en"]) - FIRST  # the print check, after the kit guide
+        image = render(built_kit["en"], check, dpi=300)
         row = round(70 * 300 / 25.4)  # the bar's baseline, 70 mm from the top
         run = [
             x

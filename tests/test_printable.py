@@ -1,4 +1,5 @@
-"""Every page of every kit prints on a home printer: no ink in print.margin, page boxes that nest.
+"""Every page of every kit prints on a home printer (its guide and tuck boxes too): no ink in
+print.margin, page boxes that nest.
 
 Each kit is validated once (in its first language; faces and drawings cached),
 then imposed and written for every paper and every back mode, with the A3
@@ -16,7 +17,7 @@ import pytest
 from PIL import ImageChops
 
 from conftest import ROOT
-from pnpkit import build, pdf
+from pnpkit import build, guide, pdf
 from pnpkit.cache import Cache
 from pnpkit.cli import main
 from pnpkit.model import BACK_MODES
@@ -49,10 +50,12 @@ def write_all(pack, cache, paper: str, backs: str, folder) -> list:
     )  # our kits: star-cargo draws its board in Python
     assert not result.errors, result.errors[:3]
     pages = result.pages[lang]
-    build._label(pages, pack, lang)
+    kit = guide.plan(result.pack, lang, result.faces[lang], pages)  # the guide, the tuck boxes
+    build._label(pages, pack, lang, kit.before, kit.after)
     main = folder / f"{paper}-{backs}.pdf"
     with cache.pdf_forms(pages):
-        pdf.write_pdf(pages, main, "t", pack.print.crop_marks, build._calibration(pack, lang))
+        calibration = build._calibration(pack, lang)
+        pdf.write_pdf(pages, main, "t", pack.print.crop_marks, calibration, extras=kit)
     build._write_large(pages, pack, lang, folder, cache, result.registry)
     return [main] + sorted(folder.glob("*-a3.pdf"))
 

@@ -8,17 +8,12 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import ROOT, Kit
-from pnpkit import calibration
+from conftest import ROOT, Kit, kit_start
 from pnpkit.build import validate
 from pnpkit.cli import main
 from pnpkit.pdf import alignment_marks
 from pnpkit.schema import load_pack
 from registered import REGISTRY, impose
-
-FIRST = calibration.page_count(
-    "long-edge"
-)  # the PDF index of layout page 0: after the print check and its back
 
 S = "components/star-cargo"
 MM = 72 / 25.4  # PDF points per mm
@@ -486,11 +481,44 @@ class TestBoardPrint:
             )  # centred on its column or row
             assert inked(img, [v * PX for v in box]) > 20, (label, box)  # printed, not just present
 
+    def test_row_numbers_keep_clear_of_the_grid_frame(self, built):
+        """Each row number, "10" too, stays 1 mm or more off the grid's frame on either side
+        (at 12 pt "10" filled its strip and touched the frame)."""
+        out, result = built
+        page = pdf_page(out / "star-cargo-eo-a3.pdf", 1)
+        trim = [float(v) for v in PdfReader(out / "star-cargo-eo-a3.pdf").pages[1].trimbox]
+        left, top = trim[0] / MM, (page.get_height() - trim[3]) / MM
+        b = result.pack.data["board"]
+        e, c = b["edge"], b["cell"]
+        frame = (left + e, left + e + len(b["columns"]) * c)  # the grid's left and right edges
+        found = chars(page)
+        for r in range(1, b["rows"] + 1):
+            row_top, row_bottom = top + e + (r - 1) * c, top + e + r * c
+            digits = [
+                box
+                for ch, box in found
+                if ch.isdigit()
+                and row_top <= (box[1] + box[3]) / 2 <= row_bottom
+                and not frame[0] < (box[0] + box[2]) / 2 < frame[1]
+            ]
+            assert len(digits) == 2 * len(str(r)), (r, digits)
+            for x0, _, x1, _ in digits:
+                assert (
+                    min(
+                        abs(x1 - frame[0]),
+                        abs(x0 - frame[0]),
+                        abs(x0 - frame[1]),
+                        abs(x1 - frame[1]),
+                    )
+                    >= 1.0
+                ), (r, x0, x1)
+
     def test_split_sheets_show_the_labels_of_their_part_and_matching_targets(self, built):
         out, result = built
         data, bleed = result.pack.data, 3.0
         pages, _ = impose(result.faces["eo"], result.pack.print)
-        sheets = [(n, p.tile) for n, p in enumerate(pages, FIRST) if p.tile is not None]
+        first = kit_start(out / "star-cargo-eo.pdf")  # after the kit guide and the print check
+        sheets = [(n, p.tile) for n, p in enumerate(pages, first) if p.tile is not None]
         assert [t.name for _, t in sheets] == ["A1", "A2"]
         (n1, t1), (n2, t2) = sheets
         seen = {}
@@ -538,7 +566,8 @@ class TestBoardPrint:
     def test_the_left_sheet_marks_where_the_right_one_goes(self, built):
         out, result = built
         pages, _ = impose(result.faces["eo"], result.pack.print)
-        (n1, t1), (_, t2) = [(n, p.tile) for n, p in enumerate(pages, FIRST) if p.tile is not None]
+        first = kit_start(out / "star-cargo-eo.pdf")
+        (n1, t1), (_, t2) = [(n, p.tile) for n, p in enumerate(pages, first) if p.tile is not None]
         img = image(pdf_page(out / "star-cargo-eo.pdf", n1))
         x = (t1.origin[0] + t2.window[0] - t1.window[0]) * PX
         column = [
@@ -560,7 +589,7 @@ class TestCardsPrint:
         pages, _ = impose(result.faces["eo"], result.pack.print)
         printed = set()
         checked = 0
-        for n, page in enumerate(pages, FIRST):
+        for n, page in enumerate(pages, kit_start(out / "star-cargo-eo.pdf")):
             cards = [
                 p for p in page.placements if p.face.group in ("contracts", "movement", "aids")
             ]

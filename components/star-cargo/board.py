@@ -61,9 +61,9 @@ def draw(ctx):
     for i, column in enumerate(columns):
         for y in (3, e + gh):  # kept 3 mm inside the cut (the safe zone)
             d.add(centred(column, e + i * c, y, c, e - 3, 13))
-    for r in range(1, rows + 1):
-        for x in (3, e + gw):
-            d.add(centred(str(r), x, e + (r - 1) * c, e - 3, c, 12))
+    for r in range(1, rows + 1):  # in the strip's middle 1 mm clear of each side: "10" shrinks
+        for x in (3, e + gw):  # rather than touch the grid's frame
+            d.add(centred(str(r), x + 1, e + (r - 1) * c, e - 5, c, 12))
 
     # planets: a disc, the cargo it supplies, its name; a magnifier where it inspects
     colours = icons.PLANET_COLOURS
@@ -94,12 +94,14 @@ def draw(ctx):
             )
         d.add(centred(p["name"][ctx["lang"]], x + 0.6, y + 16.3, c - 1.2, 5, 7))
         if p["inspection"]:
+            # 2 mm inside its space: on the board's split at column I it stays clear of the
+            # dashed line where the right sheet's edge goes, and of the planet's disc
             d.add(
                 d.circle(
-                    (x + c - 3.6, y + 3.6), 3.1, fill="#fff4c2", stroke="#1a1a1a", stroke_width=0.35
+                    (x + c - 4.4, y + 3.1), 2.4, fill="#fff4c2", stroke="#1a1a1a", stroke_width=0.35
                 )
             )
-            d.add(icons.icon("magnifier", x + c - 6.1, y + 1.1, 5))
+            d.add(icons.icon("magnifier", x + c - 6.4, y + 1.1, 4.0))
 
     home = board["home"]
     if on_grid(home):

@@ -32,6 +32,7 @@ from pnpkit import (
     earlyforms,
     fonts,
     gcpause,
+    guide,
     layout,
     memo,
     output,
@@ -126,6 +127,7 @@ def validate(
     problems += rules.check(pack, reg, code.trusted, code.seconds)
     problems += cvd.problems(pack)  # player colours for colour-blind players
     problems += _print_check_problems(pack)
+    problems += guide.problems(pack)  # the kit guide's words, the tuck boxes' room
     result = Result(pack, problems=problems, registry=reg)
     unknown = [lang for lang in langs or [] if lang not in pack.languages]
     if unknown:
@@ -458,7 +460,8 @@ def _write(
         )
         for lang, faces in result.faces.items():
             pages = result.pages[lang]
-            _label(pages, pack, lang)
+            kit = guide.plan(pack, lang, faces, pages)
+            _label(pages, pack, lang, kit.before, kit.after)
             on_page = (
                 (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t))
                 if progress
@@ -474,6 +477,7 @@ def _write(
                     check,
                     on_page,
                     _stamp(pack),
+                    kit,
                 )
             _write_large(pages, pack, lang, staging, cache, result.registry)
             if changed:  # compared with the previous build's SVGs, still in place until the swap
@@ -603,9 +607,14 @@ def _stamp(pack: Pack) -> str | None:
     )
 
 
-def _label(pages: list[layout.Page], pack: Pack, lang: str) -> None:
-    before = calibration.page_count(pack.print.backs)
-    total = len(pages) + before
+def _label(
+    pages: list[layout.Page], pack: Pack, lang: str, guide_pages: int = 0, after: int = 0
+) -> None:
+    """Each page's footer: the kit, the language, the side, its number of the PDF's pages
+    (`guide_pages` before the print check, `after` after the faces: guide.Kit), and what
+    the sheet is for."""
+    before = guide_pages + calibration.page_count(pack.print.backs)
+    total = len(pages) + before + after
     for n, page in enumerate(pages, before + 1):
         page.label = f"{pack.name[lang]} · {lang} · {page.side} · {n}/{total}"
         if page.tile is not None:

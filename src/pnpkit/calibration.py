@@ -277,7 +277,11 @@ def _front_corners(c: Canvas, at: At, info: Info, lines: tuple[str, ...]) -> Non
     (left, top), (right, _), _, (_, bottom) = corner_targets(info["page"])
     c.setFont(regular, 6)
     c.drawCentredString(*at(w / 2, bottom + 1), f"\u2190 {right - left:g} mm \u2192")
-    c.drawString(*at(left - 1.5, h / 2), f"\u2195 {bottom - top:g} mm")
+    c.saveState()  # the height beside the left targets' line, as the width is under the bottom's
+    c.translate(*at(left - 1, h / 2))
+    c.rotate(90)
+    c.drawCentredString(0, 0, f"\u2190 {bottom - top:g} mm \u2192")
+    c.restoreState()
 
 
 def _back(c: Canvas, info: Info) -> None:

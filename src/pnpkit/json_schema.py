@@ -102,6 +102,16 @@ GAME = {
     "data": {"type": "object"},
     "checks": {"type": "array", "items": {"$ref": "#/definitions/check"}},
     "rules": {"type": "string"},
+    "guide": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "cover": {"type": "string", "pattern": "^[^/]+/[^/]+$"},
+            "names": {"type": "object", "additionalProperties": TEXT},
+            "supplies": {"type": "array", "items": TEXT},
+            "steps": {"type": "array", "items": TEXT},
+        },
+    },
     "fonts": {
         "type": "object",
         "additionalProperties": {
@@ -183,6 +193,16 @@ GROUP = {
         "additionalProperties": False,
         "required": ["base"],
         "properties": {"base": {**LENGTH, "description": "Depth of each base tab, e.g. 12mm."}},
+    },
+    "tuckbox": {
+        "anyOf": [
+            {"type": "boolean"},
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {"thickness": LENGTH, "clearance": LENGTH},
+            },
+        ]
     },
     "doc": {"type": "string"},
 }

@@ -53,6 +53,8 @@ class PrintSettings:
     # Not a pack setting: only `--max-faces` raises it, so a stranger's pack cannot. 20,000 is
     # ten times a large card game (about 2,000 cards) and 80 times our largest kit (240).
     max_faces: int = 20_000
+    # Not a pack setting either: `--no-guide` leaves the kit guide (guide.py) out of the PDFs.
+    guide: bool = True
 
     def prints(self, variant: str) -> bool:
         """Whether faces of this variant ("" for none) are imposed: no variant, or a chosen one."""
@@ -73,6 +75,7 @@ class PrintOverrides(TypedDict, total=False):
     back_offset: tuple[float, float]
     max_faces: int
     variants: tuple[str, ...]
+    guide: bool
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,25 @@ class Item:
 
 
 @dataclass(frozen=True)
+class TuckSpec:
+    """`tuckbox:` on a deck: a box net sized from the cards (tuckbox.py)."""
+
+    thickness: float = 0.3  # mm per card
+    clearance: float = 1.0  # mm added to the deck's width, height and depth
+
+
+@dataclass(frozen=True)
+class GuideSpec:
+    """`guide:` in game.yaml: what the kit guide (guide.py) cannot work out from the pack."""
+
+    given: bool = False  # game.yaml has `guide:`: the kit's PDFs open with a guide
+    cover: tuple[str, str] | None = None  # (group, item) whose front is the cover picture
+    names: dict[str, dict[str, str]] = field(default_factory=dict)  # group -> lang -> name
+    supplies: tuple[dict[str, str], ...] = ()  # what the player fetches, each per language
+    steps: tuple[dict[str, str], ...] = ()  # the pack's own assembly steps, each per language
+
+
+@dataclass(frozen=True)
 class Group:
     """Items of one kind that share a size, templates and declared fields."""
 
@@ -132,6 +154,7 @@ class Group:
     )  # ("rect", 0) | ("rounded", radius mm) | ("circle", 0) | ("hex", 0): cut guide and clip
     base: float = 0.0  # a fold-over standee's base tab depth, mm (0: not declared)
     labels: str = ""  # a label sheet (labels.py) the group prints on, cell by cell
+    tuckbox: TuckSpec | None = None  # a tuck box net for this deck (tuckbox.py)
 
     @property
     def total(self) -> int:
@@ -177,6 +200,7 @@ class Pack:
     player_colours: tuple[str, str | None] | None = (
         None  # players.colours: data key, field (cvd.py)
     )
+    guide: GuideSpec = field(default_factory=GuideSpec)  # game.yaml's guide: (guide.py)
 
     def provenance(self) -> list[tuple[Location, str, str]]:
         """Each distinct note of where values come from: (place, what, tag), file order. A note that

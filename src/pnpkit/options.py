@@ -74,6 +74,11 @@ def add_print_options(p: argparse.ArgumentParser) -> None:
         help="shift every back page by X,Y mm to correct a "
         "duplex printer's misregistration, e.g. 0.5,-1",
     )
+    p.add_argument(
+        "--no-guide",
+        action="store_true",
+        help="leave the kit guide (cover, contents, sheet map, assembly) out of the PDFs",
+    )
     add_limit_options(p)
 
 
@@ -88,6 +93,8 @@ def print_overrides(args: argparse.Namespace) -> PrintOverrides:
         chosen["back_offset"] = args.back_offset
     if getattr(args, "max_faces", None):
         chosen["max_faces"] = args.max_faces
+    if getattr(args, "no_guide", False):
+        chosen["guide"] = False
     if getattr(args, "variant", None):
         chosen["variants"] = tuple(args.variant)
     return chosen

@@ -185,6 +185,13 @@ GAME = (
         None,
         "The pack's own TrueType fonts by family: a file, or {regular, bold, italic, bold_italic}.",
     ),
+    Key(
+        "guide",
+        "mapping",
+        None,
+        "Open each PDF with a kit guide (docs/kit-guide.md); optional: cover (GROUP/ITEM), "
+        "names of groups, supplies and steps, each text per language.",
+    ),
 )
 
 GROUP = (
@@ -260,6 +267,13 @@ GROUP = (
         "A fold-over standee: base tab, upside-down back panel, fold, upright front "
         "panel, base tab. Templates get the tab as "
         "face.base; exports cut the figure out of the layout.",
+    ),
+    Key(
+        "tuckbox",
+        "mapping",
+        None,
+        "A deck's tuck box net, sized from the cards: true, or {thickness: 0.3mm (a card), "
+        "clearance: 1mm} (docs/kit-guide.md).",
     ),
     Key("doc", "string", None, "What the group is, for people reading the pack."),
 )

@@ -43,11 +43,14 @@ def write_pdf(
     calibration: calibration_pages.Info | None = None,
     progress: Callable[[int, int], None] | None = None,
     stamp: str | None = None,
+    extras: Extras | None = None,
 ) -> None:
     """Write pages to path, after the print-check page(s) when `calibration` is given; `stamp`
-    (print.stamp) is a small note on every face, in the band between its trim and its safe area."""
-    c, first_page = start_canvas(pages, path, title, calibration)
+    (print.stamp) is a small note on every face, in the band between its trim and its safe area.
+    `extras`: pages of pnpkit's own before the print check and after the faces (guide.Kit)."""
     forms: dict[str, str] = {}
+    before = (lambda c: extras.draw_before(c, forms)) if extras else None
+    c, first_page = start_canvas(pages, path, title, calibration, before)
     total = len(pages) + first_page
     for n, page in enumerate(pages, 1):
         c.setPageSize((page.w * K, page.h * K))
@@ -59,6 +62,8 @@ def write_pdf(
         _compress_page(c)
         if progress:
             progress(n + first_page, total)
+    if extras:
+        extras.draw_after(c, forms, total + 1)
     _add_fonts(c)
     save(c, path)
 
@@ -449,10 +454,14 @@ def _stream_key(obj: object) -> tuple[object, ...] | None:
 
 
 def start_canvas(
-    pages: list[Page], path: Path | str, title: str, calibration: calibration_pages.Info | None
+    pages: list[Page],
+    path: Path | str,
+    title: str,
+    calibration: calibration_pages.Info | None,
+    before: Callable[[Canvas], int] | None = None,
 ) -> tuple[Canvas, int]:
     """The document write_pdf() draws its faces into, up to its first face: the canvas, and
-    how many print-check pages it drew."""
+    how many pages it drew (`before`'s, then the print check's)."""
     fonts.for_canvas()
     first = pages[0] if pages else None
     size = (first.w * K, first.h * K) if first else (595.3, 841.9)
@@ -461,7 +470,17 @@ def start_canvas(
     c.setCreator("pnpkit")
     c.setAuthor("pnpkit")
     c.setViewerPreference("PrintScaling", "None")
-    return c, calibration_pages.draw(c, calibration) if calibration else 0
+    drawn = before(c) if before else 0
+    return c, drawn + (calibration_pages.draw(c, calibration) if calibration else 0)
+
+
+class Extras(Protocol):
+    """Pages a PDF holds besides its faces and print check (guide.Kit): drawn through the PDF's
+    forms (`forms`, shared with the faces); each returns how many pages it drew."""
+
+    def draw_before(self, c: Canvas, forms: dict[str, str]) -> int: ...
+
+    def draw_after(self, c: Canvas, forms: dict[str, str], first: int) -> int: ...
 
 
 @runtime_checkable

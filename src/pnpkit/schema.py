@@ -15,7 +15,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from pnpkit import fonts, itemsource, labels, memo, packfonts, packformat, paths
+from pnpkit import fonts, guidespec, itemsource, labels, memo, packfonts, packformat, paths
 from pnpkit.checker import Reader, close_match, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, Path_, display_path, load_yaml
@@ -26,6 +26,7 @@ from pnpkit.model import (
     Check,
     FieldSpec,
     Group,
+    GuideSpec,
     Item,
     Pack,
     PrintSettings,
@@ -98,6 +99,8 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     problems += _unique_ids(groups)
     groups = _items_from(groups, game.derived, problems)
     problems += _unknown_variants(game, groups)
+    if not any(p.is_error for p in problems):  # a group that failed to load is not missing
+        guidespec.check_guide(game.r, game.guide, groups)
     if any(p.is_error for p in problems):
         return None, problems
     return game.pack(groups), problems
@@ -157,6 +160,9 @@ class _Game:
             else r.typed(version, ("version",), "string") or ""
         )
         self.fonts = packfonts.read(r, data["fonts"], root) if "fonts" in data else {}
+        self.guide = (
+            guidespec.read_guide(r, data["guide"], langs) if "guide" in data else GuideSpec()
+        )
 
     def _check_name_glyphs(self) -> None:
         """The name is printed on every page (bold on the print check), so every letter needs a
@@ -336,6 +342,7 @@ class _Game:
             version=self.version,
             fonts=self.fonts,
             player_colours=self.player_colours,
+            guide=self.guide,
         )
 
 
@@ -454,6 +461,7 @@ def _read_group(r: Reader, game: _Game, name: str, spec: object) -> Group | None
         else "",
         "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size),
         "labels": _labels(r, spec, path),
+        "tuckbox": guidespec.read_tuckbox(r, spec, path, kind),
     }
     if "items_from" in spec:
         group = _derived_group(r, game, name, spec, path, kind, size, bleed, templates)
