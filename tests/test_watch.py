@@ -672,8 +672,6 @@ NOT_KEPT = {
     "fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
     "fonts._registered": "fonts registered with ReportLab, which keeps them whatever we forget",
     "output._CALL": "the C library's swap function, found once",
-    "parallel._sent": "a worker's own record of one build, set afresh by prepare()",
-    "parallel._checked": "a worker's own record of one build, set afresh by prepare()",
     "pdf._SHAPES": "per document (weak): gone with the document",
     "pdf._HEADS": "per document (weak): gone with the document",
     "render._FAMILIES": "per environment (weak): gone with the build's environment",

@@ -312,10 +312,8 @@ def _check_texts(
     per template line that wrote it, else once per item. When text_box() has refused a size already
     (an error), the sizes are not measured again: that would repeat it for every item. The cache
     keeps each drawing's findings; where they stand in the templates is looked up every time.
-    The cache also holds the checks parallel.prepare() made at the pack's minimum size (by svg,
-    full size and bleed), where the faces were compiled. `seen`: the SVGs checked before, by
-    svg_key (a large build checks its faces a batch at a time), added to."""
-    ahead = cache.ahead.texts if cache else {}
+    `seen`: the SVGs checked before, by svg_key (a large build checks its faces a batch at a
+    time), added to."""
     out: list[Problem] = []
     seen = set() if seen is None else seen
     min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
@@ -325,13 +323,8 @@ def _check_texts(
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg_key)
         full_size = face.full_size
-        made = None  # most builds made nothing ahead: no key to make for each face
-        if ahead and not sizes_reported:  # taken: the SVG text it is keyed by can go (KeptFace)
-            made = ahead.pop((face.svg, full_size, face.bleed), None)
 
-        def check(face: Face = face, made: Findings | None = made) -> Findings:
-            if made is not None:  # a worker checked it where it compiled it
-                return made
+        def check(face: Face = face) -> Findings:
             return textcheck.problems(face, min_pt, safe=safe, contrasts=True)
 
         settings = (full_size, face.bleed, min_pt, safe, True)
@@ -377,7 +370,6 @@ def build(
     cache: Cache | None = None,
     code: Code | None = None,
     changed: bool = False,
-    jobs: int = 0,
     tidy_later: bool = False,
     keep_drawings: bool = False,
     ready: Callable[[], bool] | None = None,
@@ -387,7 +379,7 @@ def build(
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
     <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
-    `jobs`: processes for a large build's rendering (default 1: this one only). `tidy_later`:
+    `tidy_later`:
     the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
     the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
     its compiled drawing for what follows the build (the exports), even in a large build, which
@@ -399,7 +391,7 @@ def build(
     pack changed again while it was built). `save_aside`: the cache is saved by a forked child
     (result.saving) while the caller goes on (the command line's preflight); result.saved()
     waits for it."""
-    cache = cache or Cache(out / CACHE_DIR, jobs=jobs)
+    cache = cache or Cache(out / CACHE_DIR)
     stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
     result = validate(root, langs, overrides, cache, code, stream=stream)
     if result.errors or (strict and result.problems) or result.pack is None:

@@ -58,7 +58,7 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, gcpause, memo, parallel, pdf, render, shaping, svgdraw
+from pnpkit import fonts, gcpause, memo, pdf, render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
@@ -161,11 +161,9 @@ class Cache:
     save() writes the pack's file. `stats` counts what the last build did.
     """
 
-    def __init__(self, folder: Path | None = None, deferred: bool = False, jobs: int = 0):
+    def __init__(self, folder: Path | None = None, deferred: bool = False):
         self.folder = folder
         self.deferred = deferred  # save() writes only when forced (watch writes when idle)
-        self.jobs = jobs or 1  # processes rendering a large build (opt-in: see parallel.py)
-        self.ahead = parallel.Ahead()  # what they made, taken by render() and drawing()
         self.dirty = False
         self.path: Path | None = None
         self.faces: dict[bytes, Entry] = {}  # key -> [generation, svg, or a large build's KeptFace]
@@ -311,8 +309,6 @@ class Cache:
             for side, name in item.templates.items()
         }
         self._memo.items.clear()  # every face is keyed: their items' reprs (0.7 kB each) go
-        todo = [k for k, v in keys.items() if self.faces.get(v or b"") is None]
-        self.ahead = parallel.prepare(env, pack, lang, shared, todo, self.jobs)  # large builds only
         alike: render.Alike = {}
         for group in pack.groups.values():
             for n, item in enumerate(group.items):
@@ -329,13 +325,9 @@ class Cache:
                         face = render.item_face(group, item, side, svg, name, broken=False)
                         self.stats["faces reused"] += 1
                     else:
-                        made = self.ahead.take_face((group.name, n, side))
-                        if made is not None:
-                            face, found = made
-                        else:
-                            face = render.render_face(
-                                env, pack, group, item, side, name, lang, shared, found, py, alike
-                            )
+                        face = render.render_face(
+                            env, pack, group, item, side, name, lang, shared, found, py, alike
+                        )
                         problems += found
                         self.stats["faces rendered"] += 1
                         entry = None
@@ -530,7 +522,8 @@ class Cache:
                 deps.append((href, *dep))
                 return dep[0]
 
-            compiled, rows = self.ahead.compile_rows(svg, recording)  # rows: what marshal takes
+            compiled = svgdraw.compile_svg(svg, recording)
+            rows = svgdraw.ops_to_rows(compiled.ops)  # what marshal takes
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
             kept = self._spill.keep(_pack_rows(rows)) if self.packed else rows
