@@ -656,7 +656,7 @@ def test_a_build_hands_the_collector_back_what_it_held(tmp_path):
     root = colour_pack(tmp_path / "p", n=2)
     c = Cache(tmp_path / "cache")
     result = build.validate(root, cache=c)
-    assert gc.isenabled()  # paused while the faces were made, not after
+    assert gc.isenabled()
     held = gc.get_freeze_count()
     face = result.faces["en"][0]
     walked = gc.get_objects()  # the generations the collector walks: the frozen are not in them

@@ -31,7 +31,6 @@ from pnpkit import (
     cvd,
     earlyforms,
     fonts,
-    gcpause,
     layout,
     memo,
     output,
@@ -155,10 +154,9 @@ def validate(
     env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
     if cache is not None:
         cache.begin(pack)
-    with gcpause.paused():  # millions of small objects and next to no cycles: see gcpause
-        problems += _faces(pack, langs or pack.languages, env, reg, cache, result, stream)
-        if cache is not None:
-            cache.hold()
+    problems += _faces(pack, langs or pack.languages, env, reg, cache, result, stream)
+    if cache is not None:
+        cache.hold()
     result.problems = _sorted(problems)
     return result
 
@@ -400,8 +398,7 @@ def build(
         with output.locked(out, f"building {root}"):
             # what a killed build left: a kit to put back, staging folders; watch's spare kit
             output.tidy(out, keep_spares=tidy_later)
-            with gcpause.paused():  # PDF forms and pages: no cycles either
-                _write(result, out, progress, cache, changed, tidy_later, pdfs_written, ready)
+            _write(result, out, progress, cache, changed, tidy_later, pdfs_written, ready)
     except output.Busy as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result

@@ -58,7 +58,7 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, gcpause, memo, pdf, render, shaping, svgdraw
+from pnpkit import fonts, memo, pdf, render, shaping, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
@@ -257,10 +257,7 @@ class Cache:
                 rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
                 forms = _Unspilled(self.forms, self._spill)
                 faces = _Texted(self.faces, self._svg_file)
-                with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
-                    failure = _save_marshalled(
-                        self.path, self.generation, [faces, rowed, forms], stop
-                    )
+                failure = _save_marshalled(self.path, self.generation, [faces, rowed, forms], stop)
                 self.error = f"could not save the build cache: {failure}" if failure else ""
         except _Stopped:
             self.dirty = True
@@ -1032,14 +1029,13 @@ def _load_marshalled(path: Path, count: int) -> tuple[int, list[dict[bytes, Entr
     view = memoryview(data)  # parts are read where they lie, never copied out of the file
     parts, at = [], len(head)
     try:
-        with gcpause.paused():  # a million tuples, none of them in a cycle
-            while at < len(data):
-                size = int.from_bytes(view[at : at + _LENGTH], "little")
-                at += _LENGTH
-                if size <= 0 or at + size > len(data):
-                    return None
-                parts.append(marshal.loads(view[at : at + size]))
-                at += size
+        while at < len(data):
+            size = int.from_bytes(view[at : at + _LENGTH], "little")
+            at += _LENGTH
+            if size <= 0 or at + size > len(data):
+                return None
+            parts.append(marshal.loads(view[at : at + size]))
+            at += size
     except (EOFError, ValueError, TypeError):
         return None
     return _tables(parts, count)
