@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import os
 import shutil
 import stat
@@ -46,7 +45,7 @@ from pnpkit import (
     trust,
 )
 from pnpkit.cache import Cache, Findings
-from pnpkit.child import Child, Message
+from pnpkit.child import Child
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack, PrintOverrides
@@ -76,14 +75,6 @@ class Result:
     notes: list[str] = field(default_factory=list)  # news for the user not about the pack
     changes: list[changes.Changes] = field(default_factory=list)  # with --changes: per language
     problems: list[Problem] = field(default_factory=list)
-    saving: CacheSaver | None = None  # build(save_aside=True): the cache, saved in a child
-
-    def saved(self) -> None:
-        """Wait for the cache a build saves aside (save_aside); a failure to save is a note."""
-        if self.saving is not None:
-            error, self.saving = self.saving.wait(), None
-            if error:  # the build is fine; the next one will just be slower
-                self.notes.append(error)
 
     @property
     def errors(self) -> list[Problem]:
@@ -372,7 +363,6 @@ def build(
     keep_drawings: bool = False,
     ready: Callable[[], bool] | None = None,
     pdfs_written: Callable[[Path], None] | None = None,
-    save_aside: bool = False,
 ) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
@@ -386,9 +376,7 @@ def build(
     (the command line's preflight starts on them: preflight.Ahead). `ready`: asked once the
     kit is complete, before it replaces the previous one; False leaves the previous kit in place
     and the new one unseen, kept only as the next build's spare when `tidy_later` (watch: the
-    pack changed again while it was built). `save_aside`: the cache is saved by a forked child
-    (result.saving) while the caller goes on (the command line's preflight); result.saved()
-    waits for it."""
+    pack changed again while it was built)."""
     cache = cache or Cache(out / CACHE_DIR)
     stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
     result = validate(root, langs, overrides, cache, code, stream=stream)
@@ -402,9 +390,9 @@ def build(
     except output.Busy as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
-    result.saving = CacheSaver(cache, aside=save_aside)
-    if not save_aside:
-        result.saved()
+    cache.save()
+    if cache.error:  # the build is fine; the next one will just be slower
+        result.notes.append(cache.error)
     return result
 
 
@@ -430,7 +418,6 @@ def _write(
         staging.mkdir(parents=True)
     svgs: _SvgWriter | None = None
     dropped = False
-    index = _IndexWriter(result, staging, final)
     try:
         svgs = _SvgWriter(
             [
@@ -472,53 +459,19 @@ def _write(
             (staging / "changes.txt").write_text(
                 "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
             )
-        index.join()
+        preview.write_index(result, staging, final)
         dropped = ready is not None and not ready()
         if dropped:
             return  # the previous kit stays live
         output.swap_in(staging, final, remove_old=not tidy_later)
         result.written = True
     finally:
-        index.stop()  # it writes into staging: gone before staging goes
         if svgs is not None:
             svgs.child.stop()  # it writes into staging: gone before staging goes
         if dropped and tidy_later:
             _keep_as_spare(staging, final)
         elif not (result.written and tidy_later):  # a failure leaves no trace
             shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap
-
-
-class CacheSaver:
-    """cache.save(), `aside` in a forked child: marshalling a 1,000-card deck's cache takes a
-    fifth of a second, which the command line spends checking the PDFs (preflight) instead.
-    The file is the same: written whole under a name of its own, then renamed into place (a
-    large build's child reads the spilled rows back from the file it shares with this process,
-    with pread: neither moves the other's position). A build the exports follow saves here
-    (cli: its cache holds every drawing, which a child walking its tables would copy page by
-    page while they run)."""
-
-    def __init__(self, cache: Cache, aside: bool) -> None:
-        self.cache = cache
-        self.child = Child(self._save if aside else None)
-
-    def _save(self) -> None:
-        gc.disable()  # a collection would walk, and so copy, the build's whole heap; it exits
-        self.cache.save()
-        if self.cache.error:  # the exit status says so: wait() saves again here, for the message
-            raise OSError(self.cache.error)
-
-    def stop(self) -> None:
-        """End the child now (Ctrl-C): nothing is saved, and nothing it half wrote is left."""
-        pid = self.child.pid
-        self.child.stop()
-        if pid > 0:
-            self.cache.drop_partial(pid)
-
-    def wait(self) -> str:
-        """Wait for the child; save here if there is none or it failed. Why saving failed, or ""."""
-        if self.child.wait() != 0:
-            self.cache.save()
-        return self.cache.error
 
 
 def _write_large(
@@ -761,54 +714,6 @@ def link_spare(final: Path) -> bool:
         shutil.rmtree(spare, ignore_errors=True)
         return False
     return True
-
-
-class _IndexWriter:
-    """preview.write_index() in a forked child while this process writes the PDFs: the child
-    makes the page's figures at once (most of the page's work), then waits to be told that the
-    PDFs, which the page lists, are written. join() tells it and waits for it, and writes the
-    page here if it could not; stop() ends a child that was never told (a failed build).
-
-    Only in a one-shot build: watch keeps the figures it made in this process for the next page
-    (memo.hand_on), and writes the page itself."""
-
-    def __init__(self, result: Result, staging: Path, final: Path) -> None:
-        self.args = (result, staging, final)
-        self.go = Message()  # the PDFs are written
-        self.child = Child(self._write if self.go.open and not memo.handing_on() else None)
-        self.go.sending()
-
-    def _write(self) -> None:
-        """The child's work: the figures now, the page once told the PDFs are written."""
-        self.go.receiving()
-        write = preview.index_page(*self.args, ahead=True)
-        if self.go.receive() is None:
-            raise OSError("the build ended before its PDFs were written")
-        write()
-
-    def join(self) -> None:
-        forked = self.child.started
-        self.go.send()  # not sent: there is no child, or it failed and has gone already
-        if self.child.wait() != 0:  # no child, or it failed: the page is written here
-            if forked:  # after what the child left half written
-                _, staging, _ = self.args
-                _discard(staging / "preview", staging / ".index.html.tmp", staging / "index.html")
-            preview.write_index(*self.args)
-
-    def stop(self) -> None:
-        self.go.close()
-        self.child.stop()
-
-
-def _discard(*paths: Path) -> None:
-    """Remove what a failed child may have left half written: a page written over it would keep
-    a file it holds already (preview art), or write into a link to the live kit's file."""
-    for path in paths:
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
 
 
 def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:

@@ -268,13 +268,6 @@ class Cache:
         if not self.deferred:  # a one-shot build's spilled rows were kept for this file alone
             self._spill.close()
 
-    def drop_partial(self, pid: int) -> None:
-        """Remove what a save by process pid left half written (a child saving it, killed)."""
-        if self.path is not None:
-            for path in (self.path, _texts_path(self.path), _parses_path(self.path)):
-                with contextlib.suppress(OSError):
-                    _partial(path, pid).unlink(missing_ok=True)
-
     # ------------------------------------------------------------ faces
 
     def render(

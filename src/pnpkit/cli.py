@@ -199,7 +199,6 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
     pdfx = {p.id for p in chosen if p.pdfx}
     passed = rastercache.for_output(args.out)  # remembers the files that passed before
     ahead = preflight.Ahead(passed, pdfx)  # checks the kit's PDFs while the rest is written
-    result = None
     try:
         result = build(
             pack,
@@ -212,7 +211,6 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
             changed=args.changes,
             keep_drawings=bool(args.profile or args.png),  # the exports draw them
             pdfs_written=ahead.start,
-            save_aside=not chosen,  # saved while the PDFs are checked (exports: see CacheSaver)
         )
         if chosen:
             from pnpkit import export  # only here: see the imports
@@ -224,13 +222,7 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
             result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
     except BaseException:  # a crash or Ctrl-C: nothing is left checking, nothing to report
         ahead.stop()
-        if result is not None and result.saving is not None:  # nor saving: no retry here
-            result.saving.stop()
-            result.saving = None
         raise
-    finally:
-        if result is not None:  # the cache saved aside is written before the command ends
-            result.saved()
     return result
 
 
