@@ -37,7 +37,6 @@ import gc
 import hashlib
 import marshal
 import os
-import re
 import sys
 import tempfile
 import zlib
@@ -92,55 +91,17 @@ def library_versions() -> list[tuple[str, str]]:
     """(distribution, version) of each library that shapes the output, as the modules that the
     build imports anyway say it (their code is what runs): importlib.metadata.version() cost
     every command the import of importlib.metadata (email, zipfile, csv, socket...: 30-40 ms)
-    and 10 ms of lookups. svglib's package imports its renderer (see svgdraw._normalised), so
-    its version is read from the name of its installed metadata's folder instead."""
+    and 10 ms of lookups."""
     return [
         ("jinja2", jinja2.__version__),
         ("lxml", lxml.etree.__version__),
         ("reportlab", reportlab.Version),
-        ("svglib", installed_version("svglib")),
         ("pyyaml", yaml.__version__),
         ("uharfbuzz", uharfbuzz.__version__),
         ("python-bidi", bidi.VERSION),
         ("pillow", PIL.__version__),  # ReportLab encodes a form's images through it
         ("zlib", zlib.ZLIB_RUNTIME_VERSION),  # every stream of a kept form is compressed by it
     ]
-
-
-def installed_version(distribution: str) -> str:
-    """The version of an installed distribution as importlib.metadata.version() finds it: the
-    first entry of sys.path that holds its metadata decides, from the name of its
-    `<name>-<version>.dist-info` folder (names compared as the wheel format normalises them),
-    or, for an install without one (an egg's metadata, a zip file), by importlib.metadata
-    itself; "" when it is not installed."""
-    wanted = _dist_name(distribution)
-    for entry in sys.path:
-        try:
-            names = sorted(os.listdir(entry or "."))
-        except OSError:  # a zip file, a folder that is gone: importlib.metadata reads those
-            continue
-        for name in names:
-            base, dot, kind = name.rpartition(".")
-            stem, dash, version = base.partition("-")
-            if dot and kind in ("dist-info", "egg-info") and _dist_name(stem) == wanted:
-                return version if kind == "dist-info" and dash else _metadata_version(distribution)
-    return _metadata_version(distribution)
-
-
-def _metadata_version(distribution: str) -> str:
-    """importlib.metadata.version(distribution), or "" when it is not installed: imported only
-    for an install installed_version() cannot read itself."""
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return ""
-
-
-def _dist_name(name: str) -> str:
-    """A distribution's name as dist-info folders spell it (PEP 503 and the wheel format)."""
-    return re.sub(r"[-_.]+", "_", name).lower()
 
 
 def _package_files(package: Path) -> list[Path]:
