@@ -316,28 +316,16 @@ def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_w
     built()
     c = caches["a"]
     texts_parts = -(-len(cache._recent(c.texts.entries, c.generation - cache.KEEP)) // 3)
-    parses_parts = -(-len(render.parse_rows(c._memo.parses)) // 3)
-    assert texts_parts > 1 and parses_parts > 1
-    texts, parses = cache._texts_path(c.path).name, cache._parses_path(c.path).name
-    before_cache = texts_parts + parses_parts
-    # in the text checks' file (its first part, its last), the parses' (its first, its last),
-    # the cache's (its first, further on)
-    for stop_at in (
-        1,
-        texts_parts,
-        texts_parts + 1,
-        before_cache,
-        before_cache + 1,
-        before_cache + 4,
-    ):
+    assert texts_parts > 1
+    texts = cache._texts_path(c.path).name
+    # in the text checks' file (its first part, its last), the cache's (its first, further on)
+    for stop_at in (1, texts_parts, texts_parts + 1, texts_parts + 4):
         asked: list[int] = []
         c.save(force=True, stop=stopping(stop_at, asked))
         assert len(asked) == stop_at and c.dirty
         now, before = outputs(kit.root / "a" / build.CACHE_DIR), dict(saved)
         if stop_at > texts_parts:  # the text checks' file, written first, is the new one
             del now[texts], before[texts]
-        if stop_at > before_cache:  # and so is the parses' file, written next
-            del now[parses], before[parses]
         assert now == before  # no scratch file either
     caches["a"].save(force=True)
     caches["b"].save(force=True)
@@ -431,12 +419,12 @@ def test_the_engine_reads_the_packages_regular_files_alone(tmp_path):
 
 
 def test_no_pack_s_cache_file_is_another_pack_s_side_file():
-    """The text checks' and template parses' files beside a pack's cache file have names no pack
-    id gives its own (a '+'): pack 'foo.texts' would otherwise share pack 'foo''s file."""
+    """The text checks' file beside a pack's cache file has a name no pack id gives its own
+    (a '+'): pack 'foo.texts' would otherwise share pack 'foo''s file."""
     from pnpkit.paths import name_problem
 
     main_file = Path("out/foo.marshal")
-    for side in (cache._texts_path(main_file), cache._parses_path(main_file)):
+    for side in (cache._texts_path(main_file),):
         assert side.parent == main_file.parent and side.name.startswith("foo")
         assert name_problem(side.name.removesuffix(".marshal"), "pack id") is not None
 
@@ -688,73 +676,6 @@ def test_what_a_compile_reads_of_a_template_is_what_a_parse_of_its_own_says(kit,
     folded = render._parsed(env, (kit.root / "templates" / "folded.svg.j2").read_text())
     assert "upper" in folded.filters and "odd" in folded.tests
     assert folded.references == ("_icons.svg.j2",)
-
-
-def test_a_new_process_takes_its_template_parses_from_beside_the_cache(kit, monkeypatch):
-    """The parses of the templates whose families the face keys hashed are kept beside the
-    cache file: a build in a new process (nothing parsed nor compiled yet) takes them instead of
-    parsing its templates again, reuses every face, and what it took is what a parse says; an
-    edited template is parsed, as its source is not among them."""
-    from pnpkit.registry import default_registry
-
-    out = kit.root / "build"
-    assert not build.build(kit.pack, out).errors
-    assert (out / build.CACHE_DIR / "mammoth-herd+parses.marshal").is_file()
-    parsed: list[str | None] = []
-    parse = jinja2.Environment._parse
-
-    def counted(self, source, name, filename):
-        parsed.append(name)
-        return parse(self, source, name, filename)
-
-    def new_process() -> Cache:
-        monkeypatch.setattr(render, "_PARSED", {})
-        monkeypatch.setattr(render, "_COMPILED", render._Compiled())
-        return Cache(out / build.CACHE_DIR)
-
-    monkeypatch.setattr(jinja2.Environment, "_parse", counted)
-    c = new_process()
-    assert not build.build(kit.pack, out, cache=c).errors
-    assert parsed == [] and c.stats["faces reused"] == 2 * FACES
-    taken = dict(render._PARSED)
-    env = render.environment(schema.load_pack(kit.pack)[0], default_registry())
-    assert taken and {settings for settings, _ in taken} == {render._settings(env)}
-    for (_, source), known in taken.items():
-        assert render._read_tree(("a parse", source), parse(env, source, None, None)) == known
-    kit.edit(
-        "templates/mammoth-herd/bonus-front.svg.j2",
-        "{% block content %}",
-        "{% block content %}<g/>",
-    )
-    c = new_process()
-    assert not build.build(kit.pack, out, cache=c).errors
-    assert c.stats["faces rendered"] == 2 * 16  # the bonus tiles' fronts, in both languages
-    # parsed once, for its family's hash (no name), its compile taking that tree; those it
-    # uses, known from the file, parsed only to be compiled
-    assert parsed == [None, "_face.svg.j2", "_icons.svg.j2"]
-
-
-def test_a_parse_overrules_a_row_taken_from_the_file_and_is_saved_as_it_says(kit, monkeypatch):
-    """A row of the parses' file is a memo of what a source says: when this process parses the
-    source after all (a compile), the parse decides, and the file is written as it says; a
-    damaged or planted row does not outlive the next compile of its template."""
-    from pnpkit.registry import default_registry
-
-    monkeypatch.setattr(render, "_PARSED", {})
-    env = render.environment(schema.load_pack(kit.pack)[0], default_registry())
-    source = (kit.root / "templates/mammoth-herd/bonus-front.svg.j2").read_text()
-    key = (render._settings(env), source)
-    truth = (
-        *key,
-        *render._read_tree(("a parse", source), jinja2.Environment._parse(env, source, None, None)),
-    )
-    planted = (*key, (), frozenset(), frozenset(), frozenset(), frozenset())  # names nothing
-    monkeypatch.setattr(render, "_PARSED", {})  # as a new process: nothing parsed
-    monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # nor compiled
-    render.take_parse_rows([planted])
-    assert render.parse_rows([key]) == [planted]
-    env.from_string(source)  # a compile parses the source
-    assert render.parse_rows([key]) == [truth] and truth != planted
 
 
 def test_a_cold_build_parses_each_template_once_and_writes_what_it_wrote(

@@ -141,7 +141,6 @@ class Cache:
         self._keyed: dict[tuple[int, str, str], _FaceKey] = {}  # the previous build's face keys
         self._svg_keys: dict[str, tuple[bytes, bytes]] = {}  # and drawing keys (_drawing_key)
         self.texts = TextChecks()  # build._check_texts' findings per drawing, in their own file
-        self._parses_taken: Path | None = None  # the file whose template parses were taken
         # A large build's drawings keep their entries' rows packed (_pack_rows): a few kB of
         # bytes instead of a tuple per op, as their drawings are released once checked
         # (FormDrawing.release, earlyforms.py). build.validate() sets it for such a build.
@@ -199,10 +198,10 @@ class Cache:
     def save(self, force: bool = False, stop: Callable[[], bool] | None = None) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
         time). `stop` is asked before each part is written (watch's save when idle: whether the
-        pack changed since); True leaves the cache's file as it was (the text checks' file and
-        the template parses' file, written first, may be the new ones already: each entry is
-        keyed by what it says) and the cache still to save, so a save holds the build of a
-        change up for a part (a few ms), not the whole save (a 1,000-card deck's: 0.1 s)."""
+        pack changed since); True leaves the cache's file as it was (the text checks' file,
+        written first, may be the new one already: each entry is keyed by what it says) and
+        the cache still to save, so a save holds the build of a change up for a part (a few
+        ms), not the whole save (a 1,000-card deck's: 0.1 s)."""
         gc.unfreeze()  # see begin()
         if (self.deferred and not force) or not self.dirty:
             return
@@ -214,7 +213,6 @@ class Cache:
         try:
             self.texts.save(self.path, oldest, stop)
             if self.path is not None:
-                _save_parses(self.path, render.parse_rows(self._memo.parses), stop)
                 rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
                 forms = _Unspilled(self.forms, self._spill)
                 faces = _Texted(self.faces, self._svg_file)
@@ -418,17 +416,12 @@ class Cache:
         when it names one by a variable), hashed; None if one cannot be read or parsed."""
         templates = self._memo.templates
         if name not in templates:
-            if self.path is not None and self.path != self._parses_taken:
-                self._parses_taken = self.path  # once: this process knows them from then on
-                render.take_parse_rows(_read_parses(self.path))
             try:
                 family = render.template_family(env, name)
             except jinja2.TemplateError:
                 templates[name] = None
             else:
                 templates[name] = _family_hash(family)
-                sources = [source for _, _, source in family]
-                self._memo.parses.update(dict.fromkeys(render.parse_keys(env, sources)))
         return templates[name]
 
     # ------------------------------------------------------------ drawings
@@ -620,30 +613,6 @@ def _finding(value: object) -> bool:
 def _texts_path(path: Path) -> Path:
     """The text-check file beside a pack's cache file."""
     return path.with_name(path.name.removesuffix(".marshal") + TextChecks.SUFFIX)
-
-
-def _parses_path(path: Path) -> Path:
-    """The file of template parses beside a pack's cache file."""
-    return path.with_name(path.name.removesuffix(".marshal") + "+parses.marshal")  # see SUFFIX
-
-
-def _save_parses(path: Path, rows: list[render.ParseRow], stop: Callable[[], bool] | None) -> None:
-    """Write the parses of the templates this process hashed beside the pack's cache file, for
-    the next build's process to take instead of parsing them again (render.take_parse_rows):
-    those it still knows (render keeps _Compiled.KEEP parses), so the file stays bounded
-    however long watch runs. A failure only costs that time."""
-    table: dict[bytes, Entry] = {
-        hashlib.sha256(repr(row[:2]).encode()).digest(): [0, row] for row in rows
-    }
-    _save_marshalled(_parses_path(path), 0, [table], stop)
-
-
-def _read_parses(path: Path) -> list[object]:
-    """The template parses kept beside a pack's cache file (render.take_parse_rows checks each);
-    none if missing or stale."""
-    read = _load_marshalled(_parses_path(path), 1)
-    entries = read[1][0].values() if read is not None else ()
-    return [entry[1] for entry in entries if isinstance(entry, list) and len(entry) == 2]
 
 
 def _read_texts(path: Path | None) -> dict[bytes, Entry]:
@@ -1315,8 +1284,6 @@ class _Memo:
         self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}
         # the code and fonts part of svg_keys, once, by engine() and fonts.signature()
         self.prefixes: dict[tuple[bytes, str], bytes] = {}
-        # the keys of the parses of the templates the face keys hashed, for the next process
-        self.parses: dict[tuple[str, str], None] = {}
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
