@@ -4,7 +4,7 @@ A build split over N processes cannot finish sooner than N whole builds run side
 allow, with no hand-over at all between them: each of the N concurrent builds is as slow
 as the machine makes it while the others run (shared caches, memory bandwidth, a virtual
 machine's cores sharing one physical core). So `ceiling = N x (time alone) / (time of N at
-once)` bounds what any pool (parallel.py's, or any other split of the work) can gain on
+once)` bounds what any split of the work over processes can gain on
 this machine for this deck. Runs alternate (alone, together, alone, ...), each a new
 process with an empty --out, byte-compiled as an installed pnpkit is.
 

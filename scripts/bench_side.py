@@ -9,7 +9,7 @@ pnpkit does (PYTHONDONTWRITEBYTECODE in the environment would otherwise make eve
 compile pnpkit's source again).
 
     .venv/bin/python scripts/bench_side.py --baseline /tmp/old/src [--baseline /tmp/other/src]
-        [--cards 1000] [--runs 3] [--jobs N] [--quick]
+        [--cards 1000] [--runs 3] [--quick]
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from bench_cards import make_pack, timed_process  # noqa: E402
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
-def timed(src: Path, pack: Path, out: Path, extra: list[str]) -> tuple[float, float]:
+def timed(src: Path, pack: Path, out: Path) -> tuple[float, float]:
     """Wall and CPU seconds of one `pnpkit build` by the code in src."""
-    command = [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out), *extra]
+    command = [sys.executable, "-m", "pnpkit", "build", str(pack), "--out", str(out)]
     return timed_process(command, src)
 
 
@@ -47,9 +47,6 @@ def main() -> None:
     ap.add_argument("--cards", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument(
-        "--jobs", help="--jobs for this tree's builds (the baseline has no such option)"
-    )
-    ap.add_argument(
         "--quick",
         action="store_true",
         help="3 cards, one run, this tree against itself unless "
@@ -61,27 +58,24 @@ def main() -> None:
         args.baseline = args.baseline or [SRC]
     if args.baseline is None:
         ap.error("--baseline is required (the other checkout's src/ folder)")
-    extra = ["--jobs", args.jobs] if args.jobs else []
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    trees = [("this", SRC, extra)] + [
-        (f"baseline{n or ''}", src, []) for n, src in enumerate(args.baseline)
-    ]
-    for _, src, _ in trees:
+    trees = [("this", SRC)] + [(f"baseline{n or ''}", src) for n, src in enumerate(args.baseline)]
+    for _, src in trees:
         compileall.compile_dir(str(src), quiet=1)
     with tempfile.TemporaryDirectory() as tmp:
         pack = make_pack(Path(tmp), args.cards)
         cards = pack / "cards.yaml"
         for run in range(args.runs):
-            for name, src, flags in trees:
+            for name, src in trees:
                 out = Path(tmp) / f"out-{name}"
                 shutil.rmtree(out, ignore_errors=True)
                 text = cards.read_text(encoding="utf-8")
-                cold = timed(src, pack, out, flags)
+                cold = timed(src, pack, out)
                 cards.write_text(
                     text.replace("title: 'Card 1 ", f"title: 'Card 1{'x' * (run + 1)} ", 1),
                     encoding="utf-8",
                 )
-                edit = timed(src, pack, out, flags)
+                edit = timed(src, pack, out)
                 cards.write_text(text, encoding="utf-8")
                 times.setdefault((name, "cold"), []).append(cold)
                 times.setdefault((name, "edit"), []).append(edit)
@@ -92,7 +86,7 @@ def main() -> None:
                     flush=True,
                 )
     med = {(k, n): statistics.median(t[n] for t in v) for k, v in times.items() for n in (0, 1)}
-    for name, src, _ in trees[1:]:
+    for name, src in trees[1:]:
         print(f"{name} = {src}")
         for kind in ("cold", "edit"):
             for n, what in ((0, "wall"), (1, "CPU")):

@@ -8,7 +8,6 @@ import io
 import os
 import shutil
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -317,28 +316,16 @@ def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_w
     built()
     c = caches["a"]
     texts_parts = -(-len(cache._recent(c.texts.entries, c.generation - cache.KEEP)) // 3)
-    parses_parts = -(-len(render.parse_rows(c._memo.parses)) // 3)
-    assert texts_parts > 1 and parses_parts > 1
-    texts, parses = cache._texts_path(c.path).name, cache._parses_path(c.path).name
-    before_cache = texts_parts + parses_parts
-    # in the text checks' file (its first part, its last), the parses' (its first, its last),
-    # the cache's (its first, further on)
-    for stop_at in (
-        1,
-        texts_parts,
-        texts_parts + 1,
-        before_cache,
-        before_cache + 1,
-        before_cache + 4,
-    ):
+    assert texts_parts > 1
+    texts = cache._texts_path(c.path).name
+    # in the text checks' file (its first part, its last), the cache's (its first, further on)
+    for stop_at in (1, texts_parts, texts_parts + 1, texts_parts + 4):
         asked: list[int] = []
         c.save(force=True, stop=stopping(stop_at, asked))
         assert len(asked) == stop_at and c.dirty
         now, before = outputs(kit.root / "a" / build.CACHE_DIR), dict(saved)
         if stop_at > texts_parts:  # the text checks' file, written first, is the new one
             del now[texts], before[texts]
-        if stop_at > before_cache:  # and so is the parses' file, written next
-            del now[parses], before[parses]
         assert now == before  # no scratch file either
     caches["a"].save(force=True)
     caches["b"].save(force=True)
@@ -418,25 +405,6 @@ def test_the_engine_names_the_installed_library_versions():
         assert version == importlib.metadata.version(name), name
 
 
-def test_the_first_path_entry_holding_a_distribution_names_its_version(tmp_path, monkeypatch):
-    """As importlib.metadata: an egg's metadata early on sys.path wins over a dist-info folder
-    after it (a stale install further on); a dist-info folder first wins over an egg after."""
-    egg, wheel = tmp_path / "egg", tmp_path / "wheel"
-    (egg / "Probe_Dist.egg-info").mkdir(parents=True)
-    (egg / "Probe_Dist.egg-info" / "PKG-INFO").write_text(
-        "Metadata-Version: 1.1\nName: probe-dist\nVersion: 1.2.3\n"
-    )
-    (wheel / "probe_dist-9.9.dist-info").mkdir(parents=True)
-    (wheel / "probe_dist-9.9.dist-info" / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: probe-dist\nVersion: 9.9\n"
-    )
-    with monkeypatch.context() as m:
-        m.setattr(sys, "path", [str(egg), str(wheel), *sys.path])
-        assert cache.installed_version("probe-dist") == "1.2.3"
-    monkeypatch.setattr(sys, "path", [str(wheel), str(egg), *sys.path])
-    assert cache.installed_version("probe-dist") == "9.9"
-
-
 def test_the_engine_reads_the_packages_regular_files_alone(tmp_path):
     """An editor's dangling lock link (Emacs writes `.#name.py`) or a FIFO among pnpkit's files
     is no file of its code: the engine leaves it out instead of failing (or waiting) on it."""
@@ -451,29 +419,19 @@ def test_the_engine_reads_the_packages_regular_files_alone(tmp_path):
 
 
 def test_no_pack_s_cache_file_is_another_pack_s_side_file():
-    """The text checks' and template parses' files beside a pack's cache file have names no pack
-    id gives its own (a '+'): pack 'foo.texts' would otherwise share pack 'foo''s file."""
+    """The text checks' file beside a pack's cache file has a name no pack id gives its own
+    (a '+'): pack 'foo.texts' would otherwise share pack 'foo''s file."""
     from pnpkit.paths import name_problem
 
     main_file = Path("out/foo.marshal")
-    for side in (cache._texts_path(main_file), cache._parses_path(main_file)):
+    for side in (cache._texts_path(main_file),):
         assert side.parent == main_file.parent and side.name.startswith("foo")
         assert name_problem(side.name.removesuffix(".marshal"), "pack id") is not None
 
 
-def test_an_install_without_a_dist_info_folder_is_read_by_importlib_metadata(tmp_path, monkeypatch):
-    """An egg's metadata names no version in its folder's name: importlib.metadata reads it."""
-    egg = tmp_path / "Probe_Dist.egg-info"
-    egg.mkdir()
-    (egg / "PKG-INFO").write_text("Metadata-Version: 1.1\nName: probe-dist\nVersion: 1.2.3\n")
-    monkeypatch.syspath_prepend(tmp_path)
-    assert cache.installed_version("probe-dist") == "1.2.3"
-    assert cache.installed_version("no-such-distribution") == ""
-
-
-def test_the_engine_changes_with_a_library_version(monkeypatch, tmp_path):
-    """A new ReportLab may draw differently, and so may a new svglib (read from its metadata's
-    folder): either makes another engine, so no entry made by the old one is served."""
+def test_the_engine_changes_with_a_library_version(monkeypatch):
+    """A new ReportLab may draw differently: it makes another engine, so no entry made by the
+    old one is served."""
     import reportlab
 
     before = cache.engine.__wrapped__()
@@ -485,10 +443,6 @@ def test_the_engine_changes_with_a_library_version(monkeypatch, tmp_path):
         with monkeypatch.context() as m:  # ReportLab encodes images through Pillow, streams zlib
             m.setattr(sys.modules[module], attribute, "0.0-other")
             assert cache.engine.__wrapped__() != before, module
-    (tmp_path / "SVGLib-99.0.dist-info").mkdir()  # first on the path, as a newer install's
-    monkeypatch.syspath_prepend(tmp_path)
-    assert cache.installed_version("svglib") == "99.0"
-    assert cache.engine.__wrapped__() != before
 
 
 def test_faces_with_problems_are_rendered_and_reported_every_time(kit):
@@ -592,8 +546,6 @@ def test_a_build_that_fails_late_leaves_the_last_one_as_it_was(kit, monkeypatch)
     def broken(result, folder, previous=None):
         raise OSError("disk full")
 
-    # the page's first step: it fails in the child that makes the page (build._IndexWriter),
-    # then again in this process, which writes the page itself when the child could not
     monkeypatch.setattr(preview, "index_page", broken)
     with pytest.raises(OSError):
         build.build(kit.pack, kit.root / "build")
@@ -656,7 +608,7 @@ def test_a_build_hands_the_collector_back_what_it_held(tmp_path):
     root = colour_pack(tmp_path / "p", n=2)
     c = Cache(tmp_path / "cache")
     result = build.validate(root, cache=c)
-    assert gc.isenabled()  # paused while the faces were made, not after
+    assert gc.isenabled()
     held = gc.get_freeze_count()
     face = result.faces["en"][0]
     walked = gc.get_objects()  # the generations the collector walks: the frozen are not in them
@@ -726,73 +678,6 @@ def test_what_a_compile_reads_of_a_template_is_what_a_parse_of_its_own_says(kit,
     assert folded.references == ("_icons.svg.j2",)
 
 
-def test_a_new_process_takes_its_template_parses_from_beside_the_cache(kit, monkeypatch):
-    """The parses of the templates whose families the face keys hashed are kept beside the
-    cache file: a build in a new process (nothing parsed nor compiled yet) takes them instead of
-    parsing its templates again, reuses every face, and what it took is what a parse says; an
-    edited template is parsed, as its source is not among them."""
-    from pnpkit.registry import default_registry
-
-    out = kit.root / "build"
-    assert not build.build(kit.pack, out).errors
-    assert (out / build.CACHE_DIR / "mammoth-herd+parses.marshal").is_file()
-    parsed: list[str | None] = []
-    parse = jinja2.Environment._parse
-
-    def counted(self, source, name, filename):
-        parsed.append(name)
-        return parse(self, source, name, filename)
-
-    def new_process() -> Cache:
-        monkeypatch.setattr(render, "_PARSED", {})
-        monkeypatch.setattr(render, "_COMPILED", render._Compiled())
-        return Cache(out / build.CACHE_DIR)
-
-    monkeypatch.setattr(jinja2.Environment, "_parse", counted)
-    c = new_process()
-    assert not build.build(kit.pack, out, cache=c).errors
-    assert parsed == [] and c.stats["faces reused"] == 2 * FACES
-    taken = dict(render._PARSED)
-    env = render.environment(schema.load_pack(kit.pack)[0], default_registry())
-    assert taken and {settings for settings, _ in taken} == {render._settings(env)}
-    for (_, source), known in taken.items():
-        assert render._read_tree(("a parse", source), parse(env, source, None, None)) == known
-    kit.edit(
-        "templates/mammoth-herd/bonus-front.svg.j2",
-        "{% block content %}",
-        "{% block content %}<g/>",
-    )
-    c = new_process()
-    assert not build.build(kit.pack, out, cache=c).errors
-    assert c.stats["faces rendered"] == 2 * 16  # the bonus tiles' fronts, in both languages
-    # parsed once, for its family's hash (no name), its compile taking that tree; those it
-    # uses, known from the file, parsed only to be compiled
-    assert parsed == [None, "_face.svg.j2", "_icons.svg.j2"]
-
-
-def test_a_parse_overrules_a_row_taken_from_the_file_and_is_saved_as_it_says(kit, monkeypatch):
-    """A row of the parses' file is a memo of what a source says: when this process parses the
-    source after all (a compile), the parse decides, and the file is written as it says; a
-    damaged or planted row does not outlive the next compile of its template."""
-    from pnpkit.registry import default_registry
-
-    monkeypatch.setattr(render, "_PARSED", {})
-    env = render.environment(schema.load_pack(kit.pack)[0], default_registry())
-    source = (kit.root / "templates/mammoth-herd/bonus-front.svg.j2").read_text()
-    key = (render._settings(env), source)
-    truth = (
-        *key,
-        *render._read_tree(("a parse", source), jinja2.Environment._parse(env, source, None, None)),
-    )
-    planted = (*key, (), frozenset(), frozenset(), frozenset(), frozenset())  # names nothing
-    monkeypatch.setattr(render, "_PARSED", {})  # as a new process: nothing parsed
-    monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # nor compiled
-    render.take_parse_rows([planted])
-    assert render.parse_rows([key]) == [planted]
-    env.from_string(source)  # a compile parses the source
-    assert render.parse_rows([key]) == [truth] and truth != planted
-
-
 def test_a_cold_build_parses_each_template_once_and_writes_what_it_wrote(
     kit, monkeypatch, tmp_path
 ):
@@ -835,90 +720,28 @@ def test_a_faces_key_describes_all_its_template_sees(kit):
                     assert made == repr(render.face_context(pack, group, item, side, lang))
 
 
-def test_the_command_saves_the_cache_aside_as_a_build_saves_it_here(kit, monkeypatch):
-    """pnpkit build saves the cache in a child while it checks the PDFs: the same file as
-    build() saving it itself, and a save that fails is reported as one, the build still fine."""
+def test_a_cache_that_cannot_be_saved_is_a_warning_and_the_build_stands(kit, monkeypatch):
+    """pnpkit build reports a save of the cache that fails as a warning, the build still fine."""
 
-    def saved(out: str) -> object:  # what the file holds (marshal's bytes vary with sharing)
-        return cache._load_marshalled(kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal", 3)
-
-    assert kit.build().code == 0  # the command line: saved aside
-    here = build.build(kit.pack, kit.root / "here")
-    assert here.written and here.saving is None
-    assert saved("build") == saved("here") is not None
-    real_save = Cache.save
-    saves = kit.root / "saves"
-
-    def failing_save(self, force=False):  # in the child and then here: it cannot be written
-        with saves.open("a") as f:
-            f.write(f"{os.getpid()}\n")
+    def failing_save(self, force=False):
         self.error = "could not save the build cache: disk full"
 
     monkeypatch.setattr(Cache, "save", failing_save)
     run = kit.run("build", str(kit.pack), "--out", "full")
     assert run.code == 0
     assert "pnpkit: warning: could not save the build cache: disk full" in run.err
-    child, here = saves.read_text().split()  # the child's save, then this process's retry
-    assert here == str(os.getpid()) != child
-    monkeypatch.setattr(Cache, "save", real_save)
     assert (kit.root / "full" / "mammoth-herd" / "mammoth-herd-en.pdf").is_file()
 
 
-def test_a_large_build_saves_its_cache_aside_with_its_spilled_rows_read_back(kit, monkeypatch):
-    """A streamed build keeps its drawings' rows and forms' bytes in a spill file: the child
-    saving the cache reads them from the file it shares with the command (pread), and the
-    file it saves is the one build() saves itself."""
+def test_a_large_build_saves_its_cache_with_its_spilled_rows_read_back(kit, monkeypatch):
+    """A streamed build keeps its drawings' rows and forms' bytes in a spill file: the cache
+    the command saves reads them back, the file build() saves itself."""
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
     monkeypatch.setattr(cache._Spill, "BUFFER", 4096)  # most of them written to the file
-    children = []
-    child = build.CacheSaver.__init__
-
-    def counting(self, *args, **kwargs):
-        child(self, *args, **kwargs)
-        children.append(self.child.started)
-
-    monkeypatch.setattr(build.CacheSaver, "__init__", counting)
-    assert kit.build().code == 0 and children == [True]  # the command line: saved aside
+    assert kit.build().code == 0
     assert build.build(kit.pack, kit.root / "here").written
     build_cache, here = (
         cache_read_back(kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal")
         for out in ("build", "here")
     )
     assert build_cache == here and here[1]  # drawings among them
-
-
-def test_ctrl_c_while_the_cache_is_saved_aside_ends_its_child_and_saves_nothing_here(
-    kit, monkeypatch
-):
-    """An interrupted command ends the child saving the cache, removes what it half wrote, and
-    does not save it again itself while it stops (the build's output is whole either way)."""
-    from pnpkit import preflight
-
-    saves = kit.root / "saves"
-    parent = os.getpid()
-
-    def slow_save(self, force=False):
-        if os.getpid() != parent:  # the child: half written, still saving when Ctrl-C comes
-            for path in (self.path, cache._texts_path(self.path), cache._parses_path(self.path)):
-                cache._partial(path, os.getpid()).write_bytes(b"half")
-        with saves.open("a") as f:
-            f.write(f"{os.getpid()}\n")
-        if os.getpid() != parent:
-            time.sleep(60)
-
-    def interrupted(*args):
-        deadline = time.monotonic() + 20
-        while not saves.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)  # the child has begun
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(Cache, "save", slow_save)
-    monkeypatch.setattr(preflight, "check_build", interrupted)
-    started = time.monotonic()
-    run = kit.build()
-    assert run.code == 130 and "stopped" in run.err
-    assert time.monotonic() - started < 50  # the child was ended, not waited for
-    assert str(parent) not in saves.read_text().split()
-    assert not [
-        p.name for p in (kit.root / "build" / build.CACHE_DIR).iterdir() if ".tmp" in p.name
-    ]

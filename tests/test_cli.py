@@ -163,7 +163,7 @@ def test_build_and_validate_parse_alike_without_the_other_commands_modules(capsy
     """main() leaves out the other commands' modules for a build or a validate: the same
     arguments give the same values, help and usage errors as the parser with every command."""
     for argv in (
-        ["build", M, "--out", "o", "--lang", "en", "--jobs", "2", "--changes", "--strict"],
+        ["build", M, "--out", "o", "--lang", "en", "--changes", "--strict"],
         ["validate", M, "--provenance", "--trust"],
         ["build", "--help"],
         ["build", M, "--paper", "a7"],

@@ -21,7 +21,7 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT, colour_pack, write_pack
-from pnpkit import build, child, preview
+from pnpkit import build, preview
 from pnpkit.cache import Cache
 from pnpkit.serve import Server
 from pnpkit.watch import Watcher
@@ -126,7 +126,6 @@ def test_a_long_lived_process_makes_only_the_figures_that_changed(tmp_path, monk
     page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
     assert "item 'c1x': 'colour' is" in " ".join(Page(page.decode()).figures["en-c1x"]["notes"])
     monkeypatch.setattr(preview, "_FIGURES", preview._Figures())  # as a new process starts
-    monkeypatch.setattr(child, "fork", lambda: -1)  # its page made here, to count the figures
     assert not build.build(root, Path("fresh"), cache=Cache()).errors
     assert preview._FIGURES.rendered == 3
     assert preview._FIGURES.imaged == 6
@@ -264,86 +263,6 @@ def test_the_page_is_the_same_for_the_same_build(tmp_path):
 
 def _files(folder: Path) -> dict[str, bytes]:
     return {str(f.relative_to(folder)): f.read_bytes() for f in folder.rglob("*") if f.is_file()}
-
-
-def test_the_page_made_beside_the_pdfs_is_the_one_made_after_them(tmp_path, monkeypatch):
-    """A one-shot build makes the page in a child (build._IndexWriter) while it writes the PDFs:
-    the kit is byte for byte the one a build that makes the page itself after the PDFs writes
-    (a face that draws art included: its preview copies), and a build that fails while writing
-    leaves no child behind."""
-    monkeypatch.chdir(tmp_path)
-    art_pack(tmp_path)
-    _checked_pack(tmp_path)
-    log = tmp_path / "pages.txt"
-    real = preview.index_page
-
-    def logged(*args, **kwargs):
-        with log.open("a") as f:
-            f.write(f"{os.getpid()}\n")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(preview, "index_page", logged)
-    for pack in ("art", "probe"):
-        kits = {}
-        for forked in (True, False):
-            log.write_text("")
-            with monkeypatch.context() as m:
-                if not forked:  # the page made here, after the PDFs, as write_index() makes it
-                    m.setattr(child, "fork", lambda: -1)
-                out = Path(f"build-{forked}")
-                result = build.build(Path("components") / pack, out, cache=Cache())
-            assert result.written and not result.errors
-            makers = log.read_text().split()
-            assert len(makers) == 1 and (makers[0] != str(os.getpid())) == forked
-            kits[forked] = _files(tmp_path / f"build-{forked}" / pack)
-        assert "index.html" in kits[True] and kits[True] == kits[False]
-
-    def broken(*args, **kwargs):
-        raise OSError("disk full")
-
-    monkeypatch.setattr(build.pdf, "write_pdf", broken)
-    with pytest.raises(OSError):
-        build.build(Path("components/art"), Path("build-broken"), cache=Cache())
-    with pytest.raises(ChildProcessError):  # every child reaped: none left running or waiting
-        os.waitpid(-1, os.WNOHANG)
-    assert not (tmp_path / "build-broken" / "art").exists()
-
-
-def test_a_page_child_that_dies_half_way_leaves_nothing_the_page_keeps(tmp_path, monkeypatch):
-    """A page child that dies after writing part of the page (each file it wrote cut short,
-    as by a kill mid-write): the page the build then writes itself, over what the child left,
-    is byte for byte the one a build without a child writes (preview art is not kept because
-    a file of its name is there already)."""
-    monkeypatch.chdir(tmp_path)
-    art_pack(tmp_path)
-    real = preview.index_page
-
-    def dying(*args, ahead=False):
-        write = real(*args, ahead=ahead)
-        if not ahead:  # the build's own page, after the child
-            return write
-
-        def cut_short():
-            page = write()
-            for path in [page, *(page.parent / "preview").rglob("*")]:
-                if path.is_file():
-                    os.truncate(path, path.stat().st_size // 2)
-            raise OSError("killed")
-
-        return cut_short
-
-    kits = {}
-    for forked in (True, False):
-        with monkeypatch.context() as m:
-            if forked:
-                m.setattr(preview, "index_page", dying)
-            else:
-                m.setattr(child, "fork", lambda: -1)
-            result = build.build(Path("components/art"), Path(f"build-{forked}"), cache=Cache())
-        assert result.written and not result.errors
-        kits[forked] = _files(tmp_path / f"build-{forked}" / "art")
-    assert any(name.startswith("preview/") for name in kits[True])
-    assert kits[True] == kits[False]
 
 
 # ---------------------------------------------------------------- a real browser

@@ -5,11 +5,9 @@ from __future__ import annotations
 import base64
 import io
 import marshal
+import math
 import pickle
 import random
-import subprocess
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pypdfium2
@@ -19,8 +17,9 @@ from pypdf import PdfReader
 from reportlab.pdfbase.ttfonts import TTFError
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 
-from pnpkit import fonts, shaping
+from pnpkit import fonts, shaping, svgdraw
 from pnpkit.svgdraw import (
+    _PATH_ARGC,
     MM,
     OP_TYPES,
     Drawing,
@@ -824,37 +823,72 @@ def _random_path(rng: random.Random) -> str:
     return "".join(parts[:-1])
 
 
-def test_path_data_reads_as_svglib_reads_it():
-    from svglib.utils import normalise_svg_path
-
-    def read(normalise: Callable[[str], object], d: str) -> object:
-        try:
-            return normalise(d)
-        except (ValueError, KeyError, IndexError) as exc:  # as svglib fails, so must we
-            return type(exc)
-
+def test_path_data_reads_each_command_with_its_numbers():
+    """Each command and its numbers; a move's further pairs are lines, an arc's flags one digit
+    each even when nothing parts them from what follows."""
+    assert _normalised("m1,2 3,4 5,6z m-1-2.5 .5.5h3v-4") == [
+        "m", [1.0, 2.0], "l", [3.0, 4.0], "l", [5.0, 6.0], "z", [],
+        "m", [-1.0, -2.5], "l", [0.5, 0.5], "h", [3.0], "v", [-4.0],
+    ]  # fmt: skip
+    assert _normalised("M0 0a1 2 30 01 5 5 1 1 0 1 0 7 8Q1 2 3 4T5 6") == [
+        "M", [0.0, 0.0],
+        "a", [1.0, 2.0, 30.0, 0.0, 1.0, 5.0, 5.0], "a", [1.0, 1.0, 0.0, 1.0, 0.0, 7.0, 8.0],
+        "Q", [1.0, 2.0, 3.0, 4.0], "T", [5.0, 6.0],
+    ]  # fmt: skip
     rng = random.Random(16)
-    paths = _PATHS + [_random_path(rng) for _ in range(3000)]
-    for d in paths:
-        assert read(_normalised, d) == read(normalise_svg_path, d), d
-    assert sum(isinstance(read(_normalised, d), list) for d in paths) > 1000
+    read = 0
+    for d in _PATHS + [_random_path(rng) for _ in range(300)]:
+        try:
+            svgdraw._check_path_data(d)  # what the compiler reads: the rest is an error
+        except ValueError:
+            continue
+        read += 1
+        items = _normalised(d)
+        assert all(len(a) == _PATH_ARGC[c.lower()] for c, a in zip(items[::2], items[1::2])), d
+    assert read > 40
 
 
-def test_a_face_without_arcs_or_quadratic_curves_never_loads_svglib():
-    code = (
-        "import sys\n"
-        "from pnpkit.svgdraw import compile_svg\n"
-        f'svg = \'<svg {NS} width="10mm" height="10mm" viewBox="0 0 10 10">\'\n'
-        'svg += \'<path d="M0 0 L5 5 C1 2 3 4 5 6 Z"/><circle cx="5" cy="5" r="2"/></svg>\'\n'
-        "compile_svg(svg, lambda href: None)\n"
-        "print('svglib' in sys.modules)\n"
-    )
-    src = str(Path(__file__).resolve().parents[1] / "src")
-    run = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": src}
-    )
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "False"
+def _on_ellipse(curves, start, rx, ry, phi):
+    """Each piece's start, middle and end, in the ellipse's own frame centred on the origin:
+    (x/rx)^2 + (y/ry)^2, 1 on the ellipse."""
+    c, s = math.cos(math.radians(phi)), math.sin(math.radians(phi))
+    found = []
+    x0, y0 = start
+    for x1, y1, x2, y2, x3, y3 in curves:
+        middle = ((x0 + 3 * x1 + 3 * x2 + x3) / 8, (y0 + 3 * y1 + 3 * y2 + y3) / 8)
+        for x, y in ((x0, y0), middle, (x3, y3)):
+            u, v = c * x + s * y, -s * x + c * y
+            found.append((u / rx) ** 2 + (v / ry) ** 2)
+        x0, y0 = x3, y3
+    return found
+
+
+@pytest.mark.parametrize("phi", [0.0, 30.0, -120.0])
+@pytest.mark.parametrize(("large", "sweep", "pieces"), [(False, True, 1), (True, False, 3)])
+def test_an_arc_s_curves_keep_to_its_ellipse(phi, large, sweep, pieces):
+    """From (6, 0) to (0, 3) on the ellipse of radii 6 and 3 about the origin (rotated by phi
+    with its ends): a quarter turn one way (small arc, sweep), three quarters the other (large,
+    no sweep), in pieces of at most 90 degrees, each ending where the next starts."""
+    c, s = math.cos(math.radians(phi)), math.sin(math.radians(phi))
+    start, end = (6 * c, 6 * s), (-3 * s, 3 * c)
+    curves = svgdraw._arc_curves(start, 6, 3, phi, large, sweep, end)
+    assert len(curves) == pieces and curves[-1][4:] == pytest.approx(end)
+    assert _on_ellipse(curves, start, 6, 3, phi) == pytest.approx([1] * 3 * pieces, abs=2e-3)
+
+
+@pytest.mark.parametrize("sweep", [False, True])
+def test_radii_too_small_for_an_arc_s_ends_are_scaled_up(sweep):
+    """A radius of 1 between ends 10 apart: the half circle of radius 5 between them, above
+    them (negative y) with the sweep flag, below without (SVG's y points down)."""
+    curves = svgdraw._arc_curves((0.0, 0.0), 1, 1, 0, False, sweep, (10.0, 0.0))
+    assert len(curves) == 2 and curves[-1][4:] == pytest.approx((10, 0))
+    assert curves[0][4:] == pytest.approx((5, -5 if sweep else 5))
+    shifted = [(x1 - 5, y1, x2 - 5, y2, x3 - 5, y3) for x1, y1, x2, y2, x3, y3 in curves]
+    assert _on_ellipse(shifted, (-5.0, 0.0), 5, 5, 0) == pytest.approx([1] * 6, abs=2e-3)
+
+
+def test_an_arc_whose_ends_meet_draws_nothing():
+    assert svgdraw._arc_curves((1.0, 2.0), 3, 4, 0, True, True, (1.0, 2.0)) == []
 
 
 _SEGS = [

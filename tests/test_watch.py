@@ -591,35 +591,6 @@ def test_a_spare_s_files_linked_to_one_inode_are_judged_by_it_and_each_by_its_li
     assert_a_cold_build(kit, live, tmp_path / "cold")
 
 
-def test_the_collector_is_off_from_a_build_s_start_to_its_report_and_on_after(kit, monkeypatch):
-    """watch builds and reports with the garbage collector off (the walk of what the build made
-    comes after the report, not in the middle of the build), the first build and a rebuild
-    alike; it is on again while watch waits for a change, and after it stops."""
-    import gc
-
-    states = []
-    real = build.build
-    monkeypatch.setattr(
-        build, "build", lambda *a, **k: states.append(gc.isenabled()) or real(*a, **k)
-    )
-    builds: queue.Queue = queue.Queue()
-
-    def report(b):
-        states.append(gc.isenabled())
-        builds.put(b)
-
-    watcher = Watcher(kit.pack, Path("build"), interval=0.05)
-    thread = threading.Thread(target=watcher.loop, args=(report,), daemon=True)
-    assert gc.isenabled()
-    thread.start()
-    assert builds.get(timeout=TIMEOUT).ok
-    kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
-    assert builds.get(timeout=TIMEOUT).ok
-    watcher.stop.set()
-    thread.join(TIMEOUT)
-    assert states == [False, False] * 2 and gc.isenabled()
-
-
 def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     """What a long-lived process keeps from a build (YAML parses, drawn pages and streams,
     compiled templates, written SVG files, the items read, the layouts, the preview's figures,
@@ -672,8 +643,6 @@ NOT_KEPT = {
     "fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
     "fonts._registered": "fonts registered with ReportLab, which keeps them whatever we forget",
     "output._CALL": "the C library's swap function, found once",
-    "parallel._sent": "a worker's own record of one build, set afresh by prepare()",
-    "parallel._checked": "a worker's own record of one build, set afresh by prepare()",
     "pdf._SHAPES": "per document (weak): gone with the document",
     "pdf._HEADS": "per document (weak): gone with the document",
     "render._FAMILIES": "per environment (weak): gone with the build's environment",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import os
 import shutil
 import stat
@@ -31,7 +30,6 @@ from pnpkit import (
     cvd,
     earlyforms,
     fonts,
-    gcpause,
     guide,
     layout,
     memo,
@@ -48,7 +46,7 @@ from pnpkit import (
     trust,
 )
 from pnpkit.cache import Cache, Findings
-from pnpkit.child import Child, Message
+from pnpkit.child import Child
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack, PrintOverrides
@@ -78,14 +76,6 @@ class Result:
     notes: list[str] = field(default_factory=list)  # news for the user not about the pack
     changes: list[changes.Changes] = field(default_factory=list)  # with --changes: per language
     problems: list[Problem] = field(default_factory=list)
-    saving: CacheSaver | None = None  # build(save_aside=True): the cache, saved in a child
-
-    def saved(self) -> None:
-        """Wait for the cache a build saves aside (save_aside); a failure to save is a note."""
-        if self.saving is not None:
-            error, self.saving = self.saving.wait(), None
-            if error:  # the build is fine; the next one will just be slower
-                self.notes.append(error)
 
     @property
     def errors(self) -> list[Problem]:
@@ -157,10 +147,9 @@ def validate(
     env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
     if cache is not None:
         cache.begin(pack)
-    with gcpause.paused():  # millions of small objects and next to no cycles: see gcpause
-        problems += _faces(pack, langs or pack.languages, env, reg, cache, result, stream)
-        if cache is not None:
-            cache.hold()
+    problems += _faces(pack, langs or pack.languages, env, reg, cache, result, stream)
+    if cache is not None:
+        cache.hold()
     result.problems = _sorted(problems)
     return result
 
@@ -314,10 +303,8 @@ def _check_texts(
     per template line that wrote it, else once per item. When text_box() has refused a size already
     (an error), the sizes are not measured again: that would repeat it for every item. The cache
     keeps each drawing's findings; where they stand in the templates is looked up every time.
-    The cache also holds the checks parallel.prepare() made at the pack's minimum size (by svg,
-    full size and bleed), where the faces were compiled. `seen`: the SVGs checked before, by
-    svg_key (a large build checks its faces a batch at a time), added to."""
-    ahead = cache.ahead.texts if cache else {}
+    `seen`: the SVGs checked before, by svg_key (a large build checks its faces a batch at a
+    time), added to."""
     out: list[Problem] = []
     seen = set() if seen is None else seen
     min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
@@ -327,13 +314,8 @@ def _check_texts(
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg_key)
         full_size = face.full_size
-        made = None  # most builds made nothing ahead: no key to make for each face
-        if ahead and not sizes_reported:  # taken: the SVG text it is keyed by can go (KeptFace)
-            made = ahead.pop((face.svg, full_size, face.bleed), None)
 
-        def check(face: Face = face, made: Findings | None = made) -> Findings:
-            if made is not None:  # a worker checked it where it compiled it
-                return made
+        def check(face: Face = face) -> Findings:
             return textcheck.problems(face, min_pt, safe=safe, contrasts=True)
 
         settings = (full_size, face.bleed, min_pt, safe, True)
@@ -379,17 +361,15 @@ def build(
     cache: Cache | None = None,
     code: Code | None = None,
     changed: bool = False,
-    jobs: int = 0,
     tidy_later: bool = False,
     keep_drawings: bool = False,
     ready: Callable[[], bool] | None = None,
     pdfs_written: Callable[[Path], None] | None = None,
-    save_aside: bool = False,
 ) -> Result:
     """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
     write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
     <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
-    `jobs`: processes for a large build's rendering (default 1: this one only). `tidy_later`:
+    `tidy_later`:
     the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
     the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
     its compiled drawing for what follows the build (the exports), even in a large build, which
@@ -398,11 +378,9 @@ def build(
     (the command line's preflight starts on them: preflight.Ahead). `ready`: asked once the
     kit is complete, before it replaces the previous one; False leaves the previous kit in place
     and the new one unseen, kept only as the next build's spare when `tidy_later` (watch: the
-    pack changed again while it was built). `save_aside`: the cache is saved by a forked child
-    (result.saving) while the caller goes on (the command line's preflight); result.saved()
-    waits for it."""
+    pack changed again while it was built)."""
     unsafe = None if cache else output.unsafe_cache(out)  # a link, another user's: not used
-    cache = cache or Cache(None if unsafe else out / CACHE_DIR, jobs=jobs)
+    cache = cache or Cache(None if unsafe else out / CACHE_DIR)
     stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
     result = validate(root, langs, overrides, cache, code, stream=stream)
     if unsafe:
@@ -413,14 +391,13 @@ def build(
         with output.locked(out, f"building {root}"):
             # what a killed build left: a kit to put back, staging folders; watch's spare kit
             output.tidy(out, keep_spares=tidy_later)
-            with gcpause.paused():  # PDF forms and pages: no cycles either
-                _write(result, out, progress, cache, changed, tidy_later, pdfs_written, ready)
+            _write(result, out, progress, cache, changed, tidy_later, pdfs_written, ready)
     except (output.Busy, output.NotKit) as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
-    result.saving = CacheSaver(cache, aside=save_aside)
-    if not save_aside:
-        result.saved()
+    cache.save()
+    if cache.error:  # the build is fine; the next one will just be slower
+        result.notes.append(cache.error)
     return result
 
 
@@ -449,7 +426,6 @@ def _write(
         output.new_staging(final)
     svgs: _SvgWriter | None = None
     dropped = False
-    index = _IndexWriter(result, staging, final)
     try:
         svgs = _SvgWriter(
             [
@@ -493,53 +469,19 @@ def _write(
             (staging / "changes.txt").write_text(
                 "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
             )
-        index.join()
+        preview.write_index(result, staging, final)
         dropped = ready is not None and not ready()
         if dropped:
             return  # the previous kit stays live
         output.swap_in(staging, final, remove_old=not tidy_later)
         result.written = True
     finally:
-        index.stop()  # it writes into staging: gone before staging goes
         if svgs is not None:
             svgs.child.stop()  # it writes into staging: gone before staging goes
         if dropped and tidy_later:
             _keep_as_spare(staging, final)
         elif not (result.written and tidy_later):  # a failure leaves no trace
             output.remove_kit(staging)  # gone already after a swap
-
-
-class CacheSaver:
-    """cache.save(), `aside` in a forked child: marshalling a 1,000-card deck's cache takes a
-    fifth of a second, which the command line spends checking the PDFs (preflight) instead.
-    The file is the same: written whole under a name of its own, then renamed into place (a
-    large build's child reads the spilled rows back from the file it shares with this process,
-    with pread: neither moves the other's position). A build the exports follow saves here
-    (cli: its cache holds every drawing, which a child walking its tables would copy page by
-    page while they run)."""
-
-    def __init__(self, cache: Cache, aside: bool) -> None:
-        self.cache = cache
-        self.child = Child(self._save if aside else None)
-
-    def _save(self) -> None:
-        gc.disable()  # a collection would walk, and so copy, the build's whole heap; it exits
-        self.cache.save()
-        if self.cache.error:  # the exit status says so: wait() saves again here, for the message
-            raise OSError(self.cache.error)
-
-    def stop(self) -> None:
-        """End the child now (Ctrl-C): nothing is saved, and nothing it half wrote is left."""
-        pid = self.child.pid
-        self.child.stop()
-        if pid > 0:
-            self.cache.drop_partial(pid)
-
-    def wait(self) -> str:
-        """Wait for the child; save here if there is none or it failed. Why saving failed, or ""."""
-        if self.child.wait() != 0:
-            self.cache.save()
-        return self.cache.error
 
 
 def _write_large(
@@ -788,54 +730,6 @@ def link_spare(final: Path) -> bool:
         shutil.rmtree(spare, ignore_errors=True)
         return False
     return True
-
-
-class _IndexWriter:
-    """preview.write_index() in a forked child while this process writes the PDFs: the child
-    makes the page's figures at once (most of the page's work), then waits to be told that the
-    PDFs, which the page lists, are written. join() tells it and waits for it, and writes the
-    page here if it could not; stop() ends a child that was never told (a failed build).
-
-    Only in a one-shot build: watch keeps the figures it made in this process for the next page
-    (memo.hand_on), and writes the page itself."""
-
-    def __init__(self, result: Result, staging: Path, final: Path) -> None:
-        self.args = (result, staging, final)
-        self.go = Message()  # the PDFs are written
-        self.child = Child(self._write if self.go.open and not memo.handing_on() else None)
-        self.go.sending()
-
-    def _write(self) -> None:
-        """The child's work: the figures now, the page once told the PDFs are written."""
-        self.go.receiving()
-        write = preview.index_page(*self.args, ahead=True)
-        if self.go.receive() is None:
-            raise OSError("the build ended before its PDFs were written")
-        write()
-
-    def join(self) -> None:
-        forked = self.child.started
-        self.go.send()  # not sent: there is no child, or it failed and has gone already
-        if self.child.wait() != 0:  # no child, or it failed: the page is written here
-            if forked:  # after what the child left half written
-                _, staging, _ = self.args
-                _discard(staging / "preview", staging / ".index.html.tmp", staging / "index.html")
-            preview.write_index(*self.args)
-
-    def stop(self) -> None:
-        self.go.close()
-        self.child.stop()
-
-
-def _discard(*paths: Path) -> None:
-    """Remove what a failed child may have left half written: a page written over it would keep
-    a file it holds already (preview art), or write into a link to the live kit's file."""
-    for path in paths:
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
 
 
 def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:

@@ -57,7 +57,7 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, gcpause, memo, parallel, pdf, render, shaping, soundops, svgdraw
+from pnpkit import fonts, memo, pdf, render, shaping, soundops, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
@@ -93,54 +93,16 @@ def library_versions() -> list[tuple[str, str]]:
     """(distribution, version) of each library that shapes the output, as the modules that the
     build imports anyway say it (their code is what runs): importlib.metadata.version() cost
     every command the import of importlib.metadata (email, zipfile, csv, socket...: 30-40 ms)
-    and 10 ms of lookups. svglib's package imports its renderer (see svgdraw._normalised), so
-    its version is read from the name of its installed metadata's folder instead."""
+    and 10 ms of lookups."""
     return [
         ("jinja2", jinja2.__version__),
         ("lxml", lxml.etree.__version__),
         ("reportlab", reportlab.Version),
-        ("svglib", installed_version("svglib")),
         ("pyyaml", yaml.__version__),
         ("uharfbuzz", uharfbuzz.__version__),
         ("pillow", PIL.__version__),  # ReportLab encodes a form's images through it
         ("zlib", zlib.ZLIB_RUNTIME_VERSION),  # every stream of a kept form is compressed by it
     ]
-
-
-def installed_version(distribution: str) -> str:
-    """The version of an installed distribution as importlib.metadata.version() finds it: the
-    first entry of sys.path that holds its metadata decides, from the name of its
-    `<name>-<version>.dist-info` folder (names compared as the wheel format normalises them),
-    or, for an install without one (an egg's metadata, a zip file), by importlib.metadata
-    itself; "" when it is not installed."""
-    wanted = _dist_name(distribution)
-    for entry in sys.path:
-        try:
-            names = sorted(os.listdir(entry or "."))
-        except OSError:  # a zip file, a folder that is gone: importlib.metadata reads those
-            continue
-        for name in names:
-            base, dot, kind = name.rpartition(".")
-            stem, dash, version = base.partition("-")
-            if dot and kind in ("dist-info", "egg-info") and _dist_name(stem) == wanted:
-                return version if kind == "dist-info" and dash else _metadata_version(distribution)
-    return _metadata_version(distribution)
-
-
-def _metadata_version(distribution: str) -> str:
-    """importlib.metadata.version(distribution), or "" when it is not installed: imported only
-    for an install installed_version() cannot read itself."""
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return ""
-
-
-def _dist_name(name: str) -> str:
-    """A distribution's name as dist-info folders spell it (PEP 503 and the wheel format)."""
-    return re.sub(r"[-_.]+", "_", name).lower()
 
 
 def _package_files(package: Path) -> list[Path]:
@@ -161,11 +123,9 @@ class Cache:
     save() writes the pack's file. `stats` counts what the last build did.
     """
 
-    def __init__(self, folder: Path | None = None, deferred: bool = False, jobs: int = 0):
+    def __init__(self, folder: Path | None = None, deferred: bool = False):
         self.folder = folder
         self.deferred = deferred  # save() writes only when forced (watch writes when idle)
-        self.jobs = jobs or 1  # processes rendering a large build (opt-in: see parallel.py)
-        self.ahead = parallel.Ahead()  # what they made, taken by render() and drawing()
         self.dirty = False
         self.path: Path | None = None
         self.faces: dict[bytes, Entry] = {}  # key -> [generation, svg, or a large build's KeptFace]
@@ -182,7 +142,6 @@ class Cache:
         self._keyed: dict[tuple[int, str, str], _FaceKey] = {}  # the previous build's face keys
         self._svg_keys: dict[str, tuple[bytes, bytes]] = {}  # and drawing keys (_drawing_key)
         self.texts = TextChecks()  # build._check_texts' findings per drawing, in their own file
-        self._parses_taken: Path | None = None  # the file whose template parses were taken
         # A large build's drawings keep their entries' rows packed (_pack_rows): a few kB of
         # bytes instead of a tuple per op, as their drawings are released once checked
         # (FormDrawing.release, earlyforms.py). build.validate() sets it for such a build.
@@ -240,10 +199,10 @@ class Cache:
     def save(self, force: bool = False, stop: Callable[[], bool] | None = None) -> None:
         """Drop entries unused for KEEP builds; write the file atomically (a failure only costs
         time). `stop` is asked before each part is written (watch's save when idle: whether the
-        pack changed since); True leaves the cache's file as it was (the text checks' file and
-        the template parses' file, written first, may be the new ones already: each entry is
-        keyed by what it says) and the cache still to save, so a save holds the build of a
-        change up for a part (a few ms), not the whole save (a 1,000-card deck's: 0.1 s)."""
+        pack changed since); True leaves the cache's file as it was (the text checks' file,
+        written first, may be the new one already: each entry is keyed by what it says) and
+        the cache still to save, so a save holds the build of a change up for a part (a few
+        ms), not the whole save (a 1,000-card deck's: 0.1 s)."""
         gc.unfreeze()  # see begin()
         if (self.deferred and not force) or not self.dirty:
             return
@@ -255,14 +214,10 @@ class Cache:
         try:
             self.texts.save(self.path, oldest, stop)
             if self.path is not None:
-                _save_parses(self.path, render.parse_rows(self._memo.parses), stop)
                 rowed = _Rowed(self.drawings, self._spill, self._memo.drawings, self._decoded)
                 forms = _Unspilled(self.forms, self._spill)
                 faces = _Texted(self.faces, self._svg_file)
-                with gcpause.paused():  # _Rowed makes a tuple per op of a large build: no cycles
-                    failure = _save_marshalled(
-                        self.path, self.generation, [faces, rowed, forms], stop
-                    )
+                failure = _save_marshalled(self.path, self.generation, [faces, rowed, forms], stop)
                 self.error = f"could not save the build cache: {failure}" if failure else ""
         except _Stopped:
             self.dirty = True
@@ -272,13 +227,6 @@ class Cache:
             raise
         if not self.deferred:  # a one-shot build's spilled rows were kept for this file alone
             self._spill.close()
-
-    def drop_partial(self, pid: int) -> None:
-        """Remove what a save by process pid left half written (a child saving it, killed)."""
-        if self.path is not None:
-            for path in (self.path, _texts_path(self.path), _parses_path(self.path)):
-                with contextlib.suppress(OSError):
-                    _partial(path, pid).unlink(missing_ok=True)
 
     # ------------------------------------------------------------ faces
 
@@ -311,8 +259,6 @@ class Cache:
             for side, name in item.templates.items()
         }
         self._memo.items.clear()  # every face is keyed: their items' reprs (0.7 kB each) go
-        todo = [k for k, v in keys.items() if self.faces.get(v or b"") is None]
-        self.ahead = parallel.prepare(env, pack, lang, shared, todo, self.jobs)  # large builds only
         alike: render.Alike = {}
         for group in pack.groups.values():
             for n, item in enumerate(group.items):
@@ -329,13 +275,9 @@ class Cache:
                         face = render.item_face(group, item, side, svg, name, broken=False)
                         self.stats["faces reused"] += 1
                     else:
-                        made = self.ahead.take_face((group.name, n, side))
-                        if made is not None:
-                            face, found = made
-                        else:
-                            face = render.render_face(
-                                env, pack, group, item, side, name, lang, shared, found, py, alike
-                            )
+                        face = render.render_face(
+                            env, pack, group, item, side, name, lang, shared, found, py, alike
+                        )
                         problems += found
                         self.stats["faces rendered"] += 1
                         entry = None
@@ -475,17 +417,12 @@ class Cache:
         when it names one by a variable), hashed; None if one cannot be read or parsed."""
         templates = self._memo.templates
         if name not in templates:
-            if self.path is not None and self.path != self._parses_taken:
-                self._parses_taken = self.path  # once: this process knows them from then on
-                render.take_parse_rows(_read_parses(self.path))
             try:
                 family = render.template_family(env, name)
             except jinja2.TemplateError:
                 templates[name] = None
             else:
                 templates[name] = _family_hash(family)
-                sources = [source for _, _, source in family]
-                self._memo.parses.update(dict.fromkeys(render.parse_keys(env, sources)))
         return templates[name]
 
     # ------------------------------------------------------------ drawings
@@ -526,7 +463,8 @@ class Cache:
                 deps.append((href, *dep))
                 return dep[0]
 
-            compiled, rows = self.ahead.compile_rows(svg, recording)  # rows: what marshal takes
+            compiled = svgdraw.compile_svg(svg, recording)
+            rows = svgdraw.ops_to_rows(compiled.ops)  # what marshal takes
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
             kept = self._spill.keep(_pack_rows(rows)) if self.packed else rows
@@ -678,30 +616,6 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 control characte
 def _texts_path(path: Path) -> Path:
     """The text-check file beside a pack's cache file."""
     return path.with_name(path.name.removesuffix(".marshal") + TextChecks.SUFFIX)
-
-
-def _parses_path(path: Path) -> Path:
-    """The file of template parses beside a pack's cache file."""
-    return path.with_name(path.name.removesuffix(".marshal") + "+parses.marshal")  # see SUFFIX
-
-
-def _save_parses(path: Path, rows: list[render.ParseRow], stop: Callable[[], bool] | None) -> None:
-    """Write the parses of the templates this process hashed beside the pack's cache file, for
-    the next build's process to take instead of parsing them again (render.take_parse_rows):
-    those it still knows (render keeps _Compiled.KEEP parses), so the file stays bounded
-    however long watch runs. A failure only costs that time."""
-    table: dict[bytes, Entry] = {
-        hashlib.sha256(repr(row[:2]).encode()).digest(): [0, row] for row in rows
-    }
-    _save_marshalled(_parses_path(path), 0, [table], stop)
-
-
-def _read_parses(path: Path) -> list[object]:
-    """The template parses kept beside a pack's cache file (render.take_parse_rows checks each);
-    none if missing or stale."""
-    read = _load_marshalled(_parses_path(path), 1)
-    entries = read[1][0].values() if read is not None else ()
-    return [entry[1] for entry in entries if isinstance(entry, list) and len(entry) == 2]
 
 
 def _read_texts(path: Path | None) -> dict[bytes, Entry]:
@@ -1045,14 +959,13 @@ def _load_marshalled(path: Path, count: int) -> tuple[int, list[dict[bytes, Entr
     view = memoryview(data)  # parts are read where they lie, never copied out of the file
     parts, at = [], len(head)
     try:
-        with gcpause.paused():  # a million tuples, none of them in a cycle
-            while at < len(data):
-                size = int.from_bytes(view[at : at + _LENGTH], "little")
-                at += _LENGTH
-                if size <= 0 or at + size > len(data):
-                    return None
-                parts.append(marshal.loads(view[at : at + size]))
-                at += size
+        while at < len(data):
+            size = int.from_bytes(view[at : at + _LENGTH], "little")
+            at += _LENGTH
+            if size <= 0 or at + size > len(data):
+                return None
+            parts.append(marshal.loads(view[at : at + size]))
+            at += size
     except (EOFError, ValueError, TypeError):
         return None
     return _tables(parts, count)
@@ -1380,8 +1293,6 @@ class _Memo:
         self.parts: dict[tuple[int, str, str, str], tuple[str, bytes, bytes, str] | None] = {}
         # the code and fonts part of svg_keys, once, by engine() and fonts.signature()
         self.prefixes: dict[tuple[bytes, str], bytes] = {}
-        # the keys of the parses of the templates the face keys hashed, for the next process
-        self.parses: dict[tuple[str, str], None] = {}
 
 
 def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:

@@ -1,7 +1,7 @@
 """Part of a build's work done in a forked child process while the build goes on.
 
-The build hands work to children (build._SvgWriter, build._IndexWriter, build.CacheSaver,
-preflight.Ahead); this is what each needs, in one place:
+The build hands work to children (build._SvgWriter, preflight.Ahead); this is what each needs,
+in one place:
 - no fork (a system without it, or one that refuses): no child, and the caller does the work;
 - the child never returns into the build: it leaves with os._exit, its status saying whether
   the work was done;
@@ -9,7 +9,7 @@ preflight.Ahead); this is what each needs, in one place:
   an interrupt in the wait (Ctrl-C) leaves it for stop() to kill and reap, instead of a child
   running on into a folder the build has removed, and holding the output folder's lock;
 - a child that starts its work early and waits for a word from the build before the rest
-  (build._IndexWriter, preflight.Ahead) is told through a Message.
+  (preflight.Ahead) is told through a Message.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from pnpkit import __version__, output, parallel, preflight, rastercache, trust
+from pnpkit import __version__, output, preflight, rastercache, trust
 from pnpkit import profile as profiles
 from pnpkit.build import Code, Result, build, validate
 from pnpkit.model import PrintOverrides
@@ -71,14 +71,6 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     _common(b)
     add_print_options(b)
-    b.add_argument(
-        "--jobs",
-        type=_jobs_option,
-        default=0,
-        metavar="N",
-        help="processes that render and compile a large pack (default: 1; a second core "
-        "does not yet shorten a build)",
-    )
     b.add_argument(
         "--changes",
         action="store_true",
@@ -226,7 +218,6 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
     pdfx = {p.id for p in chosen if p.pdfx}
     passed = rastercache.for_output(args.out)  # remembers the files that passed before
     ahead = preflight.Ahead(passed, pdfx)  # checks the kit's PDFs while the rest is written
-    result = None
     try:
         result = build(
             pack,
@@ -237,10 +228,8 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
             _progress() if sys.stderr.isatty() else None,
             code=code,
             changed=args.changes,
-            jobs=args.jobs or parallel.default_jobs(),
             keep_drawings=bool(args.profile or args.png),  # the exports draw them
             pdfs_written=ahead.start,
-            save_aside=not chosen,  # saved while the PDFs are checked (exports: see CacheSaver)
         )
         if chosen:
             from pnpkit import export  # only here: see the imports
@@ -252,23 +241,8 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
             result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
     except BaseException:  # a crash or Ctrl-C: nothing is left checking, nothing to report
         ahead.stop()
-        if result is not None and result.saving is not None:  # nor saving: no retry here
-            result.saving.stop()
-            result.saving = None
         raise
-    finally:
-        if result is not None:  # the cache saved aside is written before the command ends
-            result.saved()
     return result
-
-
-def _jobs_option(text: str) -> int:
-    """--jobs: a whole number of processes, 1 to 64."""
-    if not text.isdigit() or not 1 <= int(text) <= 64:
-        raise argparse.ArgumentTypeError(
-            f"expected a number of processes from 1 to 64, got '{text}'"
-        )
-    return int(text)
 
 
 def _tolerant_output() -> None:

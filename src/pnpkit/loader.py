@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from pnpkit import gcpause, memo, unibidi
+from pnpkit import memo, unibidi
 from pnpkit.errors import Location, Problem
 from pnpkit.paths import Outside, confined, regular_file
 from pnpkit.paths import display_path as display_path  # re-exported for the readers
@@ -94,9 +94,8 @@ def load_yaml(
         return doc, [Problem(start, f"cannot read file: it is not UTF-8 text (byte {exc.start})")]
     except OSError as exc:
         return doc, [Problem(start, f"cannot read file: {exc.strerror or exc}")]
-    with gcpause.paused():  # a tree of nodes, then of data: nothing for the collector to find
-        limit = MAX_VALUES if max_values is None else max_values
-        return _parse(doc, text, limit, os.path.abspath(path))
+    limit = MAX_VALUES if max_values is None else max_values
+    return _parse(doc, text, limit, os.path.abspath(path))
 
 
 def _parse(

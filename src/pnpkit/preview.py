@@ -109,14 +109,10 @@ def write_index(result: Result, folder: Path, previous: Path | None = None) -> P
     return index_page(result, folder, previous)()
 
 
-def index_page(
-    result: Result, folder: Path, previous: Path | None = None, ahead: bool = False
-) -> Callable[[], Path]:
+def index_page(result: Result, folder: Path, previous: Path | None = None) -> Callable[[], Path]:
     """write_index() in two steps: what the page shows, and a function that writes the page,
-    listing the PDFs the folder holds when it is called. `ahead`: every figure is made in the
-    first step (the build makes them in a child while it writes the PDFs: build._IndexWriter),
-    not as the page is written. The function is called once: without `ahead`, the figures are
-    made as it writes them, and then they are gone."""
+    listing the PDFs the folder holds when it is called. The function is called once: the
+    figures are made as it writes them, and then they are gone."""
     assert result.pack is not None  # only a successful build has an index
     pack: Pack = result.pack
     owners = _owners(pack)
@@ -133,10 +129,6 @@ def index_page(
         _language(pack, lang, faces, by_item, folder, previous, figures)
         for lang, faces in result.faces.items()
     ]
-    if ahead:
-        for section in sections:
-            for group in section.groups:
-                group.figures = list(group.figures)
     langs = list(result.faces)
 
     def write() -> Path:

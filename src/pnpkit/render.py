@@ -14,7 +14,7 @@ import os
 import re
 import sys
 import weakref
-from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from pathlib import Path
 from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -1164,56 +1164,8 @@ def _parsed(env: jinja2.Environment, source: str) -> _Parsed:
     return known if known is not None else _read_tree(key, env.parse(source))
 
 
-# A parse as a file keeps it (cache.py): settings, source, then _Parsed's fields
-ParseRow = tuple[object, ...]
-
-
-def parse_keys(env: jinja2.Environment, sources: Iterable[str]) -> list[tuple[str, str]]:
-    """The keys of the sources' parses under env's settings, for parse_rows()."""
-    settings = _settings(env)
-    return [(settings, source) for source in sources]
-
-
-def parse_rows(keys: Iterable[tuple[str, str]]) -> list[ParseRow]:
-    """What this process knows the keyed sources say, as rows for a file: a build in a new
-    process takes them back (take_parse_rows) instead of parsing its templates again to hash
-    their families (Cache._template_sources), 10-20 ms a template. Asked when the file is
-    written, so a source parsed since (a compile: _read_tree) is written as its parse says."""
-    known = ((key, _PARSED.get(key)) for key in keys)
-    # its fields unpacked: marshal writes tuples and frozensets, not a NamedTuple
-    return [(*key, *p) for key, p in known if p is not None]
-
-
-def take_parse_rows(rows: Iterable[object]) -> None:
-    """Know what parse_rows() gave, under the settings and source each row names: a row is only
-    ever used for that very source under those very settings. A row of another shape (a
-    damaged file) is left out."""
-    for row in rows:
-        known = _from_row(row)
-        if known is not None:
-            memo.remember(_PARSED, known[0], known[1], _Compiled.KEEP)
-
-
-def _from_row(row: object) -> tuple[tuple[str, str], _Parsed] | None:
-    """(settings, source) and the _Parsed of a row that parse_rows() wrote; None for another."""
-    if not (isinstance(row, tuple) and len(row) == 2 + len(_Parsed._fields)):
-        return None
-    settings, source, references, *names = row
-    if not (
-        isinstance(settings, str)
-        and isinstance(source, str)
-        and isinstance(references, tuple)
-        and all(r is None or isinstance(r, str) for r in references)
-        and all(isinstance(n, frozenset) and all(isinstance(s, str) for s in n) for n in names)
-    ):
-        return None
-    return (settings, source), _Parsed(references, *names)
-
-
 def _read_tree(key: tuple[str, str], tree: jinja2.nodes.Template) -> _Parsed:
-    """What a freshly parsed tree says, kept for _parsed() under key (settings and source): a
-    parse decides, over a row taken from a file (take_parse_rows), which is then saved as the
-    parse says."""
+    """What a freshly parsed tree says, kept for _parsed() under key (settings and source)."""
     names = list(tree.find_all(jinja2.nodes.Name))
     parsed = _Parsed(
         tuple(jinja2.meta.find_referenced_templates(tree)),

@@ -1021,23 +1021,18 @@ def _check_path_data(d: str) -> None:
             )
 
 
-# Path data as svglib's normalise_svg_path() reads it: split at its commands, each command's
-# numbers found by its pattern and taken in groups of the command's count of arguments.
+# Path data split at its commands, each command's numbers found by its pattern and taken in
+# groups of the command's count of arguments; an arc's flags are one digit each ("a1 1 0 01 5 5").
 _COMMANDS_RE = re.compile("([achlmqstvz])", re.I)
 _FLOATS_RE = re.compile(r"(-?\d*\.?\d*(?:[eE][+-]?\d+)?)")
-_SVGLIBS = re.compile("[AaQqTt]")  # the commands whose reading (and drawing) svglib does
+_ARC_ARGS_RE = re.compile(
+    r"[\s,]*" + r"[\s,]*".join([f"({_NUM})"] * 3 + ["([01])"] * 2 + [f"({_NUM})"] * 2)
+)
 
 
 def _normalised(d: str) -> list[str | list[float]]:
-    """normalise_svg_path(d): each command followed by its numbers, a move's further pairs
-    lines. Path data with arcs or quadratic curves goes to svglib itself, which draws those
-    too; any other is read here, as svglib reads it: svglib's package imports its renderer
-    and ReportLab's platypus, a tenth of a second that a deck of rectangles, lines and cubic
-    curves never needs."""
-    if _SVGLIBS.search(d):
-        from svglib.utils import normalise_svg_path
-
-        return normalise_svg_path(d)
+    """Each command of the path data (checked: _check_path_data) followed by its numbers, a
+    move's further pairs lines."""
     result: list[str | list[float]] = []
     op = ""
     for item in _COMMANDS_RE.split(d.strip()):
@@ -1049,6 +1044,13 @@ def _normalised(d: str) -> list[str | list[float]]:
                 result += [op, []]
             continue
         argc = _PATH_ARGC[op.lower()]
+        if argc == 7:  # an arc: its flags need not be apart from what follows them
+            at = 0
+            while match := _ARC_ARGS_RE.match(item, at):
+                result += [op, [float(number) for number in match.groups()]]
+                at = match.end()
+            op = cast(str, result[-2])
+            continue
         floats = [float(number) for number in _FLOATS_RE.findall(item) if number]
         for i in range(0, len(floats), argc):
             if i > 0 and op in ("m", "M"):
@@ -1103,20 +1105,16 @@ def _path_segs(d: str) -> Segs:
                 else (x, y)
             )
             end = (a[-2] + dx, a[-1] + dy)
-            from svglib.utils import convert_quadratic_to_cubic_path  # loaded: see _normalised
-
-            _, c1, c2, _ = convert_quadratic_to_cubic_path((x, y), q, end)
+            # the same curve as a cubic: its control points two thirds of the way to q
+            c1 = (x + 2 / 3 * (q[0] - x), y + 2 / 3 * (q[1] - y))
+            c2 = (c1[0] + 1 / 3 * (end[0] - x), c1[1] + 1 / 3 * (end[1] - y))
             segs.append(("curveTo", (*c1, *c2, *end)))
             (x, y), next_quad = end, q
         elif op == "A":
             end = (a[5] + dx, a[6] + dy)
             if a[0] and a[1]:
-                from svglib.utils import bezier_arc_from_end_points  # loaded: see _normalised
-
-                arcs = bezier_arc_from_end_points(
-                    x, y, abs(a[0]), abs(a[1]), a[2], int(a[3]), int(a[4]), *end
-                )
-                segs.extend(("curveTo", bez[2:]) for bez in arcs)
+                arc = _arc_curves((x, y), abs(a[0]), abs(a[1]), a[2], bool(a[3]), bool(a[4]), end)
+                segs.extend(("curveTo", curve) for curve in arc)
             else:  # a zero radius makes a straight line (SVG implementation notes)
                 segs.append(("lineTo", end))
             x, y = end
@@ -1125,6 +1123,65 @@ def _path_segs(d: str) -> Segs:
             x, y = start
         cubic, quad = next_cubic, next_quad
     return tuple(segs)
+
+
+def _arc_curves(
+    start: tuple[float, float],
+    rx: float,
+    ry: float,
+    phi: float,
+    large: bool,
+    sweep: bool,
+    end: tuple[float, float],
+) -> list[tuple[float, ...]]:
+    """An SVG elliptical arc as cubic curves (control points and end), each of at most 90°:
+    its centre and angles from its end points as the SVG 1.1 implementation notes give them
+    (F.6.5; radii too small for the end points scaled up, F.6.6), then each piece's control
+    points along the tangents at its ends (4/3 tan(piece/4) of them). None when the ends meet."""
+    (x1, y1), (x2, y2) = start, end
+    if start == end:
+        return []
+    cos_phi, sin_phi = math.cos(math.radians(phi)), math.sin(math.radians(phi))
+    hx, hy = (x1 - x2) / 2, (y1 - y2) / 2
+    xp, yp = cos_phi * hx + sin_phi * hy, -sin_phi * hx + cos_phi * hy  # the start, unrotated
+    excess = (xp / rx) ** 2 + (yp / ry) ** 2
+    if excess > 1:
+        rx, ry = rx * math.sqrt(excess), ry * math.sqrt(excess)
+    spread = (rx * yp) ** 2 + (ry * xp) ** 2
+    root = math.sqrt(max(0.0, (rx * ry) ** 2 - spread) / spread)
+    if large == sweep:
+        root = -root
+    cxp, cyp = root * rx * yp / ry, -root * ry * xp / rx
+    cx = cos_phi * cxp - sin_phi * cyp + (x1 + x2) / 2
+    cy = sin_phi * cxp + cos_phi * cyp + (y1 + y2) / 2
+    ux, uy, vx, vy = (xp - cxp) / rx, (yp - cyp) / ry, (-xp - cxp) / rx, (-yp - cyp) / ry
+    theta = math.atan2(uy, ux)
+    extent = math.atan2(ux * vy - uy * vx, ux * vx + uy * vy)
+    if sweep and extent < 0:
+        extent += 2 * math.pi
+    elif not sweep and extent > 0:
+        extent -= 2 * math.pi
+    pieces = max(1, math.ceil(abs(extent) / (math.pi / 2) - 1e-6))  # a half turn: 2
+    step = extent / pieces
+    k = 4 / 3 * math.tan(step / 4)
+
+    def at(t: float) -> tuple[float, float, float, float]:
+        """The point of the ellipse at angle t and its tangent (d/dt)."""
+        c, s = math.cos(t), math.sin(t)
+        return (
+            cx + rx * c * cos_phi - ry * s * sin_phi,
+            cy + rx * c * sin_phi + ry * s * cos_phi,
+            -rx * s * cos_phi - ry * c * sin_phi,
+            -rx * s * sin_phi + ry * c * cos_phi,
+        )
+
+    curves: list[tuple[float, ...]] = []
+    px, py, dpx, dpy = at(theta)
+    for n in range(1, pieces + 1):
+        qx, qy, dqx, dqy = at(theta + n * step)
+        curves.append((px + k * dpx, py + k * dpy, qx - k * dqx, qy - k * dqy, qx, qy))
+        px, py, dpx, dpy = qx, qy, dqx, dqy
+    return curves
 
 
 def _transform_segs(segs: Iterable[tuple[str, tuple[float, ...]]], m: Matrix) -> SegList:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import os
 import signal
 import sys
@@ -38,7 +37,7 @@ from types import FrameType, SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
 from pnpkit import build as pipeline
-from pnpkit import gcpause, output, preview, render, trust
+from pnpkit import output, preview, render, trust
 from pnpkit.build import Result
 from pnpkit.cache import Cache
 from pnpkit.model import PrintOverrides
@@ -371,7 +370,7 @@ class Watcher:
     def loop(self, report: Callable[[Build], None]) -> None:
         """Build now, then after every change, until stop is set (or Ctrl-C)."""
         seen = self.snapshot()
-        _reported(self.rebuild, report)
+        report(self.rebuild())
         self.tidy()
         self.link_spare()
         quiet_since = time.monotonic()
@@ -386,27 +385,15 @@ class Watcher:
             written = self.written(seen, current, patient=dropped)
             if written is None:  # stop is set
                 continue
-            built = _reported(functools.partial(self.rebuild_settled, seen, written), report)
-            dropped = built is None
-            if built is None:  # the editor went on writing: the next look builds what it wrote
+            settled = self.rebuild_settled(seen, written)
+            dropped = settled is None
+            if settled is None:  # the editor went on writing: the next look builds what it wrote
                 continue
+            report(settled)
             seen = written
             self.tidy()
             self.link_spare()
             quiet_since = time.monotonic()
-
-
-def _reported(attempt: Callable[[], Build | None], report: Callable[[Build], None]) -> Build | None:
-    """attempt(), reported unless it was dropped (None), with the collector off until then: in
-    a long-lived process the young objects a build makes (its faces, drawings, pages) are many
-    and next to none is garbage (see gcpause), and a build paused it only in parts, so a walk of
-    them all fell between two (10-15 ms of a one-card rebuild of a 1,000-card deck). It runs
-    once the build is reported, while watch waits for the next change."""
-    with gcpause.paused():
-        built = attempt()
-        if built is not None:
-            report(built)
-    return built
 
 
 @dataclass(frozen=True)
