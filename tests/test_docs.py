@@ -19,8 +19,8 @@ SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 def documented_commands() -> list[tuple[str, list[str]]]:
     """(page:line, argv) of each pnpkit command in the pages' sh blocks, comments dropped.
-    `watch` runs until stopped (tests/test_watch.py covers it); pytest and the benchmarks
-    have tests of their own."""
+    `pnpkit` is the command on the PATH or `.venv/bin/pnpkit`; `watch` runs until stopped
+    (tests/test_watch.py covers it); pytest and the benchmarks have tests of their own."""
     found = []
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
@@ -28,7 +28,7 @@ def documented_commands() -> list[tuple[str, list[str]]]:
             first = text.count("\n", 0, block.start(1)) + 1
             for n, line in enumerate(block.group(1).splitlines(), first):
                 argv = shlex.split(line, comments=True)
-                if argv[:1] == [".venv/bin/pnpkit"]:
+                if argv[:1] in ([".venv/bin/pnpkit"], ["pnpkit"]):
                     argv = ["-m", "pnpkit", *argv[1:]]
                 if argv[:2] == ["python", "-m"]:
                     argv = argv[1:]
