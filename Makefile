@@ -10,11 +10,12 @@ PACKS = $(wildcard components/*)
 kits: $(STAMP)
 	$(BIN)/pnpkit build $(PACKS) --out build --trust   # our own packs: their rules.py may run
 
-# -n 2: two processes (pytest-xdist; tests/conftest.py gives each its own trust list);
+# -n auto --dist loadfile: a process per core (pytest-xdist), each taking whole test files, so a
+# module's fixtures (a kit built once) are made once; tests/conftest.py gives each its own trust list.
 # -rs: say why each skipped test skipped (a missing browser, Ghostscript, ...).
 # The fuzz campaign runs PNPKIT_FUZZ_COUNT mutants (200 unless set; .ci/run sets 1,000).
 test: $(STAMP)
-	$(BIN)/pytest -n 2 -rs
+	$(BIN)/pytest -n auto --dist loadfile -rs
 
 lint: $(STAMP)         # the settings are in pyproject.toml ([tool.ruff], [tool.mypy])
 	$(BIN)/ruff check .
