@@ -10,7 +10,7 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import ROOT
+from conftest import ROOT, page_texts
 from pnpkit import calibration, hexes
 from pnpkit.build import validate
 from pnpkit.cli import main
@@ -363,8 +363,7 @@ class TestBuiltKit:
             ),
             ("en", ["Personal sheet", "SOLAR MAP", "Desert rule", "Desert", "Giant 1"]),
         ):
-            reader = PdfReader(out / f"anunnaki-{lang}.pdf")
-            text = "".join(page.extract_text() for page in reader.pages)
+            text = "".join(page_texts(out / f"anunnaki-{lang}.pdf"))
             for word in words:
                 assert word in text, (lang, word)
         a3 = PdfReader(out / "anunnaki-it-a3.pdf").pages
@@ -455,8 +454,10 @@ def test_split_faces_parts_share_letter_sheets_and_still_assemble(letter):
     assert max(len(page.parts) for page in fronts) == 4
     images: dict[int, object] = {}
 
-    def image(n):
-        return images.setdefault(n, raster(pdf, n + FIRST))
+    def image(n):  # each page rasterised once (setdefault would rasterise on every call)
+        if n not in images:
+            images[n] = raster(pdf, n + FIRST)
+        return images[n]
 
     def on(t, fx, fy):  # a face point (mm, bleed-box origin) -> page mm on that part's sheet
         return t.origin[0] + fx - t.window[0], t.origin[1] + fy - t.window[1]
