@@ -5,18 +5,25 @@ BIN = $(VENV)/bin
 STAMP = $(VENV)/.installed-stamp
 PACKS = $(wildcard components/*)
 
-.PHONY: kits test lint validate bench watch clean setup floors shell
+.PHONY: kits test lint docs validate bench watch clean setup floors shell
 
 kits: $(STAMP)
 	$(BIN)/pnpkit build $(PACKS) --out build --trust   # our own packs: their rules.py may run
 
+# -n auto --dist loadfile: a process per core (pytest-xdist), each taking whole test files, so a
+# module's fixtures (a kit built once) are made once; tests/conftest.py gives each its own trust list.
+# -rs: say why each skipped test skipped (a missing browser, Ghostscript, ...).
+# The fuzz campaign runs PNPKIT_FUZZ_COUNT mutants (200 unless set; .ci/run sets 1,000).
 test: $(STAMP)
-	$(BIN)/pytest -rs   # -rs: say why each skipped test skipped (a missing browser, Ghostscript, ...)
+	$(BIN)/pytest -n auto --dist loadfile -rs
 
 lint: $(STAMP)         # the settings are in pyproject.toml ([tool.ruff], [tool.mypy])
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+docs: $(STAMP)         # the documentation site into site/; --strict: a broken link or anchor fails
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 validate: $(STAMP)
 	$(BIN)/pnpkit validate $(PACKS) --trust
@@ -50,4 +57,4 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 clean:
-	rm -rf build .venv-floors
+	rm -rf build site .venv-floors

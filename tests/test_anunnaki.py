@@ -10,7 +10,7 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import ROOT, kit_start
+from conftest import ROOT, kit_start, page_texts
 from pnpkit import hexes
 from pnpkit.build import validate
 from pnpkit.cli import main
@@ -359,8 +359,7 @@ class TestBuiltKit:
             ),
             ("en", ["Personal sheet", "SOLAR MAP", "Desert rule", "Desert", "Giant 1"]),
         ):
-            reader = PdfReader(out / f"anunnaki-{lang}.pdf")
-            text = "".join(page.extract_text() for page in reader.pages)
+            text = "".join(page_texts(out / f"anunnaki-{lang}.pdf"))
             for word in words:
                 assert word in text, (lang, word)
         a3 = PdfReader(out / "anunnaki-it-a3.pdf").pages
@@ -453,8 +452,10 @@ def test_split_faces_parts_share_letter_sheets_and_still_assemble(letter):
     images: dict[int, object] = {}
     first = kit_start(pdf)  # after the kit guide and the print check
 
-    def image(n):
-        return images.setdefault(n, raster(pdf, n + first))
+    def image(n):  # each page rasterised once (setdefault would rasterise on every call)
+        if n not in images:
+            images[n] = raster(pdf, n + first)
+        return images[n]
 
     def on(t, fx, fy):  # a face point (mm, bleed-box origin) -> page mm on that part's sheet
         return t.origin[0] + fx - t.window[0], t.origin[1] + fy - t.window[1]

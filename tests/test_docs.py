@@ -19,8 +19,8 @@ SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 def documented_commands() -> list[tuple[str, list[str]]]:
     """(page:line, argv) of each pnpkit command in the pages' sh blocks, comments dropped.
-    `watch` runs until stopped (tests/test_watch.py covers it); pytest and the benchmarks
-    have tests of their own."""
+    `pnpkit` is the command on the PATH or `.venv/bin/pnpkit`; `watch` runs until stopped
+    (tests/test_watch.py covers it); pytest and the benchmarks have tests of their own."""
     found = []
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
@@ -28,7 +28,7 @@ def documented_commands() -> list[tuple[str, list[str]]]:
             first = text.count("\n", 0, block.start(1)) + 1
             for n, line in enumerate(block.group(1).splitlines(), first):
                 argv = shlex.split(line, comments=True)
-                if argv[:1] == [".venv/bin/pnpkit"]:
+                if argv[:1] in ([".venv/bin/pnpkit"], ["pnpkit"]):
                     argv = ["-m", "pnpkit", *argv[1:]]
                 if argv[:2] == ["python", "-m"]:
                     argv = argv[1:]
@@ -62,3 +62,34 @@ def test_the_documented_commands_work_as_written_for_a_user_who_trusts_nothing(t
         assert run.returncode == 0, f"{where}: {shlex.join(argv)}\n{said}"
         assert "Traceback" not in run.stderr, f"{where}: {shlex.join(argv)}\n{said}"
     assert not config.exists()
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors of a page's headings, as GitHub and MkDocs make them ("Editor completion:
+    the JSON Schemas" -> editor-completion-the-json-schemas); code blocks are skipped."""
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.M | re.S)
+    heads = re.findall(r"^#+ (.+)$", text, re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
+def test_every_link_of_the_readme_leads_to_a_page_and_its_heading() -> None:
+    """mkdocs build --strict checks the links inside docs/ (make docs); the README lies outside
+    the site, so its links to the pages are checked here."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = [t for t in LINK.findall(readme) if not t.startswith(("http://", "https://"))]
+    assert "docs/strangers.md" in links and len(links) >= 15
+    for target in links:
+        path, _, anchor = target.partition("#")
+        page = ROOT / path if path else ROOT / "README.md"
+        assert page.is_file(), f"README.md links to {target}: no such file"
+        if anchor:
+            assert anchor in _anchors(page), f"README.md links to {target}: no such heading"
+
+
+def test_the_anchors_are_made_as_the_sites_make_them() -> None:
+    assert {"editor-completion-the-json-schemas", "pnpkit-watch-pack", "pdfx-and-cmyk"} <= (
+        _anchors(ROOT / "docs" / "designer-loop.md") | _anchors(ROOT / "docs" / "export.md")
+    )

@@ -1,5 +1,5 @@
-"""The README's "Extending pnpkit" recipe, run as written: one module, one registration line,
-and every command lays out and checks with it."""
+"""The "Extending pnpkit" recipe (docs/extending.md), run as written: one module, one
+registration line, and every command lays out and checks with it."""
 
 from __future__ import annotations
 
@@ -24,16 +24,15 @@ TOKEN = (
 
 
 def recipe() -> tuple[str, str]:
-    """The module and the registration line, as the README shows them."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Extending pnpkit\n", 1)[1].split("\n## ", 1)[0]
-    module, line = re.findall(r"```python\n(.*?)```", section, re.S)
+    """The module and the registration line, as docs/extending.md shows them."""
+    page = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
+    module, line = re.findall(r"```python\n(.*?)```", page, re.S)
     return module, line
 
 
 @pytest.fixture
 def alone(tmp_path, monkeypatch):
-    """The README's module, loaded from a file, and its registration line applied to PLUGINS."""
+    """The page's module, loaded from a file, and its registration line applied to PLUGINS."""
     module_text, line = recipe()
     path = tmp_path / "alone.py"
     path.write_text(module_text, encoding="utf-8")
@@ -47,7 +46,7 @@ def alone(tmp_path, monkeypatch):
     return module
 
 
-def test_the_readme_line_is_the_real_one_plus_the_new_module():
+def test_the_documented_line_is_the_real_one_plus_the_new_module():
     _, line = recipe()
     shown = line.strip().splitlines()[-1]
     assert shown.replace(", alone)", ")") in inspect.getsource(registry)

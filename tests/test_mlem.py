@@ -11,7 +11,7 @@ import pytest
 from PIL import Image, ImageChops
 from pypdf import PdfReader
 
-from conftest import ROOT, kit_start
+from conftest import ROOT, kit_start, page_texts
 from pnpkit import dice
 from pnpkit.build import validate
 from pnpkit.cli import main
@@ -522,7 +522,9 @@ class TestDiceNetsOnPaper:
         assert len(placements) == 6
         images = {}
         for n, p in placements:
-            image = images.setdefault(n, render(built["it"], n))
+            if n not in images:  # each page rendered once
+                images[n] = render(built["it"], n)
+            image = images[n]
             trim = image.crop(tuple(round(v * PX) for v in (p.x, p.y, p.x + p.w, p.y + p.h)))
             cream, grey = colour_mask(trim, CREAM), colour_mask(trim, GREY)
             left, top, right, bottom = cream.getbbox()
@@ -700,9 +702,8 @@ class TestTrackOnPaper:
             assert 60 < hits < 185
 
     def test_every_space_shows_its_number(self, built):
-        text = "".join(
-            PdfReader(built["it"]).pages[n].extract_text() for n, _ in self.sheets(built)
-        )
+        pages = page_texts(built["it"])
+        text = "".join(pages[n] for n, _ in self.sheets(built))
         for space in range(26):
             assert str(space) in text
         assert (
@@ -717,8 +718,8 @@ class TestTrackOnPaper:
 
 
 def test_italian_and_english_text(built):
-    it = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(built["it"]).pages)
-    en = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(built["en"]).pages)
+    it = " ".join(" ".join(t.split()) for t in page_texts(built["it"]))
+    en = " ".join(" ".join(t.split()) for t in page_texts(built["en"]))
     for word in (
         "Comandante",
         "Paracadute",

@@ -1,5 +1,6 @@
-"""The pack format is declared once (packformat.py): the README's tables, the model's defaults
-and the validator's key lists all follow that declaration."""
+"""The pack format is declared once (packformat.py): the format page's tables
+(docs/format.md), the model's defaults and the validator's key lists all follow that
+declaration."""
 
 from __future__ import annotations
 
@@ -12,22 +13,22 @@ from pnpkit import json_schema, packformat, schema
 from pnpkit.model import PrintSettings
 from pnpkit.units import PT_PER_MM, parse_length
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "format.md"
 
 
 @pytest.mark.parametrize("name", list(packformat.TABLES))
-def test_the_readme_tables_are_generated_from_the_declaration(name):
-    """Fails when a key is added or changed without `python -m pnpkit.packformat README.md`."""
-    text = README.read_text(encoding="utf-8")
+def test_the_format_page_tables_are_generated_from_the_declaration(name):
+    """Fails when a key is added or changed without `python -m pnpkit.packformat docs/format.md`."""
+    text = PAGE.read_text(encoding="utf-8")
     start, end = packformat.MARK.format(name), packformat.END.format(name)
-    assert start in text and end in text, f"README.md has no {start} ... {end} section"
+    assert start in text and end in text, f"docs/format.md has no {start} ... {end} section"
     assert text.split(start, 1)[1].split(end, 1)[0] == "\n" + packformat.readme(name)
 
 
-def test_a_stale_readme_table_is_noticed():
-    text = README.read_text(encoding="utf-8").replace("| `paper` |", "| `papr` |", 1)
-    assert text != README.read_text(encoding="utf-8")
-    assert packformat.readme_text(text) == README.read_text(encoding="utf-8")
+def test_a_stale_format_table_is_noticed():
+    text = PAGE.read_text(encoding="utf-8").replace("| `paper` |", "| `papr` |", 1)
+    assert text != PAGE.read_text(encoding="utf-8")
+    assert packformat.readme_text(text) == PAGE.read_text(encoding="utf-8")
 
 
 def _default(key: packformat.Key) -> object:

@@ -8,7 +8,7 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import ROOT, Kit, kit_start
+from conftest import ROOT, Kit, kit_start, page_texts
 from pnpkit.build import validate
 from pnpkit.cli import main
 from pnpkit.pdf import alignment_marks
@@ -447,7 +447,7 @@ def label_boxes(data: dict) -> list[tuple[str, tuple[float, float, float, float]
 class TestBoardPrint:
     def test_board_is_two_a4_sheets_and_one_a3_page(self, built):
         out, _ = built
-        labels = [p.extract_text() for p in PdfReader(out / "star-cargo-eo.pdf").pages]
+        labels = page_texts(out / "star-cargo-eo.pdf")
         assert sum("galaxy: sheet A1 of 1x2" in t for t in labels) == 1
         assert sum("galaxy: sheet A2 of 1x2" in t for t in labels) == 1
         a3 = PdfReader(out / "star-cargo-eo-a3.pdf").pages
@@ -632,8 +632,8 @@ class TestCardsPrint:
 
     def test_both_languages_are_real_text(self, built):
         out, _ = built
-        eo = "".join(p.extract_text() for p in PdfReader(out / "star-cargo-eo.pdf").pages)
-        en = "".join(p.extract_text() for p in PdfReader(out / "star-cargo-en.pdf").pages)
+        eo = "".join(page_texts(out / "star-cargo-eo.pdf"))
+        en = "".join(page_texts(out / "star-cargo-en.pdf"))
         assert (
             "Transporta kontrakto" in eo and "Livera kontrakto" in eo and "Inspekta elspezo" in eo
         )
