@@ -322,9 +322,8 @@ def problems(
     out = []
     fw, fh = face.full_size
     b = face.bleed
-    for t in texts(face.drawing):
-        if not t.text.strip() or t.fill is None:
-            continue
+    shown = [t for t in texts(face.drawing) if t.text.strip() and t.fill is not None]
+    for t in shown:
         if t.size_pt < min_pt - 0.05:
             out.append(
                 (
@@ -348,20 +347,39 @@ def problems(
                     f"text {_excerpt(t.text)} reaches into the {safe:g}mm safe zone inside the cut",
                 )
             )
-        if contrasts and t.under is not None:
-            need = (
-                CONTRAST_LARGE if t.size_pt >= (LARGE_BOLD_PT if t.bold else LARGE_PT) else CONTRAST
-            )
-            ratio = legibility(t)
-            if ratio < need - 1e-6:
-                out.append(
-                    (
-                        t.text,
-                        f"text {_excerpt(t.text)} has a contrast of {ratio:.1f}:1 "
-                        f"with the colour under it, below {need:g}:1 (WCAG)",
-                    )
-                )
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out + (_contrasts(shown) if contrasts else [])))
+
+
+def _contrasts(shown: list[Text]) -> list[tuple[str, str]]:
+    """The texts that do not stand out from the colour under them; a run of them drawn one after
+    the other at one size and one contrast (the lines of a text box, the words of a line set in
+    several fonts) is one finding, quoting the run and keyed by its first text (to be located by
+    it), not one a line or a word."""
+    out: list[tuple[str, str]] = []
+    run: list[str] = []
+    alike = ("", 0.0)  # what the run's texts share: the message's end and their size
+    for t in shown:
+        low = (_low_contrast(t), round(t.size_pt, 1))
+        if run and low == alike:
+            run.append(t.text)
+            continue
+        if run:
+            out.append((run[0], f"text {_excerpt(' '.join(run))} {alike[0]}"))
+        run, alike = ([t.text], low) if low[0] else ([], ("", 0.0))
+    if run:
+        out.append((run[0], f"text {_excerpt(' '.join(run))} {alike[0]}"))
+    return out
+
+
+def _low_contrast(t: Text) -> str:
+    """How the text's contrast falls short, or "" when it does not or the ground is a picture."""
+    if t.under is None:
+        return ""
+    need = CONTRAST_LARGE if t.size_pt >= (LARGE_BOLD_PT if t.bold else LARGE_PT) else CONTRAST
+    ratio = legibility(t)
+    if ratio >= need - 1e-6:
+        return ""
+    return f"has a contrast of {ratio:.1f}:1 with the colour under it, below {need:g}:1 (WCAG)"
 
 
 def _excerpt(text: str, n: int = 30) -> str:
