@@ -132,3 +132,21 @@ def test_validate_build_and_watch_take_all_warnings():
     for command in ("validate", "build", "watch"):
         assert parser().parse_args([command, "p", "--all-warnings"]).all_warnings
         assert not parser().parse_args([command, "p"]).all_warnings
+
+
+def test_a_right_to_left_line_is_quoted_as_typed_not_as_drawn(tmp_path, monkeypatch, capsys):
+    """Arabic is drawn in visual order, as joined presentation forms, its numbers and brackets as
+    pieces of their own; the message quotes the letters typed, in the order typed."""
+    typed = "لا تأخذ 12 بطاقة (أو 3)"
+    pale_pack(tmp_path, monkeypatch)
+    cards = tmp_path / "p" / "cards.yaml"
+    cards.write_text(CARDS.replace("text: Short", f'text: "{typed}"'), encoding="utf-8")
+    face = [f for f in build.validate(tmp_path / "p").faces["en"] if f.item == "four"][0]
+    drawn = [t.text for t in textcheck.texts(face.drawing)]
+    assert len(drawn) > 1 and typed not in drawn  # pieces, in visual order
+    main(["validate", "p", "--all-warnings"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[3] == f"p/cards.yaml:10:7: warning: text '{typed}' {LOW} (the front of 'four') [text]"
+    assert textcheck.logical("ﻦﻣ ﺺﻠﺨﺗ") == "تخلص من"  # presentation forms back to letters
+    assert textcheck.logical("1 ﻼﻛ") == "كلا 1"  # lam-alef: lam, then alef
+    assert textcheck.logical("plain (text) 12") == "plain (text) 12"

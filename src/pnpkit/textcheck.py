@@ -9,9 +9,13 @@ the cut line, and its colour against the colour drawn under it (WCAG 2 contrast:
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
+
+from bidi import algorithm as bidi
 
 from pnpkit import memo, shaping
 from pnpkit.model import Face
@@ -322,7 +326,8 @@ def problems(
     out = []
     fw, fh = face.full_size
     b = face.bleed
-    shown = [t for t in texts(face.drawing) if t.text.strip() and t.fill is not None]
+    drawn = [t for t in texts(face.drawing) if t.text.strip() and t.fill is not None]
+    shown = [t._replace(text=logical(t.text)) for t in _lines(drawn)]
     for t in shown:
         if t.size_pt < min_pt - 0.05:
             out.append(
@@ -380,6 +385,43 @@ def _low_contrast(t: Text) -> str:
     if ratio >= need - 1e-6:
         return ""
     return f"has a contrast of {ratio:.1f}:1 with the colour under it, below {need:g}:1 (WCAG)"
+
+
+def _lines(drawn: list[Text]) -> list[Text]:
+    """The texts with the pieces of a line drawn one after the other, abutting on one baseline
+    in one size and colour (a line with right-to-left words and numbers is drawn as pieces in
+    visual order), as one text: its words are put back in order as a line, not piece by piece."""
+    out: list[Text] = []
+    for t in drawn:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and abs(t.box[0] - last.box[2]) < 0.2
+            and (t.box[1], t.box[3], t.size_pt, t.fill, t.grounds)
+            == (last.box[1], last.box[3], last.size_pt, last.fill, last.grounds)
+        ):
+            box = (last.box[0], last.box[1], t.box[2], last.box[3])
+            out[-1] = last._replace(text=last.text + t.text, box=box)
+        else:
+            out.append(t)
+    return out
+
+
+# Arabic presentation forms: the joined letters a shaped line is drawn with (DejaVu maps them)
+_PRESENTATION = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]")
+
+
+def logical(line: str) -> str:
+    """A drawn line as it was typed, for messages: presentation forms back to the letters they
+    show, in logical order again. A line is drawn in visual order, and the bidi algorithm's
+    reordering of a line of one embedding (right-to-left words with numbers or Latin words in
+    them, or the other way round) undoes itself when applied again."""
+    if not shaping.needs_bidi(line):
+        return line
+    # a ligature is one character in visual order: its letters go in visual order too (lam-alef
+    # is alef, then lam, left to right)
+    letters = _PRESENTATION.sub(lambda m: unicodedata.normalize("NFKC", m.group())[::-1], line)
+    return str(bidi.get_display(letters))
 
 
 def _excerpt(text: str, n: int = 30) -> str:
