@@ -3,6 +3,8 @@ a low contrast is one warning per run of text, not one per line."""
 
 from __future__ import annotations
 
+import re
+
 from conftest import write_pack
 from pnpkit import build, textcheck, watch
 from pnpkit.cli import main
@@ -146,7 +148,22 @@ def test_a_right_to_left_line_is_quoted_as_typed_not_as_drawn(tmp_path, monkeypa
     assert len(drawn) > 1 and typed not in drawn  # pieces, in visual order
     main(["validate", "p", "--all-warnings"])
     out = capsys.readouterr().out.splitlines()
-    assert out[3] == f"p/cards.yaml:10:7: warning: text '{typed}' {LOW} (the front of 'four') [text]"
+    quoted = f"p/cards.yaml:10:7: warning: text '{typed}' {LOW} (the front of 'four') [text]"
+    assert out[3] == quoted
     assert textcheck.logical("ﻦﻣ ﺺﻠﺨﺗ") == "تخلص من"  # presentation forms back to letters
     assert textcheck.logical("1 ﻼﻛ") == "كلا 1"  # lam-alef: lam, then alef
     assert textcheck.logical("plain (text) 12") == "plain (text) 12"
+
+
+def test_a_build_folds_its_warnings_and_its_last_line_counts_them_all(
+    tmp_path, monkeypatch, capsys
+):
+    pale_pack(tmp_path, monkeypatch)
+    (tmp_path / "p" / "game.yaml").write_text(GAME.split("checks:")[0], encoding="utf-8")
+    assert main(["build", "p", "--out", "out"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        f"p/cards.yaml:7:7: warning: text 'Draw two cards then discard on…' {LOW} "
+        "(the front of 'one'); … and 3 more like this; --all-warnings lists them [text]",
+    ]
+    assert re.fullmatch(r"built p -> out/p \(en\) in \d+\.\d\ds; 4 warning\(s\)\n", err), err

@@ -280,8 +280,9 @@ def _report(result: Result, args: argparse.Namespace, pack: Path, seconds: float
     bad = errors > 0 or (args.strict and warnings > 0)
     if args.command == "build" and not bad and result.pack is not None:
         where = args.out / result.pack.id
+        said = f"; {warnings} warning(s)" if warnings else ""  # every one, folded or not
         print(
-            f"built {pack} -> {where} ({', '.join(result.faces)}) in {seconds:.2f}s",
+            f"built {pack} -> {where} ({', '.join(result.faces)}) in {seconds:.2f}s{said}",
             file=sys.stderr,
         )
     elif bad and args.command == "build":
