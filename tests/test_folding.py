@@ -103,11 +103,13 @@ def test_folded_keeps_order_and_tells_apart_rules_levels_and_message_shapes():
         problem(7, "text 'e' crosses the cut line", level="error"),
         problem(8, "text 'f' crosses the cut line", level="error"),
         problem(9, "text 'g' prints at 3.5pt, below the minimum 6pt"),
+        problem(10, "text 'the player's turn' crosses the cut line"),
     ]
     assert [str(p) for p in folded(problems)] == [
         "p/cards.yaml:3:7: warning: text 'a' prints at 5.1pt, below the minimum 6pt; "
         "… and 2 more like this; --all-warnings lists them [text]",
-        "p/cards.yaml:4:7: warning: text 'b' crosses the cut line [text]",
+        "p/cards.yaml:4:7: warning: text 'b' crosses the cut line; "
+        "… and 1 more like this; --all-warnings lists them [text]",
         "p/cards.yaml:6:7: warning: text 'd' crosses the cut line [svg]",
         "p/cards.yaml:7:7: error: text 'e' crosses the cut line [text]",
         "p/cards.yaml:8:7: error: text 'f' crosses the cut line [text]",

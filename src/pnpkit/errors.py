@@ -52,7 +52,8 @@ class Problem:
 
 
 ALL_WARNINGS_HELP = "list every warning (by default warnings alike are folded into one line)"
-_QUOTED = re.compile(r"'[^']*'")  # a text, an item or a file the message names
+# a text, an item or a file the message names; a quote inside it (player's) is no end of it
+_QUOTED = re.compile(r"'.*?'(?=[\s),;:]|$)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")  # a size, a ratio, a line
 
 

@@ -388,22 +388,30 @@ def _low_contrast(t: Text) -> str:
 
 
 def _lines(drawn: list[Text]) -> list[Text]:
-    """The texts with the pieces of a line drawn one after the other, abutting on one baseline
-    in one size and colour (a line with right-to-left words and numbers is drawn as pieces in
-    visual order), as one text: its words are put back in order as a line, not piece by piece."""
-    out: list[Text] = []
+    """The texts with the pieces of a right-to-left line (drawn as pieces in visual order: its
+    words, numbers, brackets) as one text, its words put back in order as a line, not piece by
+    piece: pieces drawn one after the other, abutting on one baseline in one size and colour.
+    Left-to-right pieces (a bold word, a <tspan>) stay apart: each is found in the template."""
+    lines: list[list[Text]] = []
     for t in drawn:
-        last = out[-1] if out else None
+        last = lines[-1][-1] if lines else None
         if (
             last is not None
             and abs(t.box[0] - last.box[2]) < 0.2
             and (t.box[1], t.box[3], t.size_pt, t.fill, t.grounds)
             == (last.box[1], last.box[3], last.size_pt, last.fill, last.grounds)
         ):
-            box = (last.box[0], last.box[1], t.box[2], last.box[3])
-            out[-1] = last._replace(text=last.text + t.text, box=box)
+            lines[-1].append(t)
         else:
-            out.append(t)
+            lines.append([t])
+    out: list[Text] = []
+    for pieces in lines:
+        text = "".join(t.text for t in pieces)
+        if len(pieces) > 1 and shaping.needs_bidi(text):
+            first, end = pieces[0], pieces[-1].box
+            out.append(first._replace(text=text, box=(*first.box[:2], *end[2:])))
+        else:
+            out += pieces
     return out
 
 
