@@ -327,7 +327,9 @@ def problems(
     fw, fh = face.full_size
     b = face.bleed
     drawn = [t for t in texts(face.drawing) if t.text.strip() and t.fill is not None]
-    shown = [t._replace(text=logical(t.text)) for t in _lines(drawn)]
+    shown = [
+        t._replace(text=logical(t.text)) if shaping.needs_bidi(t.text) else t for t in _lines(drawn)
+    ]
     for t in shown:
         if t.size_pt < min_pt - 0.05:
             out.append(
