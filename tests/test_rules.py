@@ -426,6 +426,17 @@ class TestWhereAndEach:
                 "{sum: [group, field]}, {max: [group, field]} or {data: key} "
                 "(got a mapping) [rules]",
             ),
+            (  # a misspelt field would otherwise be a bound of 0
+                "{rule: capacity, group: supply, field: carry, at_least: {max: [market, cots]}}",
+                "game.yaml:5:61: error: 'at_least' names no field 'cots' of group 'market' "
+                "(did you mean 'cost'?) [rules]",
+            ),
+            (
+                "{rule: count, group: supply, min: {sum: [[market], [cost]]}}",
+                "game.yaml:5:39: error: 'min' must be a number, {count: group}, "
+                "{sum: [group, field]}, {max: [group, field]} or {data: key} "
+                "(got a mapping) [rules]",
+            ),
         ],
     )
     def test_a_bad_where_or_each_is_one_located_error(self, tmp_path, check, expected):

@@ -310,13 +310,25 @@ def _option(reader: Reader, value: object, path: tuple[Any, ...], kind: str, pac
     if kind == "mapping" and not isinstance(value, dict):
         reader.problem(path, f"'{path[-1]}' must be a mapping (got {describe(value)})", "rules")
     if kind == "quantity" and quantity(pack, value) is None:
-        reader.problem(
-            path,
-            f"'{path[-1]}' must be a number, {{count: group}}, {{sum: [group, field]}}, "
-            f"{{max: [group, field]}} or {{data: key}} (got {describe(value)})",
-            "rules",
-        )
+        reader.problem(path, f"'{path[-1]}' {_not_a_quantity(pack, value)}", "rules")
     return value
+
+
+def _not_a_quantity(pack: Pack, value: object) -> str:
+    """Why a bound is none: a field its group does not declare, or not a bound's shape."""
+    arg = next(iter(value.values())) if isinstance(value, dict) and len(value) == 1 else None
+    if (
+        isinstance(arg, list)
+        and len(arg) == 2
+        and isinstance(arg[0], str)
+        and arg[0] in pack.groups
+    ):
+        fields = pack.groups[arg[0]].fields
+        return f"names no field '{arg[1]}' of group '{arg[0]}'{did_you_mean(arg[1], fields)}"
+    return (
+        "must be a number, {count: group}, {sum: [group, field]}, "
+        f"{{max: [group, field]}} or {{data: key}} (got {describe(value)})"
+    )
 
 
 def _pack_fields(pack: Pack) -> list[str]:
@@ -386,7 +398,9 @@ def quantity(pack: Pack, value: object, only: Only = None) -> float | None:
     if how not in ("sum", "max") or not isinstance(arg, list) or len(arg) != 2:
         return _data_quantity(pack, how, arg)
     group, field = arg
-    if not isinstance(group, str) or group not in pack.groups or not isinstance(field, str):
+    if not isinstance(group, str) or group not in pack.groups:
+        return None
+    if not isinstance(field, str) or field not in pack.groups[group].fields:  # not 0
         return None
     items = _only(pack, group, only)
     if how == "sum":
