@@ -269,6 +269,7 @@ SUPPLY = """supply:
   fields:
     resource: {type: string, default: ""}
     carry: {type: int, default: 0}
+    faces: {type: list, item: string, default: []}
   items:
     - {id: wood-a, count: 3, resource: wood, carry: 2}
     - {id: stone-a, count: 2, resource: stone, carry: 5}
@@ -353,7 +354,7 @@ class TestWhereAndEach:
                 "{rule: capacity, group: supply, field: carry, each: resource, "
                 "at_least: {max: [market, cost]}}",
                 [
-                    "parts.yaml:9:53: error: item 'wood-a' holds 2; it must hold "
+                    "parts.yaml:10:53: error: item 'wood-a' holds 2; it must hold "
                     "at least 4 (for resource wood) [capacity]"
                 ],
             ),
@@ -361,7 +362,7 @@ class TestWhereAndEach:
                 "{rule: capacity, group: supply, field: carry, each: resource, "
                 "at_most: {sum: [market, cost]}}",
                 [
-                    "parts.yaml:10:55: error: item 'stone-a' holds 5; it may hold "
+                    "parts.yaml:11:55: error: item 'stone-a' holds 5; it may hold "
                     "at most 1 (for resource stone) [capacity]"
                 ],
             ),
@@ -369,7 +370,7 @@ class TestWhereAndEach:
                 "{rule: capacity, group: supply, field: carry, where: {resource: stone}, "
                 "at_most: 4}",
                 [
-                    "parts.yaml:10:55: error: item 'stone-a' holds 5; "
+                    "parts.yaml:11:55: error: item 'stone-a' holds 5; "
                     "it may hold at most 4 [capacity]"
                 ],
             ),
@@ -409,6 +410,11 @@ class TestWhereAndEach:
             (
                 "{rule: capacity, group: supply, field: carry, each: [resource]}",
                 "game.yaml:5:57: error: 'each' must be a field name (got a list) [rules]",
+            ),
+            (  # faces are lists: no one value to count per
+                "{rule: count, group: supply, each: faces}",
+                "game.yaml:5:40: error: 'each' needs a field of single values; "
+                "'faces' holds lists or texts [rules]",
             ),
             (
                 "{rule: count, group: supply, each: 3}",

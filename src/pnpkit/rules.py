@@ -341,13 +341,18 @@ def _field_option(
 ) -> Any:
     """A field name some group declares (`each: kind`); for count's `each`, also a number."""
     known = _pack_fields(pack)
-    if isinstance(value, str) and value in known:
-        return value
-    if isinstance(value, str):
-        message = f"'{path[-1]}' names no field of the pack's groups{did_you_mean(value, known)}"
-    else:
+    if not isinstance(value, str):
         noun = "a field name or a whole number" if kind == "int or field" else "a field name"
         message = f"'{path[-1]}' must be {noun} (got {describe(value)})"
+    elif value not in known:
+        message = f"'{path[-1]}' names no field of the pack's groups{did_you_mean(value, known)}"
+    elif {g.fields[value].type for g in pack.groups.values() if value in g.fields} & {
+        "list",
+        "text",
+    }:
+        message = f"'{path[-1]}' needs a field of single values; '{value}' holds lists or texts"
+    else:
+        return value
     reader.problem(path, message, "rules")
     return value
 
