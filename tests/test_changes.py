@@ -77,8 +77,22 @@ def test_after_a_one_card_edit_the_changes_pdf_holds_that_card_and_its_back(
     )  # the whole deck is still written
     assert build(capsys, pack, "--changes", "--lang", "en") == (
         0,
-        ["deck: en: nothing changed since the previous build"],
+        ["deck: en: nothing changed since the previous build, so no changes PDF"],
     )
+    assert not (tmp_path / "out/deck/deck-en-changes.pdf").exists()  # not the print check alone
+    assert (tmp_path / "out/deck/changes.txt").read_text() == (
+        "en: nothing changed since the previous build, so no changes PDF\n"
+    )
+    write_delimited(pack / "cards.csv", rows[:-1])  # moon-2 goes, the rest stays as it was
+    assert build(capsys, pack, "--changes", "--lang", "en") == (
+        0,
+        [
+            "deck: en: removed cards/moon-2-back",
+            "deck: en: removed cards/moon-2-front",
+            "deck: en: nothing to reprint, so no changes PDF",
+        ],
+    )
+    assert not (tmp_path / "out/deck/deck-en-changes.pdf").exists()
 
 
 def test_the_stamp_prints_the_version_and_date_on_every_face(tmp_path, capsys, monkeypatch):

@@ -5,7 +5,7 @@ runaway templates it adds, fuzzrun.py runs and judges them) asserts for every mu
 1 or 2; no traceback; every problem one located line; under 10 s and 1 GB; nothing written
 outside --out; a failed build leaves the previous one byte-identical. The fixed cases of issue
 32 (fuzzinputs.HOSTILE) run as mutants too. The suite runs a few mutants (PNPKIT_FUZZ_COUNT,
-default 24; CI sets 1000); run longer with PNPKIT_FUZZ_COUNT / PNPKIT_FUZZ_SEED, or outside
+default 200; CI sets 1000); run longer with PNPKIT_FUZZ_COUNT / PNPKIT_FUZZ_SEED, or outside
 pytest with scripts/fuzz.py.
 Then come the harness's own tests (it must be able to fail) and regression tests for the
 defects the campaign found.

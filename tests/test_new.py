@@ -71,7 +71,9 @@ def test_every_file_points_at_the_schema_the_command_writes_and_passes_it(projec
 def test_the_files_teach_the_format_in_comments(project):
     assert project.run("new", "moon-base").code == 0
     pack = project.root / "components" / "moon-base"
-    for path in list(pack.glob("*.yaml")) + list(pack.rglob("*.svg.j2")):
+    templates = list((project.root / "templates" / "moon-base").glob("*.svg.j2"))
+    assert templates
+    for path in list(pack.glob("*.yaml")) + templates:
         text = path.read_text()
         comments = [line for line in text.splitlines() if "#" in line or "{#" in line]
         assert len(comments) >= 2, path
@@ -90,6 +92,40 @@ def test_a_new_pack_never_overwrites_and_needs_a_plain_name(project):
         run = project.run("new", bad)
         assert run.code == 2 and "lowercase letters, digits and dashes" in run.err
     assert sorted(p.name for p in (project.root / "components").iterdir()) == ["moon-base"]
+
+
+def test_new_puts_templates_where_the_kits_keep_theirs_and_a_packs_own_folder_works_too(project):
+    """templates/<pack>/ beside components/, as the README and every kit; a pack that carries
+    them in its own templates/<pack>/ (as a shared zip might) validates just as well."""
+    run = project.run("new", "moon-base")
+    assert run.code == 0, run.err
+    assert "their templates in templates/moon-base/" in run.err
+    pack = project.root / "components" / "moon-base"
+    shared = project.root / "templates" / "moon-base"
+    assert sorted(p.name for p in shared.iterdir()) == [
+        "box-label.svg.j2",
+        "card-back.svg.j2",
+        "card-front.svg.j2",
+        "die.svg.j2",
+        "sheet.svg.j2",
+        "tile.svg.j2",
+    ]
+    assert not (pack / "templates").exists()
+    assert build.validate(pack).problems == []
+    shutil.move(shared, pack / "templates" / "moon-base")
+    assert build.validate(pack).problems == []
+
+
+def test_new_does_not_write_into_a_templates_folder_of_that_name(project):
+    (project.root / "templates" / "moon-base").mkdir()
+    (project.root / "templates" / "moon-base" / "card-front.svg.j2").write_text("mine")
+    run = project.run("new", "moon-base")
+    assert (run.code, run.err.strip()) == (
+        2,
+        "pnpkit: error: templates/moon-base already exists; choose another name or remove it",
+    )
+    assert not (project.root / "components" / "moon-base").exists()
+    assert (project.root / "templates/moon-base/card-front.svg.j2").read_text() == "mine"
 
 
 @pytest.mark.parametrize(

@@ -258,3 +258,192 @@ def test_a_packs_rules_go_into_a_child_registry_and_leave_the_base_as_it_was(tmp
     assert set(loaded.rules) - set(before) == {"mine"}
     assert loaded.rules["count"] is before["count"]
     assert loaded.packers == base.packers and loaded.packers is not base.packers
+
+
+# A supply of cubes per resource and a market whose cards cost them: "cubes of each resource
+# >= the largest cost of a card of that resource" needs where/each, not Python.
+SUPPLY = """supply:
+  kind: card
+  size: poker
+  front: card.svg.j2
+  fields:
+    resource: {type: string, default: ""}
+    carry: {type: int, default: 0}
+    faces: {type: list, item: string, default: []}
+  items:
+    - {id: wood-a, count: 3, resource: wood, carry: 2}
+    - {id: stone-a, count: 2, resource: stone, carry: 5}
+    - {id: first-player, count: 1}
+market:
+  kind: card
+  size: poker
+  front: card.svg.j2
+  fields:
+    resource: {type: string}
+    cost: {type: int}
+  items:
+    - {id: m1, resource: wood, cost: 2}
+    - {id: m2, resource: wood, cost: 4}
+    - {id: m3, resource: stone, cost: 1}
+    - {id: m4, resource: gold, cost: 1}
+"""
+
+
+def located(tmp_path, check: str) -> list[str]:
+    """The problems of one check on SUPPLY, as line:column: level: message [rule]."""
+    from conftest import ROOT
+
+    root = write_pack(
+        tmp_path / "probe",
+        {
+            "game.yaml": GAME + f"  - {check}\n",
+            "parts.yaml": SUPPLY,
+            "templates/card.svg.j2": CARD,
+            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
+        },
+    )
+    return [
+        f"{p.where.file.rsplit('/', 1)[-1]}:{p.where.line}:{p.where.column}: "
+        f"{p.level}: {p.message} [{p.rule}]"
+        for p in validate(root).problems
+    ]
+
+
+class TestWhereAndEach:
+    @pytest.mark.parametrize(
+        "check, expected",
+        [
+            (  # every resource any card costs, the first-player marker (no resource) left out
+                "{rule: count, group: supply, each: resource, min: {max: [market, cost]}}",
+                [
+                    "game.yaml:5:5: error: group 'supply' with resource gold has 0 "
+                    "components; the game needs at least 1 [count]",
+                    "game.yaml:5:5: error: group 'supply' with resource wood has 3 "
+                    "components; the game needs at least 4 [count]",
+                ],
+            ),
+            (  # where names the resources that count; gold is no longer one
+                "{rule: count, group: supply, where: {resource: [wood, stone]}, "
+                "each: resource, min: {max: [market, cost]}}",
+                [
+                    "game.yaml:5:5: error: group 'supply' (where resource is wood or stone) "
+                    "with resource wood has 3 components; the game needs at least 4 [count]"
+                ],
+            ),
+            (
+                "{rule: count, group: supply, each: resource, max: {count: market}}",
+                [
+                    "game.yaml:5:5: error: group 'supply' with resource stone has 2 "
+                    "components; the game allows at most 1 [count]",
+                    "game.yaml:5:5: error: group 'supply' with resource wood has 3 "
+                    "components; the game allows at most 2 [count]",
+                ],
+            ),
+            (
+                "{rule: count, group: supply, where: {resource: stone}, exact: 3}",
+                [
+                    "game.yaml:5:5: error: group 'supply' (where resource is stone) has 2 "
+                    "components; the game needs exactly 3 [count]"
+                ],
+            ),
+            (
+                "{rule: count, kind: card, where: {resource: wood}, exact: 5}",
+                [],
+            ),
+            (
+                "{rule: capacity, group: supply, field: carry, each: resource, "
+                "at_least: {max: [market, cost]}}",
+                [
+                    "parts.yaml:10:53: error: item 'wood-a' holds 2; it must hold "
+                    "at least 4 (for resource wood) [capacity]"
+                ],
+            ),
+            (
+                "{rule: capacity, group: supply, field: carry, each: resource, "
+                "at_most: {sum: [market, cost]}}",
+                [
+                    "parts.yaml:11:55: error: item 'stone-a' holds 5; it may hold "
+                    "at most 1 (for resource stone) [capacity]"
+                ],
+            ),
+            (
+                "{rule: capacity, group: supply, field: carry, where: {resource: stone}, "
+                "at_most: 4}",
+                [
+                    "parts.yaml:11:55: error: item 'stone-a' holds 5; "
+                    "it may hold at most 4 [capacity]"
+                ],
+            ),
+        ],
+    )
+    def test_rules_count_per_value_and_only_what_where_picks(self, tmp_path, check, expected):
+        assert located(tmp_path, check) == expected
+
+    @pytest.mark.parametrize(
+        "check, expected",
+        [
+            (
+                "{rule: count, group: supply, where: {resorce: wood}, min: 1}",
+                "game.yaml:5:42: error: unknown field 'resorce' in 'where' "
+                "(did you mean 'resource'?) [rules]",
+            ),
+            (
+                "{rule: count, group: supply, wher: {resource: wood}, min: 1}",
+                "game.yaml:5:34: error: unknown key 'wher' in rule 'count' "
+                "(did you mean 'where'?) [rules]",
+            ),
+            (
+                "{rule: count, group: supply, where: wood, min: 1}",
+                "game.yaml:5:41: error: 'where' must be a mapping of fields to a value "
+                "or a list of values (got 'wood') [rules]",
+            ),
+            (
+                "{rule: capacity, group: supply, field: carry, where: {resource: {a: 1}}}",
+                "game.yaml:5:69: error: 'where: resource' must be a value or a list of "
+                "values (got a mapping) [rules]",
+            ),
+            (
+                "{rule: count, group: supply, each: resorce, min: 1}",
+                "game.yaml:5:40: error: 'each' names no field of the pack's groups "
+                "(did you mean 'resource'?) [rules]",
+            ),
+            (
+                "{rule: capacity, group: supply, field: carry, each: [resource]}",
+                "game.yaml:5:57: error: 'each' must be a field name (got a list) [rules]",
+            ),
+            (  # faces are lists: no one value to count per
+                "{rule: count, group: supply, each: faces}",
+                "game.yaml:5:40: error: 'each' needs a field of single values; "
+                "'faces' holds lists or texts [rules]",
+            ),
+            (
+                "{rule: count, group: supply, each: 3}",
+                "game.yaml:5:5: error: 'each: n' goes with 'by' and 'values'; "
+                "'each: field' names a field [rules]",
+            ),
+            (
+                "{rule: count, group: supply, by: resource, each: resource}",
+                "game.yaml:5:5: error: 'each: field' counts per value itself; "
+                "drop 'by' (or give a number) [rules]",
+            ),
+            (
+                "{rule: count, group: supply, each: resource, min: {max: [market]}}",
+                "game.yaml:5:55: error: 'min' must be a number, {count: group}, "
+                "{sum: [group, field]}, {max: [group, field]} or {data: key} "
+                "(got a mapping) [rules]",
+            ),
+            (  # a misspelt field would otherwise be a bound of 0
+                "{rule: capacity, group: supply, field: carry, at_least: {max: [market, cots]}}",
+                "game.yaml:5:61: error: 'at_least' names no field 'cots' of group 'market' "
+                "(did you mean 'cost'?) [rules]",
+            ),
+            (
+                "{rule: count, group: supply, min: {sum: [[market], [cost]]}}",
+                "game.yaml:5:39: error: 'min' must be a number, {count: group}, "
+                "{sum: [group, field]}, {max: [group, field]} or {data: key} "
+                "(got a mapping) [rules]",
+            ),
+        ],
+    )
+    def test_a_bad_where_or_each_is_one_located_error(self, tmp_path, check, expected):
+        assert located(tmp_path, check) == [expected]

@@ -273,3 +273,34 @@ def test_an_editor_flags_mistakes_and_completes_keys_from_the_schema(kit):
         assert "size" not in offered and "front" not in offered  # already there
     finally:
         server.close()
+
+
+@pytest.mark.parametrize(
+    "check, errors",
+    [
+        (
+            "{rule: count, group: g, where: {resource: [wood, stone]}, each: resource, "
+            "min: {max: [cards, cost]}}",
+            0,
+        ),
+        (
+            "{rule: capacity, group: g, field: f, where: {big: true}, each: resource, "
+            "at_least: {max: [cards, cost]}}",
+            0,
+        ),
+        ("{rule: count, group: g, where: wood}", 1),
+        ("{rule: count, group: g, where: {resource: {a: 1}}}", 1),
+        ("{rule: capacity, group: g, field: f, each: 3}", 1),
+        ("{rule: capacity, group: g, field: f, at_least: {max: [cards]}}", 1),
+    ],
+)
+def test_the_schema_knows_where_each_and_max_bounds(check, errors):
+    """An editor completes and flags where/each/{max: …} as the validator reads them."""
+    import yaml
+
+    game = json_schema.schemas()["game"]
+    validator = jsonschema.Draft7Validator(
+        {"definitions": game["definitions"], "$ref": "#/definitions/check"}
+    )
+    found = list(validator.iter_errors(yaml.safe_load(check)))
+    assert len(found) == errors, [e.message for e in found]

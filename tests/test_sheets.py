@@ -147,6 +147,13 @@ def _catalogue(root: Path) -> dict:
         line="unknown-column/deck/cards.csv:1:9: error: unknown column "
         "'cots' in 'cards.csv' (did you mean 'cost'?) [sheet]",
     )
+    case(  # a text column per language as other tools spell it: the hint keeps the language
+        "per-language-column",
+        "csv",
+        [["id", "suit", "cost", "title.en", "title_pl", "keys"], ["a", "sun", 1, "A", "Ą", ""]],
+        line="per-language-column/deck/cards.csv:1:23: error: unknown column "
+        "'title_pl' in 'cards.csv' (did you mean 'title.pl'?) [sheet]",
+    )
     dup = [HEADER, ROWS[0], ROWS[1], ["sun-1"] + ROWS[2][1:]]
     case(
         "duplicate-id",

@@ -517,8 +517,10 @@ def _write_changes(
     reg: Registry,
 ) -> changes.Changes:
     """<id>-<lang>-changes.pdf: the print check, then only the faces that differ, imposed as
-    usual."""
+    usual; none when no face differs."""
     report, subset = changes.compare(faces, previous, lang)
+    if not subset:
+        return report  # nothing to reprint: no PDF of the print check alone (its lines say so)
     pages, _ = layout.impose(subset, pack.print, reg.packers)
     _label(pages, pack, lang)
     with cache.pdf_forms(pages):

@@ -40,7 +40,11 @@ class Changes:
             )
             for name in names
         ]
-        return out or [f"{self.lang}: nothing changed since the previous build"]
+        if self.added or self.changed:
+            return out
+        if out:  # faces were only removed
+            return out + [f"{self.lang}: nothing to reprint, so no changes PDF"]
+        return [f"{self.lang}: nothing changed since the previous build, so no changes PDF"]
 
 
 def _read(path: Path) -> bytes | None:

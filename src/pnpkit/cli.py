@@ -19,6 +19,7 @@ from typing import NoReturn
 from pnpkit import __version__, output, preflight, rastercache, trust
 from pnpkit import profile as profiles
 from pnpkit.build import Code, Result, build, validate
+from pnpkit.errors import ALL_WARNINGS_HELP, folded
 from pnpkit.model import PrintOverrides
 from pnpkit.options import add_limit_options, add_print_options, print_overrides
 from pnpkit.paths import lang_option
@@ -142,6 +143,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="only this language (repeatable; default: every language of the pack)",
     )
     p.add_argument("--strict", action="store_true", help="fail on warnings too")
+    p.add_argument("--all-warnings", action="store_true", help=ALL_WARNINGS_HELP)
     trust.add_options(p)
 
 
@@ -255,7 +257,7 @@ def _tolerant_output() -> None:
 
 
 def _report(result: Result, args: argparse.Namespace, pack: Path, seconds: float) -> bool:
-    for problem in result.problems:
+    for problem in result.problems if args.all_warnings else folded(result.problems):
         print(problem)
     for note in result.notes:
         print(f"pnpkit: warning: {note}", file=sys.stderr)
@@ -271,8 +273,9 @@ def _report(result: Result, args: argparse.Namespace, pack: Path, seconds: float
     bad = errors > 0 or (args.strict and warnings > 0)
     if args.command == "build" and not bad and result.pack is not None:
         where = args.out / result.pack.id
+        said = f"; {warnings} warning(s)" if warnings else ""  # every one, folded or not
         print(
-            f"built {pack} -> {where} ({', '.join(result.faces)}) in {seconds:.2f}s",
+            f"built {pack} -> {where} ({', '.join(result.faces)}) in {seconds:.2f}s{said}",
             file=sys.stderr,
         )
     elif bad and args.command == "build":

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -59,3 +62,36 @@ def one_line(message: str, limit: int = 0) -> str:
     if limit and len(message) > limit:
         message = message[: limit - 1] + "…"
     return message
+
+
+ALL_WARNINGS_HELP = "list every warning (by default warnings alike are folded into one line)"
+# a text, an item or a file the message names; a quote inside it (player's) is no end of it
+_QUOTED = re.compile(r"'.*?'(?=[\s),;:]|$)")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")  # a size, a ratio, a line
+
+
+def folded(problems: Sequence[Problem]) -> list[Problem]:
+    """The problems as the terminal shows them: errors each on its own; warnings alike (one rule,
+    one message but for the quoted texts and numbers in it: a low contrast on 500 cards) as the
+    first of them, saying how many more there are. A summary still counts every one."""
+    alike: dict[tuple[str, str, str], list[Problem]] = {}
+    for problem in problems:
+        if not problem.is_error:
+            alike.setdefault(_shape(problem), []).append(problem)
+    shown = []
+    for problem in problems:
+        group = [problem] if problem.is_error else alike[_shape(problem)]
+        if group[0] is not problem:
+            continue
+        more = len(group) - 1
+        if more:
+            note = f"; … and {more} more like this; --all-warnings lists them"
+            problem = dataclasses.replace(problem, message=problem.message + note)
+        shown.append(problem)
+    return shown
+
+
+def _shape(problem: Problem) -> tuple[str, str, str]:
+    """What warnings alike share: level, rule and the message with its particulars masked."""
+    masked = _NUMBER.sub("#", _QUOTED.sub("'…'", problem.message))
+    return problem.level, problem.rule, masked

@@ -366,6 +366,16 @@ def _rows(
     return out
 
 
+def _per_language(name: str, nested: tuple[str, ...]) -> str:
+    """'name_ar' or 'name-ar' is a text field per language, written name.ar in pnpkit: say so
+    (a plain did-you-mean would offer 'name', which drops the language)."""
+    for field in sorted(nested, key=len, reverse=True):
+        rest = name[len(field) + 1 :]
+        if name.startswith(field) and name[len(field) : len(field) + 1] in "_- :" and rest:
+            return f" (did you mean '{field}.{rest.replace('_', '-')}'?)"
+    return ""
+
+
 def _header(
     problems: list[Problem],
     table: sheets.Sheet,
@@ -389,7 +399,8 @@ def _header(
         head = name.split(".", 1)[0]
         ok = name in known if "." not in name else head in nested
         if not ok:
-            hint = did_you_mean(name, known) or did_you_mean(head, nested)
+            hint = _per_language(name, nested) or did_you_mean(name, known)
+            hint = hint or did_you_mean(head, nested)
             problems.append(
                 Problem(
                     cell.where,

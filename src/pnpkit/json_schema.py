@@ -276,6 +276,7 @@ QUANTITY = {
             "properties": {
                 "count": {"type": "string"},
                 "sum": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
+                "max": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
                 "data": {"type": "string"},
             },
         },
@@ -297,6 +298,19 @@ OPTION_KINDS = {
             {"type": "integer"},
             {"type": "object", "additionalProperties": {"type": "integer"}},
         ]
+    },
+    "field": {"type": "string", "description": "A field some group declares."},
+    "int or field": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+    "where": {
+        "type": "object",
+        "minProperties": 1,
+        "description": "Only items whose field has this value, or one of these values.",
+        "additionalProperties": {
+            "anyOf": [
+                {"type": ["string", "number", "boolean"]},
+                {"type": "array", "items": {"type": ["string", "number", "boolean"]}},
+            ]
+        },
     },
     "list or data key": {
         "anyOf": [

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from pnpkit import packcode
 from pnpkit.checker import Reader, did_you_mean, unknown_key
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 Finding = str | tuple[str, Location]  # what a rule yields: a message, or one and where
 RuleFn = Callable[["Context"], Iterator[Finding]]
+Only = tuple[str, Any] | None  # under `each:`, the field and the value a subset is for
 
 
 @dataclass(frozen=True)
@@ -105,9 +106,10 @@ class Context:
         assert self.pack.manifest is not None  # a loaded pack has its game.yaml
         return self.pack.manifest.at(("data",) + path, key=key)
 
-    def quantity(self, value: object) -> float | None:
-        """A number, {count: group}, {sum: [group, field]} or {data: key.path}."""
-        return quantity(self.pack, value)
+    def quantity(self, value: object, only: Only = None) -> float | None:
+        """A number, {count: group}, {sum: [group, field]}, {max: [group, field]} or
+        {data: key.path}; with `only`, a group's items that have that field value."""
+        return quantity(self.pack, value, only)
 
 
 def load_rules(pack: Pack, base: Registry) -> tuple[Registry, list[Problem]]:
@@ -295,6 +297,12 @@ def _option(reader: Reader, value: object, path: tuple[Any, ...], kind: str, pac
         return reader.choice(value, path, KINDS, "rules")
     if kind == "int or mapping" and not isinstance(value, dict):
         return reader.typed(value, path, "int", "rules")
+    if kind == "int or field" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if kind in ("field", "int or field"):
+        return _field_option(reader, value, path, pack, kind)
+    if kind == "where":
+        return _where_option(reader, value, path, pack)
     if kind in ("int", "string", "bool", "number"):
         return reader.typed(value, path, kind, "rules")
     if kind == "list" and not isinstance(value, list):
@@ -302,31 +310,125 @@ def _option(reader: Reader, value: object, path: tuple[Any, ...], kind: str, pac
     if kind == "mapping" and not isinstance(value, dict):
         reader.problem(path, f"'{path[-1]}' must be a mapping (got {describe(value)})", "rules")
     if kind == "quantity" and quantity(pack, value) is None:
-        reader.problem(
-            path,
-            f"'{path[-1]}' must be a number, {{count: group}}, {{sum: "
-            f"[group, field]}} or {{data: key}} (got {describe(value)})",
-            "rules",
-        )
+        reader.problem(path, f"'{path[-1]}' {_not_a_quantity(pack, value)}", "rules")
     return value
 
 
-def quantity(pack: Pack, value: object) -> float | None:
+def _not_a_quantity(pack: Pack, value: object) -> str:
+    """Why a bound is none: a field its group does not declare, or not a bound's shape."""
+    arg = next(iter(value.values())) if isinstance(value, dict) and len(value) == 1 else None
+    if (
+        isinstance(arg, list)
+        and len(arg) == 2
+        and isinstance(arg[0], str)
+        and arg[0] in pack.groups
+    ):
+        fields = pack.groups[arg[0]].fields
+        return f"names no field '{arg[1]}' of group '{arg[0]}'{did_you_mean(arg[1], fields)}"
+    return (
+        "must be a number, {count: group}, {sum: [group, field]}, "
+        f"{{max: [group, field]}} or {{data: key}} (got {describe(value)})"
+    )
+
+
+def _pack_fields(pack: Pack) -> list[str]:
+    """Every field some group of the pack declares."""
+    return sorted({name for g in pack.groups.values() for name in g.fields})
+
+
+def _field_option(
+    reader: Reader, value: object, path: tuple[Any, ...], pack: Pack, kind: str
+) -> Any:
+    """A field name some group declares (`each: kind`); for count's `each`, also a number."""
+    known = _pack_fields(pack)
+    if not isinstance(value, str):
+        noun = "a field name or a whole number" if kind == "int or field" else "a field name"
+        message = f"'{path[-1]}' must be {noun} (got {describe(value)})"
+    elif value not in known:
+        message = f"'{path[-1]}' names no field of the pack's groups{did_you_mean(value, known)}"
+    elif {g.fields[value].type for g in pack.groups.values() if value in g.fields} & {
+        "list",
+        "text",
+    }:
+        message = f"'{path[-1]}' needs a field of single values; '{value}' holds lists or texts"
+    else:
+        return value
+    reader.problem(path, message, "rules")
+    return value
+
+
+def _where_option(reader: Reader, value: object, path: tuple[Any, ...], pack: Pack) -> Any:
+    """`where: {field: value or [values]}`: each field declared, each value a plain one."""
+    if not isinstance(value, dict) or not value:
+        reader.problem(
+            path,
+            "'where' must be a mapping of fields to a value or a list of values "
+            f"(got {describe(value)})",
+            "rules",
+        )
+        return value
+    known = _pack_fields(pack)
+    for name, want in value.items():
+        if name not in known:
+            reader.problem(
+                path + (name,),
+                f"unknown field '{name}' in 'where'{did_you_mean(name, known)}",
+                "rules",
+                key=True,
+            )
+        elif any(v is None or isinstance(v, (dict, list)) for v in _listed(want)):
+            reader.problem(
+                path + (name,),
+                f"'where: {name}' must be a value or a list of values (got {describe(want)})",
+                "rules",
+            )
+    return value
+
+
+def _listed(want: object) -> list[Any]:
+    """A `where` value as the list of values it allows."""
+    return want if isinstance(want, list) else [want]
+
+
+def quantity(pack: Pack, value: object, only: Only = None) -> float | None:
+    """A number, {count: group}, {sum: [group, field]}, {max: [group, field]} or {data: key};
+    with `only`, a group's items count when that field has that value."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
     if not isinstance(value, dict) or len(value) != 1:
         return None
     ((how, arg),) = value.items()
-    if how == "count" and arg in pack.groups:
-        return pack.groups[arg].total
-    if how == "sum" and isinstance(arg, list) and len(arg) == 2 and arg[0] in pack.groups:
-        return sum((i.fields.get(arg[1]) or 0) * i.count for i in pack.items(arg[0]))
+    if how == "count" and isinstance(arg, str) and arg in pack.groups:
+        return sum(i.count for i in _only(pack, arg, only))
+    if how not in ("sum", "max") or not isinstance(arg, list) or len(arg) != 2:
+        return _data_quantity(pack, how, arg)
+    group, field = arg
+    if not isinstance(group, str) or group not in pack.groups:
+        return None
+    if not isinstance(field, str) or field not in pack.groups[group].fields:  # not 0
+        return None
+    items = _only(pack, group, only)
+    if how == "sum":
+        return sum((i.fields.get(field) or 0) * i.count for i in items)
+    return max((n for n in (i.fields.get(field) for i in items) if _is_number(n)), default=0)
+
+
+def _only(pack: Pack, group: str, only: Only) -> list[Item]:
+    """A group's items; under `each:`, those whose field has the subset's value."""
+    return [i for i in pack.items(group) if only is None or i.fields.get(only[0]) == only[1]]
+
+
+def _data_quantity(pack: Pack, how: object, arg: object) -> float | None:
     if how == "data" and isinstance(arg, str):
         node: object = pack.data
         for part in arg.split("."):
             node = node.get(part) if isinstance(node, dict) else None
         return node if isinstance(node, (int, float)) and not isinstance(node, bool) else None
     return None
+
+
+def _is_number(value: object) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _exc_line(exc: BaseException, file: Path) -> int:
@@ -345,14 +447,20 @@ def _exc_line(exc: BaseException, file: Path) -> int:
 
 
 def _selected(ctx: Context) -> tuple[list[Item], str]:
+    """The items a rule counts or checks, and how messages name them."""
     if "group" in ctx.opts:
-        return ctx.pack.items(group=ctx.opts["group"]), f"group '{ctx.opts['group']}'"
-    if "tag" in ctx.opts:
-        return ctx.pack.items(tag=ctx.opts["tag"]), f"tag '{ctx.opts['tag']}'"
-    if "kind" in ctx.opts:
-        items = [i for g in ctx.pack.groups.values() if g.kind == ctx.opts["kind"] for i in g.items]
-        return items, f"kind '{ctx.opts['kind']}'"
-    raise RuleOptionError(f"rule '{ctx.check.rule}' needs 'group', 'tag' or 'kind'")
+        items, what = ctx.pack.items(group=ctx.opts["group"]), f"group '{ctx.opts['group']}'"
+    elif "tag" in ctx.opts:
+        items, what = ctx.pack.items(tag=ctx.opts["tag"]), f"tag '{ctx.opts['tag']}'"
+    elif "kind" in ctx.opts:
+        groups = [g for g in ctx.pack.groups.values() if g.kind == ctx.opts["kind"]]
+        items, what = [i for g in groups for i in g.items], f"kind '{ctx.opts['kind']}'"
+    else:
+        raise RuleOptionError(f"rule '{ctx.check.rule}' needs 'group', 'tag' or 'kind'")
+    where = ctx.opts.get("where", {})
+    kept = [i for i in items if all(i.fields.get(f) in _listed(v) for f, v in where.items())]
+    said = " and ".join(f"{f} is {' or '.join(map(str, _listed(v)))}" for f, v in where.items())
+    return kept, what + (f" (where {said})" if said else "")
 
 
 class RuleOptionError(ValueError):
@@ -365,53 +473,92 @@ class RuleOptionError(ValueError):
         "group": "group",
         "tag": "string",
         "kind": "kind",
+        "where": "where",
         "exact": "int or mapping",
-        "min": "int",
-        "max": "int",
+        "min": "quantity",
+        "max": "quantity",
         "per_player": "int",
         "by": "string",
-        "each": "int",
+        "each": "int or field",
         "values": "list or data key",
         "others": "string",
     },
 )
 def count_rule(ctx: Context) -> Iterator[Finding]:
-    """The number of printed components of a group, a tag or a kind is exact, in a range, or
-    per_player x the most players; with `by: field`, counted per value of that field: `exact`
-    maps values to numbers, or `each` is the number for every value of `values` (a list, or
-    {data: key} for the keys of a data table such as the player colours). Values not listed must not
-    occur, unless `others: ignore` (count a subset: 13 of each suit while the jokers share the
-    field)."""
+    """The number of printed components of a group, a tag or a kind (`where:` a field has a
+    value or one of a list) is exact, in a range, or per_player x the most players; `each: field`
+    checks that per value of the field, and a bound that names a group ({count: g}, {sum: [g, f]},
+    {max: [g, f]}) counts that group's items with the same value. With `by: field`, counted per
+    value of that field: `exact` maps values to numbers, or `each` is the number for every value
+    of `values` (a list, or {data: key} for the keys of a data table such as the player colours).
+    Values not listed must not occur, unless `others: ignore` (count a subset: 13 of each suit
+    while the jokers share the field)."""
     if "by" in ctx.opts:
         yield from _count_by(ctx)
         return
-    if "others" in ctx.opts:
-        raise RuleOptionError("'others' goes with 'by'")
-    items, what = _selected(ctx)
-    n = sum(i.count for i in items)
+    for key in ("others", "values"):
+        if key in ctx.opts:
+            raise RuleOptionError(f"'{key}' goes with 'by'")
+    if isinstance(ctx.opts.get("each"), int):
+        raise RuleOptionError("'each: n' goes with 'by' and 'values'; 'each: field' names a field")
     exact = ctx.opts.get("exact")
     if isinstance(exact, dict):
         raise RuleOptionError("'exact' may be a mapping only with 'by'")
     if "per_player" in ctx.opts:
         exact = ctx.opts["per_player"] * ctx.pack.players[1]
-    lo, hi = ctx.opts.get("min"), ctx.opts.get("max")
-    if exact is not None and n != exact:
-        yield f"{what} has {n} components{_kinds(ctx)}; the game needs exactly {exact}"
-    if lo is not None and n < lo:
-        yield f"{what} has {n} components; the game needs at least {lo}"
-    if hi is not None and n > hi:
-        yield f"{what} has {n} components; the game allows at most {hi}"
+    items, what = _selected(ctx)
+    for subset, only in _subsets(ctx, items, [ctx.opts.get("min"), ctx.opts.get("max")]):
+        n = sum(i.count for i in subset)
+        lo, hi = ctx.quantity(ctx.opts.get("min"), only), ctx.quantity(ctx.opts.get("max"), only)
+        named = what + (f" with {only[0]} {only[1]}" if only else "")
+        if exact is not None and n != exact:
+            yield f"{named} has {n} components{_kinds(ctx)}; the game needs exactly {exact}"
+        if lo is not None and n < lo:
+            yield f"{named} has {n} components; the game needs at least {lo:g}"
+        if hi is not None and n > hi:
+            yield f"{named} has {n} components; the game allows at most {hi:g}"
+
+
+def _subsets(
+    ctx: Context, items: list[Item], bounds: list[object]
+) -> Iterator[tuple[list[Item], Only]]:
+    """The items once, or with `each: field` the items per value of the field: every value the
+    items or the groups the bounds name take (and `where` allows); an item without it is left
+    out."""
+    field = ctx.opts.get("each")
+    if not isinstance(field, str):
+        yield items, None
+        return
+    named = [g for b in bounds for g in _bound_groups(ctx.pack, b)]
+    values: dict[Any, None] = {}  # in order of first appearance; values may not sort
+    for item in items + [i for g in named for i in ctx.pack.items(g)]:
+        values.setdefault(item.fields.get(field))
+    allowed = ctx.opts.get("where", {}).get(field)
+    for value in values:
+        if value not in (None, "") and (allowed is None or value in _listed(allowed)):
+            yield [i for i in items if i.fields.get(field) == value], (field, value)
+
+
+def _bound_groups(pack: Pack, bound: object) -> list[str]:
+    """The group a bound counts in, if it names one."""
+    if not isinstance(bound, dict) or len(bound) != 1:
+        return []
+    ((how, arg),) = bound.items()
+    group = arg[0] if how in ("sum", "max") and isinstance(arg, list) and arg else arg
+    return [group] if how in ("count", "sum", "max") and isinstance(group, str) else []
 
 
 def _kinds(ctx: Context) -> str:
     """For a count by kind, which groups make it up."""
-    if "kind" not in ctx.opts or "group" in ctx.opts or "tag" in ctx.opts:
+    if "kind" not in ctx.opts or any(k in ctx.opts for k in ("group", "tag", "where", "each")):
         return ""
     groups = [g for g in ctx.pack.groups.values() if g.kind == ctx.opts["kind"]]
     return " (" + (", ".join(f"'{g.name}' {g.total}" for g in groups) or "none") + ")"
 
 
 def _count_by(ctx: Context) -> Iterator[Finding]:
+    if isinstance(ctx.opts.get("each"), str):
+        raise RuleOptionError("'each: field' counts per value itself; drop 'by' (or give a number)")
     items, what = _selected(ctx)
     field = ctx.opts["by"]
     got: Counter[Any] = Counter()  # field values
@@ -487,24 +634,36 @@ def fields_rule(ctx: Context) -> Iterator[Finding]:
 
 @rule(
     "capacity",
-    {"group": "group", "field": "string", "at_least": "quantity", "at_most": "quantity"},
+    {
+        "group": "group",
+        "field": "string",
+        "where": "where",
+        "each": "field",
+        "at_least": "quantity",
+        "at_most": "quantity",
+    },
     required=("group", "field"),
 )
 def capacity_rule(ctx: Context) -> Iterator[Finding]:
-    """Each carrier's capacity field lies between at_least and at_most (numbers, counts, sums or
-    data)."""
-    lo = ctx.quantity(ctx.opts.get("at_least")) if "at_least" in ctx.opts else None
-    hi = ctx.quantity(ctx.opts.get("at_most")) if "at_most" in ctx.opts else None
-    name = ctx.opts["field"]
-    for item in ctx.pack.items(ctx.opts["group"]):
+    """Each carrier's capacity field (of the carriers `where:` picks) lies between at_least and
+    at_most (numbers, counts, sums, maxima or data); with `each: field`, a bound that names a
+    group counts that group's items with the carrier's value of the field."""
+    name, each = ctx.opts["field"], ctx.opts.get("each")
+    for item in _selected(ctx)[0]:
+        only = (each, item.fields.get(each)) if each is not None else None
+        if only is not None and only[1] in (None, ""):
+            continue  # a carrier without the field is for no value
+        lo = ctx.quantity(ctx.opts["at_least"], only) if "at_least" in ctx.opts else None
+        hi = ctx.quantity(ctx.opts["at_most"], only) if "at_most" in ctx.opts else None
         cap = item.fields.get(name)
         where = item.field_where.get(name, item.where)
-        if not isinstance(cap, (int, float)) or isinstance(cap, bool):
+        whose = f" (for {only[0]} {only[1]})" if only else ""
+        if not _is_number(cap):
             yield f"item '{item.id}' has no numeric '{name}' (got {describe(cap)})", where
         elif lo is not None and cap < lo:
-            yield f"item '{item.id}' holds {cap}; it must hold at least {lo:g}", where
+            yield f"item '{item.id}' holds {cap}; it must hold at least {lo:g}{whose}", where
         elif hi is not None and cap > hi:
-            yield f"item '{item.id}' holds {cap}; it may hold at most {hi:g}", where
+            yield f"item '{item.id}' holds {cap}; it may hold at most {hi:g}{whose}", where
 
 
 @rule("setup-draws", {"group": "group", "tag": "string", "per_player": "int", "fixed": "int"})

@@ -56,20 +56,22 @@ def run(args: argparse.Namespace) -> int:
         return 2
     root = (args.dir or packs_folder(Path.cwd())) / args.name
     shown = display_path(root)
-    if root.exists():
-        print(
-            f"pnpkit: error: {shown} already exists; choose another name or remove it",
-            file=sys.stderr,
-        )
-        return 2
+    for there in (root, templates_folder(root)):
+        if there.exists():
+            print(
+                f"pnpkit: error: {display_path(there)} already exists; "
+                "choose another name or remove it",
+                file=sys.stderr,
+            )
+            return 2
     try:
         create(root)
     except OSError as exc:
         print(f"pnpkit: error: {exc}", file=sys.stderr)
         return 2
     print(
-        f"created {shown}: game.yaml, cards.yaml, tiles.yaml (with "
-        f"tiles.csv), dice.yaml, sheets.yaml and templates/{args.name}/",
+        f"created {shown}: game.yaml, cards.yaml, tiles.yaml (with tiles.csv), dice.yaml and "
+        f"sheets.yaml, and their templates in {display_path(templates_folder(root))}/",
         file=sys.stderr,
     )
     print(
@@ -93,13 +95,20 @@ def packs_folder(here: Path) -> Path:
 
 # The pack's files are pnpkit's own (assets/scaffold/), rendered with Jinja. Their delimiters
 # are {@ ... @}, so the templates/ they hold keep their own {{ ... }} and {% ... %} untouched;
-# templates/NAME/ becomes templates/<the pack's name>/.
+# templates/NAME/ becomes templates/<the pack's name>/ beside components/, where the README
+# and every kit keep a pack's templates (a pack's own templates/ folder works too).
 SCAFFOLD = "assets/scaffold"
 PACK_FOLDER = "templates/NAME/"
 
 
+def templates_folder(root: Path) -> Path:
+    """Where the pack at root gets its templates: templates/<name>/ beside components/."""
+    return root.parent.parent / "templates" / root.name
+
+
 def create(root: Path) -> list[Path]:
-    """Write the pack into root (which must not exist yet), the schemas into root/../../schema."""
+    """Write the pack into root and its templates into templates_folder(root) (neither may exist
+    yet), the schemas into root/../../schema."""
     name = root.name
     schema_dir = root.parent.parent / "schema"
     json_schema.write(schema_dir)
@@ -116,7 +125,10 @@ def create(root: Path) -> list[Path]:
     root.mkdir(parents=True)
     for rel in env.list_templates():
         text = env.get_template(rel).render(values)
-        path = root / rel.replace(PACK_FOLDER, f"templates/{name}/")
+        if rel.startswith(PACK_FOLDER):
+            path = templates_folder(root) / rel.removeprefix(PACK_FOLDER)
+        else:
+            path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".yaml":
             text = json_schema.modeline(path, schema_dir) + "\n" + text

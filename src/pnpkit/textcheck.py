@@ -9,6 +9,8 @@ the cut line, and its colour against the colour drawn under it (WCAG 2 contrast:
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
@@ -322,9 +324,11 @@ def problems(
     out = []
     fw, fh = face.full_size
     b = face.bleed
-    for t in texts(face.drawing):
-        if not t.text.strip() or t.fill is None:
-            continue
+    drawn = [t for t in texts(face.drawing) if t.text.strip() and t.fill is not None]
+    shown = [
+        t._replace(text=logical(t.text)) if shaping.needs_bidi(t.text) else t for t in _lines(drawn)
+    ]
+    for t in shown:
         if t.size_pt < min_pt - 0.05:
             out.append(
                 (
@@ -348,20 +352,89 @@ def problems(
                     f"text {_excerpt(t.text)} reaches into the {safe:g}mm safe zone inside the cut",
                 )
             )
-        if contrasts and t.under is not None:
-            need = (
-                CONTRAST_LARGE if t.size_pt >= (LARGE_BOLD_PT if t.bold else LARGE_PT) else CONTRAST
-            )
-            ratio = legibility(t)
-            if ratio < need - 1e-6:
-                out.append(
-                    (
-                        t.text,
-                        f"text {_excerpt(t.text)} has a contrast of {ratio:.1f}:1 "
-                        f"with the colour under it, below {need:g}:1 (WCAG)",
-                    )
-                )
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out + (_contrasts(shown) if contrasts else [])))
+
+
+def _contrasts(shown: list[Text]) -> list[tuple[str, str]]:
+    """The texts that do not stand out from the colour under them; a run of them drawn one after
+    the other at one size and one contrast (the lines of a text box, the words of a line set in
+    several fonts) is one finding, quoting the run and keyed by its first text (to be located by
+    it), not one a line or a word."""
+    out: list[tuple[str, str]] = []
+    run: list[str] = []
+    alike = ("", 0.0)  # what the run's texts share: the message's end and their size
+    for t in shown:
+        low = (_low_contrast(t), round(t.size_pt, 1))
+        if run and low == alike:
+            run.append(t.text)
+            continue
+        if run:
+            out.append((run[0], f"text {_excerpt(' '.join(run))} {alike[0]}"))
+        run, alike = ([t.text], low) if low[0] else ([], ("", 0.0))
+    if run:
+        out.append((run[0], f"text {_excerpt(' '.join(run))} {alike[0]}"))
+    return out
+
+
+def _low_contrast(t: Text) -> str:
+    """How the text's contrast falls short, or "" when it does not or the ground is a picture."""
+    if t.under is None:
+        return ""
+    need = CONTRAST_LARGE if t.size_pt >= (LARGE_BOLD_PT if t.bold else LARGE_PT) else CONTRAST
+    ratio = legibility(t)
+    if ratio >= need - 1e-6:
+        return ""
+    return f"has a contrast of {ratio:.1f}:1 with the colour under it, below {need:g}:1 (WCAG)"
+
+
+def _lines(drawn: list[Text]) -> list[Text]:
+    """The texts with the pieces of a right-to-left line (drawn as pieces in visual order: its
+    words, numbers, brackets) as one text, its words put back in order as a line, not piece by
+    piece: pieces drawn one after the other, abutting on one baseline in one size and colour.
+    Left-to-right pieces (a bold word, a <tspan>) stay apart: each is found in the template."""
+    lines: list[list[Text]] = []
+    for t in drawn:
+        last = lines[-1][-1] if lines else None
+        if (
+            last is not None
+            and abs(t.box[0] - last.box[2]) < 0.2
+            and (t.box[1], t.box[3], t.size_pt, t.fill, t.grounds)
+            == (last.box[1], last.box[3], last.size_pt, last.fill, last.grounds)
+        ):
+            lines[-1].append(t)
+        else:
+            lines.append([t])
+    out: list[Text] = []
+    for pieces in lines:
+        text = "".join(t.text for t in pieces)
+        if len(pieces) > 1 and shaping.needs_bidi(text):
+            first, end = pieces[0], pieces[-1].box
+            out.append(first._replace(text=text, box=(*first.box[:2], *end[2:])))
+        else:
+            out += pieces
+    return out
+
+
+# Arabic presentation forms: the joined letters a shaped line is drawn with (DejaVu maps them)
+_PRESENTATION = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]")
+
+
+def logical(line: str) -> str:
+    """A drawn line as it was typed, for messages: presentation forms back to the letters they
+    show, in logical order again. A line is drawn in visual order, and the bidi algorithm's
+    reordering of a line of one embedding (right-to-left words with numbers or Latin words in
+    them, or the other way round) undoes itself when applied again."""
+    if not shaping.needs_bidi(line):
+        return line
+    # a ligature is one character in visual order: its letters go in visual order too (lam-alef
+    # is alef, then lam, left to right)
+    letters = _PRESENTATION.sub(lambda m: unicodedata.normalize("NFKC", m.group())[::-1], line)
+    pieces = shaping.visual_pieces([(letters, None)])  # L2 again: back to logical order
+    return "".join(t[::-1].translate(_MIRROR) if rtl else t for t, _, rtl in pieces)
+
+
+# L4: a bracket in a right-to-left piece reads as its mirror image
+_MIRROR = str.maketrans("()[]{}<>«»", ")(][}{><»«")
 
 
 def _excerpt(text: str, n: int = 30) -> str:

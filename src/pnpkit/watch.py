@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -40,6 +41,7 @@ from pnpkit import build as pipeline
 from pnpkit import output, preview, render, trust
 from pnpkit.build import Result
 from pnpkit.cache import Cache
+from pnpkit.errors import ALL_WARNINGS_HELP, folded
 from pnpkit.model import PrintOverrides
 from pnpkit.options import add_print_options, print_overrides
 from pnpkit.paths import lang_option
@@ -76,6 +78,7 @@ def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="only this language (repeatable)",
     )
     w.add_argument("--strict", action="store_true", help="treat warnings as failures")
+    w.add_argument("--all-warnings", action="store_true", help=ALL_WARNINGS_HELP)
     trust.add_options(w)
     add_print_options(w)
     w.add_argument(
@@ -120,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
                 webbrowser.open(server.url)
         print(f"watching {args.pack} and its templates; Ctrl-C stops", file=sys.stderr)
-        watcher.loop(report)
+        watcher.loop(functools.partial(report, all_warnings=args.all_warnings))
     except KeyboardInterrupt:
         pass
     except OSError as exc:  # the port is taken, the output folder is not writable, ...
@@ -434,10 +437,12 @@ def settle_left(
     return settle if quiet < 0 else max(0.0, settle - quiet)
 
 
-def report(b: Build) -> None:
-    """Print a build as the terminal shows it: problems, then one line of what happened."""
+def report(b: Build, all_warnings: bool = False) -> None:
+    """Print a build as the terminal shows it: problems (warnings alike folded unless
+    `all_warnings`), then one line of what happened."""
     stamp = time.strftime("%H:%M:%S")
-    for problem in b.result.problems if b.result else []:
+    problems = b.result.problems if b.result else []
+    for problem in problems if all_warnings else folded(problems):
         print(problem)
     if b.crash:
         print(b.crash, file=sys.stderr)
