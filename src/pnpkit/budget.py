@@ -18,7 +18,7 @@ import operator
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Protocol, cast
 
 import jinja2
 from jinja2 import nodes
@@ -315,9 +315,18 @@ def lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
 # --- the tree ----------------------------------------------------------------------------------
 
 
+class _HasBudget(Protocol):
+    budget: Budget
+
+
+def _budget_of(context: jinja2.runtime.Context) -> Budget:
+    """The render's budget, which render.Sandbox (an import of this module) carries."""
+    return cast(_HasBudget, context.environment).budget
+
+
 @jinja2.pass_context  # never worked out while compiling (a context is needed)
 def _loop(context: jinja2.runtime.Context, iterable: Any) -> Any:
-    return context.environment.budget.loop(iterable)  # type: ignore[attr-defined]
+    return _budget_of(context).loop(iterable)
 
 
 @jinja2.pass_context
@@ -334,7 +343,7 @@ def _printed(context: jinja2.runtime.Context, value: Any) -> Any:
 
 @jinja2.pass_context
 def _write(context: jinja2.runtime.Context, value: Any) -> Any:
-    budget = context.environment.budget  # type: ignore[attr-defined]
+    budget = _budget_of(context)
     if isinstance(value, str):  # the same as budget.output(), inline: a face writes many
         budget.written += len(value)
     elif type(value) is float or (type(value) is int and -_SHORT < value < _SHORT):
@@ -351,7 +360,7 @@ _SHORT = 10**20
 
 @jinja2.pass_context
 def _wrote(context: jinja2.runtime.Context, n: int) -> str:
-    context.environment.budget.write(n)  # type: ignore[attr-defined]
+    _budget_of(context).write(n)
     return ""
 
 
