@@ -7,8 +7,8 @@ from __future__ import annotations
 import pickle
 
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from pnpkit import render
 from pnpkit.frozen import FrozenDict, FrozenList, freeze
 from pnpkit.render import Sandbox
@@ -36,8 +36,8 @@ def _template_line(kit, line: str) -> None:
         ),
         ("{% set xs = [1] %}{% set _ = xs.extend([2, 3]) %}{{ xs.pop() }}|{{ xs }}", "3|[1, 2]"),
         (
-            "{% set d = {'a': 1} %}{% set _ = d.update({'b': 2}) %}{% set _ = d.setdefault('c', 3) %}"
-            "{{ d }}",
+            "{% set d = {'a': 1} %}{% set _ = d.update({'b': 2}) %}"
+            "{% set _ = d.setdefault('c', 3) %}{{ d }}",
             "{'a': 1, 'b': 2, 'c': 3}",
         ),
         # a copy of the pack's data is the template's own

@@ -280,7 +280,7 @@ def check_grown(method: Any) -> None:
     `xs.extend(ys)`, `d.update(e)`): the list or dict, if it holds at most TEXT items. Each call
     at most doubles it, so it never holds more than twice that."""
     owner = getattr(method, "__self__", None)
-    if type(owner) in (list, dict) and len(owner) > TEXT:
+    if isinstance(owner, (list, dict)) and len(owner) > TEXT:
         raise _too_long(owner, len(owner))
 
 
