@@ -71,6 +71,11 @@ BONUSES = "data.bonuses is the pack's data and cannot be changed: make a dict of
             "{% set _ = data.bonuses.update({}) %}",
             BONUSES + "{% set bonuses = dict(data.bonuses) %}",
         ),
+        (  # once refused as any template's change was (tests/test_trust.py)
+            "{{ data.update({'dice_in_game': 1}) }}",
+            "data is the pack's data and cannot be changed: make a dict of your own: "
+            "{% set data = dict(data) %}",
+        ),
         (
             "{% set _ = data.bonuses.tool.pop('icon') %}",
             "data.bonuses.tool is the pack's data and cannot be changed: make a dict of your own: "
