@@ -124,7 +124,7 @@ def sized(value: Any) -> Any:
 
 
 def _too_long(value: Any, n: int) -> BudgetError:
-    what = "string" if isinstance(value, str) else "list"
+    what = "string" if isinstance(value, str) else "dict" if isinstance(value, dict) else "list"
     unit = "characters" if isinstance(value, str) else "items"
     return BudgetError(f"a {what} of {n:,} {unit} (a template may make at most {TEXT:,})")
 
@@ -273,6 +273,15 @@ def check_method(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     if not isinstance(owner, str):
         return
     _guess(owner, *args, *kwargs.values())
+
+
+def check_grown(method: Any) -> None:
+    """After a template called a method of a list or dict of its own (`xs.append(x)`,
+    `xs.extend(ys)`, `d.update(e)`): the list or dict, if it holds at most TEXT items. Each call
+    at most doubles it, so it never holds more than twice that."""
+    owner = getattr(method, "__self__", None)
+    if isinstance(owner, (list, dict)) and len(owner) > TEXT:
+        raise _too_long(owner, len(owner))
 
 
 def _budgeted(name: str) -> Callable[..., Any]:

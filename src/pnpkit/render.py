@@ -24,13 +24,14 @@ import jinja2.bccache
 import jinja2.meta
 from jinja2.defaults import DEFAULT_NAMESPACE
 from jinja2.exceptions import SecurityError
-from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
+from jinja2.sandbox import SandboxedEnvironment, modifies_known_mutable, safe_range
 from jinja2.tests import TESTS as DEFAULT_TESTS
 from markupsafe import Markup, escape
 
 from pnpkit import budget, filelimits, fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
 from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
+from pnpkit.frozen import FROZEN, FrozenDict, FrozenList, freeze
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Group, Item, Pack
 from pnpkit.packloader import PackLoader, TemplateRefused
@@ -75,6 +76,8 @@ READABLE: frozenset[type] = frozenset(
         dict,
         list,
         tuple,
+        FrozenDict,
+        FrozenList,
         Markup,
         jinja2.runtime.LoopContext,
         jinja2.runtime.Macro,
@@ -86,9 +89,11 @@ READABLE: frozenset[type] = frozenset(
 )
 
 
-class Sandbox(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox, narrowed to the types in READABLE and the registry's, and on
-    a budget (budget.py): each face's render is started with budget.start()."""
+class Sandbox(SandboxedEnvironment):
+    """Jinja's sandbox, narrowed to the types in READABLE and the registry's, and on a budget
+    (budget.py): each face's render is started with budget.start(). The pack's data reaches
+    templates frozen (frozen.py) and its changing methods are refused (PackDataRefused); the
+    lists and dicts a template makes are its own to change."""
 
     readable: frozenset[type] = READABLE
     intercepted_binops = frozenset(budget.OPERATORS)
@@ -98,7 +103,28 @@ class Sandbox(ImmutableSandboxedEnvironment):
     )
 
     def is_safe_attribute(self, obj: object, attr: str, value: object) -> bool:
-        return type(obj) in self.readable and super().is_safe_attribute(obj, attr, value)
+        return (
+            type(obj) in self.readable
+            and super().is_safe_attribute(obj, attr, value)
+            and not (type(obj) in FROZEN and modifies_known_mutable(obj, attr))
+        )
+
+    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
+        """What `item.tags.append` is: an undefined value that, used, raises PackDataRefused,
+        which the render turns into a message naming the value and what to write instead."""
+        if type(obj) not in FROZEN or not modifies_known_mutable(obj, attribute):
+            return super().unsafe_undefined(obj, attribute)
+
+        def refused(message: str) -> PackDataRefused:
+            return PackDataRefused(message, obj, attribute)
+
+        # Jinja raises whatever it is given called with the message (see Undefined)
+        return self.undefined(
+            f"the pack's data cannot be changed ({attribute})",
+            obj=obj,
+            name=attribute,
+            exc=refused,  # type: ignore[arg-type]
+        )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -160,7 +186,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
         """`item.title` on a dict without asking for a `title` attribute first: the sandbox's
         way raises and catches an AttributeError for each of a deck's ~100,000 look-ups. A
         dict's own attributes (`items`, `get`, ...) still go the sandbox's way."""
-        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+        if type(obj) in _DICTS and attribute not in _DICT_ATTRIBUTES:
             try:
                 return obj[attribute]
             except KeyError:
@@ -184,7 +210,9 @@ class Sandbox(ImmutableSandboxedEnvironment):
         kind = type(__obj)
         if kind not in _PLAIN_CALLS:
             budget.check_method(__obj, args, kwargs)
-            return budget.sized(super().call(__context, __obj, *args, **kwargs))
+            result = super().call(__context, __obj, *args, **kwargs)
+            budget.check_grown(__obj)  # `xs.extend(xs)` doubles a template's own list
+            return budget.sized(result)
         kwargs.pop("_block_vars", None)
         kwargs.pop("_loop_vars", None)
         if kind is jinja2.runtime.Macro:
@@ -207,10 +235,20 @@ class Sandbox(ImmutableSandboxedEnvironment):
 
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
+_DICTS = frozenset({dict, FrozenDict})
 _SMALL_OPERATORS = frozenset(
     {"+", "%"}
 )  # on numbers, they cannot make a large one (nor * on a float)
 _NUMBERS = frozenset({int, float})
+
+
+class PackDataRefused(SecurityError):
+    """A template called a method that would change the pack's data (`item.tags.append(x)`):
+    the value it was called on and the method's name, for the message (refused_change)."""
+
+    def __init__(self, message: str, obj: object, name: str):
+        super().__init__(message)
+        self.obj, self.name = obj, name
 
 
 class UnknownName(jinja2.UndefinedError):
@@ -243,10 +281,11 @@ class Undefined(jinja2.StrictUndefined):
 
 
 def environment(pack: Pack, reg: Registry) -> Sandbox:
-    """Templates come from strangers' packs, so they run in Jinja's immutable sandbox: they
-    can read the values they are given and call the registry's helpers, but not reach Python
-    internals (`__class__`, `__globals__`, ...) nor change the pack's data, which every face
-    shares and the cache keys describe. Building a list goes through `namespace()`."""
+    """Templates come from strangers' packs, so they run in Jinja's sandbox: they can read the
+    values they are given, make and change lists and dicts of their own and call the registry's
+    helpers, but not reach Python internals (`__class__`, `__globals__`, ...) nor change the
+    pack's data, which every face shares and the cache keys describe (it reaches them frozen:
+    pack_context, face_context)."""
     env = Sandbox(
         loader=_FailFast(template_loader(pack)),
         autoescape=True,
@@ -349,12 +388,12 @@ def render(pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], 
 
 
 def pack_context(pack: Pack, lang: str) -> dict[str, Any]:
-    """What every template of the pack sees in one language."""
+    """What every template of the pack sees in one language, read-only (frozen.py)."""
     return {
-        "s": {k: v[lang] for k, v in pack.strings.items()},
-        "data": pack.data,
+        "s": FrozenDict({k: v[lang] for k, v in pack.strings.items()}),
+        "data": freeze(pack.data),
         "lang": lang,
-        "pack": {"id": pack.id, "name": pack.name[lang], "players": pack.players},
+        "pack": freeze({"id": pack.id, "name": pack.name[lang], "players": pack.players}),
     }
 
 
@@ -496,11 +535,12 @@ def render_face(
             out_of_time.add(name)
         line = _template_line(exc)
         rule = "paths" if isinstance(exc, TemplateRefused) else "template"
-        what = (
-            unknown_name(exc, {**env.globals, **context})
-            if isinstance(exc, UnknownName)
-            else _describe(exc)
-        )
+        if isinstance(exc, UnknownName):
+            what = unknown_name(exc, {**env.globals, **context})
+        elif isinstance(exc, PackDataRefused):
+            what = refused_change(exc, context)
+        else:
+            what = _describe(exc)
         problems.append(
             Problem(
                 where,
@@ -634,9 +674,10 @@ def _not_found(
 
 
 def item_values(item: Item, lang: str) -> dict[str, Any]:
+    """`item` as its templates see it, read-only (frozen.py)."""
     values = {k: _localise(v, lang) for k, v in item.fields.items()}
     values.update(id=item.id, count=item.count, tags=list(item.tags))
-    return values
+    return freeze(values)  # type: ignore[no-any-return]
 
 
 def _localise(value: Any, lang: str) -> Any:
@@ -653,16 +694,18 @@ def _localise(value: Any, lang: str) -> Any:
 
 def face_geometry(pack: Pack, group: Group, side: str) -> dict[str, Any]:
     w, h = group.size
-    return {
-        "w": w,
-        "h": h,
-        "bleed": group.bleed,
-        "safe": pack.print.safe,
-        "side": side,
-        "kind": group.kind,
-        "group": group.name,
-        "base": group.base,
-    }
+    return freeze(  # type: ignore[no-any-return]
+        {
+            "w": w,
+            "h": h,
+            "bleed": group.bleed,
+            "safe": pack.print.safe,
+            "side": side,
+            "kind": group.kind,
+            "group": group.name,
+            "base": group.base,
+        }
+    )
 
 
 def _syntax_problem(exc: jinja2.TemplateSyntaxError) -> Problem:
@@ -704,6 +747,21 @@ def unknown_name(exc: UnknownName, context: dict[str, object]) -> str:
             f"{exc.name!r} (it has {len(exc.obj)} elements)"
         )
     return f"undefined variable: {exc.message}"
+
+
+def refused_change(exc: PackDataRefused, context: dict[str, object]) -> str:
+    """'item.tags is the pack's data and cannot be changed: make a list of your own: {% set
+    tags = item.tags | list %}': the value by the name the template knows it by (found in the
+    context as _owner finds it), and the copy to make instead."""
+    found = _owner(exc.obj, context).strip("'")
+    name = found if all(part.isidentifier() for part in found.split(".")) else ""
+    var = name.rsplit(".", 1)[-1] if name else "mine"
+    if isinstance(exc.obj, dict):
+        kind, copy = "dict", f"{{% set {var} = dict({name or 'the_dict'}) %}}"
+    else:
+        kind, copy = "list", f"{{% set {var} = {name or 'the_list'} | list %}}"
+    what = name or f"this {kind}"
+    return f"{what} is the pack's data and cannot be changed: make a {kind} of your own: {copy}"
 
 
 def _names_hint(name: object, names: Sequence[object], these: str) -> str:
