@@ -1,0 +1,157 @@
+"""Leftovers share sheets: after imposing, a grid sheet left under FULL covered takes a fuller
+sheet's company.
+
+The grid packer fills sheets in order, largest faces first, so what comes last (a small group,
+the last copies of a run) can end up alone on a sheet: 16 coins, one standee. Here each such
+sheet is packed again together with one fuller sheet of the grid packer's own: both on one
+sheet when they fit ("merge"), else the two sheets' faces are dealt out again, the smallest
+faces enough to cover FULL of one sheet and the rest on the other ("balance"), so neither is
+near-empty. Only the fronts are moved: impose() makes each back from its front afterwards, at
+the mirror image of its place, so the backs follow. A sheet that stays under FULL while the kit
+holds other groups it could have shared with gets a warning (check()).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pnpkit.errors import Problem
+from pnpkit.model import Face, PrintSettings
+
+if TYPE_CHECKING:
+    from pnpkit.layout import Page, Placement
+
+FULL = 0.35  # of the paper inside print.margin: a sheet covered less is near-empty
+PARTNERS = 8  # fuller sheets tried per near-empty one (the emptiest first): bounds the cost
+
+# faces -> (front pages, problems): the grid packer on its own, starting no other packer's sheet
+Pack = Callable[[list[Face]], "tuple[list[Page], list[Problem]]"]
+
+
+def shown(p: Placement) -> float:
+    """The area of the page a placement covers: its trim, or the window of a split face's part."""
+    if p.clip is None:
+        return p.w * p.h
+    return (p.clip[2] - p.clip[0]) * (p.clip[3] - p.clip[1])
+
+
+def coverage(page: Page, s: PrintSettings) -> float:
+    """How much of the paper inside the margin the page's faces cover (0..1)."""
+    inside = (page.w - 2 * s.margin) * (page.h - 2 * s.margin)
+    return sum(shown(p) for p in page.placements) / inside
+
+
+def _area(faces: list[Face], page: Page, s: PrintSettings) -> float:
+    return sum(f.size[0] * f.size[1] for f in faces) / (
+        (page.w - 2 * s.margin) * (page.h - 2 * s.margin)
+    )
+
+
+def _grid_only(page: Page) -> bool:
+    """A sheet the grid packer made alone (no other packer's content, no split face's part,
+    no label sheet): its faces may be packed again from nothing."""
+    return (
+        page.side == "front"
+        and not page.packed
+        and not page.own_sheet
+        and page.tile is None
+        and not page.lines
+        and bool(page.placements)
+        and not any(p.face.labels or p.clip or p.outline for p in page.placements)
+    )
+
+
+def share(fronts: list[Page], s: PrintSettings, pack: Pack) -> list[Page]:
+    """The front pages with each near-empty grid sheet merged into, or balanced with, a fuller
+    one where the grid packer can: the same number of sheets or fewer, in the same order."""
+    pages = list(fronts)
+    for _ in range(len(pages)):  # each step fixes one sheet for good: bounded
+        fixed = _fix_one(pages, s, pack)
+        if fixed is None:
+            break
+        pages = fixed
+    return pages
+
+
+def _fix_one(pages: list[Page], s: PrintSettings, pack: Pack) -> list[Page] | None:
+    """The pages with one near-empty grid sheet fixed, or None when none can be."""
+    grid = [i for i, p in enumerate(pages) if _grid_only(p)]
+    for u in grid:
+        if coverage(pages[u], s) >= FULL:
+            continue
+        partners = sorted((i for i in grid if i != u), key=lambda i: coverage(pages[i], s))
+        for c in partners[:PARTNERS]:
+            made = _merged(pages[c], pages[u], pack)
+            if made is not None:
+                return [made if i == c else p for i, p in enumerate(pages) if i != u]
+        for c in partners[:PARTNERS]:
+            pair = _balanced(pages[c], pages[u], s, pack)
+            if pair is not None:
+                new = {c: pair[0], u: pair[1]}
+                return [new.get(i, p) for i, p in enumerate(pages)]
+    return None
+
+
+def _faces(page: Page) -> list[Face]:
+    return [p.face for p in page.placements]
+
+
+def _one_sheet(faces: list[Face], pack: Pack) -> Page | None:
+    pages, problems = pack(faces)
+    return pages[0] if len(pages) == 1 and not problems else None
+
+
+def _merged(fuller: Page, empty: Page, pack: Pack) -> Page | None:
+    """Both sheets' faces on one sheet, if they fit."""
+    return _one_sheet(_faces(fuller) + _faces(empty), pack)
+
+
+def _balanced(fuller: Page, empty: Page, s: PrintSettings, pack: Pack) -> tuple[Page, Page] | None:
+    """The two sheets' faces dealt out again: the smallest faces, just enough to cover FULL of a
+    sheet, on one; the rest (the larger faces, the leftovers among them) on the other. Not for a
+    single group's copies (a deck's last cards): that sheet has nothing else to share with."""
+    faces = _faces(fuller) + _faces(empty)
+    if len({f.group for f in faces}) < 2:
+        return None
+    small = sorted(faces, key=lambda f: f.size[0] * f.size[1])  # stable: runs stay together
+    k = 1
+    while k < len(small) and _area(small[:k], fuller, s) < FULL:
+        k += 1
+    while k < len(small) and _area(small[k:], fuller, s) >= FULL:
+        rest = _one_sheet(small[k:], pack)
+        few = _one_sheet(small[:k], pack) if rest is not None else None
+        if rest is not None and few is not None:
+            return rest, few
+        k += 1
+    return None
+
+
+def check(fronts: list[Page], s: PrintSettings) -> list[Problem]:
+    """A warning for each imposed sheet still under FULL covered while the kit holds other groups
+    on other sheets it could have shared with (a kit of one group's copies has nothing to)."""
+    sheets = [p for p in fronts if p.side == "front" and p.placements]
+    out = []
+    for n, page in enumerate(sheets, 1):
+        covered = coverage(page, s)
+        if covered >= FULL:
+            continue
+        mine = {p.face.group for p in page.placements}
+        others = {p.face.group for q in sheets if q is not page for p in q.placements}
+        if not others - mine:
+            continue
+        groups: dict[str, int] = {}
+        for p in page.placements:
+            groups[p.face.group] = groups.get(p.face.group, 0) + 1
+        held = ", ".join(f"{k} {v}" for k, v in groups.items())
+        out.append(
+            Problem(
+                page.placements[0].face.where,
+                f"imposed sheet {n} of {len(sheets)} ({held}) is {covered:.0%} covered, under "
+                f"{FULL:.0%}: its faces fit beside no other sheet's (a size or count that "
+                "fits the room other sheets leave lets it share one)",
+                "layout",
+                "warning",
+            )
+        )
+    return out
