@@ -2,13 +2,14 @@
 sheet's company.
 
 The grid packer fills sheets in order, largest faces first, so what comes last (a small group,
-the last copies of a run) can end up alone on a sheet: 16 coins, one standee. Here each such
-sheet is packed again together with one fuller sheet of the grid packer's own: both on one
-sheet when they fit ("merge"), else the two sheets' faces are dealt out again, the smallest
-faces enough to cover FULL of one sheet and the rest on the other ("balance"), so neither is
-near-empty. Only the fronts are moved: impose() makes each back from its front afterwards, at
-the mirror image of its place, so the backs follow. A sheet that stays under FULL while the kit
-holds other groups it could have shared with gets a warning (check()).
+the last copies of a run) can end up alone on a sheet: 16 coins, one standee. It already tries
+every sheet's free room first, and several orders, so the faces of such a sheet fit on no other
+sheet as they are; instead they are packed again with one fuller grid sheet's: the smallest of
+the two sheets' faces, just enough to cover FULL of a sheet, on one, the rest (the near-empty
+sheet's larger faces among them) on the other, so neither is near-empty and no sheet is added.
+Only the fronts are moved: impose() makes each back from its front afterwards, at the mirror
+image of its place, so the backs follow. A sheet that stays under FULL while the kit holds other
+groups it could have shared with gets a warning (check()).
 """
 
 from __future__ import annotations
@@ -38,14 +39,23 @@ def shown(p: Placement) -> float:
 
 def coverage(page: Page, s: PrintSettings) -> float:
     """How much of the paper inside the margin the page's faces cover (0..1)."""
+    return sum(shown(p) for p in page.placements) / _inside(page, s, False)
+
+
+def _inside(page: Page, s: PrintSettings, fronts: bool = True) -> float:
+    """The paper inside the margin; of a gutter-fold sheet's fronts (its backs not yet beside
+    them), the half they may use."""
     inside = (page.w - 2 * s.margin) * (page.h - 2 * s.margin)
-    return sum(shown(p) for p in page.placements) / inside
+    return inside / 2 if fronts and s.backs == "gutter-fold" else inside
+
+
+def _covered(page: Page, s: PrintSettings) -> float:
+    """coverage() of a front page before impose() puts its backs beside it."""
+    return sum(shown(p) for p in page.placements) / _inside(page, s)
 
 
 def _area(faces: list[Face], page: Page, s: PrintSettings) -> float:
-    return sum(f.size[0] * f.size[1] for f in faces) / (
-        (page.w - 2 * s.margin) * (page.h - 2 * s.margin)
-    )
+    return sum(f.size[0] * f.size[1] for f in faces) / _inside(page, s)
 
 
 def _grid_only(page: Page) -> bool:
@@ -63,8 +73,8 @@ def _grid_only(page: Page) -> bool:
 
 
 def share(fronts: list[Page], s: PrintSettings, pack: Pack) -> list[Page]:
-    """The front pages with each near-empty grid sheet merged into, or balanced with, a fuller
-    one where the grid packer can: the same number of sheets or fewer, in the same order."""
+    """The front pages with each near-empty grid sheet balanced with a fuller one where the grid
+    packer can: as many sheets, in the same order."""
     pages = list(fronts)
     for _ in range(len(pages)):  # each step fixes one sheet for good: bounded
         fixed = _fix_one(pages, s, pack)
@@ -78,13 +88,9 @@ def _fix_one(pages: list[Page], s: PrintSettings, pack: Pack) -> list[Page] | No
     """The pages with one near-empty grid sheet fixed, or None when none can be."""
     grid = [i for i, p in enumerate(pages) if _grid_only(p)]
     for u in grid:
-        if coverage(pages[u], s) >= FULL:
+        if _covered(pages[u], s) >= FULL:
             continue
-        partners = sorted((i for i in grid if i != u), key=lambda i: coverage(pages[i], s))
-        for c in partners[:PARTNERS]:
-            made = _merged(pages[c], pages[u], pack)
-            if made is not None:
-                return [made if i == c else p for i, p in enumerate(pages) if i != u]
+        partners = sorted((i for i in grid if i != u), key=lambda i: _covered(pages[i], s))
         for c in partners[:PARTNERS]:
             pair = _balanced(pages[c], pages[u], s, pack)
             if pair is not None:
@@ -100,11 +106,6 @@ def _faces(page: Page) -> list[Face]:
 def _one_sheet(faces: list[Face], pack: Pack) -> Page | None:
     pages, problems = pack(faces)
     return pages[0] if len(pages) == 1 and not problems else None
-
-
-def _merged(fuller: Page, empty: Page, pack: Pack) -> Page | None:
-    """Both sheets' faces on one sheet, if they fit."""
-    return _one_sheet(_faces(fuller) + _faces(empty), pack)
 
 
 def _balanced(fuller: Page, empty: Page, s: PrintSettings, pack: Pack) -> tuple[Page, Page] | None:
@@ -133,7 +134,7 @@ def check(fronts: list[Page], s: PrintSettings) -> list[Problem]:
     sheets = [p for p in fronts if p.side == "front" and p.placements]
     out = []
     for n, page in enumerate(sheets, 1):
-        covered = coverage(page, s)
+        covered = _covered(page, s)
         if covered >= FULL:
             continue
         mine = {p.face.group for p in page.placements}
@@ -148,8 +149,8 @@ def check(fronts: list[Page], s: PrintSettings) -> list[Problem]:
             Problem(
                 page.placements[0].face.where,
                 f"imposed sheet {n} of {len(sheets)} ({held}) is {covered:.0%} covered, under "
-                f"{FULL:.0%}: its faces fit beside no other sheet's (a size or count that "
-                "fits the room other sheets leave lets it share one)",
+                f"{FULL:.0%}: pnpkit found no other sheet it could share (a size or count "
+                "that fits the room other sheets leave lets it share one)",
                 "layout",
                 "warning",
             )
