@@ -10,23 +10,12 @@ import pypdfium2
 from conftest import SOLID, kit_start, write_pack
 from pnpkit import build, fill
 from pnpkit.cli import main
-from pnpkit.errors import Location
 from pnpkit.layout import Page, Placement
 from pnpkit.model import Face, PrintSettings
 from registered import impose
+from test_packing import faces
 
 ROOT = Path(__file__).resolve().parents[1]
-HERE = Location("x.yaml", 3, 5)
-
-
-def faces(n: int, size: tuple[float, float], group: str, back: bool = True) -> list[Face]:
-    out = []
-    for i in range(n):
-        out.append(Face(group, f"{group}{i}", "front", 1, size, 3.0, "card", f"<{group}{i}>", HERE))
-        if back:
-            svg = f"<{group}{i} back>"
-            out.append(Face(group, f"{group}{i}", "back", 1, size, 3.0, "card", svg, HERE))
-    return out
 
 
 def herd_kit() -> list[Face]:
@@ -108,7 +97,7 @@ def test_a_sheet_left_near_empty_is_reported_with_its_coverage():
     )
     problems = fill.check([full, lone], s)
     assert [str(p) for p in problems] == [
-        "x.yaml:3:5: warning: imposed sheet 2 of 2 (tokens 4) is 3% covered, under 35%: pnpkit "
+        "x.yaml:1:1: warning: imposed sheet 2 of 2 (tokens 4) is 3% covered, under 35%: pnpkit "
         "found no other sheet it could share (a size or count that fits the room other sheets "
         "leave lets it share one) [layout]"
     ]
