@@ -115,17 +115,28 @@ def _balanced(fuller: Page, empty: Page, s: PrintSettings, pack: Pack) -> tuple[
     faces = _faces(fuller) + _faces(empty)
     if len({f.group for f in faces}) < 2:
         return None
-    small = sorted(faces, key=lambda f: f.size[0] * f.size[1])  # stable: runs stay together
+    # smallest first, each group's copies together (sorted is stable: runs stay in order)
+    small = sorted(faces, key=lambda f: (f.size[0] * f.size[1], f.group))
     k = 1
     while k < len(small) and _area(small[:k], fuller, s) < FULL:
         k += 1
-    while k < len(small) and _area(small[k:], fuller, s) >= FULL:
-        rest = _one_sheet(small[k:], pack)
-        few = _one_sheet(small[:k], pack) if rest is not None else None
+    for cut in _cuts(small, k):
+        if _area(small[cut:], fuller, s) < FULL:
+            continue
+        rest = _one_sheet(small[cut:], pack)
+        few = _one_sheet(small[:cut], pack) if rest is not None else None
         if rest is not None and few is not None:
             return rest, few
-        k += 1
     return None
+
+
+def _cuts(small: list[Face], k: int) -> list[int]:
+    """Where to cut the smallest faces off, k at least: first at the end of the group the k-th
+    face is in (a group left whole on one sheet), then at k, k + 1, ... (it split over both)."""
+    end = k
+    while end < len(small) and small[end].group == small[k - 1].group:
+        end += 1
+    return ([end] if end > k else []) + list(range(k, len(small)))
 
 
 def check(fronts: list[Page], s: PrintSettings) -> list[Problem]:
