@@ -3,6 +3,7 @@ follow them, and a sheet that stays near-empty is reported."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pypdfium2
@@ -102,6 +103,12 @@ def test_a_sheet_left_near_empty_is_reported_with_its_coverage():
         "leave lets it share one) [layout]"
     ]
     assert fill.check([lone], s) == []  # nothing else in the kit to share with
+    # a label sheet is printed on label stock: it shares with nothing either
+    labels = [
+        dataclasses.replace(p, face=dataclasses.replace(p.face, labels="avery-l7160"))
+        for p in lone.placements
+    ]
+    assert fill.check([full, dataclasses.replace(lone, placements=labels)], s) == []
 
 
 # ------------------------------------------------------------------ on the printed sheets

@@ -141,13 +141,14 @@ def _cuts(small: list[Face], k: int) -> list[int]:
 
 def check(fronts: list[Page], s: PrintSettings) -> list[Problem]:
     """A warning for each imposed sheet still under FULL covered while the kit holds other groups
-    on other sheets it could have shared with (a kit of one group's copies has nothing to)."""
+    on other sheets it could have shared with (a kit of one group's copies has nothing to, nor
+    a label sheet, printed on label stock)."""
     sheets = [p for p in fronts if p.side == "front" and p.placements]
     out = []
     for n, page in enumerate(sheets, 1):
         covered = _covered(page, s)
-        if covered >= FULL:
-            continue
+        if covered >= FULL or any(p.face.labels for p in page.placements):
+            continue  # a label sheet is its own stock: it shares with nothing
         mine = {p.face.group for p in page.placements}
         others = {p.face.group for q in sheets if q is not page for p in q.placements}
         if not others - mine:
