@@ -29,16 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pnpkit import build  # noqa: E402
-from pnpkit.layout import Placement, ink_area, part_names  # noqa: E402
+from pnpkit.fill import coverage  # noqa: E402
+from pnpkit.layout import ink_area, part_names  # noqa: E402
 from pnpkit.units import SIZES  # noqa: E402
-
-
-def _shown(p: Placement) -> float:
-    """The area of the page a placement covers: its trim, or the window of a split face's part
-    (which includes the bleed and overlap it prints)."""
-    if p.clip is None:
-        return p.w * p.h
-    return (p.clip[2] - p.clip[0]) * (p.clip[3] - p.clip[1])
 
 
 def count(pack_dir: Path, overrides: dict, listing: bool = False) -> tuple[int, float, float]:
@@ -60,8 +53,7 @@ def count(pack_dir: Path, overrides: dict, listing: bool = False) -> tuple[int, 
             groups: dict[str, int] = {}
             for p in page.placements:
                 groups[p.face.group] = groups.get(p.face.group, 0) + 1
-            inside = (page.w - 2 * s.margin) * (page.h - 2 * s.margin)
-            covered = sum(_shown(p) for p in page.placements) / inside
+            covered = coverage(page, s)
             held = ", ".join(f"{k} {v}" for k, v in groups.items())
             if page.parts:
                 held += "; parts of split faces: " + ", ".join(part_names(page))

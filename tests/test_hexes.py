@@ -196,7 +196,12 @@ class TestPacker:
     def test_each_size_starts_a_page_of_its_own(self):
         faces = hex_faces(3, back=False) + hex_faces(2, size=(46.19, 40), back=False, group="small")
         pages, problems = impose(faces, PrintSettings(backs="none"))
-        assert problems == [] and [len(p.placements) for p in pages] == [3, 2]
+        assert [len(p.placements) for p in pages] == [3, 2]
+        # two near-empty sheets in a kit of two groups: each reported (fill.check), no error
+        assert [(p.message[:28], p.level) for p in problems] == [
+            ("imposed sheet 1 of 2 (hexes ", "warning"),
+            ("imposed sheet 2 of 2 (small ", "warning"),
+        ]
 
     def test_irregular_hex_is_a_located_problem(self):
         pages, problems = impose(hex_faces(2, size=(50, 50), back=False), PrintSettings())

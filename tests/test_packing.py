@@ -146,7 +146,8 @@ def segment_hits(line, box) -> bool:
 def test_crop_marks_of_a_block_reach_no_other_block_and_stay_inside_the_margin(paper):
     s = PrintSettings(paper=paper, backs="none")
     pages, _ = impose(mixed() + faces(7, (45.0, 45.0), "tiles"), s)
-    assert max(len(page.blocks()) for page in pages) > 2
+    # fill.py deals the faces over both sheets (neither near-empty): on Letter two blocks each
+    assert max(len(page.blocks()) for page in pages) >= 2
     for page in pages:
         ink = layout.ink_area(s, (page.w, page.h))
         blocks = page.blocks()

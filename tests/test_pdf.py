@@ -55,8 +55,8 @@ def build_probe(tmp_path, *args, **kw):
 class TestKitPdf:
     def test_pages_are_a4_with_the_guide_then_the_calibration_page_first(self, built_kit):
         reader = PdfReader(built_kit["pl"])
-        # the kit guide (its two pages: docs/kit-guide.md), print check and its back, standee +
-        # reference, its back, tiles, their backs
+        # the kit guide (its two pages: docs/kit-guide.md), print check and its back, reference
+        # card + standee + 6 tiles, its back, 10 tiles, their backs (fill.py shares the sheets)
         assert len(reader.pages) == 2 + 6
         for page in reader.pages:
             assert (float(page.mediabox.width), float(page.mediabox.height)) == pytest.approx(

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from pnpkit import memo
+from pnpkit import fill, memo
 from pnpkit.errors import Location, Problem
 from pnpkit.freerects import FreeRects, Rect, overlaps
 from pnpkit.model import Face, PrintSettings
@@ -198,6 +198,9 @@ def impose(
     fronts += made
     problems += found
     problems += _dropped(faces, fronts, problems, settings)
+    # near-empty grid sheets share a fuller one's room (fill.py); backs are made from the fronts
+    fronts = fill.share(fronts, settings, lambda run: _fill(run, settings))
+    problems += fill.check(fronts, settings)
     pages: list[Page] = []
     for page in fronts:
         if page.own_sheet:
