@@ -559,8 +559,10 @@ def _label(
     the sheet is for."""
     before = guide_pages + calibration.page_count(pack.print.backs)
     total = len(pages) + before + after
+    words = calibration.words(lang, pack.strings)[0]
+    side = {"front": words["front"], "back": words["back"]}  # in the kit's language
     for n, page in enumerate(pages, before + 1):
-        page.label = f"{pack.name[lang]} · {lang} · {page.side} · {n}/{total}"
+        page.label = f"{pack.name[lang]} · {lang} · {side.get(page.side, page.side)} · {n}/{total}"
         if page.tile is not None:
             page.label += (
                 f" · {', '.join(layout.part_names(page))}"
@@ -580,20 +582,19 @@ def _print_check_problems(pack: Pack) -> list[Problem]:
     a warning), and a heading that fits the page at a readable size."""
     out = []
     for lang in pack.languages:
-        words, english = calibration.words(lang, pack.strings)
-        if english:
-            keys = ", ".join(calibration.WORD_KEYS)
+        words, missing = calibration.words(lang, pack.strings)
+        if missing:
             out.append(
                 Problem(
                     pack.where,
-                    f"pnpkit has no words for its print-check page in '{lang}'; "
-                    f"it prints them in English (strings {keys} give them)",
+                    f"pnpkit has no words for its print-check page in '{lang}'; it prints them"
+                    f" in English (strings {', '.join(missing)} give them: docs/format.md)",
                     "words",
                     "warning",
                 )
             )
         width = min(SIZES[pack.print.paper]) - 40  # the narrower way: portrait
-        title = f"{pack.name[lang]} — {words[0]}"
+        title = f"{pack.name[lang]} — {words['print_check']}"
         lines, size = calibration.heading(title, width, pack.print.min_font_pt)
         if size < pack.print.min_font_pt - 1e-9:
             out.append(
@@ -610,20 +611,18 @@ def _print_check_problems(pack: Pack) -> list[Problem]:
 
 def _calibration(pack: Pack, lang: str) -> calibration.Info:
     s = pack.print
-    offset = f"{s.back_offset[0]:g} mm, {s.back_offset[1]:g} mm"
+    words = calibration.words(lang, pack.strings)[0]
+    values = {"paper": s.paper, "backs": s.backs}
+    values |= {"x": f"{s.back_offset[0]:g}", "y": f"{s.back_offset[1]:g}"}
+    values |= {"bleed": f"{s.bleed:g}", "margin": f"{s.margin:g}", "gap": f"{s.gap:g}"}
     return {
         "page": SIZES[s.paper],
         "lang": lang,
         "title": pack.name[lang],
-        "words": calibration.words(lang, pack.strings)[0],
+        "words": words,
         "axis": layout.mirror_axis(s, SIZES[s.paper]) if s.duplex else None,
         "back_offset": s.back_offset,
-        "settings": [
-            f"paper: {s.paper}",
-            f"backs: {s.backs} (back offset {offset})",
-            f"bleed: {s.bleed:g} mm, margin: {s.margin:g} mm, gap: {s.gap:g} mm",
-            "made with pnpkit",
-        ],
+        "settings": calibration.settings(words, values),
     }
 
 

@@ -21,7 +21,7 @@ from typing import TypedDict
 from reportlab.lib.colors import Color, black
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts
+from pnpkit import fonts, shaping
 from pnpkit.model import DUPLEX_MODES
 from pnpkit.units import PT_PER_MM
 
@@ -29,7 +29,7 @@ At = Callable[[float, float], tuple[float, float]]  # mm from the page's top-lef
 
 
 class _Words(TypedDict, total=False):
-    words: tuple[str, ...]  # the pack's own words for the page (else pnpkit's for `lang`)
+    words: dict[str, str]  # the page's words (words()), else pnpkit's for `lang`
 
 
 class Info(_Words):
@@ -52,7 +52,7 @@ CORNER_INSET = 15.0  # mm from the paper's edges to a corner target's centre (ri
 RINGS = (0.5, 1.0, 1.5, 2.0, 2.5)  # mm: a red cross within ring r is off by less than r
 CROSS = 3.0  # mm: half the length of each arm of a back's red cross
 
-TEXT = {
+_LINES = {  # the page's sentences in pnpkit's languages, in LINE_KEYS' order
     "en": (
         "Print check",
         "Print at 100% / Actual size, not 'Fit to page'.",
@@ -113,26 +113,91 @@ TEXT = {
     ),
 }
 
-
-WORD_KEYS = (
-    "pnpkit_print_check",
-    "pnpkit_actual_size",
-    "pnpkit_measure",
-    "pnpkit_scaled",
-    "pnpkit_duplex",
-    "pnpkit_duplex_ticks",
-    "pnpkit_corners",
-    "pnpkit_corners_how",
-)  # a pack's strings for TEXT's lines, in order
+LINE_KEYS = (
+    "print_check",
+    "actual_size",
+    "measure",
+    "scaled",
+    "duplex",
+    "duplex_ticks",
+    "corners",
+    "corners_how",
+)
+# The one list of the print check's words: key (a pack gives it as the string `pnpkit_<key>`)
+# -> pnpkit's English. docs/format.md lists these keys (tests/test_print_check_words.py).
+# {name} in a word stands for a setting's value; the page labels use `front` and `back`.
+WORDS: dict[str, str] = {
+    **dict(zip(LINE_KEYS, _LINES["en"], strict=True)),
+    "paper": "paper: {paper}",
+    "backs": "backs: {backs} (back offset {x} mm, {y} mm)",
+    "spacing": "bleed: {bleed} mm, margin: {margin} mm, gap: {gap} mm",
+    "made_with": "made with pnpkit",
+    "front": "front",
+    "back": "back",
+}
+_SHORT = {
+    "pl": (
+        "papier: {paper}",
+        "rewersy: {backs} (przesunięcie rewersu {x} mm, {y} mm)",
+        "spad: {bleed} mm, margines: {margin} mm, odstęp: {gap} mm",
+        "zrobione w pnpkit",
+        "awers",
+        "rewers",
+    ),
+    "it": (
+        "carta: {paper}",
+        "retro: {backs} (spostamento del retro {x} mm, {y} mm)",
+        "abbondanza: {bleed} mm, margine: {margin} mm, spazio: {gap} mm",
+        "fatto con pnpkit",
+        "fronte",
+        "retro",
+    ),
+    "eo": (
+        "papero: {paper}",
+        "dorsoj: {backs} (dorsa ŝovo {x} mm, {y} mm)",
+        "sangado: {bleed} mm, marĝeno: {margin} mm, interspaco: {gap} mm",
+        "farita per pnpkit",
+        "antaŭo",
+        "dorso",
+    ),
+}
+TEXT: dict[str, dict[str, str]] = {  # pnpkit's own words in each language it speaks
+    "en": WORDS,
+    **{
+        lang: dict(zip(LINE_KEYS, lines, strict=True))
+        | dict(zip(list(WORDS)[len(LINE_KEYS) :], _SHORT[lang], strict=True))
+        for lang, lines in _LINES.items()
+        if lang != "en"
+    },
+}
+PREFIX = "pnpkit_"
+WORD_KEYS = tuple(PREFIX + key for key in WORDS)  # the strings a pack gives them as
 HEADING_PT, HEADING_MIN_PT = 16.0, 10.0  # the heading shrinks to 10 pt, then wraps onto two lines
 
 
-def words(lang: str, strings: dict[str, dict[str, str]]) -> tuple[tuple[str, ...], bool]:
-    """pnpkit's own words for the print check in `lang`: the pack's `pnpkit_*` strings, else
-    pnpkit's, else English; and whether they fell back to English."""
-    if all(lang in strings.get(key, {}) for key in WORD_KEYS):
-        return tuple(strings[key][lang] for key in WORD_KEYS), False
-    return TEXT.get(lang, TEXT["en"]), lang not in TEXT
+def words(lang: str, strings: dict[str, dict[str, str]]) -> tuple[dict[str, str], list[str]]:
+    """The print check's words in `lang`, key by key: the pack's `pnpkit_<key>` string, else
+    pnpkit's in that language, else pnpkit's English; and the strings that fell back to English
+    in a language pnpkit does not speak (a pack need not give a language pnpkit has)."""
+    own = TEXT.get(lang, {})
+    out = {
+        key: strings.get(PREFIX + key, {}).get(lang) or own.get(key) or english
+        for key, english in WORDS.items()
+    }
+    missing = [] if own else [PREFIX + k for k in WORDS if lang not in strings.get(PREFIX + k, {})]
+    return out, missing
+
+
+def settings(text: dict[str, str], values: dict[str, str]) -> list[str]:
+    """The page's settings lines in its words, each {name} replaced by its value (a plain
+    replace: a pack's word is text, never a format string that could read attributes)."""
+    lines = []
+    for key in ("paper", "backs", "spacing", "made_with"):
+        line = text[key]
+        for name, value in values.items():
+            line = line.replace("{" + name + "}", value)
+        lines.append(line)
+    return lines
 
 
 def heading(title: str, width_mm: float, min_pt: float) -> tuple[list[str], float]:
@@ -200,10 +265,27 @@ def back_position(
     return (w - x + dx, y + dy) if info["axis"] == "x" else (x + dx, h - y + dy)
 
 
-def _words(info: Info) -> tuple[str, ...]:
+def _words(info: Info) -> dict[str, str]:
     """The page's words: the pack's (build sets them, see words()), else pnpkit's for the
     language."""
-    return tuple(info.get("words") or TEXT.get(info.get("lang", "en"), TEXT["en"]))
+    return info.get("words") or TEXT.get(info.get("lang", "en"), WORDS)
+
+
+def _rtl(info: Info) -> bool:
+    """Whether the page's language is written right to left: its heading's first strong letter."""
+    return shaping.base_level(_words(info)["print_check"]) == 1
+
+
+def _say(c: Canvas, info: Info, x: float, y: float, line: str, face: tuple[str, float]) -> None:
+    """One line of the page's words at (x, y) mm from the top-left in `face` (font, size):
+    shaped and in visual order (Arabic joins, numbers read left to right), and in a right-to-left
+    language (its heading's first strong letter) mirrored: ending x mm from the right edge."""
+    w, h = info["page"]
+    font, size = face
+    c.setFont(font, size)
+    rtl = _rtl(info)
+    chars, width = shaping.visual_line(line, font, "rtl" if rtl else "ltr")
+    c.drawString((w - x) * K - width * size if rtl else x * K, (h - y) * K, chars)
 
 
 def _front(c: Canvas, info: Info) -> None:
@@ -215,13 +297,11 @@ def _front(c: Canvas, info: Info) -> None:
     def at(x: float, y: float) -> tuple[float, float]:
         return x * K, (h - y) * K
 
-    lines, size = heading(f"{info['title']} — {text[0]}", w - 40, 0.0)
-    c.setFont(bold, size)
+    lines, size = heading(f"{info['title']} — {text['print_check']}", w - 40, 0.0)
     for i, line in enumerate(lines):  # a long pack name shrinks, then wraps: never off the page
-        c.drawString(*at(20, 25 - (len(lines) - 1 - i) * size * 1.15 / K), line)
-    c.setFont(regular, 10)
-    for i, line in enumerate(text[1:4]):
-        c.drawString(*at(20, 35 + i * 6), line)
+        _say(c, info, 20, 25 - (len(lines) - 1 - i) * size * 1.15 / K, line, (bold, size))
+    for i, key in enumerate(LINE_KEYS[1:4]):
+        _say(c, info, 20, 35 + i * 6, text[key], (regular, 10))
     _ruler(c, at, 20, 70)
     c.setLineWidth(0.5)
     c.setStrokeColor(black)
@@ -230,20 +310,19 @@ def _front(c: Canvas, info: Info) -> None:
     c.setFont(regular, 8)
     c.drawString(*at(20, 110 + 25.4 + 5), "1 in")
     c.drawString(*at(60, 110 + 50 + 5), "50 mm")
-    c.setFont(regular, 9)
+    inset = 40 if _rtl(info) and info.get("axis") is not None else 20  # clear of the Y ladder
     for i, line in enumerate(info.get("settings", [])):
-        c.drawString(*at(20, 175 + i * 5), line)
+        _say(c, info, inset, 175 + i * 5, line, (regular, 9))
     if info.get("axis") is not None:
-        _front_ladders(c, at, info, text[4:6])
-        _front_corners(c, at, info, text[6:8])
+        _front_ladders(c, at, info, (text["duplex"], text["duplex_ticks"]))
+        _front_corners(c, at, info, (text["corners"], text["corners_how"]))
 
 
 def _front_ladders(c: Canvas, at: At, info: Info, lines: tuple[str, ...]) -> None:
     w, h = info["page"]
-    c.setFont(fonts.default_face(), 7.5)
     c.setFillColor(black)
     for i, line in enumerate(lines):
-        c.drawString(*at(20, h - 75 + i * 4.5), line)
+        _say(c, info, 20, h - 75 + i * 4.5, line, (fonts.default_face(), 7.5))
     across, down = ladder_ticks(info["page"])
     c.setStrokeColor(black)
     c.setLineWidth(0.6)
@@ -267,8 +346,7 @@ def _front_corners(c: Canvas, at: At, info: Info, lines: tuple[str, ...]) -> Non
         size = 7.5
         while size > 4 and fonts.string_width(line, regular, size) > (w - 40) * K:
             size -= 0.25
-        c.setFont(regular, size)
-        c.drawString(*at(20, h - 66 + i * 4.5), line)
+        _say(c, info, 20, h - 66 + i * 4.5, line, (regular, size))
     c.setStrokeColor(black)
     c.setLineWidth(0.2)
     for x, y in corner_targets(info["page"]):
@@ -295,13 +373,16 @@ def _back(c: Canvas, info: Info) -> None:
     c.setFont(fonts.default_face(), 7.5)
     c.setFillColor(RED)
     text = _words(info)
-    title, regular, size = f"{info['title']} — {text[0]}: ↔ ↕", fonts.default_face(), 7.5
+    title, regular, size = (
+        f"{info['title']} — {text['print_check']}: ↔ ↕",
+        fonts.default_face(),
+        7.5,
+    )
     while size > 3 and fonts.string_width(title, regular, size) > (w - 40) * K:
         size -= (
             0.25  # a note to whoever holds the sheet to the light: it shrinks to stay on the page
         )
-    c.setFont(regular, size)
-    c.drawString(*at(20, 25), title)
+    _say(c, info, 20, 25, title, (regular, size))
     across, down = ladder_ticks(info["page"])
     c.setStrokeColor(RED)
     c.setLineWidth(0.6)

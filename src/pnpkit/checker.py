@@ -154,9 +154,15 @@ class Reader:
             return None
 
     def text(
-        self, value: Any, path: Path_, languages: Sequence[str], rule: str = "schema"
+        self,
+        value: Any,
+        path: Path_,
+        languages: Sequence[str],
+        rule: str = "schema",
+        partial: bool = False,
     ) -> dict[str, str] | None:
-        """Localised text: one string for every language, or {lang: string} covering all."""
+        """Localised text: one string for every language, or {lang: string} covering all (or,
+        `partial`, some: the caller has words of its own for the others)."""
         if self.reported(value, path):
             return None
         if isinstance(value, str):
@@ -182,6 +188,8 @@ class Reader:
             elif self.typed(text, path + (lang,), "string", rule) is not None:
                 out[lang] = text
         missing = [lang for lang in languages if lang not in value]
+        if partial:
+            return out
         if missing:
             self.problem(
                 path, f"'{path_name(path)}' has no text for language {', '.join(missing)}", rule

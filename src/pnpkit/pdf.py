@@ -9,6 +9,7 @@ the input only.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import weakref
 import zlib
@@ -24,7 +25,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
-from pnpkit import fonts, memo
+from pnpkit import fonts, memo, shaping
 from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile
 from pnpkit.model import Face
 from pnpkit.units import PT_PER_MM
@@ -797,15 +798,25 @@ def _place(
 
 
 STAMP_PT = 4.5  # a note for playtesters, not for players
+STAMP_RISE = 0.6  # mm between the stamp and the cut
 
 
 def _stamp(c: Canvas, p: Placement, text: str) -> None:
     """The stamp centred in the bottom edge band of the face (inside the trim, so it survives the
-    cut), in the face's coordinates with (0, 0) at the bleed's bottom-left corner."""
-    b = p.face.bleed
+    cut), in the face's coordinates with (0, 0) at the bleed's bottom-left corner. On a round
+    face it sits inside the circle, raised until the chord there holds it (else it would print on
+    the neighbour's bleed, outside the cut), shrunk if even a chord near the centre is short."""
+    b, (w, h) = p.face.bleed, p.face.size
+    font, size, y = fonts.default_face(), STAMP_PT, STAMP_RISE
+    if p.face.shape[0] == "circle":
+        r = min(w, h) / 2
+        width = c.stringWidth(text, font, size) / K
+        size = min(size, size * 1.6 * r / max(width, 1e-6))  # at most 80 % of the diameter
+        half = c.stringWidth(text, font, size) / K / 2 + STAMP_RISE
+        y = r - math.sqrt(max(r * r - half * half, 0.0)) + STAMP_RISE
     c.setFillColor(GREY)
-    c.setFont(fonts.default_face(), STAMP_PT)
-    c.drawCentredString((b + p.face.size[0] / 2) * K, b * K + 0.6 * K, text)  # face axes: turns too
+    c.setFont(font, size)
+    c.drawCentredString((b + w / 2) * K, (b + y) * K, text)  # face axes: turns too
 
 
 def _extent(block: list[Placement]) -> tuple[float, float, float, float]:
@@ -996,7 +1007,10 @@ def _label(c: Canvas, page: Page) -> None:
     as drawn for an earlier PDF when it can be (_LABELS)."""
     left, _, right, bottom = page.ink or (5.0, 5.0, page.w - 5.0, page.h - 5.0 - FOOTER)
     name = fonts.default_face()
-    key = _label_key(c, page.label, name, (left, right, bottom, page.h))
+    label = page.label  # an Arabic or Hebrew kit's name and words: shaped, in visual order
+    if shaping.needs_bidi(label):
+        label = shaping.visual_line(label, name)[0]
+    key = _label_key(c, label, name, (left, right, bottom, page.h))
     kept = _LABELS.get(key) if key is not None else None
     code: list[str] = c._code  # type: ignore[attr-defined]  # ReportLab's own: no stub
     if kept is not None:
@@ -1006,12 +1020,12 @@ def _label(c: Canvas, page: Page) -> None:
     start = len(code)
     size = min(
         LABEL_PT,
-        LABEL_PT * (right - left) * K / max(c.stringWidth(page.label, name, LABEL_PT), 1e-6),
+        LABEL_PT * (right - left) * K / max(c.stringWidth(label, name, LABEL_PT), 1e-6),
     )
     c.saveState()
     c.setFillColor(GREY)
     c.setFont(name, size)
-    c.drawCentredString((left + right) / 2 * K, (page.h - bottom - FOOTER + 0.5) * K, page.label)
+    c.drawCentredString((left + right) / 2 * K, (page.h - bottom - FOOTER + 0.5) * K, label)
     c.restoreState()
     if key is not None and memo.handing_on():
         memo.remember(_LABELS, key, code[start:], PAGES_KEPT)

@@ -390,7 +390,8 @@ def render(pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], 
 def pack_context(pack: Pack, lang: str) -> dict[str, Any]:
     """What every template of the pack sees in one language, read-only (frozen.py)."""
     return {
-        "s": FrozenDict({k: v[lang] for k, v in pack.strings.items()}),
+        # a pnpkit_* string may leave a language out (pnpkit's own word stands in)
+        "s": FrozenDict({k: v[lang] for k, v in pack.strings.items() if lang in v}),
         "data": freeze(pack.data),
         "lang": lang,
         "pack": freeze({"id": pack.id, "name": pack.name[lang], "players": pack.players}),

@@ -267,7 +267,9 @@ class _Game:
         return {
             k: t
             for k, v in spec.items()
-            if (t := self.r.text(v, ("strings", k), langs)) is not None
+            # pnpkit's own words (print check, guide): a language left out is pnpkit's
+            if (t := self.r.text(v, ("strings", k), langs, partial=k.startswith("pnpkit_")))
+            is not None
         }
 
     def _checks(self, value: object) -> tuple[Check, ...]:

@@ -105,6 +105,14 @@ def visual_pieces(
     return [(text, key, bool(level % 2)) for level, text, key in pieces]
 
 
+def visual_line(text: str, font: str, direction: str = "auto") -> tuple[str, float]:
+    """One line for a plain drawString: its characters shaped and in visual order (Arabic joined,
+    right-to-left runs reversed), and its advance per unit of font size. Glyph offsets (marks'
+    placement) are dropped: for pnpkit's own short lines, not a designer's text."""
+    pieces = [shape(t, font, rtl) for t, _, rtl in visual_pieces([(text, None)], direction)]
+    return "".join(chars for chars, _, _ in pieces), sum(width for _, _, width in pieces)
+
+
 @cache
 def _hb(font: str) -> tuple[Any, int]:
     """HarfBuzz's font for a registered ReportLab font, at one unit per em unit."""
