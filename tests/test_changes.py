@@ -149,3 +149,42 @@ def test_a_one_tile_edit_in_a_kit_reprints_just_that_tile_and_its_back(breakable
     assert (
         len(front["/Resources"]["/XObject"]) == 1 and len(back["/Resources"]["/XObject"]) == 1
     )  # one face each
+
+
+def test_the_stamp_on_a_round_token_stays_inside_its_cut(tmp_path, capsys, monkeypatch):
+    """A round face's bottom band is a sliver of the circle: the stamp there would print outside
+    the cut, on the neighbour's bleed. It rises (and shrinks) until its baseline's ends are in."""
+    import math
+
+    from conftest import write_pack
+    from pnpkit.build import validate
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780000000")
+    pack = write_pack(
+        tmp_path / "round",
+        {
+            "game.yaml": "name: Round\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
+            "version: 0.3\nprint: {stamp: true, bleed: 2mm}\n",
+            "tokens.yaml": "coins:\n  kind: token\n  size: 20x20mm\n  shape: circle\n"
+            "  front: t.svg.j2\n  items:\n    - {id: a}\n    - {id: b}\n",
+            "templates/t.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}{% endblock %}\n',
+        },
+    )
+    assert build(capsys, pack, "--lang", "en", "--backs", "none")[0] == 0
+    found = []
+
+    def visit(text, cm, tm, font, size):
+        if "v0.3" in text:
+            found.append((cm[4] + tm[4] * cm[0], cm[5] + tm[5] * cm[3]))
+
+    PdfReader("out/round/round-en.pdf").pages[1].extract_text(visitor_text=visit)
+    page = validate(pack, ["en"]).pages["en"][0]
+    k = 72 / 25.4
+    assert len(found) == len(page.placements) == 2
+    for x0, y in found:  # each stamp on the face it starts on
+        (p,) = [p for p in page.placements if p.x * k < x0 < (p.x + p.w) * k]
+        cx, cy, r = (p.x + p.w / 2) * k, (page.h - p.y - p.h / 2) * k, p.w / 2 * k
+        half = cx - x0  # centred: the baseline runs from x0 to cx + half
+        assert half > 5 * k  # the whole stamp, not a dropped one
+        assert math.hypot(half, cy - y) <= r - 0.5 * k, (half, cy - y, r)

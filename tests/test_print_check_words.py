@@ -3,7 +3,9 @@ pnpkit's words for a language pnpkit does not know (else a warning: they print i
 
 from __future__ import annotations
 
-from conftest import write_pack
+import re
+
+from conftest import ROOT, write_pack
 from pnpkit import build, calibration, fonts
 from pnpkit.units import PT_PER_MM
 
@@ -29,16 +31,52 @@ def test_a_language_pnpkit_does_not_know_falls_back_to_english_with_a_warning(tm
         str(p).split("probe/", 1)[-1] for p in build.validate(pack(tmp_path / "probe")).problems
     ]
     assert found == [
-        f"game.yaml:1:1: warning: pnpkit has no words for its print-check page in 'fr'; it"
-        f" prints them in English (strings {', '.join(calibration.WORD_KEYS)} give them) [words]"
+        f"game.yaml:1:1: warning: pnpkit has no words for its print-check page in 'fr'; it prints"
+        f" them in English (strings {', '.join(calibration.WORD_KEYS)} give them: docs/format.md)"
+        " [words]"
     ]
+
+
+def test_a_language_given_some_words_warns_of_the_others_only(tmp_path):
+    root = pack(tmp_path / "probe", strings="  pnpkit_print_check: {fr: Contrôle}\n")
+    (problem,) = build.validate(root).problems
+    assert "pnpkit_print_check," not in problem.message
+    assert f"(strings {', '.join(calibration.WORD_KEYS[1:])} give them" in problem.message
+
+
+def test_the_docs_list_exactly_the_print_check_strings_the_code_reads():
+    documented = set(re.findall(r"`(pnpkit_(?!guide_)\w+)`", (ROOT / "docs/format.md").read_text()))
+    assert documented == set(calibration.WORD_KEYS)
+
+
+def test_a_pack_need_not_give_a_language_pnpkit_speaks(tmp_path):
+    """`en` left out of a pnpkit_* string: pnpkit's own English prints, not an error; a word the
+    pack does give for `en` replaces pnpkit's."""
+    root = write_pack(
+        tmp_path / "probe",
+        {
+            "game.yaml": "name: T\nlanguages: [fr, en]\nplayers: {min: 1, max: 1}\nstrings:\n"
+            + "".join(
+                f"  {key}: {{fr: 'mot {n}'}}\n" for n, key in enumerate(calibration.WORD_KEYS)
+            )
+            + "  pnpkit_guide_kit: {en: Our kit}\n",
+            "cards.yaml": CARDS,
+            "templates/t.svg.j2": FACE,
+        },
+    )
+    assert build.validate(root).problems == []
+    words = calibration.words("en", {"pnpkit_made_with": {"fr": "fait"}})
+    assert words == (calibration.WORDS, [])
+    assert calibration.words("en", {"pnpkit_made_with": {"en": "ours"}})[0]["made_with"] == "ours"
 
 
 def test_the_pack_gives_pnpkit_its_words(tmp_path):
     root = pack(tmp_path / "probe", strings=WORDS)
     assert build.validate(root).problems == []
     assert (
-        calibration.words("fr", {k: {"fr": f"w{k}"} for k in calibration.WORD_KEYS})[0][0]
+        calibration.words("fr", {k: {"fr": f"w{k}"} for k in calibration.WORD_KEYS})[0][
+            "print_check"
+        ]
         == "wpnpkit_print_check"
     )
 
