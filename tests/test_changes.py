@@ -182,8 +182,8 @@ def test_the_stamp_on_a_round_token_stays_inside_its_cut(tmp_path, capsys, monke
     page = validate(pack, ["en"]).pages["en"][0]
     k = 72 / 25.4
     assert len(found) == len(page.placements) == 2
-    for x0, y in found:  # each stamp on the face it starts on
-        (p,) = [p for p in page.placements if p.x * k < x0 < (p.x + p.w) * k]
+    faces = sorted(page.placements, key=lambda p: (p.y, p.x))  # top to bottom, left to right
+    for (x0, y), p in zip(sorted(found, key=lambda f: (-f[1], f[0])), faces, strict=True):
         cx, cy, r = (p.x + p.w / 2) * k, (page.h - p.y - p.h / 2) * k, p.w / 2 * k
         half = cx - x0  # centred: the baseline runs from x0 to cx + half
         assert half > 5 * k  # the whole stamp, not a dropped one
