@@ -11,7 +11,7 @@ from pathlib import Path
 import pypdfium2
 import pytest
 
-from pnpkit import cache, trust
+from pnpkit import cache, calibration, trust
 from pnpkit.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,12 +29,16 @@ def trusted_here(tmp_path_factory):
         yield
 
 
+SIDES = ("front", "back")  # a page footer's side, in each language pnpkit speaks
+
+
 def kit_start(pdf: Path) -> int:
     """The index of a built PDF's first imposed page, whose footer names its side: after the
     kit guide of a pack that asks for one (docs/kit-guide.md) and the print check."""
+    sides = "|".join(words[side] for words in calibration.TEXT.values() for side in SIDES)
     doc = pypdfium2.PdfDocument(str(pdf))
     for index in range(len(doc)):
-        if re.search(r" · (front|back) · \d+/\d+", doc[index].get_textpage().get_text_range()):
+        if re.search(rf" · ({sides}) · \d+/\d+", doc[index].get_textpage().get_text_range()):
             return index
     raise AssertionError(f"{pdf} has no imposed page")
 
