@@ -10,6 +10,7 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import write_pack
+from pnpkit import build
 from pnpkit.cli import main
 
 AR = {  # a tiny Arabic pack's words for pnpkit (DejaVu Sans, pnpkit's font, has Arabic)
@@ -27,6 +28,9 @@ AR = {  # a tiny Arabic pack's words for pnpkit (DejaVu Sans, pnpkit's font, has
     "made_with": "صنع باستخدام pnpkit",
     "front": "وجه",
     "back": "ظهر",
+    "tile": "قص الحافتين اليسرى والعليا وضعه على جاره",
+    "fold_pair": "ضع هذه الورقة يسار الأخيرة واطوِ عند الوصلة",
+    "label_test": "اختبار الملصقات: اطبع على ورق عادي",
 }
 PX = 4  # per mm
 
@@ -45,6 +49,7 @@ def kit(tmp_path_factory):
             "templates/t.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}{% endblock %}\n',
         },
     )
+    assert build.validate(pack).problems == []  # every word given: no English fallback
     assert main(["build", str(pack), "--out", str(root / "out")]) == 0
     return root / "out/ar"
 

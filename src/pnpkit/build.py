@@ -564,17 +564,11 @@ def _label(
     for n, page in enumerate(pages, before + 1):
         page.label = f"{pack.name[lang]} · {lang} · {side.get(page.side, page.side)} · {n}/{total}"
         if page.tile is not None:
-            page.label += (
-                f" · {', '.join(layout.part_names(page))}"
-                " · cut left and top edges along the print, lay on the neighbour, match the targets"
-            )
+            page.label += f" · {', '.join(layout.part_names(page))} · {words['tile']}"
         if page.note:
-            page.label += f" · {page.note}"
+            page.label += f" · {words.get(page.note, page.note)}"
         if page.fold_pair:
-            page.label += (
-                " · too large to fold beside its front: lay this sheet left "
-                "of the last one, edges touching; tape, fold along the join"
-            )
+            page.label += f" · {words['fold_pair']}"
 
 
 def _print_check_problems(pack: Pack) -> list[Problem]:

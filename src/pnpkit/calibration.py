@@ -125,7 +125,7 @@ LINE_KEYS = (
 )
 # The one list of the print check's words: key (a pack gives it as the string `pnpkit_<key>`)
 # -> pnpkit's English. docs/format.md lists these keys (tests/test_print_check_words.py).
-# {name} in a word stands for a setting's value; the page labels use `front` and `back`.
+# {name} in a word stands for a setting's value; page labels use `front` to `label_test`.
 WORDS: dict[str, str] = {
     **dict(zip(LINE_KEYS, _LINES["en"], strict=True)),
     "paper": "paper: {paper}",
@@ -134,6 +134,11 @@ WORDS: dict[str, str] = {
     "made_with": "made with pnpkit",
     "front": "front",
     "back": "back",
+    "tile": "cut left and top edges along the print, lay on the neighbour, match the targets",
+    "fold_pair": "too large to fold beside its front: lay this sheet left of the last one, "
+    "edges touching; tape, fold along the join",
+    "label_test": "label test: print on plain paper, lay on a label sheet against the light; "
+    "each outline should sit on a label's edge",
 }
 _SHORT = {
     "pl": (
@@ -143,6 +148,12 @@ _SHORT = {
         "zrobione w pnpkit",
         "awers",
         "rewers",
+        "przytnij lewą i górną krawędź wzdłuż nadruku, połóż na sąsiednim arkuszu, dopasuj "
+        "znaczniki",
+        "za duży, by złożyć obok awersu: połóż ten arkusz na lewo od poprzedniego, krawędziami "
+        "do siebie; sklej taśmą, złóż wzdłuż łączenia",
+        "test etykiet: wydrukuj na zwykłym papierze, przyłóż do arkusza etykiet pod światło; "
+        "każdy kontur powinien leżeć na krawędzi etykiety",
     ),
     "it": (
         "carta: {paper}",
@@ -151,6 +162,12 @@ _SHORT = {
         "fatto con pnpkit",
         "fronte",
         "retro",
+        "taglia i bordi sinistro e superiore lungo la stampa, appoggia sul foglio vicino, "
+        "allinea i segni",
+        "troppo grande per piegarlo accanto al fronte: metti questo foglio a sinistra del "
+        "precedente, bordi a contatto; fissa con nastro, piega lungo la giunta",
+        "prova etichette: stampa su carta comune, appoggia su un foglio di etichette in "
+        "controluce; ogni contorno deve cadere sul bordo di un'etichetta",
     ),
     "eo": (
         "papero: {paper}",
@@ -159,6 +176,12 @@ _SHORT = {
         "farita per pnpkit",
         "antaŭo",
         "dorso",
+        "tranĉu la maldekstran kaj supran randojn laŭ la preso, metu sur la najbaron, "
+        "kongruigu la celojn",
+        "tro granda por faldi apud sia antaŭo: metu ĉi tiun folion maldekstre de la lasta, "
+        "randoj tuŝantaj; glubendu, faldu laŭ la kunigo",
+        "etikeda provo: presu sur ordinara papero, metu sur etikedan folion kontraŭ lumo; ĉiu "
+        "konturo sidu sur rando de etikedo",
     ),
 }
 TEXT: dict[str, dict[str, str]] = {  # pnpkit's own words in each language it speaks

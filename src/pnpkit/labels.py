@@ -26,10 +26,7 @@ if TYPE_CHECKING:
     from pnpkit.registry import Registry
 
 LABEL_DIR = Path(__file__).parent / "labels"
-TEST_NOTE = (
-    "label test: print on plain paper, lay on a label sheet "
-    "against the light; each outline should sit on a label's edge"
-)
+TEST_NOTE = "label_test"  # the test page's note: a print-check word (calibration.WORDS)
 
 
 @dataclass(frozen=True)

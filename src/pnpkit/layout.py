@@ -99,7 +99,7 @@ class Page:
         default_factory=list
     )  # extra cut marks (x1, y1, x2, y2)
     packed: bool = False  # laid out by a packer of its own (hexes, dice, labels): not re-centred
-    note: str = ""  # said in the page's label: what the page is for
+    note: str = ""  # said in the page's label: what the page is for (a calibration.WORDS key)
     own_sheet: bool = (
         False  # a face too large to share the sheet (split or whole): its back cannot sit beside it
     )
