@@ -638,6 +638,14 @@ def _shares(page: Page) -> bool:
     )
 
 
+def piece_settings(face: Face, s: PrintSettings) -> PrintSettings:
+    """The settings a run of faces is laid out with: round pieces keep print.shape_gap between
+    their cut lines, as circles on one shared line would touch with no room to cut between."""
+    if face.shape[0] == "circle" and s.shape_gap > s.gap:
+        return dataclasses.replace(s, gap=s.shape_gap)
+    return s
+
+
 def block_pad(s: PrintSettings) -> float:
     """Room each block keeps clear around its bleed: two blocks' bleeds are the crop marks' room
     plus 1 mm apart, so one block's marks never reach the other's bleed, let alone its trim."""
@@ -728,6 +736,7 @@ class _Sheet:
 
     def fill(self, run: list[Face], s: PrintSettings) -> int:
         """Place blocks of run while one fits anywhere; return how many faces went on."""
+        s = piece_settings(run[0], s) if run else s
         done = 0
         while done < len(run):
             joined = self._join(run[done:], s) if self.mix else 0

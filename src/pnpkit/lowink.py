@@ -184,5 +184,6 @@ def write(pack: Pack, faces: list[Face], folder: Path, lang: str, rule: Rule) ->
         f"{pack.name[lang]} (low ink)",
         pack.print.crop_marks,
         build._calibration(pack, lang),
+        fold=build._fold_word(pack, lang),
     )
     return fixes
