@@ -51,5 +51,5 @@ def gutter_fold(c: Canvas, page: Page, x: float, top: float, word: str) -> None:
     c.rotate(90)
     c.setFillColor(INK)
     c.setFont(fonts.default_face(), WORD_PT)
-    c.drawRightString(-2, 1.2, word)
+    c.drawRightString(-2, 2.5, word)  # clear of the dashes and of j's tail
     c.restoreState()
