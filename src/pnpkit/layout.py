@@ -981,9 +981,18 @@ def _content(page: Page) -> Rect:
     return min(xs), min(ys), max(xs), max(ys)
 
 
+def round_only(block: list[Placement]) -> bool:
+    """Whether every piece of a block is round: its circles (pdf's shape guides) are its only cut
+    lines, crop marks on the square around them would leave two outlines to choose from."""
+    return all(p.face.shape[0] == "circle" for p in block)
+
+
 def crop_lines(block: list[Placement], ink: Rect) -> list[tuple[float, float, float, float]]:
     """The crop marks of a block as lines (as pdf draws them around a block): on the line of every
-    trim edge, MARK_CLEAR beyond the bleed shown, MARK_LENGTH long, never past the ink area."""
+    trim edge, MARK_CLEAR beyond the bleed shown, MARK_LENGTH long, never past the ink area.
+    None for round pieces (round_only): their circles are their cut lines."""
+    if round_only(block):
+        return []
     left = min(p.x - p.reach[0] for p in block)
     top = min(p.y - p.reach[1] for p in block)
     right = max(p.x + p.w + p.reach[2] for p in block)

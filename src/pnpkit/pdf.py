@@ -25,7 +25,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
 from pnpkit import foldmarks, fonts, memo
-from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile
+from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile, round_only
 from pnpkit.model import Face
 from pnpkit.units import PT_PER_MM
 
@@ -827,8 +827,8 @@ def _crop_marks(c: Canvas, page: Page) -> None:
     c.setLineWidth(MARK_WIDTH_PT)
     c.setStrokeColor(black)
     for block in page.blocks():
-        if all(p.face.shape[0] == "circle" for p in block):
-            continue  # round pieces: their circles (_shape_guides) are the only cut lines
+        if round_only(block):
+            continue
         _marks_around(
             c,
             page,
