@@ -75,6 +75,11 @@ def dark(image, x: float, y: float) -> bool:
     return r + g + b < 3 * 120
 
 
+def ink(image, x: float, y: float) -> int:
+    """The sum of the pixel's channels at (x, y) mm: lower is darker."""
+    return sum(image.getpixel((round(x * PX), round(y * PX)))[:3])
+
+
 def covered(page, x: float, y: float) -> bool:
     """Whether (x, y) lies on a piece or its bleed, or within 1 mm of one."""
     return any(
@@ -109,11 +114,8 @@ def test_round_pieces_have_no_square_crop_marks(built, mlem_pages):
         p = tokens[0]
         cy = p.y + p.h / 2
 
-        def ink(x: float) -> int:
-            return sum(image.getpixel((round(x * PX), round(cy * PX)))[:3])
-
-        row = [ink(p.x + k / PX) for k in range(round(-0.4 * PX), round(0.4 * PX))]
-        assert min(row) < ink(p.x - 0.8) - 100  # the grey circle on the light bleed
+        row = [ink(image, p.x + k / PX, cy) for k in range(round(-0.4 * PX), round(0.4 * PX))]
+        assert min(row) < ink(image, p.x - 0.8, cy) - 100  # the grey circle on the light bleed
     assert checked > 50  # points above the tops of the columns of round pieces
 
 
