@@ -11,7 +11,7 @@ import math
 import pypdfium2
 import pytest
 
-from conftest import ROOT, kit_start
+from conftest import ROOT, kit_start, page_texts
 from pnpkit import guidewords
 from pnpkit.build import validate
 from pnpkit.cli import main
@@ -162,3 +162,13 @@ def test_a_standees_art_runs_on_past_the_cut_into_the_bleed(built):
     for y in (p.y + 5, p.y + p.h * 0.4, p.y + p.h - 5):  # tab, panel, tab
         assert at(right + p.reach[2] - 0.5, y) == at(right - 1, y) != (255, 255, 255), y
     assert at(p.x + 2, p.y - p.reach[1] + 0.5) == at(p.x + 2, p.y + 1) != (255, 255, 255)
+
+
+def test_a_standee_without_the_fold_over_layout_gets_no_fold_word(kit):
+    """`kind: standee` alone says nothing of a fold: only `standee: {base: ...}` does."""
+    kit.edit(f"{kit.pack}/herd.yaml", "  standee: {base: 12mm}", "  # no fold-over layout")
+    assert kit.build("--lang", "en", "--trust").code == 0
+    pdf = kit.root / "build" / "mammoth-herd" / "mammoth-herd-en.pdf"
+    texts = page_texts(pdf)
+    assert "Mammoth herd" in "".join(texts[kit_start(pdf) :])  # the herd is still printed
+    assert not any("fold" in text for text in texts[kit_start(pdf) :])

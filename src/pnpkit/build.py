@@ -29,9 +29,9 @@ from pnpkit import (
     changes,
     cvd,
     earlyforms,
+    foldmarks,
     fonts,
     guide,
-    guidewords,
     layout,
     memo,
     output,
@@ -455,7 +455,7 @@ def _write(
                     on_page,
                     _stamp(pack),
                     kit,
-                    _fold_word(pack, lang),
+                    foldmarks.Folds.of(pack, lang),
                 )
             _write_large(pages, pack, lang, staging, cache, result.registry)
             if changed:  # compared with the previous build's SVGs, still in place until the swap
@@ -506,7 +506,7 @@ def _write_large(
             settings.crop_marks,
             _calibration(on_a3, lang),
             stamp=_stamp(pack),
-            fold=_fold_word(pack, lang),
+            folds=foldmarks.Folds.of(pack, lang),
         )
 
 
@@ -534,14 +534,9 @@ def _write_changes(
             pack.print.crop_marks,
             _calibration(pack, lang),
             stamp=_stamp(pack),
-            fold=_fold_word(pack, lang),
+            folds=foldmarks.Folds.of(pack, lang),
         )
     return report
-
-
-def _fold_word(pack: Pack, lang: str) -> str:
-    """The kit's word for "fold" (the guide's), written on fold lines by pdf.write_pdf()."""
-    return guidewords.words(lang, pack.strings)["fold"]
 
 
 def _stamp(pack: Pack) -> str | None:

@@ -5,11 +5,14 @@ draw no fold line at all: pnpkit marks the fold wherever it lays a fold-over pie
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from reportlab.lib.colors import Color, white
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts
+from pnpkit import fonts, guidewords
 from pnpkit.layout import Page, Placement
+from pnpkit.model import Pack
 from pnpkit.units import PT_PER_MM
 
 K = PT_PER_MM
@@ -17,13 +20,29 @@ WORD_PT = 6.0  # the smallest size a kit prints (the tuck box's fold words too)
 INK = Color(0.3, 0.3, 0.3)
 
 
-def standee_folds(c: Canvas, page: Page, word: str) -> None:
+@dataclass(frozen=True)
+class Folds:
+    """What a PDF's fold marks need: the kit's word, and which groups are fold-over standees."""
+
+    word: str = "fold"
+    groups: frozenset[str] = frozenset()  # groups with `standee: {base: ...}`
+
+    @classmethod
+    def of(cls, pack: Pack, lang: str) -> Folds:
+        word = guidewords.words(lang, pack.strings)["fold"]
+        return cls(word, frozenset(name for name, g in pack.groups.items() if g.base > 0))
+
+
+NONE = Folds()  # English, no fold-over standees: a PDF of pnpkit's own pages
+
+
+def standee_folds(c: Canvas, page: Page, folds: Folds) -> None:
     """The word on a white patch just above the middle fold of each fold-over standee: the fold
     between its two panels lies across the middle of its length (base tab, back panel, fold,
-    front panel, base tab)."""
+    front panel, base tab). A standee without that layout has no fold to mark."""
     for p in page.placements:
-        if p.face.kind == "standee" and p.clip is None:
-            _on_fold(c, page, p, word)
+        if p.face.group in folds.groups and p.clip is None:
+            _on_fold(c, page, p, folds.word)
 
 
 def _on_fold(c: Canvas, page: Page, p: Placement, word: str) -> None:

@@ -44,19 +44,19 @@ def write_pdf(
     progress: Callable[[int, int], None] | None = None,
     stamp: str | None = None,
     extras: Extras | None = None,
-    fold: str = "fold",
+    folds: foldmarks.Folds = foldmarks.NONE,
 ) -> None:
     """Write pages to path, after the print-check page(s) when `calibration` is given; `stamp`
     (print.stamp) is a small note on every face, in the band between its trim and its safe area.
     `extras`: pages of pnpkit's own before the print check and after the faces (guide.Kit).
-    `fold`: the kit's word for "fold", written on fold lines (foldmarks.py)."""
+    `folds`: the kit's word for "fold" and its fold-over groups, marked on sheets (foldmarks.py)."""
     forms: dict[str, str] = {}
     before = (lambda c: extras.draw_before(c, forms)) if extras else None
     c, first_page = start_canvas(pages, path, title, calibration, before)
     total = len(pages) + first_page
     for n, page in enumerate(pages, 1):
         c.setPageSize((page.w * K, page.h * K))
-        _faces_and_marks(c, page, forms, crop_marks, stamp, fold)
+        _faces_and_marks(c, page, forms, crop_marks, stamp, folds)
         if page.label:
             _label(c, page)
         _boxes(c, page)
@@ -158,12 +158,17 @@ def _pages_kept() -> int:
 
 
 def _faces_and_marks(
-    c: Canvas, page: Page, forms: dict[str, str], crop_marks: bool, stamp: str | None, fold: str
+    c: Canvas,
+    page: Page,
+    forms: dict[str, str],
+    crop_marks: bool,
+    stamp: str | None,
+    folds: foldmarks.Folds,
 ) -> None:
     """Everything on the page but its label and boxes, drawn or as drawn before."""
     names = [face_form(c, p.face, forms) for p in page.placements]  # in order: their numbers
     marks = crop_marks and page.marks
-    key = None if stamp or page.parts else (fold, *_page_key(page, names, marks))
+    key = None if stamp or page.parts else (folds, *_page_key(page, names, marks))
     kept = _DRAWN.get(key) if key is not None else None
     if kept is not None:
         c._code.extend(kept[0])  # type: ignore[attr-defined]  # ReportLab's own: no stub
@@ -182,9 +187,9 @@ def _faces_and_marks(
         _lines(c, page)
     if marks:
         _shape_guides(c, page)
-    foldmarks.standee_folds(c, page, fold)
+    foldmarks.standee_folds(c, page, folds)
     if page.fold is not None:
-        _fold_line(c, page, page.fold, fold)
+        _fold_line(c, page, page.fold, folds.word)
     if key is not None:
         memo.remember(_DRAWN, key, (code[start:], used[first_used:]), _pages_kept())
 
