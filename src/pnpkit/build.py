@@ -29,6 +29,7 @@ from pnpkit import (
     changes,
     cvd,
     earlyforms,
+    foldmarks,
     fonts,
     guide,
     layout,
@@ -454,6 +455,7 @@ def _write(
                     on_page,
                     _stamp(pack),
                     kit,
+                    foldmarks.Folds.of(pack, lang),
                 )
             _write_large(pages, pack, lang, staging, cache, result.registry)
             if changed:  # compared with the previous build's SVGs, still in place until the swap
@@ -504,6 +506,7 @@ def _write_large(
             settings.crop_marks,
             _calibration(on_a3, lang),
             stamp=_stamp(pack),
+            folds=foldmarks.Folds.of(pack, lang),
         )
 
 
@@ -531,6 +534,7 @@ def _write_changes(
             pack.print.crop_marks,
             _calibration(pack, lang),
             stamp=_stamp(pack),
+            folds=foldmarks.Folds.of(pack, lang),
         )
     return report
 

@@ -638,6 +638,14 @@ def _shares(page: Page) -> bool:
     )
 
 
+def piece_settings(face: Face, s: PrintSettings) -> PrintSettings:
+    """The settings a run of faces is laid out with: round pieces keep print.shape_gap between
+    their cut lines, as circles on one shared line would touch with no room to cut between."""
+    if face.shape[0] == "circle" and s.shape_gap > s.gap:
+        return dataclasses.replace(s, gap=s.shape_gap)
+    return s
+
+
 def block_pad(s: PrintSettings) -> float:
     """Room each block keeps clear around its bleed: two blocks' bleeds are the crop marks' room
     plus 1 mm apart, so one block's marks never reach the other's bleed, let alone its trim."""
@@ -728,6 +736,7 @@ class _Sheet:
 
     def fill(self, run: list[Face], s: PrintSettings) -> int:
         """Place blocks of run while one fits anywhere; return how many faces went on."""
+        s = piece_settings(run[0], s) if run else s
         done = 0
         while done < len(run):
             joined = self._join(run[done:], s) if self.mix else 0
@@ -972,9 +981,18 @@ def _content(page: Page) -> Rect:
     return min(xs), min(ys), max(xs), max(ys)
 
 
+def round_only(block: list[Placement]) -> bool:
+    """Whether every piece of a block is round: its circles (pdf's shape guides) are its only cut
+    lines, crop marks on the square around them would leave two outlines to choose from."""
+    return all(p.face.shape[0] == "circle" for p in block)
+
+
 def crop_lines(block: list[Placement], ink: Rect) -> list[tuple[float, float, float, float]]:
     """The crop marks of a block as lines (as pdf draws them around a block): on the line of every
-    trim edge, MARK_CLEAR beyond the bleed shown, MARK_LENGTH long, never past the ink area."""
+    trim edge, MARK_CLEAR beyond the bleed shown, MARK_LENGTH long, never past the ink area.
+    None for round pieces (round_only): their circles are their cut lines."""
+    if round_only(block):
+        return []
     left = min(p.x - p.reach[0] for p in block)
     top = min(p.y - p.reach[1] for p in block)
     right = max(p.x + p.w + p.reach[2] for p in block)

@@ -158,7 +158,7 @@ def write(pack: Pack, faces: list[Face], folder: Path, lang: str, rule: Rule) ->
     were turned."""
     import dataclasses
 
-    from pnpkit import build, layout, pdf
+    from pnpkit import build, foldmarks, layout, pdf
     from pnpkit.registry import default_registry
 
     lightened, fixes, done = [], 0, {}
@@ -184,5 +184,6 @@ def write(pack: Pack, faces: list[Face], folder: Path, lang: str, rule: Rule) ->
         f"{pack.name[lang]} (low ink)",
         pack.print.crop_marks,
         build._calibration(pack, lang),
+        folds=foldmarks.Folds.of(pack, lang),
     )
     return fixes

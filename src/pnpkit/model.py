@@ -38,6 +38,7 @@ class PrintSettings:
     bleed: float = 3.0
     safe: float = 3.0
     gap: float = 0.0
+    shape_gap: float = 2.0  # mm between round pieces' cut lines: room for scissors or a punch
     backs: str = "long-edge"
     back_offset: tuple[float, float] = (0.0, 0.0)
     min_font_pt: float = 6.0

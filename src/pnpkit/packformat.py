@@ -89,6 +89,14 @@ PRINT = (
         "(less than half the printable width of A4).",
     ),
     Key(
+        "shape_gap",
+        "length",
+        "2mm",
+        "Space between round pieces' cut lines (at least `gap`): room for scissors or a punch.",
+        max=20.0,
+        why="; a punch needs a few millimetres",
+    ),
+    Key(
         "backs",
         "choice",
         "long-edge",

@@ -25,8 +25,8 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
-from pnpkit import fonts, memo, shaping
-from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile
+from pnpkit import foldmarks, fonts, memo, shaping
+from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile, round_only
 from pnpkit.model import Face
 from pnpkit.units import PT_PER_MM
 
@@ -45,17 +45,19 @@ def write_pdf(
     progress: Callable[[int, int], None] | None = None,
     stamp: str | None = None,
     extras: Extras | None = None,
+    folds: foldmarks.Folds = foldmarks.NONE,
 ) -> None:
     """Write pages to path, after the print-check page(s) when `calibration` is given; `stamp`
     (print.stamp) is a small note on every face, in the band between its trim and its safe area.
-    `extras`: pages of pnpkit's own before the print check and after the faces (guide.Kit)."""
+    `extras`: pages of pnpkit's own before the print check and after the faces (guide.Kit).
+    `folds`: the kit's word for "fold" and its fold-over groups, marked on sheets (foldmarks.py)."""
     forms: dict[str, str] = {}
     before = (lambda c: extras.draw_before(c, forms)) if extras else None
     c, first_page = start_canvas(pages, path, title, calibration, before)
     total = len(pages) + first_page
     for n, page in enumerate(pages, 1):
         c.setPageSize((page.w * K, page.h * K))
-        _faces_and_marks(c, page, forms, crop_marks, stamp)
+        _faces_and_marks(c, page, forms, crop_marks, stamp, folds)
         if page.label:
             _label(c, page)
         _boxes(c, page)
@@ -157,12 +159,17 @@ def _pages_kept() -> int:
 
 
 def _faces_and_marks(
-    c: Canvas, page: Page, forms: dict[str, str], crop_marks: bool, stamp: str | None
+    c: Canvas,
+    page: Page,
+    forms: dict[str, str],
+    crop_marks: bool,
+    stamp: str | None,
+    folds: foldmarks.Folds,
 ) -> None:
     """Everything on the page but its label and boxes, drawn or as drawn before."""
     names = [face_form(c, p.face, forms) for p in page.placements]  # in order: their numbers
     marks = crop_marks and page.marks
-    key = None if stamp or page.parts else _page_key(page, names, marks)
+    key = None if stamp or page.parts else (folds, *_page_key(page, names, marks))
     kept = _DRAWN.get(key) if key is not None else None
     if kept is not None:
         c._code.extend(kept[0])  # type: ignore[attr-defined]  # ReportLab's own: no stub
@@ -181,8 +188,9 @@ def _faces_and_marks(
         _lines(c, page)
     if marks:
         _shape_guides(c, page)
+    foldmarks.standee_folds(c, page, folds)
     if page.fold is not None:
-        _fold_line(c, page, page.fold)
+        _fold_line(c, page, page.fold, folds.word)
     if key is not None:
         memo.remember(_DRAWN, key, (code[start:], used[first_used:]), _pages_kept())
 
@@ -835,6 +843,8 @@ def _crop_marks(c: Canvas, page: Page) -> None:
     c.setLineWidth(MARK_WIDTH_PT)
     c.setStrokeColor(black)
     for block in page.blocks():
+        if round_only(block):
+            continue
         _marks_around(
             c,
             page,
@@ -992,7 +1002,7 @@ def _mark(c: Canvas, page: Page, a: tuple[float, float], b: tuple[float, float])
     c.line(a[0] * K, (page.h - a[1]) * K, b[0] * K, (page.h - b[1]) * K)
 
 
-def _fold_line(c: Canvas, page: Page, fold: float) -> None:
+def _fold_line(c: Canvas, page: Page, fold: float, word: str) -> None:
     c.saveState()
     c.setStrokeColor(GREY)
     c.setLineWidth(0.5)
@@ -1000,6 +1010,7 @@ def _fold_line(c: Canvas, page: Page, fold: float) -> None:
     _, top, _, bottom = page.ink or (0.0, 3.0, page.w, page.h - 3.0)
     c.line(fold * K, (page.h - top) * K, fold * K, (page.h - bottom) * K)
     c.restoreState()
+    foldmarks.gutter_fold(c, page, fold, top, word)
 
 
 def _label(c: Canvas, page: Page) -> None:
