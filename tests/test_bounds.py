@@ -359,7 +359,7 @@ def test_text_box_numbers_are_finite_and_in_range(kit, args, message):
         run = kit.validate()
     expected = (
         "components/mammoth-herd/herd.yaml:10:7: error: template "
-        f"'mammoth-herd/herd-standee.svg.j2' line 19: {message} "
+        f"'mammoth-herd/herd-standee.svg.j2' line 21: {message} "
         f"(rendering the front of 'herd') [template]"
     )
     assert run.lines == [expected]
@@ -386,7 +386,7 @@ def test_text_box_coordinates_are_finite(kit, name):
     )
     run = kit.validate()
     got = "'-inf'" if name == "h" else "'inf'"
-    assert f"line 19: text_box {name} must be a finite number (got {got})" in run.out
+    assert f"line 21: text_box {name} must be a finite number (got {got})" in run.out
 
 
 # ---------------------------------------------------------------- command line
