@@ -11,15 +11,15 @@ API for the studio (no web code here):
     info.fields     # Value per field (a text per language is one Value per language:
                     #   field "title.en"), in the order the group declares them
     info.defaults   # the group's `defaults:` the item inherits, each with its place
-    info.count      # Value of `count` (or `per_player`); written=False: the default 1 applies
+    info.count      # Value of `count` (or `per_player`); origin "" when not written (count 1)
     info.templates  # Template per side: its name, its file (pack-relative), where it is named
     info.problems   # the problems given that concern this item (by place)
 
 Each Value has `field`, `value` (as written in the source, before templates: YAML's typed
 scalar, a sheet's cell as its column reads it), `place` ("cards.yaml:14:9",
-"market.xlsx:Market!D5", "deck.csv:7:3", pack-relative; for a value not written, where it would
-be written), `editable` and, when not, `why`. `Refused` is raised with a message for the user
-(the group or item is gone, the files changed).
+"market.xlsx:Market!D5", "deck.csv:7:3", pack-relative: where the value the face shows is
+written), `origin` (item, defaults, declared), `editable` and, when not, `why`. `Refused` is
+raised with a message for the user (the group or item is gone, the files changed).
 """
 
 from __future__ import annotations
@@ -52,11 +52,14 @@ class Refused(Exception):
 @dataclass(frozen=True)
 class Value:
     field: str  # a field, "title.en" (one language of a text), "count", "per_player", "id"
-    value: Any  # as written; None when not written
-    place: str  # pack-relative place: written there, or where it would be written
+    value: Any  # as written (the default's, when the item does not write it)
+    place: str  # pack-relative place where that value is written
     editable: bool
     why: str = ""  # why it cannot be edited here
-    written: bool = True  # False: the item does not write it (a default applies)
+    # where the value comes from: "item" (written on it), "defaults" (the group's `defaults:`),
+    # "declared" (the field's declared default), "" (not written: count 1). Editing a value the
+    # item does not write adds it to the item.
+    origin: str = "item"
 
 
 @dataclass(frozen=True)
@@ -191,17 +194,32 @@ def _why_not_kind(at: Located) -> str:
 
 
 def _values(at: Located, name: str, text: bool, why: str) -> list[Value]:
-    """The Values of one field of the item: one per language for a text written per language."""
+    """The Values of one field of the item: one per language for a text written per language.
+    A value the item does not write is the group's default, else the field's declared one."""
     path = at.path + (name,)
-    written = name in at.raw
-    value = at.raw.get(name)
-    if text and isinstance(value, dict) and at.kind == "yaml":
-        return [
-            Value(f"{name}.{lang}", v, place(at.root, at.places.at(path + (lang,))), not why, why)
-            for lang, v in value.items()
-        ]
-    where = at.places.at(path) if written else at.places.at(at.path)
-    return [Value(name, value, place(at.root, where), not why, why, written)]
+    if name in at.raw:
+        value = at.raw[name]
+        if text and isinstance(value, dict):
+            return [
+                Value(
+                    f"{name}.{lang}", v, place(at.root, at.places.at(path + (lang,))), not why, why
+                )
+                for lang, v in value.items()
+            ]
+        return [Value(name, value, place(at.root, at.places.at(path)), not why, why)]
+    defaults = at.spec.get("defaults")
+    defaults = defaults if isinstance(defaults, dict) else {}
+    keys = COUNT_KEYS if name in COUNT_KEYS else (name,)
+    given = next((k for k in keys if k in defaults), None)
+    if given is not None:
+        where, value, origin = (at.group, "defaults", given), defaults[given], "defaults"
+    elif name in COUNT_KEYS:
+        where, value, origin = at.path, 1, ""
+    else:
+        field_spec = at.spec.get("fields", {}).get(name)
+        value = field_spec.get("default") if isinstance(field_spec, dict) else None
+        where, origin = (at.group, "fields", name), "declared"
+    return [Value(name, value, place(at.root, at.doc.at(where)), not why, why, origin)]
 
 
 def _defaults(at: Located) -> list[Value]:
@@ -214,7 +232,7 @@ def _defaults(at: Located) -> list[Value]:
         own = key in at.raw or (key in COUNT_KEYS and any(k in at.raw for k in COUNT_KEYS))
         if not own:
             where = place(at.root, at.doc.at((at.group, "defaults", key)))
-            out.append(Value(str(key), value, where, True, "", True))
+            out.append(Value(str(key), value, where, True, "", "defaults"))
     return out
 
 

@@ -3,14 +3,17 @@
 The loader's parser (loader.compose) says where each value starts and ends; an edit replaces
 that span, inserts a line after the item's last one, or removes the item's lines. Nothing else
 of the text is touched, so comments, key order, quoting and layout stay exactly as written
-(a round-trip dumper such as ruamel.yaml re-emits the whole file, and its re-indenting and line
-wrapping change lines nobody edited). Every edit is checked before it is written: the new text
-is parsed whole and must read as the old data with just that change; else it is refused.
+(a round-trip dumper such as ruamel.yaml re-emits the whole file from its own model of it;
+splicing the located span keeps the rest byte-identical by construction, with no dependency).
+Every edit is checked before it is written: the new text is parsed whole and must read as the
+old data with just that change; else it is refused.
 
 Refused: a value that carries an anchor (&name: others share it), one reached through an alias
-or a merge key (`<<`: it is written elsewhere, for others too), a tagged value (`!!str 5`), a
-block list or mapping replaced whole (edit one of its values), adding, duplicating or removing
-in a flow list (`items: [...]`), and removing a group's only item.
+(it is written elsewhere, for others too), a tagged value (`!!str 5`), a block list or mapping
+replaced whole (edit one of its values), duplicating or removing an item holding an anchor,
+adding, duplicating or removing in a flow list (`items: [...]`), and removing a group's only
+item. A value an item takes through a merge key (`<<: *base`) is set by writing it on the item,
+which overrides the merged one.
 """
 
 from __future__ import annotations
@@ -52,13 +55,15 @@ def set_value(text: str, item: Path_, key: Path_, value: Any) -> str:
     expected = copy.deepcopy(data)
     _put(expected, path, value)
     node = _node(root, path)
-    if node is not None and _inside(node, item_node) and _own(node, root, path):
+    if node is not None:
+        if not (_inside(node, item_node) and _own(node, root, path)):
+            raise Refused(_shared_message(node))
         _editable(text, node)
         candidates = [_replaced(text, node, value, style) for style in _styles(node)]
-    else:
+    else:  # not written (or merged in with `<<`): written on the item
         parent = _node(root, path[:-1])
         if not isinstance(parent, yaml.MappingNode) or not _inside(parent, item_node):
-            raise Refused(_shared_message(text, node or parent))
+            raise Refused(_shared_message(parent or item_node))
         candidates = [_with_key(text, parent, str(path[-1]), value, flow) for flow in (0, 1)]
     return _first_good(candidates, expected)
 
@@ -191,8 +196,8 @@ def _editable(text: str, node: Node) -> None:
         raise Refused("this value is written over several lines; edit one of its values")
 
 
-def _shared_message(text: str, node: Node | None) -> str:
-    line = node.start_mark.line + 1 if node is not None else 0
+def _shared_message(node: Node) -> str:
+    line = node.start_mark.line + 1
     return (
         f"this value is shared with other values through a YAML alias or merge key (written at "
         f"line {line}); edit it in the file"
