@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pnpkit import output, schema, sources, writeback
+from pnpkit import loader, output, schema, sources, writeback, yamledit
 from pnpkit.sources import Refused
 from sheetfiles import write_delimited, write_ods, write_xlsx
 
@@ -295,6 +295,79 @@ def test_anchored_and_aliased_values_are_refused(deck):
         writeback.set_value(pack, "cards", "moon-1", "title", "Dusk")
     assert str(whole.value) == "this value is written over several lines; edit one of its values"
     assert (deck / "cards.yaml").read_bytes() == before
+
+
+def test_sources_say_which_values_cannot_be_edited_and_why(deck):
+    pack = loaded(deck)
+    moon1 = {v.field: v.why for v in sources.sources(pack, "cards", "moon-1").fields}
+    moon2 = {v.field: v.why for v in sources.sources(pack, "cards", "moon-2").fields}
+    assert moon1 == {
+        "suit": "",
+        "cost": "this value carries the anchor &three, which other values may share; edit it "
+        "in the file",
+        "title.en": "",
+        "title.pl": "",
+        "note": "",
+    }
+    assert moon2["cost"] == (
+        "this value is shared with other values through a YAML alias or merge key (written at "
+        "line 21); edit it in the file"
+    )
+    assert moon2["title"] == ""
+
+
+MERGED = """cards:
+  kind: card
+  size: poker
+  front: card.svg.j2
+  fields: {cost: number, title: text}
+  items:
+    - &base {id: a, cost: 1, title: A}
+    - {<<: *base, id: b}
+"""
+
+
+def test_a_merged_value_is_set_on_the_item_and_an_anchored_item_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pack = make_pack(tmp_path, MERGED)
+    now = loaded(pack)
+    with pytest.raises(Refused) as anchored:
+        writeback.set_value(now, "cards", "a", "cost", 2)
+    assert str(anchored.value) == (
+        "this lies in item 1 of 'items' (line 7), which carries the anchor &base other values "
+        "may share; "
+        "edit it in the file"
+    )
+    edit = writeback.set_value(now, "cards", "b", "cost", 5)
+    assert changed_lines(edit.before, edit.after) == [
+        ("    - {<<: *base, id: b}\n", "    - {<<: *base, id: b, cost: 5}\n")
+    ]
+    assert (item(pack, "a").fields["cost"], item(pack, "b").fields["cost"]) == (1, 5)
+
+
+def test_an_items_lines_alone_give_the_edit_the_whole_file_gives(deck):
+    """The fast way (yamledit.apply on the item's lines) against the plain one (the whole text)."""
+    file = deck / "cards.yaml"
+    text = file.read_text(encoding="utf-8")
+    doc, _ = loader.load_yaml(file)
+    items = ("cards", "items")
+    ops = [
+        lambda t, its, i: yamledit.set_value(t, its + (i,), ("cost",), 8),
+        lambda t, its, i: yamledit.set_value(t, its + (i,), ("title", "en"), "A, b: c"),
+        lambda t, its, i: yamledit.set_value(t, its + (i,), ("note",), "new"),
+        lambda t, its, i: yamledit.duplicate_item(t, its, i, "copy"),
+        lambda t, its, i: yamledit.add_item(t, its, i, {"id": "x", "cost": 1, "title": "X"}),
+        yamledit.remove_item,
+    ]
+    assert [yamledit._window(text, doc, items + (i,)) is not None for i in range(4)] == [
+        True,
+        True,
+        False,  # an anchor
+        False,  # an alias
+    ]
+    for index in (0, 1):
+        for op in ops:
+            assert yamledit.apply(file, text, doc, items, index, op) == op(text, items, index)
 
 
 def test_duplicating_adding_and_removing_items(deck):

@@ -161,12 +161,13 @@ def sources(pack: Pack, group: str, item_id: str, problems: Iterable[Problem] = 
     at = locate(pack, group, item_id)
     from pnpkit import yamledit  # (imported here: yamledit imports Refused from this module)
 
-    why = yamledit.why_not_item(at) if at.kind == "yaml" else _why_not_kind(at)
+    refused = yamledit.refusals(at) if at.kind == "yaml" else {}
+    why = _why_not_kind(at)
     fields = []
     for name, spec in pack.groups[at.group].fields.items():
-        fields += _values(at, name, spec.type == "text", why)
+        fields += _values(at, name, spec.type == "text", why, refused)
     count_key = "per_player" if "per_player" in at.raw else "count"
-    count = _values(at, count_key, False, why)[0]
+    count = _values(at, count_key, False, why, refused)[0]
     defaults = _defaults(at)
     templates = tuple(_templates(pack, group, item_id))
     mine = _concerning(at, problems)
@@ -193,20 +194,22 @@ def _why_not_kind(at: Located) -> str:
     return ""
 
 
-def _values(at: Located, name: str, text: bool, why: str) -> list[Value]:
+def _values(at: Located, name: str, text: bool, why: str, refused: dict[Path_, str]) -> list[Value]:
     """The Values of one field of the item: one per language for a text written per language.
-    A value the item does not write is the group's default, else the field's declared one."""
+    A value the item does not write is the group's default, else the field's declared one.
+    why: why none of the item's values can be edited; refused: why one cannot, by its path."""
     path = at.path + (name,)
     if name in at.raw:
         value = at.raw[name]
         if text and isinstance(value, dict):
-            return [
-                Value(
-                    f"{name}.{lang}", v, place(at.root, at.places.at(path + (lang,))), not why, why
-                )
-                for lang, v in value.items()
-            ]
-        return [Value(name, value, place(at.root, at.places.at(path)), not why, why)]
+            out = []
+            for lang, v in value.items():
+                no = why or refused.get((name, lang), "")
+                shown = place(at.root, at.places.at(path + (lang,)))
+                out.append(Value(f"{name}.{lang}", v, shown, not no, no))
+            return out
+        no = why or refused.get((name,), "")
+        return [Value(name, value, place(at.root, at.places.at(path)), not no, no)]
     defaults = at.spec.get("defaults")
     defaults = defaults if isinstance(defaults, dict) else {}
     keys = COUNT_KEYS if name in COUNT_KEYS else (name,)

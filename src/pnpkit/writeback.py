@@ -274,7 +274,7 @@ def _writable(at: Located) -> None:
 
 def _sheet(at: Located) -> sheetedit.Target:
     row = at.places.values[at.path].line
-    return sheetedit.Target(at.file, at.kind, at.sheet, row)
+    return sheetedit.Target(at.file, at.kind, at.sheet, row, at.item_id)
 
 
 # ---------------------------------------------------------------- files

@@ -34,14 +34,36 @@ Node = yaml.Node
 _PLAIN_FLOW = re.compile(r"[,\[\]{}#&*!|>'\"%@`]")
 
 
-def why_not_item(at: Located) -> str:
-    """Why the item at `at` cannot be edited in its YAML file, or ""."""
+def refusals(at: Located) -> dict[Path_, str]:
+    """Why each of the item's own values (by its path below the item: (cost,), (title, en))
+    cannot be set in place; a value not named can be."""
     try:
-        root = compose(at.file.read_text(encoding="utf-8"))
+        text = at.file.read_text(encoding="utf-8")
+        span = _window(text, at.doc, at.path)
+        if span is not None:  # the item's lines alone: a large file is not parsed whole
+            text = text[span[0] : span[1]]
+        root = compose(text)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return f"{at.file.name} cannot be read now"
-    node = _node(root, at.path)
-    return "" if isinstance(node, yaml.MappingNode) else "the item is not a mapping in the file"
+        return {}  # set_value says why, located
+    base = (0,) if span is not None else at.path
+    item = _node(root, base)
+    if root is None or item is None:
+        return {}
+    paths = [(k,) for k in at.raw] + [
+        (k, sub) for k, v in at.raw.items() if isinstance(v, dict) for sub in v
+    ]
+    out = {}
+    for path in paths:
+        node = _node(item, path)
+        try:
+            _unshared(text, root, base + path[:-1])
+            if node is not None and not (_inside(node, item) and _own(node, item, path)):
+                raise Refused(_shared_message(node))
+            if node is not None:
+                _editable(text, node)
+        except Refused as exc:
+            out[path] = str(exc)
+    return out
 
 
 # ---------------------------------------------------------------- an item's lines alone
@@ -125,6 +147,7 @@ def set_value(text: str, item: Path_, key: Path_, value: Any) -> str:
     item_node = _node(root, item)
     if not isinstance(item_node, yaml.MappingNode):
         raise Refused("the item is not a mapping in the file")
+    _unshared(text, root, path[:-1])
     expected = copy.deepcopy(data)
     _put(expected, path, value)
     node = _node(root, path)
@@ -145,6 +168,7 @@ def add_item(text: str, items: Path_, after: int | None, values: dict[str, Any])
     """text with a new item (values, in their order) after item `after` (None: last)."""
     root, data = _parsed(text)
     seq = _block_items(root, items)
+    _unshared(text, root, items)
     at = len(seq.value) - 1 if after is None else after
     expected = copy.deepcopy(data)
     _get(expected, items).insert(at + 1, values)
@@ -164,6 +188,7 @@ def duplicate_item(text: str, items: Path_, index: int, new_id: str) -> str:
     """text with a copy of item `index` after it, its id new_id."""
     root, data = _parsed(text)
     seq = _block_items(root, items)
+    _unshared(text, root, items)
     node = seq.value[index]
     start, end = _item_span(text, node)
     _no_anchor(text, node, "duplicated")
@@ -185,6 +210,7 @@ def remove_item(text: str, items: Path_, index: int) -> str:
     """text without item `index` (its lines); the caller keeps a group's only item."""
     root, data = _parsed(text)
     seq = _block_items(root, items)
+    _unshared(text, root, items)
     node = seq.value[index]
     _no_anchor(text, node, "removed")
     start, end = _item_span(text, node)
@@ -265,6 +291,22 @@ def _editable(text: str, node: Node) -> None:
         raise Refused("this value has a YAML tag; edit it in the file")
     if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style:
         raise Refused("this value is written over several lines; edit one of its values")
+
+
+def _unshared(text: str, root: Node, path: Path_) -> None:
+    """Refuse when a mapping or list along path (path's own included) carries an anchor: what
+    changes inside it changes for every alias of it too."""
+    for n in range(1, len(path) + 1):
+        node = _node(root, path[:n])
+        if node is not None and text.startswith("&", node.start_mark.index):
+            name = re.match(r"&(\S+)", text[node.start_mark.index :])
+            key = path[n - 1]
+            what = f"item {key + 1} of '{path[n - 2]}'" if isinstance(key, int) else f"'{key}'"
+            raise Refused(
+                f"this lies in {what} (line {node.start_mark.line + 1}), which carries "
+                f"the anchor &{name.group(1) if name else ''} other values may share; edit it in "
+                "the file"
+            )
 
 
 def _shared_message(node: Node) -> str:
