@@ -27,7 +27,7 @@ from lxml import etree
 
 from pnpkit import sheets, sheetscan
 from pnpkit.errors import Location, column_letters
-from pnpkit.sources import Refused
+from pnpkit.locate import Refused
 
 BOM = b"\xef\xbb\xbf"
 XLSX_ROWS = (

@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from pnpkit import itemsource, output, paths, schema, sheetedit, yamledit
+from pnpkit.locate import COUNT_KEYS, ODS_REFUSED, Located, locate
+from pnpkit.locate import Refused as Refused  # re-exported: what the studio catches
 from pnpkit.model import FieldSpec, Pack
-from pnpkit.sources import COUNT_KEYS, ODS_REFUSED, Located, Refused, locate
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from pnpkit.loader import Document, Path_, compose, construct, parse_as
-from pnpkit.sources import Located, Refused
+from pnpkit.locate import Located, Refused
 
 Node = yaml.Node
 _PLAIN_FLOW = re.compile(r"[,\[\]{}#&*!|>'\"%@`]")
