@@ -398,6 +398,54 @@ def test_duplicating_adding_and_removing_items(deck):
     assert item(deck, "sun-1-copy").fields == item(deck, "sun-1").fields
 
 
+def test_windows_line_breaks_stay_windows_line_breaks(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pack = make_pack(tmp_path, CARDS.replace("\n", "\r\n"))
+    now = loaded(pack)
+    writeback.set_value(now, "cards", "sun-1", "cost", 5)
+    writeback.set_value(now, "cards", "sun-1", "note", "hi")
+    writeback.duplicate_item(now, "cards", "sun-2")
+    writeback.add_item(now, "cards", "z", {"cost": 1})
+    writeback.set_value(now, "cards", "moon-2", "title", "A\nB\n")
+    text = (pack / "cards.yaml").read_bytes().decode()
+    assert "\n" not in text.replace("\r\n", "")
+    assert text.replace("\r\n", "\n") == CARDS.replace(
+        "      cost: 1   # cheap\n      title: {en: Dawn, pl: 'Świt'}\n",
+        "      cost: 5   # cheap\n      title: {en: Dawn, pl: 'Świt'}\n      note: hi\n",
+    ).replace(
+        '    - {id: sun-2, cost: 2.5, title: {en: Noon, pl: "Południe"}}\n',
+        '    - {id: sun-2, cost: 2.5, title: {en: Noon, pl: "Południe"}}\n'
+        '    - {id: sun-2-copy, cost: 2.5, title: {en: Noon, pl: "Południe"}}\n',
+    ).replace(
+        "      title: |\n        Night\n",
+        "      title: |\n        A\n        B\n    - id: z\n      cost: 1\n      title: z\n",
+    )
+
+
+def test_a_list_of_an_items_from_group_is_written_in_its_source_group(breakable):
+    kit = breakable("mlem")
+    pack = loaded(kit.pack)
+    info = sources.sources(pack, "dice-large", "die-2")
+    assert (info.source_group, info.file, info.fields[0].place) == (
+        "dice",
+        "dice.yaml",
+        "dice.yaml:17:26",
+    )
+    assert [(t.side, t.place) for t in info.templates] == [("front", "dice.yaml:30:10")]
+    edit = writeback.set_value(pack, "dice-large", "die-2", "faces", "1; 2; 2; 3; 4; 4")
+    assert changed_lines(edit.before, edit.after) == [
+        (
+            "    - {id: die-2, faces: [1, 2, 2, 3, 4, afterburner], opposite: [[1, 2], [2, 4], "
+            "[3, afterburner]], provenance: {opposite: design}}\n",
+            "    - {id: die-2, faces: [1, 2, 2, 3, 4, 4], opposite: [[1, 2], [2, 4], "
+            "[3, afterburner]], provenance: {opposite: design}}\n",
+        )
+    ]
+    with pytest.raises(Refused) as refused:
+        writeback.set_value(pack, "dice", "die-2", "faces", "1; 2; 9")
+    assert str(refused.value) == "'faces' must be one of 1, 2, 3, 4, afterburner (got '9')"
+
+
 def test_the_only_item_is_not_removed(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     pack = make_pack(

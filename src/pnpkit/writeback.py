@@ -149,8 +149,9 @@ def add_item(
         spec = _spec(pack, at, name)
         item[name] = _typed(given, spec, name)
         _check(pack, at, name, item[name], spec)
+    defaults = at.spec.get("defaults")
     for name, spec in fields.items():
-        if spec.required and name not in item:
+        if spec.required and name not in item and name not in (defaults or {}):
             item[name] = _first_value(spec, new_id)
     what = f"{at.group}: add {new_id}"
     if at.kind == "yaml":
