@@ -368,6 +368,11 @@ def test_an_items_lines_alone_give_the_edit_the_whole_file_gives(deck):
     for index in (0, 1):
         for op in ops:
             assert yamledit.apply(file, text, doc, items, index, op) == op(text, items, index)
+    last = "a:\n  items:\n    - {id: x}\n    - id: y\n      c: 1\n\n# b next\nb:\n  kind: card\n"
+    file.write_text(last)
+    doc, _ = loader.load_yaml(file)
+    a, b = yamledit._window(last, doc, ("a", "items", 1))
+    assert last[a:b] == "    - id: y\n      c: 1\n\n# b next\n"  # the last item, before b
 
 
 def test_duplicating_adding_and_removing_items(deck):

@@ -103,7 +103,12 @@ def _window(text: str, doc: Document, item: Path_) -> tuple[int, int] | None:
     if where is None:
         return None
     n = len(item)
-    later = [w.line for p, w in doc.values.items() if w.line > where.line and p[:n] != item]
+    later = [
+        w.line
+        for table in (doc.values, doc.keys)
+        for p, w in table.items()
+        if w.line > where.line and p[:n] != item
+    ]
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     if where.line > len(starts):
         return None
