@@ -18,11 +18,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from pnpkit import build, watch
-from pnpkit.cache import Cache
-from pnpkit.output import spare_for
-from pnpkit.serve import Server
-from pnpkit.watch import Watcher
+from pnpkit.build import pipeline as build
+from pnpkit.build.cache import Cache
+from pnpkit.build.output import spare_for
+from pnpkit.commands import watch
+from pnpkit.commands.serve import Server
+from pnpkit.commands.watch import Watcher
 
 M = "components/mammoth-herd"
 TIMEOUT = 60  # seconds to wait for a build before the test gives up (a hang, not a speed check)
@@ -72,7 +73,7 @@ def running(kit):
 def watched_rebuilds(kit, out: Path):
     """A rebuild of the kit into out as watch makes one (a long-lived cache, the previous kit
     kept as the next build's spare), and the cache."""
-    from pnpkit import output
+    from pnpkit.build import output
 
     cache = Cache(out / build.CACHE_DIR, deferred=True)
 
@@ -597,7 +598,14 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     the compiler's and the text checks' memos) is gone after build.forget_kept(), every
     registered cache with it, and the next build, which does all that work again, writes the
     same kit."""
-    from pnpkit import layout, loader, memo, pdf, preview, render, schema, svgdraw, textcheck
+    from pnpkit import memo
+    from pnpkit.build import preview
+    from pnpkit.checks import textcheck
+    from pnpkit.faces import render
+    from pnpkit.impose import layout
+    from pnpkit.pack import loader, schema
+    from pnpkit.pdf import writer as pdf
+    from pnpkit.svg import compiler as svgdraw
 
     kept = (
         loader._LAST,
