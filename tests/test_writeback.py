@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from pnpkit import loader, output, schema, sources, writeback, yamledit
-from pnpkit.sources import Refused
+from pnpkit.build import output
+from pnpkit.edit import sources, writeback, yamledit
+from pnpkit.edit.sources import Refused
+from pnpkit.pack import loader, schema
 from sheetfiles import write_delimited, write_ods, write_xlsx
 
 GAME = """\

@@ -25,9 +25,9 @@ from xml.sax.saxutils import escape
 
 from lxml import etree
 
-from pnpkit import sheets, sheetscan
+from pnpkit.edit.locate import Refused
 from pnpkit.errors import Location, column_letters
-from pnpkit.locate import Refused
+from pnpkit.pack import sheets, sheetscan
 
 BOM = b"\xef\xbb\xbf"
 XLSX_ROWS = (

@@ -39,10 +39,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pnpkit import itemsource, output, paths, schema, sheetedit, yamledit
-from pnpkit.locate import COUNT_KEYS, ODS_REFUSED, Located, locate
-from pnpkit.locate import Refused as Refused  # re-exported: what the studio catches
-from pnpkit.model import FieldSpec, Pack
+from pnpkit.build import output
+from pnpkit.edit import sheetedit, yamledit
+from pnpkit.edit.locate import COUNT_KEYS, ODS_REFUSED, Located, locate
+from pnpkit.edit.locate import Refused as Refused  # re-exported: what the studio catches
+from pnpkit.pack import itemsource, paths, schema
+from pnpkit.pack.model import FieldSpec, Pack
 
 
 @dataclass(frozen=True)
