@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import zipfile
 from pathlib import Path
 
@@ -661,10 +662,15 @@ def test_an_xlsx_cell_changes_and_keeps_its_style(tmp_path, monkeypatch):
     before = (pack / "cards.xlsx").read_bytes()
     writeback.set_value(now, "cards", "sun-2", "cost", "9.5")
     writeback.set_value(now, "cards", "sun-2", "title.en", "Zenith & <dusk>")
-    writeback.set_count(now, "cards", "sun-2", 3)  # an empty cell, with no style
+    writeback.set_value(now, "cards", "sun-2", "note", "last")  # G3: an empty cell, no style
+    writeback.set_count(now, "cards", "sun-2", 3)  # F3, before G3 in the row
+    row = re.search(r'<row r="3".*?</row>', zipfile.ZipFile(pack / "cards.xlsx").read(
+        "xl/worksheets/sheet1.xml").decode()).group(0)  # fmt: skip
+    assert re.findall(r'<c r="([A-Z]+)3"', row) == list("ABCDEFG")
     wb = openpyxl.load_workbook(pack / "cards.xlsx")
     ws = wb["Deck"]
     assert (ws["C3"].value, ws["D3"].value, ws["F3"].value) == (9.5, "Zenith & <dusk>", 3)
+    assert ws["G3"].value == "last"
     assert ws["C3"].fill.fgColor.rgb == "00FFFF00" and ws["C3"].number_format == "0.00"
     assert ws["D3"].font.italic and ws["A1"].font.bold and ws["G2"].value == '="a"&"b"'
     rows = (
