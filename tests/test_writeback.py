@@ -537,6 +537,41 @@ def test_a_generated_item_is_not_edited(tmp_path, monkeypatch):
         writeback.set_value(pack, "cards", "c-2", "cost", 3)
 
 
+def test_a_template_is_written_where_the_build_reads_it_and_undone(deck):
+    pack = loaded(deck)
+    journal = writeback.Journal()
+    new = TEMPLATE.replace('font-size="4"', 'font-size="5"')
+    edit = journal.record(writeback.set_template(pack, "card.svg.j2", new))
+    assert edit.file == (deck / "templates" / "card.svg.j2").resolve()
+    assert (deck / "templates" / "card.svg.j2").read_text() == new
+    journal.undo(deck)
+    assert (deck / "templates" / "card.svg.j2").read_text() == TEMPLATE
+    refusals = {
+        "_face.svg.j2": "'_face.svg.j2' is one of pnpkit's own templates; copy it into the "
+        "pack's templates/ folder to change it",
+        "../game.yaml": "'../game.yaml' is not a template's name (a path inside a templates "
+        "folder)",
+        "nope.svg.j2": "there is no template 'nope.svg.j2'",
+    }
+    for name, message in refusals.items():
+        with pytest.raises(Refused) as refused:
+            writeback.set_template(pack, name, "x")
+        assert str(refused.value) == message
+
+
+def test_a_shared_template_beside_components_is_written_and_undone(breakable):
+    kit = breakable("mammoth-herd")
+    pack = loaded(kit.pack)
+    name = "mammoth-herd/herd-standee.svg.j2"
+    shared = Path("templates") / name
+    before = shared.read_bytes()
+    journal = writeback.Journal()
+    journal.record(writeback.set_template(pack, name, before.decode() + "<!-- edited -->\n"))
+    assert shared.read_bytes().endswith(b"<!-- edited -->\n")
+    journal.undo(kit.pack)
+    assert shared.read_bytes() == before
+
+
 # ---------------------------------------------------------------- CSV and TSV
 
 
