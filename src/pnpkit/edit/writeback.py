@@ -122,7 +122,7 @@ def set_value(pack: Pack, group: str, item_id: str, name: str, value: Any) -> Ed
         _unused(pack, at, str(typed))
     what = f"{group}/{item_id}: {name} = {typed!r}"
     if at.kind == "yaml":
-        sub, new = ((key, lang), typed) if isinstance(given, dict) else ((key,), whole)
+        sub, new = ((key, lang), typed) if lang and isinstance(given, dict) else ((key,), whole)
         return _yaml_edit(at, what, lambda t, its, i: yamledit.set_value(t, its + (i,), sub, new))
     return _bytes_edit(at, what, lambda b: sheetedit.set_cell(b, _sheet(at), name, typed))
 
