@@ -21,7 +21,7 @@ from pnpkit.build import cache, earlyforms, preview
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
 from pnpkit.pdf import writer as pdf
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.compiler import compile_svg
 
 M = "components/mammoth-herd"
 TILE = "templates/mammoth-herd/bonus-front.svg.j2"  # the last faces built are bonus tiles
@@ -159,7 +159,7 @@ def test_a_released_drawing_makes_the_same_ops_again(kit, monkeypatch):
     d.release(lambda: again(faces[0].svg))
     assert not d.held and d._shaped is None
     assert d.ops == ops and d.chars == chars
-    assert d.ops == svgdraw.compile_svg(faces[0].svg, lambda href: None).ops
+    assert d.ops == compile_svg(faces[0].svg, lambda href: None).ops
 
 
 def test_the_faces_of_a_streamed_build_do_not_keep_its_cache(kit, monkeypatch):
@@ -179,7 +179,7 @@ def test_the_faces_of_a_streamed_build_do_not_keep_its_cache(kit, monkeypatch):
     gc.collect()
     assert gone() is None
     face = released[-1]
-    assert face.drawing.ops == svgdraw.compile_svg(face.svg, lambda href: None).ops
+    assert face.drawing.ops == compile_svg(face.svg, lambda href: None).ops
 
 
 def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):

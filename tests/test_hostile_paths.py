@@ -19,7 +19,8 @@ from PIL import Image
 
 from pnpkit.build import preview
 from pnpkit.pack import paths
-from pnpkit.svg.compiler import SvgError, compile_svg
+from pnpkit.svg.compiler import compile_svg
+from pnpkit.svg.ops import SvgError
 
 M = "components/mammoth-herd"
 HERD = "templates/mammoth-herd/herd-standee.svg.j2"  # the standee's template: one item, one face

@@ -605,7 +605,8 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     from pnpkit.impose import layout
     from pnpkit.pack import loader, schema
     from pnpkit.pdf import writer as pdf
-    from pnpkit.svg import compiler as svgdraw
+    from pnpkit.svg.drawing import _FILL_CODE, _OWN, _PATH_CODE, _STROKE_CODE
+    from pnpkit.svg.walker import _ATTRIBUTES, _LEAVES, _STYLES
 
     kept = (
         loader._LAST,
@@ -618,19 +619,19 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
         render._COMPILED.codes,
         render._PARSED,
         build._KNOWN,
-        svgdraw._FILL_CODE,
-        svgdraw._STROKE_CODE,
-        svgdraw._OWN,
-        svgdraw._PATH_CODE,
-        svgdraw._STYLES,
-        svgdraw._LEAVES,
-        svgdraw._ATTRIBUTES,
+        _FILL_CODE,
+        _STROKE_CODE,
+        _OWN,
+        _PATH_CODE,
+        _STYLES,
+        _LEAVES,
+        _ATTRIBUTES,
         textcheck._OUTLINES,
     )
     build.forget_kept()
     # watch's cache (deferred): a long-lived process's build keeps its per-item work too
     build.build(kit.pack, tmp_path / "a", overrides=None, cache=Cache(None, deferred=True))
-    # each holds something after a build (svgdraw._LAID too, between text_box() and the compiler)
+    # each holds something after a build (_LAID too, between text_box() and the compiler)
     assert all(kept), [len(k) for k in kept]
     assert all(any(k is r for r in memo.registered()) for k in kept)
     build.forget_kept()
@@ -654,7 +655,7 @@ NOT_KEPT = {
     "pdf.writer._SHAPES": "per document (weak): gone with the document",
     "pdf.writer._HEADS": "per document (weak): gone with the document",
     "faces.render._FAMILIES": "per environment (weak): gone with the build's environment",
-    "svg.compiler._SHOWN": "per document (weak): gone with the document",
+    "svg.drawing._SHOWN": "per document (weak): gone with the document",
 }
 # cache objects, by the container in them that is registered
 HELD_IN = {"faces.render._COMPILED": "codes"}
@@ -707,7 +708,7 @@ def test_every_module_level_memo_is_registered():
     found = _module_level_containers()
     names = {f"{module}.{name}" for module, name in found}
     assert {
-        "svg.compiler._LEAVES",
+        "svg.walker._LEAVES",
         "pack.loader._LAST",
         "build.pipeline._KNOWN",
         "faces.render._COMPILED",

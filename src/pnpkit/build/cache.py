@@ -58,16 +58,26 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import memo
-from pnpkit.typeset import fonts, shaping
-from pnpkit.pdf import writer as pdf
-from pnpkit.faces import render
 from pnpkit.build import soundops
-from pnpkit.svg import compiler as svgdraw
 from pnpkit.errors import Problem
+from pnpkit.faces import render
 from pnpkit.impose.layout import Page
 from pnpkit.pack.model import Face, Group, Item, Pack
+from pnpkit.pdf import writer as pdf
+from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.drawing import Drawing
+from pnpkit.svg.ops import (
+    Gradient,
+    ImageOp,
+    Op,
+    Resolver,
+    TextOp,
+    ops_from_rows,
+    ops_to_rows,
+)
+from pnpkit.typeset import fonts, shaping
 
-FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as svgdraw.op_row() rows; 4: in parts
+FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as op_row() rows; 4: in parts
 LEAN = 2000  # drawings in a build from which their entries' rows wait for save() (_lean)
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
 MAX_ROWS = 1 << 26  # bytes a drawing's packed rows may inflate to (a deck's: 9 kB)
@@ -432,9 +442,9 @@ class Cache:
 
     # ------------------------------------------------------------ drawings
 
-    def drawing(self, svg: str, resolve: svgdraw.Resolver) -> svgdraw.Drawing:
+    def drawing(self, svg: str, resolve: Resolver) -> Drawing:
         """svgdraw.compile_svg(svg, resolve), from the cache while the SVG and the files it draws
-        are unchanged. Raises svgdraw.SvgError as compile_svg does (failures are not stored)."""
+        are unchanged. Raises SvgError as compile_svg does (failures are not stored)."""
         key = self._drawing_key(svg)
         done = self._memo.drawings.get(key)
         if done is not None:
@@ -469,7 +479,7 @@ class Cache:
                 return dep[0]
 
             compiled = svgdraw.compile_svg(svg, recording)
-            rows = svgdraw.ops_to_rows(compiled.ops)  # what marshal takes
+            rows = ops_to_rows(compiled.ops)  # what marshal takes
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
             kept = self._spill.keep(_pack_rows(rows)) if self.packed else rows
@@ -493,7 +503,7 @@ class Cache:
             self._memo.svg_keys[svg] = kept
         return kept[1]
 
-    def _dep(self, href: str, resolve: svgdraw.Resolver) -> Dep:
+    def _dep(self, href: str, resolve: Resolver) -> Dep:
         """(resolved path, hash of its content) of a file an SVG draws; (None, None) if there is
         none."""
         try:
@@ -668,7 +678,7 @@ class _Rowed(_AsSaved):
         drawing = next((d[key] for d in self.held if key in d), None)
         if drawing is None:
             raise KeyError(key)
-        rows = svgdraw.ops_to_rows(drawing.ops)
+        rows = ops_to_rows(drawing.ops)
         return [entry[0], (*stored[:3], rows), *entry[2:]]
 
 
@@ -1061,7 +1071,7 @@ class FormPlan:
         return done
 
 
-class FormDrawing(svgdraw.Drawing):
+class FormDrawing(Drawing):
     """A compiled drawing that knows its cache key and, once bound to a PDF's plan, replays the
     content it drew into a PDF form with the same font state."""
 
@@ -1070,11 +1080,11 @@ class FormDrawing(svgdraw.Drawing):
         width_mm: float,
         height_mm: float,
         viewbox: tuple[float, float, float, float],
-        ops: tuple[svgdraw.Op, ...],
+        ops: tuple[Op, ...],
         *,
         key: bytes,
     ) -> None:
-        self._again: Callable[[], tuple[svgdraw.Op, ...]] | None = None
+        self._again: Callable[[], tuple[Op, ...]] | None = None
         super().__init__(width_mm, height_mm, viewbox, ops)
         self.key = key
         self.plan: FormPlan | None = None  # the PDF it replays for, while bound (pdf_forms)
@@ -1091,7 +1101,7 @@ class FormDrawing(svgdraw.Drawing):
         self._shaped: tuple[tuple[str, str, shaping.Shaped], ...] | None = None
 
     @property  # the field, or made again once released
-    def ops(self) -> tuple[svgdraw.Op, ...]:
+    def ops(self) -> tuple[Op, ...]:
         ops = self._ops
         if ops is None:
             assert self._again is not None, "only release() forgets them"
@@ -1099,15 +1109,15 @@ class FormDrawing(svgdraw.Drawing):
         return ops
 
     @ops.setter
-    def ops(self, ops: tuple[svgdraw.Op, ...]) -> None:
-        self._ops: tuple[svgdraw.Op, ...] | None = ops
+    def ops(self, ops: tuple[Op, ...]) -> None:
+        self._ops: tuple[Op, ...] | None = ops
 
     @property
     def held(self) -> bool:
         """Whether it holds its ops (not released)."""
         return self._ops is not None
 
-    def release(self, again: Callable[[], tuple[svgdraw.Op, ...]]) -> None:
+    def release(self, again: Callable[[], tuple[Op, ...]]) -> None:
         """Forget the ops and the shaped runs they hold (most of a drawing's memory): a large
         build keeps only what its PDF reads once the form's bytes are in the cache
         (earlyforms.py): the characters, whether it draws images, its form keys. `again` makes
@@ -1122,9 +1132,7 @@ class FormDrawing(svgdraw.Drawing):
         """Images and gradients cannot be replayed: their XObjects and shadings belong to each
         document."""
         if self._images is None:
-            self._images = any(
-                isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops
-            )
+            self._images = any(isinstance(op, (ImageOp, Gradient)) for op in self.ops)
         return self._images
 
     @property
@@ -1135,7 +1143,7 @@ class FormDrawing(svgdraw.Drawing):
         if self._chars is None:
             chars: dict[str, set[str]] = {}
             for op in self.ops:
-                if isinstance(op, svgdraw.TextOp):
+                if isinstance(op, TextOp):
                     chars.setdefault(op.font, set()).update(op.text)
             self.renew()
             self._chars = {font: "".join(sorted(used)) for font, used in chars.items()}
@@ -1157,7 +1165,7 @@ class FormDrawing(svgdraw.Drawing):
             self._shaped = tuple(
                 (op.font, op.text, op.shaping)
                 for op in self.ops
-                if isinstance(op, svgdraw.TextOp)
+                if isinstance(op, TextOp)
                 and op.shaping is not None
                 and shaping.has_private(op.text)
             )
@@ -1336,7 +1344,7 @@ def _drawing_of(
     try:
         rows = spill.read(rows) if isinstance(rows, Spilled) else rows
         rows = _unpack_rows(rows) if isinstance(rows, bytes) else rows
-        ops = svgdraw.ops_from_rows(rows)  # type: ignore[arg-type]  # checked below
+        ops = ops_from_rows(rows)  # type: ignore[arg-type]  # checked below
     except (ValueError, TypeError, IndexError, KeyError, EOFError):  # rows of another shape
         return None
     if not (

@@ -28,10 +28,11 @@ from collections.abc import Callable
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit.pdf import calibration, writer as pdf
-from pnpkit.svg import compiler as svgdraw
 from pnpkit.build.cache import Cache, FormDrawing, FormPlan
 from pnpkit.pack.model import Face
+from pnpkit.pdf import calibration
+from pnpkit.pdf import writer as pdf
+from pnpkit.svg.ops import Op
 
 STREAM_FROM = 2500  # faces in a language from which a build streams (smaller: drawings kept)
 BATCH = 256  # faces compiled, checked and drawn at a time
@@ -45,7 +46,7 @@ class EarlyForms:
         cache: Cache,
         info: calibration.Info,
         placed: Callable[[Face], bool],
-        again: Callable[[str], tuple[svgdraw.Op, ...]],
+        again: Callable[[str], tuple[Op, ...]],
     ) -> None:
         self.cache = cache
         self.info = info  # the print-check page the real PDF starts with
@@ -100,8 +101,8 @@ class _Again:
 
     __slots__ = ("compile", "face")
 
-    def __init__(self, compile: Callable[[str], tuple[svgdraw.Op, ...]], face: Face) -> None:
+    def __init__(self, compile: Callable[[str], tuple[Op, ...]], face: Face) -> None:
         self.compile, self.face = compile, face
 
-    def __call__(self) -> tuple[svgdraw.Op, ...]:
+    def __call__(self) -> tuple[Op, ...]:
         return self.compile(self.face.svg)

@@ -38,7 +38,7 @@ from pnpkit.pack import paths
 from pnpkit.pack.checker import did_you_mean
 from pnpkit.pack.loader import display_path
 from pnpkit.pack.model import Face, Group, Item, Pack
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.text import LaidText, c14n_text_start, lay_out, layable
 from pnpkit.typeset import fonts, richtext
 from pnpkit.typeset.text import PT, fit, svg_text, text_attributes
 
@@ -1070,10 +1070,10 @@ class TextBoxes:
         own = text_attributes(family, size_mm, fill, anchor, bold, italic)
         attrs = " ".join(f'{name}="{escape(value)}"' for name, value in own.items())
         element = f"<text {attrs}>{''.join(spans)}</text>"
-        if laid is not None and every_glyph and svgdraw.layable(family, fill):
-            key = f"{svgdraw.c14n_text_start(own)}{''.join(k for k, _ in laid)}</text>"
-            laid_out = svgdraw.LaidText(family, bold, italic, tuple(line for _, line in laid))
-            svgdraw.lay_out(key, laid_out)
+        if laid is not None and every_glyph and layable(family, fill):
+            key = f"{c14n_text_start(own)}{''.join(k for k, _ in laid)}</text>"
+            laid_out = LaidText(family, bold, italic, tuple(line for _, line in laid))
+            lay_out(key, laid_out)
         svg = Markup(element + "".join(extra))
         return TextBlock.of(svg, y, h, height, valign, len(lines), current)
 

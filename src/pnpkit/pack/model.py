@@ -250,7 +250,7 @@ class Face:
     kind: str
     svg: str
     where: Location
-    drawing: object = None  # svgdraw.Drawing once compiled
+    drawing: object = None  # svg.drawing.Drawing once compiled
     template: str = ""  # the template (or Python face) that drew it: where its problems point
     broken: bool = False  # drawing it failed (its problems are reported): nothing more is checked
     shape: Shape = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet

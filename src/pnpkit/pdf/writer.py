@@ -496,7 +496,7 @@ class Extras(Protocol):
 
 @runtime_checkable
 class Drawable(Protocol):
-    """What a face's drawing is once compiled: an svgdraw.Drawing, or a face flattened to pixels
+    """What a face's drawing is once compiled: an svg.drawing.Drawing, or a face flattened to pixels
     (pdfx.Raster) for PDF/X."""
 
     def draw(self, canvas: Canvas, x_pt: float = 0, y_pt: float = 0) -> None: ...
