@@ -12,6 +12,7 @@ from lxml import etree
 
 from pnpkit.build import pipeline as build
 from pnpkit.faces import render
+from pnpkit.faces.sandbox import environment
 from pnpkit.svg import text as svgtext
 from pnpkit.svg.compiler import compile_svg
 from pnpkit.svg.ops import SvgError, TextOp
@@ -138,7 +139,7 @@ def compiled(svg: str) -> object:
 def faces_and_entries(root: Path) -> tuple[list, dict[bytes, LaidText]]:
     result = build.validate(root)
     assert result.pack is not None
-    env = render.environment(result.pack, result.registry)
+    env = environment(result.pack, result.registry)
     _LAID.clear()
     faces, _ = render.render(result.pack, "en", env)
     return faces, dict(_LAID)

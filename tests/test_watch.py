@@ -601,7 +601,7 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     from pnpkit import memo
     from pnpkit.build import preview
     from pnpkit.checks import textcheck
-    from pnpkit.faces import render
+    from pnpkit.faces.templates import _COMPILED, _PARSED
     from pnpkit.impose import layout
     from pnpkit.pack import loader, schema
     from pnpkit.pdf import writer as pdf
@@ -616,8 +616,8 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
         pdf._NAMES,
         pdf._STREAMS,
         preview._FIGURES,
-        render._COMPILED.codes,
-        render._PARSED,
+        _COMPILED.codes,
+        _PARSED,
         build._KNOWN,
         _FILL_CODE,
         _STROKE_CODE,

@@ -61,6 +61,8 @@ from pnpkit import memo
 from pnpkit.build import soundops
 from pnpkit.errors import Problem
 from pnpkit.faces import render
+from pnpkit.faces.templates import template_family
+from pnpkit.faces.textboxes import icon_files
 from pnpkit.impose.layout import Page
 from pnpkit.pack.model import Face, Group, Item, Pack
 from pnpkit.pdf import writer as pdf
@@ -419,7 +421,7 @@ class Cache:
                 shared,
                 pack.print.min_font_pt,
                 fonts.signature(),
-                sorted(render.icon_files(pack)),
+                sorted(icon_files(pack)),
             ):
                 h.update(repr(part).encode() + b"\0")
             if pack.rules_file is not None:  # it may register template functions
@@ -433,7 +435,7 @@ class Cache:
         templates = self._memo.templates
         if name not in templates:
             try:
-                family = render.template_family(env, name)
+                family = template_family(env, name)
             except jinja2.TemplateError:
                 templates[name] = None
             else:
@@ -1314,7 +1316,7 @@ def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
 
 
 def _family_hash(family: list[tuple[str, str, str]]) -> bytes:
-    """A hash of a template family's names, files and sources (render.template_family)."""
+    """A hash of a template family's names, files and sources (template_family)."""
     h = hashlib.sha256()
     for current, filename, source in family:
         h.update(f"{current}\0{filename}\0{source}\0".encode())

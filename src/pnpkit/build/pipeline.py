@@ -31,6 +31,8 @@ from pnpkit.build.child import Child
 from pnpkit.checks import cvd, rules, textcheck, trust
 from pnpkit.errors import Location, Problem
 from pnpkit.faces import render
+from pnpkit.faces.problems import find_in_template, find_text_in_template
+from pnpkit.faces.sandbox import environment
 from pnpkit.impose import layout
 from pnpkit.kinds.registry import Registry, default_registry
 from pnpkit.kit import guide
@@ -135,7 +137,7 @@ def validate(
     if unknown or strangers:
         result.problems = _sorted(problems)
         return result
-    env = render.environment(pack, reg)
+    env = environment(pack, reg)
     env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
     if cache is not None:
         cache.begin(pack)
@@ -313,7 +315,7 @@ def _check_texts(
         settings = (full_size, face.bleed, min_pt, safe, True)
         found = cache.text_findings(face.drawing, settings, check) if cache else check()
         for text, message in found:
-            where = render.find_text_in_template(env, face.template, text)
+            where = find_text_in_template(env, face.template, text)
             where = where or face.where
             detail = "" if where is not face.where else f" (the {face.side} of '{face.item}')"
             out.append(Problem(where, message + detail, "text", "warning"))
@@ -327,7 +329,7 @@ def _svg_problem(
     a problem inside an SVG image file points into that file."""
     if art is not None:
         return Problem(Location(display_path(Path(art)), line, 1), message, "svg")
-    found = render.find_in_template(env, face.template, message)
+    found = find_in_template(env, face.template, message)
     if found is not None:
         return Problem(found, message, "svg")
     return Problem(

@@ -31,7 +31,7 @@ from pnpkit.pack.paths import display_path
 if TYPE_CHECKING:
     import svgwrite
 
-    from pnpkit.faces.render import TextBoxes
+    from pnpkit.faces.textboxes import TextBoxes
     from pnpkit.pack.model import Pack
 
 FaceKey = tuple[str, str, str]  # (group, item, side)
