@@ -27,6 +27,7 @@ from pnpkit.faces.templates import _Compiled, _parsed, _read_tree, _settings
 from pnpkit.pack import schema
 from pnpkit.pdf import calibration
 from pnpkit.pdf import writer as pdf
+from pnpkit.pdf.forms import face_form
 from pnpkit.typeset import fonts
 
 M = "components/mammoth-herd"
@@ -600,7 +601,7 @@ def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
     for n in range(3):
         with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
             canvas = Canvas(str(tmp_path / f"{n}.pdf"), invariant=1, pageCompression=1)
-            canvas.doForm(pdf.face_form(canvas, face, {}))
+            canvas.doForm(face_form(canvas, face, {}))
             canvas.showPage()
             canvas.save()
         made.append((tmp_path / f"{n}.pdf").read_bytes())

@@ -246,9 +246,9 @@ def test_pack_ids_that_are_not_folder_names(kit, value, message):
 
 def test_reserved_pack_id_is_the_cache_folder():
     from pnpkit.build import pipeline as build
-    from pnpkit.pack import schema
+    from pnpkit.pack.items import RESERVED_ID
 
-    assert schema.RESERVED_ID == build.CACHE_DIR
+    assert RESERVED_ID == build.CACHE_DIR
 
 
 # ---------------------------------------------------------------- reads outside the pack: YAML

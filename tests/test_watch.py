@@ -603,18 +603,20 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     from pnpkit.checks import textcheck
     from pnpkit.faces.templates import _COMPILED, _PARSED
     from pnpkit.impose import layout
-    from pnpkit.pack import loader, schema
-    from pnpkit.pdf import writer as pdf
+    from pnpkit.pack.items import _ITEMS
+    from pnpkit.pack.reparse import _LAST
+    from pnpkit.pdf.forms import _NAMES
+    from pnpkit.pdf.pages import _DRAWN, _STREAMS
     from pnpkit.svg.drawing import _FILL_CODE, _OWN, _PATH_CODE, _STROKE_CODE
     from pnpkit.svg.walker import _ATTRIBUTES, _LEAVES, _STYLES
 
     kept = (
-        loader._LAST,
-        schema._ITEMS,
+        _LAST,
+        _ITEMS,
         layout._LAYOUTS,
-        pdf._DRAWN,
-        pdf._NAMES,
-        pdf._STREAMS,
+        _DRAWN,
+        _NAMES,
+        _STREAMS,
         preview._FIGURES,
         _COMPILED.codes,
         _PARSED,
@@ -652,8 +654,8 @@ NOT_KEPT = {
     "typeset.fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
     "typeset.fonts._registered": "fonts registered with ReportLab, kept whatever we forget",
     "build.output._CALL": "the C library's swap function, found once",
-    "pdf.writer._SHAPES": "per document (weak): gone with the document",
-    "pdf.writer._HEADS": "per document (weak): gone with the document",
+    "pdf.pages._SHAPES": "per document (weak): gone with the document",
+    "pdf.forms._HEADS": "per document (weak): gone with the document",
     "faces.render._FAMILIES": "per environment (weak): gone with the build's environment",
     "svg.drawing._SHOWN": "per document (weak): gone with the document",
 }
@@ -709,7 +711,7 @@ def test_every_module_level_memo_is_registered():
     names = {f"{module}.{name}" for module, name in found}
     assert {
         "svg.walker._LEAVES",
-        "pack.loader._LAST",
+        "pack.reparse._LAST",
         "build.pipeline._KNOWN",
         "faces.render._COMPILED",
     } <= names

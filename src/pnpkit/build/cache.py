@@ -16,7 +16,7 @@ rendered again on every build, so its problems are always reported.
 Writing the PDF is the larger half of a rebuild, and most of it is drawing
 each face into its PDF form and compressing it. pdf_forms() lets the faces of a PDF
 take their form's finished bytes (compressed, formatted) from the cache instead
-(FormDrawing, pdf.FormStore). Those bytes depend on the document only through its
+(FormDrawing, FormStore). Those bytes depend on the document only through its
 fonts: which PDF font name and which character code each glyph gets. So before the
 first form is drawn the fonts are given every character the forms use, in a fixed
 order, and an entry's key holds the codes of the form's own characters. A character
@@ -65,7 +65,8 @@ from pnpkit.faces.templates import template_family
 from pnpkit.faces.textboxes import icon_files
 from pnpkit.impose.layout import Page
 from pnpkit.pack.model import Face, Group, Item, Pack
-from pnpkit.pdf import writer as pdf
+from pnpkit.pdf import forms
+from pnpkit.pdf.forms import form_name
 from pnpkit.svg import compiler as svgdraw
 from pnpkit.svg.drawing import Drawing
 from pnpkit.svg.ops import (
@@ -524,7 +525,7 @@ class Cache:
     @contextlib.contextmanager
     def pdf_forms(self, pages: list[Page]) -> Iterator[FormPlan]:
         """While one PDF of these pages is written, its faces take their forms' finished bytes
-        from the cache (pdf.face_form), and keep the ones drawn afresh there."""
+        from the cache (face_form), and keep the ones drawn afresh there."""
         owned = [
             (f, d)
             for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
@@ -747,7 +748,7 @@ class KeptFace(Face):
     @svg.setter
     def svg(self, text: str) -> None:
         self._text: str | None = text
-        self._name = pdf.form_name(text)
+        self._name = form_name(text)
         self._store: _Spill | None = None
         self._at: Spilled | None = None
 
@@ -1176,7 +1177,7 @@ class FormDrawing(Drawing):
     def form_key(self, canvas: Canvas, bbox: tuple[float, float]) -> bytes | None:
         """What the PDF form this drawing makes in canvas's document depends on: the drawing,
         its box, the canvas's settings and the codes its characters have in the document's
-        fonts (pdf.FormStore). None when it cannot be kept: not bound to a PDF's plan, fonts
+        fonts (FormStore). None when it cannot be kept: not bound to a PDF's plan, fonts
         not seeded with its characters, or images and gradients (objects of their own)."""
         plan = self.plan
         if plan is None:
@@ -1224,7 +1225,7 @@ class FormDrawing(Drawing):
             memo.remember(self.text_keys, settings, (deps, key), FORM_KEYS_KEPT)
         return key
 
-    def kept_form(self, key: bytes) -> pdf.Kept | None:
+    def kept_form(self, key: bytes) -> forms.Kept | None:
         """The form bytes kept under key, by this build or an earlier one (or what reads them
         back from where a large build keeps them: Kept)."""
         plan = self.plan
@@ -1246,7 +1247,7 @@ class FormDrawing(Drawing):
         cache.stats["forms reused"] += 1
         return data, (int(needs[0]), int(needs[1]))
 
-    def keep_form(self, key: bytes, kept: pdf.Kept) -> None:
+    def keep_form(self, key: bytes, kept: forms.Kept) -> None:
         """Keep a form's bytes (and the PDF version its drawing asked for) under key: in a
         large build's spill file (Cache.packed), where the PDF reads them when it is saved."""
         plan = self.plan

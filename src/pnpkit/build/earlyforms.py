@@ -32,6 +32,8 @@ from pnpkit.build.cache import Cache, FormDrawing, FormPlan
 from pnpkit.pack.model import Face
 from pnpkit.pdf import calibration
 from pnpkit.pdf import writer as pdf
+from pnpkit.pdf.forms import face_form
+from pnpkit.pdf.marks import K
 from pnpkit.svg.ops import Op
 
 STREAM_FROM = 2500  # faces in a language from which a build streams (smaller: drawings kept)
@@ -82,9 +84,9 @@ class EarlyForms:
         """Draw one face's form (or find it kept under its key) and release its drawing."""
         d.plan = plan  # bound for this form alone, as Cache.pdf_forms() binds it for its PDF
         try:
-            pdf.face_form(canvas, face, forms)
+            face_form(canvas, face, forms)
             w, h = face.full_size
-            key = d.form_key(canvas, (w * pdf.K, h * pdf.K))  # as face_form asked: known
+            key = d.form_key(canvas, (w * K, h * K))  # as face_form asked: known
         finally:
             d.plan = None
         if key is not None and key in self.cache.forms:

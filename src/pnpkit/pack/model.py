@@ -18,7 +18,7 @@ from pnpkit.pack.packformat import KINDS as KINDS
 from pnpkit.pack.packformat import ORIENTATIONS as ORIENTATIONS
 
 if TYPE_CHECKING:  # the loader's types, for annotations only
-    from pnpkit.pack.loader import Document, Path_
+    from pnpkit.pack.yamldoc import Document, Path_
 
 Shape = tuple[str, float]  # ("rect" | "rounded" | "circle" | "hex", radius mm or 0)
 
