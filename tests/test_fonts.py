@@ -113,7 +113,7 @@ def test_a_drawing_read_back_registers_the_faces_it_names():
     """op_from_row() registers a face a drawing from the cache or a worker names."""
     code = (
         "from reportlab.pdfbase import pdfmetrics\n"
-        "from pnpkit.svg import compiler as svgdraw\n"
+        "from pnpkit.svg.ops import TextOp, op_row, ops_from_rows\n"
         "op = TextOp(1.0, 2.0, 'DejaVu Sans-BoldItalic', 3.0, 'x', None, None, None)\n"
         "assert 'DejaVu Sans-BoldItalic' not in pdfmetrics.getRegisteredFontNames()\n"
         "ops_from_rows((op_row(op),))\n"

@@ -606,7 +606,8 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     from pnpkit.pack.items import _ITEMS
     from pnpkit.pack.reparse import _LAST
     from pnpkit.pdf.forms import _NAMES
-    from pnpkit.pdf.pages import _DRAWN, _STREAMS
+    from pnpkit.pdf.pages import _STREAMS
+    from pnpkit.pdf.writer import _DRAWN
     from pnpkit.svg.drawing import _FILL_CODE, _OWN, _PATH_CODE, _STROKE_CODE
     from pnpkit.svg.walker import _ATTRIBUTES, _LEAVES, _STYLES
 
@@ -656,11 +657,11 @@ NOT_KEPT = {
     "build.output._CALL": "the C library's swap function, found once",
     "pdf.pages._SHAPES": "per document (weak): gone with the document",
     "pdf.forms._HEADS": "per document (weak): gone with the document",
-    "faces.render._FAMILIES": "per environment (weak): gone with the build's environment",
+    "faces.templates._FAMILIES": "per environment (weak): gone with the build's environment",
     "svg.drawing._SHOWN": "per document (weak): gone with the document",
 }
 # cache objects, by the container in them that is registered
-HELD_IN = {"faces.render._COMPILED": "codes"}
+HELD_IN = {"faces.templates._COMPILED": "codes"}
 
 
 def _module_level_containers() -> list[tuple[str, str]]:
@@ -713,7 +714,7 @@ def test_every_module_level_memo_is_registered():
         "svg.walker._LEAVES",
         "pack.reparse._LAST",
         "build.pipeline._KNOWN",
-        "faces.render._COMPILED",
+        "faces.templates._COMPILED",
     } <= names
     assert set(NOT_KEPT) <= names  # each exception still exists
     for module, name in found:
