@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from pnpkit import fill, memo
+from pnpkit import fill, memo, orient
 from pnpkit.errors import Location, Problem
 from pnpkit.freerects import FreeRects, Rect, overlaps
 from pnpkit.model import Face, PrintSettings
@@ -1247,7 +1247,9 @@ def _backs(front: Page, backs: Backs, s: PrintSettings) -> Page:
     if s.backs == "none":
         return page
     axis = mirror_axis(s, (front.w, front.h))
-    dx, dy = (0.0, 0.0) if s.backs == "gutter-fold" else s.back_offset
+    # the offset is measured on the paper: a page turned onto it (orient.py) shifts in its own axes
+    offset = orient.offset_on_page(s.back_offset, front.w, front.h)
+    dx, dy = (0.0, 0.0) if s.backs == "gutter-fold" else offset
     across = 2 * front.fold if front.fold is not None else front.w
 
     def mirror(x: float, y: float) -> tuple[float, float]:

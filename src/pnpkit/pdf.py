@@ -25,7 +25,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
-from pnpkit import foldmarks, fonts, memo, shaping
+from pnpkit import foldmarks, fonts, memo, orient, shaping
 from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile, round_only
 from pnpkit.model import Face
 from pnpkit.units import PT_PER_MM
@@ -56,7 +56,11 @@ def write_pdf(
     c, first_page = start_canvas(pages, path, title, calibration, before)
     total = len(pages) + first_page
     for n, page in enumerate(pages, 1):
-        c.setPageSize((page.w * K, page.h * K))
+        w, h = orient.sheet(page.w, page.h)
+        c.setPageSize((w * K, h * K))
+        if orient.turned(page.w, page.h):  # drawn a quarter turn onto portrait paper (orient.py)
+            c.translate(page.h * K, 0)
+            c.rotate(90)
         _faces_and_marks(c, page, forms, crop_marks, stamp, folds)
         if page.label:
             _label(c, page)
@@ -473,7 +477,8 @@ def start_canvas(
     how many pages it drew (`before`'s, then the print check's)."""
     fonts.for_canvas()
     first = pages[0] if pages else None
-    size = (first.w * K, first.h * K) if first else (595.3, 841.9)
+    w, h = orient.sheet(first.w, first.h) if first else (210.0, 297.0)
+    size = (w * K, h * K)
     c = Canvas(str(path), pagesize=size, invariant=1, pageCompression=1)
     c.setTitle(title)
     c.setCreator("pnpkit")
@@ -1083,6 +1088,17 @@ def _boxes(c: Canvas, page: Page) -> None:
     left, top, right, bottom = (
         p.reach
     )  # the bleed box is the bleed printed, which the page may have cut short
-    x0, y0 = p.x * K, (page.h - p.y - p.h) * K
-    c.setTrimBox((x0, y0, x0 + p.w * K, y0 + p.h * K))
-    c.setBleedBox((x0 - left * K, y0 - bottom * K, x0 + (p.w + right) * K, y0 + (p.h + top) * K))
+    c.setTrimBox(_box_on_sheet(page, (p.x, p.y, p.x + p.w, p.y + p.h)))
+    c.setBleedBox(
+        _box_on_sheet(page, (p.x - left, p.y - top, p.x + p.w + right, p.y + p.h + bottom))
+    )
+
+
+def _box_on_sheet(page: Page, box: tuple[float, float, float, float]) -> tuple[float, ...]:
+    """A page box (left, top, right, bottom mm) in the points of the paper it prints on (turned
+    with a landscape page, orient.py): boxes are not drawn, so the page's turn does not move
+    them."""
+    corners = [orient.on_sheet(x, y, page.w, page.h) for x in box[::2] for y in box[1::2]]
+    sheet_h = orient.sheet(page.w, page.h)[1]
+    xs, ys = [x for x, _ in corners], [sheet_h - y for _, y in corners]
+    return min(xs) * K, min(ys) * K, max(xs) * K, max(ys) * K
