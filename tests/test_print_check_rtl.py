@@ -35,6 +35,7 @@ AR = {  # a tiny Arabic pack's words for pnpkit (DejaVu Sans, pnpkit's font, has
     "flip_short": "اطبع على الوجهين مع القلب على الحافة القصيرة.",
     "one_sided": "اطبع على وجه واحد.",
     "all_portrait": "كل الصفحات عمودية.",
+    "printed_at": "طُبع بنسبة {scale} %",
 }
 PX = 4  # per mm
 

@@ -145,6 +145,7 @@ WORDS: dict[str, str] = {
     "one_sided": "Print on one side of the paper.",
     "all_portrait": "Every page is portrait: landscape pieces are printed turned on the sheet, "
     "so auto-rotate leaves every page as it is.",
+    "printed_at": "printed at {scale} %",  # on a sheet shrunk to fit the paper (shrink.py)
 }
 _SHORT = {
     "pl": (
@@ -165,6 +166,7 @@ _SHORT = {
         "Drukuj jednostronnie.",
         "Każda strona jest pionowa: elementy poziome są wydrukowane obrócone na arkuszu, więc "
         "autoobracanie niczego nie zmienia.",
+        "wydrukowano w skali {scale} %",
     ),
     "it": (
         "carta: {paper}",
@@ -184,6 +186,7 @@ _SHORT = {
         "Stampa solo fronte.",
         "Ogni pagina è verticale: i pezzi orizzontali sono stampati ruotati sul foglio, così la "
         "rotazione automatica non cambia nulla.",
+        "stampato al {scale} %",
     ),
     "eo": (
         "papero: {paper}",
@@ -203,6 +206,7 @@ _SHORT = {
         "Presu unuflanke.",
         "Ĉiu paĝo estas vertikala: horizontalaj pecoj estas presitaj turnitaj sur la folio, do "
         "aŭtomata turnado ŝanĝas nenion.",
+        "presita je {scale} %",
     ),
 }
 TEXT: dict[str, dict[str, str]] = {  # pnpkit's own words in each language it speaks

@@ -18,11 +18,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from pnpkit import fill, memo, orient
+from pnpkit import fill, memo, orient, shrink
 from pnpkit.errors import Location, Problem
 from pnpkit.freerects import FreeRects, Rect, overlaps
 from pnpkit.model import Face, PrintSettings
-from pnpkit.units import SIZES
+from pnpkit.units import PAPERS, SIZES
 
 FOLD_CLEARANCE = 5.0  # mm from the fold line to the nearest bleed (print-standards §4.4)
 FOLD_BLOCKS = 1000  # block numbers of gutter-fold backs start here
@@ -178,6 +178,7 @@ def impose(
     faces = [
         f for f in faces if settings.prints(f.variant)
     ]  # the variants chosen (print.variants, --variant)
+    faces = shrink.fitted(faces, whole_areas(settings))  # `fit: shrink` sheets made to fit
     too_many = too_many_faces(
         [(f.item, f.count, f.where) for f in faces if f.side == "front"], settings.max_faces
     )
@@ -429,6 +430,13 @@ def face_area(
     if settings.backs == "gutter-fold":
         right = min(right, page[0] / 2 - FOLD_CLEARANCE)
     return left, top, right, bottom
+
+
+def whole_areas(settings: PrintSettings) -> list[Rect]:
+    """Where the trim of a face that takes a sheet of its own may go on each way up of the paper,
+    printed without its bleed and crop marks (tile_face), also with gutter-fold (its back then
+    takes a sheet of its own)."""
+    return [_whole_sheet(settings, size, False) for size in paper_sizes(settings)]
 
 
 def printable_area(
@@ -1036,7 +1044,37 @@ def _split(
                 "limits",
             )
         ]
-    return tile_face(face, s, plans, landscape), []
+    pages = tile_face(face, s, plans, landscape)
+    warning = split_warning(face, s, len(pages)) if len(pages) > 1 else None
+    return pages, [warning] if warning else []
+
+
+def split_warning(face: Face, s: PrintSettings, sheets: int) -> Problem | None:
+    """What a face split over `sheets` sheets of this paper says: the smallest paper pnpkit
+    prints on that holds it whole; when none does, and the face is no larger than this paper
+    (a board drawn to the paper's size), the largest trim that prints whole on it. A face larger
+    than every paper (a metre-long track) is split as its designer meant: nothing to say."""
+    w, h = face.full_size
+    said = f"'{face.item}' ({w:g}x{h:g}mm with bleed) is split over {sheets} sheets of {s.paper}"
+    for paper in sorted(PAPERS, key=lambda p: SIZES[p][0] * SIZES[p][1]):
+        other = dataclasses.replace(s, paper=paper)
+        if paper != s.paper and any(p[1] * p[2] == 1 for p in _tile_plans(face, other)):
+            return _warning(face, f"{said}; {paper} paper holds it whole (--paper {paper})")
+    short, long = sorted(face.size)
+    if short > min(SIZES[s.paper]) or long > max(SIZES[s.paper]):
+        return None
+    wide = face.size[0] >= face.size[1]
+    most = max(((r - x, b - y) for x, y, r, b in whole_areas(s)), key=lambda a: a[not wide])
+    return _warning(
+        face,
+        f"{said}, as large as it: inside the {s.margin:g}mm margins at most "
+        f"{most[0]:g}x{most[1]:g}mm prints whole (its art's edge the cut), "
+        "so a board that size is not split",
+    )
+
+
+def _warning(face: Face, message: str) -> Problem:
+    return Problem(face.where, message, "layout", "warning")
 
 
 def _run_length(copies: list[Face], i: int) -> int:

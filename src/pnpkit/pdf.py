@@ -52,6 +52,7 @@ def write_pdf(
     `extras`: pages of pnpkit's own before the print check and after the faces (guide.Kit).
     `folds`: the kit's word for "fold" and its fold-over groups, marked on sheets (foldmarks.py)."""
     forms: dict[str, str] = {}
+    words = (calibration.get("words") if calibration else None) or calibration_pages.WORDS
     before = (lambda c: extras.draw_before(c, forms)) if extras else None
     c, first_page = start_canvas(pages, path, title, calibration, before)
     total = len(pages) + first_page
@@ -61,7 +62,7 @@ def write_pdf(
         if orient.turned(page.w, page.h):  # drawn a quarter turn onto portrait paper (orient.py)
             c.translate(page.h * K, 0)
             c.rotate(90)
-        _faces_and_marks(c, page, forms, crop_marks, stamp, folds)
+        _faces_and_marks(c, page, forms, crop_marks, (stamp, words["printed_at"]), folds)
         if page.label:
             _label(c, page)
         _boxes(c, page)
@@ -167,13 +168,16 @@ def _faces_and_marks(
     page: Page,
     forms: dict[str, str],
     crop_marks: bool,
-    stamp: str | None,
+    notes: tuple[str | None, str],
     folds: foldmarks.Folds,
 ) -> None:
-    """Everything on the page but its label and boxes, drawn or as drawn before."""
+    """Everything on the page but its label and boxes, drawn or as drawn before. `notes`: the
+    stamp (print.stamp) and the kit's words for a shrunk sheet's scale ("printed at {scale} %")."""
     names = [face_form(c, p.face, forms) for p in page.placements]  # in order: their numbers
     marks = crop_marks and page.marks
-    key = None if stamp or page.parts else (folds, *_page_key(page, names, marks))
+    stamp, printed_at = notes
+    shrunk = any(p.face.scale != 1.0 for p in page.placements)  # says its scale in its words
+    key = None if stamp or page.parts or shrunk else (folds, *_page_key(page, names, marks))
     kept = _DRAWN.get(key) if key is not None else None
     if kept is not None:
         c._code.extend(kept[0])  # type: ignore[attr-defined]  # ReportLab's own: no stub
@@ -183,7 +187,7 @@ def _faces_and_marks(
     used: list[str] = c._formsinuse  # type: ignore[attr-defined]
     start, first_used = len(code), len(used)
     for placement in page.placements:
-        _place(c, page, placement, forms, stamp)
+        _place(c, page, placement, forms, stamp, printed_at)
     for part in page.parts:
         _tile_marks(c, page, part, marks)
     if marks and page.placements and not page.packed and page.tile is None:
@@ -547,7 +551,7 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
     svg_key = face.svg_key
     if svg_key not in forms:
         name = svg_key if face.svg_key_is_name else form_name(svg_key)
-        w, h = face.full_size
+        w, h = (v / face.scale for v in face.full_size)  # a shrunk face's drawing is unshrunk
         # hasattr, not isinstance(Drawable): a runtime protocol's check costs a thousand forms
         # tens of milliseconds
         assert hasattr(face.drawing, "draw"), "faces are compiled before they are written"
@@ -769,9 +773,15 @@ def _give_form_its_resources(c: Canvas, name: str, shadings: dict[str, str]) -> 
 
 
 def _place(
-    c: Canvas, page: Page, p: Placement, forms: dict[str, str], stamp: str | None = None
+    c: Canvas,
+    page: Page,
+    p: Placement,
+    forms: dict[str, str],
+    stamp: str | None = None,
+    printed_at: str = calibration_pages.WORDS["printed_at"],
 ) -> None:
-    """Draw a face clipped to its trim plus the bleed it may show here."""
+    """Draw a face clipped to its trim plus the bleed it may show here; a face shrunk to fit
+    the paper (shrink.py) at its scale, saying so in `printed_at`'s words."""
     name = face_form(c, p.face, forms)
     left, top, right, bottom = p.clip or (
         p.x - p.reach[0],
@@ -804,7 +814,15 @@ def _place(
         c.rotate(90)
     else:
         c.translate((p.x - b) * K, (page.h - p.y - p.h - b) * K)
-    c.doForm(name)
+    if p.face.scale != 1.0:
+        c.saveState()
+        c.scale(p.face.scale, p.face.scale)  # its drawing is in the face's own millimetres
+        c.doForm(name)
+        c.restoreState()
+        if p.clip is None:
+            _scale_note(c, p, printed_at.replace("{scale}", f"{round(p.face.scale * 100):d}"))
+    else:
+        c.doForm(name)
     if stamp and p.clip is None:
         _stamp(c, p, stamp)
     c.restoreState()
@@ -830,6 +848,16 @@ def _stamp(c: Canvas, p: Placement, text: str) -> None:
     c.setFillColor(GREY)
     c.setFont(font, size)
     c.drawCentredString((b + w / 2) * K, (b + y) * K, text)  # face axes: turns too
+
+
+def _scale_note(c: Canvas, p: Placement, text: str) -> None:
+    """A shrunk sheet's scale, centred in the band between its top trim and its safe area (in
+    the face's axes, so it turns with the face), where the cut leaves it on the piece."""
+    b, (w, h) = p.face.bleed, p.face.size
+    size = min(STAMP_PT, STAMP_PT * (w - 2) * K / max(c.stringWidth(text, fonts.default_face(), STAMP_PT), 1e-6))
+    c.setFillColor(GREY)
+    c.setFont(fonts.default_face(), size)
+    c.drawCentredString((b + w / 2) * K, (b + h) * K - size - STAMP_RISE * K, text)
 
 
 def _extent(block: list[Placement]) -> tuple[float, float, float, float]:

@@ -15,7 +15,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from pnpkit import fonts, guidespec, itemsource, labels, memo, packfonts, packformat, paths
+from pnpkit import fonts, guidespec, itemsource, labels, memo, packfonts, packformat, paths, shrink
 from pnpkit.checker import Reader, close_match, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, Path_, display_path, load_yaml
@@ -464,6 +464,7 @@ def _read_group(r: Reader, game: _Game, name: str, spec: object) -> Group | None
         "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size),
         "labels": _labels(r, spec, path),
         "tuckbox": guidespec.read_tuckbox(r, spec, path, kind),
+        "fit": shrink.read_fit(r, spec, path, kind),
     }
     if "items_from" in spec:
         group = _derived_group(r, game, name, spec, path, kind, size, bleed, templates)
