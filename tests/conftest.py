@@ -11,7 +11,7 @@ from pathlib import Path
 import pypdfium2
 import pytest
 
-from pnpkit import cache, calibration, trust
+from pnpkit import cache, calibration, orient, trust
 from pnpkit.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,6 +135,13 @@ def _rows_unpacked(entry: list) -> list:
     if isinstance(stored, tuple) and len(stored) == 4 and isinstance(stored[3], bytes):
         return [entry[0], (*stored[:3], cache._unpack_rows(stored[3])), *entry[2:]]
     return entry
+
+
+def as_laid_out(image, page):
+    """A page's image (rendered from its PDF) the way up its layout has it: a landscape page
+    prints turned a quarter onto portrait paper (orient.py), turned back here so a layout's
+    millimetres find their pixels."""
+    return image.rotate(-90, expand=True) if orient.turned(page.w, page.h) else image
 
 
 def write_pack(root: Path, files: dict[str, str]) -> Path:

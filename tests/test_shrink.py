@@ -123,3 +123,26 @@ def test_a_board_as_large_as_a3_says_what_size_prints_whole(tmp_path):
 def test_a_face_larger_than_every_paper_is_split_without_a_word(tmp_path):
     board = "track:\n  kind: board\n  size: 1000x190mm\n  front: solid.svg.j2\n  items:\n    - {id: t}\n"
     assert build.validate(pack(tmp_path / "fit", board), overrides={"paper": "a3"}).problems == []
+
+
+def test_a_board_split_one_way_that_only_a3_holds_says_nothing_on_a4(tmp_path):
+    """The Solar Map's shape on A4: two sheets side by side, as designed; the kit's -a3.pdf
+    prints it whole already."""
+    board = "map:\n  kind: board\n  size: 380x270mm\n  front: solid.svg.j2\n  items:\n    - {id: map}\n"
+    assert build.validate(pack(tmp_path / "fit", board)).problems == []
+
+
+@pytest.mark.parametrize(
+    ("size", "paper", "parts"),
+    [
+        ("380x270mm", "letter", (2, 2)),  # 270 mm is more than Letter's 269.4 inside its margins
+        ("400x190mm", "a4", (1, 2)),  # on landscape paper: 3 columns on portrait
+        ("190x400mm", "a4", (2, 1)),  # on portrait paper: the same, the other way up
+        ("600x400mm", "a3", (1, 3)),  # three portrait sheets, not 2 x 2 landscape ones
+    ],
+)
+def test_a_board_splits_into_the_fewest_parts(tmp_path, size, paper, parts):
+    board = f"map:\n  kind: board\n  size: {size}\n  front: solid.svg.j2\n  items:\n    - {{id: map}}\n"
+    result = build.validate(pack(tmp_path / "fit", board), ["en"], {"paper": paper})
+    tiles = [p.tile for page in impose(result.faces["en"], result.pack.print)[0] for p in page.parts]
+    assert {(t.rows, t.cols) for t in tiles} == {parts} and len(tiles) == parts[0] * parts[1]

@@ -200,7 +200,7 @@ def impose(
     problems += found
     problems += _dropped(faces, fronts, problems, settings)
     # near-empty grid sheets share a fuller one's room (fill.py); backs are made from the fronts
-    fronts = fill.share(fronts, settings, lambda run: _fill(run, settings))
+    fronts = fill.share(fronts, settings, lambda run: _fill(run, settings), _marks_of(settings))
     problems += fill.check(fronts, settings)
     pages: list[Page] = []
     for page in fronts:
@@ -989,6 +989,19 @@ def _content(page: Page) -> Rect:
     return min(xs), min(ys), max(xs), max(ys)
 
 
+def _marks_of(s: PrintSettings) -> Callable[[list[Placement], Page], list[Line]]:
+    """The crop marks a block the grid packer added to another packer's page brought as lines
+    (_Sheet.finish): fill.py takes them off with the block."""
+
+    def marks(block: list[Placement], page: Page) -> list[Line]:
+        return crop_lines(block, ink_area(s, (page.w, page.h))) if s.crop_marks else []
+
+    return marks
+
+
+Line = tuple[float, float, float, float]
+
+
 def round_only(block: list[Placement]) -> bool:
     """Whether every piece of a block is round: its circles (pdf's shape guides) are its only cut
     lines, crop marks on the square around them would leave two outlines to choose from."""
@@ -1045,20 +1058,25 @@ def _split(
             )
         ]
     pages = tile_face(face, s, plans, landscape)
-    warning = split_warning(face, s, len(pages)) if len(pages) > 1 else None
+    warning = split_warning(face, s, pages) if len(pages) > 1 else None
     return pages, [warning] if warning else []
 
 
-def split_warning(face: Face, s: PrintSettings, sheets: int) -> Problem | None:
-    """What a face split over `sheets` sheets of this paper says: the smallest paper pnpkit
-    prints on that holds it whole; when none does, and the face is no larger than this paper
-    (a board drawn to the paper's size), the largest trim that prints whole on it. A face larger
-    than every paper (a metre-long track) is split as its designer meant: nothing to say."""
+def split_warning(face: Face, s: PrintSettings, parts: list[Page]) -> Problem | None:
+    """What a face split over these sheets says. Split both ways (four sheets meet at a corner)
+    or where a home printer's paper (A4, Letter) holds it whole: the smallest paper pnpkit prints
+    on that does. A one-way split that only A3 avoids is the board as designed, printed whole in
+    the kit's -a3.pdf already: nothing to say. A face no larger than the paper but split (its
+    margins): the largest trim that prints whole. A face larger than every paper: nothing."""
     w, h = face.full_size
-    said = f"'{face.item}' ({w:g}x{h:g}mm with bleed) is split over {sheets} sheets of {s.paper}"
+    tile = parts[0].tile
+    both_ways = tile is not None and tile.rows > 1 and tile.cols > 1
+    said = f"'{face.item}' ({w:g}x{h:g}mm with bleed) is split over {len(parts)} sheets of {s.paper}"
     for paper in sorted(PAPERS, key=lambda p: SIZES[p][0] * SIZES[p][1]):
         other = dataclasses.replace(s, paper=paper)
         if paper != s.paper and any(p[1] * p[2] == 1 for p in _tile_plans(face, other)):
+            if not both_ways and paper == "a3":
+                return None
             return _warning(face, f"{said}; {paper} paper holds it whole (--paper {paper})")
     short, long = sorted(face.size)
     if short > min(SIZES[s.paper]) or long > max(SIZES[s.paper]):
