@@ -204,6 +204,7 @@ GROUP = {
             },
         ]
     },
+    "fit": {"enum": ["exact", "shrink"], "default": "exact"},
     "doc": {"type": "string"},
 }
 
