@@ -183,8 +183,10 @@ def test_on_a3_mlems_last_boards_borrow_the_aid_card_beside_the_track():
     boards = [p for p in lender.placements if p.tile is None]
     assert lender.lines and all(
         any(
-            min(x1, x2) <= p.x + p.w + 4 and max(x1, x2) >= p.x - 4
-            and min(y1, y2) <= p.y + p.h + 4 and max(y1, y2) >= p.y - 4
+            min(x1, x2) <= p.x + p.w + 4
+            and max(x1, x2) >= p.x - 4
+            and min(y1, y2) <= p.y + p.h + 4
+            and max(y1, y2) >= p.y - 4
             for p in boards
         )
         for x1, y1, x2, y2 in lender.lines

@@ -21,6 +21,10 @@ FILL = """{% extends "_face.svg.j2" %}{% block content %}
 """
 
 
+def hex_of(colour: tuple[int, int, int]) -> str:
+    return "#" + "".join(f"{v:02x}" for v in colour)
+
+
 def mat_pack(root):
     """A 260 x 120 mm mat (landscape A4 holds it, portrait does not) with a back of another
     colour, and a poker card that prints on a portrait page."""
@@ -33,8 +37,8 @@ def mat_pack(root):
             "  back: back.svg.j2\n  items:\n    - {id: mat}\n"
             "cards:\n  kind: card\n  size: poker\n  front: back.svg.j2\n  items:\n"
             "    - {id: card}\n",
-            "templates/front.svg.j2": FILL.replace("COLOUR", "#%02x%02x%02x" % FRONT),
-            "templates/back.svg.j2": FILL.replace("COLOUR", "#%02x%02x%02x" % BACK),
+            "templates/front.svg.j2": FILL.replace("COLOUR", hex_of(FRONT)),
+            "templates/back.svg.j2": FILL.replace("COLOUR", hex_of(BACK)),
             "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
         },
     )
@@ -119,7 +123,9 @@ def test_every_page_is_portrait_and_a_turned_back_lies_behind_its_front(tmp_path
 )
 def test_the_print_check_says_which_way_to_flip(tmp_path, backs, word):
     out = tmp_path / "out"
-    assert main(["build", str(mat_pack(tmp_path / "mat")), "--out", str(out), "--backs", backs]) == 0
+    assert (
+        main(["build", str(mat_pack(tmp_path / "mat")), "--out", str(out), "--backs", backs]) == 0
+    )
     check = next(
         " ".join(p.extract_text().split())
         for p in PdfReader(out / "mat" / "mat-en.pdf").pages

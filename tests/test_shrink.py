@@ -37,9 +37,15 @@ def pack(root, group: str):
 SHEET = "sheet:\n  kind: sheet\n  size: 277x190mm\n  fit: shrink\n  front: solid.svg.j2\n  items:\n    - {id: mine}\n"  # noqa: E501
 
 
+BOARD = "map:\n  kind: board\n  size: {size}\n  front: solid.svg.j2\n  items:\n    - {{id: map}}\n"
+
+
 def built(tmp_path, paper: str) -> tuple[object, object]:
     out = tmp_path / paper
-    assert main(["build", str(pack(tmp_path / "fit", SHEET)), "--out", str(out), "--paper", paper]) == 0
+    assert (
+        main(["build", str(pack(tmp_path / "fit", SHEET)), "--out", str(out), "--paper", paper])
+        == 0
+    )
     return out / "fit" / "fit-en.pdf", out / "fit" / "fit-it.pdf"
 
 
@@ -47,11 +53,7 @@ def green_extent(pdf, index: int) -> tuple[float, float]:
     """The green face's height and width (mm) on the page, as printed (the page is portrait: the
     277 mm sheet stands on it, turned)."""
     image = pypdfium2.PdfDocument(str(pdf))[index].render(scale=DPI / 72).to_pil().convert("RGB")
-    rows = [
-        y
-        for y in range(0, image.height, 2)
-        if _green(image.getpixel((image.width // 2, y)))
-    ]
+    rows = [y for y in range(0, image.height, 2) if _green(image.getpixel((image.width // 2, y)))]
     cols = [x for x in range(0, image.width, 2) if _green(image.getpixel((x, image.height // 2)))]
     return (rows[-1] - rows[0] + 2) / PX, (cols[-1] - cols[0] + 2) / PX
 
@@ -67,7 +69,9 @@ def test_a_sheet_too_large_for_letter_prints_whole_shrunk_and_says_so(tmp_path):
     assert len(pages) == first + 2  # whole on one sheet (and its back), not split
     long, short = green_extent(en, first)
     # inside Letter's 5 mm margins 269.4 mm: 277 mm at 97 % is 268.69 mm (its art's edge the cut)
-    assert long == pytest.approx(277 * 0.97, abs=0.3) and short == pytest.approx(190 * 0.97, abs=0.3)
+    assert long == pytest.approx(277 * 0.97, abs=0.3) and short == pytest.approx(
+        190 * 0.97, abs=0.3
+    )
     assert "printed at 97 %" in pages[first].extract_text()
     assert "stampato al 97 %" in PdfReader(it).pages[first].extract_text()  # the kit's words
 
@@ -80,7 +84,9 @@ def test_on_paper_that_holds_it_the_sheet_keeps_its_size(tmp_path):
     assert 277 - 0.3 <= long <= 283.3 and 190 - 0.3 <= short <= 196.3
     assert "printed at" not in PdfReader(en).pages[first].extract_text()
     result = build.validate(tmp_path / "fit")
-    (face,) = [p.face for page in impose(result.faces["en"], result.pack.print)[0] for p in page.placements]
+    (face,) = [
+        p.face for page in impose(result.faces["en"], result.pack.print)[0] for p in page.placements
+    ]
     assert (face.scale, face.size) == (1.0, (277, 190))
 
 
@@ -99,7 +105,7 @@ def test_shrink_is_refused_where_size_matters(tmp_path, kind):
 
 
 def test_a_board_split_on_letter_names_the_paper_that_holds_it_whole(tmp_path):
-    board = "map:\n  kind: board\n  size: 380x270mm\n  front: solid.svg.j2\n  items:\n    - {id: map}\n"
+    board = BOARD.format(size="380x270mm")
     root = pack(tmp_path / "fit", board)
     assert main(["build", str(root), "--out", str(tmp_path / "out"), "--paper", "letter"]) == 0
     (problem,) = build.validate(root, overrides={"paper": "letter"}).problems
@@ -110,7 +116,7 @@ def test_a_board_split_on_letter_names_the_paper_that_holds_it_whole(tmp_path):
 
 
 def test_a_board_as_large_as_a3_says_what_size_prints_whole(tmp_path):
-    board = "map:\n  kind: board\n  size: 420x297mm\n  front: solid.svg.j2\n  items:\n    - {id: map}\n"
+    board = BOARD.format(size="420x297mm")
     root = pack(tmp_path / "fit", board)
     (problem,) = build.validate(root, overrides={"paper": "a3"}).problems
     assert str(problem).endswith(
@@ -121,14 +127,14 @@ def test_a_board_as_large_as_a3_says_what_size_prints_whole(tmp_path):
 
 
 def test_a_face_larger_than_every_paper_is_split_without_a_word(tmp_path):
-    board = "track:\n  kind: board\n  size: 1000x190mm\n  front: solid.svg.j2\n  items:\n    - {id: t}\n"
+    board = BOARD.format(size="1000x190mm")  # item 'map': a metre-long track
     assert build.validate(pack(tmp_path / "fit", board), overrides={"paper": "a3"}).problems == []
 
 
 def test_a_board_split_one_way_that_only_a3_holds_says_nothing_on_a4(tmp_path):
     """The Solar Map's shape on A4: two sheets side by side, as designed; the kit's -a3.pdf
     prints it whole already."""
-    board = "map:\n  kind: board\n  size: 380x270mm\n  front: solid.svg.j2\n  items:\n    - {id: map}\n"
+    board = BOARD.format(size="380x270mm")
     assert build.validate(pack(tmp_path / "fit", board)).problems == []
 
 
@@ -142,7 +148,9 @@ def test_a_board_split_one_way_that_only_a3_holds_says_nothing_on_a4(tmp_path):
     ],
 )
 def test_a_board_splits_into_the_fewest_parts(tmp_path, size, paper, parts):
-    board = f"map:\n  kind: board\n  size: {size}\n  front: solid.svg.j2\n  items:\n    - {{id: map}}\n"
+    board = BOARD.format(size=size)
     result = build.validate(pack(tmp_path / "fit", board), ["en"], {"paper": paper})
-    tiles = [p.tile for page in impose(result.faces["en"], result.pack.print)[0] for p in page.parts]
+    tiles = [
+        p.tile for page in impose(result.faces["en"], result.pack.print)[0] for p in page.parts
+    ]
     assert {(t.rows, t.cols) for t in tiles} == {parts} and len(tiles) == parts[0] * parts[1]

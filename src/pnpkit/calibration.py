@@ -421,8 +421,16 @@ def _front_corners(c: Canvas, at: At, info: Info, lines: tuple[str, ...]) -> Non
         for r in RINGS:
             c.circle(*at(x, y), r * K)
     (left, top), (right, _), _, (_, bottom) = corner_targets(info["page"])
+    # what the distances measure: a thin line from ring to ring along the left and the bottom
+    # targets, each distance's label beside the middle of its line
+    reach = RINGS[-1] + 0.5
+    c.setStrokeColor(Color(0.6, 0.6, 0.6))
+    c.line(*at(left, top + reach), *at(left, bottom - reach))
+    c.line(*at(left + reach, bottom), *at(right - reach, bottom))
     c.setFont(regular, 6)
-    c.drawCentredString(*at(w / 2, bottom + 1), f"\u2190 {right - left:g} mm \u2192")
+    c.drawCentredString(
+        *at(w / 2, bottom + 3), f"\u2190 {right - left:g} mm \u2192"
+    )  # under its line
     c.saveState()  # the height beside the left targets' line, as the width is under the bottom's
     c.translate(*at(left - 1, h / 2))
     c.rotate(90)

@@ -115,7 +115,11 @@ def _borrow(pages: list[Page], s: PrintSettings, pack: Pack, marks: Marks) -> li
             continue
         lenders = [(c, page) for c, page in enumerate(pages) if page.tile is not None]
         offers = sorted(
-            ((sum(shown(p) for p in block), c, block) for c, page in lenders for block in _lent(page)),
+            (
+                (sum(shown(p) for p in block), c, block)
+                for c, page in lenders
+                for block in _lent(page)
+            ),
             key=lambda offer: offer[:2],
         )
         for _, c, block in offers:

@@ -433,7 +433,9 @@ def sheet_rows(kit: Kit, pages: list[Page], first: int) -> list[tuple[str, str, 
         n += 1
     todo = ", ".join(kit.words[w] for w in ("cut", "fold", "glue"))
     for _, sheet in kit.tucks:
-        rows.append((_numbers(kit, n), _capital(kit.words["tuckbox"].format(name=sheet.name)), todo))
+        rows.append(
+            (_numbers(kit, n), _capital(kit.words["tuckbox"].format(name=sheet.name)), todo)
+        )
         n += 2 if kit.duplex else 1
     return rows
 

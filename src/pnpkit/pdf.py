@@ -854,7 +854,10 @@ def _scale_note(c: Canvas, p: Placement, text: str) -> None:
     """A shrunk sheet's scale, centred in the band between its top trim and its safe area (in
     the face's axes, so it turns with the face), where the cut leaves it on the piece."""
     b, (w, h) = p.face.bleed, p.face.size
-    size = min(STAMP_PT, STAMP_PT * (w - 2) * K / max(c.stringWidth(text, fonts.default_face(), STAMP_PT), 1e-6))
+    size = min(
+        STAMP_PT,
+        STAMP_PT * (w - 2) * K / max(c.stringWidth(text, fonts.default_face(), STAMP_PT), 1e-6),
+    )
     c.setFillColor(GREY)
     c.setFont(fonts.default_face(), size)
     c.drawCentredString((b + w / 2) * K, (b + h) * K - size - STAMP_RISE * K, text)
