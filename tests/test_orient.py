@@ -8,8 +8,9 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import ROOT, kit_start, write_pack
-from pnpkit import calibration, orient
-from pnpkit.cli import main
+from pnpkit.commands.cli import main
+from pnpkit.impose import orient
+from pnpkit.pdf import calibration
 
 DPI = 400
 PX = DPI / 25.4  # pixels per mm: 0.1 mm is 1.6 px

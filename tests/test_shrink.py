@@ -8,8 +8,8 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import ROOT, kit_start, write_pack
-from pnpkit import build
-from pnpkit.cli import main
+from pnpkit.build import pipeline as build
+from pnpkit.commands.cli import main
 from registered import impose
 
 COLOUR = (30, 120, 60)
