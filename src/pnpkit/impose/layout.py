@@ -246,6 +246,7 @@ def impose_again(
         return impose(faces, settings, packers)  # one-shot, or a packer may read anything
     shape: list[tuple[object, ...]] = [
         (f.group, f.item, f.side, f.count, f.size, f.bleed, f.kind, f.where, f.shape, f.variant)
+        + (f.fit, f.scale)  # `fit: shrink` changes the layout (shrink.py)
         for f in faces
     ]
     for n, kept in enumerate(_LAYOUTS):
