@@ -356,7 +356,7 @@ def test_a_decks_sheets_copied_from_the_first_hold_what_a_new_sheet_would(paper)
 
 
 SPLIT_ON_LETTER = [  # a sheet without `fit: shrink` is split on Letter (layout.split_warning)
-    f"'sheet{i}' (283x196mm with bleed) is split over 2 sheets of letter; a4 paper holds it whole "
+    f"'sheet{i}' (283x196mm with bleed) is split into 2 parts on letter; a4 paper holds it whole "
     "(--paper a4)"
     for i in range(4)
 ]

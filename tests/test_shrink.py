@@ -110,7 +110,7 @@ def test_a_board_split_on_letter_names_the_paper_that_holds_it_whole(tmp_path):
     assert main(["build", str(root), "--out", str(tmp_path / "out"), "--paper", "letter"]) == 0
     (problem,) = build.validate(root, overrides={"paper": "letter"}).problems
     assert str(problem).endswith(
-        "parts.yaml:6:7: warning: 'map' (386x276mm with bleed) is split over 4 sheets of letter; "
+        "parts.yaml:6:7: warning: 'map' (386x276mm with bleed) is split into 4 parts on letter; "
         "a3 paper holds it whole (--paper a3) [layout]"
     )
 
@@ -120,7 +120,7 @@ def test_a_board_as_large_as_a3_says_what_size_prints_whole(tmp_path):
     root = pack(tmp_path / "fit", board)
     (problem,) = build.validate(root, overrides={"paper": "a3"}).problems
     assert str(problem).endswith(
-        "parts.yaml:6:7: warning: 'map' (426x303mm with bleed) is split over 2 sheets of a3, as "
+        "parts.yaml:6:7: warning: 'map' (426x303mm with bleed) is split into 2 parts on a3, as "
         "large as it: inside the 5mm margins at most 410x284mm prints whole (its art's edge the "
         "cut), so a board that size is not split [layout]"
     )

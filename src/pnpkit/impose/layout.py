@@ -1073,9 +1073,7 @@ def split_warning(face: Face, s: PrintSettings, parts: list[Page]) -> Problem | 
     w, h = face.full_size
     tile = parts[0].tile
     both_ways = tile is not None and tile.rows > 1 and tile.cols > 1
-    said = (
-        f"'{face.item}' ({w:g}x{h:g}mm with bleed) is split over {len(parts)} sheets of {s.paper}"
-    )
+    said = f"'{face.item}' ({w:g}x{h:g}mm with bleed) is split into {len(parts)} parts on {s.paper}"
     for paper in sorted(PAPERS, key=lambda p: SIZES[p][0] * SIZES[p][1]):
         other = dataclasses.replace(s, paper=paper)
         if paper != s.paper and any(p[1] * p[2] == 1 for p in _tile_plans(face, other)):
