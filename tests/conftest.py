@@ -14,6 +14,7 @@ import pytest
 from pnpkit.build import cache
 from pnpkit.checks import trust
 from pnpkit.commands.cli import main
+from pnpkit.impose import orient
 from pnpkit.pdf import calibration
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,6 +138,13 @@ def _rows_unpacked(entry: list) -> list:
     if isinstance(stored, tuple) and len(stored) == 4 and isinstance(stored[3], bytes):
         return [entry[0], (*stored[:3], cache._unpack_rows(stored[3])), *entry[2:]]
     return entry
+
+
+def as_laid_out(image, page):
+    """A page's image (rendered from its PDF) the way up its layout has it: a landscape page
+    prints turned a quarter onto portrait paper (orient.py), turned back here so a layout's
+    millimetres find their pixels."""
+    return image.rotate(-90, expand=True) if orient.turned(page.w, page.h) else image
 
 
 def write_pack(root: Path, files: dict[str, str]) -> Path:

@@ -10,7 +10,7 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import ROOT, kit_start, page_texts
+from conftest import ROOT, as_laid_out, kit_start, page_texts
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
 from pnpkit.kinds import hexes
@@ -364,9 +364,10 @@ class TestBuiltKit:
                 assert word in text, (lang, word)
         a3 = PdfReader(out / "anunnaki-it-a3.pdf").pages
         assert len(a3) == 2  # the calibration page, then the whole map on one sheet
+        # landscape A3, printed turned onto portrait paper as every page is (orient.py)
         assert (round(float(a3[1].mediabox.width)), round(float(a3[1].mediabox.height))) == (
-            1191,
             842,
+            1191,
         )
 
     def test_hex_pages_cut_lines_on_every_edge_and_tiles_50mm_across(self, built):
@@ -434,27 +435,38 @@ def letter(tmp_path_factory):
     return out / "anunnaki" / "anunnaki-en.pdf", result.pages["en"]
 
 
+def test_personal_sheets_print_whole_on_letter_shrunk_not_split(letter):
+    """`fit: shrink` (sheets.yaml): a 277 mm sheet does not fit Letter's 269.4 mm inside the
+    margins; it prints whole at 97 %, saying so, rather than as a sheet and a strip cut through
+    its words."""
+    pdf, pages = letter
+    sheets = [p for page in pages for p in page.placements if p.face.group == "sheets"]
+    assert len(sheets) == 4 and all(p.tile is None for p in sheets)
+    assert {(p.face.scale, p.face.size) for p in sheets} == {(0.97, (277 * 0.97, 190 * 0.97))}
+    texts = page_texts(pdf)
+    assert sum("printed at 97 %" in t for t in texts) == 4
+
+
 def test_split_faces_parts_share_letter_sheets_and_still_assemble(letter):
-    """Each personal sheet (277 x 190 mm) takes two Letter sheets' worth of parts, but the narrow
-    parts share sheets (with each other, the Solar Map's and other faces) instead of a sheet each;
-    every pair of neighbouring parts, wherever it is printed, shows the same art in its overlap
-    strip and the same targets there, so the assembled face is true size."""
+    """The Solar Map (380 x 270 mm) takes four Letter sheets' worth of parts, but its narrow parts
+    share a sheet; every pair of neighbouring parts, wherever it is printed, shows the same art in
+    its overlap strip and the same targets there, so the assembled face is true size."""
     pdf, pages = letter
     parts: dict[str, list[tuple[int, object]]] = {}
     for n, page in enumerate(pages):
         for p in page.parts:
             parts.setdefault(p.face.item, []).append((n, p))
-    assert sorted(parts) == ["sheet-blue", "sheet-green", "sheet-red", "sheet-yellow", "solar-map"]
-    assert sum(map(len, parts.values())) == 12
+    assert sorted(parts) == ["solar-map"]
+    assert sum(map(len, parts.values())) == 4
     fronts = [page for page in pages if page.side == "front" and page.parts]
-    assert len(fronts) == 8  # 12 parts; before they shared, a sheet each
-    assert max(len(page.parts) for page in fronts) == 4
+    assert len(fronts) == 3  # 4 parts: B1 and B2 share a sheet
+    assert max(len(page.parts) for page in fronts) == 2
     images: dict[int, object] = {}
     first = kit_start(pdf)  # after the kit guide and the print check
 
     def image(n):  # each page rasterised once (setdefault would rasterise on every call)
-        if n not in images:
-            images[n] = raster(pdf, n + first)
+        if n not in images:  # as its layout has it: a landscape page prints turned (orient.py)
+            images[n] = as_laid_out(raster(pdf, n + first), pages[n])
         return images[n]
 
     def on(t, fx, fy):  # a face point (mm, bleed-box origin) -> page mm on that part's sheet
@@ -497,4 +509,4 @@ def test_split_faces_parts_share_letter_sheets_and_still_assemble(letter):
                         checked.append(diff <= 24)
                 # a text's edge at another sub-pixel offset may differ; the wrong art would often
                 assert len(checked) >= 10 and checked.count(False) <= len(checked) // 10, item
-    assert pairs == 8  # each sheet's A1-A2, the map's A1-A2, B1-B2, A1-B1, A2-B2
+    assert pairs == 4  # the map's A1-A2, B1-B2, A1-B1, A2-B2

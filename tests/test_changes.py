@@ -112,14 +112,18 @@ def test_the_stamp_prints_the_version_and_date_on_every_face(tmp_path, capsys, m
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
     from pnpkit.build.pipeline import validate
+    from pnpkit.impose import orient
     from pnpkit.pdf.marks import STAMP_PT
     from pnpkit.typeset import fonts
 
     found = []
 
-    def visit(text, cm, tm, font, size):
+    def visit(text, cm, tm, font, size):  # where the text starts: tm's origin through the CTM
         if "v0.3" in text:
-            found.append((round(cm[4] + tm[4] * cm[0], 2), round(cm[5] + tm[5] * cm[3], 2)))
+            x, y = tm[4], tm[5]
+            found.append(
+                (round(cm[0] * x + cm[2] * y + cm[4], 2), round(cm[1] * x + cm[3] * y + cm[5], 2))
+            )
 
     PdfReader("out/deck/deck-en.pdf").pages[2].extract_text(visitor_text=visit)
     half = (
@@ -127,10 +131,10 @@ def test_the_stamp_prints_the_version_and_date_on_every_face(tmp_path, capsys, m
     )
     page = validate(pack, ["en"]).pages["en"][0]
     k = 72 / 25.4
-    assert found == [
-        (round((p.x + p.w / 2) * k - half, 2), round((page.h - p.y - p.h + 0.6) * k, 2))
-        for p in page.placements
-    ]
+    drawn = [((p.x + p.w / 2) * k - half, (page.h - p.y - p.h + 0.6) * k) for p in page.placements]
+    if orient.turned(page.w, page.h):  # a landscape page prints turned onto portrait paper
+        drawn = [(page.h * k - y, x) for x, y in drawn]
+    assert found == [(round(x, 2), round(y, 2)) for x, y in drawn]
 
 
 def test_a_one_tile_edit_in_a_kit_reprints_just_that_tile_and_its_back(breakable):

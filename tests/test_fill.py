@@ -41,7 +41,7 @@ def groups(page: Page) -> set[str]:
 def test_the_lone_standee_shares_the_reference_cards_sheet(monkeypatch):
     s = PrintSettings(paper="a4", backs="long-edge")
     with monkeypatch.context() as m:  # as imposed without the pass
-        m.setattr(fill, "share", lambda pages, s, pack: pages)
+        m.setattr(fill, "share", lambda pages, s, pack, marks: pages)
         before, _ = impose(herd_kit(), s)
     assert [groups(p) for p in fronts(before)] == [{"ref", "tiles"}, {"herd"}]
     assert fill.coverage(fronts(before)[1], s) < fill.FULL  # 4,000 of 57,400 mm²
@@ -67,7 +67,7 @@ def test_a_sheet_of_small_groups_takes_cards_from_the_full_sheet(monkeypatch):
     kit = faces(8, (63.5, 88.9), "cards") + faces(2, (120.0, 40.0), "long")
     kit += faces(6, (20.0, 20.0), "tokens")
     with monkeypatch.context() as m:
-        m.setattr(fill, "share", lambda pages, s, pack: pages)
+        m.setattr(fill, "share", lambda pages, s, pack, marks: pages)
         before, found = impose(kit, s)
     assert [round(fill.coverage(p, s), 2) for p in fronts(before)] == [0.79, 0.21]
     assert [p.message[:46] for p in found] == ["imposed sheet 2 of 2 (long 2, tokens 6) is 21%"]
@@ -164,3 +164,31 @@ def test_each_moved_face_prints_on_its_sheet_with_its_back_behind_it(tmp_path):
                 assert f != (255, 255, 255) and max(abs(u - v) for u, v in zip(f, b)) <= 2
     herd = [p for p in pages[0].placements if p.face.group == "herd"]
     assert len(herd) == 1  # the standee prints on the first sheet, beside the reference card
+
+
+def test_on_a3_mlems_last_boards_borrow_the_aid_card_beside_the_track():
+    """MLEM on A3: the track's third sheet took an aid card and two player boards beside its part,
+    and the last three boards were left alone at 27 %; the smallest block on a split face's sheet
+    that brings them to 35 % (the aid card) moves over, its crop marks with it."""
+    result = build.validate(ROOT / "components" / "mlem", ["it"], {"paper": "a3"})
+    s = result.pack.print
+    pages, problems = impose(result.faces["it"], s)
+    assert not [p for p in problems if "covered" in p.message]
+    sheets = fronts(pages)
+    assert min(fill.coverage(page, s) for page in sheets) >= fill.FULL
+    (alone,) = [page for page in sheets if fill._grid_only(page)]
+    assert sorted(p.face.group for p in alone.placements) == ["aid"] + ["player-boards"] * 3
+    (lender,) = [page for page in sheets if page.tile and "player-boards" in groups(page)]
+    assert groups(lender) == {"cosmic-track", "player-boards"}
+    # every line left on the lender is a mark of a face still on it: none of the aid card's
+    boards = [p for p in lender.placements if p.tile is None]
+    assert lender.lines and all(
+        any(
+            min(x1, x2) <= p.x + p.w + 4
+            and max(x1, x2) >= p.x - 4
+            and min(y1, y2) <= p.y + p.h + 4
+            and max(y1, y2) >= p.y - 4
+            for p in boards
+        )
+        for x1, y1, x2, y2 in lender.lines
+    )

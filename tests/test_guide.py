@@ -264,6 +264,34 @@ def test_the_print_checks_height_runs_along_its_left_targets(tmp_path):
     assert abs(sum(ys) / 3 - 297 / 2) < 5  # beside the middle of the line it measures
 
 
+def test_the_print_checks_distances_are_drawn_as_lines_between_their_targets(tmp_path):
+    """A thin line from ring to ring along the left and bottom targets, so each distance's label
+    sits beside what it measures; the width's label under its line, never across it."""
+    root = write_probe(tmp_path / "p")
+    assert main(["build", str(root), "--out", str(tmp_path / "out")]) == 0
+    page = pypdfium2.PdfDocument(str(tmp_path / "out" / "p" / "p-en.pdf"))[0]
+    px = 300 / 25.4
+    image = page.render(scale=300 / 72).to_pil().convert("L")
+
+    def inked(x: float, y: float) -> bool:  # a hairline lands on a pixel next to its place
+        return any(
+            image.getpixel((round(x * px) + dx, round(y * px) + dy)) < 200
+            for dx in (-1, 0, 1)
+            for dy in (-1, 0, 1)
+        )
+
+    assert all(inked(15, y) for y in range(30, 270, 10))  # left: from 15 to 282 mm down
+    assert all(inked(x, 282) for x in range(30, 100, 10))  # bottom: from 15 to 195 mm across
+    text, mm = page.get_textpage(), 72 / 25.4
+    tops = [
+        (page.get_height() - text.get_charbox(i)[3]) / mm
+        for i in range(text.count_chars())
+        if text.get_text_range(i, 1) == "8"
+        and 282 < (page.get_height() - text.get_charbox(i)[1]) / mm < 290
+    ]
+    assert tops and min(tops) > 282.3  # "180 mm" under the line
+
+
 def test_a_pack_s_long_texts_flow_over_pages_and_never_off_them(tmp_path):
     """A stranger's step of 3,000 words and a group name of 400 flow onto more guide pages (the
     name cut short in its table cell), every letter on its page above the footer."""

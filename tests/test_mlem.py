@@ -11,7 +11,7 @@ import pytest
 from PIL import Image, ImageChops
 from pypdf import PdfReader
 
-from conftest import ROOT, kit_start, page_texts
+from conftest import ROOT, as_laid_out, kit_start, page_texts
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
 from pnpkit.kinds import dice
@@ -523,7 +523,7 @@ class TestDiceNetsOnPaper:
         images = {}
         for n, p in placements:
             if n not in images:  # each page rendered once
-                images[n] = render(built["it"], n)
+                images[n] = as_laid_out(render(built["it"], n), built["pages"][n - built["first"]])
             image = images[n]
             trim = image.crop(tuple(round(v * PX) for v in (p.x, p.y, p.x + p.w, p.y + p.h)))
             cream, grey = colour_mask(trim, CREAM), colour_mask(trim, GREY)
@@ -650,7 +650,7 @@ class TestTrackOnPaper:
 
     def test_neighbours_repeat_the_overlap_and_their_targets_coincide(self, built):
         sheets = self.sheets(built)
-        images = [render(built["it"], n) for n, _ in sheets]
+        images = [as_laid_out(render(built["it"], n), page) for n, page in sheets]
         for (img1, (_, p1)), (img2, (_, p2)) in zip(
             zip(images, sheets), zip(images[1:], sheets[1:])
         ):

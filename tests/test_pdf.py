@@ -28,11 +28,14 @@ TOP = (
 )  # 3 x 3 poker cards centred between the marks' room below the top margin and above the label
 
 
-def render(pdf_path, index: int, dpi: int = DPI):
+def render(pdf_path, index: int, dpi: int = DPI, turned: bool = False):
+    """The page as an image; `turned`: a landscape page drawn turned onto portrait paper
+    (orient.py), turned back, so its pixels are where the layout put them."""
     page = pypdfium2.PdfDocument(str(pdf_path))[index]
-    return (
+    image = (
         page.render(scale=dpi / 72, no_smoothpath=True, no_smoothtext=True).to_pil().convert("RGB")
     )
+    return image.rotate(-90, expand=True) if turned else image
 
 
 def dark(pixel) -> bool:
@@ -175,7 +178,7 @@ class TestPixels:
     def test_gutter_fold_backs_face_their_fronts_across_the_fold(self, tmp_path):
         pdf = build_probe(tmp_path, "--backs", "gutter-fold", n=4)
         assert len(PdfReader(pdf).pages) == 2  # gutter-fold is single-sided: one print-check page
-        image = render(pdf, 1)
+        image = render(pdf, 1, turned=True)  # landscape, printed on portrait paper
         fold = image.width / 2
         for y in range(image.height // 4, image.height * 3 // 4, 40):
             for x in range(int(fold - 4.5 * PX), int(fold - 1 * PX), 3):
@@ -201,9 +204,10 @@ class TestSplitBoards:
             and "sheet A2 of 1x2" in sheets[1].extract_text()
         )
         a3 = PdfReader(out / "board-en-a3.pdf").pages
+        # the board's landscape A3 page prints turned onto portrait A3, as every page (orient.py)
         assert [(round(float(p.mediabox.width)), round(float(p.mediabox.height))) for p in a3] == [
             (842, 1191),
-            (1191, 842),
+            (842, 1191),
         ]
         # numbered in its own file, which has no backs: the print check, then the board
         assert " · 2/2" in a3[1].extract_text() and "/3" not in a3[1].extract_text()

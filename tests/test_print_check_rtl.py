@@ -31,6 +31,11 @@ AR = {  # a tiny Arabic pack's words for pnpkit (DejaVu Sans, pnpkit's font, has
     "tile": "قص الحافتين اليسرى والعليا وضعه على جاره",
     "fold_pair": "ضع هذه الورقة يسار الأخيرة واطوِ عند الوصلة",
     "label_test": "اختبار الملصقات: اطبع على ورق عادي",
+    "flip_long": "اطبع على الوجهين مع القلب على الحافة الطويلة.",
+    "flip_short": "اطبع على الوجهين مع القلب على الحافة القصيرة.",
+    "one_sided": "اطبع على وجه واحد.",
+    "all_portrait": "كل الصفحات عمودية.",
+    "printed_at": "طُبع بنسبة {scale} %",
 }
 PX = 4  # per mm
 

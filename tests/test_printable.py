@@ -98,6 +98,8 @@ def boxes_nest(page) -> bool:
 
 @pytest.mark.parametrize("paper", PAPERS)
 def test_no_ink_in_the_margin_and_boxes_nest_on_every_page(kit, paper, tmp_path):
+    """...and every page is portrait, shown as it is (orient.py): one orientation per PDF, so a
+    driver that auto-rotates landscape pages has none to turn."""
     pack, cache = kit
     margin = pack.print.margin
     bad = []
@@ -110,6 +112,11 @@ def test_no_ink_in_the_margin_and_boxes_nest_on_every_page(kit, paper, tmp_path)
                 page = document[n]
                 where = f"{pack.id} {paper} {backs} {path.name} page {n + 1}"
                 bad += [f"{where}: ink in the {hit}" for hit in ink_in_margin(page, margin)]
+                w, h = page.get_size()
+                if w > h or page.get_rotation():
+                    bad.append(
+                        f"{where}: {w:g} x {h:g} pt turned {page.get_rotation()}: not portrait"
+                    )
                 if not boxes_nest(page):
                     bad.append(
                         f"{where}: boxes do not nest: media {page.get_mediabox()}, "

@@ -413,6 +413,23 @@ def chars(page) -> list[tuple[str, tuple[float, float, float, float]]]:
     return out
 
 
+def laid_out(path, index: int):
+    """A landscape page (the board's on A3) as its layout has it, turned back from the portrait
+    paper it prints on (orient.py): its characters (as chars()), its image and its trim box
+    (left, top, right, bottom mm from the top-left)."""
+    page = pdf_page(path, index)
+    h_pt = page.get_height()
+    w = h_pt / MM  # the layout page's width is the paper's height
+
+    def back(box):  # paper mm (left, top, right, bottom) -> the layout page's
+        return (w - box[3], box[0], w - box[1], box[2])
+
+    x0, y0, x1, y1 = [float(v) for v in PdfReader(path).pages[index].trimbox]
+    trim = back((x0 / MM, (h_pt - y1) / MM, x1 / MM, (h_pt - y0) / MM))
+    found = [(ch, back(b)) for ch, b in chars(page)]
+    return found, image(page).rotate(-90, expand=True), trim
+
+
 def label_in(found, box) -> tuple[str, float, float]:
     """The text whose characters' centres lie in box, and how far its centre is from the box's
     (mm)."""
@@ -457,23 +474,17 @@ class TestBoardPrint:
         assert sum("galaxy: sheet A2 of 1x2" in t for t in labels) == 1
         a3 = PdfReader(out / "star-cargo-eo-a3.pdf").pages
         assert len(a3) == 2  # calibration, then the whole board
+        # landscape A3, printed turned onto portrait paper as every page is (orient.py)
         assert (round(float(a3[1].mediabox.width)), round(float(a3[1].mediabox.height))) == (
-            1191,
             842,
+            1191,
         )
 
     def test_grid_labels_sit_on_their_columns_and_rows_on_a3(self, built):
         out, result = built
-        reader = PdfReader(out / "star-cargo-eo-a3.pdf")
-        trim = [float(v) for v in reader.pages[1].trimbox]
-        assert (trim[2] - trim[0]) / MM == pytest.approx(326, abs=0.01)
-        page = pdf_page(out / "star-cargo-eo-a3.pdf", 1)
-        h_pt = page.get_height()
-        left, top = (
-            trim[0] / MM,
-            (h_pt - trim[3]) / MM,
-        )  # the board's top-left corner, page mm from the top-left
-        img, found = image(page), chars(page)
+        found, img, trim = laid_out(out / "star-cargo-eo-a3.pdf", 1)
+        assert trim[2] - trim[0] == pytest.approx(326, abs=0.01)
+        left, top = trim[:2]  # the board's top-left corner, page mm from the top-left
         for label, (x0, y0, x1, y1) in label_boxes(result.pack.data):
             box = (left + x0, top + y0, left + x1, top + y1)
             text, dx, dy = label_in(found, box)
@@ -490,13 +501,11 @@ class TestBoardPrint:
         """Each row number, "10" too, stays 1 mm or more off the grid's frame on either side
         (at 12 pt "10" filled its strip and touched the frame)."""
         out, result = built
-        page = pdf_page(out / "star-cargo-eo-a3.pdf", 1)
-        trim = [float(v) for v in PdfReader(out / "star-cargo-eo-a3.pdf").pages[1].trimbox]
-        left, top = trim[0] / MM, (page.get_height() - trim[3]) / MM
+        found, _, trim = laid_out(out / "star-cargo-eo-a3.pdf", 1)
+        left, top = trim[:2]
         b = result.pack.data["board"]
         e, c = b["edge"], b["cell"]
         frame = (left + e, left + e + len(b["columns"]) * c)  # the grid's left and right edges
-        found = chars(page)
         for r in range(1, b["rows"] + 1):
             row_top, row_bottom = top + e + (r - 1) * c, top + e + r * c
             digits = [

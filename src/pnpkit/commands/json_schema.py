@@ -206,6 +206,7 @@ GROUP = {
             },
         ]
     },
+    "fit": {"enum": ["exact", "shrink"], "default": "exact"},
     "doc": {"type": "string"},
 }
 

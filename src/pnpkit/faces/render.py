@@ -299,6 +299,7 @@ def item_face(group: Group, item: Item, side: str, svg: str, name: str, broken: 
         shape=group.shape,
         variant=group.variant,
         labels=group.labels,
+        fit=group.fit,
     )
     face.template, face.broken = name, broken
     return face

@@ -14,6 +14,7 @@ groups it could have shared with gets a warning (check()).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,9 @@ PARTNERS = 8  # fuller sheets tried per near-empty one (the emptiest first): bou
 
 # faces -> (front pages, problems): the grid packer on its own, starting no other packer's sheet
 Pack = Callable[[list[Face]], "tuple[list[Page], list[Problem]]"]
+# (a block the grid packer added to another packer's page, that page) -> the block's crop marks,
+# drawn there as the page's lines
+Marks = Callable[["list[Placement]", "Page"], "list[tuple[float, float, float, float]]"]
 
 
 def shown(p: Placement) -> float:
@@ -72,12 +76,13 @@ def _grid_only(page: Page) -> bool:
     )
 
 
-def share(fronts: list[Page], s: PrintSettings, pack: Pack) -> list[Page]:
+def share(fronts: list[Page], s: PrintSettings, pack: Pack, marks: Marks) -> list[Page]:
     """The front pages with each near-empty grid sheet balanced with a fuller one where the grid
-    packer can: as many sheets, in the same order."""
+    packer can, or given a block of faces from a split face's sheet (_borrow): as many sheets,
+    in the same order."""
     pages = list(fronts)
     for _ in range(len(pages)):  # each step fixes one sheet for good: bounded
-        fixed = _fix_one(pages, s, pack)
+        fixed = _fix_one(pages, s, pack) or _borrow(pages, s, pack, marks)
         if fixed is None:
             break
         pages = fixed
@@ -97,6 +102,51 @@ def _fix_one(pages: list[Page], s: PrintSettings, pack: Pack) -> list[Page] | No
                 new = {c: pair[0], u: pair[1]}
                 return [new.get(i, p) for i, p in enumerate(pages)]
     return None
+
+
+def _borrow(pages: list[Page], s: PrintSettings, pack: Pack, marks: Marks) -> list[Page] | None:
+    """The pages with a near-empty grid sheet given a block of faces the grid packer put beside a
+    split face's part (on A3, MLEM's track leaves room for an aid card and player boards there,
+    and the last boards were left alone): the smallest block that brings the sheet to FULL and
+    still packs on it with its own, taken off the part's sheet with its crop marks. None when no
+    such block is found."""
+    for u, empty in enumerate(pages):
+        if not _grid_only(empty) or _covered(empty, s) >= FULL:
+            continue
+        lenders = [(c, page) for c, page in enumerate(pages) if page.tile is not None]
+        offers = sorted(
+            (
+                (sum(shown(p) for p in block), c, block)
+                for c, page in lenders
+                for block in _lent(page)
+            ),
+            key=lambda offer: offer[:2],
+        )
+        for _, c, block in offers:
+            taken = _one_sheet(_faces(empty) + [p.face for p in block], pack)
+            if taken is None or _covered(taken, s) < FULL:
+                continue
+            lender = pages[c]
+            gone, lines = set(map(id, block)), set(marks(block, lender))
+            kept = dataclasses.replace(
+                lender,
+                placements=[p for p in lender.placements if id(p) not in gone],
+                lines=[line for line in lender.lines if line not in lines],
+            )
+            if _covered(kept, s) < FULL:
+                continue
+            new = {c: kept, u: taken}
+            return [new.get(i, p) for i, p in enumerate(pages)]
+    return None
+
+
+def _lent(page: Page) -> list[list[Placement]]:
+    """The grid packer's blocks on a split face's sheet (every placement but the parts)."""
+    blocks: dict[int, list[Placement]] = {}
+    for p in page.placements:
+        if p.tile is None and p.clip is None and p.outline is None:
+            blocks.setdefault(p.block, []).append(p)
+    return list(blocks.values())
 
 
 def _faces(page: Page) -> list[Face]:

@@ -20,10 +20,10 @@ from typing import TypeVar
 
 from pnpkit import memo
 from pnpkit.errors import Location, Problem
-from pnpkit.impose import fill
+from pnpkit.impose import fill, orient, shrink
 from pnpkit.impose.freerects import FreeRects, Rect, overlaps
 from pnpkit.pack.model import Face, PrintSettings
-from pnpkit.units import SIZES
+from pnpkit.units import PAPERS, SIZES
 
 FOLD_CLEARANCE = 5.0  # mm from the fold line to the nearest bleed (print-standards §4.4)
 FOLD_BLOCKS = 1000  # block numbers of gutter-fold backs start here
@@ -179,6 +179,7 @@ def impose(
     faces = [
         f for f in faces if settings.prints(f.variant)
     ]  # the variants chosen (print.variants, --variant)
+    faces = shrink.fitted(faces, whole_areas(settings))  # `fit: shrink` sheets made to fit
     too_many = too_many_faces(
         [(f.item, f.count, f.where) for f in faces if f.side == "front"], settings.max_faces
     )
@@ -200,7 +201,7 @@ def impose(
     problems += found
     problems += _dropped(faces, fronts, problems, settings)
     # near-empty grid sheets share a fuller one's room (fill.py); backs are made from the fronts
-    fronts = fill.share(fronts, settings, lambda run: _fill(run, settings))
+    fronts = fill.share(fronts, settings, lambda run: _fill(run, settings), _marks_of(settings))
     problems += fill.check(fronts, settings)
     pages: list[Page] = []
     for page in fronts:
@@ -245,6 +246,7 @@ def impose_again(
         return impose(faces, settings, packers)  # one-shot, or a packer may read anything
     shape: list[tuple[object, ...]] = [
         (f.group, f.item, f.side, f.count, f.size, f.bleed, f.kind, f.where, f.shape, f.variant)
+        + (f.fit, f.scale)  # `fit: shrink` changes the layout (shrink.py)
         for f in faces
     ]
     for n, kept in enumerate(_LAYOUTS):
@@ -430,6 +432,13 @@ def face_area(
     if settings.backs == "gutter-fold":
         right = min(right, page[0] / 2 - FOLD_CLEARANCE)
     return left, top, right, bottom
+
+
+def whole_areas(settings: PrintSettings) -> list[Rect]:
+    """Where the trim of a face that takes a sheet of its own may go on each way up of the paper,
+    printed without its bleed and crop marks (tile_face), also with gutter-fold (its back then
+    takes a sheet of its own)."""
+    return [_whole_sheet(settings, size, False) for size in paper_sizes(settings)]
 
 
 def printable_area(
@@ -982,6 +991,19 @@ def _content(page: Page) -> Rect:
     return min(xs), min(ys), max(xs), max(ys)
 
 
+def _marks_of(s: PrintSettings) -> Callable[[list[Placement], Page], list[Line]]:
+    """The crop marks a block the grid packer added to another packer's page brought as lines
+    (_Sheet.finish): fill.py takes them off with the block."""
+
+    def marks(block: list[Placement], page: Page) -> list[Line]:
+        return crop_lines(block, ink_area(s, (page.w, page.h))) if s.crop_marks else []
+
+    return marks
+
+
+Line = tuple[float, float, float, float]
+
+
 def round_only(block: list[Placement]) -> bool:
     """Whether every piece of a block is round: its circles (pdf's shape guides) are its only cut
     lines, crop marks on the square around them would leave two outlines to choose from."""
@@ -1037,7 +1059,42 @@ def _split(
                 "limits",
             )
         ]
-    return tile_face(face, s, plans, landscape), []
+    pages = tile_face(face, s, plans, landscape)
+    warning = split_warning(face, s, pages) if len(pages) > 1 else None
+    return pages, [warning] if warning else []
+
+
+def split_warning(face: Face, s: PrintSettings, parts: list[Page]) -> Problem | None:
+    """What a face split over these sheets says. Split both ways (four sheets meet at a corner)
+    or where a home printer's paper (A4, Letter) holds it whole: the smallest paper pnpkit prints
+    on that does. A one-way split that only A3 avoids is the board as designed, printed whole in
+    the kit's -a3.pdf already: nothing to say. A face no larger than the paper but split (its
+    margins): the largest trim that prints whole. A face larger than every paper: nothing."""
+    w, h = face.full_size
+    tile = parts[0].tile
+    both_ways = tile is not None and tile.rows > 1 and tile.cols > 1
+    said = f"'{face.item}' ({w:g}x{h:g}mm with bleed) is split into {len(parts)} parts on {s.paper}"
+    for paper in sorted(PAPERS, key=lambda p: SIZES[p][0] * SIZES[p][1]):
+        other = dataclasses.replace(s, paper=paper)
+        if paper != s.paper and any(p[1] * p[2] == 1 for p in _tile_plans(face, other)):
+            if not both_ways and paper == "a3":
+                return None
+            return _warning(face, f"{said}; {paper} paper holds it whole (--paper {paper})")
+    short, long = sorted(face.size)
+    if short > min(SIZES[s.paper]) or long > max(SIZES[s.paper]):
+        return None
+    wide = face.size[0] >= face.size[1]
+    most = max(((r - x, b - y) for x, y, r, b in whole_areas(s)), key=lambda a: a[not wide])
+    return _warning(
+        face,
+        f"{said}, as large as it: inside the {s.margin:g}mm margins at most "
+        f"{most[0]:g}x{most[1]:g}mm prints whole (its art's edge the cut), "
+        "so a board that size is not split",
+    )
+
+
+def _warning(face: Face, message: str) -> Problem:
+    return Problem(face.where, message, "layout", "warning")
 
 
 def _run_length(copies: list[Face], i: int) -> int:
@@ -1248,7 +1305,9 @@ def _backs(front: Page, backs: Backs, s: PrintSettings) -> Page:
     if s.backs == "none":
         return page
     axis = mirror_axis(s, (front.w, front.h))
-    dx, dy = (0.0, 0.0) if s.backs == "gutter-fold" else s.back_offset
+    # the offset is measured on the paper: a page turned onto it (orient.py) shifts in its own axes
+    offset = orient.offset_on_page(s.back_offset, front.w, front.h)
+    dx, dy = (0.0, 0.0) if s.backs == "gutter-fold" else offset
     across = 2 * front.fold if front.fold is not None else front.w
 
     def mirror(x: float, y: float) -> tuple[float, float]:

@@ -8,8 +8,9 @@ the pack's own steps, and printing advice. The print check follows, then the kit
 its tuck boxes (tuckbox.py).
 
 The guide is laid out as blocks flowing down pages. The sheet map's page numbers depend on how
-many pages the guide takes, which they cannot change (a number never wraps its cell): the guide
-is laid out with a guess, then again with the count that gave, until the two agree.
+many pages the guide takes, which they cannot change (a number never wraps its cell, and its
+row's height is its other cells'): the guide flows once, and the numbers are put in after,
+when the sheet map is drawn (Kit.first).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class Kit:
     flow: list[list[tuple[float, Block]]] = field(default_factory=list)  # per page: (y, block)
     tucks: list[tuple[tuckbox.Net, tuckbox.Sheet]] = field(default_factory=list)
     pad: bool = False  # a blank page after the guide, so the print check starts a sheet
+    first: int = 0  # the page number of the kit's first imposed page (the sheet map's first)
     total: int = 0  # the PDF's pages
     duplex: bool = False
     margin: float = 5.0  # print.margin: never inked
@@ -147,17 +149,10 @@ def plan(pack: Pack, lang: str, faces: list[Face], pages: list[Page]) -> Kit:
     sides = {(f.group, f.item, f.side): f for f in faces}
     kit.tucks = [(net, _tuck_sheet(kit, net, sides)) for net in tuckbox.sheets(pack)]
     check = calibration.page_count(s.backs)
-    guess = 1
-    wanted = s.guide and pack.guide.given
-    # settles at once: only the numbers change, never a block's height
-    for _ in range(4 if wanted else 0):
-        first = guess + (guess % 2 if s.duplex else 0) + check + 1
-        blocks = _blocks(kit, faces, pages, first)
-        kit.flow = _flow(blocks, size, kit.margin)
-        if len(kit.flow) == guess:
-            break
-        guess = len(kit.flow)
+    if s.guide and pack.guide.given:  # flowed once: the sheet map's numbers are drawn later
+        kit.flow = _flow(_blocks(kit, faces, pages), size, kit.margin)
     kit.pad = s.duplex and len(kit.flow) % 2 == 1
+    kit.first = kit.before + check + 1
     kit.total = kit.before + check + len(pages) + kit.after
     return kit
 
@@ -204,13 +199,13 @@ def _flow(
     return pages
 
 
-def _blocks(kit: Kit, faces: list[Face], pages: list[Page], first: int) -> list[Block]:
-    """The guide's blocks; `first`: the page number of the kit's first imposed page."""
+def _blocks(kit: Kit, faces: list[Face], pages: list[Page]) -> list[Block]:
+    """The guide's blocks (the sheet map's page numbers drawn from kit.first, set later)."""
     width = kit.size[0] - 2 * kit.side
     out = _cover(kit, faces, width)
     out += _contents(kit, width)
     out += _printing(kit, width)  # what a player does first
-    out += _sheet_map(kit, pages, first, width)
+    out += _sheet_map(kit, pages, width)
     out += _assembly(kit, pages, width)
     return out
 
@@ -331,10 +326,19 @@ def _pictures(pictures: list[Face], width: float, drawer: tuckbox.FaceDrawer) ->
     return Block(heights, draw)
 
 
-def _row(cells: list[str], widths: list[float], bold: bool = False, size: float = BODY_PT) -> Block:
-    """A table row: each cell wrapped to its column, a thin rule under the row."""
+def _row(
+    cells: list[str | Callable[[], str]],
+    widths: list[float],
+    bold: bool = False,
+    size: float = BODY_PT,
+) -> Block:
+    """A table row: each cell wrapped to its column, a thin rule under the row. A cell given as
+    a function (a sheet's page numbers) is one line, its text asked for when it is drawn."""
     font = fonts.default_face(bold=bold)
-    wrapped = [_capped(wrap(text, font, size / K, w - 2)) for text, w in zip(cells, widths)]
+    wrapped = [
+        _capped(wrap(text, font, size / K, w - 2)) if isinstance(text, str) else [""]
+        for text, w in zip(cells, widths)
+    ]
     step = size * LEADING / K
     height = max(len(lines) for lines in wrapped) * step + 2.0
 
@@ -342,7 +346,8 @@ def _row(cells: list[str], widths: list[float], bold: bool = False, size: float 
         c.setFillColor(black)
         c.setFont(font, size)
         left = x
-        for lines, w in zip(wrapped, widths):
+        for cell, lines, w in zip(cells, wrapped, widths):
+            lines = lines if isinstance(cell, str) else [cell()]
             for i, line in enumerate(lines):
                 c.drawString(left * K, _y(h, y + 0.6 + size / K + i * step), line)
             left += w
@@ -390,8 +395,9 @@ def _contents(kit: Kit, width: float) -> list[Block]:
     return out
 
 
-def _sheet_map(kit: Kit, pages: list[Page], first: int, width: float) -> list[Block]:
-    """Each sheet: its page numbers (front and back together), what is on it, what to do."""
+def _sheet_map(kit: Kit, pages: list[Page], width: float) -> list[Block]:
+    """Each sheet: its page numbers (front and back together, counted from kit.first when the
+    row is drawn), what is on it, what to do."""
     words = kit.words
     widths = [width * 0.14, width * 0.62, width * 0.24]
     out = [
@@ -400,9 +406,20 @@ def _sheet_map(kit: Kit, pages: list[Page], first: int, width: float) -> list[Bl
         _paragraph(words["map_intro"], SMALL_PT, width, GREY),
         _row([words["pages"], words["on_it"], words["todo"]], widths, bold=True),
     ]
-    for numbers, what, todo in sheet_rows(kit, pages, first):
-        out.append(_row([numbers, what, todo], widths))
+    for numbers, what, todo in sheet_rows(kit, pages, 0):
+        out.append(_row([_numbered(kit, int(numbers.split("–")[0])), what, todo], widths))
     return out[:1] + _section(out[1:])
+
+
+def _numbered(kit: Kit, offset: int) -> Callable[[], str]:
+    """A sheet's page numbers `offset` pages after the kit's first imposed page, as they are
+    once the guide's length has set kit.first."""
+    return lambda: _numbers(kit, kit.first + offset)
+
+
+def _numbers(kit: Kit, n: int) -> str:
+    """A sheet's page numbers from page n: its front's and back's, or its one page's."""
+    return f"{n}–{n + 1}" if kit.duplex else str(n)
 
 
 def sheet_rows(kit: Kit, pages: list[Page], first: int) -> list[tuple[str, str, str]]:
@@ -414,13 +431,13 @@ def sheet_rows(kit: Kit, pages: list[Page], first: int) -> list[tuple[str, str, 
         if page.side == "back" and i > 0 and kit.duplex:
             n += 1
             continue  # told with its front
-        numbers = f"{n}–{n + 1}" if kit.duplex else str(n)
-        rows.append((numbers, _on_page(kit, page), _todo(kit, page)))
+        rows.append((_numbers(kit, n), _on_page(kit, page), _todo(kit, page)))
         n += 1
     todo = ", ".join(kit.words[w] for w in ("cut", "fold", "glue"))
     for _, sheet in kit.tucks:
-        numbers = f"{n}–{n + 1}" if kit.duplex else str(n)
-        rows.append((numbers, _capital(kit.words["tuckbox"].format(name=sheet.name)), todo))
+        rows.append(
+            (_numbers(kit, n), _capital(kit.words["tuckbox"].format(name=sheet.name)), todo)
+        )
         n += 2 if kit.duplex else 1
     return rows
 

@@ -83,6 +83,7 @@ def _read_group(r: Reader, game: _Game, name: str, spec: object) -> Group | None
         "shape": _shape(r, spec.get("shape"), path + ("shape",), kind, size),
         "labels": _labels(r, spec, path),
         "tuckbox": guidespec.read_tuckbox(r, spec, path, kind),
+        "fit": guidespec.read_fit(r, spec, path, kind),
     }
     if "items_from" in spec:
         group = _derived_group(r, game, name, spec, path, kind, size, bleed, templates)

@@ -1,5 +1,6 @@
-"""Reading `guide:` (game.yaml) and a deck's `tuckbox:`: what the kit guide (guide.py) and the
-tuck box nets (tuckbox.py) take from the pack. Kept apart from those modules so that loading a
+"""Reading `guide:` (game.yaml), a deck's `tuckbox:` and a sheet's `fit:`: what the kit guide
+(guide.py), the tuck box nets (tuckbox.py) and the imposition (impose/shrink.py) take from the
+pack. Kept apart from those modules so that loading a
 pack does not import the drawing code."""
 
 from __future__ import annotations
@@ -113,3 +114,23 @@ def read_tuckbox(r: Reader, spec: dict[str, Any], path: Path_, kind: str | None)
             return None
         out[key] = length
     return TuckSpec(**out)
+
+
+FITS = ("exact", "shrink")
+SHRINKABLE = ("sheet",)  # the kinds whose size does not matter
+
+
+def read_fit(r: Reader, spec: dict[str, Any], path: Path_, kind: str | None) -> str:
+    """`fit: shrink` (or `exact`, the default) on a group whose kind may shrink."""
+    if "fit" not in spec:
+        return "exact"
+    fit = r.choice(spec["fit"], path + ("fit",), FITS)
+    if fit == "shrink" and kind is not None and kind not in SHRINKABLE:
+        r.problem(
+            path + ("fit",),
+            f"'fit: shrink' is for sheets (a player's sheet, a reference sheet); a {kind}'s size "
+            "matters (it must match its sleeves, the board or the other pieces): it is never "
+            "shrunk",
+        )
+        return "exact"
+    return fit or "exact"

@@ -156,6 +156,7 @@ class Group:
     base: float = 0.0  # a fold-over standee's base tab depth, mm (0: not declared)
     labels: str = ""  # a label sheet (labels.py) the group prints on, cell by cell
     tuckbox: TuckSpec | None = None  # a tuck box net for this deck (tuckbox.py)
+    fit: str = "exact"  # exact | shrink: printed whole on smaller paper, scaled (shrink.py)
 
     @property
     def total(self) -> int:
@@ -256,6 +257,8 @@ class Face:
     shape: Shape = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet
     variant: str = ""  # the group's variant: imposed only when print.variants chooses it
     labels: str = ""  # the label sheet the group prints on (labels.py), if any
+    fit: str = "exact"  # the group's fit: "shrink" prints it whole on smaller paper (shrink.py)
+    scale: float = 1.0  # how much it prints at: below 1 when shrunk to fit the paper
 
     # Whether svg_key is the name of the face's PDF form (a digest of its SVG) rather than the
     # text: a large build's faces (cache.KeptFace), whose text waits in a file

@@ -283,6 +283,14 @@ GROUP = (
         "A deck's tuck box net, sized from the cards: true, or {thickness: 0.3mm (a card), "
         "clearance: 1mm} (docs/kit-guide.md).",
     ),
+    Key(
+        "fit",
+        "choice",
+        "exact",
+        "shrink: a sheet too large for the paper prints whole, scaled down (the scale printed "
+        "on it), not split; sheets only (docs/printing.md).",
+        choices=("exact", "shrink"),
+    ),
     Key("doc", "string", None, "What the group is, for people reading the pack."),
 )
 

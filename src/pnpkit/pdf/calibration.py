@@ -139,6 +139,13 @@ WORDS: dict[str, str] = {
     "edges touching; tape, fold along the join",
     "label_test": "label test: print on plain paper, lay on a label sheet against the light; "
     "each outline should sit on a label's edge",
+    # which duplex setting to choose (by the kit's flip axis), and why auto-rotate cannot matter
+    "flip_long": "Print double-sided, flipping on the long edge.",
+    "flip_short": "Print double-sided, flipping on the short edge.",
+    "one_sided": "Print on one side of the paper.",
+    "all_portrait": "Every page is portrait: landscape pieces are printed turned on the sheet, "
+    "so auto-rotate leaves every page as it is.",
+    "printed_at": "printed at {scale} %",  # on a sheet shrunk to fit the paper (shrink.py)
 }
 _SHORT = {
     "pl": (
@@ -154,6 +161,12 @@ _SHORT = {
         "do siebie; sklej taśmą, złóż wzdłuż łączenia",
         "test etykiet: wydrukuj na zwykłym papierze, przyłóż do arkusza etykiet pod światło; "
         "każdy kontur powinien leżeć na krawędzi etykiety",
+        "Drukuj dwustronnie, obracając wzdłuż długiej krawędzi.",
+        "Drukuj dwustronnie, obracając wzdłuż krótkiej krawędzi.",
+        "Drukuj jednostronnie.",
+        "Każda strona jest pionowa: elementy poziome są wydrukowane obrócone na arkuszu, więc "
+        "autoobracanie niczego nie zmienia.",
+        "wydrukowano w skali {scale} %",
     ),
     "it": (
         "carta: {paper}",
@@ -168,6 +181,12 @@ _SHORT = {
         "precedente, bordi a contatto; fissa con nastro, piega lungo la giunta",
         "prova etichette: stampa su carta comune, appoggia su un foglio di etichette in "
         "controluce; ogni contorno deve cadere sul bordo di un'etichetta",
+        "Stampa fronte-retro, capovolgendo sul lato lungo.",
+        "Stampa fronte-retro, capovolgendo sul lato corto.",
+        "Stampa solo fronte.",
+        "Ogni pagina è verticale: i pezzi orizzontali sono stampati ruotati sul foglio, così la "
+        "rotazione automatica non cambia nulla.",
+        "stampato al {scale} %",
     ),
     "eo": (
         "papero: {paper}",
@@ -182,6 +201,12 @@ _SHORT = {
         "randoj tuŝantaj; glubendu, faldu laŭ la kunigo",
         "etikeda provo: presu sur ordinara papero, metu sur etikedan folion kontraŭ lumo; ĉiu "
         "konturo sidu sur rando de etikedo",
+        "Presu dupleksa, turnante laŭ la longa rando.",
+        "Presu dupleksa, turnante laŭ la mallonga rando.",
+        "Presu unuflanke.",
+        "Ĉiu paĝo estas vertikala: horizontalaj pecoj estas presitaj turnitaj sur la folio, do "
+        "aŭtomata turnado ŝanĝas nenion.",
+        "presita je {scale} %",
     ),
 }
 TEXT: dict[str, dict[str, str]] = {  # pnpkit's own words in each language it speaks
@@ -326,6 +351,7 @@ def _front(c: Canvas, info: Info) -> None:
     for i, key in enumerate(LINE_KEYS[1:4]):
         _say(c, info, 20, 35 + i * 6, text[key], (regular, 10))
     _ruler(c, at, 20, 70)
+    _sides(c, info, text)
     c.setLineWidth(0.5)
     c.setStrokeColor(black)
     c.rect(*at(20, 110 + 25.4), 25.4 * K, 25.4 * K)
@@ -339,6 +365,25 @@ def _front(c: Canvas, info: Info) -> None:
     if info.get("axis") is not None:
         _front_ladders(c, at, info, (text["duplex"], text["duplex_ticks"]))
         _front_corners(c, at, info, (text["corners"], text["corners_how"]))
+
+
+FLIP = {"x": "flip_long", "y": "flip_short", None: "one_sided"}  # the duplex flip axis -> its word
+
+
+def _sides(c: Canvas, info: Info, text: dict[str, str]) -> None:
+    """Under the ruler: which duplex setting to choose (the flip the backs were laid out for), and
+    that every page is portrait (orient.py), each line shrunk to stay between the margins."""
+    w = info["page"][0]
+    regular, bold = fonts.default_face(), fonts.default_face(bold=True)
+    c.setFillColor(black)
+    for y, line, font in (
+        (88.0, text[FLIP[info.get("axis")]], bold),
+        (94.0, text["all_portrait"], regular),
+    ):
+        size = 10.0
+        while size > 5 and fonts.string_width(line, font, size) > (w - 40) * K:
+            size -= 0.25
+        _say(c, info, 20, y, line, (font, size))
 
 
 def _front_ladders(c: Canvas, at: At, info: Info, lines: tuple[str, ...]) -> None:
@@ -376,8 +421,16 @@ def _front_corners(c: Canvas, at: At, info: Info, lines: tuple[str, ...]) -> Non
         for r in RINGS:
             c.circle(*at(x, y), r * K)
     (left, top), (right, _), _, (_, bottom) = corner_targets(info["page"])
+    # what the distances measure: a thin line from ring to ring along the left and the bottom
+    # targets, each distance's label beside the middle of its line
+    reach = RINGS[-1] + 0.5
+    c.setStrokeColor(Color(0.6, 0.6, 0.6))
+    c.line(*at(left, top + reach), *at(left, bottom - reach))
+    c.line(*at(left + reach, bottom), *at(right - reach, bottom))
     c.setFont(regular, 6)
-    c.drawCentredString(*at(w / 2, bottom + 1), f"\u2190 {right - left:g} mm \u2192")
+    c.drawCentredString(
+        *at(w / 2, bottom + 3), f"\u2190 {right - left:g} mm \u2192"
+    )  # under its line
     c.saveState()  # the height beside the left targets' line, as the width is under the bottom's
     c.translate(*at(left - 1, h / 2))
     c.rotate(90)

@@ -17,7 +17,8 @@ from reportlab.pdfgen.canvas import Canvas
 from pnpkit import memo
 from pnpkit.impose.layout import Page, Placement
 from pnpkit.pack.model import Face
-from pnpkit.pdf.marks import K, _stamp
+from pnpkit.pdf import calibration
+from pnpkit.pdf.marks import K, _scale_note, _stamp
 
 
 class Extras(Protocol):
@@ -79,7 +80,7 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
     svg_key = face.svg_key
     if svg_key not in forms:
         name = svg_key if face.svg_key_is_name else form_name(svg_key)
-        w, h = face.full_size
+        w, h = (v / face.scale for v in face.full_size)  # a shrunk face's drawing is unshrunk
         # hasattr, not isinstance(Drawable): a runtime protocol's check costs a thousand forms
         # tens of milliseconds
         assert hasattr(face.drawing, "draw"), "faces are compiled before they are written"
@@ -294,7 +295,12 @@ def _give_form_its_resources(c: Canvas, name: str, shadings: dict[str, str]) -> 
 
 
 def _place(
-    c: Canvas, page: Page, p: Placement, forms: dict[str, str], stamp: str | None = None
+    c: Canvas,
+    page: Page,
+    p: Placement,
+    forms: dict[str, str],
+    stamp: str | None = None,
+    printed_at: str = calibration.WORDS["printed_at"],
 ) -> None:
     """Draw a face clipped to its trim plus the bleed it may show here."""
     name = face_form(c, p.face, forms)
@@ -329,7 +335,15 @@ def _place(
         c.rotate(90)
     else:
         c.translate((p.x - b) * K, (page.h - p.y - p.h - b) * K)
-    c.doForm(name)
+    if p.face.scale != 1.0:  # shrunk to fit the paper (shrink.py), saying so in the kit's words
+        c.saveState()
+        c.scale(p.face.scale, p.face.scale)  # its drawing is in the face's own millimetres
+        c.doForm(name)
+        c.restoreState()
+        if p.clip is None:
+            _scale_note(c, p, printed_at.replace("{scale}", f"{round(p.face.scale * 100):d}"))
+    else:
+        c.doForm(name)
     if stamp and p.clip is None:
         _stamp(c, p, stamp)
     c.restoreState()

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from reportlab.lib.colors import Color, black
 from reportlab.pdfgen.canvas import Canvas
 
+from pnpkit.impose import orient
 from pnpkit.impose.layout import MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile, round_only
 from pnpkit.pdf import foldmarks
 from pnpkit.typeset import fonts
@@ -22,6 +23,19 @@ GREY = Color(0.55, 0.55, 0.55)
 
 STAMP_PT = 4.5  # a note for playtesters, not for players
 STAMP_RISE = 0.6  # mm between the stamp and the cut
+
+
+def _scale_note(c: Canvas, p: Placement, text: str) -> None:
+    """A shrunk sheet's scale, centred in the band between its top trim and its safe area (in
+    the face's axes, so it turns with the face), where the cut leaves it on the piece."""
+    b, (w, h) = p.face.bleed, p.face.size
+    size = min(
+        STAMP_PT,
+        STAMP_PT * (w - 2) * K / max(c.stringWidth(text, fonts.default_face(), STAMP_PT), 1e-6),
+    )
+    c.setFillColor(GREY)
+    c.setFont(fonts.default_face(), size)
+    c.drawCentredString((b + w / 2) * K, (b + h) * K - size - STAMP_RISE * K, text)
 
 
 def _stamp(c: Canvas, p: Placement, text: str) -> None:
@@ -239,6 +253,17 @@ def _boxes(c: Canvas, page: Page) -> None:
     left, top, right, bottom = (
         p.reach
     )  # the bleed box is the bleed printed, which the page may have cut short
-    x0, y0 = p.x * K, (page.h - p.y - p.h) * K
-    c.setTrimBox((x0, y0, x0 + p.w * K, y0 + p.h * K))
-    c.setBleedBox((x0 - left * K, y0 - bottom * K, x0 + (p.w + right) * K, y0 + (p.h + top) * K))
+    c.setTrimBox(_box_on_sheet(page, (p.x, p.y, p.x + p.w, p.y + p.h)))
+    c.setBleedBox(
+        _box_on_sheet(page, (p.x - left, p.y - top, p.x + p.w + right, p.y + p.h + bottom))
+    )
+
+
+def _box_on_sheet(page: Page, box: tuple[float, float, float, float]) -> tuple[float, ...]:
+    """A page box (left, top, right, bottom mm) in the points of the paper it prints on (turned
+    with a landscape page, orient.py): boxes are not drawn, so the page's turn does not move
+    them."""
+    corners = [orient.on_sheet(x, y, page.w, page.h) for x in box[::2] for y in box[1::2]]
+    sheet_h = orient.sheet(page.w, page.h)[1]
+    xs, ys = [x for x, _ in corners], [sheet_h - y for _, y in corners]
+    return min(xs) * K, min(ys) * K, max(xs) * K, max(ys) * K

@@ -15,6 +15,7 @@ from types import MethodType
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import memo
+from pnpkit.impose import orient
 from pnpkit.impose.layout import Page
 from pnpkit.pdf import calibration as calibration_pages
 from pnpkit.pdf import foldmarks
@@ -49,12 +50,17 @@ def write_pdf(
     `extras`: pages of pnpkit's own before the print check and after the faces (guide.Kit).
     `folds`: the kit's word for "fold" and its fold-over groups, marked on sheets (foldmarks.py)."""
     forms: dict[str, str] = {}
+    words = (calibration.get("words") if calibration else None) or calibration_pages.WORDS
     before = (lambda c: extras.draw_before(c, forms)) if extras else None
     c, first_page = start_canvas(pages, path, title, calibration, before)
     total = len(pages) + first_page
     for n, page in enumerate(pages, 1):
-        c.setPageSize((page.w * K, page.h * K))
-        _faces_and_marks(c, page, forms, crop_marks, stamp, folds)
+        w, h = orient.sheet(page.w, page.h)
+        c.setPageSize((w * K, h * K))
+        if orient.turned(page.w, page.h):  # drawn a quarter turn onto portrait paper (orient.py)
+            c.translate(page.h * K, 0)
+            c.rotate(90)
+        _faces_and_marks(c, page, forms, crop_marks, (stamp, words["printed_at"]), folds)
         if page.label:
             _label(c, page)
         _boxes(c, page)
@@ -91,13 +97,15 @@ def _faces_and_marks(
     page: Page,
     forms: dict[str, str],
     crop_marks: bool,
-    stamp: str | None,
+    notes: tuple[str | None, str],
     folds: foldmarks.Folds,
 ) -> None:
     """Everything on the page but its label and boxes, drawn or as drawn before."""
     names = [face_form(c, p.face, forms) for p in page.placements]  # in order: their numbers
     marks = crop_marks and page.marks
-    key = None if stamp or page.parts else (folds, *_page_key(page, names, marks))
+    stamp, printed_at = notes  # print.stamp, and the kit's words for a shrunk sheet's scale
+    shrunk = any(p.face.scale != 1.0 for p in page.placements)  # says its scale in its words
+    key = None if stamp or page.parts or shrunk else (folds, *_page_key(page, names, marks))
     kept = _DRAWN.get(key) if key is not None else None
     if kept is not None:
         c._code.extend(kept[0])  # type: ignore[attr-defined]  # ReportLab's own: no stub
@@ -107,7 +115,7 @@ def _faces_and_marks(
     used: list[str] = c._formsinuse  # type: ignore[attr-defined]
     start, first_used = len(code), len(used)
     for placement in page.placements:
-        _place(c, page, placement, forms, stamp)
+        _place(c, page, placement, forms, stamp, printed_at)
     for part in page.parts:
         _tile_marks(c, page, part, marks)
     if marks and page.placements and not page.packed and page.tile is None:
@@ -134,7 +142,8 @@ def start_canvas(
     how many pages it drew (`before`'s, then the print check's)."""
     fonts.for_canvas()
     first = pages[0] if pages else None
-    size = (first.w * K, first.h * K) if first else (595.3, 841.9)
+    w, h = orient.sheet(first.w, first.h) if first else (210.0, 297.0)
+    size = (w * K, h * K)
     c = Canvas(str(path), pagesize=size, invariant=1, pageCompression=1)
     c.setTitle(title)
     c.setCreator("pnpkit")
