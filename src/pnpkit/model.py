@@ -256,6 +256,9 @@ class Face:
     shape: Shape = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet
     variant: str = ""  # the group's variant: imposed only when print.variants chooses it
     labels: str = ""  # the label sheet the group prints on (labels.py), if any
+    # each text_box() call's text and the template line of the call (textplaces.py locates text
+    # warnings by them); None: not known, the face was served from the cache without rendering
+    drawn: tuple[tuple[str, Location | None], ...] | None = None
 
     # Whether svg_key is the name of the face's PDF form (a digest of its SVG) rather than the
     # text: a large build's faces (cache.KeptFace), whose text waits in a file

@@ -28,7 +28,18 @@ from jinja2.sandbox import SandboxedEnvironment, modifies_known_mutable, safe_ra
 from jinja2.tests import TESTS as DEFAULT_TESTS
 from markupsafe import Markup, escape
 
-from pnpkit import budget, filelimits, fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
+from pnpkit import (
+    budget,
+    filelimits,
+    fonts,
+    icons,
+    memo,
+    paths,
+    pyfaces,
+    richtext,
+    svgdraw,
+    trust,
+)
 from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.frozen import FROZEN, FrozenDict, FrozenList, freeze
@@ -494,7 +505,9 @@ def render_face(
         return None  # said once, for the first face: the others would run out too
     drawn = alike.get((name, group.name, side)) if alike is not None else None
     if drawn is not None:
-        return item_face(group, item, side, drawn, name, broken=False)
+        face = item_face(group, item, side, drawn, name, broken=False)
+        face.drawn = ()  # such a template calls no text_box()
+        return face
     if pyfaces.is_python(name):
         svg = (py or {}).get((group.name, item.id, side))
         if svg is None:  # python_faces() said why
@@ -518,11 +531,8 @@ def render_face(
         problems.append(_syntax_problem(exc))
         return None
     before = len(problems)
-    context = {
-        **shared,
-        **face_context(pack, group, item, side, lang),
-        "text_box": TextBoxes(pack, item, lang, name, problems, env),
-    }
+    boxes = TextBoxes(pack, item, lang, name, problems, env)
+    context = {**shared, **face_context(pack, group, item, side, lang), "text_box": boxes}
     spent = getattr(env, "budget", None) or budget.Budget()
     spent.start()
     try:
@@ -552,7 +562,9 @@ def render_face(
         return None
     if alike is not None and len(problems) == before and same_for_every_item(env, name):
         alike[name, group.name, side] = svg
-    return item_face(group, item, side, svg, name, any(p.is_error for p in problems[before:]))
+    face = item_face(group, item, side, svg, name, any(p.is_error for p in problems[before:]))
+    face.drawn = tuple(boxes.drawn)
+    return face
 
 
 Alike = dict[tuple[str, str, str], str]  # (template, group, side) -> the SVG of every such face
@@ -866,6 +878,7 @@ class TextBoxes:
         )
         self.env = env
         self._icons: dict[str, icons.Icon] | None = None
+        self.drawn: list[tuple[str, Location | None]] = []  # each call's text and template line
 
     MAX_SIZE_PT = (
         1000.0  # 35cm letters; the shrink loop steps 0.25pt from here, so the size bounds its time
@@ -908,13 +921,15 @@ class TextBoxes:
                 f"font family '{family}' is not available (use {', '.join(fonts.families())})"
             )
         text = "" if text is None else str(text)
-        where = self._where(text)
+        call = calling_template()
+        self.drawn.append((text, call))
+        where = self._where(text, call)
         min_pt = self.pack.print.min_font_pt
         if (
             size < min_pt - 1e-9
         ):  # the template's choice, not the data's: report it once, at the call
             msg = f"font size {size:g}pt is below the minimum {min_pt:g}pt"
-            self._add(Problem(calling_template() or self.item.where, msg, "font-size"))
+            self._add(Problem(call or self.item.where, msg, "font-size"))
         if markup and richtext.has_markup(text):
             return self.rich(
                 text,
@@ -969,7 +984,7 @@ class TextBoxes:
     def rich(
         self,
         text: str,
-        where: Location,
+        where: Located,
         x: float,
         y: float,
         w: float,
@@ -1110,21 +1125,43 @@ class TextBoxes:
                 f"{self.MAX_LEADING:g} (got {numbers['leading']:g})"
             )
 
-    def _where(self, text: str) -> Location:
-        """The field the text came from, if it came from one; else the item."""
-        for name, value in self.item.fields.items():
-            if value == text or (isinstance(value, dict) and value.get(self.lang) == text):
-                return self.item.field_where.get(name, self.item.where)
-        return self.item.where
+    def _where(self, text: str, call: Location | None) -> Located:
+        """The field the text came from, if it came from one, and the template line of the call
+        that draws it; a text of the template's own stands at the call."""
+        field = field_of(self.item, self.lang, text)
+        if field is not None:
+            return Located(self.item.field_where.get(field, self.item.where), call)
+        return Located(call or self.item.where, None)
 
-    def _problem(self, where: Location, message: str, rule: str) -> None:
-        self._add(
-            Problem(where, f"{message} (language {self.lang}, template '{self.template}')", rule)
-        )
+    def _problem(self, where: Located, message: str, rule: str) -> None:
+        drawn = f"text_box at {where.call}" if where.call else f"template '{self.template}'"
+        self._add(Problem(where.at, f"{message} (language {self.lang}, {drawn})", rule))
 
     def _add(self, problem: Problem) -> None:
         if problem not in self.problems:
             self.problems.append(problem)
+
+
+class Located(NamedTuple):
+    """Where a text_box() problem stands (`at`: the field that supplied the text, else the
+    call) and, when `at` is the field, the template line of the call."""
+
+    at: Location
+    call: Location | None
+
+
+def field_of(item: Item, lang: str, text: str) -> str | None:
+    """The field whose value (in lang) is the text, as written or as a number prints."""
+    for name, value in item.fields.items():
+        if isinstance(value, dict):
+            value = value.get(lang)
+        if value == text or (is_number(value) and str(value) == text):
+            return name
+    return None
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 # What Sandbox.call() calls as Context.call() would, without asking: text_box() and macros.
@@ -1159,13 +1196,6 @@ def find_in_template(env: jinja2.Environment, name: str, message: str) -> Locati
         return None
     needle = f"<{match.group(1)}" if match.group(1) else f"{match.group(2)}="
     return _first_line(env, name, needle)
-
-
-def find_text_in_template(env: jinja2.Environment, name: str, text: str) -> Location | None:
-    """The first line of the template (or one it extends or imports) that holds this text
-    literally, as a raw <text> written in the template does; None when the text comes from data."""
-    needle = text.strip()
-    return _first_line(env, name, needle) if needle else None
 
 
 def _first_line(env: jinja2.Environment, name: str, needle: str) -> Location | None:

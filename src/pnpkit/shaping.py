@@ -354,3 +354,30 @@ def width(text: str, font: str, size: float, direction: str = "auto") -> float:
         return size * shape(text, font, False)[2]
     pieces = visual_pieces([(text, None)], direction)
     return size * sum(shape(t, font, rtl)[2] for t, _, rtl in pieces)
+
+
+@lru_cache(maxsize=65536)
+def ink(text: str, font: str) -> tuple[float, float, float, float] | None:
+    """The ink of one line of text as drawn left to right at size 1: (left, top, right, bottom)
+    from the start of its baseline, y down; None if it has none (spaces) or holds characters
+    only pnpkit's registration knows (a private-use glyph)."""
+    if any(_PUA <= ord(c) <= _PUA_END or ord(c) >= _PLANE15 for c in text):
+        return None
+    hb_font, upem = _hb(font)
+    buf = _run(text, font, False, None, 0)
+    x, box = 0.0, None
+    for info, pos in zip(buf.glyph_infos, buf.glyph_positions):
+        extents = hb_font.get_glyph_extents(info.codepoint)
+        if extents is not None and extents.width and extents.height:
+            left = x + pos.x_offset + extents.x_bearing
+            top = -(pos.y_offset + extents.y_bearing)  # HarfBuzz's y runs up
+            glyph = (left, top, left + extents.width, top - extents.height)
+            box = glyph if box is None else _union(box, glyph)
+        x += pos.x_advance
+    if box is None:
+        return None
+    return box[0] / upem, box[1] / upem, box[2] / upem, box[3] / upem
+
+
+def _union(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, float, float]:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
