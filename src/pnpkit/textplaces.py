@@ -55,8 +55,7 @@ def unpacked(value: object) -> Drawn | None:
     if not isinstance(value, tuple) or not all(_sound(row) for row in value):
         return None
     return tuple(
-        (text, Location(file, line, column) if file else None)
-        for text, file, line, column in value
+        (text, Location(file, line, column) if file else None) for text, file, line, column in value
     )
 
 
@@ -137,7 +136,7 @@ class Places:
             at = item.field_where.get(field, item.where)
             return at, f" ({on}, drawn by {what} at {call})" if call else f" ({on})"
         if call is not None:
-            return call, "" if own else f" ({on}, drawn by {what})"
+            return call, "" if own else f" ({on})"
         return face.where, f" ({on})"
 
     def _literal(self, face: Face, text: str) -> Location | None:
