@@ -3,13 +3,12 @@ belong to, a badge grazing a grid line (overlap.py)."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from conftest import ROOT, write_pack
 
+from conftest import ROOT, write_pack
 from pnpkit import build, overlap, svgdraw
 from pnpkit.cache import Cache
+from test_textplaces import warnings
 
 GAME = "name: T\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
 
@@ -39,12 +38,6 @@ def board(root, gap: float, inset: float, r: float):
             "templates/b.svg.j2": BOARD,
         },
     )
-
-
-def warnings(root) -> list[str]:
-    result = build.validate(root, cache=Cache())
-    assert not result.errors, [str(p) for p in result.errors]
-    return [re.sub(rf"[^\s(]*/{root.name}/", "", str(p)) for p in result.problems]
 
 
 def test_the_unfixed_star_cargo_board_fires_row_10_and_the_magnifier(tmp_path):

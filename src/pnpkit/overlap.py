@@ -40,16 +40,31 @@ BADGE = 10.0  # mm: a stroked, filled closed shape this small is a mark (a badge
 GRID = 20.0  # mm: the lines a badge is held to (a grid's, a frame's), longer than its ornaments
 
 
-class Line(NamedTuple):
-    """A stroked path: its segments in face mm, half its width, its bounds and paint, and its
-    place in the drawing order."""
+class Line:
+    """A stroked path: half its width, its bounds in face mm (a curve's by its control points),
+    its paint and its place in the drawing order; its segments in face mm, curves flattened,
+    worked out when a mark comes near it (most lines of a face are far from every text)."""
 
-    segments: tuple[tuple[Point, Point], ...]
-    half: float
-    box: Box
-    colour: str
-    width: float
-    order: int
+    __slots__ = ("half", "box", "colour", "width", "order", "_segs", "_ctm", "_segments")
+
+    def __init__(self, segs: Segs, ctm: Matrix, stroke: Stroke, box: Box, order: int) -> None:
+        scale = abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]) ** 0.5
+        self.width = stroke.width * scale
+        self.half, self.box, self.order = self.width / 2, box, order
+        self.colour = "#{:02x}{:02x}{:02x}".format(*(round(c * 255) for c in stroke.rgb))
+        self._segs, self._ctm = segs, ctm
+        self._segments: tuple[tuple[Point, Point], ...] | None = None
+
+    @property
+    def segments(self) -> tuple[tuple[Point, Point], ...]:
+        if self._segments is None:
+            ctm = self._ctm
+            self._segments = tuple(
+                (apply(ctm, p), apply(ctm, q))
+                for part in _flattened(self._segs)
+                for p, q in zip(part, part[1:])
+            )
+        return self._segments
 
 
 class Mark(NamedTuple):
@@ -73,18 +88,21 @@ def findings(drawing: object) -> list[tuple[str, str]]:
     if not isinstance(drawing, Drawing):
         return []
     texts, lines, badges = _marks(drawing)
+    near = _Columns(lines)
     out: list[tuple[str, str]] = []
+    crossing = _crossings(texts)
     for n, mark in enumerate(texts):
-        other = next((o for o in texts[n + 1 :] if _crossed(mark, o)), None)
+        other = crossing.get(n)
         if other is not None:
             said = f"touches or crosses text {_q(other.text)}"
             out.append((mark.text, f"text {_q(mark.text)} {said}"))
-        shown = (ln for ln in lines if ln.order >= mark.panel)  # those beneath its panel are hidden
+        # lines drawn before the panel it stands on are hidden beneath the panel
+        shown = (ln for ln in near.lines(mark.box) if ln.order >= mark.panel)
         line = next((ln for ln in shown if _touches(mark.box, ln)), None)
         if line is not None:
             out.append((mark.text, f"text {_q(mark.text)} touches or crosses {_described(line)}"))
-    grid = [ln for ln in lines if max(ln.box[2] - ln.box[0], ln.box[3] - ln.box[1]) >= GRID]
     for badge in badges:
+        grid = (ln for ln in near.lines(badge.box) if max(_extent(ln.box)) >= GRID)
         line = next((ln for ln in grid if _grazes(badge.box, ln)), None)
         if line is not None:
             left, top, right, bottom = badge.box
@@ -93,12 +111,48 @@ def findings(drawing: object) -> list[tuple[str, str]]:
     return list(dict.fromkeys(out))
 
 
-class _Panel(NamedTuple):
-    """An opaque fill: what was drawn before it is hidden where it lies."""
+def _extent(box: Box) -> tuple[float, float]:
+    return box[2] - box[0], box[3] - box[1]
 
-    order: int
-    box: Box
-    polygons: tuple[tuple[Point, ...], ...]
+
+class _Columns:
+    """The lines by 10 mm columns of the face they reach into: a text asks only those near it
+    (a board has hundreds of both)."""
+
+    WIDTH = 10.0
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.columns: dict[int, list[Line]] = {}
+        for line in lines:
+            reach = line.half + TOUCH
+            for n in self._span(line.box[0] - reach, line.box[2] + reach):
+                self.columns.setdefault(n, []).append(line)
+
+    def _span(self, left: float, right: float) -> range:
+        return range(int(left // self.WIDTH), int(right // self.WIDTH) + 1)
+
+    def lines(self, box: Box) -> list[Line]:
+        """The lines in the columns the box spans, in drawing order."""
+        found = {id(ln): ln for n in self._span(box[0], box[2]) for ln in self.columns.get(n, ())}
+        return sorted(found.values(), key=lambda ln: ln.order)
+
+
+class _Panel:
+    """An opaque fill: what was drawn before it is hidden where it lies. Its polygons are
+    worked out only when a text stands within its bounds (most never are)."""
+
+    __slots__ = ("order", "box", "_segs", "_ctm", "_polygons")
+
+    def __init__(self, order: int, box: Box, segs: Segs, ctm: Matrix) -> None:
+        self.order, self.box, self._segs, self._ctm = order, box, segs, ctm
+        self._polygons: list[list[Point]] | None = None
+
+    @property
+    def polygons(self) -> list[list[Point]]:
+        if self._polygons is None:
+            ctm = self._ctm
+            self._polygons = [[apply(ctm, p) for p in part] for part in _flattened(self._segs)]
+        return self._polygons
 
 
 def _marks(drawing: Drawing) -> tuple[list[Mark], list[Line], list[Mark]]:
@@ -141,23 +195,23 @@ def _marks(drawing: Drawing) -> tuple[list[Mark], list[Line], list[Mark]]:
 
 def _covered(text: Mark, panels: list[_Panel]) -> bool:
     """Whether an opaque fill drawn after the text hides it (a space's name under Home's box)."""
-    return _panel_under([p for p in panels if p.order > text.order], text.box, 0.0) > 0
+    return _panel_under(panels, text.box, 0.0, after=text.order) > 0
 
 
 def _panel(segs: Segs, ctm: Matrix, order: int) -> _Panel:
-    polygons = tuple(tuple(apply(ctm, p) for p in part) for part in _flattened(segs))
-    points = [p for part in polygons for p in part] or [(0.0, 0.0)]
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return _Panel(order, (min(xs), min(ys), max(xs), max(ys)), polygons)
+    """A fill's panel, bounded by its points (a curve lies within its control points)."""
+    return _Panel(order, _moved_box(segs, ctm) or (0.0, 0.0, 0.0, 0.0), segs, ctm)
 
 
-def _panel_under(panels: list[_Panel], box: Box, margin: float = TOUCH) -> int:
-    """The order of the last of the opaque fills wholly under the box grown by margin (0:
-    none)."""
+def _panel_under(panels: list[_Panel], box: Box, margin: float = TOUCH, after: int = -1) -> int:
+    """The order of the last of the opaque fills drawn after `after` wholly under the box grown
+    by margin (0: none)."""
     left, top = box[0] - margin, box[1] - margin
     right, bottom = box[2] + margin, box[3] + margin
     corners = ((left, top), (right, top), (left, bottom), (right, bottom))
     for panel in reversed(panels):
+        if panel.order <= after:
+            break
         pl, pt, pr, pb = panel.box
         if pl <= left and pt <= top and pr >= right and pb >= bottom:
             if all(any(_inside(poly, x, y) for poly in panel.polygons) for x, y in corners):
@@ -165,7 +219,7 @@ def _panel_under(panels: list[_Panel], box: Box, margin: float = TOUCH) -> int:
     return 0
 
 
-def _inside(poly: tuple[Point, ...], x: float, y: float) -> bool:
+def _inside(poly: list[Point], x: float, y: float) -> bool:
     """Even-odd ray test."""
     hit = False
     for (x1, y1), (x2, y2) in zip(poly, poly[1:] + poly[:1]):
@@ -180,11 +234,11 @@ def _typed(text: str) -> str:
 
 
 def _ink(op: TextOp, ctm: Matrix) -> Box | None:
-    """A text run's ink in face mm: its glyphs' bounds, or (a glyph pnpkit registered itself)
-    its em box."""
+    """A text run's ink in face mm: its glyphs' bounds, or (a shaped run: joined letters,
+    glyphs pnpkit registered itself) its em box."""
     if not op.text.strip():
         return None
-    ink = shaping.ink(op.text, op.font)
+    ink = None if op.shaping is not None else shaping.ink(op.text, op.font)  # shaped: em box
     if ink is None:
         width = shaping.width(op.text, op.font, 1.0)
         ink = (0.0, -textcheck.ASCENT, width, textcheck.DESCENT)
@@ -192,6 +246,23 @@ def _ink(op: TextOp, ctm: Matrix) -> Box | None:
     corners = [apply(ctm, (op.x + x, op.y + y)) for x in (left, right) for y in (top, bottom)]
     xs, ys = [p[0] for p in corners], [p[1] for p in corners]
     return min(xs), min(ys), max(xs), max(ys)
+
+
+def _crossings(texts: list[Mark]) -> dict[int, Mark]:
+    """Each text's first later text (in drawing order) that it crosses: texts swept from left
+    to right, each paired only with those starting before it ends (a page of rules has
+    hundreds)."""
+    by_left = sorted(range(len(texts)), key=lambda n: texts[n].box[0])
+    found: dict[int, int] = {}
+    for k, n in enumerate(by_left):
+        right = texts[n].box[2]
+        for m in by_left[k + 1 :]:
+            if texts[m].box[0] >= right:
+                break
+            if _crossed(texts[n], texts[m]):
+                first, later = min(n, m), max(n, m)
+                found[first] = min(found.get(first, later), later)
+    return {n: texts[m] for n, m in found.items()}
 
 
 def _crossed(a: Mark, b: Mark) -> bool:
@@ -224,10 +295,13 @@ def _grazes(box: Box, line: Line) -> bool:
     badge's edge within TOUCH, keeping out of its middle half; a stretch that ends within the
     badge is fastened to it (a path's corner dotted with it), not grazing it."""
     left, top, right, bottom = box
-    qw, qh = (right - left) / 4, (bottom - top) / 4
-    middle = (left + qw, top + qh, right - qw, bottom - qh)
     reach = line.half + TOUCH
     grown = (left - reach, top - reach, right + reach, bottom + reach)
+    lb = line.box
+    if lb[0] > grown[2] or lb[2] < grown[0] or lb[1] > grown[3] or lb[3] < grown[1]:
+        return False
+    qw, qh = (right - left) / 4, (bottom - top) / 4
+    middle = (left + qw, top + qh, right - qw, bottom - qh)
     for p, q in line.segments:
         if p[0] != q[0] and p[1] != q[1]:
             continue  # a slanted or curved stretch: an ornament's, not a grid's
@@ -275,24 +349,29 @@ def _closed(segs: Segs) -> bool:
 
 
 def _line(op: PathOp, ctm: Matrix, order: int) -> Line | None:
-    stroke = op.stroke
-    assert stroke is not None
-    points = list(_flattened(op.segs))
-    segments = tuple(
-        (apply(ctm, p), apply(ctm, q)) for part in points for p, q in zip(part, part[1:])
-    )
-    if not segments:
+    assert op.stroke is not None
+    box = _moved_box(op.segs, ctm)
+    return None if box is None else Line(op.segs, ctm, op.stroke, box, order)
+
+
+def _moved_box(segs: Segs, ctm: Matrix) -> Box | None:
+    """The bounds of a path's points (a curve's control points) in face mm; without rotation
+    or skew only the corners of their bounds are moved."""
+    xs = [x for _, args in segs for x in args[0::2]]
+    ys = [y for _, args in segs for y in args[1::2]]
+    if not xs:
         return None
-    xs = [x for s in segments for x, _ in s]
-    ys = [y for s in segments for _, y in s]
-    scale = abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]) ** 0.5
-    width = stroke.width * scale
-    colour = "#{:02x}{:02x}{:02x}".format(*(round(c * 255) for c in stroke.rgb))
-    return Line(segments, width / 2, (min(xs), min(ys), max(xs), max(ys)), colour, width, order)
+    if ctm[1] or ctm[2]:
+        moved = [apply(ctm, p) for p in zip(xs, ys)]
+        xs, ys = [p[0] for p in moved], [p[1] for p in moved]
+        return min(xs), min(ys), max(xs), max(ys)
+    (x0, y0), (x1, y1) = apply(ctm, (min(xs), min(ys))), apply(ctm, (max(xs), max(ys)))
+    return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
 
 def _flattened(segs: Segs) -> Iterator[list[Point]]:
-    """A path's subpaths as polylines: a curve by 8 points along it."""
+    """A path's subpaths as polylines: a curve by 6 points along it (a quarter circle of 10 mm
+    strays 0.09 mm from its chords)."""
     part: list[Point] = []
     start: Point | None = None
     for name, args in segs:
@@ -306,7 +385,7 @@ def _flattened(segs: Segs) -> Iterator[list[Point]]:
         elif name == "curveTo" and part:
             p0 = part[-1]
             c1, c2, p3 = (args[0], args[1]), (args[2], args[3]), (args[4], args[5])
-            part += [_bezier(p0, c1, c2, p3, k / 8) for k in range(1, 9)]
+            part += [_bezier(p0, c1, c2, p3, k / 6) for k in range(1, 7)]
         elif name == "close" and part and start is not None:
             part.append(start)
     if len(part) > 1:

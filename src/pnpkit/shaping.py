@@ -356,27 +356,39 @@ def width(text: str, font: str, size: float, direction: str = "auto") -> float:
     return size * sum(shape(t, font, rtl)[2] for t, _, rtl in pieces)
 
 
-@lru_cache(maxsize=65536)
 def ink(text: str, font: str) -> tuple[float, float, float, float] | None:
-    """The ink of one line of text as drawn left to right at size 1: (left, top, right, bottom)
+    """The ink of one line of text drawn left to right at size 1: (left, top, right, bottom)
     from the start of its baseline, y down; None if it has none (spaces) or holds characters
-    only pnpkit's registration knows (a private-use glyph)."""
+    only pnpkit's registration knows (a private-use glyph). Each glyph's bounds at its place
+    along the line's advance (kerning left out: a hair)."""
     if any(_PUA <= ord(c) <= _PUA_END or ord(c) >= _PLANE15 for c in text):
         return None
+    box, x = None, 0.0
+    for c in text:
+        glyph = _glyph_ink(c, font)
+        if glyph is not None:
+            placed = (x + glyph[0], glyph[1], x + glyph[2], glyph[3])
+            box = placed if box is None else _union(box, placed)
+        x += unit_advance(c, font)
+    return box
+
+
+@lru_cache(maxsize=65536)
+def unit_advance(c: str, font: str) -> float:
+    return pdfmetrics.stringWidth(c, font, 1.0)
+
+
+@lru_cache(maxsize=65536)
+def _glyph_ink(c: str, font: str) -> tuple[float, float, float, float] | None:
+    """A character's glyph bounds at size 1 (y down), or None if it draws nothing."""
     hb_font, upem = _hb(font)
-    buf = _run(text, font, False, None, 0)
-    x, box = 0.0, None
-    for info, pos in zip(buf.glyph_infos, buf.glyph_positions):
-        extents = hb_font.get_glyph_extents(info.codepoint)
-        if extents is not None and extents.width and extents.height:
-            left = x + pos.x_offset + extents.x_bearing
-            top = -(pos.y_offset + extents.y_bearing)  # HarfBuzz's y runs up
-            glyph = (left, top, left + extents.width, top - extents.height)
-            box = glyph if box is None else _union(box, glyph)
-        x += pos.x_advance
-    if box is None:
+    gid = _ttf(font).face.charToGlyph.get(ord(c))
+    extents = hb_font.get_glyph_extents(gid) if gid is not None else None
+    if extents is None or not (extents.width and extents.height):
         return None
-    return box[0] / upem, box[1] / upem, box[2] / upem, box[3] / upem
+    top = -extents.y_bearing / upem  # HarfBuzz's y runs up
+    left = extents.x_bearing / upem
+    return left, top, left + extents.width / upem, top - extents.height / upem
 
 
 def _union(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, float, float]:
