@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import ROOT, write_pack
-from pnpkit import build, overlap, svgdraw
-from pnpkit.cache import Cache
+from pnpkit.build import pipeline as build
+from pnpkit.build.cache import Cache
+from pnpkit.checks import overlap
+from pnpkit.svg import compiler as svgdraw
 from test_textplaces import warnings
 
 GAME = "name: T\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from conftest import write_pack
-from pnpkit import build
-from pnpkit.cache import Cache
+from pnpkit.build import pipeline as build
+from pnpkit.build.cache import Cache
 from sheetfiles import write_delimited, write_xlsx
 
 GAME = "name: T\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
