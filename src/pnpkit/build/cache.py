@@ -58,14 +58,14 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import memo
-from pnpkit.build import soundops
-from pnpkit.errors import Problem
+from pnpkit.typeset import fonts, shaping
+from pnpkit.pdf import writer as pdf
 from pnpkit.faces import render, textplaces
+from pnpkit.build import soundops
+from pnpkit.svg import compiler as svgdraw
+from pnpkit.errors import Problem
 from pnpkit.impose.layout import Page
 from pnpkit.pack.model import Face, Group, Item, Pack
-from pnpkit.pdf import writer as pdf
-from pnpkit.svg import compiler as svgdraw
-from pnpkit.typeset import fonts, shaping
 
 FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as svgdraw.op_row() rows; 4: in parts
 LEAN = 2000  # drawings in a build from which their entries' rows wait for save() (_lean)

@@ -28,11 +28,10 @@ from collections.abc import Callable
 
 from reportlab.pdfgen.canvas import Canvas
 
+from pnpkit.pdf import calibration, writer as pdf
+from pnpkit.svg import compiler as svgdraw
 from pnpkit.build.cache import Cache, FormDrawing, FormPlan
 from pnpkit.pack.model import Face
-from pnpkit.pdf import calibration
-from pnpkit.pdf import writer as pdf
-from pnpkit.svg import compiler as svgdraw
 
 STREAM_FROM = 2500  # faces in a language from which a build streams (smaller: drawings kept)
 BATCH = 256  # faces compiled, checked and drawn at a time

@@ -25,22 +25,21 @@ from pathlib import Path
 import jinja2
 
 from pnpkit import memo
+from pnpkit.pdf import calibration, foldmarks, writer as pdf
 from pnpkit.build import changes, earlyforms, output, preview
+from pnpkit.checks import cvd, overlap, rules, textcheck, trust
+from pnpkit.typeset import fonts, shaping
+from pnpkit.kit import guide
+from pnpkit.impose import layout
+from pnpkit.pack import paths, schema
+from pnpkit.faces import render, textplaces
+from pnpkit.svg import compiler as svgdraw
 from pnpkit.build.cache import Cache, Findings
 from pnpkit.build.child import Child
-from pnpkit.checks import cvd, overlap, rules, textcheck, trust
 from pnpkit.errors import Location, Problem
-from pnpkit.faces import render, textplaces
-from pnpkit.impose import layout
-from pnpkit.kinds.registry import Registry, default_registry
-from pnpkit.kit import guide
-from pnpkit.pack import paths, schema
 from pnpkit.pack.loader import display_path
 from pnpkit.pack.model import Face, Pack, PrintOverrides
-from pnpkit.pdf import calibration, foldmarks
-from pnpkit.pdf import writer as pdf
-from pnpkit.svg import compiler as svgdraw
-from pnpkit.typeset import fonts, shaping
+from pnpkit.kinds.registry import Registry, default_registry
 from pnpkit.units import SIZES
 
 CACHE_DIR = "pnpkit-cache"  # under OUT; visible, and no pack id would choose it

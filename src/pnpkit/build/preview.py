@@ -31,8 +31,8 @@ from markupsafe import Markup
 
 from pnpkit import memo
 from pnpkit.build import output
-from pnpkit.errors import Problem
 from pnpkit.pack import paths
+from pnpkit.errors import Problem
 from pnpkit.pack.model import Face, Item, Pack
 from pnpkit.svg.compiler import ImageOp
 

@@ -508,7 +508,9 @@ def render_face(
         svg = (py or {}).get((group.name, item.id, side))
         if svg is None:  # python_faces() said why
             return None
-        return item_face(group, item, side, svg, name, broken=False)  # as a template's face
+        face = item_face(group, item, side, svg, name, broken=False)  # as a template's face
+        face.drawn = ()  # its text_box() calls stand in no template
+        return face
     try:
         template = env.get_template(name)
     except TemplateRefused as exc:
