@@ -9,7 +9,7 @@ from conftest import ROOT, write_pack
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
 from pnpkit.checks import overlap
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.drawing import Drawing
 from test_textplaces import warnings
 
 GAME = "name: T\nlanguages: [en]\nplayers: {min: 1, max: 1}\n"
@@ -88,7 +88,7 @@ def test_what_fires_and_what_does_not(tmp_path):
         },
     )
     face = build.validate(root, cache=Cache()).faces["en"][0]
-    assert isinstance(face.drawing, svgdraw.Drawing)
+    assert isinstance(face.drawing, Drawing)
     assert overlap.findings(face.drawing) == [
         ("Crossed", "text 'Crossed' touches or crosses text 'words'"),
         (

@@ -18,19 +18,9 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from pnpkit.checks import textcheck
-from pnpkit.svg.compiler import (
-    Drawing,
-    Matrix,
-    PathOp,
-    Restore,
-    Save,
-    Segs,
-    Stroke,
-    TextOp,
-    Transform,
-    apply,
-    compose,
-)
+from pnpkit.svg.drawing import Drawing
+from pnpkit.svg.ops import Matrix, PathOp, Restore, Save, Segs, Stroke, TextOp, Transform
+from pnpkit.svg.values import apply, compose
 from pnpkit.typeset import shaping
 
 Box = tuple[float, float, float, float]  # left, top, right, bottom in the face's mm

@@ -16,11 +16,11 @@ from pathlib import Path
 import jinja2
 
 from pnpkit.errors import Location
-from pnpkit.faces import render
+from pnpkit.faces import textboxes
 from pnpkit.pack.loader import display_path
 from pnpkit.pack.model import Face, Item, Pack
 
-Family = Sequence[tuple[str, str, str]]  # (template name, file, source), as render.template_family
+Family = Sequence[tuple[str, str, str]]  # (template name, file, source): templates.template_family
 Drawn = tuple[tuple[str, Location | None], ...]  # Face.drawn
 
 
@@ -30,7 +30,7 @@ def field_holding(item: Item, lang: str, text: str) -> str | None:
     for name, value in {**item.fields, "id": item.id}.items():  # the id stands at the item
         if isinstance(value, dict):
             value = value.get(lang)
-        if isinstance(value, str) or render.is_number(value):
+        if isinstance(value, str) or textboxes.is_number(value):
             if flat and flat in _flat(str(value)):
                 return name
     return None
@@ -91,7 +91,7 @@ def _flat(text: str) -> str:
 
 class Places:
     """Locates the text warnings of one language's faces. `family(template)`: the template and
-    those it draws on (render.template_family); `redraw(face)`: the face's Face.drawn, rendered
+    those it draws on (templates.template_family); `redraw(face)`: the face's Face.drawn, rendered
     again when the cache served it (None if it cannot be)."""
 
     def __init__(
@@ -122,7 +122,7 @@ class Places:
         field, call, what = None, None, "text_box()"
         if found is not None:
             source, call = found
-            field = render.field_of(item, self.lang, source) if item else None
+            field = textboxes.field_of(item, self.lang, source) if item else None
             own = call is not None and field is None and self._literal(face, text) is not None
         else:
             what = "<text>"
