@@ -184,10 +184,11 @@ CATALOGUE = [
         'en: "Mammoth herd"',
         'en: "A very long name for a mammoth herd that will never fit in '
         'the small base tab of this standee, however small we print it"',
-        [
+        [  # the standee's name is drawn twice: on its base tab and on the tab folded up
             f"{M}/herd.yaml:11:13: error: text overflows its 36x9.6mm box (needs 5 "
             "lines at 6pt, room for 3): 'A very long name for a mammoth herd that…' "
-            "(language en, template 'mammoth-herd/herd-standee.svg.j2') [text-fits]"
+            f"(language en, text_box at {T}/herd-standee.svg.j2:{line}:1) [text-fits]"
+            for line in (21, 23)
         ],
     ),
     (
@@ -198,7 +199,8 @@ CATALOGUE = [
         [
             f"{M}/herd.yaml:11:13: error: no glyph for '漢' (U+6F22) "
             "in DejaVu Sans: 'Mammoth 漢 herd' (language en, "
-            "template 'mammoth-herd/herd-standee.svg.j2') [glyphs]"
+            f"text_box at {T}/herd-standee.svg.j2:{line}:1) [glyphs]"
+            for line in (21, 23)
         ],
     ),
     (

@@ -36,6 +36,7 @@ PALE = """{% extends "_face.svg.j2" %}{% block content %}
 {% endblock %}
 """
 LOW = "has a contrast of 2.3:1 with the colour under it, below 4.5:1 (WCAG)"
+AT = "drawn by text_box() at p/templates/t.svg.j2:3:1"
 ERRORS = [
     "p/game.yaml:5:5: error: group 'cards' has 4 components; the game needs exactly 5 [T-1]",
     "p/game.yaml:6:5: error: group 'cards' has 4 components; the game needs exactly 6 [T-2]",
@@ -55,8 +56,8 @@ def test_warnings_alike_are_one_line_with_their_count_and_errors_each_their_own(
     assert main(["validate", "p"]) == 1
     out, err = capsys.readouterr()
     assert out.splitlines() == [
-        f"p/cards.yaml:7:7: warning: text 'Draw two cards then discard on…' {LOW} "
-        "(the front of 'one'); … and 3 more like this; --all-warnings lists them [text]",
+        f"p/cards.yaml:7:23: warning: text 'Draw two cards then discard on…' {LOW} "
+        f"(the front of 'one', {AT}); … and 3 more like this; --all-warnings lists them [text]",
         *ERRORS,
     ]
     assert err.splitlines() == ["p: 2 error(s), 4 warning(s)"]  # the summary counts them all
@@ -67,13 +68,13 @@ def test_all_warnings_lists_every_one(tmp_path, monkeypatch, capsys):
     assert main(["validate", "p", "--all-warnings"]) == 1
     out, err = capsys.readouterr()
     assert out.splitlines() == [
-        f"p/cards.yaml:7:7: warning: text 'Draw two cards then discard on…' {LOW} "
-        "(the front of 'one') [text]",
-        f"p/cards.yaml:8:7: warning: text 'Gain a wood and trade it with …' {LOW} "
-        "(the front of 'two') [text]",
-        f"p/cards.yaml:9:7: warning: text 'Move the herd and score ten po…' {LOW} "
-        "(the front of 'three') [text]",
-        f"p/cards.yaml:10:7: warning: text 'Short' {LOW} (the front of 'four') [text]",
+        f"p/cards.yaml:7:23: warning: text 'Draw two cards then discard on…' {LOW} "
+        f"(the front of 'one', {AT}) [text]",
+        f"p/cards.yaml:8:23: warning: text 'Gain a wood and trade it with …' {LOW} "
+        f"(the front of 'two', {AT}) [text]",
+        f"p/cards.yaml:9:25: warning: text 'Move the herd and score ten po…' {LOW} "
+        f"(the front of 'three', {AT}) [text]",
+        f"p/cards.yaml:10:24: warning: text 'Short' {LOW} (the front of 'four', {AT}) [text]",
         *ERRORS,
     ]
     assert err.splitlines() == ["p: 2 error(s), 4 warning(s)"]
@@ -152,7 +153,7 @@ def test_a_right_to_left_line_is_quoted_as_typed_not_as_drawn(tmp_path, monkeypa
     assert len(drawn) > 1 and typed not in drawn  # pieces, in visual order
     main(["validate", "p", "--all-warnings"])
     out = capsys.readouterr().out.splitlines()
-    quoted = f"p/cards.yaml:10:7: warning: text '{typed}' {LOW} (the front of 'four') [text]"
+    quoted = f"p/cards.yaml:10:24: warning: text '{typed}' {LOW} (the front of 'four', {AT}) [text]"
     assert out[3] == quoted
     assert textcheck.logical("ﻦﻣ ﺺﻠﺨﺗ") == "تخلص من"  # presentation forms back to letters
     assert textcheck.logical("1 ﻼﻛ") == "كلا 1"  # lam-alef: lam, then alef
@@ -167,7 +168,7 @@ def test_a_build_folds_its_warnings_and_its_last_line_counts_them_all(
     assert main(["build", "p", "--out", "out"]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines() == [
-        f"p/cards.yaml:7:7: warning: text 'Draw two cards then discard on…' {LOW} "
-        "(the front of 'one'); … and 3 more like this; --all-warnings lists them [text]",
+        f"p/cards.yaml:7:23: warning: text 'Draw two cards then discard on…' {LOW} "
+        f"(the front of 'one', {AT}); … and 3 more like this; --all-warnings lists them [text]",
     ]
     assert re.fullmatch(r"built p -> out/p \(en\) in \d+\.\d\ds; 4 warning\(s\)\n", err), err

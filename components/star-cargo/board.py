@@ -117,7 +117,8 @@ def draw(ctx):
         )
         d.add(icons.icon("home", x + c / 2 - 5.5, y + 2.4, 11))
         d.add(centred(ctx["s"]["home"], x + 0.6, y + 14.8, c - 1.2, 5, 8, fill="#c8322b"))
-        d.add(d.text(home, insert=(x + 0.8, y + 2.6), **LABEL))
+        # its name inside Home's red frame, clear of it (the space's own is under the box)
+        d.add(d.text(home, insert=(x + 1.8, y + 3.6), **LABEL))
 
     band(d, ctx, icons, band_top)
     return d

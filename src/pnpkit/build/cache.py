@@ -60,7 +60,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pnpkit import memo
 from pnpkit.build import soundops
 from pnpkit.errors import Problem
-from pnpkit.faces import render
+from pnpkit.faces import render, textplaces
 from pnpkit.faces.templates import template_family
 from pnpkit.faces.textboxes import icon_files
 from pnpkit.impose.layout import Page
@@ -146,7 +146,8 @@ class Cache:
         self.deferred = deferred  # save() writes only when forced (watch writes when idle)
         self.dirty = False
         self.path: Path | None = None
-        self.faces: dict[bytes, Entry] = {}  # key -> [generation, svg, or a large build's KeptFace]
+        # key -> [generation, svg or a large build's KeptFace, its text_box calls (packed)]
+        self.faces: dict[bytes, Entry] = {}
         self.drawings: dict[bytes, Entry] = {}  # key -> [generation, drawing fields, deps]
         self.forms: dict[bytes, Entry] = {}  # key -> [generation, form bytes, PDF version]
         self.generation = 0
@@ -291,6 +292,7 @@ class Cache:
                     if entry is not None and isinstance(svg, str):
                         entry[0] = self.generation
                         face = render.item_face(group, item, side, svg, name, broken=False)
+                        face.drawn = textplaces.unpacked(entry[2])
                         self.stats["faces reused"] += 1
                     else:
                         face = render.render_face(
@@ -304,7 +306,8 @@ class Cache:
                         if entry is not None:
                             entry[1] = face if self.packed else face.svg
                         elif not found and key:
-                            self.faces[key] = [self.generation, face if self.packed else face.svg]
+                            kept = face if self.packed else face.svg
+                            self.faces[key] = [self.generation, kept, textplaces.packed(face.drawn)]
                         faces.append(face)
                     if size and len(faces) >= size:
                         yield faces, problems
@@ -1375,7 +1378,7 @@ def _read(
     if read is None:
         return 0, {}, {}, {}
     generation, (faces, drawings, forms) = read
-    return generation, _entries(faces, 2), _entries(drawings, 3), _entries(forms, 3)
+    return generation, _entries(faces, 3), _entries(drawings, 3), _entries(forms, 3)
 
 
 def _entries(table: dict[bytes, Entry], size: int) -> dict[bytes, Entry]:

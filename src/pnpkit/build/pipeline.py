@@ -28,11 +28,12 @@ from pnpkit import memo
 from pnpkit.build import changes, earlyforms, output, preview
 from pnpkit.build.cache import Cache, Findings
 from pnpkit.build.child import Child
-from pnpkit.checks import cvd, rules, textcheck, trust
+from pnpkit.checks import cvd, overlap, rules, textcheck, trust
 from pnpkit.errors import Location, Problem
-from pnpkit.faces import render
-from pnpkit.faces.problems import find_in_template, find_text_in_template
+from pnpkit.faces import render, textplaces
+from pnpkit.faces.problems import find_in_template
 from pnpkit.faces.sandbox import environment
+from pnpkit.faces.templates import template_family
 from pnpkit.impose import layout
 from pnpkit.kinds.registry import Registry, default_registry
 from pnpkit.kit import guide
@@ -174,7 +175,7 @@ def _faces(
             )
             # text_box() refused a size (rendering): the checks do not measure sizes again
             sizes_reported = any(p.rule == "font-size" for p in result.problems + problems)
-            problems += _check_texts(pack, faces, env, sizes_reported, cache)
+            problems += _check_texts(pack, faces, _places(pack, lang, env), sizes_reported, cache)
         result.faces[lang] = faces
         result.pages[lang], found = layout.impose_again(
             faces, pack.print, reg.packers
@@ -209,13 +210,14 @@ def _streamed(
     checked: set[str] = set()  # SVGs checked already, by the batches before (svg_key)
     sized = any(p.rule == "font-size" for p in result.problems + problems)
     again = False
+    places = _places(pack, lang, env)
     for batch, found in cache.render_batches(pack, lang, env, earlyforms.BATCH):
         problems += found
         if not sized and any(p.rule == "font-size" for p in found):
             sized, again = True, bool(faces)
         faces += batch
         problems += _compile(pack, batch, cache.drawing, compiled, env)
-        texts += _check_texts(pack, batch, env, sized, cache, checked)
+        texts += _check_texts(pack, batch, places, sized, cache, checked)
         early.add(batch)
         cache.keep_texts(batch)  # their SVG texts wait in a file, read back when asked for
         # The text shapes of the batch (held by shaping's memos: a line's glyphs, about 8 kB a
@@ -223,7 +225,7 @@ def _streamed(
         # them go (2,500 cards: 195 -> 163 MB peak, no slower)
         shaping.forget_shapes()
     if again:  # rare, and a build that fails: the released drawings are compiled again
-        texts = _check_texts(pack, faces, env, sized, cache)
+        texts = _check_texts(pack, faces, places, sized, cache)
     problems += texts
     return faces
 
@@ -285,10 +287,29 @@ def _compile(
     return problems
 
 
+def _places(pack: Pack, lang: str, env: jinja2.Environment) -> textplaces.Places:
+    """What locates the text warnings of the pack's faces in lang: a face the cache served is
+    rendered again to learn which text_box() call drew what (only a face with a warning)."""
+    shared: list[dict[str, object]] = []  # render.pack_context(), made when first needed
+
+    def redraw(face: Face) -> textplaces.Drawn | None:
+        group = pack.groups.get(face.group)
+        item = next((i for i in group.items if i.id == face.item), None) if group else None
+        if group is None or item is None:
+            return None
+        shared[:] = shared or [render.pack_context(pack, lang)]
+        again = render.render_face(
+            env, pack, group, item, face.side, face.template, lang, shared[0], []
+        )
+        return again.drawn if again is not None else None
+
+    return textplaces.Places(pack, lang, lambda name: template_family(env, name), redraw)
+
+
 def _check_texts(
     pack: Pack,
     faces: list[Face],
-    env: jinja2.Environment,
+    places: textplaces.Places,
     sizes_reported: bool,
     cache: Cache | None,
     seen: set[str] | None = None,
@@ -310,15 +331,15 @@ def _check_texts(
         full_size = face.full_size
 
         def check(face: Face = face) -> Findings:
-            return textcheck.problems(face, min_pt, safe=safe, contrasts=True)
+            found = textcheck.problems(face, min_pt, safe=safe, contrasts=True)
+            return found + overlap.findings(face.drawing)
 
         settings = (full_size, face.bleed, min_pt, safe, True)
         found = cache.text_findings(face.drawing, settings, check) if cache else check()
         for text, message in found:
-            where = find_text_in_template(env, face.template, text)
-            where = where or face.where
-            detail = "" if where is not face.where else f" (the {face.side} of '{face.item}')"
-            out.append(Problem(where, message + detail, "text", "warning"))
+            where, detail = places.locate(face, text)
+            rule = "overlap" if overlap.said(message) else "text"
+            out.append(Problem(where, message + detail, rule, "warning"))
     return list(dict.fromkeys(out))
 
 

@@ -333,13 +333,13 @@ def problems(
             out.append(
                 (
                     t.text,
-                    f"text {_excerpt(t.text)} prints at {t.size_pt:.1f}pt, "
+                    f"text {excerpt(t.text)} prints at {t.size_pt:.1f}pt, "
                     f"below the minimum {min_pt:g}pt",
                 )
             )
         left, top, right, bottom = t.box
         if left < b - 0.05 or top < b - 0.05 or right > fw - b + 0.05 or bottom > fh - b + 0.05:
-            out.append((t.text, f"text {_excerpt(t.text)} crosses the cut line"))
+            out.append((t.text, f"text {excerpt(t.text)} crosses the cut line"))
         elif safe and (
             left < b + safe - 0.05
             or top < b + safe - 0.05
@@ -349,7 +349,7 @@ def problems(
             out.append(
                 (
                     t.text,
-                    f"text {_excerpt(t.text)} reaches into the {safe:g}mm safe zone inside the cut",
+                    f"text {excerpt(t.text)} reaches into the {safe:g}mm safe zone inside the cut",
                 )
             )
     return list(dict.fromkeys(out + (_contrasts(shown) if contrasts else [])))
@@ -369,10 +369,10 @@ def _contrasts(shown: list[Text]) -> list[tuple[str, str]]:
             run.append(t.text)
             continue
         if run:
-            out.append((run[0], f"text {_excerpt(' '.join(run))} {alike[0]}"))
+            out.append((run[0], f"text {excerpt(' '.join(run))} {alike[0]}"))
         run, alike = ([t.text], low) if low[0] else ([], ("", 0.0))
     if run:
-        out.append((run[0], f"text {_excerpt(' '.join(run))} {alike[0]}"))
+        out.append((run[0], f"text {excerpt(' '.join(run))} {alike[0]}"))
     return out
 
 
@@ -437,6 +437,6 @@ def logical(line: str) -> str:
 _MIRROR = str.maketrans("()[]{}<>«»", ")(][}{><»«")
 
 
-def _excerpt(text: str, n: int = 30) -> str:
+def excerpt(text: str, n: int = 30) -> str:
     flat = " ".join(text.split())
     return f"'{flat[:n]}…'" if len(flat) > n else f"'{flat}'"

@@ -138,13 +138,6 @@ def find_in_template(env: jinja2.Environment, name: str, message: str) -> Locati
     return _first_line(env, name, needle)
 
 
-def find_text_in_template(env: jinja2.Environment, name: str, text: str) -> Location | None:
-    """The first line of the template (or one it extends or imports) that holds this text
-    literally, as a raw <text> written in the template does; None when the text comes from data."""
-    needle = text.strip()
-    return _first_line(env, name, needle) if needle else None
-
-
 def _first_line(env: jinja2.Environment, name: str, needle: str) -> Location | None:
     """Where needle first stands in the template or the family it draws on."""
     try:

@@ -141,21 +141,22 @@ def render_face(
         return None  # said once, for the first face: the others would run out too
     drawn = alike.get((name, group.name, side)) if alike is not None else None
     if drawn is not None:
-        return item_face(group, item, side, drawn, name, broken=False)
+        face = item_face(group, item, side, drawn, name, broken=False)
+        face.drawn = ()  # such a template calls no text_box()
+        return face
     if pyfaces.is_python(name):
         svg = (py or {}).get((group.name, item.id, side))
         if svg is None:  # python_faces() said why
             return None
-        return item_face(group, item, side, svg, name, broken=False)  # as a template's face
+        face = item_face(group, item, side, svg, name, broken=False)  # as a template's face
+        face.drawn = ()  # its text_box() calls stand in no template
+        return face
     template = _template(env, pack, group, item, side, name, problems)
     if template is None:
         return None
     before = len(problems)
-    context = {
-        **shared,
-        **face_context(pack, group, item, side, lang),
-        "text_box": TextBoxes(pack, item, lang, name, problems, env),
-    }
+    boxes = TextBoxes(pack, item, lang, name, problems, env)
+    context = {**shared, **face_context(pack, group, item, side, lang), "text_box": boxes}
     spent = getattr(env, "budget", None) or budget.Budget()
     spent.start()
     try:
@@ -168,7 +169,9 @@ def render_face(
         return None
     if alike is not None and len(problems) == before and same_for_every_item(env, name):
         alike[name, group.name, side] = svg
-    return item_face(group, item, side, svg, name, any(p.is_error for p in problems[before:]))
+    face = item_face(group, item, side, svg, name, any(p.is_error for p in problems[before:]))
+    face.drawn = tuple(boxes.drawn)
+    return face
 
 
 def _template(

@@ -7,7 +7,7 @@ import math
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jinja2
 import jinja2.bccache
@@ -86,6 +86,7 @@ class TextBoxes:
         )
         self.env = env
         self._icons: dict[str, icons.Icon] | None = None
+        self.drawn: list[tuple[str, Location | None]] = []  # each call's text and template line
 
     MAX_SIZE_PT = (
         1000.0  # 35cm letters; the shrink loop steps 0.25pt from here, so the size bounds its time
@@ -114,11 +115,13 @@ class TextBoxes:
         _check_numbers(x=x, y=y, w=w, h=h, size=size, leading=leading, paragraph=paragraph)
         font = _font(family, bold, italic, anchor, valign, paragraph)
         text = "" if text is None else str(text)
-        where, min_pt = self._where(text), self.pack.print.min_font_pt
+        call = calling_template()
+        self.drawn.append((text, call))
+        where, min_pt = self._where(text, call), self.pack.print.min_font_pt
         # below the minimum: the template's choice, not the data's; reported once, at the call
         if size < min_pt - 1e-9:
             msg = f"font size {size:g}pt is below the minimum {min_pt:g}pt"
-            self._add(Problem(calling_template() or self.item.where, msg, "font-size"))
+            self._add(Problem(call or self.item.where, msg, "font-size"))
         if markup and richtext.has_markup(text):
             return self.rich(
                 text,
@@ -156,7 +159,7 @@ class TextBoxes:
     def _plain(
         self,
         text: str,
-        where: Location,
+        where: Located,
         font: str,
         box: tuple[float, float, float, float],
         size: float,
@@ -205,7 +208,7 @@ class TextBoxes:
     def rich(
         self,
         text: str,
-        where: Location,
+        where: Located,
         x: float,
         y: float,
         w: float,
@@ -263,7 +266,7 @@ class TextBoxes:
         return TextBlock.of(svg, y, h, height, valign, len(lines), current)
 
     def _check_rich(
-        self, parsed: richtext.Parsed, text: str, where: Location, family: str
+        self, parsed: richtext.Parsed, text: str, where: Located, family: str
     ) -> tuple[dict[str, icons.Icon], bool]:
         """The pack's icons, and whether every face the text uses has all its glyphs (else the
         compiler reports them too), after reporting the markup's problems, unknown icons and
@@ -320,21 +323,43 @@ class TextBoxes:
             icons.markup(self.icons()[name], self.env, x, y, w, h) if name in self.icons() else ""
         )
 
-    def _where(self, text: str) -> Location:
-        """The field the text came from, if it came from one; else the item."""
-        for name, value in self.item.fields.items():
-            if value == text or (isinstance(value, dict) and value.get(self.lang) == text):
-                return self.item.field_where.get(name, self.item.where)
-        return self.item.where
+    def _where(self, text: str, call: Location | None) -> Located:
+        """The field the text came from, if it came from one, and the template line of the call
+        that draws it; a text of the template's own stands at the call."""
+        field = field_of(self.item, self.lang, text)
+        if field is not None:
+            return Located(self.item.field_where.get(field, self.item.where), call)
+        return Located(call or self.item.where, None)
 
-    def _problem(self, where: Location, message: str, rule: str) -> None:
-        self._add(
-            Problem(where, f"{message} (language {self.lang}, template '{self.template}')", rule)
-        )
+    def _problem(self, where: Located, message: str, rule: str) -> None:
+        drawn = f"text_box at {where.call}" if where.call else f"template '{self.template}'"
+        self._add(Problem(where.at, f"{message} (language {self.lang}, {drawn})", rule))
 
     def _add(self, problem: Problem) -> None:
         if problem not in self.problems:
             self.problems.append(problem)
+
+
+class Located(NamedTuple):
+    """Where a text_box() problem stands (`at`: the field that supplied the text, else the
+    call) and, when `at` is the field, the template line of the call."""
+
+    at: Location
+    call: Location | None
+
+
+def field_of(item: Item, lang: str, text: str) -> str | None:
+    """The field whose value (in lang) is the text, as written or as a number prints."""
+    for name, value in item.fields.items():
+        if isinstance(value, dict):
+            value = value.get(lang)
+        if value == text or (is_number(value) and str(value) == text):
+            return name
+    return None
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def calling_template() -> Location | None:

@@ -259,6 +259,9 @@ class Face:
     labels: str = ""  # the label sheet the group prints on (labels.py), if any
     fit: str = "exact"  # the group's fit: "shrink" prints it whole on smaller paper (shrink.py)
     scale: float = 1.0  # how much it prints at: below 1 when shrunk to fit the paper
+    # each text_box() call's text and the template line of the call (textplaces.py locates text
+    # warnings by them); None: not known, the face was served from the cache without rendering
+    drawn: tuple[tuple[str, Location | None], ...] | None = None
 
     # Whether svg_key is the name of the face's PDF form (a digest of its SVG) rather than the
     # text: a large build's faces (cache.KeptFace), whose text waits in a file

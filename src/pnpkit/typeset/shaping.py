@@ -354,3 +354,42 @@ def width(text: str, font: str, size: float, direction: str = "auto") -> float:
         return size * shape(text, font, False)[2]
     pieces = visual_pieces([(text, None)], direction)
     return size * sum(shape(t, font, rtl)[2] for t, _, rtl in pieces)
+
+
+def ink(text: str, font: str) -> tuple[float, float, float, float] | None:
+    """The ink of one line of text drawn left to right at size 1: (left, top, right, bottom)
+    from the start of its baseline, y down; None if it has none (spaces) or holds characters
+    only pnpkit's registration knows (a private-use glyph). Each glyph's bounds at its place
+    along the line's advance (kerning left out: a hair)."""
+    if any(_PUA <= ord(c) <= _PUA_END or ord(c) >= _PLANE15 for c in text):
+        return None
+    box, x = None, 0.0
+    for c in text:
+        glyph = _glyph_ink(c, font)
+        if glyph is not None:
+            placed = (x + glyph[0], glyph[1], x + glyph[2], glyph[3])
+            box = placed if box is None else _union(box, placed)
+        x += unit_advance(c, font)
+    return box
+
+
+@lru_cache(maxsize=65536)
+def unit_advance(c: str, font: str) -> float:
+    return pdfmetrics.stringWidth(c, font, 1.0)
+
+
+@lru_cache(maxsize=65536)
+def _glyph_ink(c: str, font: str) -> tuple[float, float, float, float] | None:
+    """A character's glyph bounds at size 1 (y down), or None if it draws nothing."""
+    hb_font, upem = _hb(font)
+    gid = _ttf(font).face.charToGlyph.get(ord(c))
+    extents = hb_font.get_glyph_extents(gid) if gid is not None else None
+    if extents is None or not (extents.width and extents.height):
+        return None
+    top = -extents.y_bearing / upem  # HarfBuzz's y runs up
+    left = extents.x_bearing / upem
+    return left, top, left + extents.width / upem, top - extents.height / upem
+
+
+def _union(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, float, float]:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
