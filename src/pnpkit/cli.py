@@ -110,6 +110,7 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
 # and sets `run=function(args) -> exit code` as a default.
 COMMAND_MODULES: tuple[str, ...] = (
     "pnpkit.watch",
+    "pnpkit.studio",
     "pnpkit.json_schema",
     "pnpkit.scaffold",
     "pnpkit.trust",
