@@ -80,9 +80,10 @@ def main() -> None:
         try:
             while watcher.good is None:
                 time.sleep(0.05)
+            cards = [f"card-{(7 * run) % args.cards:04d}" for run in range(args.runs)]
             times = [
-                one_edit(server.url, studio.token, f"card-{(7 * run) % args.cards:04d}", f"Edited {run}")
-                for run in range(args.runs)
+                one_edit(server.url, studio.token, card, f"Edited {run}")
+                for run, card in enumerate(cards)
             ]
         finally:
             watcher.stop.set()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, write_pack
+from conftest import write_pack
 from pnpkit import output, studioserver
 from pnpkit.studiosession import Studio, StudioWatcher
 from sheetfiles import write_xlsx

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pnpkit import output, templatepreview
+from pnpkit import output, templatepreview, trust
+from pnpkit.build import Code
 from pnpkit.watch import Build, Watcher
 
 if TYPE_CHECKING:
@@ -91,7 +92,8 @@ class Studio:
         """What the page polls: the last build, whether it is good, and its problems."""
         last, good = self.watcher.last, self.watcher.good
         problems = list(last.result.problems) if last and last.result else []
-        crash = [{"text": last.crash, "where": "", "file": "", "line": 0}] if last and last.crash else []
+        said = last.crash if last else ""
+        crash = [{"text": said, "where": "", "file": "", "line": 0}] if said else []
         return {
             "serial": last.serial if last else 0,
             "good": good.serial if good else 0,
@@ -148,13 +150,19 @@ class Studio:
     def draw(self, request: dict[str, Any]) -> dict[str, Any]:
         """The face drawn with a template's unsaved text, and the problems at their lines."""
         pack, result = self.good_pack()
-        face = tuple(_text(request, k) for k in ("lang", "group", "item", "side"))
+        lang, group, item, side = (_text(request, k) for k in ("lang", "group", "item", "side"))
         name, text = _text(request, "name"), _text(request, "text")
         if len(text) > templatepreview.MAX_TEXT:
             raise Refused("the template is too long to preview", 413)
-        code = (self.watcher.code.trusted, self.watcher.code.seconds) if self.watcher.code else None
+        # the pack's trust as the watcher's builds have it (build.validate's default)
+        code = self.watcher.code or Code(trust.is_trusted(self.watcher.pack))
         drawn = templatepreview.draw(
-            pack, result.registry, code or (False, 0.0), face, name, text  # type: ignore[arg-type]
+            pack,
+            result.registry,
+            (code.trusted, code.seconds),
+            (lang, group, item, side),
+            name,
+            text,
         )
         return {
             "svg": drawn.svg,
