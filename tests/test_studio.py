@@ -209,3 +209,54 @@ def test_an_edit_is_refused_while_another_build_holds_the_output(running):
     assert answer["error"].startswith("not written: ")
     assert "in use by another build (pid" in answer["error"]
     assert (running.pack / "cards.yaml").read_bytes() == before
+
+
+def wait_built(running: Running, after: int) -> dict:
+    """The studio's state once a build newer than serial `after` is done."""
+    deadline = time.monotonic() + 120
+    while True:
+        state = running.request("/__studio/state")[1]
+        if state["serial"] > after:
+            return state
+        assert time.monotonic() < deadline, "no rebuild after the edit"
+        time.sleep(0.05)
+
+
+def test_an_edit_writes_one_value_rebuilds_the_face_and_undo_puts_the_bytes_back(running):
+    cards = running.pack / "cards.yaml"
+    before = cards.read_bytes()
+    status, done = running.request("/__studio/edit", EDIT, running.studio.token)
+    assert status == 200, done
+    assert done["file"] == "cards.yaml" and done["undo"] == 1
+    assert cards.read_text() == CARDS.replace("title: Brave Knight", "title: Sir Lancelot")
+    state = wait_built(running, done["serial"])
+    assert state["ok"] and state["good"] == state["serial"]
+    faces = running.request("/__studio/faces")[1]
+    src = faces["langs"][0]["groups"][0]["items"][0]["faces"][0]["src"]
+    with urllib.request.urlopen(running.url + src, timeout=60) as r:
+        assert b"Sir Lancelot" in r.read()
+    status, undone = running.request("/__studio/undo", {}, running.studio.token)
+    assert status == 200 and undone["undo"] == 0
+    assert cards.read_bytes() == before
+    status, nothing = running.request("/__studio/undo", {}, running.studio.token)
+    assert (status, nothing["error"]) == (422, "nothing to undo")
+
+
+def test_the_sources_of_a_face_name_the_place_of_each_value(running):
+    status, knight = running.request("/__studio/sources?lang=en&group=heroes&item=knight")
+    assert status == 200
+    assert [(f["name"], f["value"], f["place"]) for f in knight["fields"]] == [
+        ("title", "Brave Knight", "cards.yaml:15:14"),
+        ("power", "5", "cards.yaml:16:14"),
+        ("colour", "", "cards.yaml:17:7"),
+    ]
+    assert [(d["name"], d["value"], d["place"]) for d in knight["defaults"]] == [
+        ("colour", "#d8c8a0", "cards.yaml:12:22")
+    ]
+    assert knight["count"]["value"] == "" and knight["templates"][0]["name"] == "card.svg.j2"
+    market = running.request("/__studio/sources?lang=en&group=market&item=m2")[1]
+    assert [(f["name"], f["value"], f["place"]) for f in market["fields"]] == [
+        ("title", "Bazaar", "market.xlsx:Market!B3"),
+        ("power", "6", "market.xlsx:Market!C3"),
+        ("colour", "#c0e090", "market.xlsx:Market!D3"),
+    ]

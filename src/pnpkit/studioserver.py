@@ -15,6 +15,7 @@ import functools
 import json
 import secrets
 import shutil
+import traceback
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qs, urlsplit
@@ -131,7 +132,9 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             data, status = make(), 200
         except Refused as exc:
-            data, status = {"error": exc.message}, exc.status
+            data, status = {"error": exc.message, **exc.more}, exc.status
+        except Exception:  # a bug in pnpkit: the page says so, the studio goes on
+            data, status = {"error": "pnpkit failed (a bug):\n" + traceback.format_exc()}, 500
         self._send(json.dumps(data).encode(), "application/json", status)
 
     def _send(self, data: bytes, kind: str, status: int = 200) -> None:

@@ -5,21 +5,22 @@ What the page may do goes through here and nowhere else: read the last good buil
 item's sources, write an edit into the pack (writeback.py does the writing and keeps each file
 whole), undo the session's edits, and draw a face with a template's unsaved text
 (templatepreview.py). An edit is written only while no build reads the pack: the session's own
-builds hold `Studio.busy` (so an edit waits for the one running), and another process's build
-holds the output folder (output.locked), which an edit then refuses to wait for.
+builds hold `StudioWatcher.busy` (so an edit waits for the one running), and another process's
+build holds the output folder (writeback.output_free), which an edit then refuses to wait for.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import secrets
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pnpkit import output, templatepreview, trust
+from pnpkit import sources, templatepreview, trust, writeback
 from pnpkit.build import Code
 from pnpkit.watch import Build, Watcher
 
@@ -34,9 +35,9 @@ BUSY_WAIT = 30.0  # seconds an edit waits for the studio's own build to finish
 class Refused(Exception):
     """A request the studio will not do: the message for the page, and the HTTP status."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, more: dict[str, Any] | None = None):
         super().__init__(message)
-        self.message, self.status = message, status
+        self.message, self.status, self.more = message, status, more or {}
 
 
 class StudioWatcher(Watcher):
@@ -80,10 +81,10 @@ def problem_json(p: Problem) -> dict[str, Any]:
 class Studio:
     """The session: its watcher, its token and what the page asks of it."""
 
-    def __init__(self, watcher: StudioWatcher, journal: Any = None) -> None:
+    def __init__(self, watcher: StudioWatcher) -> None:
         self.watcher = watcher
         self.token = secrets.token_urlsafe(32)  # the page gets it; any write must send it back
-        self.journal = journal
+        self.journal = writeback.Journal()  # this session's edits, for undo
         self._faces: tuple[int, dict[str, Any]] | None = None  # by the good build's serial
 
     # ------------------------------------------------------------ reading
@@ -98,7 +99,7 @@ class Studio:
             "serial": last.serial if last else 0,
             "good": good.serial if good else 0,
             "ok": bool(last and last.ok),
-            "problems": [problem_json(p) for p in problems] + crash,
+            "problems": [self.problem_json(p) for p in problems] + crash,
             "time": last.finished if last else "",
             "seconds": round(last.seconds, 3) if last else 0,
             "undo": self._undoable(),
@@ -171,41 +172,140 @@ class Studio:
 
     # ------------------------------------------------------------ writing
 
+    def sources(self, query: dict[str, str]) -> dict[str, Any]:
+        """An item's sources (sources.py): each value with its place, for the page's form."""
+        pack, result = self.good_pack()
+        last = self.watcher.last  # its problems: those of the pack now, even a broken one
+        problems = last.result.problems if last and last.result else result.problems
+        group, item = query.get("group", ""), query.get("item", "")
+        try:
+            info = sources.sources(pack, group, item, problems)
+        except sources.Refused as exc:
+            raise Refused(str(exc), 404) from None
+        return {
+            "group": group,
+            "item": item,
+            "lang": query.get("lang", ""),
+            "place": info.file,
+            "kind": info.kind,
+            "fields": [_value_json(v) for v in info.fields],
+            "count": _value_json(info.count),
+            "defaults": [_value_json(v) for v in info.defaults],
+            "templates": [
+                {"side": t.side, "name": t.name, "file": t.path, "place": t.place}
+                for t in info.templates
+            ],
+            "problems": [self.problem_json(p) for p in info.problems],
+        }
+
+    def problem_json(self, p: Problem) -> dict[str, Any]:
+        """problem_json(), with the place as the page's fields have theirs (pack-relative)."""
+        return {**problem_json(p), "place": sources.place(self.watcher.pack, p.where)}
+
+    def edit(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Write one edit of an item into the pack: set a field or the count, add, duplicate or
+        remove an item; recorded for undo."""
+        pack, _ = self.good_pack()
+        op, group, item = (_text(request, k) for k in ("op", "group", "item"))
+        new_id = request.get("new_id") or None
+        if new_id is not None and not isinstance(new_id, str):
+            raise Refused("the new id is not text")
+        changes: dict[str, Callable[[], writeback.Edit]] = {
+            "set": lambda: writeback.set_value(
+                pack, group, item, _text(request, "field"), _text(request, "value")
+            ),
+            "count": lambda: writeback.set_count(pack, group, item, _text(request, "value")),
+            "add": lambda: writeback.add_item(pack, group, new_id, after=item),
+            "duplicate": lambda: writeback.duplicate_item(pack, group, item, new_id),
+            "remove": lambda: writeback.remove_item(pack, group, item),
+        }
+        if op not in changes:
+            raise Refused(f"no such edit: {op}")
+        made = self._write(changes[op])
+        self.journal.record(made)
+        return self._written(made, new_id if op in ("add", "duplicate") else None)
+
+    def undo(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Put the file of the session's last edit back as it was, byte for byte."""
+        return self._written(self._write(lambda: self.journal.undo(self.watcher.pack)))
+
+    def save_template(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Write a template's text (the pane's) to its file, which must lie inside the pack."""
+        pack, result = self.good_pack()
+        name, text = _text(request, "name"), _text(request, "text")
+        file = templatepreview.template_file(pack, result.registry, name)
+        if file is None or not _inside(self.watcher.pack, Path(file)):
+            raise Refused(f"template '{name}' is not a file of the pack: edit it in your editor")
+
+        def save() -> writeback.Edit:
+            before = Path(file).read_bytes()
+            made = writeback.Edit(Path(file), before, text.encode("utf-8"), f"template {name}")
+            writeback.write(self.watcher.pack, made)
+            return made
+
+        made = self._write(save)
+        self.journal.record(made)
+        return self._written(made)
+
+    def _write(self, change: Callable[[], writeback.Edit]) -> writeback.Edit:
+        """Make one change to the pack's files while no build reads them."""
+        with self.writing():
+            try:
+                return change()
+            except sources.Refused as exc:
+                problem = exc.problem and self.problem_json(exc.problem)
+                raise Refused(str(exc), 422, {"problem": problem} if problem else {}) from None
+
+    def _written(self, made: writeback.Edit, item: str | None = None) -> dict[str, Any]:
+        last = self.watcher.last
+        return {
+            "file": sources.relative(self.watcher.pack, made.file),
+            "what": made.what,
+            "serial": last.serial if last else 0,
+            "item": item,
+            "undo": len(self.journal.edits),
+        }
+
     @contextlib.contextmanager
-    def writing(self, what: str) -> Iterator[None]:
-        """Hold the pack for an edit: after the studio's own build, and never while another
-        build holds the output folder."""
+    def writing(self) -> Iterator[None]:
+        """Hold the pack for an edit: after the studio's own build (which holds `busy`), and
+        never while another build holds the output folder (writeback.output_free)."""
         if not self.watcher.busy.acquire(timeout=BUSY_WAIT):
             raise Refused("the studio is still building; try again in a moment", 409)
         try:
             try:
-                held = output.locked(self.watcher.out, f"studio: {what}", timeout=0)
-                held.__enter__()
-            except output.Busy as exc:
-                raise Refused(f"not written: {exc}", 409) from None
-            except OSError as exc:
-                raise Refused(f"not written: {exc}", 409) from None
-            try:
-                yield
-            finally:
-                held.__exit__(None, None, None)
+                with writeback.output_free(self.watcher.out, timeout=0):
+                    yield
+            except sources.Refused as exc:
+                raise Refused(str(exc), 409) from None
         finally:
             self.watcher.busy.release()
 
-    def sources(self, query: dict[str, str]) -> dict[str, Any]:
-        raise Refused("not yet", 501)
-
-    def edit(self, request: dict[str, Any]) -> dict[str, Any]:
-        raise Refused("not yet", 501)
-
-    def undo(self, request: dict[str, Any]) -> dict[str, Any]:
-        raise Refused("not yet", 501)
-
-    def save_template(self, request: dict[str, Any]) -> dict[str, Any]:
-        raise Refused("not yet", 501)
-
     def _undoable(self) -> int:
-        return 0
+        return len(self.journal.edits)
+
+
+def _value_json(v: sources.Value) -> dict[str, Any]:
+    """A value as the page's form shows it: its text, its place, whether it may be edited."""
+    return {
+        "name": v.field,
+        "value": _shown(v.value),
+        "place": v.place,
+        "writable": v.editable,
+        "why": v.why,
+        "written": v.written,
+    }
+
+
+def _shown(value: Any) -> str:
+    """A value as the text a form field holds ('' when not written)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _template_name(pack: Pack, group: str, item: str, side: str) -> str:

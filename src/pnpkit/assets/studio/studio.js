@@ -26,7 +26,7 @@
     const r = await fetch(api + what, {method: 'POST', cache: 'no-store',
       headers: {'Content-Type': 'application/json', 'X-Pnpkit-Token': token}, body: JSON.stringify(body)});
     const data = await r.json();
-    if (!r.ok) throw new Error(data.error || r.statusText);
+    if (!r.ok) throw Object.assign(new Error(data.error || r.statusText), {problem: data.problem});
     return data;
   }
 
@@ -119,19 +119,20 @@
     }
   }
 
-  function samePlace(place, p) {
-    // a field's place ('cards.yaml:14:9', 'market.xlsx:Market!D5') and a problem's, by file and line
-    if (!place || !p.file) return false;
-    if (p.sheet) return place === p.where;
-    const m = /^(.*):(\d+)(?::\d+)?$/.exec(place);
-    return !!m && m[1] === p.file && Number(m[2]) === p.line;
+  function fieldAt(p) {
+    // the field a problem is about: the one at its place ('cards.yaml:14:9', 'market.xlsx:Market!D5'),
+    // else the one on its line (a YAML line, a sheet's row)
+    const fields = [...inspector.querySelectorAll('.field')];
+    const line = place => { const m = /^(.*):(\d+):\d+$/.exec(place || ''); return m ? m[1] + ':' + m[2] : null; };
+    return fields.find(f => f.dataset.place === p.place) ||
+      (p.sheet ? null : fields.find(f => line(f.dataset.place) && line(f.dataset.place) === line(p.place)));
   }
 
   function placeProblems(problems) {
     inspector.querySelectorAll('.problem.live').forEach(e => e.remove());
     const rest = [];
     for (const p of problems) {
-      const field = [...inspector.querySelectorAll('.field')].find(f => samePlace(f.dataset.place, p));
+      const field = fieldAt(p);
       const line = el('div', {className: 'problem live ' + p.level, textContent: p.text});
       if (field) field.append(line); else rest.push(line);
     }
@@ -150,7 +151,13 @@
       const answer = await post('edit', Object.assign({lang: selected.lang, group: selected.group, item: selected.item}, body));
       say('saved to ' + answer.file + ' · rebuilding…');
       if (answer.item && answer.item !== selected.item) selected = Object.assign({}, selected, {item: answer.item, key: selected.lang + '/' + selected.group + '/' + answer.item});
-    } catch (e) { say(e.message, true); }
+    } catch (e) {
+      say(e.message, true);
+      if (field) {
+        field.querySelectorAll('.problem.live').forEach(x => x.remove());
+        field.append(el('div', {className: 'problem live error', textContent: e.problem ? e.problem.text : e.message}));
+      }
+    }
     finally { if (field) field.classList.remove('saving'); }
   }
 
