@@ -432,7 +432,7 @@ def _converter(name: str, fields: dict[str, FieldSpec]) -> Convert:
         return lambda value: _typed(value, spec)
     if sub or name not in INT_KEYS + ("tags",):
         return _text
-    return _number if name in INT_KEYS else _split
+    return number if name in INT_KEYS else _split
 
 
 def _put(
@@ -487,7 +487,7 @@ def _typed(value: Any, spec: FieldSpec) -> Any:
     """A cell's value as the field's type reads it; a value that does not fit is left for the
     field's check."""
     if spec.type in ("int", "number"):
-        return _number(value)
+        return number(value)
     if spec.type == "bool":
         if isinstance(value, str) and value.lower() in ("true", "false"):
             return value.lower() == "true"
@@ -504,7 +504,7 @@ class TooManyDigits(ValueError):
     """A cell's integer longer than loader.MAX_DIGITS."""
 
 
-def _number(value: Any) -> Any:
+def number(value: Any) -> Any:
     """'3' -> 3, '2.5' -> 2.5, 3.0 -> 3 (a sheet does not tell 3 from 3.0; YAML's 3 is an int)."""
     if isinstance(value, str) and NUMBER.match(value):
         if not any(ch in value for ch in ".eE") and len(value.lstrip("+-")) > MAX_DIGITS:

@@ -163,6 +163,29 @@ def _parse(
             loader.dispose()
 
 
+def compose(text: str) -> yaml.Node | None:
+    """The node tree of a YAML text as load_yaml reads it (YAML 1.2 booleans), with the marks
+    where each value starts and ends: what an edit in place needs (yamledit.py). Raises
+    yaml.YAMLError as the parser does."""
+    loader = _Loader(text)
+    try:
+        node: yaml.Node | None = loader.get_single_node()
+        return node
+    finally:
+        loader.dispose()
+
+
+def construct(node: yaml.Node | None) -> object:
+    """The data of a node tree from compose(), as load_yaml reads it."""
+    if node is None:
+        return None
+    loader = _Loader("")
+    try:
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 def _reader_where(doc: Document, text: str, position: int) -> Location:
     """Where a ReaderError's position is: libyaml counts bytes of UTF-8, PyYAML characters."""
     if _Base is not yaml.SafeLoader:

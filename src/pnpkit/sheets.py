@@ -191,11 +191,17 @@ def _read_delimited(
     return out
 
 
+def field_pattern(delimiter: str) -> re.Pattern[str]:
+    """One field of a record: "quoted" (group 1, text after the quote in group 2) or plain
+    (group 3). sheetedit.py edits a field where this reads it."""
+    d = re.escape(delimiter)
+    return re.compile(f'"((?:[^"]|"")*)"([^{d}\\r\\n]*)|([^{d}\\r\\n]*)')
+
+
 def _records(text: str, delimiter: str, shown: str) -> Iterator[tuple[list[Cell | None], Location]]:
     """RFC 4180 records with the line and column where each field starts (quoted fields may span
     lines)."""
-    d = re.escape(delimiter)
-    field_rx = re.compile(f'"((?:[^"]|"")*)"([^{d}\\r\\n]*)|([^{d}\\r\\n]*)')
+    field_rx = field_pattern(delimiter)
     i, n, line, col = 0, len(text), 1, 1
     row: list[Cell | None] = []
     row_at = Location(shown, 1, 1)

@@ -1,0 +1,347 @@
+"""The studio's way back: change an item's value, count or presence in the file that holds it.
+
+API for the studio (no web code here; `pack` is the last good Pack, the item is looked up again
+in the files as they are now, see sources.locate):
+
+    edit = writeback.set_value(pack, "cards", "c-07", "cost", "3")      # a form's text is typed
+    edit = writeback.set_value(pack, "cards", "c-07", "title.en", "Ox")  # one language of a text
+    edit = writeback.set_count(pack, "cards", "c-07", 2)
+    edit = writeback.add_item(pack, "cards", "c-new", {"cost": 1})      # after the last item
+    edit = writeback.duplicate_item(pack, "cards", "c-07")              # new id: c-07-copy
+    edit = writeback.remove_item(pack, "cards", "c-07")
+    journal.record(edit); ...; journal.undo()                           # byte for byte back
+
+Each returns an `Edit` (file, bytes before, bytes after) that is already written: to a temporary
+file beside it, synced, then renamed over it, so a reader sees the old file or the new one. Each
+raises `sources.Refused` with a message for the user, before writing anything, when:
+the value is not what the schema takes (the schema's own message, `.problem` located), the file
+is not inside the pack or is a link, the item is generated or lives in an ODS file (ODS_REFUSED),
+or the edit cannot keep the rest of the file as it is (yamledit.py, sheetedit.py say which).
+
+Which file kinds: YAML (yamledit.py: every other byte kept), CSV and TSV (sheetedit.py: every
+other row byte-identical), XLSX (sheetedit.py: set a cell; the cell's style and every other zip
+member kept; adding or removing rows is refused), ODS refused.
+
+Never while a build writes: hold `output_free(out)` around an edit. It takes the build lock of
+the output folder (output.locked) for the moment of the edit, so a build never reads half an
+edit, and refuses (after `timeout` seconds) while another build holds it. A watch loop that
+builds in the same process must not hold the lock while the edit runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pnpkit import itemsource, output, paths, schema, sheetedit, yamledit
+from pnpkit.model import FieldSpec, Pack
+from pnpkit.sources import COUNT_KEYS, ODS_REFUSED, Located, Refused, locate
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One file changed: its bytes before and after."""
+
+    file: Path  # absolute
+    before: bytes
+    after: bytes
+    what: str = ""  # what changed, in words
+
+
+@dataclass
+class Journal:
+    """The edits of one studio session, newest last; owned by the caller."""
+
+    edits: list[Edit] = field(default_factory=list)
+
+    def record(self, edit: Edit) -> Edit:
+        self.edits.append(edit)
+        return edit
+
+    def undo(self, root: Path) -> Edit:
+        """Put back the file of the last edit byte for byte; refused when that file has changed
+        since the edit (saved from an editor, say), which the undo would lose."""
+        if not self.edits:
+            raise Refused("nothing to undo")
+        edit = self.edits[-1]
+        now = _read(edit.file)
+        if now != edit.after:
+            raise Refused(
+                f"{edit.file.name} has changed since this edit ({edit.what}); "
+                "undo would lose that change, so the file was left as it is"
+            )
+        back = Edit(edit.file, edit.after, edit.before, f"undo: {edit.what}")
+        write(root, back)
+        self.edits.pop()
+        return back
+
+
+@contextlib.contextmanager
+def output_free(out: Path, timeout: float = 2.0) -> Iterator[None]:
+    """Hold the output folder's build lock for an edit; Refused when a build holds it longer
+    than timeout seconds."""
+    try:
+        with output.locked(out, "pnpkit studio: an edit", say=lambda _: None, timeout=timeout):
+            yield
+    except output.Busy:
+        raise Refused(
+            f"a build is writing {paths.display_path(out)}; the edit was not made (try again "
+            "when it finishes)"
+        ) from None
+
+
+# ---------------------------------------------------------------- the edits
+
+
+def set_value(pack: Pack, group: str, item_id: str, name: str, value: Any) -> Edit:
+    """Set one field (or `title.en`, one language of a text; or count, per_player, id)."""
+    at = locate(pack, group, item_id)
+    _writable(at)
+    key, _, lang = name.partition(".")
+    spec = _spec(pack, at, key)
+    typed = _typed(value, spec.item if lang and spec and spec.type == "list" else spec, key)
+    whole = typed
+    if lang:
+        given = at.raw.get(key)
+        whole = {**(given if isinstance(given, dict) else {}), lang: typed}
+    _check(pack, at, key, whole, spec)
+    if key == "id":
+        _unused(pack, at, str(typed))
+    what = f"{group}/{item_id}: {name} = {typed!r}"
+    if at.kind == "yaml":
+        sub = (key, lang) if lang else (key,)
+        return _text_edit(at, what, lambda t: yamledit.set_value(t, at.path, sub, typed))
+    return _bytes_edit(at, what, lambda b: sheetedit.set_cell(b, _sheet(at), name, typed))
+
+
+def set_count(pack: Pack, group: str, item_id: str, count: Any) -> Edit:
+    """Set the item's count (per_player when the item gives that instead)."""
+    at = locate(pack, group, item_id)
+    key = "per_player" if "per_player" in at.raw else "count"
+    return set_value(pack, group, item_id, key, count)
+
+
+def add_item(
+    pack: Pack,
+    group: str,
+    new_id: str | None = None,
+    values: dict[str, Any] | None = None,
+    after: str | None = None,
+) -> Edit:
+    """A new item (after item `after`, else the last), its required fields given a first value
+    of their type where `values` does not give one."""
+    last = after or _last_id(pack, group)
+    at = locate(pack, group, last)
+    _writable(at)
+    new_id = new_id or _fresh(pack, at, f"{at.group}-new")
+    _check(pack, at, "id", new_id, None)
+    _unused(pack, at, new_id)
+    item: dict[str, Any] = {"id": new_id}
+    fields = pack.groups[at.group].fields
+    for name, given in (values or {}).items():
+        spec = _spec(pack, at, name)
+        item[name] = _typed(given, spec, name)
+        _check(pack, at, name, item[name], spec)
+    for name, spec in fields.items():
+        if spec.required and name not in item:
+            item[name] = _first_value(spec, new_id)
+    what = f"{at.group}: add {new_id}"
+    index = at.ids.index(last)
+    if at.kind == "yaml":
+        items = (at.group, "items")
+        return _text_edit(at, what, lambda t: yamledit.add_item(t, items, index, item))
+    return _bytes_edit(at, what, lambda b: sheetedit.add_row(b, _sheet(at), item))
+
+
+def duplicate_item(pack: Pack, group: str, item_id: str, new_id: str | None = None) -> Edit:
+    """A copy of the item just after it, under new_id (default: a fresh `<id>-copy`)."""
+    at = locate(pack, group, item_id)
+    _writable(at)
+    new_id = new_id or _fresh(pack, at, f"{item_id}-copy")
+    _check(pack, at, "id", new_id, None)
+    _unused(pack, at, new_id)
+    what = f"{at.group}: duplicate {item_id} as {new_id}"
+    index = at.ids.index(item_id)
+    if at.kind == "yaml":
+        items = (at.group, "items")
+        return _text_edit(at, what, lambda t: yamledit.duplicate_item(t, items, index, new_id))
+    return _bytes_edit(at, what, lambda b: sheetedit.duplicate_row(b, _sheet(at), new_id))
+
+
+def remove_item(pack: Pack, group: str, item_id: str) -> Edit:
+    at = locate(pack, group, item_id)
+    _writable(at)
+    what = f"{at.group}: remove {item_id}"
+    if at.kind == "yaml":
+        index = at.ids.index(item_id)
+        items = (at.group, "items")
+        return _text_edit(at, what, lambda t: yamledit.remove_item(t, items, index))
+    return _bytes_edit(at, what, lambda b: sheetedit.remove_row(b, _sheet(at)))
+
+
+# ---------------------------------------------------------------- values
+
+
+def _spec(pack: Pack, at: Located, key: str) -> FieldSpec | None:
+    fields = pack.groups[at.group].fields
+    if key in fields:
+        return fields[key]
+    if key in COUNT_KEYS or key == "id":
+        return None
+    raise Refused(f"'{key}' is not a field of group '{at.group}' ({', '.join(fields)})")
+
+
+def _typed(value: Any, spec: FieldSpec | None, key: str) -> Any:
+    """A form's text as the field reads it (a number field gets a number); other values as
+    given. What does not fit is left for the schema's check to refuse."""
+    if not isinstance(value, str):
+        return value
+    kind = spec.type if spec is not None else ("int" if key in COUNT_KEYS else "string")
+    if kind in ("int", "number"):
+        try:
+            return itemsource.number(value.strip())
+        except itemsource.TooManyDigits:
+            return value
+    if kind == "bool" and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    if kind == "enum" and spec is not None:
+        return next((v for v in spec.values if str(v) == value.strip()), value)
+    if kind == "list":
+        parts = [p.strip() for p in value.split(";") if p.strip()]
+        return [_typed(p, spec.item if spec else None, "") for p in parts]
+    return value
+
+
+def _check(pack: Pack, at: Located, key: str, value: Any, spec: FieldSpec | None) -> None:
+    langs = pack.languages
+    problems = schema.value_problems(
+        at.places, at.path + (key,), value, spec, (langs, pack.players[1])
+    )
+    if problems:
+        raise Refused(problems[0].message, problems[0])
+
+
+def _first_value(spec: FieldSpec, new_id: str) -> Any:
+    """A value of the field's type for a new item: the designer changes it next."""
+    if spec.type in ("int", "number"):
+        return (
+            spec.min
+            if spec.min is not None and spec.min > 0
+            else 0
+            if spec.max is None or spec.max >= 0
+            else spec.max
+        )
+    if spec.type == "bool":
+        return False
+    if spec.type == "enum":
+        return spec.values[0] if spec.values else ""
+    if spec.type == "list":
+        return []
+    return new_id
+
+
+def _unused(pack: Pack, at: Located, new_id: str) -> None:
+    taken = {i.id.casefold() for i in pack.items()} | {i.casefold() for i in at.ids}
+    if new_id.casefold() in taken:
+        raise Refused(f"the id '{new_id}' is taken; ids are unique in a pack")
+
+
+def _fresh(pack: Pack, at: Located, base: str) -> str:
+    taken = {i.id.casefold() for i in pack.items()} | {i.casefold() for i in at.ids}
+    candidates = (base if n == 1 else f"{base}-{n}" for n in range(1, 10_000))
+    return next(c for c in candidates if c.casefold() not in taken)
+
+
+def _last_id(pack: Pack, group: str) -> str:
+    items = pack.groups[group].items if group in pack.groups else ()
+    if not items:
+        raise Refused(f"group '{group}' has no item to add after")
+    return items[-1].id
+
+
+def _writable(at: Located) -> None:
+    if at.kind == "generated":
+        where = at.doc.at((at.group, "generate"))
+        raise Refused(
+            f"'{at.item_id}' is made by the generator at {where}; edit its product or id "
+            "pattern in the file"
+        )
+    if at.kind == "ods":
+        raise Refused(ODS_REFUSED)
+
+
+def _sheet(at: Located) -> sheetedit.Target:
+    row = at.places.values[at.path].line
+    return sheetedit.Target(at.file, at.kind, at.sheet, row)
+
+
+# ---------------------------------------------------------------- files
+
+
+def _text_edit(at: Located, what: str, change: Any) -> Edit:
+    before = _read(at.file)
+    try:
+        text = before.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(f"{at.file.name} is not UTF-8 text") from None
+    return _bytes_edit(at, what, lambda _: change(text).encode("utf-8"), before)
+
+
+def _bytes_edit(at: Located, what: str, change: Any, before: bytes | None = None) -> Edit:
+    before = _read(at.file) if before is None else before
+    edit = Edit(at.file.resolve(), before, change(before), what)
+    write(at.root, edit)
+    return edit
+
+
+def _read(file: Path) -> bytes:
+    try:
+        return file.read_bytes()
+    except OSError as exc:
+        raise Refused(f"cannot read {file.name}: {exc.strerror or exc}") from None
+
+
+def write(root: Path, edit: Edit) -> None:
+    """Write edit.after over edit.file atomically: only a plain file inside the pack, and only
+    while it still holds edit.before."""
+    file = edit.file
+    try:
+        real = paths.confined(file, paths.pack_roots(root))
+    except paths.Outside as exc:
+        raise Refused(f"{exc}; the studio writes only files inside the pack") from None
+    if os.path.islink(file) or real != Path(os.path.abspath(file)):
+        raise Refused(
+            f"{file.name} is a link (or lies through one); the studio writes only plain files"
+        )
+    if _read(file) != edit.before:
+        raise Refused(f"{file.name} changed on disk meanwhile; nothing was written")
+    mode = stat.S_IMODE(os.stat(file).st_mode)
+    fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(edit.after)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, file)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _sync_folder(file.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """The rename itself made durable (where a folder can be opened: not on Windows)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
