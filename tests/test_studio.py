@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_pack
+from browser import Browser, needs_chromium
+from conftest import ROOT, write_pack
 from pnpkit import output, studioserver
 from pnpkit.studiosession import Studio, StudioWatcher
 from sheetfiles import write_xlsx
@@ -271,3 +272,149 @@ def test_the_sources_of_a_face_name_the_place_of_each_value(running):
         ("power", "6", "market.xlsx:Market!C3"),
         ("colour", "#c0e090", "market.xlsx:Market!D3"),
     ]
+
+
+# ---------------------------------------------------------------- in a real browser
+
+
+def _select(browser: Browser, key: str) -> None:
+    """Click the item's figure and wait for its form."""
+    browser.js(f"document.querySelector('figure[data-key={json.dumps(key)}]').click()")
+    item = key.rsplit("/", 1)[1]
+    browser.wait_for(f"document.querySelector('#inspector h2')?.textContent === {json.dumps(item)}")
+
+
+def _type(browser: Browser, field: str, value: str) -> None:
+    """Type a value into a field of the form and leave it (a change event)."""
+    found = f"document.querySelector('#inspector .field[data-name={json.dumps(field)}]')"
+    browser.js(
+        f"(() => {{ const i = {found}.querySelector('input, textarea'); i.value = "
+        f"{json.dumps(value)}; i.dispatchEvent(new Event('change')); return true; }})()"
+    )
+
+
+def _face_shows(browser: Browser, key: str, text: str) -> None:
+    """Wait until the item's first face, as the page shows it now, draws `text`."""
+    img = f"document.querySelector('figure[data-key={json.dumps(key)}] .face img')"
+    browser.wait_for(
+        f"(async () => (await (await fetch({img}.src)).text()).includes({json.dumps(text)}))()"
+    )
+
+
+def _face_src(browser: Browser, key: str) -> str:
+    return browser.js(f"document.querySelector('figure[data-key={json.dumps(key)}] .face img').src")
+
+
+@needs_chromium
+def test_a_designer_edits_yaml_csv_and_xlsx_in_the_browser_and_undoes_it(running):
+    import openpyxl
+
+    browser = Browser()
+    try:
+        browser.open(running.url)
+        browser.wait_for("document.querySelectorAll('figure.item').length === 7")
+        _select(browser, "en/heroes/knight")
+        places = browser.js(
+            "[...document.querySelectorAll('#inspector .field')].map(f => f.dataset.place)"
+        )
+        assert places == [
+            "cards.yaml:13:7",
+            "cards.yaml:14:14",
+            "cards.yaml:15:14",
+            "cards.yaml:13:7",
+        ]
+        market = (running.pack / "market.xlsx").read_bytes()
+
+        # a YAML field: only the value changes, comments and all the rest kept
+        _type(browser, "title", "Sir Lancelot")
+        _face_shows(browser, "en/heroes/knight", "Sir Lancelot")
+        cards = running.pack / "cards.yaml"
+        assert cards.read_text() == CARDS.replace("title: Brave Knight", "title: Sir Lancelot")
+        witch = _face_src(browser, "en/heroes/witch")
+
+        # a CSV cell: every other row byte for byte
+        _select(browser, "en/notes/n2")
+        _type(browser, "title", "Second Thought")
+        _face_shows(browser, "en/notes/n2", "Second Thought")
+        assert (running.pack / "notes.csv").read_text() == NOTES.replace(
+            "Second Note", "Second Thought"
+        )
+        assert _face_src(browser, "en/heroes/witch") == witch  # an unchanged face not reloaded
+
+        # an XLSX cell: the workbook's other sheet and rows kept
+        _select(browser, "en/market/m1")
+        _type(browser, "power", "9")
+        _face_shows(browser, "en/market/m1", ">9</tspan>")
+        book = openpyxl.load_workbook(running.pack / "market.xlsx")
+        assert book.sheetnames == ["Notes", "Market"]
+        assert [[c.value for c in row] for row in book["Market"].iter_rows()] == [
+            ["id", "title", "power", "colour"],
+            ["m1", "Market Stall", 9, "#e0d090"],
+            ["m2", "Bazaar", 6, "#c0e090"],
+        ]
+
+        # undo, three times: every file back byte for byte
+        for _ in range(3):
+            serial = running.request("/__studio/state")[1]["serial"]
+            browser.js("document.getElementById('undo').click()")
+            wait_built(running, serial)
+        assert cards.read_text() == CARDS
+        assert (running.pack / "notes.csv").read_text() == NOTES
+        assert (running.pack / "market.xlsx").read_bytes() == market
+        _face_shows(browser, "en/heroes/knight", "Brave Knight")
+    finally:
+        browser.close()
+
+
+@needs_chromium
+def test_a_break_shows_its_message_and_keeps_the_last_good_faces(running):
+    browser = Browser()
+    cards, template = running.pack / "cards.yaml", running.pack / "templates" / "card.svg.j2"
+    try:
+        browser.open(running.url)
+        browser.wait_for("document.querySelectorAll('figure.item').length === 7")
+        _select(browser, "en/heroes/knight")
+        # a value the pack refuses: its located message beside the field, nothing written
+        _type(browser, "power", "200")
+        said = browser.wait_for(
+            "document.querySelector('.field[data-name=\"power\"] .problem')?.textContent"
+        )
+        assert said == (
+            "probe/cards.yaml:15:14: error: 'power' must be between 0 and 99 (got 200) [schema]"
+        )
+        assert cards.read_text() == CARDS
+        browser.screenshot(ROOT / "docs" / "img" / "studio.png")
+        # a write without the session's token, from the page itself: refused
+        status = browser.js(
+            "(async () => (await fetch('/__studio/edit', {method: 'POST', "
+            "body: JSON.stringify({op: 'remove', group: 'heroes', item: 'witch'})})).status)()"
+        )
+        assert status == 403 and cards.read_text() == CARDS
+
+        # the template pane: typed text drawn at once, its error at its line, then saved
+        knight = _face_src(browser, "en/heroes/knight")
+        browser.js("[...document.querySelectorAll('#inspector button')][0].click()")
+        browser.wait_for("document.getElementById('template-text').value.includes('text_box')")
+        broken = CARD.replace("{{ text_box(item.power", "{{ item.nope }}{{ text_box(item.power")
+        browser.js(
+            "(() => { const t = document.getElementById('template-text'); t.value = "
+            f"{json.dumps(broken)}; t.dispatchEvent(new Event('input')); return true; }})()"
+        )
+        bad = browser.wait_for("document.querySelector('#gutter .bad')?.textContent")
+        assert bad == "5"
+        browser.screenshot(ROOT / "docs" / "img" / "studio-template.png")
+        serial = running.request("/__studio/state")[1]["serial"]
+        browser.js("document.getElementById('template-save').click()")
+        wait_built(running, serial)
+        assert template.read_text() == broken
+        shown = browser.wait_for("!document.getElementById('problems').hidden && "
+                                 "document.getElementById('problems').textContent")  # fmt: skip
+        assert (
+            "template 'card.svg.j2' line 5: undefined variable: 'item' has no key 'nope'" in shown
+        )
+        assert _face_src(browser, "en/heroes/knight") == knight  # the last good face stays
+        browser.js("document.getElementById('undo').click()")
+        browser.wait_for("document.getElementById('problems').hidden")
+        assert template.read_text() == CARD
+    finally:
+        browser.close()

@@ -62,6 +62,7 @@
   }
 
   function showFaces(data) {
+    $('name').textContent = data.name;
     $('sheets').replaceChildren(...data.pdfs.map(p => el('a', {href: p, target: '_blank', textContent: p})));
     const seen = new Set(), sections = [];
     for (const section of data.langs) {
@@ -248,6 +249,7 @@
         drawnUrl = URL.createObjectURL(new Blob([d.svg], {type: 'image/svg+xml'}));
         $('template-face').src = drawnUrl;
       }
+      $('template-face').classList.toggle('stale', !d.svg);  // the last face drawn, greyed
       numberLines(new Set(d.problems.map(p => p.at).filter(Boolean)));
       $('template-problems').replaceChildren(...d.problems.map(p => el('li', {textContent: (p.at ? 'line ' + p.at + ': ' : '') + p.text})));
       $('template-status').textContent = d.problems.length ? d.problems.length + ' problem(s)' : 'drawn';
