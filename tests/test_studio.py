@@ -418,3 +418,25 @@ def test_a_break_shows_its_message_and_keeps_the_last_good_faces(running):
         assert template.read_text() == CARD
     finally:
         browser.close()
+
+
+def test_duplicate_count_and_remove_write_the_item_list_and_undo_takes_each_back(running):
+    token, cards = running.studio.token, running.pack / "cards.yaml"
+    item = {"lang": "en", "group": "heroes", "item": "witch"}
+    status, done = running.request(
+        "/__studio/edit", {**item, "op": "duplicate", "new_id": "hag"}, token
+    )
+    assert status == 200 and done["item"] == "hag"
+    status, _ = running.request(
+        "/__studio/edit", {**item, "item": "hag", "op": "count", "value": "3"}, token
+    )
+    assert status == 200
+    witch = "    - id: witch\n      title: Old Witch\n      power: 7\n      count: 2\n"
+    assert cards.read_text() == CARDS.replace(witch, witch + witch.replace("witch", "hag", 1)
+                                              .replace("count: 2", "count: 3"))  # fmt: skip
+    status, _ = running.request("/__studio/edit", {**item, "op": "remove"}, token)
+    assert status == 200 and "id: witch" not in cards.read_text()
+    assert running.request("/__studio/state")[1]["undo"] == 3  # the page's undo button is on
+    for _ in range(3):
+        assert running.request("/__studio/undo", {}, token)[0] == 200
+    assert cards.read_text() == CARDS

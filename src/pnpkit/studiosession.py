@@ -41,24 +41,30 @@ class Refused(Exception):
 
 
 class StudioWatcher(Watcher):
-    """A Watcher whose builds hold `busy`, and which keeps its last good build apart."""
+    """A Watcher whose builds, and whatever else of it holds the output folder (tidying up,
+    linking a spare kit), hold `busy`; and which keeps its last good build apart."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.busy = threading.Lock()
         self.good: Build | None = None
-        self.built = threading.Condition()  # notified after every build (the benchmark waits)
 
     def _attempt(self, ready: Callable[[], bool] | None = None) -> tuple[Result | None, str, float]:
         with self.busy:
             return super()._attempt(ready)
 
+    def tidy(self, spare: bool = True) -> None:
+        with self.busy:  # it holds the output folder a moment, as a build does
+            super().tidy(spare)
+
+    def link_spare(self) -> None:
+        with self.busy:
+            super().link_spare()
+
     def _keep(self, result: Result | None, crash: str, seconds: float) -> Build:
         kept = super()._keep(result, crash, seconds)
-        with self.built:
-            if kept.ok:
-                self.good = kept
-            self.built.notify_all()
+        if kept.ok:
+            self.good = kept
         return kept
 
 
@@ -86,24 +92,33 @@ class Studio:
         self.token = secrets.token_urlsafe(32)  # the page gets it; any write must send it back
         self.journal = writeback.Journal()  # this session's edits, for undo
         self._faces: tuple[int, dict[str, Any]] | None = None  # by the good build's serial
+        self._problems: tuple[int, list[dict[str, Any]]] = (0, [])  # by the last build's serial
 
     # ------------------------------------------------------------ reading
 
     def state(self) -> dict[str, Any]:
         """What the page polls: the last build, whether it is good, and its problems."""
         last, good = self.watcher.last, self.watcher.good
-        problems = list(last.result.problems) if last and last.result else []
-        said = last.crash if last else ""
-        crash = [{"text": said, "where": "", "file": "", "line": 0}] if said else []
         return {
             "serial": last.serial if last else 0,
             "good": good.serial if good else 0,
             "ok": bool(last and last.ok),
-            "problems": [self.problem_json(p) for p in problems] + crash,
+            "problems": self._problems_of(last),
             "time": last.finished if last else "",
             "seconds": round(last.seconds, 3) if last else 0,
-            "undo": self._undoable(),
+            "undo": len(self.journal.edits),
         }
+
+    def _problems_of(self, last: Build | None) -> list[dict[str, Any]]:
+        """The build's problems as the page shows them, made once a build (the page polls)."""
+        if last is None:
+            return []
+        if self._problems[0] != last.serial:
+            found = last.result.problems if last.result else []
+            crash = [{"text": last.crash, "where": "", "place": "", "line": 0}]
+            made = [self.problem_json(p) for p in found] + (crash if last.crash else [])
+            self._problems = (last.serial, made)
+        return self._problems[1]
 
     def site(self) -> Path:
         """The folder the last good build wrote (its SVGs and PDFs are served from it)."""
@@ -280,10 +295,6 @@ class Studio:
                 raise Refused(str(exc), 409) from None
         finally:
             self.watcher.busy.release()
-
-    def _undoable(self) -> int:
-        return len(self.journal.edits)
-
 
 def _value_json(v: sources.Value) -> dict[str, Any]:
     """A value as the page's form shows it: its text, its place, whether it may be edited."""
