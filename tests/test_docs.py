@@ -20,7 +20,8 @@ SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
 def documented_commands() -> list[tuple[str, list[str]]]:
     """(page:line, argv) of each pnpkit command in the pages' sh blocks, comments dropped.
     `pnpkit` is the command on the PATH or `.venv/bin/pnpkit`; `watch` and `studio` run until
-    stopped (tests/test_watch.py and tests/test_studio.py cover them); pytest and the benchmarks have tests of their own."""
+    stopped (tests/test_watch.py and tests/test_studio.py cover them); pytest and the benchmarks
+    have tests of their own."""
     found = []
     for page in PAGES:
         text = page.read_text(encoding="utf-8")

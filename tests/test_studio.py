@@ -440,3 +440,20 @@ def test_duplicate_count_and_remove_write_the_item_list_and_undo_takes_each_back
     for _ in range(3):
         assert running.request("/__studio/undo", {}, token)[0] == 200
     assert cards.read_text() == CARDS
+
+
+def test_a_face_that_draws_art_is_shown_from_the_previews_copy_linking_the_art(
+    tmp_path, monkeypatch
+):
+    from test_preview import art_pack
+
+    monkeypatch.chdir(tmp_path)
+    studio = Running(art_pack(tmp_path), tmp_path / "out")
+    try:
+        faces = studio.request("/__studio/faces")[1]
+        [face] = faces["langs"][0]["groups"][0]["items"][0]["faces"]
+        assert face["framed"] and face["src"].startswith("preview/en/cards/one-front.svg?v=")
+        with urllib.request.urlopen(studio.url + face["src"], timeout=60) as r:
+            assert b'href="../../art/' in r.read()
+    finally:
+        studio.close()

@@ -296,6 +296,7 @@ class Studio:
         finally:
             self.watcher.busy.release()
 
+
 def _value_json(v: sources.Value) -> dict[str, Any]:
     """A value as the page's form shows it: its text, its place, whether it may be edited."""
     return {
@@ -349,11 +350,16 @@ def _faces_json(result: Result, pack: Pack, site: Path) -> dict[str, Any]:
         items: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for face in faces:
             fw, fh = face.full_size
+            name = f"{lang}/{face.group}/{face.item}-{face.side}.svg"
+            # a face that draws the pack's art is shown from the preview's copy, which links
+            # to the art, in a sandboxed frame (preview.py): an image would not load the art
+            framed = (site / "preview" / name).is_file()
+            version = hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:12]
             items.setdefault((face.group, face.item), []).append(
                 {
                     "side": face.side,
-                    "src": f"svg/{lang}/{face.group}/{face.item}-{face.side}.svg?v="
-                    + hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:12],
+                    "src": f"{'preview' if framed else 'svg'}/{name}?v={version}",
+                    "framed": framed,
                     "w": round(fw, 2),
                     "h": round(fh, 2),
                 }

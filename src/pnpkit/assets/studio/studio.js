@@ -49,7 +49,14 @@
     const sides = fig.firstChild;
     item.faces.forEach((face, i) => {
       let a = sides.children[i];
-      if (!a) { a = el('span', {className: 'face'}, el('img', {alt: item.id + ' ' + face.side})); sides.append(a); }
+      const tag = face.framed ? 'iframe' : 'img';  // a face with art: a sandboxed frame (no scripts)
+      if (!a || a.firstChild.tagName.toLowerCase() !== tag) {
+        const shown = face.framed ? el('iframe', {title: item.id + ' ' + face.side}) : el('img', {alt: item.id + ' ' + face.side, loading: 'lazy'});
+        if (face.framed) shown.setAttribute('sandbox', '');
+        const made = el('span', {className: 'face'}, shown);
+        if (a) a.replaceWith(made); else sides.append(made);
+        a = made;
+      }
       a.dataset.face = lang + '/' + group + '/' + item.id + '/' + face.side;
       a.style.setProperty('--w', face.w); a.style.setProperty('--h', face.h);
       const img = a.firstChild;
