@@ -89,7 +89,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _get(self, what: str, query: dict[str, str]) -> dict[str, Any]:
         s = self.studio
         if what == "state":
-            return s.state()
+            return s.state(query.get("have", ""))
         if what == "faces":
             return s.faces()
         if what == "sources":

@@ -96,14 +96,16 @@ class Studio:
 
     # ------------------------------------------------------------ reading
 
-    def state(self) -> dict[str, Any]:
-        """What the page polls: the last build, whether it is good, and its problems."""
+    def state(self, have: str = "") -> dict[str, Any]:
+        """What the page polls: the last build, whether it is good, and its problems, unless the
+        page `have`s them already (it names the build it has them from)."""
         last, good = self.watcher.last, self.watcher.good
+        serial = last.serial if last else 0
         return {
-            "serial": last.serial if last else 0,
+            "serial": serial,
             "good": good.serial if good else 0,
             "ok": bool(last and last.ok),
-            "problems": self._problems_of(last),
+            "problems": [] if have == str(serial) else self._problems_of(last),
             "time": last.finished if last else "",
             "seconds": round(last.seconds, 3) if last else 0,
             "undo": len(self.journal.edits),
@@ -317,6 +319,10 @@ def _shown(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (str, int, float)):
         return str(value)
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+        return "; ".join(
+            _shown(v) for v in value
+        )  # a list as a sheet's cell (and writeback) has it
     return json.dumps(value, ensure_ascii=False)
 
 

@@ -6,7 +6,7 @@
   const $ = id => document.getElementById(id);
   const gallery = $('gallery'), inspector = $('inspector'), status = $('status');
   const problemsBox = $('problems'), undoButton = $('undo');
-  let facesSerial = -1, lastSerial = 0, selected = null, lastState = null;
+  let facesSerial = -1, lastSerial = -1, selected = null, showWarnings = false;
   const figures = new Map();  // 'lang/group/item' -> its figure element, kept between builds
 
   function el(tag, props, ...children) {
@@ -87,20 +87,32 @@
 
   // ---------------------------------------------------------------- the build's state
 
+  let problems = [], shownProblems = null;
+  function showProblems(broken) {
+    const hidden = !broken && !(showWarnings && problems.length);
+    const key = hidden ? '' : (broken ? 'e' : 'w') + lastSerial;
+    if (key === shownProblems) return;  // the same list: the page polls five times a second
+    shownProblems = key;
+    problemsBox.hidden = hidden;
+    problemsBox.classList.toggle('warnings', !broken);
+    problemsBox.textContent = hidden ? '' : problems.map(p => p.text).join('\n');
+  }
+
   async function poll() {
     let delay = 200;
     try {
-      const state = await get('state');
-      lastState = state;
+      const state = await get('state', {have: lastSerial});  // problems only when they are new
       undoButton.disabled = !state.undo;
       if (state.good !== facesSerial) showFaces(await get('faces'));
       const broken = !state.ok && state.serial > 0;
-      problemsBox.hidden = !broken;
-      problemsBox.textContent = broken ? state.problems.map(p => p.text).join('\n') : '';
+      const fresh = state.serial !== lastSerial;
+      if (fresh) { lastSerial = state.serial; problems = state.problems; }
+      showProblems(broken);
       status.classList.toggle('broken', broken);
+      status.title = 'click: list the warnings';
       status.textContent = 'build ' + state.serial + ' at ' + state.time +
-        (broken ? ' · broken: showing the last good faces' : ' · ' + state.problems.length + ' warning(s)');
-      if (state.serial !== lastSerial) { lastSerial = state.serial; if (selected) refreshSelected(state); }
+        (broken ? ' · broken: showing the last good faces' : ' · ' + problems.length + ' warning(s)');
+      if (fresh && selected) refreshSelected(state);
     } catch (e) {
       status.textContent = 'the studio is not running';
       delay = 2000;
@@ -216,6 +228,7 @@
     inspector.replaceChildren(...parts);
   }
 
+  status.addEventListener('click', () => { showWarnings = !showWarnings; showProblems(status.classList.contains('broken')); });  // the warnings, listed
   undoButton.addEventListener('click', async () => {
     try { const a = await post('undo', {}); say('undone: ' + a.file); } catch (e) { say(e.message, true); status.textContent = e.message; }
   });
