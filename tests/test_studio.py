@@ -6,6 +6,11 @@ CSV cell and an XLSX cell, sees the new faces, breaks the pack and undoes it all
 from __future__ import annotations
 
 import json
+import os
+import queue
+import signal
+import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -457,3 +462,31 @@ def test_a_face_that_draws_art_is_shown_from_the_previews_copy_linking_the_art(
             assert b'href="../../art/' in r.read()
     finally:
         studio.close()
+
+
+def test_the_command_serves_the_studio_and_stops_cleanly_on_sigterm(tmp_path):
+    probe_pack(tmp_path / "probe")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pnpkit", "studio", "probe", "--port", "0"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True).start()
+    seen: list[str] = []
+    while not any(" built " in line for line in seen):
+        seen.append(lines.get(timeout=120))
+    url = next(line.split()[-1] for line in seen if line.startswith("the studio is on "))
+    with urllib.request.urlopen(url + "__studio/state", timeout=60) as r:
+        assert json.loads(r.read())["ok"]
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(60) == 0
+    time.sleep(0.1)
+    while not lines.empty():
+        seen.append(lines.get())
+    said = "".join(seen)
+    assert "the studio stopped" in said and "Traceback" not in said
+    assert (tmp_path / "probe" / "cards.yaml").read_text() == CARDS

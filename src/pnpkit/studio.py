@@ -10,11 +10,12 @@ same trust, sandbox, print options and output folder as `pnpkit watch`.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
 from pnpkit import build as pipeline
-from pnpkit import output, trust, watch
+from pnpkit import trust, watch
 from pnpkit.options import add_print_options, print_overrides
 from pnpkit.paths import lang_option
 from pnpkit.studiosession import Studio, StudioWatcher
@@ -43,12 +44,7 @@ def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The studio command: 0 when stopped with Ctrl-C, 2 on a usage error."""
-    if not args.pack.is_dir():
-        print(f"pnpkit: error: no such pack folder: {args.pack}", file=sys.stderr)
-        return 2
-    clash = output.clash(args.out, args.pack)
-    if clash:
-        print(f"pnpkit: error: {clash}", file=sys.stderr)
+    if not watch.usable(args):
         return 2
     code = pipeline.Code(args.trust or trust.is_trusted(args.pack), args.code_timeout)
     watcher = StudioWatcher(args.pack, args.out, args.lang, print_overrides(args), code=code)
@@ -65,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         import webbrowser
 
         webbrowser.open(server.url)
+    previous = watch.stop_on_sigterm()
     try:
         watcher.loop(watch.report)
     except KeyboardInterrupt:
@@ -73,5 +70,7 @@ def run(args: argparse.Namespace) -> int:
         server.close()
         watcher.tidy(spare=False)
         watcher.cache.save(force=True)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     print("\nthe studio stopped", file=sys.stderr)
     return 0
