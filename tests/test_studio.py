@@ -490,3 +490,46 @@ def test_the_command_serves_the_studio_and_stops_cleanly_on_sigterm(tmp_path):
     said = "".join(seen)
     assert "the studio stopped" in said and "Traceback" not in said
     assert (tmp_path / "probe" / "cards.yaml").read_text() == CARDS
+
+
+def test_a_shared_template_is_shown_but_never_written(tmp_path, monkeypatch):
+    """templates/ beside components/ serves other packs too: the studio writes only the pack."""
+    monkeypatch.chdir(tmp_path)
+    pack = probe_pack(tmp_path / "components" / "probe")
+    (tmp_path / "templates").mkdir()
+    (pack / "templates" / "card.svg.j2").rename(tmp_path / "templates" / "card.svg.j2")
+    studio = Running(pack, tmp_path / "out")
+    try:
+        shown = studio.request("/__studio/template?group=heroes&item=knight&side=front")[1]
+        assert (shown["writable"], shown["text"]) == (False, CARD)
+        assert shown["why"] == "this template lies outside the pack: edit it in your editor"
+        save = {"name": "card.svg.j2", "text": "{{ oops }}"}
+        status, said = studio.request("/__studio/save-template", save, studio.studio.token)
+        assert (status, said["error"]) == (
+            400,
+            "template 'card.svg.j2' is not a file of the pack: edit it in your editor",
+        )
+        assert (tmp_path / "templates" / "card.svg.j2").read_text() == CARD
+    finally:
+        studio.close()
+
+
+def test_a_request_too_large_or_not_json_is_refused(running):
+    token = running.studio.token
+    request = urllib.request.Request(
+        running.url + "__studio/edit",
+        b"x" * 10,
+        {studioserver.TOKEN_HEADER: token, "Content-Length": str(studioserver.MAX_BODY + 1)},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=60)
+    assert refused.value.code == 413
+    request = urllib.request.Request(
+        running.url + "__studio/edit", b"[1, 2", {studioserver.TOKEN_HEADER: token}
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=60)
+    assert (refused.value.code, json.loads(refused.value.read())) == (
+        400,
+        {"error": "the request is not JSON"},
+    )
