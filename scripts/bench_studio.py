@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_cards import make_pack  # noqa: E402
-from pnpkit import studioserver  # noqa: E402
-from pnpkit.studiosession import Studio, StudioWatcher  # noqa: E402
+from pnpkit.commands import studioserver  # noqa: E402
+from pnpkit.commands.studiosession import Studio, StudioWatcher  # noqa: E402
 
 
 def call(url: str, token: str = "", body: dict | None = None) -> dict:

@@ -21,8 +21,9 @@ import pytest
 
 from browser import Browser, needs_chromium
 from conftest import ROOT, write_pack
-from pnpkit import output, studioserver
-from pnpkit.studiosession import Studio, StudioWatcher
+from pnpkit.build import output
+from pnpkit.commands import studioserver
+from pnpkit.commands.studiosession import Studio, StudioWatcher
 from sheetfiles import write_xlsx
 
 CARDS = """\
