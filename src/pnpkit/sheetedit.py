@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from lxml import etree
 
 from pnpkit import sheets, sheetscan
 from pnpkit.errors import Location, column_letters
-from pnpkit.sources import Refused
+from pnpkit.locate import Refused
 
 BOM = b"\xef\xbb\xbf"
 XLSX_ROWS = (
@@ -37,12 +38,13 @@ XLSX_ROWS = (
 @dataclass(frozen=True)
 class Target:
     """A sheet row: its file, kind ("csv", "tsv", "xlsx"), workbook sheet ("" first), the row
-    (the CSV line its record starts on; the workbook's row number)."""
+    (the CSV line its record starts on; the workbook's row number), the item's id."""
 
     file: Path
     kind: str
     sheet: str
     row: int
+    item: str
 
 
 @dataclass
@@ -59,64 +61,51 @@ class _Record:
 
 def set_cell(data: bytes, target: Target, column: str, value: Any) -> bytes:
     """data with the row's cell in `column` set to value."""
-    header, name = _header(target)
-    if column not in header:
-        raise Refused(
-            f"'{target.file.name}' has no column '{column}'; add it to the header row in your "
-            "spreadsheet first"
-        )
-    index = header.index(column)
     if target.kind == "xlsx":
-        return _xlsx_cell(data, name, target.row, index + 1, value)
-    text, bom, delimiter = _text(data, target)
-    record = _record(text, delimiter, target.row)
-    new = _with_field(text, record, index, cell_text(value), delimiter)
-    _same_rows(text, new, delimiter, record.line)
-    return bom + new.encode("utf-8")
+        header, name = _workbook_header(target)
+        return _xlsx_cell(data, name, target.row, _column_of(target, header, column) + 1, value)
+    sheet = _Delimited(data, target)
+    index = _column_of(target, sheet.header, column)
+    record = sheet.record(target)
+    new = _with_field(sheet.text, record, index, cell_text(value), sheet.delimiter)
+    sheet.same_record(new, record, index, cell_text(value))
+    return sheet.bom + new.encode("utf-8")
 
 
 def add_row(data: bytes, target: Target, item: dict[str, Any]) -> bytes:
     """data with a row for item (its values in the header's columns) after the target row."""
     if target.kind == "xlsx":
         raise Refused(XLSX_ROWS)
-    header, _ = _header(target)
-    unknown = [
-        k for k in item if k not in header and not any(h.startswith(k + ".") for h in header)
-    ]
-    if unknown:
-        raise Refused(
-            f"'{target.file.name}' has no column '{unknown[0]}'; add it in your spreadsheet"
-        )
-    text, bom, delimiter = _text(data, target)
-    record = _record(text, delimiter, target.row)
-    cells = [_cell_of(item, name) for name in header]
-    row = delimiter.join(_quoted(c, delimiter, False) for c in cells)
-    return bom + _insert_after(text, record, row).encode("utf-8")
+    sheet = _Delimited(data, target)
+    for key in item:
+        if key not in sheet.header and not any(h.startswith(key + ".") for h in sheet.header):
+            _column_of(target, sheet.header, key)  # refused, named
+    cells = [_cell_of(item, name) for name in sheet.header]
+    row = sheet.delimiter.join(_quoted(c, sheet.delimiter, False) for c in cells)
+    return sheet.bom + _insert_after(sheet.text, sheet.record(target), row).encode("utf-8")
 
 
 def duplicate_row(data: bytes, target: Target, new_id: str) -> bytes:
     """data with a copy of the target row after it, its id new_id."""
     if target.kind == "xlsx":
         raise Refused(XLSX_ROWS)
-    header, _ = _header(target)
-    text, bom, delimiter = _text(data, target)
-    record = _record(text, delimiter, target.row)
-    copy = _with_field(text, record, header.index("id"), new_id, delimiter)
+    sheet = _Delimited(data, target)
+    record = sheet.record(target)
+    text = sheet.text
+    copy = _with_field(text, record, sheet.header.index("id"), new_id, sheet.delimiter)
     row = copy[record.start : record.end + len(copy) - len(text)]
-    return bom + _insert_after(text, record, row).encode("utf-8")
+    return sheet.bom + _insert_after(text, record, row).encode("utf-8")
 
 
 def remove_row(data: bytes, target: Target) -> bytes:
     if target.kind == "xlsx":
         raise Refused(XLSX_ROWS)
-    text, bom, delimiter = _text(data, target)
-    record = _record(text, delimiter, target.row)
+    sheet = _Delimited(data, target)
+    record, text = sheet.record(target), sheet.text
     start, end = record.start, record.after
-    if (
-        record.after == record.end and start > 0
-    ):  # the last line, without a break: cut the one before
-        start -= 2 if text.endswith("\r\n", 0, start) else 1
-    return bom + (text[:start] + text[end:]).encode("utf-8")
+    if record.after == record.end and start > 0:  # the last line, without a break
+        start -= 2 if text.endswith("\r\n", 0, start) else 1  # cut the break before it
+    return sheet.bom + (text[:start] + text[end:]).encode("utf-8")
 
 
 def cell_text(value: Any) -> str:
@@ -128,11 +117,17 @@ def cell_text(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-# ---------------------------------------------------------------- CSV and TSV
+def _column_of(target: Target, header: list[str], column: str) -> int:
+    if column not in header:
+        raise Refused(
+            f"'{target.file.name}' has no column '{column}'; add it to the header row in your "
+            "spreadsheet first"
+        )
+    return header.index(column)
 
 
-def _header(target: Target) -> tuple[list[str], str]:
-    """The column names, as sheets.py reads the header row, and the sheet's name."""
+def _workbook_header(target: Target) -> tuple[list[str], str]:
+    """A workbook's column names, as sheets.py reads its header row, and the sheet's name."""
     where = Location(target.file.name)
     table, problems = sheets.read_sheet(target.file, target.file.name, target.sheet or None, where)
     if table is None or not table.rows:
@@ -141,46 +136,94 @@ def _header(target: Target) -> tuple[list[str], str]:
     return [cell_text(c.value) if c else "" for c in table.rows[0]], table.name
 
 
-def _text(data: bytes, target: Target) -> tuple[str, bytes, str]:
-    bom = BOM if data.startswith(BOM) else b""
-    try:
-        text = data[len(bom) :].decode("utf-8")
-    except UnicodeDecodeError:
-        raise Refused(f"'{target.file.name}' is not UTF-8 text") from None
-    return text, bom, "\t" if target.kind == "tsv" else ","
+# ---------------------------------------------------------------- CSV and TSV
 
 
-def _records(text: str, delimiter: str) -> list[_Record]:
-    """Every record with its fields' spans, read as sheets._records reads them."""
-    rx = sheets.field_pattern(delimiter)
-    out, i, line, n = [], 0, 1, len(text)
-    while i < n:
+class _Delimited:
+    """A CSV or TSV file's text, read where sheets.py reads it."""
+
+    def __init__(self, data: bytes, target: Target) -> None:
+        self.bom = BOM if data.startswith(BOM) else b""
+        try:
+            self.text = data[len(self.bom) :].decode("utf-8")
+        except UnicodeDecodeError:
+            raise Refused(f"'{target.file.name}' is not UTF-8 text") from None
+        self.delimiter = "\t" if target.kind == "tsv" else ","
+        self.rx = sheets.field_pattern(self.delimiter)
+        i, self.header = 0, []
+        while i < len(self.text):  # the header: the first row with a cell filled
+            record = self.scan(i, 0)
+            if any(v.strip() for _, _, v in record.fields):
+                self.header = [v.strip() for _, _, v in record.fields]
+                break
+            i = record.after
+
+    def scan(self, i: int, line: int) -> _Record:
+        """The record starting at offset i (on `line`), as sheets._records reads it."""
+        text, n = self.text, len(self.text)
         record = _Record(i, i, i, line, [])
         while True:
-            m = rx.match(text, i)
+            m = self.rx.match(text, i)
             assert m is not None  # the last alternative matches an empty field
-            value = (
-                m.group(1).replace('""', '"') + m.group(2) if m.group(1) is not None else m.group(3)
-            )
+            quoted = m.group(1) is not None
+            value = m.group(1).replace('""', '"') + m.group(2) if quoted else m.group(3)
             record.fields.append((m.start(), m.end(), value))
-            line += m.group(0).count("\n")
             i = m.end()
-            if i < n and text[i] == delimiter:
+            if i < n and text[i] == self.delimiter:
                 i += 1
                 continue
-            break
-        record.end = i
-        i += 2 if text.startswith("\r\n", i) else 1 if i < n else 0
-        record.after, line = min(i, n), line + 1
-        out.append(record)
-    return out
+            record.end = i
+            record.after = min(n, i + (2 if text.startswith("\r\n", i) else 1))
+            return record
+
+    def record(self, target: Target) -> _Record:
+        """The target's row: the record on its line whose id is the item's."""
+        ids = self.header.index("id") if "id" in self.header else 0
+        at = _line_offset(self.text, target.row)
+        candidates = [self.scan(at, target.row)] if at is not None else []
+        if not candidates or not self._is(candidates[0], ids, target.item):
+            candidates = list(self._all())  # lines counted as sheets.py counts them
+        found = next(
+            (r for r in candidates if r.line == target.row and self._is(r, ids, target.item)), None
+        )
+        if found is None:
+            raise Refused(f"no row of '{target.item}' on line {target.row} now; the sheet changed")
+        return found
+
+    def _is(self, record: _Record, ids: int, item: str) -> bool:
+        return len(record.fields) > ids and record.fields[ids][2].strip() == item
+
+    def _all(self) -> Iterator[_Record]:
+        i, line = 0, 1
+        while i < len(self.text):
+            record = self.scan(i, line)
+            yield record
+            line += 1 + sum(self.text.count("\n", a, b) for a, b, _ in record.fields)
+            i = record.after if record.after > i else len(self.text)
+
+    def same_record(self, new: str, old: _Record, index: int, value: str) -> None:
+        """The edited record reads as the old one with just that cell changed, and ends where
+        the rest of the file, unchanged, starts (a check, not a hope)."""
+        again = self._with(new).scan(old.start, old.line)
+        values = [v for _, _, v in old.fields] + [""] * (index + 1 - len(old.fields))
+        values[index] = value
+        shift = len(new) - len(self.text)
+        if [v for _, _, v in again.fields] != values or again.after != old.after + shift:
+            raise Refused("the cell cannot be written without changing other rows")
+
+    def _with(self, text: str) -> _Delimited:
+        other = object.__new__(_Delimited)
+        other.__dict__.update(self.__dict__, text=text)
+        return other
 
 
-def _record(text: str, delimiter: str, line: int) -> _Record:
-    found = next((r for r in _records(text, delimiter) if r.line == line), None)
-    if found is None:
-        raise Refused(f"no row starts on line {line} now; the sheet has changed")
-    return found
+def _line_offset(text: str, line: int) -> int | None:
+    i = 0
+    for _ in range(line - 1):
+        i = text.find("\n", i) + 1
+        if i == 0:
+            return None
+    return i
 
 
 def _with_field(text: str, record: _Record, index: int, value: str, delimiter: str) -> str:
@@ -211,16 +254,6 @@ def _insert_after(text: str, record: _Record, row: str) -> str:
     if record.after == record.end:  # the last line has no break
         return text[: record.end] + nl + row + text[record.end :]
     return text[: record.after] + row + nl + text[record.after :]
-
-
-def _same_rows(old: str, new: str, delimiter: str, line: int) -> None:
-    """Every record but the one on `line` reads as before (a check, not a hope)."""
-    before = [(r.line, old[r.start : r.after]) for r in _records(old, delimiter) if r.line != line]
-    after = [(r.line, new[r.start : r.after]) for r in _records(new, delimiter) if r.line != line]
-    if before != after:
-        raise Refused(
-            "the cell cannot be written without changing other rows; edit it in your spreadsheet"
-        )
 
 
 # ---------------------------------------------------------------- XLSX

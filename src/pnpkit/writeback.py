@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from pnpkit import itemsource, output, paths, schema, sheetedit, yamledit
+from pnpkit.locate import COUNT_KEYS, ODS_REFUSED, Located, locate
+from pnpkit.locate import Refused as Refused  # re-exported: what the studio catches
 from pnpkit.model import FieldSpec, Pack
-from pnpkit.sources import COUNT_KEYS, ODS_REFUSED, Located, Refused, locate
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def set_value(pack: Pack, group: str, item_id: str, name: str, value: Any) -> Ed
     what = f"{group}/{item_id}: {name} = {typed!r}"
     if at.kind == "yaml":
         sub = (key, lang) if lang else (key,)
-        return _text_edit(at, what, lambda t: yamledit.set_value(t, at.path, sub, typed))
+        return _yaml_edit(at, what, lambda t, its, i: yamledit.set_value(t, its + (i,), sub, typed))
     return _bytes_edit(at, what, lambda b: sheetedit.set_cell(b, _sheet(at), name, typed))
 
 
@@ -148,14 +149,13 @@ def add_item(
         spec = _spec(pack, at, name)
         item[name] = _typed(given, spec, name)
         _check(pack, at, name, item[name], spec)
+    defaults = at.spec.get("defaults")
     for name, spec in fields.items():
-        if spec.required and name not in item:
+        if spec.required and name not in item and name not in (defaults or {}):
             item[name] = _first_value(spec, new_id)
     what = f"{at.group}: add {new_id}"
-    index = at.ids.index(last)
     if at.kind == "yaml":
-        items = (at.group, "items")
-        return _text_edit(at, what, lambda t: yamledit.add_item(t, items, index, item))
+        return _yaml_edit(at, what, lambda t, its, i: yamledit.add_item(t, its, i, item))
     return _bytes_edit(at, what, lambda b: sheetedit.add_row(b, _sheet(at), item))
 
 
@@ -167,10 +167,8 @@ def duplicate_item(pack: Pack, group: str, item_id: str, new_id: str | None = No
     _check(pack, at, "id", new_id, None)
     _unused(pack, at, new_id)
     what = f"{at.group}: duplicate {item_id} as {new_id}"
-    index = at.ids.index(item_id)
     if at.kind == "yaml":
-        items = (at.group, "items")
-        return _text_edit(at, what, lambda t: yamledit.duplicate_item(t, items, index, new_id))
+        return _yaml_edit(at, what, lambda t, its, i: yamledit.duplicate_item(t, its, i, new_id))
     return _bytes_edit(at, what, lambda b: sheetedit.duplicate_row(b, _sheet(at), new_id))
 
 
@@ -178,10 +176,10 @@ def remove_item(pack: Pack, group: str, item_id: str) -> Edit:
     at = locate(pack, group, item_id)
     _writable(at)
     what = f"{at.group}: remove {item_id}"
+    if len(at.ids) == 1:
+        raise Refused("it is the group's only item; a group needs at least one")
     if at.kind == "yaml":
-        index = at.ids.index(item_id)
-        items = (at.group, "items")
-        return _text_edit(at, what, lambda t: yamledit.remove_item(t, items, index))
+        return _yaml_edit(at, what, yamledit.remove_item)
     return _bytes_edit(at, what, lambda b: sheetedit.remove_row(b, _sheet(at)))
 
 
@@ -278,19 +276,23 @@ def _writable(at: Located) -> None:
 
 def _sheet(at: Located) -> sheetedit.Target:
     row = at.places.values[at.path].line
-    return sheetedit.Target(at.file, at.kind, at.sheet, row)
+    return sheetedit.Target(at.file, at.kind, at.sheet, row, at.item_id)
 
 
 # ---------------------------------------------------------------- files
 
 
-def _text_edit(at: Located, what: str, change: Any) -> Edit:
+def _yaml_edit(at: Located, what: str, op: yamledit.Op) -> Edit:
+    """op on the item's YAML file (see yamledit.apply)."""
     before = _read(at.file)
     try:
         text = before.decode("utf-8")
     except UnicodeDecodeError:
         raise Refused(f"{at.file.name} is not UTF-8 text") from None
-    return _bytes_edit(at, what, lambda _: change(text).encode("utf-8"), before)
+    index = at.path[2]
+    items = at.path[:2]
+    change = yamledit.apply(at.file, text, at.doc, items, index, op)
+    return _bytes_edit(at, what, lambda _: change.encode("utf-8"), before)
 
 
 def _bytes_edit(at: Located, what: str, change: Any, before: bytes | None = None) -> Edit:

@@ -3,14 +3,17 @@
 The loader's parser (loader.compose) says where each value starts and ends; an edit replaces
 that span, inserts a line after the item's last one, or removes the item's lines. Nothing else
 of the text is touched, so comments, key order, quoting and layout stay exactly as written
-(a round-trip dumper such as ruamel.yaml re-emits the whole file, and its re-indenting and line
-wrapping change lines nobody edited). Every edit is checked before it is written: the new text
-is parsed whole and must read as the old data with just that change; else it is refused.
+(a round-trip dumper such as ruamel.yaml re-emits the whole file from its own model of it;
+splicing the located span keeps the rest byte-identical by construction, with no dependency).
+Every edit is checked before it is written: the new text is parsed whole and must read as the
+old data with just that change; else it is refused.
 
 Refused: a value that carries an anchor (&name: others share it), one reached through an alias
-or a merge key (`<<`: it is written elsewhere, for others too), a tagged value (`!!str 5`), a
-block list or mapping replaced whole (edit one of its values), adding, duplicating or removing
-in a flow list (`items: [...]`), and removing a group's only item.
+(it is written elsewhere, for others too), a tagged value (`!!str 5`), a block list or mapping
+replaced whole (edit one of its values), duplicating or removing an item holding an anchor,
+adding, duplicating or removing in a flow list (`items: [...]`), and removing a group's only
+item. A value an item takes through a merge key (`<<: *base`) is set by writing it on the item,
+which overrides the merged one.
 """
 
 from __future__ import annotations
@@ -18,25 +21,125 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import yaml
 
-from pnpkit.loader import Path_, compose, construct
-from pnpkit.sources import Located, Refused
+from pnpkit.loader import Document, Path_, compose, construct, parse_as
+from pnpkit.locate import Located, Refused
 
 Node = yaml.Node
 _PLAIN_FLOW = re.compile(r"[,\[\]{}#&*!|>'\"%@`]")
 
 
-def why_not_item(at: Located) -> str:
-    """Why the item at `at` cannot be edited in its YAML file, or ""."""
+def refusals(at: Located) -> dict[Path_, str]:
+    """Why each of the item's own values (by its path below the item: (cost,), (title, en))
+    cannot be set in place; a value not named can be."""
     try:
-        root = compose(at.file.read_text(encoding="utf-8"))
+        text = at.file.read_text(encoding="utf-8")
+        span = _window(text, at.doc, at.path)
+        if span is not None:  # the item's lines alone: a large file is not parsed whole
+            text = text[span[0] : span[1]]
+        root = compose(text)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return f"{at.file.name} cannot be read now"
-    node = _node(root, at.path)
-    return "" if isinstance(node, yaml.MappingNode) else "the item is not a mapping in the file"
+        return {}  # set_value says why, located
+    base = (0,) if span is not None else at.path
+    item = _node(root, base)
+    if root is None or item is None:
+        return {}
+    paths = [(k,) for k in at.raw] + [
+        (k, sub) for k, v in at.raw.items() if isinstance(v, dict) for sub in v
+    ]
+    out = {}
+    for path in paths:
+        node = _node(item, path)
+        try:
+            _unshared(text, root, base + path[:-1])
+            if node is not None and not (_inside(node, item) and _own(node, item, path)):
+                raise Refused(_shared_message(node))
+            if node is not None:
+                _editable(text, node)
+        except Refused as exc:
+            out[path] = str(exc)
+    return out
+
+
+# ---------------------------------------------------------------- an item's lines alone
+
+# What may make a block list's item read otherwise alone than in its file: an anchor or alias
+# (its meaning is elsewhere), a merge key, a tab, a line break other than \n, a document marker.
+_NOT_ALONE = re.compile(r"[&*\t\r\x85\u2028\u2029\ufeff]|<<|^(?:---|\.\.\.|%)", re.M)
+Op = Callable[[str, Path_, int], str]  # (text, the list's path, the item's index) -> new text
+
+
+def apply(file: Path, text: str, doc: Document, items: Path_, index: int, op: Op) -> str:
+    """The text after op, an edit of item `index` of the list at `items` (doc: text's parse).
+
+    op runs on the item's lines alone when they read alone as they read in the file: a file of
+    1,000 items is then not parsed whole to find one (0.3 s), and the new text is read as the
+    loader reads a saved file, only the lines changed again. Either way the new text must read
+    as the old with just that item changed, without a problem."""
+    span = _window(text, doc, items + (index,))
+    if span is None:
+        return op(text, items, index)
+    a, b = span
+    part = op(text[a:b], (), 0)
+    new = text[:a] + part + text[b:]
+    expected = _copied_along(doc.data, items)
+    _get(expected, items)[index : index + 1] = construct(compose(part)) or []
+    got, problems = parse_as(file, new)
+    if problems or got.data != expected:
+        why = f" ({problems[0]})" if problems else ""
+        raise Refused(f"the edit cannot be written without changing what the file says{why}")
+    return new
+
+
+def _window(text: str, doc: Document, item: Path_) -> tuple[int, int] | None:
+    """The span of the item's lines, from its `- ` line to the line of the next value after it,
+    when they read alone as the item; else None."""
+    where = doc.values.get(item)
+    if where is None:
+        return None
+    n = len(item)
+    later = [
+        w.line
+        for table in (doc.values, doc.keys)
+        for p, w in table.items()
+        if w.line > where.line and p[:n] != item
+    ]
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    if where.line > len(starts):
+        return None
+    a = starts[where.line - 1]
+    b = starts[min(later) - 1] if later and min(later) <= len(starts) else len(text)
+    part = text[a:b]
+    if _NOT_ALONE.search(part) or not re.match(" *- +", part):
+        return None
+    try:
+        node = compose(part)
+        alone = construct(node)
+    except yaml.YAMLError:
+        return None
+    if (
+        not isinstance(node, yaml.SequenceNode)
+        or node.flow_style
+        or node.start_mark.column != part.index("-")
+        or alone != [_get(doc.data, item)]
+    ):
+        return None
+    return a, b
+
+
+def _copied_along(data: Any, path: Path_) -> Any:
+    """data with the lists and mappings along path copied (the rest shared), to change there."""
+    top = copy.copy(data)
+    inner = top
+    for key in path:
+        inner[key] = copy.copy(inner[key])
+        inner = inner[key]
+    return top
 
 
 # ---------------------------------------------------------------- the operations
@@ -49,16 +152,19 @@ def set_value(text: str, item: Path_, key: Path_, value: Any) -> str:
     item_node = _node(root, item)
     if not isinstance(item_node, yaml.MappingNode):
         raise Refused("the item is not a mapping in the file")
+    _unshared(text, root, path[:-1])
     expected = copy.deepcopy(data)
     _put(expected, path, value)
     node = _node(root, path)
-    if node is not None and _inside(node, item_node) and _own(node, root, path):
+    if node is not None:
+        if not (_inside(node, item_node) and _own(node, root, path)):
+            raise Refused(_shared_message(node))
         _editable(text, node)
         candidates = [_replaced(text, node, value, style) for style in _styles(node)]
-    else:
+    else:  # not written (or merged in with `<<`): written on the item
         parent = _node(root, path[:-1])
         if not isinstance(parent, yaml.MappingNode) or not _inside(parent, item_node):
-            raise Refused(_shared_message(text, node or parent))
+            raise Refused(_shared_message(parent or item_node))
         candidates = [_with_key(text, parent, str(path[-1]), value, flow) for flow in (0, 1)]
     return _first_good(candidates, expected)
 
@@ -67,6 +173,7 @@ def add_item(text: str, items: Path_, after: int | None, values: dict[str, Any])
     """text with a new item (values, in their order) after item `after` (None: last)."""
     root, data = _parsed(text)
     seq = _block_items(root, items)
+    _unshared(text, root, items)
     at = len(seq.value) - 1 if after is None else after
     expected = copy.deepcopy(data)
     _get(expected, items).insert(at + 1, values)
@@ -86,6 +193,7 @@ def duplicate_item(text: str, items: Path_, index: int, new_id: str) -> str:
     """text with a copy of item `index` after it, its id new_id."""
     root, data = _parsed(text)
     seq = _block_items(root, items)
+    _unshared(text, root, items)
     node = seq.value[index]
     start, end = _item_span(text, node)
     _no_anchor(text, node, "duplicated")
@@ -104,11 +212,10 @@ def duplicate_item(text: str, items: Path_, index: int, new_id: str) -> str:
 
 
 def remove_item(text: str, items: Path_, index: int) -> str:
-    """text without item `index` (its lines)."""
+    """text without item `index` (its lines); the caller keeps a group's only item."""
     root, data = _parsed(text)
     seq = _block_items(root, items)
-    if len(seq.value) == 1:
-        raise Refused("it is the group's only item; a group needs at least one")
+    _unshared(text, root, items)
     node = seq.value[index]
     _no_anchor(text, node, "removed")
     start, end = _item_span(text, node)
@@ -191,8 +298,24 @@ def _editable(text: str, node: Node) -> None:
         raise Refused("this value is written over several lines; edit one of its values")
 
 
-def _shared_message(text: str, node: Node | None) -> str:
-    line = node.start_mark.line + 1 if node is not None else 0
+def _unshared(text: str, root: Node, path: Path_) -> None:
+    """Refuse when a mapping or list along path (path's own included) carries an anchor: what
+    changes inside it changes for every alias of it too."""
+    for n in range(1, len(path) + 1):
+        node = _node(root, path[:n])
+        if node is not None and text.startswith("&", node.start_mark.index):
+            name = re.match(r"&(\S+)", text[node.start_mark.index :])
+            key = path[n - 1]
+            what = f"item {key + 1} of '{path[n - 2]}'" if isinstance(key, int) else f"'{key}'"
+            raise Refused(
+                f"this lies in {what} (line {node.start_mark.line + 1}), which carries "
+                f"the anchor &{name.group(1) if name else ''} other values may share; edit it in "
+                "the file"
+            )
+
+
+def _shared_message(node: Node) -> str:
+    line = node.start_mark.line + 1
     return (
         f"this value is shared with other values through a YAML alias or merge key (written at "
         f"line {line}); edit it in the file"
@@ -270,10 +393,12 @@ def _spliced(text: str, a: int, b: int, new: str) -> str:
 
 
 def _first_good(candidates: list[str], expected: Any) -> str:
-    """The first candidate that reads as expected."""
+    """The first candidate that reads as expected (nothing: an empty list, as an item's lines
+    alone without it read)."""
     for new in candidates:
         try:
-            if construct(compose(new)) == expected:
+            got = construct(compose(new))
+            if got == expected or (got is None and expected == []):
                 return new
         except yaml.YAMLError:
             continue

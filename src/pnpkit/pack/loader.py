@@ -164,6 +164,12 @@ def _parse(
             loader.dispose()
 
 
+def parse_as(path: Path, text: str) -> tuple[Document, list[Problem]]:
+    """text read as load_yaml would read it from the file at path (the file's last parse reused
+    where the lines kept: see below): an editor checks what it is about to write (yamledit.py)."""
+    return _parse(Document(display_path(path)), text, MAX_VALUES, os.path.abspath(path))
+
+
 def compose(text: str) -> yaml.Node | None:
     """The node tree of a YAML text as load_yaml reads it (YAML 1.2 booleans), with the marks
     where each value starts and ends: what an edit in place needs (yamledit.py). Raises
