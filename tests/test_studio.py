@@ -256,12 +256,13 @@ def test_the_sources_of_a_face_name_the_place_of_each_value(running):
     assert [(f["name"], f["value"], f["place"]) for f in knight["fields"]] == [
         ("title", "Brave Knight", "cards.yaml:14:14"),
         ("power", "5", "cards.yaml:15:14"),
-        ("colour", "", "cards.yaml:13:7"),  # not written: where it would be, the item's line
+        ("colour", "#d8c8a0", "cards.yaml:11:22"),  # not written: the group's default
     ]
     assert [(d["name"], d["value"], d["place"]) for d in knight["defaults"]] == [
         ("colour", "#d8c8a0", "cards.yaml:11:22")
     ]
-    assert (knight["count"]["value"], knight["count"]["written"]) == ("", False)
+    assert [knight["fields"][2]["origin"], knight["fields"][0]["origin"]] == ["defaults", "item"]
+    assert (knight["count"]["value"], knight["count"]["origin"]) == ("1", "")  # not written
     assert [(t["side"], t["name"], t["place"]) for t in knight["templates"]] == [
         ("front", "card.svg.j2", "cards.yaml:5:10"),
         ("back", "back.svg.j2", "cards.yaml:6:9"),
@@ -327,7 +328,7 @@ def test_a_designer_edits_yaml_csv_and_xlsx_in_the_browser_and_undoes_it(running
             "cards.yaml:13:7",
             "cards.yaml:14:14",
             "cards.yaml:15:14",
-            "cards.yaml:13:7",
+            "cards.yaml:11:22",
         ]
         market = (running.pack / "market.xlsx").read_bytes()
 

@@ -309,7 +309,7 @@ def _value_json(v: sources.Value) -> dict[str, Any]:
         "place": v.place,
         "writable": v.editable,
         "why": v.why,
-        "written": v.written,
+        "origin": v.origin,  # item, defaults, declared, or "" (not written: count 1)
     }
 
 

@@ -188,19 +188,18 @@
     const id = 'field-' + f.name;
     row.append(el('label', {htmlFor: id}, f.name + ' ', el('small', {textContent: f.place || ''})));
     const long = typeof f.value === 'string' && (f.value.length > 40 || f.value.includes('\n'));
-    const input = el(long ? 'textarea' : 'input', {id, value: f.value, disabled: !f.writable});
+    const own = f.origin === 'item';  // else the value the item inherits: typing one adds it to the item
+    const input = el(long ? 'textarea' : 'input', {id, value: own ? f.value : '', disabled: !f.writable});
     if (long) input.rows = Math.min(6, 1 + Math.ceil(f.value.length / 50));
     if (op === 'count') { input.type = 'number'; input.min = 0; }
-    if (!f.written) input.placeholder = op === 'count' ? '1' : (inherited[f.name] !== undefined ? inherited[f.name] + ' (default)' : 'not written');
+    if (!own) input.placeholder = f.origin ? f.value + ' (from ' + (f.origin === 'defaults' ? 'the group\'s defaults' : 'the field\'s default') + ')' : (op === 'count' ? '1' : 'not written');
     input.addEventListener('change', () => edit(op === 'count' ? {op: 'count', value: input.value} : {op: 'set', field: f.name, value: input.value}, row));
     row.append(input);
     if (!f.writable && f.why) row.append(el('div', {className: 'why', textContent: f.why}));
     return row;
   }
 
-  let inherited = {};  // the shown item's defaults: what a field it does not write reads
   function showSources(s) {
-    inherited = Object.fromEntries(s.defaults.map(d => [d.name, d.value]));
     const parts = [el('h2', {textContent: s.item}), el('p', {className: 'place', textContent: s.group + ' · ' + s.lang + ' · ' + (s.place || '')})];
     parts.push(fieldRow(Object.assign({name: 'count'}, s.count), 'count'));
     s.fields.forEach(f => parts.push(fieldRow(f, 'set')));
