@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_cards  # noqa: E402
-from pnpkit import loader, schema, sources, writeback, yamledit  # noqa: E402
+from pnpkit.edit import sources, writeback, yamledit  # noqa: E402
+from pnpkit.pack import loader, schema  # noqa: E402
 
 
 def timed(f: Callable[..., object], *args: object) -> float:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from pnpkit import loader, output, schema, sources, writeback, yamledit
-from pnpkit.sources import Refused
+from pnpkit.build import output
+from pnpkit.edit import sources, writeback, yamledit
+from pnpkit.edit.sources import Refused
+from pnpkit.pack import loader, schema
 from sheetfiles import write_delimited, write_ods, write_xlsx
 
 GAME = """\
@@ -534,6 +537,41 @@ def test_a_generated_item_is_not_edited(tmp_path, monkeypatch):
         writeback.set_value(pack, "cards", "c-2", "cost", 3)
 
 
+def test_a_template_is_written_where_the_build_reads_it_and_undone(deck):
+    pack = loaded(deck)
+    journal = writeback.Journal()
+    new = TEMPLATE.replace('font-size="4"', 'font-size="5"')
+    edit = journal.record(writeback.set_template(pack, "card.svg.j2", new))
+    assert edit.file == (deck / "templates" / "card.svg.j2").resolve()
+    assert (deck / "templates" / "card.svg.j2").read_text() == new
+    journal.undo(deck)
+    assert (deck / "templates" / "card.svg.j2").read_text() == TEMPLATE
+    refusals = {
+        "_face.svg.j2": "'_face.svg.j2' is one of pnpkit's own templates; copy it into the "
+        "pack's templates/ folder to change it",
+        "../game.yaml": "'../game.yaml' is not a template's name (a path inside a templates "
+        "folder)",
+        "nope.svg.j2": "there is no template 'nope.svg.j2'",
+    }
+    for name, message in refusals.items():
+        with pytest.raises(Refused) as refused:
+            writeback.set_template(pack, name, "x")
+        assert str(refused.value) == message
+
+
+def test_a_shared_template_beside_components_is_written_and_undone(breakable):
+    kit = breakable("mammoth-herd")
+    pack = loaded(kit.pack)
+    name = "mammoth-herd/herd-standee.svg.j2"
+    shared = Path("templates") / name
+    before = shared.read_bytes()
+    journal = writeback.Journal()
+    journal.record(writeback.set_template(pack, name, before.decode() + "<!-- edited -->\n"))
+    assert shared.read_bytes().endswith(b"<!-- edited -->\n")
+    journal.undo(kit.pack)
+    assert shared.read_bytes() == before
+
+
 # ---------------------------------------------------------------- CSV and TSV
 
 
@@ -659,10 +697,15 @@ def test_an_xlsx_cell_changes_and_keeps_its_style(tmp_path, monkeypatch):
     before = (pack / "cards.xlsx").read_bytes()
     writeback.set_value(now, "cards", "sun-2", "cost", "9.5")
     writeback.set_value(now, "cards", "sun-2", "title.en", "Zenith & <dusk>")
-    writeback.set_count(now, "cards", "sun-2", 3)  # an empty cell, with no style
+    writeback.set_value(now, "cards", "sun-2", "note", "last")  # G3: an empty cell, no style
+    writeback.set_count(now, "cards", "sun-2", 3)  # F3, before G3 in the row
+    row = re.search(r'<row r="3".*?</row>', zipfile.ZipFile(pack / "cards.xlsx").read(
+        "xl/worksheets/sheet1.xml").decode()).group(0)  # fmt: skip
+    assert re.findall(r'<c r="([A-Z]+)3"', row) == list("ABCDEFG")
     wb = openpyxl.load_workbook(pack / "cards.xlsx")
     ws = wb["Deck"]
     assert (ws["C3"].value, ws["D3"].value, ws["F3"].value) == (9.5, "Zenith & <dusk>", 3)
+    assert ws["G3"].value == "last"
     assert ws["C3"].fill.fgColor.rgb == "00FFFF00" and ws["C3"].number_format == "0.00"
     assert ws["D3"].font.italic and ws["A1"].font.bold and ws["G2"].value == '="a"&"b"'
     rows = (

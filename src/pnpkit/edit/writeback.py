@@ -9,7 +9,8 @@ in the files as they are now, see sources.locate):
     edit = writeback.add_item(pack, "cards", "c-new", {"cost": 1})      # after the last item
     edit = writeback.duplicate_item(pack, "cards", "c-07")              # new id: c-07-copy
     edit = writeback.remove_item(pack, "cards", "c-07")
-    journal.record(edit); ...; journal.undo()                           # byte for byte back
+    edit = writeback.set_template(pack, "card.svg.j2", text)           # a template's new text
+    journal.record(edit); ...; journal.undo(pack.root)                  # byte for byte back
 
 Each returns an `Edit` (file, bytes before, bytes after) that is already written: to a temporary
 file beside it, synced, then renamed over it, so a reader sees the old file or the new one. Each
@@ -39,10 +40,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pnpkit import itemsource, output, paths, schema, sheetedit, yamledit
-from pnpkit.locate import COUNT_KEYS, ODS_REFUSED, Located, locate
-from pnpkit.locate import Refused as Refused  # re-exported: what the studio catches
-from pnpkit.model import FieldSpec, Pack
+from pnpkit import filelimits
+from pnpkit.build import output
+from pnpkit.edit import sheetedit, yamledit
+from pnpkit.edit.locate import COUNT_KEYS, ODS_REFUSED, Located, locate
+from pnpkit.edit.locate import Refused as Refused  # re-exported: what the studio catches
+from pnpkit.faces import render
+from pnpkit.pack import itemsource, paths, schema
+from pnpkit.pack.model import FieldSpec, Pack
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,7 @@ class Edit:
     before: bytes
     after: bytes
     what: str = ""  # what changed, in words
+    roots: tuple[Path, ...] = ()  # where else than the pack it may be written (shared templates/)
 
 
 @dataclass
@@ -77,7 +83,7 @@ class Journal:
                 f"{edit.file.name} has changed since this edit ({edit.what}); "
                 "undo would lose that change, so the file was left as it is"
             )
-        back = Edit(edit.file, edit.after, edit.before, f"undo: {edit.what}")
+        back = Edit(edit.file, edit.after, edit.before, f"undo: {edit.what}", edit.roots)
         write(root, back)
         self.edits.pop()
         return back
@@ -181,6 +187,31 @@ def remove_item(pack: Pack, group: str, item_id: str) -> Edit:
     if at.kind == "yaml":
         return _yaml_edit(at, what, yamledit.remove_item)
     return _bytes_edit(at, what, lambda b: sheetedit.remove_row(b, _sheet(at)))
+
+
+def set_template(pack: Pack, name: str, text: str) -> Edit:
+    """Replace the text of the template `name` (as a group names it: "card.svg.j2",
+    "mlem/objective.svg.j2") in the file a build reads it from: the pack's templates/ or the
+    shared templates/ beside components/. pnpkit's own templates are refused."""
+    parts = name.split("/")
+    if any(part in ("", ".", "..") for part in parts) or "\\" in name:
+        raise Refused(f"'{name}' is not a template's name (a path inside a templates folder)")
+    found = next((d / name for d in render.template_dirs(pack) if (d / name).is_file()), None)
+    if found is None:
+        raise Refused(f"there is no template '{name}'")
+    if render.BUILTIN_TEMPLATES in found.resolve().parents:
+        raise Refused(
+            f"'{name}' is one of pnpkit's own templates; copy it into the pack's templates/ "
+            "folder to change it"
+        )
+    data = text.encode("utf-8")
+    if len(data) > filelimits.MAX_TEMPLATE_BYTES:
+        raise Refused(f"a template holds at most {filelimits.MAX_TEMPLATE_BYTES:,} bytes")
+    shared = render.shared_templates(pack)
+    roots = (shared.parent.resolve() / shared.name,)  # as paths.template_roots takes it
+    edit = Edit(found.resolve(), _read(found), data, f"template {name}", roots)
+    write(pack.root, edit)
+    return edit
 
 
 # ---------------------------------------------------------------- values
@@ -310,11 +341,11 @@ def _read(file: Path) -> bytes:
 
 
 def write(root: Path, edit: Edit) -> None:
-    """Write edit.after over edit.file atomically: only a plain file inside the pack, and only
-    while it still holds edit.before."""
+    """Write edit.after over edit.file atomically: only a plain file inside the pack (or
+    edit.roots), and only while it still holds edit.before."""
     file = edit.file
     try:
-        real = paths.confined(file, paths.pack_roots(root))
+        real = paths.confined(file, paths.pack_roots(root) + edit.roots)
     except paths.Outside as exc:
         raise Refused(f"{exc}; the studio writes only files inside the pack") from None
     if os.path.islink(file) or real != Path(os.path.abspath(file)):

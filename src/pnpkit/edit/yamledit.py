@@ -27,8 +27,8 @@ from typing import Any
 
 import yaml
 
-from pnpkit.loader import Document, Path_, compose, construct, parse_as
-from pnpkit.locate import Located, Refused
+from pnpkit.edit.locate import Located, Refused
+from pnpkit.pack.loader import Document, Path_, compose, construct, parse_as
 
 Node = yaml.Node
 _PLAIN_FLOW = re.compile(r"[,\[\]{}#&*!|>'\"%@`]")

@@ -28,12 +28,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pnpkit import render, yamledit
+from pnpkit.edit import yamledit
+from pnpkit.edit.locate import COUNT_KEYS, ODS_REFUSED, Located, locate, place, relative
+from pnpkit.edit.locate import Refused as Refused  # re-exported: what the studio catches
 from pnpkit.errors import Problem
-from pnpkit.loader import Path_
-from pnpkit.locate import COUNT_KEYS, ODS_REFUSED, Located, locate, place, relative
-from pnpkit.locate import Refused as Refused  # re-exported: what the studio catches
-from pnpkit.model import SIDES, Pack
+from pnpkit.faces import render
+from pnpkit.pack.loader import Path_
+from pnpkit.pack.model import SIDES, Pack
 
 
 @dataclass(frozen=True)

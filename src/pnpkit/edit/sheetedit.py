@@ -25,9 +25,9 @@ from xml.sax.saxutils import escape
 
 from lxml import etree
 
-from pnpkit import sheets, sheetscan
+from pnpkit.edit.locate import Refused
 from pnpkit.errors import Location, column_letters
-from pnpkit.locate import Refused
+from pnpkit.pack import sheets, sheetscan
 
 BOM = b"\xef\xbb\xbf"
 XLSX_ROWS = (
@@ -258,11 +258,12 @@ def _insert_after(text: str, record: _Record, row: str) -> str:
 
 # ---------------------------------------------------------------- XLSX
 
-_ROW = r"<(?P<p>(?:[\w.-]+:)?)row\b[^>]*?\br=\"{row}\"[^>]*?(?:/>|>(?P<body>.*?)</(?P=p)row>)"
+# (XML writes an attribute in either quote: r="3" or r='3')
+_ROW = r"<(?P<p>(?:[\w.-]+:)?)row\b[^>]*?\br=[\"']{row}[\"'][^>]*?(?:/>|>(?P<body>.*?)</(?P=p)row>)"
 _CELL = re.compile(
     r"<(?P<p>(?:[\w.-]+:)?)c\b(?P<attrs>[^>]*?)(?:/>|>(?P<body>.*?)</(?P=p)c>)", re.S
 )
-_ATTR = re.compile(r"\b(r|s)=\"([^\"]*)\"")
+_ATTR = re.compile(r"\b(r|s)=[\"']([^\"']*)[\"']")
 _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 

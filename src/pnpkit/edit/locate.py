@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pnpkit import itemsource, paths, schema
-from pnpkit.checker import Reader
 from pnpkit.errors import Location, Problem
-from pnpkit.loader import Document, Path_, load_yaml
-from pnpkit.model import Pack
+from pnpkit.pack import itemsource, paths, schema
+from pnpkit.pack.checker import Reader
+from pnpkit.pack.loader import Document, Path_, load_yaml
+from pnpkit.pack.model import Pack
 
 ODS_REFUSED = "edit this in your spreadsheet (ODS cannot be written back whole)"
 COUNT_KEYS = ("count", "per_player")
