@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pnpkit.build.pipeline import Code
 from pnpkit.checks import trust
 from pnpkit.commands.watch import Build, Watcher
-from pnpkit.edit import sources, writeback
+from pnpkit.edit import locate, sources, writeback
 from pnpkit.faces import templatepreview
 
 if TYPE_CHECKING:
@@ -219,7 +219,7 @@ class Studio:
 
     def problem_json(self, p: Problem) -> dict[str, Any]:
         """problem_json(), with the place as the page's fields have theirs (pack-relative)."""
-        return {**problem_json(p), "place": sources.place(self.watcher.pack, p.where)}
+        return {**problem_json(p), "place": locate.place(self.watcher.pack, p.where)}
 
     def edit(self, request: dict[str, Any]) -> dict[str, Any]:
         """Write one edit of an item into the pack: set a field or the count, add, duplicate or
@@ -256,13 +256,8 @@ class Studio:
         if file is None or not _inside(self.watcher.pack, Path(file)):
             raise Refused(f"template '{name}' is not a file of the pack: edit it in your editor")
 
-        def save() -> writeback.Edit:
-            before = Path(file).read_bytes()
-            made = writeback.Edit(Path(file), before, text.encode("utf-8"), f"template {name}")
-            writeback.write(self.watcher.pack, made)
-            return made
-
-        made = self._write(save)
+        # only the pack's own: the shared templates/ beside components/ serves other packs too
+        made = self._write(lambda: writeback.set_template(pack, name, text))
         self.journal.record(made)
         return self._written(made)
 
@@ -278,7 +273,7 @@ class Studio:
     def _written(self, made: writeback.Edit, item: str | None = None) -> dict[str, Any]:
         last = self.watcher.last
         return {
-            "file": sources.relative(self.watcher.pack, made.file),
+            "file": locate.relative(self.watcher.pack, made.file),
             "what": made.what,
             "serial": last.serial if last else 0,
             "item": item,
