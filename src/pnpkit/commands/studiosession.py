@@ -240,8 +240,7 @@ class Studio:
         }
         if op not in changes:
             raise Refused(f"no such edit: {op}")
-        made = self._write(changes[op])
-        self.journal.record(made)
+        made = self._write(changes[op], record=True)
         return self._written(made, new_id if op in ("add", "duplicate") else None)
 
     def undo(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -257,18 +256,21 @@ class Studio:
             raise Refused(f"template '{name}' is not a file of the pack: edit it in your editor")
 
         # only the pack's own: the shared templates/ beside components/ serves other packs too
-        made = self._write(lambda: writeback.set_template(pack, name, text))
-        self.journal.record(made)
+        made = self._write(lambda: writeback.set_template(pack, name, text), record=True)
         return self._written(made)
 
-    def _write(self, change: Callable[[], writeback.Edit]) -> writeback.Edit:
-        """Make one change to the pack's files while no build reads them."""
+    def _write(self, change: Callable[[], writeback.Edit], record: bool = False) -> writeback.Edit:
+        """Make one change to the pack's files while no build reads them (and no other edit
+        runs: the journal keeps the edits in the order they were written)."""
         with self.writing():
             try:
-                return change()
+                made = change()
             except sources.Refused as exc:
                 problem = exc.problem and self.problem_json(exc.problem)
                 raise Refused(str(exc), 422, {"problem": problem} if problem else {}) from None
+            if record:
+                self.journal.record(made)
+            return made
 
     def _written(self, made: writeback.Edit, item: str | None = None) -> dict[str, Any]:
         last = self.watcher.last

@@ -129,10 +129,19 @@
     catch (e) { inspector.replaceChildren(el('p', {className: 'problem', textContent: e.message})); }
   }
 
+  function keepTyping(show) {
+    // show the form again without losing what is being typed in it (a rebuild lands meanwhile)
+    const active = document.activeElement, row = active && active.closest('#inspector .field');
+    const typed = row && {name: row.dataset.name, value: active.value, at: active.selectionStart};
+    show();
+    const again = typed && inspector.querySelector('.field[data-name="' + CSS.escape(typed.name) + '"] input, .field[data-name="' + CSS.escape(typed.name) + '"] textarea');
+    if (again) { again.value = typed.value; again.focus(); if (typed.at !== null) again.setSelectionRange(typed.at, typed.at); }
+  }
+
   async function refreshSelected(state) {
     if (state.ok) {
       const sel = selected;
-      try { showSources(await get('sources', {lang: sel.lang, group: sel.group, item: sel.item})); }
+      try { const s = await get('sources', {lang: sel.lang, group: sel.group, item: sel.item}); keepTyping(() => showSources(s)); }
       catch (e) { inspector.replaceChildren(el('p', {className: 'problem', textContent: e.message})); }
     } else {
       placeProblems(state.problems.filter(p => p.level === 'error'));
