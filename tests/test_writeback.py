@@ -226,6 +226,13 @@ def test_a_block_text_stays_a_block(deck):
     assert item(deck, "moon-2").fields["title"] == {"en": "Night\nfall\n", "pl": "Night\nfall\n"}
 
 
+def test_one_language_of_a_text_written_once_for_all(deck):
+    pack = loaded(deck)
+    edit = writeback.set_value(pack, "cards", "moon-2", "title.pl", "Noc")
+    assert edit.after.decode().endswith('      title: {en: "Night\\n", pl: Noc}\n# the end\n')
+    assert item(deck, "moon-2").fields["title"] == {"en": "Night\n", "pl": "Noc"}
+
+
 def test_a_value_not_written_is_added_to_the_item(deck):
     pack = loaded(deck)
     block = writeback.set_value(pack, "cards", "sun-1", "note", "first one")

@@ -92,7 +92,8 @@ def duplicate_row(data: bytes, target: Target, new_id: str) -> bytes:
     sheet = _Delimited(data, target)
     record = sheet.record(target)
     text = sheet.text
-    copy = _with_field(text, record, sheet.header.index("id"), new_id, sheet.delimiter)
+    ids = _column_of(target, sheet.header, "id")
+    copy = _with_field(text, record, ids, new_id, sheet.delimiter)
     row = copy[record.start : record.end + len(copy) - len(text)]
     return sheet.bom + _insert_after(text, record, row).encode("utf-8")
 

@@ -113,17 +113,17 @@ def set_value(pack: Pack, group: str, item_id: str, name: str, value: Any) -> Ed
     key, _, lang = name.partition(".")
     spec = _spec(pack, at, key)
     typed = _typed(value, spec.item if lang and spec and spec.type == "list" else spec, key)
-    whole = typed
-    if lang:
-        given = at.raw.get(key)
-        whole = {**(given if isinstance(given, dict) else {}), lang: typed}
+    whole, given = typed, at.raw.get(key)
+    if lang:  # one language of a text: the others as written (one text for all, or each)
+        others = given if isinstance(given, dict) else dict.fromkeys(pack.languages, given)
+        whole = {**(others if given is not None else {}), lang: typed}
     _check(pack, at, key, whole, spec)
     if key == "id":
         _unused(pack, at, str(typed))
     what = f"{group}/{item_id}: {name} = {typed!r}"
     if at.kind == "yaml":
-        sub = (key, lang) if lang else (key,)
-        return _yaml_edit(at, what, lambda t, its, i: yamledit.set_value(t, its + (i,), sub, typed))
+        sub, new = ((key, lang), typed) if lang and isinstance(given, dict) else ((key,), whole)
+        return _yaml_edit(at, what, lambda t, its, i: yamledit.set_value(t, its + (i,), sub, new))
     return _bytes_edit(at, what, lambda b: sheetedit.set_cell(b, _sheet(at), name, typed))
 
 

@@ -200,8 +200,8 @@ def duplicate_item(text: str, items: Path_, index: int, new_id: str) -> str:
     id_node = _node(node, ("id",))
     if id_node is None or not _inside(id_node, node):
         raise Refused("the item's id is not written in the item; duplicate it in the file")
-    a, b = _span(text, id_node)
-    copied = text[start:a] + _scalar(new_id, id_node, flow=_in_flow(root, node)) + text[b:end]
+    a, b = _span(id_node)
+    copied = text[start:a] + _scalar(new_id, id_node, flow=_in_flow(node)) + text[b:end]
     expected = copy.deepcopy(data)
     item = copy.deepcopy(_get(expected, items)[index])
     item["id"] = new_id
@@ -280,7 +280,7 @@ def _own(node: Node, root: Node, path: Path_) -> bool:
     return True
 
 
-def _span(text: str, node: Node) -> tuple[int, int]:
+def _span(node: Node) -> tuple[int, int]:
     return node.start_mark.index, node.end_mark.index
 
 
@@ -381,7 +381,7 @@ def _newline(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
 
 
-def _in_flow(root: Node, node: Node) -> bool:
+def _in_flow(node: Node) -> bool:
     return isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and bool(node.flow_style)
 
 
@@ -416,7 +416,7 @@ def _styles(node: Node) -> list[str | None]:
 
 
 def _replaced(text: str, node: Node, value: Any, style: str | None) -> str:
-    a, b = _span(text, node)
+    a, b = _span(node)
     if _style(node) in ("|", ">"):
         b = _content_end(text, a, b)
         if style in ("|", ">") and isinstance(value, str):
