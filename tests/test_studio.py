@@ -535,3 +535,31 @@ def test_a_request_too_large_or_not_json_is_refused(running):
         400,
         {"error": "the request is not JSON"},
     )
+
+
+@needs_chromium
+def test_the_art_of_a_face_is_drawn_in_the_page(tmp_path, monkeypatch):
+    """The preview's copy, framed, loads the pack's art (the page's frames are its own)."""
+    from PIL import Image
+
+    from test_preview import art_pack
+
+    monkeypatch.chdir(tmp_path)
+    studio = Running(art_pack(tmp_path), tmp_path / "out")
+    browser = Browser()
+    try:
+        browser.open(studio.url)
+        browser.wait_for("document.querySelectorAll('figure.item iframe').length === 1")
+        shot = tmp_path / "page.png"
+        deadline = time.monotonic() + 60
+        green = 0
+        while not green and time.monotonic() < deadline:  # the frame loads after the page
+            time.sleep(0.2)
+            browser.screenshot(shot)
+            data = Image.open(shot).convert("RGB").tobytes()
+            pixels = zip(data[0::3], data[1::3], data[2::3])
+            green = sum(1 for r, g, b in pixels if r < 30 and 100 < g < 160 and b < 30)
+        assert green > 100  # art/p.png, 10 mm wide at 2 px/mm: 400 pixels
+    finally:
+        browser.close()
+        studio.close()
