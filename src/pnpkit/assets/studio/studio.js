@@ -151,7 +151,8 @@
   function fieldAt(p) {
     // the field a problem is about: the one at its place ('cards.yaml:14:9', 'market.xlsx:Market!D5'),
     // else the one on its line (a YAML line, a sheet's row)
-    const fields = [...inspector.querySelectorAll('.field')];
+    // (not a value written nowhere: its place is the item's, where the item's other problems point)
+    const fields = [...inspector.querySelectorAll('.field')].filter(f => f.dataset.origin);
     const line = place => { const m = /^(.*):(\d+):\d+$/.exec(place || ''); return m ? m[1] + ':' + m[2] : null; };
     return fields.find(f => f.dataset.place === p.place) ||
       (p.sheet ? null : fields.find(f => line(f.dataset.place) && line(f.dataset.place) === line(p.place)));
@@ -194,6 +195,7 @@
     const row = el('div', {className: 'field'});
     row.dataset.place = f.place || '';
     row.dataset.name = f.name;
+    row.dataset.origin = f.origin;
     const id = 'field-' + f.name;
     row.append(el('label', {htmlFor: id}, f.name + ' ', el('small', {textContent: f.place || ''})));
     const long = typeof f.value === 'string' && (f.value.length > 40 || f.value.includes('\n'));
