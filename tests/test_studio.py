@@ -376,7 +376,7 @@ def test_a_designer_edits_yaml_csv_and_xlsx_in_the_browser_and_undoes_it(running
 @needs_chromium
 def test_a_break_shows_its_message_and_keeps_the_last_good_faces(running):
     browser = Browser()
-    cards, template = running.pack / "cards.yaml", running.pack / "templates" / "card.svg.j2"
+    cards = running.pack / "cards.yaml"
     try:
         browser.open(running.url)
         browser.wait_for("document.querySelectorAll('figure.item').length === 7")
@@ -398,7 +398,32 @@ def test_a_break_shows_its_message_and_keeps_the_last_good_faces(running):
         )
         assert status == 403 and cards.read_text() == CARDS
 
-        # the template pane: typed text drawn at once, its error at its line, then saved
+        # a value written that breaks the build: its problem beside the field, the faces kept
+        knight = _face_src(browser, "en/heroes/knight")
+        _type(browser, "title", "word " * 80)
+        said = browser.wait_for(
+            "document.querySelector('.field[data-name=\"title\"] .problem')?.textContent"
+        )
+        assert said.startswith("probe/cards.yaml:14:14: error: text overflows its 53.5x12mm box")
+        assert browser.js("document.getElementById('status').textContent").endswith(
+            "broken: showing the last good faces"
+        )
+        assert _face_src(browser, "en/heroes/knight") == knight
+        browser.js("document.getElementById('undo').click()")
+        browser.wait_for("document.getElementById('problems').hidden")
+        assert cards.read_text() == CARDS
+    finally:
+        browser.close()
+
+
+@needs_chromium
+def test_the_template_pane_draws_as_the_designer_types_and_saves(running):
+    browser = Browser()
+    template = running.pack / "templates" / "card.svg.j2"
+    try:
+        browser.open(running.url)
+        browser.wait_for("document.querySelectorAll('figure.item').length === 7")
+        _select(browser, "en/heroes/knight")
         knight = _face_src(browser, "en/heroes/knight")
         browser.js("[...document.querySelectorAll('#inspector button')][0].click()")
         browser.wait_for("document.getElementById('template-text').value.includes('text_box')")
