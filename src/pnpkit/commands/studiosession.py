@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import secrets
 import threading
 from collections.abc import Callable, Iterator
@@ -350,15 +351,16 @@ def _text(request: dict[str, Any], key: str) -> str:
 
 def _faces_json(result: Result, pack: Pack, site: Path) -> dict[str, Any]:
     """The gallery the page draws: per language, per group, each item's faces."""
+    # a face that draws the pack's art is shown from the preview's copy, which links to the
+    # art, in a sandboxed frame (preview.py): an image would not load the art
+    copies = _preview_copies(site / "preview")
     langs = []
     for lang, faces in result.faces.items():
         items: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for face in faces:
             fw, fh = face.full_size
             name = f"{lang}/{face.group}/{face.item}-{face.side}.svg"
-            # a face that draws the pack's art is shown from the preview's copy, which links
-            # to the art, in a sandboxed frame (preview.py): an image would not load the art
-            framed = (site / "preview" / name).is_file()
+            framed = name in copies
             version = hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:12]
             items.setdefault((face.group, face.item), []).append(
                 {
@@ -381,3 +383,13 @@ def _faces_json(result: Result, pack: Pack, site: Path) -> dict[str, Any]:
         langs.append({"lang": lang, "groups": groups})
     pdfs = sorted(p.name for p in site.glob("*.pdf"))
     return {"name": pack.name[pack.languages[0]], "pdfs": pdfs, "langs": langs}
+
+
+def _preview_copies(folder: Path) -> set[str]:
+    """The preview's copies of faces (preview/<lang>/<group>/<item>-<side>.svg), by the path below
+    the folder: listed once, not looked for face by face (2,000 looks took 0.1 s)."""
+    found: set[str] = set()
+    for dirpath, _, filenames in os.walk(folder):
+        below = os.path.relpath(dirpath, folder).replace(os.sep, "/")
+        found.update(f"{below}/{name}" for name in filenames if name.endswith(".svg"))
+    return found
