@@ -588,3 +588,23 @@ def test_the_art_of_a_face_is_drawn_in_the_page(tmp_path, monkeypatch):
     finally:
         browser.close()
         studio.close()
+
+
+def test_an_edit_waits_for_the_studios_own_build_to_finish(running):
+    """The studio's builds hold `busy` while they read the pack: an edit waits for it."""
+    held = threading.Event()
+
+    def build_for_a_while() -> None:
+        with running.watcher.busy:
+            held.set()
+            time.sleep(0.5)
+
+    builder = threading.Thread(target=build_for_a_while)
+    builder.start()
+    held.wait(10)
+    started = time.monotonic()
+    status, _ = running.request("/__studio/edit", EDIT, running.studio.token)
+    waited = time.monotonic() - started
+    builder.join()
+    assert status == 200 and waited >= 0.3
+    assert "title: Sir Lancelot" in (running.pack / "cards.yaml").read_text()
