@@ -1,7 +1,7 @@
 """The studio's way back: change an item's value, count or presence in the file that holds it.
 
 API for the studio (no web code here; `pack` is the last good Pack, the item is looked up again
-in the files as they are now, see sources.locate):
+in the files as they are now, see locate.py; `from pnpkit.edit import sources, writeback`):
 
     edit = writeback.set_value(pack, "cards", "c-07", "cost", "3")      # a form's text is typed
     edit = writeback.set_value(pack, "cards", "c-07", "title.en", "Ox")  # one language of a text
@@ -10,11 +10,13 @@ in the files as they are now, see sources.locate):
     edit = writeback.duplicate_item(pack, "cards", "c-07")              # new id: c-07-copy
     edit = writeback.remove_item(pack, "cards", "c-07")
     edit = writeback.set_template(pack, "card.svg.j2", text)           # a template's new text
+    journal = writeback.Journal()                                       # one per session
     journal.record(edit); ...; journal.undo(pack.root)                  # byte for byte back
 
 Each returns an `Edit` (file, bytes before, bytes after) that is already written: to a temporary
 file beside it, synced, then renamed over it, so a reader sees the old file or the new one. Each
-raises `sources.Refused` with a message for the user, before writing anything, when:
+raises `Refused` (writeback.Refused is sources.Refused) with a message for the user, before
+writing anything, when:
 the value is not what the schema takes (the schema's own message, `.problem` located), the file
 is not inside the pack or is a link, the item is generated or lives in an ODS file (ODS_REFUSED),
 or the edit cannot keep the rest of the file as it is (yamledit.py, sheetedit.py say which).
