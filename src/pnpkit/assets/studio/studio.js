@@ -70,7 +70,8 @@
 
   function showFaces(data) {
     $('name').textContent = data.name;
-    $('sheets').replaceChildren(...data.pdfs.map(p => el('a', {href: p, target: '_blank', textContent: p})));
+    const langs = data.langs.length > 1 ? data.langs.map(l => el('a', {href: '#lang-' + l.lang, className: 'lang', textContent: l.lang})) : [];
+    $('sheets').replaceChildren(...data.pdfs.map(p => el('a', {href: p, target: '_blank', textContent: p})), ...langs);
     const seen = new Set(), sections = [];
     for (const section of data.langs) {
       const groups = section.groups.map(g => {
@@ -233,8 +234,8 @@
     }
     actions.append(' ', newId);
     parts.push(el('h3', {textContent: 'item'}), actions, el('div', {id: 'message'}));
-    parts.push(el('h3', {textContent: 'problems'}), el('ul', {className: 'problems'},
-      ...s.problems.map(p => el('li', {className: 'problem ' + p.level, textContent: p.text}))), el('div', {id: 'live-problems'}));
+    parts.push(el('h3', {textContent: 'problems'}), s.problems.length ? el('ul', {className: 'problems'},
+      ...s.problems.map(p => el('li', {className: 'problem ' + p.level, textContent: p.text}))) : el('p', {className: 'hint', textContent: 'none'}), el('div', {id: 'live-problems'}));
     inspector.replaceChildren(...parts);
   }
 
