@@ -100,7 +100,7 @@ def probe_pack(root: Path) -> Path:
 class Running:
     """A studio over a pack, its watch loop in a thread, served on a free port."""
 
-    def __init__(self, pack: Path, out: Path) -> None:
+    def __init__(self, pack: Path, out: Path, good: bool = True) -> None:
         self.pack = pack
         self.watcher = StudioWatcher(pack, out)
         self.studio = Studio(self.watcher)
@@ -109,7 +109,7 @@ class Running:
         self.loop = threading.Thread(target=self.watcher.loop, args=(lambda b: None,))
         self.loop.start()
         deadline = time.monotonic() + 120
-        while self.watcher.good is None:
+        while (self.watcher.good if good else self.watcher.last) is None:
             assert time.monotonic() < deadline, "the studio never built the pack"
             time.sleep(0.05)
 
@@ -608,3 +608,23 @@ def test_an_edit_waits_for_the_studios_own_build_to_finish(running):
     builder.join()
     assert status == 200 and waited >= 0.3
     assert "title: Sir Lancelot" in (running.pack / "cards.yaml").read_text()
+
+
+def test_a_pack_that_never_built_shows_its_problems_and_nothing_to_edit(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pack = probe_pack(tmp_path / "probe")
+    (pack / "cards.yaml").write_text(CARDS.replace("power: 5", "power: five"))
+    studio = Running(pack, tmp_path / "out", good=False)
+    try:
+        state = studio.request("/__studio/state")[1]
+        assert (state["ok"], state["good"], state["serial"]) == (False, 0, 1)
+        assert [p["text"] for p in state["problems"]] == [
+            "probe/cards.yaml:15:14: error: 'power' must be a whole number (got 'five') [schema]"
+        ]
+        assert studio.request("/__studio/faces")[1]["langs"] == []
+        assert studio.request("/__studio/sources?group=heroes&item=knight") == (
+            409,
+            {"error": "the pack has not built yet: fix the problems listed first"},
+        )
+    finally:
+        studio.close()
