@@ -2,7 +2,7 @@
 designer types.
 
 The text is never written: it is handed to a copy of the build's own sandboxed environment
-(render.environment, the registry's helpers, the pack's trust) in place of the template's
+(sandbox.environment, the registry's helpers, the pack's trust) in place of the template's
 file, and the face is rendered as a build renders it (render.render_face), so the pane shows
 the same SVG and the same located problems the next build would, and runs nothing the command
 line would not.
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from pnpkit.faces import pyfaces, render
+from pnpkit.faces import pyfaces, render, sandbox
 
 if TYPE_CHECKING:
     from pnpkit.errors import Problem
@@ -54,8 +54,8 @@ class _Unsaved(jinja2.BaseLoader):
 
 def template_file(pack: Pack, registry: Registry, name: str) -> str | None:
     """The file template `name` is read from for this pack (its loader's answer), or None."""
-    env = render.environment(pack, registry)
-    assert env.loader is not None  # render.environment gives one
+    env = sandbox.environment(pack, registry)
+    assert env.loader is not None  # sandbox.environment gives one
     try:
         return env.loader.get_source(env, name)[1]
     except jinja2.TemplateError:  # not found, or refused (outside the pack, not text)
@@ -77,7 +77,7 @@ def draw(
     item = next((i for i in group.items if i.id == item_id), None) if group else None
     if group is None or item is None or side not in item.templates or pyfaces.is_python(name):
         return Drawn("", [])
-    env = render.environment(pack, registry)
+    env = sandbox.environment(pack, registry)
     env.pnpkit_code = code
     assert env.loader is not None
     env.loader = _Unsaved(env.loader, name, text)
