@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from pnpkit.errors import Location, Problem
-from pnpkit.pack import itemsource, paths, schema
+from pnpkit.pack import items, itemsource, paths
 from pnpkit.pack.checker import Reader
-from pnpkit.pack.loader import Document, Path_, load_yaml
+from pnpkit.pack.loader import load_yaml
 from pnpkit.pack.model import Pack
+from pnpkit.pack.yamldoc import Document, Path_
 
 ODS_REFUSED = "edit this in your spreadsheet (ODS cannot be written back whole)"
 COUNT_KEYS = ("count", "per_player")
@@ -68,7 +69,7 @@ def locate(pack: Pack, group: str, item_id: str) -> Located:
     own = {k: v for k, v in spec.items() if k != "defaults"}
     reader = Reader(doc, [])
     fields = pack.groups[group].fields
-    raws = itemsource.raw_items(reader, root, group, own, fields, schema.ITEM_KEYS, pack.data)
+    raws = itemsource.raw_items(reader, root, group, own, fields, items.ITEM_KEYS, pack.data)
     ids = [str(v.get("id")) for _, v, _ in raws if isinstance(v, dict)]
     for r, value, path in raws:
         if isinstance(value, dict) and str(value.get("id")) == item_id:

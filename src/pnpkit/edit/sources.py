@@ -32,9 +32,9 @@ from pnpkit.edit import yamledit
 from pnpkit.edit.locate import COUNT_KEYS, ODS_REFUSED, Located, locate, place, relative
 from pnpkit.edit.locate import Refused as Refused  # re-exported: what the studio catches
 from pnpkit.errors import Problem
-from pnpkit.faces import render
-from pnpkit.pack.loader import Path_
+from pnpkit.faces import templates as template_files
 from pnpkit.pack.model import SIDES, Pack
+from pnpkit.pack.yamldoc import Path_
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ def _templates(pack: Pack, group: str, item_id: str) -> Iterable[Template]:
     item = next((i for i in pack.groups[group].items if i.id == item_id), None)
     if item is None:
         return
-    dirs = render.template_dirs(pack)
+    dirs = template_files.template_dirs(pack)
     for side in SIDES:
         name = item.templates.get(side)
         if name is None:

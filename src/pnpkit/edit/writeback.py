@@ -47,8 +47,8 @@ from pnpkit.build import output
 from pnpkit.edit import sheetedit, yamledit
 from pnpkit.edit.locate import COUNT_KEYS, ODS_REFUSED, Located, locate
 from pnpkit.edit.locate import Refused as Refused  # re-exported: what the studio catches
-from pnpkit.faces import render
-from pnpkit.pack import itemsource, paths, schema
+from pnpkit.faces import templates as template_files
+from pnpkit.pack import items, itemsource, paths
 from pnpkit.pack.model import FieldSpec, Pack
 
 
@@ -198,10 +198,12 @@ def set_template(pack: Pack, name: str, text: str) -> Edit:
     parts = name.split("/")
     if any(part in ("", ".", "..") for part in parts) or "\\" in name:
         raise Refused(f"'{name}' is not a template's name (a path inside a templates folder)")
-    found = next((d / name for d in render.template_dirs(pack) if (d / name).is_file()), None)
+    found = next(
+        (d / name for d in template_files.template_dirs(pack) if (d / name).is_file()), None
+    )
     if found is None:
         raise Refused(f"there is no template '{name}'")
-    if render.BUILTIN_TEMPLATES in found.resolve().parents:
+    if template_files.BUILTIN_TEMPLATES in found.resolve().parents:
         raise Refused(
             f"'{name}' is one of pnpkit's own templates; copy it into the pack's templates/ "
             "folder to change it"
@@ -209,7 +211,7 @@ def set_template(pack: Pack, name: str, text: str) -> Edit:
     data = text.encode("utf-8")
     if len(data) > filelimits.MAX_TEMPLATE_BYTES:
         raise Refused(f"a template holds at most {filelimits.MAX_TEMPLATE_BYTES:,} bytes")
-    shared = render.shared_templates(pack)
+    shared = template_files.shared_templates(pack)
     roots = (shared.parent.resolve() / shared.name,)  # as paths.template_roots takes it
     edit = Edit(found.resolve(), _read(found), data, f"template {name}", roots)
     write(pack.root, edit)
@@ -251,7 +253,7 @@ def _typed(value: Any, spec: FieldSpec | None, key: str) -> Any:
 
 def _check(pack: Pack, at: Located, key: str, value: Any, spec: FieldSpec | None) -> None:
     langs = pack.languages
-    problems = schema.value_problems(
+    problems = items.value_problems(
         at.places, at.path + (key,), value, spec, (langs, pack.players[1])
     )
     if problems:
@@ -290,10 +292,10 @@ def _fresh(pack: Pack, at: Located, base: str) -> str:
 
 
 def _last_id(pack: Pack, group: str) -> str:
-    items = pack.groups[group].items if group in pack.groups else ()
-    if not items:
+    listed = pack.groups[group].items if group in pack.groups else ()
+    if not listed:
         raise Refused(f"group '{group}' has no item to add after")
-    return items[-1].id
+    return listed[-1].id
 
 
 def _writable(at: Located) -> None:
@@ -323,8 +325,7 @@ def _yaml_edit(at: Located, what: str, op: yamledit.Op) -> Edit:
     except UnicodeDecodeError:
         raise Refused(f"{at.file.name} is not UTF-8 text") from None
     index = at.path[2]
-    items = at.path[:2]
-    change = yamledit.apply(at.file, text, at.doc, items, index, op)
+    change = yamledit.apply(at.file, text, at.doc, at.path[:2], index, op)
     return _bytes_edit(at, what, lambda _: change.encode("utf-8"), before)
 
 

@@ -28,7 +28,8 @@ from typing import Any
 import yaml
 
 from pnpkit.edit.locate import Located, Refused
-from pnpkit.pack.loader import Document, Path_, compose, construct, parse_as
+from pnpkit.pack.loader import compose, construct, parse_as
+from pnpkit.pack.yamldoc import Document, Path_
 
 Node = yaml.Node
 _PLAIN_FLOW = re.compile(r"[,\[\]{}#&*!|>'\"%@`]")

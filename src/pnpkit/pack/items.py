@@ -318,6 +318,27 @@ def _provenance(
     return {k: v for k, v in spec.items() if r.choice(v, path + (k,), PROVENANCE)}
 
 
+def value_problems(
+    doc: Document,
+    path: Path_,
+    value: object,
+    spec: FieldSpec | None,
+    game: tuple[Sequence[str], int],
+) -> list[Problem]:
+    """What the schema says of `value` as the item key or field `spec` at `path` of doc (a
+    field, or `count`/`per_player` when spec is None), given the pack's (languages, most
+    players): an editor checks a value with the same code before writing it (edit/writeback.py)."""
+    r = Reader(doc, [])
+    key = path[-1]
+    if spec is not None:
+        _field_value(r, value, path, spec, game[0])
+    elif key in ("count", "per_player"):
+        _count(r, {key: value}, path[:-1], (1, game[1]))
+    elif key == "id":
+        r.ident(value, path, "id")
+    return r.problems
+
+
 def _field_value(
     r: Reader, value: object, path: Path_, spec: FieldSpec, langs: Sequence[str]
 ) -> Any:

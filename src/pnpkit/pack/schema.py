@@ -15,18 +15,17 @@ from pnpkit.errors import Location, Problem
 from pnpkit.pack import guidespec, packfonts, packformat, paths
 from pnpkit.pack.checker import Reader, did_you_mean
 from pnpkit.pack.groups import NARROWEST, _items_from, _read_groups
-from pnpkit.pack.items import ITEM_KEYS, RESERVED_ID, _count, _field_value, _unique_ids
+from pnpkit.pack.items import RESERVED_ID, _unique_ids
 from pnpkit.pack.loader import display_path, load_yaml
 from pnpkit.pack.model import (
     Check,
-    FieldSpec,
     Group,
     GuideSpec,
     Pack,
     PrintSettings,
 )
 from pnpkit.pack.yamlbounds import MAX_VALUES
-from pnpkit.pack.yamldoc import Document, Path_
+from pnpkit.pack.yamldoc import Document
 from pnpkit.typeset import fonts
 from pnpkit.units import PT_PER_MM, describe
 
@@ -400,25 +399,4 @@ def _against_paper(r: Reader, spec: dict[str, Any], out: dict[str, Any]) -> None
         )
 
 
-__all__ = ["load_pack", "did_you_mean", "Document", "ITEM_KEYS", "value_problems"]
-
-
-def value_problems(
-    doc: Document,
-    path: Path_,
-    value: object,
-    spec: FieldSpec | None,
-    game: tuple[Sequence[str], int],
-) -> list[Problem]:
-    """What the schema says of `value` as the item key or field `spec` at `path` of doc (a
-    field, or `count`/`per_player` when spec is None), given the pack's (languages, most
-    players): an editor checks a value with the same code before writing it (writeback.py)."""
-    r = Reader(doc, [])
-    key = path[-1]
-    if spec is not None:
-        _field_value(r, value, path, spec, game[0])
-    elif key in ("count", "per_player"):
-        _count(r, {key: value}, path[:-1], (1, game[1]))
-    elif key == "id":
-        r.ident(value, path, "id")
-    return r.problems
+__all__ = ["load_pack", "did_you_mean", "Document"]
