@@ -19,8 +19,9 @@ SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 def documented_commands() -> list[tuple[str, list[str]]]:
     """(page:line, argv) of each pnpkit command in the pages' sh blocks, comments dropped.
-    `pnpkit` is the command on the PATH or `.venv/bin/pnpkit`; `watch` runs until stopped
-    (tests/test_watch.py covers it); pytest and the benchmarks have tests of their own."""
+    `pnpkit` is the command on the PATH or `.venv/bin/pnpkit`; `watch` and `studio` run until
+    stopped (tests/test_watch.py and tests/test_studio.py cover them); pytest and the benchmarks
+    have tests of their own."""
     found = []
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
@@ -32,7 +33,7 @@ def documented_commands() -> list[tuple[str, list[str]]]:
                     argv = ["-m", "pnpkit", *argv[1:]]
                 if argv[:2] == ["python", "-m"]:
                     argv = argv[1:]
-                if argv[:2] == ["-m", "pnpkit"] and "watch" not in argv:
+                if argv[:2] == ["-m", "pnpkit"] and not {"watch", "studio"} & set(argv):
                     found.append((f"{page.relative_to(ROOT)}:{n}", argv))
     return found
 

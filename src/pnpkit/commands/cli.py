@@ -113,6 +113,7 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
 # and sets `run=function(args) -> exit code` as a default.
 COMMAND_MODULES: tuple[str, ...] = (
     "pnpkit.commands.watch",
+    "pnpkit.commands.studio",
     "pnpkit.commands.json_schema",
     "pnpkit.commands.scaffold",
     "pnpkit.checks.trust",

@@ -13,6 +13,7 @@ import os
 import shutil
 import stat
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
@@ -27,9 +28,15 @@ if TYPE_CHECKING:  # the watcher serves its builds; watch imports this module, n
 class Server:
     """The preview of the watched pack on 127.0.0.1, in a background thread."""
 
-    def __init__(self, watcher: Watcher, port: int | None = None):
+    def __init__(
+        self,
+        watcher: Watcher,
+        port: int | None = None,
+        handler: Callable[..., BaseHTTPRequestHandler] | None = None,
+    ):
+        """`handler`: what answers the requests (the studio's own); default: the preview's."""
         self.watcher = watcher
-        handler = functools.partial(_Handler, watcher)
+        handler = handler or functools.partial(_Handler, watcher)
         ports = [port] if port is not None else range(8000, 8020)
         for candidate in ports:
             try:

@@ -97,22 +97,31 @@ def configure(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     w.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    """The watch command: 0 when stopped with Ctrl-C, 2 on a usage error."""
-    if not args.pack.is_dir():
-        print(f"pnpkit: error: no such pack folder: {args.pack}", file=sys.stderr)
-        return 2
-    clash = output.clash(args.out, args.pack)
-    if clash:
-        print(f"pnpkit: error: {clash}", file=sys.stderr)
-        return 2
+def usable(args: argparse.Namespace) -> bool:
+    """Whether args.pack can be watched into args.out (watch, studio); says why not, and warns
+    of an output folder whose cache may not be used."""
+    error = (
+        f"no such pack folder: {args.pack}"
+        if not args.pack.is_dir()
+        else output.clash(args.out, args.pack)
+    )
+    if error:
+        print(f"pnpkit: error: {error}", file=sys.stderr)
+        return False
     unsafe = output.unsafe_cache(args.out)
     if unsafe:
         print(f"pnpkit: warning: {unsafe}", file=sys.stderr)
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    """The watch command: 0 when stopped with Ctrl-C, 2 on a usage error."""
+    if not usable(args):
+        return 2
     code = pipeline.Code(args.trust or trust.is_trusted(args.pack), args.code_timeout)
     watcher = Watcher(args.pack, args.out, args.lang, print_overrides(args), args.strict, code=code)
     server: Server | None = None
-    previous = _stop_on_sigterm()
+    previous = stop_on_sigterm()
     try:
         if args.serve:
             from pnpkit.commands.serve import Server  # only here: see serve.py
@@ -141,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stop_on_sigterm() -> signal._HANDLER | None:
+def stop_on_sigterm() -> signal._HANDLER | None:
     """A process manager's polite stop ends the watcher as Ctrl-C does; returns the previous
     handler (None where signals cannot be set: not the main thread, whose caller stops it)."""
 
