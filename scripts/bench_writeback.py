@@ -5,7 +5,7 @@ sources.sources() (what the studio shows beside a face) and writeback.set_value(
 side in alternation, yamledit's two ways to the same new text: the item's lines alone
 (yamledit.apply) against the whole file parsed twice (the operation on the whole text).
 
-    .venv/bin/python scripts/bench_writeback.py [--cards 1000] [--edits 10]
+    .venv/bin/python scripts/bench_writeback.py [--cards 1000] [--edits 10] [--quick]
 """
 
 from __future__ import annotations
@@ -76,7 +76,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=1000)
     parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--quick", action="store_true", help="20 cards, 2 edits (the tests)")
     args = parser.parse_args()
+    if args.quick:
+        args.cards, args.edits = 20, 2
     for sheet in (False, True):
         edits(args.cards, args.edits, sheet)
 

@@ -36,6 +36,7 @@ SCRIPTS = [  # every scripts/bench_*.py, with --quick (tiny sizes, one run) and 
     ("bench_side.py", "one card edited / cold: this"),
     ("bench_startup.py", "warm build: this"),
     ("bench_studio.py", "studio, edit saved -> rebuilt face served: median"),
+    ("bench_writeback.py", "set_value() median"),
     ("bench_text.py", "rich  this     median CPU"),
 ]
 

@@ -11,6 +11,7 @@ import queue
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -284,6 +285,17 @@ def test_the_sources_of_a_face_name_the_place_of_each_value(running):
 # ---------------------------------------------------------------- in a real browser
 
 
+def _docs_shot(browser: Browser, name: str) -> None:
+    """The studio as the docs show it: docs/img/NAME when PNPKIT_DOCS_SCREENSHOTS=1 (refresh the
+    docs' pictures), otherwise a temporary file, so a test run leaves the checkout as it was."""
+    if os.environ.get("PNPKIT_DOCS_SCREENSHOTS") == "1":
+        path = ROOT / "docs" / "img" / name
+    else:
+        path = Path(tempfile.mkdtemp(prefix="pnpkit-shot-")) / name
+    browser.screenshot(path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def _select(browser: Browser, key: str) -> None:
     """Click the item's figure and wait for its form."""
     browser.js(f"document.querySelector('figure[data-key={json.dumps(key)}]').click()")
@@ -390,7 +402,7 @@ def test_a_break_shows_its_message_and_keeps_the_last_good_faces(running):
             "probe/cards.yaml:15:14: error: 'power' must be between 0 and 99 (got 200) [schema]"
         )
         assert cards.read_text() == CARDS
-        browser.screenshot(ROOT / "docs" / "img" / "studio.png")
+        _docs_shot(browser, "studio.png")
         # a write without the session's token, from the page itself: refused
         status = browser.js(
             "(async () => (await fetch('/__studio/edit', {method: 'POST', "
@@ -434,7 +446,7 @@ def test_the_template_pane_draws_as_the_designer_types_and_saves(running):
         )
         bad = browser.wait_for("document.querySelector('#gutter .bad')?.textContent")
         assert bad == "5"
-        browser.screenshot(ROOT / "docs" / "img" / "studio-template.png")
+        _docs_shot(browser, "studio-template.png")
         serial = running.request("/__studio/state")[1]["serial"]
         browser.js("document.getElementById('template-save').click()")
         wait_built(running, serial)
