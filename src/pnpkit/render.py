@@ -28,7 +28,19 @@ from jinja2.sandbox import SandboxedEnvironment, modifies_known_mutable, safe_ra
 from jinja2.tests import TESTS as DEFAULT_TESTS
 from markupsafe import Markup, escape
 
-from pnpkit import budget, filelimits, fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
+from pnpkit import (
+    budget,
+    filelimits,
+    fontfallback,
+    fonts,
+    icons,
+    memo,
+    paths,
+    pyfaces,
+    richtext,
+    svgdraw,
+    trust,
+)
 from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.frozen import FROZEN, FrozenDict, FrozenList, freeze
@@ -938,6 +950,7 @@ class TextBoxes:
         if missing:
             chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
             self._problem(where, f"no glyph for {chars} in {family}: {_excerpt(text)}", "glyphs")
+        self._style_fallbacks(family, bool(bold), bool(italic), text)
         fitted = fit(text, font, size, min(min_pt, size) if shrink else size, w, h, leading)
         if not fitted.fits:
             self._problem(
@@ -959,7 +972,7 @@ class TextBoxes:
             valign,
             fill,
             leading,
-            not missing,
+            not missing and len(fonts.split(text, font)) == 1,  # one face: text_box's layout
         )
         height = (
             fitted.size_pt * PT * (1 + leading * (len(fitted.lines) - 1)) if fitted.lines else 0.0
@@ -1008,14 +1021,11 @@ class TextBoxes:
         every_glyph = True  # in every face the text uses: else svgdraw reports them too
         for b, i in sorted(chunks):
             face = fonts.face_name(family, b, i)
-            if face is None:
-                raise TextBoxError(
-                    f"font family '{family}' has no "
-                    f"{'bold ' if b else ''}{'italic' if i else ''} face".replace(
-                        " face", " face"
-                    ).strip()
-                )
+            assert face is not None  # the family was found by text_box()
             missing = fonts.missing_glyphs(face, "".join(chunks[b, i]))
+            self._style_fallbacks(family, b, i, " ".join(chunks[b, i]))
+            if len(fonts.split("".join(chunks[b, i]), face)) > 1:
+                every_glyph = False  # pieces in other faces: svgdraw cuts the runs
             if missing:
                 every_glyph = False
                 chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
@@ -1116,6 +1126,12 @@ class TextBoxes:
             if value == text or (isinstance(value, dict) and value.get(self.lang) == text):
                 return self.item.field_where.get(name, self.item.where)
         return self.item.where
+
+    def _style_fallbacks(self, family: str, bold: bool, italic: bool, text: str) -> None:
+        """A warning for text drawn in another style than asked (fontfallback.py): at the
+        template's call, so every card the call draws gives the one warning."""
+        for message in fontfallback.notes(family, bold, italic, text):
+            self._add(Problem(calling_template() or self.item.where, message, "fonts", "warning"))
 
     def _problem(self, where: Location, message: str, rule: str) -> None:
         self._add(

@@ -48,8 +48,9 @@ RESERVED_ID = "pnpkit-cache"  # build.CACHE_DIR, under OUT beside the kits
 MAX_FILES = 1000  # YAML files in a pack (our kits have at most 5): each costs a read and a parse
 
 
-def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
-    """Read and check the structure of the pack in root."""
+def load_pack(root: Path, font_store: Path | None = None) -> tuple[Pack | None, list[Problem]]:
+    """Read and check the structure of the pack in root. font_store: where fonts made into
+    TrueType are kept between builds (packfonts.py)."""
     manifest = root / "game.yaml"
     if not manifest.is_file():
         return None, [
@@ -80,7 +81,7 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
             docs.append(doc)
     if not docs or docs[0].file != display_path(manifest):
         return None, problems
-    game = _Game(Reader(docs[0], problems), root)
+    game = _Game(Reader(docs[0], problems), root, font_store)
     if game.languages is None:
         return None, problems
     groups: dict[str, Group] = {}
@@ -131,7 +132,7 @@ Derived = tuple[str, Location, dict[str, Location]]
 class _Game:
     """The manifest, read field by field."""
 
-    def __init__(self, r: Reader, root: Path) -> None:
+    def __init__(self, r: Reader, root: Path, font_store: Path | None = None) -> None:
         self.r, self.root = r, root
         # group name -> (source group, where items_from is, where its templates are)
         self.derived: dict[str, Derived] = {}
@@ -159,7 +160,8 @@ class _Game:
             if isinstance(version, (int, float)) and not isinstance(version, bool)
             else r.typed(version, ("version",), "string") or ""
         )
-        self.fonts = packfonts.read(r, data["fonts"], root) if "fonts" in data else {}
+        self.fonts = packfonts.read(r, data["fonts"], root, font_store) if "fonts" in data else {}
+        self.font_fallback = packfonts.fallback(r, data.get("fonts"))
         self.guide = (
             guidespec.read_guide(r, data["guide"], langs) if "guide" in data else GuideSpec()
         )
@@ -343,6 +345,7 @@ class _Game:
             rules_file=self.rules_file,
             version=self.version,
             fonts=self.fonts,
+            font_fallback=self.font_fallback,
             player_colours=self.player_colours,
             guide=self.guide,
         )
