@@ -289,7 +289,8 @@ def string_width(text: str, font: str, size: float) -> float:
     pieces = split(text, known(font))
     if len(pieces) == 1:
         return shaping.width(text, pieces[0][1], size)
-    return sum(shaping.width(piece, face, size) for piece, face in pieces)
+    # the pieces at size 1, then scaled: bit for bit unit_width() times the size
+    return size * sum(shaping.width(piece, face, 1.0) for piece, face in pieces)
 
 
 @lru_cache(maxsize=1 << 16)
