@@ -14,16 +14,18 @@ from fontTools.ttLib import TTFont, newTable
 from fontTools.ttLib.tables._f_v_a_r import Axis, NamedInstance
 from fontTools.ttLib.tables._g_v_a_r import TupleVariation
 
-from conftest import ROOT
+from pathlib import Path
 
-DEJAVU = ROOT / "src" / "pnpkit" / "fonts" / "DejaVuSans.ttf"
+SHIPPED = Path(__file__).resolve().parents[1] / "src" / "pnpkit" / "fonts"
+DEJAVU = SHIPPED / "DejaVuSans.ttf"
 TEXT = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 .,:!?-"
 
 
 @cache
-def truetype(text: str = TEXT) -> bytes:
-    """DejaVu Sans cut down to text's characters (and .notdef), TrueType outlines."""
-    font = TTFont(DEJAVU)
+def truetype(text: str = TEXT, source: Path = DEJAVU, family: str = "Fmt Test") -> bytes:
+    """A shipped face (DejaVu Sans) cut down to text's characters (and .notdef), TrueType
+    outlines, named family."""
+    font = TTFont(source)
     options = subset.Options()
     options.name_IDs = ["*"]
     options.notdef_outline = True
@@ -35,10 +37,10 @@ def truetype(text: str = TEXT) -> bytes:
     sub.subset(font)
     # names of its own: ReportLab would draw a font named DejaVuSans with the shipped face
     for record in font["name"].names:
-        if record.nameID in (1, 4, 6, 16):
-            record.string = {1: "Fmt Test", 4: "Fmt Test", 6: "FmtTest", 16: "Fmt Test"}[
-                record.nameID
-            ]
+        if record.nameID in (1, 4, 16):
+            record.string = family
+        elif record.nameID == 6:
+            record.string = family.replace(" ", "")
     out = io.BytesIO()
     font.save(out)
     return out.getvalue()
@@ -56,10 +58,10 @@ def _save(font: TTFont, flavor: str | None = None) -> bytes:
 
 
 @cache
-def cff(text: str = TEXT, family: str = "Fmt Test") -> bytes:
+def cff(text: str = TEXT, family: str = "Fmt Test", source: Path = DEJAVU) -> bytes:
     """An OpenType font with PostScript (CFF) outlines: the glyphs of truetype(text) redrawn
     as cubic charstrings, as a foundry's .otf has them."""
-    src = _load(truetype(text))
+    src = _load(truetype(text, source, family))
     order = src.getGlyphOrder()
     glyphs = src.getGlyphSet()
     metrics = {name: src["hmtx"][name] for name in order}

@@ -274,3 +274,17 @@ def test_without_a_fallback_a_missing_character_is_still_an_error(tmp_path, caps
     code, said = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
     assert "no glyph for '你' (U+4F60), '好' (U+597D) in Fmt" in said, said
+
+
+def test_the_type_sample_pack_sets_its_titles_in_its_otf(tmp_path, capsys):
+    """components/type-sample (docs/fonts.md): its .otf embedded, what it lacks drawn by its
+    fallback, DejaVu Sans."""
+    sample = Path(__file__).resolve().parents[1] / "components" / "type-sample"
+    code, said = run(capsys, "build", str(sample), "--out", str(tmp_path / "out"), "--lang", "pl")
+    assert code == 0 and ": warning: " not in said, said
+    pdf = tmp_path / "out" / "type-sample" / "type-sample-pl.pdf"
+    names = page_fonts(pdf)
+    assert any("+TypeSample-Regular-" in n for n in names), names
+    assert any(n.endswith("+DejaVuSans") for n in names), names  # ó, ż, ś of "Targ różności"
+    doc = pypdfium2.PdfDocument(pdf)  # pdfium joins the pieces of a line by where they stand
+    assert "Targ różności" in doc[len(doc) - 1].get_textpage().get_text_range()

@@ -641,6 +641,9 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
 NOT_KEPT = {
     "memo._KEPT": "the registry itself",
     "fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
+    "fonts._FALLBACK": "the pack's fallback families: set by fonts.use() with fonts._PACK",
+    "fonts._CHAINS": "each face's chain, made from fonts._PACK and fonts._FALLBACK by use()",
+    "fonts._STYLE_OF": "each face's family and style, made with fonts._CHAINS by use()",
     "fonts._registered": "fonts registered with ReportLab, which keeps them whatever we forget",
     "output._CALL": "the C library's swap function, found once",
     "pdf._SHAPES": "per document (weak): gone with the document",

@@ -51,7 +51,7 @@ def kind(data: bytes) -> str:
     if data[:4] == b"ttcf":
         raise FontFileError(
             "is a font collection (.ttc); give one of its fonts as a file of its own "
-            "(fontTools: `fonttools ttLib -y N`)"
+            "(fontTools: `fonttools ttLib -y 0 -o one.ttf font.ttc`)"
         )
     raise FontFileError("is not a font file (TrueType, OpenType, WOFF or WOFF2)")
 

@@ -82,7 +82,8 @@ def use(pack_fonts: PackFonts, fallback: tuple[str, ...] = ()) -> None:
     finally:  # a font that fails to load leaves the fonts in use and their signature alike
         _FALLBACK[:] = [f for f in fallback if f in _PACK or f in FAMILIES]
         _chains()
-        signature = repr((sorted((f, sorted(s.items())) for f, s in _PACK.items()), _FALLBACK))
+        signature = repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
+        signature += f" fallback {_FALLBACK}" if _FALLBACK else ""
         if signature != _SIGNATURE:  # the widths measured through chains may differ now
             unit_width.cache_clear()
         _SIGNATURE = signature
