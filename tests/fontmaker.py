@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 from functools import cache
+from pathlib import Path
 
 from fontTools import subset
 from fontTools.fontBuilder import FontBuilder
@@ -13,8 +14,6 @@ from fontTools.pens.t2CharStringPen import T2CharStringPen
 from fontTools.ttLib import TTFont, newTable
 from fontTools.ttLib.tables._f_v_a_r import Axis, NamedInstance
 from fontTools.ttLib.tables._g_v_a_r import TupleVariation
-
-from pathlib import Path
 
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "pnpkit" / "fonts"
 DEJAVU = SHIPPED / "DejaVuSans.ttf"
