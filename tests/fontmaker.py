@@ -5,15 +5,20 @@ Made on the fly, so no binary of them lives in the repository."""
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 from functools import cache
 from pathlib import Path
 
+import brotli
 from fontTools import subset
 from fontTools.fontBuilder import FontBuilder
 from fontTools.pens.t2CharStringPen import T2CharStringPen
 from fontTools.ttLib import TTFont, newTable
 from fontTools.ttLib.tables._f_v_a_r import Axis, NamedInstance
 from fontTools.ttLib.tables._g_v_a_r import TupleVariation
+
+from pnpkit import fontfiles
 
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "pnpkit" / "fonts"
 DEJAVU = SHIPPED / "DejaVuSans.ttf"
@@ -131,3 +136,23 @@ def variable(text: str = TEXT) -> bytes:
         gvar.variations[name] = [TupleVariation({"wght": (0.0, 1.0, 1.0)}, deltas)]
     font["gvar"] = gvar
     return _save(font)
+
+
+def woff2_bomb() -> bytes:
+    """A WOFF2 whose brotli stream unpacks to more than fontfiles.MAX_UNPACKED: 12 kB of file."""
+    data = woff("woff2")
+    at, packed = fontfiles.woff2_stream(data)
+    bomb = brotli.compress(bytes(fontfiles.MAX_UNPACKED + 10), quality=1)
+    made = bytearray(data[:at] + bomb + data[at + packed :])
+    made[8:12] = len(made).to_bytes(4, "big")  # length
+    made[20:24] = len(bomb).to_bytes(4, "big")  # totalCompressedSize
+    return bytes(made)
+
+
+def woff_bomb() -> bytes:
+    """A WOFF whose first table says it is a few kB and unpacks to megabytes."""
+    data = bytearray(woff("woff"))
+    bomb = zlib.compress(bytes(4 << 20))
+    # the first table's entry (offset, compLength, origLength): larger than its compressed data
+    data[48:60] = struct.pack(">III", len(data), len(bomb), len(bomb) + 100)
+    return bytes(data + bomb)

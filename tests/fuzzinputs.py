@@ -415,12 +415,8 @@ HOSTILE: dict[str, tuple[str, Callable[[random.Random, Mutant], None]]] = {
         "mammoth-herd",
         _font_case(lambda d: fontmaker.woff("woff2")[:-200] + bytes(200)),
     ),
-    "font-woff2-says-1GB": (  # its header's totalSfntSize: refused before anything is unpacked
-        "mammoth-herd",
-        _font_case(
-            lambda d: (w := fontmaker.woff("woff2"))[:16] + (1 << 30).to_bytes(4, "big") + w[20:]
-        ),
-    ),
+    "font-woff2-bomb": ("mammoth-herd", _font_case(lambda d: fontmaker.woff2_bomb())),
+    "font-woff-bomb": ("mammoth-herd", _font_case(lambda d: fontmaker.woff_bomb())),
     "svg-250-g": (
         "mammoth-herd",
         _art_case(lambda: _svg("<g>" * 250 + "<rect width='1' height='1'/>" + "</g>" * 250)),

@@ -288,3 +288,16 @@ def test_the_type_sample_pack_sets_its_titles_in_its_otf(tmp_path, capsys):
     assert any(n.endswith("+DejaVuSans") for n in names), names  # ó, ż, ś of "Targ różności"
     doc = pypdfium2.PdfDocument(pdf)  # pdfium joins the pieces of a line by where they stand
     assert "Targ różności" in doc[len(doc) - 1].get_textpage().get_text_range()
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (fontmaker.woff2_bomb, "unpacks to more than 64 MB; a pack's font may not be that large"),
+        (fontmaker.woff_bomb, "is damaged (a table unpacks to more than its size)"),
+    ],
+)
+def test_a_compression_bomb_is_refused_before_it_is_unpacked(make, message):
+    with pytest.raises(fontfiles.FontFileError) as caught:
+        fontfiles.embeddable(make())
+    assert str(caught.value) == message

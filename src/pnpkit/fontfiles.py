@@ -16,8 +16,10 @@ from __future__ import annotations
 import hashlib
 import io
 import struct
+import zlib
 from collections.abc import Mapping
 
+import brotli
 from fontTools.pens.cu2quPen import Cu2QuPen
 from fontTools.pens.ttGlyphPen import TTGlyphPen
 from fontTools.ttLib import TTFont, newTable
@@ -71,10 +73,8 @@ def embeddable(data: bytes, instance: Instance = None) -> bytes:
     """A static TrueType font ReportLab can embed, made from a font file's bytes at the instance
     asked for (a variable font's default when none is). FontFileError says what is wrong."""
     what = kind(data)
-    if what in ("WOFF", "WOFF2") and _unpacked_size(data) > MAX_UNPACKED:
-        raise FontFileError(
-            f"unpacks to more than {MAX_UNPACKED >> 20} MB; a pack's font may not be that large"
-        )
+    if what in ("WOFF", "WOFF2"):
+        _check_unpacked(data, what)
     try:
         font = TTFont(io.BytesIO(data), lazy=False, recalcTimestamp=False)  # same bytes each time
         variable = "fvar" in font
@@ -191,11 +191,69 @@ def _to_quadratic(font: TTFont) -> None:
     font.sfntVersion = "\x00\x01\x00\x00"
 
 
-def _unpacked_size(data: bytes) -> int:
-    """The sfnt size a WOFF or WOFF2 header gives (totalSfntSize), before anything is unpacked."""
-    if len(data) < 20:
-        raise FontFileError("is damaged or truncated (shorter than its header)")
-    return int(struct.unpack(">I", data[16:20])[0])
+_TOO_LARGE = f"unpacks to more than {MAX_UNPACKED >> 20} MB; a pack's font may not be that large"
+
+
+def _check_unpacked(data: bytes, what: str) -> None:
+    """FontFileError unless the WOFF's or WOFF2's compressed data unpacks to MAX_UNPACKED bytes
+    at most: fontTools unpacks it whole, and a few MB of zeros compressed unpack to gigabytes.
+    Unpacked here with a limit first (a font's own header may say anything)."""
+    try:
+        if what == "WOFF":
+            _check_woff(data)
+        else:
+            _check_woff2(data)
+    except (struct.error, zlib.error, brotli.error, IndexError) as exc:
+        raise FontFileError(f"is damaged or truncated ({type(exc).__name__}: {exc})") from None
+
+
+def _check_woff(data: bytes) -> None:
+    """Each table of a WOFF, zlib-compressed on its own, unpacked to its stated size at most."""
+    (count,) = struct.unpack(">H", data[12:14])
+    total = 0
+    for i in range(count):
+        _, at, packed, size, _ = struct.unpack(">4sIIII", data[44 + 20 * i : 64 + 20 * i])
+        total += size
+        if total > MAX_UNPACKED:
+            raise FontFileError(_TOO_LARGE)
+        if packed < size:  # compressed: never more than it says
+            got = zlib.decompressobj().decompress(data[at : at + packed], size + 1)
+            if len(got) > size:
+                raise FontFileError("is damaged (a table unpacks to more than its size)")
+
+
+def _check_woff2(data: bytes) -> None:
+    """A WOFF2's one brotli stream (after its table directory) unpacked with a limit."""
+    at, packed = woff2_stream(data)
+    stream = brotli.Decompressor()
+    if len(stream.process(data[at : at + packed], output_buffer_limit=MAX_UNPACKED + 1)) > (
+        MAX_UNPACKED
+    ):
+        raise FontFileError(_TOO_LARGE)
+
+
+def woff2_stream(data: bytes) -> tuple[int, int]:
+    """Where a WOFF2's brotli stream starts, and its length (totalCompressedSize)."""
+    count, _, _, packed = struct.unpack(">HHII", data[12:24])
+    at = 48  # the header's end: then a table directory of variable-length entries
+    for _ in range(count):
+        flags = data[at]
+        at += 5 if flags & 0x3F == 0x3F else 1  # an arbitrary tag follows the flags
+        at = _base128(data, at)  # origLength
+        tag = flags & 0x3F
+        version = flags >> 6
+        if (tag in (10, 11)) == (version == 0):  # glyf, loca: version 0 is transformed
+            at = _base128(data, at)  # transformLength
+    return at, packed
+
+
+def _base128(data: bytes, at: int) -> int:
+    """The position after a UIntBase128 at `at` (WOFF2's variable-length numbers: 5 bytes at
+    most)."""
+    for n in range(5):
+        if not data[at + n] & 0x80:
+            return at + n + 1
+    raise FontFileError("is damaged (a number of its table directory is too long)")
 
 
 def _has_table(data: bytes, tag: bytes) -> bool:
