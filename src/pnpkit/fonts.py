@@ -13,6 +13,7 @@ fallback to whatever a machine has installed.
 from __future__ import annotations
 
 import io
+import re
 import unicodedata
 from functools import cache, lru_cache
 from pathlib import Path
@@ -151,7 +152,7 @@ def split(text: str, font: str) -> list[tuple[str, str]]:
     its characters. Marks, digits, spaces and punctuation stay with the piece before them when
     its face has them, so a word is not cut at its accents or a sentence at its spaces."""
     faces = chain(font)
-    if len(faces) == 1 or _cmap(font).issuperset(map(ord, text)):  # the common case
+    if len(faces) == 1 or not _uncovered(font).search(text):  # the common case
         return [(text, font)]
     maps = [_cmap(f) for f in faces]
     pieces: list[tuple[str, str]] = []
@@ -269,10 +270,23 @@ def _cmap(font: str) -> frozenset[int]:
     return frozenset(cast(TTFont, pdfmetrics.getFont(known(font))).face.charToGlyph)
 
 
+@cache
+def _uncovered(font: str) -> re.Pattern[str]:
+    """A pattern that finds a character the font has no glyph for: a search of a line is a
+    few times faster than a set test of its characters, and split() asks for every line."""
+    ranges: list[list[int]] = []
+    for code in sorted(_cmap(font)):
+        if ranges and code == ranges[-1][1] + 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    covered = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
+    return re.compile(f"[^{covered}]" if covered else "[\\s\\S]")
+
+
 def missing_glyphs(font: str, text: str) -> str:
     """The characters of text that no face of the font's chain can draw (in order, once each)."""
-    cmap = _cmap(font)
-    if cmap.issuperset(map(ord, text)):  # the common case, without a Python step per character
+    if not _uncovered(font).search(text):  # the common case, without a Python step per character
         return ""
     maps = [_cmap(f) for f in chain(font)]
     seen: dict[str, None] = {}
@@ -287,9 +301,10 @@ def string_width(text: str, font: str, size: float) -> float:
     units of size; each piece in the face of the chain that draws it."""
     from pnpkit import shaping  # shaping needs registered fonts; fonts is imported first
 
-    pieces = split(text, known(font))
-    if len(pieces) == 1:
-        return shaping.width(text, pieces[0][1], size)
+    font = known(font)
+    if not _uncovered(font).search(text):  # the common case: one face draws it all
+        return shaping.width(text, font, size)
+    pieces = split(text, font)
     # the pieces at size 1, then scaled: bit for bit unit_width() times the size
     return size * sum(shaping.width(piece, face, 1.0) for piece, face in pieces)
 
