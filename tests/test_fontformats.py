@@ -301,3 +301,36 @@ def test_a_compression_bomb_is_refused_before_it_is_unpacked(make, message):
     with pytest.raises(fontfiles.FontFileError) as caught:
         fontfiles.embeddable(make())
     assert str(caught.value) == message
+
+
+def test_a_line_is_cut_where_its_face_changes_and_nowhere_else():
+    """fonts.split(): letters go to the first face of the chain that has them; spaces,
+    punctuation and marks stay with the piece before them when its face has them."""
+    from pnpkit import fonts
+
+    hei = fonts.PackFace(str(Path(__file__).parent / "fonts" / "WQYMicroHei-subset.ttf"), "hei")
+    try:
+        fonts.use({"Hei": {(False, False): hei}}, ("Hei",))
+        regular, italic = fonts.default_face(), fonts.face_name("DejaVu Sans", italic=True)
+        assert fonts.split("Quiz 你好 Box", regular) == [
+            ("Quiz ", regular),
+            ("你好 ", "Hei#hei"),  # the space after its letters: Hei has one
+            ("Box", regular),
+        ]
+        assert fonts.split("你好, Box", regular) == [  # a comma Hei lacks: DejaVu Sans's
+            ("你好", "Hei#hei"),
+            (", Box", regular),
+        ]
+        assert fonts.split("*مرحبا بالعالم*", italic) == [
+            ("*", italic),
+            ("مرحبا بالعالم*", regular),  # the oblique face has no Arabic: the upright draws it
+        ]
+        assert fonts.missing_glyphs(regular, "Quiz 你好 ☃") == ""  # DejaVu Sans has the snowman
+        assert fonts.missing_glyphs(regular, "Quiz 你好 世界") == ""
+        assert fonts.missing_glyphs(regular, "牌 𝄞") == "𝄞"  # in no face of the chain
+        with_fallback = fonts.signature()
+        fonts.use({"Hei": {(False, False): hei}})
+        assert fonts.signature() != with_fallback  # cache keys tell the two apart
+        assert fonts.split("Quiz 你好", regular) == [("Quiz 你好", regular)]  # no fallback: one
+    finally:
+        fonts.use({})
