@@ -18,7 +18,7 @@ from fontTools.ttLib import TTFont, newTable
 from fontTools.ttLib.tables._f_v_a_r import Axis, NamedInstance
 from fontTools.ttLib.tables._g_v_a_r import TupleVariation
 
-from pnpkit import fontfiles
+from pnpkit.typeset import fontfiles
 
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "pnpkit" / "fonts"
 DEJAVU = SHIPPED / "DejaVuSans.ttf"

@@ -13,8 +13,8 @@ from PIL import ImageChops
 from pypdf import PdfReader
 
 import fontmaker
-from pnpkit import fontfiles
-from pnpkit.cli import main
+from pnpkit.commands.cli import main
+from pnpkit.typeset import fontfiles
 
 TEXT = "Quiz Box 42, fjord!"
 GAME = """id: ff
@@ -306,7 +306,7 @@ def test_a_compression_bomb_is_refused_before_it_is_unpacked(make, message):
 def test_a_line_is_cut_where_its_face_changes_and_nowhere_else():
     """fonts.split(): letters go to the first face of the chain that has them; spaces,
     punctuation and marks stay with the piece before them when its face has them."""
-    from pnpkit import fonts
+    from pnpkit.typeset import fonts
 
     hei = fonts.PackFace(str(Path(__file__).parent / "fonts" / "WQYMicroHei-subset.ttf"), "hei")
     try:
