@@ -15,6 +15,7 @@ from pypdf import PdfReader
 import fontmaker
 from pnpkit.commands.cli import main
 from pnpkit.typeset import fontfiles
+from test_richtext import run  # the command line's exit code and what it printed
 
 TEXT = "Quiz Box 42, fjord!"
 GAME = """id: ff
@@ -58,13 +59,6 @@ def pack(
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(data)
     return root
-
-
-def run(capsys, *args) -> tuple[int, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 def build(capsys, root: Path, out: Path, lang: str = "en") -> tuple[Path, str]:
