@@ -18,12 +18,12 @@ import io
 import struct
 import zlib
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import brotli
-from fontTools.pens.cu2quPen import Cu2QuPen
-from fontTools.pens.ttGlyphPen import TTGlyphPen
-from fontTools.ttLib import TTFont, newTable
-from fontTools.varLib import instancer
+
+if TYPE_CHECKING:  # fontTools is imported where a font is converted: a third of a second
+    from fontTools.ttLib import TTFont  # that a pack of TrueType fonts never pays
 
 # An instance: a named instance's name ("Bold"), axis values ({wght: 700}), or none given.
 Instance = str | Mapping[str, float] | None
@@ -75,6 +75,9 @@ def embeddable(data: bytes, instance: Instance = None) -> bytes:
     what = kind(data)
     if what in ("WOFF", "WOFF2"):
         _check_unpacked(data, what)
+    from fontTools.ttLib import TTFont
+    from fontTools.varLib import instancer
+
     try:
         font = TTFont(io.BytesIO(data), lazy=False, recalcTimestamp=False)  # same bytes each time
         variable = "fvar" in font
@@ -148,6 +151,10 @@ def _rename(font: TTFont, tag: str) -> None:
 
 def _to_quadratic(font: TTFont) -> None:
     """PostScript (CFF) outlines replaced by TrueType ones, as fontTools' otf2ttf snippet does."""
+    from fontTools.pens.cu2quPen import Cu2QuPen
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+    from fontTools.ttLib import newTable
+
     order = font.getGlyphOrder()
     glyph_set = font.getGlyphSet()
     glyf = newTable("glyf")

@@ -13,7 +13,6 @@ fallback to whatever a machine has installed.
 from __future__ import annotations
 
 import io
-import re
 import unicodedata
 from functools import cache, lru_cache
 from pathlib import Path
@@ -152,7 +151,7 @@ def split(text: str, font: str) -> list[tuple[str, str]]:
     its characters. Marks, digits, spaces and punctuation stay with the piece before them when
     its face has them, so a word is not cut at its accents or a sentence at its spaces."""
     faces = chain(font)
-    if len(faces) == 1 or not _uncovered(font).search(text):  # the common case
+    if len(faces) == 1 or _covers(font, text):  # the common case
         return [(text, font)]
     maps = [_cmap(f) for f in faces]
     pieces: list[tuple[str, str]] = []
@@ -271,22 +270,20 @@ def _cmap(font: str) -> frozenset[int]:
 
 
 @cache
-def _uncovered(font: str) -> re.Pattern[str]:
-    """A pattern that finds a character the font has no glyph for: a search of a line is a
-    few times faster than a set test of its characters, and split() asks for every line."""
-    ranges: list[list[int]] = []
-    for code in sorted(_cmap(font)):
-        if ranges and code == ranges[-1][1] + 1:
-            ranges[-1][1] = code
-        else:
-            ranges.append([code, code])
-    covered = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
-    return re.compile(f"[^{covered}]" if covered else "[\\s\\S]")
+def _has_ascii(font: str) -> bool:
+    """Whether the face has every printable ASCII character: then an ASCII text needs no
+    look at its characters (isascii() is one C call)."""
+    return _cmap(font).issuperset(range(0x20, 0x7F))
+
+
+def _covers(font: str, text: str) -> bool:
+    """Whether the face has a glyph for every character of text."""
+    return (text.isascii() and _has_ascii(font)) or _cmap(font).issuperset(map(ord, text))
 
 
 def missing_glyphs(font: str, text: str) -> str:
     """The characters of text that no face of the font's chain can draw (in order, once each)."""
-    if not _uncovered(font).search(text):  # the common case, without a Python step per character
+    if _covers(font, text):  # the common case, without a Python step per character
         return ""
     maps = [_cmap(f) for f in chain(font)]
     seen: dict[str, None] = {}
@@ -302,7 +299,7 @@ def string_width(text: str, font: str, size: float) -> float:
     from pnpkit.typeset import shaping  # shaping needs registered fonts; fonts is imported first
 
     font = known(font)
-    if not _uncovered(font).search(text):  # the common case: one face draws it all
+    if _covers(font, text):  # the common case: one face draws it all
         return shaping.width(text, font, size)
     pieces = split(text, font)
     # the pieces at size 1, then scaled: bit for bit unit_width() times the size
