@@ -159,7 +159,8 @@ def split(text: str, font: str) -> list[tuple[str, str]]:
     for i, ch in enumerate(text):
         code = ord(ch)
         if code in maps[current] and (current == 0 or unicodedata.category(ch)[0] != "L"):
-            continue  # a letter the primary face lacks stays with the face found for it
+            continue  # the face in use draws it: any character of the first face, or a mark,
+            # digit, space or punctuation of a later one (a letter asks the first face again)
         found = next((n for n, m in enumerate(maps) if code in m), current)
         if found != current:
             if i > start:
