@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import fontmaker
 from fuzzmutate import Mutant, _set, _text, pristine
 from sheetfiles import write_ods, write_xlsx
 
@@ -207,8 +208,17 @@ def font(rng: random.Random, mutant: Mutant, op: str) -> None:
     if text is None or "\nprint:" not in text:
         return
     data = FONT.read_bytes()
-    how = rng.choice(["truncate", "flip", "cmap", "glyf", "head", "empty", "text", "huge"])
+    how = rng.choice(
+        ["truncate", "flip", "cmap", "glyf", "head", "empty", "text", "huge", "otf", "woff2"]
+    )
     made: bytes | Sparse = {
+        # a foundry's formats, which pnpkit converts (fontfiles.py), broken
+        "otf": lambda: (
+            _flip(rng, fontmaker.cff(), rng.choice([1, 10, 100]))
+            if rng.random() < 0.5
+            else fontmaker.cff()[: rng.randrange(len(fontmaker.cff()))]
+        ),
+        "woff2": lambda: _flip(rng, fontmaker.woff("woff2"), rng.choice([1, 10, 100])),
         "truncate": lambda: data[: rng.randrange(len(data))],
         "flip": lambda: _flip(rng, data, rng.choice([1, 10, 100])),
         "cmap": lambda: _bad_table_offset(data, b"cmap", rng),
@@ -400,6 +410,13 @@ HOSTILE: dict[str, tuple[str, Callable[[random.Random, Mutant], None]]] = {
         _font_case(lambda d: _bad_table_offset(d, b"cmap", random.Random(0))),
     ),
     "font-2.5GB": ("mammoth-herd", _font_case(lambda d: Sparse(d, 2_500_000_000))),
+    "font-otf-truncated": ("mammoth-herd", _font_case(lambda d: fontmaker.cff()[:3000])),
+    "font-woff2-bad-brotli": (
+        "mammoth-herd",
+        _font_case(lambda d: fontmaker.woff("woff2")[:-200] + bytes(200)),
+    ),
+    "font-woff2-bomb": ("mammoth-herd", _font_case(lambda d: fontmaker.woff2_bomb())),
+    "font-woff-bomb": ("mammoth-herd", _font_case(lambda d: fontmaker.woff_bomb())),
     "svg-250-g": (
         "mammoth-herd",
         _art_case(lambda: _svg("<g>" * 250 + "<rect width='1' height='1'/>" + "</g>" * 250)),

@@ -147,7 +147,7 @@ def test_a_pack_that_ships_a_copy_of_a_shipped_face_draws_with_the_shipped_objec
         "import sys\n"
         "from reportlab.pdfbase import pdfmetrics\n"
         "from pnpkit.typeset import fonts\n"
-        "fonts.use({'Copy': {(False, False): (sys.argv[1], 'abc')}})\n"
+        "fonts.use({'Copy': {(False, False): fonts.PackFace(sys.argv[1], 'abc')}})\n"
         "shipped = pdfmetrics.getFont(fonts.face_name('DejaVu Sans', True, True))\n"
         "assert pdfmetrics.getFont('Copy#abc') is shipped, 'the copy took the shipped face'\n"
         "assert shipped.fontName == 'DejaVu Sans-BoldItalic'\n"

@@ -343,3 +343,52 @@ def test_the_guide_and_the_tuck_box_keep_out_of_a_wide_margin(tmp_path):
     ours = [i for i, t in enumerate(texts) if " · guide · " in t or " · tuck box: " in t]
     assert len(ours) >= 2
     assert [(i, hit) for i in ours for hit in ink_in_margin(doc[i], 20.0)] == []
+
+
+def test_an_arabic_kit_guide_is_shaped_and_right_aligned(tmp_path):
+    """The guide of an Arabic kit draws its words as the print check does (shaping.visual_line):
+    joined, in visual order, each line ending at the right margin; a table's columns from the
+    right."""
+    import string
+    import unicodedata
+
+    from pypdf import PdfReader
+
+    from pnpkit.pdf import guidewords
+
+    def arabic(english: str) -> str:  # Arabic words, keeping the key's {fields}
+        fields = [f for _, f, _, _ in string.Formatter().parse(english) if f]
+        return " ".join(["كلمة عربية"] + ["{" + f + "}" for f in fields])
+
+    strings = "".join(
+        f'  pnpkit_guide_{key}: {{ar: "{arabic(english)}"}}\n'
+        for key, english in guidewords.EN.items()
+    )
+    strings += '  pnpkit_guide_contents: {ar: "محتويات العلبة"}\n'
+    root = write_pack(
+        tmp_path / "p",
+        {
+            "game.yaml": "name: {ar: لعبة النجوم}\nlanguages: [ar]\nplayers: {min: 1, max: 2}\n"
+            "guide: {names: {cards: {ar: بطاقات}}}\nstrings:\n"
+            + strings.replace('  pnpkit_guide_contents: {ar: "كلمة عربية"}\n', ""),
+            "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: t.svg.j2\n"
+            "  items:\n    - {id: one}\n",
+            "templates/t.svg.j2": '{% extends "_face.svg.j2" %}{% block content %}{% endblock %}\n',
+        },
+    )
+    out = tmp_path / "out"
+    assert main(["build", str(root), "--out", str(out)]) == 0
+    pdf = out / "p" / "p-ar.pdf"
+    text = unicodedata.normalize("NFKC", PdfReader(pdf).pages[0].extract_text())
+    # in logical order once read back: the glyphs were drawn joined and right to left
+    assert "لعبة النجوم" in text and "محتويات العلبة" in text and "بطاقات" in text, text
+    page = pypdfium2.PdfDocument(pdf)[0]
+    image = page.render(scale=4 * 25.4 / 72).to_pil().convert("L")  # 4 px per mm
+    ink = image.point(lambda v: 255 if v < 128 else 0)
+    w = image.width / 4
+    right_edge = w - guide.MARGIN
+    for top, bottom in ((15, 30), (155, 170)):  # the title; the contents table's first rows
+        box = ink.crop((0, top * 4, image.width, bottom * 4)).getbbox()
+        assert box is not None, (top, bottom)
+        assert abs(box[2] / 4 - right_edge) < 1.5, (top, box)  # ends at the right margin
+        assert box[0] / 4 > (60 if top == 15 else guide.MARGIN + 10), (top, box)

@@ -679,7 +679,7 @@ def test_remembered_styles_follow_the_packs_fonts():
     font = Path(__file__).parent / "fonts" / "WQYMicroHei-subset.ttf"
     text = '<g font-family="Hei"><rect x="0" y="0" width="4" height="4"/></g>'
     try:
-        fonts.use({"Hei": {(False, False): (str(font), "a25bc4b3f7e4")}})
+        fonts.use({"Hei": {(False, False): fonts.PackFace(str(font), "a25bc4b3f7e4")}})
         assert compile_svg(svg(text)).ops
         fonts.use({})
         assert problems(svg(text)) == [
@@ -696,13 +696,13 @@ def test_the_fonts_signature_follows_the_fonts_in_use_when_one_fails_to_load(tmp
     broken = tmp_path / "broken.ttf"
     broken.write_bytes(b"not a font")
     try:
-        fonts.use({"Hei": {(False, False): (str(font), "a25bc4b3f7e4")}})
+        fonts.use({"Hei": {(False, False): fonts.PackFace(str(font), "a25bc4b3f7e4")}})
         with_hei = fonts.signature()
         with pytest.raises(TTFError):
             fonts.use(
                 {
-                    "Hei": {(False, False): (str(font), "a25bc4b3f7e4")},
-                    "Bad": {(False, False): (str(broken), "0000")},
+                    "Hei": {(False, False): fonts.PackFace(str(font), "a25bc4b3f7e4")},
+                    "Bad": {(False, False): fonts.PackFace(str(broken), "0000")},
                 }
             )
         assert fonts.face_name("Bad") is None

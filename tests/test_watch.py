@@ -653,6 +653,9 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
 NOT_KEPT = {
     "memo._KEPT": "the registry itself",
     "typeset.fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
+    "typeset.fonts._FALLBACK": "the pack's fallback families: set by fonts.use() with _PACK",
+    "typeset.fonts._CHAINS": "each face's chain, made from _PACK and _FALLBACK by fonts.use()",
+    "typeset.fonts._STYLE_OF": "each face's family and style, made with _CHAINS by fonts.use()",
     "typeset.fonts._registered": "fonts registered with ReportLab, kept whatever we forget",
     "build.output._CALL": "the C library's swap function, found once",
     "pdf.pages._SHAPES": "per document (weak): gone with the document",

@@ -97,12 +97,13 @@ def validate(
     # what each item's reading, keys, layout, form and figure worked out is kept for the next
     # build only by a long-lived process's (watch's: its cache saves when idle, `deferred`)
     memo.hand_on(cache is not None and cache.deferred)
-    pack, problems = schema.load_pack(root)
+    store = cache.folder / "fonts" if cache is not None and cache.folder is not None else None
+    pack, problems = schema.load_pack(root, store)
     if pack is None:
         return Result(None, problems=_sorted(problems))
     if overrides:
         pack = dataclasses.replace(pack, print=dataclasses.replace(pack.print, **overrides))
-    fonts.use(pack.fonts)  # the families templates may name, for this pack
+    fonts.use(pack.fonts, pack.font_fallback)  # the families templates may name, for this pack
     too_many = layout.too_many_faces(
         [(i.id, i.count, i.where) for i in pack.items()], pack.print.max_faces
     )

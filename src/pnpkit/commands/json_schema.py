@@ -59,6 +59,28 @@ TEXT = {
     "description": "Text: one string for every language, or {lang: "
     "text} covering each language of the pack.",
 }
+FONT_FACE = {
+    "oneOf": [
+        {"type": "string"},
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["file"],
+            "properties": {
+                "file": {"type": "string"},
+                "instance": {
+                    "oneOf": [
+                        {"type": "string"},
+                        {"type": "object", "additionalProperties": {"type": "number"}},
+                    ]
+                },
+            },
+        },
+    ],
+    "description": "A font file in the pack (.ttf, .otf, .woff, .woff2), or {file, instance}: "
+    "a variable font at a named instance (Bold) or at axis values ({wght: 700}).",
+}
+FACE_REF = {"$ref": "#/definitions/font_face"}
 TEMPLATE = {
     "type": "string",
     "description": "A Jinja2 SVG template, relative to templates/ (the pack's own "
@@ -116,15 +138,20 @@ GAME = {
     },
     "fonts": {
         "type": "object",
+        "properties": {
+            "fallback": {
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
+            }
+        },
         "additionalProperties": {
             "oneOf": [
-                {"type": "string"},
+                FACE_REF,
                 {
                     "type": "object",
                     "additionalProperties": False,
                     "required": ["regular"],
                     "properties": {
-                        k: {"type": "string"} for k in ("regular", "bold", "italic", "bold_italic")
+                        k: FACE_REF for k in ("regular", "bold", "italic", "bold_italic")
                     },
                 },
             ]
@@ -431,6 +458,7 @@ def _definitions() -> Schema:
             "tags, provenance) is given to every generated item.",
         },
         "field": {"anyOf": [{"enum": list(items.FIELD_TYPES)}, field]},
+        "font_face": FONT_FACE,
     }
 
 

@@ -21,7 +21,7 @@ from pnpkit.pack.checker import did_you_mean
 from pnpkit.pack.loader import display_path
 from pnpkit.pack.model import Item, Pack
 from pnpkit.svg.text import LaidText, c14n_text_start, lay_out, layable
-from pnpkit.typeset import fonts, richtext
+from pnpkit.typeset import fontfallback, fonts, richtext
 from pnpkit.typeset.text import PT, fit, svg_text, text_attributes
 
 if TYPE_CHECKING:
@@ -177,6 +177,7 @@ class TextBoxes:
         if missing:
             chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
             self._problem(where, f"no glyph for {chars} in {family}: {_excerpt(text)}", "glyphs")
+        self._style_fallbacks(family, bold, italic, text)
         fitted = fit(text, font, size, min_size, w, h, leading)
         if not fitted.fits:
             self._problem(
@@ -198,7 +199,7 @@ class TextBoxes:
             valign,
             fill,
             leading,
-            not missing,
+            not missing and len(fonts.split(text, font)) == 1,  # one face: text_box's layout
         )
         height = (
             fitted.size_pt * PT * (1 + leading * (len(fitted.lines) - 1)) if fitted.lines else 0.0
@@ -292,14 +293,11 @@ class TextBoxes:
         every_glyph = True  # in every face the text uses: else svgdraw reports them too
         for b, i in sorted(chunks):
             face = fonts.face_name(family, b, i)
-            if face is None:
-                raise TextBoxError(
-                    f"font family '{family}' has no "
-                    f"{'bold ' if b else ''}{'italic' if i else ''} face".replace(
-                        " face", " face"
-                    ).strip()
-                )
+            assert face is not None  # the family was found by text_box()
             missing = fonts.missing_glyphs(face, "".join(chunks[b, i]))
+            self._style_fallbacks(family, b, i, " ".join(chunks[b, i]))
+            if len(fonts.split("".join(chunks[b, i]), face)) > 1:
+                every_glyph = False  # pieces in other faces: svgdraw cuts the runs
             if missing:
                 every_glyph = False
                 chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
@@ -330,6 +328,12 @@ class TextBoxes:
         if field is not None:
             return Located(self.item.field_where.get(field, self.item.where), call)
         return Located(call or self.item.where, None)
+
+    def _style_fallbacks(self, family: str, bold: bool, italic: bool, text: str) -> None:
+        """A warning for text drawn in another style than asked (fontfallback.py): at the
+        template's call, so every card the call draws gives the one warning."""
+        for message in fontfallback.notes(family, bold, italic, text):
+            self._add(Problem(calling_template() or self.item.where, message, "fonts", "warning"))
 
     def _problem(self, where: Located, message: str, rule: str) -> None:
         drawn = f"text_box at {where.call}" if where.call else f"template '{self.template}'"

@@ -27,7 +27,7 @@ from pnpkit.impose.layout import FOLD_BLOCKS, Page, Tile
 from pnpkit.kit import tuckbox
 from pnpkit.pack.model import KINDS, Face, Group, Pack
 from pnpkit.pdf import calibration, guidewords
-from pnpkit.typeset import fonts
+from pnpkit.typeset import fonts, shaping
 from pnpkit.typeset.text import wrap
 from pnpkit.units import PT_PER_MM, SIZES
 
@@ -126,7 +126,7 @@ class Kit:
         size = min(6.0, 6.0 * (w - 10) * K / max(fonts.string_width(label, face, 6.0), 1e-6))
         c.setFillColor(GREY)
         c.setFont(face, size)
-        c.drawCentredString(w / 2 * K, (self.margin + 0.5) * K, label)  # as the sheets' labels
+        _centred(c, label, face, size, w / 2, (self.margin + 0.5) * K)  # as the sheets' labels
 
 
 def _start(c: Canvas, size: tuple[float, float]) -> None:
@@ -214,7 +214,7 @@ def _paragraph(
     text: str, size: float, width: float, colour: Color = black, bold: bool = False
 ) -> Block:
     font = fonts.default_face(bold=bold)
-    return _lines(wrap(text, font, size / K, width), font, size, colour)
+    return _lines(wrap(text, font, size / K, width), font, size, colour, width)
 
 
 CHUNK = 12  # lines: a pack's long text flows over pages in blocks of this many
@@ -224,19 +224,47 @@ def _paragraphs(text: str, size: float, width: float) -> list[Block]:
     """A pack's text (its supplies, its steps), in blocks a page can hold however long it is."""
     font = fonts.default_face()
     lines = wrap(text, font, size / K, width)
-    return [_lines(lines[i : i + CHUNK], font, size, black) for i in range(0, len(lines), CHUNK)]
+    return [
+        _lines(lines[i : i + CHUNK], font, size, black, width) for i in range(0, len(lines), CHUNK)
+    ]
 
 
-def _lines(lines: list[str], font: str, size: float, colour: Color) -> Block:
+def _lines(lines: list[str], font: str, size: float, colour: Color, width: float) -> Block:
+    """A paragraph's lines, in the direction of its first strong letter (Arabic, Hebrew: right
+    to left, each line ending at the right edge of `width`)."""
     step = size * LEADING / K
+    rtl = shaping.base_level(" ".join(lines)) == 1
 
     def draw(c: Canvas, x: float, y: float, h: float) -> None:
         c.setFillColor(colour)
         c.setFont(font, size)
         for i, line in enumerate(lines):
-            c.drawString(x * K, _y(h, y + size / K + i * step), line)
+            _say(c, line, (font, size), (x, width), _y(h, y + size / K + i * step), rtl)
 
     return Block(len(lines) * step + size * 0.4 / K, draw)
+
+
+def _say(
+    c: Canvas,
+    line: str,
+    face: tuple[str, float],
+    box: tuple[float, float],
+    y: float,
+    rtl: bool,
+) -> None:
+    """One line shaped and in visual order, as the print check draws its words
+    (calibration._say): from the box's left edge (x, width in mm), or ending at its right edge
+    when right to left. y in points."""
+    font, size = face
+    chars, advance = shaping.visual_line(line, font, "rtl" if rtl else "ltr")
+    left, width = box
+    c.drawString((left + width) * K - advance * size if rtl else left * K, y, chars)
+
+
+def _centred(c: Canvas, line: str, font: str, size: float, x: float, y: float) -> None:
+    """One line shaped and in visual order, centred on x mm; y in points."""
+    chars, advance = shaping.visual_line(line, font)
+    c.drawString(x * K - advance * size / 2, y, chars)
 
 
 def _y(h: float, y: float) -> float:
@@ -341,6 +369,8 @@ def _row(
     ]
     step = size * LEADING / K
     height = max(len(lines) for lines in wrapped) * step + 2.0
+    # its columns from the right (a page-number cell is digits: it says nothing of direction)
+    rtl = shaping.base_level(" ".join(c for c in cells if isinstance(c, str))) == 1
 
     def draw(c: Canvas, x: float, y: float, h: float) -> None:
         c.setFillColor(black)
@@ -348,8 +378,9 @@ def _row(
         left = x
         for cell, lines, w in zip(cells, wrapped, widths):
             lines = lines if isinstance(cell, str) else [cell()]
+            at = x + sum(widths) - (left - x) - w if rtl else left
             for i, line in enumerate(lines):
-                c.drawString(left * K, _y(h, y + 0.6 + size / K + i * step), line)
+                _say(c, line, (font, size), (at, w), _y(h, y + 0.6 + size / K + i * step), rtl)
             left += w
         c.setStrokeColor(RULE)
         c.setLineWidth(0.4)
@@ -562,7 +593,7 @@ def _diagram(kit: Kit, face: Face, tiles: list[Tile]) -> Block:
         for part, (wx, wy, ww, wh) in windows:
             box(c, x, y, h, (wx, wy, ww, wh), 0)
             centre = (x + (wx + ww / 2) * scale, y + (wy + wh / 2) * scale)
-            c.drawCentredString(centre[0] * K, _y(h, centre[1] + 1.0), part)
+            _centred(c, part, fonts.default_face(bold=True), 8, centre[0], _y(h, centre[1] + 1.0))
         caption.draw(c, x, y + fh * scale + 1, h)
 
     return Block(fh * scale + 1 + caption.height + 3, draw)

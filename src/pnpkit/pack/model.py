@@ -196,9 +196,10 @@ class Pack:
     )
     rules_file: Path | None = None
     version: str = ""  # the designer's version of the pack, for print.stamp
-    fonts: dict[str, dict[tuple[bool, bool], tuple[str, str]]] = field(
+    fonts: dict[str, dict[tuple[bool, bool], Any]] = field(
         default_factory=dict
-    )  # family -> {(bold, italic): (path, sha)} (packfonts.py)
+    )  # family -> {(bold, italic): fonts.PackFace} (packfonts.py)
+    font_fallback: tuple[str, ...] = ()  # fonts: fallback: families, in order (fonts.chain)
     player_colours: tuple[str, str | None] | None = (
         None  # players.colours: data key, field (cvd.py)
     )

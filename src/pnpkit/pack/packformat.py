@@ -191,7 +191,9 @@ GAME = (
         "fonts",
         "mapping",
         None,
-        "The pack's own TrueType fonts by family: a file, or {regular, bold, italic, bold_italic}.",
+        "The pack's own fonts by family (TrueType, OpenType, WOFF, WOFF2): a file, "
+        "{file, instance} for a variable font, or {regular, bold, italic, bold_italic} of those; "
+        "fallback: the families that draw a character a face lacks, in order (docs/fonts.md).",
     ),
     Key(
         "guide",

@@ -37,8 +37,9 @@ CHECK_KEYS = ("rule", "id", "level", "why")
 MAX_FILES = 1000  # YAML files in a pack (our kits have at most 5): each costs a read and a parse
 
 
-def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
-    """Read and check the structure of the pack in root."""
+def load_pack(root: Path, font_store: Path | None = None) -> tuple[Pack | None, list[Problem]]:
+    """Read and check the structure of the pack in root. font_store: where fonts made into
+    TrueType are kept between builds (packfonts.py)."""
     manifest = root / "game.yaml"
     if not manifest.is_file():
         return None, [
@@ -69,7 +70,7 @@ def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
             docs.append(doc)
     if not docs or docs[0].file != display_path(manifest):
         return None, problems
-    game = _Game(Reader(docs[0], problems), root)
+    game = _Game(Reader(docs[0], problems), root, font_store)
     if game.languages is None:
         return None, problems
     groups: dict[str, Group] = {}
@@ -120,7 +121,7 @@ Derived = tuple[str, Location, dict[str, Location]]
 class _Game:
     """The manifest, read field by field."""
 
-    def __init__(self, r: Reader, root: Path) -> None:
+    def __init__(self, r: Reader, root: Path, font_store: Path | None = None) -> None:
         self.r, self.root = r, root
         # group name -> (source group, where items_from is, where its templates are)
         self.derived: dict[str, Derived] = {}
@@ -148,7 +149,8 @@ class _Game:
             if isinstance(version, (int, float)) and not isinstance(version, bool)
             else r.typed(version, ("version",), "string") or ""
         )
-        self.fonts = packfonts.read(r, data["fonts"], root) if "fonts" in data else {}
+        self.fonts = packfonts.read(r, data["fonts"], root, font_store) if "fonts" in data else {}
+        self.font_fallback = packfonts.fallback(r, data.get("fonts"))
         self.guide = (
             guidespec.read_guide(r, data["guide"], langs) if "guide" in data else GuideSpec()
         )
@@ -332,6 +334,7 @@ class _Game:
             rules_file=self.rules_file,
             version=self.version,
             fonts=self.fonts,
+            font_fallback=self.font_fallback,
             player_colours=self.player_colours,
             guide=self.guide,
         )

@@ -183,7 +183,9 @@ def h_text(comp: Compiler, el: El, own: Own, st: Style, body: list[Op]) -> None:
             if _is_url(rst["fill"]):
                 comp.problem(source, "a gradient fills shapes only, not text")
                 rst = {**rst, "fill": None}
-            runs.append((text, (font, rst["font-size"], _paint(rst))))
+            paint, size = _paint(rst), rst["font-size"]
+            # each piece in the face of the font's chain that draws it
+            runs += [(t, (face, size, paint)) for t, face in fonts.split(text, font)]
         line = "".join(text for text, _ in runs)
         ordered: list[tuple[str, Any, bool]]
         if direction != "rtl" and not shaping.needs_bidi(line):  # one left-to-right level

@@ -1,15 +1,22 @@
 """The fonts pnpkit ships, registered explicitly with ReportLab.
 
 Fonts come with the package (src/pnpkit/fonts), never from the machine, so a
-kit prints the same everywhere. Templates name a family and a weight/style;
-anything else is a located problem, never a silent fallback.
+kit prints the same everywhere. Templates name a family and a weight/style.
+
+A face draws what it has glyphs for; a character it lacks is drawn by the next face
+of its chain (chain()): the same family in the nearest style (bold italic, bold,
+italic, regular), then the pack's `fonts: fallback:` families in order, each in the
+nearest style. A character no face of the chain has is a located problem, never a
+fallback to whatever a machine has installed.
 """
 
 from __future__ import annotations
 
+import io
+import unicodedata
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import cast
+from typing import NamedTuple, cast
 
 from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
@@ -38,25 +45,140 @@ _SUFFIX = {
 # The fonts of the pack being built (packfonts.py): family -> {(bold, italic): ReportLab name}.
 # ReportLab's names carry a hash of the file, so two packs' "Body" never meet.
 Style = tuple[bool, bool]  # (bold, italic)
+
+
+class PackFace(NamedTuple):
+    """A face of a pack's font: its file, a hash of what is embedded, and the TrueType bytes
+    to embed when they are not the file's own (fontfiles.py made them)."""
+
+    path: str
+    key: str
+    data: bytes | None = None
+
+
+PackFonts = dict[str, dict[Style, PackFace]]
 _PACK: dict[str, dict[Style, str]] = {}
+_FALLBACK: list[str] = []  # the pack's fonts: fallback: families, in order
+_CHAINS: dict[str, tuple[str, ...]] = {}  # a face's name -> the faces that draw for it (chain())
+_STYLE_OF: dict[str, tuple[str, Style]] = {}  # a face's name -> (family, style)
 _SIGNATURE = "[]"  # signature() of _PACK, made when use() sets it: cache keys ask per face
 
 
-def use(pack_fonts: dict[str, dict[Style, tuple[str, str]]]) -> None:
-    """Make a pack's fonts (family -> {(bold, italic): (path, sha)}) the ones templates may name."""
+def use(pack_fonts: PackFonts, fallback: tuple[str, ...] = ()) -> None:
+    """Make a pack's fonts (family -> {(bold, italic): PackFace}) the ones templates may name,
+    and fallback the families that draw what a face lacks."""
     global _SIGNATURE
     _PACK.clear()
     try:
         for family, styles in pack_fonts.items():
             _PACK[family] = {}
-            for style, (path, sha) in styles.items():
-                name = f"{family}#{sha}"
+            for style, face in styles.items():
+                name = f"{family}#{face.key}"
                 if name not in _registered:
-                    _register_pack_face(TTFont(name, path))
+                    source = io.BytesIO(face.data) if face.data is not None else face.path
+                    _register_pack_face(TTFont(name, source))
                     _registered.add(name)
                 _PACK[family][style] = name
     finally:  # a font that fails to load leaves the fonts in use and their signature alike
-        _SIGNATURE = repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
+        _FALLBACK[:] = [f for f in fallback if f in _PACK or f in FAMILIES]
+        _chains()
+        signature = repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
+        signature += f" fallback {_FALLBACK}" if _FALLBACK else ""
+        if signature != _SIGNATURE:  # the widths measured through chains may differ now
+            unit_width.cache_clear()
+        _SIGNATURE = signature
+
+
+_NEAREST = {  # the styles a face's family is searched in for a character, nearest first
+    (True, True): ((True, True), (True, False), (False, True), (False, False)),
+    (True, False): ((True, False), (False, False)),
+    (False, True): ((False, True), (False, False)),
+    (False, False): ((False, False),),
+}
+
+
+def _chains() -> None:
+    """Every face's chain, for the families in use (_PACK, FAMILIES, _FALLBACK)."""
+    _CHAINS.clear()
+    _STYLE_OF.clear()
+    for family in families():
+        for style in _NEAREST:
+            name = _own_face(family, style)
+            if name is not None:
+                _STYLE_OF[name] = (family, style)
+    for family in families():
+        for style in _NEAREST:
+            name = _own_face(family, style)
+            if name is None:
+                continue
+            chain: dict[str, None] = {}
+            for other in [family] + [f for f in _FALLBACK if f != family]:
+                for near in _NEAREST[style]:
+                    face = _own_face(other, near)
+                    if face is not None:
+                        chain[face] = None
+                if other == family:
+                    chain.update(dict.fromkeys(_family_faces(family)))  # any style before others
+            _CHAINS[name] = tuple(chain)
+
+
+def _own_face(family: str, style: Style) -> str | None:
+    """ReportLab's name of the family's face in exactly this style, if it has one (unregistered
+    for a shipped face)."""
+    if family in _PACK:
+        return _PACK[family].get(style)
+    if family in FAMILIES and style in FAMILIES[family]:
+        return family + _SUFFIX[style]
+    return None
+
+
+def _family_faces(family: str) -> list[str]:
+    return [f for style in _NEAREST if (f := _own_face(family, style)) is not None]
+
+
+def chain(font: str) -> tuple[str, ...]:
+    """The faces that draw text set in font, in the order a character is looked for: font first."""
+    return _CHAINS.get(font, (font,))
+
+
+def style_of(font: str) -> tuple[str, Style] | None:
+    """(family, (bold, italic)) of a face in use."""
+    return _STYLE_OF.get(font)
+
+
+def split(text: str, font: str) -> list[tuple[str, str]]:
+    """text cut into pieces (text, face), each drawn by the first face of font's chain that has
+    its characters. Marks, digits, spaces and punctuation stay with the piece before them when
+    its face has them, so a word is not cut at its accents or a sentence at its spaces."""
+    faces = chain(font)
+    if len(faces) == 1 or _covers(font, text):  # the common case
+        return [(text, font)]
+    maps = [_cmap(f) for f in faces]
+    pieces: list[tuple[str, str]] = []
+    start, current = 0, 0
+    for i, ch in enumerate(text):
+        code = ord(ch)
+        if code in maps[current] and (current == 0 or unicodedata.category(ch)[0] != "L"):
+            continue  # the face in use draws it: any character of the first face, or a mark,
+            # digit, space or punctuation of a later one (a letter asks the first face again)
+        found = next((n for n, m in enumerate(maps) if code in m), current)
+        if found != current:
+            if i > start:
+                pieces.append((text[start:i], faces[current]))
+            start, current = i, found
+    pieces.append((text[start:], faces[current]))
+    return pieces
+
+
+def substitutes(font: str, text: str) -> dict[str, str]:
+    """The faces other than font that draw characters of text: face -> those characters (once
+    each, in order)."""
+    out: dict[str, str] = {}
+    for piece, face in split(text, font):
+        if face != font and piece.strip():
+            seen = out.get(face, "")
+            out[face] = seen + "".join(dict.fromkeys(c for c in piece if c not in seen))
+    return out
 
 
 def _register_pack_face(font: TTFont) -> None:
@@ -83,12 +205,19 @@ def signature() -> str:
 
 
 def face_name(family: str, bold: bool = False, italic: bool = False) -> str | None:
-    """ReportLab's name for a registered face, or None if there is no such family or face."""
-    if family in _PACK:
-        return _PACK[family].get((bold, italic))
-    if family not in FAMILIES:
-        return None
-    return known(family + _SUFFIX[(bold, italic)])
+    """ReportLab's name for the family's face in that style, or in the nearest style it has
+    (has_face() tells which); None if there is no such family."""
+    for style in _NEAREST[bold, italic]:
+        if family in _PACK and style in _PACK[family]:
+            return _PACK[family][style]
+        if family in FAMILIES and style in FAMILIES[family]:
+            return known(family + _SUFFIX[style])
+    return None
+
+
+def has_face(family: str, bold: bool = False, italic: bool = False) -> bool:
+    """Whether the family has a face in exactly that style."""
+    return _own_face(family, (bold, italic)) is not None
 
 
 def default_face(bold: bool = False) -> str:
@@ -141,24 +270,41 @@ def _cmap(font: str) -> frozenset[int]:
     return frozenset(cast(TTFont, pdfmetrics.getFont(known(font))).face.charToGlyph)
 
 
+@cache
+def _has_ascii(font: str) -> bool:
+    """Whether the face has every printable ASCII character: then an ASCII text needs no
+    look at its characters (isascii() is one C call)."""
+    return _cmap(font).issuperset(range(0x20, 0x7F))
+
+
+def _covers(font: str, text: str) -> bool:
+    """Whether the face has a glyph for every character of text."""
+    return (text.isascii() and _has_ascii(font)) or _cmap(font).issuperset(map(ord, text))
+
+
 def missing_glyphs(font: str, text: str) -> str:
-    """The characters of text that the font cannot draw (in order, once each)."""
-    cmap = _cmap(font)
-    if cmap.issuperset(map(ord, text)):  # the common case, without a Python step per character
+    """The characters of text that no face of the font's chain can draw (in order, once each)."""
+    if _covers(font, text):  # the common case, without a Python step per character
         return ""
+    maps = [_cmap(f) for f in chain(font)]
     seen: dict[str, None] = {}
     for ch in text:
-        if ord(ch) not in cmap and not ch.isspace():
+        if not ch.isspace() and not any(ord(ch) in m for m in maps):
             seen[ch] = None
     return "".join(seen)
 
 
 def string_width(text: str, font: str, size: float) -> float:
     """Advance width of one line of text, shaped (kerning, ligatures, joining, bidi), in the
-    units of size."""
+    units of size; each piece in the face of the chain that draws it."""
     from pnpkit.typeset import shaping  # shaping needs registered fonts; fonts is imported first
 
-    return shaping.width(text, known(font), size)
+    font = known(font)
+    if _covers(font, text):  # the common case: one face draws it all
+        return shaping.width(text, font, size)
+    pieces = split(text, font)
+    # the pieces at size 1, then scaled: bit for bit unit_width() times the size
+    return size * sum(shaping.width(piece, face, 1.0) for piece, face in pieces)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -176,3 +322,6 @@ def ascent_descent(font: str) -> tuple[float, float]:
 
 def glyph_count(font: str) -> int:
     return len(_cmap(font))
+
+
+_chains()  # the shipped family's chains, before any pack's fonts are in use

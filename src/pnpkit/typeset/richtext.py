@@ -180,7 +180,7 @@ class Layout:
         face = self._faces.get((bold, italic))
         if face is None:
             face = fonts.face_name(self.family, bold, italic)
-            # text_box() checked every face the text uses, and a family always has a regular one
+            # text_box() found the family, and face_name() gives its nearest style
             assert face is not None, (self.family, bold, italic)
             self._faces[bold, italic] = face
         return face
@@ -400,7 +400,9 @@ def line_svg(
             continue
         _, bold, italic = run
         font = layout.font(bold, italic)
-        total = shaping.shape(text, font, rtl)[2] * layout.size
+        whole = len(fonts.split(text, font)) == 1  # else pieces in the faces of its chain
+        total = shaping.shape(text, font, rtl)[2] if whole else fonts.unit_width(text, font)
+        total *= layout.size
         body = text.strip()
         if body:
             lead = text[: len(text) - len(text.lstrip())]
