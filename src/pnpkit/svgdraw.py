@@ -64,7 +64,7 @@ from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill 
 )
 from reportlab.pdfgen.pathobject import PDFPathObject
 
-from pnpkit import filelimits, fonts, memo, shaping, unibidi
+from pnpkit import filelimits, fonts, memo, shaping, svgnorm, unibidi
 from pnpkit.errors import MAX_QUOTED, one_line
 from pnpkit.units import PT_PER_MM
 
@@ -1975,7 +1975,12 @@ class _Compiler:
             return
         try:
             box, ops = _compile_art(
-                path, self.resolve_href, self.depth + 1, self.art_stack | {path}, self.level + 2
+                path,
+                self.resolve_href,
+                self.depth + 1,
+                self.art_stack | {path},
+                self.level + 2,
+                max(w, h),
             )
         except SvgError as exc:
             for line, message, *where in exc.problems:
@@ -2247,6 +2252,7 @@ def _art_bytes_compiled(
     depth: int,
     art_stack: frozenset[str],
     level: int,
+    size: float = 0.0,
 ) -> tuple[Box, tuple[Op, ...]] | SvgError:
     """The art's (viewBox, ops), or the SvgError saying why not: a failure is kept too, so a
     file drawing a broken one ten times compiles it once."""
@@ -2259,7 +2265,10 @@ def _art_bytes_compiled(
         return SvgError([(e.lineno, one_line(e.msg, MAX_QUOTED), path)])
     if root.getroottree().docinfo.internalDTD is not None or root.getroottree().docinfo.doctype:
         return SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
+    normalised = svgnorm.normalise(root, size) if svgnorm.needs_work(data) else None
     compiler = _Compiler(root, resolve_href, depth, art_stack, level)
+    for line, message in normalised.problems if normalised else ():
+        compiler.problems[(line, message)] = None
     box, ops = compiler.art_document(root)
     if compiler.problems:
         return SvgError(
@@ -2272,14 +2281,21 @@ def _art_bytes_compiled(
 
 
 def _compile_art(
-    path: str, resolve_href: Resolver | None, depth: int, art_stack: frozenset[str], level: int
+    path: str,
+    resolve_href: Resolver | None,
+    depth: int,
+    art_stack: frozenset[str],
+    level: int,
+    size: float = 0.0,
 ) -> tuple[Box, tuple[Op, ...]]:
-    """(viewBox, ops) of an SVG art file; SvgError with (line, message, file) problems."""
+    """(viewBox, ops) of an SVG art file drawn `size` (its larger side, in the drawing's
+    units: mm) large; SvgError with (line, message, file) problems."""
     try:
         data = filelimits.read(path, filelimits.MAX_ART_BYTES)
     except OSError as exc:
         raise SvgError([(0, f"cannot read image: {exc.strerror}", path)]) from None
-    compiled = _art_bytes_compiled(data, path, resolve_href, depth, art_stack, level)
+    size = svgnorm.size_step(size) if svgnorm.may_raster(data) else 0.0  # the memo's key
+    compiled = _art_bytes_compiled(data, path, resolve_href, depth, art_stack, level, size)
     if isinstance(compiled, SvgError):
         raise SvgError(compiled.problems)
     return compiled

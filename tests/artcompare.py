@@ -1,0 +1,91 @@
+"""Draw an art file through pnpkit (compile + draw into a one-page PDF, rasterised by
+pypdfium2) and through resvg (the reference renderer), and count the pixels that differ.
+
+A pixel differs when any of its channels (RGB, both composited on white) differs by more than
+TOLERANCE out of 255: anti-aliasing along an edge differs between any two renderers by less.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pypdfium2
+import resvg_py
+from PIL import Image, ImageChops
+from reportlab.pdfgen.canvas import Canvas
+
+from pnpkit import fonts, svgdraw
+from pnpkit.units import PT_PER_MM
+
+DPI = 150
+TOLERANCE = 40  # of 255 per channel
+SIDE_MM = 60.0  # the art's larger side as drawn
+
+
+def art_box(path: Path) -> tuple[float, float]:
+    """(width, height) of the art's viewBox."""
+    head = path.read_text(encoding="utf-8")
+    box = re.search(r'viewBox="([^"]+)"', head)
+    assert box, path
+    _, _, w, h = (float(n) for n in box.group(1).replace(",", " ").split())
+    return w, h
+
+
+def face_size(path: Path) -> tuple[float, float]:
+    w, h = art_box(path)
+    scale = SIDE_MM / max(w, h)
+    return w * scale, h * scale
+
+
+def pnpkit_pixels(path: Path) -> Image.Image:
+    w, h = face_size(path)
+    face = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}mm" height="{h}mm" '
+        f'viewBox="0 0 {w} {h}"><image href="{path.name}" x="0" y="0" width="{w}" '
+        f'height="{h}" preserveAspectRatio="none"/></svg>'
+    )
+    drawing = svgdraw.compile_svg(face, lambda href: str(path.parent / href))
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=(w * PT_PER_MM, h * PT_PER_MM))
+    drawing.draw(canvas)
+    canvas.showPage()
+    canvas.save()
+    pdf = pypdfium2.PdfDocument(out.getvalue())
+    try:
+        page = pdf[0]
+        image = page.render(scale=DPI / 72).to_pil().convert("RGB")
+    finally:
+        pdf.close()
+    return image
+
+
+def reference_pixels(path: Path, size: tuple[int, int]) -> Image.Image:
+    faces = [str(fonts.FONT_DIR / f) for f in fonts.FAMILIES[fonts.DEFAULT_FAMILY].values()]
+    png = resvg_py.svg_to_bytes(
+        svg_string=path.read_text(encoding="utf-8"),
+        width=size[0],
+        height=size[1],
+        skip_system_fonts=True,
+        font_files=faces,
+        font_family=fonts.DEFAULT_FAMILY,
+    )
+    rgba = Image.open(io.BytesIO(png)).convert("RGBA")
+    if rgba.size != size:
+        rgba = rgba.resize(size)
+    white = Image.new("RGBA", size, (255, 255, 255, 255))
+    return Image.alpha_composite(white, rgba).convert("RGB")
+
+
+def differing(path: Path) -> tuple[float, Image.Image, Image.Image]:
+    """(share of pixels that differ, pnpkit's pixels, the reference's)."""
+    ours = pnpkit_pixels(path)
+    ref = reference_pixels(path, ours.size)
+    diff = ImageChops.difference(ours, ref)
+    mask = Image.eval(diff, lambda v: 255 if v > TOLERANCE else 0).convert("L")
+    # a channel over the tolerance makes the pixel differ: the max over the channels
+    channels = [Image.eval(band, lambda v: 255 if v > TOLERANCE else 0) for band in diff.split()]
+    mask = ImageChops.lighter(ImageChops.lighter(channels[0], channels[1]), channels[2])
+    count = sum(1 for v in mask.getdata() if v)
+    return count / (ours.size[0] * ours.size[1]), ours, ref
