@@ -7,9 +7,10 @@ Runs on the parsed art file before it is compiled, in this order:
 3. values are made plain (px lengths, numeric weights, rgba(), currentColor, declarations that
    draw nothing different such as `isolation:isolate`);
 4. `<use>` of a `<symbol>` becomes the symbol's content in a nested viewport;
-5. what PDF vectors can still express is rewritten as vectors: a gradient whose stops share one
-   stop-opacity (into the shape's fill-opacity), a mask of shapes in one flat colour (a clip
-   path and an opacity);
+5. what PDF vectors can still express is rewritten as vectors: a gradient taking its stops
+   from another gets its own, a gradient whose stops share one stop-opacity (into the shape's
+   fill-opacity), a mask of shapes in one flat colour (a clip path and an opacity), a pattern
+   fill (its tiles under the shape as a clip, svgpattern);
 6. what they cannot (filters, other masks, patterns, stops of differing opacity, blend
    modes, markers) is drawn as an image by resvg (svgraster).
 Every step keeps each element's source line, so the compiler's problems still point into the
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from pnpkit import svgcss, svgraster
+from pnpkit import svgcss, svgpattern, svgraster
 
 SVG_NS = "http://www.w3.org/2000/svg"
 SVG = "{" + SVG_NS + "}"
@@ -112,8 +113,10 @@ def normalise(root: etree._Element, size_mm: float) -> Normalised:
     done.problems += svgcss.resolve(root)
     _plain_attributes(root)
     done.problems += _expand_symbols(root)
+    _inline_gradient_hrefs(root)
     _fold_stop_opacity(root)
     _masks_as_clips(root)
+    svgpattern.tile_patterns(root)
     problems, rastered = svgraster.replace(root, size_mm if size_mm > 0 else DEFAULT_SIZE_MM)
     done.problems += problems
     done.rastered = rastered
@@ -263,6 +266,37 @@ def _stops(gradient: etree._Element, found: dict[str, etree._Element]) -> list[e
             return stops
         node = found.get(href(node)[1:]) if href(node).startswith("#") else None
     return []
+
+
+_GRADIENT_ATTRS = {
+    "linearGradient": ("x1", "y1", "x2", "y2"),
+    "radialGradient": ("cx", "cy", "r", "fx", "fy"),
+}
+_SHARED_ATTRS = ("gradientUnits", "gradientTransform", "spreadMethod")
+
+
+def _inline_gradient_hrefs(root: etree._Element) -> None:
+    """A gradient taking its stops and attributes from another (Inkscape's and Illustrator's
+    way) gets its own copies, as SVG defines the inheritance; the href goes."""
+    found = ids(root)
+    for el in list(root.iter(SVG + "linearGradient", SVG + "radialGradient")):
+        seen = {id(el)}
+        source = found.get(href(el)[1:]) if href(el).startswith("#") else None
+        while source is not None and id(source) not in seen and _tag(source) in _GRADIENT_ATTRS:
+            seen.add(id(source))
+            names = _SHARED_ATTRS + (_GRADIENT_ATTRS[_tag(el)] if _tag(source) == _tag(el) else ())
+            for name in names:
+                if el.get(name) is None and source.get(name) is not None:
+                    el.set(name, source.get(name))  # type: ignore[arg-type]
+            if not any(_tag(child) == "stop" for child in el):
+                for stop in source:
+                    if _tag(stop) == "stop":
+                        clone = copy.deepcopy(stop)
+                        clone.attrib.pop("id", None)
+                        el.append(clone)
+            source = found.get(href(source)[1:]) if href(source).startswith("#") else None
+        el.attrib.pop("href", None)
+        el.attrib.pop(XLINK_HREF, None)
 
 
 def _fold_stop_opacity(root: etree._Element) -> None:
