@@ -145,7 +145,9 @@ def _declarations(tokens: Any, line: int, problems: Problems) -> list[tuple[str,
         elif decl.type == "declaration":
             value = tinycss2.serialize(decl.value).strip()
             if _file_url(decl.value):
-                problems.append((line, f"CSS '{decl.name}: {value[:60]}' names a file: only url(#id)"))
+                problems.append(
+                    (line, f"CSS '{decl.name}: {value[:60]}' names a file: only url(#id)")
+                )
                 continue
             out.append((decl.lower_name, value, decl.important))
     return out
@@ -243,7 +245,9 @@ def _colour_alpha(name: str, value: str, el: etree._Element) -> dict[str, str]:
         alpha = float(a) / (100 if pct else 1)
     elif match := _HEX8_RE.fullmatch(value):
         six, two, three, one = match.groups()
-        value, alpha = (f"#{six}", int(two, 16) / 255) if six else (f"#{three}", int(one * 2, 16) / 255)
+        value, alpha = (
+            (f"#{six}", int(two, 16) / 255) if six else (f"#{three}", int(one * 2, 16) / 255)
+        )
     if alpha is None:
         return {name: value}
     own = _float(_style_of(el).get(_OPACITY_OF[name], el.get(_OPACITY_OF[name], "1")))

@@ -2263,7 +2263,8 @@ def _art_bytes_compiled(
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as e:
         return SvgError([(e.lineno, one_line(e.msg, MAX_QUOTED), path)])
-    if root.getroottree().docinfo.internalDTD is not None or root.getroottree().docinfo.doctype:
+    docinfo = root.getroottree().docinfo
+    if docinfo.doctype and not svgnorm.plain_doctype(data, docinfo.public_id):
         return SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
     normalised = svgnorm.normalise(root, size) if svgnorm.needs_work(data) else None
     compiler = _Compiler(root, resolve_href, depth, art_stack, level)

@@ -1,6 +1,7 @@
 """An art file as a design tool saved it, made into what the compiler (svgdraw) reads.
 
 Runs on the parsed art file before it is compiled, in this order:
+0. (before parsing is done: svgdraw) SVG 1.0/1.1's own DOCTYPE is allowed (plain_doctype);
 1. what the editors keep for themselves goes: elements and attributes of other namespaces
    (sodipodi:, inkscape:, serif:, Illustrator's i:), `xml:space`, `enable-background`;
 2. the CSS cascade is resolved into each element's `style` (svgcss);
@@ -90,6 +91,23 @@ _RASTER_WORDS = (
     b'stroke="url',
 )
 DEFAULT_SIZE_MM = 100.0  # an art file drawn where its size is not known
+
+
+_SVG_DOCTYPES = {
+    "-//W3C//DTD SVG 1.0//EN",
+    "-//W3C//DTD SVG 1.1//EN",
+    "-//W3C//DTD SVG 1.1 Basic//EN",
+    "-//W3C//DTD SVG 1.1 Tiny//EN",
+}
+
+
+def plain_doctype(data: bytes, public_id: str | None) -> bool:
+    """Whether the art file's DOCTYPE is only SVG's own public one, as Affinity and older
+    Illustrator write it: no internal subset, so no entity is declared (and the DTD it names
+    is never loaded: the parser reads no DTD and has no network)."""
+    start = data.find(b"<!DOCTYPE")
+    end = data.find(b">", start)
+    return public_id in _SVG_DOCTYPES and start >= 0 and b"[" not in data[start:end]
 
 
 def may_raster(data: bytes) -> bool:

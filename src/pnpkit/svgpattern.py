@@ -24,14 +24,13 @@ import re
 
 from lxml import etree
 
-from pnpkit import svgcss, svgraster
+from pnpkit import svgcss, svggeom, svgraster
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 SEAM = 0.01  # of a tile's side: see _replace
 MAX_TILES = 2_000  # per shape; each a <use> the compiler counts towards its element budget
-Box = tuple[float, float, float, float]  # x, y, width, height
-_NUM_RE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+Box = svggeom.Box
 _URL_RE = re.compile(r"\s*url\(\s*['\"]?#([^'\")\s]+)['\"]?\s*\)")
 _GEOMETRY = ("d", "x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "points")
 
@@ -43,7 +42,7 @@ def tile_patterns(root: etree._Element) -> None:
     for el in list(root.iter(etree.Element)):
         match = _URL_RE.fullmatch(_prop(el, "fill") or "")
         pattern = found.get(match.group(1)) if match else None
-        if pattern is None or _tag(pattern) != "pattern" or _tag(el) not in _BOXES:
+        if pattern is None or _tag(pattern) != "pattern" or _tag(el) not in svggeom.BOXES:
             continue
         if svgraster.reason(el, found) != "a pattern" or _url(_prop(el, "stroke")):
             continue  # something else needs an image anyway (or a pattern stroke)
@@ -80,21 +79,20 @@ def _resolved(
 def _tiles(el: etree._Element, attrs: dict[str, str]) -> list[Box] | None:
     """The tiles covering the shape, in pattern space; None when vectors cannot do it."""
     bbox_units = attrs.get("patternUnits", "objectBoundingBox") == "objectBoundingBox"
-    box = _BOXES[_tag(el)](el, exact=bbox_units or _content_bbox(attrs))
+    box = svggeom.BOXES[_tag(el)](el, exact=bbox_units or _content_bbox(attrs))
     if box is None or attrs.get("viewBox"):
         return None
     bx, by, bw, bh = box
-    x, y, w, h = (_number(attrs.get(n, "0")) for n in ("x", "y", "width", "height"))
+    x, y, w, h = (svggeom.number(attrs.get(n, "0")) for n in ("x", "y", "width", "height"))
     if bbox_units:
         x, y, w, h = bx + x * bw, by + y * bh, w * bw, h * bh
-    matrix = _matrix(attrs.get("patternTransform", ""))
-    inverse = svgraster._inverse(matrix)
+    matrix = svggeom.parse(attrs.get("patternTransform", ""))
+    inverse = svggeom.inverse(matrix)
     if not (w > 0 and h > 0) or inverse is None or not all(map(math.isfinite, (x, y, w, h))):
         return None
-    corners = [_apply(inverse, p) for p in ((bx, by), (bx + bw, by), (bx, by + bh), (bx + bw, by + bh))]
-    xs, ys = [c[0] for c in corners], [c[1] for c in corners]
-    i0, i1 = math.floor((min(xs) - x) / w), math.ceil((max(xs) - x) / w)
-    j0, j1 = math.floor((min(ys) - y) / h), math.ceil((max(ys) - y) / h)
+    left, top, wide, high = svggeom.moved(box, inverse)  # the shape's box in pattern space
+    i0, i1 = math.floor((left - x) / w), math.ceil((left + wide - x) / w)
+    j0, j1 = math.floor((top - y) / h), math.ceil((top + high - y) / h)
     if (i1 - i0) * (j1 - j0) > MAX_TILES:
         return None
     return [(x + i * w, y + j * h, w, h) for i in range(i0, i1) for j in range(j0, j1)]
@@ -161,7 +159,7 @@ def _replace(
 def _content_scale(el: etree._Element, attrs: dict[str, str]) -> str:
     if not _content_bbox(attrs):
         return ""
-    box = _BOXES[_tag(el)](el, exact=True)
+    box = svggeom.BOXES[_tag(el)](el, exact=True)
     assert box is not None  # _tiles() found it
     return f"scale({box[2]:g},{box[3]:g})"
 
@@ -187,95 +185,3 @@ def _prop(el: etree._Element, name: str) -> str | None:
 
 def _tag(el: etree._Element | None) -> str:
     return etree.QName(el).localname if el is not None and isinstance(el.tag, str) else ""
-
-
-def _number(text: str | None) -> float:
-    try:
-        value = (text or "0").strip()
-        return float(value[:-1]) / 100 if value.endswith("%") else float(value)
-    except ValueError:
-        return math.nan
-
-
-def _matrix(text: str) -> svgraster.Matrix:
-    matrix: svgraster.Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-    for name, args in svgraster._TRANSFORM_RE.findall(text):
-        numbers = [float(n) for n in _NUM_RE.findall(args)]
-        matrix = svgraster._compose(matrix, svgraster._basic(name, numbers))
-    return matrix
-
-
-def _apply(m: svgraster.Matrix, p: tuple[float, float]) -> tuple[float, float]:
-    return m[0] * p[0] + m[2] * p[1] + m[4], m[1] * p[0] + m[3] * p[1] + m[5]
-
-
-def _rect_box(el: etree._Element, exact: bool) -> Box | None:
-    return _number(el.get("x")), _number(el.get("y")), _number(el.get("width")), _number(
-        el.get("height")
-    )
-
-
-def _ellipse_box(el: etree._Element, exact: bool) -> Box | None:
-    cx, cy = _number(el.get("cx")), _number(el.get("cy"))
-    rx = _number(el.get("r") if _tag(el) == "circle" else el.get("rx"))
-    ry = _number(el.get("r") if _tag(el) == "circle" else el.get("ry"))
-    return cx - rx, cy - ry, 2 * rx, 2 * ry
-
-
-def _points_box(el: etree._Element, exact: bool) -> Box | None:
-    """A polygon's box; a path's, bounding its points and control points (and an arc's end
-    by its radii): a box that holds the shape, exact only for straight lines."""
-    if exact and _tag(el) == "path":
-        return None
-    if _tag(el) == "path":
-        points = _path_points(el.get("d") or "")
-    else:
-        numbers = [float(n) for n in _NUM_RE.findall(el.get("points") or "")]
-        points = list(zip(numbers[::2], numbers[1::2], strict=False))
-    if not points:
-        return None
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)
-
-
-_ARGC = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
-
-
-def _path_points(d: str) -> list[tuple[float, float]]:
-    points: list[tuple[float, float]] = []
-    x = y = sx = sy = 0.0
-    for cmd, args in re.findall(r"([MmLlHhVvCcSsQqTtAaZz])([^MmLlHhVvCcSsQqTtAaZz]*)", d):
-        numbers = [float(n) for n in _NUM_RE.findall(args)]
-        argc, rel = _ARGC[cmd.lower()], cmd.islower()
-        if not argc:
-            x, y = sx, sy
-            continue
-        for k in range(0, len(numbers) - argc + 1, argc):
-            a = numbers[k : k + argc]
-            ox, oy = (x, y) if rel else (0.0, 0.0)
-            low = cmd.lower()
-            if low == "h":
-                x = a[0] + ox
-            elif low == "v":
-                y = a[0] + oy
-            elif low == "a":
-                x, y = a[5] + ox, a[6] + oy
-                reach = max(abs(a[0]), abs(a[1]))
-                points += [(x - 2 * reach, y - 2 * reach), (x + 2 * reach, y + 2 * reach)]
-            else:
-                for i in range(0, argc - 2, 2):
-                    points.append((a[i] + ox, a[i + 1] + oy))
-                x, y = a[-2] + ox, a[-1] + oy
-            points.append((x, y))
-            if low == "m" and k == 0:
-                sx, sy = x, y
-    return points
-
-
-_BOXES = {
-    "rect": _rect_box,
-    "circle": _ellipse_box,
-    "ellipse": _ellipse_box,
-    "polygon": _points_box,
-    "path": _points_box,
-}

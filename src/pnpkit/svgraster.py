@@ -25,7 +25,7 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from pnpkit import fonts, svgcss
+from pnpkit import fonts, svgcss, svggeom
 
 SVG_NS = "http://www.w3.org/2000/svg"
 SVG = "{" + SVG_NS + "}"
@@ -38,7 +38,7 @@ MAX_RASTERED = 32  # elements of one art file drawn as images
 MAX_ELEMENTS = 50_000  # in one render, each <use> expanded (svgdraw.MAX_ELEMENTS alike)
 MAX_IMAGE_PIXELS = 50_000_000  # a data: image inside what resvg draws (svgdraw's bound)
 Problems = list[tuple[int, str]]
-Matrix = tuple[float, float, float, float, float, float]
+Matrix = svggeom.Matrix
 
 _RESOURCES = {
     "linearGradient",
@@ -87,8 +87,6 @@ _INHERITED = (
 _URL_RE = re.compile(r"url\(\s*['\"]?#([^'\")\s]+)")
 _FILE_URL_RE = re.compile(r"url\(\s*['\"]?\s*(?!#)", re.I)
 _DATA_RE = re.compile(r"data:image/(png|jpeg);base64,(.*)", re.S)
-_TRANSFORM_RE = re.compile(r"(matrix|translate|scale|rotate|skewX|skewY)\s*\(([^)]*)\)")
-_NUM_RE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def reason(el: etree._Element, found: dict[str, etree._Element]) -> str | None:
@@ -96,8 +94,8 @@ def reason(el: etree._Element, found: dict[str, etree._Element]) -> str | None:
     for name, what in (("filter", "a filter"), ("mask", "a mask")):
         if _prop(el, name, "none") != "none":
             return what
-    if _prop(el, "mix-blend-mode", "normal") != "normal":
-        return "a blend mode"
+    if svgcss._float(_prop(el, "opacity", "1") or "1") < 1 and _overlaps(el):
+        return "opacity over overlapping paint"
     if any(_prop(el, f"marker{end}", "none") != "none" for end in ("", "-start", "-mid", "-end")):
         return "markers"
     for paint in ("fill", "stroke"):
@@ -112,6 +110,39 @@ def reason(el: etree._Element, found: dict[str, etree._Element]) -> str | None:
             if target is not None and _gradient_raster(target, found):
                 return "a gradient with stops of differing opacity or a repeating spread"
     return None
+
+
+def _overlaps(el: etree._Element) -> bool:
+    """Whether el's paint overlaps itself, so that opacity folded into each part (what the
+    compiler does) would show one part through another: a stroked fill, or two parts of a
+    group whose boxes meet (anything but a plain shape counts as meeting everything)."""
+    if _tag(el) in svggeom.BOXES:
+        return _painted(el, "fill", "black") and _painted(el, "stroke", "none")
+    boxes: list[svggeom.Box] = []
+    for part in el.iter(etree.Element):
+        kind = _tag(part)
+        if part is el or kind in ("g", "title", "desc"):
+            continue
+        box = svggeom.BOXES[kind](part, exact=False) if kind in svggeom.BOXES else None
+        if box is None or (_painted(part, "fill", "black") and _painted(part, "stroke", "none")):
+            return True  # a stroked fill overlaps itself, text or an image: assume the worst
+        placed = svggeom.moved(box, _matrix_of(list(part.iterancestors())[::-1][1:] + [part]))
+        if any(_meet(placed, other) for other in boxes):
+            return True
+        boxes.append(placed)
+    return False
+
+
+def _painted(el: etree._Element, paint: str, initial: str) -> bool:
+    for node in [el, *el.iterancestors()]:
+        value = _prop(node, paint, None)
+        if value is not None and value != "inherit":
+            return value != "none"
+    return initial != "none"
+
+
+def _meet(a: svggeom.Box, b: svggeom.Box) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
 def _gradient_raster(gradient: etree._Element, found: dict[str, etree._Element]) -> bool:
@@ -172,10 +203,10 @@ def _candidates(
 
 
 def _viewbox(root: etree._Element) -> tuple[float, float, float, float]:
-    numbers = [float(n) for n in _NUM_RE.findall(root.get("viewBox") or "")]
+    numbers = [float(n) for n in svggeom.NUM_RE.findall(root.get("viewBox") or "")]
     if len(numbers) == 4 and numbers[2] > 0 and numbers[3] > 0:
         return numbers[0], numbers[1], numbers[2], numbers[3]
-    w, h = (_NUM_RE.match(root.get(n) or "") for n in ("width", "height"))
+    w, h = (svggeom.NUM_RE.match(root.get(n) or "") for n in ("width", "height"))
     return 0.0, 0.0, float(w.group()) if w else 1.0, float(h.group()) if h else 1.0
 
 
@@ -226,10 +257,11 @@ def _placement(el: etree._Element) -> str:
     """The transform el applies to its children: a nested <svg>'s viewport, its transform."""
     parts = [_prop(el, "transform", "") or ""]
     if _tag(el) == "svg":
-        x, y = (float(el.get(n, "0") or 0) for n in ("x", "y"))
+        x, y = (svggeom.number(el.get(n)) for n in ("x", "y"))
+        x, y = (v if math.isfinite(v) else 0.0 for v in (x, y))  # the compiler reports it
         parts.append(f"translate({x},{y})")
-        numbers = [float(n) for n in _NUM_RE.findall(el.get("viewBox") or "")]
-        w, h = (_NUM_RE.match(el.get(n) or "") for n in ("width", "height"))
+        numbers = [float(n) for n in svggeom.NUM_RE.findall(el.get("viewBox") or "")]
+        w, h = (svggeom.NUM_RE.match(el.get(n) or "") for n in ("width", "height"))
         if len(numbers) == 4 and w and h and numbers[2] > 0 and numbers[3] > 0:
             sx, sy = float(w.group()) / numbers[2], float(h.group()) / numbers[3]
             parts.append(f"matrix({sx},0,0,{sy},{-numbers[0] * sx},{-numbers[1] * sy})")
@@ -309,9 +341,7 @@ def _render(doc: etree._Element) -> bytes:
     )
 
 
-def _put_image(
-    el: etree._Element, png: bytes, box: tuple[float, float, float, float]
-) -> None:
+def _put_image(el: etree._Element, png: bytes, box: tuple[float, float, float, float]) -> None:
     """el replaced by the painted part of its render (nothing if it paints nothing)."""
     from PIL import Image
 
@@ -332,7 +362,7 @@ def _put_image(
     cropped.save(out, format="PNG")
     image_el = etree.Element(SVG + "image")
     image_el.sourceline = el.sourceline
-    inverse = _inverse(_matrix_of(list(el.iterancestors())[::-1][1:]))
+    inverse = svggeom.inverse(_matrix_of(list(el.iterancestors())[::-1][1:]))
     if inverse is None:  # a degenerate transform: the element covers nothing
         parent.remove(el)
         return
@@ -350,51 +380,10 @@ def _put_image(
 
 def _matrix_of(ancestors: list[etree._Element]) -> Matrix:
     """The matrix of the ancestors' placements (what _placement writes), outermost first."""
-    matrix: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+    matrix = svggeom.IDENTITY
     for el in ancestors:
-        for name, args in _TRANSFORM_RE.findall(_placement(el)):
-            matrix = _compose(matrix, _basic(name, [float(n) for n in _NUM_RE.findall(args)]))
+        matrix = svggeom.compose(matrix, svggeom.parse(_placement(el)))
     return matrix
-
-
-def _basic(name: str, a: list[float]) -> Matrix:
-    if name == "matrix" and len(a) == 6:
-        return (a[0], a[1], a[2], a[3], a[4], a[5])
-    if name == "translate" and a:
-        return (1, 0, 0, 1, a[0], a[1] if len(a) > 1 else 0)
-    if name == "scale" and a:
-        return (a[0], 0, 0, a[-1], 0, 0)
-    if name in ("skewX", "skewY") and a:
-        t = math.tan(math.radians(a[0]))
-        return (1, 0, t, 1, 0, 0) if name == "skewX" else (1, t, 0, 1, 0, 0)
-    if name == "rotate" and a:
-        c, s = math.cos(math.radians(a[0])), math.sin(math.radians(a[0]))
-        turn: Matrix = (c, s, -s, c, 0, 0)
-        if len(a) == 3:
-            turn = _compose(_compose((1, 0, 0, 1, a[1], a[2]), turn), (1, 0, 0, 1, -a[1], -a[2]))
-        return turn
-    return (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-
-
-def _compose(m: Matrix, n: Matrix) -> Matrix:
-    a, b, c, d, e, f = m
-    return (
-        a * n[0] + c * n[1],
-        b * n[0] + d * n[1],
-        a * n[2] + c * n[3],
-        b * n[2] + d * n[3],
-        a * n[4] + c * n[5] + e,
-        b * n[4] + d * n[5] + f,
-    )
-
-
-def _inverse(m: Matrix) -> Matrix | None:
-    a, b, c, d, e, f = m
-    det = a * d - b * c
-    if not det or not math.isfinite(det):
-        return None
-    ia, ib, ic, id_ = d / det, -b / det, -c / det, a / det
-    return (ia, ib, ic, id_, -(ia * e + ic * f), -(ib * e + id_ * f))
 
 
 def _prune(root: etree._Element) -> None:
