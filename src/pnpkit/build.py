@@ -29,6 +29,7 @@ from pnpkit import (
     changes,
     cvd,
     earlyforms,
+    filelimits,
     foldmarks,
     fonts,
     guide,
@@ -43,6 +44,7 @@ from pnpkit import (
     schema,
     shaping,
     svgdraw,
+    svgnorm,
     textcheck,
     trust,
 )
@@ -271,9 +273,13 @@ def _compile(
     reported, and the SVG would only repeat them less precisely.
     """
     problems: list[Problem] = []
+    arts: set[str] = set()  # the SVG art files drawn: their notes (svgnorm.image_note)
 
     def resolve(href: str) -> str | None:  # raises paths.Outside, which compile_svg reports
-        return paths.image_file(pack.root, href)
+        path = paths.image_file(pack.root, href)
+        if path is not None and path.lower().endswith(".svg"):
+            arts.add(path)
+        return path
 
     for face in faces:
         if face.broken:
@@ -289,7 +295,19 @@ def _compile(
                     for line, message, *art in exc.problems
                 ]
         face.drawing = compiled[key]
-    return problems
+    notes = [_art_note(art) for art in sorted(arts)]
+    return problems + [note for note in notes if note is not None]
+
+
+def _art_note(path: str) -> Problem | None:
+    """The warning that part of an SVG art file is drawn as an image, if it is."""
+    try:
+        note = svgnorm.image_note(filelimits.read(path, filelimits.MAX_ART_BYTES))
+    except OSError:
+        return None  # the compile says so
+    if note is None:
+        return None
+    return Problem(Location(display_path(Path(path)), note[0], 1), note[1], "art-image", "warning")
 
 
 def _check_texts(

@@ -73,7 +73,6 @@ _NEUTRAL: dict[str, set[str] | None] = {
     "inline-size": None,
     "white-space": None,
     "font-kerning": None,
-    "mask-type": None,  # read by svgraster from the <mask> before it is dropped
 }
 _LENGTH_PROPS = {"stroke-width", "font-size", "stroke-dashoffset", "stroke-dasharray"}
 _PX_RE = re.compile(r"(?<![\w.])([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)px\b")

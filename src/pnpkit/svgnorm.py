@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import math
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -36,6 +37,7 @@ _DROP_ATTRS = {"enable-background", "{http://www.w3.org/XML/1998/namespace}space
 _GEOMETRY = {"x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "x1", "y1", "x2", "y2"}
 # Presentation attributes made plain as their style declarations are (svgcss.plain_value).
 _PRESENTATION = set(svgcss._NEUTRAL) | {
+    "mask-type",
     "fill",
     "stroke",
     "stop-color",
@@ -83,8 +85,7 @@ _RASTER_WORDS = (
     b"filter",
     b"mask",
     b"pattern",
-    b"stop-opacity",
-    b"blend-mode",
+    b"opacity",  # stop-opacity, and opacity over overlapping paint
     b"marker",
     b"spreadMethod",
     b"stroke:url",
@@ -126,19 +127,47 @@ def size_step(size: float) -> float:
 def normalise(root: etree._Element, size_mm: float) -> Normalised:
     """Rewrite root in place (see the module docstring); size_mm: the largest side the art is
     drawn at, for the resolution of what is drawn as an image."""
-    done = Normalised()
-    _strip_editor(root)
-    done.problems += svgcss.resolve(root)
-    _plain_attributes(root)
-    done.problems += _expand_symbols(root)
-    _inline_gradient_hrefs(root)
-    _fold_stop_opacity(root)
-    _masks_as_clips(root)
-    svgpattern.tile_patterns(root)
+    done = Normalised(_vector_steps(root))
     problems, rastered = svgraster.replace(root, size_mm if size_mm > 0 else DEFAULT_SIZE_MM)
     done.problems += problems
     done.rastered = rastered
     return done
+
+
+def _vector_steps(root: etree._Element) -> Problems:
+    """Steps 1 to 5 of the module docstring; their problems."""
+    _strip_editor(root)
+    problems = svgcss.resolve(root)
+    _plain_attributes(root)
+    problems += _expand_symbols(root)
+    _inline_gradient_hrefs(root)
+    _fold_stop_opacity(root)
+    _masks_as_clips(root)
+    svgpattern.tile_patterns(root)
+    return problems
+
+
+@lru_cache(maxsize=64)
+def image_note(data: bytes) -> tuple[int, str] | None:
+    """(line, message) of the build's note for an art file some of which is drawn as an
+    image, or None: one note per file, at its first such element."""
+    if not may_raster(data):
+        return None
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError:
+        return None  # the compile reports it
+    _vector_steps(root)
+    parts = svgraster.planned(root)
+    if not parts:
+        return None
+    listed = ", ".join(f"{why} (line {line})" for line, why in parts[:5])
+    more = f" and {len(parts) - 5} more" if len(parts) > 5 else ""
+    return parts[0][0], (
+        f"drawn partly as an image at {svgraster.PRINT_DPI} dpi, as PDF vectors cannot "
+        f"express {listed}{more}; the rest is vectors"
+    )
 
 
 def _strip_editor(root: etree._Element) -> None:

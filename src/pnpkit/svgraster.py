@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from lxml import etree
 
 from pnpkit import fonts, svgcss, svggeom
+from pnpkit.errors import one_line
 
 SVG_NS = "http://www.w3.org/2000/svg"
 SVG = "{" + SVG_NS + "}"
@@ -160,6 +161,12 @@ def _gradient_raster(gradient: etree._Element, found: dict[str, etree._Element])
     return False
 
 
+def planned(root: etree._Element) -> list[tuple[int, str]]:
+    """(line, why) of each element replace() would draw as an image."""
+    found = {el.get("id"): el for el in root.iter(etree.Element) if el.get("id")}
+    return [(el.sourceline or 0, why) for el, why in _candidates(root, found)]
+
+
 def replace(root: etree._Element, size_mm: float) -> tuple[Problems, list[tuple[int, str]]]:
     """Draw each element that needs it as an image in its place; return the problems and,
     per element drawn so, (line, why)."""
@@ -178,7 +185,12 @@ def replace(root: etree._Element, size_mm: float) -> tuple[Problems, list[tuple[
         if problem:
             problems.append((line, f"cannot draw {why} as an image: {problem}"))
             continue
-        _put_image(el, _render(doc), box)
+        try:
+            png = _render(doc)
+        except ValueError as exc:  # resvg's own limits (its count of nodes, say)
+            problems.append((line, f"cannot draw {why} as an image: {one_line(str(exc), 200)}"))
+            continue
+        _put_image(el, png, box)
         done.append((line, why))
     _prune(root)
     return problems, done
@@ -307,25 +319,25 @@ def _data_image(value: str) -> str | None:
 def _count(
     el: etree._Element,
     found: dict[str, etree._Element],
-    memo: dict[int, int],
-    open_: set[int],
+    memo: dict[str, int],
+    open_: set[str],
 ) -> int:
-    """Elements el stands for, each <use> counted as its target (a cycle counts as too many)."""
-    key = id(el)
-    if key in memo:
-        return memo[key]
-    if key in open_:
-        return MAX_ELEMENTS + 1
-    open_.add(key)
+    """Elements el stands for, each <use> counted as its target (a cycle counts as too many);
+    a target's count is kept by its id (lxml's element objects are made afresh, so not by
+    them)."""
     total = 1
     for child in el:
         if isinstance(child.tag, str):
             total = min(total + _count(child, found, memo, open_), MAX_ELEMENTS + 1)
-    ref = _href(el)
-    if _tag(el) == "use" and ref.startswith("#") and ref[1:] in found:
-        total = min(total + _count(found[ref[1:]], found, memo, open_), MAX_ELEMENTS + 1)
-    open_.discard(key)
-    memo[key] = total
+    ref = _href(el)[1:] if _href(el).startswith("#") else ""
+    if _tag(el) == "use" and ref in found:
+        if ref in open_:
+            return MAX_ELEMENTS + 1
+        if ref not in memo:
+            open_.add(ref)
+            memo[ref] = _count(found[ref], found, memo, open_)
+            open_.discard(ref)
+        total = min(total + memo[ref], MAX_ELEMENTS + 1)
     return total
 
 
