@@ -9,11 +9,11 @@ import io
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, write_pack
 from lxml import etree
 from PIL import Image
 
 import artcompare
+from conftest import ROOT, write_pack
 from pnpkit import build, svgcss, svgdraw, svgnorm, svgraster
 
 CORPUS = Path(__file__).parent / "art"
@@ -132,14 +132,15 @@ def test_plain_values():
     [
         ("@import url(x.css);", "CSS @import is not supported in art files"),
         (".a{fill:url(x.svg#p)}", "CSS 'fill: url(x.svg#p)' names a file: only url(#id)"),
-        (".a{fill:url('http://x/y')}", "CSS 'fill: url(\"http://x/y\")' names a file: only url(#id)"),
+        (
+            ".a{fill:url('http://x/y')}",
+            "CSS 'fill: url(\"http://x/y\")' names a file: only url(#id)",
+        ),
     ],
 )
 def test_css_that_reaches_out_is_refused(css, message):
-    root = etree.fromstring(
-        f'<svg xmlns="http://www.w3.org/2000/svg">\n<style>{css}</style><rect class="a"/></svg>'
-        .encode()
-    )
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg">\n<style>{css}</style><rect class="a"/></svg>'
+    root = etree.fromstring(svg.encode())
     assert svgcss.resolve(root) == [(2, message)]
 
 
@@ -184,10 +185,7 @@ def _raster_problems(svg: str) -> list[tuple[int, str]]:
     return svgnorm.normalise(root, 50).problems
 
 
-BLUR = (
-    '<filter id="f"><feGaussianBlur stdDeviation="2"/></filter>'
-    '<g filter="url(#f)">{}</g>'
-)
+BLUR = '<filter id="f"><feGaussianBlur stdDeviation="2"/></filter><g filter="url(#f)">{}</g>'
 
 
 @pytest.mark.parametrize(
@@ -215,22 +213,25 @@ BLUR = (
     ],
 )
 def test_what_resvg_is_handed_is_checked(inner, message):
-    svg = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n{BLUR.format(inner)}</svg>'
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n{BLUR.format(inner)}</svg>'
+    )
     assert _raster_problems(svg) == [(2, message)]
 
 
 def test_use_bombs_are_not_rendered():
-    uses = "".join(
-        f'<g id="l{n}">' + f'<use href="#l{n - 1}"/>' * 10 + "</g>" for n in range(1, 7)
-    )
+    uses = "".join(f'<g id="l{n}">' + f'<use href="#l{n - 1}"/>' * 10 + "</g>" for n in range(1, 7))
     drawn = BLUR.format('<use href="#l6"/>')
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n<defs><rect id="l0" '
         f'width="1" height="1"/>{uses}</defs>{drawn}</svg>'
     )
     assert _raster_problems(svg) == [
-        (2, "cannot draw a filter as an image: it has more than 50,000 elements once each "
-         "<use> is expanded")
+        (
+            2,
+            "cannot draw a filter as an image: it has more than 50,000 elements once each "
+            "<use> is expanded",
+        )
     ]
 
 
@@ -246,8 +247,14 @@ def test_pixels_are_bounded():
 
 
 def test_a_plain_svg_doctype_is_taken_but_not_an_internal_subset(tmp_path):
-    head = '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd"'
-    body = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="5" height="5"/></svg>'
+    head = (
+        '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" '
+        '"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd"'
+    )
+    body = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
+        '<rect width="5" height="5"/></svg>'
+    )
     (tmp_path / "a.svg").write_text(f"{head}>\n{body}")
     (tmp_path / "b.svg").write_text(f'{head} [<!ENTITY x "y">]>\n{body}')
     face = (

@@ -86,6 +86,22 @@ def number(text: str | None) -> float:
         return math.nan
 
 
+def set_line(el: etree._Element, line: int | None) -> None:
+    """Give a made element the source line of the one it stands for (so the compiler's
+    problems point there): lxml takes it, its stubs call it read-only."""
+    el.sourceline = line  # type: ignore[misc]
+
+
+def ids(root: etree._Element) -> dict[str, etree._Element]:
+    """The elements of root by id."""
+    found: dict[str, etree._Element] = {}
+    for el in root.iter(etree.Element):
+        ident = el.get("id")
+        if ident:
+            found[ident] = el
+    return found
+
+
 def tag(el: etree._Element | None) -> str:
     return etree.QName(el).localname if el is not None and isinstance(el.tag, str) else ""
 

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import copy
 import math
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lxml import etree
 
-from pnpkit import svgcss, svgpattern, svgraster
+from pnpkit import svgcss, svggeom, svgpattern, svgraster
 
 SVG_NS = "http://www.w3.org/2000/svg"
 SVG = "{" + SVG_NS + "}"
@@ -221,17 +221,13 @@ def href(el: etree._Element) -> str:
     return el.get("href") or el.get(XLINK_HREF) or ""
 
 
-def ids(root: etree._Element) -> dict[str, etree._Element]:
-    return {el.get("id"): el for el in root.iter(etree.Element) if el.get("id")}
-
-
 def _expand_symbols(root: etree._Element) -> Problems:
     """Each <use> of a <symbol>: a <g> at the use's place holding a copy of the symbol's
     content in a nested <svg> viewport (what SVG says a symbol is when used)."""
     problems: Problems = []
     copied = 0
     for _ in range(8):  # symbols using symbols: a few rounds, each copy bounded
-        found = ids(root)
+        found = svggeom.ids(root)
         uses = [
             u
             for u in root.iter(SVG + "use")
@@ -260,14 +256,14 @@ def _tag(el: etree._Element | None) -> str:
 def _replace_use(use: etree._Element, symbol: etree._Element) -> None:
     x, y = use.get("x", "0"), use.get("y", "0")
     group = etree.Element(SVG + "g")
-    group.sourceline = use.sourceline
+    svggeom.set_line(group, use.sourceline)
     for name, value in use.attrib.items():
         if name not in ("x", "y", "width", "height", "href", XLINK_HREF, "id"):
             group.set(name, value)
     transform = f"{group.get('transform', '')} translate({x},{y})".strip()
     group.set("transform", transform)
     viewport = etree.SubElement(group, SVG + "svg")
-    viewport.sourceline = symbol.sourceline
+    svggeom.set_line(viewport, symbol.sourceline)
     w = use.get("width") or symbol.get("width") or "100%"
     h = use.get("height") or symbol.get("height") or "100%"
     box = symbol.get("viewBox")
@@ -325,7 +321,7 @@ _SHARED_ATTRS = ("gradientUnits", "gradientTransform", "spreadMethod")
 def _inline_gradient_hrefs(root: etree._Element) -> None:
     """A gradient taking its stops and attributes from another (Inkscape's and Illustrator's
     way) gets its own copies, as SVG defines the inheritance; the href goes."""
-    found = ids(root)
+    found = svggeom.ids(root)
     for el in list(root.iter(SVG + "linearGradient", SVG + "radialGradient")):
         seen = {id(el)}
         source = found.get(href(el)[1:]) if href(el).startswith("#") else None
@@ -348,7 +344,7 @@ def _inline_gradient_hrefs(root: etree._Element) -> None:
 
 def _fold_stop_opacity(root: etree._Element) -> None:
     """Stops sharing one stop-opacity: it moves into each user's fill-opacity (vectors)."""
-    found = ids(root)
+    found = svggeom.ids(root)
     uniform: dict[str, float] = {}
     for ident, el in found.items():
         if _tag(el) in ("linearGradient", "radialGradient"):
@@ -387,7 +383,7 @@ _SHAPES = {"rect", "circle", "ellipse", "path", "polygon"}
 def _masks_as_clips(root: etree._Element) -> None:
     """A mask of plain shapes all in one flat colour without stroke is a clip path, with the
     colour's luminance (or for mask-type alpha its opacity) as the element's opacity."""
-    found = ids(root)
+    found = svggeom.ids(root)
     for el in list(root.iter(etree.Element)):
         value = (prop(el, "mask") or "").strip()
         if not value.startswith("url(#"):
@@ -400,7 +396,7 @@ def _masks_as_clips(root: etree._Element) -> None:
         if mask is not None and mask.getparent() is not None:
             mask.addnext(path)
         group = etree.Element(SVG + "g", {"clip-path": f"url(#{path.get('id')})"})
-        group.sourceline = el.sourceline
+        svggeom.set_line(group, el.sourceline)
         if strength < 1:
             group.set("opacity", f"{strength:g}")
         _drop_prop(el, "mask")
@@ -437,10 +433,10 @@ def _mask_clip(mask: etree._Element) -> tuple[etree._Element, float] | None:
     if strength is None:
         return None
     clip = etree.Element(SVG + "clipPath", {"id": f"{mask.get('id')}--clip"})
-    clip.sourceline = mask.sourceline
+    svggeom.set_line(clip, mask.sourceline)
     for shape in shapes:
         copied = etree.SubElement(clip, shape.tag)
-        copied.sourceline = shape.sourceline
+        svggeom.set_line(copied, shape.sourceline)
         for name in ("d", "x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "points"):
             if shape.get(name) is not None:
                 copied.set(name, shape.get(name))  # type: ignore[arg-type]

@@ -37,7 +37,7 @@ _GEOMETRY = ("d", "x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "poi
 
 def tile_patterns(root: etree._Element) -> None:
     """Rewrite every shape filled with a pattern that vectors can draw (module docstring)."""
-    found = {el.get("id"): el for el in root.iter(etree.Element) if el.get("id")}
+    found = svggeom.ids(root)
     count = 0
     for el in list(root.iter(etree.Element)):
         match = _URL_RE.fullmatch(_prop(el, "fill") or "")
@@ -151,7 +151,7 @@ def _replace(
     _set(stroke, "fill", "none")
     outer.append(stroke)
     for node in outer.iter(etree.Element):
-        node.sourceline = line
+        svggeom.set_line(node, line)
     outer.tail, el.tail = el.tail, None
     el.getparent().replace(el, outer)  # type: ignore[union-attr]
 
@@ -166,7 +166,7 @@ def _content_scale(el: etree._Element, attrs: dict[str, str]) -> str:
 
 def _element(tag: str, line: int | None) -> etree._Element:
     el = etree.Element(SVG + tag)
-    el.sourceline = line
+    svggeom.set_line(el, line)
     return el
 
 

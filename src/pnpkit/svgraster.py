@@ -163,14 +163,14 @@ def _gradient_raster(gradient: etree._Element, found: dict[str, etree._Element])
 
 def planned(root: etree._Element) -> list[tuple[int, str]]:
     """(line, why) of each element replace() would draw as an image."""
-    found = {el.get("id"): el for el in root.iter(etree.Element) if el.get("id")}
+    found = svggeom.ids(root)
     return [(el.sourceline or 0, why) for el, why in _candidates(root, found)]
 
 
 def replace(root: etree._Element, size_mm: float) -> tuple[Problems, list[tuple[int, str]]]:
     """Draw each element that needs it as an image in its place; return the problems and,
     per element drawn so, (line, why)."""
-    found = {el.get("id"): el for el in root.iter(etree.Element) if el.get("id")}
+    found = svggeom.ids(root)
     todo = list(_candidates(root, found))
     problems: Problems = []
     done: list[tuple[int, str]] = []
@@ -282,7 +282,7 @@ def _placement(el: etree._Element) -> str:
 
 def _unsafe(doc: etree._Element) -> str | None:
     """Why resvg must not be handed doc, or None: see the module docstring."""
-    found = {el.get("id"): el for el in doc.iter(etree.Element) if el.get("id")}
+    found = svggeom.ids(doc)
     for el in doc.iter():
         if not isinstance(el.tag, str):
             continue
@@ -369,11 +369,11 @@ def _put_image(el: etree._Element, png: bytes, box: tuple[float, float, float, f
         return
     vx, vy, vw, vh = box
     sx, sy = vw / size[0], vh / size[1]
-    left, top, right, bottom = bounds  # type: ignore[misc]
+    left, top, right, bottom = bounds
     out = io.BytesIO()
     cropped.save(out, format="PNG")
     image_el = etree.Element(SVG + "image")
-    image_el.sourceline = el.sourceline
+    svggeom.set_line(image_el, el.sourceline)
     inverse = svggeom.inverse(_matrix_of(list(el.iterancestors())[::-1][1:]))
     if inverse is None:  # a degenerate transform: the element covers nothing
         parent.remove(el)
