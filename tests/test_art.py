@@ -219,6 +219,28 @@ def test_what_resvg_is_handed_is_checked(inner, message):
     assert _raster_problems(svg) == [(2, message)]
 
 
+@pytest.mark.parametrize(
+    "primitive",
+    [
+        '<feMorphology radius="20"/>',
+        '<feTurbulence baseFrequency="0.1" numOctaves="1000000"/>',
+        '<feConvolveMatrix order="200" kernelMatrix="1"/>',
+    ],
+)
+def test_filters_that_would_take_too_long_are_refused(primitive):
+    kind = primitive.split()[0][1:]
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
+        f'<filter id="f">{primitive}</filter><rect width="9" height="9" filter="url(#f)"/></svg>'
+    )
+    assert _raster_problems(svg) == [
+        (
+            2,
+            f"cannot draw a filter as an image: its <{kind}> would take too long to draw at 300 dpi",
+        )
+    ]
+
+
 def test_use_bombs_are_not_rendered():
     uses = "".join(f'<g id="l{n}">' + f'<use href="#l{n - 1}"/>' * 10 + "</g>" for n in range(1, 7))
     drawn = BLUR.format('<use href="#l6"/>')
@@ -292,3 +314,23 @@ def test_an_image_part_in_a_png_keeps_its_place():
     assert 41 - 24 - 7 < image.x < 41 - 24 and 38 - 5 - 7 < image.y < 38 - 5
     assert 48 < image.w < 48 + 14 and 10 < image.h < 10 + 14
     assert base64.b64encode(image.source[:4]) == base64.b64encode(b"\x89PNG")
+
+
+def test_the_docs_illustrator_example(tmp_path):
+    """docs/templates.md's Illustrator export, in a pack: the build's note is the one the page
+    shows, the shadowed rectangle is the one image, the rest vectors."""
+    page = (ROOT / "docs/templates.md").read_text()
+    art = page.split("```xml\n", 1)[1].split("```", 1)[0]
+    shown = page.split("```text\ncomponents/demo/art/badge.svg", 1)[1].split("\n", 1)[0]
+    root = _art_pack(tmp_path, art)
+    result = build.build(root, tmp_path / "out")
+    (note,) = result.problems
+    assert f":{note.where.line}:1: {note.level}: {note.message} [{note.rule}]" == shown
+    face = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="50mm" height="35mm" viewBox="0 0 50 35">'
+        '<image href="badge.svg" x="0" y="0" width="50" height="35"/></svg>'
+    )
+    (tmp_path / "badge.svg").write_text(art)
+    ops = svgdraw.compile_svg(face, lambda href: str(tmp_path / href)).ops
+    kinds = [type(op).__name__ for op in ops if isinstance(op, (svgdraw.PathOp, svgdraw.ImageOp))]
+    assert kinds == ["PathOp", "ImageOp", "PathOp"]

@@ -38,6 +38,7 @@ MAX_RASTER_PIXELS = 40_000_000  # one render of the art's box (a 42 cm square bo
 MAX_RASTERED = 32  # elements of one art file drawn as images
 MAX_ELEMENTS = 50_000  # in one render, each <use> expanded (svgdraw.MAX_ELEMENTS alike)
 MAX_IMAGE_PIXELS = 50_000_000  # a data: image inside what resvg draws (svgdraw's bound)
+MAX_FILTER_WORK = 200_000_000  # pixel visits of one filter primitive (see _slow_filter)
 Problems = list[tuple[int, str]]
 Matrix = svggeom.Matrix
 
@@ -296,9 +297,37 @@ def _unsafe(doc: etree._Element) -> str | None:
                     return f"{problem} ('{value[:40]}'): only #id and PNG/JPEG data: images"
             if _FILE_URL_RE.search(value) or local.startswith("on"):
                 return f"attribute '{local}' is not allowed"
+    slow = _slow_filter(doc)
+    if slow:
+        return slow
     if _count(doc, found, {}, set()) > MAX_ELEMENTS:
         return f"it has more than {MAX_ELEMENTS:,} elements once each <use> is expanded"
     return None
+
+
+def _slow_filter(doc: etree._Element) -> str | None:
+    """Why a filter primitive would take too long to draw (resvg's morphology looks at every
+    pixel of its radius for every pixel, turbulence works once per octave, a convolution once
+    per kernel cell), or None. A morphology of radius 25 px over 300 x 300 px took 8 s."""
+    pixels = int(doc.get("width", "1")) * int(doc.get("height", "1"))
+    per_unit = int(doc.get("width", "1")) / float(doc.get("viewBox", "0 0 1 1").split()[2])
+    for el in doc.iter(SVG + "feMorphology", SVG + "feTurbulence", SVG + "feConvolveMatrix"):
+        kind = _tag(el)
+        numbers = [abs(svggeom.number(n)) for n in svggeom.NUM_RE.findall(el.get(_WORK[kind], ""))]
+        numbers = [n for n in numbers if math.isfinite(n)] or [_DEFAULT_WORK[kind]]
+        if kind == "feMorphology":
+            work = pixels * (2 * max(numbers) * per_unit + 1) ** 2
+        elif kind == "feTurbulence":
+            work = pixels * max(numbers)
+        else:
+            work = pixels * numbers[0] * numbers[-1]
+        if not work <= MAX_FILTER_WORK:
+            return f"its <{kind}> would take too long to draw at {PRINT_DPI} dpi"
+    return None
+
+
+_WORK = {"feMorphology": "radius", "feTurbulence": "numOctaves", "feConvolveMatrix": "order"}
+_DEFAULT_WORK = {"feMorphology": 0.0, "feTurbulence": 1.0, "feConvolveMatrix": 3.0}
 
 
 def _data_image(value: str) -> str | None:
