@@ -17,7 +17,8 @@ import resvg_py
 from PIL import Image, ImageChops
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, svgdraw
+from pnpkit.svg import compiler as svgdraw
+from pnpkit.typeset import fonts
 from pnpkit.units import PT_PER_MM
 
 DPI = 150

@@ -14,7 +14,11 @@ from PIL import Image
 
 import artcompare
 from conftest import ROOT, write_pack
-from pnpkit import build, svgcss, svgdraw, svgnorm, svgraster
+from pnpkit.build import pipeline as build
+from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg import css as svgcss
+from pnpkit.svg import normalise as svgnorm
+from pnpkit.svg import raster as svgraster
 
 CORPUS = Path(__file__).parent / "art"
 FILES = sorted(CORPUS.glob("*.svg"))
@@ -236,7 +240,8 @@ def test_filters_that_would_take_too_long_are_refused(primitive):
     assert _raster_problems(svg) == [
         (
             2,
-            f"cannot draw a filter as an image: its <{kind}> would take too long to draw at 300 dpi",
+            f"cannot draw a filter as an image: its <{kind}> would take too long to draw at "
+            "300 dpi",
         )
     ]
 

@@ -18,11 +18,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from pnpkit import build, watch
-from pnpkit.cache import Cache
-from pnpkit.output import spare_for
-from pnpkit.serve import Server
-from pnpkit.watch import Watcher
+from pnpkit.build import pipeline as build
+from pnpkit.build.cache import Cache
+from pnpkit.build.output import spare_for
+from pnpkit.commands import watch
+from pnpkit.commands.serve import Server
+from pnpkit.commands.watch import Watcher
 
 M = "components/mammoth-herd"
 TIMEOUT = 60  # seconds to wait for a build before the test gives up (a hang, not a speed check)
@@ -72,7 +73,7 @@ def running(kit):
 def watched_rebuilds(kit, out: Path):
     """A rebuild of the kit into out as watch makes one (a long-lived cache, the previous kit
     kept as the next build's spare), and the cache."""
-    from pnpkit import output
+    from pnpkit.build import output
 
     cache = Cache(out / build.CACHE_DIR, deferred=True)
 
@@ -597,7 +598,14 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     the compiler's and the text checks' memos) is gone after build.forget_kept(), every
     registered cache with it, and the next build, which does all that work again, writes the
     same kit."""
-    from pnpkit import layout, loader, memo, pdf, preview, render, schema, svgdraw, textcheck
+    from pnpkit import memo
+    from pnpkit.build import preview
+    from pnpkit.checks import textcheck
+    from pnpkit.faces import render
+    from pnpkit.impose import layout
+    from pnpkit.pack import loader, schema
+    from pnpkit.pdf import writer as pdf
+    from pnpkit.svg import compiler as svgdraw
 
     kept = (
         loader._LAST,
@@ -640,16 +648,16 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
 # object) must be registered with memo.kept(), so that build.forget_kept() empties it.
 NOT_KEPT = {
     "memo._KEPT": "the registry itself",
-    "fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
-    "fonts._registered": "fonts registered with ReportLab, which keeps them whatever we forget",
-    "output._CALL": "the C library's swap function, found once",
-    "pdf._SHAPES": "per document (weak): gone with the document",
-    "pdf._HEADS": "per document (weak): gone with the document",
-    "render._FAMILIES": "per environment (weak): gone with the build's environment",
-    "svgdraw._SHOWN": "per document (weak): gone with the document",
+    "typeset.fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
+    "typeset.fonts._registered": "fonts registered with ReportLab, kept whatever we forget",
+    "build.output._CALL": "the C library's swap function, found once",
+    "pdf.writer._SHAPES": "per document (weak): gone with the document",
+    "pdf.writer._HEADS": "per document (weak): gone with the document",
+    "faces.render._FAMILIES": "per environment (weak): gone with the build's environment",
+    "svg.compiler._SHOWN": "per document (weak): gone with the document",
 }
 # cache objects, by the container in them that is registered
-HELD_IN = {"render._COMPILED": "codes"}
+HELD_IN = {"faces.render._COMPILED": "codes"}
 
 
 def _module_level_containers() -> list[tuple[str, str]]:
@@ -661,7 +669,9 @@ def _module_level_containers() -> list[tuple[str, str]]:
 
     found = []
     containers = {"dict", "list", "set", "OrderedDict", "WeakKeyDictionary"}
-    for path in sorted(Path(pnpkit.__file__).parent.glob("*.py")):
+    package = Path(pnpkit.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        module = ".".join(path.relative_to(package).with_suffix("").parts)
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target, value = node.targets[0], node.value
@@ -674,10 +684,10 @@ def _module_level_containers() -> list[tuple[str, str]]:
             )
             made = isinstance(value, ast.Call) and (
                 ast.unparse(value.func).split(".")[-1] in containers
-                or f"{path.stem}.{ast.unparse(target)}" in HELD_IN
+                or f"{module}.{ast.unparse(target)}" in HELD_IN
             )
             if isinstance(target, ast.Name) and (empty or made) and not value_args(value):
-                found.append((path.stem, target.id))
+                found.append((module, target.id))
     return found
 
 
@@ -696,7 +706,12 @@ def test_every_module_level_memo_is_registered():
     registered = memo.registered()
     found = _module_level_containers()
     names = {f"{module}.{name}" for module, name in found}
-    assert {"svgdraw._LEAVES", "loader._LAST", "build._KNOWN", "render._COMPILED"} <= names
+    assert {
+        "svg.compiler._LEAVES",
+        "pack.loader._LAST",
+        "build.pipeline._KNOWN",
+        "faces.render._COMPILED",
+    } <= names
     assert set(NOT_KEPT) <= names  # each exception still exists
     for module, name in found:
         key = f"{module}.{name}"

@@ -1,0 +1,909 @@
+"""The pipeline on one screen: load -> check -> render -> compile -> impose -> write.
+
+This is the only module that knows every stage; the core stages hand data
+on and do not call each other (the plug-ins, hexes, dice and labels, reach
+layout, render and rules through the registry validate() hands them). validate()
+stops after layout, so it reports everything a build would (template errors,
+overflowing text, missing glyphs, faces that do not fit) without writing
+anything. Render and compile go through a content-keyed cache
+(cache.py): build() keeps it in OUT/pnpkit-cache/, so a rebuild redoes only the
+faces whose inputs changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import shutil
+import stat
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import jinja2
+
+from pnpkit import filelimits, memo
+from pnpkit.build import changes, earlyforms, output, preview
+from pnpkit.build.cache import Cache, Findings
+from pnpkit.build.child import Child
+from pnpkit.checks import cvd, rules, textcheck, trust
+from pnpkit.errors import Location, Problem
+from pnpkit.faces import render
+from pnpkit.impose import layout
+from pnpkit.kinds.registry import Registry, default_registry
+from pnpkit.kit import guide
+from pnpkit.pack import paths, schema
+from pnpkit.pack.loader import display_path
+from pnpkit.pack.model import Face, Pack, PrintOverrides
+from pnpkit.pdf import calibration, foldmarks
+from pnpkit.pdf import writer as pdf
+from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg import normalise as svgnorm
+from pnpkit.typeset import fonts, shaping
+from pnpkit.units import SIZES
+
+CACHE_DIR = "pnpkit-cache"  # under OUT; visible, and no pack id would choose it
+
+
+@dataclass(frozen=True)
+class Code:
+    """Whether a pack's own Python may run, and for how long per check."""
+
+    trusted: bool
+    seconds: float = trust.CODE_SECONDS
+
+
+@dataclass
+class Result:
+    """What validation found: the pack (if it parsed), its faces per language, every problem."""
+
+    pack: Pack | None
+    faces: dict[str, list[Face]] = field(default_factory=dict)  # lang -> its faces
+    pages: dict[str, list[layout.Page]] = field(default_factory=dict)  # lang -> its pages
+    registry: Registry = field(default_factory=default_registry)  # what validate() used
+    written: bool = False  # build() replaced the output folder
+    notes: list[str] = field(default_factory=list)  # news for the user not about the pack
+    changes: list[changes.Changes] = field(default_factory=list)  # with --changes: per language
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.is_error]
+
+
+def validate(
+    root: Path,
+    langs: list[str] | None = None,
+    overrides: PrintOverrides | None = None,
+    cache: Cache | None = None,
+    code: Code | None = None,
+    registry: Registry | None = None,
+    stream: bool = False,
+) -> Result:
+    """Every check short of writing files, for the given languages (default: all of the pack's).
+
+    `cache` serves faces and drawings whose inputs did not change (default: none, everything is
+    made). `code` says whether the pack's own Python may run (default: if the user trusts its
+    folder). `registry` holds the packers, template helpers and rules (default: pnpkit's own).
+    `stream` (build(), with a cache): a language of earlyforms.STREAM_FROM faces or more has
+    its faces drawn into their PDF forms as they are checked, and their drawings released."""
+    reg = registry or default_registry()
+    # what each item's reading, keys, layout, form and figure worked out is kept for the next
+    # build only by a long-lived process's (watch's: its cache saves when idle, `deferred`)
+    memo.hand_on(cache is not None and cache.deferred)
+    pack, problems = schema.load_pack(root)
+    if pack is None:
+        return Result(None, problems=_sorted(problems))
+    if overrides:
+        pack = dataclasses.replace(pack, print=dataclasses.replace(pack.print, **overrides))
+    fonts.use(pack.fonts)  # the families templates may name, for this pack
+    too_many = layout.too_many_faces(
+        [(i.id, i.count, i.where) for i in pack.items()], pack.print.max_faces
+    )
+    if too_many:  # before rendering: fifty thousand distinct items would take minutes
+        return Result(pack, problems=_sorted(problems + too_many))
+    code = code or Code(trust.is_trusted(root))
+    problems += rules.check(pack, reg, code.trusted, code.seconds)
+    problems += cvd.problems(pack)  # player colours for colour-blind players
+    problems += _print_check_problems(pack)
+    problems += guide.problems(pack)  # the kit guide's words, the tuck boxes' room
+    result = Result(pack, problems=problems, registry=reg)
+    unknown = [lang for lang in langs or [] if lang not in pack.languages]
+    if unknown:
+        problems.append(
+            Problem(
+                pack.where,
+                f"the pack has no language {', '.join(unknown)} "
+                f"(it has {', '.join(pack.languages)})",
+                "usage",
+            )
+        )
+    variants = sorted({g.variant for g in pack.groups.values() if g.variant})
+    strangers = [v for v in (overrides or {}).get("variants") or () if v not in variants]
+    if strangers:
+        problems.append(
+            Problem(
+                pack.where,
+                f"the pack has no variant {', '.join(strangers)} "
+                f"(it has {', '.join(variants) or 'none'})",
+                "usage",
+            )
+        )
+    if unknown or strangers:
+        result.problems = _sorted(problems)
+        return result
+    env = render.environment(pack, reg)
+    env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
+    if cache is not None:
+        cache.begin(pack)
+    problems += _faces(pack, langs or pack.languages, env, reg, cache, result, stream)
+    if cache is not None:
+        cache.hold()
+    result.problems = _sorted(problems)
+    return result
+
+
+def _faces(
+    pack: Pack,
+    langs: Sequence[str],
+    env: jinja2.Environment,
+    reg: Registry,
+    cache: Cache | None,
+    result: Result,
+    stream: bool = False,
+) -> list[Problem]:
+    """Render, compile, check and impose each language's faces into result; their problems
+    (result.problems: the pack's, found before). `stream`: see validate()."""
+    problems: list[Problem] = []
+    compiled: dict[str, svgdraw.Drawing | None] = {}
+    for lang in langs:
+        if stream and cache is not None and _faces_in(pack) >= earlyforms.STREAM_FROM:
+            faces = _streamed(pack, lang, env, cache, result, compiled, problems)
+        else:
+            faces, found = (
+                cache.render(pack, lang, env) if cache else render.render(pack, lang, env)
+            )
+            problems += found
+            problems += _compile(
+                pack, faces, cache.drawing if cache else svgdraw.compile_svg, compiled, env
+            )
+            # text_box() refused a size (rendering): the checks do not measure sizes again
+            sizes_reported = any(p.rule == "font-size" for p in result.problems + problems)
+            problems += _check_texts(pack, faces, env, sizes_reported, cache)
+        result.faces[lang] = faces
+        result.pages[lang], found = layout.impose_again(
+            faces, pack.print, reg.packers
+        )  # it has problems of its own; watch's rebuilds take the last layout of faces alike
+        problems += found
+    return problems
+
+
+def _faces_in(pack: Pack) -> int:
+    """The faces a language of the pack renders (each item's sides)."""
+    return sum(len(item.templates) for group in pack.groups.values() for item in group.items)
+
+
+def _streamed(
+    pack: Pack,
+    lang: str,
+    env: jinja2.Environment,
+    cache: Cache,
+    result: Result,
+    compiled: dict[str, svgdraw.Drawing | None],
+    problems: list[Problem],
+) -> list[Face]:
+    """_faces() for one language of a large build: render, compile and check its faces a batch
+    at a time, each batch drawn into its PDF forms and its drawings released (earlyforms), the
+    problems added to `problems`. The text checks measure sizes unless text_box() refused one
+    (see _check_texts): when a later batch is the first to refuse one, the checks are made
+    again for every face, as a build checking them all at once makes them."""
+    early = earlyforms.EarlyForms(cache, _calibration(pack, lang), _placed(pack), _compiler(pack))
+    cache.packed = True  # see Cache.packed
+    faces: list[Face] = []
+    texts: list[Problem] = []
+    checked: set[str] = set()  # SVGs checked already, by the batches before (svg_key)
+    sized = any(p.rule == "font-size" for p in result.problems + problems)
+    again = False
+    for batch, found in cache.render_batches(pack, lang, env, earlyforms.BATCH):
+        problems += found
+        if not sized and any(p.rule == "font-size" for p in found):
+            sized, again = True, bool(faces)
+        faces += batch
+        problems += _compile(pack, batch, cache.drawing, compiled, env)
+        texts += _check_texts(pack, batch, env, sized, cache, checked)
+        early.add(batch)
+        cache.keep_texts(batch)  # their SVG texts wait in a file, read back when asked for
+        # The text shapes of the batch (held by shaping's memos: a line's glyphs, about 8 kB a
+        # card, and each word's) are used again by its own checks, seldom by later cards: let
+        # them go (2,500 cards: 195 -> 163 MB peak, no slower)
+        shaping.forget_shapes()
+    if again:  # rare, and a build that fails: the released drawings are compiled again
+        texts = _check_texts(pack, faces, env, sized, cache)
+    problems += texts
+    return faces
+
+
+def _placed(pack: Pack) -> Callable[[Face], bool]:
+    """Whether a face goes onto the PDF's pages (layout.impose's choice, near enough: a face
+    counted wrongly only costs its form being drawn again, see earlyforms)."""
+    settings = pack.print
+
+    def placed(face: Face) -> bool:
+        if not settings.prints(face.variant) or face.count <= 0:
+            return False
+        return face.side == "front" or settings.backs != "none"
+
+    return placed
+
+
+def _compiler(pack: Pack) -> Callable[[str], tuple[svgdraw.Op, ...]]:
+    """A released drawing's ops, compiled again from its SVG (it drew without a problem)."""
+
+    def again(svg: str) -> tuple[svgdraw.Op, ...]:
+        return svgdraw.compile_svg(svg, lambda href: paths.image_file(pack.root, href)).ops
+
+    return again
+
+
+def _compile(
+    pack: Pack,
+    faces: list[Face],
+    compile_svg: Callable[[str, svgdraw.Resolver], svgdraw.Drawing],
+    compiled: dict[str, svgdraw.Drawing | None],
+    env: jinja2.Environment,
+) -> list[Problem]:
+    """Compile each distinct SVG once (compile_svg may take it from the cache); faces with the same
+    SVG share the Drawing.
+
+    Faces whose rendering already failed are skipped: their problems are
+    reported, and the SVG would only repeat them less precisely.
+    """
+    problems: list[Problem] = []
+    arts: set[str] = set()  # the SVG art files drawn: their notes (svgnorm.image_note)
+
+    def resolve(href: str) -> str | None:  # raises paths.Outside, which compile_svg reports
+        path = paths.image_file(pack.root, href)
+        if path is not None and path.lower().endswith(".svg"):
+            arts.add(path)
+        return path
+
+    for face in faces:
+        if face.broken:
+            continue
+        key = face.svg_key
+        if key not in compiled:
+            try:
+                compiled[key] = compile_svg(face.svg, resolve)
+            except svgdraw.SvgError as exc:
+                compiled[key] = None
+                problems += [
+                    _svg_problem(env, face, line, message, *art)
+                    for line, message, *art in exc.problems
+                ]
+        face.drawing = compiled[key]
+    notes = [_art_note(art) for art in sorted(arts)]
+    return problems + [note for note in notes if note is not None]
+
+
+def _art_note(path: str) -> Problem | None:
+    """The warning that part of an SVG art file is drawn as an image, if it is."""
+    try:
+        note = svgnorm.image_note(filelimits.read(path, filelimits.MAX_ART_BYTES))
+    except OSError:
+        return None  # the compile says so
+    if note is None:
+        return None
+    return Problem(Location(display_path(Path(path)), note[0], 1), note[1], "art-image", "warning")
+
+
+def _check_texts(
+    pack: Pack,
+    faces: list[Face],
+    env: jinja2.Environment,
+    sizes_reported: bool,
+    cache: Cache | None,
+    seen: set[str] | None = None,
+) -> list[Problem]:
+    """Every text the faces draw, raw <text> too, at its printed size and place (textcheck): once
+    per template line that wrote it, else once per item. When text_box() has refused a size already
+    (an error), the sizes are not measured again: that would repeat it for every item. The cache
+    keeps each drawing's findings; where they stand in the templates is looked up every time.
+    `seen`: the SVGs checked before, by svg_key (a large build checks its faces a batch at a
+    time), added to."""
+    out: list[Problem] = []
+    seen = set() if seen is None else seen
+    min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
+    safe = pack.print.safe
+    for face in faces:
+        if face.drawing is None or face.broken or face.svg_key in seen:
+            continue  # a broken face has its errors (text_box's own size check among them)
+        seen.add(face.svg_key)
+        full_size = face.full_size
+
+        def check(face: Face = face) -> Findings:
+            return textcheck.problems(face, min_pt, safe=safe, contrasts=True)
+
+        settings = (full_size, face.bleed, min_pt, safe, True)
+        found = cache.text_findings(face.drawing, settings, check) if cache else check()
+        for text, message in found:
+            where = render.find_text_in_template(env, face.template, text)
+            where = where or face.where
+            detail = "" if where is not face.where else f" (the {face.side} of '{face.item}')"
+            out.append(Problem(where, message + detail, "text", "warning"))
+    return list(dict.fromkeys(out))
+
+
+def _svg_problem(
+    env: jinja2.Environment, face: Face, line: int, message: str, art: str | None = None
+) -> Problem:
+    """Point at the template line that wrote the offending markup when it can be found there;
+    a problem inside an SVG image file points into that file."""
+    if art is not None:
+        return Problem(Location(display_path(Path(art)), line, 1), message, "svg")
+    found = render.find_in_template(env, face.template, message)
+    if found is not None:
+        return Problem(found, message, "svg")
+    return Problem(
+        face.where,
+        f"{message} (line {line} of the SVG for the {face.side} of '{face.item}')",
+        "svg",
+    )
+
+
+def _sorted(problems: list[Problem]) -> list[Problem]:
+    return sorted(
+        set(problems), key=lambda p: (p.where.file, p.where.line, p.where.column, p.message)
+    )
+
+
+def build(
+    root: Path,
+    out: Path,
+    langs: list[str] | None = None,
+    overrides: PrintOverrides | None = None,
+    strict: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+    cache: Cache | None = None,
+    code: Code | None = None,
+    changed: bool = False,
+    tidy_later: bool = False,
+    keep_drawings: bool = False,
+    ready: Callable[[], bool] | None = None,
+    pdfs_written: Callable[[Path], None] | None = None,
+) -> Result:
+    """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
+    write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
+    <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
+    `tidy_later`:
+    the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
+    the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
+    its compiled drawing for what follows the build (the exports), even in a large build, which
+    otherwise releases them once their PDF forms are drawn (earlyforms). `pdfs_written` is
+    called with the staging folder once the kit's PDFs are in it, before the rest of the kit
+    (the command line's preflight starts on them: preflight.Ahead). `ready`: asked once the
+    kit is complete, before it replaces the previous one; False leaves the previous kit in place
+    and the new one unseen, kept only as the next build's spare when `tidy_later` (watch: the
+    pack changed again while it was built)."""
+    unsafe = None if cache else output.unsafe_cache(out)  # a link, another user's: not used
+    cache = cache or Cache(None if unsafe else out / CACHE_DIR)
+    stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
+    result = validate(root, langs, overrides, cache, code, stream=stream)
+    if unsafe:
+        result.notes.append(unsafe)
+    if result.errors or (strict and result.problems) or result.pack is None:
+        return result
+    try:
+        with output.locked(out, f"building {root}"):
+            # what a killed build left: a kit to put back, staging folders; watch's spare kit
+            output.tidy(out, keep_spares=tidy_later)
+            _write(result, out, progress, cache, changed, tidy_later, pdfs_written, ready)
+    except (output.Busy, output.NotKit) as exc:
+        result.problems.append(Problem(Location(str(out)), str(exc), "output"))
+        return result
+    cache.save()
+    if cache.error:  # the build is fine; the next one will just be slower
+        result.notes.append(cache.error)
+    return result
+
+
+def _write(
+    result: Result,
+    out: Path,
+    progress: Callable[[str, int, int], None] | None,
+    cache: Cache,
+    changed: bool = False,
+    tidy_later: bool = False,
+    pdfs_written: Callable[[Path], None] | None = None,
+    ready: Callable[[], bool] | None = None,
+) -> None:
+    """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole (the
+    previous kit, left in the staging folder's place, removed unless `tidy_later`) if `ready`
+    agrees."""
+    pack = result.pack
+    assert pack is not None  # build() writes only a pack that loaded
+    final = out / pack.id
+    output.replaceable(final)  # before any work: a folder not pnpkit's is never replaced
+    staging = output.staging_for(final)
+    reused = tidy_later and _take_spare(final, staging, set(result.faces))
+    if reused:
+        output.mark(staging)
+    else:
+        output.new_staging(final)
+    svgs: _SvgWriter | None = None
+    dropped = False
+    try:
+        svgs = _SvgWriter(
+            [
+                (faces, staging / "svg" / lang, final / "svg" / lang)
+                for lang, faces in result.faces.items()
+            ],
+            reused,
+        )
+        for lang, faces in result.faces.items():
+            pages = result.pages[lang]
+            kit = guide.plan(pack, lang, faces, pages)
+            _label(pages, pack, lang, kit.before, kit.after)
+            on_page = (
+                (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t))
+                if progress
+                else None
+            )
+            title, check = f"{pack.name[lang]}", _calibration(pack, lang)
+            with cache.pdf_forms(pages):
+                pdf.write_pdf(
+                    pages,
+                    staging / f"{pack.id}-{lang}.pdf",
+                    title,
+                    pack.print.crop_marks,
+                    check,
+                    on_page,
+                    _stamp(pack),
+                    kit,
+                    foldmarks.Folds.of(pack, lang),
+                )
+            _write_large(pages, pack, lang, staging, cache, result.registry)
+            if changed:  # compared with the previous build's SVGs, still in place until the swap
+                result.changes.append(
+                    _write_changes(
+                        faces, pack, lang, final / "svg" / lang, staging, cache, result.registry
+                    )
+                )
+        svgs.join()
+        if pdfs_written:
+            pdfs_written(staging)
+        if changed:
+            (staging / "changes.txt").write_text(
+                "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
+            )
+        preview.write_index(result, staging, final)
+        dropped = ready is not None and not ready()
+        if dropped:
+            return  # the previous kit stays live
+        output.swap_in(staging, final, remove_old=not tidy_later)
+        result.written = True
+    finally:
+        if svgs is not None:
+            svgs.child.stop()  # it writes into staging: gone before staging goes
+        if dropped and tidy_later:
+            _keep_as_spare(staging, final)
+        elif not (result.written and tidy_later):  # a failure leaves no trace
+            output.remove_kit(staging)  # gone already after a swap
+
+
+def _write_large(
+    pages: list[layout.Page], pack: Pack, lang: str, folder: Path, cache: Cache, reg: Registry
+) -> None:
+    """Faces split over several sheets also get a PDF on A3, where most fit whole."""
+    split = {id(part.face): part.face for p in pages for part in p.parts}
+    if not split or pack.print.paper == "a3":
+        return
+    settings = dataclasses.replace(pack.print, paper="a3", backs="none")
+    on_a3 = dataclasses.replace(pack, print=settings)  # no backs: one print-check page first
+    large, _ = layout.impose(list(split.values()), settings, reg.packers)
+    _label(large, on_a3, lang)
+    title = f"{pack.name[lang]} (A3)"
+    with cache.pdf_forms(large):
+        pdf.write_pdf(
+            large,
+            folder / f"{pack.id}-{lang}-a3.pdf",
+            title,
+            settings.crop_marks,
+            _calibration(on_a3, lang),
+            stamp=_stamp(pack),
+            folds=foldmarks.Folds.of(pack, lang),
+        )
+
+
+def _write_changes(
+    faces: list[Face],
+    pack: Pack,
+    lang: str,
+    previous: Path,
+    folder: Path,
+    cache: Cache,
+    reg: Registry,
+) -> changes.Changes:
+    """<id>-<lang>-changes.pdf: the print check, then only the faces that differ, imposed as
+    usual; none when no face differs."""
+    report, subset = changes.compare(faces, previous, lang)
+    if not subset:
+        return report  # nothing to reprint: no PDF of the print check alone (its lines say so)
+    pages, _ = layout.impose(subset, pack.print, reg.packers)
+    _label(pages, pack, lang)
+    with cache.pdf_forms(pages):
+        pdf.write_pdf(
+            pages,
+            folder / f"{pack.id}-{lang}-changes.pdf",
+            f"{pack.name[lang]} (changes)",
+            pack.print.crop_marks,
+            _calibration(pack, lang),
+            stamp=_stamp(pack),
+            folds=foldmarks.Folds.of(pack, lang),
+        )
+    return report
+
+
+def _stamp(pack: Pack) -> str | None:
+    """print.stamp: the pack's version and the build's date (SOURCE_DATE_EPOCH for reproducible
+    builds)."""
+    if not pack.print.stamp:
+        return None
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    when = (
+        datetime.fromtimestamp(int(epoch), timezone.utc)
+        if epoch.isdigit()
+        else datetime.now(timezone.utc)
+    )
+    return " · ".join(
+        p for p in (pack.id, pack.version and f"v{pack.version}", when.strftime("%Y-%m-%d")) if p
+    )
+
+
+def _label(
+    pages: list[layout.Page], pack: Pack, lang: str, guide_pages: int = 0, after: int = 0
+) -> None:
+    """Each page's footer: the kit, the language, the side, its number of the PDF's pages
+    (`guide_pages` before the print check, `after` after the faces: guide.Kit), and what
+    the sheet is for."""
+    before = guide_pages + calibration.page_count(pack.print.backs)
+    total = len(pages) + before + after
+    words = calibration.words(lang, pack.strings)[0]
+    side = {"front": words["front"], "back": words["back"]}  # in the kit's language
+    for n, page in enumerate(pages, before + 1):
+        page.label = f"{pack.name[lang]} · {lang} · {side.get(page.side, page.side)} · {n}/{total}"
+        if page.tile is not None:
+            page.label += f" · {', '.join(layout.part_names(page))} · {words['tile']}"
+        if page.note:
+            page.label += f" · {words.get(page.note, page.note)}"
+        if page.fold_pair:
+            page.label += f" · {words['fold_pair']}"
+
+
+def _print_check_problems(pack: Pack) -> list[Problem]:
+    """pnpkit's own print-check page: its words in each of the pack's languages (else English,
+    a warning), and a heading that fits the page at a readable size."""
+    out = []
+    for lang in pack.languages:
+        words, missing = calibration.words(lang, pack.strings)
+        if missing:
+            out.append(
+                Problem(
+                    pack.where,
+                    f"pnpkit has no words for its print-check page in '{lang}'; it prints them"
+                    f" in English (strings {', '.join(missing)} give them: docs/format.md)",
+                    "words",
+                    "warning",
+                )
+            )
+        width = min(SIZES[pack.print.paper]) - 40  # the narrower way: portrait
+        title = f"{pack.name[lang]} — {words['print_check']}"
+        lines, size = calibration.heading(title, width, pack.print.min_font_pt)
+        if size < pack.print.min_font_pt - 1e-9:
+            out.append(
+                Problem(
+                    pack.where,
+                    f"the print-check heading '{title[:40]}…' only fits at "
+                    f"{size:g}pt, below the minimum {pack.print.min_font_pt:g}pt",
+                    "words",
+                    "warning",
+                )
+            )
+    return out
+
+
+def _calibration(pack: Pack, lang: str) -> calibration.Info:
+    s = pack.print
+    words = calibration.words(lang, pack.strings)[0]
+    values = {"paper": s.paper, "backs": s.backs}
+    values |= {"x": f"{s.back_offset[0]:g}", "y": f"{s.back_offset[1]:g}"}
+    values |= {"bleed": f"{s.bleed:g}", "margin": f"{s.margin:g}", "gap": f"{s.gap:g}"}
+    return {
+        "page": SIZES[s.paper],
+        "lang": lang,
+        "title": pack.name[lang],
+        "words": words,
+        "axis": layout.mirror_axis(s, SIZES[s.paper]) if s.duplex else None,
+        "back_offset": s.back_offset,
+        "settings": calibration.settings(words, values),
+    }
+
+
+class _SvgWriter:
+    """_write_svgs() of every language in one forked child while this process writes the PDFs:
+    thousands of small files spend their time waiting on the file system, which a child hides.
+    (A thread measured seconds slower than writing them in turn: it waits for the interpreter
+    lock at every file while this one draws.) One child for all languages, started before the
+    first PDF, so a second language's files do not wait for the first's PDF. join() waits for
+    the child, and writes the files here if it could not; a failed build ends it (child.stop())
+    before it removes the folder the child writes into.
+
+    When this process knows nearly every file the previous build holds (_KNOWN: `watch` after
+    a save), linking them costs less than a child: the forked process's pages are copied as
+    this one writes the PDF (a twentieth of a second for a 1,000-card deck). When the folder
+    is `reused` (watch's spare kit, _take_spare), a file it holds already that is the live
+    kit's own (the same inode, size and time) stays, and only the others are replaced."""
+
+    def __init__(self, langs: list[tuple[list[Face], Path, Path]], reused: bool) -> None:
+        self.langs = [
+            _SvgFiles.of(faces, folder, previous, reused) for faces, folder, previous in langs
+        ]
+        self.reused = reused
+        unknown = sum(k is None for files in self.langs for k in files.known)
+        self.child = Child(self._write if unknown > FEW_UNKNOWN else None)
+
+    def _write(self, leftovers: bool = False) -> None:
+        twins: dict[str, str] = {}  # shared: a face drawn alike in two languages is one file
+        for files in self.langs:
+            _write_svgs(files, self.reused or leftovers, twins)
+
+    def join(self) -> None:
+        started = self.child.started
+        if self.child.wait() != 0:  # no child, or it failed: the files are written here
+            self._write(leftovers=started)
+        if not memo.handing_on():  # _KNOWN serves only the next build of this process:
+            self._forget()  # what it knew of the files this build replaces no longer holds
+            return
+        for files in self.langs:
+            before, staged = os.path.abspath(files.previous), str(files.folder)
+            for face, signature in zip(files.faces, files.known):
+                # A known file was kept or linked: _KNOWN holds its SVG and signature already,
+                # which stand (were a link refused and the file written instead, the next build
+                # would find the signature wrong and read the file). Only files written or
+                # linked to a twin are looked at and remembered.
+                if signature is None:
+                    name = _svg_name(face)
+                    _remember(before, name, face.svg, _signature(f"{staged}/{name}"))
+
+    def _forget(self) -> None:
+        if _KNOWN:  # empty in a one-shot command: nothing to look up
+            for files in self.langs:
+                before = os.path.abspath(files.previous)
+                for face in files.faces:
+                    _KNOWN.pop(f"{before}/{_svg_name(face)}", None)
+
+
+@dataclass
+class _SvgFiles:
+    """One language's face SVG files: written into `folder` (in the staging kit), where the live
+    kit holds them in `previous`. Per face, `known`: _known() of its file in the live kit, or
+    the signature of the one the reused folder keeps (`here`)."""
+
+    faces: list[Face]
+    folder: Path
+    previous: Path
+    known: list[Signature | None]
+    here: list[bool]
+
+    @classmethod
+    def of(cls, faces: list[Face], folder: Path, previous: Path, reused: bool) -> _SvgFiles:
+        before = os.path.abspath(previous)
+        here = _in_place(faces, folder, before) if reused else [None] * len(faces)
+        known = [kept or _known(before, _svg_name(face), face) for face, kept in zip(faces, here)]
+        return cls(faces, folder, previous, known, [kept is not None for kept in here])
+
+
+def _keep_as_spare(staging: Path, final: Path) -> None:
+    """A complete kit `ready` dropped becomes final's spare in place of the one it started from
+    (taken: _take_spare), so the next build does not write every SVG file again: the spare's
+    files are checked one by one before any is kept (_in_place), as any spare's are."""
+    spare = output.spare_for(final)
+    output.remove_kit(spare)  # none: this build took it
+    try:
+        os.rename(staging, spare)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def link_spare(final: Path) -> bool:
+    """Give the live kit `final` a spare made of hard links to its face SVG files when it has
+    none (watch's first build: no kit before it), so the first rebuild starts from a spare as
+    every later one does. Without one it linked each file of the live kit itself (a 1,000-card
+    deck's 2,000: 60-70 ms of the first save's rebuild); watch makes it once the build is
+    reported. Its files are the live kit's own inodes, which _in_place keeps as it keeps any
+    spare's (a symlink is copied as one, never followed, and _in_place removes it). The caller
+    holds the output folder's lock. False if there was a spare, or nothing to link; a folder
+    that cannot be linked whole leaves no spare."""
+    spare, svg = output.spare_for(final), final / "svg"
+    if os.path.lexists(spare) or not svg.is_dir() or svg.is_symlink():
+        return False
+    try:
+        shutil.copytree(svg, spare / "svg", symlinks=True, copy_function=os.link)
+        output.mark(spare)
+    except OSError:  # shutil.Error too: the files it could not link
+        shutil.rmtree(spare, ignore_errors=True)
+        return False
+    return True
+
+
+def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:
+    """Start the kit in staging from final's spare (output.keep_spares: the kit before the live
+    one, kept by watch), of which only the per-face SVG files of these languages stay, for
+    _SvgWriter to check one by one; False when there is no spare (or not a plain folder)."""
+    spare = output.spare_for(final)
+    try:
+        if not output.is_kit(spare):  # a plain folder holding the marker: pnpkit's own
+            return False
+        os.rename(spare, staging)
+    except OSError:
+        return False
+    try:
+        _clear(staging, {"svg"})
+        if (staging / "svg").is_dir():
+            _clear(staging / "svg", langs)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        return False
+    return True
+
+
+def _clear(folder: Path | str, keep: set[str], files: bool = False) -> dict[str, int]:
+    """Remove every entry of folder but those named in keep that are real folders (`files`:
+    regular files); a symlink is removed, never followed. The entries kept, by name: their
+    inode numbers, as the folder lists them."""
+    kept: dict[str, int] = {}
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            wanted = entry.is_file if files else entry.is_dir
+            if entry.name in keep and wanted(follow_symlinks=False):
+                kept[entry.name] = entry.inode()
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+    return kept
+
+
+def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | None]:
+    """Per face, in a reused folder: the signature of its file there when that file is the one
+    the live kit (`before`) holds and this process knows it holds the face's SVG; else None.
+    Every other entry of the folder goes: files of faces no longer built, anything not a file."""
+    paths = [_svg_name(face) for face in faces]  # each made once: 2,000 in a 1,000-card deck
+    names: dict[str, set[str]] = {}
+    for path in paths:
+        group, _, file = path.partition("/")
+        names.setdefault(group, set()).add(file)
+    inodes: dict[str, int] = {}  # of the files kept, by their names in the folder
+    try:
+        if folder.is_dir():
+            _clear(folder, set(names))
+            for group, wanted in names.items():
+                if (folder / group).is_dir():
+                    listed = _clear(folder / group, wanted, files=True)
+                    inodes.update((f"{group}/{file}", ino) for file, ino in listed.items())
+    except OSError:  # an entry that cannot go: this language's files are written afresh
+        shutil.rmtree(folder, ignore_errors=True)
+        return [None] * len(faces)
+    return _kept_here(faces, paths, str(folder), before, inodes)
+
+
+def _kept_here(
+    faces: list[Face], paths: list[str], staged: str, before: str, inodes: dict[str, int]
+) -> list[Signature | None]:
+    """_known() of each face's file (`paths`: their _svg_name()s) in the folder `staged`, its
+    inode as the folder lists it: files that are links to one inode (a deck's thousand backs,
+    drawn alike) are judged by one stat of it, not one each (a stat costs this VM 12-18 us,
+    half of watch's look at a 1,000-card spare). A file whose listed inode is not the one kept
+    is not the file known."""
+    judged: dict[int, Signature | None] = {}  # by inode: its signature, stat'ed once
+    found: list[Signature | None] = []
+    for face, name in zip(faces, paths):
+        kept = _KNOWN.get(f"{before}/{name}")
+        ino = inodes.get(name)
+        if kept is None or kept[0] != face.svg or ino != kept[1][0]:
+            found.append(None)
+            continue
+        if ino not in judged:
+            signature = _signature(f"{staged}/{name}")
+            judged[ino] = signature if signature and signature[0] == ino else None
+        found.append(judged[ino] if judged[ino] == kept[1] else None)
+    return found
+
+
+def _write_svgs(files: _SvgFiles, occupied: bool, twins: dict[str, str]) -> None:
+    """Each face's SVG; one the previous build wrote with the same bytes is linked (output.put),
+    without reading it when this process knows what it holds (`known`), and one the reused
+    folder holds already (`here`) stays. A face whose SVG a file of this build holds already
+    (`twins`: svg_key -> that file; most decks share one back) is linked to it: creating a file
+    cost issue 16's VM 0.15-0.9 ms, linking one 20-40 us (scripts/bench_files.py).
+    `occupied`: the folder may hold files already (a reused spare, a failed child's leftovers),
+    each maybe a link to another file, so none is written into. Paths are strings: a thousand
+    faces' Path objects cost more than linking their files."""
+    for group in {face.group for face in files.faces}:
+        (files.folder / group).mkdir(parents=True, exist_ok=True)
+    before, staged = os.path.abspath(files.previous), str(files.folder)
+    for face, signature, done in zip(files.faces, files.known, files.here):
+        key = face.svg_key
+        if done:  # (its path made only for the first file of its SVG: a reused kit's are most)
+            if key not in twins:
+                twins[key] = f"{staged}/{_svg_name(face)}"
+            continue
+        name = _svg_name(face)
+        old, new = f"{before}/{name}", f"{staged}/{name}"
+        if occupied:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(new)
+        twin = twins.setdefault(key, new)
+        linked = signature is not None and output.link(old, new)
+        if not linked and not (twin != new and output.link(twin, new)):
+            output.put(face.svg.encode("utf-8"), Path(new), Path(old))
+            twins[key] = new  # a twin refusing a link (its inode has the most it takes)
+
+
+def _svg_name(face: Face) -> str:
+    return f"{face.group}/{face.item}-{face.side}.svg"
+
+
+# The face SVG files this process wrote or linked into a kit, by the path they have in the live
+# kit after the swap (the next build's `previous`): the SVG each holds, and the file's inode,
+# size and modification time then. A file that still has them holds that SVG (as watch judges
+# the pack's own files); one changed since, by anyone, is read and compared again.
+Signature = tuple[int, int, int]
+_KNOWN: dict[str, tuple[str, Signature]] = {}
+memo.kept(_KNOWN)
+KNOWN_KEPT = 200_000  # files; more, and it starts afresh
+FEW_UNKNOWN = 64  # files to read back or write, below which no child is forked for them
+
+
+def _signature(path: str) -> Signature | None:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _known(before: str, name: str, face: Face) -> Signature | None:
+    """The signature of the previous build's file `name` (in the absolute folder `before`) when
+    this process knows it holds the face's SVG; else None (its text read only then: a large
+    build's waits in a file, cache.KeptFace)."""
+    kept = _KNOWN.get(f"{before}/{name}")
+    if kept is None or kept[0] != face.svg:
+        return None
+    signature = _signature(f"{before}/{name}")
+    return signature if signature == kept[1] else None
+
+
+def _remember(before: str, name: str, svg: str, signature: Signature | None) -> None:
+    """The file `name`, whose staged copy has this signature, holds svg; after the swap it is
+    the file `name` in `before` (its inode, size and time move with it)."""
+    key = f"{before}/{name}"
+    if signature is None:
+        _KNOWN.pop(key, None)
+        return
+    memo.remember(_KNOWN, key, (svg, signature), KNOWN_KEPT)
+
+
+def forget_kept() -> None:
+    """Forget what this process keeps from one build for the next (what `watch` lives on: the
+    YAML parses and the items read from them, the layouts, the PDF's drawn pages, streams and
+    form names, the preview's figures, the compiled templates and the names they import, the
+    face SVG files written, the compiler's and the text checks' memos): the next build does that
+    work again, as a build in a new process does. The benchmarks call it so that each run times
+    a build from scratch. Each module registers what it keeps (memo.kept) next to its
+    definition."""
+    memo.forget()
