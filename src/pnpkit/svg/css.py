@@ -19,8 +19,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import cssselect2
-import tinycss2
 from lxml import etree
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -84,6 +82,8 @@ _OPACITY_OF = {"fill": "fill-opacity", "stroke": "stroke-opacity", "stop-color":
 def resolve(root: etree._Element) -> Problems:
     """Give every element of root the winning declarations in its `style` attribute, remove
     the `<style>` sheets; return the located problems of the CSS."""
+    import cssselect2  # here, not at the top: a build without art files never imports it
+
     problems: Problems = []
     sheets = [el for el in root.iter(SVG + "style")]
     matcher = cssselect2.Matcher()
@@ -103,6 +103,9 @@ def resolve(root: etree._Element) -> Problems:
 
 
 def _add_sheet(matcher: Any, sheet: etree._Element, order: int, problems: Problems) -> int:
+    import cssselect2
+    import tinycss2
+
     line = sheet.sourceline or 0
     if sheet.get("type", "text/css") != "text/css":
         problems.append((line, f"<style type='{sheet.get('type')}'> is not CSS"))
@@ -137,6 +140,8 @@ def _offset(css: str, rule: Any) -> int:
 
 def _declarations(tokens: Any, line: int, problems: Problems) -> list[tuple[str, str, bool]]:
     """(name, value, important) of a declaration block; url() of anything but #id refused."""
+    import tinycss2
+
     out: list[tuple[str, str, bool]] = []
     for decl in tinycss2.parse_blocks_contents(tokens, skip_comments=True, skip_whitespace=True):
         if decl.type == "error":
@@ -200,6 +205,8 @@ def _inline_declarations(el: etree._Element, problems: Problems) -> list[tuple[s
     style = el.get("style") if isinstance(el.tag, str) else None
     if not style:
         return []
+    import tinycss2
+
     tokens = tinycss2.parse_component_value_list(style)
     return _declarations(tokens, el.sourceline or 0, problems)
 

@@ -35,7 +35,6 @@ from pnpkit.svg import raster as svgraster
 SVG_NS = "http://www.w3.org/2000/svg"
 SVG = "{" + SVG_NS + "}"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
-_KEEP_NS = {SVG_NS, "http://www.w3.org/1999/xlink"}
 _DROP_ATTRS = {"enable-background", "{http://www.w3.org/XML/1998/namespace}space"}
 _GEOMETRY = {"x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "x1", "y1", "x2", "y2"}
 # Presentation attributes made plain as their style declarations are (svgcss.plain_value).
@@ -173,18 +172,33 @@ def image_note(data: bytes) -> tuple[int, str] | None:
     )
 
 
+# The namespaces design tools keep their own settings in (never drawn by any renderer);
+# anything of another namespace stays, for the compiler to refuse.
+_EDITORS = (
+    "http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd",
+    "http://www.inkscape.org/namespaces/inkscape",
+    "http://www.serif.com/",
+    "http://ns.adobe.com/",
+    "http://www.bohemiancoding.com/sketch/ns",
+    "http://www.figma.com/figma/ns",
+)
+
+
+def _editor(namespace: str | None) -> bool:
+    return namespace is not None and namespace.startswith(_EDITORS)
+
+
 def _strip_editor(root: etree._Element) -> None:
     for el in list(root.iter()):
         if not isinstance(el.tag, str):
             continue
-        if etree.QName(el).namespace not in _KEEP_NS:
+        if _editor(etree.QName(el).namespace):
             parent = el.getparent()
             if parent is not None:
-                parent.remove(el)  # an editor's own element: never drawn by any renderer
+                parent.remove(el)
             continue
         for name in list(el.attrib):
-            namespace = etree.QName(name).namespace
-            if name in _DROP_ATTRS or (namespace is not None and namespace not in _KEEP_NS):
+            if name in _DROP_ATTRS or _editor(etree.QName(name).namespace):
                 del el.attrib[name]
 
 
