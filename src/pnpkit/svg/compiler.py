@@ -67,6 +67,8 @@ from reportlab.pdfgen.pathobject import PDFPathObject
 from pnpkit import filelimits, memo
 from pnpkit.errors import MAX_QUOTED, one_line
 from pnpkit.svg import normalise as svgnorm
+from pnpkit.svg.geometry import apply as apply  # the matrices of other modules (textcheck, lowink)
+from pnpkit.svg.geometry import compose as compose
 from pnpkit.typeset import fonts, shaping, unibidi
 from pnpkit.units import PT_PER_MM
 
@@ -857,24 +859,6 @@ def _basic_matrix(name: str, a: list[float]) -> Matrix:
     if len(a) == 1:
         return rotation
     return compose(compose((1, 0, 0, 1, a[1], a[2]), rotation), (1, 0, 0, 1, -a[1], -a[2]))
-
-
-def compose(m: Matrix, n: Matrix) -> Matrix:
-    """The matrix applying n first, then m (what canvas.transform(m); transform(n) does)."""
-    a, b, c, d, e, f = m
-    return (
-        a * n[0] + c * n[1],
-        b * n[0] + d * n[1],
-        a * n[2] + c * n[3],
-        b * n[2] + d * n[3],
-        a * n[4] + c * n[5] + e,
-        b * n[4] + d * n[5] + f,
-    )
-
-
-def apply(m: Matrix, p: tuple[float, float]) -> tuple[float, float]:
-    """The point p = (x, y) moved by the matrix m."""
-    return m[0] * p[0] + m[2] * p[1] + m[4], m[1] * p[0] + m[3] * p[1] + m[5]
 
 
 _RULE = _enum({"nonzero": False, "evenodd": True})

@@ -45,7 +45,7 @@ def basic(name: str, a: list[float]) -> Matrix:
 
 
 def compose(m: Matrix, n: Matrix) -> Matrix:
-    """n first, then m."""
+    """The matrix applying n first, then m (what canvas.transform(m); transform(n) does)."""
     a, b, c, d, e, f = m
     return (
         a * n[0] + c * n[1],
@@ -58,6 +58,7 @@ def compose(m: Matrix, n: Matrix) -> Matrix:
 
 
 def apply(m: Matrix, p: tuple[float, float]) -> tuple[float, float]:
+    """The point p = (x, y) moved by the matrix m."""
     return m[0] * p[0] + m[2] * p[1] + m[4], m[1] * p[0] + m[3] * p[1] + m[5]
 
 

@@ -21,12 +21,13 @@ file as the designer saved it.
 from __future__ import annotations
 
 import copy
+import hashlib
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from lxml import etree
 
+from pnpkit import memo
 from pnpkit.svg import css as svgcss
 from pnpkit.svg import geometry as svggeom
 from pnpkit.svg import pattern as svgpattern
@@ -149,12 +150,23 @@ def _vector_steps(root: etree._Element) -> Problems:
     return problems
 
 
-@lru_cache(maxsize=64)
+# sha256 of an art file -> its note (image_note): each language and batch of a build asks again
+_NOTES: dict[bytes, tuple[int, str] | None] = {}
+memo.kept(_NOTES)
+
+
 def image_note(data: bytes) -> tuple[int, str] | None:
     """(line, message) of the build's note for an art file some of which is drawn as an
     image, or None: one note per file, at its first such element."""
     if not may_raster(data):
         return None
+    key = hashlib.sha256(data).digest()
+    if key not in _NOTES:
+        memo.remember(_NOTES, key, _image_note(data), 256)
+    return _NOTES[key]
+
+
+def _image_note(data: bytes) -> tuple[int, str] | None:
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
     try:
         root = etree.fromstring(data, parser)
@@ -399,27 +411,69 @@ _SHAPES = {"rect", "circle", "ellipse", "path", "polygon"}
 
 def _masks_as_clips(root: etree._Element) -> None:
     """A mask of plain shapes all in one flat colour without stroke is a clip path, with the
-    colour's luminance (or for mask-type alpha its opacity) as the element's opacity."""
+    colour's luminance (or for mask-type alpha its opacity) as the element's opacity; a mask
+    region in user space is a second clip around it. The element's transform moves to the
+    group, as the mask is in the element's own user space."""
     found = svggeom.ids(root)
+    made: dict[str, list[etree._Element] | None] = {}
     for el in list(root.iter(etree.Element)):
         value = (prop(el, "mask") or "").strip()
-        if not value.startswith("url(#"):
+        ident = value[5:-1].strip("'\"") if value.startswith("url(#") else ""
+        mask = found.get(ident)
+        if mask is None:
             continue
-        mask = found.get(value[5:-1].strip("'\""))
-        clip = _mask_clip(mask) if mask is not None else None
-        if clip is None:
+        if ident not in made:
+            made[ident] = _mask_clips(mask)
+        clips = made[ident]
+        if clips is None:
             continue
-        path, strength = clip
-        if mask is not None and mask.getparent() is not None:
-            mask.addnext(path)
-        group = etree.Element(SVG + "g", {"clip-path": f"url(#{path.get('id')})"})
-        svggeom.set_line(group, el.sourceline)
-        if strength < 1:
-            group.set("opacity", f"{strength:g}")
         _drop_prop(el, "mask")
-        el.addprevious(group)
-        group.tail, el.tail = el.tail, None
-        group.append(el)
+        for clip in clips:
+            group = etree.Element(SVG + "g", {"clip-path": f"url(#{clip.get('id')})"})
+            svggeom.set_line(group, el.sourceline)
+            strength = clip.get("data-strength")
+            if strength:
+                group.set("opacity", strength)
+            _move_transform(el, group)
+            el.addprevious(group)
+            group.tail, el.tail = el.tail, None
+            group.append(el)
+            el = group
+    for clips in made.values():
+        for clip in clips or ():
+            clip.attrib.pop("data-strength", None)
+
+
+def _mask_clips(mask: etree._Element) -> list[etree._Element] | None:
+    """The <clipPath>s standing for the mask, put beside it: its shapes (the strength of their
+    colour as data-strength), then its region if it is given in user space; None when the
+    mask is more than that."""
+    found = _mask_clip(mask)
+    if found is None:
+        return None
+    shapes, strength = found
+    if strength < 1:
+        shapes.set("data-strength", f"{strength:g}")
+    clips = [shapes]
+    region = [mask.get(n) for n in ("x", "y", "width", "height")]
+    if mask.get("maskUnits") == "userSpaceOnUse" and all(region):
+        box = etree.Element(SVG + "clipPath", {"id": f"{mask.get('id')}--region"})
+        rect = etree.SubElement(box, SVG + "rect")
+        for name, value in zip(("x", "y", "width", "height"), region, strict=True):
+            rect.set(name, value or "0")
+        svggeom.set_line(box, mask.sourceline)
+        svggeom.set_line(rect, mask.sourceline)
+        clips.append(box)
+    for clip in clips:
+        mask.addnext(clip)
+    return clips
+
+
+def _move_transform(el: etree._Element, group: etree._Element) -> None:
+    transform = prop(el, "transform")
+    if transform:
+        group.set("transform", transform)
+        _drop_prop(el, "transform")
 
 
 def _drop_prop(el: etree._Element, name: str) -> None:
