@@ -339,3 +339,33 @@ def test_the_docs_illustrator_example(tmp_path):
     ops = svgdraw.compile_svg(face, lambda href: str(tmp_path / href)).ops
     kinds = [type(op).__name__ for op in ops if isinstance(op, (svgdraw.PathOp, svgdraw.ImageOp))]
     assert kinds == ["PathOp", "ImageOp", "PathOp"]
+
+
+def test_css_matching_is_bounded():
+    rules = "".join(f".c{n}{{fill:red}}" for n in range(2_001))
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg">\n<style>{rules}</style>'
+        + '<rect class="c1" style="fill:blue"/>' * 10_000
+        + "</svg>"
+    )
+    root = etree.fromstring(svg.encode())
+    assert svgcss.resolve(root) == [
+        (
+            2,
+            "the <style> sheets have 2,001 rules for 10,002 elements; pnpkit matches at most "
+            "20,000,000 rule-element pairs",
+        )
+    ]
+    assert root[0].get("style") == "fill:blue"  # the inline style is still read
+
+
+def test_a_gradient_href_cycle_ends():
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
+        '<linearGradient id="a" href="#b"/><linearGradient id="b" href="#a">'
+        '<stop offset="0" stop-color="red"/></linearGradient>'
+        '<rect width="5" height="5" fill="url(#a)"/></svg>'
+    )
+    root = etree.fromstring(svg.encode())
+    assert svgnorm.normalise(root, 10).problems == []
+    assert [s.get("stop-color") for s in root[0]] == ["red"]

@@ -40,7 +40,6 @@ from pnpkit.pack.model import Face, Pack, PrintOverrides
 from pnpkit.pdf import calibration, foldmarks
 from pnpkit.pdf import writer as pdf
 from pnpkit.svg import compiler as svgdraw
-from pnpkit.svg import normalise as svgnorm
 from pnpkit.typeset import fonts, shaping
 from pnpkit.units import SIZES
 
@@ -289,6 +288,8 @@ def _compile(
 
 def _art_note(path: str) -> Problem | None:
     """The warning that part of an SVG art file is drawn as an image, if it is."""
+    from pnpkit.svg import normalise as svgnorm  # only a pack with art files loads it
+
     try:
         note = svgnorm.image_note(filelimits.read(path, filelimits.MAX_ART_BYTES))
     except OSError:

@@ -66,7 +66,6 @@ from reportlab.pdfgen.pathobject import PDFPathObject
 
 from pnpkit import filelimits, memo
 from pnpkit.errors import MAX_QUOTED, one_line
-from pnpkit.svg import normalise as svgnorm
 from pnpkit.svg.geometry import apply as apply  # the matrices of other modules (textcheck, lowink)
 from pnpkit.svg.geometry import compose as compose
 from pnpkit.typeset import fonts, shaping, unibidi
@@ -2242,6 +2241,8 @@ def _art_bytes_compiled(
 ) -> tuple[Box, tuple[Op, ...]] | SvgError:
     """The art's (viewBox, ops), or the SvgError saying why not: a failure is kept too, so a
     file drawing a broken one ten times compiles it once."""
+    from pnpkit.svg import normalise as svgnorm  # loaded by the first art file, not by a face
+
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False
     )
@@ -2277,6 +2278,8 @@ def _compile_art(
 ) -> tuple[Box, tuple[Op, ...]]:
     """(viewBox, ops) of an SVG art file drawn `size` (its larger side, in the drawing's
     units: mm) large; SvgError with (line, message, file) problems."""
+    from pnpkit.svg import normalise as svgnorm
+
     try:
         data = filelimits.read(path, filelimits.MAX_ART_BYTES)
     except OSError as exc:

@@ -23,6 +23,9 @@ from lxml import etree
 
 SVG = "{http://www.w3.org/2000/svg}"
 Problems = list[tuple[int, str]]  # (line, message)
+# Rules times elements matched: 20 MB of CSS and elements would otherwise take hours; an
+# Illustrator export has tens of rules for thousands of elements.
+MAX_CSS_WORK = 20_000_000
 # (important, inline, specificity, order): the larger key wins the cascade
 _Rank = tuple[bool, bool, tuple[int, int, int], int]
 
@@ -90,9 +93,19 @@ def resolve(root: etree._Element) -> Problems:
     order = 0
     for sheet in sheets:
         order = _add_sheet(matcher, sheet, order, problems)
+    elements = sum(1 for _ in root.iter(etree.Element))
+    if order * elements > MAX_CSS_WORK:
+        problems.append(
+            (
+                sheets[0].sourceline or 0,
+                f"the <style> sheets have {order:,} rules for {elements:,} elements; pnpkit "
+                f"matches at most {MAX_CSS_WORK:,} rule-element pairs",
+            )
+        )
+        order = 0
     for wrapper in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree():
         el = wrapper.etree_element
-        chosen = _cascade(matcher, wrapper, el, problems) if sheets else _inline(el, problems)
+        chosen = _cascade(matcher, wrapper, el, problems) if order else _inline(el, problems)
         if chosen is not None:
             _write_style(el, chosen)
     for sheet in sheets:

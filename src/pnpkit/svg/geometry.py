@@ -103,6 +103,27 @@ def ids(root: etree._Element) -> dict[str, etree._Element]:
     return found
 
 
+MAX_CHAIN = 16  # elements an href chain of gradients or patterns is followed through
+
+
+def chain(el: etree._Element, found: dict[str, etree._Element]) -> list[etree._Element]:
+    """el and the elements of its tag its href names, in turn: at most MAX_CHAIN, ending before
+    a repeat (a cycle)."""
+    out = [el]
+    while len(out) < MAX_CHAIN:
+        ref = out[-1].get("href") or out[-1].get("{http://www.w3.org/1999/xlink}href") or ""
+        node = found.get(ref[1:]) if ref.startswith("#") else None
+        if node is None or tag(node) != tag(el) and {tag(node), tag(el)} != _GRADIENTS:
+            break
+        if any(node is seen for seen in out):  # the list holds them: lxml keeps their objects
+            break
+        out.append(node)
+    return out
+
+
+_GRADIENTS = {"linearGradient", "radialGradient"}
+
+
 def tag(el: etree._Element | None) -> str:
     return etree.QName(el).localname if el is not None and isinstance(el.tag, str) else ""
 

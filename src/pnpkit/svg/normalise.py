@@ -329,14 +329,10 @@ def _aspect(box: str, w: str, h: str) -> str:
 
 def _stops(gradient: etree._Element, found: dict[str, etree._Element]) -> list[etree._Element]:
     """The stops of a gradient, through its href chain (Illustrator shares stops this way)."""
-    seen: set[int] = set()
-    node: etree._Element | None = gradient
-    while node is not None and id(node) not in seen:
-        seen.add(id(node))
+    for node in svggeom.chain(gradient, found):
         stops = [child for child in node if _tag(child) == "stop"]
         if stops:
             return stops
-        node = found.get(href(node)[1:]) if href(node).startswith("#") else None
     return []
 
 
@@ -352,10 +348,7 @@ def _inline_gradient_hrefs(root: etree._Element) -> None:
     way) gets its own copies, as SVG defines the inheritance; the href goes."""
     found = svggeom.ids(root)
     for el in list(root.iter(SVG + "linearGradient", SVG + "radialGradient")):
-        seen = {id(el)}
-        source = found.get(href(el)[1:]) if href(el).startswith("#") else None
-        while source is not None and id(source) not in seen and _tag(source) in _GRADIENT_ATTRS:
-            seen.add(id(source))
+        for source in svggeom.chain(el, found)[1:]:
             names = _SHARED_ATTRS + (_GRADIENT_ATTRS[_tag(el)] if _tag(source) == _tag(el) else ())
             for name in names:
                 if el.get(name) is None and source.get(name) is not None:
@@ -366,7 +359,7 @@ def _inline_gradient_hrefs(root: etree._Element) -> None:
                         clone = copy.deepcopy(stop)
                         clone.attrib.pop("id", None)
                         el.append(clone)
-            source = found.get(href(source)[1:]) if href(source).startswith("#") else None
+    for el in root.iter(SVG + "linearGradient", SVG + "radialGradient"):
         el.attrib.pop("href", None)
         el.attrib.pop(XLINK_HREF, None)
 

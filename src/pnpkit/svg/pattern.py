@@ -32,6 +32,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 SEAM = 0.01  # of a tile's side: see _replace
 MAX_TILES = 2_000  # per shape; each a <use> the compiler counts towards its element budget
+MAX_TILES_TOTAL = 20_000  # per art file; past it, patterns are left for raster.py
 Box = svggeom.Box
 _URL_RE = re.compile(r"\s*url\(\s*['\"]?#([^'\")\s]+)['\"]?\s*\)")
 _GEOMETRY = ("d", "x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "points")
@@ -40,7 +41,7 @@ _GEOMETRY = ("d", "x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "poi
 def tile_patterns(root: etree._Element) -> None:
     """Rewrite every shape filled with a pattern that vectors can draw (module docstring)."""
     found = svggeom.ids(root)
-    count = 0
+    count = total = 0
     for el in list(root.iter(etree.Element)):
         match = _URL_RE.fullmatch(_prop(el, "fill") or "")
         pattern = found.get(match.group(1)) if match else None
@@ -50,7 +51,8 @@ def tile_patterns(root: etree._Element) -> None:
             continue  # something else needs an image anyway (or a pattern stroke)
         attrs, content = _resolved(pattern, found)
         tiles = _tiles(el, attrs)
-        if tiles is not None and content:
+        if tiles is not None and content and total + len(tiles) <= MAX_TILES_TOTAL:
+            total += len(tiles)
             count += 1
             _replace(el, attrs, content, tiles, f"{pattern.get('id')}--tile{count}")
 
@@ -65,16 +67,11 @@ def _resolved(
     """The pattern's attributes and content, through its href chain (Inkscape's way)."""
     attrs: dict[str, str] = {}
     content: list[etree._Element] = []
-    seen: set[int] = set()
-    node: etree._Element | None = pattern
-    while node is not None and id(node) not in seen and _tag(node) == "pattern":
-        seen.add(id(node))
+    for node in svggeom.chain(pattern, found):
         for name, value in node.attrib.items():
             attrs.setdefault(name, value)
         if not content:
             content = [child for child in node if isinstance(child.tag, str)]
-        ref = node.get("href") or node.get(XLINK_HREF) or ""
-        node = found.get(ref[1:]) if ref.startswith("#") else None
     return attrs, content
 
 

@@ -40,6 +40,7 @@ MAX_RASTER_PIXELS = 40_000_000  # one render of the art's box (a 42 cm square bo
 MAX_RASTERED = 32  # elements of one art file drawn as images
 MAX_ELEMENTS = 50_000  # in one render, each <use> expanded (svgdraw.MAX_ELEMENTS alike)
 MAX_IMAGE_PIXELS = 50_000_000  # a data: image inside what resvg draws (svgdraw's bound)
+MAX_PARTS = 200  # parts of a group whose boxes _overlaps() compares pairwise
 MAX_FILTER_WORK = 200_000_000  # pixel visits of one filter primitive (see _slow_filter)
 Problems = list[tuple[int, str]]
 Matrix = svggeom.Matrix
@@ -123,7 +124,9 @@ def _overlaps(el: etree._Element) -> bool:
     if _tag(el) in svggeom.BOXES:
         return _painted(el, "fill", "black") and _painted(el, "stroke", "none")
     boxes: list[svggeom.Box] = []
-    for part in el.iter(etree.Element):
+    for count, part in enumerate(el.iter(etree.Element)):
+        if count > MAX_PARTS:
+            return True  # too many to compare pairwise: assume they meet
         kind = _tag(part)
         if part is el or kind in ("g", "title", "desc"):
             continue
@@ -150,17 +153,12 @@ def _meet(a: svggeom.Box, b: svggeom.Box) -> bool:
 
 
 def _gradient_raster(gradient: etree._Element, found: dict[str, etree._Element]) -> bool:
-    seen: set[int] = set()
-    node: etree._Element | None = gradient
-    while node is not None and id(node) not in seen:
-        seen.add(id(node))
+    for node in svggeom.chain(gradient, found):
         if node.get("spreadMethod", "pad") != "pad":
             return True
         stops = [s for s in node if _tag(s) == "stop"]
         if stops:
             return any(svgcss.fraction(_prop(s, "stop-opacity", "1") or "1") < 1 for s in stops)
-        ref = _href(node)
-        node = found.get(ref[1:]) if ref.startswith("#") else None
     return False
 
 
