@@ -369,3 +369,22 @@ def test_a_gradient_href_cycle_ends():
     root = etree.fromstring(svg.encode())
     assert svgnorm.normalise(root, 10).problems == []
     assert [s.get("stop-color") for s in root[0]] == ["red"]
+
+
+def test_pattern_tiles_are_bounded_in_all():
+    """Each of 21 shapes needs 1,024 tiles: 19 are tiled (19,456 in all), the last two are
+    left for an image, so that many patterned shapes cannot make millions of elements."""
+    shapes = "".join(
+        f'<rect x="{n * 4}" y="0" width="4" height="4" fill="url(#p)"/>' for n in range(21)
+    )
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 84 4"><pattern id="p" '
+        'patternUnits="userSpaceOnUse" width="0.125" height="0.125"><rect width="0.0625" '
+        f'height="0.0625" fill="red"/></pattern>{shapes}</svg>'
+    )
+    root = etree.fromstring(svg.encode())
+    done = svgnorm.normalise(root, 10)
+    assert done.problems == []
+    assert [why for _, why in done.rastered] == ["a pattern", "a pattern"]
+    uses = [el for el in root.iter("{http://www.w3.org/2000/svg}use")]
+    assert len(uses) == 19 * 1_024
