@@ -388,3 +388,34 @@ def test_pattern_tiles_are_bounded_in_all():
     assert [why for _, why in done.rastered] == ["a pattern", "a pattern"]
     uses = [el for el in root.iter("{http://www.w3.org/2000/svg}use")]
     assert len(uses) == 19 * 1_024
+
+
+@pytest.mark.parametrize(
+    "name,old,new,message",
+    [
+        (
+            "inkscape-pattern.svg",
+            'width="44"',
+            'width="1e999"',
+            "cannot draw a pattern as an image: a number of width='1e999' is not within 1e+07 "
+            "either way",
+        ),
+        (
+            "figma-drop-shadow.svg",
+            'viewBox="0 0 128 96"',
+            'viewBox="0 0 1e999 96"',
+            "bad viewBox '0 0 1e999 96' (use 'min-x min-y width height')",
+        ),
+    ],
+)
+def test_numbers_out_of_bounds_in_art_to_normalise_are_located(tmp_path, name, old, new, message):
+    """The normalising step meets the numbers before the compiler refuses them: it leaves
+    them for the compiler, whose located error is what the designer sees."""
+    (tmp_path / "a.svg").write_text((CORPUS / name).read_text().replace(old, new, 1))
+    face = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="30mm" height="30mm" viewBox="0 0 30 30">'
+        '<image href="a.svg" x="0" y="0" width="30" height="30"/></svg>'
+    )
+    with pytest.raises(svgdraw.SvgError) as caught:
+        svgdraw.compile_svg(face, lambda href: str(tmp_path / href))
+    assert message in [p[1] for p in caught.value.problems]

@@ -90,6 +90,8 @@ def _tiles(el: etree._Element, attrs: dict[str, str]) -> list[Box] | None:
     if not (w > 0 and h > 0) or inverse is None or not all(map(math.isfinite, (x, y, w, h))):
         return None
     left, top, wide, high = svggeom.moved(box, inverse)  # the shape's box in pattern space
+    if not all(map(math.isfinite, (left, top, wide, high))):
+        return None  # a number the compiler refuses (it says where)
     i0, i1 = math.floor((left - x) / w), math.ceil((left + wide - x) / w)
     j0, j1 = math.floor((top - y) / h), math.ceil((top + high - y) / h)
     if (i1 - i0) * (j1 - j0) > MAX_TILES:

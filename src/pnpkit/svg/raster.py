@@ -40,6 +40,7 @@ MAX_RASTER_PIXELS = 40_000_000  # one render of the art's box (a 42 cm square bo
 MAX_RASTERED = 32  # elements of one art file drawn as images
 MAX_ELEMENTS = 50_000  # in one render, each <use> expanded (svgdraw.MAX_ELEMENTS alike)
 MAX_IMAGE_PIXELS = 50_000_000  # a data: image inside what resvg draws (svgdraw's bound)
+MAX_BOX = 1e7  # the largest number of the art's box (svgdraw.MAX_NUMBER)
 MAX_PARTS = 200  # parts of a group whose boxes _overlaps() compares pairwise
 MAX_FILTER_WORK = 200_000_000  # pixel visits of one filter primitive (see _slow_filter)
 Problems = list[tuple[int, str]]
@@ -91,6 +92,7 @@ _INHERITED = (
 ).split()
 _URL_RE = re.compile(r"url\(\s*['\"]?#([^'\")\s]+)")
 _FILE_URL_RE = re.compile(r"url\(\s*['\"]?\s*(?!#)", re.I)
+_HASH_RE = re.compile(r"#[\w.-]*")
 _DATA_RE = re.compile(r"data:image/(png|jpeg);base64,(.*)", re.S)
 
 
@@ -179,6 +181,8 @@ def replace(root: etree._Element, size_mm: float) -> tuple[Problems, list[tuple[
         line = todo[MAX_RASTERED][0].sourceline or 0
         return [(line, f"more than {MAX_RASTERED} elements would be drawn as images")], done
     box = _viewbox(root)
+    if box is None:
+        return problems, done
     for el, why in todo:
         line = el.sourceline or 0
         doc, problem = _document(root, el, box, size_mm)
@@ -215,12 +219,16 @@ def _candidates(
                 stack.append(child)
 
 
-def _viewbox(root: etree._Element) -> tuple[float, float, float, float]:
+def _viewbox(root: etree._Element) -> tuple[float, float, float, float] | None:
+    """The art's box, or None for one the compiler refuses (it says where)."""
     numbers = [float(n) for n in svggeom.NUM_RE.findall(root.get("viewBox") or "")]
-    if len(numbers) == 4 and numbers[2] > 0 and numbers[3] > 0:
-        return numbers[0], numbers[1], numbers[2], numbers[3]
-    w, h = (svggeom.NUM_RE.match(root.get(n) or "") for n in ("width", "height"))
-    return 0.0, 0.0, float(w.group()) if w else 1.0, float(h.group()) if h else 1.0
+    if len(numbers) != 4:
+        sizes = (svggeom.NUM_RE.match(root.get(n) or "") for n in ("width", "height"))
+        numbers = [0.0, 0.0, *(float(m.group()) if m else 0.0 for m in sizes)]
+    x, y, w, h = numbers
+    if not (w > 0 and h > 0 and all(abs(n) <= MAX_BOX for n in numbers)):
+        return None
+    return x, y, w, h
 
 
 def _document(
@@ -297,12 +305,21 @@ def _unsafe(doc: etree._Element) -> str | None:
                     return f"{problem} ('{value[:40]}'): only #id and PNG/JPEG data: images"
             if _FILE_URL_RE.search(value) or local.startswith("on"):
                 return f"attribute '{local}' is not allowed"
+            if local not in ("href", "src", "id") and not _bounded(value):
+                return f"a number of {local}='{value[:40]}' is not within {MAX_BOX:g} either way"
     slow = _slow_filter(doc)
     if slow:
         return slow
     if _count(doc, found, {}, set()) > MAX_ELEMENTS:
         return f"it has more than {MAX_ELEMENTS:,} elements once each <use> is expanded"
     return None
+
+
+def _bounded(value: str) -> bool:
+    """Whether every number in an attribute is finite and at most MAX_BOX either way, as the
+    compiler has every number of what it draws itself."""
+    numbers = svggeom.NUM_RE.findall(_HASH_RE.sub("", value))  # not #3e2723, url(#e5)
+    return all(abs(float(n)) <= MAX_BOX for n in numbers)
 
 
 def _slow_filter(doc: etree._Element) -> str | None:
