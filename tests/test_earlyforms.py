@@ -20,8 +20,10 @@ from conftest import cache_read_back
 from pnpkit.build import cache, earlyforms, preview
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
+from pnpkit.pdf import forms, pages
 from pnpkit.pdf import writer as pdf
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.pdf.forms import EncodedForm, form_name
+from pnpkit.svg.compiler import compile_svg
 
 M = "components/mammoth-herd"
 TILE = "templates/mammoth-herd/bonus-front.svg.j2"  # the last faces built are bonus tiles
@@ -71,7 +73,7 @@ def kit_built(kit, out: str, streamed: bool, monkeypatch) -> tuple[dict[str, byt
 def counted(monkeypatch):
     """How many forms the PDFs drew, and how many released drawings were compiled again."""
     counts = {"drawn": 0, "again": 0}
-    draw_form, compiler = pdf._draw_form, build._compiler
+    draw_form, compiler = forms._draw_form, build._compiler
 
     def drawing(*args):
         counts["drawn"] += 1
@@ -86,7 +88,7 @@ def counted(monkeypatch):
 
         return counting
 
-    monkeypatch.setattr(pdf, "_draw_form", drawing)
+    monkeypatch.setattr(forms, "_draw_form", drawing)
     monkeypatch.setattr(build, "_compiler", compiling)
     return counts
 
@@ -159,7 +161,7 @@ def test_a_released_drawing_makes_the_same_ops_again(kit, monkeypatch):
     d.release(lambda: again(faces[0].svg))
     assert not d.held and d._shaped is None
     assert d.ops == ops and d.chars == chars
-    assert d.ops == svgdraw.compile_svg(faces[0].svg, lambda href: None).ops
+    assert d.ops == compile_svg(faces[0].svg, lambda href: None).ops
 
 
 def test_the_faces_of_a_streamed_build_do_not_keep_its_cache(kit, monkeypatch):
@@ -179,7 +181,7 @@ def test_the_faces_of_a_streamed_build_do_not_keep_its_cache(kit, monkeypatch):
     gc.collect()
     assert gone() is None
     face = released[-1]
-    assert face.drawing.ops == svgdraw.compile_svg(face.svg, lambda href: None).ops
+    assert face.drawing.ops == compile_svg(face.svg, lambda href: None).ops
 
 
 def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):
@@ -203,7 +205,7 @@ def test_pdfs_written_a_piece_at_a_time_are_those_reportlab_writes_whole(kit, mo
     one Canvas.save() writes, formatting the whole document first, and ReportLab's module is
     never changed, not even while a document is saved (another thread may save one then)."""
     collector = pdfdoc.PDFFile
-    streamed = pdf._streamed_file
+    streamed = pages._streamed_file
     seen = []
 
     def watched(f):
@@ -296,10 +298,10 @@ def test_a_spilled_form_not_read_back_fails_the_pdf_as_a_full_disk_does():
     spill = cache._Spill()
     spilled = spill.keep(b"form bytes")
     assert isinstance(spilled, cache.Spilled)
-    assert pdf.EncodedForm(cache._ReadBack(spill, spilled)).format(None) == b"form bytes"
+    assert EncodedForm(cache._ReadBack(spill, spilled)).format(None) == b"form bytes"
     spill.close()
     with pytest.raises(OSError, match="PDF form"):
-        pdf.EncodedForm(cache._ReadBack(spill, spilled)).format(None)
+        EncodedForm(cache._ReadBack(spill, spilled)).format(None)
 
 
 class FillingDisk:
@@ -382,7 +384,7 @@ def test_a_streamed_builds_faces_read_their_svg_back_as_rendered(kit, monkeypatc
     for lang, faces in result.faces.items():
         assert all(isinstance(f, cache.KeptFace) and f._text is None for f in faces)  # in file
         assert [f.svg for f in faces] == [f.svg for f in held.faces[lang]]
-        assert all(f.svg_key == pdf.form_name(f.svg) for f in faces)
+        assert all(f.svg_key == form_name(f.svg) for f in faces)
     assert cache._read(c.path)[1] == cache._read(held_cache.path)[1]
 
 
@@ -400,7 +402,7 @@ def test_a_kept_face_reads_its_svg_back_and_a_lost_one_fails_as_a_full_disk_does
         return cache.KeptFace("g", "i", "front", 1, (10.0, 10.0), 0.0, "card", svg, Location("f"))
 
     first, alike = face(), face()
-    assert first.svg == svg and first.svg_key == pdf.form_name(svg)
+    assert first.svg == svg and first.svg_key == form_name(svg)
     store.BUFFER = 1  # written at once: read back from the file
     store.keep(b"before it")
     first.keep(store, {})

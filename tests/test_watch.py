@@ -601,36 +601,40 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     from pnpkit import memo
     from pnpkit.build import preview
     from pnpkit.checks import textcheck
-    from pnpkit.faces import render
+    from pnpkit.faces.templates import _COMPILED, _PARSED
     from pnpkit.impose import layout
-    from pnpkit.pack import loader, schema
-    from pnpkit.pdf import writer as pdf
-    from pnpkit.svg import compiler as svgdraw
+    from pnpkit.pack.items import _ITEMS
+    from pnpkit.pack.reparse import _LAST
+    from pnpkit.pdf.forms import _NAMES
+    from pnpkit.pdf.pages import _STREAMS
+    from pnpkit.pdf.writer import _DRAWN
+    from pnpkit.svg.drawing import _FILL_CODE, _OWN, _PATH_CODE, _STROKE_CODE
+    from pnpkit.svg.walker import _ATTRIBUTES, _LEAVES, _STYLES
 
     kept = (
-        loader._LAST,
-        schema._ITEMS,
+        _LAST,
+        _ITEMS,
         layout._LAYOUTS,
-        pdf._DRAWN,
-        pdf._NAMES,
-        pdf._STREAMS,
+        _DRAWN,
+        _NAMES,
+        _STREAMS,
         preview._FIGURES,
-        render._COMPILED.codes,
-        render._PARSED,
+        _COMPILED.codes,
+        _PARSED,
         build._KNOWN,
-        svgdraw._FILL_CODE,
-        svgdraw._STROKE_CODE,
-        svgdraw._OWN,
-        svgdraw._PATH_CODE,
-        svgdraw._STYLES,
-        svgdraw._LEAVES,
-        svgdraw._ATTRIBUTES,
+        _FILL_CODE,
+        _STROKE_CODE,
+        _OWN,
+        _PATH_CODE,
+        _STYLES,
+        _LEAVES,
+        _ATTRIBUTES,
         textcheck._OUTLINES,
     )
     build.forget_kept()
     # watch's cache (deferred): a long-lived process's build keeps its per-item work too
     build.build(kit.pack, tmp_path / "a", overrides=None, cache=Cache(None, deferred=True))
-    # each holds something after a build (svgdraw._LAID too, between text_box() and the compiler)
+    # each holds something after a build (_LAID too, between text_box() and the compiler)
     assert all(kept), [len(k) for k in kept]
     assert all(any(k is r for r in memo.registered()) for k in kept)
     build.forget_kept()
@@ -651,13 +655,13 @@ NOT_KEPT = {
     "typeset.fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
     "typeset.fonts._registered": "fonts registered with ReportLab, kept whatever we forget",
     "build.output._CALL": "the C library's swap function, found once",
-    "pdf.writer._SHAPES": "per document (weak): gone with the document",
-    "pdf.writer._HEADS": "per document (weak): gone with the document",
-    "faces.render._FAMILIES": "per environment (weak): gone with the build's environment",
-    "svg.compiler._SHOWN": "per document (weak): gone with the document",
+    "pdf.pages._SHAPES": "per document (weak): gone with the document",
+    "pdf.forms._HEADS": "per document (weak): gone with the document",
+    "faces.templates._FAMILIES": "per environment (weak): gone with the build's environment",
+    "svg.drawing._SHOWN": "per document (weak): gone with the document",
 }
 # cache objects, by the container in them that is registered
-HELD_IN = {"faces.render._COMPILED": "codes"}
+HELD_IN = {"faces.templates._COMPILED": "codes"}
 
 
 def _module_level_containers() -> list[tuple[str, str]]:
@@ -707,10 +711,10 @@ def test_every_module_level_memo_is_registered():
     found = _module_level_containers()
     names = {f"{module}.{name}" for module, name in found}
     assert {
-        "svg.compiler._LEAVES",
-        "pack.loader._LAST",
+        "svg.walker._LEAVES",
+        "pack.reparse._LAST",
         "build.pipeline._KNOWN",
-        "faces.render._COMPILED",
+        "faces.templates._COMPILED",
     } <= names
     assert set(NOT_KEPT) <= names  # each exception still exists
     for module, name in found:

@@ -16,7 +16,7 @@ rendered again on every build, so its problems are always reported.
 Writing the PDF is the larger half of a rebuild, and most of it is drawing
 each face into its PDF form and compressing it. pdf_forms() lets the faces of a PDF
 take their form's finished bytes (compressed, formatted) from the cache instead
-(FormDrawing, pdf.FormStore). Those bytes depend on the document only through its
+(FormDrawing, FormStore). Those bytes depend on the document only through its
 fonts: which PDF font name and which character code each glyph gets. So before the
 first form is drawn the fonts are given every character the forms use, in a fixed
 order, and an entry's key holds the codes of the form's own characters. A character
@@ -61,13 +61,26 @@ from pnpkit import memo
 from pnpkit.build import soundops
 from pnpkit.errors import Problem
 from pnpkit.faces import render
+from pnpkit.faces.templates import template_family
+from pnpkit.faces.textboxes import icon_files
 from pnpkit.impose.layout import Page
 from pnpkit.pack.model import Face, Group, Item, Pack
-from pnpkit.pdf import writer as pdf
+from pnpkit.pdf import forms
+from pnpkit.pdf.forms import form_name
 from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.drawing import Drawing
+from pnpkit.svg.ops import (
+    Gradient,
+    ImageOp,
+    Op,
+    Resolver,
+    TextOp,
+    ops_from_rows,
+    ops_to_rows,
+)
 from pnpkit.typeset import fonts, shaping
 
-FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as svgdraw.op_row() rows; 4: in parts
+FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as op_row() rows; 4: in parts
 LEAN = 2000  # drawings in a build from which their entries' rows wait for save() (_lean)
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
 MAX_ROWS = 1 << 26  # bytes a drawing's packed rows may inflate to (a deck's: 9 kB)
@@ -409,7 +422,7 @@ class Cache:
                 shared,
                 pack.print.min_font_pt,
                 fonts.signature(),
-                sorted(render.icon_files(pack)),
+                sorted(icon_files(pack)),
             ):
                 h.update(repr(part).encode() + b"\0")
             if pack.rules_file is not None:  # it may register template functions
@@ -423,7 +436,7 @@ class Cache:
         templates = self._memo.templates
         if name not in templates:
             try:
-                family = render.template_family(env, name)
+                family = template_family(env, name)
             except jinja2.TemplateError:
                 templates[name] = None
             else:
@@ -432,9 +445,9 @@ class Cache:
 
     # ------------------------------------------------------------ drawings
 
-    def drawing(self, svg: str, resolve: svgdraw.Resolver) -> svgdraw.Drawing:
+    def drawing(self, svg: str, resolve: Resolver) -> Drawing:
         """svgdraw.compile_svg(svg, resolve), from the cache while the SVG and the files it draws
-        are unchanged. Raises svgdraw.SvgError as compile_svg does (failures are not stored)."""
+        are unchanged. Raises SvgError as compile_svg does (failures are not stored)."""
         key = self._drawing_key(svg)
         done = self._memo.drawings.get(key)
         if done is not None:
@@ -469,7 +482,7 @@ class Cache:
                 return dep[0]
 
             compiled = svgdraw.compile_svg(svg, recording)
-            rows = svgdraw.ops_to_rows(compiled.ops)  # what marshal takes
+            rows = ops_to_rows(compiled.ops)  # what marshal takes
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
             kept = self._spill.keep(_pack_rows(rows)) if self.packed else rows
@@ -493,7 +506,7 @@ class Cache:
             self._memo.svg_keys[svg] = kept
         return kept[1]
 
-    def _dep(self, href: str, resolve: svgdraw.Resolver) -> Dep:
+    def _dep(self, href: str, resolve: Resolver) -> Dep:
         """(resolved path, hash of its content) of a file an SVG draws; (None, None) if there is
         none."""
         try:
@@ -512,7 +525,7 @@ class Cache:
     @contextlib.contextmanager
     def pdf_forms(self, pages: list[Page]) -> Iterator[FormPlan]:
         """While one PDF of these pages is written, its faces take their forms' finished bytes
-        from the cache (pdf.face_form), and keep the ones drawn afresh there."""
+        from the cache (face_form), and keep the ones drawn afresh there."""
         owned = [
             (f, d)
             for f in {id(p.face): p.face for page in pages for p in page.placements}.values()
@@ -668,7 +681,7 @@ class _Rowed(_AsSaved):
         drawing = next((d[key] for d in self.held if key in d), None)
         if drawing is None:
             raise KeyError(key)
-        rows = svgdraw.ops_to_rows(drawing.ops)
+        rows = ops_to_rows(drawing.ops)
         return [entry[0], (*stored[:3], rows), *entry[2:]]
 
 
@@ -735,7 +748,7 @@ class KeptFace(Face):
     @svg.setter
     def svg(self, text: str) -> None:
         self._text: str | None = text
-        self._name = pdf.form_name(text)
+        self._name = form_name(text)
         self._store: _Spill | None = None
         self._at: Spilled | None = None
 
@@ -1061,7 +1074,7 @@ class FormPlan:
         return done
 
 
-class FormDrawing(svgdraw.Drawing):
+class FormDrawing(Drawing):
     """A compiled drawing that knows its cache key and, once bound to a PDF's plan, replays the
     content it drew into a PDF form with the same font state."""
 
@@ -1070,11 +1083,11 @@ class FormDrawing(svgdraw.Drawing):
         width_mm: float,
         height_mm: float,
         viewbox: tuple[float, float, float, float],
-        ops: tuple[svgdraw.Op, ...],
+        ops: tuple[Op, ...],
         *,
         key: bytes,
     ) -> None:
-        self._again: Callable[[], tuple[svgdraw.Op, ...]] | None = None
+        self._again: Callable[[], tuple[Op, ...]] | None = None
         super().__init__(width_mm, height_mm, viewbox, ops)
         self.key = key
         self.plan: FormPlan | None = None  # the PDF it replays for, while bound (pdf_forms)
@@ -1091,7 +1104,7 @@ class FormDrawing(svgdraw.Drawing):
         self._shaped: tuple[tuple[str, str, shaping.Shaped], ...] | None = None
 
     @property  # the field, or made again once released
-    def ops(self) -> tuple[svgdraw.Op, ...]:
+    def ops(self) -> tuple[Op, ...]:
         ops = self._ops
         if ops is None:
             assert self._again is not None, "only release() forgets them"
@@ -1099,15 +1112,15 @@ class FormDrawing(svgdraw.Drawing):
         return ops
 
     @ops.setter
-    def ops(self, ops: tuple[svgdraw.Op, ...]) -> None:
-        self._ops: tuple[svgdraw.Op, ...] | None = ops
+    def ops(self, ops: tuple[Op, ...]) -> None:
+        self._ops: tuple[Op, ...] | None = ops
 
     @property
     def held(self) -> bool:
         """Whether it holds its ops (not released)."""
         return self._ops is not None
 
-    def release(self, again: Callable[[], tuple[svgdraw.Op, ...]]) -> None:
+    def release(self, again: Callable[[], tuple[Op, ...]]) -> None:
         """Forget the ops and the shaped runs they hold (most of a drawing's memory): a large
         build keeps only what its PDF reads once the form's bytes are in the cache
         (earlyforms.py): the characters, whether it draws images, its form keys. `again` makes
@@ -1122,9 +1135,7 @@ class FormDrawing(svgdraw.Drawing):
         """Images and gradients cannot be replayed: their XObjects and shadings belong to each
         document."""
         if self._images is None:
-            self._images = any(
-                isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops
-            )
+            self._images = any(isinstance(op, (ImageOp, Gradient)) for op in self.ops)
         return self._images
 
     @property
@@ -1135,7 +1146,7 @@ class FormDrawing(svgdraw.Drawing):
         if self._chars is None:
             chars: dict[str, set[str]] = {}
             for op in self.ops:
-                if isinstance(op, svgdraw.TextOp):
+                if isinstance(op, TextOp):
                     chars.setdefault(op.font, set()).update(op.text)
             self.renew()
             self._chars = {font: "".join(sorted(used)) for font, used in chars.items()}
@@ -1157,7 +1168,7 @@ class FormDrawing(svgdraw.Drawing):
             self._shaped = tuple(
                 (op.font, op.text, op.shaping)
                 for op in self.ops
-                if isinstance(op, svgdraw.TextOp)
+                if isinstance(op, TextOp)
                 and op.shaping is not None
                 and shaping.has_private(op.text)
             )
@@ -1166,7 +1177,7 @@ class FormDrawing(svgdraw.Drawing):
     def form_key(self, canvas: Canvas, bbox: tuple[float, float]) -> bytes | None:
         """What the PDF form this drawing makes in canvas's document depends on: the drawing,
         its box, the canvas's settings and the codes its characters have in the document's
-        fonts (pdf.FormStore). None when it cannot be kept: not bound to a PDF's plan, fonts
+        fonts (FormStore). None when it cannot be kept: not bound to a PDF's plan, fonts
         not seeded with its characters, or images and gradients (objects of their own)."""
         plan = self.plan
         if plan is None:
@@ -1214,7 +1225,7 @@ class FormDrawing(svgdraw.Drawing):
             memo.remember(self.text_keys, settings, (deps, key), FORM_KEYS_KEPT)
         return key
 
-    def kept_form(self, key: bytes) -> pdf.Kept | None:
+    def kept_form(self, key: bytes) -> forms.Kept | None:
         """The form bytes kept under key, by this build or an earlier one (or what reads them
         back from where a large build keeps them: Kept)."""
         plan = self.plan
@@ -1236,7 +1247,7 @@ class FormDrawing(svgdraw.Drawing):
         cache.stats["forms reused"] += 1
         return data, (int(needs[0]), int(needs[1]))
 
-    def keep_form(self, key: bytes, kept: pdf.Kept) -> None:
+    def keep_form(self, key: bytes, kept: forms.Kept) -> None:
         """Keep a form's bytes (and the PDF version its drawing asked for) under key: in a
         large build's spill file (Cache.packed), where the PDF reads them when it is saved."""
         plan = self.plan
@@ -1306,7 +1317,7 @@ def _recent(entries: dict[bytes, Entry], oldest: int) -> dict[bytes, Entry]:
 
 
 def _family_hash(family: list[tuple[str, str, str]]) -> bytes:
-    """A hash of a template family's names, files and sources (render.template_family)."""
+    """A hash of a template family's names, files and sources (template_family)."""
     h = hashlib.sha256()
     for current, filename, source in family:
         h.update(f"{current}\0{filename}\0{source}\0".encode())
@@ -1336,7 +1347,7 @@ def _drawing_of(
     try:
         rows = spill.read(rows) if isinstance(rows, Spilled) else rows
         rows = _unpack_rows(rows) if isinstance(rows, bytes) else rows
-        ops = svgdraw.ops_from_rows(rows)  # type: ignore[arg-type]  # checked below
+        ops = ops_from_rows(rows)  # type: ignore[arg-type]  # checked below
     except (ValueError, TypeError, IndexError, KeyError, EOFError):  # rows of another shape
         return None
     if not (

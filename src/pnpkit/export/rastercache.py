@@ -29,7 +29,7 @@ from pnpkit import filelimits
 from pnpkit.build import output
 from pnpkit.build.cache import engine
 from pnpkit.build.pipeline import CACHE_DIR
-from pnpkit.svg.compiler import ImageOp, Op
+from pnpkit.svg.ops import ImageOp, Op
 
 KEEP_DAYS = 14
 

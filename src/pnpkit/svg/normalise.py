@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from pnpkit import memo
+from pnpkit.svg import artgeometry as svggeom
 from pnpkit.svg import css as svgcss
-from pnpkit.svg import geometry as svggeom
 from pnpkit.svg import pattern as svgpattern
 from pnpkit.svg import raster as svgraster
 

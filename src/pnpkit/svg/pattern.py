@@ -24,8 +24,8 @@ import re
 
 from lxml import etree
 
+from pnpkit.svg import artgeometry as svggeom
 from pnpkit.svg import css as svgcss
-from pnpkit.svg import geometry as svggeom
 from pnpkit.svg import raster as svgraster
 
 SVG = "{http://www.w3.org/2000/svg}"

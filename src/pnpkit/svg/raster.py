@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from lxml import etree
 
 from pnpkit.errors import one_line
+from pnpkit.svg import artgeometry as svggeom
 from pnpkit.svg import css as svgcss
-from pnpkit.svg import geometry as svggeom
 from pnpkit.typeset import fonts
 
 SVG_NS = "http://www.w3.org/2000/svg"
