@@ -18,6 +18,7 @@ from pnpkit.build import pipeline as build
 from pnpkit.svg import compiler as svgdraw
 from pnpkit.svg import css as svgcss
 from pnpkit.svg import normalise as svgnorm
+from pnpkit.svg import ops as svgops
 from pnpkit.svg import raster as svgraster
 
 CORPUS = Path(__file__).parent / "art"
@@ -50,7 +51,7 @@ def test_the_comparison_sees_a_difference(tmp_path):
     assert artcompare.share_differing(ours, ref) > 0.5
 
 
-def _ops(name: str) -> tuple[svgdraw.Op, ...]:
+def _ops(name: str) -> tuple[svgops.Op, ...]:
     face = (
         '<svg xmlns="http://www.w3.org/2000/svg" width="60mm" height="60mm" viewBox="0 0 60 60">'
         f'<image href="{name}" x="0" y="0" width="60" height="60"/></svg>'
@@ -80,13 +81,13 @@ IMAGES = {
 @pytest.mark.parametrize("name", VECTORS)
 def test_drawn_as_vectors(name):
     ops = _ops(name)
-    assert not any(isinstance(op, svgdraw.ImageOp) for op in ops)
-    assert any(isinstance(op, (svgdraw.PathOp, svgdraw.Gradient)) for op in ops)
+    assert not any(isinstance(op, svgops.ImageOp) for op in ops)
+    assert any(isinstance(op, (svgops.PathOp, svgops.Gradient)) for op in ops)
 
 
 @pytest.mark.parametrize("name,count", IMAGES.items())
 def test_drawn_as_images(name, count):
-    images = [op for op in _ops(name) if isinstance(op, svgdraw.ImageOp)]
+    images = [op for op in _ops(name) if isinstance(op, svgops.ImageOp)]
     assert len(images) == count
     mm_per_unit = 60 / max(artcompare.art_box(CORPUS / name))  # drawn 60 mm large
     for image in images:
@@ -314,7 +315,7 @@ def test_an_image_part_in_a_png_keeps_its_place():
     """The image replacing a blurred shape sits where resvg painted it: its box holds the
     shape and reaches a little beyond it (the blur), in the art's own units."""
     ops = _ops("inkscape-blur.svg")
-    (image,) = [op for op in ops if isinstance(op, svgdraw.ImageOp)]
+    (image,) = [op for op in ops if isinstance(op, svgops.ImageOp)]
     # the ellipse: centre (41, 38), radii 24 x 5, blurred by 2.1
     assert 41 - 24 - 7 < image.x < 41 - 24 and 38 - 5 - 7 < image.y < 38 - 5
     assert 48 < image.w < 48 + 14 and 10 < image.h < 10 + 14
@@ -337,7 +338,7 @@ def test_the_docs_illustrator_example(tmp_path):
     )
     (tmp_path / "badge.svg").write_text(art)
     ops = svgdraw.compile_svg(face, lambda href: str(tmp_path / href)).ops
-    kinds = [type(op).__name__ for op in ops if isinstance(op, (svgdraw.PathOp, svgdraw.ImageOp))]
+    kinds = [type(op).__name__ for op in ops if isinstance(op, (svgops.PathOp, svgops.ImageOp))]
     assert kinds == ["PathOp", "ImageOp", "PathOp"]
 
 
