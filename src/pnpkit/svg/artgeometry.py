@@ -9,6 +9,9 @@ import re
 
 from lxml import etree
 
+from pnpkit.svg.values import apply as apply  # the matrices of the normalising step
+from pnpkit.svg.values import compose as compose
+
 Matrix = tuple[float, float, float, float, float, float]
 Box = tuple[float, float, float, float]  # x, y, width, height
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
@@ -43,24 +46,6 @@ def basic(name: str, a: list[float]) -> Matrix:
             turn = compose(compose((1, 0, 0, 1, a[1], a[2]), turn), (1, 0, 0, 1, -a[1], -a[2]))
         return turn
     return (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-
-
-def compose(m: Matrix, n: Matrix) -> Matrix:
-    """The matrix applying n first, then m (what canvas.transform(m); transform(n) does)."""
-    a, b, c, d, e, f = m
-    return (
-        a * n[0] + c * n[1],
-        b * n[0] + d * n[1],
-        a * n[2] + c * n[3],
-        b * n[2] + d * n[3],
-        a * n[4] + c * n[5] + e,
-        b * n[4] + d * n[5] + f,
-    )
-
-
-def apply(m: Matrix, p: tuple[float, float]) -> tuple[float, float]:
-    """The point p = (x, y) moved by the matrix m."""
-    return m[0] * p[0] + m[2] * p[1] + m[4], m[1] * p[0] + m[3] * p[1] + m[5]
 
 
 def inverse(m: Matrix) -> Matrix | None:
