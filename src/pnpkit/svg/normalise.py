@@ -21,13 +21,11 @@ file as the designer saved it.
 from __future__ import annotations
 
 import copy
-import hashlib
 import math
 from dataclasses import dataclass, field
 
 from lxml import etree
 
-from pnpkit import memo
 from pnpkit.svg import artgeometry as svggeom
 from pnpkit.svg import css as svgcss
 from pnpkit.svg import pattern as svgpattern
@@ -150,20 +148,10 @@ def _vector_steps(root: etree._Element) -> Problems:
     return problems
 
 
-# sha256 of an art file -> its note (image_note): each language and batch of a build asks again
-_NOTES: dict[bytes, tuple[int, str] | None] = {}
-memo.kept(_NOTES)
-
-
 def image_note(data: bytes) -> tuple[int, str] | None:
     """(line, message) of the build's note for an art file some of which is drawn as an
     image, or None: one note per file, at its first such element."""
-    if not may_raster(data):
-        return None
-    key = hashlib.sha256(data).digest()
-    if key not in _NOTES:
-        memo.remember(_NOTES, key, _image_note(data), 256)
-    return _NOTES[key]
+    return _image_note(data) if may_raster(data) else None
 
 
 def _image_note(data: bytes) -> tuple[int, str] | None:
