@@ -278,6 +278,55 @@ def _deep_g(rng: random.Random) -> dict[str, str]:
     return _svg("<g>" * depth + '<rect width="1" height="1"/>' + "</g>" * depth)
 
 
+# Art as design tools export it (issue 35): CSS, symbols, patterns, filters drawn by resvg.
+CORPUS = Path(__file__).parent / "art"
+CSS_PIECES = [
+    ".a{fill:red}",
+    "#x{stroke:url(#nowhere)}",
+    "rect{fill:url(http://x/y)}",
+    "@import 'a.css';",
+    "@font-face{src:url(/etc/passwd)}",
+    ".a{fill:",
+    "}}}{{{",
+    "g > .a + rect ~ circle{opacity:.5 !important}",
+    ":root{fill:blue}",
+    ".a::before{content:'x'}",
+    "*{filter:url(#f)}",
+    ".a{fill:rgba(1,2,3,9)}",
+    "\\00041{fill:red}",
+]
+FILTER = '<filter id="f"><feGaussianBlur stdDeviation="1"/></filter>'
+SLOW = [
+    '<filter id="f"><feMorphology radius="1e9"/></filter>',
+    '<filter id="f"><feTurbulence numOctaves="99999999"/></filter>',
+]
+LINKS = ["/etc/passwd", "http://x/y.png", "../up.png", "file:///etc/hosts"]
+
+
+def _filtered(filter_: str, body: str) -> str:
+    return f'{filter_}<g filter="url(#f)">{body}</g>'
+
+
+def _css(rng: random.Random) -> dict[str, str]:
+    sheet = " ".join(rng.choice(CSS_PIECES) for _ in range(rng.randrange(1, 6)))
+    body = f'<rect class="a" id="x" width="5" height="5" style="{rng.choice(CSS_PIECES)}"/>'
+    return _svg(f"<style>{sheet}</style>{FILTER}<g class='a'>{body}</g>")
+
+
+def _symbols(levels: int, fan: int) -> str:
+    """levels of <symbol>, each using the one below `fan` times."""
+    defs = ['<symbol id="s0" viewBox="0 0 1 1"><rect width="1" height="1"/></symbol>']
+    for n in range(1, levels + 1):
+        uses = f'<use href="#s{n - 1}" width="1" height="1"/>' * fan
+        defs.append(f'<symbol id="s{n}" viewBox="0 0 1 1">{uses}</symbol>')
+    return "".join(defs) + f'<use href="#s{levels}" width="10" height="10"/>'
+
+
+def _corpus_flipped(rng: random.Random) -> dict[str, str]:
+    data = rng.choice(sorted(CORPUS.glob("*.svg"))).read_bytes()
+    return {"art/a.svg": _flip(rng, data, rng.choice([1, 5, 20])).decode("latin-1")}
+
+
 ART: dict[str, Callable[[random.Random], dict[str, str]]] = {  # name: the files, drawn first
     "huge-viewbox": lambda rng: _svg(
         '<rect width="1e308" height="1e12"/>', 'viewBox="0 0 1e308 1e308" width="1e308"'
@@ -301,6 +350,23 @@ ART: dict[str, Callable[[random.Random], dict[str, str]]] = {  # name: the files
         + _svg("<text>&b;</text>")["art/a.svg"]
     },
     "not-svg": lambda rng: {"art/a.svg": rng.choice(["", "\x00\x01", "<html/>", "<svg"])},
+    "css": _css,
+    "symbol-fan": lambda rng: _svg(_symbols(rng.choice([3, 6]), 10)),
+    "pattern-tiles": lambda rng: _svg(
+        f'<pattern id="p" patternUnits="userSpaceOnUse" width="{rng.choice(["1e-9", "0", "-1"])}"'
+        ' height="1"><rect width="1" height="1"/></pattern><rect width="9" height="9" '
+        'fill="url(#p)"/>'
+    ),
+    "filter-slow": lambda rng: _svg(_filtered(rng.choice(SLOW), '<rect width="9" height="9"/>')),
+    "filter-link": lambda rng: _svg(
+        _filtered(FILTER, f'<image href="{rng.choice(LINKS)}" width="5" height="5"/>')
+    ),
+    "filter-uses": lambda rng: {
+        "art/a.svg": _uses(rng.choice([6, 9]), 10)
+        .replace("</defs><use", f'{FILTER}</defs><g filter="url(#f)"><use')
+        .replace("</svg>", "</g></svg>")
+    },
+    "corpus-flipped": _corpus_flipped,
 }
 
 
@@ -426,6 +492,22 @@ HOSTILE: dict[str, tuple[str, Callable[[random.Random, Mutant], None]]] = {
     "svg-10MB-attribute": (
         "mammoth-herd",
         _art_case(lambda: _svg(f'<path d="M0 0{" L1 1" * 2_100_000}"/>')),
+    ),
+    "svg-css-hostile": (
+        "mammoth-herd",
+        _art_case(lambda: _css(random.Random(35))),
+    ),
+    "svg-symbol-6x10": ("mammoth-herd", _art_case(lambda: _svg(_symbols(6, 10)))),
+    "svg-filter-use-9x10": (
+        "mammoth-herd",
+        _art_case(lambda: ART["filter-uses"](random.Random(1))),
+    ),
+    "svg-morphology-1e9": ("mammoth-herd", _art_case(lambda: _svg(_filtered(SLOW[0], "<g/>")))),
+    "svg-filter-link": (
+        "mammoth-herd",
+        _art_case(
+            lambda: _svg(_filtered(FILTER, '<image href="/etc/passwd" width="5" height="5"/>'))
+        ),
     ),
     "label-U+202E": ("mammoth-herd", _template_case("{{ text_box('a\u202eb', 1, 1, 20, 5) }}")),
     "label-U+2066": ("mammoth-herd", _template_case("{{ text_box('a\u2066b', 1, 1, 20, 5) }}")),

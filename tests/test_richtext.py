@@ -357,7 +357,7 @@ def test_broken_svg_art_points_into_the_file(tmp_path, capsys):
         '"x"',
         files={
             "art/a.svg": '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
-            '<mask id="m"/>\n</svg>'
+            '<foreignObject width="1" height="1"/>\n</svg>'
         },
     )
     (root / "templates" / "card.svg.j2").write_text(
@@ -367,7 +367,7 @@ def test_broken_svg_art_points_into_the_file(tmp_path, capsys):
     code, out = run(capsys, "validate", str(root), "--lang", "en")
     assert code == 1
     assert [line for line in out.splitlines() if ": error: " in line] == [
-        "rt/art/a.svg:2:1: error: unsupported element <mask> [svg]"
+        "rt/art/a.svg:2:1: error: unsupported element <foreignObject> [svg]"
     ]
 
 

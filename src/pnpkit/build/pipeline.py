@@ -24,7 +24,7 @@ from pathlib import Path
 
 import jinja2
 
-from pnpkit import memo
+from pnpkit import filelimits, memo
 from pnpkit.build import changes, earlyforms, output, preview
 from pnpkit.build.cache import Cache, Findings
 from pnpkit.build.child import Child
@@ -267,9 +267,13 @@ def _compile(
     reported, and the SVG would only repeat them less precisely.
     """
     problems: list[Problem] = []
+    arts: set[str] = set()  # the SVG art files drawn: their notes (svgnorm.image_note)
 
     def resolve(href: str) -> str | None:  # raises paths.Outside, which compile_svg reports
-        return paths.image_file(pack.root, href)
+        path = paths.image_file(pack.root, href)
+        if path is not None and path.lower().endswith(".svg"):
+            arts.add(path)
+        return path
 
     for face in faces:
         if face.broken:
@@ -285,7 +289,21 @@ def _compile(
                     for line, message, *art in exc.problems
                 ]
         face.drawing = compiled[key]
-    return problems
+    notes = [_art_note(art) for art in sorted(arts)]
+    return problems + [note for note in notes if note is not None]
+
+
+def _art_note(path: str) -> Problem | None:
+    """The warning that part of an SVG art file is drawn as an image, if it is."""
+    from pnpkit.svg import normalise as svgnorm  # only a pack with art files loads it
+
+    try:
+        note = svgnorm.image_note(filelimits.read(path, filelimits.MAX_ART_BYTES))
+    except OSError:
+        return None  # the compile says so
+    if note is None:
+        return None
+    return Problem(Location(display_path(Path(path)), note[0], 1), note[1], "art-image", "warning")
 
 
 def _places(pack: Pack, lang: str, env: jinja2.Environment) -> textplaces.Places:

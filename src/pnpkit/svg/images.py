@@ -79,7 +79,7 @@ def art(
         )
         return
     try:
-        box, ops = comp.compile_art(path)
+        box, ops = comp.compile_art(path, max(w, h))
     except SvgError as exc:
         for line, message, *where in exc.problems:
             comp.problems[(line, message, where[0] if where else path)] = None

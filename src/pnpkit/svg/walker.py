@@ -353,11 +353,11 @@ class Compiler:
         else:
             out += body
 
-    def compile_art(self, path: str) -> tuple[Box, tuple[Op, ...]]:
-        """(viewBox, ops) of the art file at path, drawn from here (images.art): SvgError with
-        (line, message, file) problems."""
+    def compile_art(self, path: str, size: float = 0.0) -> tuple[Box, tuple[Op, ...]]:
+        """(viewBox, ops) of the art file at path, drawn from here (images.art) `size` large:
+        SvgError with (line, message, file) problems."""
         return _compile_art(
-            path, self.resolve_href, self.depth + 1, self.art_stack | {path}, self.level + 2
+            path, self.resolve_href, self.depth + 1, self.art_stack | {path}, self.level + 2, size
         )
 
 
@@ -378,9 +378,12 @@ def _art_bytes_compiled(
     depth: int,
     art_stack: frozenset[str],
     level: int,
+    size: float = 0.0,
 ) -> tuple[Box, tuple[Op, ...]] | SvgError:
     """The art's (viewBox, ops), or the SvgError saying why not: a failure is kept too, so a
     file drawing a broken one ten times compiles it once."""
+    from pnpkit.svg import normalise as svgnorm  # loaded by the first art file, not by a face
+
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False
     )
@@ -388,9 +391,13 @@ def _art_bytes_compiled(
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as e:
         return SvgError([(e.lineno, one_line(e.msg, MAX_QUOTED), path)])
-    if root.getroottree().docinfo.internalDTD is not None or root.getroottree().docinfo.doctype:
+    docinfo = root.getroottree().docinfo
+    if docinfo.doctype and not svgnorm.plain_doctype(data, docinfo.public_id):
         return SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
+    normalised = svgnorm.normalise(root, size) if svgnorm.needs_work(data) else None
     compiler = Compiler(root, resolve_href, depth, art_stack, level)
+    for line, message in normalised.problems if normalised else ():
+        compiler.problems[(line, message)] = None
     box, ops = art_document(compiler, root)
     if compiler.problems:
         return SvgError(
@@ -403,14 +410,23 @@ def _art_bytes_compiled(
 
 
 def _compile_art(
-    path: str, resolve_href: Resolver | None, depth: int, art_stack: frozenset[str], level: int
+    path: str,
+    resolve_href: Resolver | None,
+    depth: int,
+    art_stack: frozenset[str],
+    level: int,
+    size: float = 0.0,
 ) -> tuple[Box, tuple[Op, ...]]:
-    """(viewBox, ops) of an SVG art file; SvgError with (line, message, file) problems."""
+    """(viewBox, ops) of an SVG art file drawn `size` (its larger side, in the drawing's
+    units: mm) large; SvgError with (line, message, file) problems."""
+    from pnpkit.svg import normalise as svgnorm
+
     try:
         data = filelimits.read(path, filelimits.MAX_ART_BYTES)
     except OSError as exc:
         raise SvgError([(0, f"cannot read image: {exc.strerror}", path)]) from None
-    compiled = _art_bytes_compiled(data, path, resolve_href, depth, art_stack, level)
+    size = svgnorm.size_step(size) if svgnorm.may_raster(data) else 0.0  # the memo's key
+    compiled = _art_bytes_compiled(data, path, resolve_href, depth, art_stack, level, size)
     if isinstance(compiled, SvgError):
         raise SvgError(compiled.problems)
     return compiled
