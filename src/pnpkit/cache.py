@@ -1,8 +1,8 @@
 """Content-keyed cache of rendered faces and compiled drawings: a rebuild redoes only what changed.
 
 A face's SVG is looked up under a hash of everything its template sees (the
-item's values, the face geometry, the pack's strings, data and name, the
-language, the minimum font size), the source of its template and of every
+item's values, the face geometry, the strings and data its templates read
+(sharedreads.py), the pack's name, the language, the minimum font size), the source of its template and of every
 template it extends, imports or includes, the pack's rules.py (it may add
 template globals), and the engine itself (pnpkit's code and fonts, the
 versions of the libraries that shape the output). A compiled drawing is looked
@@ -57,7 +57,7 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, memo, pdf, render, shaping, soundops, svgdraw
+from pnpkit import fonts, memo, pdf, render, shaping, sharedreads, soundops, svgdraw
 from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
@@ -363,11 +363,21 @@ class Cache:
         at = (id(group), side, name, lang)  # ids hold: the groups live through the build
         if at not in made:
             source = self._template_sources(env, name)
-            base = self._base(pack, lang, shared)
+            base = self._base(pack, lang, shared, self._shared_reads(env, name))
             made[at] = (
                 None if source is None else (name, base, source, self._geometry(pack, group, side))
             )
         return made[at]
+
+    def _shared_reads(self, env: jinja2.Environment, name: str) -> sharedreads.Reads:
+        """The strings and data keys template `name`'s family reads, once per build."""
+        reads = self._memo.reads
+        if name not in reads:
+            try:
+                reads[name] = render.shared_reads(env, name)
+            except jinja2.TemplateError:  # its key is None (_template_sources): never kept
+                reads[name] = sharedreads.EVERYTHING
+        return reads[name]
 
     def _digest(
         self, pack: Pack, group: Group, item: Item, side: str, lang: str, base: bytes, source: bytes
@@ -395,13 +405,17 @@ class Cache:
             memo[id(group), side] = repr(render.face_geometry(pack, group, side))
         return memo[id(group), side]
 
-    def _base(self, pack: Pack, lang: str, shared: dict[str, object]) -> bytes:
-        """The pack-wide part of a face's inputs in one language, hashed once per build."""
+    def _base(
+        self, pack: Pack, lang: str, shared: dict[str, object], reads: sharedreads.Reads
+    ) -> bytes:
+        """The pack-wide part of a face's inputs in one language, of the strings and data only
+        what its templates read (`reads`), hashed once per build."""
         bases = self._memo.bases
-        if lang not in bases:
+        if (lang, reads) not in bases:
             h = hashlib.sha256(engine())
             for part in (
-                shared,
+                {k: v for k, v in shared.items() if k not in sharedreads.TABLES},
+                sharedreads.values(shared, reads),
                 pack.print.min_font_pt,
                 fonts.signature(),
                 sorted(render.icon_files(pack)),
@@ -409,8 +423,8 @@ class Cache:
                 h.update(repr(part).encode() + b"\0")
             if pack.rules_file is not None:  # it may register template functions
                 h.update(_file_bytes(pack.rules_file))
-            bases[lang] = h.digest()
-        return bases[lang]
+            bases[lang, reads] = h.digest()
+        return bases[lang, reads]
 
     def _template_sources(self, env: jinja2.Environment, name: str) -> bytes | None:
         """The file names and sources of a template and every template it uses (all of them
@@ -1280,8 +1294,9 @@ class _Memo:
     compiled drawings by key, file hashes by path."""
 
     def __init__(self) -> None:
-        self.bases: dict[str, bytes] = {}
+        self.bases: dict[tuple[str, sharedreads.Reads], bytes] = {}
         self.templates: dict[str, bytes | None] = {}
+        self.reads: dict[str, sharedreads.Reads] = {}  # Cache._shared_reads', by template
         self.drawings: dict[bytes, FormDrawing] = {}
         self.files: dict[str, str] = {}
         self.contexts: dict[tuple[int, str], str] = {}  # Cache._geometry's, by group side

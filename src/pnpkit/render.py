@@ -28,7 +28,19 @@ from jinja2.sandbox import SandboxedEnvironment, modifies_known_mutable, safe_ra
 from jinja2.tests import TESTS as DEFAULT_TESTS
 from markupsafe import Markup, escape
 
-from pnpkit import budget, filelimits, fonts, icons, memo, paths, pyfaces, richtext, svgdraw, trust
+from pnpkit import (
+    budget,
+    filelimits,
+    fonts,
+    icons,
+    memo,
+    paths,
+    pyfaces,
+    richtext,
+    sharedreads,
+    svgdraw,
+    trust,
+)
 from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
 from pnpkit.frozen import FROZEN, FrozenDict, FrozenList, freeze
@@ -1208,6 +1220,7 @@ class _Parsed(NamedTuple):
     sets: frozenset[str]  # the names it gives values: set, looped over, parameters, imports, macros
     filters: frozenset[str]
     tests: frozenset[str]
+    shared: sharedreads.Reads  # the keys of `s` and `data` it reads (sharedreads.py)
 
 
 _PARSED: dict[tuple[str, str], _Parsed] = {}  # by settings and source, as _COMPILED
@@ -1232,8 +1245,19 @@ def _read_tree(key: tuple[str, str], tree: jinja2.nodes.Template) -> _Parsed:
         frozenset(_names_set(tree)),
         frozenset(node.name for node in tree.find_all(jinja2.nodes.Filter)),
         frozenset(node.name for node in tree.find_all(jinja2.nodes.Test)),
+        sharedreads.tree_reads(tree),
     )
     return memo.remember(_PARSED, key, parsed, _Compiled.KEEP)
+
+
+def shared_reads(env: jinja2.Environment, name: str) -> sharedreads.Reads:
+    """The keys of the pack-wide tables template `name` and its family read (sharedreads.py);
+    raises jinja2.TemplateError."""
+    parses = [_parsed(env, source) for _, _, source in template_family(env, name)]
+    for table, used in (("globals", "reads"), ("filters", "filters"), ("tests", "tests")):
+        if sharedreads.asks_for_context(env, (n for p in parses for n in getattr(p, used)), table):
+            return sharedreads.EVERYTHING
+    return sharedreads.merged(p.shared for p in parses)
 
 
 def _referenced(env: jinja2.Environment, source: str) -> list[str | None]:
