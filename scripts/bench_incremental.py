@@ -125,14 +125,16 @@ def stages(pack: Path, out: Path, edits: int) -> tuple[dict[str, list[float]], d
 
     try:
         t0 = time.perf_counter()
-        build.build(pack, out, cache=cache, tidy_later=True)
+        build.build(pack, build.BuildOptions(out, cache=cache, watch=build.WatchHooks()))
         cold = dict(current, total=time.perf_counter() - t0)
         tidy()
         for i in range(edits):
             edit_card(pack, 600 + 13 * i, "s")
             current.clear()
             t0 = time.perf_counter()
-            assert not build.build(pack, out, cache=cache, tidy_later=True).errors
+            assert not build.build(
+                pack, build.BuildOptions(out, cache=cache, watch=build.WatchHooks())
+            ).errors
             current["total"] = time.perf_counter() - t0
             tidy()
             for k, v in current.items():
@@ -196,7 +198,7 @@ def main() -> None:
             print(f"  {name:32} {before:>9}   {statistics.median(values):.3f} s")
         cache = Cache(Path(tmp) / "b" / "build" / build.CACHE_DIR)
         t0 = time.perf_counter()
-        build.build(pack, Path(tmp) / "b" / "build", cache=cache)
+        build.build(pack, build.BuildOptions(Path(tmp) / "b" / "build", cache=cache))
         print(f"nothing changed, cache read from disk: {time.perf_counter() - t0:.2f} s")
         pack = bench_cards.make_pack(Path(tmp) / "c", args.cards)
         print(

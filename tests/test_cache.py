@@ -31,7 +31,7 @@ def incremental(kit, out="build"):
     c = Cache(kit.root / out / build.CACHE_DIR)
 
     def run():
-        result = build.build(kit.pack, kit.root / out, cache=c)
+        result = build.build(kit.pack, build.BuildOptions(kit.root / out, cache=c))
         assert not result.errors, [str(p) for p in result.errors]
         return dict(c.stats)
 
@@ -49,7 +49,7 @@ def outputs(folder: Path) -> dict:
 def cold_build_equals(kit, out: str = "build") -> None:
     """The kit built from nothing into another folder gives exactly the same files."""
     shutil.rmtree(kit.root / "cold", ignore_errors=True)
-    assert not build.build(kit.pack, kit.root / "cold", cache=Cache()).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "cold", cache=Cache())).errors
     assert outputs(kit.root / out / "mammoth-herd") == outputs(kit.root / "cold" / "mammoth-herd")
 
 
@@ -124,7 +124,7 @@ def test_a_long_lived_cache_hands_the_next_build_its_decoded_drawings(kit):
     c = Cache(kit.root / "build" / build.CACHE_DIR)
 
     def drawings() -> dict[str, object]:
-        result = build.build(kit.pack, kit.root / "build", cache=c)
+        result = build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=c))
         assert not result.errors
         return {f.svg: f.drawing for faces in result.faces.values() for f in faces}
 
@@ -142,7 +142,7 @@ def test_a_long_lived_cache_hands_the_next_build_its_decoded_drawings(kit):
 
 
 def drawings_of_a_new_cache(kit) -> dict[str, object]:
-    result = build.build(kit.pack, kit.root / "build")
+    result = build.build(kit.pack, build.BuildOptions(kit.root / "build"))
     return {f.svg: f.drawing for faces in result.faces.values() for f in faces}
 
 
@@ -208,7 +208,7 @@ def test_new_art_in_the_same_svg_is_drawn_again(tmp_path, monkeypatch):
     colours = [(200, 30, 30), (30, 30, 200)]
     for _n, colour in enumerate(colours):
         Image.new("RGB", (8, 8), colour).save(root / "art" / "picture.png")
-        assert not build.build(root, out, cache=c).errors
+        assert not build.build(root, build.BuildOptions(out, cache=c)).errors
         assert c.stats["drawings compiled"] == 1
         page = pypdfium2.PdfDocument(str(out / "art" / "art-en.pdf"))[
             calibration.page_count("long-edge")
@@ -236,7 +236,7 @@ def test_deleting_or_damaging_the_cache_only_costs_time(kit):
 def test_a_new_process_reads_the_cache_from_the_build_folder(kit):
     assert kit.build().code == 0
     fresh = Cache(kit.root / "build" / build.CACHE_DIR)
-    assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=fresh)).errors
     assert fresh.stats.get("faces rendered", 0) == 0
 
 
@@ -248,7 +248,7 @@ def test_a_cache_file_of_an_older_format_is_ignored(kit):
     assert data.startswith(cache.FORMAT) and cache.FORMAT == b"pnpkit-cache 4\n"
     path.write_bytes(b"pnpkit-cache 3\n" + data[len(cache.FORMAT) :])
     fresh = Cache(kit.root / "build" / build.CACHE_DIR)
-    assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=fresh)).errors
     assert fresh.stats["faces rendered"] == 2 * FACES and fresh.stats["drawings reused"] == 0
 
 
@@ -257,7 +257,7 @@ def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch
     in memory); a new process reads every entry back, and a file cut short reads as none."""
     monkeypatch.setattr(cache, "PART", 3)
     first = Cache(kit.root / "build" / build.CACHE_DIR)
-    assert not build.build(kit.pack, kit.root / "build", cache=first).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=first)).errors
     path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
     read = cache._load_marshalled(path, 3)
     assert read is not None
@@ -271,7 +271,7 @@ def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch
     tables = (first.faces, first.drawings, first.forms)
     assert parts == 1 + sum(-(-len(t) // 3) for t in tables) and parts > 4
     fresh = Cache(kit.root / "build" / build.CACHE_DIR)
-    assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=fresh)).errors
     assert fresh.stats["faces rendered"] == 0 and fresh.stats["drawings compiled"] == 0
     path.write_bytes(data[:-5])
     assert cache._load_marshalled(path, 3) is None
@@ -292,7 +292,9 @@ def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_w
 
     def built() -> None:
         for out, c in caches.items():
-            assert not build.build(kit.pack, kit.root / out, cache=c, tidy_later=True).errors
+            assert not build.build(
+                kit.pack, build.BuildOptions(kit.root / out, cache=c, watch=build.WatchHooks())
+            ).errors
 
     def read(out: str) -> tuple:
         path = kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal"
@@ -349,18 +351,20 @@ def test_a_large_build_drops_its_rows_until_save_makes_them_again(kit, monkeypat
         return write_pdf(*args, **kwargs)
 
     monkeypatch.setattr(pdf, "write_pdf", writing)
-    assert not build.build(kit.pack, kit.root / "build", cache=lean).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=lean)).errors
     assert rows_while_writing and all(rows is None for rows in rows_while_writing)
     assert outputs(kit.root / "build" / "mammoth-herd") == before
     saved = cache._load_marshalled(path, 3)
     assert usual is not None and saved is not None
     assert saved[1][1] == usual[1][1] and len(saved[1][1]) == len(lean.drawings)
     again = Cache(kit.root / "build" / build.CACHE_DIR)  # a new process, from the file
-    assert not build.build(kit.pack, kit.root / "build", cache=again).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=again)).errors
     assert again.stats["drawings compiled"] == 0 and again.stats["drawings reused"] > 0
     assert outputs(kit.root / "build" / "mammoth-herd") == before
     assert all(e[1][3] is None for e in again.drawings.values())  # lean again
-    assert not build.build(kit.pack, kit.root / "build", cache=again).errors  # the same cache
+    assert not build.build(
+        kit.pack, build.BuildOptions(kit.root / "build", cache=again)
+    ).errors  # the same cache
     assert again.stats["drawings compiled"] == 0
 
 
@@ -368,7 +372,7 @@ def test_a_cache_that_saves_later_keeps_its_rows(kit, monkeypatch):
     """watch saves when idle: its cache's entries keep their rows whatever the build's size."""
     monkeypatch.setattr(cache, "LEAN", 1)
     c = Cache(kit.root / "build" / build.CACHE_DIR, deferred=True)
-    assert not build.build(kit.pack, kit.root / "build", cache=c).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=c)).errors
     assert all(isinstance(e[1][3], tuple) for e in c.drawings.values())
 
 
@@ -376,7 +380,7 @@ def test_faces_alike_share_one_copy_of_their_svg(kit):
     """A deck's backs are one string, whether rendered or served from the cache."""
     for _ in range(2):  # rendered, then from the cache file in a new process
         c = Cache(kit.root / "build" / build.CACHE_DIR)
-        result = build.build(kit.pack, kit.root / "build", cache=c)
+        result = build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=c))
         faces = [f for fs in result.faces.values() for f in fs]
         backs = [f.svg for f in faces if f.group == "bonus-tiles" and f.side == "back"]
         assert len(backs) == 2 * 16 and len(set(backs)) < 16  # backs repeat
@@ -548,7 +552,7 @@ def test_a_build_that_fails_late_leaves_the_last_one_as_it_was(kit, monkeypatch)
 
     monkeypatch.setattr(preview, "index_page", broken)
     with pytest.raises(OSError):
-        build.build(kit.pack, kit.root / "build")
+        build.build(kit.pack, build.BuildOptions(kit.root / "build"))
     assert outputs(out) == before
     assert not list((kit.root / "build").glob(".*"))
 
@@ -616,7 +620,7 @@ def test_a_build_hands_the_collector_back_what_it_held(tmp_path):
     del walked
     build.validate(root, cache=c)  # a build that stopped before save(): begin() let go first
     assert gc.get_freeze_count() < 2 * held
-    assert not build.build(root, tmp_path / "out", cache=c).errors
+    assert not build.build(root, build.BuildOptions(tmp_path / "out", cache=c)).errors
     assert gc.isenabled() and gc.get_freeze_count() == 0  # save() handed everything back
 
 
@@ -695,7 +699,7 @@ def test_a_cold_build_parses_each_template_once_and_writes_what_it_wrote(
         monkeypatch.setattr(render, "_PARSED", {})  # as a new process: nothing parsed
         monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # nor compiled
         monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
-        assert not build.build(kit.pack, out).errors
+        assert not build.build(kit.pack, build.BuildOptions(out)).errors
         return {p.relative_to(out): p.read_bytes() for p in out.rglob("*.pdf")}
 
     monkeypatch.setattr(jinja2.Environment, "_parse", counted)
@@ -739,7 +743,7 @@ def test_a_large_build_saves_its_cache_with_its_spilled_rows_read_back(kit, monk
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
     monkeypatch.setattr(cache._Spill, "BUFFER", 4096)  # most of them written to the file
     assert kit.build().code == 0
-    assert build.build(kit.pack, kit.root / "here").written
+    assert build.build(kit.pack, build.BuildOptions(kit.root / "here")).written
     build_cache, here = (
         cache_read_back(kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal")
         for out in ("build", "here")

@@ -59,7 +59,7 @@ def kit_built(kit, out: str, streamed: bool, monkeypatch) -> tuple[dict[str, byt
     monkeypatch.setattr(earlyforms, "BATCH", 4)
     shutil.rmtree(kit.root / out, ignore_errors=True)
     c = Cache(kit.root / out / build.CACHE_DIR)
-    result = build.build(kit.pack, kit.root / out, cache=c)
+    result = build.build(kit.pack, build.BuildOptions(kit.root / out, cache=c))
     assert not result.errors, [str(p) for p in result.errors]
     return outputs(kit.root / out / "mammoth-herd"), c
 
@@ -122,13 +122,15 @@ def test_a_streamed_build_writes_the_kit_a_build_holding_every_drawing_writes(
 def test_a_rebuild_from_a_streamed_builds_cache_compiles_nothing(kit, monkeypatch):
     first, _ = kit_built(kit, "streamed", True, monkeypatch)
     again = Cache(kit.root / "streamed" / build.CACHE_DIR)  # a new process, from the file
-    assert not build.build(kit.pack, kit.root / "streamed", cache=again).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "streamed", cache=again)).errors
     assert again.stats["drawings compiled"] == 0 and again.stats["drawings reused"] > 0
     assert again.stats["forms drawn"] == 0
     assert outputs(kit.root / "streamed" / "mammoth-herd") == first
     unstreamed = Cache(kit.root / "streamed" / build.CACHE_DIR)  # the packed rows, read back
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 10**9)
-    assert not build.build(kit.pack, kit.root / "streamed", cache=unstreamed).errors
+    assert not build.build(
+        kit.pack, build.BuildOptions(kit.root / "streamed", cache=unstreamed)
+    ).errors
     assert unstreamed.stats["drawings compiled"] == 0
     assert outputs(kit.root / "streamed" / "mammoth-herd") == first
 
@@ -166,7 +168,7 @@ def test_the_faces_of_a_streamed_build_do_not_keep_its_cache(kit, monkeypatch):
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
     monkeypatch.setattr(earlyforms, "BATCH", 4)
     c = Cache(kit.root / "out" / build.CACHE_DIR)
-    result = build.build(kit.pack, kit.root / "out", cache=c)
+    result = build.build(kit.pack, build.BuildOptions(kit.root / "out", cache=c))
     assert result.written
     faces = [f for f in result.faces["en"] if isinstance(f.drawing, cache.FormDrawing)]
     released = [f for f in faces if not f.drawing.held]
@@ -185,7 +187,10 @@ def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):
     before, _ = kit_built(kit, "build", True, monkeypatch)
     kit.edit(TILE, TILE_LINE, TILE_LINE + '{% if item.id == "bonus-16" %}<mask/>{% endif %}')
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
-    result = build.build(kit.pack, kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache"))
+    result = build.build(
+        kit.pack,
+        build.BuildOptions(kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache")),
+    )
     assert result.errors and not result.written
     assert outputs(kit.root / "build" / "mammoth-herd") == before
     assert sorted(p.name for p in (kit.root / "build").iterdir()) == [
@@ -250,7 +255,7 @@ def test_a_size_refused_in_a_late_batch_gives_the_problems_of_a_build_checking_a
     for streamed in (False, True):
         monkeypatch.setattr(earlyforms, "STREAM_FROM", 1 if streamed else 10**9)
         monkeypatch.setattr(earlyforms, "BATCH", 4)
-        result = build.build(kit.pack, kit.root / "build", cache=Cache())
+        result = build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=Cache()))
         assert not result.written
         found[streamed] = [str(p) for p in result.problems]
     assert any("[font-size]" in p for p in found[True])
@@ -270,7 +275,10 @@ def test_ctrl_c_during_a_streamed_build_leaves_the_last_kit_and_no_file(kit, mon
 
     monkeypatch.setattr(earlyforms.EarlyForms, "add", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        build.build(kit.pack, kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache"))
+        build.build(
+            kit.pack,
+            build.BuildOptions(kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache")),
+        )
     assert outputs(kit.root / "build" / "mammoth-herd") == before
     assert sorted(p.relative_to(kit.root).as_posix() for p in kit.root.rglob("*")) == listing
 
@@ -279,7 +287,9 @@ def test_a_build_followed_by_exports_keeps_its_drawings(kit, monkeypatch):
     """--profile and --png draw every face again: a large build they follow releases nothing."""
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
     c = Cache()
-    result = build.build(kit.pack, kit.root / "build", cache=c, keep_drawings=True)
+    result = build.build(
+        kit.pack, build.BuildOptions(kit.root / "build", cache=c, keep_drawings=True)
+    )
     assert result.written
     drawings = [f.drawing for faces in result.faces.values() for f in faces]
     assert drawings and all(d.held for d in drawings if isinstance(d, cache.FormDrawing))
@@ -374,7 +384,7 @@ def test_a_streamed_builds_faces_read_their_svg_back_as_rendered(kit, monkeypatc
     held = build.validate(kit.pack, code=build.Code(True))
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
     c = Cache(kit.root / "streamed" / build.CACHE_DIR)
-    result = build.build(kit.pack, kit.root / "streamed", cache=c)
+    result = build.build(kit.pack, build.BuildOptions(kit.root / "streamed", cache=c))
     assert result.written and outputs(kit.root / "streamed" / "mammoth-herd") == held_kit
     for lang, faces in result.faces.items():
         assert all(isinstance(f, cache.KeptFace) and f._text is None for f in faces)  # in file

@@ -37,7 +37,7 @@ from pnpkit import build, cache, fonts
 
 pack, out, eager = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "eager"
 if eager:
-    for name in list(fonts._UNREGISTERED):  # every shipped face
+    for name in list(fonts._SHIPPED):  # every shipped face
         fonts.known(name)
 seeded = []
 seed = cache.FormPlan.seed

@@ -454,13 +454,13 @@ def test_every_drawing_the_compiler_makes_is_sound_and_served_from_the_cache(tmp
     (pack / "templates" / "solid.svg.j2").write_text(RICH.replace("{{ dot }}", dot))
     out = tmp_path / "out"
     cold = Cache(out / "pnpkit-cache")
-    assert not build.build(pack, out, cache=cold).errors
+    assert not build.build(pack, build.BuildOptions(out, cache=cold)).errors
     assert cold.stats["drawings compiled"] > 0
     drawn = cache._read(out / "pnpkit-cache" / "rich.marshal")[2]
     kinds = {row[0] for entry in drawn.values() for row in entry[1][3]}
     assert kinds == set(range(len(svgdraw.OP_TYPES)))  # every kind of op is in the file
     warm = Cache(out / "pnpkit-cache")
-    assert not build.build(pack, out, cache=warm).errors
+    assert not build.build(pack, build.BuildOptions(out, cache=warm)).errors
     assert warm.stats["drawings reused"] == cold.stats["drawings compiled"]
     assert "drawings compiled" not in warm.stats
 

@@ -182,7 +182,7 @@ def test_a_kill_at_any_moment_leaves_the_previous_kit_whole(tmp_path):
 def test_two_builds_into_one_folder_take_turns(tmp_path):
     pack = colour_pack(tmp_path / "probe", n=60)
     alone = tmp_path / "alone"
-    assert not build.build(pack, alone).errors
+    assert not build.build(pack, build.BuildOptions(alone)).errors
     out = tmp_path / "out"
     procs = [start_build(pack, out) for _ in range(2)]
     runs = [(p.wait(TIMEOUT), p.stderr.read()) for p in procs]
@@ -445,8 +445,10 @@ def test_a_one_shot_build_forgets_what_watch_knew_of_the_files_it_replaces(kit):
     from pnpkit.cache import Cache
 
     out = kit.root / "build"
-    assert not build.build(kit.pack, out, cache=Cache(out / build.CACHE_DIR, deferred=True)).errors
+    assert not build.build(
+        kit.pack, build.BuildOptions(out, cache=Cache(out / build.CACHE_DIR, deferred=True))
+    ).errors
     live = os.path.abspath(out / "mammoth-herd")
     assert any(key.startswith(live) for key in build._KNOWN)
-    assert not build.build(kit.pack, out).errors  # a one-shot build: no watch
+    assert not build.build(kit.pack, build.BuildOptions(out)).errors  # a one-shot build: no watch
     assert not any(key.startswith(live) for key in build._KNOWN)

@@ -613,7 +613,7 @@ def test_preflight_ahead_is_forked_at_once_and_ends_when_told_nothing(tmp_path):
         assert ahead.child.pid == -1
     finally:
         later.stop()
-    result = build.build(card_pack(tmp_path / "pack"), tmp_path / "out")
+    result = build.build(card_pack(tmp_path / "pack"), build.BuildOptions(tmp_path / "out"))
     assert result.written and result.pack is not None
     kit = tmp_path / "out" / result.pack.id
     pdfs = {path.name: path.read_bytes() for path in kit.glob("*.pdf")}

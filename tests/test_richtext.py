@@ -601,12 +601,12 @@ def test_lines_put_together_from_word_shapes_are_harfbuzz_own():
     assert shaping._word("one", faces[0], "Latn") is not None  # the words are really used
     assert shaping._word("\u0301x", faces[0], "Latn") is None  # a mark would cling to the space
     cjk = "pnpkit-test-cjk"
-    if cjk not in fonts._registered:
-        from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase import pdfmetrics
+
+    if cjk not in pdfmetrics.getRegisteredFontNames():
         from reportlab.pdfbase.ttfonts import TTFont
 
         pdfmetrics.registerFont(TTFont(cjk, str(CJK_FONT)))
-        fonts._registered.add(cjk)
     face = hb.Face(hb.Blob(CJK_FONT.read_bytes()))
     han = "".join(chr(c) for c in sorted(face.unicodes) if 0x4E00 <= c <= 0x9FFF)[:40]
     for n in range(40):

@@ -77,7 +77,9 @@ def watched_rebuilds(kit, out: Path):
     cache = Cache(out / build.CACHE_DIR, deferred=True)
 
     def rebuild() -> None:
-        assert not build.build(kit.pack, out, cache=cache, tidy_later=True).errors
+        assert not build.build(
+            kit.pack, build.BuildOptions(out, cache=cache, watch=build.WatchHooks())
+        ).errors
         with output.locked(out, "test"):
             output.keep_spares(out)
 
@@ -88,7 +90,7 @@ def assert_a_cold_build(kit, kit_folder: Path, out: Path) -> None:
     """kit_folder holds exactly what a cold build of the kit in a fresh process would write to
     out (nothing kept from the builds before)."""
     build.forget_kept()
-    assert not build.build(kit.pack, out).errors
+    assert not build.build(kit.pack, build.BuildOptions(out)).errors
     cold = out / "mammoth-herd"
     assert {p.relative_to(kit_folder): d for p, d in files(kit_folder).items()} == {
         p.relative_to(cold): d for p, d in files(cold).items()
@@ -621,14 +623,17 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     )
     build.forget_kept()
     # watch's cache (deferred): a long-lived process's build keeps its per-item work too
-    build.build(kit.pack, tmp_path / "a", overrides=None, cache=Cache(None, deferred=True))
+    build.build(
+        kit.pack,
+        build.BuildOptions(tmp_path / "a", overrides=None, cache=Cache(None, deferred=True)),
+    )
     # each holds something after a build (svgdraw._LAID too, between text_box() and the compiler)
     assert all(kept), [len(k) for k in kept]
     assert all(any(k is r for r in memo.registered()) for k in kept)
     build.forget_kept()
     assert not any(kept)
     assert not any(memo.registered()), [len(k) for k in memo.registered()]
-    build.build(kit.pack, tmp_path / "b", overrides=None)
+    build.build(kit.pack, build.BuildOptions(tmp_path / "b", overrides=None))
     a, b = (tmp_path / side / "mammoth-herd" for side in "ab")
     assert {p.relative_to(a): d for p, d in files(a).items()} == {
         p.relative_to(b): d for p, d in files(b).items()

@@ -214,7 +214,7 @@ def test_every_rebuild_writes_what_a_cold_build_writes(tmp_path, monkeypatch):
     build.forget_kept()
 
     def warm() -> build.Result:
-        result = build.build(root, out, cache=cache, tidy_later=True)
+        result = build.build(root, build.BuildOptions(out, cache=cache, watch=build.WatchHooks()))
         with output.locked(out, "test"):
             output.keep_spares(out)
         return result
@@ -228,7 +228,7 @@ def test_every_rebuild_writes_what_a_cold_build_writes(tmp_path, monkeypatch):
         path.write_text(edit(text), encoding="utf-8")
         rebuilt = warm()
         build.forget_kept()
-        fresh = build.build(root, tmp_path / f"cold{n}", cache=Cache(None))
+        fresh = build.build(root, build.BuildOptions(tmp_path / f"cold{n}", cache=Cache(None)))
         assert [str(p) for p in rebuilt.problems] == [str(p) for p in fresh.problems], n
         assert rebuilt.written == fresh.written == (not fresh.errors), n
         if fresh.written:
@@ -327,11 +327,13 @@ def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monk
     root = bench_cards.make_pack(tmp_path / "deck", 6, sheet=False)
     build.forget_kept()
     cache = Cache(tmp_path / "one" / build.CACHE_DIR)
-    assert build.build(root, tmp_path / "one", cache=cache).written
+    assert build.build(root, build.BuildOptions(tmp_path / "one", cache=cache)).written
     assert not (schema._ITEMS or layout._LAYOUTS or pdf._NAMES or preview._FIGURES)
     assert not cache._memo.keys
     watched = Cache(tmp_path / "two" / build.CACHE_DIR, deferred=True)
-    assert build.build(root, tmp_path / "two", cache=watched, tidy_later=True).written
+    assert build.build(
+        root, build.BuildOptions(tmp_path / "two", cache=watched, watch=build.WatchHooks())
+    ).written
     assert schema._ITEMS and layout._LAYOUTS and pdf._NAMES and preview._FIGURES.items
     assert watched._memo.keys
     assert kit_files(tmp_path / "one" / "bench") == kit_files(tmp_path / "two" / "bench")
@@ -410,7 +412,9 @@ def _kept_against_cold(tmp_path, root, steps, made: list, taken: int) -> None:
     for n, (edit, again) in enumerate(steps):
         cards.write_text(edit(cards.read_text(encoding="utf-8")), encoding="utf-8")
         before = len(made)
-        assert build.build(root, out, cache=cache, tidy_later=True).written
+        assert build.build(
+            root, build.BuildOptions(out, cache=cache, watch=build.WatchHooks())
+        ).written
         with output.locked(out, "test"):
             output.keep_spares(out)
         assert (len(made) - before > taken) is again, n
@@ -419,7 +423,9 @@ def _kept_against_cold(tmp_path, root, steps, made: list, taken: int) -> None:
     for n, text in enumerate(texts):
         cards.write_text(text, encoding="utf-8")
         build.forget_kept()
-        assert build.build(root, tmp_path / f"cold{n}", cache=Cache(None)).written
+        assert build.build(
+            root, build.BuildOptions(tmp_path / f"cold{n}", cache=Cache(None))
+        ).written
         assert kits[n] == kit_files(tmp_path / f"cold{n}" / "bench"), n
 
 

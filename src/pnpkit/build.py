@@ -45,24 +45,22 @@ from pnpkit import (
     svgdraw,
     textcheck,
     trust,
+    workspace,
 )
 from pnpkit.cache import Cache, Findings
 from pnpkit.child import Child
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack, PrintOverrides
+
+# re-exported: a build's callers name them as build.BuildOptions, build.Code, build.WatchHooks
+from pnpkit.options import BuildOptions as BuildOptions
+from pnpkit.options import Code as Code
+from pnpkit.options import WatchHooks as WatchHooks
 from pnpkit.registry import Registry, default_registry
 from pnpkit.units import SIZES
 
 CACHE_DIR = "pnpkit-cache"  # under OUT; visible, and no pack id would choose it
-
-
-@dataclass(frozen=True)
-class Code:
-    """Whether a pack's own Python may run, and for how long per check."""
-
-    trusted: bool
-    seconds: float = trust.CODE_SECONDS
 
 
 @dataclass
@@ -102,7 +100,7 @@ def validate(
     reg = registry or default_registry()
     # what each item's reading, keys, layout, form and figure worked out is kept for the next
     # build only by a long-lived process's (watch's: its cache saves when idle, `deferred`)
-    memo.hand_on(cache is not None and cache.deferred)
+    workspace.current().hand_on = cache is not None and cache.deferred
     pack, problems = schema.load_pack(root)
     if pack is None:
         return Result(None, problems=_sorted(problems))
@@ -120,29 +118,9 @@ def validate(
     problems += _print_check_problems(pack)
     problems += guide.problems(pack)  # the kit guide's words, the tuck boxes' room
     result = Result(pack, problems=problems, registry=reg)
-    unknown = [lang for lang in langs or [] if lang not in pack.languages]
-    if unknown:
-        problems.append(
-            Problem(
-                pack.where,
-                f"the pack has no language {', '.join(unknown)} "
-                f"(it has {', '.join(pack.languages)})",
-                "usage",
-            )
-        )
-    variants = sorted({g.variant for g in pack.groups.values() if g.variant})
-    strangers = [v for v in (overrides or {}).get("variants") or () if v not in variants]
-    if strangers:
-        problems.append(
-            Problem(
-                pack.where,
-                f"the pack has no variant {', '.join(strangers)} "
-                f"(it has {', '.join(variants) or 'none'})",
-                "usage",
-            )
-        )
-    if unknown or strangers:
-        result.problems = _sorted(problems)
+    usage = _usage_problems(pack, langs, overrides)
+    if usage:
+        result.problems = _sorted(problems + usage)
         return result
     env = render.environment(pack, reg)
     env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
@@ -153,6 +131,35 @@ def validate(
         cache.hold()
     result.problems = _sorted(problems)
     return result
+
+
+def _usage_problems(
+    pack: Pack, langs: list[str] | None, overrides: PrintOverrides | None
+) -> list[Problem]:
+    """Languages and variants asked for that the pack does not have."""
+    out = []
+    unknown = [lang for lang in langs or [] if lang not in pack.languages]
+    if unknown:
+        out.append(
+            Problem(
+                pack.where,
+                f"the pack has no language {', '.join(unknown)} "
+                f"(it has {', '.join(pack.languages)})",
+                "usage",
+            )
+        )
+    variants = sorted({g.variant for g in pack.groups.values() if g.variant})
+    strangers = [v for v in (overrides or {}).get("variants") or () if v not in variants]
+    if strangers:
+        out.append(
+            Problem(
+                pack.where,
+                f"the pack has no variant {', '.join(strangers)} "
+                f"(it has {', '.join(variants) or 'none'})",
+                "usage",
+            )
+        )
+    return out
 
 
 def _faces(
@@ -352,47 +359,29 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
     )
 
 
-def build(
-    root: Path,
-    out: Path,
-    langs: list[str] | None = None,
-    overrides: PrintOverrides | None = None,
-    strict: bool = False,
-    progress: Callable[[str, int, int], None] | None = None,
-    cache: Cache | None = None,
-    code: Code | None = None,
-    changed: bool = False,
-    tidy_later: bool = False,
-    keep_drawings: bool = False,
-    ready: Callable[[], bool] | None = None,
-    pdfs_written: Callable[[Path], None] | None = None,
-) -> Result:
-    """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
-    write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
-    <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
-    `tidy_later`:
-    the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
-    the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
-    its compiled drawing for what follows the build (the exports), even in a large build, which
-    otherwise releases them once their PDF forms are drawn (earlyforms). `pdfs_written` is
-    called with the staging folder once the kit's PDFs are in it, before the rest of the kit
-    (the command line's preflight starts on them: preflight.Ahead). `ready`: asked once the
-    kit is complete, before it replaces the previous one; False leaves the previous kit in place
-    and the new one unseen, kept only as the next build's spare when `tidy_later` (watch: the
-    pack changed again while it was built)."""
-    unsafe = None if cache else output.unsafe_cache(out)  # a link, another user's: not used
-    cache = cache or Cache(None if unsafe else out / CACHE_DIR)
-    stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
-    result = validate(root, langs, overrides, cache, code, stream=stream)
+def build(root: Path, options: BuildOptions) -> Result:
+    """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any
+    error write nothing. BuildOptions says how; the build runs in options.workspace (default:
+    this thread's), which keeps what the next build may take over."""
+    with (options.workspace or workspace.current()).active():
+        return _build(root, options)
+
+
+def _build(root: Path, options: BuildOptions) -> Result:
+    out = options.out
+    unsafe = None if options.cache else output.unsafe_cache(out)  # a link, another user's
+    cache = options.cache or Cache(None if unsafe else out / CACHE_DIR)
+    stream = not (cache.deferred or options.keep_drawings)  # watch keeps drawings for the next
+    result = validate(root, options.langs, options.overrides, cache, options.code, stream=stream)
     if unsafe:
         result.notes.append(unsafe)
-    if result.errors or (strict and result.problems) or result.pack is None:
+    if result.errors or (options.strict and result.problems) or result.pack is None:
         return result
     try:
         with output.locked(out, f"building {root}"):
             # what a killed build left: a kit to put back, staging folders; watch's spare kit
-            output.tidy(out, keep_spares=tidy_later)
-            _write(result, out, progress, cache, changed, tidy_later, pdfs_written, ready)
+            output.tidy(out, keep_spares=options.watch is not None)
+            _write(result, cache, options)
     except (output.Busy, output.NotKit) as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
@@ -402,22 +391,14 @@ def build(
     return result
 
 
-def _write(
-    result: Result,
-    out: Path,
-    progress: Callable[[str, int, int], None] | None,
-    cache: Cache,
-    changed: bool = False,
-    tidy_later: bool = False,
-    pdfs_written: Callable[[Path], None] | None = None,
-    ready: Callable[[], bool] | None = None,
-) -> None:
+def _write(result: Result, cache: Cache, options: BuildOptions) -> None:
     """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole (the
-    previous kit, left in the staging folder's place, removed unless `tidy_later`) if `ready`
-    agrees."""
+    previous kit, left in the staging folder's place, removed unless watch's, whose `ready`
+    must agree)."""
     pack = result.pack
     assert pack is not None  # build() writes only a pack that loaded
-    final = out / pack.id
+    final = options.out / pack.id
+    tidy_later = options.watch is not None  # watch: the previous kit goes once reported
     output.replaceable(final)  # before any work: a folder not pnpkit's is never replaced
     staging = output.staging_for(final)
     reused = tidy_later and _take_spare(final, staging, set(result.faces))
@@ -435,48 +416,10 @@ def _write(
             ],
             reused,
         )
-        for lang, faces in result.faces.items():
-            pages = result.pages[lang]
-            kit = guide.plan(pack, lang, faces, pages)
-            _label(pages, pack, lang, kit.before, kit.after)
-            on_page = (
-                (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t))
-                if progress
-                else None
-            )
-            title, check = f"{pack.name[lang]}", _calibration(pack, lang)
-            with cache.pdf_forms(pages):
-                pdf.write_pdf(
-                    pages,
-                    staging / f"{pack.id}-{lang}.pdf",
-                    title,
-                    pack.print.crop_marks,
-                    check,
-                    on_page,
-                    _stamp(pack),
-                    kit,
-                    foldmarks.Folds.of(pack, lang),
-                )
-            _write_large(pages, pack, lang, staging, cache, result.registry)
-            if changed:  # compared with the previous build's SVGs, still in place until the swap
-                result.changes.append(
-                    _write_changes(
-                        faces, pack, lang, final / "svg" / lang, staging, cache, result.registry
-                    )
-                )
+        for lang in result.faces:
+            _write_language(result, lang, staging, final, cache, options)
         svgs.join()
-        if pdfs_written:
-            pdfs_written(staging)
-        if changed:
-            (staging / "changes.txt").write_text(
-                "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
-            )
-        preview.write_index(result, staging, final)
-        dropped = ready is not None and not ready()
-        if dropped:
-            return  # the previous kit stays live
-        output.swap_in(staging, final, remove_old=not tidy_later)
-        result.written = True
+        dropped = not _finish(result, staging, final, options)
     finally:
         if svgs is not None:
             svgs.child.stop()  # it writes into staging: gone before staging goes
@@ -484,6 +427,54 @@ def _write(
             _keep_as_spare(staging, final)
         elif not (result.written and tidy_later):  # a failure leaves no trace
             output.remove_kit(staging)  # gone already after a swap
+
+
+def _write_language(
+    result: Result, lang: str, staging: Path, final: Path, cache: Cache, options: BuildOptions
+) -> None:
+    """One language's PDFs (the kit, its A3 one, its changes) into staging."""
+    pack = result.pack
+    assert pack is not None  # build() writes only a pack that loaded
+    faces, pages = result.faces[lang], result.pages[lang]
+    kit = guide.plan(pack, lang, faces, pages)
+    _label(pages, pack, lang, kit.before, kit.after)
+    progress = options.progress
+    on_page = (lambda n, t: progress(f"{pack.id} ({lang})", n, t)) if progress else None
+    with cache.pdf_forms(pages):
+        pdf.write_pdf(
+            pages,
+            staging / f"{pack.id}-{lang}.pdf",
+            f"{pack.name[lang]}",
+            pack.print.crop_marks,
+            _calibration(pack, lang),
+            on_page,
+            _stamp(pack),
+            kit,
+            foldmarks.Folds.of(pack, lang),
+        )
+    _write_large(pages, pack, lang, staging, cache, result.registry)
+    if options.changed:  # compared with the previous build's SVGs, still in place until the swap
+        result.changes.append(
+            _write_changes(faces, pack, lang, final / "svg" / lang, staging, cache, result.registry)
+        )
+
+
+def _finish(result: Result, staging: Path, final: Path, options: BuildOptions) -> bool:
+    """The rest of the kit once its PDFs are written, swapped in for the previous kit; False
+    when watch's `ready` said no (the previous kit stays live)."""
+    if options.pdfs_written:
+        options.pdfs_written(staging)
+    if options.changed:
+        (staging / "changes.txt").write_text(
+            "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
+        )
+    preview.write_index(result, staging, final)
+    ready = options.watch.ready if options.watch else None
+    if ready is not None and not ready():
+        return False
+    output.swap_in(staging, final, remove_old=options.watch is None)
+    result.written = True
+    return True
 
 
 def _write_large(
@@ -855,8 +846,7 @@ def _svg_name(face: Face) -> str:
 # size and modification time then. A file that still has them holds that SVG (as watch judges
 # the pack's own files); one changed since, by anyone, is read and compared again.
 Signature = tuple[int, int, int]
-_KNOWN: dict[str, tuple[str, Signature]] = {}
-memo.kept(_KNOWN)
+_KNOWN = workspace.Memo[str, tuple[str, Signature]]("build.known")
 KNOWN_KEPT = 200_000  # files; more, and it starts afresh
 FEW_UNKNOWN = 64  # files to read back or write, below which no child is forked for them
 
@@ -893,11 +883,10 @@ def _remember(before: str, name: str, svg: str, signature: Signature | None) -> 
 
 
 def forget_kept() -> None:
-    """Forget what this process keeps from one build for the next (what `watch` lives on: the
-    YAML parses and the items read from them, the layouts, the PDF's drawn pages, streams and
-    form names, the preview's figures, the compiled templates and the names they import, the
-    face SVG files written, the compiler's and the text checks' memos): the next build does that
-    work again, as a build in a new process does. The benchmarks call it so that each run times
-    a build from scratch. Each module registers what it keeps (memo.kept) next to its
-    definition."""
-    memo.forget()
+    """Forget what this thread's workspace keeps from one build for the next (what `watch`
+    lives on: the YAML parses and the items read from them, the layouts, the PDF's drawn pages,
+    streams and form names, the preview's figures, the compiled templates and the names they
+    import, the face SVG files written, the compiler's, shaper's and text checks' memos): the
+    next build does that work again, as a build in a new process does. The benchmarks call it
+    so that each run times a build from scratch."""
+    workspace.current().forget()

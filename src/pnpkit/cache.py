@@ -1,14 +1,14 @@
 """Content-keyed cache of rendered faces and compiled drawings: a rebuild redoes only what changed.
 
-A face's SVG is looked up under a hash of everything its template sees (the
-item's values, the face geometry, the strings and data its templates read
-(sharedreads.py), the pack's name, the language, the minimum font size), the source of its template and of every
-template it extends, imports or includes, the pack's rules.py (it may add
-template globals), and the engine itself (pnpkit's code and fonts, the
-versions of the libraries that shape the output). A compiled drawing is looked
-up under a hash of its SVG and checked against the content of every file the
-SVG draws (art). So an entry is never served for inputs that differ from the
-ones it was made from, and deleting the cache only costs time.
+A face's SVG is looked up under a hash of everything its template sees (the item's
+values, the face geometry, the strings and data its templates read (sharedreads.py), the
+pack's name, the language, the minimum font size), the source of its template and of
+every template it extends, imports or includes, the pack's rules.py (it may add template
+globals), and the engine itself (pnpkit's code and fonts, the versions of the libraries
+that shape the output). A compiled drawing is looked up under a hash of its SVG and
+checked against the content of every file the SVG draws (art). So an entry is never
+served for inputs that differ from the ones it was made from, and deleting the cache
+only costs time.
 
 Only faces rendered without any problem are stored: a face with a problem is
 rendered again on every build, so its problems are always reported.
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import gc
 import hashlib
 import marshal
@@ -57,7 +56,7 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import fonts, memo, pdf, render, shaping, sharedreads, soundops, svgdraw
+from pnpkit import fonts, memo, pdf, render, shaping, sharedreads, soundops, svgdraw, workspace
 from pnpkit.errors import Problem
 from pnpkit.layout import Page
 from pnpkit.model import Face, Group, Item, Pack
@@ -75,7 +74,7 @@ Dep = tuple[str | None, str | None]  # a file an SVG draws: (resolved path, hash
 Dep3 = tuple[str, str | None, str | None]  # and the href that named it, as an entry keeps it
 
 
-@functools.lru_cache(maxsize=1)
+@workspace.memoized(1)
 def engine() -> bytes:
     """A hash of what turns the same inputs into different output: pnpkit's code and fonts,
     the Python and library versions. Computed once per process, i.e. of the code it runs."""

@@ -21,7 +21,12 @@ from pnpkit import profile as profiles
 from pnpkit.build import Code, Result, build, validate
 from pnpkit.errors import ALL_WARNINGS_HELP, folded
 from pnpkit.model import PrintOverrides
-from pnpkit.options import add_limit_options, add_print_options, print_overrides
+from pnpkit.options import (
+    BuildOptions,
+    add_limit_options,
+    add_print_options,
+    print_overrides,
+)
 from pnpkit.paths import lang_option
 
 # export (with facepages' rasteriser and process pool) is imported only by a build that
@@ -221,18 +226,18 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
     passed = rastercache.for_output(args.out)  # remembers the files that passed before
     ahead = preflight.Ahead(passed, pdfx)  # checks the kit's PDFs while the rest is written
     try:
-        result = build(
-            pack,
+        options = BuildOptions(
             args.out,
             args.lang,
             overrides,
             args.strict,
-            _progress() if sys.stderr.isatty() else None,
             code=code,
             changed=args.changes,
             keep_drawings=bool(args.profile or args.png),  # the exports draw them
+            progress=_progress() if sys.stderr.isatty() else None,
             pdfs_written=ahead.start,
         )
+        result = build(pack, options)
         if chosen:
             from pnpkit import export  # only here: see the imports
 

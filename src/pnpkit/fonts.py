@@ -7,13 +7,15 @@ anything else is a located problem, never a silent fallback.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import cast
 
 from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
+
+from pnpkit import workspace
 
 FONT_DIR = Path(__file__).parent / "fonts"
 
@@ -38,25 +40,34 @@ _SUFFIX = {
 # The fonts of the pack being built (packfonts.py): family -> {(bold, italic): ReportLab name}.
 # ReportLab's names carry a hash of the file, so two packs' "Body" never meet.
 Style = tuple[bool, bool]  # (bold, italic)
-_PACK: dict[str, dict[Style, str]] = {}
-_SIGNATURE = "[]"  # signature() of _PACK, made when use() sets it: cache keys ask per face
+
+
+class _InUse:
+    """A workspace's pack fonts: family -> {style: ReportLab name}, and their signature()
+    (made when use() sets them: cache keys ask per face)."""
+
+    def __init__(self) -> None:
+        self.families: dict[str, dict[Style, str]] = {}
+        self.signature = "[]"
+
+
+_PACK = workspace.Slot("fonts.pack", _InUse)
 
 
 def use(pack_fonts: dict[str, dict[Style, tuple[str, str]]]) -> None:
     """Make a pack's fonts (family -> {(bold, italic): (path, sha)}) the ones templates may name."""
-    global _SIGNATURE
-    _PACK.clear()
+    in_use = _PACK.here()
+    pack = in_use.families = {}
     try:
         for family, styles in pack_fonts.items():
-            _PACK[family] = {}
+            pack[family] = {}
             for style, (path, sha) in styles.items():
                 name = f"{family}#{sha}"
-                if name not in _registered:
+                if name not in pdfmetrics.getRegisteredFontNames():
                     _register_pack_face(TTFont(name, path))
-                    _registered.add(name)
-                _PACK[family][style] = name
+                pack[family][style] = name
     finally:  # a font that fails to load leaves the fonts in use and their signature alike
-        _SIGNATURE = repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
+        in_use.signature = repr(sorted((f, sorted(s.items())) for f, s in pack.items()))
 
 
 def _register_pack_face(font: TTFont) -> None:
@@ -70,22 +81,20 @@ def _register_pack_face(font: TTFont) -> None:
     pdfmetrics.registerFont(font)
 
 
-_registered: set[str] = set()
-
-
 def families() -> list[str]:
-    return list(FAMILIES) + list(_PACK)
+    return list(FAMILIES) + list(_PACK.here().families)
 
 
 def signature() -> str:
     """What the fonts in use are, for cache keys."""
-    return _SIGNATURE
+    return _PACK.here().signature
 
 
 def face_name(family: str, bold: bool = False, italic: bool = False) -> str | None:
     """ReportLab's name for a registered face, or None if there is no such family or face."""
-    if family in _PACK:
-        return _PACK[family].get((bold, italic))
+    styles = _PACK.here().families.get(family)
+    if styles is not None:
+        return styles.get((bold, italic))
     if family not in FAMILIES:
         return None
     return known(family + _SUFFIX[(bold, italic)])
@@ -102,10 +111,9 @@ def known(name: str) -> str:
     for a template's text and here for a name that comes another way (a drawing from the cache
     or from a worker, svgdraw.op_from_row). Any other name is returned as it is: a pack's face
     (use()), or a name ReportLab does not know."""
-    filename = _UNREGISTERED.get(name)
-    if filename is not None:
+    filename = _SHIPPED.get(name)
+    if filename is not None and name not in pdfmetrics.getRegisteredFontNames():
         pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
-        _UNREGISTERED.pop(name, None)  # once registered: a file that fails to read fails again
     return name
 
 
@@ -120,12 +128,14 @@ def for_canvas() -> str:
     return default_face()
 
 
-# ReportLab's name of each shipped face -> its file, while it is not registered (known())
-_UNREGISTERED = {
-    family + _SUFFIX[style]: filename
-    for family, faces in FAMILIES.items()
-    for style, filename in faces.items()
-}
+# ReportLab's name of each shipped face -> its file (registered by known() when first named)
+_SHIPPED = MappingProxyType(
+    {
+        family + _SUFFIX[style]: filename
+        for family, faces in FAMILIES.items()
+        for style, filename in faces.items()
+    }
+)
 # The PostScript name in each shipped file -> ReportLab's name of the face (_register_pack_face);
 # a test checks them against the files
 _SHIPPED_BY_PS_NAME = {
@@ -136,7 +146,7 @@ _SHIPPED_BY_PS_NAME = {
 }
 
 
-@cache
+@workspace.memoized(256)
 def _cmap(font: str) -> frozenset[int]:
     return frozenset(cast(TTFont, pdfmetrics.getFont(known(font))).face.charToGlyph)
 
@@ -161,7 +171,7 @@ def string_width(text: str, font: str, size: float) -> float:
     return shaping.width(text, known(font), size)
 
 
-@lru_cache(maxsize=1 << 16)
+@workspace.memoized(1 << 16)
 def unit_width(text: str, font: str) -> float:
     """string_width at size 1, kept: text is measured word by word, and words repeat. Times a
     size it is exactly string_width at that size (both are the size times the same number)."""

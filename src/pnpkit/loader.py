@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from pnpkit import memo, unibidi
+from pnpkit import unibidi, workspace
 from pnpkit.errors import Location, Problem
 from pnpkit.paths import Outside, confined, regular_file
 from pnpkit.paths import display_path as display_path  # re-exported for the readers
@@ -105,7 +105,7 @@ def _parse(
     parse (see _Last), "" for none."""
     if key and _reused(key, doc, text, max_values):
         return doc, []
-    _LAST.pop(key, None)
+    _LAST.here().pop(key, None)
     too_many, aliases, count = _too_many_events(doc, text, max_values)
     if too_many:
         return doc, too_many
@@ -508,8 +508,7 @@ class _Last:
     seqs: list[_Seq]
 
 
-_LAST: OrderedDict[str, _Last] = OrderedDict()
-memo.kept(_LAST)
+_LAST = workspace.Slot[OrderedDict[str, _Last]]("loader.last", OrderedDict)
 
 
 def _remember(
@@ -525,10 +524,12 @@ def _remember(
         return
     lines = text.split("\n")
     seqs = _sequences(lines, found)
-    _LAST[key] = _Last(doc.file, lines, doc.data, dict(doc.values), dict(doc.keys), count, seqs)
-    _LAST.move_to_end(key)
-    while len(_LAST) > KEEP_PARSES:
-        _LAST.popitem(last=False)
+    _LAST.here()[key] = _Last(
+        doc.file, lines, doc.data, dict(doc.values), dict(doc.keys), count, seqs
+    )
+    _LAST.here().move_to_end(key)
+    while len(_LAST.here()) > KEEP_PARSES:
+        _LAST.here().popitem(last=False)
 
 
 def _sequences(
@@ -555,7 +556,7 @@ def _sequences(
 def _reused(key: str, doc: Document, text: str, max_values: int) -> bool:
     """Fill doc from the last parse of its file (key), parsing again only the items that
     changed; False when that cannot be done exactly (the file is then parsed whole)."""
-    last = _LAST.get(key)
+    last = _LAST.here().get(key)
     if last is None or last.file != doc.file:
         return False
     lines = text.split("\n")
@@ -564,8 +565,8 @@ def _reused(key: str, doc: Document, text: str, max_values: int) -> bool:
         return False
     doc.data = now.data
     doc.values, doc.keys = dict(now.values), dict(now.keys)
-    _LAST[key] = now
-    _LAST.move_to_end(key)
+    _LAST.here()[key] = now
+    _LAST.here().move_to_end(key)
     return True
 
 

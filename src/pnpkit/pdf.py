@@ -25,7 +25,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration as calibration_pages
-from pnpkit import foldmarks, fonts, memo, shaping
+from pnpkit import foldmarks, fonts, memo, shaping, workspace
 from pnpkit.layout import FOOTER, MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile, round_only
 from pnpkit.model import Face
 from pnpkit.units import PT_PER_MM
@@ -148,9 +148,8 @@ PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start af
 # deck's backs every other page, and a 10,000-card deck's 2,200 pages all kept held 4 kB each
 # (their operators and stream text) at its peak, the PDF's save
 ONE_BUILD_PAGES_KEPT = 64
-_DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
-_STREAMS: dict[tuple[str, int, int], bytes] = {}
-memo.kept(_DRAWN, _STREAMS)
+_DRAWN = workspace.Memo[tuple[object, ...], tuple[list[str], list[str]]]("pdf.drawn")
+_STREAMS = workspace.Memo[tuple[str, int, int], bytes]("pdf.streams")
 
 
 def _pages_kept() -> int:
@@ -254,7 +253,7 @@ class _FastPage(pdfdoc.PDFPage):
         shape = _page_shape(self, document)
         if shape is None:
             return super().format(document)
-        shapes = _SHAPES.setdefault(document, {})
+        shapes = _SHAPES.here().setdefault(document, {})
         known = shapes.get(shape)
         if known is not None and known[0] is not None and known[1]:
             return _page_bytes(known[0], self, document)
@@ -275,8 +274,9 @@ class _FastPage(pdfdoc.PDFPage):
 # per document, per page shape: the page's bytes cut around its contents' number and its forms'
 # dictionary, and whether a second page of the shape checked them (None: not to be cut)
 _Parts = tuple[bytes, bytes, bytes]
-_SHAPES: weakref.WeakKeyDictionary[object, dict[tuple[object, ...], tuple[_Parts | None, bool]]]
-_SHAPES = weakref.WeakKeyDictionary()
+_SHAPES = workspace.Slot[
+    weakref.WeakKeyDictionary[object, dict[tuple[object, ...], tuple[_Parts | None, bool]]]
+]("pdf.shapes", weakref.WeakKeyDictionary)
 _PAGE_OWN = frozenset({"Contents", "XObjects", "stream", "__InternalName__"})
 _FORM_NAME = re.compile(r"FormXob\.[A-Za-z0-9_.-]+")
 
@@ -408,8 +408,7 @@ def _page_bytes(parts: _Parts, page: pdfdoc.PDFPage, document: pdfdoc.PDFDocumen
 # by all their bytes depend on: compressing them is most of what saving a PDF whose pages and
 # forms were formatted already still does, and watch writes the same subsets after each save.
 FONT_STREAMS_KEPT = 64  # streams (a subset's file is tens of kB); more, and they start afresh
-_FONT_STREAMS: dict[tuple[object, ...], bytes] = {}
-memo.kept(_FONT_STREAMS)
+_FONT_STREAMS = workspace.Memo[tuple[object, ...], bytes]("pdf.font_streams")
 _FILTERS = (pdfdoc.PDFStreamFilterZCompress, pdfdoc.PDFStreamFilterBase85Encode)
 
 
@@ -568,8 +567,7 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
 # Form names by SVG text, kept from one PDF to the next (watch writes the same faces again):
 # the string's hash is kept by Python, a look-up costs less than hashing a face's SVG anew.
 NAMES_KEPT = 20_000  # SVGs; more, and it starts afresh (it holds the texts: a few kB each)
-_NAMES: dict[str, str] = {}
-memo.kept(_NAMES)
+_NAMES = workspace.Memo[str, str]("pdf.names")
 
 
 def form_name(svg: str) -> str:
@@ -701,8 +699,9 @@ def _encode(c: Canvas, name: str) -> bytes | None:
 
 # per document, per form shape (bbox, compression): a form's dictionary as ReportLab formats it,
 # cut around its /Length entry; see _formatted
-_HEADS: weakref.WeakKeyDictionary[object, dict[tuple[object, ...], tuple[bytes, bytes]]]
-_HEADS = weakref.WeakKeyDictionary()
+_HEADS = workspace.Slot[
+    weakref.WeakKeyDictionary[object, dict[tuple[object, ...], tuple[bytes, bytes]]]
+]("pdf.heads", weakref.WeakKeyDictionary)
 
 
 def _formatted(c: Canvas, form: pdfdoc.PDFFormXObject) -> bytes:
@@ -722,7 +721,7 @@ def _formatted(c: Canvas, form: pdfdoc.PDFFormXObject) -> bytes:
         return form.format(doc)
     a85 = rl_config.useA85  # the filters PDFFormXObject.format gives a compressed form
     key = (form.lowerx, form.lowery, form.upperx, form.uppery, form.hasImages, a85)
-    heads = _HEADS.setdefault(doc, {})
+    heads = _HEADS.here().setdefault(doc, {})
     body = zlib.compress(stream)
     if a85:  # text in ASCII85's alphabet ('!' to 'u', 'z', '~>', line ends), encoded as itself
         body = pdfdoc.PDFBase85Encode.encode(body).encode("latin-1")
@@ -1046,8 +1045,7 @@ def _label(c: Canvas, page: Page) -> None:
 # by a long-lived process: watch writes the same labels after each save, and ReportLab's text
 # object cost 0.05 ms a label (a tenth of a 1,000-card deck's PDF). Within one PDF every label
 # differs (its page number), so a one-shot build keeps none.
-_LABELS: dict[tuple[object, ...], list[str]] = {}
-memo.kept(_LABELS)
+_LABELS = workspace.Memo[tuple[object, ...], list[str]]("pdf.labels")
 
 
 def _label_key(

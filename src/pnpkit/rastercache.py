@@ -12,7 +12,6 @@ faces PDF that pypdfium2 renders. Files unused for KEEP_DAYS are dropped.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import shutil
@@ -25,7 +24,7 @@ from typing import Any
 import isal
 from PIL import Image
 
-from pnpkit import filelimits, output
+from pnpkit import filelimits, output, workspace
 from pnpkit.build import CACHE_DIR
 from pnpkit.cache import engine
 from pnpkit.svgdraw import ImageOp, Op
@@ -96,7 +95,7 @@ def _file_hash(path: str) -> bytes:
     return _content_hash(path, stat.st_size, stat.st_mtime_ns)
 
 
-@functools.lru_cache(maxsize=1024)
+@workspace.memoized(1024)
 def _content_hash(path: str, size: int, mtime_ns: int) -> bytes:
     return filelimits.sha256(path)
 

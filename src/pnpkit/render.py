@@ -40,6 +40,7 @@ from pnpkit import (
     sharedreads,
     svgdraw,
     trust,
+    workspace,
 )
 from pnpkit.checker import did_you_mean
 from pnpkit.errors import Location, Problem
@@ -311,7 +312,7 @@ def environment(pack: Pack, reg: Registry) -> Sandbox:
         # ...and it keeps every template it loaded in a plain dict: Jinja's default, a locked LRU
         # of 400, is asked on every {% extends %} and {% import %} of every face
         cache_size=-1,
-        bytecode_cache=_COMPILED,
+        bytecode_cache=_COMPILED.here(),
     )
     env.readable = READABLE | {TextBlock} | frozenset(reg.types)
     env.globals.update(reg.helpers)
@@ -377,8 +378,7 @@ def _settings(env: jinja2.Environment) -> str:
     )
 
 
-_COMPILED = _Compiled()
-memo.kept(_COMPILED.codes)
+_COMPILED = workspace.Slot("render.compiled", _Compiled)
 
 
 def render(pack: Pack, lang: str, env: jinja2.Environment) -> tuple[list[Face], list[Problem]]:
@@ -580,10 +580,9 @@ _STEADY_GLOBALS = {
 # Jinja's filters (and no test so named) that give another value each time (random) or call
 # filters and tests named by their arguments (which might be random); asked of both
 _UNSURE = frozenset({"random", "map", "select", "reject", "selectattr", "rejectattr"})
-_SAME_FOR_EVERY_ITEM: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, bool]] = (
-    weakref.WeakKeyDictionary()
-)
-memo.kept(_SAME_FOR_EVERY_ITEM)
+_SAME_FOR_EVERY_ITEM = workspace.Slot[
+    weakref.WeakKeyDictionary[jinja2.Environment, dict[str, bool]]
+]("render.same_for_every_item", weakref.WeakKeyDictionary)
 
 
 def same_for_every_item(env: jinja2.Environment, name: str) -> bool:
@@ -592,7 +591,7 @@ def same_for_every_item(env: jinja2.Environment, name: str) -> bool:
     pack's might read the context), or a name neither shared nor given a value by the
     templates themselves, nor uses a filter or test other than Jinja's own that always gives
     the same. Read from the parses template_family() made; once per template and environment."""
-    known = _SAME_FOR_EVERY_ITEM.setdefault(env, {})
+    known = _SAME_FOR_EVERY_ITEM.here().setdefault(env, {})
     if name not in known:
         try:
             parses = [_parsed(env, source) for _, _, source in template_family(env, name)]
@@ -1198,15 +1197,15 @@ def _first_line(env: jinja2.Environment, name: str, needle: str) -> Location | N
 
 # Families already found, per environment (one environment per validation): a template error
 # on every face of a deck asks for the same family once per face, and parsing is slow.
-_FAMILIES: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, list[tuple[str, str, str]]]] = (
-    weakref.WeakKeyDictionary()
-)
+_FAMILIES = workspace.Slot[
+    weakref.WeakKeyDictionary[jinja2.Environment, dict[str, list[tuple[str, str, str]]]]
+]("render.families", weakref.WeakKeyDictionary)
 
 
 def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
     """The template and every one it extends, includes or imports (all of them when it names
     one by a variable), in the order met, as (name, file, source). Raises jinja2.TemplateError."""
-    known = _FAMILIES.setdefault(env, {})
+    known = _FAMILIES.here().setdefault(env, {})
     if name not in known:
         known[name] = _family(env, name)
     return known[name]
@@ -1223,8 +1222,9 @@ class _Parsed(NamedTuple):
     shared: sharedreads.Reads  # the keys of `s` and `data` it reads (sharedreads.py)
 
 
-_PARSED: dict[tuple[str, str], _Parsed] = {}  # by settings and source, as _COMPILED
-memo.kept(_PARSED)
+_PARSED = workspace.Memo[tuple[str, str], _Parsed](
+    "render.parsed"
+)  # by settings and source, as _COMPILED
 
 
 def _parsed(env: jinja2.Environment, source: str) -> _Parsed:

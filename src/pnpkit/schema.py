@@ -15,7 +15,17 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from pnpkit import fonts, guidespec, itemsource, labels, memo, packfonts, packformat, paths
+from pnpkit import (
+    fonts,
+    guidespec,
+    itemsource,
+    labels,
+    memo,
+    packfonts,
+    packformat,
+    paths,
+    workspace,
+)
 from pnpkit.checker import Reader, close_match, did_you_mean, path_name
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import MAX_VALUES, Document, Path_, display_path, load_yaml
@@ -754,9 +764,8 @@ class _Kept:
 # Items read before (watch: the loader hands back the very mapping of an item whose lines did
 # not change), by file and data path. Reading is a function of the raw mapping, the group's
 # context and the places looked up; the places are looked up again at every load.
-_ITEMS: dict[tuple[str, Path_], _Kept] = {}
+_ITEMS = workspace.Memo[tuple[str, Path_], _Kept]("schema.items")
 ITEMS_KEPT = 100_000  # items; more, and it starts afresh
-memo.kept(_ITEMS)
 
 
 def _kept_item(r: Reader, value: object, path: Path_, context: str) -> Item | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache, lru_cache, partial
+from functools import partial
 from itertools import groupby
 from typing import Any, TypeVar, cast
 
@@ -28,7 +28,7 @@ import uharfbuzz as hb
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import ShapeData, ShapedStr, TTFont
 
-from pnpkit import unibidi
+from pnpkit import unibidi, workspace
 
 # Kerning on. Standard ligatures (fi, fl) off: ReportLab's ToUnicode map gives each glyph one
 # character, so a ligature would copy and search as U+FB01. Required ligatures and joining
@@ -113,7 +113,7 @@ def visual_line(text: str, font: str, direction: str = "auto") -> tuple[str, flo
     return "".join(chars for chars, _, _ in pieces), sum(width for _, _, width in pieces)
 
 
-@cache
+@workspace.memoized(256)
 def _hb(font: str) -> tuple[Any, int]:
     """HarfBuzz's font for a registered ReportLab font, at one unit per em unit."""
     face = _ttf(font).face
@@ -172,7 +172,7 @@ _CONCAT = hb.BufferFlags.PRODUCE_UNSAFE_TO_CONCAT
 _UNSAFE = hb.GlyphFlags.UNSAFE_TO_CONCAT
 
 
-@lru_cache(maxsize=65536)
+@workspace.memoized(65536)
 def shape(text: str, font: str, rtl: bool = False) -> tuple[str, Shaped | None, float]:
     """(characters to draw, shape data or None when plain, advance width per unit of font size)."""
     if not text:
@@ -252,11 +252,11 @@ def forget_shapes() -> None:
     cleared after every batch, the deck's common words were shaped again each time (3 % more
     instructions for batches of 64 cards)."""
     shape.cache_clear()
-    if _word.cache_info().currsize > WORDS_KEPT:
+    if _word.size() > WORDS_KEPT:
         _word.cache_clear()
 
 
-@lru_cache(maxsize=65536)
+@workspace.memoized(65536)
 def _word(word: str, font: str, script: str | None) -> Glyphs | None:
     """A word's glyphs as they stand between spaces in a left-to-right line, or None when they
     might not. The word is shaped after a space and before two, with HarfBuzz marking a glyph
@@ -284,7 +284,7 @@ def _word(word: str, font: str, script: str | None) -> Glyphs | None:
     return alone
 
 
-@lru_cache(maxsize=256)
+@workspace.memoized(256)
 def _space(font: str, script: str | None) -> Glyphs:
     return _glyphs(" ", font, _run(" ", font, False, script, 0), False)
 

@@ -46,7 +46,6 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar, cast, overload
 from weakref import WeakKeyDictionary
 
@@ -64,7 +63,7 @@ from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill 
 )
 from reportlab.pdfgen.pathobject import PDFPathObject
 
-from pnpkit import filelimits, fonts, memo, shaping, unibidi
+from pnpkit import filelimits, fonts, memo, shaping, unibidi, workspace
 from pnpkit.errors import MAX_QUOTED, one_line
 from pnpkit.units import PT_PER_MM
 
@@ -341,9 +340,8 @@ _PAINT_METHODS = (
     "_setStrokeAlpha",
 )
 _MEMO_CAP = 4096  # distinct colours or strokes kept; a long watch session starts afresh
-_FILL_CODE: dict[tuple[float, float, float], str] = {}
-_STROKE_CODE: dict[tuple[Any, ...], tuple[str, str]] = {}
-memo.kept(_FILL_CODE, _STROKE_CODE)
+_FILL_CODE = workspace.Memo[tuple[float, float, float], str]("svgdraw.fill_code")
+_STROKE_CODE = workspace.Memo[tuple[Any, ...], tuple[str, str]]("svgdraw.stroke_code")
 
 
 def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
@@ -377,8 +375,7 @@ def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
         canvas._miterLimit = miter
 
 
-_PAINTS_OWN: dict[type, bool] = {}
-memo.kept(_PAINTS_OWN)
+_PAINTS_OWN = workspace.Memo[type, bool]("svgdraw.paints_own")
 
 
 def _paints_as_reportlab(canvas: Canvas) -> bool:
@@ -431,8 +428,7 @@ def _call_setters(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> N
         canvas.setDash(list(dash), offset)  # always set: an earlier dash would otherwise leak
 
 
-_OWN: dict[tuple[type, tuple[str, ...]], bool] = {}
-memo.kept(_OWN)
+_OWN = workspace.Memo[tuple[type, tuple[str, ...]], bool]("svgdraw.own")
 
 
 def _reportlabs(canvas: Canvas, *methods: str) -> bool:
@@ -471,8 +467,7 @@ def _path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
     return " ".join(code)
 
 
-_PATH_CODE: dict[Any, str | None] = {}
-memo.kept(_PATH_CODE)
+_PATH_CODE = workspace.Memo[Any, str | None]("svgdraw.path_code")
 
 
 def _memo_path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
@@ -532,7 +527,9 @@ def _draw_text(canvas: Any, op: TextOp) -> None:
 
 
 # Per document: a run's operators as textOut() formats them, by (font, size, text, shape).
-_SHOWN: WeakKeyDictionary[Any, dict[tuple[str, float, str, Any], str]] = WeakKeyDictionary()
+_SHOWN = workspace.Slot[WeakKeyDictionary[Any, dict[tuple[str, float, str, Any], str]]](
+    "svgdraw.shown", WeakKeyDictionary
+)
 
 
 def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | None:
@@ -541,9 +538,7 @@ def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | N
     its characters have their subset codes in this document, so its operators cannot change.
     None for a font that is not TrueType (the text object handles those)."""
     doc = canvas._doc
-    runs = _SHOWN.get(doc)
-    if runs is None:
-        runs = _SHOWN[doc] = {}
+    runs = _SHOWN.here().setdefault(doc, {})
     key = (font, size, text, data)
     shown = runs.get(key)
     if shown is None:
@@ -596,9 +591,9 @@ def _subset_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> s
 # Per font state (a TrueType font in one document): the first subset's codes of the characters
 # it has assigned, as a str.translate() table and as the set of those characters, with the
 # number of assignments they were read from (the state only ever adds to them).
-_FIRST_SUBSET: WeakKeyDictionary[Any, tuple[int, dict[int, int], frozenset[str]]]
-_FIRST_SUBSET = WeakKeyDictionary()
-memo.kept(_FIRST_SUBSET)
+_FIRST_SUBSET = workspace.Slot[WeakKeyDictionary[Any, tuple[int, dict[int, int], frozenset[str]]]](
+    "svgdraw.first_subset", WeakKeyDictionary
+)
 
 
 def _split(font: Any, text: str, doc: Any) -> list[tuple[int, bytes]]:
@@ -610,10 +605,11 @@ def _split(font: Any, text: str, doc: Any) -> list[tuple[int, bytes]]:
     if state is None or not text:
         return cast(list[tuple[int, bytes]], font.splitString(text, doc))
     assigned = state.assignments
-    known = _FIRST_SUBSET.get(state)
+    subsets = _FIRST_SUBSET.here()
+    known = subsets.get(state)
     if known is None or known[0] != len(assigned):
         table = {code: n for code, n in assigned.items() if n < 256 and code != 0xA0}
-        known = _FIRST_SUBSET[state] = (len(assigned), table, frozenset(map(chr, table)))
+        known = subsets[state] = (len(assigned), table, frozenset(map(chr, table)))
     if not known[2].issuperset(text):
         return cast(list[tuple[int, bytes]], font.splitString(text, doc))
     return [(0, text.translate(known[1]).encode("latin-1"))]
@@ -696,7 +692,7 @@ def _draw_gradient(canvas: Any, op: Gradient) -> None:
     canvas.restoreState()
 
 
-@lru_cache(maxsize=32)
+@workspace.memoized(32)
 def _image_reader(data: bytes) -> ImageReader:
     return ImageReader(io.BytesIO(data))
 
@@ -764,7 +760,7 @@ def _numbers(value: str, prop: str) -> list[float]:
     return numbers
 
 
-@lru_cache(maxsize=256)
+@workspace.memoized(256)
 def _colour(value: str, prop: str) -> RGB | None:
     if value == "none":
         return None
@@ -826,7 +822,7 @@ def _enum(choices: dict[str, T]) -> Callable[[str, str], T]:
     return parse
 
 
-@lru_cache(maxsize=512)
+@workspace.memoized(512)
 def _transform(value: str, prop: str = "transform") -> Matrix:
     """The matrix (a, b, c, d, e, f) of an SVG transform list."""
     matrix, pos, value = _IDENTITY, 0, value.strip()
@@ -1060,7 +1056,7 @@ def _normalised(d: str) -> list[str | list[float]]:
     return result
 
 
-@lru_cache(maxsize=1024)  # a deck's cards share most of their path data
+@workspace.memoized(1024)  # a deck's cards share most of their path data
 def _path_segs(d: str) -> Segs:
     _check_path_data(d)
     items = _normalised(d)
@@ -1279,10 +1275,10 @@ class LaidText(NamedTuple):
     lines: tuple[LaidLine, ...]
 
 
-_LAID: dict[bytes, LaidText] = {}
+_LAID = workspace.Memo[bytes, LaidText]("svgdraw.laid")
 _LAID_CAP = 20_000  # texts rendered, not yet compiled (~2.5 kB each); a long session starts afresh
-memo.kept(_LAID)
-_LAID_STATE: list[object] = [None]  # the fonts and number bound the entries were laid out under
+# the fonts and number bound the entries were laid out under, at key 0
+_LAID_STATE = workspace.Memo[int, object]("svgdraw.laid_state")
 
 
 def laid_line(
@@ -1362,7 +1358,7 @@ def _text_key(el: El) -> bytes:
 
 def _fresh_laid() -> None:
     state = (fonts.signature(), MAX_NUMBER)
-    if state != _LAID_STATE[0]:
+    if state != _LAID_STATE.get(0):
         _LAID.clear()
         _LAID_STATE[0] = state
 
@@ -1393,22 +1389,25 @@ def _is_element(node: El) -> bool:
 # the process's, as free blocks of one size. 4,096 keeps a 1,000-card deck's whole markup.
 _MEMO_SIZE = 4096
 # (id of the parent style, properties) -> (parent style, style): _Compiler.style
-_STYLES: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Style, Style]] = {}
+_STYLES = workspace.Memo[tuple[int, tuple[tuple[str, str], ...]], tuple[Style, Style]](
+    "svgdraw.styles"
+)
 # (tag, attributes, id of the inherited style) -> (that style, ops): _Compiler.leaf
-_LEAVES: dict[tuple[str, tuple[tuple[str, str], ...], int], tuple[Style, tuple[Op, ...]]] = {}
+_LEAVES = workspace.Memo[
+    tuple[str, tuple[tuple[str, str], ...], int], tuple[Style, tuple[Op, ...]]
+]("svgdraw.leaves")
 # (tag, attributes) -> (own, props, problem messages): _Compiler.attributes
-_ATTRIBUTES: dict[
+_ATTRIBUTES = workspace.Memo[
     tuple[str, tuple[tuple[str, str], ...]], tuple[Own, dict[str, str], tuple[str, ...]]
-] = {}
-memo.kept(_STYLES, _LEAVES, _ATTRIBUTES)
-_MEMO_STATE: list[object] = [None]  # what the memos' entries were found valid under
+]("svgdraw.attributes")
+_MEMO_STATE = workspace.Memo[int, object]("svgdraw.memo_state")  # what they were valid under: 0
 
 
 def _fresh_memos() -> None:
     """Empty the memos when what decides whether a value is valid has changed: the fonts a pack
     brings (font-family) or the bound on numbers."""
     state = (fonts.signature(), MAX_NUMBER)
-    if state != _MEMO_STATE[0]:
+    if state != _MEMO_STATE.get(0):
         _STYLES.clear()
         _LEAVES.clear()
         _ATTRIBUTES.clear()
@@ -2239,7 +2238,7 @@ def _fade(ops: tuple[Op, ...], alpha: float) -> tuple[Op, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=128)
+@workspace.memoized(128)
 def _art_bytes_compiled(
     data: bytes,
     path: str,

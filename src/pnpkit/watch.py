@@ -43,8 +43,9 @@ from pnpkit.build import Result
 from pnpkit.cache import Cache
 from pnpkit.errors import ALL_WARNINGS_HELP, folded
 from pnpkit.model import PrintOverrides
-from pnpkit.options import add_print_options, print_overrides
+from pnpkit.options import BuildOptions, WatchHooks, add_print_options, print_overrides
 from pnpkit.paths import lang_option
+from pnpkit.workspace import Workspace
 
 if TYPE_CHECKING:
     from pnpkit.model import Pack
@@ -208,6 +209,7 @@ class Watcher:
         self.interval, self.code = interval, code
         unsafe = output.unsafe_cache(out)  # said by run(); never used, never written
         self.cache = Cache(None if unsafe else out / pipeline.CACHE_DIR, deferred=True)
+        self.workspace = Workspace()  # what every build of this watch keeps for the next
         self.last: Build | None = None
         self.stop = threading.Event()
 
@@ -291,17 +293,17 @@ class Watcher:
         started = time.perf_counter()
         result, crash = None, ""
         try:
-            result = pipeline.build(
-                self.pack,
+            options = BuildOptions(
                 self.out,
                 self.langs,
                 self.overrides,
                 self.strict,
                 cache=self.cache,
                 code=self.code,
-                tidy_later=True,  # the previous kit goes once the build is reported: tidy()
-                ready=ready,
+                workspace=self.workspace,
+                watch=WatchHooks(ready),  # the previous kit goes once the build is reported
             )
+            result = pipeline.build(self.pack, options)
         except Exception:  # a bug in pnpkit: say so, and keep watching for the save that avoids it
             crash = "pnpkit failed (a bug, please report it):\n" + traceback.format_exc()
         return result, crash, time.perf_counter() - started
