@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, colour_pack
-from pnpkit import build, output
+from pnpkit import build, output, svgfiles
 
 M = "components/mammoth-herd"
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "src"), PYTHONUNBUFFERED="1")
@@ -377,7 +377,7 @@ def test_a_failed_svg_child_leaves_files_rewritten_here_never_writing_into_the_l
     live = kit.root / "build" / "mammoth-herd"
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
     before = {n: (p.stat().st_ino, p.stat().st_mtime_ns) for n, p in _svg_files(live).items()}
-    parent, real_write = os.getpid(), build._write_svgs
+    parent, real_write = os.getpid(), svgfiles._write_svgs
     children: list[bool] = []
 
     def write_then_fail(files, occupied, twins):  # the child writes (links) all, then dies
@@ -396,8 +396,8 @@ def test_a_failed_svg_child_leaves_files_rewritten_here_never_writing_into_the_l
         real_swap(staging, final, **options)
 
     with monkeypatch.context() as m:
-        m.setattr(build, "FEW_UNKNOWN", -1)  # a child even for a few files
-        m.setattr(build, "_write_svgs", write_then_fail)
+        m.setattr(svgfiles, "FEW_UNKNOWN", -1)  # a child even for a few files
+        m.setattr(svgfiles, "_write_svgs", write_then_fail)
         m.setattr(output, "swap_in", look_then_swap)
         assert kit.build().code == 0
     assert children == [False, False]  # en and pl written here after the child failed
@@ -426,7 +426,7 @@ def test_a_twin_refusing_links_gives_way_to_the_next_file_written(kit, monkeypat
         puts.append(str(target))
         real_put(data, target, previous)
 
-    monkeypatch.setattr(build, "FEW_UNKNOWN", 10**6)  # written here, where puts are seen
+    monkeypatch.setattr(svgfiles, "FEW_UNKNOWN", 10**6)  # written here, where puts are seen
     monkeypatch.setattr(output, "link", link)
     monkeypatch.setattr(output, "put", put)
     assert kit.build().code == 0
@@ -449,6 +449,6 @@ def test_a_one_shot_build_forgets_what_watch_knew_of_the_files_it_replaces(kit):
         kit.pack, build.BuildOptions(out, cache=Cache(out / build.CACHE_DIR, deferred=True))
     ).errors
     live = os.path.abspath(out / "mammoth-herd")
-    assert any(key.startswith(live) for key in build._KNOWN)
+    assert any(key.startswith(live) for key in svgfiles._KNOWN)
     assert not build.build(kit.pack, build.BuildOptions(out)).errors  # a one-shot build: no watch
-    assert not any(key.startswith(live) for key in build._KNOWN)
+    assert not any(key.startswith(live) for key in svgfiles._KNOWN)

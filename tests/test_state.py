@@ -32,6 +32,8 @@ ALLOWED = {
     # A context variable: each thread's current Workspace (the owner of every other state), set
     # by Workspace.active() and reset after; nothing else is kept in it.
     "workspace._CURRENT": "the current workspace, per thread",
+    # PyYAML's loader configuration, a dict by its API: set once at import, read after
+    "loader._Loader.yaml_implicit_resolvers": "YAML 1.2 booleans",
 }
 
 
@@ -48,6 +50,17 @@ def _mutable(value: ast.expr | None, classes: set[str]) -> bool:
         called = _name(value.func)
         return called in MUTABLE_CALLS or called in classes
     return False
+
+
+def _immutable(node: ast.ClassDef) -> bool:
+    """A frozen dataclass or a NamedTuple: its objects cannot change."""
+    frozen = any(
+        isinstance(d, ast.Call)
+        and _name(d.func) == "dataclass"
+        and any(k.arg == "frozen" and ast.unparse(k.value) == "True" for k in d.keywords)
+        for d in node.decorator_list
+    )
+    return frozen or any(_name(base) == "NamedTuple" for base in node.bases)
 
 
 def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -76,7 +89,7 @@ def module_state(path: Path) -> list[str]:
     """Every place a module keeps mutable state: 'module:line: what'."""
     module = path.relative_to(SRC).with_suffix("").as_posix().replace("/", ".")
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef) and not _immutable(n)}
     found = []
     for node in _top_level(tree.body):
         assigned = _assigned(node)

@@ -3,6 +3,7 @@ face's template renders that face again, not every face of its language."""
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from pathlib import Path
@@ -48,9 +49,17 @@ def _pack(root: Path) -> Path:
 
 
 def _edit(path: Path, old: str, new: str) -> None:
+    """Save a change as an editor saving in one step does (a new file renamed over the old)."""
     text = path.read_text(encoding="utf-8")
     assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    scratch = path.with_name(f".{path.name}.tmp")  # a name the watcher does not look at
+    scratch.write_text(text.replace(old, new, 1), encoding="utf-8")
+    os.replace(scratch, path)
+
+
+def _ok(b: watch.Build) -> bool:
+    assert b.ok, b.crash or [str(p) for p in b.result.problems]
+    return True
 
 
 def _pdf_text(pdf: Path) -> str:
@@ -75,25 +84,25 @@ def watched(tmp_path, monkeypatch):
 def test_a_string_read_by_one_face_renders_that_face_again(watched, capsys):
     pack, next_build = watched
     first = next_build()
-    assert first.ok, [str(p) for p in first.result.problems]
+    assert _ok(first)
     assert first.stats["faces rendered"] == 7  # 3 fronts, 3 backs, the rules
     _edit(pack / "game.yaml", "Keep going", "Never stop")
     b = next_build()
     watch.report(b)
-    assert b.ok
+    assert _ok(b)
     assert "1 face(s) rendered, 6 unchanged" in capsys.readouterr().err
     text = _pdf_text(b.site / "tiny-en.pdf")
     assert "Never stop" in text and "Keep going" not in text and "Card 2" in text
     _edit(pack / "game.yaml", "back_word: {en: Tiny}", "back_word: {en: Small}")
     b = next_build()  # s['back_word']: the three backs
-    assert b.ok and (b.stats["faces rendered"], b.stats["faces reused"]) == (3, 4)
+    assert _ok(b) and (b.stats["faces rendered"], b.stats["faces reused"]) == (3, 4)
     assert "Small" in _pdf_text(b.site / "tiny-en.pdf")
     _edit(pack / "game.yaml", "limit: 7", "limit: 9")
     b = next_build()  # data.limit: the rules sheet
-    assert b.ok and (b.stats["faces rendered"], b.stats["faces reused"]) == (1, 6)
+    assert _ok(b) and (b.stats["faces rendered"], b.stats["faces reused"]) == (1, 6)
     _edit(pack / "game.yaml", "other: 1", "other: 2")
     b = next_build()  # data.other: no template reads it
-    assert b.ok and b.stats.get("faces rendered", 0) == 0
+    assert _ok(b) and b.stats.get("faces rendered", 0) == 0
     assert "9" in _pdf_text(b.site / "tiny-en.pdf")
 
 

@@ -20,21 +20,25 @@ from pnpkit import workspace
 FONT_DIR = Path(__file__).parent / "fonts"
 
 # family -> {(bold, italic): file}
-FAMILIES = {
-    "DejaVu Sans": {
-        (False, False): "DejaVuSans.ttf",
-        (True, False): "DejaVuSans-Bold.ttf",
-        (False, True): "DejaVuSans-Oblique.ttf",
-        (True, True): "DejaVuSans-BoldOblique.ttf",
-    },
-}
+FAMILIES = MappingProxyType(
+    {
+        "DejaVu Sans": {
+            (False, False): "DejaVuSans.ttf",
+            (True, False): "DejaVuSans-Bold.ttf",
+            (False, True): "DejaVuSans-Oblique.ttf",
+            (True, True): "DejaVuSans-BoldOblique.ttf",
+        },
+    }
+)
 DEFAULT_FAMILY = "DejaVu Sans"
-_SUFFIX = {
-    (False, False): "",
-    (True, False): "-Bold",
-    (False, True): "-Italic",
-    (True, True): "-BoldItalic",
-}
+_SUFFIX = MappingProxyType(
+    {
+        (False, False): "",
+        (True, False): "-Bold",
+        (False, True): "-Italic",
+        (True, True): "-BoldItalic",
+    }
+)
 
 
 # The fonts of the pack being built (packfonts.py): family -> {(bold, italic): ReportLab name}.
@@ -138,12 +142,14 @@ _SHIPPED = MappingProxyType(
 )
 # The PostScript name in each shipped file -> ReportLab's name of the face (_register_pack_face);
 # a test checks them against the files
-_SHIPPED_BY_PS_NAME = {
-    b"DejaVuSans": "DejaVu Sans",
-    b"DejaVuSans-Bold": "DejaVu Sans-Bold",
-    b"DejaVuSans-Oblique": "DejaVu Sans-Italic",
-    b"DejaVuSans-BoldOblique": "DejaVu Sans-BoldItalic",
-}
+_SHIPPED_BY_PS_NAME = MappingProxyType(
+    {
+        b"DejaVuSans": "DejaVu Sans",
+        b"DejaVuSans-Bold": "DejaVu Sans-Bold",
+        b"DejaVuSans-Oblique": "DejaVu Sans-Italic",
+        b"DejaVuSans-BoldOblique": "DejaVu Sans-BoldItalic",
+    }
+)
 
 
 @workspace.memoized(256)

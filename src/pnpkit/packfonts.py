@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from reportlab.pdfbase.ttfonts import TTFError, TTFontFile
@@ -25,12 +26,14 @@ from pnpkit.loader import Path_
 from pnpkit.paths import display_path
 from pnpkit.units import describe
 
-STYLES = {
-    "regular": (False, False),
-    "bold": (True, False),
-    "italic": (False, True),
-    "bold_italic": (True, True),
-}
+STYLES = MappingProxyType(
+    {
+        "regular": (False, False),
+        "bold": (True, False),
+        "italic": (False, True),
+        "bold_italic": (True, True),
+    }
+)
 
 
 def read(r: Reader, value: Any, root: Path) -> dict[str, dict[fonts.Style, tuple[str, str]]]:

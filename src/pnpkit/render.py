@@ -16,7 +16,7 @@ import sys
 import weakref
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from pathlib import Path
-from types import CodeType, FrameType
+from types import CodeType, FrameType, MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jinja2
@@ -573,10 +573,12 @@ Alike = dict[tuple[str, str, str], str]  # (template, group, side) -> the SVG of
 # language's pack-wide values, the side's geometry, and Jinja's own globals that give the same
 # each time (not lipsum(): it is random).
 _SHARED_NAMES = frozenset({"s", "data", "lang", "pack", "face"})
-_STEADY_GLOBALS = {
-    **{name: DEFAULT_NAMESPACE[name] for name in ("dict", "namespace", "cycler", "joiner")},
-    "range": safe_range,  # the sandbox's own
-}
+_STEADY_GLOBALS = MappingProxyType(
+    {
+        **{name: DEFAULT_NAMESPACE[name] for name in ("dict", "namespace", "cycler", "joiner")},
+        "range": safe_range,  # the sandbox's own
+    }
+)
 # Jinja's filters (and no test so named) that give another value each time (random) or call
 # filters and tests named by their arguments (which might be random); asked of both
 _UNSURE = frozenset({"random", "map", "select", "reject", "selectattr", "rejectattr"})

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from itertools import chain
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from pnpkit import (
@@ -428,7 +429,7 @@ def bleed_problem(given: object) -> str:
     return packformat.over_max(_PRINT["bleed"], "bleed", given)
 
 
-_PRINT = {key.name: key for key in packformat.PRINT}
+_PRINT = MappingProxyType({key.name: key for key in packformat.PRINT})
 
 
 def _read_groups(r: Reader, game: _Game) -> Iterator[Group]:
@@ -1002,4 +1003,4 @@ def _unique_ids(groups: dict[str, Group]) -> list[Problem]:
     return problems
 
 
-__all__ = ["load_pack", "did_you_mean", "Document"]
+__all__ = ("load_pack", "did_you_mean", "Document")

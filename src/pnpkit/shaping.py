@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from functools import partial
 from itertools import groupby
+from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
 import uharfbuzz as hb
@@ -33,7 +34,7 @@ from pnpkit import unibidi, workspace
 # Kerning on. Standard ligatures (fi, fl) off: ReportLab's ToUnicode map gives each glyph one
 # character, so a ligature would copy and search as U+FB01. Required ligatures and joining
 # (rlig, init/medi/fina: Arabic lam-alef, every joined letter) are always on in HarfBuzz.
-FEATURES = {"kern": True, "liga": False, "clig": False}
+FEATURES = MappingProxyType({"kern": True, "liga": False, "clig": False})
 # Characters that can make a line anything but left-to-right at level 0: Hebrew, Arabic, Syriac,
 # Thaana, NKo, Samaritan, Mandaic, their presentation forms, RTL scripts outside the BMP, and the
 # explicit bidi controls. A line without any of them skips the bidi algorithm.
@@ -197,7 +198,7 @@ def _run(text: str, font: str, rtl: bool, script: str | None, flags: int) -> hb.
     buf.direction = "rtl" if rtl else "ltr"
     if flags:
         buf.flags = flags
-    hb.shape(_hb(font)[0], buf, FEATURES)
+    hb.shape(_hb(font)[0], buf, dict(FEATURES))  # uharfbuzz takes a dict alone
     return buf
 
 

@@ -44,8 +44,9 @@ import io
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, NamedTuple, TypeVar, cast, overload
 from weakref import WeakKeyDictionary
 
@@ -70,10 +71,12 @@ from pnpkit.units import PT_PER_MM
 MM = PT_PER_MM  # points per millimetre
 _IDENTITY: tuple[float, float, float, float, float, float] = (1, 0, 0, 1, 0, 0)
 _SVG = "{http://www.w3.org/2000/svg}"
-_NS_PREFIX = {
-    "http://www.w3.org/1999/xlink": "xlink",
-    "http://www.w3.org/XML/1998/namespace": "xml",
-}
+_NS_PREFIX = MappingProxyType(
+    {
+        "http://www.w3.org/1999/xlink": "xlink",
+        "http://www.w3.org/XML/1998/namespace": "xml",
+    }
+)
 _KAPPA = 0.5522847498  # control-point distance of a quarter-circle Bézier, per unit radius
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -86,33 +89,44 @@ _HEX_RE = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 _RGB_RE = re.compile(rf"rgb\(\s*({_NUM})(%?)\s*,\s*({_NUM})(%?)\s*,\s*({_NUM})(%?)\s*\)")
 _URL_RE = re.compile(r"\s*url\(\s*['\"]?#([^'\")\s]+)['\"]?\s*\)\s*")
 _TRANSFORM_RE = re.compile(r"[\s,]*(matrix|translate|scale|rotate|skewX|skewY)\s*\(([^)]*)\)[\s,]*")
-_TRANSFORM_ARGC = {
-    "matrix": (6,),
-    "translate": (1, 2),
-    "scale": (1, 2),
-    "rotate": (1, 3),
-    "skewX": (1,),
-    "skewY": (1,),
-}
-_PATH_ARGC = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
+_TRANSFORM_ARGC = MappingProxyType(
+    {
+        "matrix": (6,),
+        "translate": (1, 2),
+        "scale": (1, 2),
+        "rotate": (1, 3),
+        "skewX": (1,),
+        "skewY": (1,),
+    }
+)
+_PATH_ARGC = MappingProxyType(
+    {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
+)
 _ARC_RE = re.compile(r"[\s,]*".join([_NUM] * 3 + ["[01]"] * 2 + [_NUM] * 2) + r"[\s,]*")
 _DATA_URI_RE = re.compile(r"data:image/(png|jpeg);base64,(.*)", re.S)
 _MAGIC = (b"\x89PNG", b"\xff\xd8")
 
 # CSS colour names: ReportLab's list minus its own inventions, plus the two it lacks.
 RGB = tuple[float, float, float]  # 0..1
-_NAMED: dict[str, RGB | None] = {
-    name: (c.red, c.green, c.blue)
-    for name, c in colors.getAllNamedColors().items()
-    if name.isalpha()
-    and name.islower()
-    and name not in {"cornflower", "fidblue", "fidlightblue", "fidred"}
-}
-_NAMED.update(
-    lightgray=_NAMED["lightgrey"],
-    rebeccapurple=(0x66 / 255, 0x33 / 255, 0x99 / 255),
-    transparent=None,
-)
+
+
+def _named_colours() -> dict[str, RGB | None]:
+    named: dict[str, RGB | None] = {
+        name: (c.red, c.green, c.blue)
+        for name, c in colors.getAllNamedColors().items()
+        if name.isalpha()
+        and name.islower()
+        and name not in {"cornflower", "fidblue", "fidlightblue", "fidred"}
+    }
+    named.update(
+        lightgray=named["lightgrey"],
+        rebeccapurple=(0x66 / 255, 0x33 / 255, 0x99 / 255),
+        transparent=None,
+    )
+    return named
+
+
+_NAMED: Mapping[str, RGB | None] = MappingProxyType(_named_colours())
 
 
 class SvgError(Exception):
@@ -246,8 +260,10 @@ OP_TYPES: tuple[type, ...] = (Save, Restore, Transform, Clip, PathOp, TextOp, Im
 _PAINTED = (PathOp, TextOp)
 
 
-_NUMBER: dict[type, int] = {cls: n for n, cls in enumerate(OP_TYPES)}
-_FILL_AT: dict[type, int] = {cls: cls._fields.index("fill") for cls in _PAINTED}  # stroke: next
+_NUMBER: Mapping[type, int] = MappingProxyType({cls: n for n, cls in enumerate(OP_TYPES)})
+_FILL_AT: Mapping[type, int] = MappingProxyType(
+    {cls: cls._fields.index("fill") for cls in _PAINTED}
+)  # stroke: next
 _TEXT_FONT = TextOp._fields.index("font")
 
 
@@ -387,7 +403,7 @@ def _paints_as_reportlab(canvas: Canvas) -> bool:
     return own
 
 
-_ALPHA_DEFAULT = {key: ExtGState.defaults[key] for key in ("ca", "CA")}
+_ALPHA_DEFAULT = MappingProxyType({key: ExtGState.defaults[key] for key in ("ca", "CA")})
 
 
 def _set_alpha(canvas: Any, key: str, alpha: float) -> None:
@@ -445,7 +461,7 @@ def _reportlabs(canvas: Canvas, *methods: str) -> bool:
 
 
 # The operator each path segment becomes, as ReportLab's PDFPathObject writes it.
-_SEG_OPS = {"moveTo": " m", "lineTo": " l", "curveTo": " c", "close": "h"}
+_SEG_OPS = MappingProxyType({"moveTo": " m", "lineTo": " l", "curveTo": " c", "close": "h"})
 
 
 def _path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
@@ -496,12 +512,14 @@ def _draw_path(canvas: Any, op: PathOp) -> None:
 
 
 # PATH_OPS of ReportLab's canvas by (stroked, filled, even-odd)
-_PAINT_OP = {
-    (s, f, e): PATH_OPS[s, f, FILL_EVEN_ODD if e else FILL_NON_ZERO]
-    for s in (False, True)
-    for f in (False, True)
-    for e in (False, True)
-}
+_PAINT_OP = MappingProxyType(
+    {
+        (s, f, e): PATH_OPS[s, f, FILL_EVEN_ODD if e else FILL_NON_ZERO]
+        for s in (False, True)
+        for f in (False, True)
+        for e in (False, True)
+    }
+)
 
 
 def _draw_clip(canvas: Any, op: Clip) -> None:
@@ -707,16 +725,18 @@ def _draw_image(canvas: Any, op: ImageOp) -> None:
     canvas.restoreState()
 
 
-_DRAW: dict[type, Callable[..., None]] = {
-    Save: lambda canvas, op: canvas.saveState(),
-    Restore: lambda canvas, op: canvas.restoreState(),
-    Transform: lambda canvas, op: canvas.transform(*op.matrix),
-    Clip: _draw_clip,
-    PathOp: _draw_path,
-    TextOp: _draw_text,
-    ImageOp: _draw_image,
-    Gradient: _draw_gradient,
-}
+_DRAW: Mapping[type, Callable[..., None]] = MappingProxyType(
+    {
+        Save: lambda canvas, op: canvas.saveState(),
+        Restore: lambda canvas, op: canvas.restoreState(),
+        Transform: lambda canvas, op: canvas.transform(*op.matrix),
+        Clip: _draw_clip,
+        PathOp: _draw_path,
+        TextOp: _draw_text,
+        ImageOp: _draw_image,
+        Gradient: _draw_gradient,
+    }
+)
 
 # ---------------------------------------------------------------- values
 # Parsers take (value, property name) and raise ValueError with the problem text.
@@ -873,73 +893,98 @@ def apply(m: Matrix, p: tuple[float, float]) -> tuple[float, float]:
 
 _RULE = _enum({"nonzero": False, "evenodd": True})
 # Inherited properties: parser and SVG initial value (parsed).
-_PARSERS: dict[str, tuple[Callable[[str, str], Any], Any]] = {
-    "fill": (_fill, (0.0, 0.0, 0.0)),
-    "stroke": (_colour, None),
-    "stroke-width": (_nonneg, 1.0),
-    "stroke-linecap": (_enum({"butt": 0, "round": 1, "square": 2}), 0),
-    "stroke-linejoin": (_enum({"miter": 0, "round": 1, "bevel": 2}), 0),
-    "stroke-miterlimit": (lambda v, p: max(_nonneg(v, p), 1.0), 4.0),
-    "stroke-dasharray": (_dasharray, ()),
-    "stroke-dashoffset": (_number, 0.0),
-    "fill-opacity": (_opacity, 1.0),
-    "stroke-opacity": (_opacity, 1.0),
-    "fill-rule": (_RULE, False),
-    "clip-rule": (_RULE, False),
-    "font-family": (_font_family, fonts.DEFAULT_FAMILY),
-    "font-size": (_nonneg, 16.0),
-    "font-weight": (_font_weight, False),
-    "font-style": (_enum({"normal": False, "italic": True, "oblique": True}), False),
-    "text-anchor": (
-        _enum({"start": 0.0, "middle": 0.5, "end": 1.0}),
-        0.0,
-    ),  # share of the line width to shift left
-    "direction": (
-        _enum({"ltr": "ltr", "rtl": "rtl"}),
-        "auto",
-    ),  # auto: from the first strong character
-    "visibility": (_enum({"visible": True, "hidden": False}), True),
-}
+_PARSERS: Mapping[str, tuple[Callable[[str, str], Any], Any]] = MappingProxyType(
+    {
+        "fill": (_fill, (0.0, 0.0, 0.0)),
+        "stroke": (_colour, None),
+        "stroke-width": (_nonneg, 1.0),
+        "stroke-linecap": (_enum({"butt": 0, "round": 1, "square": 2}), 0),
+        "stroke-linejoin": (_enum({"miter": 0, "round": 1, "bevel": 2}), 0),
+        "stroke-miterlimit": (lambda v, p: max(_nonneg(v, p), 1.0), 4.0),
+        "stroke-dasharray": (_dasharray, ()),
+        "stroke-dashoffset": (_number, 0.0),
+        "fill-opacity": (_opacity, 1.0),
+        "stroke-opacity": (_opacity, 1.0),
+        "fill-rule": (_RULE, False),
+        "clip-rule": (_RULE, False),
+        "font-family": (_font_family, fonts.DEFAULT_FAMILY),
+        "font-size": (_nonneg, 16.0),
+        "font-weight": (_font_weight, False),
+        "font-style": (_enum({"normal": False, "italic": True, "oblique": True}), False),
+        "text-anchor": (
+            _enum({"start": 0.0, "middle": 0.5, "end": 1.0}),
+            0.0,
+        ),  # share of the line width to shift left
+        "direction": (
+            _enum({"ltr": "ltr", "rtl": "rtl"}),
+            "auto",
+        ),  # auto: from the first strong character
+        "visibility": (_enum({"visible": True, "hidden": False}), True),
+    }
+)
 _DEFAULT_STYLE = {prop: initial for prop, (_, initial) in _PARSERS.items()} | {"alpha": 1.0}
 _DISPLAY = _enum({"inline": True, "none": False})
 
-_INHERITED = set(_PARSERS)
+_INHERITED = frozenset(_PARSERS)
 _ALL_PROPS = _INHERITED | {"opacity", "display", "transform", "clip-path"}
-_SHAPES = {
-    "rect": {"x", "y", "width", "height", "rx", "ry"},
-    "circle": {"cx", "cy", "r"},
-    "ellipse": {"cx", "cy", "rx", "ry"},
-    "line": {"x1", "y1", "x2", "y2"},
-    "polyline": {"points"},
-    "polygon": {"points"},
-    "path": {"d"},
-}
-_CLIP_SHAPES = {"rect", "circle", "ellipse", "path", "polygon"}
+_SHAPES = MappingProxyType(
+    {
+        "rect": {"x", "y", "width", "height", "rx", "ry"},
+        "circle": {"cx", "cy", "r"},
+        "ellipse": {"cx", "cy", "rx", "ry"},
+        "line": {"x1", "y1", "x2", "y2"},
+        "polyline": {"points"},
+        "polygon": {"points"},
+        "path": {"d"},
+    }
+)
+_CLIP_SHAPES = frozenset({"rect", "circle", "ellipse", "path", "polygon"})
 # tag -> (own attributes, presentation properties allowed as attributes or in style)
-_ELEMENTS = {
-    "svg": (
-        {"x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version", "baseProfile"},
-        _ALL_PROPS,
-    ),
-    "g": (set(), _ALL_PROPS),
-    "defs": (set(), set()),
-    "use": ({"x", "y", "href"}, _ALL_PROPS),
-    "text": ({"x", "y"}, _ALL_PROPS),
-    "tspan": ({"x", "y", "dy"}, _INHERITED),
-    "image": ({"x", "y", "width", "height", "href", "preserveAspectRatio"}, _ALL_PROPS),
-    "clipPath": ({"clipPathUnits"}, {"transform", "clip-rule"}),
-    "linearGradient": (
-        {"x1", "y1", "x2", "y2", "gradientUnits", "gradientTransform", "spreadMethod", "href"},
-        set(),
-    ),
-    "radialGradient": (
-        {"cx", "cy", "r", "fx", "fy", "gradientUnits", "gradientTransform", "spreadMethod", "href"},
-        set(),
-    ),
-    "stop": ({"offset"}, {"stop-color", "stop-opacity"}),
-    **{tag: (geometry, _ALL_PROPS) for tag, geometry in _SHAPES.items()},
-}
-_SKIPPED = {"title", "desc", "metadata"}
+_ELEMENTS = MappingProxyType(
+    {
+        "svg": (
+            {
+                "x",
+                "y",
+                "width",
+                "height",
+                "viewBox",
+                "preserveAspectRatio",
+                "version",
+                "baseProfile",
+            },
+            _ALL_PROPS,
+        ),
+        "g": (set(), _ALL_PROPS),
+        "defs": (set(), set()),
+        "use": ({"x", "y", "href"}, _ALL_PROPS),
+        "text": ({"x", "y"}, _ALL_PROPS),
+        "tspan": ({"x", "y", "dy"}, _INHERITED),
+        "image": ({"x", "y", "width", "height", "href", "preserveAspectRatio"}, _ALL_PROPS),
+        "clipPath": ({"clipPathUnits"}, {"transform", "clip-rule"}),
+        "linearGradient": (
+            {"x1", "y1", "x2", "y2", "gradientUnits", "gradientTransform", "spreadMethod", "href"},
+            set(),
+        ),
+        "radialGradient": (
+            {
+                "cx",
+                "cy",
+                "r",
+                "fx",
+                "fy",
+                "gradientUnits",
+                "gradientTransform",
+                "spreadMethod",
+                "href",
+            },
+            set(),
+        ),
+        "stop": ({"offset"}, {"stop-color", "stop-opacity"}),
+        **{tag: (geometry, _ALL_PROPS) for tag, geometry in _SHAPES.items()},
+    }
+)
+_SKIPPED = frozenset({"title", "desc", "metadata"})
 
 # ---------------------------------------------------------------- geometry
 # Path segments are (PDFPathObject method name, args) pairs in user space.
@@ -2319,18 +2364,20 @@ def image_too_large(source: str | bytes) -> str | None:
 
 
 Handler = Callable[["_Compiler", El, Own, Style, list[Op]], "Placed | None"]
-_HANDLERS: dict[str, Handler] = {
-    "svg": _Compiler.h_svg,
-    "g": _Compiler.h_group,
-    "defs": _Compiler.h_defs,
-    "use": _Compiler.h_use,
-    "text": _Compiler.h_text,
-    "image": _Compiler.h_image,
-    "clipPath": _Compiler.h_clip_path,
-    "linearGradient": _Compiler.h_gradient,
-    "radialGradient": _Compiler.h_gradient,
-    **{tag: _Compiler.h_shape for tag in _SHAPES},
-}
+_HANDLERS: Mapping[str, Handler] = MappingProxyType(
+    {
+        "svg": _Compiler.h_svg,
+        "g": _Compiler.h_group,
+        "defs": _Compiler.h_defs,
+        "use": _Compiler.h_use,
+        "text": _Compiler.h_text,
+        "image": _Compiler.h_image,
+        "clipPath": _Compiler.h_clip_path,
+        "linearGradient": _Compiler.h_gradient,
+        "radialGradient": _Compiler.h_gradient,
+        **{tag: _Compiler.h_shape for tag in _SHAPES},
+    }
+)
 
 
 MAX_REACH = 1e16  # mm from the face's origin; ReportLab cannot write a PDF number of 1e21
@@ -2378,26 +2425,28 @@ def _largest(values: Iterable[object]) -> float:
 
 # Checked wherever they sit, even where nothing is drawn (<metadata>, <title>, <desc>, inside an
 # unsupported element): what would run or load something if a browser opened the SVG.
-_NEVER = {
-    "script",
-    "style",
-    "foreignObject",
-    "iframe",
-    "object",
-    "embed",
-    "link",
-    "feImage",
-    "audio",
-    "video",
-    "handler",
-    "listener",
-    "include",
-    "animation",
-    "discard",
-    "set",
-    "animate",
-}
-_LINK_ATTRS = {"href", "src"}
+_NEVER = frozenset(
+    {
+        "script",
+        "style",
+        "foreignObject",
+        "iframe",
+        "object",
+        "embed",
+        "link",
+        "feImage",
+        "audio",
+        "video",
+        "handler",
+        "listener",
+        "include",
+        "animation",
+        "discard",
+        "set",
+        "animate",
+    }
+)
+_LINK_ATTRS = frozenset({"href", "src"})
 _CSS_URL_RE = re.compile(r"url\(\s*['\"]?\s*(?!#)", re.I)
 
 

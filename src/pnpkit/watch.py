@@ -38,7 +38,7 @@ from types import FrameType, SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
 from pnpkit import build as pipeline
-from pnpkit import output, preview, render, trust
+from pnpkit import output, preview, render, svgfiles, trust
 from pnpkit.build import Result
 from pnpkit.cache import Cache
 from pnpkit.errors import ALL_WARNINGS_HELP, folded
@@ -344,7 +344,7 @@ class Watcher:
 
     def link_spare(self) -> None:
         """Give the last good build's kit a spare of links to its files if it has none (after
-        the first build: build.link_spare), holding the output folder; a build that holds it
+        the first build: svgfiles.link_spare), holding the output folder; a build that holds it
         now goes on without."""
         if self.last is None or not self.last.ok:
             return
@@ -352,7 +352,7 @@ class Watcher:
             return  # the usual case, after the first build: no lock taken for nothing
         with contextlib.suppress(OSError, output.Busy):
             with output.locked(self.out, "watch: a spare kit", timeout=0):
-                pipeline.link_spare(self.last.site)
+                svgfiles.link_spare(self.last.site)
 
     def _changed_since(self, seen: Snapshot) -> Callable[[], bool]:
         """Whether watch is stopped or the files are no longer `seen`, looked at once INTERVAL
