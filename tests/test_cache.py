@@ -19,7 +19,19 @@ from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, cache_read_back, colour_pack, write_pack
-from pnpkit import build, cache, calibration, earlyforms, fonts, pdf, preview, render, schema
+from pnpkit import (
+    build,
+    cache,
+    cachefile,
+    cacheforms,
+    calibration,
+    earlyforms,
+    fonts,
+    pdf,
+    preview,
+    render,
+    schema,
+)
 from pnpkit.cache import Cache
 
 M = "components/mammoth-herd"
@@ -245,8 +257,8 @@ def test_a_cache_file_of_an_older_format_is_ignored(kit):
     assert kit.build().code == 0
     path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
     data = path.read_bytes()
-    assert data.startswith(cache.FORMAT) and cache.FORMAT == b"pnpkit-cache 4\n"
-    path.write_bytes(b"pnpkit-cache 3\n" + data[len(cache.FORMAT) :])
+    assert data.startswith(cachefile.FORMAT) and cachefile.FORMAT == b"pnpkit-cache 4\n"
+    path.write_bytes(b"pnpkit-cache 3\n" + data[len(cachefile.FORMAT) :])
     fresh = Cache(kit.root / "build" / build.CACHE_DIR)
     assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=fresh)).errors
     assert fresh.stats["faces rendered"] == 2 * FACES and fresh.stats["drawings reused"] == 0
@@ -255,15 +267,15 @@ def test_a_cache_file_of_an_older_format_is_ignored(kit):
 def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch):
     """Each table is marshalled PART entries at a time (a large deck's cache is never made whole
     in memory); a new process reads every entry back, and a file cut short reads as none."""
-    monkeypatch.setattr(cache, "PART", 3)
+    monkeypatch.setattr(cachefile, "PART", 3)
     first = Cache(kit.root / "build" / build.CACHE_DIR)
     assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=first)).errors
     path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
-    read = cache._load_marshalled(path, 3)
+    read = cachefile._load_marshalled(path, 3)
     assert read is not None
     assert read == (first.generation, [first.faces, first.drawings, first.forms])
     data = path.read_bytes()
-    parts, at = 0, len(cache.FORMAT + cache.engine())
+    parts, at = 0, len(cachefile.FORMAT + cachefile.engine())
     while at < len(data):
         at += 8 + int.from_bytes(data[at : at + 8], "little")
         parts += 1
@@ -274,8 +286,8 @@ def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch
     assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=fresh)).errors
     assert fresh.stats["faces rendered"] == 0 and fresh.stats["drawings compiled"] == 0
     path.write_bytes(data[:-5])
-    assert cache._load_marshalled(path, 3) is None
-    assert cache._load_marshalled(path.with_name("missing.marshal"), 3) is None
+    assert cachefile._load_marshalled(path, 3) is None
+    assert cachefile._load_marshalled(path.with_name("missing.marshal"), 3) is None
     assert sorted(p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")) == []
 
 
@@ -287,7 +299,7 @@ def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_w
     was when stopped among its own parts), and the cache is still to save; the save after
     writes what an uninterrupted save of the same builds writes (read back: marshal's bytes
     follow the objects' reference counts)."""
-    monkeypatch.setattr(cache, "PART", 3)
+    monkeypatch.setattr(cachefile, "PART", 3)
     caches = {out: Cache(kit.root / out / build.CACHE_DIR, deferred=True) for out in ("a", "b")}
 
     def built() -> None:
@@ -298,7 +310,9 @@ def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_w
 
     def read(out: str) -> tuple:
         path = kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal"
-        return cache._load_marshalled(path, 3), cache._load_marshalled(cache._texts_path(path), 1)
+        return cachefile._load_marshalled(path, 3), cachefile._load_marshalled(
+            cachefile._texts_path(path), 1
+        )
 
     def stopping(at: int, asked: list[int]) -> Callable[[], bool]:  # true when asked the at-th time
         def stop() -> bool:
@@ -316,9 +330,9 @@ def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_w
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
     built()
     c = caches["a"]
-    texts_parts = -(-len(cache._recent(c.texts.entries, c.generation - cache.KEEP)) // 3)
+    texts_parts = -(-len(cachefile._recent(c.texts.entries, c.generation - cachefile.KEEP)) // 3)
     assert texts_parts > 1
-    texts = cache._texts_path(c.path).name
+    texts = cachefile._texts_path(c.path).name
     # in the text checks' file (its first part, its last), the cache's (its first, further on)
     for stop_at in (1, texts_parts, texts_parts + 1, texts_parts + 4):
         asked: list[int] = []
@@ -338,7 +352,7 @@ def test_a_large_build_drops_its_rows_until_save_makes_them_again(kit, monkeypat
     from the drawings' ops when the file is saved: the file holds what it holds otherwise."""
     path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
     assert kit.build().code == 0
-    usual = cache._load_marshalled(path, 3)
+    usual = cachefile._load_marshalled(path, 3)
     before = outputs(kit.root / "build" / "mammoth-herd")
     shutil.rmtree(kit.root / "build")
     monkeypatch.setattr(cache, "LEAN", 1)
@@ -354,7 +368,7 @@ def test_a_large_build_drops_its_rows_until_save_makes_them_again(kit, monkeypat
     assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=lean)).errors
     assert rows_while_writing and all(rows is None for rows in rows_while_writing)
     assert outputs(kit.root / "build" / "mammoth-herd") == before
-    saved = cache._load_marshalled(path, 3)
+    saved = cachefile._load_marshalled(path, 3)
     assert usual is not None and saved is not None
     assert saved[1][1] == usual[1][1] and len(saved[1][1]) == len(lean.drawings)
     again = Cache(kit.root / "build" / build.CACHE_DIR)  # a new process, from the file
@@ -392,7 +406,7 @@ def test_faces_alike_share_one_copy_of_their_svg(kit):
 def test_another_engine_never_reuses_an_entry(kit, monkeypatch):
     run = incremental(kit)
     run()
-    monkeypatch.setattr(cache, "engine", lambda: b"pnpkit with other code or fonts")
+    monkeypatch.setattr(cachefile, "engine", lambda: b"pnpkit with other code or fonts")
     assert run()["faces rendered"] == 2 * FACES
 
 
@@ -402,7 +416,7 @@ def test_the_engine_names_the_installed_library_versions():
     import importlib.metadata
     import zlib
 
-    versions = dict(cache.library_versions())
+    versions = dict(cachefile.library_versions())
     assert versions.pop("zlib") == zlib.ZLIB_RUNTIME_VERSION
     for name, version in versions.items():
         assert version == importlib.metadata.version(name), name
@@ -418,7 +432,10 @@ def test_the_engine_reads_the_packages_regular_files_alone(tmp_path):
     os.mkfifo(tmp_path / "pipe")
     (tmp_path / "__pycache__").mkdir()
     (tmp_path / "__pycache__" / "code.cpython-311.pyc").write_bytes(b"pyc")
-    assert cache._package_files(tmp_path) == [tmp_path / "code.py", tmp_path / "fonts" / "face.ttf"]
+    assert cachefile._package_files(tmp_path) == [
+        tmp_path / "code.py",
+        tmp_path / "fonts" / "face.ttf",
+    ]
 
 
 def test_no_pack_s_cache_file_is_another_pack_s_side_file():
@@ -427,7 +444,7 @@ def test_no_pack_s_cache_file_is_another_pack_s_side_file():
     from pnpkit.paths import name_problem
 
     main_file = Path("out/foo.marshal")
-    for side in (cache._texts_path(main_file),):
+    for side in (cachefile._texts_path(main_file),):
         assert side.parent == main_file.parent and side.name.startswith("foo")
         assert name_problem(side.name.removesuffix(".marshal"), "pack id") is not None
 
@@ -437,15 +454,15 @@ def test_the_engine_changes_with_a_library_version(monkeypatch):
     old one is served."""
     import reportlab
 
-    before = cache.engine.__wrapped__()
+    before = cachefile.engine.__wrapped__()
     monkeypatch.setattr(reportlab, "Version", reportlab.Version + ".post1")
-    assert cache.engine.__wrapped__() != before
+    assert cachefile.engine.__wrapped__() != before
     monkeypatch.undo()
-    assert cache.engine.__wrapped__() == before
+    assert cachefile.engine.__wrapped__() == before
     for module, attribute in (("PIL", "__version__"), ("zlib", "ZLIB_RUNTIME_VERSION")):
         with monkeypatch.context() as m:  # ReportLab encodes images through Pillow, streams zlib
             m.setattr(sys.modules[module], attribute, "0.0-other")
-            assert cache.engine.__wrapped__() != before, module
+            assert cachefile.engine.__wrapped__() != before, module
 
 
 def test_faces_with_problems_are_rendered_and_reported_every_time(kit):
@@ -526,7 +543,7 @@ def test_entries_unused_for_many_builds_are_dropped(tmp_path):
     (root / "cards.yaml").write_text(
         (root / "cards.yaml").read_text().replace("id: c0,", "id: c9,")
     )
-    for _ in range(cache.KEEP):
+    for _ in range(cachefile.KEEP):
         build.validate(root, cache=c)
         c.save()
     assert len(c.faces) == 4  # c9 and c1, front and back; c0 is gone
@@ -568,7 +585,7 @@ def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_kept():
     )
     seen, unseen = (c.drawing(svg.format(text), None) for text in ("AB", "AZ"))
     face = SimpleNamespace(drawing=seen)  # a PDF of one face, whose text is "AB"
-    with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
+    with cacheforms.pdf_forms(c, [SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
         plan = face.drawing.plan
     assert face.drawing is seen and seen.plan is None  # bound in place while the PDF is written
     for drawing, kept in ((seen, True), (unseen, False)):
@@ -595,7 +612,7 @@ def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
     )
     made = []
     for n in range(3):
-        with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
+        with cacheforms.pdf_forms(c, [SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
             canvas = Canvas(str(tmp_path / f"{n}.pdf"), invariant=1, pageCompression=1)
             canvas.doForm(pdf.face_form(canvas, face, {}))
             canvas.showPage()
@@ -741,7 +758,7 @@ def test_a_large_build_saves_its_cache_with_its_spilled_rows_read_back(kit, monk
     """A streamed build keeps its drawings' rows and forms' bytes in a spill file: the cache
     the command saves reads them back, the file build() saves itself."""
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
-    monkeypatch.setattr(cache._Spill, "BUFFER", 4096)  # most of them written to the file
+    monkeypatch.setattr(cachefile._Spill, "BUFFER", 4096)  # most of them written to the file
     assert kit.build().code == 0
     assert build.build(kit.pack, build.BuildOptions(kit.root / "here")).written
     build_cache, here = (

@@ -40,8 +40,8 @@ if eager:
     for name in list(fonts._SHIPPED):  # every shipped face
         fonts.known(name)
 seeded = []
-seed = cache.FormPlan.seed
-cache.FormPlan.seed = lambda self, canvas: seeded.append(seed(self, canvas)) or seeded[-1]
+seed = cacheforms.FormPlan.seed
+cacheforms.FormPlan.seed = lambda self, canvas: seeded.append(seed(self, canvas)) or seeded[-1]
 c = cache.Cache(out / build.CACHE_DIR)
 result = build.build(pack, out, cache=c)
 assert not result.errors, [str(p) for p in result.errors]

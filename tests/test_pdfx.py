@@ -21,7 +21,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, alpha_pack, write_pack
 from pnpkit import build, export, facepages, pdfx, preflight, profile, rastercache
-from pnpkit.cache import engine
+from pnpkit.cachefile import engine
 from pnpkit.child import Child
 from pnpkit.cli import main
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SOLID, colour_pack
-from pnpkit import build, loader, memo, output, schema
+from pnpkit import build, cachefile, loader, memo, output, schema
 from pnpkit.cache import Cache
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -243,7 +243,6 @@ def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path,
     (the key's prefix) changed; a form's name is its SVG's hash, however often it is asked."""
     import hashlib
 
-    from pnpkit import cache as cache_module
     from pnpkit import fonts, pdf
 
     cache = Cache(None, deferred=True)  # watch's
@@ -252,12 +251,12 @@ def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path,
     faces = build.validate(pack, cache=cache).faces["en"]  # the second build: keys taken over
     assert cache._svg_keys and len(cache._memo.svg_keys) == 3  # a card draws both sides alike
     for face in faces:
-        prefix = cache_module.engine() + fonts.signature().encode()
+        prefix = cachefile.engine() + fonts.signature().encode()
         made = hashlib.sha256(prefix + face.svg.encode("utf-8")).digest()
         assert cache._drawing_key(face.svg) == made
         name = "F" + hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
         assert pdf.form_name(face.svg) == pdf.form_name(face.svg) == name
-    monkeypatch.setattr(cache_module, "engine", lambda: b"another pnpkit")
+    monkeypatch.setattr(cachefile, "engine", lambda: b"another pnpkit")
     prefix = b"another pnpkit" + fonts.signature().encode()
     svg = faces[0].svg
     assert cache._drawing_key(svg) == hashlib.sha256(prefix + svg.encode("utf-8")).digest()

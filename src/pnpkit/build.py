@@ -22,6 +22,7 @@ from pathlib import Path
 import jinja2
 
 from pnpkit import (
+    cacheforms,
     calibration,
     changes,
     cvd,
@@ -44,7 +45,8 @@ from pnpkit import (
     trust,
     workspace,
 )
-from pnpkit.cache import Cache, Findings
+from pnpkit.cache import Cache
+from pnpkit.cachefile import Findings
 from pnpkit.errors import Location, Problem
 from pnpkit.loader import display_path
 from pnpkit.model import Face, Pack, PrintOverrides
@@ -436,7 +438,7 @@ def _write_language(
     _label(pages, pack, lang, kit.before, kit.after)
     progress = options.progress
     on_page = (lambda n, t: progress(f"{pack.id} ({lang})", n, t)) if progress else None
-    with cache.pdf_forms(pages):
+    with cacheforms.pdf_forms(cache, pages):
         pdf.write_pdf(
             pages,
             staging / f"{pack.id}-{lang}.pdf",
@@ -485,7 +487,7 @@ def _write_large(
     large, _ = layout.impose(list(split.values()), settings, reg.packers)
     _label(large, on_a3, lang)
     title = f"{pack.name[lang]} (A3)"
-    with cache.pdf_forms(large):
+    with cacheforms.pdf_forms(cache, large):
         pdf.write_pdf(
             large,
             folder / f"{pack.id}-{lang}-a3.pdf",
@@ -513,7 +515,7 @@ def _write_changes(
         return report  # nothing to reprint: no PDF of the print check alone (its lines say so)
     pages, _ = layout.impose(subset, pack.print, reg.packers)
     _label(pages, pack, lang)
-    with cache.pdf_forms(pages):
+    with cacheforms.pdf_forms(cache, pages):
         pdf.write_pdf(
             pages,
             folder / f"{pack.id}-{lang}-changes.pdf",

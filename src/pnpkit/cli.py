@@ -67,6 +67,15 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
         "public, inferred, design), e.g. to find what is still a design choice",
     )
 
+    _build_parser(sub)
+    if command not in OWN_COMMANDS:
+        for name in COMMAND_MODULES:
+            importlib.import_module(name).configure(sub)
+    return p
+
+
+def _build_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `build` command's parser."""
     b = sub.add_parser(
         "build",
         help="validate, then write the kits' PDFs",
@@ -105,10 +114,6 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
         help="also write one PNG per distinct face, trim "
         "size at DPI (36-2400), into OUT/<pack>/png-DPI/",
     )
-    if command not in OWN_COMMANDS:
-        for name in COMMAND_MODULES:
-            importlib.import_module(name).configure(sub)
-    return p
 
 
 # Modules that add a command: each has configure(subparsers), which adds its parser

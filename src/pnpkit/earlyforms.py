@@ -29,7 +29,8 @@ from collections.abc import Callable
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import calibration, pdf, svgdraw
-from pnpkit.cache import Cache, FormDrawing, FormPlan
+from pnpkit.cache import Cache
+from pnpkit.cacheforms import FormDrawing, FormPlan
 from pnpkit.model import Face
 
 STREAM_FROM = 2500  # faces in a language from which a build streams (smaller: drawings kept)
@@ -69,7 +70,7 @@ class EarlyForms:
         # A fresh document per batch: its fonts seeded with all the characters seen so far, and
         # svgdraw's per-document memo of formatted runs (which holds their glyphs) let go.
         canvas, _ = pdf.start_canvas([], "scratch.pdf", "", self.info)  # never saved
-        plan = self.cache.form_plan({font: set(used) for font, used in self.chars.items()})
+        plan = FormPlan(self.cache, [], {font: set(used) for font, used in self.chars.items()})
         forms: dict[str, str] = {}
         for face, d in todo.values():
             self._draw(canvas, plan, face, d, forms)
@@ -78,7 +79,7 @@ class EarlyForms:
         self, canvas: Canvas, plan: FormPlan, face: Face, d: FormDrawing, forms: dict[str, str]
     ) -> None:
         """Draw one face's form (or find it kept under its key) and release its drawing."""
-        d.plan = plan  # bound for this form alone, as Cache.pdf_forms() binds it for its PDF
+        d.plan = plan  # bound for this form alone, as cacheforms.pdf_forms() binds it for its PDF
         try:
             pdf.face_form(canvas, face, forms)
             w, h = face.full_size

@@ -441,7 +441,7 @@ def _file_key(f: BinaryIO, target: str) -> str:
 
 def _key_hash(target: str) -> hashlib._Hash:
     """A pass key's hash before the file's bytes."""
-    from pnpkit.cache import engine
+    from pnpkit.cachefile import engine
 
     return hashlib.sha256(engine() + target.encode() + b"\0")
 

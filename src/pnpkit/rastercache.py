@@ -26,7 +26,7 @@ from PIL import Image
 
 from pnpkit import filelimits, output, workspace
 from pnpkit.build import CACHE_DIR
-from pnpkit.cache import engine
+from pnpkit.cachefile import engine
 from pnpkit.svgdraw import ImageOp, Op
 
 KEEP_DAYS = 14
