@@ -655,11 +655,11 @@ def test_a_template_is_compiled_once_per_process_until_its_source_changes(tmp_pa
     monkeypatch.setattr(jinja2.Environment, "compile", counted)
     first = build.validate(pack)
     assert not first.errors
-    monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # as a new process starts
+    build.forget_kept()  # as a new process starts
     assert not build.validate(pack).errors
     assert compiled and set(compiled) == {"solid.svg.j2", "_face.svg.j2"}
     compiled.clear()
-    monkeypatch.setattr(render, "_FAMILIES", type(render._FAMILIES)())
+    render._FAMILIES.here().clear()  # the families found: looked for again
     again = build.validate(pack)
     assert compiled == [] and [f.svg for f in again.faces["en"]] == [
         f.svg for f in first.faces["en"]
@@ -681,8 +681,8 @@ def test_what_a_compile_reads_of_a_template_is_what_a_parse_of_its_own_says(kit,
         '{% import "_icons.svg.j2" as icons %}{{ "x" | upper }}{% if 1 is odd %}y{% endif %}'
     )
     pack, _ = schema.load_pack(kit.pack)
+    build.forget_kept()  # as a new process: compiled
     env = render.environment(pack, default_registry())
-    monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # as a new process: compiled
     names = [n for n in env.list_templates() if n.endswith(".j2")]
     assert "folded.svg.j2" in names and len(names) > 10
     for name in names:
@@ -713,8 +713,7 @@ def test_a_cold_build_parses_each_template_once_and_writes_what_it_wrote(
         return parse(self, source, name, filename)
 
     def cold(out: Path) -> dict[Path, bytes]:
-        monkeypatch.setattr(render, "_PARSED", {})  # as a new process: nothing parsed
-        monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # nor compiled
+        build.forget_kept()  # as a new process: nothing parsed nor compiled
         monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
         assert not build.build(kit.pack, build.BuildOptions(out)).errors
         return {p.relative_to(out): p.read_bytes() for p in out.rglob("*.pdf")}

@@ -22,7 +22,7 @@ import pytest
 from fuzzinputs import HOSTILE, INPUT_OPS
 from fuzzmutate import KITS, OPS, mutate, pristine
 from fuzzrun import Campaign, campaign_mutants, unlocated
-from pnpkit import fonts, render, text
+from pnpkit import build, fonts, text
 
 FIRST_SEED = int(os.environ.get("PNPKIT_FUZZ_SEED", "0"))
 COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "200"))  # make test; .ci/run sets 1000
@@ -284,8 +284,7 @@ def test_fuzz_found_an_svg_error_on_every_face_parses_each_template_once(kit, mo
         return original(self, source, name, filename)
 
     monkeypatch.setattr(jinja2.Environment, "_parse", parse)
-    monkeypatch.setattr(render, "_PARSED", {})  # as a new process: none parsed before
-    monkeypatch.setattr(render, "_COMPILED", render._Compiled())  # nor compiled
+    build.forget_kept()  # as a new process: none parsed nor compiled before
     run = kit.validate()
     assert run.lines == [
         "templates/mammoth-herd/bonus-front.svg.j2:4:20: error: unsupported element <mask> [svg]"

@@ -451,16 +451,16 @@ def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_pat
     """A build with no next one keeps pdf.ONE_BUILD_PAGES_KEPT pages of each kind (and lets a
     page's stream text go once formatted): pages emptied from the memos are drawn and
     compressed again, to the bytes a build keeping every page writes."""
-    from pnpkit import build, memo, pdf
+    from pnpkit import build, pdf, workspace
 
     result = build.validate(colour_pack(tmp_path / "p", n=30))
     pages = result.pages["en"] * 2  # each page twice: found in the memos when kept
     assert len(pages) >= 8
     monkeypatch.setattr(pdf, "ONE_BUILD_PAGES_KEPT", 1)
-    monkeypatch.setattr(memo, "_HANDING_ON", [False])
+    monkeypatch.setattr(workspace.current(), "hand_on", False)
     few = _written_afresh(pages, tmp_path / "few.pdf", None)
     assert len(pdf._DRAWN) <= 1 and len(pdf._STREAMS) <= 1
-    monkeypatch.setattr(memo, "_HANDING_ON", [True])
+    monkeypatch.setattr(workspace.current(), "hand_on", True)
     every = _written_afresh(pages, tmp_path / "every.pdf", None)
     assert len(pdf._STREAMS) == len(pages) // 2
     assert few == every

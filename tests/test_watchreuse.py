@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SOLID, colour_pack
-from pnpkit import build, cachefile, loader, memo, output, schema
+from pnpkit import build, cachefile, loader, output, schema, workspace
 from pnpkit.cache import Cache
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -47,7 +47,7 @@ def reads(monkeypatch) -> list[str]:
         return now(r, game, group, value, *rest)
 
     monkeypatch.setattr(schema, "_read_item", spy)
-    monkeypatch.setattr(memo, "_HANDING_ON", [True])  # as in watch's builds
+    monkeypatch.setattr(workspace.current(), "hand_on", True)  # as in watch's builds
     schema._ITEMS.clear()
     loader._LAST.clear()
     return read
@@ -302,8 +302,8 @@ def test_a_layout_taken_from_an_earlier_build_is_what_impose_lays_out(monkeypatc
         (deck(20, {1: {"kind": "hex"}}), settings, False),  # a registry's packer: never kept
         (deck(20, {1: {"kind": "hex"}}), settings, False),
     ]
-    layout._LAYOUTS.clear()
-    monkeypatch.setattr(memo, "_HANDING_ON", [True])  # as in watch's builds
+    layout._LAYOUTS.here().clear()
+    monkeypatch.setattr(workspace.current(), "hand_on", True)  # as in watch's builds
     impose, calls = layout.impose, []
     monkeypatch.setattr(layout, "impose", lambda *a: calls.append(1) or impose(*a))
     for n, (faces, settings, taken) in enumerate(steps):
@@ -327,13 +327,13 @@ def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monk
     build.forget_kept()
     cache = Cache(tmp_path / "one" / build.CACHE_DIR)
     assert build.build(root, build.BuildOptions(tmp_path / "one", cache=cache)).written
-    assert not (schema._ITEMS or layout._LAYOUTS or pdf._NAMES or preview._FIGURES)
+    assert not (schema._ITEMS or layout._LAYOUTS.here() or pdf._NAMES or preview._FIGURES.here())
     assert not cache._memo.keys
     watched = Cache(tmp_path / "two" / build.CACHE_DIR, deferred=True)
     assert build.build(
         root, build.BuildOptions(tmp_path / "two", cache=watched, watch=build.WatchHooks())
     ).written
-    assert schema._ITEMS and layout._LAYOUTS and pdf._NAMES and preview._FIGURES.items
+    assert schema._ITEMS and layout._LAYOUTS.here() and pdf._NAMES and preview._FIGURES.here().items
     assert watched._memo.keys
     assert kit_files(tmp_path / "one" / "bench") == kit_files(tmp_path / "two" / "bench")
 
@@ -434,7 +434,7 @@ def test_text_keys_kept_by_a_drawing_are_those_made_afresh(tmp_path, monkeypatch
     when either differs."""
     import hashlib
 
-    monkeypatch.setattr(memo, "_HANDING_ON", [True])  # as in watch's builds
+    monkeypatch.setattr(workspace.current(), "hand_on", True)  # as in watch's builds
     cache = Cache(None, deferred=True)
     result = build.validate(colour_pack(tmp_path, n=2), cache=cache)
     drawing = result.faces["en"][0].drawing
