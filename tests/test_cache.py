@@ -736,7 +736,7 @@ def test_a_faces_key_describes_all_its_template_sees(kit):
         for item in group.items:
             for side in item.templates:
                 for lang in pack.languages:
-                    made = c._context_repr(pack, group, item, side, lang)
+                    made = c.keys._context_repr(pack, group, item, side, lang)
                     assert made == repr(render.face_context(pack, group, item, side, lang))
 
 

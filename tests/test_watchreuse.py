@@ -328,13 +328,13 @@ def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monk
     cache = Cache(tmp_path / "one" / build.CACHE_DIR)
     assert build.build(root, build.BuildOptions(tmp_path / "one", cache=cache)).written
     assert not (schema._ITEMS or layout._LAYOUTS.here() or pdf._NAMES or preview._FIGURES.here())
-    assert not cache._memo.keys
+    assert not cache.keys.made
     watched = Cache(tmp_path / "two" / build.CACHE_DIR, deferred=True)
     assert build.build(
         root, build.BuildOptions(tmp_path / "two", cache=watched, watch=build.WatchHooks())
     ).written
     assert schema._ITEMS and layout._LAYOUTS.here() and pdf._NAMES and preview._FIGURES.here().items
-    assert watched._memo.keys
+    assert watched.keys.made
     assert kit_files(tmp_path / "one" / "bench") == kit_files(tmp_path / "two" / "bench")
 
 
