@@ -21,6 +21,7 @@ lint: $(STAMP)         # the settings are in pyproject.toml ([tool.ruff], [tool.
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache --no-logo  # the stages' layer order ([tool.importlinter])
 
 docs: $(STAMP)         # the documentation site into site/; --strict: a broken link or anchor fails
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet

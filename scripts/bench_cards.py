@@ -29,7 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pnpkit import build, layout, pdf  # noqa: E402
+from pnpkit.build import pipeline as build  # noqa: E402
+from pnpkit.impose import layout  # noqa: E402
+from pnpkit.pdf import writer as pdf  # noqa: E402
 
 RICH = "--rich" in sys.argv
 WORDS = (

@@ -3,7 +3,7 @@
 Uses the synthetic deck of bench_cards.py (1,000 distinct poker cards with wrapped
 text and icons, one shared back, duplex). Measures:
 
-1. the designer's loop: the real watch loop (pnpkit.watch.Watcher, polling) runs
+1. the designer's loop: the real watch loop (pnpkit.commands.watch.Watcher, polling) runs
    in a thread; each edit rewrites one card's title (a different card each time)
    and the clock runs from the moment the file is saved to the moment the new
    kit, PDF included, has been swapped into build/ (polling delay included);
@@ -34,10 +34,14 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_cards  # noqa: E402
-from pnpkit import build, layout, output, pdf, preview, schema  # noqa: E402
-from pnpkit import cache as cache_module  # noqa: E402
-from pnpkit.cache import Cache  # noqa: E402
-from pnpkit.watch import Watcher  # noqa: E402
+from pnpkit.build import cache as cache_module  # noqa: E402
+from pnpkit.build import output, preview  # noqa: E402
+from pnpkit.build import pipeline as build  # noqa: E402
+from pnpkit.build.cache import Cache  # noqa: E402
+from pnpkit.commands.watch import Watcher  # noqa: E402
+from pnpkit.impose import layout  # noqa: E402
+from pnpkit.pack import schema  # noqa: E402
+from pnpkit.pdf import writer as pdf  # noqa: E402
 
 
 def edit_card(pack: Path, n: int, tag: str) -> None:

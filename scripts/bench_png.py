@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_cards import make_pack  # noqa: E402
-from pnpkit import build, export, profile  # noqa: E402
+from pnpkit.build import pipeline as build  # noqa: E402
+from pnpkit.export import export, profile  # noqa: E402
 
 
 def main() -> None:

@@ -77,8 +77,9 @@ def make(root: Path, rows: int, fmt: str) -> Path:
 MEASURE = """
 import json, resource, sys, time
 started = time.perf_counter()
-from pnpkit import rules, schema
-from pnpkit.registry import default_registry
+from pnpkit.checks import rules
+from pnpkit.pack import schema
+from pnpkit.kinds.registry import default_registry
 pack, problems = schema.load_pack(__import__("pathlib").Path(sys.argv[1]))
 problems += rules.check(pack, default_registry(), trusted=False) if pack else []
 seconds = time.perf_counter() - started

@@ -1,6 +1,6 @@
 """Side by side: what every `pnpkit` command pays before its real work, by this tree and another.
 
-Times, each in a new process: `import pnpkit.cli`, `pnpkit --help`, `pnpkit validate PACK
+Times, each in a new process: `import pnpkit.commands.cli`, `pnpkit --help`, `pnpkit validate PACK
 --trust` and a warm `pnpkit build PACK --trust` (its --out built once first, untimed), the
 small pack designers rebuild all day. Runs alternate (this tree, the other, this tree, ...) so
 a machine whose load changes treats both alike. Prints every time with the load average, then
@@ -31,7 +31,7 @@ from bench_cards import timed_process  # noqa: E402
 def commands(pack: Path, out: Path) -> dict[str, list[str]]:
     """What each timed process runs (after the interpreter), by name."""
     return {
-        "import": ["-c", "import pnpkit.cli"],
+        "import": ["-c", "import pnpkit.commands.cli"],
         "help": ["-m", "pnpkit", "--help"],
         "validate": ["-m", "pnpkit", "validate", str(pack), "--trust"],
         "warm build": ["-m", "pnpkit", "build", str(pack), "--trust", "--out", str(out)],

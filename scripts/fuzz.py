@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fuzzmutate import KITS, mutate, write  # noqa: E402
 from fuzzrun import Campaign, campaign_mutants  # noqa: E402
-from pnpkit import trust  # noqa: E402
+from pnpkit.checks import trust  # noqa: E402
 
 
 def trusted_campaign(tmp: Path) -> None:

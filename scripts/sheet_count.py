@@ -28,9 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pnpkit import build  # noqa: E402
-from pnpkit.fill import coverage  # noqa: E402
-from pnpkit.layout import ink_area, part_names  # noqa: E402
+from pnpkit.build import pipeline as build  # noqa: E402
+from pnpkit.impose.fill import coverage  # noqa: E402
+from pnpkit.impose.layout import ink_area, part_names  # noqa: E402
 from pnpkit.units import SIZES  # noqa: E402
 
 

@@ -28,7 +28,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pnpkit import build, layout  # noqa: E402
+from pnpkit.build import pipeline as build  # noqa: E402
+from pnpkit.impose import layout  # noqa: E402
 from pnpkit.units import SIZES  # noqa: E402
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 import pypdfium2
 import pytest
 
-from pnpkit import cachefile, calibration, trust
-from pnpkit.cli import main
+from pnpkit.build import cachefile
+from pnpkit.checks import trust
+from pnpkit.commands.cli import main
+from pnpkit.pdf import calibration
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -36,7 +36,8 @@ from pathlib import Path
 import jinja2
 
 from fuzzmutate import KITS, SENTINEL, Mutant, mutate, pristine, write_file
-from pnpkit import cli, render
+from pnpkit.commands import cli
+from pnpkit.faces import render
 
 TIME_LIMIT = 10.0  # seconds of wall clock per mutant
 MEMORY_LIMIT = 1 << 30  # bytes of address space per mutant

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pnpkit import layout
 from pnpkit.errors import Problem
-from pnpkit.model import Face, PrintSettings
-from pnpkit.registry import default_registry
+from pnpkit.impose import layout
+from pnpkit.kinds.registry import default_registry
+from pnpkit.pack.model import Face, PrintSettings
 
 REGISTRY = default_registry()
 

@@ -10,9 +10,11 @@ import jinja2
 import pytest
 
 from conftest import ROOT, write_pack
-from pnpkit import build, render, schema
-from pnpkit.model import Pack
-from pnpkit.registry import default_registry
+from pnpkit.build import pipeline as build
+from pnpkit.faces import render
+from pnpkit.kinds.registry import default_registry
+from pnpkit.pack import schema
+from pnpkit.pack.model import Pack
 
 FACE = (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text()
 BACK = """{% extends "_face.svg.j2" %}{% import "_icons.svg.j2" as icons %}

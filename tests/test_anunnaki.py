@@ -11,10 +11,10 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import ROOT, kit_start, page_texts
-from pnpkit import hexes
-from pnpkit.build import validate
-from pnpkit.cli import main
-from pnpkit.pdf import alignment_marks
+from pnpkit.build.pipeline import validate
+from pnpkit.commands.cli import main
+from pnpkit.kinds import hexes
+from pnpkit.pdf.writer import alignment_marks
 from registered import impose
 
 A = "components/anunnaki"

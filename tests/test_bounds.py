@@ -17,11 +17,15 @@ from PIL import Image
 from pypdf import PdfReader
 
 from conftest import ROOT, write_pack
-from pnpkit import build, layout, render, schema, svgdraw
-from pnpkit.cli import main, parser
+from pnpkit.build import pipeline as build
+from pnpkit.commands.cli import main, parser
+from pnpkit.commands.options import print_overrides
 from pnpkit.errors import Location
-from pnpkit.model import Face, PrintSettings
-from pnpkit.options import print_overrides
+from pnpkit.faces import render
+from pnpkit.impose import layout
+from pnpkit.pack import schema
+from pnpkit.pack.model import Face, PrintSettings
+from pnpkit.svg import compiler as svgdraw
 
 FACE = (ROOT / "src/pnpkit/templates/_face.svg.j2").read_text(encoding="utf-8")
 
@@ -615,7 +619,7 @@ def test_transforms_cannot_carry_a_drawing_beyond_what_the_pdf_holds(body):
 def test_a_file_with_or_without_aliases_reports_the_same_problems(tmp_path, alias):
     """A file without aliases is checked and indexed in one walk, one with aliases by bounds()
     then _index(): the same problems, in the same order, at the same places."""
-    from pnpkit.loader import load_yaml
+    from pnpkit.pack.loader import load_yaml
 
     path = tmp_path / "x.yaml"
     path.write_text("a: 1\nb: {c: 2, c: .nan}\n.inf: 3\na: [4, -.inf]\n" + alias, encoding="utf-8")
@@ -635,7 +639,7 @@ def test_a_file_with_or_without_aliases_reports_the_same_problems(tmp_path, alia
 
 @pytest.mark.parametrize("alias", ["", "z: &a 1\nw: *a\n"])
 def test_too_deep_is_refused_with_or_without_aliases(tmp_path, alias):
-    from pnpkit.loader import load_yaml
+    from pnpkit.pack.loader import load_yaml
 
     path = tmp_path / "x.yaml"
     path.write_text("a: .nan\nb: " + "[" * 120 + "]" * 120 + "\n" + alias, encoding="utf-8")

@@ -369,7 +369,7 @@ def test_matched_controls_and_boundary_neutrals_are_drawn_in_order(tmp_path, cap
 
 
 def test_bidi_levels_agree_with_the_algorithm():
-    from pnpkit import unibidi
+    from pnpkit.typeset import unibidi
 
     # a Hebrew word and a number inside a left-to-right line (levels as unicode-bidi gives them)
     assert unibidi.levels("abc \u05d0\u05d1 12 x", 0) == [0, 0, 0, 0, 1, 1, 1, 2, 2, 0, 0]

@@ -19,20 +19,14 @@ from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, cache_read_back, colour_pack, write_pack
-from pnpkit import (
-    build,
-    cache,
-    cachefile,
-    cacheforms,
-    calibration,
-    earlyforms,
-    fonts,
-    pdf,
-    preview,
-    render,
-    schema,
-)
-from pnpkit.cache import Cache
+from pnpkit.build import cache, cachefile, cacheforms, earlyforms, preview
+from pnpkit.build import pipeline as build
+from pnpkit.build.cache import Cache
+from pnpkit.faces import render
+from pnpkit.pack import schema
+from pnpkit.pdf import calibration
+from pnpkit.pdf import writer as pdf
+from pnpkit.typeset import fonts
 
 M = "components/mammoth-herd"
 FACES = 16 * 2 + 1 + 2  # per language: bonus tiles front and back, the herd, the reference card
@@ -441,7 +435,7 @@ def test_the_engine_reads_the_packages_regular_files_alone(tmp_path):
 def test_no_pack_s_cache_file_is_another_pack_s_side_file():
     """The text checks' file beside a pack's cache file has a name no pack id gives its own
     (a '+'): pack 'foo.texts' would otherwise share pack 'foo''s file."""
-    from pnpkit.paths import name_problem
+    from pnpkit.pack.paths import name_problem
 
     main_file = Path("out/foo.marshal")
     for side in (cachefile._texts_path(main_file),):
@@ -675,7 +669,7 @@ def test_what_a_compile_reads_of_a_template_is_what_a_parse_of_its_own_says(kit,
     """Sandbox._parse reads each tree a compile parses for template_family(), before Jinja's
     optimiser folds its constants (a constant's filter and test calls would be gone): the same
     as a parse of its own, for every template of the kits and one the optimiser rewrites."""
-    from pnpkit.registry import default_registry
+    from pnpkit.kinds.registry import default_registry
 
     (kit.root / "templates" / "folded.svg.j2").write_text(
         '{% import "_icons.svg.j2" as icons %}{{ "x" | upper }}{% if 1 is odd %}y{% endif %}'

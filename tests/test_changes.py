@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pypdf import PdfReader
 
-from pnpkit.cli import main
+from pnpkit.commands.cli import main
 from sheetfiles import write_delimited
 from test_sheets import HEADER, ROWS, make_pack
 
@@ -111,9 +111,9 @@ def test_the_stamp_prints_the_version_and_date_on_every_face(tmp_path, capsys, m
     # where: centred on each face, its baseline 0.6 mm above the trim's bottom edge (inside the cut)
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    from pnpkit import fonts
-    from pnpkit.build import validate
-    from pnpkit.pdf import STAMP_PT
+    from pnpkit.build.pipeline import validate
+    from pnpkit.pdf.writer import STAMP_PT
+    from pnpkit.typeset import fonts
 
     found = []
 
@@ -157,7 +157,7 @@ def test_the_stamp_on_a_round_token_stays_inside_its_cut(tmp_path, capsys, monke
     import math
 
     from conftest import write_pack
-    from pnpkit.build import validate
+    from pnpkit.build.pipeline import validate
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780000000")

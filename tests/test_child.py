@@ -1,4 +1,4 @@
-"""pnpkit.child: work in a forked child, which the build can always end."""
+"""pnpkit.build.child: work in a forked child, which the build can always end."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from pnpkit import child
-from pnpkit.child import Child, Message
+from pnpkit.build import child
+from pnpkit.build.child import Child, Message
 
 
 def test_an_interrupted_wait_leaves_the_child_for_stop_to_end(tmp_path):

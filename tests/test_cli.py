@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from conftest import ROOT
-from pnpkit.cli import _command, parser
+from pnpkit.commands.cli import _command, parser
 
 M = "components/mammoth-herd"
 
@@ -30,7 +30,7 @@ def test_the_command_ends_with_mains_code_its_output_whole_and_exit_handlers_run
     exit handlers must be as a normal exit leaves them."""
     program = (
         "import atexit, sys\n"
-        "from pnpkit import cli\n"
+        "from pnpkit.commands import cli\n"
         "atexit.register(lambda: print('handler ran', flush=True))\n"
         "sys.argv = ['pnpkit', *sys.argv[1:]]\n"
         "cli.run()\n"
@@ -178,7 +178,7 @@ def test_build_and_validate_parse_alike_without_the_other_commands_modules(capsy
                 seen.append(exc.code)
             seen.append(capsys.readouterr())
         assert seen[:2] == seen[2:]
-    code = "import sys; from pnpkit import cli; cli.parser(cli._command(['build', 'p'])); "
-    code += "print(sorted({'pnpkit.watch', 'http.server'} & set(sys.modules)))"
+    code = "import sys; from pnpkit.commands import cli; cli.parser(cli._command(['build', 'p'])); "
+    code += "print(sorted({'pnpkit.commands.watch', 'http.server'} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.stdout.strip() == "[]"

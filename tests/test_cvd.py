@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from conftest import write_pack
-from pnpkit import build, cvd
+from pnpkit.build import pipeline as build
+from pnpkit.checks import cvd
 
 CARDS = "cards:\n  kind: card\n  size: poker\n  front: t.svg.j2\n  items:\n    - {id: one}\n"
 FACE = '{% extends "_face.svg.j2" %}{% block content %}{% endblock %}\n'

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import ROOT, write_pack
-from pnpkit import dice, layout
-from pnpkit.build import validate
-from pnpkit.schema import load_pack
+from pnpkit.build.pipeline import validate
+from pnpkit.impose import layout
+from pnpkit.kinds import dice
+from pnpkit.pack.schema import load_pack
 from registered import impose
 
 CROSS = dice.NETS["cross"]

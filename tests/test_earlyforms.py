@@ -17,8 +17,11 @@ from markupsafe import Markup
 from reportlab.pdfbase import pdfdoc
 
 from conftest import cache_read_back
-from pnpkit import build, cachefile, cacheforms, earlyforms, pdf, preview, svgdraw
-from pnpkit.cache import Cache
+from pnpkit.build import cachefile, cacheforms, earlyforms, preview
+from pnpkit.build import pipeline as build
+from pnpkit.build.cache import Cache
+from pnpkit.pdf import writer as pdf
+from pnpkit.svg import compiler as svgdraw
 
 M = "components/mammoth-herd"
 TILE = "templates/mammoth-herd/bonus-front.svg.j2"  # the last faces built are bonus tiles

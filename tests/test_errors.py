@@ -348,8 +348,8 @@ def test_rules_file_error_is_located(kit):
     """A crash in the game's own rules.py is a located problem, not a traceback."""
     kit.edit(
         f"{M}/rules.py",
-        "from pnpkit.rules import rule",
-        "from pnpkit.rules import rule\nundefined_name + 1",
+        "from pnpkit.checks.rules import rule",
+        "from pnpkit.checks.rules import rule\nundefined_name + 1",
     )
     run = kit.validate()
     assert run.lines == [
@@ -380,7 +380,7 @@ def test_a_broken_manifest_gives_one_line_per_mistake(
     tmp_path, monkeypatch, capsys, text, expected
 ):
     """No cascade: each mistake in game.yaml is reported once."""
-    from pnpkit.cli import main
+    from pnpkit.commands.cli import main
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "p").mkdir()

@@ -16,9 +16,10 @@ from PIL import Image
 from pypdf import PdfReader
 
 from conftest import ROOT, SOLID, board_pack, colour_pack, write_pack
-from pnpkit import build, export, facepages, profile, tts
-from pnpkit.cli import main
-from pnpkit.decks import group_faces
+from pnpkit.build import pipeline as build
+from pnpkit.commands.cli import main
+from pnpkit.export import export, facepages, profile, tts
+from pnpkit.export.decks import group_faces
 
 PT = 72 / 25.4
 

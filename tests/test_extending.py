@@ -13,8 +13,10 @@ import pikepdf
 import pytest
 
 from conftest import write_pack
-from pnpkit import build, calibration, registry
-from pnpkit.cli import main
+from pnpkit.build import pipeline as build
+from pnpkit.commands.cli import main
+from pnpkit.kinds import registry
+from pnpkit.pdf import calibration
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = (
@@ -41,7 +43,8 @@ def alone(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "alone", module)
     spec.loader.exec_module(module)
     namespace = {**vars(registry), "alone": module}
-    exec(line.split("\n", 1)[1], namespace)  # the line after its "# src/pnpkit/registry.py" comment
+    # the line after its "# src/pnpkit/kinds/registry.py" comment
+    exec(line.split("\n", 1)[1], namespace)
     monkeypatch.setattr(registry, "PLUGINS", namespace["PLUGINS"])
     return module
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import pypdfium2
 
 from conftest import SOLID, kit_start, write_pack
-from pnpkit import build, fill
-from pnpkit.cli import main
-from pnpkit.layout import Page, Placement
-from pnpkit.model import Face, PrintSettings
+from pnpkit.build import pipeline as build
+from pnpkit.commands.cli import main
+from pnpkit.impose import fill
+from pnpkit.impose.layout import Page, Placement
+from pnpkit.pack.model import Face, PrintSettings
 from registered import impose
 from test_packing import faces
 

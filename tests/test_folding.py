@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 
 from conftest import write_pack
-from pnpkit import build, textcheck, watch
-from pnpkit.cli import main
+from pnpkit.build import pipeline as build
+from pnpkit.checks import textcheck
+from pnpkit.commands import watch
+from pnpkit.commands.cli import main
 from pnpkit.errors import Location, Problem, folded
 
 GAME = """name: T
@@ -131,7 +133,7 @@ def test_watch_folds_warnings_unless_asked_for_all(tmp_path, monkeypatch, capsys
 
 
 def test_validate_build_and_watch_take_all_warnings():
-    from pnpkit.cli import parser
+    from pnpkit.commands.cli import parser
 
     for command in ("validate", "build", "watch"):
         assert parser().parse_args([command, "p", "--all-warnings"]).all_warnings

@@ -15,7 +15,7 @@ from pathlib import Path
 from reportlab.pdfbase.ttfonts import TTFont
 
 from conftest import ROOT, write_pack
-from pnpkit import fonts
+from pnpkit.typeset import fonts
 
 SRC = ROOT / "src"
 SHIPPED = ["DejaVu Sans", "DejaVu Sans-Bold", "DejaVu Sans-Italic", "DejaVu Sans-BoldItalic"]
@@ -33,7 +33,8 @@ BUILD = """
 import json, sys
 from pathlib import Path
 from reportlab.pdfbase import pdfmetrics
-from pnpkit import build, cache, fonts
+from pnpkit.build import pipeline as build, cache
+from pnpkit.typeset import fonts
 
 pack, out, eager = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "eager"
 if eager:
@@ -112,7 +113,7 @@ def test_a_drawing_read_back_registers_the_faces_it_names():
     """svgdraw.op_from_row() registers a face a drawing from the cache or a worker names."""
     code = (
         "from reportlab.pdfbase import pdfmetrics\n"
-        "from pnpkit import svgdraw\n"
+        "from pnpkit.svg import compiler as svgdraw\n"
         "op = svgdraw.TextOp(1.0, 2.0, 'DejaVu Sans-BoldItalic', 3.0, 'x', None, None, None)\n"
         "assert 'DejaVu Sans-BoldItalic' not in pdfmetrics.getRegisteredFontNames()\n"
         "svgdraw.ops_from_rows((svgdraw.op_row(op),))\n"
@@ -145,7 +146,7 @@ def test_a_pack_that_ships_a_copy_of_a_shipped_face_draws_with_the_shipped_objec
     code = (
         "import sys\n"
         "from reportlab.pdfbase import pdfmetrics\n"
-        "from pnpkit import fonts\n"
+        "from pnpkit.typeset import fonts\n"
         "fonts.use({'Copy': {(False, False): (sys.argv[1], 'abc')}})\n"
         "shipped = pdfmetrics.getFont(fonts.face_name('DejaVu Sans', True, True))\n"
         "assert pdfmetrics.getFont('Copy#abc') is shipped, 'the copy took the shipped face'\n"

@@ -22,7 +22,8 @@ import pytest
 from fuzzinputs import HOSTILE, INPUT_OPS
 from fuzzmutate import KITS, OPS, mutate, pristine
 from fuzzrun import Campaign, campaign_mutants, unlocated
-from pnpkit import build, fonts, text
+from pnpkit.build import pipeline as build
+from pnpkit.typeset import fonts, text
 
 FIRST_SEED = int(os.environ.get("PNPKIT_FUZZ_SEED", "0"))
 COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "200"))  # make test; .ci/run sets 1000
@@ -156,7 +157,7 @@ def _signatures(outcome):
 
 
 def test_the_harness_passes_a_clean_run(harness):
-    from pnpkit.cli import main
+    from pnpkit.commands.cli import main
 
     outcome = harness(main, "build")
     assert (outcome.code, outcome.failures) == (0, [])

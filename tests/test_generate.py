@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pnpkit.cli import main
-from pnpkit.schema import load_pack
+from pnpkit.commands.cli import main
+from pnpkit.pack.schema import load_pack
 
 GAME = """\
 id: deck

@@ -12,12 +12,13 @@ import pypdfium2
 import pytest
 
 from conftest import ROOT, write_pack
-from pnpkit import calibration, guide, tuckbox
-from pnpkit.build import validate
-from pnpkit.cli import main
-from pnpkit.layout import FOLD_BLOCKS
-from pnpkit.model import TuckSpec
-from pnpkit.schema import load_pack
+from pnpkit.build.pipeline import validate
+from pnpkit.commands.cli import main
+from pnpkit.impose.layout import FOLD_BLOCKS
+from pnpkit.kit import guide, tuckbox
+from pnpkit.pack.model import TuckSpec
+from pnpkit.pack.schema import load_pack
+from pnpkit.pdf import calibration
 
 S = ROOT / "components" / "star-cargo"
 

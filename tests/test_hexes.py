@@ -9,10 +9,11 @@ import pypdfium2
 import pytest
 
 from conftest import ROOT, write_pack
-from pnpkit import hexes, layout
-from pnpkit.cli import main
+from pnpkit.commands.cli import main
 from pnpkit.errors import Location
-from pnpkit.model import Face, PrintSettings
+from pnpkit.impose import layout
+from pnpkit.kinds import hexes
+from pnpkit.pack.model import Face, PrintSettings
 from registered import REGISTRY, impose
 
 HERE = Location("hexes.yaml", 3, 5)
@@ -250,7 +251,7 @@ def hex_pack(root, n: int = 7):
 @pytest.fixture(scope="module")
 def hex_pdf(tmp_path_factory):
     """A built sheet of 7 hexes: (rasterised page, its layout page)."""
-    from pnpkit.build import validate
+    from pnpkit.build.pipeline import validate
 
     tmp = tmp_path_factory.mktemp("hexes")
     root = hex_pack(tmp / "hexes")

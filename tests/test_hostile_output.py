@@ -18,8 +18,12 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT, colour_pack
-from pnpkit import build, cachefile, output, rastercache, svgdraw, trust
-from pnpkit.cache import Cache
+from pnpkit.build import cachefile, output
+from pnpkit.build import pipeline as build
+from pnpkit.build.cache import Cache
+from pnpkit.checks import trust
+from pnpkit.export import rastercache
+from pnpkit.svg import compiler as svgdraw
 from test_hostile_paths import EN, M, files
 
 ADVICE = (

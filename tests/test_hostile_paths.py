@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pnpkit import paths, preview
-from pnpkit.svgdraw import SvgError, compile_svg
+from pnpkit.build import preview
+from pnpkit.pack import paths
+from pnpkit.svg.compiler import SvgError, compile_svg
 
 M = "components/mammoth-herd"
 HERD = "templates/mammoth-herd/herd-standee.svg.j2"  # the standee's template: one item, one face
@@ -243,7 +244,8 @@ def test_pack_ids_that_are_not_folder_names(kit, value, message):
 
 
 def test_reserved_pack_id_is_the_cache_folder():
-    from pnpkit import build, schema
+    from pnpkit.build import pipeline as build
+    from pnpkit.pack import schema
 
     assert schema.RESERVED_ID == build.CACHE_DIR
 

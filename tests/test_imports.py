@@ -1,5 +1,6 @@
 """Every module stands on its own: it imports alone, no two modules import each other (even
-inside a function), and nothing is registered by importing a module (registry.py)."""
+inside a function), the stages keep their layer order (import-linter), and nothing is registered
+by importing a module (kinds/registry.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,12 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "pnpkit"
-MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__"))
+# Dotted names under pnpkit: "errors", "pack.loader", ... (a stage's __init__ names the stage)
+MODULES = sorted(
+    ".".join(p.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__")
+    for p in PACKAGE.rglob("*.py")
+    if p.relative_to(PACKAGE).as_posix() not in ("__init__.py", "__main__.py")
+)
 
 
 def _python(code: str) -> subprocess.CompletedProcess:
@@ -42,12 +48,15 @@ def _imports(tree: ast.Module) -> set[str]:
             for child in node.orelse:
                 visit(child)
             return
-        if isinstance(node, ast.ImportFrom) and node.module == "pnpkit":
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pnpkit."):
-            found.add(node.module.split(".")[1])
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "pnpkit":
+            base = node.module.removeprefix("pnpkit").removeprefix(".")
+            for a in node.names:  # `from pnpkit.pack import loader` names the module pack.loader
+                name = f"{base}.{a.name}" if base else a.name
+                found.add(name if name in MODULES or not base else base)
         elif isinstance(node, ast.Import):
-            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("pnpkit."))
+            found.update(
+                a.name[len("pnpkit.") :] for a in node.names if a.name.startswith("pnpkit.")
+            )
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -58,7 +67,10 @@ def _imports(tree: ast.Module) -> set[str]:
 def import_graph() -> dict[str, set[str]]:
     graph = {}
     for name in MODULES:
-        tree = ast.parse((PACKAGE / f"{name}.py").read_text(encoding="utf-8"))
+        path = PACKAGE / f"{name.replace('.', '/')}.py"
+        if not path.exists():
+            path = PACKAGE / name / "__init__.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         graph[name] = {m for m in _imports(tree) if m in MODULES and m != name}
     return graph
 
@@ -99,10 +111,35 @@ def test_a_function_level_import_counts_and_type_checking_does_not():
     assert _imports(tree) == {"b", "c"}
 
 
-@pytest.mark.parametrize("first", ["rules", "render", "layout", "dice"])
+def test_the_stages_keep_their_layer_order():
+    """import-linter's contracts ([tool.importlinter] in pyproject.toml), as `make lint` runs
+    them."""
+    lint = Path(sys.executable).parent / "lint-imports"
+    run = subprocess.run(
+        [str(lint), "--no-cache", "--no-logo"],
+        cwd=SRC.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 broken" in run.stdout
+
+
+def test_the_layer_contract_names_every_stage():
+    """A new package under src/pnpkit/ is a stage of the layer order, or the contract misses it."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((SRC.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    [contract] = config["tool"]["importlinter"]["contracts"]
+    layered = {n.strip() for layer in contract["layers"] for n in layer.split("|")}
+    top = {m.split(".")[0] for m in MODULES}
+    assert top == layered
+
+
+@pytest.mark.parametrize("first", ["checks.rules", "faces.render", "impose.layout", "kinds.dice"])
 def test_the_registry_is_whole_whatever_was_imported_first(first):
     run = _python(
-        f"import pnpkit.{first}\nfrom pnpkit.registry import default_registry\n"
+        f"import pnpkit.{first}\nfrom pnpkit.kinds.registry import default_registry\n"
         "r = default_registry()\n"
         "print(sorted(r.packers), 'die-opposites' in r.rules, 'face_hex' in r.helpers)"
     )
@@ -113,8 +150,8 @@ def test_the_registry_is_whole_whatever_was_imported_first(first):
 def test_importing_a_module_registers_nothing():
     """No module-level registry is left to fill by importing: the plug-ins only have register()."""
     run = _python(
-        "import pnpkit.rules as r, pnpkit.render as t, pnpkit.layout as l\n"
-        "import pnpkit.dice, pnpkit.hexes\n"
+        "import pnpkit.checks.rules as r, pnpkit.faces.render as t, pnpkit.impose.layout as l\n"
+        "import pnpkit.kinds.dice, pnpkit.kinds.hexes\n"
         "print([n for n in ('BUILTIN', 'GLOBALS', 'PACKERS', 'template_global') "
         "if hasattr(r, n) or hasattr(t, n) or hasattr(l, n)])"
     )
@@ -129,7 +166,7 @@ def test_the_help_and_a_build_leave_the_web_server_and_importlib_metadata_unimpo
     kit = Path(__file__).resolve().parents[1] / "components" / "mammoth-herd"
     run = _python(
         "import sys\n"
-        "from pnpkit import cli\n"
+        "from pnpkit.commands import cli\n"
         "cli.parser()\n"  # every command's options, as --help shows them
         f"assert cli.main(['build', {str(kit)!r}, '--trust', '--out', {str(tmp_path)!r}]) == 0\n"
         "print(sorted(m for m in ('http.server', 'webbrowser', 'importlib.metadata') "

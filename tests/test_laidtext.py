@@ -10,7 +10,9 @@ from pathlib import Path
 
 from lxml import etree
 
-from pnpkit import build, render, svgdraw
+from pnpkit.build import pipeline as build
+from pnpkit.faces import render
+from pnpkit.svg import compiler as svgdraw
 
 GAME = """id: lt
 name: LT
@@ -217,7 +219,7 @@ def test_a_text_start_tag_is_canonical():
 def test_a_paths_outline_is_kept_by_the_segs_themselves():
     """textcheck's outlines, kept by the identity of the (held) segs: each path gets its own,
     whatever else was kept or when the memo was emptied."""
-    from pnpkit import textcheck
+    from pnpkit.checks import textcheck
 
     def square(side: float) -> tuple:
         return tuple(

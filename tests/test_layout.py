@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pnpkit import layout
 from pnpkit.errors import Location
-from pnpkit.layout import mirror_axis
-from pnpkit.model import Face, PrintSettings
+from pnpkit.impose import layout
+from pnpkit.impose.layout import mirror_axis
+from pnpkit.pack.model import Face, PrintSettings
 from registered import impose
 
 HERE = Location("x.yaml", 1, 1)

@@ -12,10 +12,10 @@ from PIL import Image, ImageChops
 from pypdf import PdfReader
 
 from conftest import ROOT, kit_start, page_texts
-from pnpkit import dice
-from pnpkit.build import validate
-from pnpkit.cli import main
-from pnpkit.pdf import alignment_marks
+from pnpkit.build.pipeline import validate
+from pnpkit.commands.cli import main
+from pnpkit.kinds import dice
+from pnpkit.pdf.writer import alignment_marks
 from registered import impose
 
 M = "components/mlem"
@@ -749,7 +749,7 @@ def test_one_way_to_make_the_dice_prints_by_default(built):
 
 
 def test_variant_chooses_what_prints(tmp_path):
-    from pnpkit.build import validate as check
+    from pnpkit.build.pipeline import validate as check
 
     result = check(ROOT / M, ["en"], {"variants": ("stickers", "nets-25mm")})
     printed = {p.face.group for page in result.pages["en"] for p in page.placements}

@@ -10,7 +10,8 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import ROOT, Kit
-from pnpkit import build, json_schema
+from pnpkit.build import pipeline as build
+from pnpkit.commands import json_schema
 from test_schema_json import schema_problems
 
 

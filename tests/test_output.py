@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, colour_pack
-from pnpkit import build, output, svgfiles
+from pnpkit.build import output, svgfiles
+from pnpkit.build import pipeline as build
 
 M = "components/mammoth-herd"
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "src"), PYTHONUNBUFFERED="1")
@@ -50,7 +51,7 @@ def start_build(pack: Path, out: Path) -> subprocess.Popen:
 # (the build holding the output) is the same.
 ZYGOTE = """
 import os, sys
-from pnpkit.cli import main
+from pnpkit.commands.cli import main
 for line in sys.stdin:
     pid = os.fork()
     if pid == 0:
@@ -306,7 +307,7 @@ def test_the_lock_is_released_when_its_holder_dies(tmp_path):
     """flock belongs to the process: a holder killed with SIGKILL leaves no stale lock."""
     out = tmp_path / "out"
     code = (
-        "from pnpkit import output; from pathlib import Path; "
+        "from pnpkit.build import output; from pathlib import Path; "
         f"import time\nwith output.locked(Path({str(out)!r}), "
         "'x'):\n    print('held', flush=True); time.sleep(60)"
     )
@@ -442,7 +443,7 @@ def test_a_twin_refusing_links_gives_way_to_the_next_file_written(kit, monkeypat
 def test_a_one_shot_build_forgets_what_watch_knew_of_the_files_it_replaces(kit):
     """_KNOWN (the SVG and signature of each file a watch-style build wrote, for the next) no
     longer holds once a one-shot build in the same process has replaced the kit's files."""
-    from pnpkit.cache import Cache
+    from pnpkit.build.cache import Cache
 
     out = kit.root / "build"
     assert not build.build(

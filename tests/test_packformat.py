@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pnpkit import json_schema, packformat, schema
-from pnpkit.model import PrintSettings
+from pnpkit.commands import json_schema
+from pnpkit.pack import packformat, schema
+from pnpkit.pack.model import PrintSettings
 from pnpkit.units import PT_PER_MM, parse_length
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "format.md"
@@ -18,7 +19,8 @@ PAGE = Path(__file__).resolve().parents[1] / "docs" / "format.md"
 
 @pytest.mark.parametrize("name", list(packformat.TABLES))
 def test_the_format_page_tables_are_generated_from_the_declaration(name):
-    """Fails when a key is added or changed without `python -m pnpkit.packformat docs/format.md`."""
+    """Fails when a key is added or changed without
+    `python -m pnpkit.pack.packformat docs/format.md`."""
     text = PAGE.read_text(encoding="utf-8")
     start, end = packformat.MARK.format(name), packformat.END.format(name)
     assert start in text and end in text, f"docs/format.md has no {start} ... {end} section"
@@ -67,7 +69,7 @@ def test_the_validator_and_the_schemas_take_their_keys_from_the_declaration():
 
 def test_a_bound_declared_in_the_table_is_enforced_with_its_message(tmp_path, monkeypatch, capsys):
     """`safe` is bounded by its declaration alone: the reader has no code of its own for it."""
-    from pnpkit.cli import main
+    from pnpkit.commands.cli import main
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "p").mkdir()

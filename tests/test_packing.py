@@ -11,11 +11,12 @@ import pypdfium2
 import pytest
 
 from conftest import write_pack
-from pnpkit import build, layout
+from pnpkit.build import pipeline as build
 from pnpkit.errors import Location
-from pnpkit.freerects import FreeRects
-from pnpkit.layout import Page, Placement
-from pnpkit.model import Face, PrintSettings
+from pnpkit.impose import layout
+from pnpkit.impose.freerects import FreeRects
+from pnpkit.impose.layout import Page, Placement
+from pnpkit.pack.model import Face, PrintSettings
 from registered import impose
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,8 +10,9 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import colour_pack, kit_start
-from pnpkit import calibration
-from pnpkit.cli import main
+from pnpkit import workspace
+from pnpkit.commands.cli import main
+from pnpkit.pdf import calibration
 
 MM = 72 / 25.4
 FIRST = calibration.page_count(
@@ -207,8 +208,8 @@ class TestSplitBoards:
 
     def test_sheets_repeat_the_overlap_strip_and_their_targets_coincide(self, tmp_path):
         from conftest import board_pack
-        from pnpkit.build import validate
-        from pnpkit.pdf import alignment_marks
+        from pnpkit.build.pipeline import validate
+        from pnpkit.pdf.writer import alignment_marks
         from registered import impose
 
         root = board_pack(tmp_path / "board")
@@ -337,7 +338,7 @@ def test_a_form_stream_is_encoded_as_reportlab_encodes_it(text):
     from reportlab.pdfbase import pdfdoc
     from reportlab.pdfgen.canvas import Canvas
 
-    from pnpkit import pdf
+    from pnpkit.pdf import writer as pdf
 
     streams = []
     for end in (lambda c: c.endForm(), lambda c: pdf._end_form(c, "F")):
@@ -355,7 +356,7 @@ def test_a_form_stream_reportlab_cannot_encode_still_fails():
     written as latin-1 would write them."""
     from reportlab.pdfgen.canvas import Canvas
 
-    from pnpkit import pdf
+    from pnpkit.pdf import writer as pdf
 
     c = Canvas(None)
     c.beginForm("F", 0, 0, 10, 10)
@@ -373,7 +374,7 @@ def test_a_form_is_formatted_as_reportlab_formats_it(monkeypatch, a85):
     from reportlab.pdfbase import pdfdoc
     from reportlab.pdfgen.canvas import Canvas
 
-    from pnpkit import pdf
+    from pnpkit.pdf import writer as pdf
 
     monkeypatch.setattr(rl_config, "useA85", a85)
     ours, theirs = Canvas(None), Canvas(None)
@@ -405,7 +406,8 @@ def test_a_page_drawn_before_is_written_as_a_page_drawn_afresh(tmp_path, monkeyp
     one process, writes what a process that never drew a page writes."""
     import dataclasses
 
-    from pnpkit import build, pdf
+    from pnpkit.build import pipeline as build
+    from pnpkit.pdf import writer as pdf
 
     result = build.validate(colour_pack(tmp_path / "p", n=20))
     pages = result.pages["en"]
@@ -451,7 +453,8 @@ def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_pat
     """A build with no next one keeps pdf.ONE_BUILD_PAGES_KEPT pages of each kind (and lets a
     page's stream text go once formatted): pages emptied from the memos are drawn and
     compressed again, to the bytes a build keeping every page writes."""
-    from pnpkit import build, pdf, workspace
+    from pnpkit.build import pipeline as build
+    from pnpkit.pdf import writer as pdf
 
     result = build.validate(colour_pack(tmp_path / "p", n=30))
     pages = result.pages["en"] * 2  # each page twice: found in the memos when kept
@@ -470,7 +473,7 @@ def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_pat
 
 def _written_afresh(pages, path: Path, check) -> bytes:
     """The PDF of pages, nothing kept from an earlier one (pdf's drawn forms, page streams)."""
-    from pnpkit import pdf
+    from pnpkit.pdf import writer as pdf
 
     pdf._DRAWN.clear()
     pdf._STREAMS.clear()
@@ -481,7 +484,7 @@ def _written_afresh(pages, path: Path, check) -> bytes:
 def _pages_of_every_shape(tmp_path):
     """Pages of 9 forms (the forms' dictionary broken after six), of 2, of one whole face (trim
     and bleed boxes, a shape of its own each), in A4 and A3, with their backs."""
-    from pnpkit import build
+    from pnpkit.build import pipeline as build
 
     pages = []
     for name, n, size, extra in (
@@ -501,7 +504,7 @@ def test_a_page_formatted_from_its_shape_is_formatted_as_reportlab_formats_it(
     """pdf._FastPage writes most pages from the first of their shape: the document must be what
     ReportLab's own formatting of every page gives, and the cut must be checked (parts that do
     not give back the second page's bytes are not used)."""
-    from pnpkit import pdf
+    from pnpkit.pdf import writer as pdf
 
     pages = _pages_of_every_shape(tmp_path)
     assert {len(p.placements) for p in pages} >= {1, 2, 9}
@@ -536,7 +539,7 @@ def test_objects_put_together_as_formatted_are_what_reportlab_writes(tmp_path, m
     is byte for byte the one ReportLab's PDFIndirectObject writes."""
     from reportlab.pdfbase import pdfdoc
 
-    from pnpkit import pdf
+    from pnpkit.pdf import writer as pdf
 
     pages = _pages_of_every_shape(tmp_path)
     check = calibration.Info(

@@ -20,10 +20,11 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, alpha_pack, write_pack
-from pnpkit import build, export, facepages, pdfx, preflight, profile, rastercache
-from pnpkit.cachefile import engine
-from pnpkit.child import Child
-from pnpkit.cli import main
+from pnpkit.build import pipeline as build
+from pnpkit.build.cachefile import engine
+from pnpkit.build.child import Child
+from pnpkit.commands.cli import main
+from pnpkit.export import export, facepages, pdfx, preflight, profile, rastercache
 
 FACE = (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text()
 # A card with a colour over the whole bleed, a big black box, black and grey text, and a PNG.

@@ -12,10 +12,10 @@ import pypdfium2
 import pytest
 
 from conftest import ROOT, kit_start, page_texts
-from pnpkit import guidewords
-from pnpkit.build import validate
-from pnpkit.cli import main
-from pnpkit.layout import MARK_CLEAR, MARK_LENGTH
+from pnpkit.build.pipeline import validate
+from pnpkit.commands.cli import main
+from pnpkit.impose.layout import MARK_CLEAR, MARK_LENGTH
+from pnpkit.pdf import guidewords
 from registered import impose
 
 DPI = 200

@@ -21,10 +21,11 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT, colour_pack, write_pack
-from pnpkit import build, preview
-from pnpkit.cache import Cache
-from pnpkit.serve import Server
-from pnpkit.watch import Watcher
+from pnpkit.build import pipeline as build
+from pnpkit.build import preview
+from pnpkit.build.cache import Cache
+from pnpkit.commands.serve import Server
+from pnpkit.commands.watch import Watcher
 
 M = "components/mammoth-herd"
 

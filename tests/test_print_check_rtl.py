@@ -10,8 +10,8 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import write_pack
-from pnpkit import build
-from pnpkit.cli import main
+from pnpkit.build import pipeline as build
+from pnpkit.commands.cli import main
 
 AR = {  # a tiny Arabic pack's words for pnpkit (DejaVu Sans, pnpkit's font, has Arabic)
     "print_check": "فحص الطباعة",

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 
 from conftest import ROOT, write_pack
-from pnpkit import build, calibration, fonts
+from pnpkit.build import pipeline as build
+from pnpkit.pdf import calibration
+from pnpkit.typeset import fonts
 from pnpkit.units import PT_PER_MM
 
 CARDS = "cards:\n  kind: card\n  size: poker\n  front: t.svg.j2\n  items:\n    - {id: one}\n"

@@ -17,10 +17,13 @@ import pytest
 from PIL import ImageChops
 
 from conftest import ROOT
-from pnpkit import build, cacheforms, guide, pdf
-from pnpkit.cache import Cache
-from pnpkit.cli import main
-from pnpkit.model import BACK_MODES
+from pnpkit.build import cacheforms
+from pnpkit.build import pipeline as build
+from pnpkit.build.cache import Cache
+from pnpkit.commands.cli import main
+from pnpkit.kit import guide
+from pnpkit.pack.model import BACK_MODES
+from pnpkit.pdf import writer as pdf
 from pnpkit.units import PAPERS, PT_PER_MM
 
 DPI = 40
@@ -138,7 +141,7 @@ def test_the_band_check_sees_a_mark_in_the_margin(tmp_path):
 # ------------------------------------------------------------------ every text, raw <text> too
 
 from conftest import write_pack  # noqa: E402
-from pnpkit import textcheck  # noqa: E402
+from pnpkit.checks import textcheck  # noqa: E402
 
 BADGE = """{% extends "_face.svg.j2" %}{% block content %}
 <rect x="-3" y="-3" width="{{ face.w + 6 }}" height="{{ face.h + 6 }}" fill="#ffffff"/>
@@ -237,7 +240,7 @@ def test_text_sizes_boxes_and_contrast_are_measured_where_they_print(tmp_path):
 
 # ------------------------------------------------------------------ label sheets
 
-from pnpkit import labels  # noqa: E402
+from pnpkit.kinds import labels  # noqa: E402
 
 LABEL = """{% extends "_face.svg.j2" %}{% block content %}
 <rect x="0" y="0" width="{{ face.w }}" height="{{ face.h }}" fill="#ff0000"/>

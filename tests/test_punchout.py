@@ -10,7 +10,8 @@ from pathlib import Path
 from PIL import Image
 
 from conftest import ROOT, SOLID, write_pack
-from pnpkit import build, export, profile
+from pnpkit.build import pipeline as build
+from pnpkit.export import export, profile
 
 MM = 300 / 25.4  # pixels per mm at TGC's 300 dpi
 EIGHTH = 3.175  # mm: TGC's 1/8 in between cut lines (help article 201)

@@ -12,8 +12,10 @@ import pytest
 import uharfbuzz as hb
 from PIL import Image, ImageChops
 
-from pnpkit import build, fonts, richtext, shaping, svgdraw
-from pnpkit.cli import main
+from pnpkit.build import pipeline as build
+from pnpkit.commands.cli import main
+from pnpkit.svg import compiler as svgdraw
+from pnpkit.typeset import fonts, richtext, shaping
 
 FONTS = Path(__file__).parent / "fonts"
 GAME = """id: rt
@@ -371,7 +373,7 @@ def test_broken_svg_art_points_into_the_file(tmp_path, capsys):
     ]
 
 
-FACE_PY = """from pnpkit.pyfaces import drawing
+FACE_PY = """from pnpkit.faces.pyfaces import drawing
 
 
 def draw(ctx):
@@ -417,7 +419,7 @@ def test_python_face_builds_only_when_trusted_and_errors_are_located(tmp_path, c
     ]
 
 
-MACRO_PY = """from pnpkit.pyfaces import drawing
+MACRO_PY = """from pnpkit.faces.pyfaces import drawing
 
 
 def draw(ctx):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import write_pack
-from pnpkit.build import validate
+from pnpkit.build.pipeline import validate
 from registered import REGISTRY
 
 M = "components/mammoth-herd"
@@ -235,15 +235,16 @@ class TestGenericRules:
 
 def test_a_packs_rules_go_into_a_child_registry_and_leave_the_base_as_it_was(tmp_path):
     """rules.py adds its rules to a copy; a built-in it imports is not taken for one of its own."""
-    from pnpkit import rules, schema
-    from pnpkit.registry import default_registry
+    from pnpkit.checks import rules
+    from pnpkit.kinds.registry import default_registry
+    from pnpkit.pack import schema
 
     root = write_pack(
         tmp_path / "pack",
         {
             "game.yaml": "name: Own\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
             "rules.py": (
-                "from pnpkit.rules import count_rule, rule\n\n\n"
+                "from pnpkit.checks.rules import count_rule, rule\n\n\n"
                 "@rule('mine')\ndef mine(ctx):\n    yield 'always'\n"
             ),
         },

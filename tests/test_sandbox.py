@@ -9,10 +9,10 @@ import pickle
 import pytest
 
 from conftest import ROOT
-from pnpkit import render
-from pnpkit.frozen import FrozenDict, FrozenList, freeze
-from pnpkit.render import Sandbox
-from pnpkit.schema import load_pack
+from pnpkit.faces import render
+from pnpkit.faces.frozen import FrozenDict, FrozenList, freeze
+from pnpkit.faces.render import Sandbox
+from pnpkit.pack.schema import load_pack
 
 WHERE = "components/mammoth-herd/tiles.yaml:16:7: error: template 'mammoth-herd/bonus-back.svg.j2'"
 FACE = "(rendering the back of 'bonus-01') [template]"

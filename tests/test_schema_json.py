@@ -16,8 +16,10 @@ import jsonschema
 import pytest
 
 from conftest import ROOT
-from pnpkit import build, json_schema, schema
-from pnpkit.loader import load_yaml
+from pnpkit.build import pipeline as build
+from pnpkit.commands import json_schema
+from pnpkit.pack import schema
+from pnpkit.pack.loader import load_yaml
 
 M = "components/mammoth-herd"
 PACKS = sorted(p for p in (ROOT / "components").iterdir() if (p / "game.yaml").is_file())
@@ -132,7 +134,7 @@ def test_every_key_and_choice_of_the_validator_is_in_the_schema():
     assert list(d["field"]["anyOf"][1]["properties"]) == list(schema.FIELD_KEYS)
     assert d["group"]["properties"]["kind"]["enum"] == list(schema.KINDS)
     rules = {branch["if"]["properties"]["rule"]["const"] for branch in d["check"]["allOf"]}
-    from pnpkit.registry import default_registry
+    from pnpkit.kinds.registry import default_registry
 
     assert rules == set(default_registry().rules)
     assert json.loads(json.dumps(s)) == s  # plain JSON

@@ -10,9 +10,9 @@ import os
 import pytest
 
 from conftest import colour_pack
-from pnpkit import preview
-from pnpkit.serve import Server
-from pnpkit.watch import Watcher
+from pnpkit.build import preview
+from pnpkit.commands.serve import Server
+from pnpkit.commands.watch import Watcher
 
 SECRET = b"the user's private notes"
 

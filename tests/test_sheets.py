@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pnpkit.cli import main
+from pnpkit.commands.cli import main
 from sheetfiles import Formula, write_delimited, write_ods, write_xlsx
 
 GAME = """\
@@ -323,7 +323,7 @@ def test_hostile_sheets_are_refused_with_a_located_line(tmp_path, capsys, monkey
 
 
 def test_sheets_are_bounded_and_the_message_names_the_limit(tmp_path, capsys, monkeypatch):
-    from pnpkit import sheets
+    from pnpkit.pack import sheets
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sheets, "MAX_ROWS", 2)
@@ -364,7 +364,7 @@ def test_watch_rebuilds_when_the_sheet_is_saved_and_redoes_only_the_changed_card
     import queue
     import threading
 
-    from pnpkit.watch import Watcher
+    from pnpkit.commands.watch import Watcher
 
     monkeypatch.chdir(tmp_path)
     pack = sheet_pack(tmp_path, "csv", [HEADER] + ROWS)
@@ -387,7 +387,7 @@ def test_watch_rebuilds_when_the_sheet_is_saved_and_redoes_only_the_changed_card
 
 
 def test_a_sheet_with_too_many_filled_cells_is_refused(tmp_path, capsys, monkeypatch):
-    from pnpkit import sheets
+    from pnpkit.pack import sheets
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sheets, "MAX_CELLS", 20)

@@ -9,8 +9,8 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT, SOLID, write_pack
-from pnpkit import profile
-from pnpkit.cli import main
+from pnpkit.commands.cli import main
+from pnpkit.export import profile
 
 COLOURS = ["#d03030", "#30a040", "#3050d0"]
 

@@ -9,10 +9,10 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import ROOT, Kit, kit_start, page_texts
-from pnpkit.build import validate
-from pnpkit.cli import main
-from pnpkit.pdf import alignment_marks
-from pnpkit.schema import load_pack
+from pnpkit.build.pipeline import validate
+from pnpkit.commands.cli import main
+from pnpkit.pack.schema import load_pack
+from pnpkit.pdf.writer import alignment_marks
 from registered import REGISTRY, impose
 
 S = "components/star-cargo"
@@ -294,7 +294,7 @@ class TestBoard:
         )
 
     def test_b05_reads_the_same_data_the_board_draws(self):
-        from pnpkit import rules as engine_rules
+        from pnpkit.checks import rules as engine_rules
 
         pack = validate(ROOT / S).pack
         loaded, _ = engine_rules.load_rules(pack, REGISTRY)

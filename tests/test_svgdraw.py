@@ -17,8 +17,8 @@ from pypdf import PdfReader
 from reportlab.pdfbase.ttfonts import TTFError
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 
-from pnpkit import fonts, shaping, svgdraw
-from pnpkit.svgdraw import (
+from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.compiler import (
     _PATH_ARGC,
     MM,
     OP_TYPES,
@@ -42,6 +42,7 @@ from pnpkit.svgdraw import (
     op_from_row,
     op_row,
 )
+from pnpkit.typeset import fonts, shaping
 
 NS = 'xmlns="http://www.w3.org/2000/svg"'
 DPI = 144

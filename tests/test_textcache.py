@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import write_pack
-from pnpkit import build, textcheck
-from pnpkit.cache import Cache
+from pnpkit.build import pipeline as build
+from pnpkit.build.cache import Cache
+from pnpkit.checks import textcheck
 
 CARD = """{% extends "_face.svg.j2" %}{% block content %}
 <rect x="-3" y="-3" width="{{ face.w + 6 }}" height="{{ face.h + 6 }}" fill="#ffffff"/>

@@ -9,11 +9,13 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from pnpkit import build, render, trust
-from pnpkit.cli import main
-from pnpkit.frozen import freeze
-from pnpkit.registry import default_registry
-from pnpkit.render import Sandbox
+from pnpkit.build import pipeline as build
+from pnpkit.checks import trust
+from pnpkit.commands.cli import main
+from pnpkit.faces import render
+from pnpkit.faces.frozen import freeze
+from pnpkit.faces.render import Sandbox
+from pnpkit.kinds.registry import default_registry
 
 SKIPPED = (
     "components/mammoth-herd/game.yaml:4:1: warning: the pack is not trusted, so its Python "
@@ -24,7 +26,7 @@ SKIPPED = (
 
 MARKER_RULES = """
 from pathlib import Path
-from pnpkit.rules import rule
+from pnpkit.checks.rules import rule
 Path("ran.txt").write_text("rules.py ran")
 
 @rule("herd-area-dice")
@@ -267,7 +269,7 @@ def test_a_symlinked_rules_file_is_refused(kit):
 # ------------------------------------------------------------------ a time and memory limit
 
 HANGS = """
-from pnpkit.rules import rule
+from pnpkit.checks.rules import rule
 
 @rule("herd-area-dice")
 def herd_area_dice(ctx):

@@ -14,7 +14,8 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT, write_pack
-from pnpkit import build, export, profile
+from pnpkit.build import pipeline as build
+from pnpkit.export import export, profile
 
 # a d6 with pips (Star Cargo's template) and one face that is a word
 DICE = """dice:
@@ -307,7 +308,7 @@ def _urls(value) -> list[str]:
 def test_a_save_with_an_image_url_names_every_image_under_it_and_the_upload_folder_holds_them(
     tmp_path,
 ):
-    from pnpkit.cli import main
+    from pnpkit.commands.cli import main
 
     pack = _probe(tmp_path / "probe")
     base = "https://example.org/games/probe"
@@ -343,7 +344,7 @@ def test_a_save_with_an_image_url_names_every_image_under_it_and_the_upload_fold
 
 
 def test_without_an_image_url_the_save_names_its_files(tmp_path):
-    from pnpkit.cli import main
+    from pnpkit.commands.cli import main
 
     pack = _probe(tmp_path / "probe")
     out = tmp_path / "out"
@@ -355,7 +356,7 @@ def test_without_an_image_url_the_save_names_its_files(tmp_path):
 
 
 def test_an_image_url_without_a_tabletop_profile_is_a_usage_error(tmp_path, capsys):
-    from pnpkit.cli import main
+    from pnpkit.commands.cli import main
 
     pack = _probe(tmp_path / "probe")
     out = tmp_path / "out"
@@ -370,7 +371,7 @@ def test_an_image_url_without_a_tabletop_profile_is_a_usage_error(tmp_path, caps
 
 
 def test_an_image_url_that_is_not_a_web_address_is_a_usage_error(tmp_path, capsys):
-    from pnpkit.cli import main
+    from pnpkit.commands.cli import main
 
     pack = _probe(tmp_path / "probe")
     with pytest.raises(SystemExit) as stop:
@@ -435,7 +436,7 @@ CROSS = [(1, 0), (0, 1), (1, 1), (2, 1), (3, 1), (1, 2)]
     ],
 )
 def test_a_net_that_is_no_die_says_why(svg, message):
-    from pnpkit.dice import DieError, die_squares
+    from pnpkit.kinds.dice import DieError, die_squares
 
     with pytest.raises(DieError) as error:
         die_squares(svg)
@@ -443,7 +444,7 @@ def test_a_net_that_is_no_die_says_why(svg, message):
 
 
 def test_a_cross_folds_with_opposite_faces_opposite():
-    from pnpkit.dice import die_squares
+    from pnpkit.kinds.dice import die_squares
 
     squares = die_squares(_net_svg(CROSS))
     normal = {int(s.value): s.normal for s in squares}

@@ -19,11 +19,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from pnpkit import build, svgfiles, watch, workspace
-from pnpkit.cache import Cache
-from pnpkit.output import spare_for
-from pnpkit.serve import Server
-from pnpkit.watch import Watcher
+from pnpkit import workspace
+from pnpkit.build import pipeline as build
+from pnpkit.build import svgfiles
+from pnpkit.build.cache import Cache
+from pnpkit.build.output import spare_for
+from pnpkit.commands import watch
+from pnpkit.commands.serve import Server
+from pnpkit.commands.watch import Watcher
 
 M = "components/mammoth-herd"
 TIMEOUT = 60  # seconds to wait for a build before the test gives up (a hang, not a speed check)
@@ -73,7 +76,7 @@ def running(kit):
 def watched_rebuilds(kit, out: Path):
     """A rebuild of the kit into out as watch makes one (a long-lived cache, the previous kit
     kept as the next build's spare), and the cache."""
-    from pnpkit import output
+    from pnpkit.build import output
 
     cache = Cache(out / build.CACHE_DIR, deferred=True)
 

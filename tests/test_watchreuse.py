@@ -14,8 +14,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SOLID, colour_pack
-from pnpkit import build, cachefile, loader, output, schema, workspace
-from pnpkit.cache import Cache
+from pnpkit import workspace
+from pnpkit.build import cachefile, output
+from pnpkit.build import pipeline as build
+from pnpkit.build.cache import Cache
+from pnpkit.pack import loader, schema
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import bench_cards  # noqa: E402
@@ -243,7 +246,8 @@ def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path,
     (the key's prefix) changed; a form's name is its SVG's hash, however often it is asked."""
     import hashlib
 
-    from pnpkit import fonts, pdf
+    from pnpkit.pdf import writer as pdf
+    from pnpkit.typeset import fonts
 
     cache = Cache(None, deferred=True)  # watch's
     pack = colour_pack(tmp_path, n=3)
@@ -268,9 +272,9 @@ def test_a_layout_taken_from_an_earlier_build_is_what_impose_lays_out(monkeypatc
     face's SVG alone takes the kept layout."""
     import dataclasses
 
-    from pnpkit import layout
     from pnpkit.errors import Location
-    from pnpkit.model import Face, PrintSettings
+    from pnpkit.impose import layout
+    from pnpkit.pack.model import Face, PrintSettings
     from registered import REGISTRY
 
     here = Location("x.yaml", 1, 1)
@@ -320,7 +324,9 @@ def test_a_layout_taken_from_an_earlier_build_is_what_impose_lays_out(monkeypatc
 def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monkeypatch):
     """`pnpkit build` (a cache that saves at once) has no next build: it keeps no item, face
     key, layout, form name nor item figure for one, and writes what watch's first build writes."""
-    from pnpkit import layout, pdf, preview
+    from pnpkit.build import preview
+    from pnpkit.impose import layout
+    from pnpkit.pdf import writer as pdf
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
     root = bench_cards.make_pack(tmp_path / "deck", 6, sheet=False)
@@ -453,7 +459,7 @@ def test_text_keys_kept_by_a_drawing_are_those_made_afresh(tmp_path, monkeypatch
 def test_item_spans_kept_by_the_item_are_those_made_afresh(tmp_path, reads):
     """The preview finds which item a problem belongs to by the items' spans of lines; a span
     kept by its item is the one made afresh after edits that move the items' lines."""
-    from pnpkit import preview
+    from pnpkit.build import preview
 
     pack = colour_pack(tmp_path, n=6)
     path = pack / "cards.yaml"

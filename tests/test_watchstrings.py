@@ -13,8 +13,9 @@ import pypdfium2
 import pytest
 
 from conftest import write_pack
-from pnpkit import sharedreads, watch
-from pnpkit.watch import Watcher
+from pnpkit.commands import watch
+from pnpkit.commands.watch import Watcher
+from pnpkit.faces import sharedreads
 
 CARD = """{% extends "_face.svg.j2" %}{% block content %}
 {{ text_box(item.title, 3, 3, face.w - 6, 12, size=12) }}

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import colour_pack
-from pnpkit import build, loader
+from pnpkit.build import pipeline as build
+from pnpkit.pack import loader
 
 
 def whole(path: Path) -> tuple[loader.Document, list]:

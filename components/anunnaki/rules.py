@@ -7,8 +7,8 @@ pieces, and point at the line in game.yaml (or the item) that is wrong.
 
 from collections import Counter
 
-from pnpkit.checker import did_you_mean
-from pnpkit.rules import rule
+from pnpkit.checks.rules import rule
+from pnpkit.pack.checker import did_you_mean
 
 
 def _colours(ctx) -> list:

@@ -1,6 +1,6 @@
 """The Mammoth Herd's own rules: what the generic checks cannot express."""
 
-from pnpkit.rules import rule
+from pnpkit.checks.rules import rule
 
 
 @rule("herd-area-dice")

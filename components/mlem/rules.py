@@ -6,7 +6,7 @@ and deep space live in game.yaml's `data`; their problems point at the data ther
 
 from collections import Counter
 
-from pnpkit.rules import rule
+from pnpkit.checks.rules import rule
 
 FACES = ("1", "2", "3", "4", "afterburner")
 

@@ -10,7 +10,7 @@ top-left corner:
 The icons and the fee table come from the kit's template macros, as on every other face.
 """
 
-from pnpkit.pyfaces import drawing
+from pnpkit.faces.pyfaces import drawing
 
 INK = "#1f2a44"
 LABEL = dict(font_family="DejaVu Sans", font_size=2.2, fill="#5f687d")  # a space's name

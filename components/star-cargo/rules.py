@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from pnpkit.checker import did_you_mean
-from pnpkit.rules import rule
+from pnpkit.checks.rules import rule
+from pnpkit.pack.checker import did_you_mean
 from pnpkit.units import describe
 
 # The seed's inspection table (§4.4): each garbled character is a Webdings glyph, so a

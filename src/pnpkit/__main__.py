@@ -1,5 +1,5 @@
 """`python -m pnpkit` runs the command line."""
 
-from pnpkit.cli import run
+from pnpkit.commands.cli import run
 
 run()

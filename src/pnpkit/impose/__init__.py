@@ -1,0 +1,1 @@
+"""Imposition: placing faces on pages (the layout and its packers)."""
