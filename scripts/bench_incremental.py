@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_cards  # noqa: E402
 from pnpkit.build import cache as cache_module  # noqa: E402
-from pnpkit.build import output, preview  # noqa: E402
+from pnpkit.build import output, preview, svgfiles  # noqa: E402
 from pnpkit.build import pipeline as build  # noqa: E402
 from pnpkit.build.cache import Cache  # noqa: E402
 from pnpkit.commands.watch import Watcher  # noqa: E402
@@ -112,8 +112,8 @@ def stages(pack: Path, out: Path, edits: int) -> tuple[dict[str, list[float]], d
         (cache_module.Cache, "render"),
         (layout, "impose_again"),  # impose(), or the last layout of faces alike
         (pdf, "write_pdf"),
-        (build, "_in_place"),
-        (build, "_write_svgs"),
+        (svgfiles, "_in_place"),
+        (svgfiles, "_write_svgs"),
         (preview, "write_index"),
         (output, "swap_in"),
     }

@@ -23,8 +23,9 @@ import jinja2
 
 from pnpkit import workspace
 from pnpkit.build import cacheforms, changes, earlyforms, output, preview, svgfiles
-from pnpkit.build.buildoptions import BuildOptions as BuildOptions
-from pnpkit.build.buildoptions import Code as Code
+from pnpkit.build.buildoptions import BuildOptions as BuildOptions  # re-exported
+from pnpkit.build.buildoptions import Code as Code  # re-exported
+from pnpkit.build.buildoptions import WatchHooks as WatchHooks  # re-exported
 from pnpkit.build.cache import Cache
 from pnpkit.build.cachefile import Findings
 from pnpkit.checks import cvd, rules, textcheck, trust
