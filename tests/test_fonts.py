@@ -33,7 +33,7 @@ BUILD = """
 import json, sys
 from pathlib import Path
 from reportlab.pdfbase import pdfmetrics
-from pnpkit.build import pipeline as build, cache
+from pnpkit.build import pipeline as build, cache, cacheforms
 from pnpkit.typeset import fonts
 
 pack, out, eager = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "eager"
@@ -44,7 +44,7 @@ seeded = []
 seed = cacheforms.FormPlan.seed
 cacheforms.FormPlan.seed = lambda self, canvas: seeded.append(seed(self, canvas)) or seeded[-1]
 c = cache.Cache(out / build.CACHE_DIR)
-result = build.build(pack, out, cache=c)
+result = build.build(pack, build.BuildOptions(out, cache=c))
 assert not result.errors, [str(p) for p in result.errors]
 registered = sorted(n for n in pdfmetrics.getRegisteredFontNames() if n.startswith("DejaVu"))
 print(json.dumps([registered, [s.hex() for s in seeded], dict(c.stats)]))

@@ -48,11 +48,13 @@ def test_a_memoized_function_keeps_its_results_per_workspace_up_to_its_cap():
 
     with workspace.Workspace().active():
         assert [double(1), double(1), double(2), double(1, twice=False)] == [2, 2, 4, 1]
-        assert calls == [1, 2, 1] and double.size() == 1  # full at the third: started afresh
+        assert calls == [1, 2, 1] and double.size() == 2  # at most cap
+        assert double(2) == 4 and calls == [1, 2, 1]  # kept
+        assert double(1) == 2 and calls == [1, 2, 1, 1]  # the least recently used went first
         double.cache_clear()
         assert double.size() == 0
     with workspace.Workspace().active():
-        assert double(1) == 2 and calls == [1, 2, 1, 1]  # another workspace: made again
+        assert double(2) == 4 and calls == [1, 2, 1, 1, 2]  # another workspace: made again
 
 
 def test_a_thread_has_a_workspace_of_its_own():

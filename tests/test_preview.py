@@ -122,14 +122,14 @@ def test_a_long_lived_process_makes_only_the_figures_that_changed(tmp_path, monk
     cards = (root / "cards.yaml").read_text(encoding="utf-8")
     (root / "cards.yaml").write_text(cards.replace("c1", "c1x", 1), encoding="utf-8")
     assert not build.build(root, build.BuildOptions(Path("build"), cache=c)).errors
-    assert preview._FIGURES.rendered == 1  # c1x's figure: its id and its note changed
-    assert preview._FIGURES.imaged == 2  # c1x's front and back: the others' are taken over
+    assert preview._FIGURES.here().rendered == 1  # c1x's figure: its id and its note changed
+    assert preview._FIGURES.here().imaged == 2  # c1x's front and back: the others' are taken over
     page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
     assert "item 'c1x': 'colour' is" in " ".join(Page(page.decode()).figures["en-c1x"]["notes"])
     build.forget_kept()  # as a new process starts
     assert not build.build(root, build.BuildOptions(Path("fresh"), cache=Cache())).errors
-    assert preview._FIGURES.rendered == 3
-    assert preview._FIGURES.imaged == 6
+    assert preview._FIGURES.here().rendered == 3
+    assert preview._FIGURES.here().imaged == 6
     assert (tmp_path / "fresh" / "probe" / "index.html").read_bytes() == page
 
 
@@ -163,7 +163,7 @@ def test_a_face_image_is_taken_over_only_while_all_it_shows_is_the_same(
     game = (root / "game.yaml").read_text(encoding="utf-8")
     (root / "game.yaml").write_text(game.replace("  bleed: 3mm\n", change), encoding="utf-8")
     assert not build.build(root, build.BuildOptions(Path("build"), cache=c)).errors
-    assert preview._FIGURES.imaged == 6
+    assert preview._FIGURES.here().imaged == 6
     page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
     build.forget_kept()  # as a new process starts
     assert not build.build(root, build.BuildOptions(Path("fresh"), cache=Cache())).errors

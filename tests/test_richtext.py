@@ -179,7 +179,7 @@ def hb_reference(text: str, font: str, size_mm: float, scale: float):
     buf = hb.Buffer()
     buf.add_str(text)
     buf.guess_segment_properties()
-    hb.shape(hbfont, buf, shaping.FEATURES)
+    hb.shape(hbfont, buf, dict(shaping.FEATURES))
     return buf, upem
 
 

@@ -621,7 +621,7 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
         "svgdraw.leaves",
         "svgdraw.attributes",
         "textcheck.outlines",
-        "pnpkit.shaping.shape",
+        "pnpkit.typeset.shaping.shape",
     }
     with workspace.Workspace().active() as mine:
         # watch's cache (deferred): a long-lived process's build keeps its per-item work too

@@ -26,16 +26,16 @@ import bench_cards  # noqa: E402
 
 def cold_load(pack: Path) -> tuple[str, list[str]]:
     """load_pack with nothing kept from before (nor kept for after)."""
-    items, parses = dict(schema._ITEMS), dict(loader._LAST)
+    items, parses = dict(schema._ITEMS), dict(loader._LAST.here())
     schema._ITEMS.clear()
-    loader._LAST.clear()
+    loader._LAST.here().clear()
     try:
         made, problems = schema.load_pack(pack)
     finally:
         schema._ITEMS.clear()
         schema._ITEMS.update(items)
-        loader._LAST.clear()
-        loader._LAST.update(parses)
+        loader._LAST.here().clear()
+        loader._LAST.here().update(parses)
     return repr(made), [str(p) for p in problems]
 
 
@@ -52,7 +52,7 @@ def reads(monkeypatch) -> list[str]:
     monkeypatch.setattr(schema, "_read_item", spy)
     monkeypatch.setattr(workspace.current(), "hand_on", True)  # as in watch's builds
     schema._ITEMS.clear()
-    loader._LAST.clear()
+    loader._LAST.here().clear()
     return read
 
 
