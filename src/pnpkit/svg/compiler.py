@@ -1482,6 +1482,9 @@ class _Compiler:
             set()
         )  # elements attributes() has read; _unchecked() looks at all the others
         self.said: list[str] | None = None  # messages of problem() while a memo listens
+        # the workspace's memos, found once a compile rather than at every element
+        self.styles, self.leaves = _STYLES.here(), _LEAVES.here()
+        self.attributes_memo = _ATTRIBUTES.here()
         for el in root.iter(etree.Element):
             ident = el.get("id")
             if ident in self.ids:
@@ -1542,7 +1545,7 @@ class _Compiler:
         problems, which are reported again at this element's line."""
         attrib = tuple(el.attrib.items())
         key = (tag, attrib)
-        done = _ATTRIBUTES.get(key)
+        done = self.attributes_memo.get(key)
         if done is not None:
             self.checked.add(el)
             for message in done[2]:
@@ -1550,7 +1553,7 @@ class _Compiler:
             return done[0], done[1]
         (own, props), said = self.heard(lambda: self.read_attributes(el, tag))
         if not any(name[0] == "{" for name, _ in attrib):  # else: the element's nsmap counts
-            memo.remember(_ATTRIBUTES, key, (own, props, tuple(said)), _MEMO_SIZE)
+            memo.remember(self.attributes_memo, key, (own, props, tuple(said)), _MEMO_SIZE)
         return own, props
 
     def read_attributes(self, el: El, tag: str) -> tuple[Own, dict[str, str]]:
@@ -1596,12 +1599,12 @@ class _Compiler:
         they parse without a problem: the same style object then comes back for the same
         inputs, in every compile, and _LEAVES can recognise it."""
         key = (id(parent), tuple(props.items()))
-        done = _STYLES.get(key)
+        done = self.styles.get(key)
         if done is not None and done[0] is parent:
             return done[1]
         st, said = self.heard(lambda: self.computed_style(el, parent, props))
         if not said:
-            memo.remember(_STYLES, key, (parent, st), _MEMO_SIZE)
+            memo.remember(self.styles, key, (parent, st), _MEMO_SIZE)
         return st
 
     def computed_style(self, el: El, parent: Style, props: dict[str, str]) -> Style:
@@ -1675,7 +1678,7 @@ class _Compiler:
         inherited style (unless it refers to an id), so they are remembered (_LEAVES)."""
         attrib = tuple(el.attrib.items())
         key = (tag, attrib, id(st))
-        done = _LEAVES.get(key)
+        done = self.leaves.get(key)
         if done is not None and done[0] is st:
             self.checked.add(el)
             out += done[1]
@@ -1684,7 +1687,7 @@ class _Compiler:
         _, said = self.heard(lambda: self.draw(el, tag, handler, st, ops))
         out += ops
         if not said and not _is_url(st["fill"]) and not any("url(" in v for _, v in attrib):
-            memo.remember(_LEAVES, key, (st, tuple(ops)), _MEMO_SIZE)
+            memo.remember(self.leaves, key, (st, tuple(ops)), _MEMO_SIZE)
 
     def draw(self, el: El, tag: str, handler: Handler, st: Style, out: list[Op]) -> None:
         """Compile el, a supported element, and append its ops to out when it is shown."""
