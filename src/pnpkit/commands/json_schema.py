@@ -490,7 +490,7 @@ def schemas() -> dict[str, Schema]:
         "propertyNames": {"pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME},
         "description": "A component file: each top-level key names a group of items.",
     }
-    return {
+    made = {
         "game": {"$schema": DRAFT, "title": "pnpkit game.yaml", **game, "definitions": definitions},
         "components": {
             "$schema": DRAFT,
@@ -499,14 +499,14 @@ def schemas() -> dict[str, Schema]:
             "definitions": definitions,
         },
     }
+    # plain JSON data: the read-only tables above (MappingProxyType) made the dicts they are
+    return json.loads(json.dumps(made, default=dict))  # type: ignore[no-any-return]
 
 
 def texts() -> dict[str, str]:
     """The schema files' names and contents, exactly as `pnpkit schema` writes them."""
     return {
-        # default: the read-only tables (MappingProxyType) are written as the dicts they are
-        FILES[k]: json.dumps(v, indent=2, ensure_ascii=False, default=dict) + "\n"
-        for k, v in schemas().items()
+        FILES[k]: json.dumps(v, indent=2, ensure_ascii=False) + "\n" for k, v in schemas().items()
     }
 
 
