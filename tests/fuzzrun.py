@@ -37,7 +37,7 @@ import jinja2
 
 from fuzzmutate import KITS, SENTINEL, Mutant, mutate, pristine, write_file
 from pnpkit.commands import cli
-from pnpkit.faces import render
+from pnpkit.faces import sandbox
 
 TIME_LIMIT = 10.0  # seconds of wall clock per mutant
 MEMORY_LIMIT = 1 << 30  # bytes of address space per mutant
@@ -243,18 +243,18 @@ def compiled_templates_kept(cache: _Bytecode):
     """Children reuse the templates the parent compiled while warming up: a mutant leaves most
     templates alone, and compiling them again was half of each run. Jinja checks each source's
     checksum, so an edited template is compiled afresh; nothing else about a run changes."""
-    original = render.environment
+    original = sandbox.environment
 
     def environment(pack, reg):
         env = original(pack, reg)
         env.bytecode_cache = cache
         return env
 
-    render.environment = environment
+    sandbox.environment = environment
     try:
         yield
     finally:
-        render.environment = original
+        sandbox.environment = original
 
 
 class Campaign:

@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT, write_pack
 from pnpkit.build import pipeline as build
 from pnpkit.faces import render
+from pnpkit.faces.sandbox import environment
 from pnpkit.kinds.registry import default_registry
 from pnpkit.pack import schema
 from pnpkit.pack.model import Pack
@@ -48,7 +49,7 @@ def _pack(root: Path, back: str, count: int = 5) -> Path:
 def _loaded(pack_root: Path) -> tuple[Pack, jinja2.Environment]:
     pack, _ = schema.load_pack(pack_root)
     assert pack is not None
-    return pack, render.environment(pack, default_registry())
+    return pack, environment(pack, default_registry())
 
 
 def _each_alone(pack_root: Path) -> dict[str, object]:

@@ -25,7 +25,9 @@ from pnpkit.faces import render
 from pnpkit.impose import layout
 from pnpkit.pack import schema
 from pnpkit.pack.model import Face, PrintSettings
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg import images as svgimages
+from pnpkit.svg.compiler import compile_svg
+from pnpkit.svg.ops import SvgError
 
 FACE = (ROOT / "src/pnpkit/templates/_face.svg.j2").read_text(encoding="utf-8")
 
@@ -481,15 +483,15 @@ def test_a_30000_pixel_square_png_is_refused_by_its_header(tmp_path, monkeypatch
 
 
 def test_image_bytes_are_bounded_in_files_and_data_uris(monkeypatch):
-    monkeypatch.setattr(svgdraw, "MAX_IMAGE_BYTES", 100)
+    monkeypatch.setattr(svgimages, "MAX_IMAGE_BYTES", 100)
     data = png_header(10, 10) + b"\0" * 100
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm" viewBox="0 0 10 10">'
         f'<image href="data:image/png;base64,{base64.b64encode(data).decode()}" '
         'width="5" height="5"/></svg>'
     )
-    with pytest.raises(svgdraw.SvgError) as exc:
-        svgdraw.compile_svg(svg)
+    with pytest.raises(SvgError) as exc:
+        compile_svg(svg)
     assert [m for _, m in exc.value.problems] == [
         f"image 'data:image/png;base64,{base64.b64encode(data).decode()[:38]}' "
         f"has {len(data)} bytes; an image may have at most 100"
@@ -532,8 +534,8 @@ def test_svg_numbers_too_large_for_the_pdf_are_refused():
         'width="1" height="1"/><path d="M0 0L1e999 1"/>'
         '<polygon points="0 0 1 1e400 3 3"/><g transform="scale(1e25)"/></svg>'
     )
-    with pytest.raises(svgdraw.SvgError) as exc:
-        svgdraw.compile_svg(svg)
+    with pytest.raises(SvgError) as exc:
+        compile_svg(svg)
     assert [m for _, m in exc.value.problems] == [
         "bad number '1e999' for x (at most 1e+07 either way)",
         "bad number '-1e25' for x (at most 1e+07 either way)",
@@ -605,10 +607,10 @@ def test_transforms_cannot_carry_a_drawing_beyond_what_the_pdf_holds(body):
         f'height="10mm" viewBox="0 0 10 10">{body}</svg>'
     )
     if "translate" in body:
-        assert svgdraw.compile_svg(svg).ops  # 3e7 mm: far, but a PDF holds it
+        assert compile_svg(svg).ops  # 3e7 mm: far, but a PDF holds it
         return
-    with pytest.raises(svgdraw.SvgError) as exc:
-        svgdraw.compile_svg(svg)
+    with pytest.raises(SvgError) as exc:
+        compile_svg(svg)
     assert [m for _, m in exc.value.problems] == [
         "the drawing reaches more than 1e+16mm from the face "
         "(transforms or a viewBox that scale it up that far)"

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from pnpkit.faces import budget
-from pnpkit.faces.render import Sandbox
+from pnpkit.faces.sandbox import Sandbox
 
 WHERE = "components/mammoth-herd/tiles.yaml:16:7: error: template 'mammoth-herd/bonus-back.svg.j2'"
 FACE = "(see docs/strangers.md) (rendering the back of 'bonus-01') [template]"

@@ -22,10 +22,12 @@ from conftest import ROOT, cache_read_back, colour_pack, write_pack
 from pnpkit.build import cache, cachefile, cacheforms, earlyforms, preview
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
-from pnpkit.faces import render
+from pnpkit.faces import render, sandbox, templates
+from pnpkit.faces.templates import _parsed, _read_tree, _settings
 from pnpkit.pack import schema
 from pnpkit.pdf import calibration
 from pnpkit.pdf import writer as pdf
+from pnpkit.pdf.forms import face_form
 from pnpkit.typeset import fonts
 
 M = "components/mammoth-herd"
@@ -608,7 +610,7 @@ def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
     for n in range(3):
         with cacheforms.pdf_forms(c, [SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
             canvas = Canvas(str(tmp_path / f"{n}.pdf"), invariant=1, pageCompression=1)
-            canvas.doForm(pdf.face_form(canvas, face, {}))
+            canvas.doForm(face_form(canvas, face, {}))
             canvas.showPage()
             canvas.save()
         made.append((tmp_path / f"{n}.pdf").read_bytes())
@@ -653,7 +655,7 @@ def test_a_template_is_compiled_once_per_process_until_its_source_changes(tmp_pa
     assert not build.validate(pack).errors
     assert compiled and set(compiled) == {"solid.svg.j2", "_face.svg.j2"}
     compiled.clear()
-    render._FAMILIES.here().clear()  # the families found: looked for again
+    templates._FAMILIES.here().clear()  # the families found: looked for again
     again = build.validate(pack)
     assert compiled == [] and [f.svg for f in again.faces["en"]] == [
         f.svg for f in first.faces["en"]
@@ -676,19 +678,19 @@ def test_what_a_compile_reads_of_a_template_is_what_a_parse_of_its_own_says(kit,
     )
     pack, _ = schema.load_pack(kit.pack)
     build.forget_kept()  # as a new process: compiled
-    env = render.environment(pack, default_registry())
+    env = sandbox.environment(pack, default_registry())
     names = [n for n in env.list_templates() if n.endswith(".j2")]
     assert "folded.svg.j2" in names and len(names) > 10
     for name in names:
         source = env.loader.get_source(env, name)[0]
-        key = (render._settings(env), source)
-        monkeypatch.setattr(render, "_PARSED", {})
+        key = (_settings(env), source)
+        monkeypatch.setattr(templates, "_PARSED", {})
         env.get_template(name)
-        read = render._PARSED[key]
-        monkeypatch.setattr(render, "_PARSED", {})
-        own = render._read_tree(key, jinja2.Environment._parse(env, source, None, None))
+        read = templates._PARSED[key]
+        monkeypatch.setattr(templates, "_PARSED", {})
+        own = _read_tree(key, jinja2.Environment._parse(env, source, None, None))
         assert read == own, name
-    folded = render._parsed(env, (kit.root / "templates" / "folded.svg.j2").read_text())
+    folded = _parsed(env, (kit.root / "templates" / "folded.svg.j2").read_text())
     assert "upper" in folded.filters and "odd" in folded.tests
     assert folded.references == ("_icons.svg.j2",)
 
@@ -715,7 +717,7 @@ def test_a_cold_build_parses_each_template_once_and_writes_what_it_wrote(
     monkeypatch.setattr(jinja2.Environment, "_parse", counted)
     once = cold(tmp_path / "once")
     assert parsed and len(parsed) == len(set(parsed))
-    monkeypatch.setattr(render.Sandbox, "parse", jinja2.Environment.parse)  # keeps no tree
+    monkeypatch.setattr(sandbox.Sandbox, "parse", jinja2.Environment.parse)  # keeps no tree
     parsed.clear()
     assert cold(tmp_path / "twice") == once and len(parsed) > len(set(parsed))
 

@@ -112,7 +112,7 @@ def test_the_stamp_prints_the_version_and_date_on_every_face(tmp_path, capsys, m
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
     from pnpkit.build.pipeline import validate
-    from pnpkit.pdf.writer import STAMP_PT
+    from pnpkit.pdf.marks import STAMP_PT
     from pnpkit.typeset import fonts
 
     found = []

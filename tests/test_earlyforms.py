@@ -20,8 +20,10 @@ from conftest import cache_read_back
 from pnpkit.build import cachefile, cacheforms, earlyforms, preview
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
+from pnpkit.pdf import forms, pages
 from pnpkit.pdf import writer as pdf
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.pdf.forms import EncodedForm, form_name
+from pnpkit.svg.compiler import compile_svg
 
 M = "components/mammoth-herd"
 TILE = "templates/mammoth-herd/bonus-front.svg.j2"  # the last faces built are bonus tiles
@@ -71,7 +73,7 @@ def kit_built(kit, out: str, streamed: bool, monkeypatch) -> tuple[dict[str, byt
 def counted(monkeypatch):
     """How many forms the PDFs drew, and how many released drawings were compiled again."""
     counts = {"drawn": 0, "again": 0}
-    draw_form, compiler = pdf._draw_form, build._compiler
+    draw_form, compiler = forms._draw_form, build._compiler
 
     def drawing(*args):
         counts["drawn"] += 1
@@ -86,7 +88,7 @@ def counted(monkeypatch):
 
         return counting
 
-    monkeypatch.setattr(pdf, "_draw_form", drawing)
+    monkeypatch.setattr(forms, "_draw_form", drawing)
     monkeypatch.setattr(build, "_compiler", compiling)
     return counts
 
@@ -161,7 +163,7 @@ def test_a_released_drawing_makes_the_same_ops_again(kit, monkeypatch):
     d.release(lambda: again(faces[0].svg))
     assert not d.held and d._shaped is None
     assert d.ops == ops and d.chars == chars
-    assert d.ops == svgdraw.compile_svg(faces[0].svg, lambda href: None).ops
+    assert d.ops == compile_svg(faces[0].svg, lambda href: None).ops
 
 
 def test_the_faces_of_a_streamed_build_do_not_keep_its_cache(kit, monkeypatch):
@@ -181,7 +183,7 @@ def test_the_faces_of_a_streamed_build_do_not_keep_its_cache(kit, monkeypatch):
     gc.collect()
     assert gone() is None
     face = released[-1]
-    assert face.drawing.ops == svgdraw.compile_svg(face.svg, lambda href: None).ops
+    assert face.drawing.ops == compile_svg(face.svg, lambda href: None).ops
 
 
 def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):
@@ -208,7 +210,7 @@ def test_pdfs_written_a_piece_at_a_time_are_those_reportlab_writes_whole(kit, mo
     one Canvas.save() writes, formatting the whole document first, and ReportLab's module is
     never changed, not even while a document is saved (another thread may save one then)."""
     collector = pdfdoc.PDFFile
-    streamed = pdf._streamed_file
+    streamed = pages._streamed_file
     seen = []
 
     def watched(f):
@@ -306,10 +308,10 @@ def test_a_spilled_form_not_read_back_fails_the_pdf_as_a_full_disk_does():
     spill = cachefile._Spill()
     spilled = spill.keep(b"form bytes")
     assert isinstance(spilled, cachefile.Spilled)
-    assert pdf.EncodedForm(cachefile._ReadBack(spill, spilled)).format(None) == b"form bytes"
+    assert EncodedForm(cachefile._ReadBack(spill, spilled)).format(None) == b"form bytes"
     spill.close()
     with pytest.raises(OSError, match="PDF form"):
-        pdf.EncodedForm(cachefile._ReadBack(spill, spilled)).format(None)
+        EncodedForm(cachefile._ReadBack(spill, spilled)).format(None)
 
 
 class FillingDisk:
@@ -392,7 +394,7 @@ def test_a_streamed_builds_faces_read_their_svg_back_as_rendered(kit, monkeypatc
     for lang, faces in result.faces.items():
         assert all(isinstance(f, cachefile.KeptFace) and f._text is None for f in faces)  # in file
         assert [f.svg for f in faces] == [f.svg for f in held.faces[lang]]
-        assert all(f.svg_key == pdf.form_name(f.svg) for f in faces)
+        assert all(f.svg_key == form_name(f.svg) for f in faces)
     assert cachefile._read(c.path)[1] == cachefile._read(held_cache.path)[1]
 
 
@@ -412,7 +414,7 @@ def test_a_kept_face_reads_its_svg_back_and_a_lost_one_fails_as_a_full_disk_does
         )
 
     first, alike = face(), face()
-    assert first.svg == svg and first.svg_key == pdf.form_name(svg)
+    assert first.svg == svg and first.svg_key == form_name(svg)
     store.BUFFER = 1  # written at once: read back from the file
     store.keep(b"before it")
     first.keep(store, {})

@@ -110,13 +110,13 @@ def test_a_face_named_only_by_drawings_from_the_cache_is_registered_and_forms_re
 
 
 def test_a_drawing_read_back_registers_the_faces_it_names():
-    """svgdraw.op_from_row() registers a face a drawing from the cache or a worker names."""
+    """op_from_row() registers a face a drawing from the cache or a worker names."""
     code = (
         "from reportlab.pdfbase import pdfmetrics\n"
-        "from pnpkit.svg import compiler as svgdraw\n"
-        "op = svgdraw.TextOp(1.0, 2.0, 'DejaVu Sans-BoldItalic', 3.0, 'x', None, None, None)\n"
+        "from pnpkit.svg.ops import TextOp, op_row, ops_from_rows\n"
+        "op = TextOp(1.0, 2.0, 'DejaVu Sans-BoldItalic', 3.0, 'x', None, None, None)\n"
         "assert 'DejaVu Sans-BoldItalic' not in pdfmetrics.getRegisteredFontNames()\n"
-        "svgdraw.ops_from_rows((svgdraw.op_row(op),))\n"
+        "ops_from_rows((op_row(op),))\n"
         "print(sorted(pdfmetrics.getRegisteredFontNames()))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC)}

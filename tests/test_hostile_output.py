@@ -23,7 +23,7 @@ from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
 from pnpkit.checks import trust
 from pnpkit.export import rastercache
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.ops import OP_TYPES, ImageOp, op_row
 from test_hostile_paths import EN, M, files
 
 ADVICE = (
@@ -310,7 +310,7 @@ def plant(path: Path, change) -> None:
 
 
 def image_row(source: str) -> tuple:
-    return svgdraw.op_row(svgdraw.ImageOp(source, 0.0, 0.0, 20.0, 20.0, 1.0, True))
+    return op_row(ImageOp(source, 0.0, 0.0, 20.0, 20.0, 1.0, True))
 
 
 def poisoned_build(kit, clean_pdf: bytes) -> None:
@@ -462,7 +462,7 @@ def test_every_drawing_the_compiler_makes_is_sound_and_served_from_the_cache(tmp
     assert cold.stats["drawings compiled"] > 0
     drawn = cachefile._read(out / "pnpkit-cache" / "rich.marshal")[2]
     kinds = {row[0] for entry in drawn.values() for row in entry[1][3]}
-    assert kinds == set(range(len(svgdraw.OP_TYPES)))  # every kind of op is in the file
+    assert kinds == set(range(len(OP_TYPES)))  # every kind of op is in the file
     warm = Cache(out / "pnpkit-cache")
     assert not build.build(pack, build.BuildOptions(out, cache=warm)).errors
     assert warm.stats["drawings reused"] == cold.stats["drawings compiled"]

@@ -19,7 +19,8 @@ from PIL import Image
 
 from pnpkit.build import preview
 from pnpkit.pack import paths
-from pnpkit.svg.compiler import SvgError, compile_svg
+from pnpkit.svg.compiler import compile_svg
+from pnpkit.svg.ops import SvgError
 
 M = "components/mammoth-herd"
 HERD = "templates/mammoth-herd/herd-standee.svg.j2"  # the standee's template: one item, one face
@@ -245,9 +246,9 @@ def test_pack_ids_that_are_not_folder_names(kit, value, message):
 
 def test_reserved_pack_id_is_the_cache_folder():
     from pnpkit.build import pipeline as build
-    from pnpkit.pack import schema
+    from pnpkit.pack.items import RESERVED_ID
 
-    assert schema.RESERVED_ID == build.CACHE_DIR
+    assert RESERVED_ID == build.CACHE_DIR
 
 
 # ---------------------------------------------------------------- reads outside the pack: YAML

@@ -1,4 +1,4 @@
-"""text_box() hands the runs it shaped and placed to the compiler (svgdraw.lay_out): every face
+"""text_box() hands the runs it shaped and placed to the compiler (lay_out): every face
 compiles to the same drawing, with the same problems, as from its SVG text alone; an entry serves
 only the <text> text_box() wrote, as it wrote it, under the style it was laid out in."""
 
@@ -12,7 +12,12 @@ from lxml import etree
 
 from pnpkit.build import pipeline as build
 from pnpkit.faces import render
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.faces.sandbox import environment
+from pnpkit.svg import text as svgtext
+from pnpkit.svg.compiler import compile_svg
+from pnpkit.svg.ops import SvgError, TextOp
+from pnpkit.svg.text import _LAID, LaidText, _text_key, c14n_text_start
+from pnpkit.typeset import fonts
 
 GAME = """id: lt
 name: LT
@@ -126,18 +131,18 @@ def random_items(rng: random.Random, n: int) -> list[dict[str, object]]:
 
 def compiled(svg: str) -> object:
     try:
-        return svgdraw.compile_svg(svg)
-    except svgdraw.SvgError as exc:
+        return compile_svg(svg)
+    except SvgError as exc:
         return exc.problems
 
 
-def faces_and_entries(root: Path) -> tuple[list, dict[bytes, svgdraw.LaidText]]:
+def faces_and_entries(root: Path) -> tuple[list, dict[bytes, LaidText]]:
     result = build.validate(root)
     assert result.pack is not None
-    env = render.environment(result.pack, result.registry)
-    svgdraw._LAID.clear()
+    env = environment(result.pack, result.registry)
+    _LAID.clear()
     faces, _ = render.render(result.pack, "en", env)
-    return faces, dict(svgdraw._LAID)
+    return faces, dict(_LAID)
 
 
 def test_laid_out_text_compiles_as_its_svg_text(tmp_path, monkeypatch):
@@ -145,23 +150,23 @@ def test_laid_out_text_compiles_as_its_svg_text(tmp_path, monkeypatch):
     wraps = {item["id"]: item["wrap"] for item in items}
     faces, entries = faces_and_entries(pack(tmp_path, items))
     served: list[str] = []
-    laid_text = svgdraw._Compiler.laid_text
+    laid_text = svgtext.laid_text
 
-    def counted(self, el, st, body):
-        used = laid_text(self, el, st, body)
+    def counted(comp, el, st, body):
+        used = laid_text(comp, el, st, body)
         served.extend([el.sourceline] * used)
         return used
 
-    monkeypatch.setattr(svgdraw._Compiler, "laid_text", counted)
+    monkeypatch.setattr(svgtext, "laid_text", counted)
     used_by_wrap: dict[str, int] = {}
     for face in faces:
-        svgdraw._LAID.clear()
-        svgdraw._LAID.update(entries)
+        _LAID.clear()
+        _LAID.update(entries)
         served.clear()
         fast = compiled(face.svg)
         wrap = wraps[face.item]
         used_by_wrap[wrap] = used_by_wrap.get(wrap, 0) + len(served)
-        svgdraw._LAID.clear()
+        _LAID.clear()
         assert compiled(face.svg) == fast, face.item
     # the entries served the texts as written and the harmless wrappers, never the others
     assert used_by_wrap["none"] > 12 and used_by_wrap["twice"] > 12
@@ -174,7 +179,7 @@ def test_every_key_is_the_canonical_xml_of_the_text_written(tmp_path):
     items = [dict(item, wrap="none") for item in random_items(random.Random(5), 120)]
     faces, entries = faces_and_entries(pack(tmp_path, items))
     written = {
-        svgdraw._text_key(text)
+        _text_key(text)
         for face in faces
         for text in etree.fromstring(face.svg.encode()).iter("{http://www.w3.org/2000/svg}text")
     }
@@ -197,14 +202,14 @@ def test_an_entry_serves_only_its_own_text_under_its_own_fonts(tmp_path, monkeyp
     # a planted entry for this very element is what the compiler draws: it is used ...
     run = laid.lines[0].runs[0]
     planted = laid._replace(lines=(laid.lines[0]._replace(runs=((run[0], "XY", *run[2:]),)),))
-    svgdraw._LAID[key] = planted
-    texts = [op.text for op in svgdraw.compile_svg(svg).ops if type(op) is svgdraw.TextOp]
+    _LAID[key] = planted
+    texts = [op.text for op in compile_svg(svg).ops if type(op) is TextOp]
     assert "XY" in texts
     # ... once, and not after the fonts changed under it
-    assert "XY" not in [op.text for op in svgdraw.compile_svg(svg).ops if hasattr(op, "text")]
-    svgdraw._LAID[key] = planted
-    monkeypatch.setattr(svgdraw.fonts, "signature", lambda: "other fonts")
-    assert "XY" not in [op.text for op in svgdraw.compile_svg(svg).ops if hasattr(op, "text")]
+    assert "XY" not in [op.text for op in compile_svg(svg).ops if hasattr(op, "text")]
+    _LAID[key] = planted
+    monkeypatch.setattr(fonts, "signature", lambda: "other fonts")
+    assert "XY" not in [op.text for op in compile_svg(svg).ops if hasattr(op, "text")]
 
 
 def test_a_text_start_tag_is_canonical():
@@ -212,8 +217,8 @@ def test_a_text_start_tag_is_canonical():
     written = value.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
     svg = f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="urn:x"><text fill="{written}"/></svg>'
     key = '<text xmlns="http://www.w3.org/2000/svg" fill="a&amp;b&lt;c>d&quot;e\'f">'
-    assert svgdraw.c14n_text_start({"fill": value}) == key
-    assert svgdraw._text_key(etree.fromstring(svg)[0]).decode() == key + "</text>"
+    assert c14n_text_start({"fill": value}) == key
+    assert _text_key(etree.fromstring(svg)[0]).decode() == key + "</text>"
 
 
 def test_a_paths_outline_is_kept_by_the_segs_themselves():

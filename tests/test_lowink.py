@@ -9,7 +9,8 @@ import pytest
 from conftest import ROOT, write_pack
 from pnpkit.commands.cli import main
 from pnpkit.export import lowink
-from pnpkit.svg.compiler import PathOp, TextOp, compile_svg
+from pnpkit.svg.compiler import compile_svg
+from pnpkit.svg.ops import PathOp, TextOp
 
 NAVY = (0x20 / 255, 0x20 / 255, 0x60 / 255)
 SVG = """<svg xmlns="http://www.w3.org/2000/svg" width="60mm" height="90mm" viewBox="0 0 60 90">

@@ -15,7 +15,7 @@ from conftest import ROOT, kit_start, page_texts
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
 from pnpkit.kinds import dice
-from pnpkit.pdf.writer import alignment_marks
+from pnpkit.pdf.marks import alignment_marks
 from registered import impose
 
 M = "components/mlem"

@@ -11,6 +11,7 @@ import pytest
 
 from pnpkit.commands import json_schema
 from pnpkit.pack import packformat, schema
+from pnpkit.pack.groups import GROUP_KEYS
 from pnpkit.pack.model import PrintSettings
 from pnpkit.units import PT_PER_MM, parse_length
 
@@ -59,7 +60,7 @@ def test_every_print_key_is_a_print_setting_with_the_declared_default(key):
 def test_the_validator_and_the_schemas_take_their_keys_from_the_declaration():
     assert schema.PRINT_KEYS == packformat.names(packformat.PRINT)
     assert schema.GAME_KEYS == packformat.names(packformat.GAME)
-    assert schema.GROUP_KEYS == packformat.names(packformat.GROUP)
+    assert GROUP_KEYS == packformat.names(packformat.GROUP)
     d = json_schema.schemas()["game"]["definitions"]
     for key in packformat.PRINT:
         assert d["print"]["properties"][key.name]["description"] == key.doc

@@ -13,6 +13,9 @@ from conftest import colour_pack, kit_start
 from pnpkit import workspace
 from pnpkit.commands.cli import main
 from pnpkit.pdf import calibration
+from pnpkit.pdf import pages as pdf_pages
+from pnpkit.pdf.forms import _end_form, _formatted
+from pnpkit.pdf.pages import _STREAMS
 
 MM = 72 / 25.4
 FIRST = calibration.page_count(
@@ -209,7 +212,7 @@ class TestSplitBoards:
     def test_sheets_repeat_the_overlap_strip_and_their_targets_coincide(self, tmp_path):
         from conftest import board_pack
         from pnpkit.build.pipeline import validate
-        from pnpkit.pdf.writer import alignment_marks
+        from pnpkit.pdf.marks import alignment_marks
         from registered import impose
 
         root = board_pack(tmp_path / "board")
@@ -333,15 +336,15 @@ class TestDuplexCheck:
     ],
 )
 def test_a_form_stream_is_encoded_as_reportlab_encodes_it(text):
-    """pdf._end_form encodes an ASCII stream with latin-1 instead of ReportLab's extpdfdoc
+    """_end_form encodes an ASCII stream with latin-1 instead of ReportLab's extpdfdoc
     character map: the bytes must be the ones endForm() gives, whatever the operators hold."""
     from reportlab.pdfbase import pdfdoc
     from reportlab.pdfgen.canvas import Canvas
 
-    from pnpkit.pdf import writer as pdf
+    from pnpkit.pdf.forms import _end_form
 
     streams = []
-    for end in (lambda c: c.endForm(), lambda c: pdf._end_form(c, "F")):
+    for end in (lambda c: c.endForm(), lambda c: _end_form(c, "F")):
         c = Canvas(None)
         c.beginForm("F", 0, 0, 10, 10)
         c.rect(1, 2, 3, 4)
@@ -356,25 +359,21 @@ def test_a_form_stream_reportlab_cannot_encode_still_fails():
     written as latin-1 would write them."""
     from reportlab.pdfgen.canvas import Canvas
 
-    from pnpkit.pdf import writer as pdf
-
     c = Canvas(None)
     c.beginForm("F", 0, 0, 10, 10)
     c._code.append("% \x1b")
     with pytest.raises(UnicodeEncodeError):
-        pdf._end_form(c, "F")
+        _end_form(c, "F")
 
 
 @pytest.mark.parametrize("a85", [True, False])
 def test_a_form_is_formatted_as_reportlab_formats_it(monkeypatch, a85):
-    """pdf._formatted formats the first form of each box as ReportLab does and reuses its
+    """_formatted formats the first form of each box as ReportLab does and reuses its
     dictionary for the next ones: every form's bytes must be what form.format() gives, whatever
     its box, content and the ASCII85 setting."""
     from reportlab import rl_config
     from reportlab.pdfbase import pdfdoc
     from reportlab.pdfgen.canvas import Canvas
-
-    from pnpkit.pdf import writer as pdf
 
     monkeypatch.setattr(rl_config, "useA85", a85)
     ours, theirs = Canvas(None), Canvas(None)
@@ -384,9 +383,9 @@ def test_a_form_is_formatted_as_reportlab_formats_it(monkeypatch, a85):
         for c in (theirs, ours):
             c.beginForm(n, 0, 0, w, h)
             c.rect(1, 2, 3 + k, 4 * k)  # streams, and their lengths, differ
-            c.endForm() if c is theirs else pdf._end_form(c, n)
+            c.endForm() if c is theirs else _end_form(c, n)
             form = c._doc.idToObject[pdfdoc.xObjectName(n)]
-            made.append(form.format(c._doc) if c is theirs else pdf._formatted(c, form))
+            made.append(form.format(c._doc) if c is theirs else _formatted(c, form))
         assert made[0] == made[1], (k, w, h)
 
 
@@ -442,7 +441,7 @@ def test_a_page_drawn_before_is_written_as_a_page_drawn_afresh(tmp_path, monkeyp
         pdf.write_pdf(pages, tmp_path / "before.pdf", "t", True)  # the pages as laid out kept
         pdf.write_pdf(variant, tmp_path / "warm.pdf", "t", marks)
         pdf._DRAWN.clear()
-        pdf._STREAMS.clear()
+        _STREAMS.clear()
         pdf.write_pdf(variant, tmp_path / "cold.pdf", "t", marks)
         warm, cold = (tmp_path / "warm.pdf").read_bytes(), (tmp_path / "cold.pdf").read_bytes()
         assert warm == cold, name
@@ -450,7 +449,7 @@ def test_a_page_drawn_before_is_written_as_a_page_drawn_afresh(tmp_path, monkeyp
 
 
 def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_path, monkeypatch):
-    """A build with no next one keeps pdf.ONE_BUILD_PAGES_KEPT pages of each kind (and lets a
+    """A build with no next one keeps pdf_pages.ONE_BUILD_PAGES_KEPT pages of each kind (and lets a
     page's stream text go once formatted): pages emptied from the memos are drawn and
     compressed again, to the bytes a build keeping every page writes."""
     from pnpkit.build import pipeline as build
@@ -459,13 +458,13 @@ def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_pat
     result = build.validate(colour_pack(tmp_path / "p", n=30))
     pages = result.pages["en"] * 2  # each page twice: found in the memos when kept
     assert len(pages) >= 8
-    monkeypatch.setattr(pdf, "ONE_BUILD_PAGES_KEPT", 1)
+    monkeypatch.setattr(pdf_pages, "ONE_BUILD_PAGES_KEPT", 1)
     monkeypatch.setattr(workspace.current(), "hand_on", False)
     few = _written_afresh(pages, tmp_path / "few.pdf", None)
-    assert len(pdf._DRAWN) <= 1 and len(pdf._STREAMS) <= 1
+    assert len(pdf._DRAWN) <= 1 and len(_STREAMS) <= 1
     monkeypatch.setattr(workspace.current(), "hand_on", True)
     every = _written_afresh(pages, tmp_path / "every.pdf", None)
-    assert len(pdf._STREAMS) == len(pages) // 2
+    assert len(_STREAMS) == len(pages) // 2
     assert few == every
     monkeypatch.setattr(pdf, "_compress_page", lambda c: None)  # ReportLab's own, on save
     assert few == _written_afresh(pages, tmp_path / "reportlab.pdf", None)
@@ -476,7 +475,7 @@ def _written_afresh(pages, path: Path, check) -> bytes:
     from pnpkit.pdf import writer as pdf
 
     pdf._DRAWN.clear()
-    pdf._STREAMS.clear()
+    _STREAMS.clear()
     pdf.write_pdf(pages, path, "t", True, calibration=check)
     return path.read_bytes()
 
@@ -501,10 +500,9 @@ def _pages_of_every_shape(tmp_path):
 def test_a_page_formatted_from_its_shape_is_formatted_as_reportlab_formats_it(
     tmp_path, monkeypatch
 ):
-    """pdf._FastPage writes most pages from the first of their shape: the document must be what
+    """_FastPage writes most pages from the first of their shape: the document must be what
     ReportLab's own formatting of every page gives, and the cut must be checked (parts that do
     not give back the second page's bytes are not used)."""
-    from pnpkit.pdf import writer as pdf
 
     pages = _pages_of_every_shape(tmp_path)
     assert {len(p.placements) for p in pages} >= {1, 2, 9}
@@ -513,33 +511,33 @@ def test_a_page_formatted_from_its_shape_is_formatted_as_reportlab_formats_it(
         return _written_afresh(pages, tmp_path / f"{name}.pdf", None)
 
     made = []
-    real = pdf._page_bytes
-    monkeypatch.setattr(pdf, "_page_bytes", lambda *a: made.append(1) or real(*a))
+    real = pdf_pages._page_bytes
+    monkeypatch.setattr(pdf_pages, "_page_bytes", lambda *a: made.append(1) or real(*a))
     fast = written("fast")
     assert len(made) > len(pages) // 2  # most pages took the fast path
     with monkeypatch.context() as m:
-        m.setattr(pdf, "_page_shape", lambda page, document: None)  # every page ReportLab's way
+        m.setattr(
+            pdf_pages, "_page_shape", lambda page, document: None
+        )  # every page ReportLab's way
         assert fast == written("reportlab")
     fast_pages = len(made)
-    cut = pdf._page_parts
+    cut = pdf_pages._page_parts
 
     def miscut(*args):
         parts = cut(*args)
         return parts and (parts[0] + b" ", *parts[1:])  # one space too many
 
-    monkeypatch.setattr(pdf, "_page_parts", miscut)
+    monkeypatch.setattr(pdf_pages, "_page_parts", miscut)
     made.clear()
     assert fast == written("wrong-cut")  # the second page of each shape refused the cut
     assert fast_pages > 10 and 0 < len(made) < 8  # only the checks of the second pages
 
 
 def test_objects_put_together_as_formatted_are_what_reportlab_writes(tmp_path, monkeypatch):
-    """pdf._Indirect numbers and wraps the objects formatted already (forms, pages' contents,
+    """pdf_pages._Indirect numbers and wraps the objects formatted already (forms, pages' contents,
     font streams, pages) itself: the document, the print check's page and its fonts included,
     is byte for byte the one ReportLab's PDFIndirectObject writes."""
     from reportlab.pdfbase import pdfdoc
-
-    from pnpkit.pdf import writer as pdf
 
     pages = _pages_of_every_shape(tmp_path)
     check = calibration.Info(
@@ -555,10 +553,10 @@ def test_objects_put_together_as_formatted_are_what_reportlab_writes(tmp_path, m
         return _written_afresh(pages, tmp_path / f"{name}.pdf", check)
 
     wrapped = []
-    real = pdf._Indirect.format
-    monkeypatch.setattr(pdf._Indirect, "format", lambda o, d: wrapped.append(1) or real(o, d))
+    real = pdf_pages._Indirect.format
+    monkeypatch.setattr(pdf_pages._Indirect, "format", lambda o, d: wrapped.append(1) or real(o, d))
     ours = written("ours")
     with monkeypatch.context() as m:
-        m.setattr(pdf, "_Indirect", pdfdoc.PDFIndirectObject)
+        m.setattr(pdf_pages, "_Indirect", pdfdoc.PDFIndirectObject)
         assert ours == written("reportlab")
     assert len(wrapped) > 2 * len(pages)  # every object went through it

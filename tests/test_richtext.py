@@ -14,7 +14,8 @@ from PIL import Image, ImageChops
 
 from pnpkit.build import pipeline as build
 from pnpkit.commands.cli import main
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.compiler import compile_svg
+from pnpkit.svg.ops import SvgError
 from pnpkit.typeset import fonts, richtext, shaping
 
 FONTS = Path(__file__).parent / "fonts"
@@ -77,7 +78,7 @@ def raster(svg: str, root: Path, scale: float = 10) -> Image.Image:
     """The SVG drawn by svgdraw into a PDF and rasterised: what prints."""
     from reportlab.pdfgen.canvas import Canvas
 
-    drawing = svgdraw.compile_svg(svg, lambda h: str(root / h))
+    drawing = compile_svg(svg, lambda h: str(root / h))
     pdf = root.parent / "one.pdf"
     canvas = Canvas(
         str(pdf), pagesize=(drawing.width_mm * 72 / 25.4, drawing.height_mm * 72 / 25.4)
@@ -522,8 +523,8 @@ def test_gradient_problems_are_located():
         '<rect width="40" height="20" fill="url(#g)"/><text '
         'fill="url(#g)">x</text><rect width="1" height="1" fill="url(#nope)"/></svg>'
     )
-    with pytest.raises(svgdraw.SvgError) as exc:
-        svgdraw.compile_svg(svg)
+    with pytest.raises(SvgError) as exc:
+        compile_svg(svg)
     assert [p[:2] for p in exc.value.problems] == [
         (2, "spreadMethod must be pad (reflect and repeat are not supported)"),
         (

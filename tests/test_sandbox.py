@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from pnpkit.faces import render
 from pnpkit.faces.frozen import FrozenDict, FrozenList, freeze
-from pnpkit.faces.render import Sandbox
+from pnpkit.faces.sandbox import Sandbox
 from pnpkit.pack.schema import load_pack
 
 WHERE = "components/mammoth-herd/tiles.yaml:16:7: error: template 'mammoth-herd/bonus-back.svg.j2'"

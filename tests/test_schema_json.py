@@ -18,8 +18,10 @@ import pytest
 from conftest import ROOT
 from pnpkit.build import pipeline as build
 from pnpkit.commands import json_schema
-from pnpkit.pack import schema
+from pnpkit.pack import groups, schema
+from pnpkit.pack.items import FIELD_KEYS, ITEM_KEYS
 from pnpkit.pack.loader import load_yaml
+from pnpkit.pack.model import KINDS
 
 M = "components/mammoth-herd"
 PACKS = sorted(p for p in (ROOT / "components").iterdir() if (p / "game.yaml").is_file())
@@ -119,7 +121,7 @@ def test_a_broken_pack_fails_the_validator_and_the_schema(kit, file, old, new):
 
 def test_a_key_the_validator_learns_must_be_described(monkeypatch):
     """Generation fails loudly rather than leave a key out of the editor's schema."""
-    monkeypatch.setattr(schema, "GROUP_KEYS", schema.GROUP_KEYS + ("stack",))
+    monkeypatch.setattr(groups, "GROUP_KEYS", groups.GROUP_KEYS + ("stack",))
     with pytest.raises(KeyError, match="describes no group key stack"):
         json_schema.schemas()
 
@@ -129,10 +131,10 @@ def test_every_key_and_choice_of_the_validator_is_in_the_schema():
     d = s["game"]["definitions"]
     assert list(s["game"]["properties"]) == list(schema.GAME_KEYS)
     assert list(d["print"]["properties"]) == list(schema.PRINT_KEYS)
-    assert list(d["group"]["properties"]) == list(schema.GROUP_KEYS)
-    assert list(d["item"]["properties"]) == list(schema.ITEM_KEYS)
-    assert list(d["field"]["anyOf"][1]["properties"]) == list(schema.FIELD_KEYS)
-    assert d["group"]["properties"]["kind"]["enum"] == list(schema.KINDS)
+    assert list(d["group"]["properties"]) == list(groups.GROUP_KEYS)
+    assert list(d["item"]["properties"]) == list(ITEM_KEYS)
+    assert list(d["field"]["anyOf"][1]["properties"]) == list(FIELD_KEYS)
+    assert d["group"]["properties"]["kind"]["enum"] == list(KINDS)
     rules = {branch["if"]["properties"]["rule"]["const"] for branch in d["check"]["allOf"]}
     from pnpkit.kinds.registry import default_registry
 

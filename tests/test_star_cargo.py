@@ -12,7 +12,7 @@ from conftest import ROOT, Kit, kit_start, page_texts
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
 from pnpkit.pack.schema import load_pack
-from pnpkit.pdf.writer import alignment_marks
+from pnpkit.pdf.marks import alignment_marks
 from registered import REGISTRY, impose
 
 S = "components/star-cargo"

@@ -33,7 +33,7 @@ ALLOWED = {
     # by Workspace.active() and reset after; nothing else is kept in it.
     "workspace._CURRENT": "the current workspace, per thread",
     # PyYAML's loader configuration, a dict by its API: set once at import, read after
-    "pack.loader._Loader.yaml_implicit_resolvers": "YAML 1.2 booleans",
+    "pack.yamldoc._Loader.yaml_implicit_resolvers": "YAML 1.2 booleans",
 }
 
 

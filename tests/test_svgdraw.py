@@ -17,31 +17,22 @@ from pypdf import PdfReader
 from reportlab.pdfbase.ttfonts import TTFError
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 
-from pnpkit.svg import compiler as svgdraw
-from pnpkit.svg.compiler import (
-    _PATH_ARGC,
+from pnpkit.svg.compiler import compile_svg
+from pnpkit.svg.drawing import (
     MM,
-    OP_TYPES,
     Drawing,
-    Fill,
-    PathOp,
-    Stroke,
-    SvgError,
-    TextOp,
     _build_path,
     _call_setters,
     _draw_path,
     _draw_text,
     _memo_path_code,
-    _normalised,
     _path_code,
     _set_paint,
     _split,
     _text_object,
-    compile_svg,
-    op_from_row,
-    op_row,
 )
+from pnpkit.svg.geometry import _PATH_ARGC, _arc_curves, _check_path_data, _normalised
+from pnpkit.svg.ops import OP_TYPES, Fill, PathOp, Stroke, SvgError, TextOp, op_from_row, op_row
 from pnpkit.typeset import fonts, shaping
 
 NS = 'xmlns="http://www.w3.org/2000/svg"'
@@ -840,7 +831,7 @@ def test_path_data_reads_each_command_with_its_numbers():
     read = 0
     for d in _PATHS + [_random_path(rng) for _ in range(300)]:
         try:
-            svgdraw._check_path_data(d)  # what the compiler reads: the rest is an error
+            _check_path_data(d)  # what the compiler reads: the rest is an error
         except ValueError:
             continue
         read += 1
@@ -872,7 +863,7 @@ def test_an_arc_s_curves_keep_to_its_ellipse(phi, large, sweep, pieces):
     no sweep), in pieces of at most 90 degrees, each ending where the next starts."""
     c, s = math.cos(math.radians(phi)), math.sin(math.radians(phi))
     start, end = (6 * c, 6 * s), (-3 * s, 3 * c)
-    curves = svgdraw._arc_curves(start, 6, 3, phi, large, sweep, end)
+    curves = _arc_curves(start, 6, 3, phi, large, sweep, end)
     assert len(curves) == pieces and curves[-1][4:] == pytest.approx(end)
     assert _on_ellipse(curves, start, 6, 3, phi) == pytest.approx([1] * 3 * pieces, abs=2e-3)
 
@@ -881,7 +872,7 @@ def test_an_arc_s_curves_keep_to_its_ellipse(phi, large, sweep, pieces):
 def test_radii_too_small_for_an_arc_s_ends_are_scaled_up(sweep):
     """A radius of 1 between ends 10 apart: the half circle of radius 5 between them, above
     them (negative y) with the sweep flag, below without (SVG's y points down)."""
-    curves = svgdraw._arc_curves((0.0, 0.0), 1, 1, 0, False, sweep, (10.0, 0.0))
+    curves = _arc_curves((0.0, 0.0), 1, 1, 0, False, sweep, (10.0, 0.0))
     assert len(curves) == 2 and curves[-1][4:] == pytest.approx((10, 0))
     assert curves[0][4:] == pytest.approx((5, -5 if sweep else 5))
     shifted = [(x1 - 5, y1, x2 - 5, y2, x3 - 5, y3) for x1, y1, x2, y2, x3, y3 in curves]
@@ -889,7 +880,7 @@ def test_radii_too_small_for_an_arc_s_ends_are_scaled_up(sweep):
 
 
 def test_an_arc_whose_ends_meet_draws_nothing():
-    assert svgdraw._arc_curves((1.0, 2.0), 3, 4, 0, True, True, (1.0, 2.0)) == []
+    assert _arc_curves((1.0, 2.0), 3, 4, 0, True, True, (1.0, 2.0)) == []
 
 
 _SEGS = [

@@ -12,9 +12,9 @@ import pytest
 from pnpkit.build import pipeline as build
 from pnpkit.checks import trust
 from pnpkit.commands.cli import main
-from pnpkit.faces import render
+from pnpkit.faces import sandbox
 from pnpkit.faces.frozen import freeze
-from pnpkit.faces.render import Sandbox
+from pnpkit.faces.sandbox import PackDataRefused, Sandbox
 from pnpkit.kinds.registry import default_registry
 
 SKIPPED = (
@@ -113,7 +113,7 @@ def test_a_dicts_keys_read_as_attributes_as_the_sandbox_reads_them():
         env.from_string("{{ d.__class__.__mro__ }}").render(d=d)
     # a template's own dict may change; the pack's data may not (tests/test_sandbox.py)
     assert env.from_string("{{ d.update({}) }}{{ d | length }}").render(d=d) == "None3"
-    with pytest.raises(render.PackDataRefused, match="the pack's data cannot be changed"):
+    with pytest.raises(PackDataRefused, match="the pack's data cannot be changed"):
         env.from_string("{{ d.update({}) }}").render(d=freeze(d))
 
 
@@ -134,8 +134,8 @@ def test_the_sandboxs_shortcuts_render_what_jinjas_own_ways_render(monkeypatch):
     ours = rendered()
     assert all(svgs for svgs, _ in ours.values())
     jinjas = jinja2.sandbox.ImmutableSandboxedEnvironment
-    monkeypatch.setattr(render.Sandbox, "make_globals", jinjas.make_globals)
-    monkeypatch.setattr(render.Sandbox, "call", jinjas.call)
+    monkeypatch.setattr(sandbox.Sandbox, "make_globals", jinjas.make_globals)
+    monkeypatch.setattr(sandbox.Sandbox, "call", jinjas.call)
     assert rendered() == ours
     monkeypatch.undo()
     env = Sandbox()
@@ -145,7 +145,7 @@ def test_the_sandboxs_shortcuts_render_what_jinjas_own_ways_render(monkeypatch):
     # a build's environment keeps each template it loaded (a dict, not Jinja's LRU of 400)
     pack = build.validate(kits / "mammoth-herd").pack
     assert pack is not None
-    env = render.environment(pack, default_registry())
+    env = sandbox.environment(pack, default_registry())
     names = ["_face.svg.j2"] * 2 + [f"t{n}" for n in range(500)] + ["_face.svg.j2"]
     env.loader = jinja2.DictLoader({name: name for name in names})
     loaded = [env.get_template(name) for name in names]

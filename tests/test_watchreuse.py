@@ -18,7 +18,11 @@ from pnpkit import workspace
 from pnpkit.build import cachefile, output
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
-from pnpkit.pack import loader, schema
+from pnpkit.pack import items as pack_items
+from pnpkit.pack import schema
+from pnpkit.pack.items import _ITEMS
+from pnpkit.pack.reparse import _LAST
+from pnpkit.pdf.forms import _NAMES
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import bench_cards  # noqa: E402
@@ -26,16 +30,16 @@ import bench_cards  # noqa: E402
 
 def cold_load(pack: Path) -> tuple[str, list[str]]:
     """load_pack with nothing kept from before (nor kept for after)."""
-    items, parses = dict(schema._ITEMS), dict(loader._LAST.here())
-    schema._ITEMS.clear()
-    loader._LAST.here().clear()
+    items, parses = dict(_ITEMS), dict(_LAST.here())
+    _ITEMS.clear()
+    _LAST.here().clear()
     try:
         made, problems = schema.load_pack(pack)
     finally:
-        schema._ITEMS.clear()
-        schema._ITEMS.update(items)
-        loader._LAST.here().clear()
-        loader._LAST.here().update(parses)
+        _ITEMS.clear()
+        _ITEMS.update(items)
+        _LAST.here().clear()
+        _LAST.here().update(parses)
     return repr(made), [str(p) for p in problems]
 
 
@@ -43,16 +47,16 @@ def cold_load(pack: Path) -> tuple[str, list[str]]:
 def reads(monkeypatch) -> list[str]:
     """The ids of the items read afresh (not taken from an earlier load)."""
     read: list[str] = []
-    now = schema._read_item
+    now = pack_items._read_item
 
     def spy(r, game, group, value, *rest):
         read.append(value.get("id", "?") if isinstance(value, dict) else "?")
         return now(r, game, group, value, *rest)
 
-    monkeypatch.setattr(schema, "_read_item", spy)
+    monkeypatch.setattr(pack_items, "_read_item", spy)
     monkeypatch.setattr(workspace.current(), "hand_on", True)  # as in watch's builds
-    schema._ITEMS.clear()
-    loader._LAST.here().clear()
+    _ITEMS.clear()
+    _LAST.here().clear()
     return read
 
 
@@ -246,7 +250,7 @@ def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path,
     (the key's prefix) changed; a form's name is its SVG's hash, however often it is asked."""
     import hashlib
 
-    from pnpkit.pdf import writer as pdf
+    from pnpkit.pdf.forms import form_name
     from pnpkit.typeset import fonts
 
     cache = Cache(None, deferred=True)  # watch's
@@ -259,7 +263,7 @@ def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path,
         made = hashlib.sha256(prefix + face.svg.encode("utf-8")).digest()
         assert cache._drawing_key(face.svg) == made
         name = "F" + hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
-        assert pdf.form_name(face.svg) == pdf.form_name(face.svg) == name
+        assert form_name(face.svg) == form_name(face.svg) == name
     monkeypatch.setattr(cachefile, "engine", lambda: b"another pnpkit")
     prefix = b"another pnpkit" + fonts.signature().encode()
     svg = faces[0].svg
@@ -326,20 +330,19 @@ def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monk
     key, layout, form name nor item figure for one, and writes what watch's first build writes."""
     from pnpkit.build import preview
     from pnpkit.impose import layout
-    from pnpkit.pdf import writer as pdf
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
     root = bench_cards.make_pack(tmp_path / "deck", 6, sheet=False)
     build.forget_kept()
     cache = Cache(tmp_path / "one" / build.CACHE_DIR)
     assert build.build(root, build.BuildOptions(tmp_path / "one", cache=cache)).written
-    assert not (schema._ITEMS or layout._LAYOUTS.here() or pdf._NAMES or preview._FIGURES.here())
+    assert not (_ITEMS or layout._LAYOUTS.here() or _NAMES or preview._FIGURES.here())
     assert not cache.keys.made
     watched = Cache(tmp_path / "two" / build.CACHE_DIR, deferred=True)
     assert build.build(
         root, build.BuildOptions(tmp_path / "two", cache=watched, watch=build.WatchHooks())
     ).written
-    assert schema._ITEMS and layout._LAYOUTS.here() and pdf._NAMES and preview._FIGURES.here().items
+    assert _ITEMS and layout._LAYOUTS.here() and _NAMES and preview._FIGURES.here().items
     assert watched.keys.made
     assert kit_files(tmp_path / "one" / "bench") == kit_files(tmp_path / "two" / "bench")
 

@@ -10,13 +10,16 @@ import pytest
 
 from conftest import colour_pack
 from pnpkit.build import pipeline as build
-from pnpkit.pack import loader
+from pnpkit.pack import loader, reparse
+from pnpkit.pack.reparse import _LAST
+from pnpkit.pack.yamlbounds import MAX_VALUES
+from pnpkit.pack.yamldoc import Document
 
 
-def whole(path: Path) -> tuple[loader.Document, list]:
+def whole(path: Path) -> tuple[Document, list]:
     """The file parsed whole, its last parse neither used nor kept."""
-    doc = loader.Document(loader.display_path(path))
-    return loader._parse(doc, path.read_text(encoding="utf-8"), loader.MAX_VALUES)
+    doc = Document(loader.display_path(path))
+    return loader._parse(doc, path.read_text(encoding="utf-8"), MAX_VALUES)
 
 
 def same_as_whole(path: Path) -> None:
@@ -32,14 +35,14 @@ def same_as_whole(path: Path) -> None:
 def patches(monkeypatch) -> list[bool]:
     """One entry per attempt to patch the last parse: whether it could."""
     made: list[bool] = []
-    patched = loader._patched
+    patched = reparse._patched
 
     def spy(*args):
         now = patched(*args)
         made.append(now is not None)
         return now
 
-    monkeypatch.setattr(loader, "_patched", spy)
+    monkeypatch.setattr(reparse, "_patched", spy)
     return made
 
 
@@ -130,7 +133,7 @@ def test_an_edit_adding_lines_above_a_broken_item_is_located_as_a_cold_build(tmp
     path.write_text(text.replace("    - {id: c5,", added + "    - {id: c5,", 1), encoding="utf-8")
     warm = [str(p) for p in build.validate(pack).problems]
     assert patches == [True]
-    loader._LAST.here().clear()
+    _LAST.here().clear()
     cold = [str(p) for p in build.validate(pack).problems]
     assert warm == cold
     assert any(":32:" in p and "unknown key 'colur'" in p for p in warm), warm

@@ -6,7 +6,7 @@ file is measured on its open descriptor (the file read is the file measured) and
 before its bytes are read. TooLarge is an OSError whose strerror says what is wrong, so the
 readers' own "cannot read" messages carry it. The other inputs have their limits beside
 their readers: YAML files (loader.MAX_FILE_BYTES), sheets (sheets.MAX_BYTES), images
-(svgdraw.MAX_IMAGE_BYTES).
+(svg.images.MAX_IMAGE_BYTES).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ rendered again on every build, so its problems are always reported.
 Writing the PDF is the larger half of a rebuild, and most of it is drawing
 each face into its PDF form and compressing it. pdf_forms() lets the faces of a PDF
 take their form's finished bytes (compressed, formatted) from the cache instead
-(FormDrawing, pdf.FormStore). Those bytes depend on the document only through its
+(FormDrawing, FormStore). Those bytes depend on the document only through its
 fonts: which PDF font name and which character code each glyph gets. So before the
 first form is drawn the fonts are given every character the forms use, in a fixed
 order, and an entry's key holds the codes of the form's own characters. A character
@@ -64,6 +64,8 @@ from pnpkit.errors import Problem
 from pnpkit.faces import render
 from pnpkit.pack.model import Face, Pack
 from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.drawing import Drawing
+from pnpkit.svg.ops import Resolver, ops_to_rows
 from pnpkit.typeset import fonts
 
 LEAN = 2000  # drawings in a build from which their entries' rows wait for save() (_lean)
@@ -272,9 +274,9 @@ class Cache:
 
     # ------------------------------------------------------------ drawings
 
-    def drawing(self, svg: str, resolve: svgdraw.Resolver) -> svgdraw.Drawing:
+    def drawing(self, svg: str, resolve: Resolver) -> Drawing:
         """svgdraw.compile_svg(svg, resolve), from the cache while the SVG and the files it draws
-        are unchanged. Raises svgdraw.SvgError as compile_svg does (failures are not stored)."""
+        are unchanged. Raises SvgError as compile_svg does (failures are not stored)."""
         key = self._drawing_key(svg)
         done = self._memo.drawings.get(key)
         if done is not None:
@@ -309,7 +311,7 @@ class Cache:
                 return dep[0]
 
             compiled = svgdraw.compile_svg(svg, recording)
-            rows = svgdraw.ops_to_rows(compiled.ops)  # what marshal takes
+            rows = ops_to_rows(compiled.ops)  # what marshal takes
             self.stats["drawings compiled"] += 1
             fields = (compiled.width_mm, compiled.height_mm, compiled.viewbox, compiled.ops)
             kept = self._spill.keep(_pack_rows(rows)) if self.packed else rows
@@ -333,7 +335,7 @@ class Cache:
             self._memo.svg_keys[svg] = kept
         return kept[1]
 
-    def _dep(self, href: str, resolve: svgdraw.Resolver) -> Dep:
+    def _dep(self, href: str, resolve: Resolver) -> Dep:
         """(resolved path, hash of its content) of a file an SVG draws; (None, None) if there is
         none."""
         try:

@@ -27,9 +27,9 @@ import yaml
 
 from pnpkit import memo, workspace
 from pnpkit.pack.model import Face
-from pnpkit.pdf import writer as pdf
+from pnpkit.pdf.forms import form_name
 
-FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as svgdraw.op_row() rows; 4: in parts
+FORMAT = b"pnpkit-cache 4\n"  # 3: drawing ops stored as op_row() rows; 4: in parts
 KEEP = 20  # builds an unused entry survives (other languages, --paper variants, undo)
 MAX_ROWS = 1 << 26  # bytes a drawing's packed rows may inflate to (a deck's: 9 kB)
 
@@ -240,7 +240,7 @@ class KeptFace(Face):
     @svg.setter
     def svg(self, text: str) -> None:
         self._text: str | None = text
-        self._name = pdf.form_name(text)
+        self._name = form_name(text)
         self._store: _Spill | None = None
         self._at: Spilled | None = None
 

@@ -26,8 +26,9 @@ from pnpkit.build.cachefile import (
     _Spill,
     _unpack_rows,
 )
-from pnpkit.pdf import writer as pdf
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.pdf.forms import Kept
+from pnpkit.svg.drawing import Drawing
+from pnpkit.svg.ops import Gradient, ImageOp, Op, TextOp, ops_from_rows, ops_to_rows
 from pnpkit.typeset import fonts, shaping
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class _Rowed(_AsSaved):
         drawing = next((d[key] for d in self.held if key in d), None)
         if drawing is None:
             raise KeyError(key)
-        rows = svgdraw.ops_to_rows(drawing.ops)
+        rows = ops_to_rows(drawing.ops)
         return [entry[0], (*stored[:3], rows), *entry[2:]]
 
 
@@ -127,7 +128,7 @@ class FormPlan:
         return done
 
 
-class FormDrawing(svgdraw.Drawing):
+class FormDrawing(Drawing):
     """A compiled drawing that knows its cache key and, once bound to a PDF's plan, replays the
     content it drew into a PDF form with the same font state."""
 
@@ -136,11 +137,11 @@ class FormDrawing(svgdraw.Drawing):
         width_mm: float,
         height_mm: float,
         viewbox: tuple[float, float, float, float],
-        ops: tuple[svgdraw.Op, ...],
+        ops: tuple[Op, ...],
         *,
         key: bytes,
     ) -> None:
-        self._again: Callable[[], tuple[svgdraw.Op, ...]] | None = None
+        self._again: Callable[[], tuple[Op, ...]] | None = None
         super().__init__(width_mm, height_mm, viewbox, ops)
         self.key = key
         self.plan: FormPlan | None = None  # the PDF it replays for, while bound (pdf_forms)
@@ -157,7 +158,7 @@ class FormDrawing(svgdraw.Drawing):
         self._shaped: tuple[tuple[str, str, shaping.Shaped], ...] | None = None
 
     @property  # the field, or made again once released
-    def ops(self) -> tuple[svgdraw.Op, ...]:
+    def ops(self) -> tuple[Op, ...]:
         ops = self._ops
         if ops is None:
             assert self._again is not None, "only release() forgets them"
@@ -165,15 +166,15 @@ class FormDrawing(svgdraw.Drawing):
         return ops
 
     @ops.setter
-    def ops(self, ops: tuple[svgdraw.Op, ...]) -> None:
-        self._ops: tuple[svgdraw.Op, ...] | None = ops
+    def ops(self, ops: tuple[Op, ...]) -> None:
+        self._ops: tuple[Op, ...] | None = ops
 
     @property
     def held(self) -> bool:
         """Whether it holds its ops (not released)."""
         return self._ops is not None
 
-    def release(self, again: Callable[[], tuple[svgdraw.Op, ...]]) -> None:
+    def release(self, again: Callable[[], tuple[Op, ...]]) -> None:
         """Forget the ops and the shaped runs they hold (most of a drawing's memory): a large
         build keeps only what its PDF reads once the form's bytes are in the cache
         (earlyforms.py): the characters, whether it draws images, its form keys. `again` makes
@@ -188,9 +189,7 @@ class FormDrawing(svgdraw.Drawing):
         """Images and gradients cannot be replayed: their XObjects and shadings belong to each
         document."""
         if self._images is None:
-            self._images = any(
-                isinstance(op, (svgdraw.ImageOp, svgdraw.Gradient)) for op in self.ops
-            )
+            self._images = any(isinstance(op, (ImageOp, Gradient)) for op in self.ops)
         return self._images
 
     @property
@@ -201,7 +200,7 @@ class FormDrawing(svgdraw.Drawing):
         if self._chars is None:
             chars: dict[str, set[str]] = {}
             for op in self.ops:
-                if isinstance(op, svgdraw.TextOp):
+                if isinstance(op, TextOp):
                     chars.setdefault(op.font, set()).update(op.text)
             self.renew()
             self._chars = {font: "".join(sorted(used)) for font, used in chars.items()}
@@ -223,7 +222,7 @@ class FormDrawing(svgdraw.Drawing):
             self._shaped = tuple(
                 (op.font, op.text, op.shaping)
                 for op in self.ops
-                if isinstance(op, svgdraw.TextOp)
+                if isinstance(op, TextOp)
                 and op.shaping is not None
                 and shaping.has_private(op.text)
             )
@@ -232,7 +231,7 @@ class FormDrawing(svgdraw.Drawing):
     def form_key(self, canvas: Canvas, bbox: tuple[float, float]) -> bytes | None:
         """What the PDF form this drawing makes in canvas's document depends on: the drawing,
         its box, the canvas's settings and the codes its characters have in the document's
-        fonts (pdf.FormStore). None when it cannot be kept: not bound to a PDF's plan, fonts
+        fonts (FormStore). None when it cannot be kept: not bound to a PDF's plan, fonts
         not seeded with its characters, or images and gradients (objects of their own)."""
         plan = self.plan
         if plan is None:
@@ -280,7 +279,7 @@ class FormDrawing(svgdraw.Drawing):
             memo.remember(self.text_keys, settings, (deps, key), FORM_KEYS_KEPT)
         return key
 
-    def kept_form(self, key: bytes) -> pdf.Kept | None:
+    def kept_form(self, key: bytes) -> Kept | None:
         """The form bytes kept under key, by this build or an earlier one (or what reads them
         back from where a large build keeps them: Kept)."""
         plan = self.plan
@@ -302,7 +301,7 @@ class FormDrawing(svgdraw.Drawing):
         cache.stats["forms reused"] += 1
         return data, (int(needs[0]), int(needs[1]))
 
-    def keep_form(self, key: bytes, kept: pdf.Kept) -> None:
+    def keep_form(self, key: bytes, kept: Kept) -> None:
         """Keep a form's bytes (and the PDF version its drawing asked for) under key: in a
         large build's spill file (Cache.packed), where the PDF reads them when it is saved."""
         plan = self.plan
@@ -356,7 +355,7 @@ def _drawing_of(
     try:
         rows = spill.read(rows) if isinstance(rows, Spilled) else rows
         rows = _unpack_rows(rows) if isinstance(rows, bytes) else rows
-        ops = svgdraw.ops_from_rows(rows)  # type: ignore[arg-type]  # checked below
+        ops = ops_from_rows(rows)  # type: ignore[arg-type]  # checked below
     except (ValueError, TypeError, IndexError, KeyError, EOFError):  # rows of another shape
         return None
     if not (
@@ -371,7 +370,7 @@ def _drawing_of(
 @contextlib.contextmanager
 def pdf_forms(cache: Cache, pages: list[Page]) -> Iterator[FormPlan]:
     """While one PDF of these pages is written, its faces take their forms' finished bytes
-    from the cache (pdf.face_form), and keep the ones drawn afresh there."""
+    from the cache (face_form), and keep the ones drawn afresh there."""
     owned = [
         (f, d)
         for f in {id(p.face): p.face for page in pages for p in page.placements}.values()

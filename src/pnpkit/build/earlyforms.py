@@ -33,7 +33,9 @@ from pnpkit.build.cacheforms import FormDrawing, FormPlan
 from pnpkit.pack.model import Face
 from pnpkit.pdf import calibration
 from pnpkit.pdf import writer as pdf
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.pdf.forms import face_form
+from pnpkit.pdf.marks import K
+from pnpkit.svg.ops import Op
 
 STREAM_FROM = 2500  # faces in a language from which a build streams (smaller: drawings kept)
 BATCH = 256  # faces compiled, checked and drawn at a time
@@ -47,7 +49,7 @@ class EarlyForms:
         cache: Cache,
         info: calibration.Info,
         placed: Callable[[Face], bool],
-        again: Callable[[str], tuple[svgdraw.Op, ...]],
+        again: Callable[[str], tuple[Op, ...]],
     ) -> None:
         self.cache = cache
         self.info = info  # the print-check page the real PDF starts with
@@ -83,9 +85,9 @@ class EarlyForms:
         """Draw one face's form (or find it kept under its key) and release its drawing."""
         d.plan = plan  # bound for this form alone, as cacheforms.pdf_forms() binds it for its PDF
         try:
-            pdf.face_form(canvas, face, forms)
+            face_form(canvas, face, forms)
             w, h = face.full_size
-            key = d.form_key(canvas, (w * pdf.K, h * pdf.K))  # as face_form asked: known
+            key = d.form_key(canvas, (w * K, h * K))  # as face_form asked: known
         finally:
             d.plan = None
         if key is not None and key in self.cache.forms:
@@ -102,8 +104,8 @@ class _Again:
 
     __slots__ = ("compile", "face")
 
-    def __init__(self, compile: Callable[[str], tuple[svgdraw.Op, ...]], face: Face) -> None:
+    def __init__(self, compile: Callable[[str], tuple[Op, ...]], face: Face) -> None:
         self.compile, self.face = compile, face
 
-    def __call__(self) -> tuple[svgdraw.Op, ...]:
+    def __call__(self) -> tuple[Op, ...]:
         return self.compile(self.face.svg)

@@ -9,7 +9,7 @@ import hashlib
 import jinja2
 
 from pnpkit.build import cachefile
-from pnpkit.faces import render, sharedreads
+from pnpkit.faces import render, sharedreads, templates, textboxes
 from pnpkit.pack.model import Group, Item, Pack
 from pnpkit.typeset import fonts
 
@@ -95,7 +95,7 @@ class FaceKeys:
         reads = self.reads
         if name not in reads:
             try:
-                reads[name] = render.shared_reads(env, name)
+                reads[name] = templates.shared_reads(env, name)
             except jinja2.TemplateError:  # its key is None (_template_sources): never kept
                 reads[name] = sharedreads.EVERYTHING
         return reads[name]
@@ -139,7 +139,7 @@ class FaceKeys:
                 sharedreads.values(shared, reads),
                 pack.print.min_font_pt,
                 fonts.signature(),
-                sorted(render.icon_files(pack)),
+                sorted(textboxes.icon_files(pack)),
             ):
                 h.update(repr(part).encode() + b"\0")
             if pack.rules_file is not None:  # it may register template functions
@@ -150,15 +150,15 @@ class FaceKeys:
     def _template_sources(self, env: jinja2.Environment, name: str) -> bytes | None:
         """The file names and sources of a template and every template it uses (all of them
         when it names one by a variable), hashed; None if one cannot be read or parsed."""
-        templates = self.templates
-        if name not in templates:
+        sources = self.templates
+        if name not in sources:
             try:
-                family = render.template_family(env, name)
+                family = templates.template_family(env, name)
             except jinja2.TemplateError:
-                templates[name] = None
+                sources[name] = None
             else:
-                templates[name] = _family_hash(family)
-        return templates[name]
+                sources[name] = _family_hash(family)
+        return sources[name]
 
 
 class _FaceKey:
@@ -174,7 +174,7 @@ class _FaceKey:
 
 
 def _family_hash(family: list[tuple[str, str, str]]) -> bytes:
-    """A hash of a template family's names, files and sources (render.template_family)."""
+    """A hash of a template family's names, files and sources (templates.template_family)."""
     h = hashlib.sha256()
     for current, filename, source in family:
         h.update(f"{current}\0{filename}\0{source}\0".encode())

@@ -31,6 +31,8 @@ from pnpkit.build.cachefile import Findings
 from pnpkit.checks import cvd, rules, textcheck, trust
 from pnpkit.errors import Location, Problem
 from pnpkit.faces import render
+from pnpkit.faces.problems import find_in_template, find_text_in_template
+from pnpkit.faces.sandbox import environment
 from pnpkit.impose import layout
 from pnpkit.kinds.registry import Registry, default_registry
 from pnpkit.kit import guide
@@ -40,6 +42,8 @@ from pnpkit.pack.model import Face, Pack, PrintOverrides
 from pnpkit.pdf import calibration, foldmarks
 from pnpkit.pdf import writer as pdf
 from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.drawing import Drawing
+from pnpkit.svg.ops import Op, Resolver, SvgError
 from pnpkit.typeset import fonts, shaping
 from pnpkit.units import SIZES
 
@@ -105,7 +109,7 @@ def validate(
     if usage:
         result.problems = _sorted(problems + usage)
         return result
-    env = render.environment(pack, reg)
+    env = environment(pack, reg)
     env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
     if cache is not None:
         cache.begin(pack)
@@ -157,7 +161,7 @@ def _faces(
     """Render, compile, check and impose each language's faces into result; their problems
     (result.problems: the pack's, found before). `stream`: see validate()."""
     problems: list[Problem] = []
-    compiled: dict[str, svgdraw.Drawing | None] = {}
+    compiled: dict[str, Drawing | None] = {}
     for lang in langs:
         if stream and cache is not None and _faces_in(pack) >= earlyforms.STREAM_FROM:
             faces = _streamed(pack, lang, env, cache, result, compiled, problems)
@@ -191,7 +195,7 @@ def _streamed(
     env: jinja2.Environment,
     cache: Cache,
     result: Result,
-    compiled: dict[str, svgdraw.Drawing | None],
+    compiled: dict[str, Drawing | None],
     problems: list[Problem],
 ) -> list[Face]:
     """_faces() for one language of a large build: render, compile and check its faces a batch
@@ -238,10 +242,10 @@ def _placed(pack: Pack) -> Callable[[Face], bool]:
     return placed
 
 
-def _compiler(pack: Pack) -> Callable[[str], tuple[svgdraw.Op, ...]]:
+def _compiler(pack: Pack) -> Callable[[str], tuple[Op, ...]]:
     """A released drawing's ops, compiled again from its SVG (it drew without a problem)."""
 
-    def again(svg: str) -> tuple[svgdraw.Op, ...]:
+    def again(svg: str) -> tuple[Op, ...]:
         return svgdraw.compile_svg(svg, lambda href: paths.image_file(pack.root, href)).ops
 
     return again
@@ -250,8 +254,8 @@ def _compiler(pack: Pack) -> Callable[[str], tuple[svgdraw.Op, ...]]:
 def _compile(
     pack: Pack,
     faces: list[Face],
-    compile_svg: Callable[[str, svgdraw.Resolver], svgdraw.Drawing],
-    compiled: dict[str, svgdraw.Drawing | None],
+    compile_svg: Callable[[str, Resolver], Drawing],
+    compiled: dict[str, Drawing | None],
     env: jinja2.Environment,
 ) -> list[Problem]:
     """Compile each distinct SVG once (compile_svg may take it from the cache); faces with the same
@@ -272,7 +276,7 @@ def _compile(
         if key not in compiled:
             try:
                 compiled[key] = compile_svg(face.svg, resolve)
-            except svgdraw.SvgError as exc:
+            except SvgError as exc:
                 compiled[key] = None
                 problems += [
                     _svg_problem(env, face, line, message, *art)
@@ -312,7 +316,7 @@ def _check_texts(
         settings = (full_size, face.bleed, min_pt, safe, True)
         found = cache.text_findings(face.drawing, settings, check) if cache else check()
         for text, message in found:
-            where = render.find_text_in_template(env, face.template, text)
+            where = find_text_in_template(env, face.template, text)
             where = where or face.where
             detail = "" if where is not face.where else f" (the {face.side} of '{face.item}')"
             out.append(Problem(where, message + detail, "text", "warning"))
@@ -326,7 +330,7 @@ def _svg_problem(
     a problem inside an SVG image file points into that file."""
     if art is not None:
         return Problem(Location(display_path(Path(art)), line, 1), message, "svg")
-    found = render.find_in_template(env, face.template, message)
+    found = find_in_template(env, face.template, message)
     if found is not None:
         return Problem(found, message, "svg")
     return Problem(

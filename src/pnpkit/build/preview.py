@@ -33,7 +33,7 @@ from pnpkit.build import output
 from pnpkit.errors import Problem
 from pnpkit.pack import paths
 from pnpkit.pack.model import Face, Item, Pack
-from pnpkit.svg.compiler import ImageOp
+from pnpkit.svg.ops import ImageOp
 
 if TYPE_CHECKING:  # build imports this module
     from pnpkit.build.pipeline import Result

@@ -22,20 +22,10 @@ from typing import Any
 
 from reportlab.pdfbase import pdfmetrics
 
-from pnpkit.svg.compiler import (
-    Clip,
-    Gradient,
-    ImageOp,
-    Op,
-    PathOp,
-    Restore,
-    Save,
-    TextOp,
-    Transform,
-)
+from pnpkit.svg.ops import Clip, Gradient, ImageOp, Op, PathOp, Restore, Save, TextOp, Transform
 
 LARGEST = 1e15  # far beyond any drawing's number (a coordinate is at most 1e7,
-# svgdraw.MAX_NUMBER), short of where ReportLab fails (1e21)
+# svg.values.MAX_NUMBER), short of where ReportLab fails (1e21)
 SEGMENTS = MappingProxyType(
     {"moveTo": 2, "lineTo": 2, "curveTo": 6, "rect": 4, "close": 0}
 )  # name: numbers

@@ -1,6 +1,6 @@
 """Every text a face draws, measured where it lands, whether text_box() wrote it or a raw <text>.
 
-A compiled face (svgdraw.Drawing) is replayed without a canvas: the transforms
+A compiled face (svg.drawing.Drawing) is replayed without a canvas: the transforms
 are followed, so a 3-unit font under scale(0.7) is reported at the size it
 prints. Each text is checked against the pack's minimum size, the safe zone and
 the cut line, and its colour against the colour drawn under it (WCAG 2 contrast:
@@ -16,9 +16,9 @@ from typing import NamedTuple
 
 from pnpkit import memo, workspace
 from pnpkit.pack.model import Face
-from pnpkit.svg.compiler import (
+from pnpkit.svg.drawing import Drawing
+from pnpkit.svg.ops import (
     Clip,
-    Drawing,
     Gradient,
     ImageOp,
     Matrix,
@@ -28,9 +28,8 @@ from pnpkit.svg.compiler import (
     Segs,
     TextOp,
     Transform,
-    apply,
-    compose,
 )
+from pnpkit.svg.values import apply, compose
 from pnpkit.typeset import shaping
 from pnpkit.units import PT_PER_MM
 
@@ -104,7 +103,7 @@ def texts(drawing: Drawing) -> list[Text]:
     stack: list[tuple[Matrix, Box | None]] = []
     out: list[Text] = []
     grounds: list[_Ground] = []
-    for op in drawing.ops:  # by exact type: svgdraw.Op's NamedTuples, most common first
+    for op in drawing.ops:  # by exact type: svg.ops.Op's NamedTuples, most common first
         if type(op) is PathOp or type(op) is Gradient or type(op) is ImageOp:
             ground = _ground(op, ctm, clip, grounds)
             if ground is not None:

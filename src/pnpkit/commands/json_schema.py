@@ -32,7 +32,7 @@ from typing import Any
 from pnpkit import units
 from pnpkit.kinds import labels
 from pnpkit.kinds.registry import default_registry
-from pnpkit.pack import packformat, schema
+from pnpkit.pack import groups, items, packformat, schema
 from pnpkit.pack.model import KINDS, PROVENANCE
 from pnpkit.pack.paths import LANG_TAG, MAX_LANG, MAX_NAME, NAME
 
@@ -188,7 +188,7 @@ GROUP = MappingProxyType(
         "fields": {
             "type": "object",
             "additionalProperties": {"$ref": "#/definitions/field"},
-            "propertyNames": {"not": {"enum": list(schema.ITEM_KEYS)}},
+            "propertyNames": {"not": {"enum": list(items.ITEM_KEYS)}},
         },
         "items": {
             "anyOf": [
@@ -267,7 +267,7 @@ ITEM = MappingProxyType(
 FIELD = MappingProxyType(
     {
         "type": {
-            "enum": list(schema.FIELD_TYPES),
+            "enum": list(items.FIELD_TYPES),
             "description": "text (localised), string, int, number, bool, enum or list.",
         },
         "required": {
@@ -414,7 +414,7 @@ def _check() -> Schema:
 
 
 def _definitions() -> Schema:
-    group = _object(_described(GROUP, packformat.GROUP), schema.GROUP_KEYS, "group")
+    group = _object(_described(GROUP, packformat.GROUP), groups.GROUP_KEYS, "group")
     group.update(
         required=["kind", "size", "front"],
         **{
@@ -432,14 +432,14 @@ def _definitions() -> Schema:
             "else": {"anyOf": [{"required": ["items"]}, {"required": ["generate"]}]},
         },
     )
-    item = _object(ITEM, schema.ITEM_KEYS, "item")
+    item = _object(ITEM, items.ITEM_KEYS, "item")
     item.update(
         additionalProperties=True,
         required=["id"],
         **{"not": {"required": ["count", "per_player"]}},
         description="An item: id, count, ... and a value for each of the group's fields.",
     )
-    field = _object(FIELD, schema.FIELD_KEYS, "field")
+    field = _object(FIELD, items.FIELD_KEYS, "field")
     field.update(required=["type"])
     return {
         "print": _object(PRINT, schema.PRINT_KEYS, "print"),
@@ -475,7 +475,7 @@ def _definitions() -> Schema:
             "description": "A product of value lists; any other key (a field, count, "
             "tags, provenance) is given to every generated item.",
         },
-        "field": {"anyOf": [{"enum": list(schema.FIELD_TYPES)}, field]},
+        "field": {"anyOf": [{"enum": list(items.FIELD_TYPES)}, field]},
     }
 
 

@@ -6,8 +6,8 @@ import argparse
 import math
 from pathlib import Path
 
+from pnpkit.pack.groups import MAX_BACK_OFFSET
 from pnpkit.pack.model import BACK_MODES, PrintOverrides, PrintSettings
-from pnpkit.pack.schema import MAX_BACK_OFFSET
 from pnpkit.units import PAPERS
 
 

@@ -44,7 +44,7 @@ from pnpkit.build.pipeline import Result
 from pnpkit.checks import trust
 from pnpkit.commands.options import add_print_options, print_overrides
 from pnpkit.errors import ALL_WARNINGS_HELP, folded
-from pnpkit.faces import render
+from pnpkit.faces import templates
 from pnpkit.pack.model import PrintOverrides
 from pnpkit.pack.paths import lang_option
 from pnpkit.workspace import Workspace
@@ -218,7 +218,7 @@ class Watcher:
     def folders(self) -> list[Path]:
         """The pack's folder and the template folders it renders with (shared ones included)."""
         # template_dirs reads only the pack's root, which is all a pack that may not parse has
-        dirs = [self.pack] + render.template_dirs(cast("Pack", SimpleNamespace(root=self.pack)))
+        dirs = [self.pack] + templates.template_dirs(cast("Pack", SimpleNamespace(root=self.pack)))
         return list(dict.fromkeys(d.resolve() for d in dirs if d.is_dir()))
 
     def snapshot(self) -> Snapshot:

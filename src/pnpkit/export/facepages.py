@@ -27,7 +27,7 @@ from pnpkit import workspace
 from pnpkit.export.rastercache import RasterCache
 from pnpkit.export.rastercache import render as render_cached
 from pnpkit.pack.model import Face
-from pnpkit.pdf import writer as pdf
+from pnpkit.pdf.forms import face_form
 from pnpkit.typeset import fonts
 from pnpkit.units import PT_PER_MM
 
@@ -90,7 +90,7 @@ def write_faces_pdf(
         )
         c.clipPath(clip, stroke=0, fill=0)
         c.translate((x0 - b) * K, (y0 - b) * K)
-        c.doForm(pdf.face_form(c, face, forms))
+        c.doForm(face_form(c, face, forms))
         c.restoreState()
         tw, th = sheet.trim or (
             w,

@@ -22,20 +22,9 @@ from typing import TYPE_CHECKING, cast
 
 from PIL import Image
 
-from pnpkit.svg.compiler import (
-    Drawing,
-    Fill,
-    ImageOp,
-    Matrix,
-    Op,
-    PathOp,
-    Restore,
-    Save,
-    TextOp,
-    Transform,
-    apply,
-    compose,
-)
+from pnpkit.svg.drawing import Drawing
+from pnpkit.svg.ops import Fill, ImageOp, Matrix, Op, PathOp, Restore, Save, TextOp, Transform
+from pnpkit.svg.values import apply, compose
 
 if TYPE_CHECKING:
     from pnpkit.pack.model import Face, Pack

@@ -42,7 +42,8 @@ from pnpkit import workspace
 from pnpkit.errors import Problem
 from pnpkit.export import facepages
 from pnpkit.pack.model import Face
-from pnpkit.svg.compiler import Drawing, Fill, Gradient, ImageOp, PathOp, Stroke, TextOp
+from pnpkit.svg.drawing import Drawing
+from pnpkit.svg.ops import Fill, Gradient, ImageOp, PathOp, Stroke, TextOp
 from pnpkit.typeset import fonts
 
 # what ReportLab's canvas takes as a colour

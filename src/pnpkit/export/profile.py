@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pnpkit.errors import Location, Problem
 from pnpkit.pack.checker import Reader, did_you_mean
-from pnpkit.pack.loader import Path_, load_yaml
+from pnpkit.pack.loader import load_yaml
 from pnpkit.pack.model import KINDS
+from pnpkit.pack.yamldoc import Path_
 from pnpkit.units import MM_PER
 
 if TYPE_CHECKING:  # pdfx is imported only where a profile asks for PDF/X

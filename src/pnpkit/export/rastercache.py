@@ -28,7 +28,7 @@ from pnpkit import filelimits, workspace
 from pnpkit.build import output
 from pnpkit.build.cachefile import engine
 from pnpkit.build.pipeline import CACHE_DIR
-from pnpkit.svg.compiler import ImageOp, Op
+from pnpkit.svg.ops import ImageOp, Op
 
 KEEP_DAYS = 14
 

@@ -31,7 +31,7 @@ from pnpkit.pack.paths import display_path
 if TYPE_CHECKING:
     import svgwrite
 
-    from pnpkit.faces.render import TextBoxes
+    from pnpkit.faces.textboxes import TextBoxes
     from pnpkit.pack.model import Pack
 
 FaceKey = tuple[str, str, str]  # (group, item, side)
@@ -144,18 +144,56 @@ def run(
     if not jobs:
         return {}, []
     if not trusted:
-        names = sorted({spec for _, spec, *_ in jobs})
-        return {}, [
-            Problem(
-                jobs[0][2],
-                "the pack is not trusted, so its Python faces "
-                f"({', '.join(names)}: {len(jobs)} face(s)) "
-                f"were not drawn; if you trust its author: pnpkit trust {display_path(pack.root)} "
-                "(or --trust for one run)",
-                "trust",
-            )
-        ]
+        return {}, [_untrusted(pack, jobs)]
     problems: list[Problem] = []
+    runnable = _runnable(pack, jobs, problems)
+    outcome = packcode.run(lambda step: _draw(pack, runnable, step), seconds)
+    faces: dict[FaceKey, str] = {}
+    if not outcome.done:
+        n = outcome.step if isinstance(outcome.step, int) else 0
+        what = (
+            f"did not finish within {seconds:g} s and was "
+            "stopped (if it is just slow: --code-timeout SECONDS)"
+            if outcome.timed_out
+            else f"was stopped: {outcome.crashed}"
+        )
+        if runnable:
+            problems.append(
+                Problem(runnable[n][2], f"Python face {runnable[n][1]} {what}", "python-face")
+            )
+        return faces, problems
+    for n, svg, error, found in cast(list[list[Any]], outcome.value):  # _draw()'s, through JSON
+        key, spec, where = runnable[n][:3]
+        problems += [Problem(Location(*row[:3]), *row[3:]) for row in found]
+        if error is not None:
+            file, line, message = error
+            problems.append(
+                Problem(
+                    Location(file, line, 1),
+                    f"Python face {spec} raised {message} (drawing {key[2]} of '{key[1]}')",
+                    "python-face",
+                )
+            )
+        else:
+            faces[key] = svg
+    return faces, problems
+
+
+def _untrusted(pack: Pack, jobs: list[Job]) -> Problem:
+    """Why no Python face was drawn: the pack is not trusted."""
+    names = sorted({spec for _, spec, *_ in jobs})
+    return Problem(
+        jobs[0][2],
+        "the pack is not trusted, so its Python faces "
+        f"({', '.join(names)}: {len(jobs)} face(s)) "
+        f"were not drawn; if you trust its author: pnpkit trust {display_path(pack.root)} "
+        "(or --trust for one run)",
+        "trust",
+    )
+
+
+def _runnable(pack: Pack, jobs: list[Job], problems: list[Problem]) -> list[Job]:
+    """The jobs whose file lies inside the pack and exists; a problem for each other one."""
     runnable: list[Job] = []
     for job in jobs:
         file = SPEC.match(job[1]).group(1)  # type: ignore[union-attr]  # is_python() chose it
@@ -178,73 +216,46 @@ def run(
             )
         else:
             runnable.append(job)
+    return runnable
 
-    def work(step: Callable[[object], None]) -> list[list[Any]]:
-        out: list[list[Any]] = []
-        modules: dict[str, ModuleType] = {}
-        for n, (_key, spec, _where, context, make_text_box) in enumerate(runnable):
-            step(n)
-            file, fn_name = SPEC.match(spec).groups()  # type: ignore[union-attr]
-            path = pack.root / file
-            found: list[Problem] = []
-            try:
-                if file not in modules:
-                    modules[file] = _load(path)
-                fn = getattr(modules[file], fn_name, None)
-                if not callable(fn):
-                    raise AttributeError(f"{file} has no function '{fn_name}'")
-                boxes = make_text_box(found)
-                svg = _svg_text(
-                    fn(
-                        {
-                            **context,
-                            "text_box": _marked(boxes),
-                            "macros": Macros(boxes.env, {**context, "text_box": boxes}),
-                        }
-                    )
-                )
-                out.append([n, svg, None, [_dump(p) for p in found]])
-            except Exception as exc:  # noqa: BLE001 (the pack's code)
-                out.append(
-                    [
-                        n,
-                        None,
-                        [display_path(path), _where_in(path, exc), f"{type(exc).__name__}: {exc}"],
-                        [_dump(p) for p in found],
-                    ]
-                )
-        return out
 
-    outcome = packcode.run(work, seconds)
-    faces: dict[FaceKey, str] = {}
-    if not outcome.done:
-        n = outcome.step if isinstance(outcome.step, int) else 0
-        what = (
-            f"did not finish within {seconds:g} s and was "
-            "stopped (if it is just slow: --code-timeout SECONDS)"
-            if outcome.timed_out
-            else f"was stopped: {outcome.crashed}"
-        )
-        if runnable:
-            problems.append(
-                Problem(runnable[n][2], f"Python face {runnable[n][1]} {what}", "python-face")
-            )
-        return faces, problems
-    for n, svg, error, found in cast(list[list[Any]], outcome.value):  # work()'s, through JSON
-        key, spec, where = runnable[n][:3]
-        problems += [Problem(Location(*row[:3]), *row[3:]) for row in found]
-        if error is not None:
-            file, line, message = error
-            problems.append(
-                Problem(
-                    Location(file, line, 1),
-                    f"Python face {spec} raised {message} (drawing {key[2]} of '{key[1]}')",
-                    "python-face",
+def _draw(pack: Pack, runnable: list[Job], step: Callable[[object], None]) -> list[list[Any]]:
+    """Each runnable face drawn by the pack's code (in packcode's child): [n, svg, error,
+    problems] rows, plain data for the way back."""
+    out: list[list[Any]] = []
+    modules: dict[str, ModuleType] = {}
+    for n, (_key, spec, _where, context, make_text_box) in enumerate(runnable):
+        step(n)
+        file, fn_name = SPEC.match(spec).groups()  # type: ignore[union-attr]
+        path = pack.root / file
+        found: list[Problem] = []
+        try:
+            if file not in modules:
+                modules[file] = _load(path)
+            fn = getattr(modules[file], fn_name, None)
+            if not callable(fn):
+                raise AttributeError(f"{file} has no function '{fn_name}'")
+            boxes = make_text_box(found)
+            svg = _svg_text(
+                fn(
+                    {
+                        **context,
+                        "text_box": _marked(boxes),
+                        "macros": Macros(boxes.env, {**context, "text_box": boxes}),
+                    }
                 )
             )
-        else:
-            faces[key] = svg
-    return faces, problems
+            out.append([n, svg, None, [_dump(p) for p in found]])
+        except Exception as exc:  # noqa: BLE001 (the pack's code)
+            out.append(
+                [
+                    n,
+                    None,
+                    [display_path(path), _where_in(path, exc), f"{type(exc).__name__}: {exc}"],
+                    [_dump(p) for p in found],
+                ]
+            )
+    return out
 
 
 def _dump(p: Problem) -> list[object]:

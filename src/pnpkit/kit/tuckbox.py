@@ -19,7 +19,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit.errors import Problem
 from pnpkit.pack.model import Face, Group, Pack
-from pnpkit.pdf.writer import face_form
+from pnpkit.pdf.forms import face_form
 from pnpkit.typeset import fonts
 from pnpkit.units import PT_PER_MM, SIZES
 

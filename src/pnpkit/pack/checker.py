@@ -13,8 +13,8 @@ from types import MappingProxyType
 from typing import Any, cast
 
 from pnpkit.errors import Problem
-from pnpkit.pack.loader import Document, Path_
 from pnpkit.pack.paths import name_problem
+from pnpkit.pack.yamldoc import Document, Path_
 from pnpkit.units import UnitError, describe, parse_length, parse_size
 
 MISSING = object()

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from pnpkit.pack.checker import Reader, did_you_mean
-from pnpkit.pack.loader import Path_
 from pnpkit.pack.model import Group, GuideSpec, TuckSpec
+from pnpkit.pack.yamldoc import Path_
 from pnpkit.units import describe
 
 GUIDE_KEYS = ("cover", "names", "supplies", "steps")

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 from pnpkit.errors import Location, Problem
 from pnpkit.pack import sheets
 from pnpkit.pack.checker import Reader, did_you_mean
-from pnpkit.pack.loader import MAX_DIGITS, Document, Path_, display_path
+from pnpkit.pack.loader import display_path
 from pnpkit.pack.paths import name_problem
+from pnpkit.pack.yamldoc import MAX_DIGITS, Document, Path_
 from pnpkit.units import describe
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from pnpkit.pack.packformat import KINDS as KINDS
 from pnpkit.pack.packformat import ORIENTATIONS as ORIENTATIONS
 
 if TYPE_CHECKING:  # the loader's types, for annotations only
-    from pnpkit.pack.loader import Document, Path_
+    from pnpkit.pack.yamldoc import Document, Path_
 
 Shape = tuple[str, float]  # ("rect" | "rounded" | "circle" | "hex", radius mm or 0)
 
@@ -250,7 +250,7 @@ class Face:
     kind: str
     svg: str
     where: Location
-    drawing: object = None  # svgdraw.Drawing once compiled
+    drawing: object = None  # svg.drawing.Drawing once compiled
     template: str = ""  # the template (or Python face) that drew it: where its problems point
     broken: bool = False  # drawing it failed (its problems are reported): nothing more is checked
     shape: Shape = ("rect", 0.0)  # the group's shape: cut guide and clip on the sheet

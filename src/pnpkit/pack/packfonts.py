@@ -22,8 +22,8 @@ from reportlab.pdfbase.ttfonts import TTFError, TTFontFile
 from pnpkit import filelimits
 from pnpkit.errors import MAX_QUOTED, one_line
 from pnpkit.pack.checker import Reader
-from pnpkit.pack.loader import Path_
 from pnpkit.pack.paths import display_path
+from pnpkit.pack.yamldoc import Path_
 from pnpkit.typeset import fonts
 from pnpkit.units import describe
 

@@ -113,7 +113,7 @@ def known(name: str) -> str:
     """name, the shipped face of that name registered if it was not yet: each is registered when
     first named (a pack rarely uses all four, and reading one costs 30-40 ms), by face_name()
     for a template's text and here for a name that comes another way (a drawing from the cache
-    or from a worker, svgdraw.op_from_row). Any other name is returned as it is: a pack's face
+    or from a worker, svg.ops.op_from_row). Any other name is returned as it is: a pack's face
     (use()), or a name ReportLab does not know."""
     filename = _SHIPPED.get(name)
     if filename is not None and name not in pdfmetrics.getRegisteredFontNames():

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from markupsafe import escape
 
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.text import LaidLine, c14n_text, laid_line, laid_whitespace
 from pnpkit.typeset import fonts, shaping
 from pnpkit.units import MM_PER
 
@@ -330,9 +330,9 @@ def _style(
     return style + weight if canonical else weight + style
 
 
-# A line's <tspan>s as laid out for svgdraw (svgdraw.lay_out): each one's canonical XML and how
+# A line's <tspan>s as laid out for svgdraw (lay_out): each one's canonical XML and how
 # it compiles; None where svgdraw must read them (right-to-left text, unusual whitespace).
-Laid = list[tuple[str, svgdraw.LaidLine]] | None
+Laid = list[tuple[str, LaidLine]] | None
 
 
 def line_svg(
@@ -362,11 +362,11 @@ def line_svg(
         x_attr, y_attr = f"{x:.3f}", f"{y:.3f}"
         at = f'x="{x_attr}" y="{y_attr}"'
         tspan = f"<tspan {at}{direction}>{inner}</tspan>"
-        if direction or not svgdraw.laid_whitespace(joined):
+        if direction or not laid_whitespace(joined):
             return tspan, "", None
         # each run is one text node: the tspan's text or a span's, or a span's tail
         runs = [(text, layout.font(bold, italic)) for text, bold, italic in texts]
-        laid = svgdraw.laid_line(x_attr, y_attr, None, runs)
+        laid = laid_line(x_attr, y_attr, None, runs)
         if laid is None:
             return tspan, "", None
         # its canonical XML is the tspan as written, but for quotes (escaped here, not there)
@@ -374,9 +374,9 @@ def line_svg(
         quoted = "'" in joined or '"' in joined
         if quoted or any(b != base[0] and i != base[1] for _, b, i in texts):
             tspan_key = "".join(
-                svgdraw.c14n_text(text)
+                c14n_text(text)
                 if (bold, italic) == base
-                else f"<tspan{_style(bold, italic, *base, True)}>{svgdraw.c14n_text(text)}</tspan>"
+                else f"<tspan{_style(bold, italic, *base, True)}>{c14n_text(text)}</tspan>"
                 for text, bold, italic in texts
             )
             return tspan, "", [(f"<tspan {at}>{tspan_key}</tspan>", laid)]
@@ -411,12 +411,12 @@ def line_svg(
                 f'direction="{"rtl" if rtl else "ltr"}"'
                 f"{_style(bold, italic, *base)}>{escape(body)}</tspan>"
             )
-            if pieces is not None and not rtl and not bidi and svgdraw.laid_whitespace(body):
-                piece = svgdraw.laid_line(x_attr, y_attr, 0.0, ((body, font),))
+            if pieces is not None and not rtl and not bidi and laid_whitespace(body):
+                piece = laid_line(x_attr, y_attr, 0.0, ((body, font),))
                 key = (
                     f'<tspan direction="ltr"{_style(bold, italic, *base, True)} '
                     f'text-anchor="start" x="{x_attr}" y="{y_attr}">'
-                    f"{svgdraw.c14n_text(body)}</tspan>"
+                    f"{c14n_text(body)}</tspan>"
                 )
                 pieces = None if piece is None else pieces + [(key, piece)]
             else:

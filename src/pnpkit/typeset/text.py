@@ -12,7 +12,16 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from pnpkit.svg import compiler as svgdraw
+from pnpkit.svg.text import (
+    LaidLine,
+    LaidText,
+    c14n_text,
+    c14n_text_start,
+    laid_line,
+    laid_whitespace,
+    lay_out,
+    layable,
+)
 from pnpkit.typeset import fonts
 from pnpkit.units import MM_PER
 
@@ -118,11 +127,11 @@ def svg_text(
     spans = "".join(
         f'<tspan x="{x}" y="{y}">{escape(line)}</tspan>' for (x, y), line in zip(at, fitted.lines)
     )
-    if every_glyph and svgdraw.layable(font_family, fill):
+    if every_glyph and layable(font_family, fill):
         laid = _laid(fitted.lines, at, face)
         if laid is not None:
-            key = f"{svgdraw.c14n_text_start(own)}{laid[0]}</text>"
-            svgdraw.lay_out(key, svgdraw.LaidText(font_family, bold, italic, laid[1]))
+            key = f"{c14n_text_start(own)}{laid[0]}</text>"
+            lay_out(key, LaidText(font_family, bold, italic, laid[1]))
     return Markup(f"<text {attrs}>{spans}</text>")
 
 
@@ -142,16 +151,16 @@ def text_attributes(
 
 def _laid(
     lines: list[str], at: list[tuple[str, str]], face: str
-) -> tuple[str, tuple[svgdraw.LaidLine, ...]] | None:
+) -> tuple[str, tuple[LaidLine, ...]] | None:
     """svg_text()'s tspans (at: each one's x and y as written) as svgdraw compiles them
-    (svgdraw.lay_out), with their canonical XML; None if svgdraw must read them."""
+    (lay_out), with their canonical XML; None if svgdraw must read them."""
     keys, laid = [], []
     for (x, y), line in zip(at, lines):
-        if not svgdraw.laid_whitespace(line):
+        if not laid_whitespace(line):
             return None
-        one = svgdraw.laid_line(x, y, None, [(line, face)])
+        one = laid_line(x, y, None, [(line, face)])
         if one is None:
             return None
-        keys.append(f'<tspan x="{x}" y="{y}">{svgdraw.c14n_text(line)}</tspan>')
+        keys.append(f'<tspan x="{x}" y="{y}">{c14n_text(line)}</tspan>')
         laid.append(one)
     return "".join(keys), tuple(laid)

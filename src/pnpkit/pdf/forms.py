@@ -1,0 +1,335 @@
+"""Each distinct face as one PDF form (beginForm/doForm), drawn once and placed wherever it
+prints; a form's bytes are kept by its drawing and fonts, so a rebuild reuses them."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import weakref
+import zlib
+from collections.abc import Callable
+from typing import Protocol, cast, runtime_checkable
+
+from reportlab import rl_config
+from reportlab.pdfbase import pdfdoc
+from reportlab.pdfgen.canvas import Canvas
+
+from pnpkit import memo, workspace
+from pnpkit.impose.layout import Page, Placement
+from pnpkit.pack.model import Face
+from pnpkit.pdf.marks import K, _stamp
+
+
+class Extras(Protocol):
+    """Pages a PDF holds besides its faces and print check (guide.Kit): drawn through the PDF's
+    forms (`forms`, shared with the faces); each returns how many pages it drew."""
+
+    def draw_before(self, c: Canvas, forms: dict[str, str]) -> int: ...
+
+    def draw_after(self, c: Canvas, forms: dict[str, str], first: int) -> int: ...
+
+
+@runtime_checkable
+class Drawable(Protocol):
+    """What a face's drawing is once compiled: an svg.drawing.Drawing, or a face flattened to pixels
+    (pdfx.Raster) for PDF/X."""
+
+    def draw(self, canvas: Canvas, x_pt: float = 0, y_pt: float = 0) -> None: ...
+
+
+# a form object's bytes (or what reads them back when the document is saved: a large build
+# keeps them on disk, cache._Spill), the PDF version its drawing needs
+Kept = tuple[bytes | Callable[[], bytes], tuple[int, int]]
+
+
+class FormStore(Protocol):
+    """A drawing that remembers the PDF form it became (cache.FormDrawing): the form's finished
+    bytes, under a key of everything they depend on in this document (None: not kept here)."""
+
+    def form_key(self, canvas: Canvas, bbox: tuple[float, float]) -> bytes | None: ...
+
+    def kept_form(self, key: bytes) -> Kept | None: ...
+
+    def keep_form(self, key: bytes, kept: Kept) -> None: ...
+
+
+class EncodedForm(pdfdoc.PDFObject):
+    """A form XObject formatted already: what PDFFormXObject.format() gave, written as is when
+    the document is saved. Only a form whose bytes name no object but the fonts' dictionary
+    (object 1 in every document) is kept so, so its bytes hold in any document. `data` may be
+    what reads them back, then, from where a large build keeps them (Kept)."""
+
+    def __init__(self, data: bytes | Callable[[], bytes]) -> None:
+        self.data = data
+
+    def format(self, document: pdfdoc.PDFDocument) -> bytes:
+        data = self.data
+        return data if isinstance(data, bytes) else data()
+
+
+def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
+    """The name of the form holding this face's drawing, drawn into the PDF the first time.
+
+    `forms` is keyed by face.svg_key (the SVG text: Python keeps a string's hash, so a repeat
+    costs a lookup); the name comes from its content, so the bytes never depend on build order.
+    A form is formatted as soon as it is drawn (its operators give way to its compressed
+    bytes), and a drawing that kept those bytes from an earlier build under the same key
+    (FormStore: the same font codes) is not drawn at all.
+    """
+    svg_key = face.svg_key
+    if svg_key not in forms:
+        name = svg_key if face.svg_key_is_name else form_name(svg_key)
+        w, h = face.full_size
+        # hasattr, not isinstance(Drawable): a runtime protocol's check costs a thousand forms
+        # tens of milliseconds
+        assert hasattr(face.drawing, "draw"), "faces are compiled before they are written"
+        drawing = cast(Drawable, face.drawing)
+        store = cast(FormStore, drawing) if hasattr(drawing, "kept_form") else None
+        key = store.form_key(c, (w * K, h * K)) if store else None
+        kept = store.kept_form(key) if store and key else None
+        if kept is not None and _at_page_start(c):
+            _register(c, name, kept)
+        else:
+            c.beginForm(name, 0, 0, w * K, h * K)
+            if kept is None:
+                made = _draw_form(c, name, drawing)
+                if made is not None and store and key:
+                    store.keep_form(key, made)
+            else:
+                c.endForm()  # empty, and replaced at once: the canvas goes through the same states
+                _replace(c, name, kept)
+        forms[svg_key] = name
+    return forms[svg_key]
+
+
+# Form names by SVG text, kept from one PDF to the next (watch writes the same faces again):
+# the string's hash is kept by Python, a look-up costs less than hashing a face's SVG anew.
+NAMES_KEPT = 20_000  # SVGs; more, and it starts afresh (it holds the texts: a few kB each)
+_NAMES = workspace.Memo[str, str]("pdf.names")
+
+
+def form_name(svg: str) -> str:
+    """The name of the form an SVG is drawn into: a digest of the text."""
+    name = _NAMES.get(svg)
+    if name is None:
+        name = "F" + hashlib.sha1(svg.encode("utf-8")).hexdigest()[:16]
+        if memo.handing_on():  # a long-lived process writes the same faces again
+            memo.remember(_NAMES, svg, name, NAMES_KEPT)
+    return name
+
+
+def _at_page_start(c: Canvas) -> bool:
+    """Nothing drawn on the page yet, nor a form open: where write_pdf() places its forms."""
+    inside = cast(_Accumulators, c)
+    return not inside._code and inside._formData is None and not inside._codeStack
+
+
+def _register(c: Canvas, name: str, kept: Kept) -> None:
+    """What beginForm(), endForm() and _replace() do with an empty form at the start of a page,
+    without them: the document gets the kept bytes as the form's object, under the number it
+    would have had (the canvas's state and its page's accumulators would end as they began)."""
+    doc = _doc(c)
+    doc.inForm()
+    doc.Reference(EncodedForm(kept[0]), pdfdoc.xObjectName(name))
+    doc.inObject = None  # as addForm() leaves it
+    if kept[1] >= pdfdoc.PDF_SUPPORT_VERSION["transparency"]:
+        c._doc.ensureMinPdfVersion("transparency")  # type: ignore[attr-defined]  # as it did
+
+
+class _Accumulators(Protocol):
+    """What _at_page_start() reads of ReportLab's Canvas (not in types-reportlab)."""
+
+    _code: list[str]
+    _formData: object
+    _codeStack: list[object]
+
+
+class _Doc(Protocol):
+    """What face_form reads and writes of ReportLab's document (not in types-reportlab)."""
+
+    _pdfVersion: tuple[int, int]
+    objectcounter: int
+    idToObject: dict[str, object]
+    inObject: str | None
+
+    def inForm(self) -> None: ...
+
+    def Reference(self, obj: object, name: str | None = None) -> object: ...  # noqa: N802
+
+
+def _doc(c: Canvas) -> _Doc:
+    return cast(_Doc, c._doc)  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
+
+
+def _draw_form(c: Canvas, name: str, drawing: Drawable) -> Kept | None:
+    """Draw the open form (c.beginForm) and end it; its bytes and the PDF version its drawing
+    asked for, or None when they belong to this document only (see _encode)."""
+    doc = _doc(c)
+    version, doc._pdfVersion = doc._pdfVersion, (0, 0)  # to see what the drawing asks for
+    try:
+        drawing.draw(c, 0, 0)
+    finally:
+        needs, doc._pdfVersion = doc._pdfVersion, max(version, doc._pdfVersion)
+    used = c._shadingUsed  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
+    shadings: dict[str, str] = dict(used)  # endForm forgets them: read them before it
+    _end_form(c, name)
+    _give_form_its_resources(c, name, shadings)
+    data = _encode(c, name)
+    return None if data is None else (data, needs)
+
+
+# the characters ReportLab's PDFDocEncoding codec (extpdfdoc) cannot encode among the ASCII ones;
+# every other ASCII character it encodes as itself
+_NOT_PDFDOC = re.compile("[\x18-\x1f]")
+
+
+def _end_form(c: Canvas, name: str) -> None:
+    """c.endForm(), its stream encoded as ReportLab does (pdfdocEnc) but through the codec only
+    when it must: a form's operators are ASCII, which the built-in latin-1 codec encodes five
+    times faster than extpdfdoc's character map (about 0.2 s of a 1,000-card deck)."""
+    code = "\n".join(
+        [c._preamble, *c._code]  # type: ignore[attr-defined]  # ReportLab's own: no stub
+    )
+    c._code = []  # type: ignore[attr-defined]  # endForm encodes the preamble alone
+    c.endForm()
+    form = _doc(c).idToObject[pdfdoc.xObjectName(name)]
+    assert isinstance(form, pdfdoc.PDFFormXObject), "endForm() made it"
+    fast = code.isascii() and not _NOT_PDFDOC.search(code)
+    form.stream = code.encode("latin-1") if fast else pdfdoc.pdfdocEnc(code)
+
+
+def _replace(c: Canvas, name: str, kept: Kept) -> None:
+    """The form `name` becomes the bytes kept from another document's identical form."""
+    data, needs = kept
+    _doc(c).idToObject[pdfdoc.xObjectName(name)] = EncodedForm(data)
+    if needs >= pdfdoc.PDF_SUPPORT_VERSION["transparency"]:
+        c._doc.ensureMinPdfVersion("transparency")  # type: ignore[attr-defined]  # as it did
+
+
+_OTHER_OBJECT = re.compile(rb"(?<![0-9])(?!1 0 R)[0-9]+ 0 R")
+
+
+def _encode(c: Canvas, name: str) -> bytes | None:
+    """Format the form now, as saving the document would, and keep only its bytes. None (the
+    form left to be formatted on save) when it names another object than the fonts' dictionary:
+    an image's or a shading's number belongs to this document."""
+    doc = _doc(c)
+    form = doc.idToObject[pdfdoc.xObjectName(name)]
+    assert isinstance(form, pdfdoc.PDFFormXObject), "endForm() made it"
+    resources = form.Resources
+    if form.XObjects or (resources is not None and resources.Shading):
+        return None
+    counted = doc.objectcounter
+    data = _formatted(c, form)
+    assert doc.objectcounter == counted, "formatting a form with no images registers nothing"
+    if _OTHER_OBJECT.search(data[: data.index(b"\nstream\n")]):
+        return None  # formatted again on save, the same way
+    doc.idToObject[pdfdoc.xObjectName(name)] = EncodedForm(data)
+    return data
+
+
+# per document, per form shape (bbox, compression): a form's dictionary as ReportLab formats it,
+# cut around its /Length entry; see _formatted
+_HEADS = workspace.Slot[
+    weakref.WeakKeyDictionary[object, dict[tuple[object, ...], tuple[bytes, bytes]]]
+]("pdf.heads", weakref.WeakKeyDictionary)
+
+
+def _formatted(c: Canvas, form: pdfdoc.PDFFormXObject) -> bytes:
+    """form.format(document): the bytes saving would write for it. A deck's forms differ only in
+    their stream and its length while their box and resources are the default ones, so ReportLab
+    formats the first form of each shape, and the others reuse its dictionary with their own
+    /Length (ReportLab's per-form dictionary formatting cost 0.19 ms a form). Only when
+    rebuilding that first form from the pieces gives back its exact bytes (no encryption, the
+    same filters: zlib's, then ASCII85's if rl_config says so): otherwise every form of that
+    shape goes ReportLab's way."""
+    doc = c._doc  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
+    stream = form.stream
+    given = (form.Resources, form.BBox, form.Matrix, form.Contents)
+    # (an empty stream: ReportLab writes a test pattern instead; annotations: it raises)
+    plain = not (form.XObjects or form.Annots) and all(v is None for v in given)
+    if not plain or not form.compression or not stream or not isinstance(stream, bytes):
+        return form.format(doc)
+    a85 = rl_config.useA85  # the filters PDFFormXObject.format gives a compressed form
+    key = (form.lowerx, form.lowery, form.upperx, form.uppery, form.hasImages, a85)
+    heads = _HEADS.here().setdefault(doc, {})
+    body = zlib.compress(stream)
+    if a85:  # text in ASCII85's alphabet ('!' to 'u', 'z', '~>', line ends), encoded as itself
+        body = pdfdoc.PDFBase85Encode.encode(body).encode("latin-1")
+    head = heads.get(key)
+    if head is not None:
+        return _form_bytes(head, body)
+    data = form.format(doc)
+    length = b"/Length %d" % len(body)
+    cut = data.split(b"\nstream\n", 1)[0]
+    if cut.count(length) == 1:
+        before, after = cut.split(length)
+        if _form_bytes((before, after), body) == data:
+            heads[key] = (before, after)
+    return data
+
+
+def _form_bytes(head: tuple[bytes, bytes], body: bytes) -> bytes:
+    before, after = head
+    return b"%s/Length %d%s\nstream\n%sendstream\n" % (before, len(body), after, body)
+
+
+def _give_form_its_resources(c: Canvas, name: str, shadings: dict[str, str]) -> None:
+    """ReportLab 5 leaves a form's ExtGState (transparency) and shadings (gradients) out of its
+    resources, so opacity inside a face would print opaque and a gradient not at all: build the
+    resources it would, plus the states and shadings."""
+    doc: pdfdoc.PDFDocument = c._doc  # type: ignore[attr-defined]  # ReportLab's own: no stub
+    form = doc.idToObject[pdfdoc.xObjectName(name)]
+    assert isinstance(form, pdfdoc.PDFFormXObject), "beginForm() made it"
+    states = form.ExtGState  # type: ignore[attr-defined]  # set by Canvas._setExtGState()
+    if not states and not shadings:
+        return
+    resources = pdfdoc.PDFResourceDictionary(ExtGState=states or {})
+    resources.setShading(shadings)
+    resources.basicFonts()
+    resources.allProcs()
+    if form.XObjects:
+        resources.XObject = form.XObjects  # type: ignore[attr-defined]  # one of its dict_attributes
+    form.Resources = resources
+
+
+def _place(
+    c: Canvas, page: Page, p: Placement, forms: dict[str, str], stamp: str | None = None
+) -> None:
+    """Draw a face clipped to its trim plus the bleed it may show here."""
+    name = face_form(c, p.face, forms)
+    left, top, right, bottom = p.clip or (
+        p.x - p.reach[0],
+        p.y - p.reach[1],
+        p.x + p.w + p.reach[2],
+        p.y + p.h + p.reach[3],
+    )
+    b = p.face.bleed
+    c.saveState()
+    clip = c.beginPath()
+    if p.outline:
+        clip.moveTo(p.outline[0][0] * K, (page.h - p.outline[0][1]) * K)
+        for x, y in p.outline[1:]:
+            clip.lineTo(x * K, (page.h - y) * K)
+        clip.close()
+    else:
+        clip.rect(left * K, (page.h - bottom) * K, (right - left) * K, (bottom - top) * K)
+    c.clipPath(clip, stroke=0, fill=0)
+    if (
+        p.face.shape[0] == "circle" and not p.outline
+    ):  # a round token's bleed is a ring, not a square
+        ring = c.beginPath()
+        ring.circle((p.x + p.w / 2) * K, (page.h - p.y - p.h / 2) * K, (p.w / 2 + b) * K)
+        c.clipPath(ring, stroke=0, fill=0)
+    if p.turn == 90:  # the face's top to the right: its top-left corner at the place's top-right
+        c.translate((p.x - b) * K, (page.h - p.y + b) * K)
+        c.rotate(-90)
+    elif p.turn == 270:  # the face's top to the left
+        c.translate((p.x + p.w + b) * K, (page.h - p.y - p.h - b) * K)
+        c.rotate(90)
+    else:
+        c.translate((p.x - b) * K, (page.h - p.y - p.h - b) * K)
+    c.doForm(name)
+    if stamp and p.clip is None:
+        _stamp(c, p, stamp)
+    c.restoreState()
