@@ -1,7 +1,7 @@
 """Benchmark: what a kit's per-face SVG files cost the file system, created or hard-linked.
 
 A build writes one SVG file per face; faces drawn alike (a deck's shared back) are hard links
-to one file (build._write_svgs). This times, in a new folder of the output's file system,
+to one file (svgfiles._write_svgs). This times, in a new folder of the output's file system,
 creating N small files (the size of a card's SVG) against hard-linking N names to one file,
 and prints the time per file of each. On the 2-core VM of issue 16 (ext4): 0.15-0.9 ms to
 create a file, varying with the disk's state from one minute to the next, 20-40 us to link one.

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_cards  # noqa: E402
 from pnpkit.build import cache as cache_module  # noqa: E402
-from pnpkit.build import output, preview  # noqa: E402
+from pnpkit.build import output, preview, svgfiles  # noqa: E402
 from pnpkit.build import pipeline as build  # noqa: E402
 from pnpkit.build.cache import Cache  # noqa: E402
 from pnpkit.commands.watch import Watcher  # noqa: E402
@@ -112,8 +112,8 @@ def stages(pack: Path, out: Path, edits: int) -> tuple[dict[str, list[float]], d
         (cache_module.Cache, "render"),
         (layout, "impose_again"),  # impose(), or the last layout of faces alike
         (pdf, "write_pdf"),
-        (build, "_in_place"),
-        (build, "_write_svgs"),
+        (svgfiles, "_in_place"),
+        (svgfiles, "_write_svgs"),
         (preview, "write_index"),
         (output, "swap_in"),
     }
@@ -129,14 +129,16 @@ def stages(pack: Path, out: Path, edits: int) -> tuple[dict[str, list[float]], d
 
     try:
         t0 = time.perf_counter()
-        build.build(pack, out, cache=cache, tidy_later=True)
+        build.build(pack, build.BuildOptions(out, cache=cache, watch=build.WatchHooks()))
         cold = dict(current, total=time.perf_counter() - t0)
         tidy()
         for i in range(edits):
             edit_card(pack, 600 + 13 * i, "s")
             current.clear()
             t0 = time.perf_counter()
-            assert not build.build(pack, out, cache=cache, tidy_later=True).errors
+            assert not build.build(
+                pack, build.BuildOptions(out, cache=cache, watch=build.WatchHooks())
+            ).errors
             current["total"] = time.perf_counter() - t0
             tidy()
             for k, v in current.items():
@@ -200,7 +202,7 @@ def main() -> None:
             print(f"  {name:32} {before:>9}   {statistics.median(values):.3f} s")
         cache = Cache(Path(tmp) / "b" / "build" / build.CACHE_DIR)
         t0 = time.perf_counter()
-        build.build(pack, Path(tmp) / "b" / "build", cache=cache)
+        build.build(pack, build.BuildOptions(Path(tmp) / "b" / "build", cache=cache))
         print(f"nothing changed, cache read from disk: {time.perf_counter() - t0:.2f} s")
         pack = bench_cards.make_pack(Path(tmp) / "c", args.cards)
         print(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pypdfium2
 import pytest
 
-from pnpkit.build import cache
+from pnpkit.build import cachefile
 from pnpkit.checks import trust
 from pnpkit.commands.cli import main
 from pnpkit.impose import orient
@@ -128,15 +128,15 @@ def cache_read_back(path: Path) -> tuple[object, ...]:
     """A cache file's tables (faces, drawings, forms) and its text checks as they read back,
     each drawing's packed rows unpacked: marshal's bytes follow the objects' reference counts,
     so equal rows packed by two builds in one process need not be equal bytes."""
-    _, faces, drawings, forms = cache._read(path)
+    _, faces, drawings, forms = cachefile._read(path)
     unpacked = {key: _rows_unpacked(entry) for key, entry in drawings.items()}
-    return faces, unpacked, forms, cache._read_texts(path)
+    return faces, unpacked, forms, cachefile._read_texts(path)
 
 
 def _rows_unpacked(entry: list) -> list:
     stored = entry[1]
     if isinstance(stored, tuple) and len(stored) == 4 and isinstance(stored[3], bytes):
-        return [entry[0], (*stored[:3], cache._unpack_rows(stored[3])), *entry[2:]]
+        return [entry[0], (*stored[:3], cachefile._unpack_rows(stored[3])), *entry[2:]]
     return entry
 
 

@@ -505,7 +505,7 @@ def test_an_image_is_embedded_once_per_pdf_and_copied_once_for_the_preview(tmp_p
     Image.frombytes("RGB", (300, 400), os.urandom(300 * 400 * 3)).save(
         root / "art" / "p.png"
     )  # 360 kB: noise
-    assert not build.build(Path("components/art"), Path("build")).errors
+    assert not build.build(Path("components/art"), build.BuildOptions(Path("build"))).errors
     out = tmp_path / "build" / "art"
     reader = PdfReader(out / "art-en.pdf")
     images = {

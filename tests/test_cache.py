@@ -19,11 +19,11 @@ from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, cache_read_back, colour_pack, write_pack
-from pnpkit.build import cache, earlyforms, preview
+from pnpkit.build import cache, cachefile, cacheforms, earlyforms, preview
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
 from pnpkit.faces import render, sandbox, templates
-from pnpkit.faces.templates import _Compiled, _parsed, _read_tree, _settings
+from pnpkit.faces.templates import _parsed, _read_tree, _settings
 from pnpkit.pack import schema
 from pnpkit.pdf import calibration
 from pnpkit.pdf import writer as pdf
@@ -39,7 +39,7 @@ def incremental(kit, out="build"):
     c = Cache(kit.root / out / build.CACHE_DIR)
 
     def run():
-        result = build.build(kit.pack, kit.root / out, cache=c)
+        result = build.build(kit.pack, build.BuildOptions(kit.root / out, cache=c))
         assert not result.errors, [str(p) for p in result.errors]
         return dict(c.stats)
 
@@ -57,7 +57,7 @@ def outputs(folder: Path) -> dict:
 def cold_build_equals(kit, out: str = "build") -> None:
     """The kit built from nothing into another folder gives exactly the same files."""
     shutil.rmtree(kit.root / "cold", ignore_errors=True)
-    assert not build.build(kit.pack, kit.root / "cold", cache=Cache()).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "cold", cache=Cache())).errors
     assert outputs(kit.root / out / "mammoth-herd") == outputs(kit.root / "cold" / "mammoth-herd")
 
 
@@ -132,7 +132,7 @@ def test_a_long_lived_cache_hands_the_next_build_its_decoded_drawings(kit):
     c = Cache(kit.root / "build" / build.CACHE_DIR)
 
     def drawings() -> dict[str, object]:
-        result = build.build(kit.pack, kit.root / "build", cache=c)
+        result = build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=c))
         assert not result.errors
         return {f.svg: f.drawing for faces in result.faces.values() for f in faces}
 
@@ -150,7 +150,7 @@ def test_a_long_lived_cache_hands_the_next_build_its_decoded_drawings(kit):
 
 
 def drawings_of_a_new_cache(kit) -> dict[str, object]:
-    result = build.build(kit.pack, kit.root / "build")
+    result = build.build(kit.pack, build.BuildOptions(kit.root / "build"))
     return {f.svg: f.drawing for faces in result.faces.values() for f in faces}
 
 
@@ -166,7 +166,7 @@ def test_changing_a_template_renders_the_faces_that_use_it(kit):
     cold_build_equals(kit)
 
 
-def test_changing_pack_wide_inputs_renders_every_face(kit):
+def test_changing_pack_wide_inputs_renders_the_faces_that_read_them(kit):
     run = incremental(kit)
     run()
     kit.edit(
@@ -174,9 +174,8 @@ def test_changing_pack_wide_inputs_renders_every_face(kit):
         'all_label: {pl: "wszystko", en: "all"}',
         'all_label: {pl: "wszystko", en: "all!"}',
     )
-    assert (
-        run()["faces rendered"] == FACES
-    )  # strings reach every template (s), in the language that changed
+    # s.all_label: only the 16 bonus tiles' fronts read it, in the language that changed
+    assert run()["faces rendered"] == 16
     kit.edit(f"{M}/game.yaml", "safe: 3mm", "safe: 3.5mm")
     assert run()["faces rendered"] == 2 * FACES  # face.safe
     cold_build_equals(kit)
@@ -217,7 +216,7 @@ def test_new_art_in_the_same_svg_is_drawn_again(tmp_path, monkeypatch):
     colours = [(200, 30, 30), (30, 30, 200)]
     for _n, colour in enumerate(colours):
         Image.new("RGB", (8, 8), colour).save(root / "art" / "picture.png")
-        assert not build.build(root, out, cache=c).errors
+        assert not build.build(root, build.BuildOptions(out, cache=c)).errors
         assert c.stats["drawings compiled"] == 1
         page = pypdfium2.PdfDocument(str(out / "art" / "art-en.pdf"))[
             calibration.page_count("long-edge")
@@ -245,7 +244,7 @@ def test_deleting_or_damaging_the_cache_only_costs_time(kit):
 def test_a_new_process_reads_the_cache_from_the_build_folder(kit):
     assert kit.build().code == 0
     fresh = Cache(kit.root / "build" / build.CACHE_DIR)
-    assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=fresh)).errors
     assert fresh.stats.get("faces rendered", 0) == 0
 
 
@@ -254,25 +253,25 @@ def test_a_cache_file_of_an_older_format_is_ignored(kit):
     assert kit.build().code == 0
     path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
     data = path.read_bytes()
-    assert data.startswith(cache.FORMAT) and cache.FORMAT == b"pnpkit-cache 4\n"
-    path.write_bytes(b"pnpkit-cache 3\n" + data[len(cache.FORMAT) :])
+    assert data.startswith(cachefile.FORMAT) and cachefile.FORMAT == b"pnpkit-cache 4\n"
+    path.write_bytes(b"pnpkit-cache 3\n" + data[len(cachefile.FORMAT) :])
     fresh = Cache(kit.root / "build" / build.CACHE_DIR)
-    assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=fresh)).errors
     assert fresh.stats["faces rendered"] == 2 * FACES and fresh.stats["drawings reused"] == 0
 
 
 def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch):
     """Each table is marshalled PART entries at a time (a large deck's cache is never made whole
     in memory); a new process reads every entry back, and a file cut short reads as none."""
-    monkeypatch.setattr(cache, "PART", 3)
+    monkeypatch.setattr(cachefile, "PART", 3)
     first = Cache(kit.root / "build" / build.CACHE_DIR)
-    assert not build.build(kit.pack, kit.root / "build", cache=first).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=first)).errors
     path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
-    read = cache._load_marshalled(path, 3)
+    read = cachefile._load_marshalled(path, 3)
     assert read is not None
     assert read == (first.generation, [first.faces, first.drawings, first.forms])
     data = path.read_bytes()
-    parts, at = 0, len(cache.FORMAT + cache.engine())
+    parts, at = 0, len(cachefile.FORMAT + cachefile.engine())
     while at < len(data):
         at += 8 + int.from_bytes(data[at : at + 8], "little")
         parts += 1
@@ -280,11 +279,11 @@ def test_the_cache_file_is_written_in_parts_and_read_back_whole(kit, monkeypatch
     tables = (first.faces, first.drawings, first.forms)
     assert parts == 1 + sum(-(-len(t) // 3) for t in tables) and parts > 4
     fresh = Cache(kit.root / "build" / build.CACHE_DIR)
-    assert not build.build(kit.pack, kit.root / "build", cache=fresh).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=fresh)).errors
     assert fresh.stats["faces rendered"] == 0 and fresh.stats["drawings compiled"] == 0
     path.write_bytes(data[:-5])
-    assert cache._load_marshalled(path, 3) is None
-    assert cache._load_marshalled(path.with_name("missing.marshal"), 3) is None
+    assert cachefile._load_marshalled(path, 3) is None
+    assert cachefile._load_marshalled(path.with_name("missing.marshal"), 3) is None
     assert sorted(p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")) == []
 
 
@@ -296,16 +295,20 @@ def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_w
     was when stopped among its own parts), and the cache is still to save; the save after
     writes what an uninterrupted save of the same builds writes (read back: marshal's bytes
     follow the objects' reference counts)."""
-    monkeypatch.setattr(cache, "PART", 3)
+    monkeypatch.setattr(cachefile, "PART", 3)
     caches = {out: Cache(kit.root / out / build.CACHE_DIR, deferred=True) for out in ("a", "b")}
 
     def built() -> None:
         for out, c in caches.items():
-            assert not build.build(kit.pack, kit.root / out, cache=c, tidy_later=True).errors
+            assert not build.build(
+                kit.pack, build.BuildOptions(kit.root / out, cache=c, watch=build.WatchHooks())
+            ).errors
 
     def read(out: str) -> tuple:
         path = kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal"
-        return cache._load_marshalled(path, 3), cache._load_marshalled(cache._texts_path(path), 1)
+        return cachefile._load_marshalled(path, 3), cachefile._load_marshalled(
+            cachefile._texts_path(path), 1
+        )
 
     def stopping(at: int, asked: list[int]) -> Callable[[], bool]:  # true when asked the at-th time
         def stop() -> bool:
@@ -323,9 +326,9 @@ def test_a_save_stopped_between_parts_leaves_the_files_and_saves_later_what_it_w
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
     built()
     c = caches["a"]
-    texts_parts = -(-len(cache._recent(c.texts.entries, c.generation - cache.KEEP)) // 3)
+    texts_parts = -(-len(cachefile._recent(c.texts.entries, c.generation - cachefile.KEEP)) // 3)
     assert texts_parts > 1
-    texts = cache._texts_path(c.path).name
+    texts = cachefile._texts_path(c.path).name
     # in the text checks' file (its first part, its last), the cache's (its first, further on)
     for stop_at in (1, texts_parts, texts_parts + 1, texts_parts + 4):
         asked: list[int] = []
@@ -345,7 +348,7 @@ def test_a_large_build_drops_its_rows_until_save_makes_them_again(kit, monkeypat
     from the drawings' ops when the file is saved: the file holds what it holds otherwise."""
     path = kit.root / "build" / build.CACHE_DIR / "mammoth-herd.marshal"
     assert kit.build().code == 0
-    usual = cache._load_marshalled(path, 3)
+    usual = cachefile._load_marshalled(path, 3)
     before = outputs(kit.root / "build" / "mammoth-herd")
     shutil.rmtree(kit.root / "build")
     monkeypatch.setattr(cache, "LEAN", 1)
@@ -358,18 +361,20 @@ def test_a_large_build_drops_its_rows_until_save_makes_them_again(kit, monkeypat
         return write_pdf(*args, **kwargs)
 
     monkeypatch.setattr(pdf, "write_pdf", writing)
-    assert not build.build(kit.pack, kit.root / "build", cache=lean).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=lean)).errors
     assert rows_while_writing and all(rows is None for rows in rows_while_writing)
     assert outputs(kit.root / "build" / "mammoth-herd") == before
-    saved = cache._load_marshalled(path, 3)
+    saved = cachefile._load_marshalled(path, 3)
     assert usual is not None and saved is not None
     assert saved[1][1] == usual[1][1] and len(saved[1][1]) == len(lean.drawings)
     again = Cache(kit.root / "build" / build.CACHE_DIR)  # a new process, from the file
-    assert not build.build(kit.pack, kit.root / "build", cache=again).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=again)).errors
     assert again.stats["drawings compiled"] == 0 and again.stats["drawings reused"] > 0
     assert outputs(kit.root / "build" / "mammoth-herd") == before
     assert all(e[1][3] is None for e in again.drawings.values())  # lean again
-    assert not build.build(kit.pack, kit.root / "build", cache=again).errors  # the same cache
+    assert not build.build(
+        kit.pack, build.BuildOptions(kit.root / "build", cache=again)
+    ).errors  # the same cache
     assert again.stats["drawings compiled"] == 0
 
 
@@ -377,7 +382,7 @@ def test_a_cache_that_saves_later_keeps_its_rows(kit, monkeypatch):
     """watch saves when idle: its cache's entries keep their rows whatever the build's size."""
     monkeypatch.setattr(cache, "LEAN", 1)
     c = Cache(kit.root / "build" / build.CACHE_DIR, deferred=True)
-    assert not build.build(kit.pack, kit.root / "build", cache=c).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=c)).errors
     assert all(isinstance(e[1][3], tuple) for e in c.drawings.values())
 
 
@@ -385,7 +390,7 @@ def test_faces_alike_share_one_copy_of_their_svg(kit):
     """A deck's backs are one string, whether rendered or served from the cache."""
     for _ in range(2):  # rendered, then from the cache file in a new process
         c = Cache(kit.root / "build" / build.CACHE_DIR)
-        result = build.build(kit.pack, kit.root / "build", cache=c)
+        result = build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=c))
         faces = [f for fs in result.faces.values() for f in fs]
         backs = [f.svg for f in faces if f.group == "bonus-tiles" and f.side == "back"]
         assert len(backs) == 2 * 16 and len(set(backs)) < 16  # backs repeat
@@ -397,7 +402,7 @@ def test_faces_alike_share_one_copy_of_their_svg(kit):
 def test_another_engine_never_reuses_an_entry(kit, monkeypatch):
     run = incremental(kit)
     run()
-    monkeypatch.setattr(cache, "engine", lambda: b"pnpkit with other code or fonts")
+    monkeypatch.setattr(cachefile, "engine", lambda: b"pnpkit with other code or fonts")
     assert run()["faces rendered"] == 2 * FACES
 
 
@@ -407,7 +412,7 @@ def test_the_engine_names_the_installed_library_versions():
     import importlib.metadata
     import zlib
 
-    versions = dict(cache.library_versions())
+    versions = dict(cachefile.library_versions())
     assert versions.pop("zlib") == zlib.ZLIB_RUNTIME_VERSION
     for name, version in versions.items():
         assert version == importlib.metadata.version(name), name
@@ -423,7 +428,10 @@ def test_the_engine_reads_the_packages_regular_files_alone(tmp_path):
     os.mkfifo(tmp_path / "pipe")
     (tmp_path / "__pycache__").mkdir()
     (tmp_path / "__pycache__" / "code.cpython-311.pyc").write_bytes(b"pyc")
-    assert cache._package_files(tmp_path) == [tmp_path / "code.py", tmp_path / "fonts" / "face.ttf"]
+    assert cachefile._package_files(tmp_path) == [
+        tmp_path / "code.py",
+        tmp_path / "fonts" / "face.ttf",
+    ]
 
 
 def test_no_pack_s_cache_file_is_another_pack_s_side_file():
@@ -432,7 +440,7 @@ def test_no_pack_s_cache_file_is_another_pack_s_side_file():
     from pnpkit.pack.paths import name_problem
 
     main_file = Path("out/foo.marshal")
-    for side in (cache._texts_path(main_file),):
+    for side in (cachefile._texts_path(main_file),):
         assert side.parent == main_file.parent and side.name.startswith("foo")
         assert name_problem(side.name.removesuffix(".marshal"), "pack id") is not None
 
@@ -442,15 +450,15 @@ def test_the_engine_changes_with_a_library_version(monkeypatch):
     old one is served."""
     import reportlab
 
-    before = cache.engine.__wrapped__()
+    before = cachefile.engine.__wrapped__()
     monkeypatch.setattr(reportlab, "Version", reportlab.Version + ".post1")
-    assert cache.engine.__wrapped__() != before
+    assert cachefile.engine.__wrapped__() != before
     monkeypatch.undo()
-    assert cache.engine.__wrapped__() == before
+    assert cachefile.engine.__wrapped__() == before
     for module, attribute in (("PIL", "__version__"), ("zlib", "ZLIB_RUNTIME_VERSION")):
         with monkeypatch.context() as m:  # ReportLab encodes images through Pillow, streams zlib
             m.setattr(sys.modules[module], attribute, "0.0-other")
-            assert cache.engine.__wrapped__() != before, module
+            assert cachefile.engine.__wrapped__() != before, module
 
 
 def test_faces_with_problems_are_rendered_and_reported_every_time(kit):
@@ -519,7 +527,8 @@ def test_a_change_in_data_only_a_template_reads_renders_again(kit):
     )
     c.stats.clear()
     build.validate(kit.pack, cache=c)
-    assert c.stats["faces rendered"] == 70  # data is pack-wide: every face is rendered again
+    # data.bonuses, which only the bonus tiles' fronts read: those, in both languages
+    assert c.stats["faces rendered"] == 2 * 16
 
 
 def test_entries_unused_for_many_builds_are_dropped(tmp_path):
@@ -530,7 +539,7 @@ def test_entries_unused_for_many_builds_are_dropped(tmp_path):
     (root / "cards.yaml").write_text(
         (root / "cards.yaml").read_text().replace("id: c0,", "id: c9,")
     )
-    for _ in range(cache.KEEP):
+    for _ in range(cachefile.KEEP):
         build.validate(root, cache=c)
         c.save()
     assert len(c.faces) == 4  # c9 and c1, front and back; c0 is gone
@@ -556,7 +565,7 @@ def test_a_build_that_fails_late_leaves_the_last_one_as_it_was(kit, monkeypatch)
 
     monkeypatch.setattr(preview, "index_page", broken)
     with pytest.raises(OSError):
-        build.build(kit.pack, kit.root / "build")
+        build.build(kit.pack, build.BuildOptions(kit.root / "build"))
     assert outputs(out) == before
     assert not list((kit.root / "build").glob(".*"))
 
@@ -572,7 +581,7 @@ def test_a_form_whose_characters_the_fonts_were_not_given_is_drawn_not_kept():
     )
     seen, unseen = (c.drawing(svg.format(text), None) for text in ("AB", "AZ"))
     face = SimpleNamespace(drawing=seen)  # a PDF of one face, whose text is "AB"
-    with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
+    with cacheforms.pdf_forms(c, [SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
         plan = face.drawing.plan
     assert face.drawing is seen and seen.plan is None  # bound in place while the PDF is written
     for drawing, kept in ((seen, True), (unseen, False)):
@@ -599,7 +608,7 @@ def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
     )
     made = []
     for n in range(3):
-        with c.pdf_forms([SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
+        with cacheforms.pdf_forms(c, [SimpleNamespace(placements=[SimpleNamespace(face=face)])]):
             canvas = Canvas(str(tmp_path / f"{n}.pdf"), invariant=1, pageCompression=1)
             canvas.doForm(face_form(canvas, face, {}))
             canvas.showPage()
@@ -624,7 +633,7 @@ def test_a_build_hands_the_collector_back_what_it_held(tmp_path):
     del walked
     build.validate(root, cache=c)  # a build that stopped before save(): begin() let go first
     assert gc.get_freeze_count() < 2 * held
-    assert not build.build(root, tmp_path / "out", cache=c).errors
+    assert not build.build(root, build.BuildOptions(tmp_path / "out", cache=c)).errors
     assert gc.isenabled() and gc.get_freeze_count() == 0  # save() handed everything back
 
 
@@ -642,11 +651,11 @@ def test_a_template_is_compiled_once_per_process_until_its_source_changes(tmp_pa
     monkeypatch.setattr(jinja2.Environment, "compile", counted)
     first = build.validate(pack)
     assert not first.errors
-    monkeypatch.setattr(templates, "_COMPILED", _Compiled())  # as a new process starts
+    build.forget_kept()  # as a new process starts
     assert not build.validate(pack).errors
     assert compiled and set(compiled) == {"solid.svg.j2", "_face.svg.j2"}
     compiled.clear()
-    monkeypatch.setattr(templates, "_FAMILIES", type(templates._FAMILIES)())
+    templates._FAMILIES.here().clear()  # the families found: looked for again
     again = build.validate(pack)
     assert compiled == [] and [f.svg for f in again.faces["en"]] == [
         f.svg for f in first.faces["en"]
@@ -668,8 +677,8 @@ def test_what_a_compile_reads_of_a_template_is_what_a_parse_of_its_own_says(kit,
         '{% import "_icons.svg.j2" as icons %}{{ "x" | upper }}{% if 1 is odd %}y{% endif %}'
     )
     pack, _ = schema.load_pack(kit.pack)
+    build.forget_kept()  # as a new process: compiled
     env = sandbox.environment(pack, default_registry())
-    monkeypatch.setattr(templates, "_COMPILED", _Compiled())  # as a new process: compiled
     names = [n for n in env.list_templates() if n.endswith(".j2")]
     assert "folded.svg.j2" in names and len(names) > 10
     for name in names:
@@ -700,10 +709,9 @@ def test_a_cold_build_parses_each_template_once_and_writes_what_it_wrote(
         return parse(self, source, name, filename)
 
     def cold(out: Path) -> dict[Path, bytes]:
-        monkeypatch.setattr(templates, "_PARSED", {})  # as a new process: nothing parsed
-        monkeypatch.setattr(templates, "_COMPILED", _Compiled())  # nor compiled
+        build.forget_kept()  # as a new process: nothing parsed nor compiled
         monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
-        assert not build.build(kit.pack, out).errors
+        assert not build.build(kit.pack, build.BuildOptions(out)).errors
         return {p.relative_to(out): p.read_bytes() for p in out.rglob("*.pdf")}
 
     monkeypatch.setattr(jinja2.Environment, "_parse", counted)
@@ -724,7 +732,7 @@ def test_a_faces_key_describes_all_its_template_sees(kit):
         for item in group.items:
             for side in item.templates:
                 for lang in pack.languages:
-                    made = c._context_repr(pack, group, item, side, lang)
+                    made = c.keys._context_repr(pack, group, item, side, lang)
                     assert made == repr(render.face_context(pack, group, item, side, lang))
 
 
@@ -745,9 +753,9 @@ def test_a_large_build_saves_its_cache_with_its_spilled_rows_read_back(kit, monk
     """A streamed build keeps its drawings' rows and forms' bytes in a spill file: the cache
     the command saves reads them back, the file build() saves itself."""
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
-    monkeypatch.setattr(cache._Spill, "BUFFER", 4096)  # most of them written to the file
+    monkeypatch.setattr(cachefile._Spill, "BUFFER", 4096)  # most of them written to the file
     assert kit.build().code == 0
-    assert build.build(kit.pack, kit.root / "here").written
+    assert build.build(kit.pack, build.BuildOptions(kit.root / "here")).written
     build_cache, here = (
         cache_read_back(kit.root / out / build.CACHE_DIR / "mammoth-herd.marshal")
         for out in ("build", "here")

@@ -17,7 +17,7 @@ from markupsafe import Markup
 from reportlab.pdfbase import pdfdoc
 
 from conftest import cache_read_back
-from pnpkit.build import cache, earlyforms, preview
+from pnpkit.build import cachefile, cacheforms, earlyforms, preview
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
 from pnpkit.pdf import forms, pages
@@ -64,7 +64,7 @@ def kit_built(kit, out: str, streamed: bool, monkeypatch) -> tuple[dict[str, byt
     monkeypatch.setattr(earlyforms, "BATCH", 4)
     shutil.rmtree(kit.root / out, ignore_errors=True)
     c = Cache(kit.root / out / build.CACHE_DIR)
-    result = build.build(kit.pack, kit.root / out, cache=c)
+    result = build.build(kit.pack, build.BuildOptions(kit.root / out, cache=c))
     assert not result.errors, [str(p) for p in result.errors]
     return outputs(kit.root / out / "mammoth-herd"), c
 
@@ -108,17 +108,17 @@ def test_a_streamed_build_writes_the_kit_a_build_holding_every_drawing_writes(
     )  # each form once: early, or in the PDF for the rest
     assert counted["again"] == 0  # no face's codes shifted: none compiled again
     entries = [e[1][3] for e in c.drawings.values()]
-    assert entries and all(isinstance(rows, cache.Spilled) for rows in entries)  # on disk
-    _, _, saved, _ = cache._read(c.path)  # the rows, read back from the spill file, saved
-    _, _, saved_held, _ = cache._read(held_cache.path)
+    assert entries and all(isinstance(rows, cachefile.Spilled) for rows in entries)  # on disk
+    _, _, saved, _ = cachefile._read(c.path)  # the rows, read back from the spill file, saved
+    _, _, saved_held, _ = cachefile._read(held_cache.path)
     assert saved.keys() == c.drawings.keys() == saved_held.keys()
     for key, entry in saved.items():
         rows = entry[1][3]
-        assert isinstance(rows, bytes) and cache._unpack_rows(rows) == saved_held[key][1][3]
+        assert isinstance(rows, bytes) and cachefile._unpack_rows(rows) == saved_held[key][1][3]
     forms = [e[1] for e in c.forms.values()]
-    assert forms and all(isinstance(data, cache.Spilled) for data in forms)  # on disk too
+    assert forms and all(isinstance(data, cachefile.Spilled) for data in forms)  # on disk too
     # the PDFs above read them back when saved; the cache file holds them as a held build's
-    assert cache._read(c.path)[3] == cache._read(held_cache.path)[3]
+    assert cachefile._read(c.path)[3] == cachefile._read(held_cache.path)[3]
     assert c._spill.file is None  # let go once saved: nothing reads it after
     with pytest.raises(ValueError):
         c._spill.read(entries[0])
@@ -127,13 +127,15 @@ def test_a_streamed_build_writes_the_kit_a_build_holding_every_drawing_writes(
 def test_a_rebuild_from_a_streamed_builds_cache_compiles_nothing(kit, monkeypatch):
     first, _ = kit_built(kit, "streamed", True, monkeypatch)
     again = Cache(kit.root / "streamed" / build.CACHE_DIR)  # a new process, from the file
-    assert not build.build(kit.pack, kit.root / "streamed", cache=again).errors
+    assert not build.build(kit.pack, build.BuildOptions(kit.root / "streamed", cache=again)).errors
     assert again.stats["drawings compiled"] == 0 and again.stats["drawings reused"] > 0
     assert again.stats["forms drawn"] == 0
     assert outputs(kit.root / "streamed" / "mammoth-herd") == first
     unstreamed = Cache(kit.root / "streamed" / build.CACHE_DIR)  # the packed rows, read back
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 10**9)
-    assert not build.build(kit.pack, kit.root / "streamed", cache=unstreamed).errors
+    assert not build.build(
+        kit.pack, build.BuildOptions(kit.root / "streamed", cache=unstreamed)
+    ).errors
     assert unstreamed.stats["drawings compiled"] == 0
     assert outputs(kit.root / "streamed" / "mammoth-herd") == first
 
@@ -154,7 +156,7 @@ def test_a_released_drawing_makes_the_same_ops_again(kit, monkeypatch):
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 10**9)
     c = Cache()
     result = build.validate(kit.pack, cache=c, code=build.Code(True))
-    faces = [f for f in result.faces["en"] if isinstance(f.drawing, cache.FormDrawing)]
+    faces = [f for f in result.faces["en"] if isinstance(f.drawing, cacheforms.FormDrawing)]
     d = faces[0].drawing
     ops, chars = d.ops, d.chars
     again = build._compiler(result.pack)
@@ -171,9 +173,9 @@ def test_the_faces_of_a_streamed_build_do_not_keep_its_cache(kit, monkeypatch):
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
     monkeypatch.setattr(earlyforms, "BATCH", 4)
     c = Cache(kit.root / "out" / build.CACHE_DIR)
-    result = build.build(kit.pack, kit.root / "out", cache=c)
+    result = build.build(kit.pack, build.BuildOptions(kit.root / "out", cache=c))
     assert result.written
-    faces = [f for f in result.faces["en"] if isinstance(f.drawing, cache.FormDrawing)]
+    faces = [f for f in result.faces["en"] if isinstance(f.drawing, cacheforms.FormDrawing)]
     released = [f for f in faces if not f.drawing.held]
     assert released
     gone = weakref.ref(c)
@@ -190,7 +192,10 @@ def test_a_streamed_build_with_an_error_writes_nothing(kit, monkeypatch):
     before, _ = kit_built(kit, "build", True, monkeypatch)
     kit.edit(TILE, TILE_LINE, TILE_LINE + '{% if item.id == "bonus-16" %}<mask/>{% endif %}')
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
-    result = build.build(kit.pack, kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache"))
+    result = build.build(
+        kit.pack,
+        build.BuildOptions(kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache")),
+    )
     assert result.errors and not result.written
     assert outputs(kit.root / "build" / "mammoth-herd") == before
     assert sorted(p.name for p in (kit.root / "build").iterdir()) == [
@@ -255,7 +260,7 @@ def test_a_size_refused_in_a_late_batch_gives_the_problems_of_a_build_checking_a
     for streamed in (False, True):
         monkeypatch.setattr(earlyforms, "STREAM_FROM", 1 if streamed else 10**9)
         monkeypatch.setattr(earlyforms, "BATCH", 4)
-        result = build.build(kit.pack, kit.root / "build", cache=Cache())
+        result = build.build(kit.pack, build.BuildOptions(kit.root / "build", cache=Cache()))
         assert not result.written
         found[streamed] = [str(p) for p in result.problems]
     assert any("[font-size]" in p for p in found[True])
@@ -275,7 +280,10 @@ def test_ctrl_c_during_a_streamed_build_leaves_the_last_kit_and_no_file(kit, mon
 
     monkeypatch.setattr(earlyforms.EarlyForms, "add", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        build.build(kit.pack, kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache"))
+        build.build(
+            kit.pack,
+            build.BuildOptions(kit.root / "build", cache=Cache(kit.root / "build/pnpkit-cache")),
+        )
     assert outputs(kit.root / "build" / "mammoth-herd") == before
     assert sorted(p.relative_to(kit.root).as_posix() for p in kit.root.rglob("*")) == listing
 
@@ -284,10 +292,12 @@ def test_a_build_followed_by_exports_keeps_its_drawings(kit, monkeypatch):
     """--profile and --png draw every face again: a large build they follow releases nothing."""
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
     c = Cache()
-    result = build.build(kit.pack, kit.root / "build", cache=c, keep_drawings=True)
+    result = build.build(
+        kit.pack, build.BuildOptions(kit.root / "build", cache=c, keep_drawings=True)
+    )
     assert result.written
     drawings = [f.drawing for faces in result.faces.values() for f in faces]
-    assert drawings and all(d.held for d in drawings if isinstance(d, cache.FormDrawing))
+    assert drawings and all(d.held for d in drawings if isinstance(d, cacheforms.FormDrawing))
     assert c.stats["forms drawn"] > 0  # in the PDFs, as before
 
 
@@ -295,13 +305,13 @@ def test_a_spilled_form_not_read_back_fails_the_pdf_as_a_full_disk_does():
     """A form's bytes cannot be drawn again when the PDF is saved: a spill file that cannot give
     them back (closed, unreadable) fails the build (OSError, which the command line reports),
     never writes other bytes."""
-    spill = cache._Spill()
+    spill = cachefile._Spill()
     spilled = spill.keep(b"form bytes")
-    assert isinstance(spilled, cache.Spilled)
-    assert EncodedForm(cache._ReadBack(spill, spilled)).format(None) == b"form bytes"
+    assert isinstance(spilled, cachefile.Spilled)
+    assert EncodedForm(cachefile._ReadBack(spill, spilled)).format(None) == b"form bytes"
     spill.close()
     with pytest.raises(OSError, match="PDF form"):
-        EncodedForm(cache._ReadBack(spill, spilled)).format(None)
+        EncodedForm(cachefile._ReadBack(spill, spilled)).format(None)
 
 
 class FillingDisk:
@@ -333,18 +343,18 @@ needs_proc = pytest.mark.skipif(
 
 @needs_proc
 def test_spilled_bytes_read_back_from_the_file_from_memory_or_from_both(monkeypatch):
-    spill = cache._Spill()
+    spill = cachefile._Spill()
     spill.BUFFER = 20  # written two or three at a time
     disk = FillingDisk(room=50)  # the third write is cut short, inside a kept item
     monkeypatch.setattr(os, "pwrite", disk)
     items = [b"item %03d" % n for n in range(12)]  # 8 bytes each
     kept = [spill.keep(item) for item in items]
     assert disk.written == 50 and sum(disk.refused.values()) == 1  # the rest of it waits
-    assert all(isinstance(k, cache.Spilled) for k in kept[:9]), "kept before the disk filled"
+    assert all(isinstance(k, cachefile.Spilled) for k in kept[:9]), "kept before the disk filled"
     assert kept[9:] == items[9:]  # kept after: in memory, never written again
     straddling = next(k for k in kept if k.at < 50 < k.at + k.size)
     assert spill.read(straddling) == items[kept.index(straddling)]  # from the file and memory
-    read = [spill.read(k) if isinstance(k, cache.Spilled) else k for k in kept]
+    read = [spill.read(k) if isinstance(k, cachefile.Spilled) else k for k in kept]
     assert read == items
     spill.close()
     with pytest.raises(ValueError):
@@ -357,7 +367,7 @@ def test_a_full_tmpdir_costs_a_large_build_nothing(kit, monkeypatch):
     """TMPDIR fills up while a large build spills its drawings' rows, forms' bytes and faces'
     SVG texts: what the disk refused stays in memory (no file is asked twice), and the kit and
     the cache are the kit and the cache of a build with room."""
-    monkeypatch.setattr(cache._Spill, "BUFFER", 4096)  # written often: the disk fills mid-build
+    monkeypatch.setattr(cachefile._Spill, "BUFFER", 4096)  # written often: the disk fills mid-build
     roomy = FillingDisk(room=float("inf"))
     monkeypatch.setattr(os, "pwrite", roomy)
     kit_roomy, cache_roomy = kit_built(kit, "roomy", True, monkeypatch)
@@ -372,20 +382,20 @@ def test_a_full_tmpdir_costs_a_large_build_nothing(kit, monkeypatch):
 
 
 def test_a_streamed_builds_faces_read_their_svg_back_as_rendered(kit, monkeypatch):
-    """A streamed build's faces let their SVG texts go once drawn (cache.KeptFace): read back
+    """A streamed build's faces let their SVG texts go once drawn (cachefile.KeptFace): read back
     from the file, each is the text a build holding every face renders, the cache file holds
     the faces table that build saves, and the kit (SVG files, preview, PDFs) is the same."""
     held_kit, held_cache = kit_built(kit, "held", False, monkeypatch)
     held = build.validate(kit.pack, code=build.Code(True))
     monkeypatch.setattr(earlyforms, "STREAM_FROM", 1)
     c = Cache(kit.root / "streamed" / build.CACHE_DIR)
-    result = build.build(kit.pack, kit.root / "streamed", cache=c)
+    result = build.build(kit.pack, build.BuildOptions(kit.root / "streamed", cache=c))
     assert result.written and outputs(kit.root / "streamed" / "mammoth-herd") == held_kit
     for lang, faces in result.faces.items():
-        assert all(isinstance(f, cache.KeptFace) and f._text is None for f in faces)  # in file
+        assert all(isinstance(f, cachefile.KeptFace) and f._text is None for f in faces)  # in file
         assert [f.svg for f in faces] == [f.svg for f in held.faces[lang]]
         assert all(f.svg_key == form_name(f.svg) for f in faces)
-    assert cache._read(c.path)[1] == cache._read(held_cache.path)[1]
+    assert cachefile._read(c.path)[1] == cachefile._read(held_cache.path)[1]
 
 
 def test_a_kept_face_reads_its_svg_back_and_a_lost_one_fails_as_a_full_disk_does():
@@ -395,11 +405,13 @@ def test_a_kept_face_reads_its_svg_back_and_a_lost_one_fails_as_a_full_disk_does
     out (rendered again next time)."""
     from pnpkit.errors import Location
 
-    store = cache._Spill()
+    store = cachefile._Spill()
     svg = '<svg xmlns="http://www.w3.org/2000/svg">Zażółć</svg>'
 
-    def face() -> cache.KeptFace:
-        return cache.KeptFace("g", "i", "front", 1, (10.0, 10.0), 0.0, "card", svg, Location("f"))
+    def face() -> cachefile.KeptFace:
+        return cachefile.KeptFace(
+            "g", "i", "front", 1, (10.0, 10.0), 0.0, "card", svg, Location("f")
+        )
 
     first, alike = face(), face()
     assert first.svg == svg and first.svg_key == form_name(svg)
@@ -410,10 +422,10 @@ def test_a_kept_face_reads_its_svg_back_and_a_lost_one_fails_as_a_full_disk_does
     store.keep(b"more after it")
     store.file.seek(3)
     assert first._text is None and first.svg == svg == alike.svg and store.file.tell() == 3
-    table = cache._Texted({b"k": [1, first], b"j": [1, alike]}, store)
+    table = cachefile._Texted({b"k": [1, first], b"j": [1, alike]}, store)
     assert table.get(b"k") == [1, svg] == table.get(b"j")
     assert table[b"k"][1] is table[b"j"][1]  # one string for both
     store.close()
     with pytest.raises(OSError, match="SVG"):
         _ = first.svg
-    assert cache._Texted({b"k": [1, first]}, store).get(b"k") is None
+    assert cachefile._Texted({b"k": [1, first]}, store).get(b"k") is None

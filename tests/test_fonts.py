@@ -33,18 +33,18 @@ BUILD = """
 import json, sys
 from pathlib import Path
 from reportlab.pdfbase import pdfmetrics
-from pnpkit.build import pipeline as build, cache
+from pnpkit.build import pipeline as build, cache, cacheforms
 from pnpkit.typeset import fonts
 
 pack, out, eager = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "eager"
 if eager:
-    for name in list(fonts._UNREGISTERED):  # every shipped face
+    for name in list(fonts._SHIPPED):  # every shipped face
         fonts.known(name)
 seeded = []
-seed = cache.FormPlan.seed
-cache.FormPlan.seed = lambda self, canvas: seeded.append(seed(self, canvas)) or seeded[-1]
+seed = cacheforms.FormPlan.seed
+cacheforms.FormPlan.seed = lambda self, canvas: seeded.append(seed(self, canvas)) or seeded[-1]
 c = cache.Cache(out / build.CACHE_DIR)
-result = build.build(pack, out, cache=c)
+result = build.build(pack, build.BuildOptions(out, cache=c))
 assert not result.errors, [str(p) for p in result.errors]
 registered = sorted(n for n in pdfmetrics.getRegisteredFontNames() if n.startswith("DejaVu"))
 print(json.dumps([registered, [s.hex() for s in seeded], dict(c.stats)]))

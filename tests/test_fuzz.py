@@ -22,8 +22,7 @@ import pytest
 from fuzzinputs import HOSTILE, INPUT_OPS
 from fuzzmutate import KITS, OPS, mutate, pristine
 from fuzzrun import Campaign, campaign_mutants, unlocated
-from pnpkit.faces import templates
-from pnpkit.faces.templates import _Compiled
+from pnpkit.build import pipeline as build
 from pnpkit.typeset import fonts, text
 
 FIRST_SEED = int(os.environ.get("PNPKIT_FUZZ_SEED", "0"))
@@ -286,8 +285,7 @@ def test_fuzz_found_an_svg_error_on_every_face_parses_each_template_once(kit, mo
         return original(self, source, name, filename)
 
     monkeypatch.setattr(jinja2.Environment, "_parse", parse)
-    monkeypatch.setattr(templates, "_PARSED", {})  # as a new process: none parsed before
-    monkeypatch.setattr(templates, "_COMPILED", _Compiled())  # nor compiled
+    build.forget_kept()  # as a new process: none parsed nor compiled before
     run = kit.validate()
     assert run.lines == [
         "templates/mammoth-herd/bonus-front.svg.j2:4:20: error: unsupported element <mask> [svg]"

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT, colour_pack
-from pnpkit.build import cache, output
+from pnpkit.build import cachefile, output
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
 from pnpkit.checks import trust
@@ -301,12 +301,12 @@ def cache_file(kit) -> Path:
 def plant(path: Path, change) -> None:
     """Rewrite a cache file with every drawing entry's rows changed by change(rows) (and no kept
     forms, so every drawing is drawn from its rows)."""
-    generation, faces, drawings, _ = cache._read(path)
+    generation, faces, drawings, _ = cachefile._read(path)
     for entry in drawings.values():
         w, h, viewbox, rows = entry[1]
-        rows = cache._unpack_rows(rows) if isinstance(rows, bytes) else rows
+        rows = cachefile._unpack_rows(rows) if isinstance(rows, bytes) else rows
         entry[1] = (w, h, viewbox, change(rows))
-    assert not cache._save_marshalled(path, generation, [faces, drawings, {}])
+    assert not cachefile._save_marshalled(path, generation, [faces, drawings, {}])
 
 
 def image_row(source: str) -> tuple:
@@ -368,18 +368,18 @@ def test_a_corrupted_cache_file_is_a_miss(kit, clean_pdf):
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2] + os.urandom(4096))
     poisoned_build(kit, clean_pdf)
-    generation, faces, drawings, _ = cache._read(path)
+    generation, faces, drawings, _ = cachefile._read(path)
     for table in (faces, drawings):  # entries of another shape: left out, never a traceback
         for key in list(table):
             table[key] = ("not", "a list")
-    assert not cache._save_marshalled(path, generation, [faces, drawings, {b"k": [1, 2]}])
+    assert not cachefile._save_marshalled(path, generation, [faces, drawings, {b"k": [1, 2]}])
     poisoned_build(kit, clean_pdf)
 
 
 def test_packed_rows_that_inflate_without_end_are_a_miss():
-    bomb = zlib.compress(b"\0" * (cache.MAX_ROWS + 1), 9)
+    bomb = zlib.compress(b"\0" * (cachefile.MAX_ROWS + 1), 9)
     with pytest.raises(ValueError, match="larger than any drawing's"):
-        cache._unpack_rows(bomb)
+        cachefile._unpack_rows(bomb)
 
 
 def test_a_cache_folder_that_is_a_link_is_ignored_and_never_written(
@@ -458,13 +458,13 @@ def test_every_drawing_the_compiler_makes_is_sound_and_served_from_the_cache(tmp
     (pack / "templates" / "solid.svg.j2").write_text(RICH.replace("{{ dot }}", dot))
     out = tmp_path / "out"
     cold = Cache(out / "pnpkit-cache")
-    assert not build.build(pack, out, cache=cold).errors
+    assert not build.build(pack, build.BuildOptions(out, cache=cold)).errors
     assert cold.stats["drawings compiled"] > 0
-    drawn = cache._read(out / "pnpkit-cache" / "rich.marshal")[2]
+    drawn = cachefile._read(out / "pnpkit-cache" / "rich.marshal")[2]
     kinds = {row[0] for entry in drawn.values() for row in entry[1][3]}
     assert kinds == set(range(len(OP_TYPES)))  # every kind of op is in the file
     warm = Cache(out / "pnpkit-cache")
-    assert not build.build(pack, out, cache=warm).errors
+    assert not build.build(pack, build.BuildOptions(out, cache=warm)).errors
     assert warm.stats["drawings reused"] == cold.stats["drawings compiled"]
     assert "drawings compiled" not in warm.stats
 
@@ -480,7 +480,7 @@ def test_every_drawing_the_compiler_makes_is_sound_and_served_from_the_cache(tmp
     ],
 )
 def test_a_planted_text_finding_is_printed_only_as_one_plain_line(finding, kept):
-    assert cache._sound([1, (finding,)]) is kept
+    assert cachefile._sound([1, (finding,)]) is kept
 
 
 def test_a_cache_folder_that_is_a_file_is_ignored(kit):

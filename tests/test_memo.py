@@ -1,12 +1,8 @@
-"""memo: a bounded memo emptied when full, and the registry build.forget_kept() empties."""
+"""memo: a bounded memo emptied when full; workspace: what a process keeps between builds."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
-import pytest
-
-from pnpkit import memo
+from pnpkit import memo, workspace
 
 
 def test_remember_keeps_up_to_cap_entries_then_starts_afresh():
@@ -25,32 +21,48 @@ def test_remember_returns_the_very_value():
     assert memo.remember({}, "k", value, 10) is value
 
 
-@pytest.fixture
-def registry(monkeypatch):
-    """An empty registry for the test (the modules' own registrations put back after)."""
-    monkeypatch.setattr(memo, "_KEPT", [])
+def test_two_workspaces_never_see_each_other_s_entries():
+    seen = workspace.Memo[str, int]("test.seen")
+    first, second = workspace.Workspace(), workspace.Workspace()
+    with first.active():
+        seen["a"] = 1
+        assert workspace.current() is first
+        with second.active():
+            assert "a" not in seen and len(seen) == 0
+            seen["b"] = 2
+        assert dict(seen) == {"a": 1}  # the outer one is current again
+    with second.active():
+        assert dict(seen) == {"b": 2}
+    first.forget()
+    with first.active():
+        assert not seen and seen.get("a") is None
 
 
-def test_forget_empties_every_registered_cache_and_only_those(registry):
-    a: dict[str, int] = {"x": 1}
-    b: OrderedDict[str, int] = OrderedDict(y=2)
-    c: list[int] = [3]
-    other = {"z": 4}
-    memo.kept(a, b)
-    memo.kept(c)
-    assert memo.registered() == (a, b, c)
-    memo.forget()
-    assert (a, b, c) == ({}, OrderedDict(), [])
-    assert other == {"z": 4}
-    a["again"] = 5  # still registered after being emptied
-    memo.forget()
-    assert a == {}
+def test_a_memoized_function_keeps_its_results_per_workspace_up_to_its_cap():
+    calls = []
+
+    @workspace.memoized(2)
+    def double(n: int, *, twice: bool = True) -> int:
+        calls.append(n)
+        return 2 * n if twice else n
+
+    with workspace.Workspace().active():
+        assert [double(1), double(1), double(2), double(1, twice=False)] == [2, 2, 4, 1]
+        assert calls == [1, 2, 1] and double.size() == 2  # at most cap
+        assert double(2) == 4 and calls == [1, 2, 1]  # kept
+        assert double(1) == 2 and calls == [1, 2, 1, 1]  # the least recently used went first
+        double.cache_clear()
+        assert double.size() == 0
+    with workspace.Workspace().active():
+        assert double(2) == 4 and calls == [1, 2, 1, 1, 2]  # another workspace: made again
 
 
-def test_a_cache_registered_twice_is_kept_once_and_equal_caches_both(registry):
-    a: dict[str, int] = {}
-    b: dict[str, int] = {}  # equal to a, but another cache
-    memo.kept(a)
-    memo.kept(a, b)
-    assert len(memo.registered()) == 2
-    assert memo.registered()[0] is a and memo.registered()[1] is b
+def test_a_thread_has_a_workspace_of_its_own():
+    import threading
+
+    mine = workspace.current()
+    theirs = []
+    thread = threading.Thread(target=lambda: theirs.append(workspace.current()))
+    thread.start()
+    thread.join()
+    assert theirs and theirs[0] is not mine and workspace.current() is mine

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, colour_pack
-from pnpkit.build import output
+from pnpkit.build import output, svgfiles
 from pnpkit.build import pipeline as build
 
 M = "components/mammoth-herd"
@@ -183,7 +183,7 @@ def test_a_kill_at_any_moment_leaves_the_previous_kit_whole(tmp_path):
 def test_two_builds_into_one_folder_take_turns(tmp_path):
     pack = colour_pack(tmp_path / "probe", n=60)
     alone = tmp_path / "alone"
-    assert not build.build(pack, alone).errors
+    assert not build.build(pack, build.BuildOptions(alone)).errors
     out = tmp_path / "out"
     procs = [start_build(pack, out) for _ in range(2)]
     runs = [(p.wait(TIMEOUT), p.stderr.read()) for p in procs]
@@ -378,7 +378,7 @@ def test_a_failed_svg_child_leaves_files_rewritten_here_never_writing_into_the_l
     live = kit.root / "build" / "mammoth-herd"
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
     before = {n: (p.stat().st_ino, p.stat().st_mtime_ns) for n, p in _svg_files(live).items()}
-    parent, real_write = os.getpid(), build._write_svgs
+    parent, real_write = os.getpid(), svgfiles._write_svgs
     children: list[bool] = []
 
     def write_then_fail(files, occupied, twins):  # the child writes (links) all, then dies
@@ -397,8 +397,8 @@ def test_a_failed_svg_child_leaves_files_rewritten_here_never_writing_into_the_l
         real_swap(staging, final, **options)
 
     with monkeypatch.context() as m:
-        m.setattr(build, "FEW_UNKNOWN", -1)  # a child even for a few files
-        m.setattr(build, "_write_svgs", write_then_fail)
+        m.setattr(svgfiles, "FEW_UNKNOWN", -1)  # a child even for a few files
+        m.setattr(svgfiles, "_write_svgs", write_then_fail)
         m.setattr(output, "swap_in", look_then_swap)
         assert kit.build().code == 0
     assert children == [False, False]  # en and pl written here after the child failed
@@ -427,7 +427,7 @@ def test_a_twin_refusing_links_gives_way_to_the_next_file_written(kit, monkeypat
         puts.append(str(target))
         real_put(data, target, previous)
 
-    monkeypatch.setattr(build, "FEW_UNKNOWN", 10**6)  # written here, where puts are seen
+    monkeypatch.setattr(svgfiles, "FEW_UNKNOWN", 10**6)  # written here, where puts are seen
     monkeypatch.setattr(output, "link", link)
     monkeypatch.setattr(output, "put", put)
     assert kit.build().code == 0
@@ -446,8 +446,10 @@ def test_a_one_shot_build_forgets_what_watch_knew_of_the_files_it_replaces(kit):
     from pnpkit.build.cache import Cache
 
     out = kit.root / "build"
-    assert not build.build(kit.pack, out, cache=Cache(out / build.CACHE_DIR, deferred=True)).errors
+    assert not build.build(
+        kit.pack, build.BuildOptions(out, cache=Cache(out / build.CACHE_DIR, deferred=True))
+    ).errors
     live = os.path.abspath(out / "mammoth-herd")
-    assert any(key.startswith(live) for key in build._KNOWN)
-    assert not build.build(kit.pack, out).errors  # a one-shot build: no watch
-    assert not any(key.startswith(live) for key in build._KNOWN)
+    assert any(key.startswith(live) for key in svgfiles._KNOWN)
+    assert not build.build(kit.pack, build.BuildOptions(out)).errors  # a one-shot build: no watch
+    assert not any(key.startswith(live) for key in svgfiles._KNOWN)

@@ -233,7 +233,7 @@ def test_a_turned_face_prints_turned_and_its_back_turns_the_other_way(tmp_path):
     front, back = front_page.placements[0], back_page.placements[0]
     assert (front.turn, back.turn) == (90, 270)
     out = tmp_path / "out"
-    assert build.build(pack, out, code=build.Code(True)).errors == []
+    assert build.build(pack, build.BuildOptions(out, code=build.Code(True))).errors == []
     pdf = pypdfium2.PdfDocument(str(out / "turn" / "turn-en.pdf"))
     first = len(pdf) - 2
     dpi = 100

@@ -10,6 +10,7 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import colour_pack, kit_start
+from pnpkit import workspace
 from pnpkit.commands.cli import main
 from pnpkit.pdf import calibration
 from pnpkit.pdf import pages as pdf_pages
@@ -455,7 +456,6 @@ def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_pat
     """A build with no next one keeps pdf_pages.ONE_BUILD_PAGES_KEPT pages of each kind (and lets a
     page's stream text go once formatted): pages emptied from the memos are drawn and
     compressed again, to the bytes a build keeping every page writes."""
-    from pnpkit import memo
     from pnpkit.build import pipeline as build
     from pnpkit.pdf import writer as pdf
 
@@ -463,10 +463,10 @@ def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_pat
     pages = result.pages["en"] * 2  # each page twice: found in the memos when kept
     assert len(pages) >= 8
     monkeypatch.setattr(pdf_pages, "ONE_BUILD_PAGES_KEPT", 1)
-    monkeypatch.setattr(memo, "_HANDING_ON", [False])
+    monkeypatch.setattr(workspace.current(), "hand_on", False)
     few = _written_afresh(pages, tmp_path / "few.pdf", None)
     assert len(pdf._DRAWN) <= 1 and len(_STREAMS) <= 1
-    monkeypatch.setattr(memo, "_HANDING_ON", [True])
+    monkeypatch.setattr(workspace.current(), "hand_on", True)
     every = _written_afresh(pages, tmp_path / "every.pdf", None)
     assert len(_STREAMS) == len(pages) // 2
     assert few == every

@@ -21,7 +21,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from conftest import ROOT, alpha_pack, write_pack
 from pnpkit.build import pipeline as build
-from pnpkit.build.cache import engine
+from pnpkit.build.cachefile import engine
 from pnpkit.build.child import Child
 from pnpkit.commands.cli import main
 from pnpkit.export import export, facepages, pdfx, preflight, profile, rastercache
@@ -614,7 +614,7 @@ def test_preflight_ahead_is_forked_at_once_and_ends_when_told_nothing(tmp_path):
         assert ahead.child.pid == -1
     finally:
         later.stop()
-    result = build.build(card_pack(tmp_path / "pack"), tmp_path / "out")
+    result = build.build(card_pack(tmp_path / "pack"), build.BuildOptions(tmp_path / "out"))
     assert result.written and result.pack is not None
     kit = tmp_path / "out" / result.pack.id
     pdfs = {path.name: path.read_bytes() for path in kit.glob("*.pdf")}

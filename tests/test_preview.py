@@ -94,7 +94,7 @@ def _checked_pack(tmp_path: Path, more_checks: str = "") -> Path:
 def test_warnings_stand_next_to_their_item_and_the_rest_on_top(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _checked_pack(tmp_path, "  - {rule: count, id: PR-2, group: cards, exact: 4, level: warning}\n")
-    result = build.build(Path("components/probe"), Path("build"))
+    result = build.build(Path("components/probe"), build.BuildOptions(Path("build")))
     assert not result.errors and len(result.problems) == 4
     page = Page((tmp_path / "build" / "probe" / "index.html").read_text(encoding="utf-8"))
     for i in range(3):
@@ -109,18 +109,18 @@ def test_a_long_lived_process_makes_only_the_figures_that_changed(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     root = _checked_pack(tmp_path)
     c = Cache(deferred=True)  # watch's
-    assert not build.build(root, Path("build"), cache=c).errors
+    assert not build.build(root, build.BuildOptions(Path("build"), cache=c)).errors
     cards = (root / "cards.yaml").read_text(encoding="utf-8")
     (root / "cards.yaml").write_text(cards.replace("c1", "c1x", 1), encoding="utf-8")
-    assert not build.build(root, Path("build"), cache=c).errors
-    assert preview._FIGURES.rendered == 1  # c1x's figure: its id and its note changed
-    assert preview._FIGURES.imaged == 2  # c1x's front and back: the others' are taken over
+    assert not build.build(root, build.BuildOptions(Path("build"), cache=c)).errors
+    assert preview._FIGURES.here().rendered == 1  # c1x's figure: its id and its note changed
+    assert preview._FIGURES.here().imaged == 2  # c1x's front and back: the others' are taken over
     page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
     assert "item 'c1x': 'colour' is" in " ".join(Page(page.decode()).figures["en-c1x"]["notes"])
-    monkeypatch.setattr(preview, "_FIGURES", preview._Figures())  # as a new process starts
-    assert not build.build(root, Path("fresh"), cache=Cache()).errors
-    assert preview._FIGURES.rendered == 3
-    assert preview._FIGURES.imaged == 6
+    build.forget_kept()  # as a new process starts
+    assert not build.build(root, build.BuildOptions(Path("fresh"), cache=Cache())).errors
+    assert preview._FIGURES.here().rendered == 3
+    assert preview._FIGURES.here().imaged == 6
     assert (tmp_path / "fresh" / "probe" / "index.html").read_bytes() == page
 
 
@@ -134,9 +134,9 @@ def test_figures_given_to_the_page_a_few_at_a_time_make_the_page_of_one_at_a_tim
     pages = {}
     for joined in (1, 2, 3, preview.FIGURES_JOINED):
         monkeypatch.setattr(preview, "FIGURES_JOINED", joined)
-        monkeypatch.setattr(preview, "_FIGURES", preview._Figures())  # as a new process starts
+        build.forget_kept()  # as a new process starts
         out = tmp_path / f"out{joined}"
-        assert not build.build(ROOT / M, out, cache=Cache(out / "cache")).errors
+        assert not build.build(ROOT / M, build.BuildOptions(out, cache=Cache(out / "cache"))).errors
         pages[joined] = (out / "mammoth-herd" / "index.html").read_bytes()
     assert len(set(pages.values())) == 1
     assert len(Page(pages[1].decode()).figures) > 2 * 3
@@ -150,14 +150,14 @@ def test_a_face_image_is_taken_over_only_while_all_it_shows_is_the_same(
     monkeypatch.chdir(tmp_path)
     root = _checked_pack(tmp_path)
     c = Cache(deferred=True)  # watch's
-    assert not build.build(root, Path("build"), cache=c).errors
+    assert not build.build(root, build.BuildOptions(Path("build"), cache=c)).errors
     game = (root / "game.yaml").read_text(encoding="utf-8")
     (root / "game.yaml").write_text(game.replace("  bleed: 3mm\n", change), encoding="utf-8")
-    assert not build.build(root, Path("build"), cache=c).errors
-    assert preview._FIGURES.imaged == 6
+    assert not build.build(root, build.BuildOptions(Path("build"), cache=c)).errors
+    assert preview._FIGURES.here().imaged == 6
     page = (tmp_path / "build" / "probe" / "index.html").read_bytes()
-    monkeypatch.setattr(preview, "_FIGURES", preview._Figures())  # as a new process starts
-    assert not build.build(root, Path("fresh"), cache=Cache()).errors
+    build.forget_kept()  # as a new process starts
+    assert not build.build(root, build.BuildOptions(Path("fresh"), cache=Cache())).errors
     assert (tmp_path / "fresh" / "probe" / "index.html").read_bytes() == page
 
 
@@ -184,7 +184,7 @@ def test_a_face_that_draws_art_is_previewed_linking_one_copy_of_the_art(tmp_path
     is shown in a sandboxed frame, from a copy that links to the art copied beside it."""
     monkeypatch.chdir(tmp_path)
     root = art_pack(tmp_path)
-    assert not build.build(Path("components/art"), Path("build")).errors
+    assert not build.build(Path("components/art"), build.BuildOptions(Path("build"))).errors
     out = tmp_path / "build" / "art"
     [src] = Page((out / "index.html").read_text(encoding="utf-8")).figures["en-one"]["images"]
     preview = (out / src.split("?")[0]).read_text(encoding="utf-8")
@@ -211,7 +211,7 @@ def test_the_packs_own_text_is_escaped_on_the_page(tmp_path):
         f.write(
             "checks:\n  - {rule: count, id: '<b>X</b>', group: cards, exact: 2, level: warning}\n"
         )
-    assert not build.build(root, tmp_path / "out").errors
+    assert not build.build(root, build.BuildOptions(tmp_path / "out")).errors
     text = (tmp_path / "out" / "p" / "index.html").read_text(encoding="utf-8")
     assert text.count("<script>") == 1 and "<b>X</b>" not in text  # only the page's own script
     assert "<h1>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#34;Co&#34;</h1>" in text
@@ -226,7 +226,7 @@ def test_a_rebuild_links_the_preview_files_that_did_not_change(tmp_path, monkeyp
     out = tmp_path / "build" / "art"
 
     def inodes() -> dict[str, int]:
-        assert not build.build(Path("components/art"), Path("build")).errors
+        assert not build.build(Path("components/art"), build.BuildOptions(Path("build"))).errors
         files = [
             out / "index.html",
             out / "preview" / "en" / "cards" / "one-front.svg",
@@ -247,7 +247,7 @@ def test_a_rebuild_links_the_preview_files_that_did_not_change(tmp_path, monkeyp
 def test_the_page_is_the_same_for_the_same_build(tmp_path):
     root = colour_pack(tmp_path / "p", n=2)
     for out in ("a", "b"):
-        assert not build.build(root, tmp_path / out, cache=Cache()).errors
+        assert not build.build(root, build.BuildOptions(tmp_path / out, cache=Cache())).errors
     assert (tmp_path / "a" / "p" / "index.html").read_bytes() == (
         tmp_path / "b" / "p" / "index.html"
     ).read_bytes()

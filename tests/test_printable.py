@@ -17,6 +17,7 @@ import pytest
 from PIL import ImageChops
 
 from conftest import ROOT
+from pnpkit.build import cacheforms
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
 from pnpkit.commands.cli import main
@@ -55,7 +56,7 @@ def write_all(pack, cache, paper: str, backs: str, folder) -> list:
     kit = guide.plan(result.pack, lang, result.faces[lang], pages)  # the guide, the tuck boxes
     build._label(pages, pack, lang, kit.before, kit.after)
     main = folder / f"{paper}-{backs}.pdf"
-    with cache.pdf_forms(pages):
+    with cacheforms.pdf_forms(cache, pages):
         calibration = build._calibration(pack, lang)
         pdf.write_pdf(pages, main, "t", pack.print.crop_marks, calibration, extras=kit)
     build._write_large(pages, pack, lang, folder, cache, result.registry)

@@ -59,7 +59,7 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def warnings(pack: Path, out: Path) -> list[str]:
     """A build's text warnings, as printed, through a cache read from out (a new process)."""
-    result = build.build(pack, out, cache=Cache(out / build.CACHE_DIR))
+    result = build.build(pack, build.BuildOptions(out, cache=Cache(out / build.CACHE_DIR)))
     assert not result.errors, [str(p) for p in result.errors]
     return [str(p) for p in result.problems if p.rule == "text"]
 

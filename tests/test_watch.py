@@ -3,6 +3,7 @@ server, and Ctrl-C that ends it cleanly."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import queue
@@ -18,7 +19,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from pnpkit import workspace
 from pnpkit.build import pipeline as build
+from pnpkit.build import svgfiles
 from pnpkit.build.cache import Cache
 from pnpkit.build.output import spare_for
 from pnpkit.commands import watch
@@ -78,7 +81,9 @@ def watched_rebuilds(kit, out: Path):
     cache = Cache(out / build.CACHE_DIR, deferred=True)
 
     def rebuild() -> None:
-        assert not build.build(kit.pack, out, cache=cache, tidy_later=True).errors
+        assert not build.build(
+            kit.pack, build.BuildOptions(out, cache=cache, watch=build.WatchHooks())
+        ).errors
         with output.locked(out, "test"):
             output.keep_spares(out)
 
@@ -89,7 +94,7 @@ def assert_a_cold_build(kit, kit_folder: Path, out: Path) -> None:
     """kit_folder holds exactly what a cold build of the kit in a fresh process would write to
     out (nothing kept from the builds before)."""
     build.forget_kept()
-    assert not build.build(kit.pack, out).errors
+    assert not build.build(kit.pack, build.BuildOptions(out)).errors
     cold = out / "mammoth-herd"
     assert {p.relative_to(kit_folder): d for p, d in files(kit_folder).items()} == {
         p.relative_to(cold): d for p, d in files(cold).items()
@@ -230,8 +235,8 @@ def test_a_save_written_on_while_it_is_built_is_dropped_unseen(kit, tmp_path, mo
     out = kit.root / "build" / "mammoth-herd"
     live, seen = files(out), watcher.snapshot()
     taken = []
-    take = build._take_spare
-    monkeypatch.setattr(build, "_take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
+    take = svgfiles.take_spare
+    monkeypatch.setattr(svgfiles, "take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
     kit.edit(f"{M}/herd.yaml", "tab: 12", half)
     halfway = watcher.snapshot()
     validate = build.validate
@@ -462,8 +467,8 @@ def test_a_kit_started_from_the_spare_is_what_a_cold_build_writes(kit, tmp_path,
 
     out = tmp_path / "w"
     taken = []
-    take = build._take_spare
-    monkeypatch.setattr(build, "_take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
+    take = svgfiles.take_spare
+    monkeypatch.setattr(svgfiles, "take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
     rebuild, cache = watched_rebuilds(kit, out)
     rebuild()
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
@@ -533,11 +538,11 @@ def test_the_first_build_gets_a_spare_of_links_and_the_first_rebuild_starts_from
     assert sorted(p.relative_to(spare) for p in spare.rglob("*.svg")) == live_svgs
     assert all(os.path.samefile(out / p, spare / p) for p in live_svgs)
     assert sorted(p.name for p in spare.iterdir()) == [".pnpkit-kit", "svg"]  # marked: a kit
-    assert not build.link_spare(out)  # there is one
+    assert not svgfiles.link_spare(out)  # there is one
     taken, linked = [], []
-    take, link = build._take_spare, build.output.link
-    monkeypatch.setattr(build, "_take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
-    monkeypatch.setattr(build.output, "link", lambda *a: linked.append(a) or link(*a))
+    take, link = svgfiles.take_spare, svgfiles.output.link
+    monkeypatch.setattr(svgfiles, "take_spare", lambda *a: taken.append(take(*a)) or taken[-1])
+    monkeypatch.setattr(svgfiles.output, "link", lambda *a: linked.append(a) or link(*a))
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
     assert watcher.rebuild().ok
     assert taken == [True] and len(linked) < len(live_svgs) // 4
@@ -566,17 +571,17 @@ def test_a_spare_s_files_linked_to_one_inode_are_judged_by_it_and_each_by_its_li
     shared = [path for path in linked if path.parent.parent == folder]
     assert len(shared) >= 3, "the kit has faces drawn alike"
     stats = []
-    signature = build._signature
-    monkeypatch.setattr(build, "_signature", lambda p: stats.append(p) or signature(p))
+    signature = svgfiles._signature
+    monkeypatch.setattr(svgfiles, "_signature", lambda p: stats.append(p) or signature(p))
     first, replaced, *others = shared
     for _ in range(2):  # the untouched spare's look, taken twice (the second is the build's)
         faces = [
             f
             for f in build.validate(kit.pack, cache=cache).faces[folder.name]
-            if (folder / build._svg_name(f)) in shared
+            if (folder / svgfiles._svg_name(f)) in shared
         ]
         stats.clear()
-        here = build._in_place(faces, folder, os.path.abspath(live / "svg" / folder.name))
+        here = svgfiles._in_place(faces, folder, os.path.abspath(live / "svg" / folder.name))
         assert len(faces) == len(shared) and all(here) and len(stats) == 1
     scratch = replaced.with_name("scratch")
     scratch.write_bytes(replaced.read_bytes() + b"<!-- another file -->")
@@ -595,136 +600,47 @@ def test_a_spare_s_files_linked_to_one_inode_are_judged_by_it_and_each_by_its_li
 def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     """What a long-lived process keeps from a build (YAML parses, drawn pages and streams,
     compiled templates, written SVG files, the items read, the layouts, the preview's figures,
-    the compiler's and the text checks' memos) is gone after build.forget_kept(), every
-    registered cache with it, and the next build, which does all that work again, writes the
-    same kit."""
-    from pnpkit import memo
-    from pnpkit.build import preview
-    from pnpkit.checks import textcheck
-    from pnpkit.faces.templates import _COMPILED, _PARSED
-    from pnpkit.impose import layout
-    from pnpkit.pack.items import _ITEMS
-    from pnpkit.pack.reparse import _LAST
-    from pnpkit.pdf.forms import _NAMES
-    from pnpkit.pdf.pages import _STREAMS
-    from pnpkit.pdf.writer import _DRAWN
-    from pnpkit.svg.drawing import _FILL_CODE, _OWN, _PATH_CODE, _STROKE_CODE
-    from pnpkit.svg.walker import _ATTRIBUTES, _LEAVES, _STYLES
-
-    kept = (
-        _LAST,
-        _ITEMS,
-        layout._LAYOUTS,
-        _DRAWN,
-        _NAMES,
-        _STREAMS,
-        preview._FIGURES,
-        _COMPILED.codes,
-        _PARSED,
-        build._KNOWN,
-        _FILL_CODE,
-        _STROKE_CODE,
-        _OWN,
-        _PATH_CODE,
-        _STYLES,
-        _LEAVES,
-        _ATTRIBUTES,
-        textcheck._OUTLINES,
-    )
-    build.forget_kept()
-    # watch's cache (deferred): a long-lived process's build keeps its per-item work too
-    build.build(kit.pack, tmp_path / "a", overrides=None, cache=Cache(None, deferred=True))
-    # each holds something after a build (_LAID too, between text_box() and the compiler)
-    assert all(kept), [len(k) for k in kept]
-    assert all(any(k is r for r in memo.registered()) for k in kept)
-    build.forget_kept()
-    assert not any(kept)
-    assert not any(memo.registered()), [len(k) for k in memo.registered()]
-    build.build(kit.pack, tmp_path / "b", overrides=None)
+    the compiler's and the text checks' memos) is in its workspace, and gone after
+    build.forget_kept(); the next build, which does all that work again, writes the same kit."""
+    kept = {
+        "loader.last",
+        "schema.items",
+        "layout.layouts",
+        "pdf.drawn",
+        "pdf.names",
+        "pdf.streams",
+        "preview.figures",
+        "render.compiled",
+        "render.parsed",
+        "svgfiles.known",
+        "svgdraw.fill_code",
+        "svgdraw.stroke_code",
+        "svgdraw.own",
+        "svgdraw.path_code",
+        "svgdraw.styles",
+        "svgdraw.leaves",
+        "svgdraw.attributes",
+        "textcheck.outlines",
+        "pnpkit.typeset.shaping.shape",
+    }
+    with workspace.Workspace().active() as mine:
+        # watch's cache (deferred): a long-lived process's build keeps its per-item work too
+        options = build.BuildOptions(tmp_path / "a", cache=Cache(None, deferred=True))
+        build.build(kit.pack, options)
+        assert kept <= {name for name, entry in mine.entries.items() if entry}
+        build.forget_kept()
+        assert mine.entries == {}
+        build.build(kit.pack, build.BuildOptions(tmp_path / "b"))
     a, b = (tmp_path / side / "mammoth-herd" for side in "ab")
     assert {p.relative_to(a): d for p, d in files(a).items()} == {
         p.relative_to(b): d for p, d in files(b).items()
     }
 
 
-# Module-level containers that are not caches kept between builds, and why. Every other one
-# (a module-level name first bound to an empty dict, list, set or OrderedDict, or to a cache
-# object) must be registered with memo.kept(), so that build.forget_kept() empties it.
-NOT_KEPT = {
-    "memo._KEPT": "the registry itself",
-    "typeset.fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
-    "typeset.fonts._FALLBACK": "the pack's fallback families: set by fonts.use() with _PACK",
-    "typeset.fonts._CHAINS": "each face's chain, made from _PACK and _FALLBACK by fonts.use()",
-    "typeset.fonts._STYLE_OF": "each face's family and style, made with _CHAINS by fonts.use()",
-    "typeset.fonts._registered": "fonts registered with ReportLab, kept whatever we forget",
-    "build.output._CALL": "the C library's swap function, found once",
-    "pdf.pages._SHAPES": "per document (weak): gone with the document",
-    "pdf.forms._HEADS": "per document (weak): gone with the document",
-    "faces.templates._FAMILIES": "per environment (weak): gone with the build's environment",
-    "svg.drawing._SHOWN": "per document (weak): gone with the document",
-}
-# cache objects, by the container in them that is registered
-HELD_IN = {"faces.templates._COMPILED": "codes"}
-
-
-def _module_level_containers() -> list[tuple[str, str]]:
-    """(module, name) of every module-level name bound to an empty container or to an object
-    made by a call, in pnpkit's source (read, not imported: __main__ runs the command)."""
-    import ast
-
-    import pnpkit
-
-    found = []
-    containers = {"dict", "list", "set", "OrderedDict", "WeakKeyDictionary"}
-    package = Path(pnpkit.__file__).parent
-    for path in sorted(package.rglob("*.py")):
-        module = ".".join(path.relative_to(package).with_suffix("").parts)
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target, value = node.targets[0], node.value
-            elif isinstance(node, ast.AnnAssign) and node.value is not None:
-                target, value = node.target, node.value
-            else:
-                continue
-            empty = isinstance(value, (ast.Dict, ast.List, ast.Set)) and not (
-                getattr(value, "keys", None) or getattr(value, "elts", None)
-            )
-            made = isinstance(value, ast.Call) and (
-                ast.unparse(value.func).split(".")[-1] in containers
-                or f"{module}.{ast.unparse(target)}" in HELD_IN
-            )
-            if isinstance(target, ast.Name) and (empty or made) and not value_args(value):
-                found.append((module, target.id))
-    return found
-
-
-def value_args(value) -> bool:
-    """Whether a call builds its container from arguments (a constant, not a memo)."""
-    import ast
-
-    return isinstance(value, ast.Call) and bool(value.args or value.keywords)
-
-
-def test_every_module_level_memo_is_registered():
-    import importlib
-
-    from pnpkit import memo
-
-    registered = memo.registered()
-    found = _module_level_containers()
-    names = {f"{module}.{name}" for module, name in found}
-    assert {
-        "svg.walker._LEAVES",
-        "pack.reparse._LAST",
-        "build.pipeline._KNOWN",
-        "faces.templates._COMPILED",
-    } <= names
-    assert set(NOT_KEPT) <= names  # each exception still exists
-    for module, name in found:
-        key = f"{module}.{name}"
-        if key in NOT_KEPT:
-            continue
-        cache = getattr(importlib.import_module(f"pnpkit.{module}"), name)
-        if key in HELD_IN:
-            cache = getattr(cache, HELD_IN[key])
-        assert any(cache is k for k in registered), f"{key} is not registered with memo.kept()"
+def test_a_build_keeps_what_it_keeps_in_the_workspace_it_is_given(kit, tmp_path):
+    """watch hands its own workspace to every build: the thread's stays as it was."""
+    given = workspace.Workspace()
+    with workspace.Workspace().active() as thread_s:
+        options = build.BuildOptions(tmp_path / "a", cache=Cache(None, deferred=True))
+        assert not build.build(kit.pack, dataclasses.replace(options, workspace=given)).errors
+        assert given.entries and given.hand_on and thread_s.entries == {}

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SOLID, colour_pack
-from pnpkit import memo
-from pnpkit.build import output
+from pnpkit import workspace
+from pnpkit.build import cachefile, output
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
 from pnpkit.pack import items as pack_items
@@ -30,16 +30,16 @@ import bench_cards  # noqa: E402
 
 def cold_load(pack: Path) -> tuple[str, list[str]]:
     """load_pack with nothing kept from before (nor kept for after)."""
-    items, parses = dict(_ITEMS), dict(_LAST)
+    items, parses = dict(_ITEMS), dict(_LAST.here())
     _ITEMS.clear()
-    _LAST.clear()
+    _LAST.here().clear()
     try:
         made, problems = schema.load_pack(pack)
     finally:
         _ITEMS.clear()
         _ITEMS.update(items)
-        _LAST.clear()
-        _LAST.update(parses)
+        _LAST.here().clear()
+        _LAST.here().update(parses)
     return repr(made), [str(p) for p in problems]
 
 
@@ -54,9 +54,9 @@ def reads(monkeypatch) -> list[str]:
         return now(r, game, group, value, *rest)
 
     monkeypatch.setattr(pack_items, "_read_item", spy)
-    monkeypatch.setattr(memo, "_HANDING_ON", [True])  # as in watch's builds
+    monkeypatch.setattr(workspace.current(), "hand_on", True)  # as in watch's builds
     _ITEMS.clear()
-    _LAST.clear()
+    _LAST.here().clear()
     return read
 
 
@@ -221,7 +221,7 @@ def test_every_rebuild_writes_what_a_cold_build_writes(tmp_path, monkeypatch):
     build.forget_kept()
 
     def warm() -> build.Result:
-        result = build.build(root, out, cache=cache, tidy_later=True)
+        result = build.build(root, build.BuildOptions(out, cache=cache, watch=build.WatchHooks()))
         with output.locked(out, "test"):
             output.keep_spares(out)
         return result
@@ -235,7 +235,7 @@ def test_every_rebuild_writes_what_a_cold_build_writes(tmp_path, monkeypatch):
         path.write_text(edit(text), encoding="utf-8")
         rebuilt = warm()
         build.forget_kept()
-        fresh = build.build(root, tmp_path / f"cold{n}", cache=Cache(None))
+        fresh = build.build(root, build.BuildOptions(tmp_path / f"cold{n}", cache=Cache(None)))
         assert [str(p) for p in rebuilt.problems] == [str(p) for p in fresh.problems], n
         assert rebuilt.written == fresh.written == (not fresh.errors), n
         if fresh.written:
@@ -250,7 +250,6 @@ def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path,
     (the key's prefix) changed; a form's name is its SVG's hash, however often it is asked."""
     import hashlib
 
-    from pnpkit.build import cache as cache_module
     from pnpkit.pdf.forms import form_name
     from pnpkit.typeset import fonts
 
@@ -260,12 +259,12 @@ def test_drawing_keys_and_form_names_kept_by_svg_are_those_made_afresh(tmp_path,
     faces = build.validate(pack, cache=cache).faces["en"]  # the second build: keys taken over
     assert cache._svg_keys and len(cache._memo.svg_keys) == 3  # a card draws both sides alike
     for face in faces:
-        prefix = cache_module.engine() + fonts.signature().encode()
+        prefix = cachefile.engine() + fonts.signature().encode()
         made = hashlib.sha256(prefix + face.svg.encode("utf-8")).digest()
         assert cache._drawing_key(face.svg) == made
         name = "F" + hashlib.sha1(face.svg.encode("utf-8")).hexdigest()[:16]
         assert form_name(face.svg) == form_name(face.svg) == name
-    monkeypatch.setattr(cache_module, "engine", lambda: b"another pnpkit")
+    monkeypatch.setattr(cachefile, "engine", lambda: b"another pnpkit")
     prefix = b"another pnpkit" + fonts.signature().encode()
     svg = faces[0].svg
     assert cache._drawing_key(svg) == hashlib.sha256(prefix + svg.encode("utf-8")).digest()
@@ -311,8 +310,8 @@ def test_a_layout_taken_from_an_earlier_build_is_what_impose_lays_out(monkeypatc
         (deck(20, {1: {"kind": "hex"}}), settings, False),  # a registry's packer: never kept
         (deck(20, {1: {"kind": "hex"}}), settings, False),
     ]
-    layout._LAYOUTS.clear()
-    monkeypatch.setattr(memo, "_HANDING_ON", [True])  # as in watch's builds
+    layout._LAYOUTS.here().clear()
+    monkeypatch.setattr(workspace.current(), "hand_on", True)  # as in watch's builds
     impose, calls = layout.impose, []
     monkeypatch.setattr(layout, "impose", lambda *a: calls.append(1) or impose(*a))
     for n, (faces, settings, taken) in enumerate(steps):
@@ -336,13 +335,15 @@ def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monk
     root = bench_cards.make_pack(tmp_path / "deck", 6, sheet=False)
     build.forget_kept()
     cache = Cache(tmp_path / "one" / build.CACHE_DIR)
-    assert build.build(root, tmp_path / "one", cache=cache).written
-    assert not (_ITEMS or layout._LAYOUTS or _NAMES or preview._FIGURES)
-    assert not cache._memo.keys
+    assert build.build(root, build.BuildOptions(tmp_path / "one", cache=cache)).written
+    assert not (_ITEMS or layout._LAYOUTS.here() or _NAMES or preview._FIGURES.here())
+    assert not cache.keys.made
     watched = Cache(tmp_path / "two" / build.CACHE_DIR, deferred=True)
-    assert build.build(root, tmp_path / "two", cache=watched, tidy_later=True).written
-    assert _ITEMS and layout._LAYOUTS and _NAMES and preview._FIGURES.items
-    assert watched._memo.keys
+    assert build.build(
+        root, build.BuildOptions(tmp_path / "two", cache=watched, watch=build.WatchHooks())
+    ).written
+    assert _ITEMS and layout._LAYOUTS.here() and _NAMES and preview._FIGURES.here().items
+    assert watched.keys.made
     assert kit_files(tmp_path / "one" / "bench") == kit_files(tmp_path / "two" / "bench")
 
 
@@ -419,7 +420,9 @@ def _kept_against_cold(tmp_path, root, steps, made: list, taken: int) -> None:
     for n, (edit, again) in enumerate(steps):
         cards.write_text(edit(cards.read_text(encoding="utf-8")), encoding="utf-8")
         before = len(made)
-        assert build.build(root, out, cache=cache, tidy_later=True).written
+        assert build.build(
+            root, build.BuildOptions(out, cache=cache, watch=build.WatchHooks())
+        ).written
         with output.locked(out, "test"):
             output.keep_spares(out)
         assert (len(made) - before > taken) is again, n
@@ -428,7 +431,9 @@ def _kept_against_cold(tmp_path, root, steps, made: list, taken: int) -> None:
     for n, text in enumerate(texts):
         cards.write_text(text, encoding="utf-8")
         build.forget_kept()
-        assert build.build(root, tmp_path / f"cold{n}", cache=Cache(None)).written
+        assert build.build(
+            root, build.BuildOptions(tmp_path / f"cold{n}", cache=Cache(None))
+        ).written
         assert kits[n] == kit_files(tmp_path / f"cold{n}" / "bench"), n
 
 
@@ -438,7 +443,7 @@ def test_text_keys_kept_by_a_drawing_are_those_made_afresh(tmp_path, monkeypatch
     when either differs."""
     import hashlib
 
-    monkeypatch.setattr(memo, "_HANDING_ON", [True])  # as in watch's builds
+    monkeypatch.setattr(workspace.current(), "hand_on", True)  # as in watch's builds
     cache = Cache(None, deferred=True)
     result = build.validate(colour_pack(tmp_path, n=2), cache=cache)
     drawing = result.faces["en"][0].drawing

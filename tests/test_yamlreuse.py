@@ -133,7 +133,7 @@ def test_an_edit_adding_lines_above_a_broken_item_is_located_as_a_cold_build(tmp
     path.write_text(text.replace("    - {id: c5,", added + "    - {id: c5,", 1), encoding="utf-8")
     warm = [str(p) for p in build.validate(pack).problems]
     assert patches == [True]
-    _LAST.clear()
+    _LAST.here().clear()
     cold = [str(p) for p in build.validate(pack).problems]
     assert warm == cold
     assert any(":32:" in p and "unknown key 'colur'" in p for p in warm), warm

@@ -4,28 +4,31 @@ from __future__ import annotations
 
 import math
 import re
+from types import MappingProxyType
 
-MM_PER = {"mm": 1.0, "cm": 10.0, "in": 25.4, "pt": 25.4 / 72}
+MM_PER = MappingProxyType({"mm": 1.0, "cm": 10.0, "in": 25.4, "pt": 25.4 / 72})
 PT_PER_MM = 72 / 25.4
 
 # Named face and paper sizes, trim in mm (print-standards.md §1.1, §4.1).
-SIZES = {
-    "poker": (63.5, 88.9),
-    "euro-poker": (63.0, 88.0),
-    "bridge": (57.15, 88.9),
-    "tarot": (69.85, 120.65),
-    "mini": (44.45, 63.5),
-    "euro-mini": (44.0, 68.0),
-    "square": (70.0, 70.0),
-    "small-square": (63.5, 63.5),
-    "jumbo": (88.9, 139.7),
-    "business": (50.8, 88.9),
-    "micro": (31.75, 44.45),
-    "a5": (148.0, 210.0),
-    "a4": (210.0, 297.0),
-    "a3": (297.0, 420.0),
-    "letter": (215.9, 279.4),
-}
+SIZES = MappingProxyType(
+    {
+        "poker": (63.5, 88.9),
+        "euro-poker": (63.0, 88.0),
+        "bridge": (57.15, 88.9),
+        "tarot": (69.85, 120.65),
+        "mini": (44.45, 63.5),
+        "euro-mini": (44.0, 68.0),
+        "square": (70.0, 70.0),
+        "small-square": (63.5, 63.5),
+        "jumbo": (88.9, 139.7),
+        "business": (50.8, 88.9),
+        "micro": (31.75, 44.45),
+        "a5": (148.0, 210.0),
+        "a4": (210.0, 297.0),
+        "a3": (297.0, 420.0),
+        "letter": (215.9, 279.4),
+    }
+)
 PAPERS = ("a4", "letter", "a3")
 
 # The largest face pnpkit prints, mm a side: twice our longest face (MLEM's metre-long track)

@@ -1,6 +1,6 @@
 """Part of a build's work done in a forked child process while the build goes on.
 
-The build hands work to children (build._SvgWriter, preflight.Ahead); this is what each needs,
+The build hands work to children (svgfiles.SvgWriter, preflight.Ahead); this is what each needs,
 in one place:
 - no fork (a system without it, or one that refuses): no child, and the caller does the work;
 - the child never returns into the build: it leaves with os._exit, its status saying whether

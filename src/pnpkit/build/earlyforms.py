@@ -28,7 +28,8 @@ from collections.abc import Callable
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit.build.cache import Cache, FormDrawing, FormPlan
+from pnpkit.build.cache import Cache
+from pnpkit.build.cacheforms import FormDrawing, FormPlan
 from pnpkit.pack.model import Face
 from pnpkit.pdf import calibration
 from pnpkit.pdf import writer as pdf
@@ -73,7 +74,7 @@ class EarlyForms:
         # A fresh document per batch: its fonts seeded with all the characters seen so far, and
         # svgdraw's per-document memo of formatted runs (which holds their glyphs) let go.
         canvas, _ = pdf.start_canvas([], "scratch.pdf", "", self.info)  # never saved
-        plan = self.cache.form_plan({font: set(used) for font, used in self.chars.items()})
+        plan = FormPlan(self.cache, [], {font: set(used) for font, used in self.chars.items()})
         forms: dict[str, str] = {}
         for face, d in todo.values():
             self._draw(canvas, plan, face, d, forms)
@@ -82,7 +83,7 @@ class EarlyForms:
         self, canvas: Canvas, plan: FormPlan, face: Face, d: FormDrawing, forms: dict[str, str]
     ) -> None:
         """Draw one face's form (or find it kept under its key) and release its drawing."""
-        d.plan = plan  # bound for this form alone, as Cache.pdf_forms() binds it for its PDF
+        d.plan = plan  # bound for this form alone, as cacheforms.pdf_forms() binds it for its PDF
         try:
             face_form(canvas, face, forms)
             w, h = face.full_size

@@ -39,6 +39,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import BinaryIO
 
+from pnpkit import workspace
 from pnpkit.pack.paths import display_path
 
 fcntl: ModuleType | None
@@ -418,22 +419,17 @@ def exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(a), None, str(b))
 
 
-_UNSUPPORTED = {
-    errno.EINVAL,
-    errno.ENOSYS,
-    errno.EOPNOTSUPP,
-    getattr(errno, "ENOTSUP", errno.EOPNOTSUPP),
-}
+_UNSUPPORTED = frozenset(
+    {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
+)
 _Exchange = Callable[[bytes, bytes], int]
-_CALL: list[_Exchange | None] = []
 
 
+@workspace.memoized(1)
 def _exchange_call() -> _Exchange | None:
     """A function (a, b) -> 0 or -1 that swaps two paths, found once; None if the C library has
     none."""
-    if not _CALL:
-        _CALL.append(_find_exchange())
-    return _CALL[0]
+    return _find_exchange()
 
 
 def _find_exchange() -> _Exchange | None:

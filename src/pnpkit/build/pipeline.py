@@ -12,11 +12,8 @@ faces whose inputs changed.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
-import shutil
-import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -24,10 +21,13 @@ from pathlib import Path
 
 import jinja2
 
-from pnpkit import filelimits, memo
-from pnpkit.build import changes, earlyforms, output, preview
-from pnpkit.build.cache import Cache, Findings
-from pnpkit.build.child import Child
+from pnpkit import filelimits, workspace
+from pnpkit.build import cacheforms, changes, earlyforms, output, preview, svgfiles
+from pnpkit.build.buildoptions import BuildOptions as BuildOptions  # re-exported
+from pnpkit.build.buildoptions import Code as Code  # re-exported
+from pnpkit.build.buildoptions import WatchHooks as WatchHooks  # re-exported
+from pnpkit.build.cache import Cache
+from pnpkit.build.cachefile import Findings
 from pnpkit.checks import cvd, overlap, rules, textcheck, trust
 from pnpkit.errors import Location, Problem
 from pnpkit.faces import render, textplaces
@@ -49,14 +49,6 @@ from pnpkit.typeset import fonts, shaping
 from pnpkit.units import SIZES
 
 CACHE_DIR = "pnpkit-cache"  # under OUT; visible, and no pack id would choose it
-
-
-@dataclass(frozen=True)
-class Code:
-    """Whether a pack's own Python may run, and for how long per check."""
-
-    trusted: bool
-    seconds: float = trust.CODE_SECONDS
 
 
 @dataclass
@@ -96,7 +88,7 @@ def validate(
     reg = registry or default_registry()
     # what each item's reading, keys, layout, form and figure worked out is kept for the next
     # build only by a long-lived process's (watch's: its cache saves when idle, `deferred`)
-    memo.hand_on(cache is not None and cache.deferred)
+    workspace.current().hand_on = cache is not None and cache.deferred
     store = cache.folder / "fonts" if cache is not None and cache.folder is not None else None
     pack, problems = schema.load_pack(root, store)
     if pack is None:
@@ -115,29 +107,9 @@ def validate(
     problems += _print_check_problems(pack)
     problems += guide.problems(pack)  # the kit guide's words, the tuck boxes' room
     result = Result(pack, problems=problems, registry=reg)
-    unknown = [lang for lang in langs or [] if lang not in pack.languages]
-    if unknown:
-        problems.append(
-            Problem(
-                pack.where,
-                f"the pack has no language {', '.join(unknown)} "
-                f"(it has {', '.join(pack.languages)})",
-                "usage",
-            )
-        )
-    variants = sorted({g.variant for g in pack.groups.values() if g.variant})
-    strangers = [v for v in (overrides or {}).get("variants") or () if v not in variants]
-    if strangers:
-        problems.append(
-            Problem(
-                pack.where,
-                f"the pack has no variant {', '.join(strangers)} "
-                f"(it has {', '.join(variants) or 'none'})",
-                "usage",
-            )
-        )
-    if unknown or strangers:
-        result.problems = _sorted(problems)
+    usage = _usage_problems(pack, langs, overrides)
+    if usage:
+        result.problems = _sorted(problems + usage)
         return result
     env = environment(pack, reg)
     env.pnpkit_code = (code.trusted, code.seconds)  # whether the pack's Python faces may run
@@ -148,6 +120,35 @@ def validate(
         cache.hold()
     result.problems = _sorted(problems)
     return result
+
+
+def _usage_problems(
+    pack: Pack, langs: list[str] | None, overrides: PrintOverrides | None
+) -> list[Problem]:
+    """Languages and variants asked for that the pack does not have."""
+    out = []
+    unknown = [lang for lang in langs or [] if lang not in pack.languages]
+    if unknown:
+        out.append(
+            Problem(
+                pack.where,
+                f"the pack has no language {', '.join(unknown)} "
+                f"(it has {', '.join(pack.languages)})",
+                "usage",
+            )
+        )
+    variants = sorted({g.variant for g in pack.groups.values() if g.variant})
+    strangers = [v for v in (overrides or {}).get("variants") or () if v not in variants]
+    if strangers:
+        out.append(
+            Problem(
+                pack.where,
+                f"the pack has no variant {', '.join(strangers)} "
+                f"(it has {', '.join(variants) or 'none'})",
+                "usage",
+            )
+        )
+    return out
 
 
 def _faces(
@@ -385,47 +386,29 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
     )
 
 
-def build(
-    root: Path,
-    out: Path,
-    langs: list[str] | None = None,
-    overrides: PrintOverrides | None = None,
-    strict: bool = False,
-    progress: Callable[[str, int, int], None] | None = None,
-    cache: Cache | None = None,
-    code: Code | None = None,
-    changed: bool = False,
-    tidy_later: bool = False,
-    keep_drawings: bool = False,
-    ready: Callable[[], bool] | None = None,
-    pdfs_written: Callable[[Path], None] | None = None,
-) -> Result:
-    """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any error
-    write nothing. `cache` defaults to the one kept in out/pnpkit-cache/. `changed` also writes
-    <id>-<lang>-changes.pdf and changes.txt: the faces that differ from the previous build.
-    `tidy_later`:
-    the previous kit may be left for output.tidy() to remove, or output.keep_spares() to keep as
-    the next build's start (watch, after saying it is done). `keep_drawings`: every face keeps
-    its compiled drawing for what follows the build (the exports), even in a large build, which
-    otherwise releases them once their PDF forms are drawn (earlyforms). `pdfs_written` is
-    called with the staging folder once the kit's PDFs are in it, before the rest of the kit
-    (the command line's preflight starts on them: preflight.Ahead). `ready`: asked once the
-    kit is complete, before it replaces the previous one; False leaves the previous kit in place
-    and the new one unseen, kept only as the next build's spare when `tidy_later` (watch: the
-    pack changed again while it was built)."""
-    unsafe = None if cache else output.unsafe_cache(out)  # a link, another user's: not used
-    cache = cache or Cache(None if unsafe else out / CACHE_DIR)
-    stream = not (cache.deferred or keep_drawings)  # watch keeps drawings for the next build
-    result = validate(root, langs, overrides, cache, code, stream=stream)
+def build(root: Path, options: BuildOptions) -> Result:
+    """Validate, then write PDFs, per-face SVGs and the preview page to out/<pack id>/; on any
+    error write nothing. BuildOptions says how; the build runs in options.workspace (default:
+    this thread's), which keeps what the next build may take over."""
+    with (options.workspace or workspace.current()).active():
+        return _build(root, options)
+
+
+def _build(root: Path, options: BuildOptions) -> Result:
+    out = options.out
+    unsafe = None if options.cache else output.unsafe_cache(out)  # a link, another user's
+    cache = options.cache or Cache(None if unsafe else out / CACHE_DIR)
+    stream = not (cache.deferred or options.keep_drawings)  # watch keeps drawings for the next
+    result = validate(root, options.langs, options.overrides, cache, options.code, stream=stream)
     if unsafe:
         result.notes.append(unsafe)
-    if result.errors or (strict and result.problems) or result.pack is None:
+    if result.errors or (options.strict and result.problems) or result.pack is None:
         return result
     try:
         with output.locked(out, f"building {root}"):
             # what a killed build left: a kit to put back, staging folders; watch's spare kit
-            output.tidy(out, keep_spares=tidy_later)
-            _write(result, out, progress, cache, changed, tidy_later, pdfs_written, ready)
+            output.tidy(out, keep_spares=options.watch is not None)
+            _write(result, cache, options)
     except (output.Busy, output.NotKit) as exc:
         result.problems.append(Problem(Location(str(out)), str(exc), "output"))
         return result
@@ -435,88 +418,90 @@ def build(
     return result
 
 
-def _write(
-    result: Result,
-    out: Path,
-    progress: Callable[[str, int, int], None] | None,
-    cache: Cache,
-    changed: bool = False,
-    tidy_later: bool = False,
-    pdfs_written: Callable[[Path], None] | None = None,
-    ready: Callable[[], bool] | None = None,
-) -> None:
+def _write(result: Result, cache: Cache, options: BuildOptions) -> None:
     """Write the kit into a staging folder beside out/<pack id>/, then swap it in whole (the
-    previous kit, left in the staging folder's place, removed unless `tidy_later`) if `ready`
-    agrees."""
+    previous kit, left in the staging folder's place, removed unless watch's, whose `ready`
+    must agree)."""
     pack = result.pack
     assert pack is not None  # build() writes only a pack that loaded
-    final = out / pack.id
+    final = options.out / pack.id
+    tidy_later = options.watch is not None  # watch: the previous kit goes once reported
     output.replaceable(final)  # before any work: a folder not pnpkit's is never replaced
     staging = output.staging_for(final)
-    reused = tidy_later and _take_spare(final, staging, set(result.faces))
+    reused = tidy_later and svgfiles.take_spare(final, staging, set(result.faces))
     if reused:
         output.mark(staging)
     else:
         output.new_staging(final)
-    svgs: _SvgWriter | None = None
+    svgs: svgfiles.SvgWriter | None = None
     dropped = False
     try:
-        svgs = _SvgWriter(
+        svgs = svgfiles.SvgWriter(
             [
                 (faces, staging / "svg" / lang, final / "svg" / lang)
                 for lang, faces in result.faces.items()
             ],
             reused,
         )
-        for lang, faces in result.faces.items():
-            pages = result.pages[lang]
-            kit = guide.plan(pack, lang, faces, pages)
-            _label(pages, pack, lang, kit.before, kit.after)
-            on_page = (
-                (lambda n, t, lang=lang: progress(f"{pack.id} ({lang})", n, t))
-                if progress
-                else None
-            )
-            title, check = f"{pack.name[lang]}", _calibration(pack, lang)
-            with cache.pdf_forms(pages):
-                pdf.write_pdf(
-                    pages,
-                    staging / f"{pack.id}-{lang}.pdf",
-                    title,
-                    pack.print.crop_marks,
-                    check,
-                    on_page,
-                    _stamp(pack),
-                    kit,
-                    foldmarks.Folds.of(pack, lang),
-                )
-            _write_large(pages, pack, lang, staging, cache, result.registry)
-            if changed:  # compared with the previous build's SVGs, still in place until the swap
-                result.changes.append(
-                    _write_changes(
-                        faces, pack, lang, final / "svg" / lang, staging, cache, result.registry
-                    )
-                )
+        for lang in result.faces:
+            _write_language(result, lang, staging, final, cache, options)
         svgs.join()
-        if pdfs_written:
-            pdfs_written(staging)
-        if changed:
-            (staging / "changes.txt").write_text(
-                "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
-            )
-        preview.write_index(result, staging, final)
-        dropped = ready is not None and not ready()
-        if dropped:
-            return  # the previous kit stays live
-        output.swap_in(staging, final, remove_old=not tidy_later)
-        result.written = True
+        dropped = not _finish(result, staging, final, options)
     finally:
         if svgs is not None:
             svgs.child.stop()  # it writes into staging: gone before staging goes
         if dropped and tidy_later:
-            _keep_as_spare(staging, final)
+            svgfiles.keep_as_spare(staging, final)
         elif not (result.written and tidy_later):  # a failure leaves no trace
             output.remove_kit(staging)  # gone already after a swap
+
+
+def _write_language(
+    result: Result, lang: str, staging: Path, final: Path, cache: Cache, options: BuildOptions
+) -> None:
+    """One language's PDFs (the kit, its A3 one, its changes) into staging."""
+    pack = result.pack
+    assert pack is not None  # build() writes only a pack that loaded
+    faces, pages = result.faces[lang], result.pages[lang]
+    kit = guide.plan(pack, lang, faces, pages)
+    _label(pages, pack, lang, kit.before, kit.after)
+    progress = options.progress
+    on_page = (lambda n, t: progress(f"{pack.id} ({lang})", n, t)) if progress else None
+    with cacheforms.pdf_forms(cache, pages):
+        pdf.write_pdf(
+            pages,
+            staging / f"{pack.id}-{lang}.pdf",
+            f"{pack.name[lang]}",
+            pack.print.crop_marks,
+            _calibration(pack, lang),
+            on_page,
+            _stamp(pack),
+            kit,
+            foldmarks.Folds.of(pack, lang),
+        )
+    _write_large(pages, pack, lang, staging, cache, result.registry)
+    if options.changed:  # compared with the previous build's SVGs, still in place until the swap
+        result.changes.append(
+            _write_changes(faces, pack, lang, final / "svg" / lang, staging, cache, result.registry)
+        )
+
+
+def _finish(result: Result, staging: Path, final: Path, options: BuildOptions) -> bool:
+    """The rest of the kit once its PDFs are written, swapped in for the previous kit; False
+    when watch's `ready` said no (the previous kit stays live)."""
+    if options.pdfs_written:
+        options.pdfs_written(staging)
+    if options.changed:
+        (staging / "changes.txt").write_text(
+            "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"
+        )
+    preview.write_index(result, staging, final)
+    ready = options.watch.ready if options.watch else None
+    if ready is not None and not ready():
+        return False
+    output.swap_in(staging, final, remove_old=options.watch is None)
+    result.written = True
+    return True
 
 
 def _write_large(
@@ -531,7 +516,7 @@ def _write_large(
     large, _ = layout.impose(list(split.values()), settings, reg.packers)
     _label(large, on_a3, lang)
     title = f"{pack.name[lang]} (A3)"
-    with cache.pdf_forms(large):
+    with cacheforms.pdf_forms(cache, large):
         pdf.write_pdf(
             large,
             folder / f"{pack.id}-{lang}-a3.pdf",
@@ -559,7 +544,7 @@ def _write_changes(
         return report  # nothing to reprint: no PDF of the print check alone (its lines say so)
     pages, _ = layout.impose(subset, pack.print, reg.packers)
     _label(pages, pack, lang)
-    with cache.pdf_forms(pages):
+    with cacheforms.pdf_forms(cache, pages):
         pdf.write_pdf(
             pages,
             folder / f"{pack.id}-{lang}-changes.pdf",
@@ -657,280 +642,11 @@ def _calibration(pack: Pack, lang: str) -> calibration.Info:
     }
 
 
-class _SvgWriter:
-    """_write_svgs() of every language in one forked child while this process writes the PDFs:
-    thousands of small files spend their time waiting on the file system, which a child hides.
-    (A thread measured seconds slower than writing them in turn: it waits for the interpreter
-    lock at every file while this one draws.) One child for all languages, started before the
-    first PDF, so a second language's files do not wait for the first's PDF. join() waits for
-    the child, and writes the files here if it could not; a failed build ends it (child.stop())
-    before it removes the folder the child writes into.
-
-    When this process knows nearly every file the previous build holds (_KNOWN: `watch` after
-    a save), linking them costs less than a child: the forked process's pages are copied as
-    this one writes the PDF (a twentieth of a second for a 1,000-card deck). When the folder
-    is `reused` (watch's spare kit, _take_spare), a file it holds already that is the live
-    kit's own (the same inode, size and time) stays, and only the others are replaced."""
-
-    def __init__(self, langs: list[tuple[list[Face], Path, Path]], reused: bool) -> None:
-        self.langs = [
-            _SvgFiles.of(faces, folder, previous, reused) for faces, folder, previous in langs
-        ]
-        self.reused = reused
-        unknown = sum(k is None for files in self.langs for k in files.known)
-        self.child = Child(self._write if unknown > FEW_UNKNOWN else None)
-
-    def _write(self, leftovers: bool = False) -> None:
-        twins: dict[str, str] = {}  # shared: a face drawn alike in two languages is one file
-        for files in self.langs:
-            _write_svgs(files, self.reused or leftovers, twins)
-
-    def join(self) -> None:
-        started = self.child.started
-        if self.child.wait() != 0:  # no child, or it failed: the files are written here
-            self._write(leftovers=started)
-        if not memo.handing_on():  # _KNOWN serves only the next build of this process:
-            self._forget()  # what it knew of the files this build replaces no longer holds
-            return
-        for files in self.langs:
-            before, staged = os.path.abspath(files.previous), str(files.folder)
-            for face, signature in zip(files.faces, files.known):
-                # A known file was kept or linked: _KNOWN holds its SVG and signature already,
-                # which stand (were a link refused and the file written instead, the next build
-                # would find the signature wrong and read the file). Only files written or
-                # linked to a twin are looked at and remembered.
-                if signature is None:
-                    name = _svg_name(face)
-                    _remember(before, name, face.svg, _signature(f"{staged}/{name}"))
-
-    def _forget(self) -> None:
-        if _KNOWN:  # empty in a one-shot command: nothing to look up
-            for files in self.langs:
-                before = os.path.abspath(files.previous)
-                for face in files.faces:
-                    _KNOWN.pop(f"{before}/{_svg_name(face)}", None)
-
-
-@dataclass
-class _SvgFiles:
-    """One language's face SVG files: written into `folder` (in the staging kit), where the live
-    kit holds them in `previous`. Per face, `known`: _known() of its file in the live kit, or
-    the signature of the one the reused folder keeps (`here`)."""
-
-    faces: list[Face]
-    folder: Path
-    previous: Path
-    known: list[Signature | None]
-    here: list[bool]
-
-    @classmethod
-    def of(cls, faces: list[Face], folder: Path, previous: Path, reused: bool) -> _SvgFiles:
-        before = os.path.abspath(previous)
-        here = _in_place(faces, folder, before) if reused else [None] * len(faces)
-        known = [kept or _known(before, _svg_name(face), face) for face, kept in zip(faces, here)]
-        return cls(faces, folder, previous, known, [kept is not None for kept in here])
-
-
-def _keep_as_spare(staging: Path, final: Path) -> None:
-    """A complete kit `ready` dropped becomes final's spare in place of the one it started from
-    (taken: _take_spare), so the next build does not write every SVG file again: the spare's
-    files are checked one by one before any is kept (_in_place), as any spare's are."""
-    spare = output.spare_for(final)
-    output.remove_kit(spare)  # none: this build took it
-    try:
-        os.rename(staging, spare)
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def link_spare(final: Path) -> bool:
-    """Give the live kit `final` a spare made of hard links to its face SVG files when it has
-    none (watch's first build: no kit before it), so the first rebuild starts from a spare as
-    every later one does. Without one it linked each file of the live kit itself (a 1,000-card
-    deck's 2,000: 60-70 ms of the first save's rebuild); watch makes it once the build is
-    reported. Its files are the live kit's own inodes, which _in_place keeps as it keeps any
-    spare's (a symlink is copied as one, never followed, and _in_place removes it). The caller
-    holds the output folder's lock. False if there was a spare, or nothing to link; a folder
-    that cannot be linked whole leaves no spare."""
-    spare, svg = output.spare_for(final), final / "svg"
-    if os.path.lexists(spare) or not svg.is_dir() or svg.is_symlink():
-        return False
-    try:
-        shutil.copytree(svg, spare / "svg", symlinks=True, copy_function=os.link)
-        output.mark(spare)
-    except OSError:  # shutil.Error too: the files it could not link
-        shutil.rmtree(spare, ignore_errors=True)
-        return False
-    return True
-
-
-def _take_spare(final: Path, staging: Path, langs: set[str]) -> bool:
-    """Start the kit in staging from final's spare (output.keep_spares: the kit before the live
-    one, kept by watch), of which only the per-face SVG files of these languages stay, for
-    _SvgWriter to check one by one; False when there is no spare (or not a plain folder)."""
-    spare = output.spare_for(final)
-    try:
-        if not output.is_kit(spare):  # a plain folder holding the marker: pnpkit's own
-            return False
-        os.rename(spare, staging)
-    except OSError:
-        return False
-    try:
-        _clear(staging, {"svg"})
-        if (staging / "svg").is_dir():
-            _clear(staging / "svg", langs)
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)
-        return False
-    return True
-
-
-def _clear(folder: Path | str, keep: set[str], files: bool = False) -> dict[str, int]:
-    """Remove every entry of folder but those named in keep that are real folders (`files`:
-    regular files); a symlink is removed, never followed. The entries kept, by name: their
-    inode numbers, as the folder lists them."""
-    kept: dict[str, int] = {}
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            wanted = entry.is_file if files else entry.is_dir
-            if entry.name in keep and wanted(follow_symlinks=False):
-                kept[entry.name] = entry.inode()
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path)
-            else:
-                os.unlink(entry.path)
-    return kept
-
-
-def _in_place(faces: list[Face], folder: Path, before: str) -> list[Signature | None]:
-    """Per face, in a reused folder: the signature of its file there when that file is the one
-    the live kit (`before`) holds and this process knows it holds the face's SVG; else None.
-    Every other entry of the folder goes: files of faces no longer built, anything not a file."""
-    paths = [_svg_name(face) for face in faces]  # each made once: 2,000 in a 1,000-card deck
-    names: dict[str, set[str]] = {}
-    for path in paths:
-        group, _, file = path.partition("/")
-        names.setdefault(group, set()).add(file)
-    inodes: dict[str, int] = {}  # of the files kept, by their names in the folder
-    try:
-        if folder.is_dir():
-            _clear(folder, set(names))
-            for group, wanted in names.items():
-                if (folder / group).is_dir():
-                    listed = _clear(folder / group, wanted, files=True)
-                    inodes.update((f"{group}/{file}", ino) for file, ino in listed.items())
-    except OSError:  # an entry that cannot go: this language's files are written afresh
-        shutil.rmtree(folder, ignore_errors=True)
-        return [None] * len(faces)
-    return _kept_here(faces, paths, str(folder), before, inodes)
-
-
-def _kept_here(
-    faces: list[Face], paths: list[str], staged: str, before: str, inodes: dict[str, int]
-) -> list[Signature | None]:
-    """_known() of each face's file (`paths`: their _svg_name()s) in the folder `staged`, its
-    inode as the folder lists it: files that are links to one inode (a deck's thousand backs,
-    drawn alike) are judged by one stat of it, not one each (a stat costs this VM 12-18 us,
-    half of watch's look at a 1,000-card spare). A file whose listed inode is not the one kept
-    is not the file known."""
-    judged: dict[int, Signature | None] = {}  # by inode: its signature, stat'ed once
-    found: list[Signature | None] = []
-    for face, name in zip(faces, paths):
-        kept = _KNOWN.get(f"{before}/{name}")
-        ino = inodes.get(name)
-        if kept is None or kept[0] != face.svg or ino != kept[1][0]:
-            found.append(None)
-            continue
-        if ino not in judged:
-            signature = _signature(f"{staged}/{name}")
-            judged[ino] = signature if signature and signature[0] == ino else None
-        found.append(judged[ino] if judged[ino] == kept[1] else None)
-    return found
-
-
-def _write_svgs(files: _SvgFiles, occupied: bool, twins: dict[str, str]) -> None:
-    """Each face's SVG; one the previous build wrote with the same bytes is linked (output.put),
-    without reading it when this process knows what it holds (`known`), and one the reused
-    folder holds already (`here`) stays. A face whose SVG a file of this build holds already
-    (`twins`: svg_key -> that file; most decks share one back) is linked to it: creating a file
-    cost issue 16's VM 0.15-0.9 ms, linking one 20-40 us (scripts/bench_files.py).
-    `occupied`: the folder may hold files already (a reused spare, a failed child's leftovers),
-    each maybe a link to another file, so none is written into. Paths are strings: a thousand
-    faces' Path objects cost more than linking their files."""
-    for group in {face.group for face in files.faces}:
-        (files.folder / group).mkdir(parents=True, exist_ok=True)
-    before, staged = os.path.abspath(files.previous), str(files.folder)
-    for face, signature, done in zip(files.faces, files.known, files.here):
-        key = face.svg_key
-        if done:  # (its path made only for the first file of its SVG: a reused kit's are most)
-            if key not in twins:
-                twins[key] = f"{staged}/{_svg_name(face)}"
-            continue
-        name = _svg_name(face)
-        old, new = f"{before}/{name}", f"{staged}/{name}"
-        if occupied:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(new)
-        twin = twins.setdefault(key, new)
-        linked = signature is not None and output.link(old, new)
-        if not linked and not (twin != new and output.link(twin, new)):
-            output.put(face.svg.encode("utf-8"), Path(new), Path(old))
-            twins[key] = new  # a twin refusing a link (its inode has the most it takes)
-
-
-def _svg_name(face: Face) -> str:
-    return f"{face.group}/{face.item}-{face.side}.svg"
-
-
-# The face SVG files this process wrote or linked into a kit, by the path they have in the live
-# kit after the swap (the next build's `previous`): the SVG each holds, and the file's inode,
-# size and modification time then. A file that still has them holds that SVG (as watch judges
-# the pack's own files); one changed since, by anyone, is read and compared again.
-Signature = tuple[int, int, int]
-_KNOWN: dict[str, tuple[str, Signature]] = {}
-memo.kept(_KNOWN)
-KNOWN_KEPT = 200_000  # files; more, and it starts afresh
-FEW_UNKNOWN = 64  # files to read back or write, below which no child is forked for them
-
-
-def _signature(path: str) -> Signature | None:
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def _known(before: str, name: str, face: Face) -> Signature | None:
-    """The signature of the previous build's file `name` (in the absolute folder `before`) when
-    this process knows it holds the face's SVG; else None (its text read only then: a large
-    build's waits in a file, cache.KeptFace)."""
-    kept = _KNOWN.get(f"{before}/{name}")
-    if kept is None or kept[0] != face.svg:
-        return None
-    signature = _signature(f"{before}/{name}")
-    return signature if signature == kept[1] else None
-
-
-def _remember(before: str, name: str, svg: str, signature: Signature | None) -> None:
-    """The file `name`, whose staged copy has this signature, holds svg; after the swap it is
-    the file `name` in `before` (its inode, size and time move with it)."""
-    key = f"{before}/{name}"
-    if signature is None:
-        _KNOWN.pop(key, None)
-        return
-    memo.remember(_KNOWN, key, (svg, signature), KNOWN_KEPT)
-
-
 def forget_kept() -> None:
-    """Forget what this process keeps from one build for the next (what `watch` lives on: the
-    YAML parses and the items read from them, the layouts, the PDF's drawn pages, streams and
-    form names, the preview's figures, the compiled templates and the names they import, the
-    face SVG files written, the compiler's and the text checks' memos): the next build does that
-    work again, as a build in a new process does. The benchmarks call it so that each run times
-    a build from scratch. Each module registers what it keeps (memo.kept) next to its
-    definition."""
-    memo.forget()
+    """Forget what this thread's workspace keeps from one build for the next (what `watch`
+    lives on: the YAML parses and the items read from them, the layouts, the PDF's drawn pages,
+    streams and form names, the preview's figures, the compiled templates and the names they
+    import, the face SVG files written, the compiler's, shaper's and text checks' memos): the
+    next build does that work again, as a build in a new process does. The benchmarks call it
+    so that each run times a build from scratch."""
+    workspace.current().forget()

@@ -21,7 +21,6 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -29,7 +28,7 @@ import jinja2
 from lxml import etree
 from markupsafe import Markup
 
-from pnpkit import memo
+from pnpkit import memo, workspace
 from pnpkit.build import output
 from pnpkit.errors import Problem
 from pnpkit.pack import paths
@@ -44,7 +43,7 @@ _BUILD_META = re.compile(rb'<meta name="pnpkit-build" content="([0-9a-f]+)">')
 _XLINK = "{http://www.w3.org/1999/xlink}href"
 
 
-@lru_cache(maxsize=1)
+@workspace.memoized(1)
 def _templates() -> jinja2.Environment:
     """The page's templates, from the package (a wheel or a zip install too); HTML is escaped."""
     return jinja2.Environment(
@@ -57,7 +56,7 @@ def _templates() -> jinja2.Environment:
     )
 
 
-@lru_cache(maxsize=1)
+@workspace.memoized(1)
 def _figure_macro() -> Callable[[str, _Figure], str]:
     """figure.html.j2's macro: a call costs less than rendering a template, a thousand times."""
     module = _templates().get_template("figure.html.j2").module
@@ -125,7 +124,7 @@ def index_page(result: Result, folder: Path, previous: Path | None = None) -> Ca
         (by_item.setdefault(owner, []) if owner else general).append(problem)
     total = sum(len(faces) for faces in result.faces.values())
     name = pack.name[pack.languages[0]]
-    figures = _FIGURES
+    figures = _FIGURES.here()
     figures.turn()  # what the last page showed: this one may take it over
     sections = [
         _language(pack, lang, faces, by_item, folder, previous, figures)
@@ -340,7 +339,7 @@ class _Figures:
         self.before, self.images_before, self.items_before = {}, {}, {}
 
     def clear(self) -> None:
-        """Forget every figure (memo.forget: as a new process starts)."""
+        """Forget every figure (as a new process starts)."""
         self.turn()
         self.drop_before()
 
@@ -368,7 +367,7 @@ class _Figures:
         self, pack: Pack, lang: str, item: Item, sides: dict[str, Face], notes: list[Problem]
     ) -> Markup | None:
         """The figure the previous page showed for an item alike in all it shows, or None (a
-        one-shot build has no previous page: see memo.hand_on)."""
+        one-shot build has no previous page: see memo.handing_on)."""
         if not memo.handing_on():
             return None
         key = self._item_key(pack, lang, item, sides, notes)
@@ -411,8 +410,7 @@ class _Figures:
         return found
 
 
-_FIGURES = _Figures()  # the figures of the last page written in this process
-memo.kept(_FIGURES)
+_FIGURES = workspace.Slot("preview.figures", _Figures)  # the figures of the last page written
 
 
 def _image(pack: Pack, lang: str, face: Face, folder: Path, previous: Path | None) -> _Image:
@@ -531,8 +529,9 @@ def _span(item: Item) -> tuple[str, tuple[int, int, str]]:
     return made
 
 
-_SPANS: dict[int, tuple[Item, tuple[str, tuple[int, int, str]]]] = {}  # by id(item), held
-memo.kept(_SPANS)
+_SPANS = workspace.Memo[int, tuple[Item, tuple[str, tuple[int, int, str]]]](
+    "preview.spans"
+)  # by id(item), held
 SPANS_KEPT = 100_000  # items; more, and it starts afresh
 
 

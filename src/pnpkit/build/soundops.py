@@ -14,9 +14,10 @@ the drawing is compiled again from its SVG.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from itertools import chain
 from operator import itemgetter
+from types import MappingProxyType
 from typing import Any
 
 from reportlab.pdfbase import pdfmetrics
@@ -25,8 +26,10 @@ from pnpkit.svg.ops import Clip, Gradient, ImageOp, Op, PathOp, Restore, Save, T
 
 LARGEST = 1e15  # far beyond any drawing's number (a coordinate is at most 1e7,
 # svg.values.MAX_NUMBER), short of where ReportLab fails (1e21)
-SEGMENTS = {"moveTo": 2, "lineTo": 2, "curveTo": 6, "rect": 4, "close": 0}  # name: numbers
-_TUPLE = {tuple}
+SEGMENTS = MappingProxyType(
+    {"moveTo": 2, "lineTo": 2, "curveTo": 6, "rect": 4, "close": 0}
+)  # name: numbers
+_TUPLE = frozenset({tuple})
 
 # sound() looks at each op's shape and names and gathers the numbers it holds, which it then
 # checks at once: a 1,000-card deck's drawings hold close to a million numbers (glyph
@@ -152,9 +155,11 @@ def _transform(op: Any, images: Collection[str], found: Found) -> bool:
     return type(op.matrix) is tuple and len(op.matrix) == 6
 
 
-_CHECKS: dict[type, Callable[[Any, Collection[str], Found], bool]] = {
-    Transform: _transform,
-    Clip: _clip,
-    ImageOp: _image,
-    Gradient: _gradient,
-}
+_CHECKS: Mapping[type, Callable[[Any, Collection[str], Found], bool]] = MappingProxyType(
+    {
+        Transform: _transform,
+        Clip: _clip,
+        ImageOp: _image,
+        Gradient: _gradient,
+    }
+)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from pnpkit.errors import Location, Problem
 from pnpkit.pack.model import Pack
@@ -22,24 +23,26 @@ MAX_COLOURS = 32  # player colours compared pairwise; a game has a handful
 DELTA_E = 15.0  # CIE76: 2.3 is just noticeable; below ~15 two flat colours side by side look alike
 
 Row = tuple[float, float, float]
-SIMULATIONS: dict[str, tuple[Row, Row, Row]] = {
-    "typical vision": ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
-    "protanopia": (
-        (0.152286, 1.052583, -0.204868),
-        (0.114503, 0.786281, 0.099216),
-        (-0.003882, -0.048116, 1.051998),
-    ),
-    "deuteranopia": (
-        (0.367322, 0.860646, -0.227968),
-        (0.280085, 0.672501, 0.047413),
-        (-0.011820, 0.042940, 0.968881),
-    ),
-    "tritanopia": (
-        (1.255528, -0.076749, -0.178779),
-        (-0.078411, 0.930809, 0.147602),
-        (0.004733, 0.691367, 0.303900),
-    ),
-}
+SIMULATIONS: Mapping[str, tuple[Row, Row, Row]] = MappingProxyType(
+    {
+        "typical vision": ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
+        "protanopia": (
+            (0.152286, 1.052583, -0.204868),
+            (0.114503, 0.786281, 0.099216),
+            (-0.003882, -0.048116, 1.051998),
+        ),
+        "deuteranopia": (
+            (0.367322, 0.860646, -0.227968),
+            (0.280085, 0.672501, 0.047413),
+            (-0.011820, 0.042940, 0.968881),
+        ),
+        "tritanopia": (
+            (1.255528, -0.076749, -0.178779),
+            (-0.078411, 0.930809, 0.147602),
+            (0.004733, 0.691367, 0.303900),
+        ),
+    }
+)
 HEX = re.compile(r"#[0-9a-fA-F]{6}")
 
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 from typing import NamedTuple
 
-from pnpkit import memo
+from pnpkit import memo, workspace
 from pnpkit.pack.model import Face
 from pnpkit.svg.drawing import Drawing
 from pnpkit.svg.ops import (
@@ -169,7 +168,7 @@ def _moved_bounds(ctm: Matrix, polys: Polygons, box: Box | None) -> Box | None:
     return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
 
-@lru_cache(maxsize=4096)
+@workspace.memoized(4096)
 def _over(paint: Colour, ground: Colour) -> Colour:
     """Paint at its opacity over an opaque ground (sRGB, as a printer's preview mixes it)."""
     a = paint[3] if len(paint) > 3 else 1.0
@@ -217,9 +216,8 @@ Outline = tuple[Polygons, "Box | None"]
 # id of a path's segs -> (those segs, held so the id stays theirs; their _outline()): the
 # compiler hands every face of a deck the same segs for the same frame or icon, and hashing them
 # costs more than the look-up
-_OUTLINES: dict[int, tuple[Segs, Outline]] = {}
+_OUTLINES = workspace.Memo[int, tuple[Segs, Outline]]("textcheck.outlines")
 _OUTLINES_CAP = 4096
-memo.kept(_OUTLINES)
 
 
 def _outline(segs: Segs) -> Outline:
@@ -232,7 +230,7 @@ def _outline(segs: Segs) -> Outline:
     return outline
 
 
-@lru_cache(maxsize=4096)
+@workspace.memoized(4096)
 def _outline_of(segs: Segs) -> Outline:
     """_outline(), by the segs' value (a drawing from the cache has segs of its own)."""
     polys = tuple(tuple(poly) for poly in _polygons(segs))
@@ -286,7 +284,7 @@ def luminance(rgb: Sequence[float]) -> float:
     return _luminance(tuple(rgb[:3]))
 
 
-@lru_cache(maxsize=4096)
+@workspace.memoized(4096)
 def _luminance(rgb: tuple[float, ...]) -> float:
     def lin(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4

@@ -18,6 +18,7 @@ from typing import NoReturn
 
 from pnpkit import __version__
 from pnpkit.build import output
+from pnpkit.build.buildoptions import BuildOptions
 from pnpkit.build.pipeline import Code, Result, build, validate
 from pnpkit.checks import trust
 from pnpkit.commands.options import add_limit_options, add_print_options, print_overrides
@@ -65,6 +66,15 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
         "public, inferred, design), e.g. to find what is still a design choice",
     )
 
+    _build_parser(sub)
+    if command not in OWN_COMMANDS:
+        for name in COMMAND_MODULES:
+            importlib.import_module(name).configure(sub)
+    return p
+
+
+def _build_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `build` command's parser."""
     b = sub.add_parser(
         "build",
         help="validate, then write the kits' PDFs",
@@ -103,10 +113,6 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
         help="also write one PNG per distinct face, trim "
         "size at DPI (36-2400), into OUT/<pack>/png-DPI/",
     )
-    if command not in OWN_COMMANDS:
-        for name in COMMAND_MODULES:
-            importlib.import_module(name).configure(sub)
-    return p
 
 
 # Modules that add a command: each has configure(subparsers), which adds its parser
@@ -225,18 +231,18 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
     passed = rastercache.for_output(args.out)  # remembers the files that passed before
     ahead = preflight.Ahead(passed, pdfx)  # checks the kit's PDFs while the rest is written
     try:
-        result = build(
-            pack,
+        options = BuildOptions(
             args.out,
             args.lang,
             overrides,
             args.strict,
-            _progress() if sys.stderr.isatty() else None,
             code=code,
             changed=args.changes,
             keep_drawings=bool(args.profile or args.png),  # the exports draw them
+            progress=_progress() if sys.stderr.isatty() else None,
             pdfs_written=ahead.start,
         )
+        result = build(pack, options)
         if chosen:
             from pnpkit.export import export  # only here: see the imports
 

@@ -26,6 +26,7 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from pnpkit import units
@@ -38,138 +39,157 @@ from pnpkit.pack.paths import LANG_TAG, MAX_LANG, MAX_NAME, NAME
 Schema = dict[str, Any]  # a JSON Schema (or a part of one), as json.dumps writes it
 
 DRAFT = "http://json-schema.org/draft-07/schema#"  # the draft editors' YAML servers support best
-FILES = {"game": "pnpkit-game.schema.json", "components": "pnpkit-components.schema.json"}
+FILES = MappingProxyType(
+    {"game": "pnpkit-game.schema.json", "components": "pnpkit-components.schema.json"}
+)
 BUILTIN_RULES = default_registry().rules  # the rules every pack can use
 
-LENGTH = {
-    "oneOf": [{"type": "string", "pattern": units._LENGTH.pattern}, {"const": 0}],
-    "description": "A length with its unit: mm, cm, in or pt, e.g. 3mm or 0.125in (0 needs none).",
-}
-SIZE = {
-    "anyOf": [{"enum": list(units.SIZES)}, {"type": "string", "pattern": units._SIZE.pattern}],
-    "description": "Trim size: a name ("
-    + ", ".join(units.SIZES)
-    + ") or WxH with a unit, e.g. 63x88mm, 2.5x3.5in.",
-}
-TEXT = {
-    "anyOf": [
-        {"type": "string"},
-        {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1},
-    ],
-    "description": "Text: one string for every language, or {lang: "
-    "text} covering each language of the pack.",
-}
-FONT_FACE = {
-    "oneOf": [
-        {"type": "string"},
-        {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["file"],
-            "properties": {
-                "file": {"type": "string"},
-                "instance": {
-                    "oneOf": [
-                        {"type": "string"},
-                        {"type": "object", "additionalProperties": {"type": "number"}},
-                    ]
+LENGTH = MappingProxyType(
+    {
+        "oneOf": [{"type": "string", "pattern": units._LENGTH.pattern}, {"const": 0}],
+        "description": "A length with its unit: mm, cm, in or pt, e.g. 3mm or 0.125in "
+        "(0 needs none).",
+    }
+)
+SIZE = MappingProxyType(
+    {
+        "anyOf": [{"enum": list(units.SIZES)}, {"type": "string", "pattern": units._SIZE.pattern}],
+        "description": "Trim size: a name ("
+        + ", ".join(units.SIZES)
+        + ") or WxH with a unit, e.g. 63x88mm, 2.5x3.5in.",
+    }
+)
+TEXT = MappingProxyType(
+    {
+        "anyOf": [
+            {"type": "string"},
+            {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1},
+        ],
+        "description": "Text: one string for every language, or {lang: "
+        "text} covering each language of the pack.",
+    }
+)
+FONT_FACE = MappingProxyType(
+    {
+        "oneOf": [
+            {"type": "string"},
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["file"],
+                "properties": {
+                    "file": {"type": "string"},
+                    "instance": {
+                        "oneOf": [
+                            {"type": "string"},
+                            {"type": "object", "additionalProperties": {"type": "number"}},
+                        ]
+                    },
                 },
             },
-        },
-    ],
-    "description": "A font file in the pack (.ttf, .otf, .woff, .woff2), or {file, instance}: "
-    "a variable font at a named instance (Bold) or at axis values ({wght: 700}).",
-}
-FACE_REF = {"$ref": "#/definitions/font_face"}
-TEMPLATE = {
-    "type": "string",
-    "description": "A Jinja2 SVG template, relative to templates/ (the pack's own "
-    "first), e.g. game/card-front.svg.j2; or a Python function of "
-    "the pack, e.g. board.py:draw (runs only for a trusted pack).",
-}
-PROVENANCE_TAG = {
-    "enum": list(PROVENANCE),
-    "description": "Where a value comes from: seed, public, inferred or design.",
-}
+        ],
+        "description": "A font file in the pack (.ttf, .otf, .woff, .woff2), or {file, instance}: "
+        "a variable font at a named instance (Bold) or at axis values ({wght: 700}).",
+    }
+)
+FACE_REF = MappingProxyType({"$ref": "#/definitions/font_face"})
+TEMPLATE = MappingProxyType(
+    {
+        "type": "string",
+        "description": "A Jinja2 SVG template, relative to templates/ (the pack's own "
+        "first), e.g. game/card-front.svg.j2; or a Python function of "
+        "the pack, e.g. board.py:draw (runs only for a trusted pack).",
+    }
+)
+PROVENANCE_TAG = MappingProxyType(
+    {
+        "enum": list(PROVENANCE),
+        "description": "Where a value comes from: seed, public, inferred or design.",
+    }
+)
 
 # The keys' types as JSON Schema; what each key means is packformat's (GAME, PRINT, GROUP), added by
 # _described.
-GAME = {
-    "id": {"type": "string", "pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME},
-    "name": TEXT,
-    "version": {"type": ["string", "number"]},
-    "languages": {
-        "type": "array",
-        "items": {"type": "string", "pattern": f"^{LANG_TAG.pattern}$", "maxLength": MAX_LANG},
-        "minItems": 1,
-        "uniqueItems": True,
-    },
-    "players": {
-        "type": "object",
-        "required": ["min", "max"],
-        "additionalProperties": False,
-        "properties": {
-            "min": {"type": "integer", "minimum": 1},
-            "max": {"type": "integer", "minimum": 1},
-            "colours": {
-                "type": "object",
-                "required": ["data"],
-                "additionalProperties": False,
-                "properties": {"data": {"type": "string"}, "field": {"type": "string"}},
-                "description": "Where the player colours are: a key of data whose entries are "
-                "'#rrggbb' or have that colour in `field`; checked for colour-blind players.",
+GAME = MappingProxyType(
+    {
+        "id": {"type": "string", "pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME},
+        "name": TEXT,
+        "version": {"type": ["string", "number"]},
+        "languages": {
+            "type": "array",
+            "items": {"type": "string", "pattern": f"^{LANG_TAG.pattern}$", "maxLength": MAX_LANG},
+            "minItems": 1,
+            "uniqueItems": True,
+        },
+        "players": {
+            "type": "object",
+            "required": ["min", "max"],
+            "additionalProperties": False,
+            "properties": {
+                "min": {"type": "integer", "minimum": 1},
+                "max": {"type": "integer", "minimum": 1},
+                "colours": {
+                    "type": "object",
+                    "required": ["data"],
+                    "additionalProperties": False,
+                    "properties": {"data": {"type": "string"}, "field": {"type": "string"}},
+                    "description": "Where the player colours are: a key of data whose entries are "
+                    "'#rrggbb' or have that colour in `field`; checked for colour-blind players.",
+                },
             },
         },
-    },
-    "print": {"$ref": "#/definitions/print"},
-    "strings": {"type": "object", "additionalProperties": TEXT},
-    "data": {"type": "object"},
-    "checks": {"type": "array", "items": {"$ref": "#/definitions/check"}},
-    "rules": {"type": "string"},
-    "guide": {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "cover": {"type": "string", "pattern": "^[^/]+/[^/]+$"},
-            "names": {"type": "object", "additionalProperties": TEXT},
-            "supplies": {"type": "array", "items": TEXT},
-            "steps": {"type": "array", "items": TEXT},
+        "print": {"$ref": "#/definitions/print"},
+        "strings": {"type": "object", "additionalProperties": TEXT},
+        "data": {"type": "object"},
+        "checks": {"type": "array", "items": {"$ref": "#/definitions/check"}},
+        "rules": {"type": "string"},
+        "guide": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "cover": {"type": "string", "pattern": "^[^/]+/[^/]+$"},
+                "names": {"type": "object", "additionalProperties": TEXT},
+                "supplies": {"type": "array", "items": TEXT},
+                "steps": {"type": "array", "items": TEXT},
+            },
         },
-    },
-    "fonts": {
-        "type": "object",
-        "properties": {
-            "fallback": {
-                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
-            }
-        },
-        "additionalProperties": {
-            "oneOf": [
-                FACE_REF,
-                {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "required": ["regular"],
-                    "properties": {
-                        k: FACE_REF for k in ("regular", "bold", "italic", "bold_italic")
+        "fonts": {
+            "type": "object",
+            "properties": {
+                "fallback": {
+                    "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
+                }
+            },
+            "additionalProperties": {
+                "oneOf": [
+                    FACE_REF,
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["regular"],
+                        "properties": {
+                            k: FACE_REF for k in ("regular", "bold", "italic", "bold_italic")
+                        },
                     },
-                },
-            ]
+                ]
+            },
         },
-    },
-}
-PRINT_TYPES: dict[str, dict[str, Any]] = {
-    "choice": {},
-    "length": LENGTH,
-    "font size": LENGTH,
-    "bool": {"type": "boolean"},
-    "offset": {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {"x": LENGTH, "y": LENGTH},
-    },
-    "names": {"type": "array", "items": {"type": "string"}},
-}
+    }
+)
+PRINT_TYPES: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {
+        "choice": {},
+        "length": LENGTH,
+        "font size": LENGTH,
+        "bool": {"type": "boolean"},
+        "offset": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"x": LENGTH, "y": LENGTH},
+        },
+        "names": {"type": "array", "items": {"type": "string"}},
+    }
+)
 
 
 def _print_key(key: packformat.Key) -> dict[str, Any]:
@@ -182,178 +202,205 @@ def _print_key(key: packformat.Key) -> dict[str, Any]:
     return out
 
 
-PRINT = {key.name: _print_key(key) for key in packformat.PRINT}
-GROUP = {
-    "kind": {"enum": list(KINDS)},
-    "size": SIZE,
-    "bleed": LENGTH,
-    "shape": {"type": "string", "pattern": r"^(rect|circle|hex|rounded\(.+\))$"},
-    "labels": {"enum": labels.names()},
-    "variant": {"type": "string"},
-    "front": TEMPLATE,
-    "back": TEMPLATE,
-    "fields": {
-        "type": "object",
-        "additionalProperties": {"$ref": "#/definitions/field"},
-        "propertyNames": {"not": {"enum": list(items.ITEM_KEYS)}},
-    },
-    "items": {
-        "anyOf": [
-            {"type": "array", "items": {"$ref": "#/definitions/item"}},
-            {"type": "string", "pattern": r"\.(csv|tsv|xlsx|ods|CSV|TSV|XLSX|ODS)$"},
-            {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["from"],
-                "properties": {"from": {"type": "string"}, "sheet": {"type": "string"}},
-            },
-        ]
-    },
-    "defaults": {"type": "object"},
-    "generate": {
-        "anyOf": [
-            {"$ref": "#/definitions/generator"},
-            {"type": "array", "items": {"$ref": "#/definitions/generator"}},
-        ]
-    },
-    "items_from": {"type": "string"},
-    "standee": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["base"],
-        "properties": {"base": {**LENGTH, "description": "Depth of each base tab, e.g. 12mm."}},
-    },
-    "tuckbox": {
-        "anyOf": [
-            {"type": "boolean"},
-            {
-                "type": "object",
-                "additionalProperties": False,
-                "properties": {"thickness": LENGTH, "clearance": LENGTH},
-            },
-        ]
-    },
-    "fit": {"enum": ["exact", "shrink"], "default": "exact"},
-    "doc": {"type": "string"},
-}
+PRINT = MappingProxyType({key.name: _print_key(key) for key in packformat.PRINT})
+GROUP = MappingProxyType(
+    {
+        "kind": {"enum": list(KINDS)},
+        "size": SIZE,
+        "bleed": LENGTH,
+        "shape": {"type": "string", "pattern": r"^(rect|circle|hex|rounded\(.+\))$"},
+        "labels": {"enum": labels.names()},
+        "variant": {"type": "string"},
+        "front": TEMPLATE,
+        "back": TEMPLATE,
+        "fields": {
+            "type": "object",
+            "additionalProperties": {"$ref": "#/definitions/field"},
+            "propertyNames": {"not": {"enum": list(items.ITEM_KEYS)}},
+        },
+        "items": {
+            "anyOf": [
+                {"type": "array", "items": {"$ref": "#/definitions/item"}},
+                {"type": "string", "pattern": r"\.(csv|tsv|xlsx|ods|CSV|TSV|XLSX|ODS)$"},
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["from"],
+                    "properties": {"from": {"type": "string"}, "sheet": {"type": "string"}},
+                },
+            ]
+        },
+        "defaults": {"type": "object"},
+        "generate": {
+            "anyOf": [
+                {"$ref": "#/definitions/generator"},
+                {"type": "array", "items": {"$ref": "#/definitions/generator"}},
+            ]
+        },
+        "items_from": {"type": "string"},
+        "standee": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["base"],
+            "properties": {"base": {**LENGTH, "description": "Depth of each base tab, e.g. 12mm."}},
+        },
+        "tuckbox": {
+            "anyOf": [
+                {"type": "boolean"},
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {"thickness": LENGTH, "clearance": LENGTH},
+                },
+            ]
+        },
+        "fit": {"enum": ["exact", "shrink"], "default": "exact"},
+        "doc": {"type": "string"},
+    }
+)
 
 
-def _described(fragments: dict[str, Any], table: tuple[packformat.Key, ...]) -> dict[str, Any]:
+def _described(fragments: Mapping[str, Any], table: tuple[packformat.Key, ...]) -> dict[str, Any]:
     """Each key's JSON Schema with the format's own words (packformat) as its description."""
     docs = {key.name: key.doc for key in table}
     return {k: {**v, "description": docs[k]} if k in docs else v for k, v in fragments.items()}
 
 
-ITEM = {
-    "id": {
-        "type": "string",
-        "pattern": f"^{NAME.pattern}$",
-        "maxLength": MAX_NAME,
-        "description": "Unique across the pack; names the face's SVG file.",
-    },
-    "count": {"type": "integer", "minimum": 1, "description": "Copies printed (default 1)."},
-    "per_player": {"type": "integer", "description": "Copies per player, printed for players.max."},
-    "tags": {
-        "type": "array",
-        "items": {"type": "string"},
-        "description": "Words that rules select items by.",
-    },
-    "provenance": {
-        "anyOf": [PROVENANCE_TAG, {"type": "object", "additionalProperties": PROVENANCE_TAG}],
-        "description": "Where the item's numbers come from: one tag, or {field: tag}.",
-    },
-    "front": {**TEMPLATE, "description": "This item's own front template."},
-    "back": {**TEMPLATE, "description": "This item's own back template."},
-    "doc": {"type": "string", "description": "A note about the item."},
-}
-FIELD = {
-    "type": {
-        "enum": list(items.FIELD_TYPES),
-        "description": "text (localised), string, int, number, bool, enum or list.",
-    },
-    "required": {
-        "type": "boolean",
-        "description": "Must every item give it? (default: yes unless there is a default)",
-    },
-    "default": {"description": "The value of items that leave the field out; makes it optional."},
-    "values": {"type": "array", "description": "The allowed values of an enum."},
-    "min": {"type": "number", "description": "Smallest allowed int or number."},
-    "max": {"type": "number", "description": "Largest allowed int or number."},
-    "item": {"$ref": "#/definitions/field", "description": "The type of a list's elements."},
-    "rule": {"type": "string", "description": "The rule id a bad value is reported under."},
-    "doc": {"type": "string", "description": "What the field means."},
-}
-CHECK = {
-    "rule": {
-        "anyOf": [{"enum": sorted(BUILTIN_RULES)}, {"type": "string"}],
-        "description": "A built-in rule or one of the pack's rules.py.",
-    },
-    "id": {
-        "type": "string",
-        "description": "The game's own id for it, shown in messages, e.g. SAM-C01.",
-    },
-    "level": {"enum": ["error", "warning"], "description": "error (default) or warning."},
-    "why": {"type": "string", "description": "The rule in words, for people reading the pack."},
-}
-QUANTITY = {
-    "anyOf": [
-        {"type": "number"},
-        {
-            "type": "object",
-            "additionalProperties": False,
-            "minProperties": 1,
-            "maxProperties": 1,
-            "properties": {
-                "count": {"type": "string"},
-                "sum": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
-                "max": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
-                "data": {"type": "string"},
-            },
+ITEM = MappingProxyType(
+    {
+        "id": {
+            "type": "string",
+            "pattern": f"^{NAME.pattern}$",
+            "maxLength": MAX_NAME,
+            "description": "Unique across the pack; names the face's SVG file.",
         },
-    ]
-}
-OPTION_KINDS = {
-    "group": {"type": "string"},
-    "string": {"type": "string"},
-    "int": {"type": "integer"},
-    "number": {"type": "number"},
-    "bool": {"type": "boolean"},
-    "list": {"type": "array"},
-    "mapping": {"type": "object"},
-    "quantity": QUANTITY,
-    "any": {},
-    "kind": {"enum": list(KINDS)},
-    "int or mapping": {
-        "anyOf": [
-            {"type": "integer"},
-            {"type": "object", "additionalProperties": {"type": "integer"}},
-        ]
-    },
-    "field": {"type": "string", "description": "A field some group declares."},
-    "int or field": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
-    "where": {
-        "type": "object",
-        "minProperties": 1,
-        "description": "Only items whose field has this value, or one of these values.",
-        "additionalProperties": {
-            "anyOf": [
-                {"type": ["string", "number", "boolean"]},
-                {"type": "array", "items": {"type": ["string", "number", "boolean"]}},
-            ]
+        "count": {"type": "integer", "minimum": 1, "description": "Copies printed (default 1)."},
+        "per_player": {
+            "type": "integer",
+            "description": "Copies per player, printed for players.max.",
         },
-    },
-    "list or data key": {
+        "tags": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Words that rules select items by.",
+        },
+        "provenance": {
+            "anyOf": [PROVENANCE_TAG, {"type": "object", "additionalProperties": PROVENANCE_TAG}],
+            "description": "Where the item's numbers come from: one tag, or {field: tag}.",
+        },
+        "front": {**TEMPLATE, "description": "This item's own front template."},
+        "back": {**TEMPLATE, "description": "This item's own back template."},
+        "doc": {"type": "string", "description": "A note about the item."},
+    }
+)
+FIELD = MappingProxyType(
+    {
+        "type": {
+            "enum": list(items.FIELD_TYPES),
+            "description": "text (localised), string, int, number, bool, enum or list.",
+        },
+        "required": {
+            "type": "boolean",
+            "description": "Must every item give it? (default: yes unless there is a default)",
+        },
+        "default": {
+            "description": "The value of items that leave the field out; makes it optional."
+        },
+        "values": {"type": "array", "description": "The allowed values of an enum."},
+        "min": {"type": "number", "description": "Smallest allowed int or number."},
+        "max": {"type": "number", "description": "Largest allowed int or number."},
+        "item": {"$ref": "#/definitions/field", "description": "The type of a list's elements."},
+        "rule": {"type": "string", "description": "The rule id a bad value is reported under."},
+        "doc": {"type": "string", "description": "What the field means."},
+    }
+)
+CHECK = MappingProxyType(
+    {
+        "rule": {
+            "anyOf": [{"enum": sorted(BUILTIN_RULES)}, {"type": "string"}],
+            "description": "A built-in rule or one of the pack's rules.py.",
+        },
+        "id": {
+            "type": "string",
+            "description": "The game's own id for it, shown in messages, e.g. SAM-C01.",
+        },
+        "level": {"enum": ["error", "warning"], "description": "error (default) or warning."},
+        "why": {"type": "string", "description": "The rule in words, for people reading the pack."},
+    }
+)
+QUANTITY = MappingProxyType(
+    {
         "anyOf": [
-            {"type": "array"},
+            {"type": "number"},
             {
                 "type": "object",
-                "required": ["data"],
                 "additionalProperties": False,
-                "properties": {"data": {"type": "string"}},
+                "minProperties": 1,
+                "maxProperties": 1,
+                "properties": {
+                    "count": {"type": "string"},
+                    "sum": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "minItems": 2,
+                        "maxItems": 2,
+                    },
+                    "max": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "minItems": 2,
+                        "maxItems": 2,
+                    },
+                    "data": {"type": "string"},
+                },
             },
         ]
-    },
-}
+    }
+)
+OPTION_KINDS = MappingProxyType(
+    {
+        "group": {"type": "string"},
+        "string": {"type": "string"},
+        "int": {"type": "integer"},
+        "number": {"type": "number"},
+        "bool": {"type": "boolean"},
+        "list": {"type": "array"},
+        "mapping": {"type": "object"},
+        "quantity": QUANTITY,
+        "any": {},
+        "kind": {"enum": list(KINDS)},
+        "int or mapping": {
+            "anyOf": [
+                {"type": "integer"},
+                {"type": "object", "additionalProperties": {"type": "integer"}},
+            ]
+        },
+        "field": {"type": "string", "description": "A field some group declares."},
+        "int or field": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+        "where": {
+            "type": "object",
+            "minProperties": 1,
+            "description": "Only items whose field has this value, or one of these values.",
+            "additionalProperties": {
+                "anyOf": [
+                    {"type": ["string", "number", "boolean"]},
+                    {"type": "array", "items": {"type": ["string", "number", "boolean"]}},
+                ]
+            },
+        },
+        "list or data key": {
+            "anyOf": [
+                {"type": "array"},
+                {
+                    "type": "object",
+                    "required": ["data"],
+                    "additionalProperties": False,
+                    "properties": {"data": {"type": "string"}},
+                },
+            ]
+        },
+    }
+)
 
 
 def _object(table: Mapping[str, object], keys: Iterable[str], what: str) -> Schema:
@@ -473,7 +520,7 @@ def schemas() -> dict[str, Schema]:
         "propertyNames": {"pattern": f"^{NAME.pattern}$", "maxLength": MAX_NAME},
         "description": "A component file: each top-level key names a group of items.",
     }
-    return {
+    made = {
         "game": {"$schema": DRAFT, "title": "pnpkit game.yaml", **game, "definitions": definitions},
         "components": {
             "$schema": DRAFT,
@@ -482,6 +529,8 @@ def schemas() -> dict[str, Schema]:
             "definitions": definitions,
         },
     }
+    # plain JSON data: the read-only tables above (MappingProxyType) made the dicts they are
+    return json.loads(json.dumps(made, default=dict))  # type: ignore[no-any-return]
 
 
 def texts() -> dict[str, str]:

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 from urllib.parse import unquote, urlsplit
 
@@ -62,15 +63,17 @@ class Server:
 # that name, never one of these, so they are refused before anything is read.
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 # What a build writes, and so all the preview serves: anything else is "not found".
-TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".svg": "image/svg+xml",
-    ".pdf": "application/pdf",
-    ".png": "image/png",
-    ".json": "application/json",
-    ".txt": "text/plain; charset=utf-8",
-    ".csv": "text/csv; charset=utf-8",
-}
+TYPES = MappingProxyType(
+    {
+        ".html": "text/html; charset=utf-8",
+        ".svg": "image/svg+xml",
+        ".pdf": "application/pdf",
+        ".png": "image/png",
+        ".json": "application/json",
+        ".txt": "text/plain; charset=utf-8",
+        ".csv": "text/csv; charset=utf-8",
+    }
+)
 
 
 class _Handler(BaseHTTPRequestHandler):

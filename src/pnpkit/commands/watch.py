@@ -37,7 +37,8 @@ from pathlib import Path
 from types import FrameType, SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
-from pnpkit.build import output, pipeline, preview
+from pnpkit.build import output, pipeline, preview, svgfiles
+from pnpkit.build.buildoptions import BuildOptions, WatchHooks
 from pnpkit.build.cache import Cache
 from pnpkit.build.pipeline import Result
 from pnpkit.checks import trust
@@ -46,6 +47,7 @@ from pnpkit.errors import ALL_WARNINGS_HELP, folded
 from pnpkit.faces import templates
 from pnpkit.pack.model import PrintOverrides
 from pnpkit.pack.paths import lang_option
+from pnpkit.workspace import Workspace
 
 if TYPE_CHECKING:
     from pnpkit.commands.serve import Server
@@ -218,6 +220,7 @@ class Watcher:
         self.interval, self.code = interval, code
         unsafe = output.unsafe_cache(out)  # said by run(); never used, never written
         self.cache = Cache(None if unsafe else out / pipeline.CACHE_DIR, deferred=True)
+        self.workspace = Workspace()  # what every build of this watch keeps for the next
         self.last: Build | None = None
         self.stop = threading.Event()
 
@@ -301,17 +304,17 @@ class Watcher:
         started = time.perf_counter()
         result, crash = None, ""
         try:
-            result = pipeline.build(
-                self.pack,
+            options = BuildOptions(
                 self.out,
                 self.langs,
                 self.overrides,
                 self.strict,
                 cache=self.cache,
                 code=self.code,
-                tidy_later=True,  # the previous kit goes once the build is reported: tidy()
-                ready=ready,
+                workspace=self.workspace,
+                watch=WatchHooks(ready),  # the previous kit goes once the build is reported
             )
+            result = pipeline.build(self.pack, options)
         except Exception:  # a bug in pnpkit: say so, and keep watching for the save that avoids it
             crash = "pnpkit failed (a bug, please report it):\n" + traceback.format_exc()
         return result, crash, time.perf_counter() - started
@@ -352,7 +355,7 @@ class Watcher:
 
     def link_spare(self) -> None:
         """Give the last good build's kit a spare of links to its files if it has none (after
-        the first build: build.link_spare), holding the output folder; a build that holds it
+        the first build: svgfiles.link_spare), holding the output folder; a build that holds it
         now goes on without."""
         if self.last is None or not self.last.ok:
             return
@@ -360,7 +363,7 @@ class Watcher:
             return  # the usual case, after the first build: no lock taken for nothing
         with contextlib.suppress(OSError, output.Busy):
             with output.locked(self.out, "watch: a spare kit", timeout=0):
-                pipeline.link_spare(self.last.site)
+                svgfiles.link_spare(self.last.site)
 
     def _changed_since(self, seen: Snapshot) -> Callable[[], bool]:
         """Whether watch is stopped or the files are no longer `seen`, looked at once INTERVAL

@@ -23,6 +23,7 @@ from isal import isal_zlib
 from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
+from pnpkit import workspace
 from pnpkit.export.rastercache import RasterCache
 from pnpkit.export.rastercache import render as render_cached
 from pnpkit.pack.model import Face
@@ -234,9 +235,9 @@ def rasterise_faces(
 
 # ------------------------------------------------ drawing and rasterising on every core
 
-_FORKED: tuple[list[Sheet], str] | None = (
-    None  # what forked workers draw: set before the pool forks
-)
+# What forked workers draw, at key 0: set before the pool forks (the workspace is this
+# thread's, which the forked workers inherit)
+_FORKED = workspace.Memo[int, tuple[list[Sheet], str]]("facepages.forked")
 
 
 def draw_and_rasterise(
@@ -251,7 +252,6 @@ def draw_and_rasterise(
     relies on this too), so the output is byte-identical to one process's (tested).
     Where fork is not available or the pool breaks, it is all done here.
     """
-    global _FORKED
     workers = workers or os.cpu_count() or 1
     if (
         workers < 2
@@ -261,7 +261,7 @@ def draw_and_rasterise(
         return _draw_chunk(sheets, shots, pdf, title)
     size = -(-len(shots) // (workers * 4))  # a few chunks per worker keeps both busy to the end
     chunks = [shots[i : i + size] for i in range(0, len(shots), size)]
-    _FORKED = (sheets, title)  # forked workers inherit it: nothing is pickled on the way there
+    _FORKED[0] = (sheets, title)  # forked workers inherit it: nothing is pickled on the way there
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
             futures = [
@@ -272,13 +272,14 @@ def draw_and_rasterise(
     except (OSError, BrokenProcessPool):  # no processes here (a sandbox, a limit): one is enough
         return _draw_chunk(sheets, shots, pdf, title)
     finally:
-        _FORKED = None
+        _FORKED.pop(0, None)
     return [image for chunk in results for image in chunk]
 
 
 def _forked_chunk(shots: list[Shot], pdf: Path) -> list[Image.Image | None]:
-    assert _FORKED is not None, "a worker that was not forked from draw_and_rasterise"
-    sheets, title = _FORKED
+    forked = _FORKED.get(0)
+    assert forked is not None, "a worker that was not forked from draw_and_rasterise"
+    sheets, title = forked
     return _draw_chunk(sheets, shots, pdf, title)
 
 

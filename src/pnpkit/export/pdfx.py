@@ -29,7 +29,6 @@ import io
 import re
 import tempfile
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeAlias, cast
 
@@ -39,6 +38,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.pathobject import PDFPathObject
 
+from pnpkit import workspace
 from pnpkit.errors import Problem
 from pnpkit.export import facepages
 from pnpkit.pack.model import Face
@@ -143,14 +143,14 @@ class Separation:
         return self._images[key][1]
 
 
-@lru_cache(maxsize=8)
+@workspace.memoized(8)
 def separation(press: Press) -> Separation:
     """One Separation per press for the whole run: building littleCMS transforms costs
     milliseconds."""
     return Separation(press)
 
 
-@lru_cache(maxsize=4096)
+@workspace.memoized(4096)
 def _colour(sep: Separation, rgb: tuple[int, int, int]) -> tuple[float, float, float, float]:
     if rgb[0] == rgb[1] == rgb[2]:
         return sep.grey(rgb[0])
@@ -363,7 +363,7 @@ def transparency(face: Face) -> str | None:
     return None
 
 
-@lru_cache(maxsize=64)
+@workspace.memoized(64)
 def _has_alpha(source: bytes | str) -> bool:
     image = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
     if image.mode in ("RGBA", "LA") or (image.mode == "P" and "transparency" in image.info):

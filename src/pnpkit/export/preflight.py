@@ -37,15 +37,17 @@ Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in points
 
 TARGETS = ("home", "pdfx")
 PDFX_VERSION = "PDF/X-1a:2003"
-_GOOD_SPACES = {
-    "/DeviceCMYK",
-    "/DeviceGray",
-    "/Separation",
-    "/Pattern",
-    "/G",
-    "/CMYK",
-}  # inline-image abbreviations too
-_OK_BLEND = {"/Normal", "/Compatible"}
+_GOOD_SPACES = frozenset(
+    {
+        "/DeviceCMYK",
+        "/DeviceGray",
+        "/Separation",
+        "/Pattern",
+        "/G",
+        "/CMYK",
+    }
+)  # inline-image abbreviations too
+_OK_BLEND = frozenset({"/Normal", "/Compatible"})
 
 
 def check(path: Path, target: str | None = None, opened: BinaryIO | None = None) -> list[Problem]:
@@ -439,7 +441,7 @@ def _file_key(f: BinaryIO, target: str) -> str:
 
 def _key_hash(target: str) -> hashlib._Hash:
     """A pass key's hash before the file's bytes."""
-    from pnpkit.build.cache import engine
+    from pnpkit.build.cachefile import engine
 
     return hashlib.sha256(engine() + target.encode() + b"\0")
 

@@ -14,6 +14,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
 from pnpkit.errors import Location, Problem
@@ -33,36 +34,38 @@ KINDS_FOR_TTS = KINDS  # every kind says how Tabletop Simulator shows it
 
 PDFX_KEYS = ("pdfx", "icc", "output_condition", "ink_limit", "rich_black")
 # The keys each output form understands; any other key is an error with a "did you mean".
-KEYS = {
-    "sheets": ("name", "output", "notes"),
-    "images": (
-        "name",
-        "output",
-        "dpi",
-        "bleed",
-        "products",
-        "fit",
-        "grow",
-        "shared_back",
-        "notes",
-    ),
-    "pages": (
-        "name",
-        "output",
-        "bleed",
-        "copies",
-        "order",
-        "shared_back",
-        "products",
-        "fit",
-        "grow",
-        "notes",
-        *PDFX_KEYS,
-    ),
-    "tts": ("name", "output", "dpi", "sheet", "image_url", "objects", "tile_width", "notes"),
-    "showcase": ("name", "output", "width", "background", "hand", "notes"),
-    "low-ink": ("name", "output", "keep", "min_area", "notes"),
-}
+KEYS = MappingProxyType(
+    {
+        "sheets": ("name", "output", "notes"),
+        "images": (
+            "name",
+            "output",
+            "dpi",
+            "bleed",
+            "products",
+            "fit",
+            "grow",
+            "shared_back",
+            "notes",
+        ),
+        "pages": (
+            "name",
+            "output",
+            "bleed",
+            "copies",
+            "order",
+            "shared_back",
+            "products",
+            "fit",
+            "grow",
+            "notes",
+            *PDFX_KEYS,
+        ),
+        "tts": ("name", "output", "dpi", "sheet", "image_url", "objects", "tile_width", "notes"),
+        "showcase": ("name", "output", "width", "background", "hand", "notes"),
+        "low-ink": ("name", "output", "keep", "min_area", "notes"),
+    }
+)
 PRODUCT_KEYS = ("name", "trim", "pixels", "safe", "source", "kind")
 # A product for one kind of component only: `die`, a die's face (trim: the die's side; pixels: the
 # printed area, no bleed), matched by the squares of a die's net; `hex`, a piece cut as a hexagon,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from PIL import Image
 
@@ -29,16 +30,20 @@ from pnpkit.pack.model import Face
 # Which custom sheet a kind of group goes on when no product of its own size is sold: chipboard
 # for what lies on the table, card stock for what is folded (fold-over standees, dice nets) or
 # held like a card. Sheets, hexes (cut as hexagons) and rules stay as they are.
-SHEET_FOR_KIND = {
-    "token": "punchout",
-    "tile": "punchout",
-    "board": "punchout",
-    "card": "cardstock",
-    "standee": "cardstock",
-    "die": "cardstock",
-}
+SHEET_FOR_KIND = MappingProxyType(
+    {
+        "token": "punchout",
+        "tile": "punchout",
+        "board": "punchout",
+        "card": "cardstock",
+        "standee": "cardstock",
+        "die": "cardstock",
+    }
+)
 SHEET_KINDS = ("punchout", "cardstock")
-NICK = {"punchout": 0.01 * MM_PER_IN, "cardstock": 0.02 * MM_PER_IN}  # mm, TGC's widths
+NICK = MappingProxyType(
+    {"punchout": 0.01 * MM_PER_IN, "cardstock": 0.02 * MM_PER_IN}
+)  # mm, TGC's widths
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ faces PDF that pypdfium2 renders. Files unused for KEEP_DAYS are dropped.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import shutil
@@ -25,9 +24,9 @@ from typing import Any
 import isal
 from PIL import Image
 
-from pnpkit import filelimits
+from pnpkit import filelimits, workspace
 from pnpkit.build import output
-from pnpkit.build.cache import engine
+from pnpkit.build.cachefile import engine
 from pnpkit.build.pipeline import CACHE_DIR
 from pnpkit.svg.ops import ImageOp, Op
 
@@ -97,7 +96,7 @@ def _file_hash(path: str) -> bytes:
     return _content_hash(path, stat.st_size, stat.st_mtime_ns)
 
 
-@functools.lru_cache(maxsize=1024)
+@workspace.memoized(1024)
 def _content_hash(path: str, size: int, mtime_ns: int) -> bytes:
     return filelimits.sha256(path)
 

@@ -20,9 +20,10 @@ import hashlib
 import json
 import math
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, cast
 
 from PIL import Image
@@ -39,8 +40,10 @@ Cut = tuple[Path, tuple[int, int, int, int], bool]  # (image path, pixel box, up
 Atlas = tuple[Path, list[Path], int]  # (a die's texture, its face images in net order, cell px)
 
 POKER = (63.5, 88.9)  # mm: what a scale-1 TTS card stands for
-ONE = {"scaleX": 1.0, "scaleY": 1.0, "scaleZ": 1.0}
-TILE_TYPES = {"tile": 0, "hex-tile": 1, "round-tile": 2, "rounded-tile": 3}  # CustomTile.Type
+ONE = MappingProxyType({"scaleX": 1.0, "scaleY": 1.0, "scaleZ": 1.0})
+TILE_TYPES = MappingProxyType(
+    {"tile": 0, "hex-tile": 1, "round-tile": 2, "rounded-tile": 3}
+)  # CustomTile.Type
 HIDDEN_GREY = (128, 128, 128)
 
 
@@ -159,7 +162,9 @@ def _to_upload(named: set[Path], folder: Path) -> None:
 
 
 # A tile of a group whose shape pnpkit knows comes in with that outline, not as a square.
-SHAPED_TILES = {"circle": "round-tile", "rounded": "rounded-tile", "hex": "hex-tile"}
+SHAPED_TILES = MappingProxyType(
+    {"circle": "round-tile", "rounded": "rounded-tile", "hex": "hex-tile"}
+)
 
 
 def _shaped(kind: str, shape: str) -> str:
@@ -584,7 +589,7 @@ def _atlas(texture: Path, faces: list[Path], cell: int) -> None:
 
 
 def _object(
-    name: str, ident: str, nickname: str, scale: dict[str, float], face_down: bool = False
+    name: str, ident: str, nickname: str, scale: Mapping[str, float], face_down: bool = False
 ) -> dict[str, Any]:
     """The fields every TTS object carries; the GUID is derived from `ident`, so output is
     reproducible."""

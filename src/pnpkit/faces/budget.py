@@ -17,7 +17,8 @@ import math
 import operator
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, Protocol, cast
 
 import jinja2
@@ -131,12 +132,14 @@ def _too_long(value: Any, n: int) -> BudgetError:
 
 # --- the operators -----------------------------------------------------------------------------
 
-OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add,
-    "*": operator.mul,
-    "**": operator.pow,
-    "%": operator.mod,
-}
+OPERATORS: Mapping[str, Callable[[Any, Any], Any]] = MappingProxyType(
+    {
+        "+": operator.add,
+        "*": operator.mul,
+        "**": operator.pow,
+        "%": operator.mod,
+    }
+)
 
 
 def binop(op: str, left: Any, right: Any) -> Any:
@@ -305,10 +308,12 @@ _GROWING = (
     *("batch", "center", "format", "indent", "join", "replace", "slice", "sum", "wordwrap"),
     *("pprint", "string", "tojson"),
 )
-FILTERS: dict[str, Callable[..., Any]] = {
-    **JINJAS_FILTERS,
-    **{name: _budgeted(name) for name in _GROWING},
-}
+FILTERS: Mapping[str, Callable[..., Any]] = MappingProxyType(
+    {
+        **JINJAS_FILTERS,
+        **{name: _budgeted(name) for name in _GROWING},
+    }
+)
 
 
 def lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:  # noqa: A002
@@ -373,7 +378,9 @@ def _wrote(context: jinja2.runtime.Context, n: int) -> str:
     return ""
 
 
-TREE_FILTERS = {LOOP: _loop, SIZED: _sized, PRINTED: _printed, WRITE: _write, WROTE: _wrote}
+TREE_FILTERS = MappingProxyType(
+    {LOOP: _loop, SIZED: _sized, PRINTED: _printed, WRITE: _write, WROTE: _wrote}
+)
 
 
 class _Budgeted(NodeTransformer):

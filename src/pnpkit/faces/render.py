@@ -10,6 +10,7 @@ located problems, never as tracebacks.
 from __future__ import annotations
 
 import weakref
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import jinja2
@@ -19,7 +20,7 @@ from jinja2.defaults import DEFAULT_NAMESPACE
 from jinja2.sandbox import safe_range
 from jinja2.tests import TESTS as DEFAULT_TESTS
 
-from pnpkit import memo
+from pnpkit import workspace
 from pnpkit.checks import trust
 from pnpkit.errors import Problem
 from pnpkit.faces import budget, pyfaces
@@ -235,17 +236,18 @@ Alike = dict[tuple[str, str, str], str]  # (template, group, side) -> the SVG of
 # language's pack-wide values, the side's geometry, and Jinja's own globals that give the same
 # each time (not lipsum(): it is random).
 _SHARED_NAMES = frozenset({"s", "data", "lang", "pack", "face"})
-_STEADY_GLOBALS = {
-    **{name: DEFAULT_NAMESPACE[name] for name in ("dict", "namespace", "cycler", "joiner")},
-    "range": safe_range,  # the sandbox's own
-}
+_STEADY_GLOBALS = MappingProxyType(
+    {
+        **{name: DEFAULT_NAMESPACE[name] for name in ("dict", "namespace", "cycler", "joiner")},
+        "range": safe_range,  # the sandbox's own
+    }
+)
 # Jinja's filters (and no test so named) that give another value each time (random) or call
 # filters and tests named by their arguments (which might be random); asked of both
 _UNSURE = frozenset({"random", "map", "select", "reject", "selectattr", "rejectattr"})
-_SAME_FOR_EVERY_ITEM: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, bool]] = (
-    weakref.WeakKeyDictionary()
-)
-memo.kept(_SAME_FOR_EVERY_ITEM)
+_SAME_FOR_EVERY_ITEM = workspace.Slot[
+    weakref.WeakKeyDictionary[jinja2.Environment, dict[str, bool]]
+]("render.same_for_every_item", weakref.WeakKeyDictionary)
 
 
 def same_for_every_item(env: jinja2.Environment, name: str) -> bool:
@@ -254,7 +256,7 @@ def same_for_every_item(env: jinja2.Environment, name: str) -> bool:
     pack's might read the context), or a name neither shared nor given a value by the
     templates themselves, nor uses a filter or test other than Jinja's own that always gives
     the same. Read from the parses template_family() made; once per template and environment."""
-    known = _SAME_FOR_EVERY_ITEM.setdefault(env, {})
+    known = _SAME_FOR_EVERY_ITEM.here().setdefault(env, {})
     if name not in known:
         try:
             parses = [_parsed(env, source) for _, _, source in template_family(env, name)]

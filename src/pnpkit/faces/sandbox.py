@@ -260,7 +260,7 @@ def environment(pack: Pack, reg: Registry) -> Sandbox:
         # ...and it keeps every template it loaded in a plain dict: Jinja's default, a locked LRU
         # of 400, is asked on every {% extends %} and {% import %} of every face
         cache_size=-1,
-        bytecode_cache=templates._COMPILED,  # the module's: a test starts it afresh
+        bytecode_cache=templates._COMPILED.here(),  # the module's: a test starts it afresh
     )
     env.readable = READABLE | {TextBlock} | frozenset(reg.types)
     env.globals.update(reg.helpers)

@@ -14,8 +14,9 @@ import jinja2
 import jinja2.bccache
 import jinja2.meta
 
-from pnpkit import memo
+from pnpkit import memo, workspace
 from pnpkit.errors import Location
+from pnpkit.faces import sharedreads
 from pnpkit.faces.packloader import PackLoader
 from pnpkit.pack import paths
 from pnpkit.pack.model import Pack
@@ -107,8 +108,7 @@ def _settings(env: jinja2.Environment) -> str:
     )
 
 
-_COMPILED = _Compiled()
-memo.kept(_COMPILED.codes)
+_COMPILED = workspace.Slot("render.compiled", _Compiled)
 
 
 class _FailFast(jinja2.BaseLoader):
@@ -156,15 +156,15 @@ def _names_set(tree: jinja2.nodes.Template) -> Iterator[str]:
 
 # Families already found, per environment (one environment per validation): a template error
 # on every face of a deck asks for the same family once per face, and parsing is slow.
-_FAMILIES: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, list[tuple[str, str, str]]]] = (
-    weakref.WeakKeyDictionary()
-)
+_FAMILIES = workspace.Slot[
+    weakref.WeakKeyDictionary[jinja2.Environment, dict[str, list[tuple[str, str, str]]]]
+]("render.families", weakref.WeakKeyDictionary)
 
 
 def template_family(env: jinja2.Environment, name: str) -> list[tuple[str, str, str]]:
     """The template and every one it extends, includes or imports (all of them when it names
     one by a variable), in the order met, as (name, file, source). Raises jinja2.TemplateError."""
-    known = _FAMILIES.setdefault(env, {})
+    known = _FAMILIES.here().setdefault(env, {})
     if name not in known:
         known[name] = _family(env, name)
     return known[name]
@@ -178,10 +178,12 @@ class _Parsed(NamedTuple):
     sets: frozenset[str]  # the names it gives values: set, looped over, parameters, imports, macros
     filters: frozenset[str]
     tests: frozenset[str]
+    shared: sharedreads.Reads  # the keys of `s` and `data` it reads (sharedreads.py)
 
 
-_PARSED: dict[tuple[str, str], _Parsed] = {}  # by settings and source, as _COMPILED
-memo.kept(_PARSED)
+_PARSED = workspace.Memo[tuple[str, str], _Parsed](
+    "render.parsed"
+)  # by settings and source, as _COMPILED
 
 
 def _parsed(env: jinja2.Environment, source: str) -> _Parsed:
@@ -202,8 +204,19 @@ def _read_tree(key: tuple[str, str], tree: jinja2.nodes.Template) -> _Parsed:
         frozenset(_names_set(tree)),
         frozenset(node.name for node in tree.find_all(jinja2.nodes.Filter)),
         frozenset(node.name for node in tree.find_all(jinja2.nodes.Test)),
+        sharedreads.tree_reads(tree),
     )
     return memo.remember(_PARSED, key, parsed, _Compiled.KEEP)
+
+
+def shared_reads(env: jinja2.Environment, name: str) -> sharedreads.Reads:
+    """The keys of the pack-wide tables template `name` and its family read (sharedreads.py);
+    raises jinja2.TemplateError."""
+    parses = [_parsed(env, source) for _, _, source in template_family(env, name)]
+    for table, used in (("globals", "reads"), ("filters", "filters"), ("tests", "tests")):
+        if sharedreads.asks_for_context(env, (n for p in parses for n in getattr(p, used)), table):
+            return sharedreads.EVERYTHING
+    return sharedreads.merged(p.shared for p in parses)
 
 
 def _referenced(env: jinja2.Environment, source: str) -> list[str | None]:

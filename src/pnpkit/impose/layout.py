@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from pnpkit import memo
+from pnpkit import memo, workspace
 from pnpkit.errors import Location, Problem
 from pnpkit.impose import fill, orient, shrink
 from pnpkit.impose.freerects import FreeRects, Rect, overlaps
@@ -232,8 +232,7 @@ def impose(
 # the settings and packers, and the pages with the faces' indexes in place of the faces (a kept
 # layout holds no face, nor its drawing). watch rebuilds after an edit that moves no face.
 LAYOUTS_KEPT = 8
-_LAYOUTS: list[_Layout] = []
-memo.kept(_LAYOUTS)
+_LAYOUTS: workspace.Slot[list[_Layout]] = workspace.Slot("layout.layouts", list)
 
 
 def impose_again(
@@ -249,15 +248,16 @@ def impose_again(
         + (f.fit, f.scale)  # `fit: shrink` changes the layout (shrink.py)
         for f in faces
     ]
-    for n, kept in enumerate(_LAYOUTS):
+    layouts = _LAYOUTS.here()
+    for n, kept in enumerate(layouts):
         if kept.shape == shape and kept.settings == settings and kept.packers == dict(packers):
-            _LAYOUTS.insert(0, _LAYOUTS.pop(n))
+            layouts.insert(0, layouts.pop(n))
             return kept.pages(faces), list(kept.problems)
     pages, problems = impose(faces, settings, packers)
     index = {id(f): i for i, f in enumerate(faces)}
     if all(id(p.face) in index for page in pages for p in page.placements):
-        _LAYOUTS.insert(0, _Layout(shape, settings, dict(packers), pages, index, problems))
-        del _LAYOUTS[LAYOUTS_KEPT:]
+        layouts.insert(0, _Layout(shape, settings, dict(packers), pages, index, problems))
+        del layouts[LAYOUTS_KEPT:]
     return pages, problems
 
 

@@ -22,6 +22,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pnpkit.checks.rules import Context, Finding, rule
@@ -35,11 +36,13 @@ if TYPE_CHECKING:
 
 # Cells (column, row) of named nets, in the order faces are assigned to them. The
 # cross is the classic net: a row of four with one square above and one below the second.
-NETS = {
-    "cross": ((1, 0), (0, 1), (1, 1), (2, 1), (3, 1), (1, 2)),
-    "column": ((1, 0), (0, 1), (1, 1), (2, 1), (1, 2), (1, 3)),
-}
-DIRS = {"up": (0, -1), "right": (1, 0), "down": (0, 1), "left": (-1, 0)}
+NETS = MappingProxyType(
+    {
+        "cross": ((1, 0), (0, 1), (1, 1), (2, 1), (3, 1), (1, 2)),
+        "column": ((1, 0), (0, 1), (1, 1), (2, 1), (1, 2), (1, 3)),
+    }
+)
+DIRS = MappingProxyType({"up": (0, -1), "right": (1, 0), "down": (0, 1), "left": (-1, 0)})
 MAX_TAB = (
     0.4  # a tab's depth as a share of the side: deeper tabs from opposite sides of a gap would meet
 )

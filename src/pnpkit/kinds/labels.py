@@ -11,12 +11,12 @@ sheet against the light, and every outline should sit on a label's edge.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import yaml
 
+from pnpkit import workspace
 from pnpkit.errors import Problem
 from pnpkit.impose import layout
 from pnpkit.pack.model import Face, PrintSettings
@@ -52,7 +52,7 @@ def names() -> list[str]:
     return sorted(p.stem for p in LABEL_DIR.glob("*.yaml"))
 
 
-@cache
+@workspace.memoized(256)
 def load(name: str) -> LabelSheet:
     """A shipped sheet by name (names() lists them); our own data, so a mistake in it is a bug."""
     data = yaml.safe_load((LABEL_DIR / f"{name}.yaml").read_text(encoding="utf-8"))

@@ -127,21 +127,23 @@ def _net(
 
 
 # the panels joined by a fold; any other edge is cut (a dust flap beside a lid among them)
-JOINED = {
-    ("glue", "front"),
-    ("front", "side-1"),
-    ("side-1", "back"),
-    ("back", "side-2"),
-    ("side-1", "join"),
-    ("back", "lid-top"),
-    ("lid-top", "tuck-top"),
-    ("back", "lid-bottom"),
-    ("lid-bottom", "tuck-bottom"),
-    ("side-1", "dust-1-top"),
-    ("side-1", "dust-1-bottom"),
-    ("side-2", "dust-2-top"),
-    ("side-2", "dust-2-bottom"),
-}
+JOINED = frozenset(
+    {
+        ("glue", "front"),
+        ("front", "side-1"),
+        ("side-1", "back"),
+        ("back", "side-2"),
+        ("side-1", "join"),
+        ("back", "lid-top"),
+        ("lid-top", "tuck-top"),
+        ("back", "lid-bottom"),
+        ("lid-bottom", "tuck-bottom"),
+        ("side-1", "dust-1-top"),
+        ("side-1", "dust-1-bottom"),
+        ("side-2", "dust-2-top"),
+        ("side-2", "dust-2-bottom"),
+    }
+)
 
 
 def _folds(panels: list[Panel]) -> list[tuple[float, float, float, float]]:

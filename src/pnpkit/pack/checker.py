@@ -7,8 +7,9 @@ reads the same everywhere: what, expected, got, and a hint where there is one.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, cast
 
 from pnpkit.errors import Problem
@@ -198,14 +199,14 @@ class Reader:
         return out if len(out) == len(languages) else None
 
 
-_TYPED: dict[
-    str, Callable[[Any], bool]
-] = {  # one predicate per kind: typed() runs for every value of every item
-    "string": lambda v: isinstance(v, str),
-    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "bool": lambda v: isinstance(v, bool),
-}
+_TYPED: Mapping[str, Callable[[Any], bool]] = MappingProxyType(
+    {  # one predicate per kind: typed() runs for every value of every item
+        "string": lambda v: isinstance(v, str),
+        "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "bool": lambda v: isinstance(v, bool),
+    }
+)
 
 
 def path_name(path: Path_) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterator
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pnpkit.errors import Problem
@@ -37,7 +38,7 @@ def bleed_problem(given: object) -> str:
     return packformat.over_max(_PRINT["bleed"], "bleed", given)
 
 
-_PRINT = {key.name: key for key in packformat.PRINT}
+_PRINT = MappingProxyType({key.name: key for key in packformat.PRINT})
 
 
 def _read_groups(r: Reader, game: _Game) -> Iterator[Group]:

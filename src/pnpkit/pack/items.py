@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from pnpkit import memo
+from pnpkit import memo, workspace
 from pnpkit.errors import Location, Problem
 from pnpkit.pack import itemsource
 from pnpkit.pack.checker import Reader, close_match, path_name
@@ -140,9 +140,8 @@ class _Kept:
 # Items read before (watch: the loader hands back the very mapping of an item whose lines did
 # not change), by file and data path. Reading is a function of the raw mapping, the group's
 # context and the places looked up; the places are looked up again at every load.
-_ITEMS: dict[tuple[str, Path_], _Kept] = {}
+_ITEMS = workspace.Memo[tuple[str, Path_], _Kept]("schema.items")
 ITEMS_KEPT = 100_000  # items; more, and it starts afresh
-memo.kept(_ITEMS)
 
 
 def _kept_item(r: Reader, value: object, path: Path_, context: str) -> Item | None:

@@ -537,4 +537,4 @@ def _split(value: object) -> list[object]:
     return [value]
 
 
-__all__ = ["raw_items"]
+__all__ = ("raw_items",)

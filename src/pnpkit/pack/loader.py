@@ -61,7 +61,7 @@ def _parse(
     parse (see _Last), "" for none."""
     if key and _reused(key, doc, text, max_values):
         return doc, []
-    _LAST.pop(key, None)
+    _LAST.here().pop(key, None)
     too_many, aliases, count = _too_many_events(doc, text, max_values)
     if too_many:
         return doc, too_many

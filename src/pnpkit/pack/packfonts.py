@@ -21,6 +21,7 @@ import io
 import os
 import tempfile
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 from reportlab.pdfbase.ttfonts import TTFError, TTFontFile
@@ -33,12 +34,14 @@ from pnpkit.pack.yamldoc import Path_
 from pnpkit.typeset import fontfiles, fonts
 from pnpkit.units import describe
 
-STYLES = {
-    "regular": (False, False),
-    "bold": (True, False),
-    "italic": (False, True),
-    "bold_italic": (True, True),
-}
+STYLES = MappingProxyType(
+    {
+        "regular": (False, False),
+        "bold": (True, False),
+        "italic": (False, True),
+        "bold_italic": (True, True),
+    }
+)
 
 
 FALLBACK = "fallback"  # the key of fonts: that lists the fallback families, not a family

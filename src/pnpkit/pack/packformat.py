@@ -11,6 +11,7 @@ same tables. Adding a print setting is one line here plus its field in model.Pri
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from pnpkit.units import PAPERS, SIZES
 
@@ -296,7 +297,7 @@ GROUP = (
     Key("doc", "string", None, "What the group is, for people reading the pack."),
 )
 
-TABLES = {"game": GAME, "print": PRINT, "group": GROUP}
+TABLES = MappingProxyType({"game": GAME, "print": PRINT, "group": GROUP})
 
 
 def names(table: tuple[Key, ...]) -> tuple[str, ...]:

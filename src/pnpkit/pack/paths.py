@@ -29,14 +29,16 @@ MAX_LANG = 35
 # characters.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MAX_NAME = 64
-_DEVICES = {
-    "CON",
-    "PRN",
-    "AUX",
-    "NUL",
-    *(f"COM{n}" for n in range(10)),
-    *(f"LPT{n}" for n in range(10)),
-}
+_DEVICES = frozenset(
+    {
+        "CON",
+        "PRN",
+        "AUX",
+        "NUL",
+        *(f"COM{n}" for n in range(10)),
+        *(f"LPT{n}" for n in range(10)),
+    }
+)
 
 
 def display_path(path: Path) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from pnpkit import memo
+from pnpkit import workspace
 from pnpkit.errors import Location
 from pnpkit.pack.yamldoc import Document, Path_, _Loader, _tree
 
@@ -54,8 +54,7 @@ class _Last:
     seqs: list[_Seq]
 
 
-_LAST: OrderedDict[str, _Last] = OrderedDict()
-memo.kept(_LAST)
+_LAST = workspace.Slot[OrderedDict[str, _Last]]("loader.last", OrderedDict)
 
 
 def _remember(
@@ -71,10 +70,12 @@ def _remember(
         return
     lines = text.split("\n")
     seqs = _sequences(lines, found)
-    _LAST[key] = _Last(doc.file, lines, doc.data, dict(doc.values), dict(doc.keys), count, seqs)
-    _LAST.move_to_end(key)
-    while len(_LAST) > KEEP_PARSES:
-        _LAST.popitem(last=False)
+    _LAST.here()[key] = _Last(
+        doc.file, lines, doc.data, dict(doc.values), dict(doc.keys), count, seqs
+    )
+    _LAST.here().move_to_end(key)
+    while len(_LAST.here()) > KEEP_PARSES:
+        _LAST.here().popitem(last=False)
 
 
 def _sequences(
@@ -101,7 +102,7 @@ def _sequences(
 def _reused(key: str, doc: Document, text: str, max_values: int) -> bool:
     """Fill doc from the last parse of its file (key), parsing again only the items that
     changed; False when that cannot be done exactly (the file is then parsed whole)."""
-    last = _LAST.get(key)
+    last = _LAST.here().get(key)
     if last is None or last.file != doc.file:
         return False
     lines = text.split("\n")
@@ -110,8 +111,8 @@ def _reused(key: str, doc: Document, text: str, max_values: int) -> bool:
         return False
     doc.data = now.data
     doc.values, doc.keys = dict(now.values), dict(now.keys)
-    _LAST[key] = now
-    _LAST.move_to_end(key)
+    _LAST.here()[key] = now
+    _LAST.here().move_to_end(key)
     return True
 
 

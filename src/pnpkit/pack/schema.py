@@ -402,4 +402,4 @@ def _against_paper(r: Reader, spec: dict[str, Any], out: dict[str, Any]) -> None
         )
 
 
-__all__ = ["load_pack", "did_you_mean", "Document"]
+__all__ = ("load_pack", "did_you_mean", "Document")

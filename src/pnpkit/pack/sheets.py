@@ -23,6 +23,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, TypeVar
 
 from pnpkit.errors import Location, Problem, one_line
@@ -480,4 +481,6 @@ def _ods_value(v: object) -> object:
     return v
 
 
-READERS = {".csv": _read_delimited, ".tsv": _read_tsv, ".xlsx": _read_xlsx, ".ods": _read_ods}
+READERS = MappingProxyType(
+    {".csv": _read_delimited, ".tsv": _read_tsv, ".xlsx": _read_xlsx, ".ods": _read_ods}
+)

@@ -12,7 +12,6 @@ refused document types and bounded what the parts unpack to, so no entity is eve
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 import zipfile
@@ -21,6 +20,7 @@ from typing import IO, Literal, NamedTuple
 
 from lxml import etree
 
+from pnpkit import workspace
 from pnpkit.errors import column_letters
 
 MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
@@ -66,7 +66,7 @@ def _parse(
     )
 
 
-@functools.lru_cache(maxsize=1024)
+@workspace.memoized(1024)
 def _column(letters: str) -> int:
     n = 0
     for ch in letters.upper():

@@ -15,7 +15,8 @@ the other, so the corners show scale and skew that the centre ladders cannot.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TypedDict
 
 from reportlab.lib.colors import Color, black
@@ -52,66 +53,76 @@ CORNER_INSET = 15.0  # mm from the paper's edges to a corner target's centre (ri
 RINGS = (0.5, 1.0, 1.5, 2.0, 2.5)  # mm: a red cross within ring r is off by less than r
 CROSS = 3.0  # mm: half the length of each arm of a back's red cross
 
-_LINES = {  # the page's sentences in pnpkit's languages, in LINE_KEYS' order
-    "en": (
-        "Print check",
-        "Print at 100% / Actual size, not 'Fit to page'.",
-        "The bar must measure exactly 100 mm and the squares 1 inch and 50 mm.",
-        "If not, your printer scaled the page (typically to 95-97%): reprint at actual size.",
-        "Duplex check: hold this sheet to the light. In each ladder, find the red tick (printed "
-        "on the back)",
-        "that covers a black tick: the number under it is what to add to your back offset, X "
-        "across, Y down.",
-        "Corners: each red cross (back) should sit at the centre of its black rings, 0.5 mm "
-        "apart. All four off alike: use the ladders.",
-        "Left and right off across in opposite ways: the back is scaled, print both sides at "
-        "100%. Top and bottom likewise: skewed, set the paper guides.",
-    ),
-    "pl": (
-        "Kontrola wydruku",
-        "Drukuj w skali 100% / rozmiar rzeczywisty, nie 'Dopasuj do strony'.",
-        "Pasek musi mieć dokładnie 100 mm, a kwadraty 1 cal i 50 mm.",
-        "Jeśli nie, drukarka przeskalowała stronę (zwykle do 95-97%): wydrukuj ponownie w skali "
-        "100%.",
-        "Kontrola druku dwustronnego: obejrzyj kartkę pod światło. W każdej drabince znajdź "
-        "czerwoną kreskę",
-        "(z rewersu), która zakrywa czarną: liczba pod nią to poprawka przesunięcia rewersu, X w "
-        "poziomie, Y w pionie.",
-        "Narożniki: czerwony krzyżyk (z rewersu) powinien trafić w środek czarnych kółek co 0,5 "
-        "mm. Wszystkie przesunięte tak samo: użyj drabinek.",
-        "Lewy i prawy przesunięte w poziomie przeciwnie: rewers jest przeskalowany, drukuj obie "
-        "strony w 100%. Górne i dolne tak: skos, ustaw prowadnice.",
-    ),
-    "it": (
-        "Verifica di stampa",
-        "Stampa al 100% / dimensioni effettive, non 'Adatta alla pagina'.",
-        "La barra deve misurare esattamente 100 mm e i quadrati 1 pollice e 50 mm.",
-        "Altrimenti la stampante ha ridimensionato la pagina (di solito al 95-97%): ristampa al "
-        "100%.",
-        "Verifica fronte-retro: guarda il foglio in controluce. In ogni scala trova il segno "
-        "rosso (sul retro)",
-        "che copre un segno nero: il numero sotto è da aggiungere allo spostamento del retro, X "
-        "in orizzontale, Y in verticale.",
-        "Angoli: ogni croce rossa (sul retro) deve cadere al centro dei cerchi neri, distanti "
-        "0,5 mm. Tutte spostate uguali: usa le scale.",
-        "Sinistra e destra spostate in orizzontale in versi opposti: retro ridimensionato, "
-        "stampa i due lati al 100%. Sopra e sotto così: storto, regola le guide.",
-    ),
-    "eo": (
-        "Presa kontrolo",
-        "Presu je 100% / reala grandeco, ne 'Adapti al paĝo'.",
-        "La stango devas mezuri ĝuste 100 mm kaj la kvadratoj 1 colon kaj 50 mm.",
-        "Se ne, via presilo skalis la paĝon (kutime al 95-97%): represu je reala grandeco.",
-        "Dupleksa kontrolo: rigardu la folion kontraŭ lumo. En ĉiu ŝtupetaro trovu la ruĝan "
-        "streketon (de la dorso)",
-        "kiu kovras nigran: la nombro sub ĝi estas aldonota al la dorsa ŝovo, X horizontale, Y "
-        "vertikale.",
-        "Anguloj: ĉiu ruĝa kruceto (de la dorso) sidu en la centro de siaj nigraj ringoj, je 0,5 "
-        "mm. Ĉiuj ŝovitaj same: uzu la ŝtupetarojn.",
-        "Maldekstre kaj dekstre ŝovitaj horizontale kontraŭe: la dorso estas skalita, presu "
-        "ambaŭ flankojn je 100%. Supre kaj malsupre tiel: oblikva, ĝustigu la gvidilojn.",
-    ),
-}
+_LINES = MappingProxyType(
+    {  # the page's sentences in pnpkit's languages, in LINE_KEYS' order
+        "en": (
+            "Print check",
+            "Print at 100% / Actual size, not 'Fit to page'.",
+            "The bar must measure exactly 100 mm and the squares 1 inch and 50 mm.",
+            "If not, your printer scaled the page (typically to 95-97%): reprint at actual size.",
+            "Duplex check: hold this sheet to the light. In each ladder, find the red tick "
+            "(printed "
+            "on the back)",
+            "that covers a black tick: the number under it is what to add to your back offset, X "
+            "across, Y down.",
+            "Corners: each red cross (back) should sit at the centre of its black rings, 0.5 mm "
+            "apart. All four off alike: use the ladders.",
+            "Left and right off across in opposite ways: the back is scaled, print both sides at "
+            "100%. Top and bottom likewise: skewed, set the paper guides.",
+        ),
+        "pl": (
+            "Kontrola wydruku",
+            "Drukuj w skali 100% / rozmiar rzeczywisty, nie 'Dopasuj do strony'.",
+            "Pasek musi mieć dokładnie 100 mm, a kwadraty 1 cal i 50 mm.",
+            "Jeśli nie, drukarka przeskalowała stronę (zwykle do 95-97%): wydrukuj ponownie w "
+            "skali "
+            "100%.",
+            "Kontrola druku dwustronnego: obejrzyj kartkę pod światło. W każdej drabince znajdź "
+            "czerwoną kreskę",
+            "(z rewersu), która zakrywa czarną: liczba pod nią to poprawka przesunięcia rewersu, "
+            "X w "
+            "poziomie, Y w pionie.",
+            "Narożniki: czerwony krzyżyk (z rewersu) powinien trafić w środek czarnych kółek co "
+            "0,5 "
+            "mm. Wszystkie przesunięte tak samo: użyj drabinek.",
+            "Lewy i prawy przesunięte w poziomie przeciwnie: rewers jest przeskalowany, drukuj "
+            "obie "
+            "strony w 100%. Górne i dolne tak: skos, ustaw prowadnice.",
+        ),
+        "it": (
+            "Verifica di stampa",
+            "Stampa al 100% / dimensioni effettive, non 'Adatta alla pagina'.",
+            "La barra deve misurare esattamente 100 mm e i quadrati 1 pollice e 50 mm.",
+            "Altrimenti la stampante ha ridimensionato la pagina (di solito al 95-97%): ristampa "
+            "al "
+            "100%.",
+            "Verifica fronte-retro: guarda il foglio in controluce. In ogni scala trova il segno "
+            "rosso (sul retro)",
+            "che copre un segno nero: il numero sotto è da aggiungere allo spostamento del "
+            "retro, X "
+            "in orizzontale, Y in verticale.",
+            "Angoli: ogni croce rossa (sul retro) deve cadere al centro dei cerchi neri, distanti "
+            "0,5 mm. Tutte spostate uguali: usa le scale.",
+            "Sinistra e destra spostate in orizzontale in versi opposti: retro ridimensionato, "
+            "stampa i due lati al 100%. Sopra e sotto così: storto, regola le guide.",
+        ),
+        "eo": (
+            "Presa kontrolo",
+            "Presu je 100% / reala grandeco, ne 'Adapti al paĝo'.",
+            "La stango devas mezuri ĝuste 100 mm kaj la kvadratoj 1 colon kaj 50 mm.",
+            "Se ne, via presilo skalis la paĝon (kutime al 95-97%): represu je reala grandeco.",
+            "Dupleksa kontrolo: rigardu la folion kontraŭ lumo. En ĉiu ŝtupetaro trovu la ruĝan "
+            "streketon (de la dorso)",
+            "kiu kovras nigran: la nombro sub ĝi estas aldonota al la dorsa ŝovo, X horizontale, Y "
+            "vertikale.",
+            "Anguloj: ĉiu ruĝa kruceto (de la dorso) sidu en la centro de siaj nigraj ringoj, je "
+            "0,5 "
+            "mm. Ĉiuj ŝovitaj same: uzu la ŝtupetarojn.",
+            "Maldekstre kaj dekstre ŝovitaj horizontale kontraŭe: la dorso estas skalita, presu "
+            "ambaŭ flankojn je 100%. Supre kaj malsupre tiel: oblikva, ĝustigu la gvidilojn.",
+        ),
+    }
+)
 
 LINE_KEYS = (
     "print_check",
@@ -126,98 +137,104 @@ LINE_KEYS = (
 # The one list of the print check's words: key (a pack gives it as the string `pnpkit_<key>`)
 # -> pnpkit's English. docs/format.md lists these keys (tests/test_print_check_words.py).
 # {name} in a word stands for a setting's value; page labels use `front` to `label_test`.
-WORDS: dict[str, str] = {
-    **dict(zip(LINE_KEYS, _LINES["en"], strict=True)),
-    "paper": "paper: {paper}",
-    "backs": "backs: {backs} (back offset {x} mm, {y} mm)",
-    "spacing": "bleed: {bleed} mm, margin: {margin} mm, gap: {gap} mm",
-    "made_with": "made with pnpkit",
-    "front": "front",
-    "back": "back",
-    "tile": "cut left and top edges along the print, lay on the neighbour, match the targets",
-    "fold_pair": "too large to fold beside its front: lay this sheet left of the last one, "
-    "edges touching; tape, fold along the join",
-    "label_test": "label test: print on plain paper, lay on a label sheet against the light; "
-    "each outline should sit on a label's edge",
-    # which duplex setting to choose (by the kit's flip axis), and why auto-rotate cannot matter
-    "flip_long": "Print double-sided, flipping on the long edge.",
-    "flip_short": "Print double-sided, flipping on the short edge.",
-    "one_sided": "Print on one side of the paper.",
-    "all_portrait": "Every page is portrait: landscape pieces are printed turned on the sheet, "
-    "so auto-rotate leaves every page as it is.",
-    "printed_at": "printed at {scale} %",  # on a sheet shrunk to fit the paper (shrink.py)
-}
-_SHORT = {
-    "pl": (
-        "papier: {paper}",
-        "rewersy: {backs} (przesunięcie rewersu {x} mm, {y} mm)",
-        "spad: {bleed} mm, margines: {margin} mm, odstęp: {gap} mm",
-        "zrobione w pnpkit",
-        "awers",
-        "rewers",
-        "przytnij lewą i górną krawędź wzdłuż nadruku, połóż na sąsiednim arkuszu, dopasuj "
-        "znaczniki",
-        "za duży, by złożyć obok awersu: połóż ten arkusz na lewo od poprzedniego, krawędziami "
-        "do siebie; sklej taśmą, złóż wzdłuż łączenia",
-        "test etykiet: wydrukuj na zwykłym papierze, przyłóż do arkusza etykiet pod światło; "
-        "każdy kontur powinien leżeć na krawędzi etykiety",
-        "Drukuj dwustronnie, obracając wzdłuż długiej krawędzi.",
-        "Drukuj dwustronnie, obracając wzdłuż krótkiej krawędzi.",
-        "Drukuj jednostronnie.",
-        "Każda strona jest pionowa: elementy poziome są wydrukowane obrócone na arkuszu, więc "
-        "autoobracanie niczego nie zmienia.",
-        "wydrukowano w skali {scale} %",
-    ),
-    "it": (
-        "carta: {paper}",
-        "retro: {backs} (spostamento del retro {x} mm, {y} mm)",
-        "abbondanza: {bleed} mm, margine: {margin} mm, spazio: {gap} mm",
-        "fatto con pnpkit",
-        "fronte",
-        "retro",
-        "taglia i bordi sinistro e superiore lungo la stampa, appoggia sul foglio vicino, "
-        "allinea i segni",
-        "troppo grande per piegarlo accanto al fronte: metti questo foglio a sinistra del "
-        "precedente, bordi a contatto; fissa con nastro, piega lungo la giunta",
-        "prova etichette: stampa su carta comune, appoggia su un foglio di etichette in "
-        "controluce; ogni contorno deve cadere sul bordo di un'etichetta",
-        "Stampa fronte-retro, capovolgendo sul lato lungo.",
-        "Stampa fronte-retro, capovolgendo sul lato corto.",
-        "Stampa solo fronte.",
-        "Ogni pagina è verticale: i pezzi orizzontali sono stampati ruotati sul foglio, così la "
-        "rotazione automatica non cambia nulla.",
-        "stampato al {scale} %",
-    ),
-    "eo": (
-        "papero: {paper}",
-        "dorsoj: {backs} (dorsa ŝovo {x} mm, {y} mm)",
-        "sangado: {bleed} mm, marĝeno: {margin} mm, interspaco: {gap} mm",
-        "farita per pnpkit",
-        "antaŭo",
-        "dorso",
-        "tranĉu la maldekstran kaj supran randojn laŭ la preso, metu sur la najbaron, "
-        "kongruigu la celojn",
-        "tro granda por faldi apud sia antaŭo: metu ĉi tiun folion maldekstre de la lasta, "
-        "randoj tuŝantaj; glubendu, faldu laŭ la kunigo",
-        "etikeda provo: presu sur ordinara papero, metu sur etikedan folion kontraŭ lumo; ĉiu "
-        "konturo sidu sur rando de etikedo",
-        "Presu dupleksa, turnante laŭ la longa rando.",
-        "Presu dupleksa, turnante laŭ la mallonga rando.",
-        "Presu unuflanke.",
-        "Ĉiu paĝo estas vertikala: horizontalaj pecoj estas presitaj turnitaj sur la folio, do "
-        "aŭtomata turnado ŝanĝas nenion.",
-        "presita je {scale} %",
-    ),
-}
-TEXT: dict[str, dict[str, str]] = {  # pnpkit's own words in each language it speaks
-    "en": WORDS,
-    **{
-        lang: dict(zip(LINE_KEYS, lines, strict=True))
-        | dict(zip(list(WORDS)[len(LINE_KEYS) :], _SHORT[lang], strict=True))
-        for lang, lines in _LINES.items()
-        if lang != "en"
-    },
-}
+WORDS: Mapping[str, str] = MappingProxyType(
+    {
+        **dict(zip(LINE_KEYS, _LINES["en"], strict=True)),
+        "paper": "paper: {paper}",
+        "backs": "backs: {backs} (back offset {x} mm, {y} mm)",
+        "spacing": "bleed: {bleed} mm, margin: {margin} mm, gap: {gap} mm",
+        "made_with": "made with pnpkit",
+        "front": "front",
+        "back": "back",
+        "tile": "cut left and top edges along the print, lay on the neighbour, match the targets",
+        "fold_pair": "too large to fold beside its front: lay this sheet left of the last one, "
+        "edges touching; tape, fold along the join",
+        "label_test": "label test: print on plain paper, lay on a label sheet against the light; "
+        "each outline should sit on a label's edge",
+        # which duplex setting to choose (by the kit's flip axis), and why auto-rotate cannot matter
+        "flip_long": "Print double-sided, flipping on the long edge.",
+        "flip_short": "Print double-sided, flipping on the short edge.",
+        "one_sided": "Print on one side of the paper.",
+        "all_portrait": "Every page is portrait: landscape pieces are printed turned on the sheet, "
+        "so auto-rotate leaves every page as it is.",
+        "printed_at": "printed at {scale} %",  # on a sheet shrunk to fit the paper (shrink.py)
+    }
+)
+_SHORT = MappingProxyType(
+    {
+        "pl": (
+            "papier: {paper}",
+            "rewersy: {backs} (przesunięcie rewersu {x} mm, {y} mm)",
+            "spad: {bleed} mm, margines: {margin} mm, odstęp: {gap} mm",
+            "zrobione w pnpkit",
+            "awers",
+            "rewers",
+            "przytnij lewą i górną krawędź wzdłuż nadruku, połóż na sąsiednim arkuszu, dopasuj "
+            "znaczniki",
+            "za duży, by złożyć obok awersu: połóż ten arkusz na lewo od poprzedniego, krawędziami "
+            "do siebie; sklej taśmą, złóż wzdłuż łączenia",
+            "test etykiet: wydrukuj na zwykłym papierze, przyłóż do arkusza etykiet pod światło; "
+            "każdy kontur powinien leżeć na krawędzi etykiety",
+            "Drukuj dwustronnie, obracając wzdłuż długiej krawędzi.",
+            "Drukuj dwustronnie, obracając wzdłuż krótkiej krawędzi.",
+            "Drukuj jednostronnie.",
+            "Każda strona jest pionowa: elementy poziome są wydrukowane obrócone na arkuszu, więc "
+            "autoobracanie niczego nie zmienia.",
+            "wydrukowano w skali {scale} %",
+        ),
+        "it": (
+            "carta: {paper}",
+            "retro: {backs} (spostamento del retro {x} mm, {y} mm)",
+            "abbondanza: {bleed} mm, margine: {margin} mm, spazio: {gap} mm",
+            "fatto con pnpkit",
+            "fronte",
+            "retro",
+            "taglia i bordi sinistro e superiore lungo la stampa, appoggia sul foglio vicino, "
+            "allinea i segni",
+            "troppo grande per piegarlo accanto al fronte: metti questo foglio a sinistra del "
+            "precedente, bordi a contatto; fissa con nastro, piega lungo la giunta",
+            "prova etichette: stampa su carta comune, appoggia su un foglio di etichette in "
+            "controluce; ogni contorno deve cadere sul bordo di un'etichetta",
+            "Stampa fronte-retro, capovolgendo sul lato lungo.",
+            "Stampa fronte-retro, capovolgendo sul lato corto.",
+            "Stampa solo fronte.",
+            "Ogni pagina è verticale: i pezzi orizzontali sono stampati ruotati sul foglio, "
+            "così la rotazione automatica non cambia nulla.",
+            "stampato al {scale} %",
+        ),
+        "eo": (
+            "papero: {paper}",
+            "dorsoj: {backs} (dorsa ŝovo {x} mm, {y} mm)",
+            "sangado: {bleed} mm, marĝeno: {margin} mm, interspaco: {gap} mm",
+            "farita per pnpkit",
+            "antaŭo",
+            "dorso",
+            "tranĉu la maldekstran kaj supran randojn laŭ la preso, metu sur la najbaron, "
+            "kongruigu la celojn",
+            "tro granda por faldi apud sia antaŭo: metu ĉi tiun folion maldekstre de la lasta, "
+            "randoj tuŝantaj; glubendu, faldu laŭ la kunigo",
+            "etikeda provo: presu sur ordinara papero, metu sur etikedan folion kontraŭ lumo; ĉiu "
+            "konturo sidu sur rando de etikedo",
+            "Presu dupleksa, turnante laŭ la longa rando.",
+            "Presu dupleksa, turnante laŭ la mallonga rando.",
+            "Presu unuflanke.",
+            "Ĉiu paĝo estas vertikala: horizontalaj pecoj estas presitaj turnitaj sur la folio, do "
+            "aŭtomata turnado ŝanĝas nenion.",
+            "presita je {scale} %",
+        ),
+    }
+)
+TEXT: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {  # pnpkit's own words in each language it speaks
+        "en": WORDS,
+        **{
+            lang: dict(zip(LINE_KEYS, lines, strict=True))
+            | dict(zip(list(WORDS)[len(LINE_KEYS) :], _SHORT[lang], strict=True))
+            for lang, lines in _LINES.items()
+            if lang != "en"
+        },
+    }
+)
 PREFIX = "pnpkit_"
 WORD_KEYS = tuple(PREFIX + key for key in WORDS)  # the strings a pack gives them as
 HEADING_PT, HEADING_MIN_PT = 16.0, 10.0  # the heading shrinks to 10 pt, then wraps onto two lines
@@ -313,7 +330,7 @@ def back_position(
     return (w - x + dx, y + dy) if info["axis"] == "x" else (x + dx, h - y + dy)
 
 
-def _words(info: Info) -> dict[str, str]:
+def _words(info: Info) -> Mapping[str, str]:
     """The page's words: the pack's (build sets them, see words()), else pnpkit's for the
     language."""
     return info.get("words") or TEXT.get(info.get("lang", "en"), WORDS)
@@ -370,7 +387,7 @@ def _front(c: Canvas, info: Info) -> None:
 FLIP = {"x": "flip_long", "y": "flip_short", None: "one_sided"}  # the duplex flip axis -> its word
 
 
-def _sides(c: Canvas, info: Info, text: dict[str, str]) -> None:
+def _sides(c: Canvas, info: Info, text: Mapping[str, str]) -> None:
     """Under the ruler: which duplex setting to choose (the flip the backs were laid out for), and
     that every page is portrait (orient.py), each line shrunk to stay between the margins."""
     w = info["page"][0]

@@ -14,7 +14,7 @@ from reportlab import rl_config
 from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import memo
+from pnpkit import memo, workspace
 from pnpkit.impose.layout import Page, Placement
 from pnpkit.pack.model import Face
 from pnpkit.pdf import calibration
@@ -106,8 +106,7 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
 # Form names by SVG text, kept from one PDF to the next (watch writes the same faces again):
 # the string's hash is kept by Python, a look-up costs less than hashing a face's SVG anew.
 NAMES_KEPT = 20_000  # SVGs; more, and it starts afresh (it holds the texts: a few kB each)
-_NAMES: dict[str, str] = {}
-memo.kept(_NAMES)
+_NAMES = workspace.Memo[str, str]("pdf.names")
 
 
 def form_name(svg: str) -> str:
@@ -232,8 +231,9 @@ def _encode(c: Canvas, name: str) -> bytes | None:
 
 # per document, per form shape (bbox, compression): a form's dictionary as ReportLab formats it,
 # cut around its /Length entry; see _formatted
-_HEADS: weakref.WeakKeyDictionary[object, dict[tuple[object, ...], tuple[bytes, bytes]]]
-_HEADS = weakref.WeakKeyDictionary()
+_HEADS = workspace.Slot[
+    weakref.WeakKeyDictionary[object, dict[tuple[object, ...], tuple[bytes, bytes]]]
+]("pdf.heads", weakref.WeakKeyDictionary)
 
 
 def _formatted(c: Canvas, form: pdfdoc.PDFFormXObject) -> bytes:
@@ -253,7 +253,7 @@ def _formatted(c: Canvas, form: pdfdoc.PDFFormXObject) -> bytes:
         return form.format(doc)
     a85 = rl_config.useA85  # the filters PDFFormXObject.format gives a compressed form
     key = (form.lowerx, form.lowery, form.upperx, form.uppery, form.hasImages, a85)
-    heads = _HEADS.setdefault(doc, {})
+    heads = _HEADS.here().setdefault(doc, {})
     body = zlib.compress(stream)
     if a85:  # text in ASCII85's alphabet ('!' to 'u', 'z', '~>', line ends), encoded as itself
         body = pdfdoc.PDFBase85Encode.encode(body).encode("latin-1")

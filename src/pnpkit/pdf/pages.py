@@ -15,7 +15,7 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import memo
+from pnpkit import memo, workspace
 from pnpkit.impose.layout import FOOTER, Page
 from pnpkit.pdf.forms import EncodedForm
 from pnpkit.pdf.marks import GREY, LABEL_PT, K
@@ -85,8 +85,7 @@ PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start af
 # deck's backs every other page, and a 10,000-card deck's 2,200 pages all kept held 4 kB each
 # (their operators and stream text) at its peak, the PDF's save
 ONE_BUILD_PAGES_KEPT = 64
-_STREAMS: dict[tuple[str, int, int], bytes] = {}
-memo.kept(_STREAMS)
+_STREAMS = workspace.Memo[tuple[str, int, int], bytes]("pdf.streams")
 
 
 def _pages_kept() -> int:
@@ -153,7 +152,7 @@ class _FastPage(pdfdoc.PDFPage):
         shape = _page_shape(self, document)
         if shape is None:
             return super().format(document)
-        shapes = _SHAPES.setdefault(document, {})
+        shapes = _SHAPES.here().setdefault(document, {})
         known = shapes.get(shape)
         if known is not None and known[0] is not None and known[1]:
             return _page_bytes(known[0], self, document)
@@ -174,8 +173,9 @@ class _FastPage(pdfdoc.PDFPage):
 # per document, per page shape: the page's bytes cut around its contents' number and its forms'
 # dictionary, and whether a second page of the shape checked them (None: not to be cut)
 _Parts = tuple[bytes, bytes, bytes]
-_SHAPES: weakref.WeakKeyDictionary[object, dict[tuple[object, ...], tuple[_Parts | None, bool]]]
-_SHAPES = weakref.WeakKeyDictionary()
+_SHAPES = workspace.Slot[
+    weakref.WeakKeyDictionary[object, dict[tuple[object, ...], tuple[_Parts | None, bool]]]
+]("pdf.shapes", weakref.WeakKeyDictionary)
 _PAGE_OWN = frozenset({"Contents", "XObjects", "stream", "__InternalName__"})
 _FORM_NAME = re.compile(r"FormXob\.[A-Za-z0-9_.-]+")
 
@@ -307,8 +307,7 @@ def _page_bytes(parts: _Parts, page: pdfdoc.PDFPage, document: pdfdoc.PDFDocumen
 # by all their bytes depend on: compressing them is most of what saving a PDF whose pages and
 # forms were formatted already still does, and watch writes the same subsets after each save.
 FONT_STREAMS_KEPT = 64  # streams (a subset's file is tens of kB); more, and they start afresh
-_FONT_STREAMS: dict[tuple[object, ...], bytes] = {}
-memo.kept(_FONT_STREAMS)
+_FONT_STREAMS = workspace.Memo[tuple[object, ...], bytes]("pdf.font_streams")
 _FILTERS = (pdfdoc.PDFStreamFilterZCompress, pdfdoc.PDFStreamFilterBase85Encode)
 
 
@@ -401,8 +400,7 @@ def _label(c: Canvas, page: Page) -> None:
 # by a long-lived process: watch writes the same labels after each save, and ReportLab's text
 # object cost 0.05 ms a label (a tenth of a 1,000-card deck's PDF). Within one PDF every label
 # differs (its page number), so a one-shot build keeps none.
-_LABELS: dict[tuple[object, ...], list[str]] = {}
-memo.kept(_LABELS)
+_LABELS = workspace.Memo[tuple[object, ...], list[str]]("pdf.labels")
 
 
 def _label_key(

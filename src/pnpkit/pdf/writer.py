@@ -14,7 +14,7 @@ from types import MethodType
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import memo
+from pnpkit import memo, workspace
 from pnpkit.impose import orient
 from pnpkit.impose.layout import Page
 from pnpkit.pdf import calibration as calibration_pages
@@ -88,8 +88,7 @@ def save(canvas: Canvas, path: Path) -> None:
 
 
 # a page's operators by all it draws from (pages.py keeps its stream)
-_DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
-memo.kept(_DRAWN)
+_DRAWN = workspace.Memo[tuple[object, ...], tuple[list[str], list[str]]]("pdf.drawn")
 
 
 def _faces_and_marks(

@@ -96,26 +96,28 @@ def _largest(values: Iterable[object]) -> float:
 
 # Checked wherever they sit, even where nothing is drawn (<metadata>, <title>, <desc>, inside an
 # unsupported element): what would run or load something if a browser opened the SVG.
-_NEVER = {
-    "script",
-    "style",
-    "foreignObject",
-    "iframe",
-    "object",
-    "embed",
-    "link",
-    "feImage",
-    "audio",
-    "video",
-    "handler",
-    "listener",
-    "include",
-    "animation",
-    "discard",
-    "set",
-    "animate",
-}
-_LINK_ATTRS = {"href", "src"}
+_NEVER = frozenset(
+    {
+        "script",
+        "style",
+        "foreignObject",
+        "iframe",
+        "object",
+        "embed",
+        "link",
+        "feImage",
+        "audio",
+        "video",
+        "handler",
+        "listener",
+        "include",
+        "animation",
+        "discard",
+        "set",
+        "animate",
+    }
+)
+_LINK_ATTRS = frozenset({"href", "src"})
 _CSS_URL_RE = re.compile(r"url\(\s*['\"]?\s*(?!#)", re.I)
 
 

@@ -4,9 +4,9 @@ writing the PDF operators of paint, paths and text itself where that was measure
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, cast
 from weakref import WeakKeyDictionary
 
@@ -23,7 +23,7 @@ from reportlab.pdfgen.canvas import (  # type: ignore[attr-defined]  # the fill 
 )
 from reportlab.pdfgen.pathobject import PDFPathObject
 
-from pnpkit import memo
+from pnpkit import memo, workspace
 from pnpkit.svg.ops import (
     Clip,
     Fill,
@@ -90,9 +90,8 @@ _PAINT_METHODS = (
     "_setStrokeAlpha",
 )
 _MEMO_CAP = 4096  # distinct colours or strokes kept; a long watch session starts afresh
-_FILL_CODE: dict[tuple[float, float, float], str] = {}
-_STROKE_CODE: dict[tuple[Any, ...], tuple[str, str]] = {}
-memo.kept(_FILL_CODE, _STROKE_CODE)
+_FILL_CODE = workspace.Memo[tuple[float, float, float], str]("svgdraw.fill_code")
+_STROKE_CODE = workspace.Memo[tuple[Any, ...], tuple[str, str]]("svgdraw.stroke_code")
 
 
 def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
@@ -126,8 +125,7 @@ def _set_paint(canvas: Any, fill: Fill | None, stroke: Stroke | None) -> None:
         canvas._miterLimit = miter
 
 
-_PAINTS_OWN: dict[type, bool] = {}
-memo.kept(_PAINTS_OWN)
+_PAINTS_OWN = workspace.Memo[type, bool]("svgdraw.paints_own")
 
 
 def _paints_as_reportlab(canvas: Canvas) -> bool:
@@ -139,7 +137,7 @@ def _paints_as_reportlab(canvas: Canvas) -> bool:
     return own
 
 
-_ALPHA_DEFAULT = {key: ExtGState.defaults[key] for key in ("ca", "CA")}
+_ALPHA_DEFAULT = MappingProxyType({key: ExtGState.defaults[key] for key in ("ca", "CA")})
 
 
 def _set_alpha(canvas: Any, key: str, alpha: float) -> None:
@@ -180,8 +178,7 @@ def _call_setters(canvas: Canvas, fill: Fill | None, stroke: Stroke | None) -> N
         canvas.setDash(list(dash), offset)  # always set: an earlier dash would otherwise leak
 
 
-_OWN: dict[tuple[type, tuple[str, ...]], bool] = {}
-memo.kept(_OWN)
+_OWN = workspace.Memo[tuple[type, tuple[str, ...]], bool]("svgdraw.own")
 
 
 def _reportlabs(canvas: Canvas, *methods: str) -> bool:
@@ -198,7 +195,7 @@ def _reportlabs(canvas: Canvas, *methods: str) -> bool:
 
 
 # The operator each path segment becomes, as ReportLab's PDFPathObject writes it.
-_SEG_OPS = {"moveTo": " m", "lineTo": " l", "curveTo": " c", "close": "h"}
+_SEG_OPS = MappingProxyType({"moveTo": " m", "lineTo": " l", "curveTo": " c", "close": "h"})
 
 
 def _path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
@@ -220,8 +217,7 @@ def _path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
     return " ".join(code)
 
 
-_PATH_CODE: dict[Any, str | None] = {}
-memo.kept(_PATH_CODE)
+_PATH_CODE = workspace.Memo[Any, str | None]("svgdraw.path_code")
 
 
 def _memo_path_code(segs: Sequence[tuple[str, tuple[float, ...]]]) -> str | None:
@@ -250,12 +246,14 @@ def _draw_path(canvas: Any, op: PathOp) -> None:
 
 
 # PATH_OPS of ReportLab's canvas by (stroked, filled, even-odd)
-_PAINT_OP = {
-    (s, f, e): PATH_OPS[s, f, FILL_EVEN_ODD if e else FILL_NON_ZERO]
-    for s in (False, True)
-    for f in (False, True)
-    for e in (False, True)
-}
+_PAINT_OP = MappingProxyType(
+    {
+        (s, f, e): PATH_OPS[s, f, FILL_EVEN_ODD if e else FILL_NON_ZERO]
+        for s in (False, True)
+        for f in (False, True)
+        for e in (False, True)
+    }
+)
 
 
 def _draw_clip(canvas: Any, op: Clip) -> None:
@@ -281,7 +279,9 @@ def _draw_text(canvas: Any, op: TextOp) -> None:
 
 
 # Per document: a run's operators as textOut() formats them, by (font, size, text, shape).
-_SHOWN: WeakKeyDictionary[Any, dict[tuple[str, float, str, Any], str]] = WeakKeyDictionary()
+_SHOWN = workspace.Slot[WeakKeyDictionary[Any, dict[tuple[str, float, str, Any], str]]](
+    "svgdraw.shown", WeakKeyDictionary
+)
 
 
 def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | None:
@@ -290,9 +290,7 @@ def _shown(canvas: Any, font: str, size: float, text: str, data: Any) -> str | N
     its characters have their subset codes in this document, so its operators cannot change.
     None for a font that is not TrueType (the text object handles those)."""
     doc = canvas._doc
-    runs = _SHOWN.get(doc)
-    if runs is None:
-        runs = _SHOWN[doc] = {}
+    runs = _SHOWN.here().setdefault(doc, {})
     key = (font, size, text, data)
     shown = runs.get(key)
     if shown is None:
@@ -345,9 +343,9 @@ def _subset_runs(canvas: Any, font: Any, size: float, text: str, data: Any) -> s
 # Per font state (a TrueType font in one document): the first subset's codes of the characters
 # it has assigned, as a str.translate() table and as the set of those characters, with the
 # number of assignments they were read from (the state only ever adds to them).
-_FIRST_SUBSET: WeakKeyDictionary[Any, tuple[int, dict[int, int], frozenset[str]]]
-_FIRST_SUBSET = WeakKeyDictionary()
-memo.kept(_FIRST_SUBSET)
+_FIRST_SUBSET = workspace.Slot[WeakKeyDictionary[Any, tuple[int, dict[int, int], frozenset[str]]]](
+    "svgdraw.first_subset", WeakKeyDictionary
+)
 
 
 def _split(font: Any, text: str, doc: Any) -> list[tuple[int, bytes]]:
@@ -359,10 +357,11 @@ def _split(font: Any, text: str, doc: Any) -> list[tuple[int, bytes]]:
     if state is None or not text:
         return cast(list[tuple[int, bytes]], font.splitString(text, doc))
     assigned = state.assignments
-    known = _FIRST_SUBSET.get(state)
+    subsets = _FIRST_SUBSET.here()
+    known = subsets.get(state)
     if known is None or known[0] != len(assigned):
         table = {code: n for code, n in assigned.items() if n < 256 and code != 0xA0}
-        known = _FIRST_SUBSET[state] = (len(assigned), table, frozenset(map(chr, table)))
+        known = subsets[state] = (len(assigned), table, frozenset(map(chr, table)))
     if not known[2].issuperset(text):
         return cast(list[tuple[int, bytes]], font.splitString(text, doc))
     return [(0, text.translate(known[1]).encode("latin-1"))]
@@ -445,7 +444,7 @@ def _draw_gradient(canvas: Any, op: Gradient) -> None:
     canvas.restoreState()
 
 
-@lru_cache(maxsize=32)
+@workspace.memoized(32)
 def _image_reader(data: bytes) -> ImageReader:
     return ImageReader(io.BytesIO(data))
 
@@ -460,13 +459,15 @@ def _draw_image(canvas: Any, op: ImageOp) -> None:
     canvas.restoreState()
 
 
-_DRAW: dict[type, Callable[..., None]] = {
-    Save: lambda canvas, op: canvas.saveState(),
-    Restore: lambda canvas, op: canvas.restoreState(),
-    Transform: lambda canvas, op: canvas.transform(*op.matrix),
-    Clip: _draw_clip,
-    PathOp: _draw_path,
-    TextOp: _draw_text,
-    ImageOp: _draw_image,
-    Gradient: _draw_gradient,
-}
+_DRAW: Mapping[type, Callable[..., None]] = MappingProxyType(
+    {
+        Save: lambda canvas, op: canvas.saveState(),
+        Restore: lambda canvas, op: canvas.restoreState(),
+        Transform: lambda canvas, op: canvas.transform(*op.matrix),
+        Clip: _draw_clip,
+        PathOp: _draw_path,
+        TextOp: _draw_text,
+        ImageOp: _draw_image,
+        Gradient: _draw_gradient,
+    }
+)

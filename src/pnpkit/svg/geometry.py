@@ -6,14 +6,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from functools import lru_cache
+from types import MappingProxyType
 from typing import cast
 
+from pnpkit import workspace
 from pnpkit.svg.ops import Matrix, SegList, Segs
 from pnpkit.svg.values import _NUM, _NUM_RE, _SEPS, MAX_NUMBER, _numbers
 
 _KAPPA = 0.5522847498  # control-point distance of a quarter-circle Bézier, per unit radius
-_PATH_ARGC = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
+_PATH_ARGC = MappingProxyType(
+    {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
+)
 _ARC_RE = re.compile(r"[\s,]*".join([_NUM] * 3 + ["[01]"] * 2 + [_NUM] * 2) + r"[\s,]*")
 
 # Path segments are (PDFPathObject method name, args) pairs in user space.
@@ -130,7 +133,7 @@ def _normalised(d: str) -> list[str | list[float]]:
     return result
 
 
-@lru_cache(maxsize=1024)  # a deck's cards share most of their path data
+@workspace.memoized(1024)  # a deck's cards share most of their path data
 def _path_segs(d: str) -> Segs:
     _check_path_data(d)
     items = _normalised(d)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from pnpkit.svg.ops import RGB, El, Gradient, GradientSpec, Op, Own, Style
@@ -51,7 +52,9 @@ def gradient(
 
 
 # the coordinates' initial values
-_DEFAULTS = {"x1": "0%", "y1": "0%", "x2": "100%", "y2": "0%", "cx": "50%", "cy": "50%", "r": "50%"}
+_DEFAULTS = MappingProxyType(
+    {"x1": "0%", "y1": "0%", "x2": "100%", "y2": "0%", "cx": "50%", "cy": "50%", "r": "50%"}
+)
 
 
 def gradient_spec(comp: Compiler, g: El) -> GradientSpec | None:

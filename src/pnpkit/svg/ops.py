@@ -3,7 +3,8 @@ and the rows the build cache stores them as."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple, TypeVar
 
 from lxml import etree
@@ -144,8 +145,10 @@ OP_TYPES: tuple[type, ...] = (Save, Restore, Transform, Clip, PathOp, TextOp, Im
 _PAINTED = (PathOp, TextOp)
 
 
-_NUMBER: dict[type, int] = {cls: n for n, cls in enumerate(OP_TYPES)}
-_FILL_AT: dict[type, int] = {cls: cls._fields.index("fill") for cls in _PAINTED}  # stroke: next
+_NUMBER: Mapping[type, int] = MappingProxyType({cls: n for n, cls in enumerate(OP_TYPES)})
+_FILL_AT: Mapping[type, int] = MappingProxyType(
+    {cls: cls._fields.index("fill") for cls in _PAINTED}
+)  # stroke: next
 _TEXT_FONT = TextOp._fields.index("font")
 
 

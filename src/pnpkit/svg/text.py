@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from lxml import etree
 
-from pnpkit import memo
+from pnpkit import memo, workspace
 from pnpkit.svg.ops import El, Fill, Line, Op, Own, Stroke, Style, TextOp, _Shaped
 from pnpkit.svg.values import (
     _SKIPPED,
@@ -71,10 +71,10 @@ class LaidText(NamedTuple):
     lines: tuple[LaidLine, ...]
 
 
-_LAID: dict[bytes, LaidText] = {}
+_LAID = workspace.Memo[bytes, LaidText]("svgdraw.laid")
 _LAID_CAP = 20_000  # texts rendered, not yet compiled (~2.5 kB each); a long session starts afresh
-memo.kept(_LAID)
-_LAID_STATE: list[object] = [None]  # the fonts and number bound the entries were laid out under
+# the fonts and number bound the entries were laid out under, at key 0
+_LAID_STATE = workspace.Memo[int, object]("svgdraw.laid_state")
 
 
 def laid_line(
@@ -154,7 +154,7 @@ def _text_key(el: El) -> bytes:
 
 def _fresh_laid() -> None:
     state = (fonts.signature(), MAX_NUMBER)
-    if state != _LAID_STATE[0]:
+    if state != _LAID_STATE.get(0):
         _LAID.clear()
         _LAID_STATE[0] = state
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-from functools import lru_cache
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, cast
 
 from lxml import etree
 from reportlab.lib import colors
 
+from pnpkit import workspace
 from pnpkit.svg.ops import RGB, El, Fill, Matrix, Stroke, Style, T
 from pnpkit.typeset import fonts
 
@@ -28,26 +29,35 @@ _HEX_RE = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 _RGB_RE = re.compile(rf"rgb\(\s*({_NUM})(%?)\s*,\s*({_NUM})(%?)\s*,\s*({_NUM})(%?)\s*\)")
 _URL_RE = re.compile(r"\s*url\(\s*['\"]?#([^'\")\s]+)['\"]?\s*\)\s*")
 _TRANSFORM_RE = re.compile(r"[\s,]*(matrix|translate|scale|rotate|skewX|skewY)\s*\(([^)]*)\)[\s,]*")
-_TRANSFORM_ARGC = {
-    "matrix": (6,),
-    "translate": (1, 2),
-    "scale": (1, 2),
-    "rotate": (1, 3),
-    "skewX": (1,),
-    "skewY": (1,),
-}
-_NAMED: dict[str, RGB | None] = {
-    name: (c.red, c.green, c.blue)
-    for name, c in colors.getAllNamedColors().items()
-    if name.isalpha()
-    and name.islower()
-    and name not in {"cornflower", "fidblue", "fidlightblue", "fidred"}
-}
-_NAMED.update(
-    lightgray=_NAMED["lightgrey"],
-    rebeccapurple=(0x66 / 255, 0x33 / 255, 0x99 / 255),
-    transparent=None,
+_TRANSFORM_ARGC = MappingProxyType(
+    {
+        "matrix": (6,),
+        "translate": (1, 2),
+        "scale": (1, 2),
+        "rotate": (1, 3),
+        "skewX": (1,),
+        "skewY": (1,),
+    }
 )
+
+
+def _named_colours() -> dict[str, RGB | None]:
+    named: dict[str, RGB | None] = {
+        name: (c.red, c.green, c.blue)
+        for name, c in colors.getAllNamedColors().items()
+        if name.isalpha()
+        and name.islower()
+        and name not in {"cornflower", "fidblue", "fidlightblue", "fidred"}
+    }
+    named.update(
+        lightgray=named["lightgrey"],
+        rebeccapurple=(0x66 / 255, 0x33 / 255, 0x99 / 255),
+        transparent=None,
+    )
+    return named
+
+
+_NAMED: Mapping[str, RGB | None] = MappingProxyType(_named_colours())
 
 # Parsers take (value, property name) and raise ValueError with the problem text.
 
@@ -90,7 +100,7 @@ def _numbers(value: str, prop: str) -> list[float]:
     return numbers
 
 
-@lru_cache(maxsize=256)
+@workspace.memoized(256)
 def _colour(value: str, prop: str) -> RGB | None:
     if value == "none":
         return None
@@ -152,7 +162,7 @@ def _enum(choices: dict[str, T]) -> Callable[[str, str], T]:
     return parse
 
 
-@lru_cache(maxsize=512)
+@workspace.memoized(512)
 def _transform(value: str, prop: str = "transform") -> Matrix:
     """The matrix (a, b, c, d, e, f) of an SVG transform list."""
     matrix, pos, value = _IDENTITY, 0, value.strip()
@@ -203,73 +213,98 @@ def apply(m: Matrix, p: tuple[float, float]) -> tuple[float, float]:
 
 _RULE = _enum({"nonzero": False, "evenodd": True})
 # Inherited properties: parser and SVG initial value (parsed).
-_PARSERS: dict[str, tuple[Callable[[str, str], Any], Any]] = {
-    "fill": (_fill, (0.0, 0.0, 0.0)),
-    "stroke": (_colour, None),
-    "stroke-width": (_nonneg, 1.0),
-    "stroke-linecap": (_enum({"butt": 0, "round": 1, "square": 2}), 0),
-    "stroke-linejoin": (_enum({"miter": 0, "round": 1, "bevel": 2}), 0),
-    "stroke-miterlimit": (lambda v, p: max(_nonneg(v, p), 1.0), 4.0),
-    "stroke-dasharray": (_dasharray, ()),
-    "stroke-dashoffset": (_number, 0.0),
-    "fill-opacity": (_opacity, 1.0),
-    "stroke-opacity": (_opacity, 1.0),
-    "fill-rule": (_RULE, False),
-    "clip-rule": (_RULE, False),
-    "font-family": (_font_family, fonts.DEFAULT_FAMILY),
-    "font-size": (_nonneg, 16.0),
-    "font-weight": (_font_weight, False),
-    "font-style": (_enum({"normal": False, "italic": True, "oblique": True}), False),
-    "text-anchor": (
-        _enum({"start": 0.0, "middle": 0.5, "end": 1.0}),
-        0.0,
-    ),  # share of the line width to shift left
-    "direction": (
-        _enum({"ltr": "ltr", "rtl": "rtl"}),
-        "auto",
-    ),  # auto: from the first strong character
-    "visibility": (_enum({"visible": True, "hidden": False}), True),
-}
+_PARSERS: Mapping[str, tuple[Callable[[str, str], Any], Any]] = MappingProxyType(
+    {
+        "fill": (_fill, (0.0, 0.0, 0.0)),
+        "stroke": (_colour, None),
+        "stroke-width": (_nonneg, 1.0),
+        "stroke-linecap": (_enum({"butt": 0, "round": 1, "square": 2}), 0),
+        "stroke-linejoin": (_enum({"miter": 0, "round": 1, "bevel": 2}), 0),
+        "stroke-miterlimit": (lambda v, p: max(_nonneg(v, p), 1.0), 4.0),
+        "stroke-dasharray": (_dasharray, ()),
+        "stroke-dashoffset": (_number, 0.0),
+        "fill-opacity": (_opacity, 1.0),
+        "stroke-opacity": (_opacity, 1.0),
+        "fill-rule": (_RULE, False),
+        "clip-rule": (_RULE, False),
+        "font-family": (_font_family, fonts.DEFAULT_FAMILY),
+        "font-size": (_nonneg, 16.0),
+        "font-weight": (_font_weight, False),
+        "font-style": (_enum({"normal": False, "italic": True, "oblique": True}), False),
+        "text-anchor": (
+            _enum({"start": 0.0, "middle": 0.5, "end": 1.0}),
+            0.0,
+        ),  # share of the line width to shift left
+        "direction": (
+            _enum({"ltr": "ltr", "rtl": "rtl"}),
+            "auto",
+        ),  # auto: from the first strong character
+        "visibility": (_enum({"visible": True, "hidden": False}), True),
+    }
+)
 _DEFAULT_STYLE = {prop: initial for prop, (_, initial) in _PARSERS.items()} | {"alpha": 1.0}
 _DISPLAY = _enum({"inline": True, "none": False})
 
-_INHERITED = set(_PARSERS)
+_INHERITED = frozenset(_PARSERS)
 _ALL_PROPS = _INHERITED | {"opacity", "display", "transform", "clip-path"}
-_SHAPES = {
-    "rect": {"x", "y", "width", "height", "rx", "ry"},
-    "circle": {"cx", "cy", "r"},
-    "ellipse": {"cx", "cy", "rx", "ry"},
-    "line": {"x1", "y1", "x2", "y2"},
-    "polyline": {"points"},
-    "polygon": {"points"},
-    "path": {"d"},
-}
-_CLIP_SHAPES = {"rect", "circle", "ellipse", "path", "polygon"}
+_SHAPES = MappingProxyType(
+    {
+        "rect": {"x", "y", "width", "height", "rx", "ry"},
+        "circle": {"cx", "cy", "r"},
+        "ellipse": {"cx", "cy", "rx", "ry"},
+        "line": {"x1", "y1", "x2", "y2"},
+        "polyline": {"points"},
+        "polygon": {"points"},
+        "path": {"d"},
+    }
+)
+_CLIP_SHAPES = frozenset({"rect", "circle", "ellipse", "path", "polygon"})
 # tag -> (own attributes, presentation properties allowed as attributes or in style)
-_ELEMENTS = {
-    "svg": (
-        {"x", "y", "width", "height", "viewBox", "preserveAspectRatio", "version", "baseProfile"},
-        _ALL_PROPS,
-    ),
-    "g": (set(), _ALL_PROPS),
-    "defs": (set(), set()),
-    "use": ({"x", "y", "href"}, _ALL_PROPS),
-    "text": ({"x", "y"}, _ALL_PROPS),
-    "tspan": ({"x", "y", "dy"}, _INHERITED),
-    "image": ({"x", "y", "width", "height", "href", "preserveAspectRatio"}, _ALL_PROPS),
-    "clipPath": ({"clipPathUnits"}, {"transform", "clip-rule"}),
-    "linearGradient": (
-        {"x1", "y1", "x2", "y2", "gradientUnits", "gradientTransform", "spreadMethod", "href"},
-        set(),
-    ),
-    "radialGradient": (
-        {"cx", "cy", "r", "fx", "fy", "gradientUnits", "gradientTransform", "spreadMethod", "href"},
-        set(),
-    ),
-    "stop": ({"offset"}, {"stop-color", "stop-opacity"}),
-    **{tag: (geometry, _ALL_PROPS) for tag, geometry in _SHAPES.items()},
-}
-_SKIPPED = {"title", "desc", "metadata"}
+_ELEMENTS = MappingProxyType(
+    {
+        "svg": (
+            {
+                "x",
+                "y",
+                "width",
+                "height",
+                "viewBox",
+                "preserveAspectRatio",
+                "version",
+                "baseProfile",
+            },
+            _ALL_PROPS,
+        ),
+        "g": (set(), _ALL_PROPS),
+        "defs": (set(), set()),
+        "use": ({"x", "y", "href"}, _ALL_PROPS),
+        "text": ({"x", "y"}, _ALL_PROPS),
+        "tspan": ({"x", "y", "dy"}, _INHERITED),
+        "image": ({"x", "y", "width", "height", "href", "preserveAspectRatio"}, _ALL_PROPS),
+        "clipPath": ({"clipPathUnits"}, {"transform", "clip-rule"}),
+        "linearGradient": (
+            {"x1", "y1", "x2", "y2", "gradientUnits", "gradientTransform", "spreadMethod", "href"},
+            set(),
+        ),
+        "radialGradient": (
+            {
+                "cx",
+                "cy",
+                "r",
+                "fx",
+                "fy",
+                "gradientUnits",
+                "gradientTransform",
+                "spreadMethod",
+                "href",
+            },
+            set(),
+        ),
+        "stop": ({"offset"}, {"stop-color", "stop-opacity"}),
+        **{tag: (geometry, _ALL_PROPS) for tag, geometry in _SHAPES.items()},
+    }
+)
+_SKIPPED = frozenset({"title", "desc", "metadata"})
 
 
 def _paint(st: Style) -> tuple[Fill | None, Stroke | None]:

@@ -4,13 +4,13 @@ clip, viewport), within a bound on elements and nesting."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, overload
 
 from lxml import etree
 
-from pnpkit import filelimits, memo
+from pnpkit import filelimits, memo, workspace
 from pnpkit.errors import MAX_QUOTED, one_line
 from pnpkit.svg.geometry import _rect_segs
 from pnpkit.svg.gradients import h_gradient
@@ -52,10 +52,12 @@ from pnpkit.svg.values import (
 )
 from pnpkit.typeset import fonts
 
-_NS_PREFIX = {
-    "http://www.w3.org/1999/xlink": "xlink",
-    "http://www.w3.org/XML/1998/namespace": "xml",
-}
+_NS_PREFIX = MappingProxyType(
+    {
+        "http://www.w3.org/1999/xlink": "xlink",
+        "http://www.w3.org/XML/1998/namespace": "xml",
+    }
+)
 
 
 # Memos shared by every compile: the cards of a deck repeat most of their markup. Bounded by
@@ -65,22 +67,25 @@ _NS_PREFIX = {
 # the process's, as free blocks of one size. 4,096 keeps a 1,000-card deck's whole markup.
 _MEMO_SIZE = 4096
 # (id of the parent style, properties) -> (parent style, style): Compiler.style
-_STYLES: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Style, Style]] = {}
+_STYLES = workspace.Memo[tuple[int, tuple[tuple[str, str], ...]], tuple[Style, Style]](
+    "svgdraw.styles"
+)
 # (tag, attributes, id of the inherited style) -> (that style, ops): Compiler.leaf
-_LEAVES: dict[tuple[str, tuple[tuple[str, str], ...], int], tuple[Style, tuple[Op, ...]]] = {}
+_LEAVES = workspace.Memo[
+    tuple[str, tuple[tuple[str, str], ...], int], tuple[Style, tuple[Op, ...]]
+]("svgdraw.leaves")
 # (tag, attributes) -> (own, props, problem messages): Compiler.attributes
-_ATTRIBUTES: dict[
+_ATTRIBUTES = workspace.Memo[
     tuple[str, tuple[tuple[str, str], ...]], tuple[Own, dict[str, str], tuple[str, ...]]
-] = {}
-memo.kept(_STYLES, _LEAVES, _ATTRIBUTES)
-_MEMO_STATE: list[object] = [None]  # what the memos' entries were found valid under
+]("svgdraw.attributes")
+_MEMO_STATE = workspace.Memo[int, object]("svgdraw.memo_state")  # what they were valid under: 0
 
 
 def _fresh_memos() -> None:
     """Empty the memos when what decides whether a value is valid has changed: the fonts a pack
     brings (font-family) or the bound on numbers."""
     state = (fonts.signature(), MAX_NUMBER)
-    if state != _MEMO_STATE[0]:
+    if state != _MEMO_STATE.get(0):
         _STYLES.clear()
         _LEAVES.clear()
         _ATTRIBUTES.clear()
@@ -109,6 +114,9 @@ class Compiler:
             set()
         )  # elements attributes() has read; _unchecked() looks at all the others
         self.said: list[str] | None = None  # messages of problem() while a memo listens
+        # the workspace's memos, found once a compile rather than at every element
+        self.styles, self.leaves = _STYLES.here(), _LEAVES.here()
+        self.attributes_memo = _ATTRIBUTES.here()
         for el in root.iter(etree.Element):
             ident = el.get("id")
             if ident in self.ids:
@@ -169,7 +177,7 @@ class Compiler:
         problems, which are reported again at this element's line."""
         attrib = tuple(el.attrib.items())
         key = (tag, attrib)
-        done = _ATTRIBUTES.get(key)
+        done = self.attributes_memo.get(key)
         if done is not None:
             self.checked.add(el)
             for message in done[2]:
@@ -177,7 +185,7 @@ class Compiler:
             return done[0], done[1]
         (own, props), said = self.heard(lambda: self.read_attributes(el, tag))
         if not any(name[0] == "{" for name, _ in attrib):  # else: the element's nsmap counts
-            memo.remember(_ATTRIBUTES, key, (own, props, tuple(said)), _MEMO_SIZE)
+            memo.remember(self.attributes_memo, key, (own, props, tuple(said)), _MEMO_SIZE)
         return own, props
 
     def read_attributes(self, el: El, tag: str) -> tuple[Own, dict[str, str]]:
@@ -223,12 +231,12 @@ class Compiler:
         they parse without a problem: the same style object then comes back for the same
         inputs, in every compile, and _LEAVES can recognise it."""
         key = (id(parent), tuple(props.items()))
-        done = _STYLES.get(key)
+        done = self.styles.get(key)
         if done is not None and done[0] is parent:
             return done[1]
         st, said = self.heard(lambda: self.computed_style(el, parent, props))
         if not said:
-            memo.remember(_STYLES, key, (parent, st), _MEMO_SIZE)
+            memo.remember(self.styles, key, (parent, st), _MEMO_SIZE)
         return st
 
     def computed_style(self, el: El, parent: Style, props: dict[str, str]) -> Style:
@@ -302,7 +310,7 @@ class Compiler:
         inherited style (unless it refers to an id), so they are remembered (_LEAVES)."""
         attrib = tuple(el.attrib.items())
         key = (tag, attrib, id(st))
-        done = _LEAVES.get(key)
+        done = self.leaves.get(key)
         if done is not None and done[0] is st:
             self.checked.add(el)
             out += done[1]
@@ -311,7 +319,7 @@ class Compiler:
         _, said = self.heard(lambda: self.draw(el, tag, handler, st, ops))
         out += ops
         if not said and not _is_url(st["fill"]) and not any("url(" in v for _, v in attrib):
-            memo.remember(_LEAVES, key, (st, tuple(ops)), _MEMO_SIZE)
+            memo.remember(self.leaves, key, (st, tuple(ops)), _MEMO_SIZE)
 
     def draw(self, el: El, tag: str, handler: Handler, st: Style, out: list[Op]) -> None:
         """Compile el, a supported element, and append its ops to out when it is shown."""
@@ -370,7 +378,7 @@ MAX_NESTING = 100
 MAX_ELEMENTS = 50_000
 
 
-@lru_cache(maxsize=128)
+@workspace.memoized(128)
 def _art_bytes_compiled(
     data: bytes,
     path: str,
@@ -433,15 +441,17 @@ def _compile_art(
 
 
 Handler = Callable[["Compiler", El, Own, Style, list[Op]], "Placed | None"]
-_HANDLERS: dict[str, Handler] = {
-    "svg": h_svg,
-    "g": h_group,
-    "defs": h_defs,
-    "use": h_use,
-    "text": h_text,
-    "image": h_image,
-    "clipPath": h_clip_path,
-    "linearGradient": h_gradient,
-    "radialGradient": h_gradient,
-    **{tag: h_shape for tag in _SHAPES},
-}
+_HANDLERS: Mapping[str, Handler] = MappingProxyType(
+    {
+        "svg": h_svg,
+        "g": h_group,
+        "defs": h_defs,
+        "use": h_use,
+        "text": h_text,
+        "image": h_image,
+        "clipPath": h_clip_path,
+        "linearGradient": h_gradient,
+        "radialGradient": h_gradient,
+        **{tag: h_shape for tag in _SHAPES},
+    }
+)

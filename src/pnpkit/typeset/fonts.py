@@ -14,32 +14,38 @@ from __future__ import annotations
 
 import io
 import unicodedata
-from functools import cache, lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import NamedTuple, cast
 
 from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 
+from pnpkit import workspace
+
 FONT_DIR = Path(__file__).parent.parent / "fonts"
 
 # family -> {(bold, italic): file}
-FAMILIES = {
-    "DejaVu Sans": {
-        (False, False): "DejaVuSans.ttf",
-        (True, False): "DejaVuSans-Bold.ttf",
-        (False, True): "DejaVuSans-Oblique.ttf",
-        (True, True): "DejaVuSans-BoldOblique.ttf",
-    },
-}
+FAMILIES = MappingProxyType(
+    {
+        "DejaVu Sans": {
+            (False, False): "DejaVuSans.ttf",
+            (True, False): "DejaVuSans-Bold.ttf",
+            (False, True): "DejaVuSans-Oblique.ttf",
+            (True, True): "DejaVuSans-BoldOblique.ttf",
+        },
+    }
+)
 DEFAULT_FAMILY = "DejaVu Sans"
-_SUFFIX = {
-    (False, False): "",
-    (True, False): "-Bold",
-    (False, True): "-Italic",
-    (True, True): "-BoldItalic",
-}
+_SUFFIX = MappingProxyType(
+    {
+        (False, False): "",
+        (True, False): "-Bold",
+        (False, True): "-Italic",
+        (True, True): "-BoldItalic",
+    }
+)
 
 
 # The fonts of the pack being built (packfonts.py): family -> {(bold, italic): ReportLab name}.
@@ -57,76 +63,91 @@ class PackFace(NamedTuple):
 
 
 PackFonts = dict[str, dict[Style, PackFace]]
-_PACK: dict[str, dict[Style, str]] = {}
-_FALLBACK: list[str] = []  # the pack's fonts: fallback: families, in order
-_CHAINS: dict[str, tuple[str, ...]] = {}  # a face's name -> the faces that draw for it (chain())
-_STYLE_OF: dict[str, tuple[str, Style]] = {}  # a face's name -> (family, style)
-_SIGNATURE = "[]"  # signature() of _PACK, made when use() sets it: cache keys ask per face
+
+
+class _InUse:
+    """A workspace's pack fonts: family -> {style: ReportLab name}, the fallback families in
+    order, each face's chain (chain()) and (family, style) (style_of()), and their signature()
+    (made when use() sets them: cache keys ask per face)."""
+
+    def __init__(self) -> None:
+        self.families: dict[str, dict[Style, str]] = {}
+        self.fallback: list[str] = []  # the pack's fonts: fallback: families, in order
+        # a face's name -> the faces drawing for it; None until first asked (_in_use())
+        self.chains: dict[str, tuple[str, ...]] | None = None
+        self.style_of: dict[str, tuple[str, Style]] = {}  # a face's name -> (family, style)
+        self.signature = "[]"
+
+
+_PACK = workspace.Slot("fonts.pack", _InUse)
 
 
 def use(pack_fonts: PackFonts, fallback: tuple[str, ...] = ()) -> None:
     """Make a pack's fonts (family -> {(bold, italic): PackFace}) the ones templates may name,
     and fallback the families that draw what a face lacks."""
-    global _SIGNATURE
-    _PACK.clear()
+    in_use = _PACK.here()
+    pack = in_use.families = {}
     try:
         for family, styles in pack_fonts.items():
-            _PACK[family] = {}
+            pack[family] = {}
             for style, face in styles.items():
                 name = f"{family}#{face.key}"
-                if name not in _registered:
+                if name not in pdfmetrics.getRegisteredFontNames():
                     source = io.BytesIO(face.data) if face.data is not None else face.path
                     _register_pack_face(TTFont(name, source))
-                    _registered.add(name)
-                _PACK[family][style] = name
+                pack[family][style] = name
     finally:  # a font that fails to load leaves the fonts in use and their signature alike
-        _FALLBACK[:] = [f for f in fallback if f in _PACK or f in FAMILIES]
-        _chains()
-        signature = repr(sorted((f, sorted(s.items())) for f, s in _PACK.items()))
-        signature += f" fallback {_FALLBACK}" if _FALLBACK else ""
-        if signature != _SIGNATURE:  # the widths measured through chains may differ now
+        in_use.fallback = [f for f in fallback if f in pack or f in FAMILIES]
+        _chains(in_use)
+        signature = repr(sorted((f, sorted(s.items())) for f, s in pack.items()))
+        signature += f" fallback {in_use.fallback}" if in_use.fallback else ""
+        if signature != in_use.signature:  # the widths measured through chains may differ now
             unit_width.cache_clear()
-        _SIGNATURE = signature
+        in_use.signature = signature
 
 
-_NEAREST = {  # the styles a face's family is searched in for a character, nearest first
-    (True, True): ((True, True), (True, False), (False, True), (False, False)),
-    (True, False): ((True, False), (False, False)),
-    (False, True): ((False, True), (False, False)),
-    (False, False): ((False, False),),
-}
+_NEAREST = MappingProxyType(
+    {  # the styles a face's family is searched in for a character, nearest first
+        (True, True): ((True, True), (True, False), (False, True), (False, False)),
+        (True, False): ((True, False), (False, False)),
+        (False, True): ((False, True), (False, False)),
+        (False, False): ((False, False),),
+    }
+)
 
 
-def _chains() -> None:
-    """Every face's chain, for the families in use (_PACK, FAMILIES, _FALLBACK)."""
-    _CHAINS.clear()
-    _STYLE_OF.clear()
+def _chains(in_use: _InUse) -> None:
+    """Every face's chain, for the families in use (the pack's, FAMILIES, the fallback)."""
+    chains: dict[str, tuple[str, ...]] = {}
+    in_use.style_of = {}
     for family in families():
         for style in _NEAREST:
             name = _own_face(family, style)
             if name is not None:
-                _STYLE_OF[name] = (family, style)
+                in_use.style_of[name] = (family, style)
     for family in families():
         for style in _NEAREST:
             name = _own_face(family, style)
             if name is None:
                 continue
             chain: dict[str, None] = {}
-            for other in [family] + [f for f in _FALLBACK if f != family]:
+            for other in [family] + [f for f in in_use.fallback if f != family]:
                 for near in _NEAREST[style]:
                     face = _own_face(other, near)
                     if face is not None:
                         chain[face] = None
                 if other == family:
                     chain.update(dict.fromkeys(_family_faces(family)))  # any style before others
-            _CHAINS[name] = tuple(chain)
+            chains[name] = tuple(chain)
+    in_use.chains = chains
 
 
 def _own_face(family: str, style: Style) -> str | None:
     """ReportLab's name of the family's face in exactly this style, if it has one (unregistered
     for a shipped face)."""
-    if family in _PACK:
-        return _PACK[family].get(style)
+    pack = _PACK.here().families
+    if family in pack:
+        return pack[family].get(style)
     if family in FAMILIES and style in FAMILIES[family]:
         return family + _SUFFIX[style]
     return None
@@ -136,14 +157,24 @@ def _family_faces(family: str) -> list[str]:
     return [f for style in _NEAREST if (f := _own_face(family, style)) is not None]
 
 
+def _in_use() -> _InUse:
+    """The workspace's fonts in use, their chains made if not yet (the shipped families' chains
+    before any pack's fonts are in use)."""
+    in_use = _PACK.here()
+    if in_use.chains is None:
+        _chains(in_use)
+    return in_use
+
+
 def chain(font: str) -> tuple[str, ...]:
     """The faces that draw text set in font, in the order a character is looked for: font first."""
-    return _CHAINS.get(font, (font,))
+    chains = _in_use().chains
+    return (font,) if chains is None else chains.get(font, (font,))
 
 
 def style_of(font: str) -> tuple[str, Style] | None:
     """(family, (bold, italic)) of a face in use."""
-    return _STYLE_OF.get(font)
+    return _in_use().style_of.get(font)
 
 
 def split(text: str, font: str) -> list[tuple[str, str]]:
@@ -192,24 +223,22 @@ def _register_pack_face(font: TTFont) -> None:
     pdfmetrics.registerFont(font)
 
 
-_registered: set[str] = set()
-
-
 def families() -> list[str]:
-    return list(FAMILIES) + list(_PACK)
+    return list(FAMILIES) + list(_PACK.here().families)
 
 
 def signature() -> str:
     """What the fonts in use are, for cache keys."""
-    return _SIGNATURE
+    return _PACK.here().signature
 
 
 def face_name(family: str, bold: bool = False, italic: bool = False) -> str | None:
     """ReportLab's name for the family's face in that style, or in the nearest style it has
     (has_face() tells which); None if there is no such family."""
+    pack = _PACK.here().families
     for style in _NEAREST[bold, italic]:
-        if family in _PACK and style in _PACK[family]:
-            return _PACK[family][style]
+        if family in pack and style in pack[family]:
+            return pack[family][style]
         if family in FAMILIES and style in FAMILIES[family]:
             return known(family + _SUFFIX[style])
     return None
@@ -231,10 +260,9 @@ def known(name: str) -> str:
     for a template's text and here for a name that comes another way (a drawing from the cache
     or from a worker, svg.ops.op_from_row). Any other name is returned as it is: a pack's face
     (use()), or a name ReportLab does not know."""
-    filename = _UNREGISTERED.get(name)
-    if filename is not None:
+    filename = _SHIPPED.get(name)
+    if filename is not None and name not in pdfmetrics.getRegisteredFontNames():
         pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
-        _UNREGISTERED.pop(name, None)  # once registered: a file that fails to read fails again
     return name
 
 
@@ -249,28 +277,32 @@ def for_canvas() -> str:
     return default_face()
 
 
-# ReportLab's name of each shipped face -> its file, while it is not registered (known())
-_UNREGISTERED = {
-    family + _SUFFIX[style]: filename
-    for family, faces in FAMILIES.items()
-    for style, filename in faces.items()
-}
+# ReportLab's name of each shipped face -> its file (registered by known() when first named)
+_SHIPPED = MappingProxyType(
+    {
+        family + _SUFFIX[style]: filename
+        for family, faces in FAMILIES.items()
+        for style, filename in faces.items()
+    }
+)
 # The PostScript name in each shipped file -> ReportLab's name of the face (_register_pack_face);
 # a test checks them against the files
-_SHIPPED_BY_PS_NAME = {
-    b"DejaVuSans": "DejaVu Sans",
-    b"DejaVuSans-Bold": "DejaVu Sans-Bold",
-    b"DejaVuSans-Oblique": "DejaVu Sans-Italic",
-    b"DejaVuSans-BoldOblique": "DejaVu Sans-BoldItalic",
-}
+_SHIPPED_BY_PS_NAME = MappingProxyType(
+    {
+        b"DejaVuSans": "DejaVu Sans",
+        b"DejaVuSans-Bold": "DejaVu Sans-Bold",
+        b"DejaVuSans-Oblique": "DejaVu Sans-Italic",
+        b"DejaVuSans-BoldOblique": "DejaVu Sans-BoldItalic",
+    }
+)
 
 
-@cache
+@workspace.memoized(256)
 def _cmap(font: str) -> frozenset[int]:
     return frozenset(cast(TTFont, pdfmetrics.getFont(known(font))).face.charToGlyph)
 
 
-@cache
+@workspace.memoized(256)
 def _has_ascii(font: str) -> bool:
     """Whether the face has every printable ASCII character: then an ASCII text needs no
     look at its characters (isascii() is one C call)."""
@@ -307,7 +339,7 @@ def string_width(text: str, font: str, size: float) -> float:
     return size * sum(shaping.width(piece, face, 1.0) for piece, face in pieces)
 
 
-@lru_cache(maxsize=1 << 16)
+@workspace.memoized(1 << 16)
 def unit_width(text: str, font: str) -> float:
     """string_width at size 1, kept: text is measured word by word, and words repeat. Times a
     size it is exactly string_width at that size (both are the size times the same number)."""
@@ -322,6 +354,3 @@ def ascent_descent(font: str) -> tuple[float, float]:
 
 def glyph_count(font: str) -> int:
     return len(_cmap(font))
-
-
-_chains()  # the shipped family's chains, before any pack's fonts are in use

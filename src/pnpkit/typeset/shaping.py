@@ -20,20 +20,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache, lru_cache, partial
+from functools import partial
 from itertools import groupby
+from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
 import uharfbuzz as hb
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import ShapeData, ShapedStr, TTFont
 
+from pnpkit import workspace
 from pnpkit.typeset import unibidi
 
 # Kerning on. Standard ligatures (fi, fl) off: ReportLab's ToUnicode map gives each glyph one
 # character, so a ligature would copy and search as U+FB01. Required ligatures and joining
 # (rlig, init/medi/fina: Arabic lam-alef, every joined letter) are always on in HarfBuzz.
-FEATURES = {"kern": True, "liga": False, "clig": False}
+FEATURES = MappingProxyType({"kern": True, "liga": False, "clig": False})
 # Characters that can make a line anything but left-to-right at level 0: Hebrew, Arabic, Syriac,
 # Thaana, NKo, Samaritan, Mandaic, their presentation forms, RTL scripts outside the BMP, and the
 # explicit bidi controls. A line without any of them skips the bidi algorithm.
@@ -113,7 +115,7 @@ def visual_line(text: str, font: str, direction: str = "auto") -> tuple[str, flo
     return "".join(chars for chars, _, _ in pieces), sum(width for _, _, width in pieces)
 
 
-@cache
+@workspace.memoized(256)
 def _hb(font: str) -> tuple[Any, int]:
     """HarfBuzz's font for a registered ReportLab font, at one unit per em unit."""
     face = _ttf(font).face
@@ -172,7 +174,7 @@ _CONCAT = hb.BufferFlags.PRODUCE_UNSAFE_TO_CONCAT
 _UNSAFE = hb.GlyphFlags.UNSAFE_TO_CONCAT
 
 
-@lru_cache(maxsize=65536)
+@workspace.memoized(65536)
 def shape(text: str, font: str, rtl: bool = False) -> tuple[str, Shaped | None, float]:
     """(characters to draw, shape data or None when plain, advance width per unit of font size)."""
     if not text:
@@ -197,7 +199,7 @@ def _run(text: str, font: str, rtl: bool, script: str | None, flags: int) -> hb.
     buf.direction = "rtl" if rtl else "ltr"
     if flags:
         buf.flags = flags
-    hb.shape(_hb(font)[0], buf, FEATURES)
+    hb.shape(_hb(font)[0], buf, dict(FEATURES))  # uharfbuzz takes a dict alone
     return buf
 
 
@@ -252,11 +254,11 @@ def forget_shapes() -> None:
     cleared after every batch, the deck's common words were shaped again each time (3 % more
     instructions for batches of 64 cards)."""
     shape.cache_clear()
-    if _word.cache_info().currsize > WORDS_KEPT:
+    if _word.size() > WORDS_KEPT:
         _word.cache_clear()
 
 
-@lru_cache(maxsize=65536)
+@workspace.memoized(65536)
 def _word(word: str, font: str, script: str | None) -> Glyphs | None:
     """A word's glyphs as they stand between spaces in a left-to-right line, or None when they
     might not. The word is shaped after a space and before two, with HarfBuzz marking a glyph
@@ -284,7 +286,7 @@ def _word(word: str, font: str, script: str | None) -> Glyphs | None:
     return alone
 
 
-@lru_cache(maxsize=256)
+@workspace.memoized(256)
 def _space(font: str, script: str | None) -> Glyphs:
     return _glyphs(" ", font, _run(" ", font, False, script, 0), False)
 
@@ -301,8 +303,9 @@ def _from_words(text: str, font: str) -> Glyphs | None:
     words = text.split(" ")
     shaped: list[Glyphs | None] = []
     plain, total = space[2], space[3] * (len(words) - 1)
+    word_glyphs = _word.here()  # the workspace's, found once: called for every word
     for word in words:
-        glyphs = _word(word, font, script) if word else None
+        glyphs = word_glyphs(word, font, script) if word else None
         if glyphs is None:
             if word:
                 return None
@@ -373,12 +376,12 @@ def ink(text: str, font: str) -> tuple[float, float, float, float] | None:
     return box
 
 
-@lru_cache(maxsize=65536)
+@workspace.memoized(65536)
 def unit_advance(c: str, font: str) -> float:
     return pdfmetrics.stringWidth(c, font, 1.0)
 
 
-@lru_cache(maxsize=65536)
+@workspace.memoized(65536)
 def _glyph_ink(c: str, font: str) -> tuple[float, float, float, float] | None:
     """A character's glyph bounds at size 1 (y down), or None if it draws nothing."""
     hb_font, upem = _hb(font)

@@ -17,30 +17,35 @@ trick), so unmatched() says which one in words, for a located problem.
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 from unicodedata import bidirectional
 
 _LIMIT = 62  # UAX #9's max_depth + 1 before 6.3, as python-bidi's reference had it
-_EMBED = {"LRE": (0, "N"), "RLE": (1, "N"), "LRO": (0, "L"), "RLO": (1, "R")}
-_ISOLATE = {"LRI": 0, "RLI": 1, "FSI": -1}
+_EMBED = MappingProxyType({"LRE": (0, "N"), "RLE": (1, "N"), "LRO": (0, "L"), "RLO": (1, "R")})
+_ISOLATE = MappingProxyType({"LRI": 0, "RLI": 1, "FSI": -1})
 _REMOVED = frozenset(("LRE", "RLE", "LRO", "RLO", "PDF", "BN"))  # X9
 _NEUTRAL = frozenset(("B", "S", "WS", "ON"))
 _BREAK = frozenset(("B",))  # a paragraph separator ends every embedding (X8)
-NAMES = {
-    "\u202a": "left-to-right embedding U+202A",
-    "\u202b": "right-to-left embedding U+202B",
-    "\u202c": "pop directional formatting U+202C",
-    "\u202d": "left-to-right override U+202D",
-    "\u202e": "right-to-left override U+202E",
-    "\u2066": "left-to-right isolate U+2066",
-    "\u2067": "right-to-left isolate U+2067",
-    "\u2068": "first strong isolate U+2068",
-    "\u2069": "pop directional isolate U+2069",
-}
+NAMES = MappingProxyType(
+    {
+        "\u202a": "left-to-right embedding U+202A",
+        "\u202b": "right-to-left embedding U+202B",
+        "\u202c": "pop directional formatting U+202C",
+        "\u202d": "left-to-right override U+202D",
+        "\u202e": "right-to-left override U+202E",
+        "\u2066": "left-to-right isolate U+2066",
+        "\u2067": "right-to-left isolate U+2067",
+        "\u2068": "first strong isolate U+2068",
+        "\u2069": "pop directional isolate U+2069",
+    }
+)
 CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")  # what unmatched() looks at
-_CLOSER = {
-    **dict.fromkeys("\u202a\u202b\u202d\u202e", "\u202c"),
-    **dict.fromkeys("\u2066\u2067\u2068", "\u2069"),
-}
+_CLOSER = MappingProxyType(
+    {
+        **dict.fromkeys("\u202a\u202b\u202d\u202e", "\u202c"),
+        **dict.fromkeys("\u2066\u2067\u2068", "\u2069"),
+    }
+)
 
 
 def unmatched(text: str) -> str | None:
