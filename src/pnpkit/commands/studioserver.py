@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import jinja2
 
+from pnpkit import workspace
 from pnpkit.commands import serve
 from pnpkit.commands.studiosession import Refused
 
@@ -33,7 +34,7 @@ TOKEN_HEADER = "X-Pnpkit-Token"
 MAX_BODY = 2_000_000  # bytes of a request: a template's text at most
 
 
-@functools.lru_cache(maxsize=1)
+@workspace.memoized(1)
 def _page() -> jinja2.Template:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("pnpkit", "assets/studio"),

@@ -384,7 +384,9 @@ def _front(c: Canvas, info: Info) -> None:
         _front_corners(c, at, info, (text["corners"], text["corners_how"]))
 
 
-FLIP = {"x": "flip_long", "y": "flip_short", None: "one_sided"}  # the duplex flip axis -> its word
+FLIP = MappingProxyType(
+    {"x": "flip_long", "y": "flip_short", None: "one_sided"}
+)  # the duplex flip axis -> its word
 
 
 def _sides(c: Canvas, info: Info, text: Mapping[str, str]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from types import MappingProxyType
 
 from lxml import etree
 
@@ -107,7 +108,7 @@ def chain(el: etree._Element, found: dict[str, etree._Element]) -> list[etree._E
     return out
 
 
-_GRADIENTS = {"linearGradient", "radialGradient"}
+_GRADIENTS = frozenset({"linearGradient", "radialGradient"})
 
 
 def tag(el: etree._Element | None) -> str:
@@ -146,7 +147,9 @@ def points_box(el: etree._Element, exact: bool) -> Box | None:
     return min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)
 
 
-_ARGC = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
+_ARGC = MappingProxyType(
+    {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
+)
 
 
 def _path_points(d: str) -> list[tuple[float, float]]:
@@ -180,10 +183,12 @@ def _path_points(d: str) -> list[tuple[float, float]]:
     return points
 
 
-BOXES = {
-    "rect": rect_box,
-    "circle": ellipse_box,
-    "ellipse": ellipse_box,
-    "polygon": points_box,
-    "path": points_box,
-}
+BOXES = MappingProxyType(
+    {
+        "rect": rect_box,
+        "circle": ellipse_box,
+        "ellipse": ellipse_box,
+        "polygon": points_box,
+        "path": points_box,
+    }
+)

@@ -16,7 +16,8 @@ file is a located problem, never fetched. Values are then made plain for the com
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from lxml import etree
@@ -31,55 +32,59 @@ _Rank = tuple[bool, bool, tuple[int, int, int], int]
 
 # Declarations design tools write that draw nothing different at these values (or draw nothing
 # at all in print): dropped, so that they are no error. None: dropped at any value.
-NEUTRAL: dict[str, set[str] | None] = {
-    "isolation": None,
-    "enable-background": None,
-    "line-height": None,
-    "font-variant": None,
-    "font-variant-ligatures": None,
-    "font-variant-caps": None,
-    "font-variant-numeric": None,
-    "font-variant-east-asian": None,
-    "font-feature-settings": None,
-    "font-stretch": {"normal"},
-    "letter-spacing": {"0", "0px", "normal"},
-    "word-spacing": {"0", "0px", "normal"},
-    "writing-mode": {"lr-tb", "lr", "horizontal-tb"},
-    "text-align": {"start"},
-    "text-decoration": {"none"},
-    "baseline-shift": {"baseline"},
-    "dominant-baseline": {"auto"},
-    "mix-blend-mode": {"normal"},
-    "paint-order": {"normal", "fill stroke markers", "fill"},
-    "vector-effect": {"none"},
-    "marker": {"none"},
-    "marker-start": {"none"},
-    "marker-mid": {"none"},
-    "marker-end": {"none"},
-    "overflow": {"visible", "hidden"},
-    "color-interpolation": None,
-    "color-interpolation-filters": None,
-    "color-rendering": None,
-    "shape-rendering": None,
-    "text-rendering": None,
-    "image-rendering": None,
-    "solid-color": None,
-    "solid-opacity": None,
-    "stroke-dasharray": {"none"},
-    "filter": {"none"},
-    "mask": {"none"},
-    "clip-path": {"none"},
-    "shape-padding": None,
-    "shape-inside": None,
-    "inline-size": None,
-    "white-space": None,
-    "font-kerning": None,
-}
-_LENGTH_PROPS = {"stroke-width", "font-size", "stroke-dashoffset", "stroke-dasharray"}
+NEUTRAL: Mapping[str, set[str] | None] = MappingProxyType(
+    {
+        "isolation": None,
+        "enable-background": None,
+        "line-height": None,
+        "font-variant": None,
+        "font-variant-ligatures": None,
+        "font-variant-caps": None,
+        "font-variant-numeric": None,
+        "font-variant-east-asian": None,
+        "font-feature-settings": None,
+        "font-stretch": {"normal"},
+        "letter-spacing": {"0", "0px", "normal"},
+        "word-spacing": {"0", "0px", "normal"},
+        "writing-mode": {"lr-tb", "lr", "horizontal-tb"},
+        "text-align": {"start"},
+        "text-decoration": {"none"},
+        "baseline-shift": {"baseline"},
+        "dominant-baseline": {"auto"},
+        "mix-blend-mode": {"normal"},
+        "paint-order": {"normal", "fill stroke markers", "fill"},
+        "vector-effect": {"none"},
+        "marker": {"none"},
+        "marker-start": {"none"},
+        "marker-mid": {"none"},
+        "marker-end": {"none"},
+        "overflow": {"visible", "hidden"},
+        "color-interpolation": None,
+        "color-interpolation-filters": None,
+        "color-rendering": None,
+        "shape-rendering": None,
+        "text-rendering": None,
+        "image-rendering": None,
+        "solid-color": None,
+        "solid-opacity": None,
+        "stroke-dasharray": {"none"},
+        "filter": {"none"},
+        "mask": {"none"},
+        "clip-path": {"none"},
+        "shape-padding": None,
+        "shape-inside": None,
+        "inline-size": None,
+        "white-space": None,
+        "font-kerning": None,
+    }
+)
+_LENGTH_PROPS = frozenset({"stroke-width", "font-size", "stroke-dashoffset", "stroke-dasharray"})
 _PX_RE = re.compile(r"(?<![\w.])([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)px\b")
 _RGBA_RE = re.compile(r"rgba\(\s*([^,]+),([^,]+),([^,]+),\s*([-+]?[\d.]+)(%?)\s*\)")
 _HEX8_RE = re.compile(r"#([0-9a-fA-F]{6})([0-9a-fA-F]{2})|#([0-9a-fA-F]{3})([0-9a-fA-F])")
-_OPACITY_OF = {"fill": "fill-opacity", "stroke": "stroke-opacity", "stop-color": "stop-opacity"}
+_OPACITY_OF = MappingProxyType(
+    {"fill": "fill-opacity", "stroke": "stroke-opacity", "stop-color": "stop-opacity"}
+)
 
 
 def resolve(root: etree._Element) -> Problems:

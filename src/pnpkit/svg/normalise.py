@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from lxml import etree
 
@@ -34,8 +35,10 @@ from pnpkit.svg import raster as svgraster
 SVG_NS = "http://www.w3.org/2000/svg"
 SVG = "{" + SVG_NS + "}"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
-_DROP_ATTRS = {"enable-background", "{http://www.w3.org/XML/1998/namespace}space"}
-_GEOMETRY = {"x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "x1", "y1", "x2", "y2"}
+_DROP_ATTRS = frozenset({"enable-background", "{http://www.w3.org/XML/1998/namespace}space"})
+_GEOMETRY = frozenset(
+    {"x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "x1", "y1", "x2", "y2"}
+)
 # Presentation attributes made plain as their style declarations are (svgcss.plain_value).
 _PRESENTATION = set(svgcss.NEUTRAL) | {
     "mask-type",
@@ -95,12 +98,14 @@ _RASTER_WORDS = (
 DEFAULT_SIZE_MM = 100.0  # an art file drawn where its size is not known
 
 
-_SVG_DOCTYPES = {
-    "-//W3C//DTD SVG 1.0//EN",
-    "-//W3C//DTD SVG 1.1//EN",
-    "-//W3C//DTD SVG 1.1 Basic//EN",
-    "-//W3C//DTD SVG 1.1 Tiny//EN",
-}
+_SVG_DOCTYPES = frozenset(
+    {
+        "-//W3C//DTD SVG 1.0//EN",
+        "-//W3C//DTD SVG 1.1//EN",
+        "-//W3C//DTD SVG 1.1 Basic//EN",
+        "-//W3C//DTD SVG 1.1 Tiny//EN",
+    }
+)
 
 
 def plain_doctype(data: bytes, public_id: str | None) -> bool:
@@ -324,10 +329,12 @@ def _stops(gradient: etree._Element, found: dict[str, etree._Element]) -> list[e
     return []
 
 
-_GRADIENT_ATTRS = {
-    "linearGradient": ("x1", "y1", "x2", "y2"),
-    "radialGradient": ("cx", "cy", "r", "fx", "fy"),
-}
+_GRADIENT_ATTRS = MappingProxyType(
+    {
+        "linearGradient": ("x1", "y1", "x2", "y2"),
+        "radialGradient": ("cx", "cy", "r", "fx", "fy"),
+    }
+)
 _SHARED_ATTRS = ("gradientUnits", "gradientTransform", "spreadMethod")
 
 
@@ -387,7 +394,7 @@ def _set_prop(el: etree._Element, name: str, value: str) -> None:
         el.set(name, value)
 
 
-_SHAPES = {"rect", "circle", "ellipse", "path", "polygon"}
+_SHAPES = frozenset({"rect", "circle", "ellipse", "path", "polygon"})
 
 
 def _masks_as_clips(root: etree._Element) -> None:

@@ -22,6 +22,7 @@ import io
 import math
 import re
 from collections.abc import Iterator
+from types import MappingProxyType
 
 from lxml import etree
 
@@ -46,15 +47,17 @@ MAX_FILTER_WORK = 200_000_000  # pixel visits of one filter primitive (see _slow
 Problems = list[tuple[int, str]]
 Matrix = svggeom.Matrix
 
-_RESOURCES = {
-    "linearGradient",
-    "radialGradient",
-    "pattern",
-    "mask",
-    "clipPath",
-    "filter",
-    "marker",
-}
+_RESOURCES = frozenset(
+    {
+        "linearGradient",
+        "radialGradient",
+        "pattern",
+        "mask",
+        "clipPath",
+        "filter",
+        "marker",
+    }
+)
 _NOT_CANDIDATES = _RESOURCES | {"defs", "stop"}
 # What resvg may be handed: SVG's drawing elements and filter primitives (no feImage).
 _ALLOWED = _RESOURCES | {
@@ -343,8 +346,12 @@ def _slow_filter(doc: etree._Element) -> str | None:
     return None
 
 
-_WORK = {"feMorphology": "radius", "feTurbulence": "numOctaves", "feConvolveMatrix": "order"}
-_DEFAULT_WORK = {"feMorphology": 0.0, "feTurbulence": 1.0, "feConvolveMatrix": 3.0}
+_WORK = MappingProxyType(
+    {"feMorphology": "radius", "feTurbulence": "numOctaves", "feConvolveMatrix": "order"}
+)
+_DEFAULT_WORK = MappingProxyType(
+    {"feMorphology": 0.0, "feTurbulence": 1.0, "feConvolveMatrix": 3.0}
+)
 
 
 def _data_image(value: str) -> str | None:

@@ -13,15 +13,18 @@ down, and no warning.
 from __future__ import annotations
 
 import unicodedata
+from types import MappingProxyType
 
 from pnpkit.typeset import fonts
 
-_WORDS = {
-    (True, True): "bold italic",
-    (True, False): "bold",
-    (False, True): "italic",
-    (False, False): "regular",
-}
+_WORDS = MappingProxyType(
+    {
+        (True, True): "bold italic",
+        (True, False): "bold",
+        (False, True): "italic",
+        (False, False): "regular",
+    }
+)
 
 
 def notes(family: str, bold: bool, italic: bool, text: str) -> list[str]:

@@ -18,6 +18,7 @@ import io
 import struct
 import zlib
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import brotli
@@ -32,13 +33,15 @@ MAX_UNPACKED = 64 << 20  # bytes a WOFF or WOFF2 may say it unpacks to (a CJK fo
 MAX_ERR = 1.0  # font units a quadratic outline may stray from the cubic one (otf2ttf's)
 VERSION = b"fontfiles 1"  # part of key(): a change in how fonts are made makes them again
 
-_KINDS = {
-    b"\x00\x01\x00\x00": "TrueType",
-    b"true": "TrueType",
-    b"OTTO": "OpenType (CFF)",
-    b"wOFF": "WOFF",
-    b"wOF2": "WOFF2",
-}
+_KINDS = MappingProxyType(
+    {
+        b"\x00\x01\x00\x00": "TrueType",
+        b"true": "TrueType",
+        b"OTTO": "OpenType (CFF)",
+        b"wOFF": "WOFF",
+        b"wOF2": "WOFF2",
+    }
+)
 
 
 class FontFileError(ValueError):
