@@ -11,7 +11,7 @@ import pytest
 from PIL import Image, ImageChops
 from pypdf import PdfReader
 
-from conftest import ROOT, as_laid_out, kit_start, page_texts
+from conftest import ROOT, as_laid_out, but_overlap, kit_start, page_texts
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
 from pnpkit.kinds import dice
@@ -273,7 +273,7 @@ class TestTrackRules:
     )
     def test_t01(self, mlem, old, new, expected):
         mlem.edit(f"{M}/game.yaml", old, new)
-        assert mlem.validate().lines == [f"{M}/{line}" for line in expected]
+        assert but_overlap(mlem.validate().lines) == [f"{M}/{line}" for line in expected]
 
     @pytest.mark.parametrize(
         "old, new, expected",
@@ -341,7 +341,7 @@ class TestTrackRules:
     )
     def test_t02(self, mlem, old, new, expected):
         mlem.edit(f"{M}/game.yaml", old, new)
-        assert mlem.validate().lines == [f"{M}/{line}" for line in expected]
+        assert but_overlap(mlem.validate().lines) == [f"{M}/{line}" for line in expected]
 
     def test_t03_only_for_a_pack_that_reproduces_the_published_track(self, mlem):
         mlem.edit(f"{M}/game.yaml", "{space: 5, faces: [1, 4]}", "{space: 5, faces: [1, 3]}")
@@ -384,7 +384,7 @@ class TestTrackRules:
     )
     def test_t04(self, mlem, old, new, expected):
         mlem.edit(f"{M}/game.yaml", old, new)
-        assert mlem.validate().lines == [f"{M}/{line}" for line in expected]
+        assert but_overlap(mlem.validate().lines) == [f"{M}/{line}" for line in expected]
 
     @pytest.mark.parametrize(
         "old, new, expected",
@@ -407,7 +407,7 @@ class TestTrackRules:
     )
     def test_t05(self, mlem, old, new, expected):
         mlem.edit(f"{M}/game.yaml", old, new)
-        assert mlem.validate().lines == [f"{M}/{line}" for line in expected]
+        assert but_overlap(mlem.validate().lines) == [f"{M}/{line}" for line in expected]
 
     @pytest.mark.parametrize(
         "old, new, expected",
@@ -455,7 +455,7 @@ class TestTrackRules:
     )
     def test_t06(self, mlem, old, new, expected):
         mlem.edit(f"{M}/game.yaml", old, new)
-        assert mlem.validate().lines == [f"{M}/{line}" for line in expected]
+        assert but_overlap(mlem.validate().lines) == [f"{M}/{line}" for line in expected]
 
     def test_t07_comet_7_galaxy_5_room_for_all(self, mlem):
         mlem.edit(
