@@ -13,7 +13,7 @@ from conftest import colour_pack, kit_start
 from pnpkit.commands.cli import main
 from pnpkit.pdf import calibration
 from pnpkit.pdf import pages as pdf_pages
-from pnpkit.pdf.forms import _end_form, _formatted
+from pnpkit.pdf.forms import _end_form
 from pnpkit.pdf.pages import _STREAMS
 
 MM = 72 / 25.4
@@ -365,29 +365,6 @@ def test_a_form_stream_reportlab_cannot_encode_still_fails():
         _end_form(c, "F")
 
 
-@pytest.mark.parametrize("a85", [True, False])
-def test_a_form_is_formatted_as_reportlab_formats_it(monkeypatch, a85):
-    """_formatted formats the first form of each box as ReportLab does and reuses its
-    dictionary for the next ones: every form's bytes must be what form.format() gives, whatever
-    its box, content and the ASCII85 setting."""
-    from reportlab import rl_config
-    from reportlab.pdfbase import pdfdoc
-    from reportlab.pdfgen.canvas import Canvas
-
-    monkeypatch.setattr(rl_config, "useA85", a85)
-    ours, theirs = Canvas(None), Canvas(None)
-    boxes = [(10, 10), (10, 10), (20, 30), (10, 10), (20, 30), (10.5, 10)]
-    for k, (w, h) in enumerate(boxes):
-        made, n = [], f"F{k}"
-        for c in (theirs, ours):
-            c.beginForm(n, 0, 0, w, h)
-            c.rect(1, 2, 3 + k, 4 * k)  # streams, and their lengths, differ
-            c.endForm() if c is theirs else _end_form(c, n)
-            form = c._doc.idToObject[pdfdoc.xObjectName(n)]
-            made.append(form.format(c._doc) if c is theirs else _formatted(c, form))
-        assert made[0] == made[1], (k, w, h)
-
-
 class _Counted(dict):
     """pdf._DRAWN, counting the pages it gave back."""
 
@@ -478,85 +455,3 @@ def _written_afresh(pages, path: Path, check) -> bytes:
     _STREAMS.clear()
     pdf.write_pdf(pages, path, "t", True, calibration=check)
     return path.read_bytes()
-
-
-def _pages_of_every_shape(tmp_path):
-    """Pages of 9 forms (the forms' dictionary broken after six), of 2, of one whole face (trim
-    and bleed boxes, a shape of its own each), in A4 and A3, with their backs."""
-    from pnpkit.build import pipeline as build
-
-    pages = []
-    for name, n, size, extra in (
-        ("deck", 40, "poker", ""),
-        ("boards", 3, "120x160mm", ""),
-        ("a3", 11, "poker", "  paper: a3\n"),
-    ):
-        result = build.validate(colour_pack(tmp_path / name, n=n, size=size, extra_print=extra))
-        assert not result.errors
-        pages += result.pages["en"]
-    return pages
-
-
-def test_a_page_formatted_from_its_shape_is_formatted_as_reportlab_formats_it(
-    tmp_path, monkeypatch
-):
-    """_FastPage writes most pages from the first of their shape: the document must be what
-    ReportLab's own formatting of every page gives, and the cut must be checked (parts that do
-    not give back the second page's bytes are not used)."""
-
-    pages = _pages_of_every_shape(tmp_path)
-    assert {len(p.placements) for p in pages} >= {1, 2, 9}
-
-    def written(name):
-        return _written_afresh(pages, tmp_path / f"{name}.pdf", None)
-
-    made = []
-    real = pdf_pages._page_bytes
-    monkeypatch.setattr(pdf_pages, "_page_bytes", lambda *a: made.append(1) or real(*a))
-    fast = written("fast")
-    assert len(made) > len(pages) // 2  # most pages took the fast path
-    with monkeypatch.context() as m:
-        m.setattr(
-            pdf_pages, "_page_shape", lambda page, document: None
-        )  # every page ReportLab's way
-        assert fast == written("reportlab")
-    fast_pages = len(made)
-    cut = pdf_pages._page_parts
-
-    def miscut(*args):
-        parts = cut(*args)
-        return parts and (parts[0] + b" ", *parts[1:])  # one space too many
-
-    monkeypatch.setattr(pdf_pages, "_page_parts", miscut)
-    made.clear()
-    assert fast == written("wrong-cut")  # the second page of each shape refused the cut
-    assert fast_pages > 10 and 0 < len(made) < 8  # only the checks of the second pages
-
-
-def test_objects_put_together_as_formatted_are_what_reportlab_writes(tmp_path, monkeypatch):
-    """pdf_pages._Indirect numbers and wraps the objects formatted already (forms, pages' contents,
-    font streams, pages) itself: the document, the print check's page and its fonts included,
-    is byte for byte the one ReportLab's PDFIndirectObject writes."""
-    from reportlab.pdfbase import pdfdoc
-
-    pages = _pages_of_every_shape(tmp_path)
-    check = calibration.Info(
-        page=(210.0, 297.0),
-        lang="en",
-        title="Ząb",
-        axis="x",
-        back_offset=(0.5, -0.5),
-        settings=["paper: a4", "made with pnpkit"],
-    )
-
-    def written(name):
-        return _written_afresh(pages, tmp_path / f"{name}.pdf", check)
-
-    wrapped = []
-    real = pdf_pages._Indirect.format
-    monkeypatch.setattr(pdf_pages._Indirect, "format", lambda o, d: wrapped.append(1) or real(o, d))
-    ours = written("ours")
-    with monkeypatch.context() as m:
-        m.setattr(pdf_pages, "_Indirect", pdfdoc.PDFIndirectObject)
-        assert ours == written("reportlab")
-    assert len(wrapped) > 2 * len(pages)  # every object went through it

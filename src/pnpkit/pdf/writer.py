@@ -19,6 +19,7 @@ from pnpkit.impose.layout import Page
 from pnpkit.pdf import calibration as calibration_pages
 from pnpkit.pdf import foldmarks
 from pnpkit.pdf.forms import Extras, _place, face_form
+from pnpkit.pdf.internals import inside
 from pnpkit.pdf.marks import K, _boxes, _crop_marks, _fold_line, _lines, _shape_guides, _tile_marks
 from pnpkit.pdf.pages import (
     WRITE_BUFFER,
@@ -73,11 +74,12 @@ def save(canvas: Canvas, path: Path) -> None:
     object into a list and joins it before writing, two copies of the whole PDF in memory at
     once (36 MB of a 10,000-card deck's 18 MB PDF, then the build's peak). The same pieces in
     the same order: the same bytes."""
-    if canvas._code:  # type: ignore[attr-defined]  # what save() shows a page for first
+    if inside(canvas)._code:  # what save() shows a page for first
         canvas.showPage()
-    doc = canvas._doc  # type: ignore[attr-defined]  # no stub
+    doc = inside(canvas)._doc
     with open(path, "wb", buffering=WRITE_BUFFER) as f:
-        doc.format = MethodType(_formatting_into(_streamed_file(f)), doc)
+        # this one document's own format(), not the class's (see _formatting_into)
+        doc.format = MethodType(_formatting_into(_streamed_file(f)), doc)  # type: ignore[method-assign]
         doc.SaveToFile(f, canvas)
 
 
@@ -99,12 +101,11 @@ def _faces_and_marks(
     marks = crop_marks and page.marks
     key = None if stamp or page.parts else (folds, *_page_key(page, names, marks))
     kept = _DRAWN.get(key) if key is not None else None
+    code, used = inside(c)._code, inside(c)._formsinuse
     if kept is not None:
-        c._code.extend(kept[0])  # type: ignore[attr-defined]  # ReportLab's own: no stub
-        c._formsinuse.extend(kept[1])  # type: ignore[attr-defined]
+        code.extend(kept[0])
+        used.extend(kept[1])
         return
-    code: list[str] = c._code  # type: ignore[attr-defined]
-    used: list[str] = c._formsinuse  # type: ignore[attr-defined]
     start, first_used = len(code), len(used)
     for placement in page.placements:
         _place(c, page, placement, forms, stamp)
