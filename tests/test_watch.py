@@ -607,7 +607,6 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
     from pnpkit.pack.reparse import _LAST
     from pnpkit.pdf.forms import _NAMES
     from pnpkit.pdf.pages import _STREAMS
-    from pnpkit.pdf.writer import _DRAWN
     from pnpkit.svg.drawing import _FILL_CODE, _OWN, _PATH_CODE, _STROKE_CODE
     from pnpkit.svg.walker import _ATTRIBUTES, _LEAVES, _STYLES
 
@@ -615,7 +614,6 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
         _LAST,
         _ITEMS,
         layout._LAYOUTS,
-        _DRAWN,
         _NAMES,
         _STREAMS,
         preview._FIGURES,
@@ -655,8 +653,6 @@ NOT_KEPT = {
     "typeset.fonts._PACK": "the fonts of the pack being built: set by fonts.use() for each build",
     "typeset.fonts._registered": "fonts registered with ReportLab, kept whatever we forget",
     "build.output._CALL": "the C library's swap function, found once",
-    "pdf.pages._SHAPES": "per document (weak): gone with the document",
-    "pdf.forms._HEADS": "per document (weak): gone with the document",
     "faces.templates._FAMILIES": "per environment (weak): gone with the build's environment",
     "svg.drawing._SHOWN": "per document (weak): gone with the document",
 }

@@ -67,6 +67,7 @@ from pnpkit.impose.layout import Page
 from pnpkit.pack.model import Face, Group, Item, Pack
 from pnpkit.pdf import forms
 from pnpkit.pdf.forms import form_name
+from pnpkit.pdf.internals import FontStateInside
 from pnpkit.svg import compiler as svgdraw
 from pnpkit.svg.drawing import Drawing
 from pnpkit.svg.ops import (
@@ -1065,7 +1066,7 @@ class FormPlan:
                 state = font.state[doc]
                 for subset in range(len(state.subsets)):
                     font.getSubsetInternalName(subset, doc)
-                assignments = state.assignments  # type: ignore[attr-defined]  # not in the stubs
+                assignments = cast(FontStateInside, state).assignments
                 h.update(repr((name, state.internalName, sorted(assignments.items()))).encode())
             done = h.digest()
         except (AttributeError, KeyError, TypeError):  # another ReportLab inside: draw everything
@@ -1207,7 +1208,7 @@ class FormDrawing(Drawing):
             ttf = pdfmetrics.getFont(font)  # a TTFont, registered: seed() checked
             assert isinstance(ttf, TTFont), "seed() turns replaying off for other fonts"
             fstate = ttf.state[inside._doc]
-            assigned = fstate.assignments  # type: ignore[attr-defined]  # not in the stubs
+            assigned = cast(FontStateInside, fstate).assignments
             # None: no code of its own, which splitString() turns into 0 (or 32 for U+00A0)
             codes = tuple(map(assigned.get, map(ord, chars)))
             h.update(repr((font, fstate.internalName, codes)).encode())

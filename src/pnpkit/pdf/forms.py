@@ -162,29 +162,10 @@ def _draw_form(c: Canvas, name: str, drawing: Drawable) -> Kept | None:
     finally:
         needs, doc._pdfVersion = doc._pdfVersion, max(version, doc._pdfVersion)
     shadings = dict(inside(c)._shadingUsed)  # endForm forgets them: read them before it
-    _end_form(c, name)
+    c.endForm()
     _give_form_its_resources(c, name, shadings)
     data = _encode(c, name)
     return None if data is None else (data, needs)
-
-
-# the characters ReportLab's PDFDocEncoding codec (extpdfdoc) cannot encode among the ASCII ones;
-# every other ASCII character it encodes as itself
-_NOT_PDFDOC = re.compile("[\x18-\x1f]")
-
-
-def _end_form(c: Canvas, name: str) -> None:
-    """c.endForm(), its stream encoded as ReportLab does (pdfdocEnc) but through the codec only
-    when it must: a form's operators are ASCII, which the built-in latin-1 codec encodes five
-    times faster than extpdfdoc's character map (about 0.2 s of a 1,000-card deck)."""
-    inner = inside(c)
-    code = "\n".join([inner._preamble, *inner._code])
-    inner._code = []  # endForm encodes the preamble alone
-    c.endForm()
-    form = _doc(c).idToObject[pdfdoc.xObjectName(name)]
-    assert isinstance(form, pdfdoc.PDFFormXObject), "endForm() made it"
-    fast = code.isascii() and not _NOT_PDFDOC.search(code)
-    form.stream = code.encode("latin-1") if fast else pdfdoc.pdfdocEnc(code)
 
 
 def _replace(c: Canvas, name: str, kept: Kept) -> None:

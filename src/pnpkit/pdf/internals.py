@@ -7,13 +7,16 @@ route, each for a reason given where it is used:
 - `_doc`: the document (pdfdoc.PDFDocument, public and typed): the form-byte cache numbers
   a kept form as beginForm would (forms.py), pages' and fonts' streams formatted before
   saving (pages.py), and the save streamed to the file (writer.py);
-- `_code` / `_formsinuse`: the page's operators and the forms it places, so a page drawn
-  before takes its operators back instead of being drawn again (writer._DRAWN, pages._label);
+- `_code` / `_formData` / `_codeStack`: whether a page was started (writer.save shows it
+  first, as canvas.save does) or a form is open (forms._at_page_start: a kept form is
+  registered without beginForm only at a page's start);
 - `_shadingUsed` / `ExtGState`: what ReportLab 5 leaves out of a form's resources
   (forms._give_form_its_resources: a gradient or opacity inside a face would not print);
-- `_formData` / `_codeStack`: whether a form is open or a page started (forms._at_page_start);
-- `_preamble` / `_pageCompression` / `bottomup` / `_enforceColorSpace`: the settings a form's
-  or a label's bytes depend on, part of their cache keys.
+- `_currentMatrix`: where a path lands on the page (export/pdfx.py: large black fills
+  print rich black), and an ImageReader's `_image` (reader_image);
+- `_preamble` / `_pageCompression`: the settings a form's bytes depend on, part of its key in
+  the form-byte cache (build/cache.py), and `TTFont.State.assignments`: the codes its
+  characters have in the document's fonts, the rest of that key.
 
 These Protocols declare those attributes as ReportLab 5.0-5.1 has them (pyproject caps it
 below 5.2); `inside()` is the one cast from a Canvas to them.
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 from typing import Protocol, cast
 
+from PIL import Image
+from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
 
@@ -32,14 +37,12 @@ class CanvasInside(Protocol):
 
     _doc: pdfdoc.PDFDocument
     _code: list[str]
-    _formsinuse: list[str]
     _shadingUsed: dict[str, str]
     _formData: object
     _codeStack: list[object]
     _preamble: str
     _pageCompression: int
-    bottomup: int
-    _enforceColorSpace: object
+    _currentMatrix: tuple[float, float, float, float, float, float]
 
 
 def inside(c: Canvas) -> CanvasInside:
@@ -57,6 +60,16 @@ class DocInside(Protocol):
 def doc_inside(doc: pdfdoc.PDFDocument) -> DocInside:
     """doc, seen with the attributes ReportLab keeps undeclared (DocInside)."""
     return cast(DocInside, doc)
+
+
+class _ReaderInside(Protocol):
+    _image: Image.Image
+
+
+def reader_image(reader: ImageReader) -> Image.Image:
+    """The PIL image an ImageReader was made from (export/pdfx.py converts it to CMYK): the
+    reader keeps it in `_image`, and has no public getter of it."""
+    return cast(_ReaderInside, reader)._image
 
 
 class FormInside(Protocol):

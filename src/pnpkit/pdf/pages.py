@@ -1,6 +1,6 @@
-"""A page's PDF objects written by hand and kept across builds: the page's content stream
-and resources, compressed once, and the fonts' streams (ReportLab's document objects
-formatted as ReportLab would, measured faster; the byte-identical tests hold them to it)."""
+"""A page's label, and what saving the PDF would format, formatted early through ReportLab's
+own objects and kept across builds: pages' content streams and the fonts' streams (compressed
+once), and the save streamed to the file."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from types import FunctionType
 from typing import BinaryIO, Protocol, cast
 
 from reportlab import rl_config
-from reportlab.pdfbase import pdfdoc, pdfmetrics
+from reportlab.pdfbase import pdfdoc
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import memo
 from pnpkit.impose.layout import FOOTER, Page
 from pnpkit.pdf.forms import EncodedForm
-from pnpkit.pdf.internals import FontStateInside, doc_inside, inside
+from pnpkit.pdf.internals import doc_inside, inside
 from pnpkit.pdf.marks import GREY, LABEL_PT, K
 from pnpkit.typeset import fonts, shaping
 
@@ -53,41 +53,21 @@ def _streamed_file(f: BinaryIO) -> type[pdfdoc.PDFFile]:
     return Streamed
 
 
-# What drawing a page's faces and marks wrote, by all it depends on (_page_key), and pages'
-# content streams compressed and formatted, by their text: a page seen before is not drawn or
+# Pages' content streams compressed and formatted, by their text: a page seen before is not
 # compressed again (a deck's back pages are alike; `watch` writes the same pages after each
-# save but those of the faces changed). Only the operators: the label is drawn apart (_label),
-# as its characters take their codes in the document's fonts as they come.
-PAGES_KEPT = 4096  # pages of each kind kept (a few MB); more, and they start afresh
+# save but those of the faces changed).
+PAGES_KEPT = 4096  # pages kept (a few MB); more, and they start afresh
 # ...by a build with no next one (memo.handing_on): only its own pages alike come again, a
-# deck's backs every other page, and a 10,000-card deck's 2,200 pages all kept held 4 kB each
-# (their operators and stream text) at its peak, the PDF's save
+# deck's backs every other page, and a 10,000-card deck's 2,200 pages all kept held 2 kB each
+# (their stream text) at its peak, the PDF's save
 ONE_BUILD_PAGES_KEPT = 64
 _STREAMS: dict[tuple[str, int, int], bytes] = {}
 memo.kept(_STREAMS)
 
 
 def _pages_kept() -> int:
-    """How many pages of each kind writer._DRAWN and _STREAMS keep in this build."""
+    """How many pages _STREAMS keeps in this build."""
     return PAGES_KEPT if memo.handing_on() else ONE_BUILD_PAGES_KEPT
-
-
-def _page_key(page: Page, names: list[str], marks: bool) -> tuple[object, ...]:
-    """All that _faces_and_marks() draws from, for a page without a stamp or a split face."""
-    return (
-        page.w,
-        page.h,
-        marks,
-        page.packed,
-        tuple(page.lines),
-        page.fold,
-        page.ink,
-        tuple(
-            (name, p.x, p.y, p.reach, p.block, p.clip, p.outline, p.turn)
-            + (p.face.bleed, p.face.shape, p.face.size)
-            for name, p in zip(names, page.placements)
-        ),
-    )
 
 
 def _compress_page(c: Canvas) -> None:
@@ -206,21 +186,12 @@ def _stream_key(obj: object) -> tuple[object, ...] | None:
 
 
 def _label(c: Canvas, page: Page) -> None:
-    """The page's label in the footer under the ink area, shrunk to fit between the margins;
-    as drawn for an earlier PDF when it can be (_LABELS)."""
+    """The page's label in the footer under the ink area, shrunk to fit between the margins."""
     left, _, right, bottom = page.ink or (5.0, 5.0, page.w - 5.0, page.h - 5.0 - FOOTER)
     name = fonts.default_face()
     label = page.label  # an Arabic or Hebrew kit's name and words: shaped, in visual order
     if shaping.needs_bidi(label):
         label = shaping.visual_line(label, name)[0]
-    key = _label_key(c, label, name, (left, right, bottom, page.h))
-    kept = _LABELS.get(key) if key is not None else None
-    code = inside(c)._code
-    if kept is not None:
-        code.extend(kept)
-        inside(c)._doc.ensureMinPdfVersion("transparency")  # as setFillColor
-        return
-    start = len(code)
     size = min(
         LABEL_PT,
         LABEL_PT * (right - left) * K / max(c.stringWidth(label, name, LABEL_PT), 1e-6),
@@ -230,35 +201,3 @@ def _label(c: Canvas, page: Page) -> None:
     c.setFont(name, size)
     c.drawCentredString((left + right) / 2 * K, (page.h - bottom - FOOTER + 0.5) * K, label)
     c.restoreState()
-    if key is not None and memo.handing_on():
-        memo.remember(_LABELS, key, code[start:], PAGES_KEPT)
-
-
-# Page labels' operators by all they are drawn from (_label_key), kept from one PDF to the next
-# by a long-lived process: watch writes the same labels after each save, and ReportLab's text
-# object cost 0.05 ms a label (a tenth of a 1,000-card deck's PDF). Within one PDF every label
-# differs (its page number), so a one-shot build keeps none.
-_LABELS: dict[tuple[object, ...], list[str]] = {}
-memo.kept(_LABELS)
-
-
-def _label_key(
-    c: Canvas, label: str, name: str, place: tuple[float, float, float, float]
-) -> tuple[object, ...] | None:
-    """All a label's operators depend on: its text, place and font, the codes its characters
-    have in the document's font and that font's name there, and the canvas settings the text
-    object reads. None when drawing it would change the document (a character given its first
-    code, the font's first use) or its font is not one ReportLab subsets as it goes."""
-    font = pdfmetrics.getFont(name)
-    if not isinstance(font, TTFont) or "\xa0" in label:  # U+00A0 is drawn as a space
-        return None
-    inner = inside(c)
-    if type(c) is not Canvas or inner._enforceColorSpace is not None:
-        return None  # a canvas that writes its colours otherwise (PDF/X's CMYK)
-    state = cast("FontStateInside | None", font.state.get(inner._doc))
-    if state is None or state.internalName is None:
-        return None
-    codes = tuple(map(state.assignments.get, map(ord, label)))
-    if None in codes:  # a first use, or a character the font lacks: drawn, not kept
-        return None
-    return (label, place, name, font, state.internalName, codes, inner.bottomup)

@@ -14,7 +14,6 @@ from types import MethodType
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import memo
 from pnpkit.impose.layout import Page
 from pnpkit.pdf import calibration as calibration_pages
 from pnpkit.pdf import foldmarks
@@ -27,8 +26,6 @@ from pnpkit.pdf.pages import (
     _compress_page,
     _formatting_into,
     _label,
-    _page_key,
-    _pages_kept,
     _streamed_file,
 )
 from pnpkit.typeset import fonts
@@ -83,11 +80,6 @@ def save(canvas: Canvas, path: Path) -> None:
         doc.SaveToFile(f, canvas)
 
 
-# a page's operators by all it draws from (pages.py keeps its stream)
-_DRAWN: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
-memo.kept(_DRAWN)
-
-
 def _faces_and_marks(
     c: Canvas,
     page: Page,
@@ -96,17 +88,10 @@ def _faces_and_marks(
     stamp: str | None,
     folds: foldmarks.Folds,
 ) -> None:
-    """Everything on the page but its label and boxes, drawn or as drawn before."""
-    names = [face_form(c, p.face, forms) for p in page.placements]  # in order: their numbers
+    """Everything on the page but its label and boxes."""
+    for p in page.placements:  # the forms first, in order (their numbers), at the page's start
+        face_form(c, p.face, forms)
     marks = crop_marks and page.marks
-    key = None if stamp or page.parts else (folds, *_page_key(page, names, marks))
-    kept = _DRAWN.get(key) if key is not None else None
-    code, used = inside(c)._code, inside(c)._formsinuse
-    if kept is not None:
-        code.extend(kept[0])
-        used.extend(kept[1])
-        return
-    start, first_used = len(code), len(used)
     for placement in page.placements:
         _place(c, page, placement, forms, stamp)
     for part in page.parts:
@@ -120,8 +105,6 @@ def _faces_and_marks(
     foldmarks.standee_folds(c, page, folds)
     if page.fold is not None:
         _fold_line(c, page, page.fold, folds.word)
-    if key is not None:
-        memo.remember(_DRAWN, key, (code[start:], used[first_used:]), _pages_kept())
 
 
 def start_canvas(
