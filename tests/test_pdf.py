@@ -14,7 +14,6 @@ from pnpkit import workspace
 from pnpkit.commands.cli import main
 from pnpkit.pdf import calibration
 from pnpkit.pdf import pages as pdf_pages
-from pnpkit.pdf.forms import _end_form, _formatted
 from pnpkit.pdf.pages import _STREAMS
 
 MM = 72 / 25.4
@@ -331,131 +330,10 @@ class TestDuplexCheck:
         assert len(PdfReader(pdf).pages) == 2  # the print check, one page of cards
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "plain ASCII, the usual form",
-        "non-ASCII: é and €, which PDFDocEncoding puts at 0xA0",
-        "a tab\tand a newline\n",
-    ],
-)
-def test_a_form_stream_is_encoded_as_reportlab_encodes_it(text):
-    """_end_form encodes an ASCII stream with latin-1 instead of ReportLab's extpdfdoc
-    character map: the bytes must be the ones endForm() gives, whatever the operators hold."""
-    from reportlab.pdfbase import pdfdoc
-    from reportlab.pdfgen.canvas import Canvas
-
-    from pnpkit.pdf.forms import _end_form
-
-    streams = []
-    for end in (lambda c: c.endForm(), lambda c: _end_form(c, "F")):
-        c = Canvas(None)
-        c.beginForm("F", 0, 0, 10, 10)
-        c.rect(1, 2, 3, 4)
-        c._code.append(f"% {text}")  # as a drawing's own operators would be
-        end(c)
-        streams.append(c._doc.idToObject[pdfdoc.xObjectName("F")].stream)
-    assert isinstance(streams[0], bytes) and streams[0] == streams[1]
-
-
-def test_a_form_stream_reportlab_cannot_encode_still_fails():
-    """The characters extpdfdoc has no code for (0x18-0x1F) fail as endForm() fails, not
-    written as latin-1 would write them."""
-    from reportlab.pdfgen.canvas import Canvas
-
-    c = Canvas(None)
-    c.beginForm("F", 0, 0, 10, 10)
-    c._code.append("% \x1b")
-    with pytest.raises(UnicodeEncodeError):
-        _end_form(c, "F")
-
-
-@pytest.mark.parametrize("a85", [True, False])
-def test_a_form_is_formatted_as_reportlab_formats_it(monkeypatch, a85):
-    """_formatted formats the first form of each box as ReportLab does and reuses its
-    dictionary for the next ones: every form's bytes must be what form.format() gives, whatever
-    its box, content and the ASCII85 setting."""
-    from reportlab import rl_config
-    from reportlab.pdfbase import pdfdoc
-    from reportlab.pdfgen.canvas import Canvas
-
-    monkeypatch.setattr(rl_config, "useA85", a85)
-    ours, theirs = Canvas(None), Canvas(None)
-    boxes = [(10, 10), (10, 10), (20, 30), (10, 10), (20, 30), (10.5, 10)]
-    for k, (w, h) in enumerate(boxes):
-        made, n = [], f"F{k}"
-        for c in (theirs, ours):
-            c.beginForm(n, 0, 0, w, h)
-            c.rect(1, 2, 3 + k, 4 * k)  # streams, and their lengths, differ
-            c.endForm() if c is theirs else _end_form(c, n)
-            form = c._doc.idToObject[pdfdoc.xObjectName(n)]
-            made.append(form.format(c._doc) if c is theirs else _formatted(c, form))
-        assert made[0] == made[1], (k, w, h)
-
-
-class _Counted(dict):
-    """pdf._DRAWN, counting the pages it gave back."""
-
-    hits = 0
-
-    def get(self, key, default=None):
-        found = super().get(key, default)
-        type(self).hits += found is not None
-        return found
-
-
-def test_a_page_drawn_before_is_written_as_a_page_drawn_afresh(tmp_path, monkeypatch):
-    """Pages are kept by all they draw from: each change to a page, one after the other in
-    one process, writes what a process that never drew a page writes."""
-    import dataclasses
-
-    from pnpkit.build import pipeline as build
-    from pnpkit.pdf import writer as pdf
-
-    result = build.validate(colour_pack(tmp_path / "p", n=20))
-    pages = result.pages["en"]
-
-    def moved(page, **change):
-        return dataclasses.replace(
-            page, placements=[dataclasses.replace(p, **change) for p in page.placements]
-        )
-
-    first = pages[0]
-    each_a_block = [dataclasses.replace(p, block=i) for i, p in enumerate(first.placements)]
-    variants = [
-        ("as laid out", pages, True),
-        ("again", pages, True),
-        ("no crop marks", pages, False),
-        ("moved right", [moved(first, x=first.placements[0].x + 1)], True),
-        ("moved down", [moved(first, y=first.placements[0].y + 1)], True),
-        ("less bleed shown", [moved(first, reach=(0.5, 0.5, 0.5, 0.5))], True),
-        ("a block each", [dataclasses.replace(first, placements=each_a_block)], True),
-        ("clipped", [moved(first, clip=(10, 10, 50, 50))], True),
-        ("turned", [moved(first, turn=90)], True),
-        ("a fold", [dataclasses.replace(first, fold=100.0)], True),
-        ("cut lines", [dataclasses.replace(first, lines=[(1, 2, 3, 4)])], True),
-        ("packed", [dataclasses.replace(first, packed=True)], True),
-        ("ink area", [dataclasses.replace(first, ink=(20, 20, 190, 270))], True),
-        ("no marks wanted", [dataclasses.replace(first, marks=False)], True),
-        ("shorter", [dataclasses.replace(first, h=first.h - 1)], True),
-    ]
-    monkeypatch.setattr(pdf, "_DRAWN", _Counted())
-    _Counted.hits = 0
-    for name, variant, marks in variants:
-        pdf.write_pdf(pages, tmp_path / "before.pdf", "t", True)  # the pages as laid out kept
-        pdf.write_pdf(variant, tmp_path / "warm.pdf", "t", marks)
-        pdf._DRAWN.clear()
-        _STREAMS.clear()
-        pdf.write_pdf(variant, tmp_path / "cold.pdf", "t", marks)
-        warm, cold = (tmp_path / "warm.pdf").read_bytes(), (tmp_path / "cold.pdf").read_bytes()
-        assert warm == cold, name
-    assert _Counted.hits >= 2 * len(pages)  # "as laid out" and "again" drew no page
-
-
 def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_path, monkeypatch):
-    """A build with no next one keeps pdf_pages.ONE_BUILD_PAGES_KEPT pages of each kind (and lets a
-    page's stream text go once formatted): pages emptied from the memos are drawn and
-    compressed again, to the bytes a build keeping every page writes."""
+    """A build with no next one keeps pdf_pages.ONE_BUILD_PAGES_KEPT page streams (and lets a
+    page's stream text go once formatted): pages emptied from the memo are compressed again,
+    to the bytes a build keeping every page writes."""
     from pnpkit.build import pipeline as build
     from pnpkit.pdf import writer as pdf
 
@@ -465,7 +343,7 @@ def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_pat
     monkeypatch.setattr(pdf_pages, "ONE_BUILD_PAGES_KEPT", 1)
     monkeypatch.setattr(workspace.current(), "hand_on", False)
     few = _written_afresh(pages, tmp_path / "few.pdf", None)
-    assert len(pdf._DRAWN) <= 1 and len(_STREAMS) <= 1
+    assert len(_STREAMS) <= 1
     monkeypatch.setattr(workspace.current(), "hand_on", True)
     every = _written_afresh(pages, tmp_path / "every.pdf", None)
     assert len(_STREAMS) == len(pages) // 2
@@ -475,92 +353,9 @@ def test_a_build_keeping_few_pages_writes_what_keeping_every_page_writes(tmp_pat
 
 
 def _written_afresh(pages, path: Path, check) -> bytes:
-    """The PDF of pages, nothing kept from an earlier one (pdf's drawn forms, page streams)."""
+    """The PDF of pages, nothing kept from an earlier one (page streams)."""
     from pnpkit.pdf import writer as pdf
 
-    pdf._DRAWN.clear()
     _STREAMS.clear()
     pdf.write_pdf(pages, path, "t", True, calibration=check)
     return path.read_bytes()
-
-
-def _pages_of_every_shape(tmp_path):
-    """Pages of 9 forms (the forms' dictionary broken after six), of 2, of one whole face (trim
-    and bleed boxes, a shape of its own each), in A4 and A3, with their backs."""
-    from pnpkit.build import pipeline as build
-
-    pages = []
-    for name, n, size, extra in (
-        ("deck", 40, "poker", ""),
-        ("boards", 3, "120x160mm", ""),
-        ("a3", 11, "poker", "  paper: a3\n"),
-    ):
-        result = build.validate(colour_pack(tmp_path / name, n=n, size=size, extra_print=extra))
-        assert not result.errors
-        pages += result.pages["en"]
-    return pages
-
-
-def test_a_page_formatted_from_its_shape_is_formatted_as_reportlab_formats_it(
-    tmp_path, monkeypatch
-):
-    """_FastPage writes most pages from the first of their shape: the document must be what
-    ReportLab's own formatting of every page gives, and the cut must be checked (parts that do
-    not give back the second page's bytes are not used)."""
-
-    pages = _pages_of_every_shape(tmp_path)
-    assert {len(p.placements) for p in pages} >= {1, 2, 9}
-
-    def written(name):
-        return _written_afresh(pages, tmp_path / f"{name}.pdf", None)
-
-    made = []
-    real = pdf_pages._page_bytes
-    monkeypatch.setattr(pdf_pages, "_page_bytes", lambda *a: made.append(1) or real(*a))
-    fast = written("fast")
-    assert len(made) > len(pages) // 2  # most pages took the fast path
-    with monkeypatch.context() as m:
-        m.setattr(
-            pdf_pages, "_page_shape", lambda page, document: None
-        )  # every page ReportLab's way
-        assert fast == written("reportlab")
-    fast_pages = len(made)
-    cut = pdf_pages._page_parts
-
-    def miscut(*args):
-        parts = cut(*args)
-        return parts and (parts[0] + b" ", *parts[1:])  # one space too many
-
-    monkeypatch.setattr(pdf_pages, "_page_parts", miscut)
-    made.clear()
-    assert fast == written("wrong-cut")  # the second page of each shape refused the cut
-    assert fast_pages > 10 and 0 < len(made) < 8  # only the checks of the second pages
-
-
-def test_objects_put_together_as_formatted_are_what_reportlab_writes(tmp_path, monkeypatch):
-    """pdf_pages._Indirect numbers and wraps the objects formatted already (forms, pages' contents,
-    font streams, pages) itself: the document, the print check's page and its fonts included,
-    is byte for byte the one ReportLab's PDFIndirectObject writes."""
-    from reportlab.pdfbase import pdfdoc
-
-    pages = _pages_of_every_shape(tmp_path)
-    check = calibration.Info(
-        page=(210.0, 297.0),
-        lang="en",
-        title="Ząb",
-        axis="x",
-        back_offset=(0.5, -0.5),
-        settings=["paper: a4", "made with pnpkit"],
-    )
-
-    def written(name):
-        return _written_afresh(pages, tmp_path / f"{name}.pdf", check)
-
-    wrapped = []
-    real = pdf_pages._Indirect.format
-    monkeypatch.setattr(pdf_pages._Indirect, "format", lambda o, d: wrapped.append(1) or real(o, d))
-    ours = written("ours")
-    with monkeypatch.context() as m:
-        m.setattr(pdf_pages, "_Indirect", pdfdoc.PDFIndirectObject)
-        assert ours == written("reportlab")
-    assert len(wrapped) > 2 * len(pages)  # every object went through it

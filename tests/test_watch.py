@@ -606,7 +606,6 @@ def test_forget_kept_drops_what_a_build_keeps_for_the_next(kit, tmp_path):
         "loader.last",
         "schema.items",
         "layout.layouts",
-        "pdf.drawn",
         "pdf.names",
         "pdf.streams",
         "preview.figures",

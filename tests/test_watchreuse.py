@@ -347,33 +347,6 @@ def test_a_one_shot_build_keeps_nothing_per_item_for_a_next_build(tmp_path, monk
     assert kit_files(tmp_path / "one" / "bench") == kit_files(tmp_path / "two" / "bench")
 
 
-def test_page_labels_kept_from_the_last_pdf_are_those_drawn_afresh(tmp_path, monkeypatch):
-    """A long-lived process takes a page's label from the PDF before while its text, place and
-    its characters' codes in the document are the same (but the first: it gives the codes of
-    characters no face draws); a character new to the faces shifts the
-    codes the seeded fonts give (in order), and the labels are drawn again. Each PDF is byte for
-    byte a cold build's."""
-    from reportlab.pdfgen.canvas import Canvas
-
-    root = _watched_deck(tmp_path, monkeypatch)
-    drawn: list[str] = []
-    centred = Canvas.drawCentredString
-
-    def spy(canvas, x, y, text, *rest, **options):
-        drawn.extend([text] if " · en · " in text else [])  # a page label
-        return centred(canvas, x, y, text, *rest, **options)
-
-    monkeypatch.setattr(Canvas, "drawCentredString", spy)
-    steps = [
-        (lambda t: t, True),  # the first build draws them
-        (colour_of("card-0003", "'#123456'"), False),  # the same characters: labels taken
-        (lambda t: t.replace("text: 'player", "text: '§player", 1), True),  # '§': later codes move
-        (lambda t: t.replace("title: 'Card 5 ", "title: 'Card 5x ", 1), False),
-    ]
-    # taken: all but the PDF's first, drawn as it gives its characters their first codes
-    _kept_against_cold(tmp_path, root, steps, drawn, taken=1)
-
-
 def test_font_streams_kept_from_the_last_pdf_are_those_formatted_afresh(tmp_path, monkeypatch):
     """A long-lived process writes each font subset's file (and ToUnicode map) as it formatted
     an equal stream for the PDF before, compressing none again while the faces' characters stay

@@ -27,6 +27,7 @@ from pnpkit.build.cachefile import (
     _unpack_rows,
 )
 from pnpkit.pdf.forms import Kept
+from pnpkit.pdf.internals import FontStateInside
 from pnpkit.svg.drawing import Drawing
 from pnpkit.svg.ops import Gradient, ImageOp, Op, TextOp, ops_from_rows, ops_to_rows
 from pnpkit.typeset import fonts, shaping
@@ -119,7 +120,7 @@ class FormPlan:
                 state = font.state[doc]
                 for subset in range(len(state.subsets)):
                     font.getSubsetInternalName(subset, doc)
-                assignments = state.assignments  # type: ignore[attr-defined]  # not in the stubs
+                assignments = cast(FontStateInside, state).assignments
                 h.update(repr((name, state.internalName, sorted(assignments.items()))).encode())
             done = h.digest()
         except (AttributeError, KeyError, TypeError):  # another ReportLab inside: draw everything
@@ -261,7 +262,7 @@ class FormDrawing(Drawing):
             ttf = pdfmetrics.getFont(font)  # a TTFont, registered: seed() checked
             assert isinstance(ttf, TTFont), "seed() turns replaying off for other fonts"
             fstate = ttf.state[inside._doc]
-            assigned = fstate.assignments  # type: ignore[attr-defined]  # not in the stubs
+            assigned = cast(FontStateInside, fstate).assignments
             # None: no code of its own, which splitString() turns into 0 (or 32 for U+00A0)
             codes = tuple(map(assigned.get, map(ord, chars)))
             h.update(repr((font, fstate.internalName, codes)).encode())

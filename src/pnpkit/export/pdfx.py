@@ -42,6 +42,7 @@ from pnpkit import workspace
 from pnpkit.errors import Problem
 from pnpkit.export import facepages
 from pnpkit.pack.model import Face
+from pnpkit.pdf.internals import inside, reader_image
 from pnpkit.svg.drawing import Drawing
 from pnpkit.svg.ops import Fill, Gradient, ImageOp, PathOp, Stroke, TextOp
 from pnpkit.typeset import fonts
@@ -233,7 +234,7 @@ class CmykCanvas(Canvas):
     ) -> None:
         """Large black fills print rich black (flat K looks grey beside other inks); text stays
         K."""
-        if fill and self._fill_black and _area_mm2(aPath, self._currentMatrix) >= RICH_AREA:  # type: ignore[attr-defined]
+        if fill and self._fill_black and _area_mm2(aPath, inside(self)._currentMatrix) >= RICH_AREA:
             super().setFillColor(CMYKColor(*self.separation.press.rich_black))
             super().drawPath(aPath, stroke, fill, fillMode)
             super().setFillColor(CMYKColor(0, 0, 0, 1))
@@ -295,7 +296,7 @@ class CmykCanvas(Canvas):
         anchor: str = "c",
         **kwargs: Any,
     ) -> Any:
-        pil = Image.open(image) if isinstance(image, (str, Path)) else image._image  # type: ignore[attr-defined]
+        pil = Image.open(image) if isinstance(image, (str, Path)) else reader_image(image)
         key = (
             str(image) if isinstance(image, (str, Path)) else id(pil)
         )  # the cache holds pil, so its id stays unique
@@ -333,11 +334,12 @@ def _area_mm2(path: PDFPathObject, matrix: tuple[float, ...]) -> float:
     xs: list[float] = []
     ys: list[float] = []
     a, b, c, d, e, f = matrix
-    for op in path._code:  # type: ignore[attr-defined]  # ReportLab keeps the operators here
-        numbers = [float(n) for n in _NUM.findall(op)]
-        for px, py in zip(numbers[0::2], numbers[1::2]):
-            xs.append(a * px + c * py + e)
-            ys.append(b * px + d * py + f)
+    # the path's operators; each takes an even count of numbers (m, l: 2, c: 6, v, y, re: 4,
+    # h: none), so pairs read across them are its points, as read one operator at a time
+    numbers = [float(n) for n in _NUM.findall(path.getCode())]
+    for px, py in zip(numbers[0::2], numbers[1::2]):
+        xs.append(a * px + c * py + e)
+        ys.append(b * px + d * py + f)
     if not xs:
         return 0.0
     return (max(xs) - min(xs)) * (max(ys) - min(ys)) / _PT_PER_MM**2

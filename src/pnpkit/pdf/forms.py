@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-import weakref
-import zlib
 from collections.abc import Callable
 from typing import Protocol, cast, runtime_checkable
 
-from reportlab import rl_config
 from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
 
@@ -18,6 +15,7 @@ from pnpkit import memo, workspace
 from pnpkit.impose.layout import Page, Placement
 from pnpkit.pack.model import Face
 from pnpkit.pdf import calibration
+from pnpkit.pdf.internals import FormInside, inside
 from pnpkit.pdf.marks import K, _scale_note, _stamp
 
 
@@ -121,8 +119,8 @@ def form_name(svg: str) -> str:
 
 def _at_page_start(c: Canvas) -> bool:
     """Nothing drawn on the page yet, nor a form open: where write_pdf() places its forms."""
-    inside = cast(_Accumulators, c)
-    return not inside._code and inside._formData is None and not inside._codeStack
+    inner = inside(c)
+    return not inner._code and inner._formData is None and not inner._codeStack
 
 
 def _register(c: Canvas, name: str, kept: Kept) -> None:
@@ -134,15 +132,7 @@ def _register(c: Canvas, name: str, kept: Kept) -> None:
     doc.Reference(EncodedForm(kept[0]), pdfdoc.xObjectName(name))
     doc.inObject = None  # as addForm() leaves it
     if kept[1] >= pdfdoc.PDF_SUPPORT_VERSION["transparency"]:
-        c._doc.ensureMinPdfVersion("transparency")  # type: ignore[attr-defined]  # as it did
-
-
-class _Accumulators(Protocol):
-    """What _at_page_start() reads of ReportLab's Canvas (not in types-reportlab)."""
-
-    _code: list[str]
-    _formData: object
-    _codeStack: list[object]
+        inside(c)._doc.ensureMinPdfVersion("transparency")  # as it did
 
 
 class _Doc(Protocol):
@@ -159,7 +149,7 @@ class _Doc(Protocol):
 
 
 def _doc(c: Canvas) -> _Doc:
-    return cast(_Doc, c._doc)  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
+    return cast(_Doc, inside(c)._doc)
 
 
 def _draw_form(c: Canvas, name: str, drawing: Drawable) -> Kept | None:
@@ -171,32 +161,11 @@ def _draw_form(c: Canvas, name: str, drawing: Drawable) -> Kept | None:
         drawing.draw(c, 0, 0)
     finally:
         needs, doc._pdfVersion = doc._pdfVersion, max(version, doc._pdfVersion)
-    used = c._shadingUsed  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
-    shadings: dict[str, str] = dict(used)  # endForm forgets them: read them before it
-    _end_form(c, name)
+    shadings = dict(inside(c)._shadingUsed)  # endForm forgets them: read them before it
+    c.endForm()
     _give_form_its_resources(c, name, shadings)
     data = _encode(c, name)
     return None if data is None else (data, needs)
-
-
-# the characters ReportLab's PDFDocEncoding codec (extpdfdoc) cannot encode among the ASCII ones;
-# every other ASCII character it encodes as itself
-_NOT_PDFDOC = re.compile("[\x18-\x1f]")
-
-
-def _end_form(c: Canvas, name: str) -> None:
-    """c.endForm(), its stream encoded as ReportLab does (pdfdocEnc) but through the codec only
-    when it must: a form's operators are ASCII, which the built-in latin-1 codec encodes five
-    times faster than extpdfdoc's character map (about 0.2 s of a 1,000-card deck)."""
-    code = "\n".join(
-        [c._preamble, *c._code]  # type: ignore[attr-defined]  # ReportLab's own: no stub
-    )
-    c._code = []  # type: ignore[attr-defined]  # endForm encodes the preamble alone
-    c.endForm()
-    form = _doc(c).idToObject[pdfdoc.xObjectName(name)]
-    assert isinstance(form, pdfdoc.PDFFormXObject), "endForm() made it"
-    fast = code.isascii() and not _NOT_PDFDOC.search(code)
-    form.stream = code.encode("latin-1") if fast else pdfdoc.pdfdocEnc(code)
 
 
 def _replace(c: Canvas, name: str, kept: Kept) -> None:
@@ -204,7 +173,7 @@ def _replace(c: Canvas, name: str, kept: Kept) -> None:
     data, needs = kept
     _doc(c).idToObject[pdfdoc.xObjectName(name)] = EncodedForm(data)
     if needs >= pdfdoc.PDF_SUPPORT_VERSION["transparency"]:
-        c._doc.ensureMinPdfVersion("transparency")  # type: ignore[attr-defined]  # as it did
+        inside(c)._doc.ensureMinPdfVersion("transparency")  # as it did
 
 
 _OTHER_OBJECT = re.compile(rb"(?<![0-9])(?!1 0 R)[0-9]+ 0 R")
@@ -221,7 +190,7 @@ def _encode(c: Canvas, name: str) -> bytes | None:
     if form.XObjects or (resources is not None and resources.Shading):
         return None
     counted = doc.objectcounter
-    data = _formatted(c, form)
+    data = form.format(doc)
     assert doc.objectcounter == counted, "formatting a form with no images registers nothing"
     if _OTHER_OBJECT.search(data[: data.index(b"\nstream\n")]):
         return None  # formatted again on save, the same way
@@ -229,68 +198,19 @@ def _encode(c: Canvas, name: str) -> bytes | None:
     return data
 
 
-# per document, per form shape (bbox, compression): a form's dictionary as ReportLab formats it,
-# cut around its /Length entry; see _formatted
-_HEADS = workspace.Slot[
-    weakref.WeakKeyDictionary[object, dict[tuple[object, ...], tuple[bytes, bytes]]]
-]("pdf.heads", weakref.WeakKeyDictionary)
-
-
-def _formatted(c: Canvas, form: pdfdoc.PDFFormXObject) -> bytes:
-    """form.format(document): the bytes saving would write for it. A deck's forms differ only in
-    their stream and its length while their box and resources are the default ones, so ReportLab
-    formats the first form of each shape, and the others reuse its dictionary with their own
-    /Length (ReportLab's per-form dictionary formatting cost 0.19 ms a form). Only when
-    rebuilding that first form from the pieces gives back its exact bytes (no encryption, the
-    same filters: zlib's, then ASCII85's if rl_config says so): otherwise every form of that
-    shape goes ReportLab's way."""
-    doc = c._doc  # type: ignore[attr-defined]  # ReportLab's own: not in its stubs
-    stream = form.stream
-    given = (form.Resources, form.BBox, form.Matrix, form.Contents)
-    # (an empty stream: ReportLab writes a test pattern instead; annotations: it raises)
-    plain = not (form.XObjects or form.Annots) and all(v is None for v in given)
-    if not plain or not form.compression or not stream or not isinstance(stream, bytes):
-        return form.format(doc)
-    a85 = rl_config.useA85  # the filters PDFFormXObject.format gives a compressed form
-    key = (form.lowerx, form.lowery, form.upperx, form.uppery, form.hasImages, a85)
-    heads = _HEADS.here().setdefault(doc, {})
-    body = zlib.compress(stream)
-    if a85:  # text in ASCII85's alphabet ('!' to 'u', 'z', '~>', line ends), encoded as itself
-        body = pdfdoc.PDFBase85Encode.encode(body).encode("latin-1")
-    head = heads.get(key)
-    if head is not None:
-        return _form_bytes(head, body)
-    data = form.format(doc)
-    length = b"/Length %d" % len(body)
-    cut = data.split(b"\nstream\n", 1)[0]
-    if cut.count(length) == 1:
-        before, after = cut.split(length)
-        if _form_bytes((before, after), body) == data:
-            heads[key] = (before, after)
-    return data
-
-
-def _form_bytes(head: tuple[bytes, bytes], body: bytes) -> bytes:
-    before, after = head
-    return b"%s/Length %d%s\nstream\n%sendstream\n" % (before, len(body), after, body)
-
-
 def _give_form_its_resources(c: Canvas, name: str, shadings: dict[str, str]) -> None:
     """ReportLab 5 leaves a form's ExtGState (transparency) and shadings (gradients) out of its
     resources, so opacity inside a face would print opaque and a gradient not at all: build the
     resources it would, plus the states and shadings."""
-    doc: pdfdoc.PDFDocument = c._doc  # type: ignore[attr-defined]  # ReportLab's own: no stub
-    form = doc.idToObject[pdfdoc.xObjectName(name)]
+    form = inside(c)._doc.idToObject[pdfdoc.xObjectName(name)]
     assert isinstance(form, pdfdoc.PDFFormXObject), "beginForm() made it"
-    states = form.ExtGState  # type: ignore[attr-defined]  # set by Canvas._setExtGState()
+    states = cast(FormInside, form).ExtGState  # set by Canvas._setExtGState()
     if not states and not shadings:
         return
-    resources = pdfdoc.PDFResourceDictionary(ExtGState=states or {})
+    resources = pdfdoc.PDFResourceDictionary(ExtGState=states or {}, XObject=form.XObjects or {})
     resources.setShading(shadings)
     resources.basicFonts()
     resources.allProcs()
-    if form.XObjects:
-        resources.XObject = form.XObjects  # type: ignore[attr-defined]  # one of its dict_attributes
     form.Resources = resources
 
 

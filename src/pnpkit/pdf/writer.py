@@ -14,12 +14,12 @@ from types import MethodType
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit import memo, workspace
 from pnpkit.impose import orient
 from pnpkit.impose.layout import Page
 from pnpkit.pdf import calibration as calibration_pages
 from pnpkit.pdf import foldmarks
 from pnpkit.pdf.forms import Extras, _place, face_form
+from pnpkit.pdf.internals import inside
 from pnpkit.pdf.marks import K, _boxes, _crop_marks, _fold_line, _lines, _shape_guides, _tile_marks
 from pnpkit.pdf.pages import (
     WRITE_BUFFER,
@@ -27,8 +27,6 @@ from pnpkit.pdf.pages import (
     _compress_page,
     _formatting_into,
     _label,
-    _page_key,
-    _pages_kept,
     _streamed_file,
 )
 from pnpkit.typeset import fonts
@@ -79,16 +77,13 @@ def save(canvas: Canvas, path: Path) -> None:
     object into a list and joins it before writing, two copies of the whole PDF in memory at
     once (36 MB of a 10,000-card deck's 18 MB PDF, then the build's peak). The same pieces in
     the same order: the same bytes."""
-    if canvas._code:  # type: ignore[attr-defined]  # what save() shows a page for first
+    if inside(canvas)._code:  # what save() shows a page for first
         canvas.showPage()
-    doc = canvas._doc  # type: ignore[attr-defined]  # no stub
+    doc = inside(canvas)._doc
     with open(path, "wb", buffering=WRITE_BUFFER) as f:
-        doc.format = MethodType(_formatting_into(_streamed_file(f)), doc)
+        # this one document's own format(), not the class's (see _formatting_into)
+        doc.format = MethodType(_formatting_into(_streamed_file(f)), doc)  # type: ignore[method-assign]
         doc.SaveToFile(f, canvas)
-
-
-# a page's operators by all it draws from (pages.py keeps its stream)
-_DRAWN = workspace.Memo[tuple[object, ...], tuple[list[str], list[str]]]("pdf.drawn")
 
 
 def _faces_and_marks(
@@ -99,20 +94,11 @@ def _faces_and_marks(
     notes: tuple[str | None, str],
     folds: foldmarks.Folds,
 ) -> None:
-    """Everything on the page but its label and boxes, drawn or as drawn before."""
-    names = [face_form(c, p.face, forms) for p in page.placements]  # in order: their numbers
+    """Everything on the page but its label and boxes."""
+    for p in page.placements:  # the forms first, in order (their numbers), at the page's start
+        face_form(c, p.face, forms)
     marks = crop_marks and page.marks
     stamp, printed_at = notes  # print.stamp, and the kit's words for a shrunk sheet's scale
-    shrunk = any(p.face.scale != 1.0 for p in page.placements)  # says its scale in its words
-    key = None if stamp or page.parts or shrunk else (folds, *_page_key(page, names, marks))
-    kept = _DRAWN.get(key) if key is not None else None
-    if kept is not None:
-        c._code.extend(kept[0])  # type: ignore[attr-defined]  # ReportLab's own: no stub
-        c._formsinuse.extend(kept[1])  # type: ignore[attr-defined]
-        return
-    code: list[str] = c._code  # type: ignore[attr-defined]
-    used: list[str] = c._formsinuse  # type: ignore[attr-defined]
-    start, first_used = len(code), len(used)
     for placement in page.placements:
         _place(c, page, placement, forms, stamp, printed_at)
     for part in page.parts:
@@ -126,8 +112,6 @@ def _faces_and_marks(
     foldmarks.standee_folds(c, page, folds)
     if page.fold is not None:
         _fold_line(c, page, page.fold, folds.word)
-    if key is not None:
-        memo.remember(_DRAWN, key, (code[start:], used[first_used:]), _pages_kept())
 
 
 def start_canvas(

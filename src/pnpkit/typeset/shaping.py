@@ -22,8 +22,9 @@ import re
 from collections.abc import Sequence
 from functools import partial
 from itertools import groupby
+from pathlib import Path
 from types import MappingProxyType
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import uharfbuzz as hb
 from reportlab.pdfbase import pdfmetrics
@@ -118,8 +119,8 @@ def visual_line(text: str, font: str, direction: str = "auto") -> tuple[str, flo
 @workspace.memoized(256)
 def _hb(font: str) -> tuple[Any, int]:
     """HarfBuzz's font for a registered ReportLab font, at one unit per em unit."""
-    face = _ttf(font).face
-    hb_face = hb.Face(hb.Blob(face._ttf_data))  # type: ignore[attr-defined]  # the file ReportLab read
+    # the file ReportLab read: every font pnpkit registers is given by its path (fonts.py)
+    hb_face = hb.Face(hb.Blob(Path(_ttf(font).face.filename).read_bytes()))
     return hb.Font(hb_face), hb_face.upem
 
 
@@ -134,6 +135,16 @@ def _ttf(font: str) -> TTFont:
     return cast(TTFont, pdfmetrics.getFont(font))
 
 
+class _FaceInside(Protocol):
+    """What TTFontFile.extractInfo() sets, not in types-reportlab: each glyph's characters."""
+
+    glyphToChar: dict[int, list[int]]
+
+
+def _glyph_to_char(face: object) -> dict[int, list[int]]:
+    return cast(_FaceInside, face).glyphToChar
+
+
 def _private(font: TTFont, gid: int, advance: float) -> int:
     """A private-use code point standing for a glyph no character maps to: a fixed function of
     the glyph id (U+E000 + id, or plane 15 if that is taken), so a drawing compiled in one
@@ -144,7 +155,7 @@ def _private(font: TTFont, gid: int, advance: float) -> int:
         code = _PLANE15 + gid
     if code not in face.charToGlyph:
         face.charToGlyph[code] = gid
-        face.glyphToChar.setdefault(gid, []).append(code)  # type: ignore[attr-defined]
+        _glyph_to_char(face).setdefault(gid, []).append(code)
         face.charWidths[code] = advance
     return code
 
@@ -210,7 +221,7 @@ def _glyphs(text: str, font: str, buf: hb.Buffer, rtl: bool) -> Glyphs:
     scale = 1000.0 / _hb(font)[1]
     face = rl.face
     c2g, widths = face.charToGlyph, face.charWidths
-    g2c = face.glyphToChar  # type: ignore[attr-defined]  # set by ReportLab, not in its stubs
+    g2c = _glyph_to_char(face)
     n = len(text)
     chars: list[int] = []
     data: list[Glyph] = []
