@@ -605,6 +605,7 @@ def test_a_kept_form_is_the_form_drawing_makes(tmp_path):
         svg_key=svg,
         svg_key_is_name=False,
         full_size=(20.0, 10.0),
+        scale=1.0,
     )
     made = []
     for n in range(3):

@@ -1,5 +1,5 @@
-"""The form-byte cache (cache.FormDrawing) replays a face's finished PDF form in a later PDF. Its
-text operators hold the codes the PDF's fonts gave its characters, and those codes depend on
+"""The form-byte cache (cacheforms.FormDrawing) replays a face's finished PDF form in a later PDF.
+Its text operators hold the codes the PDF's fonts gave its characters, and those codes depend on
 every character the PDF sets: a kept form replayed under other codes would print other glyphs
 without any error. These tests write a face, then a PDF where other characters shift its codes,
 with the same cache, and read the text back from every page."""
@@ -14,7 +14,7 @@ import pypdfium2
 import pytest
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit.build import cache
+from pnpkit.build import cacheforms
 from pnpkit.build.cache import Cache
 from pnpkit.pdf.forms import face_form
 from pnpkit.typeset import fonts
@@ -36,13 +36,14 @@ def _face(c: Cache, text: str) -> SimpleNamespace:
         svg_key=svg,
         svg_key_is_name=False,
         full_size=(40.0, 10.0),
+        scale=1.0,
     )
 
 
 def _write(c: Cache, faces: list[SimpleNamespace], path: Path) -> list[str]:
     """One page per face, through the cache's forms as write_pdf() goes; each page's text."""
     pages = [SimpleNamespace(placements=[SimpleNamespace(face=f)]) for f in faces]
-    with c.pdf_forms(pages):  # type: ignore[arg-type]  # what pdf_forms reads of a Page
+    with cacheforms.pdf_forms(c, pages):  # type: ignore[arg-type]  # what pdf_forms reads of a Page
         canvas = Canvas(str(path), invariant=1, pageCompression=1)
         forms: dict[str, str] = {}
         for face in faces:
@@ -56,7 +57,9 @@ def _write(c: Cache, faces: list[SimpleNamespace], path: Path) -> list[str]:
         pdf.close()
 
 
-def _codes_left_out(self: cache.FormDrawing, inside: object, settings: object, library: object):
+def _codes_left_out(
+    self: cacheforms.FormDrawing, inside: object, settings: object, library: object
+):
     """FormDrawing._form_key as it would be if it forgot the characters' codes."""
     return hashlib.sha256(self.key + repr((settings, library)).encode()).digest()
 
@@ -69,7 +72,7 @@ def test_a_kept_form_replayed_under_other_codes_prints_its_own_text(
     codes: its form must be drawn again, not replayed, and every page reads as written. With a
     key that leaves the codes out (the parametrised mutation), the replay prints wrong text."""
     if not codes_in_key:
-        monkeypatch.setattr(cache.FormDrawing, "_form_key", _codes_left_out)
+        monkeypatch.setattr(cacheforms.FormDrawing, "_form_key", _codes_left_out)
     fonts.for_canvas()
     c = Cache()
     kept = _face(c, KEPT)

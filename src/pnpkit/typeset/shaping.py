@@ -22,7 +22,6 @@ import re
 from collections.abc import Sequence
 from functools import partial
 from itertools import groupby
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar, cast
 
@@ -119,8 +118,9 @@ def visual_line(text: str, font: str, direction: str = "auto") -> tuple[str, flo
 @workspace.memoized(256)
 def _hb(font: str) -> tuple[Any, int]:
     """HarfBuzz's font for a registered ReportLab font, at one unit per em unit."""
-    # the file ReportLab read: every font pnpkit registers is given by its path (fonts.py)
-    hb_face = hb.Face(hb.Blob(Path(_ttf(font).face.filename).read_bytes()))
+    # the bytes ReportLab read: a pack's converted font (.otf, .woff, a variable instance) is
+    # registered from memory, with no file to read again (fontfiles.py)
+    hb_face = hb.Face(hb.Blob(_ttf(font).face._ttf_data))  # type: ignore[attr-defined]  # no stub
     return hb.Font(hb_face), hb_face.upem
 
 
