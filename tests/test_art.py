@@ -168,7 +168,7 @@ def _art_pack(tmp_path: Path, art: str) -> Path:
 def test_the_build_notes_what_is_drawn_as_an_image(tmp_path):
     art = (CORPUS / "illustrator-drop-shadow.svg").read_text()
     root = _art_pack(tmp_path, art)
-    result = build.build(root, tmp_path / "out")
+    result = build.build(root, build.BuildOptions(tmp_path / "out"))
     notes = [p for p in result.problems if p.rule == "art-image"]
     assert not result.errors
     assert [p.message for p in notes] == [
@@ -181,7 +181,7 @@ def test_the_build_notes_what_is_drawn_as_an_image(tmp_path):
 
 def test_vectors_only_art_has_no_note(tmp_path):
     root = _art_pack(tmp_path, (CORPUS / "illustrator-multi-class.svg").read_text())
-    result = build.build(root, tmp_path / "out")
+    result = build.build(root, build.BuildOptions(tmp_path / "out"))
     assert not result.problems
 
 
@@ -329,7 +329,7 @@ def test_the_docs_illustrator_example(tmp_path):
     art = page.split("```xml\n", 1)[1].split("```", 1)[0]
     shown = page.split("```text\ncomponents/demo/art/badge.svg", 1)[1].split("\n", 1)[0]
     root = _art_pack(tmp_path, art)
-    result = build.build(root, tmp_path / "out")
+    result = build.build(root, build.BuildOptions(tmp_path / "out"))
     (note,) = result.problems
     assert f":{note.where.line}:1: {note.level}: {note.message} [{note.rule}]" == shown
     face = (

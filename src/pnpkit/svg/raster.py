@@ -369,6 +369,14 @@ def _data_image(value: str) -> str | None:
     return "too large an image" if w * h > MAX_IMAGE_PIXELS else None
 
 
+def expanded_size(root: etree._Element) -> int:
+    """Elements the document stands for, each <use> counted as its target, up to MAX_ELEMENTS + 1
+    (a cycle counts as too many): found without expanding anything, so a <use> bomb is refused
+    at once rather than after drawing MAX_ELEMENTS of it."""
+    found = {i: el for el in root.iter() if isinstance(el.tag, str) and (i := el.get("id"))}
+    return _count(root, found, {}, set())
+
+
 def _count(
     el: etree._Element,
     found: dict[str, etree._Element],

@@ -298,11 +298,7 @@ class Compiler:
         if self.drawn <= MAX_ELEMENTS:
             return True
         if self.drawn - elements <= MAX_ELEMENTS:  # said once, where the budget ran out
-            self.problem(
-                el,
-                f"the drawing has more than {MAX_ELEMENTS:,} elements once each <use> and art "
-                f"file is expanded; pnpkit draws at most {MAX_ELEMENTS:,} in one drawing",
-            )
+            self.problem(el, _TOO_MANY)
         return False
 
     def leaf(self, el: El, tag: str, handler: Handler, st: Style, out: list[Op]) -> None:
@@ -376,6 +372,10 @@ MAX_NESTING = 100
 # levels of ten <use>s, 3.5 GB from art files nested 7 deep each drawing the next 10 times. The
 # shipped kits' largest face has 937; 50,000 compile in about 2.5 s
 MAX_ELEMENTS = 50_000
+_TOO_MANY = (
+    f"the drawing has more than {MAX_ELEMENTS:,} elements once each <use> and art file is "
+    f"expanded; pnpkit draws at most {MAX_ELEMENTS:,} in one drawing"
+)
 
 
 @workspace.memoized(128)
@@ -391,6 +391,7 @@ def _art_bytes_compiled(
     """The art's (viewBox, ops), or the SvgError saying why not: a failure is kept too, so a
     file drawing a broken one ten times compiles it once."""
     from pnpkit.svg import normalise as svgnorm  # loaded by the first art file, not by a face
+    from pnpkit.svg import raster as svgraster
 
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False
@@ -402,6 +403,8 @@ def _art_bytes_compiled(
     docinfo = root.getroottree().docinfo
     if docinfo.doctype and not svgnorm.plain_doctype(data, docinfo.public_id):
         return SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
+    if svgraster.expanded_size(root) > MAX_ELEMENTS:  # a <use> bomb: refused before drawing any
+        return SvgError([(root.sourceline or 1, _TOO_MANY, path)])
     normalised = svgnorm.normalise(root, size) if svgnorm.needs_work(data) else None
     compiler = Compiler(root, resolve_href, depth, art_stack, level)
     for line, message in normalised.problems if normalised else ():
