@@ -10,7 +10,6 @@ same trust, sandbox, print options and output folder as `pnpkit watch`.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from pathlib import Path
 
@@ -62,16 +61,7 @@ def run(args: argparse.Namespace) -> int:
         import webbrowser
 
         webbrowser.open(server.url)
-    previous = watch.stop_on_sigterm()
-    try:
-        watcher.loop(watch.report)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
-        watcher.tidy(spare=False)
-        watcher.cache.save(force=True)
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-    print("\nthe studio stopped", file=sys.stderr)
-    return 0
+    stopped = watch.until_stopped(watcher, server, watch.report)
+    if stopped == 0:
+        print("\nthe studio stopped", file=sys.stderr)
+    return stopped

@@ -123,22 +123,38 @@ def run(args: argparse.Namespace) -> int:
     code = pipeline.Code(args.trust or trust.is_trusted(args.pack), args.code_timeout)
     watcher = Watcher(args.pack, args.out, args.lang, print_overrides(args), args.strict, code=code)
     server: Server | None = None
+    if args.serve:
+        from pnpkit.commands.serve import Server  # only here: see serve.py
+
+        try:
+            server = Server(watcher, args.port)
+        except OSError as exc:  # the port is taken, ...
+            print(f"pnpkit: error: {exc}", file=sys.stderr)
+            return 2
+        print(f"serving the preview on {server.url}", file=sys.stderr)
+        if args.open:
+            import webbrowser  # only here, as serve
+
+            webbrowser.open(server.url)
+    print(f"watching {args.pack} and its templates; Ctrl-C stops", file=sys.stderr)
+    stopped = until_stopped(
+        watcher, server, functools.partial(report, all_warnings=args.all_warnings)
+    )
+    if stopped == 0:
+        print("\nstopped watching", file=sys.stderr)
+    return stopped
+
+
+def until_stopped(watcher: Watcher, server: Server | None, say: Callable[..., None]) -> int:
+    """Run the watch loop (watch, studio) until Ctrl-C or a SIGTERM (0) or an OSError such as an
+    output folder that cannot be written (2, said); then close the server, tidy the output and
+    save the cache, whichever way it stopped."""
     previous = stop_on_sigterm()
     try:
-        if args.serve:
-            from pnpkit.commands.serve import Server  # only here: see serve.py
-
-            server = Server(watcher, args.port)
-            print(f"serving the preview on {server.url}", file=sys.stderr)
-            if args.open:
-                import webbrowser  # only here, as serve
-
-                webbrowser.open(server.url)
-        print(f"watching {args.pack} and its templates; Ctrl-C stops", file=sys.stderr)
-        watcher.loop(functools.partial(report, all_warnings=args.all_warnings))
+        watcher.loop(say)
     except KeyboardInterrupt:
         pass
-    except OSError as exc:  # the port is taken, the output folder is not writable, ...
+    except OSError as exc:
         print(f"pnpkit: error: {exc}", file=sys.stderr)
         return 2
     finally:
@@ -148,7 +164,6 @@ def run(args: argparse.Namespace) -> int:
         watcher.cache.save(force=True)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-    print("\nstopped watching", file=sys.stderr)
     return 0
 
 
