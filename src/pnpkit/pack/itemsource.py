@@ -296,20 +296,8 @@ def _from_sheet(
 
 def _inside(r: Reader, root: Path, name: str, path: Path_) -> Path | None:
     """The sheet file beside the component file; symlinks followed, it must lie inside the pack."""
-    file = root / name  # component files lie in the pack's folder, so this is beside them
-    inside = root.resolve()
-    if inside not in file.resolve().parents:
-        r.problem(
-            path,
-            f"items file '{name}' lies outside the pack "
-            f"{display_path(root)}; it must be a file inside it",
-            "references",
-        )
-        return None
-    if not file.is_file():
-        r.problem(path, f"items file '{name}' not found in {display_path(root)}", "references")
-        return None
-    return file
+    # component files lie in the pack's folder, so this is beside them
+    return r.pack_file(path, root, name, "items file")
 
 
 def _rows(

@@ -29,7 +29,6 @@ from reportlab.pdfbase.ttfonts import TTFError, TTFontFile
 from pnpkit import filelimits
 from pnpkit.errors import MAX_QUOTED, one_line
 from pnpkit.pack.checker import Reader
-from pnpkit.pack.paths import display_path
 from pnpkit.pack.yamldoc import Path_
 from pnpkit.typeset import fontfiles, fonts
 from pnpkit.units import describe
@@ -135,17 +134,8 @@ def _face(
             f"a font must be a file name in the pack such as fonts/Body.ttf (got {describe(name)})",
         )
         return None
-    file = root / name
-    if root.resolve() not in file.resolve().parents:
-        r.problem(
-            path,
-            f"font '{name}' lies outside the pack "
-            f"{display_path(root)}; it must be a file inside it",
-            "references",
-        )
-        return None
-    if not file.is_file():
-        r.problem(path, f"font '{name}' not found in {display_path(root)}", "references")
+    file = r.pack_file(path, root, name, "font")
+    if file is None:
         return None
     try:
         data = filelimits.read(file, filelimits.MAX_FONT_BYTES)

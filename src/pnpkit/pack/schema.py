@@ -294,26 +294,7 @@ class _Game:
         name = "rules.py" if value is None else self.r.typed(value, ("rules",), "string")
         if name is None:
             return None
-        path = self.root / name
-        root = self.root.resolve()
-        if (
-            root not in path.resolve().parents
-        ):  # symlinks followed: a pack's code is its own or none
-            self.r.problem(
-                ("rules",),
-                f"rules file '{name}' lies outside the pack "
-                f"{display_path(self.root)}; it must be a file inside it",
-                "references",
-            )
-            return None
-        if not path.is_file():
-            self.r.problem(
-                ("rules",),
-                f"rules file '{name}' not found in {display_path(self.root)}",
-                "references",
-            )
-            return None
-        return path
+        return self.r.pack_file(("rules",), self.root, name, "rules file")
 
     def pack(self, groups: dict[str, Group]) -> Pack:
         # load_pack asks for the pack only when nothing was reported, and so both were read
