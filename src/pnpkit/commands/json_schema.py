@@ -443,6 +443,29 @@ def _check() -> Schema:
 
 
 def _definitions() -> Schema:
+    item = _object(ITEM, items.ITEM_KEYS, "item")
+    item.update(
+        additionalProperties=True,
+        required=["id"],
+        **{"not": {"required": ["count", "per_player"]}},
+        description="An item: id, count, ... and a value for each of the group's fields.",
+    )
+    field = _object(FIELD, items.FIELD_KEYS, "field")
+    field.update(required=["type"])
+    return {
+        "print": _object(PRINT, schema.PRINT_KEYS, "print"),
+        "check": _check(),
+        "group": _group(),
+        "item": item,
+        "generator": _generator(),
+        "field": {"anyOf": [{"enum": list(items.FIELD_TYPES)}, field]},
+        "font_face": FONT_FACE,
+    }
+
+
+def _group() -> Schema:
+    """A group: kind, size and front, and its items either inline (items, generate) or from a
+    sheet (items_from), never both."""
     group = _object(_described(GROUP, packformat.GROUP), groups.GROUP_KEYS, "group")
     group.update(
         required=["kind", "size", "front"],
@@ -461,51 +484,39 @@ def _definitions() -> Schema:
             "else": {"anyOf": [{"required": ["items"]}, {"required": ["generate"]}]},
         },
     )
-    item = _object(ITEM, items.ITEM_KEYS, "item")
-    item.update(
-        additionalProperties=True,
-        required=["id"],
-        **{"not": {"required": ["count", "per_player"]}},
-        description="An item: id, count, ... and a value for each of the group's fields.",
-    )
-    field = _object(FIELD, items.FIELD_KEYS, "field")
-    field.update(required=["type"])
+    return group
+
+
+def _generator() -> Schema:
+    """A `generate:` entry: a product of value lists."""
     return {
-        "print": _object(PRINT, schema.PRINT_KEYS, "print"),
-        "check": _check(),
-        "group": group,
-        "item": item,
-        "generator": {
-            "type": "object",
-            "required": ["product", "id"],
-            "properties": {
-                "product": {
-                    "type": "object",
-                    "minProperties": 1,
-                    "additionalProperties": {
-                        "anyOf": [
-                            {"type": "array", "minItems": 1},
-                            {
-                                "type": "object",
-                                "required": ["data"],
-                                "additionalProperties": False,
-                                "properties": {"data": {"type": "string"}},
-                            },
-                        ]
-                    },
-                    "description": "Field (or item key) -> its values; one item for "
-                    "every combination, the first key varying slowest.",
+        "type": "object",
+        "required": ["product", "id"],
+        "properties": {
+            "product": {
+                "type": "object",
+                "minProperties": 1,
+                "additionalProperties": {
+                    "anyOf": [
+                        {"type": "array", "minItems": 1},
+                        {
+                            "type": "object",
+                            "required": ["data"],
+                            "additionalProperties": False,
+                            "properties": {"data": {"type": "string"}},
+                        },
+                    ]
                 },
-                "id": {
-                    "type": "string",
-                    "description": "The id of each generated item, e.g. '{suit}-{rank}'.",
-                },
+                "description": "Field (or item key) -> its values; one item for "
+                "every combination, the first key varying slowest.",
             },
-            "description": "A product of value lists; any other key (a field, count, "
-            "tags, provenance) is given to every generated item.",
+            "id": {
+                "type": "string",
+                "description": "The id of each generated item, e.g. '{suit}-{rank}'.",
+            },
         },
-        "field": {"anyOf": [{"enum": list(items.FIELD_TYPES)}, field]},
-        "font_face": FONT_FACE,
+        "description": "A product of value lists; any other key (a field, count, "
+        "tags, provenance) is given to every generated item.",
     }
 
 

@@ -96,12 +96,36 @@ def write(
     """Write the images and <game>-<lang>.json into folder; URLs point at `final` (where folder
     ends up)."""
     plan = Plan()
-    objects: list[dict[str, Any]] = []
     canvases: dict[Path, Image.Image] = {}
     atlases: list[Atlas] = []
-    keys = iter(range(1, 10_000))
     named: set[Path] = set()  # the files the save names
     url = _urls(profile, folder, final, named)
+    objects = _objects(pack, decks, profile, folder, plan, canvases, url, atlases)
+    _assemble(plan, canvases, folder, raster or RasterCache(None))
+    for texture, faces, cell in atlases:
+        _atlas(texture, faces, cell)
+    (folder / f"{pack.id}-{lang}.json").write_text(
+        json.dumps(_save(pack.name[lang], objects), indent=2, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    if profile.image_url:
+        _to_upload(named, folder)
+
+
+def _objects(
+    pack: Pack,
+    decks: list[Deck],
+    profile: Profile,
+    folder: Path,
+    plan: Plan,
+    canvases: dict[Path, Image.Image],
+    url: Url,
+    atlases: list[Atlas],
+) -> list[dict[str, Any]]:
+    """One TTS object per group that has fronts, side by side along x; planning what to
+    rasterise into `plan`, `canvases` and `atlases`."""
+    objects: list[dict[str, Any]] = []
+    keys = iter(range(1, 10_000))
     x = 0.0
     for deck in decks:
         kind = _shaped(profile.objects[deck.kind], pack.groups[deck.name].shape[0])
@@ -121,11 +145,13 @@ def write(
         obj["Transform"]["posX"] = round(x + width / 2, 3)
         x += width + 1.0
         objects.append(obj)
-    _assemble(plan, canvases, folder, raster or RasterCache(None))
-    for texture, faces, cell in atlases:
-        _atlas(texture, faces, cell)
-    save = {
-        "SaveName": f"{pack.name[lang]}",
+    return objects
+
+
+def _save(name: str, objects: list[dict[str, Any]]) -> dict[str, Any]:
+    """A TTS saved object named `name` holding `objects`."""
+    return {
+        "SaveName": f"{name}",
         "GameMode": "",
         "Gravity": 0.5,
         "PlayArea": 0.5,
@@ -141,11 +167,6 @@ def write(
         "TabStates": {},
         "VersionNumber": "",
     }
-    (folder / f"{pack.id}-{lang}.json").write_text(
-        json.dumps(save, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    if profile.image_url:
-        _to_upload(named, folder)
 
 
 def _to_upload(named: set[Path], folder: Path) -> None:
@@ -304,54 +325,13 @@ def _deck(
     grids = sheet_grids(len(items), deck.size, profile)
     shared = _shared_back(deck)
     unique_backs = shared is None and any(i.back is not None for i in items)
-    back_path = None
-    if not unique_backs:  # the back as its own image (plain grey when the cards have none)
-        back_path = folder / f"{deck.folder}-back.png"
-        cell = grids[0].cell
-        if shared is not None:
-            plan.add(shared, cell, _dpi(deck, cell), back_path)
-        else:
-            Image.new("RGB", cell, HIDDEN_GREY).save(back_path)
+    sheets = _Sheets(deck, folder, plan, canvases, shared, unique_backs)
+    back_path = None if unique_backs else sheets.back_image(grids[0].cell)
     entries, cards = {}, []
     for k, grid in enumerate(grids, 1):
         grid.key = next(keys)
-        face_path = folder / f"{deck.folder}-faces-{k}.png"
-        back_sheet = folder / f"{deck.folder}-backs-{k}.png" if unique_backs else None
-        for path in filter(None, (face_path, back_sheet)):
-            canvases[path] = Image.new(
-                "RGB", (grid.columns * grid.cell[0], grid.rows * grid.cell[1]), (255, 255, 255)
-            )
-        for slot, index in enumerate(grid.items + [None]):
-            if (
-                index is None
-            ):  # the hidden image goes in the last cell of the grid: the back, or grey
-                slot = grid.hidden_slot
-            cx, cy = (slot % grid.columns) * grid.cell[0], (slot // grid.columns) * grid.cell[1]
-            if index is None:
-                if shared is not None:
-                    plan.cells[plan.add(shared, grid.cell, _dpi(deck, grid.cell), None)] = (
-                        face_path,
-                        cx,
-                        cy,
-                    )
-                else:
-                    canvases[face_path].paste(Image.new("RGB", grid.cell, HIDDEN_GREY), (cx, cy))
-                    plan.greys.setdefault(face_path, []).append((cx, cy, *grid.cell))
-                continue
-            item = items[index]
-            assert item.front is not None  # items holds the items with a front
-            plan.cells[plan.add(item.front, grid.cell, _dpi(deck, grid.cell), None)] = (
-                face_path,
-                cx,
-                cy,
-            )
-            if back_sheet is not None and item.back is not None:
-                plan.cells[plan.add(item.back, grid.cell, _dpi(deck, grid.cell), None)] = (
-                    back_sheet,
-                    cx,
-                    cy,
-                )
-            cards.append((item, grid.key * 100 + slot, grid.key))
+        face_path, back_sheet = sheets.new_sheets(grid, k)
+        cards += sheets.fill(grid, items, face_path, back_sheet)
         entries[grid.key] = {
             "FaceURL": url(face_path),
             "BackURL": url(cast(Path, back_sheet or back_path)),  # one of them is set
@@ -361,6 +341,85 @@ def _deck(
             "UniqueBack": unique_backs,
             "Type": 0,
         }
+    return _deck_object(deck, cards, entries)
+
+
+Card = tuple[DeckItem, int, int]  # (item, card id, the key of its CustomDeck)
+
+
+@dataclass
+class _Sheets:
+    """A deck's sheet images being planned: the cells to rasterise into them, or paint grey."""
+
+    deck: Deck
+    folder: Path
+    plan: Plan
+    canvases: dict[Path, Image.Image]
+    shared: Face | None  # the back every card shows, if they share one
+    unique_backs: bool  # cards with backs of their own: back sheets laid out like the fronts
+
+    def back_image(self, cell: tuple[int, int]) -> Path:
+        """The back as its own image (plain grey when the cards have none)."""
+        back_path = self.folder / f"{self.deck.folder}-back.png"
+        if self.shared is not None:
+            self.plan.add(self.shared, cell, _dpi(self.deck, cell), back_path)
+        else:
+            Image.new("RGB", cell, HIDDEN_GREY).save(back_path)
+        return back_path
+
+    def new_sheets(self, grid: Grid, k: int) -> tuple[Path, Path | None]:
+        """The k-th face sheet, and back sheet if the cards have their own backs, as white
+        canvases."""
+        face_path = self.folder / f"{self.deck.folder}-faces-{k}.png"
+        back_sheet = (
+            self.folder / f"{self.deck.folder}-backs-{k}.png" if self.unique_backs else None
+        )
+        for path in filter(None, (face_path, back_sheet)):
+            self.canvases[path] = Image.new(
+                "RGB", (grid.columns * grid.cell[0], grid.rows * grid.cell[1]), (255, 255, 255)
+            )
+        return face_path, back_sheet
+
+    def fill(
+        self, grid: Grid, items: list[DeckItem], face_path: Path, back_sheet: Path | None
+    ) -> list[Card]:
+        """The grid's cards in their cells (backs too on a back sheet), then the hidden image."""
+        cards = []
+        for slot, index in enumerate(grid.items):
+            cx, cy = _corner(grid, slot)
+            item = items[index]
+            assert item.front is not None  # items holds the items with a front
+            self.cell(item.front, grid, face_path, cx, cy)
+            if back_sheet is not None and item.back is not None:
+                self.cell(item.back, grid, back_sheet, cx, cy)
+            cards.append((item, grid.key * 100 + slot, grid.key))
+        self.hidden(grid, face_path)
+        return cards
+
+    def hidden(self, grid: Grid, face_path: Path) -> None:
+        """The hidden image goes in the last cell of the grid: the back, or grey."""
+        cx, cy = _corner(grid, grid.hidden_slot)
+        if self.shared is not None:
+            self.cell(self.shared, grid, face_path, cx, cy)
+        else:
+            self.canvases[face_path].paste(Image.new("RGB", grid.cell, HIDDEN_GREY), (cx, cy))
+            self.plan.greys.setdefault(face_path, []).append((cx, cy, *grid.cell))
+
+    def cell(self, face: Face, grid: Grid, path: Path, cx: int, cy: int) -> None:
+        """Rasterise face into the cell at (cx, cy) of the sheet image at path."""
+        index = self.plan.add(face, grid.cell, _dpi(self.deck, grid.cell), None)
+        self.plan.cells[index] = (path, cx, cy)
+
+
+def _corner(grid: Grid, slot: int) -> tuple[int, int]:
+    """The pixel corner of a slot's cell in its sheet."""
+    return (slot % grid.columns) * grid.cell[0], (slot // grid.columns) * grid.cell[1]
+
+
+def _deck_object(
+    deck: Deck, cards: list[Card], entries: dict[int, dict[str, Any]]
+) -> tuple[dict[str, Any], float]:
+    """The deck's cards, each copy its own Card, in a DeckCustom (a lone card stands alone)."""
     sideways = deck.size[0] > deck.size[1]
     scale = {
         "scaleX": round(deck.size[0] / POKER[0], 4),

@@ -118,10 +118,7 @@ class TextBoxes:
         call = calling_template()
         self.drawn.append((text, call))
         where, min_pt = self._where(text, call), self.pack.print.min_font_pt
-        # below the minimum: the template's choice, not the data's; reported once, at the call
-        if size < min_pt - 1e-9:
-            msg = f"font size {size:g}pt is below the minimum {min_pt:g}pt"
-            self._add(Problem(call or self.item.where, msg, "font-size"))
+        self._check_size(size, min_pt, call)
         if markup and richtext.has_markup(text):
             return self.rich(
                 text,
@@ -155,6 +152,13 @@ class TextBoxes:
             leading,
             family,
         )
+
+    def _check_size(self, size: float, min_pt: float, call: Location | None) -> None:
+        """Below the minimum: the template's choice, not the data's; reported once, at the
+        call."""
+        if size < min_pt - 1e-9:
+            msg = f"font size {size:g}pt is below the minimum {min_pt:g}pt"
+            self._add(Problem(call or self.item.where, msg, "font-size"))
 
     def _plain(
         self,

@@ -312,11 +312,34 @@ def die_net(
             f"{w:g}x{h:g}mm, but the face is {face['w']:g}x{face['h']:g}mm"
         )
     ox, oy = (face["w"] - w) / 2 - left, (face["h"] - h) / 2 - top
+    net_faces = _net_faces(cells, pairs, ox, oy, side)
+    fold_lines = tuple(_edge(ox, oy, side, cell, name) for cell, name in folds(cells))
+    tabs, tabbed, cuts = _outline(cells, ox, oy, side, tab)
+    return Net(
+        ox + left,
+        oy + top,
+        w,
+        h,
+        side,
+        tab,
+        net_faces,
+        fold_lines,
+        tuple(tabs),
+        tuple(cuts),
+        tuple(tabbed),
+    )
+
+
+def _net_faces(
+    cells: list[Cell], pairs: list[tuple[Any, Any]], ox: float, oy: float, side: float
+) -> tuple[NetFace, ...]:
+    """The squares of a net whose grid origin is at (ox, oy), each with its die face and the
+    index of the square opposite it."""
     states = fold(cells)
     values = _assign(cells, states, pairs)
     index = {c: i for i, c in enumerate(cells)}
     normal_at = {states[c][0]: c for c in cells}
-    net_faces = tuple(
+    return tuple(
         NetFace(
             ox + c[0] * side,
             oy + c[1] * side,
@@ -327,7 +350,13 @@ def die_net(
         )
         for c in cells
     )
-    fold_lines = tuple(_edge(ox, oy, side, cell, name) for cell, name in folds(cells))
+
+
+def _outline(
+    cells: list[Cell], ox: float, oy: float, side: float, tab: float
+) -> tuple[list[tuple[Point, Point, Point, Point]], list[Edge], list[Line]]:
+    """The net's free edges: (glue-tab polygons, the edges they sit on, the cut lines: free edges
+    without tabs and the tabs' outer sides)."""
     chosen = tab_edges(cells)
     tabs: list[tuple[Point, Point, Point, Point]] = []
     tabbed: list[Edge] = []
@@ -344,19 +373,7 @@ def die_net(
                 cuts += [(*poly[0], *poly[1]), (*poly[1], *poly[2]), (*poly[2], *poly[3])]
             else:
                 cuts.append(edge)
-    return Net(
-        ox + left,
-        oy + top,
-        w,
-        h,
-        side,
-        tab,
-        net_faces,
-        fold_lines,
-        tuple(tabs),
-        tuple(cuts),
-        tuple(tabbed),
-    )
+    return tabs, tabbed, cuts
 
 
 def _cells(name: str) -> list[Cell]:

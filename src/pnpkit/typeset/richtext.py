@@ -349,39 +349,66 @@ def line_svg(
 
     x is the anchor point as text_box computed it; box is (x, w) of the text box."""
     texts = [r for r in line.runs if r[1] is not None]
-    joined = "".join(r[0] for r in texts)
-    bidi = shaping.needs_bidi(joined)  # iff in one of them: a one-character pattern
-    direction = ' direction="rtl"' if line.rtl else (' direction="ltr"' if bidi else "")
+    bidi = shaping.needs_bidi("".join(r[0] for r in texts))  # iff in one of them: a one-character pattern
     if len(texts) == len(line.runs):  # no icons
-        inner = "".join(
-            escape(text)
+        tspan, laid = _plain_line(texts, x, y, line.rtl, bidi, layout, base)
+        return tspan, "", laid
+    return _icon_line(line, x, y, anchor, bidi, layout, base, icon_svg)
+
+
+def _plain_line(
+    texts: list[TextRun],
+    x: float,
+    y: float,
+    rtl: bool,
+    bidi: bool,
+    layout: Layout,
+    base: tuple[bool, bool],
+) -> tuple[str, Laid]:
+    """A line without icons: one <tspan> at the anchor point, and it laid out."""
+    joined = "".join(r[0] for r in texts)
+    direction = ' direction="rtl"' if rtl else (' direction="ltr"' if bidi else "")
+    inner = "".join(
+        escape(text)
+        if (bold, italic) == base
+        else f"<tspan{_style(bold, italic, *base)}>{escape(text)}</tspan>"
+        for text, bold, italic in texts
+    )
+    x_attr, y_attr = f"{x:.3f}", f"{y:.3f}"
+    at = f'x="{x_attr}" y="{y_attr}"'
+    tspan = f"<tspan {at}{direction}>{inner}</tspan>"
+    if direction or not laid_whitespace(joined):
+        return tspan, None
+    # each run is one text node: the tspan's text or a span's, or a span's tail
+    runs = [(text, layout.font(bold, italic)) for text, bold, italic in texts]
+    laid = laid_line(x_attr, y_attr, None, runs)
+    if laid is None:
+        return tspan, None
+    # its canonical XML is the tspan as written, but for quotes (escaped here, not there)
+    # and a span's two attributes (sorted there)
+    quoted = "'" in joined or '"' in joined
+    if quoted or any(b != base[0] and i != base[1] for _, b, i in texts):
+        tspan_key = "".join(
+            c14n_text(text)
             if (bold, italic) == base
-            else f"<tspan{_style(bold, italic, *base)}>{escape(text)}</tspan>"
+            else f"<tspan{_style(bold, italic, *base, True)}>{c14n_text(text)}</tspan>"
             for text, bold, italic in texts
         )
-        x_attr, y_attr = f"{x:.3f}", f"{y:.3f}"
-        at = f'x="{x_attr}" y="{y_attr}"'
-        tspan = f"<tspan {at}{direction}>{inner}</tspan>"
-        if direction or not laid_whitespace(joined):
-            return tspan, "", None
-        # each run is one text node: the tspan's text or a span's, or a span's tail
-        runs = [(text, layout.font(bold, italic)) for text, bold, italic in texts]
-        laid = laid_line(x_attr, y_attr, None, runs)
-        if laid is None:
-            return tspan, "", None
-        # its canonical XML is the tspan as written, but for quotes (escaped here, not there)
-        # and a span's two attributes (sorted there)
-        quoted = "'" in joined or '"' in joined
-        if quoted or any(b != base[0] and i != base[1] for _, b, i in texts):
-            tspan_key = "".join(
-                c14n_text(text)
-                if (bold, italic) == base
-                else f"<tspan{_style(bold, italic, *base, True)}>{c14n_text(text)}</tspan>"
-                for text, bold, italic in texts
-            )
-            return tspan, "", [(f"<tspan {at}>{tspan_key}</tspan>", laid)]
-        return tspan, "", [(tspan, laid)]
-    # Icons: place every piece where the measured line puts it, in visual order.
+        return tspan, [(f"<tspan {at}>{tspan_key}</tspan>", laid)]
+    return tspan, [(tspan, laid)]
+
+
+def _icon_line(
+    line: Line,
+    x: float,
+    y: float,
+    anchor: str,
+    bidi: bool,
+    layout: Layout,
+    base: tuple[bool, bool],
+    icon_svg: IconSvg,
+) -> tuple[str, str, Laid]:
+    """A line with icons: place every piece where the measured line puts it, in visual order."""
     share = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor]
     if line.rtl:
         share = 1.0 - share
@@ -398,30 +425,48 @@ def line_svg(
                 icons.append(icon_svg(run[0], cursor, y - h, w, h))
                 cursor += w
             continue
-        _, bold, italic = run
-        font = layout.font(bold, italic)
-        whole = len(fonts.split(text, font)) == 1  # else pieces in the faces of its chain
-        total = shaping.shape(text, font, rtl)[2] if whole else fonts.unit_width(text, font)
-        total *= layout.size
-        body = text.strip()
-        if body:
-            lead = text[: len(text) - len(text.lstrip())]
-            lead_w = fonts.string_width(lead, font, layout.size) if lead else 0.0
-            x_attr = f"{cursor + total - lead_w if rtl else cursor + lead_w:.3f}"
-            spans.append(
-                f'<tspan x="{x_attr}" y="{y_attr}" text-anchor="start" '
-                f'direction="{"rtl" if rtl else "ltr"}"'
-                f"{_style(bold, italic, *base)}>{escape(body)}</tspan>"
-            )
-            if pieces is not None and not rtl and not bidi and laid_whitespace(body):
-                piece = laid_line(x_attr, y_attr, 0.0, ((body, font),))
-                key = (
-                    f'<tspan direction="ltr"{_style(bold, italic, *base, True)} '
-                    f'text-anchor="start" x="{x_attr}" y="{y_attr}">'
-                    f"{c14n_text(body)}</tspan>"
-                )
-                pieces = None if piece is None else pieces + [(key, piece)]
-            else:
-                pieces = None
+        wanted = pieces is not None and not rtl and not bidi
+        total, span, laid = _text_piece(text, run, rtl, cursor, y_attr, layout, base, wanted)
+        spans.append(span)
+        pieces = None if pieces is None or laid is None else pieces + laid
         cursor += total
     return "".join(spans), "".join(icons), pieces
+
+
+def _text_piece(
+    text: str,
+    run: TextRun,
+    rtl: bool,
+    cursor: float,
+    y_attr: str,
+    layout: Layout,
+    base: tuple[bool, bool],
+    wanted: bool,
+) -> tuple[float, str, Laid]:
+    """A piece of text between icons starting at cursor: (its width, its <tspan> or "" when
+    blank, it laid out: [] when blank, None unless `wanted` and layable)."""
+    _, bold, italic = run
+    font = layout.font(bold, italic)
+    whole = len(fonts.split(text, font)) == 1  # else pieces in the faces of its chain
+    total = shaping.shape(text, font, rtl)[2] if whole else fonts.unit_width(text, font)
+    total *= layout.size
+    body = text.strip()
+    if not body:
+        return total, "", []
+    lead = text[: len(text) - len(text.lstrip())]
+    lead_w = fonts.string_width(lead, font, layout.size) if lead else 0.0
+    x_attr = f"{cursor + total - lead_w if rtl else cursor + lead_w:.3f}"
+    span = (
+        f'<tspan x="{x_attr}" y="{y_attr}" text-anchor="start" '
+        f'direction="{"rtl" if rtl else "ltr"}"'
+        f"{_style(bold, italic, *base)}>{escape(body)}</tspan>"
+    )
+    if not (wanted and laid_whitespace(body)):
+        return total, span, None
+    piece = laid_line(x_attr, y_attr, 0.0, ((body, font),))
+    key = (
+        f'<tspan direction="ltr"{_style(bold, italic, *base, True)} '
+        f'text-anchor="start" x="{x_attr}" y="{y_attr}">'
+        f"{c14n_text(body)}</tspan>"
+    )
+    return total, span, None if piece is None else [(key, piece)]
