@@ -549,10 +549,17 @@ class DieSquare:
 def die_squares(svg: str) -> list[DieSquare]:
     """The six squares a face's SVG marks with data-die-face, folded into a cube; DieError says
     why they are not a die (none marked, not six, not equal squares edge to edge, no cube)."""
+    return _squares(_parse(svg))
+
+
+def _parse(svg: str) -> Any:
     from lxml import etree  # here: only exports that take a die apart parse its SVG again
 
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
-    root = etree.fromstring(svg.encode("utf-8"), parser)
+    return etree.fromstring(svg.encode("utf-8"), parser)
+
+
+def _squares(root: Any) -> list[DieSquare]:
     marked = [el for el in root.iter() if isinstance(el.tag, str) and el.get(DIE_FACE_ATTR)]
     if len(marked) != 6:
         raise DieError(
@@ -575,6 +582,57 @@ def die_squares(svg: str) -> list[DieSquare]:
         DieSquare(str(el.get(DIE_FACE_ATTR)), x, y, side, *states[cell])
         for el, (x, y, _, _), cell in zip(marked, boxes, cells)
     ]
+
+
+# A template marks each glue tab of a net with this attribute on a <polygon> whose first and
+# last points end its fold: <polygon points=".." data-die-tab="glue"/>; "own" when the
+# template writes a word on the tab itself. The PDF writes the kit's words for "glue" and
+# "fold" on what is marked (pdf/dicemarks.py).
+DIE_TAB_ATTR = "data-die-tab"
+Tab = tuple[tuple[Point, ...], bool]  # a glue tab's polygon (mm), and whether it has its own word
+
+
+@dataclass(frozen=True)
+class DrawnNet:
+    """What a drawn net shows the one who folds it, in mm from the trim's corner: the fold lines
+    between its squares and its marked glue tabs."""
+
+    folds: tuple[Line, ...]
+    tabs: tuple[Tab, ...]
+
+
+def drawn_net(svg: str) -> DrawnNet:
+    """The folds and glue tabs of the net a face's SVG marks (data-die-face, data-die-tab);
+    DieError says why it marks no net."""
+    root = _parse(svg)
+    squares = _squares(root)
+    side = squares[0].side
+    x0, y0 = min(q.x for q in squares), min(q.y for q in squares)
+    cells = [(round((q.x - x0) / side), round((q.y - y0) / side)) for q in squares]
+    lines = tuple(_edge(x0, y0, side, cell, name) for cell, name in folds(cells))
+    tabs = tuple(
+        (_tab_points(el), el.get(DIE_TAB_ATTR) == "own")
+        for el in root.iter()
+        if isinstance(el.tag, str) and el.get(DIE_TAB_ATTR)
+    )
+    return DrawnNet(lines, tabs)
+
+
+def _tab_points(el: Any) -> tuple[Point, ...]:
+    """The corners (mm) of a marked tab: a <polygon> (or <polyline>, its fold left unstroked)
+    without transforms, from one end of its fold round to the other."""
+    local = el.tag.rsplit("}", 1)[-1]
+    if local not in ("polygon", "polyline") or any(
+        a.get("transform") for a in (el, *el.iterancestors())
+    ):
+        raise DieError(f"{DIE_TAB_ATTR} marks a <polygon> without transforms (got <{local}>)")
+    try:
+        values = [float(v) for v in el.get("points", "").replace(",", " ").split()]
+    except ValueError:
+        raise DieError(f"a {DIE_TAB_ATTR} <polygon> needs plain numbers (mm)") from None
+    if len(values) < 6 or len(values) % 2 or not all(math.isfinite(v) for v in values):
+        raise DieError(f"a {DIE_TAB_ATTR} <polygon> needs three or more finite points")
+    return tuple(zip(values[::2], values[1::2]))
 
 
 def _square_box(el: Any) -> tuple[float, float, float, float]:

@@ -1,7 +1,8 @@
 """Words that say how a piece is made, drawn on the sheet: "fold" (in the kit's language,
 guidewords.py) on the middle line of every fold-over standee and beside a gutter-fold sheet's
-fold line. The pack's art cannot know the kit's words, and a stranger's standee template may
-draw no fold line at all: pnpkit marks the fold wherever it lays a fold-over piece out."""
+fold line (a die's net: dicemarks.py). The pack's art cannot know the kit's words, and a
+stranger's standee template may draw no fold line at all: pnpkit marks the fold wherever it
+lays a fold-over piece out."""
 
 from __future__ import annotations
 
@@ -27,11 +28,18 @@ class Folds:
 
     word: str = "fold"
     groups: frozenset[str] = frozenset()  # groups with `standee: {base: ...}`
+    glue: str = "glue"
+    dice: frozenset[str] = frozenset()  # groups of kind die: their nets' marks (dicemarks.py)
 
     @classmethod
     def of(cls, pack: Pack, lang: str) -> Folds:
-        word = guidewords.words(lang, pack.strings)["fold"]
-        return cls(word, frozenset(name for name, g in pack.groups.items() if g.base > 0))
+        words = guidewords.words(lang, pack.strings)
+        return cls(
+            words["fold"],
+            frozenset(name for name, g in pack.groups.items() if g.base > 0),
+            words["glue"],
+            frozenset(name for name, g in pack.groups.items() if g.kind == "die"),
+        )
 
 
 NONE = Folds()  # English, no fold-over standees: a PDF of pnpkit's own pages

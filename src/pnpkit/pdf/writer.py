@@ -17,7 +17,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pnpkit.impose import orient
 from pnpkit.impose.layout import Page
 from pnpkit.pdf import calibration as calibration_pages
-from pnpkit.pdf import foldmarks
+from pnpkit.pdf import dicemarks, foldmarks
 from pnpkit.pdf.forms import Extras, _place, face_form
 from pnpkit.pdf.internals import inside
 from pnpkit.pdf.marks import K, _boxes, _crop_marks, _fold_line, _lines, _shape_guides, _tile_marks
@@ -46,7 +46,8 @@ def write_pdf(
     """Write pages to path, after the print-check page(s) when `calibration` is given; `stamp`
     (print.stamp) is a small note on every face, in the band between its trim and its safe area.
     `extras`: pages of pnpkit's own before the print check and after the faces (guide.Kit).
-    `folds`: the kit's word for "fold" and its fold-over groups, marked on sheets (foldmarks.py)."""
+    `folds`: the kit's words for "fold" and "glue", its fold-over and die groups, marked on sheets
+    (foldmarks.py, dicemarks.py)."""
     forms: dict[str, str] = {}
     words = (calibration.get("words") if calibration else None) or calibration_pages.WORDS
     before = (lambda c: extras.draw_before(c, forms)) if extras else None
@@ -110,6 +111,7 @@ def _faces_and_marks(
     if marks:
         _shape_guides(c, page)
     foldmarks.standee_folds(c, page, folds)
+    dicemarks.die_marks(c, page, folds)
     if page.fold is not None:
         _fold_line(c, page, page.fold, folds.word)
 

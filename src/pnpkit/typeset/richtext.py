@@ -349,7 +349,9 @@ def line_svg(
 
     x is the anchor point as text_box computed it; box is (x, w) of the text box."""
     texts = [r for r in line.runs if r[1] is not None]
-    bidi = shaping.needs_bidi("".join(r[0] for r in texts))  # iff in one of them: a one-character pattern
+    bidi = shaping.needs_bidi(
+        "".join(r[0] for r in texts)
+    )  # iff in one of them: a one-character pattern
     if len(texts) == len(line.runs):  # no icons
         tspan, laid = _plain_line(texts, x, y, line.rtl, bidi, layout, base)
         return tspan, "", laid
