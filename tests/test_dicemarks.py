@@ -8,29 +8,19 @@ from __future__ import annotations
 import pypdfium2
 import pytest
 
-from conftest import ROOT, kit_start, write_pack
+from conftest import ROOT, kit_start, page_texts, write_pack
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
 from pnpkit.kinds import dice
 from pnpkit.pdf import guidewords
 from registered import impose
+from test_dice import DICE, STICKER
 
 GAME = """name: Dice words
 languages: [pl, en]
 players: {min: 1, max: 4}
 strings:
   pnpkit_guide_glue: {en: paste}
-"""
-DICE = """dice:
-  kind: die
-  size: 69x48mm
-  bleed: 0mm
-  front: net.svg.j2
-  fields:
-    faces: {type: list, item: int}
-    opposite: {type: list, item: {type: list, item: int}}
-  items:
-    - {id: d1, faces: [1, 2, 3, 4, 5, 6], opposite: [[1, 6], [2, 5], [3, 4]]}
 """
 # the first tab carries the template's own word ('own'): pnpkit writes none there
 NET = """{% extends "_face.svg.j2" %}{% block content %}
@@ -45,19 +35,19 @@ NET = """{% extends "_face.svg.j2" %}{% block content %}
 PT = 72 / 25.4  # PDF points per mm
 
 
+def probe(root, net):
+    """The pack with a die drawn by `net` (and test_dice's sticker sheet of it)."""
+    face = (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text()
+    files = {"game.yaml": GAME, "dice.yaml": DICE.replace("COUNT", "1")}
+    files.update({"templates/net.svg.j2": net, "templates/sticker.svg.j2": STICKER})
+    return write_pack(root / "probe", {**files, "templates/_face.svg.j2": face})
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The pack built in both its languages: (pack folder, {lang: PDF path})."""
     root = tmp_path_factory.mktemp("dicemarks")
-    pack = write_pack(
-        root / "probe",
-        {
-            "game.yaml": GAME,
-            "dice.yaml": DICE,
-            "templates/net.svg.j2": NET,
-            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-        },
-    )
+    pack = probe(root, NET)
     assert main(["build", str(pack), "--out", str(root / "out"), "--strict"]) == 0
     return pack, {lang: root / "out" / "probe" / f"probe-{lang}.pdf" for lang in ("pl", "en")}
 
@@ -66,10 +56,12 @@ def words_at(pdf, lang, pack):
     """Each word on the die's page with the centre of its box, in mm of the face (y down)."""
     result = validate(pack)
     pages, problems = impose(result.faces[lang], result.pack.print)
-    assert problems == [] and [p.side for p in pages] == ["front", "back"]  # a blank back
-    (placement,) = pages[0].placements
+    assert problems == []
+    n, placement = next(
+        (n, p) for n, page in enumerate(pages) for p in page.placements if p.face.kind == "die"
+    )
     doc = pypdfium2.PdfDocument(str(pdf))
-    text = doc[kit_start(pdf)].get_textpage()
+    text = doc[kit_start(pdf) + n].get_textpage()
     found, word, boxes = [], "", []
     for i in range(text.count_chars() + 1):
         ch = text.get_text_range(i, 1) if i < text.count_chars() else " "
@@ -81,7 +73,7 @@ def words_at(pdf, lang, pack):
             left, bottom = min(b[0] for b in boxes), min(b[1] for b in boxes)
             right, top = max(b[2] for b in boxes), max(b[3] for b in boxes)
             x = (left + right) / 2 / PT - placement.x
-            y = pages[0].h - (bottom + top) / 2 / PT - placement.y
+            y = pages[n].h - (bottom + top) / 2 / PT - placement.y
             found.append((word, (x, y)))
         word, boxes = "", []
     return found, dice.drawn_net(placement.face.svg)
@@ -125,22 +117,13 @@ def test_a_die_net_says_glue_on_its_tabs_and_fold_on_its_folds_in_the_kits_langu
         assert any(abs(x - middle[0]) < 0.6 and abs(y - middle[1]) < 0.6 for x, y in folded)
 
 
-def test_a_net_whose_template_marks_nothing_gets_no_words(tmp_path):
-    """Without data-die-face and data-die-tab the PDF cannot tell squares from tabs: the net's
+def test_a_net_whose_squares_are_not_marked_gets_no_words(tmp_path):
+    """Without data-die-face the PDF cannot tell the net's squares, nor so its folds: the net's
     own lines say how it is made."""
-    plain = NET.replace(' data-die-face="{{ f.value }}"', "")
-    pack = write_pack(
-        tmp_path / "probe",
-        {
-            "game.yaml": GAME,
-            "dice.yaml": DICE,
-            "templates/net.svg.j2": plain,
-            "templates/_face.svg.j2": (ROOT / "src/pnpkit/templates" / "_face.svg.j2").read_text(),
-        },
-    )
+    pack = probe(tmp_path, NET.replace(' data-die-face="{{ f.value }}"', ""))
     assert main(["build", str(pack), "--lang", "en", "--out", str(tmp_path / "out")]) == 0
     pdf = tmp_path / "out" / "probe" / "probe-en.pdf"
-    text = pypdfium2.PdfDocument(str(pdf))[kit_start(pdf)].get_textpage().get_text_range()
+    text = " ".join(page_texts(pdf)[kit_start(pdf) :])
     assert "own" in text and "paste" not in text and "fold" not in text.split()
 
 
