@@ -298,19 +298,11 @@ def die_net(
     opposite, and so on in the order the layout's squares first show each axis.
     """
     cells = _cells(layout)
-    if not 0 < tab <= MAX_TAB * side:
-        raise DieError(
-            f"a glue tab must be deeper than 0 and at most {MAX_TAB:g} "
-            f"x the side ({MAX_TAB * side:g} mm; got {tab:g} mm)"
-        )
+    _check_tab(side, tab)
     pairs = die_pairs(faces, opposite)
     left, top, right, bottom = net_extent(cells, side, tab)
     w, h = right - left, bottom - top
-    if w > face["w"] + 1e-6 or h > face["h"] + 1e-6:
-        raise DieError(
-            f"a net of {side:g} mm squares with {tab:g} mm tabs needs "
-            f"{w:g}x{h:g}mm, but the face is {face['w']:g}x{face['h']:g}mm"
-        )
+    _check_fits(side, tab, (w, h), face)
     ox, oy = (face["w"] - w) / 2 - left, (face["h"] - h) / 2 - top
     net_faces = _net_faces(cells, pairs, ox, oy, side)
     fold_lines = tuple(_edge(ox, oy, side, cell, name) for cell, name in folds(cells))
@@ -328,6 +320,23 @@ def die_net(
         tuple(cuts),
         tuple(tabbed),
     )
+
+
+def _check_tab(side: float, tab: float) -> None:
+    if not 0 < tab <= MAX_TAB * side:
+        raise DieError(
+            f"a glue tab must be deeper than 0 and at most {MAX_TAB:g} "
+            f"x the side ({MAX_TAB * side:g} mm; got {tab:g} mm)"
+        )
+
+
+def _check_fits(side: float, tab: float, size: tuple[float, float], face: dict[str, Any]) -> None:
+    w, h = size
+    if w > face["w"] + 1e-6 or h > face["h"] + 1e-6:
+        raise DieError(
+            f"a net of {side:g} mm squares with {tab:g} mm tabs needs "
+            f"{w:g}x{h:g}mm, but the face is {face['w']:g}x{face['h']:g}mm"
+        )
 
 
 def _net_faces(
