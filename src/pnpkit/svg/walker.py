@@ -4,6 +4,7 @@ clip, viewport), within a bound on elements and nesting."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, overload
@@ -436,7 +437,8 @@ def _compile_art(
         data = filelimits.read(path, filelimits.MAX_ART_BYTES)
     except OSError as exc:
         raise SvgError([(0, f"cannot read image: {exc.strerror}", path)]) from None
-    size = svgnorm.size_step(size) if svgnorm.may_raster(data) else 0.0  # the memo's key
+    # the memo's key: the size matters only to what is drawn as an image (0: the default)
+    size = size if svgnorm.may_raster(data) and math.isfinite(size) else 0.0
     compiled = _art_bytes_compiled(data, path, resolve_href, depth, art_stack, level, size)
     if isinstance(compiled, SvgError):
         raise SvgError(compiled.problems)
