@@ -93,8 +93,7 @@ def test_drawn_as_images(name, count):
     for image in images:
         with Image.open(io.BytesIO(image.source)) as png:
             dpi = png.size[0] / (image.w * mm_per_unit / 25.4)
-        # 300 dpi for 64 mm (the step of sizes at or above 60 mm), so 320 for the 60 mm drawn
-        assert 315 < dpi < 325
+        assert 295 < dpi < 305  # PRINT_DPI at the size drawn
 
 
 def _resolved(svg: str) -> etree._Element:

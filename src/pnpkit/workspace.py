@@ -138,16 +138,11 @@ class Memoized(Generic[T]):
         functools.update_wrapper(self, function)
 
     def __call__(self, *args: Any, **kwargs: Any) -> T:
-        return self.here()(*args, **kwargs)
-
-    def here(self) -> Callable[..., T]:
-        """The function as the current workspace keeps it: a loop that calls it for every word
-        takes it once (a call of it is all C: no step of this class's own)."""
         entries = (_CURRENT.get() or current()).entries
         made = entries.get(self.name)
         if made is None:
             made = entries[self.name] = functools.lru_cache(maxsize=self.cap)(self.function)
-        return made
+        return made(*args, **kwargs)  # type: ignore[no-any-return]
 
     def cache_clear(self) -> None:
         current().entries.pop(self.name, None)

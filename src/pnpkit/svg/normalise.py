@@ -21,7 +21,6 @@ file as the designer saved it.
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -120,14 +119,6 @@ def plain_doctype(data: bytes, public_id: str | None) -> bool:
 def may_raster(data: bytes) -> bool:
     """Whether anything of the art file may be drawn as an image (then its size matters)."""
     return any(word in data for word in _RASTER_WORDS)
-
-
-def size_step(size: float) -> float:
-    """size rounded up to a step of a factor sqrt(2) (at most 41 % more pixels each way than
-    asked): an art file drawn at many sizes is compiled once per step, not once per size."""
-    if not (size > 0 and math.isfinite(size)):
-        return DEFAULT_SIZE_MM
-    return float(2 ** (math.ceil(2 * math.log2(size)) / 2))
 
 
 def normalise(root: etree._Element, size_mm: float) -> Normalised:

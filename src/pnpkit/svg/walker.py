@@ -4,6 +4,7 @@ clip, viewport), within a bound on elements and nesting."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, overload
@@ -114,9 +115,6 @@ class Compiler:
             set()
         )  # elements attributes() has read; _unchecked() looks at all the others
         self.said: list[str] | None = None  # messages of problem() while a memo listens
-        # the workspace's memos, found once a compile rather than at every element
-        self.styles, self.leaves = _STYLES.here(), _LEAVES.here()
-        self.attributes_memo = _ATTRIBUTES.here()
         for el in root.iter(etree.Element):
             ident = el.get("id")
             if ident in self.ids:
@@ -177,7 +175,7 @@ class Compiler:
         problems, which are reported again at this element's line."""
         attrib = tuple(el.attrib.items())
         key = (tag, attrib)
-        done = self.attributes_memo.get(key)
+        done = _ATTRIBUTES.get(key)
         if done is not None:
             self.checked.add(el)
             for message in done[2]:
@@ -185,7 +183,7 @@ class Compiler:
             return done[0], done[1]
         (own, props), said = self.heard(lambda: self.read_attributes(el, tag))
         if not any(name[0] == "{" for name, _ in attrib):  # else: the element's nsmap counts
-            memo.remember(self.attributes_memo, key, (own, props, tuple(said)), _MEMO_SIZE)
+            memo.remember(_ATTRIBUTES, key, (own, props, tuple(said)), _MEMO_SIZE)
         return own, props
 
     def read_attributes(self, el: El, tag: str) -> tuple[Own, dict[str, str]]:
@@ -231,12 +229,12 @@ class Compiler:
         they parse without a problem: the same style object then comes back for the same
         inputs, in every compile, and _LEAVES can recognise it."""
         key = (id(parent), tuple(props.items()))
-        done = self.styles.get(key)
+        done = _STYLES.get(key)
         if done is not None and done[0] is parent:
             return done[1]
         st, said = self.heard(lambda: self.computed_style(el, parent, props))
         if not said:
-            memo.remember(self.styles, key, (parent, st), _MEMO_SIZE)
+            memo.remember(_STYLES, key, (parent, st), _MEMO_SIZE)
         return st
 
     def computed_style(self, el: El, parent: Style, props: dict[str, str]) -> Style:
@@ -306,7 +304,7 @@ class Compiler:
         inherited style (unless it refers to an id), so they are remembered (_LEAVES)."""
         attrib = tuple(el.attrib.items())
         key = (tag, attrib, id(st))
-        done = self.leaves.get(key)
+        done = _LEAVES.get(key)
         if done is not None and done[0] is st:
             self.checked.add(el)
             out += done[1]
@@ -315,7 +313,7 @@ class Compiler:
         _, said = self.heard(lambda: self.draw(el, tag, handler, st, ops))
         out += ops
         if not said and not _is_url(st["fill"]) and not any("url(" in v for _, v in attrib):
-            memo.remember(self.leaves, key, (st, tuple(ops)), _MEMO_SIZE)
+            memo.remember(_LEAVES, key, (st, tuple(ops)), _MEMO_SIZE)
 
     def draw(self, el: El, tag: str, handler: Handler, st: Style, out: list[Op]) -> None:
         """Compile el, a supported element, and append its ops to out when it is shown."""
@@ -436,7 +434,8 @@ def _compile_art(
         data = filelimits.read(path, filelimits.MAX_ART_BYTES)
     except OSError as exc:
         raise SvgError([(0, f"cannot read image: {exc.strerror}", path)]) from None
-    size = svgnorm.size_step(size) if svgnorm.may_raster(data) else 0.0  # the memo's key
+    # the memo's key: the size matters only to what is drawn as an image (0: the default)
+    size = size if svgnorm.may_raster(data) and math.isfinite(size) else 0.0
     compiled = _art_bytes_compiled(data, path, resolve_href, depth, art_stack, level, size)
     if isinstance(compiled, SvgError):
         raise SvgError(compiled.problems)

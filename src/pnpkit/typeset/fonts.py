@@ -302,16 +302,9 @@ def _cmap(font: str) -> frozenset[int]:
     return frozenset(cast(TTFont, pdfmetrics.getFont(known(font))).face.charToGlyph)
 
 
-@workspace.memoized(256)
-def _has_ascii(font: str) -> bool:
-    """Whether the face has every printable ASCII character: then an ASCII text needs no
-    look at its characters (isascii() is one C call)."""
-    return _cmap(font).issuperset(range(0x20, 0x7F))
-
-
 def _covers(font: str, text: str) -> bool:
     """Whether the face has a glyph for every character of text."""
-    return (text.isascii() and _has_ascii(font)) or _cmap(font).issuperset(map(ord, text))
+    return _cmap(font).issuperset(map(ord, text))
 
 
 def missing_glyphs(font: str, text: str) -> str:

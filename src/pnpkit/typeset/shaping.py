@@ -314,9 +314,8 @@ def _from_words(text: str, font: str) -> Glyphs | None:
     words = text.split(" ")
     shaped: list[Glyphs | None] = []
     plain, total = space[2], space[3] * (len(words) - 1)
-    word_glyphs = _word.here()  # the workspace's, found once: called for every word
     for word in words:
-        glyphs = word_glyphs(word, font, script) if word else None
+        glyphs = _word(word, font, script) if word else None
         if glyphs is None:
             if word:
                 return None

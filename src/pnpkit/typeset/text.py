@@ -47,13 +47,12 @@ def wrap(text: str, font: str, size_mm: float, width: float, limit: int | None =
     unit size) and added up; only a sum within a hair of the box's width is measured whole, so
     the breaks are exactly those of measuring every trial line, in linear time (a pasted page
     of rules took seconds)."""
-    unit_width = _unit_width.here()  # the workspace's, found once: called for every word
-    space = unit_width(" ", font) * size_mm
+    space = _unit_width(" ", font) * size_mm
     lines: list[str] = []
     for para in text.split("\n"):
         line, line_w = "", 0.0
         for word in para.split():
-            word_w = unit_width(word, font) * size_mm
+            word_w = _unit_width(word, font) * size_mm
             if not line:
                 line, line_w = word, word_w
                 continue
