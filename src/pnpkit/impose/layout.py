@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from pnpkit import memo, workspace
+from pnpkit.checks import textcheck
 from pnpkit.errors import Location, Problem
-from pnpkit.impose import fill, orient, shrink
+from pnpkit.impose import cuts, fill, orient, shrink
 from pnpkit.impose.freerects import FreeRects, Rect, overlaps
 from pnpkit.pack.model import Face, PrintSettings
 from pnpkit.units import PAPERS, SIZES
@@ -246,6 +247,7 @@ def impose_again(
     shape: list[tuple[object, ...]] = [
         (f.group, f.item, f.side, f.count, f.size, f.bleed, f.kind, f.where, f.shape, f.variant)
         + (f.fit, f.scale)  # `fit: shrink` changes the layout (shrink.py)
+        + (_texts_cut_around(f, settings),)
         for f in faces
     ]
     layouts = _LAYOUTS.here()
@@ -259,6 +261,13 @@ def impose_again(
         layouts.insert(0, _Layout(shape, settings, dict(packers), pages, index, problems))
         del layouts[LAYOUTS_KEPT:]
     return pages, problems
+
+
+def _texts_cut_around(face: Face, s: PrintSettings) -> list[cuts.Named]:
+    """The texts of a face the paper may be too small for: where its cuts fall (cuts.py)."""
+    if max(face.full_size) <= min(SIZES[s.paper]) - 2 * s.margin:
+        return []
+    return cuts.texts(face)
 
 
 class _Layout:
@@ -553,7 +562,10 @@ def _splits(copies: list[Face], s: PrintSettings) -> bool:
         if (fw <= w and fh <= h) or (fw <= h and fh <= w):
             continue
         plans = _tile_plans(face, s)
-        if plans and _plan(face, plans, False)[0] != _plan(face, plans, True)[0]:
+        if plans and (
+            choose_cuts(face, plans, False, s.overlap).plan[0]
+            != choose_cuts(face, plans, True, s.overlap).plan[0]
+        ):
             return True
     return False
 
@@ -1059,9 +1071,23 @@ def _split(
                 "limits",
             )
         ]
-    pages = tile_face(face, s, plans, landscape)
+    cut = choose_cuts(face, plans, landscape, s.overlap)
+    pages = _tile_pages(face, s, cut)
     warning = split_warning(face, s, pages) if len(pages) > 1 else None
-    return pages, [warning] if warning else []
+    return pages, [w for w in (warning, _crossing(face, s, cut)) if w]
+
+
+def _crossing(face: Face, s: PrintSettings, cut: Cuts) -> Problem | None:
+    """What a face says whose every split over the fewest sheets cuts through a text."""
+    if cut.crossed is None:
+        return None
+    w, h = face.full_size
+    return _warning(
+        face,
+        f"'{face.item}' ({w:g}x{h:g}mm with bleed) is split on {s.paper} paper with no cut "
+        f"between its texts: a part's edge crosses {textcheck.excerpt(cut.crossed)} "
+        "(leave a gap across the board where it can be cut, or choose other paper)",
+    )
 
 
 def split_warning(face: Face, s: PrintSettings, parts: list[Page]) -> Problem | None:
@@ -1117,17 +1143,22 @@ def tile_face(
 ) -> list[Page]:
     """Split a face larger than the paper over sheets that overlap by s.overlap mm.
 
-    Sheet (r, c) shows the window starting at (c, r) x (printable size - overlap)
-    of the face, bleed included, so neighbours repeat the overlap strip: lay the
-    next sheet's cut edge on the line drawn there and match the marks. When
-    dropping the bleed (and with it the crop marks' room: the art's edge is then
-    the cut) saves sheets, the face is printed without it. Of the papers that take as many
+    Sheet (r, c) shows a window of the face, bleed included, at most the printable size, and
+    neighbours repeat the overlap strip: lay the next sheet's cut edge on the line drawn there
+    and match the marks. The strips fall between the face's texts where the fewest sheets allow
+    it (cuts.py). When dropping the bleed (and with it the crop marks' room: the art's edge is
+    then the cut) saves sheets, the face is printed without it. Of the papers that take as many
     sheets, portrait goes first, or landscape (`landscape`): the last parts are narrower strips
     on one and wider on the other, and which leaves less paper unused depends on what shares it.
     """
-    plans = plans or _tile_plans(face, s)
-    size, cols, rows, aw, ah, bleed = _plan(face, plans, landscape)
-    inset = face.bleed - bleed  # of the face's bleed, this much is not printed
+    return _tile_pages(
+        face, s, choose_cuts(face, plans or _tile_plans(face, s), landscape, s.overlap)
+    )
+
+
+def _tile_pages(face: Face, s: PrintSettings, cut: Cuts) -> list[Page]:
+    """The sheets of a face split as `cut` says (tile_face)."""
+    size, cols, rows, aw, ah, bleed = cut.plan
     if (
         rows == cols == 1
     ):  # whole on one sheet once its bleed is given up: a page of its own, not a split
@@ -1144,14 +1175,11 @@ def tile_face(
                 own_sheet=True,
             )
         ]
-    fw, fh = face.full_size
-    step_x, step_y = aw - s.overlap, ah - s.overlap
     pages = []
     area = _whole_sheet(s, size, bleed > 0)
-    for r in range(rows):
-        for c in range(cols):
-            x0, y0 = inset + c * step_x, inset + r * step_y
-            window = (x0, y0, min(x0 + aw, fw - inset), min(y0 + ah, fh - inset))
+    for r, (y0, y1) in enumerate(cut.rows):
+        for c, (x0, x1) in enumerate(cut.cols):
+            window = (x0, y0, x1, y1)
             left = area[0] + (area[2] - area[0] - (window[2] - x0)) / 2
             top = area[1] + (area[3] - area[1] - (window[3] - y0)) / 2
             clip = (left, top, left + window[2] - x0, top + window[3] - y0)
@@ -1169,12 +1197,44 @@ def tile_face(
     return pages
 
 
-def _plan(face: Face, plans: list[TilePlan], landscape: bool) -> TilePlan:
-    """The way to split a face: the fewest sheets, then with its bleed, then portrait paper
-    (landscape first with `landscape`)."""
-    return min(
-        plans, key=lambda p: (p[1] * p[2], p[5] < face.bleed, (p[0][0] > p[0][1]) != landscape)
+@dataclass(frozen=True)
+class Cuts:
+    """A way to split a face (`plan`) and its windows along x (`cols`) and y (`rows`), in the
+    face's own mm; `crossed`: a text a part's edge crosses (no cut of the fewest sheets is clear
+    of every text), or None."""
+
+    plan: TilePlan
+    cols: list[tuple[float, float]]
+    rows: list[tuple[float, float]]
+    crossed: str | None = None
+
+
+def choose_cuts(face: Face, plans: list[TilePlan], landscape: bool, overlap: float) -> Cuts:
+    """Of the ways to split a face over the fewest sheets, the first (with its bleed, then
+    portrait paper, or landscape first with `landscape`) whose cuts all fall between its texts
+    (both edges of each overlap band, else the seams: cuts.py); when none does, the first one
+    cut evenly, and the text its seams cross."""
+    fewest = min(p[1] * p[2] for p in plans)
+    ordered = sorted(
+        (p for p in plans if p[1] * p[2] == fewest),
+        key=lambda p: (p[5] < face.bleed, (p[0][0] > p[0][1]) != landscape),
     )
+    named = cuts.texts(face) if fewest > 1 else []
+    along_x = [(b[0], b[2]) for _, b in named]
+    along_y = [(b[1], b[3]) for _, b in named]
+    fw, fh = face.full_size
+    for far, plan in itertools.product((True, False), ordered):  # both band edges, or the seam
+        _, cols, rows, aw, ah, bleed = plan
+        inset = face.bleed - bleed  # of the face's bleed, this much is not printed
+        xs = cuts.windows(inset, fw - inset, aw, overlap, cols, along_x, far)
+        ys = cuts.windows(inset, fh - inset, ah, overlap, rows, along_y, far)
+        if xs is not None and ys is not None:
+            return Cuts(plan, xs, ys)
+    _, cols, rows, aw, ah, bleed = plan = ordered[0]
+    inset = face.bleed - bleed
+    xs = cuts.even(inset, fw - inset, aw, overlap, cols)
+    ys = cuts.even(inset, fh - inset, ah, overlap, rows)
+    return Cuts(plan, xs, ys, cuts.crossed(xs, ys, named))
 
 
 def _whole_sheet(
