@@ -10,7 +10,8 @@ import pytest
 from conftest import ROOT, write_pack
 from pnpkit.build import pipeline as build
 from pnpkit.commands.cli import main
-from pnpkit.impose import cuts, layout
+from pnpkit.impose import cuts
+from pnpkit.impose.paper import face_area
 from pnpkit.units import PT_PER_MM
 
 OVERLAP = 12.0  # mm: print.overlap's default
@@ -63,7 +64,7 @@ def test_a_board_is_cut_beside_its_title_rather_than_through_it(tmp_path):
     assert first is not None and second is not None
     seam, far = second.window[0], first.window[2]  # the second part is cut at its near edge
     assert far - seam == pytest.approx(OVERLAP)
-    left, _, right, _ = layout.face_area(dataclasses.replace(result.pack.print, backs="none"), A4)
+    left, _, right, _ = face_area(dataclasses.replace(result.pack.print, backs="none"), A4)
     plain = cuts.even(0.0, 306.0, right - left, OVERLAP, 2)[1][0]  # where the cut fell before
     assert main(["build", str(root), "--out", str(tmp_path / "out")]) == 0
     pdf = tmp_path / "out" / "cuts" / "cuts-en.pdf"

@@ -12,7 +12,7 @@ from conftest import SOLID, kit_start, write_pack
 from pnpkit.build import pipeline as build
 from pnpkit.commands.cli import main
 from pnpkit.impose import fill
-from pnpkit.impose.layout import Page, Placement
+from pnpkit.impose.page import Page, Placement
 from pnpkit.pack.model import Face, PrintSettings
 from registered import impose
 from test_packing import faces
