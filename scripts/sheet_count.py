@@ -5,7 +5,7 @@ gutter-fold the backs too, as they share the side) divided by the printable
 area of one sheet (the paper inside print.margin). No layout can use fewer
 sheets, so imposed ÷ bound says how much paper the packer wastes. Faces may in
 fact use less than that: not the footer band above the bottom margin, where the
-page's label goes (layout.ink_area). The second bound, `usable`, divides by that
+page's label goes (paper.ink_area). The second bound, `usable`, divides by that
 area instead: tighter, and still no layout beats it (the crop marks' room is not
 taken off: faces printed without marks, such as die nets, may use it). Each kit is
 imposed in its first language with its own print settings (variants as the pack
@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from pnpkit.build import pipeline as build  # noqa: E402
 from pnpkit.impose.fill import coverage  # noqa: E402
-from pnpkit.impose.layout import ink_area, part_names  # noqa: E402
+from pnpkit.impose.page import part_names  # noqa: E402
+from pnpkit.impose.paper import ink_area  # noqa: E402
 from pnpkit.units import SIZES  # noqa: E402
 
 

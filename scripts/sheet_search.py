@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pnpkit.build import pipeline as build  # noqa: E402
-from pnpkit.impose import layout  # noqa: E402
+from pnpkit.impose import grid, layout, paper, sheet  # noqa: E402
 from pnpkit.units import SIZES  # noqa: E402
 
 
@@ -60,19 +60,23 @@ def search(
     settings, packers = result.pack.print, result.registry.packers
     built = _sheets(faces, settings, packers)
     rng = random.Random(seed)
-    own, pad = layout._ORDERS, layout.block_pad
+    own, pad = grid.ORDERS, paper.block_pad
+    padded = (layout, sheet)  # the modules that call block_pad
     try:
         found = built
         for _ in range(orders):
-            layout._ORDERS = (_random_order(rng),)
+            grid.ORDERS = (_random_order(rng),)
             found = min(found, _sheets(faces, settings, packers))
-        layout._ORDERS = own
+        grid.ORDERS = own
         narrow = []
         for mm in pads:
-            layout.block_pad = lambda s, mm=mm: mm  # type: ignore[misc]
+            for module in padded:
+                module.block_pad = lambda s, mm=mm: mm  # type: ignore[attr-defined]
             narrow.append(_sheets(faces, settings, packers))
     finally:
-        layout._ORDERS, layout.block_pad = own, pad
+        grid.ORDERS = own
+        for module in padded:
+            module.block_pad = pad  # type: ignore[attr-defined]
     return [built, found, *narrow]
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import ROOT, write_pack
 from pnpkit.build.pipeline import validate
-from pnpkit.impose import layout
+from pnpkit.impose.page import FOOTER
 from pnpkit.kinds import dice
 from pnpkit.pack.schema import load_pack
 from registered import impose
@@ -361,7 +361,7 @@ class TestNetPacker:
         # centred between the margins, and above the page's label
         assert xs[0] - 0 == pytest.approx(210 - (xs[-1] + 69))
         assert ys[0] - page.ink[1] == pytest.approx(page.ink[3] - (ys[-1] + 48))
-        assert page.ink[1] == 5 and page.ink[3] == pytest.approx(297 - 5 - layout.FOOTER)
+        assert page.ink[1] == 5 and page.ink[3] == pytest.approx(297 - 5 - FOOTER)
 
     def test_each_group_of_nets_starts_a_page(self, tmp_path):
         big = DICE.replace(

@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, write_pack
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
-from pnpkit.impose.layout import FOLD_BLOCKS
+from pnpkit.impose.page import FOLD_BLOCKS
 from pnpkit.kit import guide, tuckbox
 from pnpkit.pack.model import TuckSpec
 from pnpkit.pack.schema import load_pack

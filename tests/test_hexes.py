@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, write_pack
 from pnpkit.commands.cli import main
 from pnpkit.errors import Location
-from pnpkit.impose import layout
+from pnpkit.impose.page import FOOTER
 from pnpkit.kinds import hexes
 from pnpkit.pack.model import Face, PrintSettings
 from registered import REGISTRY, impose
@@ -125,7 +125,7 @@ class TestPacker:
     def test_tiles_are_the_set_size_and_inside_the_margins_bleed_included(self):
         s = PrintSettings(margin=5)
         page = impose(hex_faces(20, back=False), s)[0][0]
-        assert page.ink == pytest.approx((5, 5, 205, 297 - 5 - layout.FOOTER))
+        assert page.ink == pytest.approx((5, 5, 205, 297 - 5 - FOOTER))
         for p in page.placements:
             assert (p.w, p.h) == FLAT_TOP
             xs, ys = [x for x, _ in p.outline], [y for _, y in p.outline]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pnpkit.errors import Location
-from pnpkit.impose import layout
-from pnpkit.impose.layout import mirror_axis
+from pnpkit.impose.backs import mirror_axis
+from pnpkit.impose.paper import mark_room
 from pnpkit.pack.model import Face, PrintSettings
 from registered import impose
 
@@ -108,8 +108,8 @@ class TestGrid:
         gap = min(p.y for p in blocks[1]) - max(p.y + p.h for p in blocks[0])
         shown = max(p.reach[3] for p in blocks[0]) + max(p.reach[1] for p in blocks[1])
         # room for two rows of crop marks, plus the bleed either block shows on that side
-        assert gap >= shown + 2 * layout.mark_room(PrintSettings()) - 1e-9
-        assert gap < 3 + 3 + 2 * layout.mark_room(PrintSettings())  # blocks pack closer now
+        assert gap >= shown + 2 * mark_room(PrintSettings()) - 1e-9
+        assert gap < 3 + 3 + 2 * mark_room(PrintSettings())  # blocks pack closer now
 
 
 class TestBacks:

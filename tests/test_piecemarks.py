@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, kit_start, page_texts
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
-from pnpkit.impose.layout import MARK_CLEAR, MARK_LENGTH
+from pnpkit.impose.page import MARK_CLEAR, MARK_LENGTH
 from pnpkit.pdf import guidewords
 from registered import impose
 

@@ -1,5 +1,5 @@
 """Paper sizes: `fit: shrink` prints a sheet whole on smaller paper (shrink.py), the scale said on
-it; a face split over sheets says which paper would hold it whole (layout.split_warning)."""
+it; a face split over sheets says which paper would hold it whole (split.split_warning)."""
 
 from __future__ import annotations
 

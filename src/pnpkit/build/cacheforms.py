@@ -34,7 +34,7 @@ from pnpkit.typeset import fonts, shaping
 
 if TYPE_CHECKING:
     from pnpkit.build.cache import Cache
-    from pnpkit.impose.layout import Page
+    from pnpkit.impose.page import Page
 
 FORM_KEYS_KEPT = 8  # form keys a drawing remembers (its PDFs: the kit, A3, changes, ...)
 

@@ -35,6 +35,8 @@ from pnpkit.faces.problems import find_in_template
 from pnpkit.faces.sandbox import environment
 from pnpkit.faces.templates import template_family
 from pnpkit.impose import layout
+from pnpkit.impose.backs import mirror_axis
+from pnpkit.impose.page import Page, part_names
 from pnpkit.kinds.registry import Registry, default_registry
 from pnpkit.kit import guide
 from pnpkit.pack import paths, schema
@@ -57,7 +59,7 @@ class Result:
 
     pack: Pack | None
     faces: dict[str, list[Face]] = field(default_factory=dict)  # lang -> its faces
-    pages: dict[str, list[layout.Page]] = field(default_factory=dict)  # lang -> its pages
+    pages: dict[str, list[Page]] = field(default_factory=dict)  # lang -> its pages
     registry: Registry = field(default_factory=default_registry)  # what validate() used
     written: bool = False  # build() replaced the output folder
     notes: list[str] = field(default_factory=list)  # news for the user not about the pack
@@ -505,7 +507,7 @@ def _finish(result: Result, staging: Path, final: Path, options: BuildOptions) -
 
 
 def _write_large(
-    pages: list[layout.Page], pack: Pack, lang: str, folder: Path, cache: Cache, reg: Registry
+    pages: list[Page], pack: Pack, lang: str, folder: Path, cache: Cache, reg: Registry
 ) -> None:
     """Faces split over several sheets also get a PDF on A3, where most fit whole."""
     split = {id(part.face): part.face for p in pages for part in p.parts}
@@ -573,9 +575,7 @@ def _stamp(pack: Pack) -> str | None:
     )
 
 
-def _label(
-    pages: list[layout.Page], pack: Pack, lang: str, guide_pages: int = 0, after: int = 0
-) -> None:
+def _label(pages: list[Page], pack: Pack, lang: str, guide_pages: int = 0, after: int = 0) -> None:
     """Each page's footer: the kit, the language, the side, its number of the PDF's pages
     (`guide_pages` before the print check, `after` after the faces: guide.Kit), and what
     the sheet is for."""
@@ -586,7 +586,7 @@ def _label(
     for n, page in enumerate(pages, before + 1):
         page.label = f"{pack.name[lang]} · {lang} · {side.get(page.side, page.side)} · {n}/{total}"
         if page.tile is not None:
-            page.label += f" · {', '.join(layout.part_names(page))} · {words['tile']}"
+            page.label += f" · {', '.join(part_names(page))} · {words['tile']}"
         if page.note:
             page.label += f" · {words.get(page.note, page.note)}"
         if page.fold_pair:
@@ -636,7 +636,7 @@ def _calibration(pack: Pack, lang: str) -> calibration.Info:
         "lang": lang,
         "title": pack.name[lang],
         "words": words,
-        "axis": layout.mirror_axis(s, SIZES[s.paper]) if s.duplex else None,
+        "axis": mirror_axis(s, SIZES[s.paper]) if s.duplex else None,
         "back_offset": s.back_offset,
         "settings": calibration.settings(words, values),
     }

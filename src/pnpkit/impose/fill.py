@@ -22,7 +22,7 @@ from pnpkit.errors import Problem
 from pnpkit.pack.model import Face, PrintSettings
 
 if TYPE_CHECKING:
-    from pnpkit.impose.layout import Page, Placement
+    from pnpkit.impose.page import Page, Placement
 
 FULL = 0.35  # of the paper inside print.margin: a sheet covered less is near-empty
 PARTNERS = 8  # fuller sheets tried per near-empty one (the emptiest first): bounds the cost

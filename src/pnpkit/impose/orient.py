@@ -6,9 +6,9 @@ back the other, so the backs come out upside down. So a landscape page (a board,
 holds more turned) is drawn turned a quarter onto portrait paper instead: its top along the
 sheet's left edge (turn the sheet clockwise to read it). Its back page turns the same way,
 which keeps it behind its front: a long-edge flip of the portrait sheet is a top-to-bottom
-flip of the landscape page, as layout.mirror_axis already mirrors a landscape page's backs.
+flip of the landscape page, as backs.mirror_axis already mirrors a landscape page's backs.
 
-Geometry in millimetres, origin at the top-left, y down, as in layout.py.
+Geometry in millimetres, origin at the top-left, y down, as in page.py.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ Rect = tuple[float, float, float, float]
 def scale(face: Face, areas: list[Rect]) -> float:
     """How much the face is scaled to print whole: 1, or the largest whole percent at which its
     trim fits one of `areas` (the paper inside its margins, each way up it may take:
-    layout.whole_areas). A face that fits there whole is printed whole already, its art's edge
-    the cut if its bleed and crop marks find no room (layout.tile_face): so is a shrunk one."""
+    paper.whole_areas). A face that fits there whole is printed whole already, its art's edge
+    the cut if its bleed and crop marks find no room (split.tile_face): so is a shrunk one."""
     fw, fh = face.size
     best = max((min((r - x) / fw, (b - y) / fh) for x, y, r, b in areas), default=0.0)
     if best >= 1.0 or best < MIN_SCALE:  # whole as it is, or too small to read: split instead

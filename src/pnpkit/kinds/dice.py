@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from pnpkit.checks.rules import Context, Finding, rule
 from pnpkit.errors import Problem
-from pnpkit.impose import layout
+from pnpkit.impose.grid import fill_pages
+from pnpkit.impose.page import Page, Placement
+from pnpkit.impose.paper import printable_area
 from pnpkit.pack.model import Face, PrintSettings
 from pnpkit.units import describe
 
@@ -442,14 +444,14 @@ def _tab(edge: Line, out: tuple[int, int], depth: float) -> tuple[Point, Point, 
 # ------------------------------------------------------------------ the packer for nets
 
 
-def pack_nets(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], list[Problem]]:
+def pack_nets(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Nets in rows, NET_GAP apart, each group starting a new page; cut along the printed outlines.
 
     Pages are `packed`: no grid crop marks (they would mark the net's bounding box,
     which is not a cut line). Each page takes the orientation that holds more nets.
     """
 
-    def too_big(face: Face) -> tuple[list[layout.Page], list[Problem]]:
+    def too_big(face: Face) -> tuple[list[Page], list[Problem]]:
         size = f"{face.size[0]:g}x{face.size[1]:g}mm"
         return [], [
             Problem(
@@ -459,19 +461,19 @@ def pack_nets(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], 
             )
         ]
 
-    return layout.fill_pages(
+    return fill_pages(
         copies,
         s,
-        lambda size: layout.Page(size[0], size[1], "front", packed=True),
+        lambda size: Page(size[0], size[1], "front", packed=True),
         lambda page, rest: _fill_nets(page, rest, s),
         too_big,
     )
 
 
-def _fill_nets(page: layout.Page, copies: list[Face], s: PrintSettings) -> int:
+def _fill_nets(page: Page, copies: list[Face], s: PrintSettings) -> int:
     """Shelf-pack nets onto the page; centre each row and the rows as a whole. Returns how many
     went on."""
-    left, area_top, aw, ah = layout.printable_area(
+    left, area_top, aw, ah = printable_area(
         s, (page.w, page.h), marks=False
     )  # nets carry their own cut lines
     rows: list[list[Face]] = []
@@ -497,7 +499,7 @@ def _fill_nets(page: layout.Page, copies: list[Face], s: PrintSettings) -> int:
         row_w = sum(f.size[0] for f in row) + NET_GAP * (len(row) - 1)
         x = left + (aw - row_w) / 2
         for face in row:
-            page.placements.append(layout.Placement(face, x, top, (0.0, 0.0, 0.0, 0.0)))
+            page.placements.append(Placement(face, x, top, (0.0, 0.0, 0.0, 0.0)))
             x += face.size[0] + NET_GAP
         top += max(f.size[1] for f in row) + NET_GAP
     return n

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pnpkit.errors import Problem
-from pnpkit.impose import layout
-from pnpkit.impose.layout import Page, Placement
+from pnpkit.impose.page import Page, Placement
+from pnpkit.impose.paper import paper_sizes, printable_area
 from pnpkit.pack.model import Face, PrintSettings
 
 if TYPE_CHECKING:
@@ -205,15 +205,13 @@ def _pack_run(
     i = 0
     while i < len(run):
         best = None
-        for size in layout.paper_sizes(s):
+        for size in paper_sizes(s):
             for bleed in (
                 run[i].bleed,
                 run[i].bleed / 2,
                 0.0,
             ):  # outer bleed gives way before a row does
-                cols = lattice.columns(
-                    *_room(lattice, layout.printable_area(s, size, bleed, marks=False))
-                )
+                cols = lattice.columns(*_room(lattice, printable_area(s, size, bleed, marks=False)))
                 n = min(sum(cols), len(run) - i)
                 if n > 0 and (best is None or n > best[2]):
                     best = (size, cols, n, bleed)
@@ -248,9 +246,7 @@ def _page(
     """One page: the hexes on their lattice, centred in the area, with outlines and cut lines."""
     shape = lattice.shape
     ab = lattice.centres(cols, len(faces))
-    left, top, w, h = layout.printable_area(
-        s, size, bleed, marks=False
-    )  # the outlines are the cut lines
+    left, top, w, h = printable_area(s, size, bleed, marks=False)  # the outlines are the cut lines
     # centre the block of trims in the area
     a_lo, a_hi = min(a for a, _ in ab) - shape.side, max(a for a, _ in ab) + shape.side
     b_lo, b_hi = min(b for _, b in ab) - shape.flat / 2, max(b for _, b in ab) + shape.flat / 2

@@ -18,7 +18,7 @@ import yaml
 
 from pnpkit import workspace
 from pnpkit.errors import Problem
-from pnpkit.impose import layout
+from pnpkit.impose.page import LABELS, Page, Placement
 from pnpkit.pack.model import Face, PrintSettings
 from pnpkit.units import parse_length
 
@@ -71,9 +71,9 @@ def load(name: str) -> LabelSheet:
     )
 
 
-def pack_labels(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page], list[Problem]]:
+def pack_labels(copies: list[Face], s: PrintSettings) -> tuple[list[Page], list[Problem]]:
     """Each sheet's faces: a test page of outlines, then the faces cell by cell."""
-    pages: list[layout.Page] = []
+    pages: list[Page] = []
     problems: list[Problem] = []
     runs: dict[str, list[Face]] = {}
     for face in copies:
@@ -97,21 +97,21 @@ def pack_labels(copies: list[Face], s: PrintSettings) -> tuple[list[layout.Page]
         pages.append(_test_page(sheet))
         cells = sheet.cells()
         for start in range(0, len(faces), len(cells)):
-            page = layout.Page(*sheet.paper, "front", packed=True)
+            page = Page(*sheet.paper, "front", packed=True)
             for face, (x, y) in zip(faces[start : start + len(cells)], cells):
                 page.placements.append(_in_cell(face, x, y, sheet))
             pages.append(page)
     return pages, problems
 
 
-def _in_cell(face: Face, x: float, y: float, sheet: LabelSheet) -> layout.Placement:
+def _in_cell(face: Face, x: float, y: float, sheet: LabelSheet) -> Placement:
     """The face centred in the cell; its bleed shown only inside the cell."""
     dx, dy = (sheet.cell[0] - face.size[0]) / 2, (sheet.cell[1] - face.size[1]) / 2
     reach = (min(face.bleed, dx), min(face.bleed, dy), min(face.bleed, dx), min(face.bleed, dy))
-    return layout.Placement(face, x + dx, y + dy, reach)
+    return Placement(face, x + dx, y + dy, reach)
 
 
-def _test_page(sheet: LabelSheet) -> layout.Page:
+def _test_page(sheet: LabelSheet) -> Page:
     lines = []
     for x, y in sheet.cells():
         w, h = sheet.cell
@@ -121,9 +121,9 @@ def _test_page(sheet: LabelSheet) -> layout.Page:
             (x + w, y + h, x, y + h),
             (x, y + h, x, y),
         ]
-    return layout.Page(*sheet.paper, "front", packed=True, lines=lines, note=TEST_NOTE)
+    return Page(*sheet.paper, "front", packed=True, lines=lines, note=TEST_NOTE)
 
 
 def register(reg: Registry) -> None:
     """Faces printed on a label sheet (`labels:`), whatever their kind."""
-    reg.add_packer(layout.LABELS, pack_labels)
+    reg.add_packer(LABELS, pack_labels)

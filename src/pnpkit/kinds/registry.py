@@ -26,7 +26,7 @@ from pnpkit.kinds import dice, hexes, labels
 if TYPE_CHECKING:
     from pnpkit.checks.rules import Rule
     from pnpkit.errors import Problem
-    from pnpkit.impose.layout import Page
+    from pnpkit.impose.page import Page
     from pnpkit.pack.model import Face, PrintSettings
 
     # copies of fronts, settings -> (front pages, problems)
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 class Registry:
     """What layout, render and rules look things up in; filled only by register() calls."""
 
-    packers: dict[str, Packer] = field(default_factory=dict)  # kind (or layout.LABELS) -> packer
+    packers: dict[str, Packer] = field(default_factory=dict)  # kind (or page.LABELS) -> packer
     helpers: dict[str, Callable[..., object]] = field(default_factory=dict)  # template globals
     types: set[type] = field(default_factory=set)  # classes whose attributes templates may read
     rules: dict[str, Rule] = field(default_factory=dict)  # rule name -> Rule

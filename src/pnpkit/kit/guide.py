@@ -23,7 +23,7 @@ from reportlab.lib.colors import Color, black
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit.errors import Problem
-from pnpkit.impose.layout import FOLD_BLOCKS, Page, Tile
+from pnpkit.impose.page import FOLD_BLOCKS, Page, Tile
 from pnpkit.kit import tuckbox
 from pnpkit.pack.model import KINDS, Face, Group, Pack
 from pnpkit.pdf import calibration, guidewords

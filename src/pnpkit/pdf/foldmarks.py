@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from reportlab.lib.colors import Color, white
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit.impose.layout import Page, Placement
+from pnpkit.impose.page import Page, Placement
 from pnpkit.pack.model import Pack
 from pnpkit.pdf import guidewords
 from pnpkit.typeset import fonts

@@ -12,7 +12,7 @@ from reportlab.pdfbase import pdfdoc
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import memo, workspace
-from pnpkit.impose.layout import Page, Placement
+from pnpkit.impose.page import Page, Placement
 from pnpkit.pack.model import Face
 from pnpkit.pdf import calibration
 from pnpkit.pdf.internals import FormInside, inside

@@ -10,7 +10,8 @@ from reportlab.lib.colors import Color, black
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit.impose import orient
-from pnpkit.impose.layout import MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile, round_only
+from pnpkit.impose.bleeds import round_only
+from pnpkit.impose.page import MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile
 from pnpkit.pdf import foldmarks
 from pnpkit.typeset import fonts
 from pnpkit.units import PT_PER_MM

@@ -14,7 +14,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import memo, workspace
-from pnpkit.impose.layout import FOOTER, Page
+from pnpkit.impose.page import FOOTER, Page
 from pnpkit.pdf.forms import EncodedForm
 from pnpkit.pdf.internals import doc_inside, inside
 from pnpkit.pdf.marks import GREY, LABEL_PT, K

@@ -15,7 +15,7 @@ from types import MethodType
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit.impose import orient
-from pnpkit.impose.layout import Page
+from pnpkit.impose.page import Page
 from pnpkit.pdf import calibration as calibration_pages
 from pnpkit.pdf import dicemarks, foldmarks
 from pnpkit.pdf.forms import Extras, _place, face_form
