@@ -14,7 +14,7 @@ from conftest import ROOT, as_laid_out, but_overlap, kit_start, page_texts
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
 from pnpkit.kinds import hexes
-from pnpkit.pdf.marks import alignment_marks
+from pnpkit.pdf.marks import targets
 from registered import impose
 
 A = "components/anunnaki"
@@ -391,7 +391,8 @@ class TestBuiltKit:
         pages = impose(result.faces["it"], result.pack.print)[0]
         index = [n for n, p in enumerate(pages) if p.tile is not None]
         assert len(index) == 2
-        t1, t2 = pages[index[0]].tile, pages[index[1]].tile
+        p1, p2 = pages[index[0]].parts[0], pages[index[1]].parts[0]
+        t1, t2 = p1.tile, p2.tile
         assert (t1.rows, t1.cols) == (1, 2) and t2.window[0] == t1.window[
             2
         ] - result.pack.print.overlap
@@ -405,7 +406,7 @@ class TestBuiltKit:
             return tile.origin[0] + fx - tile.window[0], tile.origin[1] + fy - tile.window[1]
 
         # the overlap strip shows the same map on both sheets (away from the targets' hairlines)
-        marks = alignment_marks(t1)
+        marks = targets(p1)  # clear of the map's texts
         for fx in (t2.window[0] + 3, t2.window[0] + 6, t2.window[0] + 9):
             for fy in [y for y in range(20, 260, 6) if all(abs(y - my) > 6 for _, my in marks)]:
                 (x1, y1), (x2, y2) = on(t1, fx, fy), on(t2, fx, fy)
@@ -418,7 +419,7 @@ class TestBuiltKit:
                 # the sheets sit at different sub-pixel offsets, so an edge may move by a pixel
                 assert any(max(abs(u - v) for u, v in zip(p1, p2)) <= 3 for p2 in near), (fx, fy)
         # both sheets print the targets at the same map points, inside the strip
-        assert marks == alignment_marks(t2) and len(marks) == 2
+        assert marks == targets(p2) and len(marks) == 2
         for fx, fy in marks:
             assert t2.window[0] < fx < t1.window[2]
             assert dark_near(a1, *on(t1, fx, fy)) and dark_near(a2, *on(t2, fx, fy))
@@ -474,14 +475,16 @@ def test_split_faces_parts_share_letter_sheets_and_still_assemble(letter):
 
     pairs = 0
     for item, found in parts.items():
-        by_place = {(p.tile.row, p.tile.col): (n, p.tile) for n, p in found}
-        for (row, col), (n1, t1) in by_place.items():
+        by_place = {(p.tile.row, p.tile.col): (n, p) for n, p in found}
+        for (row, col), (n1, part1) in by_place.items():
+            t1 = part1.tile
             for dr, dc in ((0, 1), (1, 0)):
                 if (row + dr, col + dc) not in by_place:
                     continue
-                n2, t2 = by_place[(row + dr, col + dc)]
+                n2, part2 = by_place[(row + dr, col + dc)]
+                t2 = part2.tile
                 pairs += 1
-                marks = [m for m in alignment_marks(t1) if m in alignment_marks(t2)]
+                marks = [m for m in targets(part1) if m in targets(part2)]
                 assert len(marks) == 2, item
                 for fx, fy in marks:  # the same targets at the same face points on both
                     assert dark_near(image(n1), *on(t1, fx, fy)), (item, t1.name)

@@ -4,13 +4,14 @@ folded piece, fold lines, labels and the stamp under each page."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from reportlab.lib.colors import Color, black
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit.impose import orient
+from pnpkit.impose import cuts, orient
 from pnpkit.impose.bleeds import round_only
+from pnpkit.impose.cuts import Box
 from pnpkit.impose.page import MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile
 from pnpkit.pdf import foldmarks
 from pnpkit.typeset import fonts
@@ -179,7 +180,7 @@ def _tile_marks(c: Canvas, page: Page, part: Placement, crop_marks: bool) -> Non
                 (page.h - py(y1 - t.overlap)) * K,
             )
     c.setDash()
-    for fx, fy in alignment_marks(t):
+    for fx, fy in targets(part):
         _target(c, page, px(fx), py(fy))
     if crop_marks:
         fw, fh = face.full_size
@@ -195,25 +196,85 @@ def _tile_marks(c: Canvas, page: Page, part: Placement, crop_marks: bool) -> Non
     c.restoreState()
 
 
-def alignment_marks(t: Tile) -> list[tuple[float, float]]:
-    """Targets in the face's own mm, in the middle of every overlap strip this sheet shares.
+def targets(part: Placement) -> list[tuple[float, float]]:
+    """The registration targets of a part of a split face, in the face's own mm, clear of its
+    texts."""
+    assert part.tile is not None
+    return alignment_marks(part.tile, [box for _, box in cuts.texts(part.face)])
 
-    Neighbours compute the same points for their common strip, so the marks
-    coincide when the sheets are laid together.
+
+TARGET = 3.0 + 1.5  # mm from a target's centre to the end of its cross (_target's r + 1.5)
+STEP = 0.5  # mm a target slides by while it looks for a place off the texts
+
+
+def alignment_marks(t: Tile, texts: Sequence[Box] = ()) -> list[tuple[float, float]]:
+    """Targets in the face's own mm, in the middle of every overlap strip this sheet shares,
+    each at a quarter of the strip from its end unless that would draw it over a text (the
+    boxes of cuts.texts): then it moves, within its own half of the strip and inside the strip,
+    to the nearest place clear of every text, and stays where it was if there is none.
+
+    Neighbours compute the same points for their common strip (the same window along it, the
+    same texts), so the marks coincide when the sheets are laid together.
     """
     x0, y0, x1, y1 = t.window
+    slack = max(0.0, t.overlap / 2 - TARGET)  # how far a target may leave the strip's middle
     marks: list[tuple[float, float]] = []
-    ys = [y0 + (y1 - y0) * f for f in (0.25, 0.75)]
-    xs = [x0 + (x1 - x0) * f for f in (0.25, 0.75)]
-    if t.col > 0:
-        marks += [(x0 + t.overlap / 2, y) for y in ys]
-    if t.col < t.cols - 1:
-        marks += [(x1 - t.overlap / 2, y) for y in ys]
-    if t.row > 0:
-        marks += [(x, y0 + t.overlap / 2) for x in xs]
-    if t.row < t.rows - 1:
-        marks += [(x, y1 - t.overlap / 2) for x in xs]
+    for shared, x in ((t.col > 0, x0 + t.overlap / 2), (t.col < t.cols - 1, x1 - t.overlap / 2)):
+        if shared:  # a strip down the sheet: (across, along) is (x, y)
+            marks += [(u, v) for v, u in _along((y0, y1), (x, slack), texts, lambda v, u: (u, v))]
+    for shared, y in ((t.row > 0, y0 + t.overlap / 2), (t.row < t.rows - 1, y1 - t.overlap / 2)):
+        if shared:  # a strip across the sheet: (along, across) is (x, y)
+            marks += _along((x0, x1), (y, slack), texts, lambda v, u: (v, u))
     return marks
+
+
+def _along(
+    ends: tuple[float, float],
+    middle: tuple[float, float],
+    texts: Sequence[Box],
+    point: Callable[[float, float], tuple[float, float]],
+) -> list[tuple[float, float]]:
+    """The two targets of a strip running from ends[0] to ends[1] along its length, its middle
+    line at middle[0] across it, as (along, across): at a quarter from each end on the middle
+    line, or the nearest place in the same half (a target's width inside it, at most middle[1]
+    off the middle line) whose target meets no text. point(along, across) is the face point."""
+    (lo, hi), (mid_line, slack) = ends, middle
+    half = (lo + hi) / 2
+    places = []
+    for start, a, b in ((lo + (hi - lo) * 0.25, lo, half), (lo + (hi - lo) * 0.75, half, hi)):
+        places.append(
+            next(
+                _free(start, (a + TARGET, b - TARGET), mid_line, slack, texts, point),
+                (start, mid_line),
+            )
+        )
+    return places
+
+
+def _free(
+    start: float,
+    room: tuple[float, float],
+    mid_line: float,
+    slack: float,
+    texts: Sequence[Box],
+    point: Callable[[float, float], tuple[float, float]],
+) -> Iterator[tuple[float, float]]:
+    """The places clear of texts, nearest the start first: along the strip in STEP, then across."""
+    across = [mid_line + k * STEP * sign for k in range(int(slack / STEP) + 1) for sign in (1, -1)]
+    reach = int((room[1] - room[0]) / STEP) + 1
+    for v in (start + k * STEP * sign for k in range(reach) for sign in (1, -1)):
+        if room[0] <= v <= room[1]:
+            yield from ((v, u) for u in across if _clear(point(v, u), texts))
+
+
+def _clear(centre: tuple[float, float], texts: Sequence[Box]) -> bool:
+    """Whether a target drawn at centre keeps off every text's box."""
+    x, y = centre
+    r = TARGET + 0.5
+    return all(
+        x + r <= left or right <= x - r or y + r <= top or bottom <= y - r
+        for left, top, right, bottom in texts
+    )
 
 
 def _target(c: Canvas, page: Page, x: float, y: float, r: float = 3.0) -> None:
