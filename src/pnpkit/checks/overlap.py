@@ -42,8 +42,7 @@ class Line:
     __slots__ = ("half", "box", "rgb", "width", "order", "_segs", "_ctm", "_stretches")
 
     def __init__(self, segs: Segs, ctm: Matrix, stroke: Stroke, box: Box, order: int) -> None:
-        scale = abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]) ** 0.5
-        self.width = stroke.width * scale
+        self.width = _width(stroke, ctm)
         self.half, self.box, self.order, self.rgb = self.width / 2, box, order, stroke.rgb
         self._segs, self._ctm = segs, ctm
         self._stretches: list[Stretch] | None = None
@@ -154,19 +153,22 @@ class _Columns:
     WIDTH = 10.0
 
     def __init__(self, lines: list[Line]) -> None:
-        self.columns: dict[int, list[Line]] = {}
-        for line in lines:
+        self.all = lines  # in drawing order
+        self.columns: dict[int, list[int]] = {}  # by column: the places in `all` of its lines
+        for k, line in enumerate(lines):
             reach = line.half + TOUCH
             for n in self._span(line.box[0] - reach, line.box[2] + reach):
-                self.columns.setdefault(n, []).append(line)
+                self.columns.setdefault(n, []).append(k)
 
     def _span(self, left: float, right: float) -> range:
         return range(int(left // self.WIDTH), int(right // self.WIDTH) + 1)
 
     def lines(self, box: Box) -> list[Line]:
         """The lines in the columns the box spans, in drawing order."""
-        found = {id(ln): ln for n in self._span(box[0], box[2]) for ln in self.columns.get(n, ())}
-        return sorted(found.values(), key=lambda ln: ln.order)
+        found: set[int] = set()
+        for n in self._span(box[0], box[2]):
+            found.update(self.columns.get(n, ()))
+        return [self.all[k] for k in sorted(found)]
 
 
 class _Panel:
@@ -228,17 +230,17 @@ def _walk(drawing: Drawing) -> _Face:
 
 def _path(face: _Face, op: PathOp, ctm: Matrix, order: int) -> None:
     """A path's part: a panel if its fill is opaque; a line if it is stroked, unless it is a
-    badge (a small closed filled shape)."""
-    line = _line(op, ctm, order) if _visible(op.stroke) else None
+    badge (a small closed filled shape) or a short open stroke (neither)."""
+    box = _moved_box(op.segs, ctm) if op.stroke is not None and _visible(op.stroke) else None
     if op.fill is not None and op.fill[3] == 1.0:
-        face.panels.append(_Panel(order, op.segs, ctm, line.box if line else None))
-    if line is None:
+        face.panels.append(_Panel(order, op.segs, ctm, box))
+    if box is None or op.stroke is None:
         return
-    left, top, right, bottom = line.box
+    left, top, right, bottom = box
     if right - left > BADGE or bottom - top > BADGE:
-        face.lines.append(line)
+        face.lines.append(Line(op.segs, ctm, op.stroke, box, order))
     elif op.fill is not None and _closed(op.segs):
-        h = line.half
+        h = _width(op.stroke, ctm) / 2
         face.badges.append(Mark("", (left - h, top - h, right + h, bottom + h)))
 
 
@@ -414,18 +416,18 @@ def _segment_meets(p: Point, q: Point, box: Box) -> bool:
     return True
 
 
-def _visible(stroke: Stroke | None) -> bool:
-    return stroke is not None and stroke.alpha > textcheck.FAINT and stroke.width > 0
+def _visible(stroke: Stroke) -> bool:
+    return stroke.alpha > textcheck.FAINT and stroke.width > 0
 
 
 def _closed(segs: Segs) -> bool:
     return any(name == "close" for name, _ in segs)
 
 
-def _line(op: PathOp, ctm: Matrix, order: int) -> Line | None:
-    assert op.stroke is not None
-    box = _moved_box(op.segs, ctm)
-    return None if box is None else Line(op.segs, ctm, op.stroke, box, order)
+def _width(stroke: Stroke, ctm: Matrix) -> float:
+    """A stroke's width in face mm."""
+    scale: float = abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]) ** 0.5
+    return stroke.width * scale
 
 
 def _moved_box(segs: Segs, ctm: Matrix) -> Box | None:
