@@ -1,6 +1,6 @@
 """Texts that touch or cross what they do not belong to: another text, or a stroked line.
 
-A compiled face (svgdraw.Drawing) is replayed as textcheck replays it, transforms followed:
+A compiled face (svg.drawing.Drawing) is replayed as textcheck replays it, transforms followed:
 each text's ink (its glyphs' outlines' bounds, as HarfBuzz shapes the line) against every
 other text's ink, and against every stroked path's segments widened by half the stroke
 (curves flattened). Fills are grounds, not lines: a text over its own panel or background is
@@ -10,6 +10,11 @@ underline, a strike) belongs to it and is not checked.
 Small stroked badges (a magnifier's disc on a grid) are held to the long lines (a grid's, a
 frame's): one that grazes a line, the line passing its edge but not through its middle, has
 slipped off its place; one centred on a line or a corner is placed there on purpose.
+
+Most faces have nothing to report, so the cheap questions come first: a face with no line and
+at most one text is done before any text is measured; a text asks only the stretches of a line
+whose bounds come near it, and a curve is flattened only then; the panel a text stands on, and
+whether a later fill hides it, are asked only of a text that would be reported.
 """
 
 from __future__ import annotations
