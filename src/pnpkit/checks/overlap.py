@@ -156,6 +156,7 @@ class _Columns:
     (a board has hundreds of both)."""
 
     WIDTH = 10.0
+    FEW = 4  # lines: fewer than the columns a text spans, asked without them
 
     def __init__(self, lines: list[Line]) -> None:
         self.all = lines  # in drawing order
@@ -169,7 +170,10 @@ class _Columns:
         return range(int(left // self.WIDTH), int(right // self.WIDTH) + 1)
 
     def lines(self, box: Box) -> list[Line]:
-        """The lines in the columns the box spans, in drawing order."""
+        """The lines in the columns the box spans, in drawing order; all of a face's few (those
+        out of reach fail _touches' and _grazes' first test at once)."""
+        if len(self.all) <= self.FEW:
+            return self.all
         found: set[int] = set()
         for n in self._span(box[0], box[2]):
             found.update(self.columns.get(n, ()))
@@ -426,7 +430,10 @@ def _visible(stroke: Stroke) -> bool:
 
 
 def _closed(segs: Segs) -> bool:
-    return any(name == "close" for name, _ in segs)
+    for name, _ in segs:
+        if name == "close":
+            return True
+    return False
 
 
 def _width(stroke: Stroke, ctm: Matrix) -> float:
