@@ -9,6 +9,7 @@ from conftest import ROOT, write_pack
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
 from pnpkit.checks import overlap
+from pnpkit.svg.compiler import compile_svg
 from pnpkit.svg.drawing import Drawing
 from test_textplaces import warnings
 
@@ -102,3 +103,47 @@ def test_what_fires_and_what_does_not(tmp_path):
 def test_the_kits_have_no_text_touching_what_it_does_not_belong_to(kit):
     result = build.validate(ROOT / "components" / kit, cache=Cache())
     assert [str(p) for p in result.problems if p.rule == "overlap"] == []
+
+
+def drawn(body: str) -> Drawing:
+    return compile_svg(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="60mm" height="60mm" viewBox="0 0 60 60">'
+        f"{body}</svg>"
+    )
+
+
+# A face with a lone text, or texts and no line, skips most of the check: what it can still hold
+# fires (a lone text on a line, two texts crossing), what it cannot does not.
+def test_a_lone_text_on_a_line_and_two_crossing_texts_without_lines_still_fire():
+    lone = '<text x="5" y="20" font-size="4">Alone</text>'
+    assert overlap.findings(drawn(lone)) == []
+    on_line = lone + '<line x1="0" y1="19" x2="50" y2="19" stroke="#000000" stroke-width="0.3"/>'
+    assert overlap.findings(drawn(on_line)) == [
+        (
+            "Alone",
+            "text 'Alone' touches or crosses a 0.30mm #000000 line (0.0, 19.0)-(50.0, 19.0) mm",
+        )
+    ]
+    crossed = lone + '<text x="8" y="21" font-size="4">Other</text>'
+    assert overlap.findings(drawn(crossed)) == [
+        ("Alone", "text 'Alone' touches or crosses text 'Other'")
+    ]
+
+
+# A frame's stretches are asked only where a text comes near them, its rounded corners flattened
+# only then: a text in the frame's middle is clear of it, one on a corner's curve touches it, and
+# one on the curve's bounds but inside its bend is clear.
+FRAME = (
+    '<rect x="2" y="2" width="56" height="56" rx="10" fill="none" stroke="#333333"'
+    ' stroke-width="0.6"/>'
+)
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "fires"), [(20, 30, False), (3.5, 7, True), (6, 10, False), (49, 57, True)]
+)
+def test_a_text_on_a_frames_rounded_corner_fires_and_one_inside_its_bend_does_not(x, y, fires):
+    text = f'<text x="{x}" y="{y}" font-size="3">Corner</text>'
+    frame = "a 0.60mm #333333 line (2.0, 2.0)-(58.0, 58.0) mm"
+    expected = [("Corner", f"text 'Corner' touches or crosses {frame}")] if fires else []
+    assert overlap.findings(drawn(FRAME + text)) == expected

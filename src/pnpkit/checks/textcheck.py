@@ -323,9 +323,12 @@ def problems(
     fw, fh = face.full_size
     b = face.bleed
     drawn = [t for t in texts(face.drawing) if t.text.strip() and t.fill is not None]
-    shown = [
-        t._replace(text=logical(t.text)) if shaping.needs_bidi(t.text) else t for t in _lines(drawn)
-    ]
+    shown = drawn  # most faces hold no right-to-left text: their lines are their texts
+    if shaping.needs_bidi("".join(t.text for t in drawn)):
+        shown = [
+            t._replace(text=logical(t.text)) if shaping.needs_bidi(t.text) else t
+            for t in _lines(drawn)
+        ]
     for t in shown:
         if t.size_pt < min_pt - 0.05:
             out.append(
