@@ -18,7 +18,6 @@ from pnpkit import workspace
 from pnpkit.build import cachefile, output
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
-from pnpkit.errors import Location
 from pnpkit.pack import items as pack_items
 from pnpkit.pack import schema
 from pnpkit.pack.items import _ITEMS
@@ -453,25 +452,3 @@ def test_item_spans_kept_by_the_item_are_those_made_afresh(tmp_path, reads):
             fresh.setattr(preview, "_SPANS", {})
             assert kept == preview._owners(made)
     assert 6 < len(preview._SPANS) < 3 * 6  # items moved or changed anew, the others kept
-
-
-def test_text_box_calls_kept_by_a_face_entry_are_those_unpacked_afresh(tmp_path):
-    """A face watch serves from its cache takes its text_box calls as the last build unpacked
-    them while the entry holds the same packed rows: the calls a cold build finds, after an
-    edit; rows the entry holds anew (read from a file, made again) are unpacked again."""
-    pack = colour_pack(tmp_path, n=3)
-    warm = Cache(None, deferred=True)  # watch's
-    assert not build.validate(pack, cache=warm).errors
-    text = (pack / "cards.yaml").read_text(encoding="utf-8")
-    (pack / "cards.yaml").write_text(text.replace("'#255bb7'", "'#255bb8'", 1), encoding="utf-8")
-    for _ in range(2):  # the edit's build, then one with nothing changed: all faces kept
-        kept = build.validate(pack, cache=warm)
-        assert warm.stats["faces reused"] >= 3
-        cold = build.validate(pack, cache=Cache(None))
-        assert [f.drawn for f in kept.faces["en"]] == [f.drawn for f in cold.faces["en"]]
-        assert all(f.drawn is not None for f in kept.faces["en"])
-    key, entry = next(iter(warm.faces.items()))
-    entry[2] = (("another text", "templates/x.svg.j2", 3, 4),)  # new rows: not the kept ones
-    faces = build.validate(pack, cache=warm).faces["en"]
-    assert warm._memo.drawn[key][1] == (("another text", Location("templates/x.svg.j2", 3, 4)),)
-    assert any(f.drawn == warm._memo.drawn[key][1] for f in faces)

@@ -62,7 +62,6 @@ from pnpkit.build.cacheforms import FormDrawing, _drawing_of, _Rowed, _sound_dep
 from pnpkit.build.facekeys import FaceKeys
 from pnpkit.errors import Problem
 from pnpkit.faces import render, textplaces
-from pnpkit.faces.textplaces import Drawn
 from pnpkit.pack.model import Face, Pack
 from pnpkit.svg import compiler as svgdraw
 from pnpkit.svg.drawing import Drawing
@@ -98,7 +97,6 @@ class Cache:
         self._decoded: dict[bytes, FormDrawing] = {}
         self.keys = FaceKeys(deferred)  # the faces' keys (facekeys.py)
         self._svg_keys: dict[str, tuple[bytes, bytes]] = {}  # and drawing keys (_drawing_key)
-        self._drawn: dict[bytes, tuple[object, Drawn | None]] = {}  # and text_box calls (_unpacked)
         self.texts = TextChecks()  # build._check_texts' findings per drawing, in their own file
         # A large build's drawings keep their entries' rows packed (_pack_rows): a few kB of
         # bytes instead of a tuple per op, as their drawings are released once checked
@@ -118,12 +116,11 @@ class Cache:
         gc.unfreeze()  # a build that stopped at an error never reached save()
         self._decoded = self._memo.drawings
         self._svg_keys = self._memo.svg_keys
-        self._drawn = self._memo.drawn
         self.keys.begin(same=path == self.path)
         if path != self.path:
             self.path = path
             self.generation, self.faces, self.drawings, self.forms = _read(path)
-            self._decoded, self._svg_keys, self._drawn = {}, {}, {}
+            self._decoded, self._svg_keys = {}, {}
         # What exists now (the cache's million tuples, the pack, the modules) lives through the
         # build: the collector need not walk it again and again while the build allocates (a
         # tenth of a no-op rebuild's time); save() hands it back.
@@ -233,10 +230,7 @@ class Cache:
                     if entry is not None and isinstance(svg, str):
                         entry[0] = self.generation
                         face = render.item_face(group, item, side, svg, name, broken=False)
-                        assert key is not None  # an entry is found by its key
-                        face.drawn = _unpacked(self._drawn.get(key), entry[2])
-                        if self.deferred:  # for the next build (a one-shot build has none)
-                            self._memo.drawn[key] = (entry[2], face.drawn)
+                        face.drawn = textplaces.unpacked(entry[2])
                         self.stats["faces reused"] += 1
                     else:
                         face = render.render_face(
@@ -372,14 +366,6 @@ class Cache:
         return self.texts.get(self.path, drawing.text_key(deps, settings), self.generation, check)
 
 
-def _unpacked(kept: tuple[object, Drawn | None] | None, packed: object) -> Drawn | None:
-    """textplaces.unpacked(packed), a face entry's text_box calls, as the last build of this cache
-    unpacked them (`kept`: the packed rows then, what they gave) while the entry holds the same
-    rows: watch's unchanged faces, 2,000 of a 1,000-card deck's, are not checked and made into
-    Locations again after every save."""
-    return kept[1] if kept is not None and kept[0] is packed else textplaces.unpacked(packed)
-
-
 class _Memo:
     """What one build computes once: the pack-wide hash of each language's faces, the hash of
     each template family, what the face keys of a group side take from outside their items,
@@ -391,6 +377,5 @@ class _Memo:
         self.svgs: dict[str, str] = {}  # each face SVG text once (Cache._one_copy)
         self.svgs_kept: dict[str, Spilled] = {}  # where keep_texts() wrote an SVG, by its form name
         self.svg_keys: dict[str, tuple[bytes, bytes]] = {}  # SVG -> (code and fonts, its key)
-        self.drawn: dict[bytes, tuple[object, Drawn | None]] = {}  # face key -> (packed, unpacked)
         # the code and fonts part of svg_keys, once, by engine() and fonts.signature()
         self.prefixes: dict[tuple[bytes, str], bytes] = {}
