@@ -18,6 +18,7 @@ draws exactly as it did before shaping existed.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from functools import partial
@@ -376,33 +377,28 @@ def ink(text: str, font: str) -> tuple[float, float, float, float] | None:
     along the line's advance (kerning left out: a hair)."""
     if any(_PUA <= ord(c) <= _PUA_END or ord(c) >= _PLANE15 for c in text):
         return None
-    box, x = None, 0.0
+    left = top = math.inf
+    right = bottom = -math.inf
+    x = 0.0
     for c in text:
-        glyph = _glyph_ink(c, font)
+        advance, glyph = _glyph(c, font)
         if glyph is not None:
-            placed = (x + glyph[0], glyph[1], x + glyph[2], glyph[3])
-            box = placed if box is None else _union(box, placed)
-        x += unit_advance(c, font)
-    return box
+            left, top = min(left, x + glyph[0]), min(top, glyph[1])
+            right, bottom = max(right, x + glyph[2]), max(bottom, glyph[3])
+        x += advance
+    return None if left == math.inf else (left, top, right, bottom)
 
 
 @workspace.memoized(65536)
-def unit_advance(c: str, font: str) -> float:
-    return pdfmetrics.stringWidth(c, font, 1.0)
-
-
-@workspace.memoized(65536)
-def _glyph_ink(c: str, font: str) -> tuple[float, float, float, float] | None:
-    """A character's glyph bounds at size 1 (y down), or None if it draws nothing."""
+def _glyph(c: str, font: str) -> tuple[float, tuple[float, float, float, float] | None]:
+    """A character's advance at size 1 and its glyph bounds (y down), or None if it draws
+    nothing: one look-up a character for ink(), which runs on every text of every face."""
+    advance = pdfmetrics.stringWidth(c, font, 1.0)
     hb_font, upem = _hb(font)
     gid = _ttf(font).face.charToGlyph.get(ord(c))
     extents = hb_font.get_glyph_extents(gid) if gid is not None else None
     if extents is None or not (extents.width and extents.height):
-        return None
+        return advance, None
     top = -extents.y_bearing / upem  # HarfBuzz's y runs up
     left = extents.x_bearing / upem
-    return left, top, left + extents.width / upem, top - extents.height / upem
-
-
-def _union(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, float, float]:
-    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+    return advance, (left, top, left + extents.width / upem, top - extents.height / upem)
