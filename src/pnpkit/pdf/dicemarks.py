@@ -12,7 +12,7 @@ import math
 from reportlab.lib.colors import white
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit.impose.layout import Page, Placement
+from pnpkit.impose.page import Page, Placement
 from pnpkit.kinds.dice import DieError, DrawnNet, Line, Point, drawn_net
 from pnpkit.pdf.foldmarks import INK, WORD_PT, Folds
 from pnpkit.typeset import fonts
