@@ -23,7 +23,7 @@ PX = DPI / 25.4  # pixels per mm
 
 
 def laid_out(pack: str, lang: str, **settings: object):
-    result = validate(ROOT / "components" / pack)
+    result = validate(ROOT / "components" / pack, [lang])
     s = dataclasses.replace(result.pack.print, **settings)
     pages, problems = impose(result.faces[lang], s)
     assert problems == []

@@ -10,20 +10,16 @@ darkens a pixel there.
 
 from __future__ import annotations
 
-import dataclasses
-
 import pypdfium2
 import pytest
 from PIL import ImageChops
 
 from conftest import ROOT
-from pnpkit.build import cacheforms
 from pnpkit.build import pipeline as build
 from pnpkit.build.cache import Cache
 from pnpkit.commands.cli import main
-from pnpkit.kit import guide
 from pnpkit.pack.model import BACK_MODES
-from pnpkit.pdf import writer as pdf
+from pnpkit.pack.schema import load_pack
 from pnpkit.units import PAPERS, PT_PER_MM
 
 DPI = 40
@@ -35,8 +31,11 @@ KITS = sorted(p.name for p in (ROOT / "components").iterdir())
 @pytest.fixture(scope="module", params=KITS)
 def kit(request):
     cache = Cache()
+    root = ROOT / "components" / request.param
+    pack, problems = load_pack(root)
+    assert pack is not None and problems == []
     result = build.validate(
-        ROOT / "components" / request.param, None, None, cache, build.Code(True)
+        root, pack.languages[:1], None, cache, build.Code(True)
     )  # our kits: star-cargo draws its board in Python
     assert result.pack is not None and not result.errors
     return result.pack, cache
@@ -44,23 +43,16 @@ def kit(request):
 
 def write_all(pack, cache, paper: str, backs: str, folder) -> list:
     """The kit's PDFs for one paper and back mode, as build() writes them (first language only)."""
-    lang = pack.languages[0]
-    pack = dataclasses.replace(
-        pack, print=dataclasses.replace(pack.print, paper=paper, backs=backs)
+    options = build.BuildOptions(
+        folder,
+        langs=pack.languages[:1],
+        overrides={"paper": paper, "backs": backs},
+        cache=cache,
+        code=build.Code(True),  # our kits: star-cargo draws its board in Python
     )
-    result = build.validate(
-        pack.root, [lang], {"paper": paper, "backs": backs}, cache, build.Code(True)
-    )  # our kits: star-cargo draws its board in Python
+    result = build.build(pack.root, options)
     assert not result.errors, result.errors[:3]
-    pages = result.pages[lang]
-    kit = guide.plan(result.pack, lang, result.faces[lang], pages)  # the guide, the tuck boxes
-    build._label(pages, pack, lang, kit.before, kit.after)
-    main = folder / f"{paper}-{backs}.pdf"
-    with cacheforms.pdf_forms(cache, pages):
-        calibration = build._calibration(pack, lang)
-        pdf.write_pdf(pages, main, "t", pack.print.crop_marks, calibration, extras=kit)
-    build._write_large(pages, pack, lang, folder, cache, result.registry)
-    return [main] + sorted(folder.glob("*-a3.pdf"))
+    return sorted((folder / pack.id).glob("*.pdf"))  # the kit's PDF and its A3 file of faces
 
 
 def ink_in_margin(page, margin: float) -> list[str]:
