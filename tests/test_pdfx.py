@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
-import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pikepdf
@@ -22,7 +19,6 @@ from reportlab.pdfgen.canvas import Canvas
 from conftest import ROOT, alpha_pack, write_pack
 from pnpkit.build import pipeline as build
 from pnpkit.build.cachefile import engine
-from pnpkit.build.child import Child
 from pnpkit.commands.cli import main
 from pnpkit.export import export, facepages, pdfx, preflight, profile, rastercache
 
@@ -341,39 +337,6 @@ def test_preflight_finds_every_fault_of_a_bad_pdf(tmp_path):
     ]
 
 
-def test_a_pdf_checked_open_reports_as_by_its_path_even_once_it_is_gone(tmp_path):
-    """preflight.Ahead's child checks files it opened before the build moved them: mapped into
-    memory (no Python call per read), the file reads as qpdf reads the path, after the path is
-    gone too; a file that is no PDF gives a located error either way, for qpdf's same reason
-    (it names an open file by its Python object: the child's faults are reported by
-    check_build, from the path)."""
-    path = bad_pdf(tmp_path / "bad.pdf")
-    by_path = [str(p) for p in preflight.check(path, "pdfx")]
-    calls = []
-
-    class Counted(io.FileIO):  # a Python call qpdf makes to read the file
-        def readinto(self, buffer):
-            calls.append("readinto")
-            return super().readinto(buffer)
-
-        def tell(self):
-            calls.append("tell")
-            return super().tell()
-
-    with Counted(path) as f:
-        path.unlink()
-        assert [str(p) for p in preflight.check(path, "pdfx", f)] == by_path
-    assert calls == []  # read through the mapping (a read or a tell a call: 0.1 M at 1k cards)
-    path.write_bytes(b"%PDF-1.4\nno objects at all")
-    by_path = [str(p) for p in preflight.check(path, "home")]
-    assert by_path and by_path[0].startswith(f"{path}:0:0: error: not a readable PDF: ")
-    reason = by_path[0].split(": ")[-1]
-    with path.open("rb") as f:
-        (opened,) = [str(p) for p in preflight.check(path, "home", f)]
-    assert opened.startswith(f"{path}:0:0: error: not a readable PDF: ")
-    assert opened.endswith(f": {reason}") and len(by_path) == 1
-
-
 def _image_name(path: Path) -> str:
     with pikepdf.open(path) as pdf:
         return next(str(n) for n in pdf.pages[0].Resources.XObject.keys()).split(".")[-1]
@@ -552,90 +515,9 @@ def test_a_gradient_face_prints_in_a_build(tmp_path):
     assert any(near(px, (0xE8, 0xB9, 0x23)) for px in pixels)  # the radial gradient's rim
 
 
-@pytest.mark.parametrize("fault", [False, True])
-def test_the_kit_checked_while_the_build_ends_reports_as_the_check_after_it(
-    tmp_path, monkeypatch, capsys, fault
-):
-    """The command line's preflight.Ahead checks the kit's PDFs in a child while the build
-    writes the rest: the report and the exit code are those of check_build after the build
-    alone (Ahead.start doing nothing), a fault placed at the finished kit's path; a file the
-    child passed is not parsed again here, one with a fault is."""
-    pack = card_pack(tmp_path / "pack")
-    if fault:  # a TrimBox outside the page: a fault of the home target
-        real_write = build.pdf.write_pdf
-
-        def broken(pages, path, *args, **kwargs):
-            real_write(pages, path, *args, **kwargs)
-            with pikepdf.open(path, allow_overwriting_input=True) as doc:
-                doc.pages[0].obj["/TrimBox"] = pikepdf.Array([0, 0, 5000, 5000])
-                doc.save(path)
-
-        monkeypatch.setattr(build.pdf, "write_pdf", broken)
-    log = tmp_path / "checked.txt"
-    real_check = preflight.check
-
-    def logged(path, target=None, opened=None):
-        with log.open("a") as f:
-            f.write(f"{os.getpid()} {path.name}\n")
-        return real_check(path, target, opened)
-
-    monkeypatch.setattr(preflight, "check", logged)
-    runs, checkers = {}, {}
-    for ahead in (False, True):
-        log.write_text("")
-        with monkeypatch.context() as m:
-            if not ahead:
-                m.setattr(preflight.Ahead, "start", lambda self, folder: None)
-            out = tmp_path / f"out-{ahead}"
-            code = main(["build", str(pack), "--out", str(out)])
-        runs[ahead] = code, capsys.readouterr().out.replace(str(out), "OUT")
-        checkers[ahead] = [line.split() for line in log.read_text().splitlines()]
-    assert runs[True] == runs[False]
-    assert runs[True][0] == (1 if fault else 0)
-    assert ("TrimBox" in runs[True][1]) == fault
-    here = str(os.getpid())
-    assert checkers[False] and all(pid == here for pid, _ in checkers[False])
-    kit = {name for _, name in checkers[False]}
-    assert {name for pid, name in checkers[True] if pid != here} == kit  # the child's
-    assert {name for pid, name in checkers[True] if pid == here} == (kit if fault else set())
-
-
-def test_preflight_ahead_is_forked_at_once_and_ends_when_told_nothing(tmp_path):
-    """Ahead forks before the build (its child imports pikepdf meanwhile); told of no PDFs (a
-    build that wrote none) it ends at wait(), though a child forked later holds copies of the
-    pipe it is told through; told of a folder, it has opened the PDFs when start() returns."""
-    ahead = preflight.Ahead(rastercache.for_output(tmp_path), set())
-    assert ahead.child.started
-    later = Child(lambda: time.sleep(60))  # as the build's SVG and page writers are forked
-    try:
-        started = time.monotonic()
-        ahead.wait()  # returns: told "nothing" rather than waiting for the pipe to close
-        assert time.monotonic() - started < 30  # not once `later` has ended, 60 s on
-        assert ahead.child.pid == -1
-    finally:
-        later.stop()
-    result = build.build(card_pack(tmp_path / "pack"), build.BuildOptions(tmp_path / "out"))
-    assert result.written and result.pack is not None
-    kit = tmp_path / "out" / result.pack.id
-    pdfs = {path.name: path.read_bytes() for path in kit.glob("*.pdf")}
-    ahead = preflight.Ahead(rastercache.for_output(tmp_path), set())
-    later = Child(lambda: time.sleep(60))
-    try:
-        ahead.start(kit)
-        shutil.rmtree(kit)  # the build moves or replaces the folder: the child has the files
-        ahead.wait()
-    finally:
-        later.stop()
-    passed = rastercache.for_output(tmp_path)
-    for name, content in pdfs.items():  # each checked by the child, and passed
-        key = preflight._file_key(io.BytesIO(content), preflight._target(name, set()))
-        assert passed.get(key, preflight.PASSED) is not None, name
-
-
 def test_a_preflight_pass_is_keyed_by_the_whole_file_read_a_part_at_a_time(tmp_path):
     """_pass_key hashes the file a MB at a time: the key of the engine, the target and every
-    byte of the file, as one hash of them all joined; the same as _file_key() of the file open
-    (preflight.Ahead's child)."""
+    byte of the file, as one hash of them all joined; the same as _file_key() of the file open."""
     path = tmp_path / "big.pdf"
     content = bytes(range(256)) * 12_345  # over three parts, the last one short
     path.write_bytes(content)

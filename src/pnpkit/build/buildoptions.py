@@ -48,9 +48,7 @@ class BuildOptions:
     previous build. `keep_drawings`: every face keeps its compiled drawing for what follows
     the build (the exports), even in a large build, which otherwise releases them once their
     PDF forms are drawn (earlyforms). `progress(what, page, pages)` is told of each page
-    written; `pdfs_written` is called with the staging folder once the kit's PDFs are in it,
-    before the rest of the kit (the command line's preflight starts on them). `watch`: see
-    WatchHooks."""
+    written. `watch`: see WatchHooks."""
 
     out: Path = Path("build")
     langs: list[str] | None = None
@@ -62,5 +60,4 @@ class BuildOptions:
     changed: bool = False
     keep_drawings: bool = False
     progress: Callable[[str, int, int], None] | None = None
-    pdfs_written: Callable[[Path], None] | None = None
     watch: WatchHooks | None = None

@@ -435,23 +435,17 @@ def _write(result: Result, cache: Cache, options: BuildOptions) -> None:
         output.mark(staging)
     else:
         output.new_staging(final)
-    svgs: svgfiles.SvgWriter | None = None
     dropped = False
     try:
-        svgs = svgfiles.SvgWriter(
-            [
-                (faces, staging / "svg" / lang, final / "svg" / lang)
-                for lang, faces in result.faces.items()
-            ],
-            reused,
-        )
         for lang in result.faces:
             _write_language(result, lang, staging, final, cache, options)
-        svgs.join()
+        folders = [
+            (faces, staging / "svg" / lang, final / "svg" / lang)
+            for lang, faces in result.faces.items()
+        ]
+        svgfiles.SvgWriter(folders, reused).write()
         dropped = not _finish(result, staging, final, options)
     finally:
-        if svgs is not None:
-            svgs.child.stop()  # it writes into staging: gone before staging goes
         if dropped and tidy_later:
             svgfiles.keep_as_spare(staging, final)
         elif not (result.written and tidy_later):  # a failure leaves no trace
@@ -491,8 +485,6 @@ def _write_language(
 def _finish(result: Result, staging: Path, final: Path, options: BuildOptions) -> bool:
     """The rest of the kit once its PDFs are written, swapped in for the previous kit; False
     when watch's `ready` said no (the previous kit stays live)."""
-    if options.pdfs_written:
-        options.pdfs_written(staging)
     if options.changed:
         (staging / "changes.txt").write_text(
             "".join(f"{line}\n" for c in result.changes for line in c.lines()), encoding="utf-8"

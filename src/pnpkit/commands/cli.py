@@ -229,31 +229,24 @@ def _build(pack: Path, args: argparse.Namespace, overrides: PrintOverrides, code
     chosen += [args.png] if args.png else []
     pdfx = {p.id for p in chosen if p.pdfx}
     passed = rastercache.for_output(args.out)  # remembers the files that passed before
-    ahead = preflight.Ahead(passed, pdfx)  # checks the kit's PDFs while the rest is written
-    try:
-        options = BuildOptions(
-            args.out,
-            args.lang,
-            overrides,
-            args.strict,
-            code=code,
-            changed=args.changes,
-            keep_drawings=bool(args.profile or args.png),  # the exports draw them
-            progress=_progress() if sys.stderr.isatty() else None,
-            pdfs_written=ahead.start,
-        )
-        result = build(pack, options)
-        if chosen:
-            from pnpkit.export import export  # only here: see the imports
+    options = BuildOptions(
+        args.out,
+        args.lang,
+        overrides,
+        args.strict,
+        code=code,
+        changed=args.changes,
+        keep_drawings=bool(args.profile or args.png),  # the exports draw them
+        progress=_progress() if sys.stderr.isatty() else None,
+    )
+    result = build(pack, options)
+    if chosen:
+        from pnpkit.export import export  # only here: see the imports
 
-            export.run(result, args.out, chosen, args.strict)
-        ahead.wait()
-        if result.written:
-            assert result.pack is not None  # a build that wrote files read its pack
-            result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
-    except BaseException:  # a crash or Ctrl-C: nothing is left checking, nothing to report
-        ahead.stop()
-        raise
+        export.run(result, args.out, chosen, args.strict)
+    if result.written:
+        assert result.pack is not None  # a build that wrote files read its pack
+        result.problems += preflight.check_build(args.out / result.pack.id, pdfx, passed)
     return result
 
 

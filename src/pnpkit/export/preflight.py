@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from pnpkit.build.child import Child, Message
 from pnpkit.errors import Location, Problem
 from pnpkit.export.rastercache import RasterCache
 
@@ -50,19 +48,13 @@ _GOOD_SPACES = frozenset(
 _OK_BLEND = frozenset({"/Normal", "/Compatible"})
 
 
-def check(path: Path, target: str | None = None, opened: BinaryIO | None = None) -> list[Problem]:
+def check(path: Path, target: str | None = None) -> list[Problem]:
     """Every problem of one PDF for its target (default: pdfx when it has a PDF/X OutputIntent,
-    else home). `opened`: the file, open already (preflight.Ahead: it may have moved), mapped
-    where the system can, not copied into memory (a 10,000-card kit's PDF is 18 MB); qpdf would
-    read it through Python calls otherwise, one tell() a system call, a hundred thousand of them
-    for a 1,000-card kit (0.37 s against 0.21 s mapped, time a cold command line waits for)."""
+    else home)."""
     import pikepdf
 
     try:
-        if opened is None:
-            pdf = pikepdf.open(path)  # qpdf opens the path itself
-        else:  # a file mapped can move or go: it is read through the mapping
-            pdf = pikepdf.open(opened, access_mode=pikepdf.AccessMode.mmap)
+        pdf = pikepdf.open(path)  # qpdf opens the path itself: no Python call per read
     except (pikepdf.PdfError, OSError) as exc:
         return [Problem(Location(str(path)), f"not a readable PDF: {exc}", "preflight")]
     with pdf:
@@ -348,77 +340,6 @@ def _target(first: str, pdfx_folders: set[str]) -> str:
     """The target of a kit's PDF whose path in the kit starts with `first`: PDF/X in the folders
     of PDF/X profiles, else home."""
     return "pdfx" if first in pdfx_folders else "home"
-
-
-class Ahead:
-    """check_build()'s work on a kit's own PDFs, done in a forked child while this process writes
-    the rest of the kit: its preview page, its cache, the exports. The child is forked at once,
-    before the build holds the output's lock, and imports pikepdf while the build validates (a
-    fifth of a second a cold command line would otherwise wait for at its end); start() tells it
-    where the PDFs are once they are written. It checks each PDF as check_build would and marks
-    each that passes in `passed`, as check_build does; check_build, run on the finished kit after
-    wait(), then skips those (a pass is marked by the file's bytes, which moving the kit into
-    place does not change) and checks any other itself. So a fault, or a file the child never got
-    to (no fork, a child that died or never opened it), is found and reported by check_build
-    exactly as without it."""
-
-    def __init__(self, passed: RasterCache, pdfx_folders: set[str]) -> None:
-        self.passed, self.pdfx_folders = passed, pdfx_folders
-        self.folder, self.opened = Message(), Message()  # the build's word, the child's answer
-        told = self.folder.open and self.opened.open
-        self.child = Child(self._check_when_told if told else None)
-        self.folder.sending()
-        self.opened.receiving()
-        if not self.child.started:
-            self._close()
-
-    def _check_when_told(self) -> None:
-        """The child's work: import pikepdf, wait for the kit's folder (empty: the build wrote
-        none), open its PDFs, answer (the build moves the folder only after that), then check
-        them."""
-        self.folder.receiving()
-        self.opened.sending()
-        import pikepdf  # noqa: F401  # the import start() would wait for: made while it builds
-
-        folder = os.fsdecode(self.folder.receive() or b"")
-        files: list[tuple[Path, BinaryIO]] = []
-        try:
-            if folder:
-                files = [(path, open(path, "rb")) for path in sorted(Path(folder).glob("*.pdf"))]
-        finally:
-            self.opened.send()
-        self._check_all(files)
-
-    def start(self, folder: Path) -> None:
-        """Tell the child the PDFs at the top of `folder` (a kit being staged) are written; wait
-        until it has opened them, so it reads them wherever the build moves them next."""
-        if self.folder.send(os.fsencode(folder)):
-            self.opened.receive()  # None: the child is gone, and check_build checks them all
-        self._close()
-
-    def _check_all(self, files: list[tuple[Path, BinaryIO]]) -> None:
-        for path, f in files:
-            with f:
-                target = _target(path.name, self.pdfx_folders)
-                key = _file_key(f, target)
-                f.seek(0)
-                if self.passed.get(key, PASSED) is None and not check(path, target, f):
-                    self.passed.mark(key, PASSED)
-
-    def wait(self) -> None:
-        """Wait for the child (if any) to finish its checks; one never told of PDFs ends."""
-        self.folder.send()  # an empty folder, if none was sent
-        self._close()
-        self.child.wait()
-
-    def stop(self) -> None:
-        """End the child (if any) without its checks."""
-        self._close()
-        self.child.stop()
-
-    def _close(self) -> None:
-        self.folder.close()
-        self.opened.close()
 
 
 def _pass_key(path: Path, target: str) -> str | None:
