@@ -154,7 +154,7 @@ class TestComponentRules:
         )
         assert rules(mlem).lines == [
             f"{M}/dice.yaml:16:7: error: template 'mlem/die-net.svg.j2' line "
-            f"8: DieError: the opposite pairs use the faces {pairs}, but "
+            f"10: DieError: the opposite pairs use the faces {pairs}, but "
             f"the die has {has} (rendering the front of 'die-1') [template]",
             f"{M}/dice.yaml:16:7: error: template 'mlem/die-stickers.svg.j2' "
             f"line 8: DieError: the opposite pairs use the faces {pairs}, but "
