@@ -400,7 +400,7 @@ def _get(url: str):
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_ctrl_c_ends_the_command_cleanly(kit, stop):
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "pnpkit", "watch", M, "--serve", "--port", "0"],
         cwd=kit.root,
@@ -418,7 +418,14 @@ def test_ctrl_c_ends_the_command_cleanly(kit, stop):
     url = next(line.split()[-1] for line in seen if line.startswith("serving"))
     assert json.loads(_get(url + "__pnpkit/state").read())["ok"]
     proc.send_signal(stop)
-    assert proc.wait(TIMEOUT) == 0
+    try:
+        code = proc.wait(TIMEOUT)
+    except subprocess.TimeoutExpired:  # where it hangs (seen twice under load): every stack
+        proc.send_signal(signal.SIGABRT)  # faulthandler prints them as it aborts
+        proc.wait(TIMEOUT)
+        time.sleep(0.5)
+        pytest.fail("watch did not stop:\n" + "".join(seen + list(lines.queue)))
+    assert code == 0
     time.sleep(0.1)
     rest = []
     while not lines.empty():
