@@ -149,7 +149,7 @@ def until_stopped(watcher: Watcher, server: Server | None, say: Callable[..., No
     """Run the watch loop (watch, studio) until Ctrl-C or a SIGTERM (0) or an OSError such as an
     output folder that cannot be written (2, said); then close the server, tidy the output and
     save the cache, whichever way it stopped."""
-    previous = stop_on_sigterm()
+    previous = stop_on_signals()
     try:
         watcher.loop(say)
     except KeyboardInterrupt:
@@ -162,22 +162,28 @@ def until_stopped(watcher: Watcher, server: Server | None, say: Callable[..., No
             server.close()
         watcher.tidy(spare=False)
         watcher.cache.save(force=True)
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            if handler is not None:  # None: a handler not set from Python, left as it is
+                signal.signal(signum, handler)
     return 0
 
 
-def stop_on_sigterm() -> signal._HANDLER | None:
-    """A process manager's polite stop ends the watcher as Ctrl-C does; returns the previous
-    handler (None where signals cannot be set: not the main thread, whose caller stops it)."""
+def stop_on_signals() -> dict[int, signal._HANDLER]:
+    """Ctrl-C and a process manager's polite stop (SIGTERM) end the watcher; returns the
+    previous handlers (none where signals cannot be set: not the main thread, whose caller
+    stops it). Ctrl-C's handler is set too because a process started from a script in the
+    background inherits SIGINT ignored, and "Ctrl-C stops" must hold there as well."""
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
+    previous: dict[int, signal._HANDLER] = {}
     try:
-        return signal.signal(signal.SIGTERM, interrupt)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, interrupt)
     except ValueError:
-        return None
+        pass
+    return previous
 
 
 # ---------------------------------------------------------------- watching
