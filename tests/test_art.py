@@ -273,6 +273,28 @@ def test_pixels_are_bounded():
     assert int(doc.get("width")) * int(doc.get("height")) <= svgraster.MAX_RASTER_PIXELS
 
 
+def test_nested_defs_are_copied_once_into_the_drawn_document():
+    """The document resvg draws holds the art's resources once each: a <defs> nested k deep is
+    copied whole once, not once per level (k^2 elements from a file of k)."""
+    depth = 40
+    nested = (
+        "".join(
+            f'<defs><linearGradient id="g{k}"><stop offset="0"/></linearGradient>'
+            for k in range(depth)
+        )
+        + "</defs>" * depth
+    )
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">{nested}'
+        + BLUR.format('<rect width="10" height="10" fill="url(#g0)"/>')
+        + "</svg>"
+    )
+    root = etree.fromstring(svg.encode())
+    doc, _ = svgraster._document(root, root[-1], (0, 0, 10, 10), 10)
+    ids = [el.get("id") for el in doc.iter() if el.get("id", "").startswith("g")]
+    assert sorted(ids) == sorted(f"g{k}" for k in range(depth))
+
+
 def test_a_plain_svg_doctype_is_taken_but_not_an_internal_subset(tmp_path):
     head = (
         '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" '

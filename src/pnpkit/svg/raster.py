@@ -253,9 +253,8 @@ def _document(
     doc.set("height", str(height))
     doc.set("preserveAspectRatio", "none")
     defs = etree.SubElement(doc, SVG + "defs")
-    for node in root.iter(etree.Element):
-        if _tag(node) == "defs" or (_tag(node) in _RESOURCES and not _in_defs(node)):
-            defs.append(copy.deepcopy(node))
+    for node in _outermost_resources(root):
+        defs.append(copy.deepcopy(node))
     holder = etree.SubElement(doc, SVG + "g")
     ancestors = list(el.iterancestors())[::-1][1:]  # from the root's child down to the parent
     transform = " ".join(filter(None, (_placement(a) for a in ancestors)))
@@ -273,8 +272,14 @@ def _document(
     return doc, None
 
 
-def _in_defs(el: etree._Element) -> bool:
-    return any(_tag(a) == "defs" for a in el.iterancestors())
+def _outermost_resources(node: etree._Element) -> Iterator[etree._Element]:
+    """Every <defs> and resource under node that no other one holds, in document order: each
+    copied once, with what it holds (a <defs> nested k deep is not copied k times)."""
+    for child in node.iterchildren(etree.Element):
+        if _tag(child) == "defs" or _tag(child) in _RESOURCES:
+            yield child
+        else:
+            yield from _outermost_resources(child)
 
 
 def _placement(el: etree._Element) -> str:
