@@ -12,7 +12,7 @@ from conftest import ROOT, Kit, kit_start, page_texts
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
 from pnpkit.pack.schema import load_pack
-from pnpkit.pdf.marks import alignment_marks
+from pnpkit.pdf.marks import targets
 from registered import REGISTRY, impose
 
 S = "components/star-cargo"
@@ -535,11 +535,12 @@ class TestBoardPrint:
         data, bleed = result.pack.data, 3.0
         pages, _ = impose(result.faces["eo"], result.pack.print)
         first = kit_start(out / "star-cargo-eo.pdf")  # after the kit guide and the print check
-        sheets = [(n, p.tile) for n, p in enumerate(pages, first) if p.tile is not None]
+        parts = [(n, p.parts[0]) for n, p in enumerate(pages, first) if p.tile is not None]
+        sheets = [(n, part.tile) for n, part in parts]
         assert [t.name for _, t in sheets] == ["A1", "A2"]
         (n1, t1), (n2, t2) = sheets
         seen = {}
-        for n, t in sheets:
+        for (n, t), (_, part) in zip(sheets, parts, strict=True):
             page = pdf_page(out / "star-cargo-eo.pdf", n)
             img, found = image(page), chars(page)
 
@@ -562,13 +563,13 @@ class TestBoardPrint:
                     assert inked(img, [v * PX for v in box]) > 20
                     seen.setdefault(label, set()).add(t.name)
             # the targets: in the shared strip, at the same board points on both sheets
-            for fx, fy in alignment_marks(t):
+            for fx, fy in targets(part):
                 assert t2.window[0] < fx < t1.window[2]
                 x, y = on(fx - bleed, fy - bleed)
                 assert (
                     inked(img, ((x - 0.8) * PX, (y - 0.8) * PX, (x + 0.8) * PX, (y + 0.8) * PX)) > 0
                 ), (t.name, fx, fy)
-        assert alignment_marks(t1) == alignment_marks(t2)
+        assert targets(parts[0][1]) == targets(parts[1][1])
         letters = data["board"]["columns"]
         assert {ch for ch in letters if "A1" in seen.get(ch, ())} == set(
             letters[:8]
