@@ -15,7 +15,7 @@ from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
 from pnpkit.kinds import hexes
 from pnpkit.pack.schema import load_pack
-from pnpkit.pdf.marks import targets
+from pnpkit.pdf.marks import alignment_marks
 from registered import impose
 
 A = "components/anunnaki"
@@ -414,7 +414,7 @@ class TestBuiltKit:
             return tile.origin[0] + fx - tile.window[0], tile.origin[1] + fy - tile.window[1]
 
         # the overlap strip shows the same map on both sheets (away from the targets' hairlines)
-        marks = targets(p1)  # clear of the map's texts
+        marks = alignment_marks(p1.tile)  # clear of the map's texts
         for fx in (t2.window[0] + 3, t2.window[0] + 6, t2.window[0] + 9):
             for fy in [y for y in range(20, 260, 6) if all(abs(y - my) > 6 for _, my in marks)]:
                 (x1, y1), (x2, y2) = on(t1, fx, fy), on(t2, fx, fy)
@@ -427,7 +427,7 @@ class TestBuiltKit:
                 # the sheets sit at different sub-pixel offsets, so an edge may move by a pixel
                 assert any(max(abs(u - v) for u, v in zip(p1, p2)) <= 3 for p2 in near), (fx, fy)
         # both sheets print the targets at the same map points, inside the strip
-        assert marks == targets(p2) and len(marks) == 2
+        assert marks == alignment_marks(p2.tile) and len(marks) == 2
         for fx, fy in marks:
             assert t2.window[0] < fx < t1.window[2]
             assert dark_near(a1, *on(t1, fx, fy)) and dark_near(a2, *on(t2, fx, fy))
@@ -492,7 +492,7 @@ def test_split_faces_parts_share_letter_sheets_and_still_assemble(letter):
                 n2, part2 = by_place[(row + dr, col + dc)]
                 t2 = part2.tile
                 pairs += 1
-                marks = [m for m in targets(part1) if m in targets(part2)]
+                marks = [m for m in alignment_marks(part1.tile) if m in alignment_marks(part2.tile)]
                 assert len(marks) == 2, item
                 for fx, fy in marks:  # the same targets at the same face points on both
                     assert dark_near(image(n1), *on(t1, fx, fy)), (item, t1.name)

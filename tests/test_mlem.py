@@ -16,7 +16,7 @@ from pnpkit.build.pipeline import validate
 from pnpkit.checks import cvd
 from pnpkit.commands.cli import main
 from pnpkit.kinds import dice
-from pnpkit.pdf.marks import targets
+from pnpkit.pdf.marks import alignment_marks
 from registered import impose
 
 M = "components/mlem"
@@ -671,7 +671,7 @@ class TestTrackOnPaper:
 
             strip = (t2.window[0], t1.window[2])
             same = 0
-            centres = targets(p1.parts[0])  # the targets, clear of the track's texts
+            centres = alignment_marks(t1)  # the targets, clear of the track's texts
             points = [
                 (strip[0] + f * (strip[1] - strip[0]), fy)
                 for f in (0.1, 0.3, 0.5, 0.7, 0.9)
@@ -690,7 +690,7 @@ class TestTrackOnPaper:
             assert same == len(points) > 150  # the same art on both sheets
             marks = [m for m in centres if strip[0] < m[0] < strip[1]]
             assert (
-                marks == [m for m in targets(p2.parts[0]) if strip[0] < m[0] < strip[1]]
+                marks == [m for m in alignment_marks(t2) if strip[0] < m[0] < strip[1]]
                 and len(marks) == 2
             )
             for fx, fy in marks:  # the target's centre cross is printed on both sheets

@@ -12,7 +12,7 @@ from conftest import ROOT, Kit, kit_start, page_texts
 from pnpkit.build.pipeline import validate
 from pnpkit.commands.cli import main
 from pnpkit.pack.schema import load_pack
-from pnpkit.pdf.marks import targets
+from pnpkit.pdf.marks import alignment_marks
 from registered import REGISTRY, impose
 
 S = "components/star-cargo"
@@ -563,13 +563,13 @@ class TestBoardPrint:
                     assert inked(img, [v * PX for v in box]) > 20
                     seen.setdefault(label, set()).add(t.name)
             # the targets: in the shared strip, at the same board points on both sheets
-            for fx, fy in targets(part):
+            for fx, fy in alignment_marks(part.tile):
                 assert t2.window[0] < fx < t1.window[2]
                 x, y = on(fx - bleed, fy - bleed)
                 assert (
                     inked(img, ((x - 0.8) * PX, (y - 0.8) * PX, (x + 0.8) * PX, (y + 0.8) * PX)) > 0
                 ), (t.name, fx, fy)
-        assert targets(parts[0][1]) == targets(parts[1][1])
+        assert alignment_marks(parts[0][1].tile) == alignment_marks(parts[1][1].tile)
         letters = data["board"]["columns"]
         assert {ch for ch in letters if "A1" in seen.get(ch, ())} == set(
             letters[:8]

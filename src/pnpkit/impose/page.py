@@ -153,6 +153,9 @@ class Tile:
     ]  # the part shown, in the face's own mm (bleed box origin)
     origin: tuple[float, float]  # page position of the window's top-left corner
     overlap: float
+    # the boxes of the face's texts (its own mm), found once where its cuts were chosen: the
+    # registration targets keep off them too (pdf/marks.py)
+    texts: tuple[tuple[float, float, float, float], ...] = ()
 
     @property
     def name(self) -> str:

@@ -137,7 +137,7 @@ def _tile_pages(face: Face, s: PrintSettings, cut: Cuts) -> list[Page]:
             left = area[0] + (area[2] - area[0] - (window[2] - x0)) / 2
             top = area[1] + (area[3] - area[1] - (window[3] - y0)) / 2
             clip = (left, top, left + window[2] - x0, top + window[3] - y0)
-            tile = Tile(r, c, rows, cols, window, (left, top), s.overlap)
+            tile = Tile(r, c, rows, cols, window, (left, top), s.overlap, cut.texts)
             trim = Placement(
                 face,
                 left - x0 + face.bleed,
@@ -161,6 +161,7 @@ class Cuts:
     cols: list[tuple[float, float]]
     rows: list[tuple[float, float]]
     crossed: str | None = None
+    texts: tuple[cuts.Box, ...] = ()  # of the face's texts, which the cuts keep off
 
 
 def choose_cuts(face: Face, plans: list[TilePlan], landscape: bool, overlap: float) -> Cuts:
@@ -183,12 +184,12 @@ def choose_cuts(face: Face, plans: list[TilePlan], landscape: bool, overlap: flo
         xs = cuts.windows(inset, fw - inset, aw, overlap, cols, along_x, far)
         ys = cuts.windows(inset, fh - inset, ah, overlap, rows, along_y, far)
         if xs is not None and ys is not None:
-            return Cuts(plan, xs, ys)
+            return Cuts(plan, xs, ys, texts=tuple(box for _, box in named))
     _, cols, rows, aw, ah, bleed = plan = ordered[0]
     inset = face.bleed - bleed
     xs = cuts.even(inset, fw - inset, aw, overlap, cols)
     ys = cuts.even(inset, fh - inset, ah, overlap, rows)
-    return Cuts(plan, xs, ys, cuts.crossed(xs, ys, named))
+    return Cuts(plan, xs, ys, cuts.crossed(xs, ys, named), tuple(box for _, box in named))
 
 
 def tile_plans(face: Face, s: PrintSettings) -> list[TilePlan]:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from reportlab.lib.colors import Color, black
 from reportlab.pdfgen.canvas import Canvas
 
-from pnpkit.impose import cuts, orient
+from pnpkit.impose import orient
 from pnpkit.impose.bleeds import round_only
 from pnpkit.impose.cuts import Box
 from pnpkit.impose.page import MARK_CLEAR, MARK_LENGTH, Page, Placement, Tile
@@ -180,7 +180,7 @@ def _tile_marks(c: Canvas, page: Page, part: Placement, crop_marks: bool) -> Non
                 (page.h - py(y1 - t.overlap)) * K,
             )
     c.setDash()
-    for fx, fy in targets(part):
+    for fx, fy in alignment_marks(t):
         _target(c, page, px(fx), py(fy))
     if crop_marks:
         fw, fh = face.full_size
@@ -196,27 +196,21 @@ def _tile_marks(c: Canvas, page: Page, part: Placement, crop_marks: bool) -> Non
     c.restoreState()
 
 
-def targets(part: Placement) -> list[tuple[float, float]]:
-    """The registration targets of a part of a split face, in the face's own mm, clear of its
-    texts."""
-    assert part.tile is not None
-    return alignment_marks(part.tile, [box for _, box in cuts.texts(part.face)])
-
-
 TARGET = 3.0 + 1.5  # mm from a target's centre to the end of its cross (_target's r + 1.5)
 STEP = 0.5  # mm a target slides by while it looks for a place off the texts
 
 
-def alignment_marks(t: Tile, texts: Sequence[Box] = ()) -> list[tuple[float, float]]:
+def alignment_marks(t: Tile) -> list[tuple[float, float]]:
     """Targets in the face's own mm, in the middle of every overlap strip this sheet shares,
     each at a quarter of the strip from its end unless that would draw it over a text (the
-    boxes of cuts.texts): then it moves, within its own half of the strip and inside the strip,
+    tile's texts): then it moves, within its own half of the strip and inside the strip,
     to the nearest place clear of every text, and stays where it was if there is none.
 
     Neighbours compute the same points for their common strip (the same window along it, the
     same texts), so the marks coincide when the sheets are laid together.
     """
     x0, y0, x1, y1 = t.window
+    texts = t.texts
     slack = max(0.0, t.overlap / 2 - TARGET)  # how far a target may leave the strip's middle
     marks: list[tuple[float, float]] = []
     for shared, x in ((t.col > 0, x0 + t.overlap / 2), (t.col < t.cols - 1, x1 - t.overlap / 2)):
