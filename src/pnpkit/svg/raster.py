@@ -39,7 +39,7 @@ PRINT_DPI = 300
 MM_PER_IN = 25.4
 MAX_RASTER_PIXELS = 40_000_000  # one render of the art's box (a 42 cm square board at 300 dpi)
 MAX_RASTERED = 32  # elements of one art file drawn as images
-MAX_ELEMENTS = 50_000  # in one render, each <use> expanded (svgdraw.MAX_ELEMENTS alike)
+MAX_ELEMENTS = 50_000  # in one render, each <use> expanded
 MAX_IMAGE_PIXELS = 50_000_000  # a data: image inside what resvg draws (svgdraw's bound)
 MAX_BOX = 1e7  # the largest number of the art's box (svgdraw.MAX_NUMBER)
 MAX_PARTS = 200  # parts of a group whose boxes _overlaps() compares pairwise
@@ -318,7 +318,7 @@ def _unsafe(doc: etree._Element) -> str | None:
     slow = _slow_filter(doc)
     if slow:
         return slow
-    if _count(doc, found, {}, set()) > MAX_ELEMENTS:
+    if _count(doc, found, {}, set(), MAX_ELEMENTS) > MAX_ELEMENTS:
         return f"it has more than {MAX_ELEMENTS:,} elements once each <use> is expanded"
     return None
 
@@ -374,12 +374,11 @@ def _data_image(value: str) -> str | None:
     return "too large an image" if w * h > MAX_IMAGE_PIXELS else None
 
 
-def expanded_size(root: etree._Element) -> int:
-    """Elements the document stands for, each <use> counted as its target, up to MAX_ELEMENTS + 1
-    (a cycle counts as too many): found without expanding anything, so a <use> bomb is refused
-    at once rather than after drawing MAX_ELEMENTS of it."""
-    found = {i: el for el in root.iter() if isinstance(el.tag, str) and (i := el.get("id"))}
-    return _count(root, found, {}, set())
+def expanded_size(root: etree._Element, limit: int) -> int:
+    """Elements the document stands for, each <use> counted as its target, up to limit + 1 (a
+    cycle counts as too many): found without expanding anything, so a <use> bomb is refused at
+    once rather than after drawing `limit` elements of it."""
+    return _count(root, svggeom.ids(root), {}, set(), limit)
 
 
 def _count(
@@ -387,23 +386,24 @@ def _count(
     found: dict[str, etree._Element],
     memo: dict[str, int],
     open_: set[str],
+    limit: int,
 ) -> int:
-    """Elements el stands for, each <use> counted as its target (a cycle counts as too many);
-    a target's count is kept by its id (lxml's element objects are made afresh, so not by
-    them)."""
+    """Elements el stands for, each <use> counted as its target, up to limit + 1 (a cycle counts
+    as too many); a target's count is kept by its id (lxml's element objects are made afresh,
+    so not by them)."""
     total = 1
     for child in el:
         if isinstance(child.tag, str):
-            total = min(total + _count(child, found, memo, open_), MAX_ELEMENTS + 1)
+            total = min(total + _count(child, found, memo, open_, limit), limit + 1)
     ref = _href(el)[1:] if _href(el).startswith("#") else ""
     if _tag(el) == "use" and ref in found:
         if ref in open_:
-            return MAX_ELEMENTS + 1
+            return limit + 1
         if ref not in memo:
             open_.add(ref)
-            memo[ref] = _count(found[ref], found, memo, open_)
+            memo[ref] = _count(found[ref], found, memo, open_, limit)
             open_.discard(ref)
-        total = min(total + memo[ref], MAX_ELEMENTS + 1)
+        total = min(total + memo[ref], limit + 1)
     return total
 
 

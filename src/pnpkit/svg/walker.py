@@ -401,7 +401,7 @@ def _art_bytes_compiled(
     docinfo = root.getroottree().docinfo
     if docinfo.doctype and not svgnorm.plain_doctype(data, docinfo.public_id):
         return SvgError([(1, "an SVG image must not have a DOCTYPE or entities", path)])
-    if svgraster.expanded_size(root) > MAX_ELEMENTS:  # a <use> bomb: refused before drawing any
+    if svgraster.expanded_size(root, MAX_ELEMENTS) > MAX_ELEMENTS:  # a <use> bomb: refused now
         return SvgError([(root.sourceline or 1, _TOO_MANY, path)])
     normalised = svgnorm.normalise(root, size) if svgnorm.needs_work(data) else None
     compiler = Compiler(root, resolve_href, depth, art_stack, level)
