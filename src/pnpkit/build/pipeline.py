@@ -41,7 +41,7 @@ from pnpkit.kinds.registry import Registry, default_registry
 from pnpkit.kit import guide
 from pnpkit.pack import paths, schema
 from pnpkit.pack.loader import display_path
-from pnpkit.pack.model import Face, Pack, PrintOverrides
+from pnpkit.pack.model import Face, Item, Pack, PrintOverrides
 from pnpkit.pdf import calibration, foldmarks
 from pnpkit.pdf import writer as pdf
 from pnpkit.svg import compiler as svgdraw
@@ -314,11 +314,8 @@ def _places(pack: Pack, lang: str, env: jinja2.Environment) -> textplaces.Places
     rendered again to learn which text_box() call drew what (only a face with a warning)."""
     shared: list[dict[str, object]] = []  # render.pack_context(), made when first needed
 
-    def redraw(face: Face) -> textplaces.Drawn | None:
-        group = pack.groups.get(face.group)
-        item = next((i for i in group.items if i.id == face.item), None) if group else None
-        if group is None or item is None:
-            return None
+    def redraw(face: Face, item: Item) -> textplaces.Drawn | None:
+        group = pack.groups[face.group]  # Places.item() found the item in it
         shared[:] = shared or [render.pack_context(pack, lang)]
         again = render.render_face(
             env, pack, group, item, face.side, face.template, lang, shared[0], []

@@ -91,7 +91,7 @@ def _flat(text: str) -> str:
 
 class Places:
     """Locates the text warnings of one language's faces. `family(template)`: the template and
-    those it draws on (templates.template_family); `redraw(face)`: the face's Face.drawn, rendered
+    those it draws on (templates.template_family); `redraw(face, item)`: its Face.drawn, rendered
     again when the cache served it (None if it cannot be)."""
 
     def __init__(
@@ -99,7 +99,7 @@ class Places:
         pack: Pack,
         lang: str,
         family: Callable[[str], Family],
-        redraw: Callable[[Face], Drawn | None],
+        redraw: Callable[[Face, Item], Drawn | None],
     ) -> None:
         self.pack, self.lang, self.family, self.redraw = pack, lang, family, redraw
         self._items: dict[str, dict[str, Item]] = {}
@@ -115,9 +115,9 @@ class Places:
     def locate(self, face: Face, text: str) -> tuple[Location, str]:
         """Where a warning about a text of the face stands, and what to add to its message: the
         face it is on and the template line that drew it, when it stands at the field."""
-        if face.drawn is None:
-            face.drawn = self.redraw(face)
         item = self.item(face)
+        if face.drawn is None:
+            face.drawn = self.redraw(face, item) if item is not None else None
         found = drawer(face.drawn or (), text)
         field, call, what = None, None, "text_box()"
         if found is not None:
