@@ -111,6 +111,13 @@ class TextChecks:
         self.entries[key] = [generation, tuple(found)]
         return found
 
+    def take(self, path: Path | None, entries: dict[bytes, Entry]) -> None:
+        """Entries another process made for the pack's file at path (Cache.take)."""
+        if path is not self.path and path != self.path:
+            self.path, self.entries = path, _read_texts(path)
+        for key, entry in entries.items():
+            self.entries.setdefault(key, entry)
+
     def save(self, path: Path | None, oldest: int, stop: Callable[[], bool] | None = None) -> None:
         """Drop entries unused since generation `oldest`; write the file beside path atomically
         (a failure only costs time: the texts are checked again); `stop`: see Cache.save()."""

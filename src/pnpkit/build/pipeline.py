@@ -22,7 +22,7 @@ from pathlib import Path
 import jinja2
 
 from pnpkit import filelimits, workspace
-from pnpkit.build import cacheforms, changes, earlyforms, output, preview, svgfiles
+from pnpkit.build import cacheforms, changes, earlyforms, output, preview, prewarm, svgfiles
 from pnpkit.build.buildoptions import BuildOptions as BuildOptions  # re-exported
 from pnpkit.build.buildoptions import Code as Code  # re-exported
 from pnpkit.build.buildoptions import WatchHooks as WatchHooks  # re-exported
@@ -166,6 +166,9 @@ def _faces(
     (result.problems: the pack's, found before). `stream`: see validate()."""
     problems: list[Problem] = []
     compiled: dict[str, Drawing | None] = {}
+    if cache is not None and _faces_in(pack) < earlyforms.STREAM_FROM:
+        if prewarm.worth_it(cache, _faces_in(pack)):
+            prewarm.prewarm(pack, cache, lambda part: _made(part, langs, env, cache, result))
     for lang in langs:
         if stream and cache is not None and _faces_in(pack) >= earlyforms.STREAM_FROM:
             faces = _streamed(pack, lang, env, cache, result, compiled, problems)
@@ -186,6 +189,21 @@ def _faces(
         )  # it has problems of its own; watch's rebuilds take the last layout of faces alike
         problems += found
     return problems
+
+
+def _made(
+    part: Pack, langs: Sequence[str], env: jinja2.Environment, cache: Cache, result: Result
+) -> None:
+    """prewarm's work on part of the pack: each language's faces rendered, compiled and their
+    texts checked into the cache, as _faces() does; the problems are left to _faces()'s pass,
+    which makes a face with a problem again and reports them all."""
+    for lang in langs:
+        faces, found = cache.render(part, lang, env)
+        _compile(part, faces, cache.drawing, {}, env)
+        sized = any(p.rule == "font-size" for p in result.problems + found)
+        for face in faces:
+            if face.drawing is not None and not face.broken:
+                _text_findings(part, face, sized, cache)
 
 
 def _faces_in(pack: Pack) -> int:
@@ -341,25 +359,28 @@ def _check_texts(
     time), added to."""
     out: list[Problem] = []
     seen = set() if seen is None else seen
-    min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
-    safe = pack.print.safe
     for face in faces:
         if face.drawing is None or face.broken or face.svg_key in seen:
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg_key)
-        full_size = face.full_size
-
-        def check(face: Face = face) -> Findings:
-            found = textcheck.problems(face, min_pt, safe=safe, contrasts=True)
-            return found + overlap.findings(face.drawing)
-
-        settings = (full_size, face.bleed, min_pt, safe, True)
-        found = cache.text_findings(face.drawing, settings, check) if cache else check()
-        for text, message in found:
+        for text, message in _text_findings(pack, face, sizes_reported, cache):
             where, detail = places.locate(face, text)
             rule = "overlap" if overlap.said(message) else "text"
             out.append(Problem(where, message + detail, rule, "warning"))
     return list(dict.fromkeys(out))
+
+
+def _text_findings(pack: Pack, face: Face, sizes_reported: bool, cache: Cache | None) -> Findings:
+    """The text checks of a compiled face (see _check_texts), from the cache when it has them."""
+    min_pt = 0.0 if sizes_reported else pack.print.min_font_pt
+    safe = pack.print.safe
+
+    def check() -> Findings:
+        found = textcheck.problems(face, min_pt, safe=safe, contrasts=True)
+        return found + overlap.findings(face.drawing)
+
+    settings = (face.full_size, face.bleed, min_pt, safe, True)
+    return cache.text_findings(face.drawing, settings, check) if cache else check()
 
 
 def _svg_problem(

@@ -4,17 +4,18 @@ and inline icons, written as SVG and laid out for the compiler (svg/text.py)."""
 from __future__ import annotations
 
 import math
+import os
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import jinja2
 import jinja2.bccache
 import jinja2.meta
 from markupsafe import Markup, escape
 
-from pnpkit import filelimits
+from pnpkit import filelimits, workspace
 from pnpkit.errors import Location, Problem
 from pnpkit.faces import icons
 from pnpkit.pack.checker import did_you_mean
@@ -23,9 +24,6 @@ from pnpkit.pack.model import Item, Pack
 from pnpkit.svg.text import LaidText, c14n_text_start, lay_out, layable
 from pnpkit.typeset import fontfallback, fonts, richtext
 from pnpkit.typeset.text import PT, fit, svg_text, text_attributes
-
-if TYPE_CHECKING:
-    pass
 
 
 class TextBlock(Markup):
@@ -376,10 +374,18 @@ def calling_template() -> Location | None:
     while frame is not None:
         template = frame.f_globals.get("__jinja_template__")
         if template is not None and template.filename:
-            line = template.get_corresponding_lineno(frame.f_lineno)
-            return Location(display_path(Path(template.filename)), line, 1)
+            return _template_line(template, frame.f_lineno, os.getcwd())
         frame = frame.f_back
     return None
+
+
+@workspace.memoized(cap=4096)
+def _template_line(template: jinja2.Template, code_line: int, cwd: str) -> Location:
+    """The template's line of a line of its compiled code, as the user sees it from `cwd`:
+    each of a deck's cards asks for the same few calls, and making the path relative takes
+    longer than drawing the text."""
+    line = template.get_corresponding_lineno(code_line)
+    return Location(display_path(Path(template.filename or "")), line, 1)
 
 
 def _excerpt(text: str, n: int = 40) -> str:
