@@ -22,10 +22,9 @@ from __future__ import annotations
 import dataclasses
 import marshal
 import os
-import signal
-import threading
 from collections.abc import Callable
 
+from pnpkit.build import child
 from pnpkit.build.cache import Cache
 from pnpkit.build.cachefile import Entry
 from pnpkit.pack.model import Pack
@@ -37,14 +36,7 @@ MIN_FACES = 100
 def worth_it(cache: Cache, faces: int) -> bool:
     """Whether a build of `faces` faces a language (fewer than a streamed build's) with this
     cache should share its faces with a child."""
-    return (
-        faces >= MIN_FACES
-        and not cache.deferred
-        and not cache.faces
-        and hasattr(os, "fork")
-        and _cores() >= 2
-        and threading.active_count() == 1
-    )
+    return faces >= MIN_FACES and not cache.deferred and not cache.faces and child.may_fork()
 
 
 def prewarm(pack: Pack, cache: Cache, make: Callable[[Pack], None]) -> None:
@@ -52,27 +44,16 @@ def prewarm(pack: Pack, cache: Cache, make: Callable[[Pack], None]) -> None:
     the child makes the odd items' faces, this process the even ones'; then the child's entries
     join the cache. Whatever goes wrong in the child only leaves its faces to the build's pass."""
     read, write = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:  # no process to spare: the pass makes everything
-        os.close(read)
-        os.close(write)
-        return
-    if pid == 0:  # the child: never returns
-        os.close(read)
-        _child(_part(pack, 1), cache, make, write)
+    helper = child.Child(lambda: _make_and_send(_part(pack, 1), cache, make, write))
     os.close(write)
-    data = None
     try:
         make(_part(pack, 0))
-        data = _read_all(read)
+        data = _read_all(read) if helper.started else b""
+        if helper.wait() == 0:
+            _take(cache, marshal.loads(data))
     finally:
         os.close(read)
-        if data is None:  # this process failed (Ctrl-C, say): the child's work is not wanted
-            os.kill(pid, signal.SIGKILL)
-        status = os.waitpid(pid, 0)[1]
-    if os.waitstatus_to_exitcode(status) == 0:
-        _take(cache, marshal.loads(data))
+        helper.stop()  # this process failed (Ctrl-C, say): the child's work is not wanted
 
 
 def _part(pack: Pack, odd: int) -> Pack:
@@ -85,18 +66,12 @@ def _part(pack: Pack, odd: int) -> Pack:
     return dataclasses.replace(pack, groups=groups)
 
 
-def _child(part: Pack, cache: Cache, make: Callable[[Pack], None], fd: int) -> None:
-    code = 1
-    try:
-        make(part)
-        view = memoryview(marshal.dumps(_made(cache)))
-        while view:
-            view = view[os.write(fd, view) :]
-        code = 0
-    except BaseException:  # noqa: BLE001 (Ctrl-C too): the parent's pass makes these faces
-        pass
-    finally:
-        os._exit(code)  # no atexit handlers, no buffered output of the parent's flushed twice
+def _make_and_send(part: Pack, cache: Cache, make: Callable[[Pack], None], fd: int) -> None:
+    """The child's work: part's faces made, and the entries they made sent through fd."""
+    make(part)
+    view = memoryview(marshal.dumps(_made(cache)))
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 Made = tuple[dict[bytes, Entry], dict[bytes, Entry], dict[bytes, Entry]]
@@ -126,11 +101,3 @@ def _read_all(fd: int) -> bytes:
     while chunk := os.read(fd, 1 << 20):
         parts.append(chunk)
     return b"".join(parts)
-
-
-def _cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS: no affinity
-        return os.cpu_count() or 1
