@@ -5,7 +5,7 @@ Once the document's fonts are seeded with every character its forms use (cachefo
 a form's bytes depend on nothing else the document holds, so a forked child, a copy of the
 document at that moment, draws the last half of the forms still to draw (in the order the PDF
 draws them) while this process draws the first half; it hands their bytes back as cache entries
-(marshal, through a file of its own), which this process takes as it takes the forms an earlier
+(marshal, through a temporary file), which this process takes as it takes the forms an earlier
 build kept (FormDrawing.kept_form). The PDF is byte-identical to one drawn on one core
 (tests/test_prewarm.py).
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import marshal
-import os
 import tempfile
 from collections.abc import Callable, Sequence
 
@@ -35,16 +34,16 @@ class Ahead:
     ) -> None:
         self.forms, self.theirs, self.mine = forms, theirs, mine
         self.asked = 0  # forms this process drew or took since
-        fd, self.path = tempfile.mkstemp(prefix="pnpkit-forms-")
-        os.close(fd)
+        # a file with no name: it goes with the last process holding it, even a killed build's
+        self.file = tempfile.TemporaryFile(prefix="pnpkit-forms-")
         before = set(forms)
         self.child = child.Child(lambda: self._draw_and_keep(draw, before))
 
     def _draw_and_keep(self, draw: Callable[[], None], before: set[bytes]) -> None:
         draw()
         made = {key: entry for key, entry in self.forms.items() if key not in before}
-        with open(self.path, "wb") as f:
-            marshal.dump(made, f)
+        marshal.dump(made, self.file)
+        self.file.flush()  # the child leaves with os._exit, which flushes nothing
 
     def due(self, drawing: int) -> bool:
         """Whether this process, about to draw the form of `drawing` (its id), should wait for
@@ -57,8 +56,8 @@ class Ahead:
         """Wait for the child and take its forms (none, if it failed)."""
         if self.child.wait() == 0:
             with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
-                with open(self.path, "rb") as f:
-                    made = marshal.load(f)
+                self.file.seek(0)  # the child wrote through the same open file
+                made = marshal.load(self.file)
                 for key, entry in made.items():
                     self.forms.setdefault(key, entry)
         self.stop()
@@ -66,8 +65,7 @@ class Ahead:
     def stop(self) -> None:
         """End the child if it is still there; its file goes."""
         self.child.stop()
-        with contextlib.suppress(OSError):
-            os.unlink(self.path)
+        self.file.close()
 
 
 def may(forms: int) -> bool:
