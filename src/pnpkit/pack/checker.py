@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any, cast
 
 from pnpkit.errors import Problem
-from pnpkit.pack.paths import display_path, name_problem
+from pnpkit.pack.paths import display_path, inside, name_problem, pack_roots
 from pnpkit.pack.yamldoc import Document, Path_
 from pnpkit.units import UnitError, describe, parse_length, parse_size
 
@@ -50,7 +50,7 @@ class Reader:
         """root/name if it is a file inside the pack root (symlinks followed: what a pack reads
         is its own or nothing); else a located problem naming `what` (e.g. "font"), and None."""
         file = root / name
-        if root.resolve() not in file.resolve().parents:
+        if inside(file, pack_roots(root), itself=False) is None:
             self.problem(
                 path,
                 f"{what} '{name}' lies outside the pack {display_path(root)}; it must be a file "
