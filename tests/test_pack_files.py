@@ -93,41 +93,26 @@ def named(tmp_path: Path, way: str, suffix: str) -> str:
     return WAYS[way].replace("ABSOLUTE", str(tmp_path / "outside")) + f".{suffix}"
 
 
+# what the pack names a file as: the suffix of its secret, how the pack names it (probe()'s
+# arguments) and where that name stands
+READERS = {
+    "font": ("ttf", lambda name: {"game": f"fonts:\n  Body: '{name}'\n"}, "game.yaml:6:9"),
+    "items file": ("csv", lambda name: {"items": f"'{name}'"}, "cards.yaml:6:10"),
+    "rules file": ("rules.py", lambda name: {"game": f"rules: '{name}'\n"}, "game.yaml:5:8"),
+}
+
+
 @pytest.mark.parametrize("way", WAYS)
-def test_a_font_out_of_the_pack_is_refused(tmp_path, capsys, way):
-    name = named(tmp_path, way, "ttf")
-    root = probe(tmp_path, game=f"fonts:\n  Body: '{name}'\n")
+@pytest.mark.parametrize("what", READERS)
+def test_a_file_named_out_of_the_pack_is_refused_and_never_read(tmp_path, capsys, what, way):
+    suffix, naming, where = READERS[what]
+    name = named(tmp_path, way, suffix)
+    root = probe(tmp_path, **naming(name))
     assert validate(capsys, root) == (
         1,
         [
-            f"pack/game.yaml:6:9: error: font '{name}' lies outside the pack pack; it must be a "
+            f"pack/{where}: error: {what} '{name}' lies outside the pack pack; it must be a "
             "file inside it [references]"
-        ],
-    )
-
-
-@pytest.mark.parametrize("way", WAYS)
-def test_an_items_file_out_of_the_pack_is_refused(tmp_path, capsys, way):
-    name = named(tmp_path, way, "csv")
-    root = probe(tmp_path, items=f"'{name}'")
-    assert validate(capsys, root) == (
-        1,
-        [
-            f"pack/cards.yaml:6:10: error: items file '{name}' lies outside the pack pack; it "
-            "must be a file inside it [references]"
-        ],
-    )
-
-
-@pytest.mark.parametrize("way", WAYS)
-def test_a_rules_file_out_of_the_pack_is_refused_and_never_run(tmp_path, capsys, way):
-    name = named(tmp_path, way, "rules.py")
-    root = probe(tmp_path, game=f"rules: '{name}'\n")
-    assert validate(capsys, root) == (
-        1,
-        [
-            f"pack/game.yaml:5:8: error: rules file '{name}' lies outside the pack pack; it "
-            "must be a file inside it [references]"
         ],
     )
     assert not (tmp_path / "ran.txt").exists()
