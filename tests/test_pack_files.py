@@ -132,6 +132,33 @@ def test_a_python_face_out_of_the_pack_is_refused_and_never_run(tmp_path, capsys
     assert not (tmp_path / "ran.txt").exists()
 
 
+TEMPLATE_LINKED = (
+    ": '{link}' leads outside the pack; it was not read (templates come from the pack, the "
+    "shared templates/ folder or pnpkit's own) [paths]"
+)
+TEMPLATE_NOT_FOUND = " not found (looked in pack/templates, pnpkit's own) [references]"
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_template_out_of_the_pack_is_refused(tmp_path, capsys, way):
+    """A template name is looked up inside the template folders only: one that climbs out or is
+    absolute is not found there; one that a link leads out of them is found and refused."""
+    name = named(tmp_path, way, "svg.j2")
+    root = probe(tmp_path, front=f"'{name}'")
+    (tmp_path / "outside" / "secret.svg.j2").write_text(CARD)
+    (root / "templates" / "linked.svg.j2").symlink_to(tmp_path / "outside" / "secret.svg.j2")
+    (root / "templates" / "through").symlink_to(tmp_path / "outside")
+    why = (
+        TEMPLATE_LINKED.format(link=f"pack/templates/{name}")
+        if way in ("link", "linked folder")
+        else TEMPLATE_NOT_FOUND
+    )
+    assert validate(capsys, root) == (
+        1,
+        [f"pack/cards.yaml:4:10: error: template '{name}' for the front of 'c1'{why}"],
+    )
+
+
 @pytest.mark.parametrize("linked", ["icon", "icons folder"])
 def test_an_icon_linked_out_of_the_pack_is_no_icon(tmp_path, capsys, linked):
     root = probe(tmp_path)
