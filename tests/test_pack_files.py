@@ -132,6 +132,23 @@ def test_a_python_face_out_of_the_pack_is_refused_and_never_run(tmp_path, capsys
     assert not (tmp_path / "ran.txt").exists()
 
 
+def test_a_file_name_with_a_control_character_is_refused_and_shown_escaped(tmp_path, capsys):
+    """A NUL names no file, in the pack or out of it (and was a traceback); an escape sequence is
+    shown escaped, so that it cannot colour the terminal or move its cursor."""
+    game = 'fonts:\n  Body: "a\\0b.ttf"\n  Head: "\\e[31mred.ttf"\nrules: "r\\0.py"\n'
+    root = probe(tmp_path, game=game, items='"cards\\0.csv"')
+    outside = "lies outside the pack pack; it must be a file inside it [references]"
+    assert validate(capsys, root) == (
+        1,
+        [
+            f"pack/cards.yaml:6:10: error: items file 'cards\\x00.csv' {outside}",
+            f"pack/game.yaml:6:9: error: font 'a\\x00b.ttf' {outside}",
+            "pack/game.yaml:7:9: error: font '\\x1b[31mred.ttf' not found in pack [references]",
+            f"pack/game.yaml:8:8: error: rules file 'r\\x00.py' {outside}",
+        ],
+    )
+
+
 TEMPLATE_LINKED = (
     ": '{link}' leads outside the pack; it was not read (templates come from the pack, the "
     "shared templates/ folder or pnpkit's own) [paths]"

@@ -87,8 +87,14 @@ def lang_option(value: str) -> str:
 
 def _quoted(value: str) -> str:
     """value as a message shows it: control characters escaped, long values cut."""
-    shown = value.encode("unicode_escape").decode("ascii") if not value.isprintable() else value
+    shown = escaped(value)
     return f"'{shown[:40]}…'" if len(shown) > 40 else f"'{shown}'"
+
+
+def escaped(value: str) -> str:
+    """value with its control characters escaped: a message that quotes a pack's text must not
+    move the terminal's cursor or colour it."""
+    return value.encode("unicode_escape").decode("ascii") if not value.isprintable() else value
 
 
 class Outside(ValueError):
@@ -114,7 +120,10 @@ def inside(path: Path, roots: Iterable[Path], itself: bool = True) -> Path | Non
 
     Every check that a path stays in the pack (or a trusted folder) is this one: a second copy
     would be a second place for a hole."""
-    real = Path(os.path.realpath(path))
+    try:
+        real = Path(os.path.realpath(path))
+    except ValueError:  # a NUL character: the name of no file, in the pack or out of it
+        return None
     if any((itself and real == root) or root in real.parents for root in roots):
         return real
     return None
