@@ -147,3 +147,31 @@ def test_a_text_on_a_frames_rounded_corner_fires_and_one_inside_its_bend_does_no
     frame = "a 0.60mm #333333 line (2.0, 2.0)-(58.0, 58.0) mm"
     expected = [("Corner", f"text 'Corner' touches or crosses {frame}")] if fires else []
     assert overlap.findings(drawn(FRAME + text)) == expected
+
+
+# The rule travels with each finding: a text check's message that quotes a card's text reading
+# "touches or crosses" is still the text check's, and the layout check's stays its own.
+WORDING = """{% extends "_face.svg.j2" %}{% block content %}
+<text x="-2" y="10" font-size="4" fill="#000000">it touches or crosses us</text>
+<text x="5" y="45" font-size="4" fill="#000000">Crossed</text>
+<text x="8" y="46" font-size="4" fill="#000000">words</text>
+{% endblock %}
+"""
+
+
+def test_each_finding_keeps_the_rule_of_the_check_that_made_it(tmp_path):
+    root = write_pack(
+        tmp_path / "p",
+        {
+            "game.yaml": GAME,
+            "cards.yaml": "cards:\n  kind: card\n  size: 63x88mm\n  front: t.svg.j2\n"
+            "  items:\n    - {id: one}\n",
+            "templates/t.svg.j2": WORDING,
+        },
+    )
+    assert warnings(root) == [
+        "templates/t.svg.j2:2:50: warning: text 'it touches or crosses us' crosses the cut line "
+        "[text]",
+        "templates/t.svg.j2:3:49: warning: text 'Crossed' touches or crosses text 'words' "
+        "[overlap]",
+    ]

@@ -116,3 +116,39 @@ def test_other_check_settings_check_again(pack, tmp_path, checks):
     again = warnings(pack, out)
     assert checks == ["c0", "c1", "c2", "c3"]
     assert any("safe zone" in w for w in again)
+
+
+WORDING = """{% extends "_face.svg.j2" %}{% block content %}
+<text x="-2" y="10" font-size="4" fill="#000000">it touches or crosses us</text>
+<text x="5" y="45" font-size="4" fill="#000000">Crossed</text>
+<text x="8" y="46" font-size="4" fill="#000000">words</text>
+{% endblock %}
+"""
+
+
+def test_a_rebuild_keeps_the_rule_of_each_warning(tmp_path, checks):
+    """The kept findings carry their rule: the text check's ([text]) and the layout check's
+    ([overlap]) come back as they were made, whatever their messages say."""
+    pack = write_pack(
+        tmp_path / "words",
+        {
+            "game.yaml": "name: T\nlanguages: [en]\nplayers: {min: 1, max: 1}\n",
+            "cards.yaml": "cards:\n  kind: card\n  size: poker\n  front: t.svg.j2\n"
+            "  items:\n    - {id: one}\n",
+            "templates/t.svg.j2": WORDING,
+        },
+    )
+    out = tmp_path / "out"
+
+    def printed() -> list[tuple[str, str]]:
+        result = build.build(pack, build.BuildOptions(out, cache=Cache(out / build.CACHE_DIR)))
+        return [(p.message, p.rule) for p in result.problems]
+
+    cold = printed()
+    assert cold == [
+        ("text 'it touches or crosses us' crosses the cut line", "text"),
+        ("text 'Crossed' touches or crosses text 'words'", "overlap"),
+    ]
+    checks.clear()
+    assert printed() == cold
+    assert checks == []

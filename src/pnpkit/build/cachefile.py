@@ -81,7 +81,7 @@ def _package_files(package: Path) -> list[Path]:
     return sorted(found)
 
 
-Findings = list[tuple[str, str]]  # (text, message), as textcheck.problems() gives them
+Findings = list[tuple[str, str, str]]  # (text, message, rule), as overlap.with_rules() gives them
 
 
 class TextChecks:
@@ -94,7 +94,7 @@ class TextChecks:
 
     def __init__(self) -> None:
         self.path: Path | None = None  # the pack cache file these entries belong to
-        self.entries: dict[bytes, Entry] = {}  # key -> [generation, ((text, message), ...)]
+        self.entries: dict[bytes, Entry] = {}  # key -> [generation, ((text, message, rule), ...)]
         self.checked = 0  # checks run (not served) in this process: tests count them
 
     def get(
@@ -105,7 +105,7 @@ class TextChecks:
         entry = self.entries.get(key)  # sound: _read_texts() let in no other
         if entry is not None:
             entry[0] = generation
-            return list(cast("tuple[tuple[str, str], ...]", entry[1]))
+            return list(cast("tuple[tuple[str, str, str], ...]", entry[1]))
         found = check()
         self.checked += 1
         self.entries[key] = [generation, tuple(found)]
@@ -132,7 +132,7 @@ class TextChecks:
 
 def _sound(entry: object) -> bool:
     """Whether a text-check entry read from a file is what TextChecks.get() keeps:
-    [generation, ((text, message), ...)]."""
+    [generation, ((text, message, rule), ...)]."""
     return (
         isinstance(entry, list)
         and len(entry) == 2
@@ -143,14 +143,13 @@ def _sound(entry: object) -> bool:
 
 
 def _finding(value: object) -> bool:
-    """A (text, message) pair of one-line strings: a planted file's message is printed as a
-    warning, where a control character could move the terminal's cursor or fake a line."""
+    """A (text, message, rule) triple of one-line strings: a planted file's message is printed
+    as a warning, where a control character could move the terminal's cursor or fake a line."""
     return (
         isinstance(value, tuple)
-        and len(value) == 2
-        and isinstance(value[0], str)
-        and isinstance(value[1], str)
-        and _CONTROL.search(value[0] + value[1]) is None
+        and len(value) == 3
+        and all(isinstance(part, str) for part in value)
+        and _CONTROL.search("".join(value)) is None
     )
 
 

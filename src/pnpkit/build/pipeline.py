@@ -363,9 +363,8 @@ def _check_texts(
         if face.drawing is None or face.broken or face.svg_key in seen:
             continue  # a broken face has its errors (text_box's own size check among them)
         seen.add(face.svg_key)
-        for text, message in _text_findings(pack, face, sizes_reported, cache):
+        for text, message, rule in _text_findings(pack, face, sizes_reported, cache):
             where, detail = places.locate(face, text)
-            rule = "overlap" if overlap.said(message) else "text"
             out.append(Problem(where, message + detail, rule, "warning"))
     return list(dict.fromkeys(out))
 
@@ -377,7 +376,7 @@ def _text_findings(pack: Pack, face: Face, sizes_reported: bool, cache: Cache | 
 
     def check() -> Findings:
         found = textcheck.problems(face, min_pt, safe=safe, contrasts=True)
-        return found + overlap.findings(face.drawing)
+        return overlap.with_rules(found, face.drawing)
 
     settings = (face.full_size, face.bleed, min_pt, safe, True)
     return cache.text_findings(face.drawing, settings, check) if cache else check()

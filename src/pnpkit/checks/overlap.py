@@ -94,9 +94,13 @@ class Mark(NamedTuple):
     order: int = 0
 
 
-def said(message: str) -> bool:
-    """Whether a text check's message is one of findings()'s (cached findings carry no rule)."""
-    return " touches or crosses " in message
+def with_rules(text_check: list[tuple[str, str]], drawing: object) -> list[tuple[str, str, str]]:
+    """The text check's findings (textcheck.problems()) and then findings(drawing)'s, each as
+    (text, message, rule): the rule is known where a finding is made, never read back out of
+    its message, and the build cache keeps it with the finding."""
+    return [(text, message, "text") for text, message in text_check] + [
+        (text, message, "overlap") for text, message in findings(drawing)
+    ]
 
 
 def findings(drawing: object) -> list[tuple[str, str]]:

@@ -26,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from pnpkit.pack import paths
+
 STORE_NAME = "trusted-folders.txt"
 CODE_SECONDS = 10.0  # a pack's own code gets this long per build unless the user gives more
 
@@ -81,8 +83,7 @@ def _warn(message: str) -> None:
 
 def is_trusted(pack: Path) -> bool:
     """True when the pack's real folder is a trusted folder or lies below one."""
-    real = pack.resolve()
-    return any(real == folder or folder in real.parents for folder in trusted_folders())
+    return paths.inside(pack, trusted_folders()) is not None
 
 
 def remember(folder: Path) -> bool:
@@ -199,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{'no longer trusted' if done else 'was not trusted'}: {folder.resolve()}",
                 file=sys.stderr,
             )
-            above = [f for f in trusted_folders() if f in folder.resolve().parents]
+            above = [f for f in trusted_folders() if paths.inside(folder, (f,), itself=False)]
             if above:
                 print(
                     f"still trusted through {above[0]} (pnpkit trust --remove {above[0]})",

@@ -26,6 +26,7 @@ from pnpkit.checks import trust
 from pnpkit.commands.watch import Build, Watcher
 from pnpkit.edit import locate, sources, writeback
 from pnpkit.faces import templatepreview
+from pnpkit.pack import paths
 
 if TYPE_CHECKING:
     from pnpkit.build.pipeline import Result
@@ -157,15 +158,14 @@ class Studio:
         file = templatepreview.template_file(pack, result.registry, name)
         if file is None:
             raise Refused(f"template '{name}' cannot be read", 404)
-        inside = _inside(self.watcher.pack, Path(file))
+        (root,) = paths.pack_roots(self.watcher.pack)
+        real = paths.inside(Path(file), (root,))
         return {
             "name": name,
-            "file": str(Path(file).resolve().relative_to(self.watcher.pack.resolve()))
-            if inside
-            else file,
+            "file": str(real.relative_to(root)) if real else file,
             "text": Path(file).read_text(encoding="utf-8"),
-            "writable": inside,
-            "why": "" if inside else "this template lies outside the pack: edit it in your editor",
+            "writable": real is not None,
+            "why": "" if real else "this template lies outside the pack: edit it in your editor",
         }
 
     def draw(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -253,7 +253,7 @@ class Studio:
         pack, result = self.good_pack()
         name, text = _text(request, "name"), _text(request, "text")
         file = templatepreview.template_file(pack, result.registry, name)
-        if file is None or not _inside(self.watcher.pack, Path(file)):
+        if file is None or paths.inside(Path(file), paths.pack_roots(self.watcher.pack)) is None:
             raise Refused(f"template '{name}' is not a file of the pack: edit it in your editor")
 
         # only the pack's own: the shared templates/ beside components/ serves other packs too
@@ -332,14 +332,6 @@ def _template_name(pack: Pack, group: str, item: str, side: str) -> str:
     if found is None or side not in found.templates:
         raise Refused(f"no face {group}/{item}/{side} in the last good build", 404)
     return found.templates[side]
-
-
-def _inside(root: Path, file: Path) -> bool:
-    try:
-        file.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def _text(request: dict[str, Any], key: str) -> str:

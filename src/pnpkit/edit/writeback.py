@@ -203,7 +203,7 @@ def set_template(pack: Pack, name: str, text: str) -> Edit:
     )
     if found is None:
         raise Refused(f"there is no template '{name}'")
-    if template_files.BUILTIN_TEMPLATES in found.resolve().parents:
+    if paths.inside(found, (template_files.BUILTIN_TEMPLATES,), itself=False):
         raise Refused(
             f"'{name}' is one of pnpkit's own templates; copy it into the pack's templates/ "
             "folder to change it"

@@ -18,6 +18,7 @@ import jinja2
 from lxml import etree
 
 from pnpkit import filelimits
+from pnpkit.pack import paths
 
 if TYPE_CHECKING:
     from pnpkit.pack.model import Pack
@@ -46,11 +47,12 @@ def available(pack: Pack, env: jinja2.Environment | None) -> dict[str, Icon]:
         except jinja2.TemplateError:
             source = ""
         out.update({name: (1.0, ("template", name)) for name in _NAME_RE.findall(source)})
-    root = pack.root.resolve()
+    roots = paths.pack_roots(pack.root)
     icons = folder(pack)
     if icons.is_dir():
         for path in sorted(icons.glob("*.svg")):
-            if root in path.resolve().parents:  # symlinks followed: a pack's files are its own
+            # links followed: a pack's files are its own, a link out of it is no icon
+            if paths.inside(path, roots, itself=False):
                 out[path.stem] = (_aspect(path), ("file", f"icons/{path.name}"))
     return out
 

@@ -26,7 +26,7 @@ from xml.etree import ElementTree
 
 from pnpkit.checks import packcode
 from pnpkit.errors import Location, Problem
-from pnpkit.pack.paths import display_path
+from pnpkit.pack.paths import display_path, inside, pack_roots
 
 if TYPE_CHECKING:
     import svgwrite
@@ -198,7 +198,7 @@ def _runnable(pack: Pack, jobs: list[Job], problems: list[Problem]) -> list[Job]
     for job in jobs:
         file = SPEC.match(job[1]).group(1)  # type: ignore[union-attr]  # is_python() chose it
         path = pack.root / file
-        if pack.root.resolve() not in path.resolve().parents:
+        if inside(path, pack_roots(pack.root), itself=False) is None:
             problems.append(
                 Problem(
                     job[2],

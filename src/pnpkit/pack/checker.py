@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any, cast
 
 from pnpkit.errors import Problem
-from pnpkit.pack.paths import display_path, name_problem
+from pnpkit.pack.paths import display_path, escaped, inside, name_problem, pack_roots
 from pnpkit.pack.yamldoc import Document, Path_
 from pnpkit.units import UnitError, describe, parse_length, parse_size
 
@@ -49,17 +49,17 @@ class Reader:
     def pack_file(self, path: Path_, root: Path, name: str, what: str) -> Path | None:
         """root/name if it is a file inside the pack root (symlinks followed: what a pack reads
         is its own or nothing); else a located problem naming `what` (e.g. "font"), and None."""
-        file = root / name
-        if root.resolve() not in file.resolve().parents:
+        file, shown = root / name, escaped(name)
+        if inside(file, pack_roots(root), itself=False) is None:  # NUL in the name too
             self.problem(
                 path,
-                f"{what} '{name}' lies outside the pack {display_path(root)}; it must be a file "
+                f"{what} '{shown}' lies outside the pack {display_path(root)}; it must be a file "
                 "inside it",
                 "references",
             )
             return None
         if not file.is_file():
-            self.problem(path, f"{what} '{name}' not found in {display_path(root)}", "references")
+            self.problem(path, f"{what} '{shown}' not found in {display_path(root)}", "references")
             return None
         return file
 

@@ -16,6 +16,7 @@ import argparse
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGE = (
@@ -86,8 +87,14 @@ def lang_option(value: str) -> str:
 
 def _quoted(value: str) -> str:
     """value as a message shows it: control characters escaped, long values cut."""
-    shown = value.encode("unicode_escape").decode("ascii") if not value.isprintable() else value
+    shown = escaped(value)
     return f"'{shown[:40]}…'" if len(shown) > 40 else f"'{shown}'"
+
+
+def escaped(value: str) -> str:
+    """value with its control characters escaped: a message that quotes a pack's text must not
+    move the terminal's cursor or colour it."""
+    return value.encode("unicode_escape").decode("ascii") if not value.isprintable() else value
 
 
 class Outside(ValueError):
@@ -105,12 +112,29 @@ def template_roots(pack_root: Path, shared: Path) -> tuple[Path, ...]:
     return (pack_root.resolve(), shared.parent.resolve() / shared.name, PACKAGE)
 
 
+def inside(path: Path, roots: Iterable[Path], itself: bool = True) -> Path | None:
+    """path with its symlinks followed (in every folder on the way), if it lies below one of roots
+    (or is one, when `itself`: a folder may be, a file never is); else None. Roots are compared as
+    given, so pass them resolved (pack_roots, template_roots). A name with '..' that climbs out,
+    an absolute name and a link that leads out all resolve elsewhere and so give None.
+
+    Every check that a path stays in the pack (or a trusted folder) is this one: a second copy
+    would be a second place for a hole."""
+    try:
+        real = Path(os.path.realpath(path))
+    except ValueError:  # a NUL character: the name of no file, in the pack or out of it
+        return None
+    if any((itself and real == root) or root in real.parents for root in roots):
+        return real
+    return None
+
+
 def confined(path: Path, roots: tuple[Path, ...]) -> Path:
     """path resolved (symlinks followed), if it lies inside one of roots; else raise Outside."""
-    real = Path(os.path.realpath(path))
-    if any(real == root or root in real.parents for root in roots):
-        return real
-    raise Outside(f"'{display_path(path)}' leads outside the pack; it was not read")
+    real = inside(path, roots)
+    if real is None:
+        raise Outside(f"'{display_path(path)}' leads outside the pack; it was not read")
+    return real
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
