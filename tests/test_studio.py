@@ -5,6 +5,7 @@ CSV cell and an XLSX cell, sees the new faces, breaks the pack and undoes it all
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import queue
@@ -163,6 +164,29 @@ def test_only_local_host_names_are_answered(running):
     assert answer == {"text": b"pnpkit studio: wrong host\n"}
     status, state = running.request("/__studio/state", headers={"Host": "localhost"})
     assert status == 200 and state["ok"] and state["serial"] == 1
+
+
+def test_its_answers_carry_these_headers_in_this_order(running):
+    """Pinned header by header: no Content-Length on a build file's answer, and the studio's
+    own frames only (it shows faces with art in them)."""
+    port = running.server.httpd.server_address[1]
+    answers = {
+        "/__studio/state": [("Content-Type", "application/json"), ("Content-Length", None),
+                            ("Cache-Control", "no-store")],
+        "/svg/en/heroes/knight-front.svg?v=1": [("Content-Type", "image/svg+xml"),
+                                                ("Cache-Control", "max-age=31536000, immutable")],
+    }  # fmt: skip
+    for path, expected in answers.items():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("GET", path)
+        response = conn.getresponse()
+        body = response.read()
+        conn.close()
+        headers = [h for h in response.getheaders() if h[0] not in ("Server", "Date")]
+        expected = [(k, str(len(body)) if v is None else v) for k, v in expected]
+        assert response.status == 200, path
+        assert headers == [*expected, ("X-Content-Type-Options", "nosniff"),
+                           ("X-Frame-Options", "SAMEORIGIN")], path  # fmt: skip
 
 
 def test_the_page_carries_the_token_and_the_build_files_only(running):
