@@ -10,6 +10,7 @@ import json
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -553,6 +554,24 @@ def test_the_command_serves_the_studio_and_stops_cleanly_on_sigterm(tmp_path):
     said = "".join(seen)
     assert "the studio stopped" in said and "Traceback" not in said
     assert (tmp_path / "probe" / "cards.yaml").read_text() == CARDS
+
+
+@pytest.mark.parametrize("command", [["studio"], ["watch", "--serve"]])
+def test_a_taken_port_is_a_usage_error_said_in_one_line(tmp_path, command):
+    """watch --serve and the studio start alike (watch.serve_until_stopped): a port in use
+    ends the command before any build, exit 2, nothing else said."""
+    probe_pack(tmp_path / "probe")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        done = subprocess.run(
+            [sys.executable, "-m", "pnpkit", *command[:1], "probe", *command[1:], "--port", port],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("pnpkit: error: ") and done.stderr.count("\n") == 1
+    assert not (tmp_path / "build" / "probe").exists()  # no build was made
 
 
 def test_a_shared_template_is_shown_but_never_written(tmp_path, monkeypatch):
