@@ -153,3 +153,25 @@ def test_a_symlink_in_the_build_folder_is_not_followed(served, tmp_path):
     )  # even one that stays inside
     for path in ("/leak.svg", "/art/face.svg", "/inside.svg"):
         assert ask(server, path)[:3:2] == (404, b"not found\n"), path
+
+
+def test_its_answers_carry_these_headers_in_this_order(served):
+    """Pinned header by header (the preview and the studio share serve.LocalHandler)."""
+    server, kit = served
+    size = str((kit / "probe-en.pdf").stat().st_size)
+    answers = {
+        "/probe-en.pdf": [("Content-Type", "application/pdf"), ("Content-Length", size),
+                          ("Cache-Control", "no-store")],
+        "/svg/en/cards/c0-front.svg?v=1": [
+            ("Content-Type", "image/svg+xml"),
+            ("Content-Length", str((kit / "svg/en/cards/c0-front.svg").stat().st_size)),
+            ("Cache-Control", "max-age=31536000, immutable")],
+        "/nothing.pdf": [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "10"),
+                         ("Cache-Control", "no-store")],
+    }  # fmt: skip
+    for path, expected in answers.items():
+        headers = ask(server, path)[1].items()
+        assert [h for h in headers if h[0] not in ("Server", "Date")] == [
+            *expected,
+            ("X-Content-Type-Options", "nosniff"),
+        ], path

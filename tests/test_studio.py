@@ -5,10 +5,12 @@ CSV cell and an XLSX cell, sees the new faces, breaks the pack and undoes it all
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -163,6 +165,29 @@ def test_only_local_host_names_are_answered(running):
     assert answer == {"text": b"pnpkit studio: wrong host\n"}
     status, state = running.request("/__studio/state", headers={"Host": "localhost"})
     assert status == 200 and state["ok"] and state["serial"] == 1
+
+
+def test_its_answers_carry_these_headers_in_this_order(running):
+    """Pinned header by header: no Content-Length on a build file's answer, and the studio's
+    own frames only (it shows faces with art in them)."""
+    port = running.server.httpd.server_address[1]
+    answers = {
+        "/__studio/state": [("Content-Type", "application/json"), ("Content-Length", None),
+                            ("Cache-Control", "no-store")],
+        "/svg/en/heroes/knight-front.svg?v=1": [("Content-Type", "image/svg+xml"),
+                                                ("Cache-Control", "max-age=31536000, immutable")],
+    }  # fmt: skip
+    for path, expected in answers.items():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("GET", path)
+        response = conn.getresponse()
+        body = response.read()
+        conn.close()
+        headers = [h for h in response.getheaders() if h[0] not in ("Server", "Date")]
+        expected = [(k, str(len(body)) if v is None else v) for k, v in expected]
+        assert response.status == 200, path
+        assert headers == [*expected, ("X-Content-Type-Options", "nosniff"),
+                           ("X-Frame-Options", "SAMEORIGIN")], path  # fmt: skip
 
 
 def test_the_page_carries_the_token_and_the_build_files_only(running):
@@ -529,6 +554,24 @@ def test_the_command_serves_the_studio_and_stops_cleanly_on_sigterm(tmp_path):
     said = "".join(seen)
     assert "the studio stopped" in said and "Traceback" not in said
     assert (tmp_path / "probe" / "cards.yaml").read_text() == CARDS
+
+
+@pytest.mark.parametrize("command", [["studio"], ["watch", "--serve"]])
+def test_a_taken_port_is_a_usage_error_said_in_one_line(tmp_path, command):
+    """watch --serve and the studio start alike (watch.serve_until_stopped): a port in use
+    ends the command before any build, exit 2, nothing else said."""
+    probe_pack(tmp_path / "probe")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        done = subprocess.run(
+            [sys.executable, "-m", "pnpkit", *command[:1], "probe", *command[1:], "--port", port],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("pnpkit: error: ") and done.stderr.count("\n") == 1
+    assert not (tmp_path / "build" / "probe").exists()  # no build was made
 
 
 def test_a_shared_template_is_shown_but_never_written(tmp_path, monkeypatch):

@@ -33,7 +33,7 @@ class Server:
         self,
         watcher: Watcher,
         port: int | None = None,
-        handler: Callable[..., BaseHTTPRequestHandler] | None = None,
+        handler: Callable[..., LocalHandler] | None = None,
     ):
         """`handler`: what answers the requests (the studio's own); default: the preview's."""
         self.watcher = watcher
@@ -76,7 +76,51 @@ TYPES = MappingProxyType(
 )
 
 
-class _Handler(BaseHTTPRequestHandler):
+class LocalHandler(BaseHTTPRequestHandler):
+    """What the preview's and the studio's handlers share: only requests naming a local host
+    (local_host) are answered, answers carry no-cache and no-sniff headers, and nothing is
+    logged. A subclass says its refusal (wrong_host) and may add headers (EXTRA_HEADERS)."""
+
+    EXTRA_HEADERS: tuple[tuple[str, str], ...] = ()
+
+    def wrong_host(self, port: int) -> bytes:
+        """The answer to a request naming another host."""
+        raise NotImplementedError
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        port = cast(tuple[str, int], self.server.server_address)[1]  # an (address, port) server
+        if not local_host(self.headers.get_all("Host") or [], port):
+            self.send_bytes(self.wrong_host(port), "text/plain; charset=utf-8", status=421)
+            return False
+        return True
+
+    def send_bytes(self, data: bytes, kind: str, status: int = 200, body: bool = True) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
+
+    def end_headers(self) -> None:
+        # Face images carry their content hash (?v=...), so they never change under one URL;
+        # everything else is asked for again, so a reload shows the new build.
+        versioned = "?v=" in self.path
+        self.send_header(
+            "Cache-Control", "max-age=31536000, immutable" if versioned else "no-store"
+        )
+        self.send_header("X-Content-Type-Options", "nosniff")
+        for name, value in self.EXTRA_HEADERS:
+            self.send_header(name, value)
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
+        pass  # the terminal is for the pack's problems
+
+
+class _Handler(LocalHandler):
     """Files of OUT/<pack>/ as they are after the last good build, plus the build state.
 
     Only the build's own files: a path with an empty, `.`, `..` or dot-named segment
@@ -89,18 +133,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.site = last.site if last else watcher.out / watcher.pack.name
         super().__init__(*args, **kwargs)
 
-    def parse_request(self) -> bool:
-        if not super().parse_request():
-            return False
-        port = cast(tuple[str, int], self.server.server_address)[1]  # an (address, port) server
-        if not local_host(self.headers.get_all("Host") or [], port):
-            self._send(
-                b"pnpkit preview: wrong host; open http://127.0.0.1:%d/\n" % port,
-                "text/plain; charset=utf-8",
-                status=421,
-            )
-            return False
-        return True
+    def wrong_host(self, port: int) -> bytes:
+        return b"pnpkit preview: wrong host; open http://127.0.0.1:%d/\n" % port
 
     def do_GET(self) -> None:
         self._answer(body=True)
@@ -126,13 +160,15 @@ class _Handler(BaseHTTPRequestHandler):
                     "seconds": 0,
                 }
             )
-            return self._send(json.dumps(state).encode(), "application/json", body=body)
+            return self.send_bytes(json.dumps(state).encode(), "application/json", body=body)
         if path in ("/", "/index.html") and not (self.site / "index.html").is_file():
             page = preview.waiting_page(f"{self.watcher.pack.name}: waiting for a good build")
-            return self._send(page.encode(), "text/html; charset=utf-8", body=body)
+            return self.send_bytes(page.encode(), "text/html; charset=utf-8", body=body)
         found = site_file(self.site, path)
         if found is None:
-            return self._send(b"not found\n", "text/plain; charset=utf-8", status=404, body=body)
+            return self.send_bytes(
+                b"not found\n", "text/plain; charset=utf-8", status=404, body=body
+            )
         f, kind = found
         with f:
             self.send_response(200)
@@ -141,27 +177,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             if body:
                 shutil.copyfileobj(f, self.wfile)
-
-    def _send(self, data: bytes, kind: str, status: int = 200, body: bool = True) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        if body:
-            self.wfile.write(data)
-
-    def end_headers(self) -> None:
-        # Face images carry their content hash (?v=...), so they never change under one URL;
-        # everything else is asked for again, so a reload shows the new build.
-        versioned = "?v=" in self.path
-        self.send_header(
-            "Cache-Control", "max-age=31536000, immutable" if versioned else "no-store"
-        )
-        self.send_header("X-Content-Type-Options", "nosniff")
-        super().end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
-        pass  # the terminal is for the pack's problems
 
 
 def local_host(values: list[str], port: int) -> bool:

@@ -10,10 +10,9 @@ same trust, sandbox, print options and output folder as `pnpkit watch`.
 from __future__ import annotations
 
 import argparse
-import sys
+import functools
 from pathlib import Path
 
-from pnpkit.build import pipeline
 from pnpkit.checks import trust
 from pnpkit.commands import watch
 from pnpkit.commands.options import add_print_options, print_overrides
@@ -46,22 +45,18 @@ def run(args: argparse.Namespace) -> int:
     """The studio command: 0 when stopped with Ctrl-C, 2 on a usage error."""
     if not watch.usable(args):
         return 2
-    code = pipeline.Code(args.trust or trust.is_trusted(args.pack), args.code_timeout)
-    watcher = StudioWatcher(args.pack, args.out, args.lang, print_overrides(args), code=code)
+    watcher = StudioWatcher(
+        args.pack, args.out, args.lang, print_overrides(args), code=watch.pack_code(args)
+    )
     studio = Studio(watcher)
     from pnpkit.commands import studioserver  # only here: the web server's imports (see serve.py)
 
-    try:
-        server = studioserver.server(studio, args.port)
-    except OSError as exc:
-        print(f"pnpkit: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"the studio is on {server.url}", file=sys.stderr)
-    if args.open:
-        import webbrowser
-
-        webbrowser.open(server.url)
-    stopped = watch.until_stopped(watcher, server, watch.report)
-    if stopped == 0:
-        print("\nthe studio stopped", file=sys.stderr)
-    return stopped
+    return watch.serve_until_stopped(
+        watcher,
+        functools.partial(studioserver.server, studio, args.port),
+        watch.report,
+        open_page=args.open,
+        serving="the studio is on",
+        watching="",
+        stopped="the studio stopped",
+    )

@@ -16,8 +16,7 @@ import json
 import secrets
 import shutil
 import traceback
-from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 import jinja2
@@ -54,32 +53,28 @@ def server(studio: Studio, port: int | None = None) -> serve.Server:
     return serve.Server(studio.watcher, port, functools.partial(_Handler, studio))
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(serve.LocalHandler):
     """GET: the page, the session's state and the build's files; POST: what the page asks to do."""
+
+    EXTRA_HEADERS = (("X-Frame-Options", "SAMEORIGIN"),)  # its own frames: faces with art
 
     def __init__(self, studio: Studio, *args: Any, **kwargs: Any) -> None:
         self.studio = studio
         super().__init__(*args, **kwargs)
 
-    def parse_request(self) -> bool:
-        if not super().parse_request():
-            return False
-        port = cast(tuple[str, int], self.server.server_address)[1]
-        if not serve.local_host(self.headers.get_all("Host") or [], port):
-            self._send(b"pnpkit studio: wrong host\n", "text/plain; charset=utf-8", 421)
-            return False
-        return True
+    def wrong_host(self, port: int) -> bytes:
+        return b"pnpkit studio: wrong host\n"
 
     def do_GET(self) -> None:
         url = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         if url.path in ("/", "/index.html"):
-            return self._send(page(self.studio).encode(), "text/html; charset=utf-8")
+            return self.send_bytes(page(self.studio).encode(), "text/html; charset=utf-8")
         if url.path.startswith(API):
             return self._answer(lambda: self._get(url.path[len(API) :], query))
         found = serve.site_file(self.studio.site(), url.path)
         if found is None:
-            return self._send(b"not found\n", "text/plain; charset=utf-8", 404)
+            return self.send_bytes(b"not found\n", "text/plain; charset=utf-8", 404)
         f, kind = found
         with f:
             self.send_response(200)
@@ -102,7 +97,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         sent = self.headers.get(TOKEN_HEADER, "")
         if not secrets.compare_digest(sent.encode(), self.studio.token.encode()):
-            return self._send(b'{"error": "no valid token: refused"}\n', "application/json", 403)
+            return self.send_bytes(
+                b'{"error": "no valid token: refused"}\n', "application/json", 403
+            )
         what = urlsplit(self.path).path[len(API) :] if self.path.startswith(API) else ""
         actions = {
             "draw": self.studio.draw,
@@ -111,7 +108,7 @@ class _Handler(BaseHTTPRequestHandler):
             "save-template": self.studio.save_template,
         }
         if what not in actions:
-            return self._send(b'{"error": "not found"}\n', "application/json", 404)
+            return self.send_bytes(b'{"error": "not found"}\n', "application/json", 404)
         self._answer(lambda: actions[what](self._body()))
 
     def _body(self) -> dict[str, Any]:
@@ -136,23 +133,4 @@ class _Handler(BaseHTTPRequestHandler):
             data, status = {"error": exc.message, **exc.more}, exc.status
         except Exception:  # a bug in pnpkit: the page says so, the studio goes on
             data, status = {"error": "pnpkit failed (a bug):\n" + traceback.format_exc()}, 500
-        self._send(json.dumps(data).encode(), "application/json", status)
-
-    def _send(self, data: bytes, kind: str, status: int = 200) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def end_headers(self) -> None:
-        versioned = "?v=" in self.path  # a face's image: its URL names its content
-        self.send_header(
-            "Cache-Control", "max-age=31536000, immutable" if versioned else "no-store"
-        )
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("X-Frame-Options", "SAMEORIGIN")  # its own frames: faces with art
-        super().end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
-        pass  # the terminal is for the pack's problems
+        self.send_bytes(json.dumps(data).encode(), "application/json", status)

@@ -120,29 +120,62 @@ def run(args: argparse.Namespace) -> int:
     """The watch command: 0 when stopped with Ctrl-C, 2 on a usage error."""
     if not usable(args):
         return 2
-    code = pipeline.Code(args.trust or trust.is_trusted(args.pack), args.code_timeout)
-    watcher = Watcher(args.pack, args.out, args.lang, print_overrides(args), args.strict, code=code)
-    server: Server | None = None
+    watcher = Watcher(
+        args.pack, args.out, args.lang, print_overrides(args), args.strict, code=pack_code(args)
+    )
+    start: Callable[[], Server] | None = None
     if args.serve:
         from pnpkit.commands.serve import Server  # only here: see serve.py
 
+        start = functools.partial(Server, watcher, args.port)
+    return serve_until_stopped(
+        watcher,
+        start,
+        functools.partial(report, all_warnings=args.all_warnings),
+        open_page=args.open,
+        serving="serving the preview on",
+        watching=f"watching {args.pack} and its templates; Ctrl-C stops",
+        stopped="stopped watching",
+    )
+
+
+def pack_code(args: argparse.Namespace) -> pipeline.Code:
+    """How the pack's own code may run (watch, studio): trusted or sandboxed, and for how long."""
+    return pipeline.Code(args.trust or trust.is_trusted(args.pack), args.code_timeout)
+
+
+def serve_until_stopped(
+    watcher: Watcher,
+    start: Callable[[], Server] | None,
+    say: Callable[..., None],
+    *,
+    open_page: bool,
+    serving: str,
+    watching: str,
+    stopped: str,
+) -> int:
+    """The start-up watch --serve and the studio share: start the server (`start`, if any),
+    say where it is (`serving` URL) and open it in the browser if asked, say `watching` (unless
+    empty), run the watch loop until_stopped and say `stopped` when Ctrl-C or SIGTERM ended
+    it. 0 then; 2 when the port is taken or the output cannot be written."""
+    server: Server | None = None
+    if start is not None:
         try:
-            server = Server(watcher, args.port)
+            server = start()
         except OSError as exc:  # the port is taken, ...
             print(f"pnpkit: error: {exc}", file=sys.stderr)
             return 2
-        print(f"serving the preview on {server.url}", file=sys.stderr)
-        if args.open:
+        print(f"{serving} {server.url}", file=sys.stderr)
+        if open_page:
             import webbrowser  # only here, as serve
 
             webbrowser.open(server.url)
-    print(f"watching {args.pack} and its templates; Ctrl-C stops", file=sys.stderr)
-    stopped = until_stopped(
-        watcher, server, functools.partial(report, all_warnings=args.all_warnings)
-    )
-    if stopped == 0:
-        print("\nstopped watching", file=sys.stderr)
-    return stopped
+    if watching:
+        print(watching, file=sys.stderr)
+    result = until_stopped(watcher, server, say)
+    if result == 0:
+        print(f"\n{stopped}", file=sys.stderr)
+    return result
 
 
 def until_stopped(watcher: Watcher, server: Server | None, say: Callable[..., None]) -> int:
