@@ -13,7 +13,7 @@ kits: $(STAMP)
 # -n auto --dist loadfile: a process per core (pytest-xdist), each taking whole test files, so a
 # module's fixtures (a kit built once) are made once; tests/conftest.py gives each its own trust list.
 # -rs: say why each skipped test skipped (a missing browser, Ghostscript, ...).
-# The fuzz campaign runs PNPKIT_FUZZ_COUNT mutants (200 unless set; .ci/run sets 1,000).
+# The fuzz campaign runs PNPKIT_FUZZ_COUNT mutants (60 unless set; .ci/run sets 1,000).
 test: $(STAMP)
 	$(BIN)/pytest -n auto --dist loadfile -rs
 
