@@ -67,6 +67,8 @@ def main() -> None:
         cards = pack / "cards.yaml"
         for run in range(args.runs):
             for name, src in trees:
+                if name != "this" and src.resolve() == SRC.resolve():
+                    continue  # this tree against itself: timed once, as "this"
                 out = Path(tmp) / f"out-{name}"
                 shutil.rmtree(out, ignore_errors=True)
                 text = cards.read_text(encoding="utf-8")
@@ -85,6 +87,9 @@ def main() -> None:
                     f"(load {os.getloadavg()[0]:.1f})",
                     flush=True,
                 )
+    for name, _ in trees[1:]:
+        for kind in ("cold", "edit"):
+            times.setdefault((name, kind), times[("this", kind)])
     med = {(k, n): statistics.median(t[n] for t in v) for k, v in times.items() for n in (0, 1)}
     for name, src in trees[1:]:
         print(f"{name} = {src}")

@@ -51,8 +51,8 @@ def main() -> None:
     ap.add_argument(
         "--quick",
         action="store_true",
-        help="one run, this tree against itself unless --baseline: checks that the script "
-        "works (CI)",
+        help="one run, this tree against itself (timed once) unless --baseline: checks that "
+        "the script works (CI)",
     )
     args = ap.parse_args()
     if args.quick:
@@ -61,6 +61,8 @@ def main() -> None:
     if args.baseline is None:
         ap.error("--baseline is required (the other checkout's src/ folder)")
     trees = {"this": SRC, "baseline": args.baseline}
+    if args.baseline.resolve() == SRC.resolve():  # this tree against itself: time it once
+        del trees["baseline"]
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         runs = {name: commands(args.pack.resolve(), Path(tmp) / name) for name in trees}
@@ -79,7 +81,8 @@ def main() -> None:
                     )
     print(f"baseline = {args.baseline}")
     for command in runs["this"]:
-        this, base = times[("this", command)], times[("baseline", command)]
+        this = times[("this", command)]
+        base = times.get(("baseline", command), this)
         med = [statistics.median(w for w, _ in t) for t in (this, base)]
         cpu = [statistics.median(c for _, c in t) for t in (this, base)]
         least = [min(w for w, _ in t) for t in (this, base)]

@@ -9,7 +9,7 @@ page's label goes (paper.ink_area). The second bound, `usable`, divides by that
 area instead: tighter, and still no layout beats it (the crop marks' room is not
 taken off: faces printed without marks, such as die nets, may use it). Each kit is
 imposed in its first language with its own print settings (variants as the pack
-chooses them); validation runs as in `pnpkit validate`.
+chooses them); validation runs as in `pnpkit validate --lang` of that language.
 
     .venv/bin/python scripts/sheet_count.py [PACK…] [--paper a4] [--backs long-edge] [--sheets]
 
@@ -32,13 +32,16 @@ from pnpkit.build import pipeline as build  # noqa: E402
 from pnpkit.impose.fill import coverage  # noqa: E402
 from pnpkit.impose.page import part_names  # noqa: E402
 from pnpkit.impose.paper import ink_area  # noqa: E402
+from pnpkit.pack.schema import load_pack  # noqa: E402
 from pnpkit.units import SIZES  # noqa: E402
 
 
 def count(pack_dir: Path, overrides: dict, listing: bool = False) -> tuple[int, float, float]:
     """(sheets imposed, lower bound inside the margin, lower bound in the area faces may use) for
     one pack in its first language; `listing` prints each sheet."""
-    result = build.validate(pack_dir, overrides=overrides, code=build.Code(True))
+    pack, _ = load_pack(pack_dir)  # its languages: only the first is imposed and counted
+    langs = pack.languages[:1] if pack is not None else None
+    result = build.validate(pack_dir, langs, overrides=overrides, code=build.Code(True))
     if result.pack is None or result.errors:
         raise SystemExit(f"{pack_dir}: does not validate: {result.errors[:1]}")
     s = result.pack.print

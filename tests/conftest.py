@@ -67,15 +67,18 @@ def but_overlap(lines: list[str]) -> list[str]:
 class Kit:
     """A copy of components/<game> and templates/ under a temporary folder, which is the cwd."""
 
-    def __init__(self, root: Path, game: str, capsys):
+    def __init__(self, root: Path, game: str, capsys, copy: bool = True):
+        """copy=False: root holds the copy already."""
         self.root, self.game, self.capsys = root, game, capsys
+        self.pack = Path("components") / game
+        if not copy:
+            return
         shutil.copytree(ROOT / "components" / game, root / "components" / game)
         shutil.copytree(ROOT / "templates", root / "templates")
         for base in (ROOT / "src/pnpkit/templates").glob(
             "*.j2"
         ):  # the copy is whole: base templates too
             shutil.copy(base, root / "templates" / base.name)
-        self.pack = Path("components") / game
 
     def edit(self, rel: str, old: str, new: str) -> None:
         """Replace the first `old` in a file of the copy (relative to the copy's root)."""
@@ -106,6 +109,51 @@ def breakable(tmp_path, monkeypatch, capsys):
     root."""
     monkeypatch.chdir(tmp_path)
     return lambda game: Kit(tmp_path, game, capsys)
+
+
+def _put_back(copy: Path, source: Path) -> None:
+    """Make the folder `copy` hold what `source` holds again: files that differ rewritten, files
+    and folders added removed, files removed copied back (files left as they were keep their
+    times, so what a build keeps of them stays good)."""
+    for path in sorted(copy.rglob("*"), reverse=True):  # the deepest first
+        if not (source / path.relative_to(copy)).exists():
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    for path in source.rglob("*"):
+        there = copy / path.relative_to(source)
+        if path.is_dir():
+            there.mkdir(exist_ok=True)
+        elif not there.is_file() or there.read_bytes() != path.read_bytes():
+            shutil.copyfile(path, there)
+
+
+@pytest.fixture(scope="module")
+def _shipped():
+    """The module's one copy of the project (components/<game> and the templates, base templates
+    too) per game, and that copy as shipped, to put it back from: {game: (copy, as shipped)}."""
+    return {}
+
+
+@pytest.fixture
+def reused(_shipped, tmp_path_factory, monkeypatch, capsys):
+    """reused(game): as breakable(game), but the copy of the module's tests is one folder, put
+    back as shipped after each test: the rule tests of a kit edit it and validate it dozens of
+    times, and at one path a validation compiles only the templates an edit changed."""
+    kits = []
+
+    def make(game: str) -> Kit:
+        if game not in _shipped:
+            root = tmp_path_factory.mktemp(f"reused-{game}")
+            Kit(root, game, capsys)
+            _shipped[game] = (root, root.with_name(f"{root.name}-shipped"))
+            shutil.copytree(*_shipped[game])
+        root, shipped = _shipped[game]
+        monkeypatch.chdir(root)
+        kits.append(Kit(root, game, capsys, copy=False))
+        return kits[-1]
+
+    yield make
+    for kit in kits:
+        _put_back(*_shipped[kit.game])
 
 
 @pytest.fixture

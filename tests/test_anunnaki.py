@@ -22,9 +22,9 @@ A = "components/anunnaki"
 
 
 @pytest.fixture
-def anu(breakable):
-    """A breakable copy of the Anunnaki kit."""
-    return breakable("anunnaki")
+def anu(reused):
+    """A breakable copy of the Anunnaki kit (the module's one, put back after each test)."""
+    return reused("anunnaki")
 
 
 def rules(anu) -> Run:

@@ -5,7 +5,7 @@ runaway templates it adds, fuzzrun.py runs and judges them) asserts for every mu
 1 or 2; no traceback; every problem one located line; under 10 s and 1 GB; nothing written
 outside --out; a failed build leaves the previous one byte-identical. The fixed cases of issue
 32 (fuzzinputs.HOSTILE) run as mutants too. The suite runs a few mutants (PNPKIT_FUZZ_COUNT,
-default 200; CI sets 1000); run longer with PNPKIT_FUZZ_COUNT / PNPKIT_FUZZ_SEED, or outside
+default 60; CI sets 1000); run longer with PNPKIT_FUZZ_COUNT / PNPKIT_FUZZ_SEED, or outside
 pytest with scripts/fuzz.py.
 Then come the harness's own tests (it must be able to fail) and regression tests for the
 defects the campaign found.
@@ -26,7 +26,7 @@ from pnpkit.build import pipeline as build
 from pnpkit.typeset import fonts, text
 
 FIRST_SEED = int(os.environ.get("PNPKIT_FUZZ_SEED", "0"))
-COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "200"))  # make test; .ci/run sets 1000
+COUNT = int(os.environ.get("PNPKIT_FUZZ_COUNT", "60"))  # make test; .ci/run sets 1000
 
 # Failures of the defect classes other branches fix while this one is written, keyed by the
 # exact signature the campaign gives them. TEMPORARY: delete this list once those branches are
@@ -60,9 +60,8 @@ def test_fuzz_campaign(campaign):
     figures, failed, report = _report(campaign, outcomes, seeds)
     assert not failed, report
     assert figures["mutants"] == COUNT
-    if (
-        COUNT >= 200
-    ):  # the campaign reaches deep: some mutants still pass, most are refused, builds ran
+    if COUNT >= 60:  # the campaign reaches deep: some mutants still pass, most are refused,
+        # builds ran (seeds 0..59: 8 pass, 49 refused, 17 builds)
         assert figures["exits"].get(0, 0) > COUNT // 50 and figures["exits"].get(1, 0) > COUNT // 2
         assert figures["builds"] > COUNT // 10
 

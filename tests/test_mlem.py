@@ -25,9 +25,9 @@ PX = DPI / 25.4  # pixels per mm
 
 
 @pytest.fixture
-def mlem(breakable):
-    """A breakable copy of the MLEM kit."""
-    return breakable("mlem")
+def mlem(reused):
+    """A breakable copy of the MLEM kit (the module's one, put back after each test)."""
+    return reused("mlem")
 
 
 def rules(mlem) -> Run:

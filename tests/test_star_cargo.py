@@ -23,9 +23,9 @@ ESPERANTO = "ĉĝĥĵŝŭĈĜĤĴŜ"
 
 
 @pytest.fixture
-def cargo(breakable):
-    """A breakable copy of the Starfreight kit."""
-    return breakable("star-cargo")
+def cargo(reused):
+    """A breakable copy of the Starfreight kit (the module's one, put back after each test)."""
+    return reused("star-cargo")
 
 
 def broken(kit: Kit, *edits: tuple[str, str, str], lang: str | None = "eo") -> list[str]:
