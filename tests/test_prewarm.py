@@ -1,7 +1,6 @@
 """A first build of a large pack makes every other item's faces in a forked child
-(build/prewarm.py), and another child draws the last half of its PDF's forms
-(build/formsahead.py): the kit and every message are those of a build on one core, and the
-build's own pass is served the faces and forms the children made."""
+(build/prewarm.py): the kit and every message are those of a build on one core, and the build's
+own pass is served the faces the child made."""
 
 from __future__ import annotations
 
@@ -13,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from pnpkit.build import formsahead, prewarm
+from pnpkit.build import prewarm
 
 ROOT = Path(__file__).resolve().parents[1]
-# past both thresholds: a front and a back a card, a form each front and one for the back
-CARDS = max(prewarm.MIN_FACES // 2, formsahead.MIN_FORMS) + 10
+CARDS = prewarm.MIN_FACES // 2 + 10  # a front and a back each: just past the threshold
 
 # A build as the CLI runs it (no thread beside it), on the cores given, printing what its cache
 # did: the faces it rendered and those it was served.
@@ -80,11 +78,6 @@ def test_a_first_build_on_two_cores_writes_the_kit_of_one_core(tmp_path):
     assert "faces reused" not in one["stats"]
     assert two["stats"]["faces rendered"] == 2 * ((CARDS + 1) // 2)
     assert two["stats"]["faces reused"] == faces
-    # the forms: every one drawn on one core; on two, the child drew the last half
-    forms = CARDS + 1
-    assert one["stats"]["forms drawn"] == forms and "forms reused" not in one["stats"]
-    assert two["stats"]["forms drawn"] == forms // 2
-    assert two["stats"]["forms reused"] == forms - forms // 2
     assert two["problems"] == one["problems"] and one["problems"]  # the contrast warnings
     kit_two, kit_one = _files(tmp_path / "two" / "bench"), _files(tmp_path / "one" / "bench")
     assert len(kit_one) > faces and kit_two == kit_one

@@ -16,7 +16,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from pnpkit import memo
-from pnpkit.build import formsahead, soundops
+from pnpkit.build import soundops
 from pnpkit.build.cachefile import (
     Dep3,
     Entry,
@@ -26,7 +26,7 @@ from pnpkit.build.cachefile import (
     _Spill,
     _unpack_rows,
 )
-from pnpkit.pdf.forms import Kept, face_form, form_box
+from pnpkit.pdf.forms import Kept
 from pnpkit.pdf.internals import FontStateInside
 from pnpkit.svg.drawing import Drawing
 from pnpkit.svg.ops import Gradient, ImageOp, Op, TextOp, ops_from_rows, ops_to_rows
@@ -35,7 +35,6 @@ from pnpkit.typeset import fonts, shaping
 if TYPE_CHECKING:
     from pnpkit.build.cache import Cache
     from pnpkit.impose.page import Page
-    from pnpkit.pack.model import Face
 
 FORM_KEYS_KEPT = 8  # form keys a drawing remembers (its PDFs: the kit, A3, changes, ...)
 
@@ -93,8 +92,6 @@ class FormPlan:
         # the drawings whose characters it holds, by id (held: their ids stay theirs), which
         # form_key() need not check one by one
         self.members = {id(d): d for d in drawings}
-        self.faces: list[Face] = []  # a face of each drawing, in the order the PDF draws them
-        self.ahead: formsahead.Ahead | None = None  # the child drawing forms beside the PDF
 
     def holds(self, drawing: FormDrawing) -> bool:
         """Whether the fonts are given every character the drawing sets."""
@@ -129,32 +126,7 @@ class FormPlan:
         except (AttributeError, KeyError, TypeError):  # another ReportLab inside: draw everything
             done = b""
         inside._pnpkit_fonts = done
-        if done:
-            self._draw_ahead(canvas)
         return done
-
-    def _draw_ahead(self, canvas: Canvas) -> None:
-        """Have a child draw the last half of the forms not kept yet (formsahead.py), now that
-        the fonts are seeded."""
-        cache = self.cache
-        if cache.deferred or cache.packed or not formsahead.may(len(self.faces)):
-            return  # (watch's forms are mostly kept; a large build's, drawn as it goes)
-        faces = {id(face.drawing): face for face in self.faces}
-        to_draw = [
-            i
-            for i, face in faces.items()
-            if (key := cast(FormDrawing, face.drawing).form_key(canvas, form_box(face)))
-            and key not in cache.forms
-        ]
-
-        def draw(theirs: set[int]) -> None:  # in the child, the canvas a copy of the PDF's
-            self.ahead = None
-            names: dict[str, str] = {}
-            for i in to_draw:
-                if i in theirs:
-                    face_form(canvas, faces[i], names)
-
-        self.ahead = formsahead.start(cache.forms, to_draw, draw)
 
 
 class FormDrawing(Drawing):
@@ -315,10 +287,6 @@ class FormDrawing(Drawing):
         assert plan is not None, "form_key() gave the key"
         cache = plan.cache
         entry = cache.forms.get(key)
-        if entry is None and plan.ahead is not None and plan.ahead.due(id(self)):
-            plan.ahead.collect()  # the child drew it: wait for its half
-            plan.ahead = None
-            entry = cache.forms.get(key)
         if entry is None:
             return None
         data, needs = entry[1], entry[2]
@@ -411,10 +379,6 @@ def pdf_forms(cache: Cache, pages: list[Page]) -> Iterator[FormPlan]:
     ]
     drawings = list({id(d): d for _, d in owned}.values())
     plan = FormPlan(cache, drawings)
-    first: dict[int, Face] = {}  # each drawing's first face, in the order the PDF draws them
-    for f, d in owned:
-        first.setdefault(id(d), f)
-    plan.faces = list(first.values())
     # bound in place, not as copies: a copy's own __dict__ cost 0.4 kB a face at a large
     # build's peak; one PDF is written at a time, so no drawing is bound to two plans
     for d in drawings:
@@ -422,7 +386,5 @@ def pdf_forms(cache: Cache, pages: list[Page]) -> Iterator[FormPlan]:
     try:
         yield plan
     finally:
-        if plan.ahead is not None:  # the PDF failed, or drew every form itself
-            plan.ahead.stop()
         for d in drawings:
             d.plan = None

@@ -78,18 +78,18 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
     svg_key = face.svg_key
     if svg_key not in forms:
         name = svg_key if face.svg_key_is_name else form_name(svg_key)
-        w, h = form_box(face)
+        w, h = (v / face.scale for v in face.full_size)  # a shrunk face's drawing is unshrunk
         # hasattr, not isinstance(Drawable): a runtime protocol's check costs a thousand forms
         # tens of milliseconds
         assert hasattr(face.drawing, "draw"), "faces are compiled before they are written"
         drawing = cast(Drawable, face.drawing)
         store = cast(FormStore, drawing) if hasattr(drawing, "kept_form") else None
-        key = store.form_key(c, (w, h)) if store else None
+        key = store.form_key(c, (w * K, h * K)) if store else None
         kept = store.kept_form(key) if store and key else None
         if kept is not None and _at_page_start(c):
             _register(c, name, kept)
         else:
-            c.beginForm(name, 0, 0, w, h)
+            c.beginForm(name, 0, 0, w * K, h * K)
             if kept is None:
                 made = _draw_form(c, name, drawing)
                 if made is not None and store and key:
@@ -99,12 +99,6 @@ def face_form(c: Canvas, face: Face, forms: dict[str, str]) -> str:
                 _replace(c, name, kept)
         forms[svg_key] = name
     return forms[svg_key]
-
-
-def form_box(face: Face) -> tuple[float, float]:
-    """The width and height (pt) of the face's form: its drawing's size, unshrunk."""
-    w, h = face.full_size
-    return w / face.scale * K, h / face.scale * K
 
 
 # Form names by SVG text, kept from one PDF to the next (watch writes the same faces again):
