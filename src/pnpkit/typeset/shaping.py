@@ -268,6 +268,8 @@ def forget_shapes() -> None:
     shape.cache_clear()
     if _word.size() > WORDS_KEPT:
         _word.cache_clear()
+    if _word_ink.size() > WORDS_KEPT:
+        _word_ink.cache_clear()
 
 
 @workspace.memoized(65536)
@@ -374,19 +376,44 @@ def ink(text: str, font: str) -> tuple[float, float, float, float] | None:
     """The ink of one line of text drawn left to right at size 1: (left, top, right, bottom)
     from the start of its baseline, y down; None if it has none (spaces) or holds characters
     only pnpkit's registration knows (a private-use glyph). Each glyph's bounds at its place
-    along the line's advance (kerning left out: a hair)."""
-    if any(_PUA <= ord(c) <= _PUA_END or ord(c) >= _PLANE15 for c in text):
+    along the line's advance (kerning left out: a hair), a word at a time (words repeat)."""
+    left = top = math.inf
+    right = bottom = -math.inf
+    x = 0.0
+    for n, word in enumerate(text.split(" ")):
+        if n:
+            x += _glyph(" ", font)[0]
+        if not word:
+            continue
+        piece = _word_ink(word, font)
+        if piece is None:
+            return None
+        advance, glyphs = piece
+        if glyphs is not None:
+            left, top = min(left, x + glyphs[0]), min(top, glyphs[1])
+            right, bottom = max(right, x + glyphs[2]), max(bottom, glyphs[3])
+        x += advance
+    return None if left == math.inf else (left, top, right, bottom)
+
+
+@workspace.memoized(65536)
+def _word_ink(
+    word: str, font: str
+) -> tuple[float, tuple[float, float, float, float] | None] | None:
+    """A word's advance and its glyphs' bounds from its start (None: it draws nothing), or None
+    if it holds a private-use character (see ink)."""
+    if any(_PUA <= ord(c) <= _PUA_END or ord(c) >= _PLANE15 for c in word):
         return None
     left = top = math.inf
     right = bottom = -math.inf
     x = 0.0
-    for c in text:
+    for c in word:
         advance, glyph = _glyph(c, font)
         if glyph is not None:
             left, top = min(left, x + glyph[0]), min(top, glyph[1])
             right, bottom = max(right, x + glyph[2]), max(bottom, glyph[3])
         x += advance
-    return None if left == math.inf else (left, top, right, bottom)
+    return x, None if left == math.inf else (left, top, right, bottom)
 
 
 @workspace.memoized(65536)
