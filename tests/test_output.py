@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, colour_pack
-from pnpkit.build import child, output, svgfiles
+from pnpkit.build import output, svgfiles
 from pnpkit.build import pipeline as build
 
 M = "components/mammoth-herd"
@@ -371,26 +371,13 @@ def test_faces_drawn_alike_are_one_file_each_name_holding_its_own_faces_svg(kit,
     )
 
 
-def test_a_failed_svg_child_leaves_files_rewritten_here_never_writing_into_the_live_kit(
-    kit, monkeypatch
-):
-    """A rebuild's SVG files go into the staging kit: the live kit's files keep their inodes and
-    times until the swap. A child that fails after writing leaves them to this process, which
-    writes them again over whatever the child left, and the result is what a cold build
-    writes."""
+def test_svg_files_are_never_written_into_the_live_kit(kit, monkeypatch):
+    """A rebuild writes its SVG files into the staging kit: the live kit's files keep their
+    inodes and times until the swap, and the result is what a cold build writes."""
     assert kit.build().code == 0
     live = kit.root / "build" / "mammoth-herd"
     kit.edit(f"{M}/herd.yaml", "tab: 12", "tab: 14")
     before = {n: (p.stat().st_ino, p.stat().st_mtime_ns) for n, p in _svg_files(live).items()}
-    parent, real_write = os.getpid(), svgfiles._write_svgs
-    children: list[bool] = []
-
-    def write_then_fail(files, occupied, twins):  # the child writes (links) all, then dies
-        real_write(files, occupied, twins)
-        if os.getpid() != parent:
-            raise RuntimeError("the child fails after writing")
-        children.append(occupied)  # the parent writes again (once per language)
-
     seen = []
     real_swap = output.swap_in
 
@@ -401,12 +388,8 @@ def test_a_failed_svg_child_leaves_files_rewritten_here_never_writing_into_the_l
         real_swap(staging, final, **options)
 
     with monkeypatch.context() as m:
-        m.setattr(child, "may_fork", lambda: True)  # a child even beside pytest's threads
-        m.setattr(svgfiles, "FEW_UNKNOWN", -1)  # and for a few files
-        m.setattr(svgfiles, "_write_svgs", write_then_fail)
         m.setattr(output, "swap_in", look_then_swap)
         assert kit.build().code == 0
-    assert children == [True, True]  # en and pl written here, over the child's files
     assert seen == [before]  # the live kit untouched until the swap
     assert kit.run("build", str(kit.pack), "--out", "cold").code == 0
     cold = _svg_files(kit.root / "cold" / "mammoth-herd")
@@ -432,7 +415,6 @@ def test_a_twin_refusing_links_gives_way_to_the_next_file_written(kit, monkeypat
         puts.append(str(target))
         real_put(data, target, previous)
 
-    monkeypatch.setattr(child, "may_fork", lambda: False)  # written here, where puts are seen
     monkeypatch.setattr(output, "link", link)
     monkeypatch.setattr(output, "put", put)
     assert kit.build().code == 0

@@ -1,5 +1,5 @@
 """Part of a build's work done in a forked child process while the build goes on (prewarm.py:
-half a first build's faces; svgfiles.py: the kit's SVG files while the PDFs are written).
+half a first build's faces).
 
 What each needs, in one place:
 - may_fork(): only where a child runs beside this process, on a core of its own, and is safe:
@@ -9,7 +9,7 @@ What each needs, in one place:
   the work was done;
 - the build can always end it. wait() keeps the child's pid until waitpid() has returned, so
   an interrupt in the wait (Ctrl-C) leaves it for stop() to kill and reap, instead of a child
-  running on into a folder the build has removed.
+  running on after the build.
 """
 
 from __future__ import annotations

@@ -453,20 +453,16 @@ def _write(result: Result, cache: Cache, options: BuildOptions) -> None:
     else:
         output.new_staging(final)
     dropped = False
-    svgs: svgfiles.SvgWriter | None = None
     try:
+        for lang in result.faces:
+            _write_language(result, lang, staging, final, cache, options)
         folders = [
             (faces, staging / "svg" / lang, final / "svg" / lang)
             for lang, faces in result.faces.items()
         ]
-        svgs = svgfiles.SvgWriter(folders, reused)  # its child writes them beside the PDFs
-        for lang in result.faces:
-            _write_language(result, lang, staging, final, cache, options)
-        svgs.write()
+        svgfiles.SvgWriter(folders, reused).write()
         dropped = not _finish(result, staging, final, options)
     finally:
-        if svgs is not None:
-            svgs.child.stop()  # it writes into staging: gone before staging goes
         if dropped and tidy_later:
             svgfiles.keep_as_spare(staging, final)
         elif not (result.written and tidy_later):  # a failure leaves no trace

@@ -1,11 +1,10 @@
-"""The kit's per-face SVG files: written by a forked child while the build writes the PDFs, or
-linked to the files of the previous kit (or of watch's spare kit) that hold the same SVG.
+"""The kit's per-face SVG files: written after the PDFs, or linked to the files of the previous
+kit (or of watch's spare kit) that hold the same SVG.
 
-build._write() makes a SvgWriter for the staging kit before the PDFs and has it write (or
-wait for) the files before the swap; watch keeps the previous kit as the next build's spare
-(take_spare, keep_as_spare, link_spare). What this process knows of the files it wrote
-(_KNOWN) is kept in the current workspace for the next build (watch's): a file that still has
-the inode, size and time it had holds that SVG.
+build._write() has a SvgWriter write the staging kit's files before the swap; watch keeps
+the previous kit as the next build's spare (take_spare, keep_as_spare, link_spare). What this
+process knows of the files it wrote (_KNOWN) is kept in the current workspace for the next
+build (watch's): a file that still has the inode, size and time it had holds that SVG.
 """
 
 from __future__ import annotations
@@ -18,43 +17,30 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pnpkit import memo, workspace
-from pnpkit.build import child, output
+from pnpkit.build import output
 from pnpkit.pack.model import Face
 
 
 class SvgWriter:
-    """_write_svgs() of every language in one forked child while this process writes the PDFs
-    (child.may_fork() permitting): thousands of small files spend their time waiting on the
-    file system, which a child hides. (A thread measured seconds slower than writing them in
-    turn: it waits for the interpreter lock at every file while this one draws.) One child for
-    all languages, started before the first PDF. write() waits for the child, and writes the
-    files here if there was none or it failed; a failed build ends it (child.stop()) before it
-    removes the folder the child writes into.
+    """_write_svgs() of every language, once the PDFs are written. (A forked child writing them
+    alongside the PDFs gained 7-9 % of a cold 1,000-card build, measured side by side: under the
+    10 % a mechanism must gain, so it went; a thread measured seconds slower still.)
 
     When this process knows nearly every file the previous build holds (_KNOWN: `watch` after
-    a save), it links them rather than writing them, in this process. When the folder is
-    `reused` (watch's spare kit, take_spare), a file it holds already that is the live kit's
-    own (the same inode, size and time) stays, and only the others are replaced."""
+    a save), it links them rather than writing them. When the folder is `reused` (watch's spare
+    kit, take_spare), a file it holds already that is the live kit's own (the same inode, size
+    and time) stays, and only the others are replaced."""
 
     def __init__(self, langs: list[tuple[list[Face], Path, Path]], reused: bool) -> None:
         self.langs = [
             _SvgFiles.of(faces, folder, previous, reused) for faces, folder, previous in langs
         ]
         self.reused = reused
-        unknown = sum(k is None for files in self.langs for k in files.known)
-        many = unknown > FEW_UNKNOWN and child.may_fork()
-        self.child = child.Child(self._files if many else None)
-
-    def _files(self, leftovers: bool = False) -> None:
-        twins: dict[str, str] = {}  # shared: a face drawn alike in two languages is one file
-        for files in self.langs:
-            _write_svgs(files, self.reused or leftovers, twins)
 
     def write(self) -> None:
-        """The files written (by the child, or here), and what they hold remembered."""
-        started = self.child.started
-        if self.child.wait() != 0:  # no child, or it failed: the files are written here
-            self._files(leftovers=started)
+        twins: dict[str, str] = {}  # shared: a face drawn alike in two languages is one file
+        for files in self.langs:
+            _write_svgs(files, self.reused, twins)
         if not memo.handing_on():  # _KNOWN serves only the next build of this process:
             self._forget()  # what it knew of the files this build replaces no longer holds
             return
@@ -221,7 +207,7 @@ def _write_svgs(files: _SvgFiles, occupied: bool, twins: dict[str, str]) -> None
     folder holds already (`here`) stays. A face whose SVG a file of this build holds already
     (`twins`: svg_key -> that file; most decks share one back) is linked to it: creating a file
     cost issue 16's VM 0.15-0.9 ms, linking one 20-40 us (scripts/bench_files.py).
-    `occupied`: the folder may hold files already (a reused spare, a failed child's leftovers),
+    `occupied`: the folder may hold files already (a reused spare),
     each maybe a link to another file, so none is written into. Paths are strings: a thousand
     faces' Path objects cost more than linking their files."""
     for group in {face.group for face in files.faces}:
@@ -256,7 +242,6 @@ def _svg_name(face: Face) -> str:
 Signature = tuple[int, int, int]
 _KNOWN = workspace.Memo[str, tuple[str, Signature]]("svgfiles.known")
 KNOWN_KEPT = 200_000  # files; more, and it starts afresh
-FEW_UNKNOWN = 64  # files to read back or write, below which no child is forked for them
 
 
 def _signature(path: str) -> Signature | None:
