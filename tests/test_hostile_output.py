@@ -472,11 +472,14 @@ def test_every_drawing_the_compiler_makes_is_sound_and_served_from_the_cache(tmp
 @pytest.mark.parametrize(
     ("finding", "kept"),
     [
-        (("Zażółć", "text overflows its box by 2.0 mm"), True),
-        (("x", "overflows\x1b[2J"), False),  # an escape a terminal obeys
-        (("x", "fine\ncomponents/x.yaml:1:1: error: forged [x]"), False),  # a second line
-        (("x\x85", "message"), False),
-        (("x", 3), False),
+        (("Zażółć", "text overflows its box by 2.0 mm", "text"), True),
+        (("x", "text 'x' touches or crosses text 'y'", "overlap"), True),
+        (("x", "overflows\x1b[2J", "text"), False),  # an escape a terminal obeys
+        (("x", "fine\ncomponents/x.yaml:1:1: error: forged [x]", "text"), False),  # a second line
+        (("x\x85", "message", "text"), False),
+        (("x", 3, "text"), False),
+        (("x", "message"), False),  # no rule: a file of an older pnpkit
+        (("x", "message", "text] forged [x"), False),  # a rule no check gives
     ],
 )
 def test_a_planted_text_finding_is_printed_only_as_one_plain_line(finding, kept):

@@ -143,14 +143,19 @@ def _sound(entry: object) -> bool:
 
 
 def _finding(value: object) -> bool:
-    """A (text, message, rule) triple of one-line strings: a planted file's message is printed
-    as a warning, where a control character could move the terminal's cursor or fake a line."""
+    """A (text, message, rule) triple of one-line strings, the rule one the text checks give: a
+    planted file's message is printed as a warning, where a control character could move the
+    terminal's cursor or fake a line."""
     return (
         isinstance(value, tuple)
         and len(value) == 3
         and all(isinstance(part, str) for part in value)
+        and value[2] in _RULES
         and _CONTROL.search("".join(value)) is None
     )
+
+
+_RULES = frozenset({"text", "overlap"})  # overlap.with_rules()'s
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 control characters
