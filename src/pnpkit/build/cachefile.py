@@ -112,7 +112,7 @@ class TextChecks:
         return found
 
     def take(self, path: Path | None, entries: dict[bytes, Entry]) -> None:
-        """Entries another process made for the pack's file at path (Cache.take)."""
+        """Entries another process made for the pack's file at path (prewarm._take)."""
         if path is not self.path and path != self.path:
             self.path, self.entries = path, _read_texts(path)
         for key, entry in entries.items():
