@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
 from itertools import groupby
 from types import MappingProxyType
@@ -372,52 +372,51 @@ def width(text: str, font: str, size: float, direction: str = "auto") -> float:
     return size * sum(shape(t, font, rtl)[2] for t, _, rtl in pieces)
 
 
-def ink(text: str, font: str) -> tuple[float, float, float, float] | None:
+Box = tuple[float, float, float, float]  # left, top, right, bottom at size 1, y down
+
+
+def ink(text: str, font: str) -> Box | None:
     """The ink of one line of text drawn left to right at size 1: (left, top, right, bottom)
     from the start of its baseline, y down; None if it has none (spaces) or holds characters
     only pnpkit's registration knows (a private-use glyph). Each glyph's bounds at its place
     along the line's advance (kerning left out: a hair), a word at a time (words repeat)."""
-    left = top = math.inf
-    right = bottom = -math.inf
-    x = 0.0
+    pieces: list[tuple[float, Box | None]] = []
     for n, word in enumerate(text.split(" ")):
         if n:
-            x += _glyph(" ", font)[0]
-        if not word:
-            continue
-        piece = _word_ink(word, font)
-        if piece is None:
-            return None
-        advance, glyphs = piece
-        if glyphs is not None:
-            left, top = min(left, x + glyphs[0]), min(top, glyphs[1])
-            right, bottom = max(right, x + glyphs[2]), max(bottom, glyphs[3])
-        x += advance
-    return None if left == math.inf else (left, top, right, bottom)
+            pieces.append((_glyph(" ", font)[0], None))
+        if word:
+            piece = _word_ink(word, font)
+            if piece is None:
+                return None
+            pieces.append(piece)
+    return _laid(pieces)[1]
 
 
 @workspace.memoized(65536)
-def _word_ink(
-    word: str, font: str
-) -> tuple[float, tuple[float, float, float, float] | None] | None:
+def _word_ink(word: str, font: str) -> tuple[float, Box | None] | None:
     """A word's advance and its glyphs' bounds from its start (None: it draws nothing), or None
     if it holds a private-use character (see ink)."""
     if any(_PUA <= ord(c) <= _PUA_END or ord(c) >= _PLANE15 for c in word):
         return None
+    return _laid(_glyph(c, font) for c in word)
+
+
+def _laid(pieces: Iterable[tuple[float, Box | None]]) -> tuple[float, Box | None]:
+    """Pieces (an advance, and bounds from the piece's start or None) set one after another:
+    their advance, and the bounds of all their ink (None: none)."""
     left = top = math.inf
     right = bottom = -math.inf
     x = 0.0
-    for c in word:
-        advance, glyph = _glyph(c, font)
-        if glyph is not None:
-            left, top = min(left, x + glyph[0]), min(top, glyph[1])
-            right, bottom = max(right, x + glyph[2]), max(bottom, glyph[3])
+    for advance, box in pieces:
+        if box is not None:
+            left, top = min(left, x + box[0]), min(top, box[1])
+            right, bottom = max(right, x + box[2]), max(bottom, box[3])
         x += advance
     return x, None if left == math.inf else (left, top, right, bottom)
 
 
 @workspace.memoized(65536)
-def _glyph(c: str, font: str) -> tuple[float, tuple[float, float, float, float] | None]:
+def _glyph(c: str, font: str) -> tuple[float, Box | None]:
     """A character's advance at size 1 and its glyph bounds (y down), or None if it draws
     nothing: one look-up a character for ink(), which runs on every text of every face."""
     advance = pdfmetrics.stringWidth(c, font, 1.0)
